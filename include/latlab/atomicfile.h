@@ -1,0 +1,35 @@
+/* atomicfile.h - write result files atomically (temporary file + rename).
+ *
+ * Readers of a results folder never see a half-written file: output goes to a
+ * temporary file in the target's directory, is flushed and fsync'd, and only
+ * then renamed over the target.  On any error the target is left as it was. */
+#ifndef LATLAB_ATOMICFILE_H
+#define LATLAB_ATOMICFILE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct json_t; /* jansson */
+
+typedef struct lat_afile lat_afile;
+
+/* Start writing path.  Returns 0 and *out, or a negative errno. */
+int lat_afile_open(const char *path, lat_afile **out);
+/* The stream to write into; valid until commit/abort. */
+FILE *lat_afile_stream(lat_afile *f);
+/* Flush, fsync, rename into place, free f.  Negative errno on failure (the
+ * temporary file is removed and the target untouched).  NULL is -EINVAL. */
+int lat_afile_commit(lat_afile *f);
+/* Discard everything written and free f.  NULL is fine. */
+void lat_afile_abort(lat_afile *f);
+
+/* Convenience: write len bytes / a NUL-terminated string / a JSON value
+ * (indented, keys in insertion order) atomically to path. */
+int lat_write_file_atomic(const char *path, const void *data, size_t len);
+int lat_write_text_atomic(const char *path, const char *text);
+int lat_write_json_atomic(const char *path, const struct json_t *json);
+
+/* Create a directory and its parents (mode 0755); existing ones are fine. */
+int lat_mkdir_p(const char *path);
+
+#endif /* LATLAB_ATOMICFILE_H */

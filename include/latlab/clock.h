@@ -1,0 +1,133 @@
+/* clock.h - the cycle counter: reads, calibration against the OS clock, and
+ * exact cycles <-> ns conversion.
+ *
+ * x86_64 reads the TSC (rdtsc; fenced: lfence;rdtsc).  aarch64 reads the
+ * virtual counter (mrs cntvct_el0; fenced: isb; mrs cntvct_el0).  Reads are
+ * static inline: no call, no syscall, no allocation, safe from any thread.
+ * Counter values are only comparable on one machine and, where the counter is
+ * not invariant, only on one CPU (lat_clock_invariant() says which).
+ *
+ * Calibration takes the tightest of N brackets (fenced read, clock_gettime
+ * CLOCK_MONOTONIC_RAW, fenced read) at each end of a window; its error is about
+ * the bracket width over the window (~0.2 ppm for 200 ms here).  Conversion
+ * uses the calibration's integer ratio ns/cycles exactly (128-bit products),
+ * so large values do not drift. */
+#ifndef LATLAB_CLOCK_H
+#define LATLAB_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+#include "latlab/compiler.h"
+
+#if !defined(__x86_64__) && !defined(__aarch64__)
+#error "latlab supports x86_64 (rdtsc) and aarch64 (cntvct_el0) only"
+#endif
+
+/* Unfenced read: cheapest; may execute before earlier instructions finish. */
+LAT_INLINE uint64_t lat_cycles(void) {
+#if defined(__x86_64__)
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+#else
+    uint64_t v;
+    __asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+#endif
+}
+
+/* Fenced read: every earlier instruction completes before the counter is read. */
+LAT_INLINE uint64_t lat_cycles_fenced(void) {
+#if defined(__x86_64__)
+    uint32_t lo, hi;
+    __asm__ __volatile__("lfence\n\trdtsc" : "=a"(lo), "=d"(hi)::"memory");
+    return ((uint64_t)hi << 32) | lo;
+#else
+    uint64_t v;
+    __asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v)::"memory");
+    return v;
+#endif
+}
+
+/* The counter's nominal frequency where the hardware states it (cntfrq_el0 on
+ * aarch64), else 0. */
+LAT_INLINE uint64_t lat_counter_hz(void) {
+#if defined(__aarch64__)
+    uint64_t v;
+    __asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(v));
+    return v;
+#else
+    return 0;
+#endif
+}
+
+/* OS clocks in ns (vDSO, no syscall where the clocksource allows). */
+static inline uint64_t lat_clock_ns(clockid_t id) {
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+static inline uint64_t lat_mono_ns(void) { return lat_clock_ns(CLOCK_MONOTONIC); }
+static inline uint64_t lat_mono_raw_ns(void) { return lat_clock_ns(CLOCK_MONOTONIC_RAW); }
+
+/* A calibration.  Read-only after lat_clock_calibrate(); share freely. */
+typedef struct lat_clock_cal {
+    double cycles_per_ns;    /* the headline figure (e.g. 2.5961) */
+    uint64_t span_cycles;    /* counter ticks across the window (ratio denominator) */
+    uint64_t span_ns;        /* CLOCK_MONOTONIC_RAW ns across the window (numerator) */
+    uint64_t window_ns;      /* requested window */
+    uint64_t bracket_cycles; /* widest of the two chosen (tightest) brackets */
+    double error_ppm;        /* estimated error: bracket half-widths / span */
+    uint64_t elapsed_ns;     /* how long calibrating took, wall */
+    uint64_t counter_hz;     /* cntfrq_el0 on aarch64, 0 elsewhere */
+    double counter_hz_diff_ppm; /* measured vs counter_hz, 0 when counter_hz is 0 */
+    /* Fixed-point form of span_ns/span_cycles: ns ~= (cycles * mult) >> shift,
+     * corrected to the exact quotient by lat_clock_to_ns(). */
+    uint64_t mult;
+    unsigned shift;
+} lat_clock_cal;
+
+#define LAT_CLOCK_DEFAULT_WINDOW_NS 200000000ull
+#define LAT_CLOCK_MIN_BRACKETS 16
+
+/* Calibrate over window_ns (0 = 200 ms) taking the tightest of `brackets`
+ * (< 16 means 16) at each end.  Blocks for the window.  Returns 0 or -EINVAL
+ * (window < 1 ms) / -EIO (the counter did not advance).  Thread-safe. */
+int lat_clock_calibrate(lat_clock_cal *out, uint64_t window_ns, unsigned brackets);
+
+/* Build a calibration from a known ratio (tests, replay of a saved run). */
+int lat_clock_cal_from_ratio(lat_clock_cal *out, uint64_t span_ns, uint64_t span_cycles);
+
+/* A process-wide calibration made on first use (200 ms, once, thread-safe). */
+const lat_clock_cal *lat_clock_default(void);
+
+/* cycles -> ns: exactly floor(cycles * span_ns / span_cycles) for every cycles
+ * value whose result fits in 64 bits (checked for values up to 10^15 and beyond). */
+static inline uint64_t lat_clock_to_ns(const lat_clock_cal *c, uint64_t cycles) {
+    unsigned __int128 q = ((unsigned __int128)cycles * c->mult) >> c->shift;
+    /* mult is rounded down, so q can be one short of the exact quotient. */
+    unsigned __int128 num = (unsigned __int128)cycles * c->span_ns;
+    unsigned __int128 r = num - q * c->span_cycles;
+    while (r >= c->span_cycles) {
+        q++;
+        r -= c->span_cycles;
+    }
+    return (uint64_t)q;
+}
+
+/* ns -> cycles (for pacing): floor(ns * span_cycles / span_ns).  Not hot. */
+static inline uint64_t lat_clock_from_ns(const lat_clock_cal *c, uint64_t ns) {
+    return (uint64_t)(((unsigned __int128)ns * c->span_cycles) / c->span_ns);
+}
+
+/* 1: invariant TSC (CPUID 0x80000007 EDX bit 8); 0: not invariant; -1: unknown
+ * (other architectures: aarch64's generic timer is constant-rate by spec, but
+ * the CPU cannot tell us, so it reports unknown). */
+int lat_clock_invariant(void);
+
+/* Smallest non-zero delta between back-to-back unfenced reads over n tries, in
+ * counter ticks (~10 ns worth of cycles on this VM's host). */
+uint64_t lat_clock_granularity_cycles(unsigned n);
+
+#endif /* LATLAB_CLOCK_H */

@@ -1,0 +1,11 @@
+/* latlab.h - umbrella header: includes every public latlab header. */
+#ifndef LATLAB_LATLAB_H
+#define LATLAB_LATLAB_H
+
+#include "latlab/compiler.h"
+#include "latlab/error.h"
+#include "latlab/alloc.h"
+#include "latlab/atomicfile.h"
+#include "latlab/clock.h"
+
+#endif /* LATLAB_LATLAB_H */

@@ -1,0 +1,130 @@
+/* clock.c - calibration of the cycle counter against CLOCK_MONOTONIC_RAW.
+ *
+ * Method: at each end of the window take N brackets (fenced read, OS clock,
+ * fenced read) and keep the tightest; the OS reading is taken to lie at the
+ * bracket's midpoint, so the error at each end is at most half its width.  A
+ * single naive pair after a sleep is measurably late (the first clock read
+ * after waking pays for the wake-up); brackets remove that. */
+#include "latlab/clock.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+typedef struct bracket {
+    uint64_t mid_cycles;
+    uint64_t width_cycles;
+    uint64_t ns;
+} bracket;
+
+static bracket tightest_bracket(unsigned n) {
+    bracket best = {0, UINT64_MAX, 0};
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t a = lat_cycles_fenced();
+        uint64_t t = lat_mono_raw_ns();
+        uint64_t b = lat_cycles_fenced();
+        if (b < a) continue;
+        if (b - a < best.width_cycles) {
+            best.width_cycles = b - a;
+            best.mid_cycles = a + (b - a) / 2;
+            best.ns = t;
+        }
+    }
+    return best;
+}
+
+int lat_clock_cal_from_ratio(lat_clock_cal *out, uint64_t span_ns, uint64_t span_cycles) {
+    if (!out || span_ns == 0 || span_cycles == 0) return -EINVAL;
+    memset(out, 0, sizeof *out);
+    out->span_ns = span_ns;
+    out->span_cycles = span_cycles;
+    out->cycles_per_ns = (double)span_cycles / (double)span_ns;
+    /* mult = floor(2^shift * span_ns / span_cycles) with the largest shift that
+     * keeps mult below 2^63 (so cycles * mult never loses its top bits). */
+    unsigned shift = 0;
+    unsigned __int128 m = 0;
+    for (shift = 96;; shift--) {
+        m = ((unsigned __int128)span_ns << shift) / span_cycles;
+        if (m < ((unsigned __int128)1 << 63) || shift == 0) break;
+    }
+    out->mult = (uint64_t)m;
+    out->shift = shift;
+    return 0;
+}
+
+int lat_clock_calibrate(lat_clock_cal *out, uint64_t window_ns, unsigned brackets) {
+    if (!out) return -EINVAL;
+    if (window_ns == 0) window_ns = LAT_CLOCK_DEFAULT_WINDOW_NS;
+    if (window_ns < 1000000ull) return -EINVAL;
+    if (brackets < LAT_CLOCK_MIN_BRACKETS) brackets = LAT_CLOCK_MIN_BRACKETS;
+    uint64_t wall0 = lat_mono_ns();
+    bracket b0 = tightest_bracket(brackets);
+    /* Sleep most of the window, spin the last 2 ms so the end brackets are
+     * taken on a warm CPU rather than straight out of a wake-up. */
+    uint64_t deadline = b0.ns + window_ns;
+    if (window_ns > 4000000ull) {
+        uint64_t sleep_ns = window_ns - 2000000ull;
+        struct timespec ts = {(time_t)(sleep_ns / 1000000000ull), (long)(sleep_ns % 1000000000ull)};
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+        }
+    }
+    while (lat_mono_raw_ns() < deadline) lat_cpu_relax();
+    bracket b1 = tightest_bracket(brackets);
+    if (b1.mid_cycles <= b0.mid_cycles || b1.ns <= b0.ns) return -EIO;
+    int rc = lat_clock_cal_from_ratio(out, b1.ns - b0.ns, b1.mid_cycles - b0.mid_cycles);
+    if (rc) return rc;
+    out->window_ns = window_ns;
+    out->bracket_cycles = b0.width_cycles > b1.width_cycles ? b0.width_cycles : b1.width_cycles;
+    out->error_ppm =
+        ((double)b0.width_cycles / 2 + (double)b1.width_cycles / 2) / (double)out->span_cycles * 1e6;
+    out->elapsed_ns = lat_mono_ns() - wall0;
+    out->counter_hz = lat_counter_hz();
+    if (out->counter_hz) {
+        double measured_hz = out->cycles_per_ns * 1e9;
+        out->counter_hz_diff_ppm = (measured_hz - (double)out->counter_hz) / (double)out->counter_hz * 1e6;
+    }
+    return 0;
+}
+
+static lat_clock_cal default_cal;
+static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+
+static void default_init(void) {
+    if (lat_clock_calibrate(&default_cal, 0, 32) != 0) {
+        /* The counter did not advance: fall back to 1 tick per ns so callers
+         * never divide by zero; figures will be visibly wrong. */
+        lat_clock_cal_from_ratio(&default_cal, 1, 1);
+    }
+}
+
+const lat_clock_cal *lat_clock_default(void) {
+    pthread_once(&default_once, default_init);
+    return &default_cal;
+}
+
+int lat_clock_invariant(void) {
+#if defined(__x86_64__)
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u) return -1;
+    if (!__get_cpuid(0x80000007u, &a, &b, &c, &d)) return -1;
+    return (d >> 8) & 1u;
+#else
+    return -1;
+#endif
+}
+
+uint64_t lat_clock_granularity_cycles(unsigned n) {
+    uint64_t best = UINT64_MAX;
+    if (n == 0) n = 1000;
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t a = lat_cycles();
+        uint64_t b = lat_cycles();
+        /* Wait for the next distinct value when the counter steps coarsely. */
+        while (b == a) b = lat_cycles();
+        if (b - a < best) best = b - a;
+    }
+    return best;
+}

@@ -1,0 +1,40 @@
+/* lat_test.h - shared helpers for latlab's cmocka tests.
+ *
+ * Include this instead of cmocka.h.  LAT_SKIP(reason) prints "SKIPPED: reason"
+ * and marks the test skipped (never a silent pass).  The counting allocator
+ * counts malloc/calloc/realloc/free calls made by the calling thread while
+ * counting is on; it interposes the C library's allocator, so it is unavailable
+ * under AddressSanitizer (lat_alloc_count_available() says so). */
+#ifndef LAT_TEST_H
+#define LAT_TEST_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#define LAT_SKIP(...)                                                                              \
+    do {                                                                                           \
+        printf("SKIPPED: ");                                                                       \
+        printf(__VA_ARGS__);                                                                       \
+        printf("\n");                                                                              \
+        fflush(stdout);                                                                            \
+        skip();                                                                                    \
+    } while (0)
+
+/* 1 when the counting allocator works in this build (not under ASan/TSan). */
+int lat_alloc_count_available(void);
+/* Start/stop counting allocations made by the calling thread. */
+void lat_alloc_count_begin(void);
+uint64_t lat_alloc_count_end(void); /* allocation calls since begin */
+
+/* Online CPU count (sched_getaffinity). */
+int lat_test_cpus(void);
+/* 1 when running as root. */
+int lat_test_is_root(void);
+/* Path of a fresh temporary directory (removed at exit). */
+const char *lat_test_tmpdir(void);
+
+#endif
