@@ -7,5 +7,7 @@
 #include "latlab/alloc.h"
 #include "latlab/atomicfile.h"
 #include "latlab/clock.h"
+#include "latlab/hist.h"
+#include "latlab/hlog.h"
 
 #endif /* LATLAB_LATLAB_H */
