@@ -8,5 +8,6 @@
 #include "latlab/atomicfile.h"
 #include "latlab/clock.h"
 #include "latlab/topo.h"
+#include "latlab/flight.h"
 
 #endif /* LATLAB_LATLAB_H */
