@@ -7,5 +7,8 @@
 #include "latlab/alloc.h"
 #include "latlab/atomicfile.h"
 #include "latlab/clock.h"
+#include "latlab/topo.h"
+#include "latlab/flight.h"
+#include "latlab/report.h"
 
 #endif /* LATLAB_LATLAB_H */
