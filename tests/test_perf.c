@@ -169,7 +169,7 @@ static void test_hardware_reasons(void **state) {
                      0);
     lat_perf_count c[LAT_PERF_MAX_EVENTS];
     lat_perf_start(p);
-    volatile int x = 0;
+    volatile uint64_t x = 0;
     for (int i = 0; i < 100000; i++)
         x += i;
     lat_perf_stop(p);
@@ -323,7 +323,7 @@ static void test_totals_and_derive(void **state) {
     lat_perf_count a[2], b[2], t[2];
     for (int r = 0; r < 2; r++) {
         lat_perf_start(p);
-        volatile int x = 0;
+        volatile uint64_t x = 0;
         for (int i = 0; i < 200000; i++)
             x += i;
         lat_perf_stop(p);
