@@ -7,6 +7,7 @@
 #include "latlab/alloc.h"
 #include "latlab/atomicfile.h"
 #include "latlab/clock.h"
+#include "latlab/perf.h"
 #include "latlab/topo.h"
 #include "latlab/flight.h"
 #include "latlab/report.h"
