@@ -8,5 +8,9 @@
 #include "latlab/atomicfile.h"
 #include "latlab/clock.h"
 #include "latlab/ring.h"
+#include "latlab/perf.h"
+#include "latlab/topo.h"
+#include "latlab/flight.h"
+#include "latlab/report.h"
 
 #endif /* LATLAB_LATLAB_H */
