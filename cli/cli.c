@@ -63,8 +63,7 @@ int cli_getopt_fail(const char *cmd, int c, char **argv) {
     extern int optind, optopt;
     const char *arg = argv[optind - 1];
     if (c == ':') {
-        if (optopt)
-            return cli_usage_error(cmd, "option '-%c' needs a value", optopt);
+        if (optopt) return cli_usage_error(cmd, "option '-%c' needs a value", optopt);
         return cli_usage_error(cmd, "option '%s' needs a value", arg);
     }
     if (optopt) return cli_usage_error(cmd, "unknown option '-%c'", optopt);
@@ -155,7 +154,8 @@ int cli_parse_cpulist(const char *cmd, const char *flag, const char *s, int *cpu
     const char *p = s;
     while (*p) {
         char *end;
-        if (*p < '0' || *p > '9') return cli_usage_error(cmd, "%s: '%s' is not a CPU list", flag, s);
+        if (*p < '0' || *p > '9')
+            return cli_usage_error(cmd, "%s: '%s' is not a CPU list", flag, s);
         long a = strtol(p, &end, 10), b = a;
         if (*end == '-') {
             p = end + 1;

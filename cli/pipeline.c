@@ -1,4 +1,5 @@
-/* pipeline.c - `latlab pipeline` (not built yet: this placeholder exits 1 until its issue lands). */
+/* pipeline.c - `latlab pipeline` (not built yet: this placeholder exits 1 until its issue lands).
+ */
 #include "cli.h"
 
 const char cmd_pipeline_usage[] = "usage: latlab pipeline\n\n(not implemented yet)\n";
