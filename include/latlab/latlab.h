@@ -7,5 +7,6 @@
 #include "latlab/alloc.h"
 #include "latlab/atomicfile.h"
 #include "latlab/clock.h"
+#include "latlab/bench.h"
 
 #endif /* LATLAB_LATLAB_H */
