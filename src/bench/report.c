@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- ownership ----------------------------------------------------------------------------------
@@ -259,8 +260,12 @@ int lat_bench_report_save(const lat_bench_report *rep, const char *path) {
     if (!rep || !path) return -EINVAL;
     json_t *j = lat_bench_report_to_json(rep);
     if (!j) return -ENOMEM;
-    int rc = lat_write_json_atomic(path, j);
+    /* Full double precision (17 digits): raw samples must round-trip exactly. */
+    char *text = json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
     json_decref(j);
+    if (!text) return -ENOMEM;
+    int rc = lat_write_text_atomic(path, text);
+    free(text);
     return rc;
 }
 
