@@ -1,0 +1,182 @@
+/* hgrm.c - read HdrHistogram's percentile-distribution text (.hgrm).
+ *
+ * Java's outputPercentileDistribution writes a header line, a blank line,
+ * rows "Value Percentile TotalCount 1/(1-Percentile)" (the last, 100%, row
+ * without the fourth column) and a "#[...]" footer; the CSV variant has a
+ * quoted header, comma-separated rows ending ",Infinity" and no footer
+ * (SPEC-hdr.md).  Both are accepted; anything else is reported with its line
+ * number.  The Value column is in whatever unit the writer scaled to, so the
+ * caller says how many ns one unit is. */
+#include "report_int.h"
+
+#include "latlab/alloc.h"
+#include "latlab/error.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void lat_hgrm_release(lat_hgrm *h) {
+    if (!h) return;
+    lat__free(h->points);
+    memset(h, 0, sizeof *h);
+}
+
+/* Skip spaces/tabs and, when comma, at most one comma between fields. */
+static const char *skip_sep(const char *s, const char *end, bool comma) {
+    while (s < end && (*s == ' ' || *s == '\t'))
+        s++;
+    if (comma && s < end && *s == ',') {
+        s++;
+        while (s < end && (*s == ' ' || *s == '\t'))
+            s++;
+    }
+    return s;
+}
+
+/* A finite number in [s, end) ending at a separator; 0 and *v, or -1. */
+static int number(const char **sp, const char *end, double *v) {
+    const char *s = *sp;
+    char tmp[64];
+    size_t n = 0;
+    while (s + n < end && s[n] != ' ' && s[n] != '\t' && s[n] != ',' && n < sizeof tmp - 1)
+        n++;
+    if (!n || n == sizeof tmp - 1) return -1;
+    memcpy(tmp, s, n);
+    tmp[n] = 0;
+    char *e;
+    errno = 0;
+    double d = strtod(tmp, &e);
+    if (*e || errno || !isfinite(d)) return -1;
+    *v = d;
+    *sp = s + n;
+    return 0;
+}
+
+/* Footer "#[Mean    =      990.099, StdDeviation   =       99.01]": read the
+ * figures we know by name; unknown names are ignored. */
+static void footer(lat_hgrm *h, const char *s, const char *end, double scale) {
+    s += 2;
+    while (s < end) {
+        const char *eq = memchr(s, '=', (size_t)(end - s));
+        if (!eq) return;
+        const char *k = s, *ke = eq;
+        while (k < ke && (*k == ' ' || *k == ','))
+            k++;
+        while (ke > k && ke[-1] == ' ')
+            ke--;
+        const char *v = eq + 1;
+        while (v < end && *v == ' ')
+            v++;
+        double d;
+        const char *ve = v;
+        int ok = number(&ve, end, &d) == 0;
+        if (!ok) { /* "990.099]" */
+            char tmp[64];
+            size_t n = 0;
+            while (v + n < end && v[n] != ',' && v[n] != ']' && n < sizeof tmp - 1)
+                n++;
+            memcpy(tmp, v, n);
+            tmp[n] = 0;
+            char *e;
+            d = strtod(tmp, &e);
+            ok = e != tmp && isfinite(d);
+            ve = v + n;
+        }
+        size_t kl = (size_t)(ke - k);
+        if (ok) {
+            if (kl == 4 && !memcmp(k, "Mean", 4))
+                h->mean_ns = d * scale;
+            else if (kl == 12 && !memcmp(k, "StdDeviation", 12))
+                h->stddev_ns = d * scale;
+            else if (kl == 3 && !memcmp(k, "Max", 3))
+                h->max_ns = d * scale;
+            else if (kl == 11 && !memcmp(k, "Total count", 11) && d >= 0)
+                h->total_count = (uint64_t)d;
+        }
+        s = ve;
+        while (s < end && *s != ',')
+            s++;
+        if (s < end) s++;
+    }
+}
+
+int lat_hgrm_parse(const char *text, size_t len, double ns_per_value, lat_hgrm *out,
+                   size_t *err_line) {
+    if (err_line) *err_line = 0;
+    if (!out) return -EINVAL;
+    memset(out, 0, sizeof *out);
+    if (!text || !(ns_per_value > 0) || !isfinite(ns_per_value)) return -EINVAL;
+    out->mean_ns = out->stddev_ns = out->max_ns = NAN;
+
+    /* Rows are at most one per line: count lines for the allocation. */
+    size_t lines = 1;
+    for (size_t i = 0; i < len; i++)
+        lines += text[i] == '\n';
+    lat_plot_point *pts = lat__calloc(lines, sizeof *pts);
+    if (!pts) return -ENOMEM;
+
+    size_t n = 0, lineno = 0;
+    uint64_t last_total = 0;
+    bool footer_total = false;
+    const char *s = text, *end = text + len;
+    while (s < end) {
+        const char *e = memchr(s, '\n', (size_t)(end - s));
+        if (!e) e = end;
+        const char *next = e < end ? e + 1 : end;
+        lineno++;
+        if (e > s && e[-1] == '\r') e--;
+        const char *c = skip_sep(s, e, false);
+        if (c == e) goto next_line;
+        if (e - c >= 2 && c[0] == '#' && c[1] == '[') {
+            uint64_t before = out->total_count;
+            footer(out, c, e, ns_per_value);
+            if (out->total_count != before) footer_total = true;
+            goto next_line;
+        }
+        if (*c == '#') goto next_line;
+        if (!n && (memmem(c, (size_t)(e - c), "Value", 5) &&
+                   memmem(c, (size_t)(e - c), "Percentile", 10)))
+            goto next_line; /* the header, plain or CSV */
+        {
+            bool csv = memchr(c, ',', (size_t)(e - c)) != NULL;
+            double v, q, total, inv = 0;
+            if (number(&c, e, &v) || v < 0) goto bad;
+            c = skip_sep(c, e, csv);
+            if (number(&c, e, &q) || q < 0 || q > 1) goto bad;
+            c = skip_sep(c, e, csv);
+            if (number(&c, e, &total) || total < 0 || total != floor(total)) goto bad;
+            c = skip_sep(c, e, csv);
+            if (c < e) {
+                if ((size_t)(e - c) >= 8 && !memcmp(c, "Infinity", 8))
+                    c += 8;
+                else if (number(&c, e, &inv))
+                    goto bad;
+                c = skip_sep(c, e, false);
+                if (c != e) goto bad;
+            }
+            double pct = q * 100;
+            if (n && pct < pts[n - 1].pct) goto bad;
+            pts[n].pct = pct > 100 ? 100 : pct;
+            pts[n].value_ns = v * ns_per_value;
+            n++;
+            last_total = (uint64_t)total;
+        }
+    next_line:
+        s = next;
+    }
+    if (!footer_total) out->total_count = last_total;
+    if (!n) {
+        lat__free(pts);
+        pts = NULL;
+    }
+    out->points = pts;
+    out->n = n;
+    return 0;
+bad:
+    lat__free(pts);
+    memset(out, 0, sizeof *out);
+    if (err_line) *err_line = lineno;
+    return LAT_EFORMAT;
+}

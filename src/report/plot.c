@@ -1,0 +1,605 @@
+/* plot.c - latency-by-percentile plots rendered as SVG (see report.h).
+ *
+ * x: t = log10(1/(1 - p)), the HdrHistogram convention, so each decade of t is
+ * one more nine (0%, 90%, 99%, 99.9%, ...).  The axis ends one decade past the
+ * highest finite percentile in the data; when a series has a 100% point (the
+ * max) the axis gains a half-decade "max" column where those points sit.
+ * y: latency, linear from 0 with 1-2-2.5-5 ticks in one unit chosen from the
+ * data (ns, us, ms, s), or log with a tick per decade labelled in its own unit.
+ * Colours are CSS classes (light rules, dark rules, or dark inside a
+ * prefers-color-scheme query) so one file reads on either page theme; text and
+ * axes use currentColor so an inline plot follows its page. */
+#include "report_int.h"
+
+#include "latlab/alloc.h"
+#include "latlab/atomicfile.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct series {
+    char *label;
+    lat_plot_point *pts;
+    size_t n;
+} series;
+
+typedef struct slo {
+    char *label;
+    double value_ns;
+} slo;
+
+struct lat_plot {
+    char *title, *note, *y_title;
+    int width, height;
+    bool log_y;
+    lat_theme theme;
+    series s[LAT_PLOT_MAX_SERIES];
+    size_t ns;
+    slo slos[LAT_PLOT_MAX_SLOS];
+    size_t nslo;
+};
+
+/* ---- building ------------------------------------------------------------------ */
+
+int lat_plot_create(const char *title, lat_plot **out) {
+    if (!out) return -EINVAL;
+    *out = NULL;
+    lat_plot *p = lat__calloc(1, sizeof *p);
+    if (!p) return -ENOMEM;
+    p->width = 800;
+    p->height = 500;
+    if (title && !(p->title = lat__strdup(title))) {
+        lat__free(p);
+        return -ENOMEM;
+    }
+    *out = p;
+    return 0;
+}
+
+void lat_plot_free(lat_plot *p) {
+    if (!p) return;
+    for (size_t i = 0; i < p->ns; i++) {
+        lat__free(p->s[i].label);
+        lat__free(p->s[i].pts);
+    }
+    for (size_t i = 0; i < p->nslo; i++)
+        lat__free(p->slos[i].label);
+    lat__free(p->title);
+    lat__free(p->note);
+    lat__free(p->y_title);
+    lat__free(p);
+}
+
+int lat_plot_add_series(lat_plot *p, const char *label, const lat_plot_point *pts, size_t n) {
+    if (!p || (n && !pts)) return -EINVAL;
+    if (p->ns >= LAT_PLOT_MAX_SERIES) return -E2BIG;
+    for (size_t i = 0; i < n; i++) {
+        double q = pts[i].pct, v = pts[i].value_ns;
+        if (!(q >= 0 && q <= 100) || !isfinite(v) || v < 0) return -EINVAL;
+        if (i && q < pts[i - 1].pct) return -EINVAL;
+    }
+    series s = {0};
+    char name[32];
+    if (!label) {
+        snprintf(name, sizeof name, "series %zu", p->ns + 1);
+        label = name;
+    }
+    s.label = lat__strdup(label);
+    if (!s.label) return -ENOMEM;
+    if (n) {
+        s.pts = lat__calloc(n, sizeof *s.pts);
+        if (!s.pts) {
+            lat__free(s.label);
+            return -ENOMEM;
+        }
+        memcpy(s.pts, pts, n * sizeof *pts);
+    }
+    s.n = n;
+    p->s[p->ns++] = s;
+    return 0;
+}
+
+size_t lat_plot_series_count(const lat_plot *p) {
+    return p ? p->ns : 0;
+}
+
+/* Short latency text: "250ns", "1.5us", "2ms", "1s". */
+static void fmt_latency(char *buf, size_t len, double ns) {
+    static const char *const units[] = {"ns", "us", "ms", "s"};
+    int u = 0;
+    while (u < 3 && ns >= 1000)
+        ns /= 1000, u++;
+    snprintf(buf, len, "%.3g%s", ns, units[u]);
+}
+
+int lat_plot_add_slo(lat_plot *p, const char *label, double value_ns) {
+    if (!p || !isfinite(value_ns) || value_ns <= 0) return -EINVAL;
+    if (p->nslo >= LAT_PLOT_MAX_SLOS) return -E2BIG;
+    char name[48];
+    if (!label) {
+        char v[24];
+        fmt_latency(v, sizeof v, value_ns);
+        snprintf(name, sizeof name, "SLO %s", v);
+        label = name;
+    }
+    char *l = lat__strdup(label);
+    if (!l) return -ENOMEM;
+    p->slos[p->nslo].label = l;
+    p->slos[p->nslo].value_ns = value_ns;
+    p->nslo++;
+    return 0;
+}
+
+int lat_plot_set_log_y(lat_plot *p, bool log_y) {
+    if (!p) return -EINVAL;
+    p->log_y = log_y;
+    return 0;
+}
+
+int lat_plot_set_theme(lat_plot *p, lat_theme theme) {
+    if (!p || (theme != LAT_THEME_AUTO && theme != LAT_THEME_LIGHT && theme != LAT_THEME_DARK))
+        return -EINVAL;
+    p->theme = theme;
+    return 0;
+}
+
+int lat_plot_set_size(lat_plot *p, int width_px, int height_px) {
+    if (!p || width_px < 320 || width_px > 4000 || height_px < 200 || height_px > 4000)
+        return -EINVAL;
+    p->width = width_px;
+    p->height = height_px;
+    return 0;
+}
+
+static int set_str(char **dst, const char *src) {
+    char *c = NULL;
+    if (src && !(c = lat__strdup(src))) return -ENOMEM;
+    lat__free(*dst);
+    *dst = c;
+    return 0;
+}
+
+int lat_plot_set_note(lat_plot *p, const char *note) {
+    return p ? set_str(&p->note, note) : -EINVAL;
+}
+
+int lat_plot_set_y_title(lat_plot *p, const char *quantity) {
+    return p ? set_str(&p->y_title, quantity) : -EINVAL;
+}
+
+/* ---- theme -------------------------------------------------------------------- */
+
+#define NPALETTE 8
+typedef struct palette {
+    const char *bg, *fg, *grid, *frame;
+    const char *series[NPALETTE];
+} palette;
+
+/* Okabe-Ito-like hues (distinguishable with common colour-vision
+ * deficiencies), darker for a light page and lighter for a dark one. */
+static const palette light = {
+    "#ffffff",
+    "#1f2328",
+    "#d8dee4",
+    "#8c959f",
+    {"#0072b2", "#d55e00", "#009e73", "#cc79a7", "#b8860b", "#4aa3df", "#6a3d9a", "#8c564b"}};
+static const palette dark = {
+    "#0d1117",
+    "#e6edf3",
+    "#30363d",
+    "#6e7681",
+    {"#58a6ff", "#ff8c5a", "#3fd19a", "#e39bc9", "#f2c14e", "#8fd3ff", "#c5a3ff", "#d7a98c"}};
+
+static void css_colors(lat__sbuf *b, const char *scope, const palette *c) {
+    lat__sb_printf(b, "%s.lat-plot{color:%s}", scope, c->fg);
+    lat__sb_printf(b, "%s.lat-plot .lat-bg{fill:%s}", scope, c->bg);
+    lat__sb_printf(b, "%s.lat-plot .lat-grid{stroke:%s}", scope, c->grid);
+    lat__sb_printf(b, "%s.lat-plot .lat-frame{stroke:%s}", scope, c->frame);
+    lat__sb_printf(b, "%s.lat-plot .lat-legend-box{fill:%s;stroke:%s}", scope, c->bg, c->grid);
+    for (int i = 0; i < NPALETTE; i++) {
+        lat__sb_printf(b, "%s.lat-plot .lat-c%d{stroke:%s}", scope, i, c->series[i]);
+        lat__sb_printf(b, "%s.lat-plot .lat-m%d{fill:%s}", scope, i, c->series[i]);
+    }
+    lat__sb_puts(b, "\n");
+}
+
+void lat__plot_css(lat__sbuf *b, lat_theme theme) {
+    lat__sb_puts(b, ".lat-plot{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu "
+                    "Sans',Arial,sans-serif;font-size:13px}\n"
+                    ".lat-plot text{fill:currentColor}\n"
+                    ".lat-plot .lat-title{font-size:16px;font-weight:600}\n"
+                    ".lat-plot .lat-note{font-size:12px;opacity:.8}\n"
+                    ".lat-plot .lat-empty{font-size:15px;opacity:.8}\n"
+                    ".lat-plot .lat-axis{stroke:currentColor;stroke-width:1}\n"
+                    ".lat-plot .lat-grid{stroke-width:1}\n"
+                    ".lat-plot .lat-frame{fill:none;stroke-width:1}\n"
+                    ".lat-plot .lat-series{fill:none;stroke-width:2;stroke-linejoin:round;"
+                    "stroke-linecap:round}\n"
+                    ".lat-plot .lat-dash{stroke-dasharray:7 4}\n"
+                    ".lat-plot .lat-slo{stroke:currentColor;stroke-width:1.5;"
+                    "stroke-dasharray:5 4;opacity:.75}\n");
+    if (theme == LAT_THEME_DARK) {
+        css_colors(b, "", &dark);
+        return;
+    }
+    css_colors(b, "", &light);
+    if (theme == LAT_THEME_AUTO) {
+        lat__sb_puts(b, "@media (prefers-color-scheme:dark){\n");
+        css_colors(b, "", &dark);
+        lat__sb_puts(b, "}\n");
+    }
+}
+
+/* ---- axes ---------------------------------------------------------------------- */
+
+#define MAX_T 9.0 /* 99.9999999%: beyond that a double percentile means nothing */
+
+static double pct_to_t(double pct) {
+    if (pct >= 100) return INFINITY;
+    double t = -log10(1 - pct / 100);
+    return t < 0 ? 0 : t;
+}
+
+/* "0%", "90%", "99%", "99.9%", ... for decade k. */
+static void decade_label(char *buf, size_t len, int k) {
+    if (k == 0) {
+        snprintf(buf, len, "0%%");
+    } else if (k == 1) {
+        snprintf(buf, len, "90%%");
+    } else {
+        char nines[16] = {0};
+        for (int i = 0; i < k - 2 && i < 14; i++)
+            nines[i] = '9';
+        snprintf(buf, len, "99%s%s%%", k > 2 ? "." : "", nines);
+    }
+}
+
+typedef struct yaxis {
+    bool log;
+    double lo, hi;    /* axis range in ns (log: powers of ten) */
+    double div;       /* ns per display unit (linear) */
+    const char *unit; /* display unit (linear) */
+    double step;      /* tick step in display units (linear) */
+    int decimals;     /* tick label decimals (linear) */
+} yaxis;
+
+static double nice_step(double raw) {
+    if (!(raw > 0)) return 1;
+    double mag = pow(10, floor(log10(raw)));
+    double f = raw / mag;
+    double s = f <= 1 ? 1 : f <= 2 ? 2 : f <= 2.5 ? 2.5 : f <= 5 ? 5 : 10;
+    return s * mag;
+}
+
+static void linear_axis(yaxis *y, double vmax_ns) {
+    static const struct {
+        double div;
+        const char *name;
+    } units[] = {{1, "ns"}, {1e3, "us"}, {1e6, "ms"}, {1e9, "s"}};
+    int u = 0;
+    while (u < 3 && vmax_ns >= units[u + 1].div)
+        u++;
+    y->div = units[u].div;
+    y->unit = units[u].name;
+    double m = vmax_ns / y->div;
+    if (!(m > 0)) m = 1;
+    y->step = nice_step(m / 5);
+    double top = ceil(m / y->step - 1e-9) * y->step;
+    if (top < m) top += y->step;
+    y->lo = 0;
+    y->hi = top * y->div;
+    y->decimals = 0;
+    while (y->decimals < 6) {
+        double s = y->step * pow(10, y->decimals);
+        if (fabs(s - round(s)) < 1e-6 * s) break;
+        y->decimals++;
+    }
+}
+
+static void log_axis(yaxis *y, double vmin_pos, double vmax) {
+    if (!(vmax > 0)) vmax = 1000;
+    if (!(vmin_pos > 0) || vmin_pos > vmax) vmin_pos = vmax;
+    double lo = floor(log10(vmin_pos) + 1e-9), hi = ceil(log10(vmax) - 1e-9);
+    if (hi <= lo) hi = lo + 1;
+    y->lo = pow(10, lo);
+    y->hi = pow(10, hi);
+}
+
+/* ---- rendering ------------------------------------------------------------------ */
+
+typedef struct frame {
+    double x0, x1, y0, y1; /* plot area: left, right, top, bottom */
+    double tmax;           /* t at the right edge */
+    double tmaxcol;        /* t where 100% points sit (== tmax when no max column) */
+    yaxis y;
+} frame;
+
+static double map_x(const frame *f, double pct) {
+    double t = pct_to_t(pct);
+    if (t > f->tmaxcol) t = f->tmaxcol;
+    return f->x0 + (f->x1 - f->x0) * t / f->tmax;
+}
+
+static double map_y(const frame *f, double ns) {
+    double r;
+    if (f->y.log) {
+        double v = ns < f->y.lo ? f->y.lo : ns;
+        r = (log10(v) - log10(f->y.lo)) / (log10(f->y.hi) - log10(f->y.lo));
+    } else {
+        r = (ns - f->y.lo) / (f->y.hi - f->y.lo);
+    }
+    if (r < 0) r = 0;
+    if (r > 1) r = 1;
+    return f->y1 - (f->y1 - f->y0) * r;
+}
+
+static void text(lat__sbuf *b, double x, double y, const char *cls, const char *anchor,
+                 const char *s) {
+    lat__sb_printf(b, "<text class=\"%s\" x=\"%.1f\" y=\"%.1f\"", cls, x, y);
+    if (anchor) lat__sb_printf(b, " text-anchor=\"%s\"", anchor);
+    lat__sb_puts(b, ">");
+    lat__sb_escape(b, s);
+    lat__sb_puts(b, "</text>\n");
+}
+
+static void hline(lat__sbuf *b, const char *cls, double x0, double x1, double y) {
+    lat__sb_printf(b, "<line class=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", cls,
+                   x0, y, x1, y);
+}
+
+static void vline(lat__sbuf *b, const char *cls, double x, double y0, double y1) {
+    lat__sb_printf(b, "<line class=\"%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n", cls,
+                   x, y0, x, y1);
+}
+
+static void series_class(char *buf, size_t len, size_t i) {
+    snprintf(buf, len, "lat-c%zu%s", i % NPALETTE, i >= NPALETTE ? " lat-dash" : "");
+}
+
+void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_theme theme) {
+    const double W = p->width, H = p->height;
+    char buf[96], cls[32];
+
+    /* Data range. */
+    double pmax_finite = -1, vmax = 0, vmin_pos = INFINITY;
+    bool any_points = false, any_max = false;
+    size_t empty = 0;
+    for (size_t i = 0; i < p->ns; i++) {
+        const series *s = &p->s[i];
+        if (!s->n) empty++;
+        for (size_t j = 0; j < s->n; j++) {
+            any_points = true;
+            double q = s->pts[j].pct, v = s->pts[j].value_ns;
+            if (q >= 100)
+                any_max = true;
+            else if (q > pmax_finite)
+                pmax_finite = q;
+            if (v > vmax) vmax = v;
+            if (v > 0 && v < vmin_pos) vmin_pos = v;
+        }
+    }
+    for (size_t i = 0; i < p->nslo; i++) {
+        double v = p->slos[i].value_ns;
+        if (v > vmax) vmax = v;
+        if (v < vmin_pos) vmin_pos = v;
+    }
+
+    frame f;
+    memset(&f, 0, sizeof f);
+    double tdata = pmax_finite >= 0 ? pct_to_t(pmax_finite) : 0;
+    if (tdata > MAX_T - 1) tdata = MAX_T - 1;
+    int decades = (int)floor(tdata + 1e-6) + 1;
+    if (!any_points) decades = 3; /* an empty plot shows the usual 0%..99.9% frame */
+    double top = 16;
+    if (p->title) top += 24;
+    if (p->note) top += 18;
+    f.x0 = 78;
+    f.x1 = W - 28;
+    f.y0 = top;
+    f.y1 = H - 58;
+    /* The max column is half a decade, but at least 64 px wide for its label. */
+    double col = 64.0 * decades / (f.x1 - f.x0 - 64);
+    f.tmaxcol = decades + (any_max ? (col > 0.5 ? col : 0.5) : 0);
+    f.tmax = f.tmaxcol;
+    f.y.log = p->log_y;
+    if (f.y.log)
+        log_axis(&f.y, vmin_pos, vmax);
+    else
+        linear_axis(&f.y, vmax > 0 ? vmax : 1000);
+
+    /* Document. */
+    if (standalone) lat__sb_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    const char *tcls = theme == LAT_THEME_DARK    ? "lat-dark"
+                       : theme == LAT_THEME_LIGHT ? "lat-light"
+                                                  : "lat-auto";
+    lat__sb_printf(b,
+                   "<svg%s class=\"lat-plot %s\" width=\"%d\" height=\"%d\" "
+                   "viewBox=\"0 0 %d %d\" role=\"img\"",
+                   standalone ? " xmlns=\"http://www.w3.org/2000/svg\"" : "", tcls, p->width,
+                   p->height, p->width, p->height);
+    if (p->title) {
+        lat__sb_puts(b, " aria-label=\"");
+        lat__sb_escape(b, p->title);
+        lat__sb_puts(b, "\"");
+    }
+    lat__sb_puts(b, ">\n");
+    if (p->title) {
+        lat__sb_puts(b, "<title>");
+        lat__sb_escape(b, p->title);
+        lat__sb_puts(b, "</title>\n");
+    }
+    if (standalone) {
+        lat__sb_puts(b, "<style>\n");
+        lat__plot_css(b, theme);
+        lat__sb_puts(b, "</style>\n");
+    }
+    lat__sb_printf(b, "<rect class=\"lat-bg\" x=\"0\" y=\"0\" width=\"%d\" height=\"%d\"/>\n",
+                   p->width, p->height);
+    double ty = 8;
+    if (p->title) {
+        ty += 18;
+        text(b, W / 2, ty, "lat-title", "middle", p->title);
+    }
+    if (p->note) {
+        ty += 18;
+        text(b, W / 2, ty, "lat-note", "middle", p->note);
+    }
+
+    /* Grid and tick labels. */
+    lat__sb_puts(b, "<g class=\"lat-xaxis\">\n");
+    for (int k = 0; k <= decades; k++) {
+        double x = f.x0 + (f.x1 - f.x0) * k / f.tmax;
+        vline(b, "lat-grid", x, f.y0, f.y1);
+        decade_label(buf, sizeof buf, k);
+        text(b, x, f.y1 + 18, "lat-xtick", "middle", buf);
+    }
+    if (any_max) {
+        vline(b, "lat-grid", f.x1, f.y0, f.y1);
+        text(b, f.x1, f.y1 + 18, "lat-xtick", "middle", "max");
+    }
+    text(b, (f.x0 + f.x1) / 2, f.y1 + 42, "lat-xtitle", "middle", "percentile");
+    lat__sb_puts(b, "</g>\n<g class=\"lat-yaxis\">\n");
+    if (f.y.log) {
+        int d0 = (int)lround(log10(f.y.lo)), d1 = (int)lround(log10(f.y.hi));
+        bool minor = d1 - d0 <= 2; /* few decades: label 2x and 5x too */
+        for (int d = d0; d <= d1; d++) {
+            static const double mult[] = {1, 2, 5};
+            for (int m = 0; m < (minor && d < d1 ? 3 : 1); m++) {
+                double v = mult[m] * pow(10, d);
+                double y = map_y(&f, v);
+                hline(b, "lat-grid", f.x0, f.x1, y);
+                fmt_latency(buf, sizeof buf, v);
+                text(b, f.x0 - 8, y + 4, "lat-ytick", "end", buf);
+            }
+        }
+    } else {
+        double top_u = f.y.hi / f.y.div;
+        long nt = lround(top_u / f.y.step);
+        for (long i = 0; i <= nt; i++) {
+            double v = (double)i * f.y.step;
+            double y = map_y(&f, v * f.y.div);
+            hline(b, "lat-grid", f.x0, f.x1, y);
+            snprintf(buf, sizeof buf, "%.*f", f.y.decimals, v);
+            text(b, f.x0 - 8, y + 4, "lat-ytick", "end", buf);
+        }
+    }
+    const char *q = p->y_title ? p->y_title : "latency";
+    if (f.y.log)
+        snprintf(buf, sizeof buf, "%.60s (log scale)", q);
+    else
+        snprintf(buf, sizeof buf, "%.60s (%s)", q, f.y.unit);
+    double cy = (f.y0 + f.y1) / 2;
+    lat__sb_printf(b,
+                   "<text class=\"lat-ytitle\" x=\"18\" y=\"%.1f\" text-anchor=\"middle\" "
+                   "transform=\"rotate(-90 18 %.1f)\">",
+                   cy, cy);
+    lat__sb_escape(b, buf);
+    lat__sb_puts(b, "</text>\n</g>\n");
+    lat__sb_printf(b,
+                   "<rect class=\"lat-frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                   "height=\"%.1f\"/>\n",
+                   f.x0, f.y0, f.x1 - f.x0, f.y1 - f.y0);
+
+    /* SLO lines, labelled at the right end above the line. */
+    for (size_t i = 0; i < p->nslo; i++) {
+        double y = map_y(&f, p->slos[i].value_ns);
+        lat__sb_printf(b, "<g class=\"lat-slo-line\" data-value-ns=\"%.17g\">\n",
+                       p->slos[i].value_ns);
+        hline(b, "lat-slo", f.x0, f.x1, y);
+        text(b, f.x1 - 6, y - 5, "lat-slo-label", "end", p->slos[i].label);
+        lat__sb_puts(b, "</g>\n");
+    }
+
+    /* Series: one path each, points in order of percentile. */
+    for (size_t i = 0; i < p->ns; i++) {
+        const series *s = &p->s[i];
+        series_class(cls, sizeof cls, i);
+        lat__sb_printf(b, "<path class=\"lat-series %s\" data-label=\"", cls);
+        lat__sb_escape(b, s->label);
+        lat__sb_printf(b, "\" data-points=\"%zu\" d=\"", s->n);
+        for (size_t j = 0; j < s->n; j++)
+            lat__sb_printf(b, "%s%.1f,%.1f", j ? " L" : "M", map_x(&f, s->pts[j].pct),
+                           map_y(&f, s->pts[j].value_ns));
+        lat__sb_puts(b, "\"/>\n");
+        /* A lone point draws no line: mark it. */
+        if (s->n == 1 || (s->n > 1 && map_x(&f, s->pts[0].pct) == map_x(&f, s->pts[s->n - 1].pct)))
+            lat__sb_printf(b,
+                           "<circle class=\"lat-marker lat-m%zu\" cx=\"%.1f\" cy=\"%.1f\" "
+                           "r=\"3.5\"/>\n",
+                           i % NPALETTE, map_x(&f, s->pts[s->n - 1].pct),
+                           map_y(&f, s->pts[s->n - 1].value_ns));
+    }
+
+    /* Legend, top-left inside the plot area (tails rise on the right). */
+    if (p->ns) {
+        double lx = f.x0 + 10, ly = f.y0 + 10, row = 19, lw = 0;
+        for (size_t i = 0; i < p->ns; i++) {
+            size_t len = strlen(p->s[i].label) + (p->s[i].n ? 0 : 13);
+            double w = 44 + 7.2 * (double)(len > 60 ? 60 : len);
+            if (w > lw) lw = w;
+        }
+        if (lw > f.x1 - f.x0 - 20) lw = f.x1 - f.x0 - 20;
+        lat__sb_printf(b,
+                       "<g class=\"lat-legend\">\n<rect class=\"lat-legend-box\" x=\"%.1f\" "
+                       "y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"4\" opacity=\"0.9\"/>\n",
+                       lx, ly, lw, row * (double)p->ns + 8);
+        for (size_t i = 0; i < p->ns; i++) {
+            double y = ly + 4 + row * ((double)i + 0.5);
+            series_class(cls, sizeof cls, i);
+            lat__sb_printf(b,
+                           "<line class=\"lat-series %s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                           "y2=\"%.1f\"/>\n",
+                           cls, lx + 8, y, lx + 32, y);
+            lat__sb_printf(b, "<text class=\"lat-legend-label\" x=\"%.1f\" y=\"%.1f\">", lx + 38,
+                           y + 4.5);
+            lat__sb_escape(b, p->s[i].label);
+            if (!p->s[i].n) lat__sb_puts(b, " (no samples)");
+            lat__sb_puts(b, "</text>\n");
+        }
+        lat__sb_puts(b, "</g>\n");
+    }
+
+    /* A visible note instead of an empty frame. */
+    if (!any_points) {
+        text(b, (f.x0 + f.x1) / 2, cy, "lat-empty", "middle",
+             p->ns ? "no samples to plot" : "no series to plot");
+    } else if (empty) {
+        snprintf(buf, sizeof buf, "%zu of %zu series %s no samples", empty, p->ns,
+                 empty == 1 ? "has" : "have");
+        text(b, (f.x0 + f.x1) / 2, f.y1 - 10, "lat-empty", "middle", buf);
+    }
+    lat__sb_puts(b, "</svg>\n");
+}
+
+static int render(const lat_plot *p, lat__sbuf *b) {
+    lat__sb_init(b);
+    lat__plot_render(p, b, true, p->theme);
+    if (b->err) {
+        int e = b->err;
+        lat__sb_release(b);
+        return e;
+    }
+    return 0;
+}
+
+int lat_plot_write_svg(const lat_plot *p, FILE *f) {
+    if (!p || !f) return -EINVAL;
+    lat__sbuf b;
+    int rc = render(p, &b);
+    if (rc) return rc;
+    if (fwrite(lat__sb_str(&b), 1, b.len, f) != b.len) rc = -EIO;
+    lat__sb_release(&b);
+    return rc;
+}
+
+int lat_plot_save_svg(const lat_plot *p, const char *path) {
+    if (!p || !path) return -EINVAL;
+    lat__sbuf b;
+    int rc = render(p, &b);
+    if (rc) return rc;
+    rc = lat_write_file_atomic(path, lat__sb_str(&b), b.len);
+    lat__sb_release(&b);
+    return rc;
+}
