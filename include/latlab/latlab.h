@@ -7,6 +7,8 @@
 #include "latlab/alloc.h"
 #include "latlab/atomicfile.h"
 #include "latlab/clock.h"
+#include "latlab/hist.h"
+#include "latlab/hlog.h"
 #include "latlab/ring.h"
 #include "latlab/perf.h"
 #include "latlab/topo.h"
