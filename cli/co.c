@@ -115,10 +115,10 @@ static json_t *mode_json(const lat_hist *h) {
 enum { O_EVENTS = 256, O_RATE, O_SERVICE, O_STALL, O_STALLAT, O_QUICK, O_JSON };
 
 static const struct option opts[] = {
-    {"events", required_argument, NULL, O_EVENTS}, {"rate", required_argument, NULL, O_RATE},
-    {"service", required_argument, NULL, O_SERVICE}, {"stall", required_argument, NULL, O_STALL},
+    {"events", required_argument, NULL, O_EVENTS},    {"rate", required_argument, NULL, O_RATE},
+    {"service", required_argument, NULL, O_SERVICE},  {"stall", required_argument, NULL, O_STALL},
     {"stall-at", required_argument, NULL, O_STALLAT}, {"quick", no_argument, NULL, O_QUICK},
-    {"json", required_argument, NULL, O_JSON},     {NULL, 0, NULL, 0},
+    {"json", required_argument, NULL, O_JSON},        {NULL, 0, NULL, 0},
 };
 
 int cmd_co(int argc, char **argv) {
@@ -141,8 +141,7 @@ int cmd_co(int argc, char **argv) {
             break;
         case O_STALL:
             if (cli_parse_duration_ns(CMD, "--stall", optarg, &c.stall_ns)) return CLI_USAGE;
-            if (c.stall_ns > 60000000000ull)
-                return cli_usage_error(CMD, "--stall: at most 60s");
+            if (c.stall_ns > 60000000000ull) return cli_usage_error(CMD, "--stall: at most 60s");
             stall_set = true;
             break;
         case O_STALLAT:
@@ -150,9 +149,14 @@ int cmd_co(int argc, char **argv) {
                 return CLI_USAGE;
             at_set = true;
             break;
-        case O_QUICK: quick = true; break;
-        case O_JSON: json_path = optarg; break;
-        default: return cli_getopt_fail(CMD, ch, argv);
+        case O_QUICK:
+            quick = true;
+            break;
+        case O_JSON:
+            json_path = optarg;
+            break;
+        default:
+            return cli_getopt_fail(CMD, ch, argv);
         }
     }
     if (quick) {
@@ -175,8 +179,9 @@ int cmd_co(int argc, char **argv) {
         return cli_usage_error(CMD, "--stall-at: request %" PRIu64 " is beyond --events %" PRIu64,
                                c.stall_at, c.events);
     if (c.service_ns >= 1000000000u / c.rate_hz)
-        cli_warn(CMD, "--service %" PRIu64 " ns is not below the send interval %" PRIu64
-                      " ns: the open loop can never catch up",
+        cli_warn(CMD,
+                 "--service %" PRIu64 " ns is not below the send interval %" PRIu64
+                 " ns: the open loop can never catch up",
                  c.service_ns, 1000000000u / c.rate_hz);
 
     lat_hist closed = {0}, corr = {0}, open = {0};

@@ -58,7 +58,8 @@ const char cmd_lab_usage[] =
 
 enum { EXP_BASE = 0, EXP_ALLOC, EXP_SHARE, EXP_NOPIN, NEXP };
 static const char *const exp_name[NEXP] = {"baseline", "alloc", "share-line", "no-pin"};
-static const char *const exp_flag[NEXP] = {"(none)", "--alloc", "--share-line", "--no-pin"};
+static const char *const exp_flag[NEXP] = {"no experiment flag", "--alloc", "--share-line",
+                                           "--no-pin"};
 
 /* Figures of one run. */
 typedef struct figs {
@@ -81,9 +82,9 @@ typedef struct verdict {
     const char *kind; /* "tail disease", ... */
     double p50_ratio, p999_ratio, max_ratio, wall_ratio;
     double spread_b, spread_e; /* relative p99.9 spread (max-min)/median */
-    int stage_p50, stage_p999;   /* stage with the largest growth */
+    int stage_p50, stage_p999; /* stage with the largest growth */
     double stage_p50_ratio, stage_p999_ratio;
-    char fingerprint[256];
+    char fingerprint[320];
 } verdict;
 
 static double nan_add(double a, double b) {
@@ -156,8 +157,12 @@ static agg aggregate(const exp_runs *e, size_t off, int stage) {
 }
 #define AGG(e, field, stage) aggregate((e), offsetof(figs, field), (stage))
 
-static double spread(agg a) { return a.med > 0 ? (a.max - a.min) / a.med : 0; }
-static double ratio(double a, double b) { return b > 0 ? a / b : NAN; }
+static double spread(agg a) {
+    return a.med > 0 ? (a.max - a.min) / a.med : 0;
+}
+static double ratio(double a, double b) {
+    return b > 0 ? a / b : NAN;
+}
 
 static void fmt_count(char *buf, size_t len, double v) {
     if (isnan(v))
@@ -183,8 +188,8 @@ static void classify(const exp_runs *b, const exp_runs *e, int expi, verdict *v)
     bool p50_sig = ep50.med > bp50.max && v->p50_ratio > 1 + fmax(0.05, sp50);
     bool tail_sig = ep999.med > bp999.max && v->p999_ratio > 1 + fmax(0.25, v->spread_b);
     bool wall_sig = ewall.med > bwall.max && v->wall_ratio > 1 + fmax(0.02, spread(bwall));
-    bool var_sig = e->n >= 3 && v->spread_e > fmax(3 * v->spread_b, 0.5) &&
-                   ep999.max > bp999.max * 1.5;
+    bool var_sig =
+        e->n >= 3 && v->spread_e > fmax(3 * v->spread_b, 0.5) && ep999.max > bp999.max * 1.5;
     if (var_sig)
         v->kind = "variance disease";
     else if (tail_sig && (!p50_sig || v->p999_ratio - 1 > 3 * (v->p50_ratio - 1)))
@@ -210,8 +215,8 @@ static void classify(const exp_runs *b, const exp_runs *e, int expi, verdict *v)
     /* Counter fingerprint: the experiment's medians against the baseline's. */
     char a[32], c[32], d[32], f[32], g[32], h[32], i[32], j[32];
     agg bf = AGG(b, faults, -1), ef = AGG(e, faults, -1), bcs = AGG(b, cs, -1),
-        ecs = AGG(e, cs, -1), bm = AGG(b, migr, -1), em = AGG(e, migr, -1),
-        bi = AGG(b, ipc, -1), ei = AGG(e, ipc, -1);
+        ecs = AGG(e, cs, -1), bm = AGG(b, migr, -1), em = AGG(e, migr, -1), bi = AGG(b, ipc, -1),
+        ei = AGG(e, ipc, -1);
     fmt_count(a, sizeof a, bf.med);
     fmt_count(c, sizeof c, ef.med);
     fmt_count(d, sizeof d, bcs.med);
@@ -231,7 +236,8 @@ static void classify(const exp_runs *b, const exp_runs *e, int expi, verdict *v)
 /* ---- output helpers ------------------------------------------------------------------- */
 
 static void md_table(FILE *f, const exp_runs *e, bool over) {
-    fprintf(f, "| run | stage | p50 ns | p99 ns | p99.9 ns | max ns |\n|---|---|--:|--:|--:|--:|\n");
+    fprintf(f,
+            "| run | stage | p50 ns | p99 ns | p99.9 ns | max ns |\n|---|---|--:|--:|--:|--:|\n");
     for (int i = 0; i < e->n; i++)
         for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
             if (isnan(e->f[i].p50[s])) continue;
@@ -271,7 +277,9 @@ static void report_table(lat_report *rep, const char *caption, const exp_runs *e
         }
 }
 
-static const char *stage_or(int s) { return s >= 0 ? lat_pipe_stage_name(s) : "?"; }
+static const char *stage_or(int s) {
+    return s >= 0 ? lat_pipe_stage_name(s) : "?";
+}
 
 /* The cause -> measurement -> fix narration, from this run's numbers. */
 static void narrate(FILE *f, int x, const exp_runs *b, const exp_runs *e, const verdict *v) {
@@ -290,15 +298,13 @@ static void narrate(FILE *f, int x, const exp_runs *b, const exp_runs *e, const 
                 "or the kernel.\n\n");
         break;
     case EXP_SHARE:
-        fprintf(f,
-                "**Cause.** The two stage counters moved 8 bytes apart onto one 64-byte line "
-                "instead of 128 bytes apart: every relaxed increment drags the line between the "
-                "two cores (false sharing).\n\n");
+        fprintf(f, "**Cause.** The two stage counters moved 8 bytes apart onto one 64-byte line "
+                   "instead of 128 bytes apart: every relaxed increment drags the line between the "
+                   "two cores (false sharing).\n\n");
         break;
     case EXP_NOPIN:
-        fprintf(f,
-                "**Cause.** The hot threads were left to the scheduler instead of the planner's "
-                "pinned CPUs; nothing in the code changed, only placement.\n\n");
+        fprintf(f, "**Cause.** The hot threads were left to the scheduler instead of the planner's "
+                   "pinned CPUs; nothing in the code changed, only placement.\n\n");
         break;
     }
     fprintf(f,
@@ -313,17 +319,17 @@ static void narrate(FILE *f, int x, const exp_runs *b, const exp_runs *e, const 
             100 * v->spread_e, v->fingerprint);
     fprintf(f, "**Verdict.** %s", v->kind);
     if (strcmp(v->kind, expect[x]))
-        fprintf(f, " (the seed's reference machine shows %s; this machine did not reproduce it "
-                   "above its own noise)",
+        fprintf(f,
+                " (the seed's reference machine shows %s; this machine did not reproduce it "
+                "above its own noise)",
                 expect[x]);
     fprintf(f, ".\n\n");
     switch (x) {
     case EXP_ALLOC:
-        fprintf(f,
-                "**Fix.** Keep the hot path allocation-free: preallocate at setup, reuse a pool "
-                "or the message's own storage, and prove it with a counting allocator (latlab's "
-                "tests do) rather than code review.  Medians measure the design, tails measure "
-                "the discipline.\n\n");
+        fprintf(f, "**Fix.** Keep the hot path allocation-free: preallocate at setup, reuse a pool "
+                   "or the message's own storage, and prove it with a counting allocator (latlab's "
+                   "tests do) rather than code review.  Medians measure the design, tails measure "
+                   "the discipline.\n\n");
         break;
     case EXP_SHARE:
         fprintf(f,
@@ -333,12 +339,34 @@ static void narrate(FILE *f, int x, const exp_runs *b, const exp_runs *e, const 
                 "machine has a PMU.\n\n");
         break;
     case EXP_NOPIN:
-        fprintf(f,
-                "**Fix.** Pin every hot thread to its own CPU (the planner avoids CPU 0 and SMT "
-                "siblings), keep cold threads off them, and check the hot CPUs are quiet with "
-                "`latlab silence`.  Placement is a variable; pinning removes it.\n\n");
+        fprintf(f, "**Fix.** Pin every hot thread to its own CPU (the planner avoids CPU 0 and SMT "
+                   "siblings), keep cold threads off them, and check the hot CPUs are quiet with "
+                   "`latlab silence`.  Placement is a variable; pinning removes it.\n\n");
         break;
     }
+}
+
+/* A percentile series from a histogram through its percentile iterator. */
+static void add_hist_series(lat_plot *pl, const char *label, const lat_hist *h) {
+    size_t cap = 256, n = 0;
+    lat_plot_point *pts = malloc(cap * sizeof *pts);
+    if (!pts) return;
+    lat_hist_iter it;
+    lat_hist_iter_percentile(&it, h, 5);
+    while (lat_hist_iter_next(&it)) {
+        if (n == cap) {
+            lat_plot_point *np = realloc(pts, 2 * cap * sizeof *pts);
+            if (!np) break;
+            pts = np, cap *= 2;
+        }
+        double p = it.percentile_level > 100 ? 100 : it.percentile_level;
+        if (n && p < pts[n - 1].pct) p = pts[n - 1].pct;
+        pts[n].pct = p;
+        pts[n].value_ns = (double)it.value;
+        n++;
+    }
+    lat_plot_add_series(pl, label, pts, n);
+    free(pts);
 }
 
 /* ---- main ---------------------------------------------------------------------------- */
@@ -372,8 +400,12 @@ int cmd_lab(int argc, char **argv) {
     optind = 1;
     while ((ch = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (ch) {
-        case O_OUT: out = optarg; break;
-        case O_QUICK: quick = true; break;
+        case O_OUT:
+            out = optarg;
+            break;
+        case O_QUICK:
+            quick = true;
+            break;
         case O_EVENTS:
             if (cli_parse_u64(CMD, "--events", optarg, 1000, 1000000000000ull, &events))
                 return CLI_USAGE;
@@ -389,14 +421,17 @@ int cmd_lab(int argc, char **argv) {
             if (cli_parse_cpulist(CMD, "--cpus", optarg, cpus, LAT_MAX_CPUS, &ncpus))
                 return CLI_USAGE;
             break;
-        case O_OVER: oversub = true; break;
+        case O_OVER:
+            oversub = true;
+            break;
         case O_BRUNS:
             if (cli_parse_u64(CMD, "--baseline-runs", optarg, 2, MAXRUNS, &bruns)) return CLI_USAGE;
             break;
         case O_NRUNS:
             if (cli_parse_u64(CMD, "--no-pin-runs", optarg, 1, MAXRUNS, &nruns)) return CLI_USAGE;
             break;
-        default: return cli_getopt_fail(CMD, ch, argv);
+        default:
+            return cli_getopt_fail(CMD, ch, argv);
         }
     }
     if (optind < argc) return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
@@ -419,8 +454,8 @@ int cmd_lab(int argc, char **argv) {
         return cli_lib_error(CMD, "run conditions", rc);
 
     char banner[768];
-    snprintf(banner, sizeof banner, "latlab lab: %s shape, %s; %s",
-             lat_pipe_shape_name(base.shape), over ? "oversubscribed" : "pinned", why);
+    snprintf(banner, sizeof banner, "latlab lab: %s shape, %s; %s", lat_pipe_shape_name(base.shape),
+             over ? "oversubscribed" : "pinned", why);
     printf("%s\n", banner);
     if (base.shape == LAT_PIPE_COMPACT && !over)
         printf("note: the compact shape measures q1+wake, work and e2e with two pinned hot "
@@ -449,7 +484,8 @@ int cmd_lab(int argc, char **argv) {
     }
     int nrun[NEXP] = {(int)bruns, 1, 1, (int)nruns};
     int total = 0, done = 0, ret = CLI_OK;
-    for (int x = 0; x < NEXP; x++) total += nrun[x];
+    for (int x = 0; x < NEXP; x++)
+        total += nrun[x];
     json_t *jruns = json_array();
     for (int x = 0; x < NEXP && ret == CLI_OK; x++) {
         exp_runs *e = &ex[x];
@@ -499,8 +535,8 @@ int cmd_lab(int argc, char **argv) {
         for (int x = 0; x < NEXP; x++) {
             char title[160];
             for (int i = 0; i < ex[x].n; i++) {
-                snprintf(title, sizeof title, "== %s %s, run %d/%d", exp_name[x],
-                         exp_flag[x], i + 1, ex[x].n);
+                snprintf(title, sizeof title, "== %s %s, run %d/%d", exp_name[x], exp_flag[x],
+                         i + 1, ex[x].n);
                 lab_print_table(stdout, &ex[x].cfg, &ex[x].r[i], over, title);
             }
             if (x == EXP_BASE) {
@@ -514,8 +550,7 @@ int cmd_lab(int argc, char **argv) {
                 printf("verdict %s: %s (e2e p50 x%.2f, p99.9 x%.2f, max x%.2f, wall x%.3f; "
                        "p99.9 spread %.0f%% vs baseline %.0f%%)\n  fingerprint: %s\n",
                        exp_name[x], v[x].kind, v[x].p50_ratio, v[x].p999_ratio, v[x].max_ratio,
-                       v[x].wall_ratio, 100 * v[x].spread_e, 100 * v[x].spread_b,
-                       v[x].fingerprint);
+                       v[x].wall_ratio, 100 * v[x].spread_e, 100 * v[x].spread_b, v[x].fingerprint);
             }
             printf("\n");
         }
@@ -535,30 +570,34 @@ int cmd_lab(int argc, char **argv) {
                            "worker (stamps, works, stamps, ships the sample); q1+wake, work and "
                            "e2e are honest pinned hops, q2+wake does not exist.\n\n");
             if (over) fprintf(f, "**%s**\n\n", LAB_OVERSUB_STAMP);
-            fprintf(f, "%" PRIu64 " events per run at %" PRIu64 "/s offered (open loop), "
-                       "calibrated %.4f cycles/ns.  Timings on a shared, noisy machine vary; "
-                       "every comparison below is against the baseline's own spread measured "
-                       "in this run.\n\n## Run conditions\n\n",
+            fprintf(f,
+                    "%" PRIu64 " events per run at %" PRIu64 "/s offered (open loop), "
+                    "calibrated %.4f cycles/ns.  Timings on a shared, noisy machine vary; "
+                    "every comparison below is against the baseline's own spread measured "
+                    "in this run.\n\n## Run conditions\n\n",
                     events, rate, base.cal->cycles_per_ns);
             lat_runcond_write_markdown(&rcnd, f);
             for (int x = 0; x < NEXP; x++) {
                 fprintf(f, "\n## %s (%s)\n\n", exp_name[x], exp_flag[x]);
                 md_table(f, &ex[x], over);
                 if (x != EXP_BASE)
-                    fprintf(f, "**Verdict: %s.** e2e p50 x%.2f, p99.9 x%.2f, max x%.2f, wall "
-                               "x%.3f.  Fingerprint: %s.\n",
+                    fprintf(f,
+                            "**Verdict: %s.** e2e p50 x%.2f, p99.9 x%.2f, max x%.2f, wall "
+                            "x%.3f.  Fingerprint: %s.\n",
                             v[x].kind, v[x].p50_ratio, v[x].p999_ratio, v[x].max_ratio,
                             v[x].wall_ratio, v[x].fingerprint);
             }
             lat_pipe_result *b0 = &ex[0].r[0];
             double p50 = (double)lat_hist_value_at_percentile(b0->h[LAT_PIPE_E2E], 50);
-            fprintf(f, "\n## Instrumentation cost\n\nOne fenced stamp costs %" PRIu64
-                       " ns = %.1f%% of the baseline e2e p50 (%.0f ns); %u stamps per event.  "
-                       "Goal: < 1%% per stamp.\n",
+            fprintf(f,
+                    "\n## Instrumentation cost\n\nOne fenced stamp costs %" PRIu64
+                    " ns = %.1f%% of the baseline e2e p50 (%.0f ns); %u stamps per event.  "
+                    "Goal: < 1%% per stamp.\n",
                     b0->stamp_cost_ns, 100.0 * (double)b0->stamp_cost_ns / p50, p50,
                     b0->stamps_per_event);
             fprintf(f, "\n## Cause -> measurement -> fix\n\n");
-            for (int x = 1; x < NEXP; x++) narrate(f, x, &ex[0], &ex[x], &v[x]);
+            for (int x = 1; x < NEXP; x++)
+                narrate(f, x, &ex[0], &ex[x], &v[x]);
             fprintf(f, "\nFiles: lab.json (every run), report.html, runs/<experiment>-<n>.json "
                        "and runs/<experiment>-<n>-<stage>.hlog (1 s interval logs).\n");
             rc = lat_afile_commit(af);
@@ -610,7 +649,7 @@ int cmd_lab(int argc, char **argv) {
                 if (lat_plot_create("e2e latency by percentile", &pl) == 0) {
                     lat_plot_set_log_y(pl, true);
                     for (int x = 0; x < NEXP; x++)
-                        lat_plot_add_hist(pl, exp_name[x], ex[x].r[0].h[LAT_PIPE_E2E], 1.0, 5);
+                        add_hist_series(pl, exp_name[x], ex[x].r[0].h[LAT_PIPE_E2E]);
                     lat_report_plot(rep, pl);
                     char *svg = path_join(out, "e2e.svg");
                     if (svg) lat_plot_save_svg(pl, svg);
@@ -620,18 +659,19 @@ int cmd_lab(int argc, char **argv) {
                 for (int x = 0; x < NEXP; x++) {
                     char cap[96];
                     lat_report_section(rep, exp_name[x]);
-                    snprintf(cap, sizeof cap, "%s %s: per-stage latency", exp_name[x],
-                             exp_flag[x]);
+                    snprintf(cap, sizeof cap, "%s %s: per-stage latency", exp_name[x], exp_flag[x]);
                     report_table(rep, cap, &ex[x]);
                     if (x != EXP_BASE) {
                         char t[512];
-                        snprintf(t, sizeof t, "%s: e2e p50 x%.2f, p99.9 x%.2f, max x%.2f, wall "
-                                              "x%.3f; %s",
+                        snprintf(t, sizeof t,
+                                 "%s: e2e p50 x%.2f, p99.9 x%.2f, max x%.2f, wall "
+                                 "x%.3f; %s",
                                  v[x].kind, v[x].p50_ratio, v[x].p999_ratio, v[x].max_ratio,
                                  v[x].wall_ratio, v[x].fingerprint);
-                        lat_report_verdict(rep, strcmp(v[x].kind, "no significant change")
-                                                    ? LAT_VERDICT_WARN
-                                                    : LAT_VERDICT_INFO,
+                        lat_report_verdict(rep,
+                                           strcmp(v[x].kind, "no significant change")
+                                               ? LAT_VERDICT_WARN
+                                               : LAT_VERDICT_INFO,
                                            t);
                     }
                 }
@@ -647,7 +687,8 @@ int cmd_lab(int argc, char **argv) {
     }
     json_decref(jruns);
     for (int x = 0; x < NEXP; x++)
-        for (int i = 0; i < ex[x].n; i++) lat_pipe_result_release(&ex[x].r[i]);
+        for (int i = 0; i < ex[x].n; i++)
+            lat_pipe_result_release(&ex[x].r[i]);
     free(ex);
     free(runs_dir);
     return ret;

@@ -67,8 +67,9 @@ void lab_print_table(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r
         static const double ps[] = {50, 99, 99.9};
         int64_t v[3];
         lat_hist_values_at_percentiles(h, ps, v, 3);
-        fprintf(f, "%-8s p50=%7" PRId64 "ns p99=%7" PRId64 "ns p99.9=%8" PRId64 "ns max=%9" PRId64
-                   "ns%s\n",
+        fprintf(f,
+                "%-8s p50=%7" PRId64 "ns p99=%7" PRId64 "ns p99.9=%8" PRId64 "ns max=%9" PRId64
+                "ns%s\n",
                 lat_pipe_stage_name(order[i]), v[0], v[1], v[2], lat_hist_max(h),
                 over ? "  (oversubscribed)" : "");
     }
@@ -95,8 +96,8 @@ void lab_print_details(FILE *f, const lat_pipe_config *c, const lat_pipe_result 
     for (int k = 0; k < LAT_PIPE_NHOT; k++) {
         const lat_pipe_counters *t = &r->thr[k];
         if (!t->ran) continue;
-        const char *nm = k == LAT_PIPE_WORKER && c->shape == LAT_PIPE_FULL ? "transformer"
-                                                                             : roles[k];
+        const char *nm =
+            k == LAT_PIPE_WORKER && c->shape == LAT_PIPE_FULL ? "transformer" : roles[k];
         fprintf(f, "counters %-11s cpu %d->%d", nm, t->cpu_start, t->cpu_end);
         counter_cell(f, "ctx-switches", t->ctx_switches);
         counter_cell(f, "migrations", t->migrations);
@@ -108,8 +109,8 @@ void lab_print_details(FILE *f, const lat_pipe_config *c, const lat_pipe_result 
         counter_cell(f, "cache-misses", t->cache_misses);
         fputc('\n', f);
     }
-    double p50 = r->h[LAT_PIPE_E2E] ? (double)lat_hist_value_at_percentile(r->h[LAT_PIPE_E2E], 50)
-                                    : 0;
+    double p50 =
+        r->h[LAT_PIPE_E2E] ? (double)lat_hist_value_at_percentile(r->h[LAT_PIPE_E2E], 50) : 0;
     fprintf(f,
             "instrumentation: one fenced stamp %" PRIu64 " ns = %.1f%% of e2e p50 (%.0f ns); "
             "%u stamps per event = %.1f%% (goal < 1%% per stamp)\n",

@@ -122,7 +122,8 @@ static int parse_stall(const char *s, lat_pipe_config *c) {
     strcpy(buf, s);
     char *parts[4];
     int n = 0;
-    for (char *p = buf, *tok; n < 4 && (tok = strsep(&p, ":")) != NULL;) parts[n++] = tok;
+    for (char *p = buf, *tok; n < 4 && (tok = strsep(&p, ":")) != NULL;)
+        parts[n++] = tok;
     if (n < 2 || n > 3)
         return cli_usage_error(CMD, "--inject-stall: '%s' is not [STAGE:]SEQ:US", s);
     int site = LAT_PIPE_STALL_WORK, i = 0;
@@ -180,7 +181,9 @@ int cmd_pipeline(int argc, char **argv) {
             if (cli_parse_cpulist(CMD, "--cpus", optarg, cpus, LAT_MAX_CPUS, &ncpus))
                 return CLI_USAGE;
             break;
-        case O_OVERSUB: oversub = true; break;
+        case O_OVERSUB:
+            oversub = true;
+            break;
         case O_IDLE:
             if ((c.idle = lab_idle_kind(optarg)) < 0)
                 return cli_usage_error(CMD, "--idle: '%s' is not spin, yield or backoff", optarg);
@@ -205,19 +208,33 @@ int cmd_pipeline(int argc, char **argv) {
             if (cli_parse_u64(CMD, "--work-iters", optarg, 0, 1000000, &v)) return CLI_USAGE;
             c.work_iters = (unsigned)v;
             break;
-        case O_ALLOC: c.alloc = true; break;
-        case O_NOPIN: c.no_pin = true; break;
-        case O_SHARE: c.share_line = true; break;
-        case O_SPLIT: c.split_q1 = true; break;
-        case O_JSON: json_path = optarg; break;
-        case O_HLOG: hlog_dir = optarg; break;
+        case O_ALLOC:
+            c.alloc = true;
+            break;
+        case O_NOPIN:
+            c.no_pin = true;
+            break;
+        case O_SHARE:
+            c.share_line = true;
+            break;
+        case O_SPLIT:
+            c.split_q1 = true;
+            break;
+        case O_JSON:
+            json_path = optarg;
+            break;
+        case O_HLOG:
+            hlog_dir = optarg;
+            break;
         case O_HLOGIV:
             if (cli_parse_duration_ns(CMD, "--hlog-interval", optarg, &c.hlog_interval_ns))
                 return CLI_USAGE;
             if (c.hlog_interval_ns < 1000000)
                 return cli_usage_error(CMD, "--hlog-interval: must be at least 1ms");
             break;
-        case O_NOCNT: c.perf = false; break;
+        case O_NOCNT:
+            c.perf = false;
+            break;
         case O_FTHR:
             if (!strcmp(optarg, "auto"))
                 flight_auto = true;
@@ -225,12 +242,17 @@ int cmd_pipeline(int argc, char **argv) {
                                            &c.flight_threshold_ns))
                 return CLI_USAGE;
             break;
-        case O_FBASE: fbase = optarg; break;
-        case O_FOUT: fout = optarg; break;
+        case O_FBASE:
+            fbase = optarg;
+            break;
+        case O_FOUT:
+            fout = optarg;
+            break;
         case O_STALL:
             if ((rc = parse_stall(optarg, &c)) != 0) return rc;
             break;
-        default: return cli_getopt_fail(CMD, ch, argv);
+        default:
+            return cli_getopt_fail(CMD, ch, argv);
         }
     }
     if (optind < argc) return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
@@ -255,7 +277,8 @@ int cmd_pipeline(int argc, char **argv) {
 
     const lat_clock_cal *cal = lat_clock_default();
     c.cal = cal;
-    printf("latlab pipeline: %s%s\n", why, c.no_pin ? " (planned only: --no-pin leaves placement to the scheduler)" : "");
+    printf("latlab pipeline: %s%s\n", why,
+           c.no_pin ? " (planned only: --no-pin leaves placement to the scheduler)" : "");
     printf("calibrated %.4f cycles/ns; %" PRIu64 " events at %" PRIu64 "/s, queue %u, sample ring "
            "%u, work %u LCG rounds, idle %s%s%s%s%s\n",
            cal->cycles_per_ns, c.events, c.rate_hz, c.queue_cap, c.sample_cap, c.work_iters,
@@ -279,8 +302,9 @@ int cmd_pipeline(int argc, char **argv) {
             c.flight_threshold_ns =
                 (uint64_t)lat_hist_value_at_percentile(br.h[LAT_PIPE_E2E], 99.9);
             lat_pipe_result_release(&br);
-            fprintf(stderr, "latlab pipeline: flight threshold auto: baseline e2e p99.9 = %" PRIu64
-                            " ns (from a %" PRIu64 "-event run made first)\n",
+            fprintf(stderr,
+                    "latlab pipeline: flight threshold auto: baseline e2e p99.9 = %" PRIu64
+                    " ns (from a %" PRIu64 "-event run made first)\n",
                     c.flight_threshold_ns, b.events);
         }
     }

@@ -46,10 +46,18 @@ typedef struct sample {
 
 typedef lat_spsc qring;
 
-static int q_create(qring **q, size_t cap, size_t elem) { return lat_spsc_create(elem, cap, 0, q); }
-static void q_free(qring *q) { lat_spsc_free(q); }
-LAT_INLINE bool q_push(qring *q, const void *item) { return lat_spsc_try_push(q, item); }
-LAT_INLINE bool q_pop(qring *q, void *item) { return lat_spsc_try_pop(q, item); }
+static int q_create(qring **q, size_t cap, size_t elem) {
+    return lat_spsc_create(elem, cap, 0, q);
+}
+static void q_free(qring *q) {
+    lat_spsc_free(q);
+}
+LAT_INLINE bool q_push(qring *q, const void *item) {
+    return lat_spsc_try_push(q, item);
+}
+LAT_INLINE bool q_pop(qring *q, void *item) {
+    return lat_spsc_try_pop(q, item);
+}
 
 /* An idle strategy and its progress through the current wait. */
 typedef struct idler {
@@ -59,9 +67,15 @@ typedef struct idler {
 
 static void idle_init(idler *s, int kind) {
     switch (kind) {
-    case LAT_IDLE_YIELD: s->how = lat_idle_yield(100); break;
-    case LAT_IDLE_BACKOFF: s->how = lat_idle_backoff(10, 20, 1000, 1000000); break;
-    default: s->how = lat_idle_spin(); break;
+    case LAT_IDLE_YIELD:
+        s->how = lat_idle_yield(100);
+        break;
+    case LAT_IDLE_BACKOFF:
+        s->how = lat_idle_backoff(10, 20, 1000, 1000000);
+        break;
+    default:
+        s->how = lat_idle_spin();
+        break;
     }
     lat_idle_reset(&s->st);
 }
@@ -71,7 +85,9 @@ LAT_INLINE void idle_wait(idler *s) {
     else
         lat_idle_step(&s->how, &s->st);
 }
-LAT_INLINE void idle_reset(idler *s) { lat_idle_reset(&s->st); }
+LAT_INLINE void idle_reset(idler *s) {
+    lat_idle_reset(&s->st);
+}
 
 /* ---- run state ------------------------------------------------------------------------ */
 
@@ -98,12 +114,13 @@ typedef struct run {
     uint64_t full_spins;
     FILE *hlog_f[LAT_PIPE_NSTAGES];
     lat_hlog_writer hlog[LAT_PIPE_NSTAGES];
-    int err; /* first thread error */
+    int pin_err[LAT_PIPE_NHOT]; /* per hot thread: pinning failure (read after join) */
 } run;
 
 static void spin_for(uint64_t cycles) {
     uint64_t end = lat_cycles() + cycles;
-    while (lat_cycles() < end) lat_cpu_relax();
+    while (lat_cycles() < end)
+        lat_cpu_relax();
 }
 
 /* ---- per-thread counters ---------------------------------------------------------------- */
@@ -120,8 +137,7 @@ static lat_perf *thread_begin(run *R, int role) {
     lat_pipe_counters *k = &R->r->thr[role];
     k->ran = true;
     if (!R->c.no_pin && R->c.cpus[role] >= 0) {
-        int rc = lat_pin_thread(R->c.cpus[role]);
-        if (rc && !R->err) R->err = rc;
+        R->pin_err[role] = lat_pin_thread(R->c.cpus[role]);
     }
     lat_perf *p = NULL;
     if (R->c.perf && lat_perf_open(&p, perf_events, NULL) != 0) p = NULL;
@@ -142,13 +158,15 @@ static void thread_loop_end(run *R, int role, lat_perf *p) {
     k->loop_ns = lat_mono_ns() - k->loop_ns;
     k->cpu_end = lat_current_cpu();
     if (R->c.thread_hook) R->c.thread_hook(R->c.hook_ud, role, 0);
-    double *dst[6] = {&k->ctx_switches, &k->migrations, &k->page_faults,
+    double *dst[6] = {&k->ctx_switches, &k->migrations,   &k->page_faults,
                       &k->cycles,       &k->instructions, &k->cache_misses};
-    for (int i = 0; i < 6; i++) *dst[i] = NAN;
+    for (int i = 0; i < 6; i++)
+        *dst[i] = NAN;
     if (p) {
         lat_perf_count cnt[6];
         int n = lat_perf_read(p, cnt, 6);
-        for (int i = 0; i < n && i < 6; i++) *dst[i] = count_value(&cnt[i]);
+        for (int i = 0; i < n && i < 6; i++)
+            *dst[i] = count_value(&cnt[i]);
         lat_perf_close(p);
     }
 }
@@ -227,18 +245,21 @@ static void *worker(void *arg) {
     thread_loop_start(R, LAT_PIPE_WORKER, p);
     for (uint64_t i = 0; i < n; i++) {
         msg m;
-        while (!q_pop(R->q1, &m)) idle_wait(&id);
+        while (!q_pop(R->q1, &m))
+            idle_wait(&id);
         idle_reset(&id);
         if (LAT_UNLIKELY(m.seq == stall_seq && stall_site == LAT_PIPE_STALL_Q1))
             spin_for(stall_cycles);
         m.t1 = lat_cycles_fenced();
         uint64_t acc = m.payload; /* fixed work: an LCG, ~100 ns at 40 rounds */
-        for (unsigned k = 0; k < iters; k++) acc = acc * 6364136223846793005ull + 1;
+        for (unsigned k = 0; k < iters; k++)
+            acc = acc * 6364136223846793005ull + 1;
         if (alloc) { /* experiment (a): one small heap vector per event */
             uint64_t *v = malloc(32 * sizeof *v);
             lat_do_not_optimize(v);
             if (v) {
-                for (int k = 0; k < 32; k++) v[k] = acc + (uint64_t)k;
+                for (int k = 0; k < 32; k++)
+                    v[k] = acc + (uint64_t)k;
                 lat_do_not_optimize(v);
                 acc ^= v[31];
                 free(v);
@@ -254,7 +275,8 @@ static void *worker(void *arg) {
             ship(R, &m, m.t2, &dropped);
             shipped++;
         } else {
-            while (!q_push(R->q2, &m)) idle_wait(&id);
+            while (!q_push(R->q2, &m))
+                idle_wait(&id);
             idle_reset(&id);
         }
     }
@@ -276,7 +298,8 @@ static void *consumer(void *arg) {
     thread_loop_start(R, LAT_PIPE_CONSUMER, p);
     for (uint64_t i = 0; i < n; i++) {
         msg m;
-        while (!q_pop(R->q2, &m)) idle_wait(&id);
+        while (!q_pop(R->q2, &m))
+            idle_wait(&id);
         idle_reset(&id);
         if (LAT_UNLIKELY(m.seq == stall_seq)) spin_for(stall_cycles);
         uint64_t t3 = lat_cycles_fenced();
@@ -299,7 +322,9 @@ static void write_intervals(run *R, lat_hist *ih, double start_s, double len_s) 
     }
 }
 
-static double wall_s(void) { return (double)lat_clock_ns(CLOCK_REALTIME) / 1e9; }
+static double wall_s(void) {
+    return (double)lat_clock_ns(CLOCK_REALTIME) / 1e9;
+}
 
 static void *aggregator(void *arg) {
     run *R = arg;
@@ -345,7 +370,8 @@ static void *aggregator(void *arg) {
         d[LAT_PIPE_Q2] = t3 > s.t2 ? t3 - s.t2 : 0;
         d[LAT_PIPE_E2E] = t3 > s.t0 ? t3 - s.t0 : 0;
         uint64_t ns[LAT_PIPE_NSTAGES];
-        for (int k = 0; k < LAT_PIPE_NSTAGES; k++) ns[k] = lat_clock_to_ns(R->cal, d[k]);
+        for (int k = 0; k < LAT_PIPE_NSTAGES; k++)
+            ns[k] = lat_clock_to_ns(R->cal, d[k]);
         for (int k = 0; k < LAT_PIPE_NSTAGES; k++) {
             if (!r->h[k]) continue;
             if (ns[k] > ns[LAT_PIPE_E2E]) r->e2e_below_part++;
@@ -364,7 +390,8 @@ static void *aggregator(void *arg) {
         if (t3 > last_t) last_t = t3;
     }
     if (logs) write_intervals(R, ih, iv_start, wall_s() - iv_start);
-    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) lat_hist_free(&ih[s]);
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
+        lat_hist_free(&ih[s]);
     r->wall_ns = lat_clock_to_ns(R->cal, last_t - R->start_cycles);
     return NULL;
 }
@@ -379,7 +406,8 @@ void lat_pipe_config_default(lat_pipe_config *c) {
     c->queue_cap = 4096;
     c->sample_cap = 65536;
     c->work_iters = 40;
-    for (int i = 0; i < LAT_PIPE_NHOT; i++) c->cpus[i] = -1;
+    for (int i = 0; i < LAT_PIPE_NHOT; i++)
+        c->cpus[i] = -1;
     c->idle = LAT_IDLE_SPIN;
     c->perf = true;
     c->flight_threshold_ns = LAT_FLIGHT_NONE;
@@ -429,7 +457,8 @@ static bool valid(const lat_pipe_config *c) {
 
 void lat_pipe_result_release(lat_pipe_result *r) {
     if (!r) return;
-    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) lat_hist_destroy(r->h[s]);
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
+        lat_hist_destroy(r->h[s]);
     lat_flight_free(r->flight);
     memset(r, 0, sizeof *r);
 }
@@ -472,7 +501,8 @@ int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
     r->events = cfg->events;
     r->cycles_per_ns = R->cal->cycles_per_ns;
     r->stamps_per_event = (full ? 3u : 2u) + (cfg->split_q1 ? 1u : 0u);
-    for (int k = 0; k < LAT_PIPE_NHOT; k++) r->thr[k].cpu_start = r->thr[k].cpu_end = -1;
+    for (int k = 0; k < LAT_PIPE_NHOT; k++)
+        r->thr[k].cpu_start = r->thr[k].cpu_end = -1;
 
     R->slots = lat__calloc_aligned(NSLOTS, sizeof(uint64_t), LAT_DESTRUCTIVE);
     if (!R->slots) goto fail;
@@ -526,7 +556,8 @@ int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
     /* Everyone is pinned and has opened its counters: start 1 ms from now. */
     R->start_cycles = lat_cycles() + lat_clock_from_ns(R->cal, 1000000);
     pthread_barrier_wait(&R->go);
-    for (int i = 0; i < nthreads; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < nthreads; i++)
+        pthread_join(th[i], NULL);
     nthreads = 0;
     r->sent = R->sent;
     r->transformed = atomic_load_explicit(&R->slots[full ? R->ia : R->ib], memory_order_relaxed);
@@ -534,10 +565,13 @@ int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
     r->dropped = R->dropped;
     r->q1_full_spins = R->full_spins;
     if (r->flight) lat_flight_freeze(r->flight);
-    rc = R->err;
+    rc = 0;
+    for (int k = 0; k < LAT_PIPE_NHOT; k++)
+        if (R->pin_err[k]) rc = R->pin_err[k];
 fail:
     if (nthreads) { /* a later pthread_create failed: nothing safe to do but wait */
-        for (int i = 0; i < nthreads; i++) pthread_detach(th[i]);
+        for (int i = 0; i < nthreads; i++)
+            pthread_detach(th[i]);
     }
     if (barrier && !nthreads) pthread_barrier_destroy(&R->go);
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
@@ -606,8 +640,8 @@ int lat_pipe_place(lat_pipe_config *c, int shape, const lat_topo *t, bool oversu
     if (shape == LAT_PIPE_FULL && len > 0 && (size_t)len < why_len)
         len += snprintf(why + len, why_len - (size_t)len, ", consumer on CPU %d", p.hot[2]);
     if (*oversubscribed && len > 0 && (size_t)len < why_len)
-        len += snprintf(why + len, why_len - (size_t)len,
-                        "; hot threads share CPUs (backoff idle)");
+        len +=
+            snprintf(why + len, why_len - (size_t)len, "; hot threads share CPUs (backoff idle)");
     if (p.note[0] && len > 0 && (size_t)len < why_len)
         snprintf(why + len, why_len - (size_t)len, "; %s", p.note);
     return 0;
@@ -615,7 +649,9 @@ int lat_pipe_place(lat_pipe_config *c, int shape, const lat_topo *t, bool oversu
 
 /* ---- JSON ---------------------------------------------------------------------------------- */
 
-static json_t *num_or_null(double v) { return isnan(v) ? json_null() : json_real(v); }
+static json_t *num_or_null(double v) {
+    return isnan(v) ? json_null() : json_real(v);
+}
 
 static const double pcts[] = {50, 90, 99, 99.9, 99.99};
 static const char *const pct_keys[] = {"p50", "p90", "p99", "p99.9", "p99.99"};
@@ -670,7 +706,8 @@ json_t *lat_pipe_result_json(const lat_pipe_config *c, const lat_pipe_result *r)
         json_object_set_new(x, "count", json_integer(lat_hist_total(h)));
         int64_t v[5];
         lat_hist_values_at_percentiles(h, pcts, v, 5);
-        for (int i = 0; i < 5; i++) json_object_set_new(x, pct_keys[i], json_integer(v[i]));
+        for (int i = 0; i < 5; i++)
+            json_object_set_new(x, pct_keys[i], json_integer(v[i]));
         json_object_set_new(x, "max", json_integer(lat_hist_max(h)));
         json_object_set_new(x, "mean", json_real(lat_hist_mean(h)));
         json_object_set_new(st, stage_names[s], x);
@@ -694,8 +731,8 @@ json_t *lat_pipe_result_json(const lat_pipe_config *c, const lat_pipe_result *r)
     json_t *ic = json_object();
     json_object_set_new(ic, "fenced_stamp_ns", json_integer((json_int_t)r->stamp_cost_ns));
     json_object_set_new(ic, "stamps_per_event", json_integer(r->stamps_per_event));
-    double p50 = r->h[LAT_PIPE_E2E] ? (double)lat_hist_value_at_percentile(r->h[LAT_PIPE_E2E], 50)
-                                    : 0;
+    double p50 =
+        r->h[LAT_PIPE_E2E] ? (double)lat_hist_value_at_percentile(r->h[LAT_PIPE_E2E], 50) : 0;
     json_object_set_new(ic, "stamp_pct_of_e2e_p50",
                         num_or_null(p50 > 0 ? 100.0 * (double)r->stamp_cost_ns / p50 : NAN));
     json_object_set_new(o, "instrumentation", ic);
@@ -706,9 +743,9 @@ json_t *lat_pipe_result_json(const lat_pipe_config *c, const lat_pipe_result *r)
         json_array_append_new(ad, json_string(buf));
     }
     json_object_set_new(o, "stage_counter_addrs", ad);
-    json_object_set_new(o, "stage_counters_same_line",
-                        json_boolean(r->counter_addr[0] / LAT_CACHELINE ==
-                                     r->counter_addr[1] / LAT_CACHELINE));
+    json_object_set_new(
+        o, "stage_counters_same_line",
+        json_boolean(r->counter_addr[0] / LAT_CACHELINE == r->counter_addr[1] / LAT_CACHELINE));
     if (r->flight) {
         lat_flight_verdict v;
         json_t *fl = json_object();

@@ -61,7 +61,8 @@ static void test_compact_pinned_exactly_once(void **state) {
     c.split_q1 = true;
     bool over;
     int rc = plan(&c, LAT_PIPE_COMPACT, false, &over);
-    if (rc == LAT_ETOOFEW_CPUS) LAT_SKIP("compact shape needs 2 CPUs to pin, this machine has fewer");
+    if (rc == LAT_ETOOFEW_CPUS)
+        LAT_SKIP("compact shape needs 2 CPUs to pin, this machine has fewer");
     assert_int_equal(rc, 0);
     assert_false(over);
     lat_pipe_result r;
@@ -141,7 +142,8 @@ static void test_alloc_shows_allocations(void **state) {
     c.hook_ud = &a;
     lat_pipe_result r;
     assert_int_equal(lat_pipe_run(&c, &r), 0);
-    for (int k = 0; k < LAT_PIPE_NHOT; k++) assert_int_equal(a.n[k], 0);
+    for (int k = 0; k < LAT_PIPE_NHOT; k++)
+        assert_int_equal(a.n[k], 0);
     lat_pipe_result_release(&r);
 
     memset(&a, 0, sizeof a);
@@ -184,7 +186,7 @@ static void flight_case(int shape, int site, const char *stage, int kind) {
     c.rate_hz = 20000;
     c.stall_site = site;
     c.stall_seq = 2000;
-    c.stall_ns = 200000000ull;          /* 200 ms: far above scheduling noise */
+    c.stall_ns = 200000000ull;            /* 200 ms: far above scheduling noise */
     c.flight_threshold_ns = 100000000ull; /* 100 ms */
     c.perf = false;
     lat_pipe_result r;

@@ -63,26 +63,26 @@ enum { LAT_PIPE_PRODUCER = 0, LAT_PIPE_WORKER = 1, LAT_PIPE_CONSUMER = 2, LAT_PI
 enum { LAT_PIPE_STALL_NONE = 0, LAT_PIPE_STALL_WORK, LAT_PIPE_STALL_Q1, LAT_PIPE_STALL_Q2 };
 
 typedef struct lat_pipe_config {
-    int shape;              /* LAT_PIPE_FULL or LAT_PIPE_COMPACT (resolve AUTO first) */
-    uint64_t events;        /* N (default 2,000,000) */
-    uint64_t rate_hz;       /* offered rate, events/s (default 200,000) */
-    uint32_t queue_cap;     /* q1/q2 capacity (default 4,096) */
-    uint32_t sample_cap;    /* aggregation ring capacity (default 65,536) */
-    unsigned work_iters;    /* LCG rounds of fixed work (default 40) */
-    bool alloc;             /* experiment (a) */
-    bool no_pin;            /* experiment (b) */
-    bool share_line;        /* experiment (c) */
-    bool split_q1;          /* stamp t0' after the producer's push returns */
-    int cpus[LAT_PIPE_NHOT]; /* CPU per hot role (ignored with no_pin; -1 = unpinned) */
-    int idle;               /* lat_idle kind for hot threads (ring.h) */
-    bool perf;              /* per-thread counters in each hot thread (default on) */
+    int shape;                    /* LAT_PIPE_FULL or LAT_PIPE_COMPACT (resolve AUTO first) */
+    uint64_t events;              /* N (default 2,000,000) */
+    uint64_t rate_hz;             /* offered rate, events/s (default 200,000) */
+    uint32_t queue_cap;           /* q1/q2 capacity (default 4,096) */
+    uint32_t sample_cap;          /* aggregation ring capacity (default 65,536) */
+    unsigned work_iters;          /* LCG rounds of fixed work (default 40) */
+    bool alloc;                   /* experiment (a) */
+    bool no_pin;                  /* experiment (b) */
+    bool share_line;              /* experiment (c) */
+    bool split_q1;                /* stamp t0' after the producer's push returns */
+    int cpus[LAT_PIPE_NHOT];      /* CPU per hot role (ignored with no_pin; -1 = unpinned) */
+    int idle;                     /* lat_idle kind for hot threads (ring.h) */
+    bool perf;                    /* per-thread counters in each hot thread (default on) */
     uint64_t flight_threshold_ns; /* LAT_FLIGHT_NONE = no flight recorder */
-    uint64_t flight_post;   /* samples after the trigger (default 256) */
-    int stall_site;         /* LAT_PIPE_STALL_* */
+    uint64_t flight_post;         /* samples after the trigger (default 256) */
+    int stall_site;               /* LAT_PIPE_STALL_* */
     uint64_t stall_seq, stall_ns;
-    const char *hlog_prefix; /* NULL: no interval logs; else "<prefix><stage>.hlog" */
+    const char *hlog_prefix;   /* NULL: no interval logs; else "<prefix><stage>.hlog" */
     uint64_t hlog_interval_ns; /* default 1 s */
-    const lat_clock_cal *cal; /* NULL: lat_clock_default() */
+    const lat_clock_cal *cal;  /* NULL: lat_clock_default() */
     /* Test hook: called in each hot thread right before its measured loop
      * (begin = 1) and right after it (begin = 0). */
     void (*thread_hook)(void *ud, int role, int begin);
@@ -96,11 +96,11 @@ void lat_pipe_config_default(lat_pipe_config *c);
 /* Per-thread counters read inside each hot thread around its loop.  Values
  * are NAN where the machine cannot count them (no PMU in a VM, say). */
 typedef struct lat_pipe_counters {
-    bool ran;                /* this role existed in the run */
-    int cpu_start, cpu_end;  /* CPU at loop start/end (lat_current_cpu) */
+    bool ran;               /* this role existed in the run */
+    int cpu_start, cpu_end; /* CPU at loop start/end (lat_current_cpu) */
     double ctx_switches, migrations, page_faults;
     double cycles, instructions, cache_misses;
-    uint64_t loop_ns;        /* wall time of the loop */
+    uint64_t loop_ns; /* wall time of the loop */
 } lat_pipe_counters;
 
 typedef struct lat_pipe_result {
@@ -117,12 +117,12 @@ typedef struct lat_pipe_result {
     uint64_t wall_ns;        /* first intended send to last sample recorded */
     uint64_t q1_full_spins;  /* producer retries on a full q1 */
     double cycles_per_ns;
-    uintptr_t counter_addr[2]; /* addresses of the two stage counters */
+    uintptr_t counter_addr[2];     /* addresses of the two stage counters */
     lat_hist *h[LAT_PIPE_NSTAGES]; /* ns histograms; NULL for absent stages */
     lat_pipe_counters thr[LAT_PIPE_NHOT];
-    lat_flight *flight;      /* NULL unless a threshold was set */
+    lat_flight *flight; /* NULL unless a threshold was set */
     int flight_fired;
-    uint64_t stamp_cost_ns;  /* median cost of one fenced stamp, measured this run */
+    uint64_t stamp_cost_ns; /* median cost of one fenced stamp, measured this run */
     unsigned stamps_per_event;
 } lat_pipe_result;
 
