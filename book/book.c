@@ -1,0 +1,782 @@
+/* book.c - the matching engine of book.h: price-array levels, two-level
+ * occupancy bitmaps, intrusive FIFOs, an order slab and an id hash.
+ *
+ * Workload assumption: one writer; orders concentrate near the touch, so the
+ * level array and the bitmaps stay in cache; every operation is O(1) except
+ * matching (O(fills)), mass cancel and snapshots (O(orders / levels touched)).
+ * Nothing here allocates after book_create(). */
+#include "book.h"
+
+#include "latlab/alloc.h"
+#include "latlab/compiler.h"
+
+#include <errno.h>
+#include <string.h>
+#include <zlib.h>
+
+#define NIL UINT32_MAX
+
+typedef struct order {
+    uint64_t id;
+    uint32_t qty; /* open quantity */
+    uint32_t owner;
+    uint32_t next, prev; /* FIFO links within the level (NIL at the ends); next = free list */
+    uint32_t level;      /* level index */
+    uint8_t side;
+} order;
+
+typedef struct level {
+    uint32_t head, tail, count, pad;
+    uint64_t qty;
+} level;
+
+typedef struct slot {
+    uint64_t id;
+    uint32_t idx; /* NIL = empty */
+} slot;
+
+typedef struct side_state {
+    level *lv;
+    uint64_t *l0; /* bit per level */
+    uint64_t *l1; /* bit per l0 word */
+    uint32_t nl1;
+    uint32_t best; /* NIL = empty */
+    uint32_t nlevels_used;
+} side_state;
+
+struct book {
+    book_config cfg;
+    uint32_t nlevels, nl0;
+    side_state s[2];
+    order *ord;
+    uint32_t free_head, live;
+    slot *tab;
+    uint32_t tab_mask;
+    unsigned tab_shift;
+    uint64_t seq;
+};
+
+/* ---- bitmap ------------------------------------------------------------- */
+
+static inline void bm_set(side_state *s, uint32_t i) {
+    s->l0[i >> 6] |= 1ull << (i & 63);
+    s->l1[i >> 12] |= 1ull << ((i >> 6) & 63);
+}
+
+static inline void bm_clear(side_state *s, uint32_t i) {
+    uint64_t w = s->l0[i >> 6] &= ~(1ull << (i & 63));
+    if (!w) s->l1[i >> 12] &= ~(1ull << ((i >> 6) & 63));
+}
+
+/* Lowest set bit >= i, or NIL. */
+static uint32_t bm_next(const side_state *s, uint32_t nl0, uint32_t i) {
+    uint32_t w = i >> 6;
+    if (w >= nl0) return NIL;
+    uint64_t m = s->l0[w] & (~0ull << (i & 63));
+    if (m) return (w << 6) | (uint32_t)__builtin_ctzll(m);
+    uint32_t j = w + 1; /* next l0 word to consider */
+    for (uint32_t k = j >> 6; k < s->nl1; k++) {
+        uint64_t mm = s->l1[k];
+        if (k == (j >> 6)) mm &= (j & 63) ? (~0ull << (j & 63)) : ~0ull;
+        if (mm) {
+            uint32_t ww = (k << 6) | (uint32_t)__builtin_ctzll(mm);
+            return (ww << 6) | (uint32_t)__builtin_ctzll(s->l0[ww]);
+        }
+    }
+    return NIL;
+}
+
+/* Highest set bit <= i, or NIL (i may be NIL-1.. ; i == NIL means none). */
+static uint32_t bm_prev(const side_state *s, uint32_t i) {
+    if (i == NIL) return NIL;
+    uint32_t w = i >> 6;
+    uint64_t m = s->l0[w] & (~0ull >> (63 - (i & 63)));
+    if (m) return (w << 6) | (63u - (uint32_t)__builtin_clzll(m));
+    if (w == 0) return NIL;
+    uint32_t j = w - 1;
+    for (int64_t k = j >> 6; k >= 0; k--) {
+        uint64_t mm = s->l1[k];
+        if ((uint32_t)k == (j >> 6)) mm &= ~0ull >> (63 - (j & 63));
+        if (mm) {
+            uint32_t ww = ((uint32_t)k << 6) | (63u - (uint32_t)__builtin_clzll(mm));
+            return (ww << 6) | (63u - (uint32_t)__builtin_clzll(s->l0[ww]));
+        }
+    }
+    return NIL;
+}
+
+/* Next level after i going away from the touch (bids: lower, asks: higher). */
+static inline uint32_t worse_level(const book *b, int side, uint32_t i) {
+    if (side == BOOK_BUY) return i == 0 ? NIL : bm_prev(&b->s[0], i - 1);
+    return bm_next(&b->s[1], b->nl0, i + 1);
+}
+
+/* ---- id hash --------------------------------------------------------------- */
+
+static inline uint32_t hash_id(const book *b, uint64_t id) {
+    return (uint32_t)((id * 0x9E3779B97F4A7C15ull) >> b->tab_shift);
+}
+
+static inline uint32_t hash_find(const book *b, uint64_t id) {
+    uint32_t h = hash_id(b, id);
+    for (;;) {
+        const slot *s = &b->tab[h];
+        if (s->idx == NIL) return NIL;
+        if (s->id == id) return s->idx;
+        h = (h + 1) & b->tab_mask;
+    }
+}
+
+static inline void hash_insert(book *b, uint64_t id, uint32_t idx) {
+    uint32_t h = hash_id(b, id);
+    while (b->tab[h].idx != NIL)
+        h = (h + 1) & b->tab_mask;
+    b->tab[h].id = id;
+    b->tab[h].idx = idx;
+}
+
+/* Backward-shift deletion: keeps every probe chain unbroken without tombstones. */
+static inline void hash_remove(book *b, uint64_t id) {
+    uint32_t h = hash_id(b, id);
+    while (b->tab[h].id != id || b->tab[h].idx == NIL)
+        h = (h + 1) & b->tab_mask;
+    uint32_t hole = h;
+    uint32_t j = hole;
+    for (;;) {
+        j = (j + 1) & b->tab_mask;
+        if (b->tab[j].idx == NIL) break;
+        uint32_t home = hash_id(b, b->tab[j].id);
+        /* Move j into the hole unless its home lies cyclically in (hole, j]. */
+        int stays = (hole <= j) ? (home > hole && home <= j) : (home > hole || home <= j);
+        if (!stays) {
+            b->tab[hole] = b->tab[j];
+            hole = j;
+        }
+    }
+    b->tab[hole].idx = NIL;
+}
+
+/* ---- events ------------------------------------------------------------------ */
+
+static inline void emit(book *b, const book_event *ev) {
+    if (b->cfg.on_event) b->cfg.on_event(ev, b->cfg.ud);
+}
+
+static inline void emit_simple(book *b, book_event_type t, book_side side, uint64_t id,
+                               uint32_t owner, int32_t reason, int64_t price, uint64_t qty) {
+    if (!b->cfg.on_event) return;
+    book_event ev = {0};
+    ev.type = t;
+    ev.side = side;
+    ev.id = id;
+    ev.owner = owner;
+    ev.reason = reason;
+    ev.price = price;
+    ev.qty = qty;
+    ev.seq = b->seq;
+    b->cfg.on_event(&ev, b->cfg.ud);
+}
+
+static inline int64_t level_price(const book *b, uint32_t i) {
+    return b->cfg.price_lo + (int64_t)i * b->cfg.tick;
+}
+
+static inline void emit_level(book *b, int side, uint32_t li) {
+    b->seq++;
+    if (!b->cfg.on_event) return;
+    const level *l = &b->s[side].lv[li];
+    book_event ev = {0};
+    ev.type = BOOK_EV_LEVEL;
+    ev.side = (book_side)side;
+    ev.price = level_price(b, li);
+    ev.qty = l->qty;
+    ev.count = l->count;
+    ev.seq = b->seq;
+    b->cfg.on_event(&ev, b->cfg.ud);
+}
+
+static int reject(book *b, int err, uint64_t id, uint32_t owner, book_side side) {
+    emit_simple(b, BOOK_EV_REJECTED, side, id, owner, err, 0, 0);
+    return err;
+}
+
+/* ---- levels and orders ------------------------------------------------------ */
+
+static inline void level_append(book *b, int side, uint32_t li, uint32_t oi) {
+    side_state *s = &b->s[side];
+    level *l = &s->lv[li];
+    order *o = &b->ord[oi];
+    o->level = li;
+    o->next = NIL;
+    o->prev = l->tail;
+    if (l->tail != NIL)
+        b->ord[l->tail].next = oi;
+    else
+        l->head = oi;
+    l->tail = oi;
+    if (l->count++ == 0) {
+        bm_set(s, li);
+        s->nlevels_used++;
+        if (s->best == NIL || (side == BOOK_BUY ? li > s->best : li < s->best)) s->best = li;
+    }
+    l->qty += o->qty;
+}
+
+/* Unlink order oi (its qty already taken off the level by the caller). */
+static inline void level_unlink(book *b, int side, uint32_t oi) {
+    side_state *s = &b->s[side];
+    order *o = &b->ord[oi];
+    level *l = &s->lv[o->level];
+    if (o->prev != NIL)
+        b->ord[o->prev].next = o->next;
+    else
+        l->head = o->next;
+    if (o->next != NIL)
+        b->ord[o->next].prev = o->prev;
+    else
+        l->tail = o->prev;
+    if (--l->count == 0) {
+        bm_clear(s, o->level);
+        s->nlevels_used--;
+        if (s->best == o->level) s->best = worse_level(b, side, o->level);
+    }
+}
+
+static inline void order_free(book *b, uint32_t oi) {
+    b->ord[oi].next = b->free_head;
+    b->free_head = oi;
+    b->live--;
+}
+
+/* Remove a resting order entirely, emitting CANCELLED then LEVEL. */
+static void remove_order(book *b, uint32_t oi, int32_t reason) {
+    order *o = &b->ord[oi];
+    int side = o->side;
+    uint32_t li = o->level;
+    b->s[side].lv[li].qty -= o->qty;
+    level_unlink(b, side, oi);
+    hash_remove(b, o->id);
+    emit_simple(b, BOOK_EV_CANCELLED, (book_side)side, o->id, o->owner, reason, level_price(b, li),
+                o->qty);
+    order_free(b, oi);
+    emit_level(b, side, li);
+}
+
+/* ---- construction -------------------------------------------------------------- */
+
+int book_create(const book_config *cfg, book **out) {
+    if (!cfg || !out || cfg->tick <= 0 || cfg->price_hi < cfg->price_lo || cfg->max_orders == 0 ||
+        cfg->max_orders >= (1u << 31) || (unsigned)cfg->stp > BOOK_STP_CANCEL_BOTH)
+        return -EINVAL;
+    uint64_t span = (uint64_t)(cfg->price_hi - cfg->price_lo) / (uint64_t)cfg->tick + 1;
+    if (span > (1ull << 28)) return -EINVAL;
+    book *b = lat__calloc(1, sizeof *b);
+    if (!b) return -ENOMEM;
+    b->cfg = *cfg;
+    b->nlevels = (uint32_t)span;
+    b->nl0 = (b->nlevels + 63) / 64;
+    for (int k = 0; k < 2; k++) {
+        side_state *s = &b->s[k];
+        s->nl1 = (b->nl0 + 63) / 64;
+        s->lv = lat__calloc_aligned(b->nlevels, sizeof(level), LAT_CACHELINE);
+        s->l0 = lat__calloc_aligned(b->nl0, sizeof(uint64_t), LAT_CACHELINE);
+        s->l1 = lat__calloc_aligned(s->nl1, sizeof(uint64_t), LAT_CACHELINE);
+        if (!s->lv || !s->l0 || !s->l1) goto fail;
+    }
+    b->ord = lat__calloc_aligned(cfg->max_orders, sizeof(order), LAT_CACHELINE);
+    if (!b->ord) goto fail;
+    uint64_t cap = 16;
+    while (cap < 2ull * cfg->max_orders)
+        cap <<= 1;
+    b->tab = lat__calloc_aligned(cap, sizeof(slot), LAT_CACHELINE);
+    if (!b->tab) goto fail;
+    b->tab_mask = (uint32_t)(cap - 1);
+    b->tab_shift = 64u - (unsigned)__builtin_ctzll(cap);
+    book_reset(b);
+    *out = b;
+    return 0;
+fail:
+    book_free(b);
+    return -ENOMEM;
+}
+
+void book_free(book *b) {
+    if (!b) return;
+    for (int k = 0; k < 2; k++) {
+        lat__free(b->s[k].lv);
+        lat__free(b->s[k].l0);
+        lat__free(b->s[k].l1);
+    }
+    lat__free(b->ord);
+    lat__free(b->tab);
+    lat__free(b);
+}
+
+void book_reset(book *b) {
+    for (int k = 0; k < 2; k++) {
+        side_state *s = &b->s[k];
+        for (uint32_t i = 0; i < b->nlevels; i++) {
+            s->lv[i].head = s->lv[i].tail = NIL;
+            s->lv[i].count = 0;
+            s->lv[i].qty = 0;
+        }
+        memset(s->l0, 0, b->nl0 * sizeof(uint64_t));
+        memset(s->l1, 0, s->nl1 * sizeof(uint64_t));
+        s->best = NIL;
+        s->nlevels_used = 0;
+    }
+    for (uint32_t i = 0; i < b->cfg.max_orders; i++)
+        b->ord[i].next = i + 1 < b->cfg.max_orders ? i + 1 : NIL;
+    b->free_head = 0;
+    b->live = 0;
+    for (uint32_t i = 0; i <= b->tab_mask; i++)
+        b->tab[i].idx = NIL;
+    b->seq = 0;
+}
+
+void book_set_stp(book *b, book_stp stp) {
+    b->cfg.stp = stp;
+}
+void book_set_fees(book *b, int32_t maker_bps, int32_t taker_bps) {
+    b->cfg.maker_fee_bps = maker_bps;
+    b->cfg.taker_fee_bps = taker_bps;
+}
+void book_set_callback(book *b, book_event_fn fn, void *ud) {
+    b->cfg.on_event = fn;
+    b->cfg.ud = ud;
+}
+
+/* ---- validation ----------------------------------------------------------------- */
+
+static inline int check_price(const book *b, int64_t price, uint32_t *li) {
+    if (price < b->cfg.price_lo || price > b->cfg.price_hi) return BOOK_EBAND;
+    int64_t off = price - b->cfg.price_lo;
+    if (off % b->cfg.tick) return BOOK_ETICK;
+    *li = (uint32_t)(off / b->cfg.tick);
+    return 0;
+}
+
+/* ---- matching ---------------------------------------------------------------- */
+
+/* Does the opposite level li cross a taker of `side` limited at index lim? */
+static inline int crosses(int side, uint32_t li, uint32_t lim) {
+    return side == BOOK_BUY ? li <= lim : li >= lim;
+}
+
+/* FOK: can `qty` be filled (taking self-trade prevention into account)? */
+static int fok_fillable(const book *b, int side, uint32_t owner, uint32_t lim, uint64_t qty) {
+    int opp = side ^ 1;
+    uint64_t got = 0;
+    book_stp stp = b->cfg.stp;
+    for (uint32_t li = b->s[opp].best; li != NIL && crosses(side, li, lim);
+         li = worse_level(b, opp, li)) {
+        const level *l = &b->s[opp].lv[li];
+        if (stp == BOOK_STP_NONE) {
+            got += l->qty;
+        } else {
+            for (uint32_t oi = l->head; oi != NIL; oi = b->ord[oi].next) {
+                const order *o = &b->ord[oi];
+                if (o->owner == owner) {
+                    if (stp == BOOK_STP_CANCEL_MAKER) continue;
+                    return got >= qty; /* matching stops here */
+                }
+                got += o->qty;
+                if (got >= qty) return 1;
+            }
+        }
+        if (got >= qty) return 1;
+    }
+    return got >= qty;
+}
+
+/* Match a taker against the opposite side.  Returns the quantity left, or
+ * sets *stp_stop when self-trade prevention cancelled the taker. */
+static uint32_t match(book *b, uint64_t id, uint32_t owner, int side, uint32_t lim, uint32_t qty,
+                      int *stp_stop) {
+    int opp = side ^ 1;
+    side_state *s = &b->s[opp];
+    *stp_stop = 0;
+    while (qty && s->best != NIL && crosses(side, s->best, lim)) {
+        uint32_t li = s->best;
+        level *l = &s->lv[li];
+        int64_t px = level_price(b, li);
+        uint32_t oi = l->head;
+        while (qty && oi != NIL) {
+            order *o = &b->ord[oi];
+            uint32_t nx = o->next;
+            if (LAT_UNLIKELY(o->owner == owner && b->cfg.stp != BOOK_STP_NONE)) {
+                book_stp stp = b->cfg.stp;
+                if (stp == BOOK_STP_CANCEL_MAKER || stp == BOOK_STP_CANCEL_BOTH)
+                    remove_order(b, oi, BOOK_CXL_STP);
+                if (stp != BOOK_STP_CANCEL_MAKER) {
+                    *stp_stop = 1;
+                    return qty;
+                }
+                oi = nx;
+                continue;
+            }
+            uint32_t q = o->qty < qty ? o->qty : qty;
+            qty -= q;
+            o->qty -= q;
+            l->qty -= q;
+            if (b->cfg.on_event) {
+                book_event ev = {0};
+                ev.type = BOOK_EV_TRADE;
+                ev.side = (book_side)side;
+                ev.owner = owner;
+                ev.id = id;
+                ev.maker_id = o->id;
+                ev.price = px;
+                ev.qty = q;
+                ev.maker_fee_e4 = px * (int64_t)q * b->cfg.maker_fee_bps;
+                ev.taker_fee_e4 = px * (int64_t)q * b->cfg.taker_fee_bps;
+                ev.seq = b->seq;
+                b->cfg.on_event(&ev, b->cfg.ud);
+            }
+            if (o->qty == 0) {
+                level_unlink(b, opp, oi);
+                hash_remove(b, o->id);
+                emit_simple(b, BOOK_EV_DONE, (book_side)opp, o->id, o->owner, 0, px, 0);
+                order_free(b, oi);
+            }
+            emit_level(b, opp, li);
+            oi = nx;
+        }
+    }
+    return qty;
+}
+
+static int rest(book *b, uint64_t id, uint32_t owner, int side, uint32_t li, uint32_t qty) {
+    uint32_t oi = b->free_head;
+    order *o = &b->ord[oi];
+    b->free_head = o->next;
+    b->live++;
+    o->id = id;
+    o->qty = qty;
+    o->owner = owner;
+    o->side = (uint8_t)side;
+    level_append(b, side, li, oi);
+    hash_insert(b, id, oi);
+    emit_level(b, side, li);
+    return 0;
+}
+
+/* Shared by limit and market: lim is the limit index (market: the far end). */
+static int take(book *b, uint64_t id, uint32_t owner, int side, int64_t price, uint32_t lim,
+                uint32_t qty, int tif, int market) {
+    emit_simple(b, BOOK_EV_ACCEPTED, (book_side)side, id, owner, 0, market ? 0 : price, qty);
+    if (tif == BOOK_FOK && !fok_fillable(b, side, owner, lim, qty)) {
+        emit_simple(b, BOOK_EV_CANCELLED, (book_side)side, id, owner, BOOK_CXL_FOK, 0, qty);
+        return 0;
+    }
+    int stp_stop;
+    uint32_t left = match(b, id, owner, side, lim, qty, &stp_stop);
+    if (left == 0) {
+        emit_simple(b, BOOK_EV_DONE, (book_side)side, id, owner, 0, 0, 0);
+        return 0;
+    }
+    if (stp_stop || tif != BOOK_GTC) {
+        emit_simple(b, BOOK_EV_CANCELLED, (book_side)side, id, owner,
+                    stp_stop ? BOOK_CXL_STP : BOOK_CXL_IOC, 0, left);
+        return 0;
+    }
+    return rest(b, id, owner, side, lim, left);
+}
+
+int book_limit(book *b, uint64_t id, uint32_t owner, book_side side, int64_t price, uint32_t qty,
+               book_tif tif, unsigned flags) {
+    if ((unsigned)side > 1 || (unsigned)tif > BOOK_FOK || (flags & ~BOOK_POST_ONLY) ||
+        ((flags & BOOK_POST_ONLY) && tif != BOOK_GTC))
+        return reject(b, BOOK_EARG, id, owner, side);
+    if (qty == 0) return reject(b, BOOK_EQTY, id, owner, side);
+    uint32_t li;
+    int err = check_price(b, price, &li);
+    if (err) return reject(b, err, id, owner, side);
+    if (hash_find(b, id) != NIL) return reject(b, BOOK_EDUP, id, owner, side);
+    if (tif == BOOK_GTC && b->free_head == NIL) return reject(b, BOOK_EFULL, id, owner, side);
+    if (flags & BOOK_POST_ONLY) {
+        uint32_t ob = b->s[side ^ 1].best;
+        if (ob != NIL && crosses(side, ob, li)) return reject(b, BOOK_ECROSS, id, owner, side);
+    }
+    return take(b, id, owner, side, price, li, qty, tif, 0);
+}
+
+int book_market(book *b, uint64_t id, uint32_t owner, book_side side, uint32_t qty) {
+    if ((unsigned)side > 1) return reject(b, BOOK_EARG, id, owner, side);
+    if (qty == 0) return reject(b, BOOK_EQTY, id, owner, side);
+    if (hash_find(b, id) != NIL) return reject(b, BOOK_EDUP, id, owner, side);
+    uint32_t lim = side == BOOK_BUY ? b->nlevels - 1 : 0;
+    return take(b, id, owner, side, 0, lim, qty, BOOK_IOC, 1);
+}
+
+int book_cancel(book *b, uint64_t id) {
+    uint32_t oi = hash_find(b, id);
+    if (oi == NIL) return reject(b, BOOK_EUNKNOWN, id, 0, BOOK_BUY);
+    remove_order(b, oi, BOOK_CXL_USER);
+    return 0;
+}
+
+int book_modify(book *b, uint64_t id, uint32_t new_qty) {
+    uint32_t oi = hash_find(b, id);
+    if (oi == NIL) return reject(b, BOOK_EUNKNOWN, id, 0, BOOK_BUY);
+    order *o = &b->ord[oi];
+    if (new_qty == 0) return reject(b, BOOK_EQTY, id, o->owner, (book_side)o->side);
+    if (new_qty == o->qty) return 0;
+    int side = o->side;
+    uint32_t li = o->level;
+    level *l = &b->s[side].lv[li];
+    if (new_qty < o->qty) {
+        l->qty -= o->qty - new_qty;
+        o->qty = new_qty;
+    } else if (l->tail == oi) {
+        /* already last: losing priority changes nothing in the queue */
+        l->qty += new_qty - o->qty;
+        o->qty = new_qty;
+    } else {
+        /* to the back of the queue (the level cannot empty: others remain) */
+        if (o->prev != NIL)
+            b->ord[o->prev].next = o->next;
+        else
+            l->head = o->next;
+        b->ord[o->next].prev = o->prev;
+        o->prev = l->tail;
+        o->next = NIL;
+        b->ord[l->tail].next = oi;
+        l->tail = oi;
+        l->qty += new_qty - o->qty;
+        o->qty = new_qty;
+    }
+    emit_level(b, side, li);
+    return 0;
+}
+
+int book_add_resting(book *b, uint64_t id, uint32_t owner, book_side side, int64_t price,
+                     uint32_t qty) {
+    if ((unsigned)side > 1) return reject(b, BOOK_EARG, id, owner, side);
+    if (qty == 0) return reject(b, BOOK_EQTY, id, owner, side);
+    uint32_t li;
+    int err = check_price(b, price, &li);
+    if (err) return reject(b, err, id, owner, side);
+    if (hash_find(b, id) != NIL) return reject(b, BOOK_EDUP, id, owner, side);
+    if (b->free_head == NIL) return reject(b, BOOK_EFULL, id, owner, side);
+    emit_simple(b, BOOK_EV_ACCEPTED, side, id, owner, 0, price, qty);
+    return rest(b, id, owner, side, li, qty);
+}
+
+int64_t book_reduce(book *b, uint64_t id, uint32_t by) {
+    uint32_t oi = hash_find(b, id);
+    if (oi == NIL) return reject(b, BOOK_EUNKNOWN, id, 0, BOOK_BUY);
+    order *o = &b->ord[oi];
+    if (by == 0) return reject(b, BOOK_EQTY, id, o->owner, (book_side)o->side);
+    if (by >= o->qty) {
+        int side = o->side;
+        uint32_t li = o->level;
+        b->s[side].lv[li].qty -= o->qty;
+        level_unlink(b, side, oi);
+        hash_remove(b, id);
+        emit_simple(b, BOOK_EV_DONE, (book_side)side, id, o->owner, 0, level_price(b, li), 0);
+        order_free(b, oi);
+        emit_level(b, side, li);
+        return 0;
+    }
+    o->qty -= by;
+    b->s[o->side].lv[o->level].qty -= by;
+    emit_level(b, o->side, o->level);
+    return o->qty;
+}
+
+/* ---- mass cancel ---------------------------------------------------------------- */
+
+book_filter book_filter_all(void) {
+    book_filter f = {.side = -1};
+    return f;
+}
+book_filter book_filter_side(book_side side) {
+    book_filter f = {.side = (int)side};
+    return f;
+}
+book_filter book_filter_owner(uint32_t owner) {
+    book_filter f = {.side = -1, .by_owner = 1, .owner = owner};
+    return f;
+}
+book_filter book_filter_range(int64_t lo, int64_t hi) {
+    book_filter f = {.side = -1, .by_price = 1, .price_lo = lo, .price_hi = hi};
+    return f;
+}
+
+int64_t book_mass_cancel(book *b, const book_filter *f, uint64_t *ids, size_t cap) {
+    if (!f || f->side < -1 || f->side > 1) return BOOK_EARG;
+    int64_t n = 0;
+    for (int side = 0; side < 2; side++) {
+        if (f->side != -1 && f->side != side) continue;
+        uint32_t li = b->s[side].best;
+        while (li != NIL) {
+            int64_t px = level_price(b, li);
+            /* next level computed before this one may empty */
+            uint32_t nli = worse_level(b, side, li);
+            int in = !f->by_price || (px >= f->price_lo && px <= f->price_hi);
+            if (in) {
+                uint32_t oi = b->s[side].lv[li].head;
+                while (oi != NIL) {
+                    uint32_t nx = b->ord[oi].next;
+                    if (!f->by_owner || b->ord[oi].owner == f->owner) {
+                        if (ids && (size_t)n < cap) ids[n] = b->ord[oi].id;
+                        n++;
+                        remove_order(b, oi, BOOK_CXL_MASS);
+                    }
+                    oi = nx;
+                }
+            }
+            li = nli;
+        }
+    }
+    return n;
+}
+
+/* ---- snapshots and queries -------------------------------------------------------- */
+
+static size_t side_levels(const book *b, int side, size_t depth, book_level_view *out) {
+    size_t n = 0;
+    for (uint32_t li = b->s[side].best; li != NIL && (depth == 0 || n < depth);
+         li = worse_level(b, side, li)) {
+        if (out) {
+            out[n].price = level_price(b, li);
+            out[n].qty = b->s[side].lv[li].qty;
+            out[n].count = b->s[side].lv[li].count;
+        }
+        n++;
+    }
+    return n;
+}
+
+void book_snapshot(const book *b, size_t depth, book_level_view *bids, size_t *nbids,
+                   book_level_view *asks, size_t *nasks) {
+    size_t nb = bids ? side_levels(b, 0, depth, bids) : 0;
+    size_t na = asks ? side_levels(b, 1, depth, asks) : 0;
+    if (nbids) *nbids = nb;
+    if (nasks) *nasks = na;
+}
+
+static uLong crc_u64(uLong crc, uint64_t v) {
+    unsigned char x[8];
+    for (int i = 0; i < 8; i++)
+        x[i] = (unsigned char)(v >> (8 * i));
+    return crc32(crc, x, 8);
+}
+
+int book_snapshot_package(const book *b, size_t depth, book_package *pkg) {
+    if (!b || !pkg || !pkg->bids || !pkg->asks) return BOOK_EARG;
+    book_snapshot(b, depth, pkg->bids, &pkg->nbids, pkg->asks, &pkg->nasks);
+    pkg->depth = depth;
+    pkg->seq = b->seq;
+    uLong crc = crc32(0L, Z_NULL, 0);
+    crc = crc_u64(crc, depth);
+    crc = crc_u64(crc, pkg->nbids);
+    crc = crc_u64(crc, pkg->nasks);
+    for (int side = 0; side < 2; side++) {
+        const book_level_view *v = side ? pkg->asks : pkg->bids;
+        size_t n = side ? pkg->nasks : pkg->nbids;
+        for (size_t i = 0; i < n; i++) {
+            unsigned char x[20];
+            uint64_t p = (uint64_t)v[i].price, q = v[i].qty;
+            for (int k = 0; k < 8; k++) {
+                x[k] = (unsigned char)(p >> (8 * k));
+                x[8 + k] = (unsigned char)(q >> (8 * k));
+            }
+            for (int k = 0; k < 4; k++)
+                x[16 + k] = (unsigned char)(v[i].count >> (8 * k));
+            crc = crc32(crc, x, sizeof x);
+        }
+    }
+    pkg->crc32 = (uint32_t)crc;
+    return 0;
+}
+
+int book_best(const book *b, book_side side, int64_t *price, uint64_t *qty) {
+    uint32_t li = b->s[side & 1].best;
+    if (li == NIL) return BOOK_EEMPTY;
+    if (price) *price = level_price(b, li);
+    if (qty) *qty = b->s[side & 1].lv[li].qty;
+    return 0;
+}
+
+uint32_t book_order_count(const book *b) {
+    return b->live;
+}
+size_t book_level_count(const book *b, book_side side) {
+    return b->s[side & 1].nlevels_used;
+}
+uint64_t book_seq(const book *b) {
+    return b->seq;
+}
+
+int book_lookup(const book *b, uint64_t id, uint32_t *owner, book_side *side, int64_t *price,
+                uint32_t *qty) {
+    uint32_t oi = hash_find(b, id);
+    if (oi == NIL) return BOOK_EUNKNOWN;
+    const order *o = &b->ord[oi];
+    if (owner) *owner = o->owner;
+    if (side) *side = (book_side)o->side;
+    if (price) *price = level_price(b, o->level);
+    if (qty) *qty = o->qty;
+    return 0;
+}
+
+void book_walk(const book *b, book_side side, book_order_fn fn, void *ud) {
+    int s = side & 1;
+    for (uint32_t li = b->s[s].best; li != NIL; li = worse_level(b, s, li))
+        for (uint32_t oi = b->s[s].lv[li].head; oi != NIL; oi = b->ord[oi].next)
+            fn(b->ord[oi].id, b->ord[oi].owner, level_price(b, li), b->ord[oi].qty, ud);
+}
+
+const char *book_strerror(int err) {
+    switch (err) {
+    case 0:
+        return "success";
+    case BOOK_EARG:
+        return "bad argument (side, time in force or flags)";
+    case BOOK_EQTY:
+        return "quantity is zero";
+    case BOOK_EBAND:
+        return "price outside the book's band";
+    case BOOK_ETICK:
+        return "price is not on a tick";
+    case BOOK_EDUP:
+        return "order id already in use";
+    case BOOK_EUNKNOWN:
+        return "no resting order has this id";
+    case BOOK_EFULL:
+        return "order capacity exhausted";
+    case BOOK_ECROSS:
+        return "post-only order would cross";
+    case BOOK_EEMPTY:
+        return "that side of the book is empty";
+    default:
+        return "unknown book error";
+    }
+}
+
+const char *book_reason(int err) {
+    switch (err) {
+    case BOOK_EARG:
+        return "bad_arg";
+    case BOOK_EQTY:
+        return "zero_qty";
+    case BOOK_EBAND:
+        return "out_of_band";
+    case BOOK_ETICK:
+        return "off_tick";
+    case BOOK_EDUP:
+        return "duplicate_id";
+    case BOOK_EUNKNOWN:
+        return "unknown_id";
+    case BOOK_EFULL:
+        return "book_full";
+    case BOOK_ECROSS:
+        return "would_cross";
+    case BOOK_EEMPTY:
+        return "empty";
+    default:
+        return "error";
+    }
+}

@@ -1,0 +1,101 @@
+/* hlog.h - HdrHistogram text formats: interval logs (.hlog) and percentile
+ * distribution tables (.hgrm).
+ *
+ * Writer: log format 1.3 exactly as Java's HistogramLogWriter prints it
+ * (version line, StartTime with a full date, BaseTime, legend, optional
+ * Tag=, interval max divided by a unit ratio, base64 compressed V2).
+ * Reader: formats 1.2 and 1.3 (Java and HdrHistogram_c, whose legend says
+ * "EndTimestamp" and whose max is unscaled), tags, comments, relative or
+ * absolute timestamps (Java's rule: a timestamp more than a year before
+ * StartTime is relative to BaseTime/StartTime).  The reader checks every line
+ * and reports the line number and a reason for anything malformed.
+ * .hgrm: Java's outputPercentileDistribution, byte for byte (including
+ * Java's HALF_UP decimal rounding), plain or CSV, with ticks-per-half and a
+ * value scale; 64-bit counts.
+ * Not hot; allocation at open only (plus one histogram per interval). */
+#ifndef LATLAB_HLOG_H
+#define LATLAB_HLOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "latlab/hist.h"
+
+/* ---- .hgrm percentile distribution ------------------------------------------------ */
+
+/* Print h's percentile distribution to f as Java's
+ * outputPercentileDistribution(f, ticks_per_half, scale, csv) would.
+ * ticks_per_half >= 1 (default 5); scale > 0 divides every value (1e3 for
+ * ns -> us).  Returns 0 or -EIO (write error) / -EINVAL. */
+int lat_hist_write_percentiles(FILE *f, const lat_hist *h, int ticks_per_half, double scale,
+                               bool csv);
+
+/* Format d with `prec` decimals the way java.util.Formatter's %.{prec}f does
+ * (shortest round-trip digits, then HALF_UP), into buf (size cap).  Returns
+ * the length (snprintf-like). */
+int lat_java_format_fixed(char *buf, size_t cap, double d, int prec);
+
+/* ---- interval log writer ----------------------------------------------------------- */
+
+#define LAT_HLOG_MAX_UNIT_RATIO_DEFAULT 1e6 /* ns recorded -> ms in the max column */
+#define LAT_HLOG_TAG_MAX 128                /* bytes including the NUL */
+
+typedef struct lat_hlog_writer {
+    FILE *f;               /* not owned */
+    double base_time_s;    /* timestamps are written relative to this */
+    double max_unit_ratio; /* interval max is divided by this (default 1e6) */
+} lat_hlog_writer;
+
+/* Write the 1.3 header to f: version, "#[StartTime: S (seconds since epoch),
+ * <date>]", "#[BaseTime: B (seconds since epoch)]" and the legend.
+ * start_time_s and base_time_s are seconds since the epoch (usually equal).
+ * max_unit_ratio <= 0 means the default 1e6.  Returns 0 or -EIO. */
+int lat_hlog_writer_init(lat_hlog_writer *w, FILE *f, double start_time_s, double base_time_s,
+                         double max_unit_ratio);
+/* A comment line "#<text>". */
+int lat_hlog_write_comment(lat_hlog_writer *w, const char *text);
+/* One interval: [Tag=tag,]start-base,length,max/ratio,base64.  start_s is in
+ * the same clock as base_time_s (seconds since the epoch).  tag may be NULL;
+ * otherwise non-empty, shorter than LAT_HLOG_TAG_MAX and free of ',', ' ',
+ * CR and LF (-EINVAL).  Returns 0, -EIO, -ENOMEM. */
+int lat_hlog_write_interval(lat_hlog_writer *w, const lat_hist *h, const char *tag, double start_s,
+                            double length_s);
+
+/* ---- interval log reader ----------------------------------------------------------- */
+
+typedef struct lat_hlog_reader lat_hlog_reader;
+
+typedef struct lat_hlog_interval {
+    char tag[LAT_HLOG_TAG_MAX]; /* "" when untagged */
+    double timestamp_s;         /* the first column as written */
+    double start_s;             /* absolute start (timestamp + base time) */
+    double offset_s;            /* start relative to the log's StartTime */
+    double length_s;            /* interval length */
+    double max_field;           /* the Interval_Max column as written */
+    int line;                   /* 1-based line number in the file */
+    lat_hist hist;              /* decoded; owned by the reader, valid until the next call */
+} lat_hlog_interval;
+
+/* Open a log file / an in-memory text (copied).  0 and *out, or -errno. */
+int lat_hlog_reader_open(const char *path, lat_hlog_reader **out);
+int lat_hlog_reader_open_mem(const char *text, size_t len, lat_hlog_reader **out);
+void lat_hlog_reader_close(lat_hlog_reader *r); /* NULL is fine */
+
+/* Next interval: 1 and *out (owned by the reader), 0 at the end, or a
+ * negative error (LAT_EFORMAT, LAT_ETRUNCATED, decode errors, -ENOMEM); then
+ * lat_hlog_reader_line() and lat_hlog_reader_reason() say where and why. */
+int lat_hlog_next(lat_hlog_reader *r, lat_hlog_interval **out);
+int lat_hlog_reader_line(const lat_hlog_reader *r);
+const char *lat_hlog_reader_reason(const lat_hlog_reader *r);
+
+/* Header facts seen so far (after the first lat_hlog_next they are final):
+ * the log's StartTime and BaseTime in seconds since the epoch (NAN when
+ * absent and not yet deduced), its format version ("1.3", "1.2", or "" when
+ * none was given). */
+double lat_hlog_reader_start_time(const lat_hlog_reader *r);
+double lat_hlog_reader_base_time(const lat_hlog_reader *r);
+const char *lat_hlog_reader_version(const lat_hlog_reader *r);
+
+#endif /* LATLAB_HLOG_H */

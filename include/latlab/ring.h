@@ -1,0 +1,687 @@
+/* ring.h - lock-free single-producer / single-consumer rings and idle strategies.
+ *
+ * Two rings with one API, both carrying items of a fixed size (set at init)
+ * that are copied in and out, with a power-of-two capacity:
+ *
+ *   lat_ring     cached-index ring (rigtorp SPSCQueue / rtrb design): the
+ *                producer's index and the consumer's index live on separate
+ *                128-byte lines, each side keeps a private copy of the other
+ *                side's index and rereads the shared one only when its copy says
+ *                full (producer) or empty (consumer).  Items are contiguous.
+ *   lat_seqring  per-slot sequence ring: each slot starts with a sequence word
+ *                that the producer stores after the item, so the consumer polls
+ *                the slot itself and a hop moves one cache line (item + word)
+ *                instead of two (index line, then item line).  The producer
+ *                still uses a cached copy of the consumer's index for space.
+ *
+ * Both hold `capacity` items (64-bit positions, no wasted slot), have 128 bytes
+ * of padding before and after the slots, and offer: try_push / try_pop (never
+ * wait; a full ring hands the item back by returning false, nothing is dropped),
+ * push_wait / pop_wait (wait with an idle strategy), peek, len, capacity, batch
+ * reserve/commit on both sides (zero-copy, up to two spans across the wrap) and
+ * close.
+ *
+ * WHICH RING TO USE.  `latlab bench ring` (the bake-off) picked the default
+ * for the pipeline lab: LAT_RING_DEFAULT_SEQ below is 1 when the per-slot
+ * sequence ring won.  Pipeline code should use the lat_spsc_* names at the
+ * end of this file: they map to the winner, and their signatures are the same
+ * for both rings (reviewers: the bake-off figures are in the closing note of
+ * issue 4 and in `latlab bench ring`'s output).
+ *
+ * THREADS.  Every function on a ring says which side may call it:
+ *   [producer]  only the one producer thread;
+ *   [consumer]  only the one consumer thread;
+ *   [any]       any thread, any time after init;
+ *   [setup]     no other thread may use the ring concurrently.
+ * Debug builds (not NDEBUG and not optimized, or -DLAT_RING_OWNER_CHECKS=1)
+ * record the calling thread on each side's first use and abort with a message
+ * when another thread calls that side; release builds compile the check out.
+ * lat_ring_reset_owners() hands the sides to new threads.
+ *
+ * HOT PATH.  try_push, try_pop, peek, len and the batch calls are static inline,
+ * allocate nothing, take no lock and make no system call (tests/test_ring.c
+ * checks the allocation part with a counting allocator).  The only exception is
+ * a ring made with LAT_RING_WAKEABLE: its push/pop make one futex_wake system
+ * call when, and only when, the other side is asleep in a blocking wait.
+ *
+ * MEMORY ORDER.  The producer writes the item, then publishes with a release
+ * store (head index, or the slot's sequence word); the consumer's acquire load
+ * of the same word pairs with it, so the item is visible before it is read.
+ * Symmetrically the consumer's release store of its tail index pairs with the
+ * producer's acquire load before it reuses a slot.  Wakeable rings use seq_cst
+ * for the publish and the sleeper check (a Dekker pair, see ring.c). */
+#ifndef LATLAB_RING_H
+#define LATLAB_RING_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "latlab/compiler.h"
+
+/* ---- idle strategies ------------------------------------------------------ */
+
+/* How a waiting thread spends its time.  A small value type: build one with
+ * the lat_idle_*() constructors (or lat_idle_parse) and pass it to waits. */
+typedef enum lat_idle_kind {
+    LAT_IDLE_SPIN = 0,    /* busy-spin with the CPU pause hint; lowest latency, burns the CPU */
+    LAT_IDLE_YIELD = 1,   /* `spins` pauses, then sched_yield() each round */
+    LAT_IDLE_BACKOFF = 2, /* `spins` pauses, `yields` yields, then sleeps doubling
+                             from min_sleep_ns up to max_sleep_ns (Aeron's backoff) */
+    LAT_IDLE_BLOCK = 3,   /* `spins` pauses, then futex wait: costs nothing while asleep
+                             and wakes on the other side's first push/pop (needs a
+                             LAT_RING_WAKEABLE ring; otherwise the futex wait times out
+                             after max_sleep_ns and rechecks) */
+} lat_idle_kind;
+
+typedef struct lat_idle {
+    lat_idle_kind kind;
+    uint32_t spins;        /* pause rounds before yielding/sleeping (not SPIN) */
+    uint32_t yields;       /* BACKOFF: sched_yield rounds before sleeping */
+    uint32_t min_sleep_ns; /* BACKOFF: first sleep */
+    uint32_t max_sleep_ns; /* BACKOFF: sleep cap; BLOCK: futex timeout on a
+                              non-wakeable ring (0 = 1 ms) */
+} lat_idle;
+
+/* Progress through one wait; zero it (or lat_idle_reset) before each wait. */
+typedef struct lat_idle_state {
+    uint32_t rounds;   /* idle steps taken so far */
+    uint32_t sleep_ns; /* current backoff sleep */
+} lat_idle_state;
+
+static inline lat_idle lat_idle_spin(void) {
+    lat_idle i = {LAT_IDLE_SPIN, 0, 0, 0, 0};
+    return i;
+}
+/* spins: pause rounds before the first yield (Disruptor uses 100). */
+static inline lat_idle lat_idle_yield(uint32_t spins) {
+    lat_idle i = {LAT_IDLE_YIELD, spins, 0, 0, 0};
+    return i;
+}
+/* Aeron's defaults are (10, 20, 1000, 1000000). */
+static inline lat_idle lat_idle_backoff(uint32_t spins, uint32_t yields, uint32_t min_sleep_ns,
+                                        uint32_t max_sleep_ns) {
+    lat_idle i = {LAT_IDLE_BACKOFF, spins, yields, min_sleep_ns ? min_sleep_ns : 1,
+                  max_sleep_ns > min_sleep_ns ? max_sleep_ns : (min_sleep_ns ? min_sleep_ns : 1)};
+    return i;
+}
+/* spins: pause rounds before sleeping in the futex. */
+static inline lat_idle lat_idle_block(uint32_t spins) {
+    lat_idle i = {LAT_IDLE_BLOCK, spins, 0, 0, 1000000};
+    return i;
+}
+static inline void lat_idle_reset(lat_idle_state *st) {
+    st->rounds = 0;
+    st->sleep_ns = 0;
+}
+
+/* "spin", "yield", "backoff" or "block" with the defaults above (yield: 100
+ * spins; backoff: 10, 20, 1 us, 1 ms; block: 100 spins).  Returns 0 or -EINVAL
+ * (unknown name or NULL).  Thread-safe. */
+int lat_idle_parse(const char *name, lat_idle *out);
+/* The kind's name ("spin", ...); "unknown" for a bad value; never NULL. */
+const char *lat_idle_name(lat_idle_kind kind);
+/* One idle step for a wait that has no futex to sleep on (BLOCK behaves like
+ * BACKOFF capped at max_sleep_ns).  May call sched_yield or nanosleep: not for
+ * hot paths, only for idle ones.  Thread-safe (state is the caller's). */
+void lat_idle_step(const lat_idle *idle, lat_idle_state *st);
+
+/* ---- shared pieces --------------------------------------------------------- */
+
+/* Flags for init/create. */
+#define LAT_RING_WAKEABLE                                                                          \
+    1u /* push/pop wake a side sleeping in a LAT_IDLE_BLOCK wait.                                  \
+          Costs a seq_cst store per push/pop (xchg on x86). */
+
+/* Up to two contiguous runs of items from a batch reserve (the second one
+ * starts at the ring's first slot after a wrap).  Item i of run k is at
+ * ptr[k] + i * stride. */
+typedef struct lat_ring_span {
+    unsigned char *ptr[2];
+    size_t n[2];   /* items in each run; n[1] == 0 when the batch does not wrap */
+    size_t stride; /* bytes between consecutive items of one run */
+} lat_ring_span;
+
+/* The i-th item (0 <= i < n[0] + n[1]) of a span. */
+static inline void *lat_ring_span_at(const lat_ring_span *s, size_t i) {
+    return i < s->n[0] ? s->ptr[0] + i * s->stride : s->ptr[1] + (i - s->n[0]) * s->stride;
+}
+
+/* Cold control block shared by both sides: written only when a side goes to
+ * sleep, wakes one, or closes the ring, so it stays in both caches. */
+typedef struct lat__ring_ctl {
+    _Atomic uint32_t cons_sleep; /* 1 while the consumer sleeps (futex word) */
+    _Atomic uint32_t prod_sleep; /* 1 while the producer sleeps (futex word) */
+    _Atomic uint32_t closed;     /* 1 after lat_*_close() */
+    uint32_t flags;              /* read-only after init */
+    uint64_t capacity;           /* read-only after init */
+    uint32_t item_size;          /* read-only after init */
+    uint32_t stride;             /* read-only after init: bytes per slot */
+    void *owned;                 /* storage allocated by init, freed by fini */
+    void *self;                  /* the ring itself when create allocated it */
+} lat__ring_ctl;
+
+#ifndef LAT_RING_OWNER_CHECKS
+#if !defined(NDEBUG) && !defined(__OPTIMIZE__)
+#define LAT_RING_OWNER_CHECKS 1
+#else
+#define LAT_RING_OWNER_CHECKS 0
+#endif
+#endif
+
+/* Internal (ring.c). */
+extern _Thread_local char lat__ring_thread_tag;
+void lat__ring_owner_fail(const char *what) __attribute__((noreturn, cold));
+void lat__ring_wake(_Atomic uint32_t *sleep_word) __attribute__((cold));
+
+/* Debug ownership check: the thread is identified by the address of a
+ * thread-local byte (no system call). */
+LAT_INLINE void lat__ring_check_owner(_Atomic uintptr_t *owner, const char *what) {
+#if LAT_RING_OWNER_CHECKS
+    uintptr_t me = (uintptr_t)&lat__ring_thread_tag;
+    uintptr_t cur = atomic_load_explicit(owner, memory_order_relaxed);
+    if (LAT_LIKELY(cur == me)) return;
+    if (cur == 0 && atomic_compare_exchange_strong_explicit(owner, &cur, me, memory_order_relaxed,
+                                                            memory_order_relaxed))
+        return;
+    lat__ring_owner_fail(what);
+#else
+    (void)owner;
+    (void)what;
+#endif
+}
+
+/* Copy one item.  Item sizes are runtime values; the common ones get an
+ * inlined fixed-size copy instead of a call to memcpy. */
+LAT_INLINE void lat__ring_copy(void *restrict dst, const void *restrict src, size_t n) {
+    switch (n) {
+    case 8:
+        memcpy(dst, src, 8);
+        return;
+    case 16:
+        memcpy(dst, src, 16);
+        return;
+    case 24:
+        memcpy(dst, src, 24);
+        return;
+    case 32:
+        memcpy(dst, src, 32);
+        return;
+    case 40:
+        memcpy(dst, src, 40);
+        return;
+    case 48:
+        memcpy(dst, src, 48);
+        return;
+    case 4:
+        memcpy(dst, src, 4);
+        return;
+    case 64:
+        memcpy(dst, src, 64);
+        return;
+    default:
+        memcpy(dst, src, n);
+        return;
+    }
+}
+
+/* Publish an index: release (the pairing acquire is in the other side's
+ * refresh), or in a wakeable ring seq_cst followed by a seq_cst check of the
+ * other side's sleep flag (see the sleeper's half in ring.c). */
+LAT_INLINE void lat__ring_publish(_Atomic uint64_t *idx, uint64_t v, uint32_t flags,
+                                  _Atomic uint32_t *peer_sleep) {
+    if (LAT_LIKELY(!(flags & LAT_RING_WAKEABLE))) {
+        atomic_store_explicit(idx, v, memory_order_release);
+    } else {
+        atomic_store_explicit(idx, v, memory_order_seq_cst);
+        if (LAT_UNLIKELY(atomic_load_explicit(peer_sleep, memory_order_seq_cst)))
+            lat__ring_wake(peer_sleep);
+    }
+}
+
+/* ---- lat_ring: the cached-index ring ---------------------------------------- */
+
+typedef struct lat_ring {
+    /* Producer's line: written only by the producer. */
+    LAT_CACHE_ALIGNED _Atomic uint64_t
+        head;                  /* producer-owned: items ever pushed (release-published) */
+    uint64_t p_tail;           /* producer-private copy of tail */
+    unsigned char *p_slots;    /* read-only after init (producer's copy) */
+    uint64_t p_mask;           /* read-only after init: capacity - 1 */
+    uint32_t p_size;           /* read-only after init: item size */
+    uint32_t p_flags;          /* read-only after init */
+    uint64_t p_resv;           /* producer-private: items reserved by write_reserve */
+    _Atomic uintptr_t p_owner; /* debug: producer thread tag (0 = unused) */
+    /* Consumer's line: written only by the consumer. */
+    LAT_CACHE_ALIGNED _Atomic uint64_t
+        tail;                  /* consumer-owned: items ever popped (release-published) */
+    uint64_t c_head;           /* consumer-private copy of head */
+    unsigned char *c_slots;    /* read-only after init (consumer's copy) */
+    uint64_t c_mask;           /* read-only after init */
+    uint32_t c_size;           /* read-only after init */
+    uint32_t c_flags;          /* read-only after init */
+    uint64_t c_resv;           /* consumer-private: items reserved by read_reserve */
+    _Atomic uintptr_t c_owner; /* debug: consumer thread tag */
+    /* Cold, shared. */
+    LAT_CACHE_ALIGNED lat__ring_ctl ctl;
+} lat_ring;
+
+/* Bytes of storage a ring needs for capacity items of item_size (capacity is
+ * rounded up to a power of two; 256 bytes of padding included); 0 when the
+ * arguments are invalid (item_size 0 or > 1 MiB, capacity 0 or > 2^31, or the
+ * size overflows).  [any] */
+size_t lat_ring_storage_size(size_t item_size, size_t capacity);
+/* Initialise r.  capacity (>= 1) is rounded up to a power of two.  storage:
+ * NULL to allocate (freed by lat_ring_fini), or the caller's memory of at least
+ * lat_ring_storage_size() bytes aligned to 64, which must outlive the ring.
+ * flags: 0 or LAT_RING_WAKEABLE.  Returns 0, -EINVAL (bad argument, storage
+ * too small or misaligned) or -ENOMEM.  [setup] */
+int lat_ring_init(lat_ring *r, size_t item_size, size_t capacity, unsigned flags, void *storage,
+                  size_t storage_bytes);
+/* Release storage allocated by init; r may be NULL.  [setup] */
+void lat_ring_fini(lat_ring *r);
+/* Allocate and initialise a ring (storage included).  *out is set on success.
+ * Returns as lat_ring_init.  [any] */
+int lat_ring_create(size_t item_size, size_t capacity, unsigned flags, lat_ring **out);
+/* Free a ring made by lat_ring_create; NULL is fine.  [setup] */
+void lat_ring_free(lat_ring *r);
+/* Forget which threads own the two sides (debug builds check ownership).  [setup] */
+void lat_ring_reset_owners(lat_ring *r);
+/* Mark the ring closed and wake both sides: pop_wait returns -EPIPE once the
+ * ring is empty, push_wait returns -EPIPE at once.  try_push/try_pop still
+ * work.  [any], idempotent. */
+void lat_ring_close(lat_ring *r);
+/* 1 once lat_ring_close() was called.  [any] */
+static inline bool lat_ring_closed(const lat_ring *r) {
+    return atomic_load_explicit(&((lat_ring *)r)->ctl.closed, memory_order_acquire) != 0;
+}
+
+/* Capacity in items (a power of two).  [any] */
+static inline size_t lat_ring_capacity(const lat_ring *r) {
+    return (size_t)r->ctl.capacity;
+}
+/* Item size in bytes.  [any] */
+static inline size_t lat_ring_item_size(const lat_ring *r) {
+    return r->ctl.item_size;
+}
+
+/* Items in the ring: exact from either side when the other side is idle, a
+ * snapshot otherwise (0..capacity).  [any] */
+static inline size_t lat_ring_len(const lat_ring *r) {
+    lat_ring *m = (lat_ring *)r;
+    uint64_t t = atomic_load_explicit(&m->tail, memory_order_acquire);
+    uint64_t h = atomic_load_explicit(&m->head, memory_order_acquire);
+    uint64_t n = h - t; /* tail read first, so h >= t; clamp the snapshot */
+    return (size_t)(n > m->ctl.capacity ? m->ctl.capacity : n);
+}
+
+/* Copy item_size bytes from item into the ring.  Returns true, or false when
+ * the ring is full (the item stays with the caller).  [producer] */
+static inline bool lat_ring_try_push(lat_ring *r, const void *item) {
+    lat__ring_check_owner(&r->p_owner, "lat_ring producer");
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed); /* own index */
+    if (LAT_UNLIKELY(h - r->p_tail > r->p_mask)) {
+        /* acquire pairs with the consumer's release of tail: its reads of the
+         * slot we are about to overwrite are done. */
+        r->p_tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+        if (h - r->p_tail > r->p_mask) return false;
+    }
+    lat__ring_copy(r->p_slots + (h & r->p_mask) * r->p_size, item, r->p_size);
+    lat__ring_publish(&r->head, h + 1, r->p_flags, &r->ctl.cons_sleep);
+    return true;
+}
+
+/* Copy the oldest item into item and remove it.  Returns true, or false when
+ * the ring is empty.  [consumer] */
+static inline bool lat_ring_try_pop(lat_ring *r, void *item) {
+    lat__ring_check_owner(&r->c_owner, "lat_ring consumer");
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed); /* own index */
+    if (LAT_UNLIKELY(t == r->c_head)) {
+        /* acquire pairs with the producer's release of head: the item is written. */
+        r->c_head = atomic_load_explicit(&r->head, memory_order_acquire);
+        if (t == r->c_head) return false;
+    }
+    lat__ring_copy(item, r->c_slots + (t & r->c_mask) * r->c_size, r->c_size);
+    lat__ring_publish(&r->tail, t + 1, r->c_flags, &r->ctl.prod_sleep);
+    return true;
+}
+
+/* The oldest item in place (valid until the next pop/read_commit), or NULL
+ * when empty.  [consumer] */
+static inline void *lat_ring_peek(lat_ring *r) {
+    lat__ring_check_owner(&r->c_owner, "lat_ring consumer");
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    if (t == r->c_head) {
+        r->c_head = atomic_load_explicit(&r->head, memory_order_acquire);
+        if (t == r->c_head) return NULL;
+    }
+    return r->c_slots + (t & r->c_mask) * r->c_size;
+}
+
+/* Reserve up to want free slots for writing in place.  Returns how many (0 when
+ * full) and fills *sp; write the items, then lat_ring_write_commit().  A new
+ * reserve replaces an uncommitted one.  [producer] */
+static inline size_t lat_ring_write_reserve(lat_ring *r, size_t want, lat_ring_span *sp) {
+    lat__ring_check_owner(&r->p_owner, "lat_ring producer");
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    uint64_t cap = r->p_mask + 1;
+    uint64_t free_n = cap - (h - r->p_tail);
+    if (free_n < want) {
+        r->p_tail = atomic_load_explicit(&r->tail, memory_order_acquire); /* pairs as in push */
+        free_n = cap - (h - r->p_tail);
+    }
+    uint64_t n = want < free_n ? want : free_n;
+    uint64_t idx = h & r->p_mask;
+    uint64_t first = cap - idx < n ? cap - idx : n;
+    sp->ptr[0] = r->p_slots + idx * r->p_size;
+    sp->n[0] = (size_t)first;
+    sp->ptr[1] = r->p_slots;
+    sp->n[1] = (size_t)(n - first);
+    sp->stride = r->p_size;
+    r->p_resv = n;
+    return (size_t)n;
+}
+/* Publish the first n (<= reserved) items of the last write_reserve.  [producer] */
+static inline void lat_ring_write_commit(lat_ring *r, size_t n) {
+    lat__ring_check_owner(&r->p_owner, "lat_ring producer");
+#if LAT_RING_OWNER_CHECKS
+    if (n > r->p_resv) lat__ring_owner_fail("lat_ring_write_commit beyond the reservation");
+#endif
+    r->p_resv = 0;
+    if (n == 0) return;
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    lat__ring_publish(&r->head, h + n, r->p_flags, &r->ctl.cons_sleep);
+}
+
+/* Reserve up to want items for reading in place.  Returns how many (0 when
+ * empty) and fills *sp; read them, then lat_ring_read_commit().  [consumer] */
+static inline size_t lat_ring_read_reserve(lat_ring *r, size_t want, lat_ring_span *sp) {
+    lat__ring_check_owner(&r->c_owner, "lat_ring consumer");
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint64_t avail = r->c_head - t;
+    if (avail < want) {
+        r->c_head = atomic_load_explicit(&r->head, memory_order_acquire); /* pairs as in pop */
+        avail = r->c_head - t;
+    }
+    uint64_t cap = r->c_mask + 1;
+    uint64_t n = want < avail ? want : avail;
+    uint64_t idx = t & r->c_mask;
+    uint64_t first = cap - idx < n ? cap - idx : n;
+    sp->ptr[0] = r->c_slots + idx * r->c_size;
+    sp->n[0] = (size_t)first;
+    sp->ptr[1] = r->c_slots;
+    sp->n[1] = (size_t)(n - first);
+    sp->stride = r->c_size;
+    r->c_resv = n;
+    return (size_t)n;
+}
+/* Release the first n (<= reserved) items of the last read_reserve.  [consumer] */
+static inline void lat_ring_read_commit(lat_ring *r, size_t n) {
+    lat__ring_check_owner(&r->c_owner, "lat_ring consumer");
+#if LAT_RING_OWNER_CHECKS
+    if (n > r->c_resv) lat__ring_owner_fail("lat_ring_read_commit beyond the reservation");
+#endif
+    r->c_resv = 0;
+    if (n == 0) return;
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    lat__ring_publish(&r->tail, t + n, r->c_flags, &r->ctl.prod_sleep);
+}
+
+/* Out-of-line waits (ring.c): try, then idle per the strategy, retry. */
+int lat__ring_push_wait(lat_ring *r, const void *item, const lat_idle *idle);
+int lat__ring_pop_wait(lat_ring *r, void *item, const lat_idle *idle);
+
+/* Push, waiting while the ring is full.  idle NULL = spin.  Returns 0, or
+ * -EPIPE when it would have to wait on a closed ring (the item was not
+ * pushed).  [producer] */
+static inline int lat_ring_push_wait(lat_ring *r, const void *item, const lat_idle *idle) {
+    if (LAT_LIKELY(lat_ring_try_push(r, item))) return 0;
+    return lat__ring_push_wait(r, item, idle);
+}
+/* Pop, waiting while the ring is empty.  idle NULL = spin.  Returns 0, or
+ * -EPIPE when the ring is closed and empty.  [consumer] */
+static inline int lat_ring_pop_wait(lat_ring *r, void *item, const lat_idle *idle) {
+    if (LAT_LIKELY(lat_ring_try_pop(r, item))) return 0;
+    return lat__ring_pop_wait(r, item, idle);
+}
+
+/* ---- lat_seqring: the per-slot sequence ring ------------------------------- */
+
+/* A slot is an 8-byte sequence word followed by the item, padded to a power of
+ * two up to 64 bytes (so a slot never straddles two lines) or to a multiple of
+ * 64 beyond.  Slot k of lap L holds an item when its word is L*capacity + k + 1. */
+#define LAT_SEQRING_SLOT_HDR 8
+
+typedef struct lat_seqring {
+    /* Producer's line. */
+    LAT_CACHE_ALIGNED _Atomic uint64_t
+        head;                  /* producer-owned: items ever pushed (relaxed; for len) */
+    uint64_t p_tail;           /* producer-private copy of tail */
+    unsigned char *p_slots;    /* read-only after init */
+    uint64_t p_mask;           /* read-only after init */
+    uint32_t p_shift;          /* read-only after init: log2 of the slot stride */
+    uint32_t p_size;           /* read-only after init: item size */
+    uint32_t p_flags;          /* read-only after init */
+    uint64_t p_resv;           /* producer-private */
+    _Atomic uintptr_t p_owner; /* debug */
+    /* Consumer's line. */
+    LAT_CACHE_ALIGNED _Atomic uint64_t
+        tail;                  /* consumer-owned: items ever popped (release-published) */
+    unsigned char *c_slots;    /* read-only after init */
+    uint64_t c_mask;           /* read-only after init */
+    uint32_t c_shift;          /* read-only after init */
+    uint32_t c_size;           /* read-only after init */
+    uint32_t c_flags;          /* read-only after init */
+    uint64_t c_resv;           /* consumer-private */
+    _Atomic uintptr_t c_owner; /* debug */
+    /* Cold, shared. */
+    LAT_CACHE_ALIGNED lat__ring_ctl ctl;
+} lat_seqring;
+
+/* As the lat_ring_* functions of the same names (same arguments, returns and
+ * thread rules).  Slot stride: see LAT_SEQRING_SLOT_HDR. */
+size_t lat_seqring_storage_size(size_t item_size, size_t capacity);
+int lat_seqring_init(lat_seqring *r, size_t item_size, size_t capacity, unsigned flags,
+                     void *storage, size_t storage_bytes);
+void lat_seqring_fini(lat_seqring *r);
+int lat_seqring_create(size_t item_size, size_t capacity, unsigned flags, lat_seqring **out);
+void lat_seqring_free(lat_seqring *r);
+void lat_seqring_reset_owners(lat_seqring *r);
+void lat_seqring_close(lat_seqring *r);
+static inline bool lat_seqring_closed(const lat_seqring *r) {
+    return atomic_load_explicit(&((lat_seqring *)r)->ctl.closed, memory_order_acquire) != 0;
+}
+static inline size_t lat_seqring_capacity(const lat_seqring *r) {
+    return (size_t)r->ctl.capacity;
+}
+static inline size_t lat_seqring_item_size(const lat_seqring *r) {
+    return r->ctl.item_size;
+}
+
+/* [any] */
+static inline size_t lat_seqring_len(const lat_seqring *r) {
+    lat_seqring *m = (lat_seqring *)r;
+    uint64_t t = atomic_load_explicit(&m->tail, memory_order_acquire);
+    uint64_t h = atomic_load_explicit(&m->head, memory_order_acquire);
+    uint64_t n = h - t; /* tail read first, so h >= t; clamp the snapshot */
+    return (size_t)(n > m->ctl.capacity ? m->ctl.capacity : n);
+}
+
+LAT_INLINE _Atomic uint64_t *lat__seqring_word(unsigned char *slots, uint64_t pos, uint64_t mask,
+                                               uint32_t shift) {
+    return (_Atomic uint64_t *)(void *)(slots + ((pos & mask) << shift));
+}
+
+/* Publish the producer's position (for len, and the wakeable Dekker pair). */
+LAT_INLINE void lat__seqring_publish_head(lat_seqring *r, uint64_t h) {
+    if (LAT_LIKELY(!(r->p_flags & LAT_RING_WAKEABLE))) {
+        atomic_store_explicit(&r->head, h, memory_order_relaxed); /* nobody syncs on it */
+    } else {
+        atomic_store_explicit(&r->head, h, memory_order_seq_cst);
+        if (LAT_UNLIKELY(atomic_load_explicit(&r->ctl.cons_sleep, memory_order_seq_cst)))
+            lat__ring_wake(&r->ctl.cons_sleep);
+    }
+}
+
+/* [producer] */
+static inline bool lat_seqring_try_push(lat_seqring *r, const void *item) {
+    lat__ring_check_owner(&r->p_owner, "lat_seqring producer");
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed); /* own index */
+    if (LAT_UNLIKELY(h - r->p_tail > r->p_mask)) {
+        /* acquire pairs with the consumer's release of tail. */
+        r->p_tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+        if (h - r->p_tail > r->p_mask) return false;
+    }
+    _Atomic uint64_t *w = lat__seqring_word(r->p_slots, h, r->p_mask, r->p_shift);
+    lat__ring_copy((unsigned char *)w + LAT_SEQRING_SLOT_HDR, item, r->p_size);
+    /* release pairs with the consumer's acquire of this word: item first. */
+    atomic_store_explicit(w, h + 1, memory_order_release);
+    lat__seqring_publish_head(r, h + 1);
+    return true;
+}
+
+/* [consumer] */
+static inline bool lat_seqring_try_pop(lat_seqring *r, void *item) {
+    lat__ring_check_owner(&r->c_owner, "lat_seqring consumer");
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed); /* own index */
+    _Atomic uint64_t *w = lat__seqring_word(r->c_slots, t, r->c_mask, r->c_shift);
+    /* acquire pairs with the producer's release of the word. */
+    if (atomic_load_explicit(w, memory_order_acquire) != t + 1) return false;
+    lat__ring_copy(item, (unsigned char *)w + LAT_SEQRING_SLOT_HDR, r->c_size);
+    lat__ring_publish(&r->tail, t + 1, r->c_flags, &r->ctl.prod_sleep);
+    return true;
+}
+
+/* [consumer] */
+static inline void *lat_seqring_peek(lat_seqring *r) {
+    lat__ring_check_owner(&r->c_owner, "lat_seqring consumer");
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    _Atomic uint64_t *w = lat__seqring_word(r->c_slots, t, r->c_mask, r->c_shift);
+    if (atomic_load_explicit(w, memory_order_acquire) != t + 1) return NULL;
+    return (unsigned char *)w + LAT_SEQRING_SLOT_HDR;
+}
+
+/* [producer] */
+static inline size_t lat_seqring_write_reserve(lat_seqring *r, size_t want, lat_ring_span *sp) {
+    lat__ring_check_owner(&r->p_owner, "lat_seqring producer");
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    uint64_t cap = r->p_mask + 1;
+    uint64_t free_n = cap - (h - r->p_tail);
+    if (free_n < want) {
+        r->p_tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+        free_n = cap - (h - r->p_tail);
+    }
+    uint64_t n = want < free_n ? want : free_n;
+    uint64_t idx = h & r->p_mask;
+    uint64_t first = cap - idx < n ? cap - idx : n;
+    sp->ptr[0] = r->p_slots + (idx << r->p_shift) + LAT_SEQRING_SLOT_HDR;
+    sp->n[0] = (size_t)first;
+    sp->ptr[1] = r->p_slots + LAT_SEQRING_SLOT_HDR;
+    sp->n[1] = (size_t)(n - first);
+    sp->stride = (size_t)1 << r->p_shift;
+    r->p_resv = n;
+    return (size_t)n;
+}
+/* [producer] */
+static inline void lat_seqring_write_commit(lat_seqring *r, size_t n) {
+    lat__ring_check_owner(&r->p_owner, "lat_seqring producer");
+#if LAT_RING_OWNER_CHECKS
+    if (n > r->p_resv) lat__ring_owner_fail("lat_seqring_write_commit beyond the reservation");
+#endif
+    r->p_resv = 0;
+    if (n == 0) return;
+    uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    for (uint64_t i = 0; i < n; i++) /* release: each item before its word */
+        atomic_store_explicit(lat__seqring_word(r->p_slots, h + i, r->p_mask, r->p_shift),
+                              h + i + 1, memory_order_release);
+    lat__seqring_publish_head(r, h + n);
+}
+
+/* [consumer] */
+static inline size_t lat_seqring_read_reserve(lat_seqring *r, size_t want, lat_ring_span *sp) {
+    lat__ring_check_owner(&r->c_owner, "lat_seqring consumer");
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    uint64_t cap = r->c_mask + 1;
+    uint64_t n = 0;
+    if (want > cap) want = (size_t)cap;
+    while (n < want &&
+           atomic_load_explicit(lat__seqring_word(r->c_slots, t + n, r->c_mask, r->c_shift),
+                                memory_order_acquire) == t + n + 1)
+        n++;
+    uint64_t idx = t & r->c_mask;
+    uint64_t first = cap - idx < n ? cap - idx : n;
+    sp->ptr[0] = r->c_slots + (idx << r->c_shift) + LAT_SEQRING_SLOT_HDR;
+    sp->n[0] = (size_t)first;
+    sp->ptr[1] = r->c_slots + LAT_SEQRING_SLOT_HDR;
+    sp->n[1] = (size_t)(n - first);
+    sp->stride = (size_t)1 << r->c_shift;
+    r->c_resv = n;
+    return (size_t)n;
+}
+/* [consumer] */
+static inline void lat_seqring_read_commit(lat_seqring *r, size_t n) {
+    lat__ring_check_owner(&r->c_owner, "lat_seqring consumer");
+#if LAT_RING_OWNER_CHECKS
+    if (n > r->c_resv) lat__ring_owner_fail("lat_seqring_read_commit beyond the reservation");
+#endif
+    r->c_resv = 0;
+    if (n == 0) return;
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    lat__ring_publish(&r->tail, t + n, r->c_flags, &r->ctl.prod_sleep);
+}
+
+int lat__seqring_push_wait(lat_seqring *r, const void *item, const lat_idle *idle);
+int lat__seqring_pop_wait(lat_seqring *r, void *item, const lat_idle *idle);
+
+/* [producer] */
+static inline int lat_seqring_push_wait(lat_seqring *r, const void *item, const lat_idle *idle) {
+    if (LAT_LIKELY(lat_seqring_try_push(r, item))) return 0;
+    return lat__seqring_push_wait(r, item, idle);
+}
+/* [consumer] */
+static inline int lat_seqring_pop_wait(lat_seqring *r, void *item, const lat_idle *idle) {
+    if (LAT_LIKELY(lat_seqring_try_pop(r, item))) return 0;
+    return lat__seqring_pop_wait(r, item, idle);
+}
+
+/* ---- the pipeline default ---------------------------------------------------- */
+
+/* 1: the per-slot sequence ring is the default (lat_spsc_* -> lat_seqring_*);
+ * 0: the cached-index ring is.  Chosen by `latlab bench ring`. */
+#ifndef LAT_RING_DEFAULT_SEQ
+#define LAT_RING_DEFAULT_SEQ 1
+#endif
+
+#if LAT_RING_DEFAULT_SEQ
+#define LAT_RING_DEFAULT_NAME "seqring"
+typedef lat_seqring lat_spsc;
+#define LAT__SPSC(fn) lat_seqring_##fn
+#else
+#define LAT_RING_DEFAULT_NAME "ring"
+typedef lat_ring lat_spsc;
+#define LAT__SPSC(fn) lat_ring_##fn
+#endif
+#define lat_spsc_storage_size LAT__SPSC(storage_size)
+#define lat_spsc_init LAT__SPSC(init)
+#define lat_spsc_fini LAT__SPSC(fini)
+#define lat_spsc_create LAT__SPSC(create)
+#define lat_spsc_free LAT__SPSC(free)
+#define lat_spsc_reset_owners LAT__SPSC(reset_owners)
+#define lat_spsc_close LAT__SPSC(close)
+#define lat_spsc_closed LAT__SPSC(closed)
+#define lat_spsc_capacity LAT__SPSC(capacity)
+#define lat_spsc_item_size LAT__SPSC(item_size)
+#define lat_spsc_len LAT__SPSC(len)
+#define lat_spsc_try_push LAT__SPSC(try_push)
+#define lat_spsc_try_pop LAT__SPSC(try_pop)
+#define lat_spsc_peek LAT__SPSC(peek)
+#define lat_spsc_push_wait LAT__SPSC(push_wait)
+#define lat_spsc_pop_wait LAT__SPSC(pop_wait)
+#define lat_spsc_write_reserve LAT__SPSC(write_reserve)
+#define lat_spsc_write_commit LAT__SPSC(write_commit)
+#define lat_spsc_read_reserve LAT__SPSC(read_reserve)
+#define lat_spsc_read_commit LAT__SPSC(read_commit)
+
+#endif /* LATLAB_RING_H */
