@@ -83,7 +83,8 @@ static void fmt_ns(char *buf, size_t len, double ns) {
         snprintf(buf, len, "-");
         return;
     }
-    while (i < 3 && ns >= 1000) ns /= 1000, i++;
+    while (i < 3 && ns >= 1000)
+        ns /= 1000, i++;
     snprintf(buf, len, "%.4g%s", ns, u[i]);
 }
 
@@ -110,7 +111,8 @@ static int new_summary(ctx *c, const char *file, const char *label, const char *
     s->file = file;
     snprintf(s->tag, sizeof s->tag, "%s", tag ? tag : "");
     s->max_ns = NAN;
-    for (int i = 0; i < 5; i++) s->pct_ns[i] = NAN;
+    for (int i = 0; i < 5; i++)
+        s->pct_ns[i] = NAN;
     c->ns++;
     *out = s;
     return 0;
@@ -157,8 +159,8 @@ static double pct_from_points(const lat_plot_point *pts, size_t n, double q) {
 }
 
 static int load_hgrm(ctx *c, const char *path, const char *label) {
-    char *text;
-    size_t len;
+    char *text = NULL;
+    size_t len = 0;
     int rc = read_all(path, &text, &len);
     if (rc) return cli_error(CMD, "%s: cannot read: %s", path, lat_strerror(rc));
     lat_hgrm h;
@@ -172,7 +174,8 @@ static int load_hgrm(ctx *c, const char *path, const char *label) {
     if ((rc = new_summary(c, path, label, NULL, &s))) goto out;
     s->count = h.total_count;
     if (h.n) {
-        for (int i = 0; i < 5; i++) s->pct_ns[i] = pct_from_points(h.points, h.n, SUMMARY_PCTS[i]);
+        for (int i = 0; i < 5; i++)
+            s->pct_ns[i] = pct_from_points(h.points, h.n, SUMMARY_PCTS[i]);
         s->max_ns = isfinite(h.max_ns) ? h.max_ns : h.points[h.n - 1].value_ns;
     } else {
         cli_warn(CMD, "%s: no rows: plotted as an empty series", path);
@@ -219,7 +222,8 @@ static int load_hlog(ctx *c, const char *path, const char *label) {
     while ((rc = lat_hlog_next(r, &iv)) > 0) {
         if (c->tag && strcmp(iv->tag, c->tag)) continue;
         size_t g = 0;
-        while (g < ng && strcmp(groups[g].tag, iv->tag)) g++;
+        while (g < ng && strcmp(groups[g].tag, iv->tag))
+            g++;
         if (g == ng) {
             if (ng == LAT_PLOT_MAX_SERIES) {
                 rc = cli_error(CMD, "%s:%d: too many tags (at most %d series)", path, iv->line,
@@ -244,16 +248,19 @@ static int load_hlog(ctx *c, const char *path, const char *label) {
         goto out;
     }
     if (ng == 0) {
-        if (c->tag) cli_warn(CMD, "%s: no interval tagged '%s': plotted as an empty series", path,
-                             c->tag);
-        else cli_warn(CMD, "%s: no intervals: plotted as an empty series", path);
+        if (c->tag)
+            cli_warn(CMD, "%s: no interval tagged '%s': plotted as an empty series", path, c->tag);
+        else
+            cli_warn(CMD, "%s: no intervals: plotted as an empty series", path);
         rc = add_hist_series(c, path, label, c->tag, NULL);
         goto out;
     }
     for (size_t g = 0; g < ng; g++) {
         char name[512];
-        if (ng > 1 && groups[g].tag[0]) snprintf(name, sizeof name, "%s:%s", label, groups[g].tag);
-        else snprintf(name, sizeof name, "%s", label);
+        if (ng > 1 && groups[g].tag[0])
+            snprintf(name, sizeof name, "%.300s:%.127s", label, groups[g].tag);
+        else
+            snprintf(name, sizeof name, "%.400s", label);
         if (groups[g].dropped)
             cli_warn(CMD, "%s: %lld values outside the first interval's range were dropped", path,
                      (long long)groups[g].dropped);
@@ -261,7 +268,8 @@ static int load_hlog(ctx *c, const char *path, const char *label) {
     }
     rc = 0;
 out:
-    for (size_t g = 0; g < ng; g++) lat_hist_free(&groups[g].acc);
+    for (size_t g = 0; g < ng; g++)
+        lat_hist_free(&groups[g].acc);
     lat_hlog_reader_close(r);
     return rc;
 }
@@ -287,11 +295,13 @@ static int is_hgrm(const char *path) {
     return hgrm;
 }
 
-/* ---- output ------------------------------------------------------------------------------------- */
+/* ---- output -------------------------------------------------------------------------------------
+ */
 
 static void print_table(const ctx *c) {
     printf("%-24s %12s", "series", "count");
-    for (int i = 0; i < 5; i++) printf(" %10s", SUMMARY_NAMES[i]);
+    for (int i = 0; i < 5; i++)
+        printf(" %10s", SUMMARY_NAMES[i]);
     printf(" %10s\n", "max");
     for (size_t k = 0; k < c->ns; k++) {
         const summary *s = &c->s[k];
@@ -330,9 +340,11 @@ static int write_html(const ctx *c, const char *out, const char *title, const ui
         const char *row[8];
         snprintf(cells[0], sizeof cells[0], "%.39s", c->s[k].label);
         snprintf(cells[1], sizeof cells[1], "%llu", (unsigned long long)c->s[k].count);
-        for (int i = 0; i < 5; i++) fmt_ns(cells[2 + i], sizeof cells[2 + i], c->s[k].pct_ns[i]);
+        for (int i = 0; i < 5; i++)
+            fmt_ns(cells[2 + i], sizeof cells[2 + i], c->s[k].pct_ns[i]);
         fmt_ns(cells[7], sizeof cells[7], c->s[k].max_ns);
-        for (int i = 0; i < 8; i++) row[i] = cells[i];
+        for (int i = 0; i < 8; i++)
+            row[i] = cells[i];
         lat_report_table_row(r, row);
     }
     lat_report_plot(r, c->plot);
@@ -355,12 +367,14 @@ static int write_json(const ctx *c, const char *path, const char *out, const uin
         for (int i = 0; i < 5; i++) {
             char key[32];
             snprintf(key, sizeof key, "%s_ns", SUMMARY_NAMES[i]);
-            json_object_set_new(o, key, isfinite(s->pct_ns[i]) ? json_real(s->pct_ns[i]) : json_null());
+            json_object_set_new(o, key,
+                                isfinite(s->pct_ns[i]) ? json_real(s->pct_ns[i]) : json_null());
         }
         json_object_set_new(o, "max_ns", isfinite(s->max_ns) ? json_real(s->max_ns) : json_null());
         json_array_append_new(arr, o);
     }
-    for (size_t i = 0; i < nslo; i++) json_array_append_new(sl, json_integer((json_int_t)slos[i]));
+    for (size_t i = 0; i < nslo; i++)
+        json_array_append_new(sl, json_integer((json_int_t)slos[i]));
     json_object_set_new(root, "output", json_string(out));
     json_object_set_new(root, "series", arr);
     json_object_set_new(root, "slo_ns", sl);
@@ -369,17 +383,23 @@ static int write_json(const ctx *c, const char *path, const char *out, const uin
     return rc;
 }
 
-/* ---- main ----------------------------------------------------------------------------------------- */
+/* ---- main
+ * ----------------------------------------------------------------------------------------- */
 
 int cmd_plot(int argc, char **argv) {
     enum { O_TAG = 256, O_LABEL, O_SLO, O_LOGY, O_THEME, O_TITLE, O_UNIT, O_TICKS, O_JSON };
-    static const struct option opts[] = {
-        {"output", required_argument, NULL, 'o'}, {"tag", required_argument, NULL, O_TAG},
-        {"label", required_argument, NULL, O_LABEL}, {"slo", required_argument, NULL, O_SLO},
-        {"log-y", no_argument, NULL, O_LOGY},     {"theme", required_argument, NULL, O_THEME},
-        {"title", required_argument, NULL, O_TITLE}, {"unit", required_argument, NULL, O_UNIT},
-        {"ticks", required_argument, NULL, O_TICKS}, {"json", required_argument, NULL, O_JSON},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"tag", required_argument, NULL, O_TAG},
+                                         {"label", required_argument, NULL, O_LABEL},
+                                         {"slo", required_argument, NULL, O_SLO},
+                                         {"log-y", no_argument, NULL, O_LOGY},
+                                         {"theme", required_argument, NULL, O_THEME},
+                                         {"title", required_argument, NULL, O_TITLE},
+                                         {"unit", required_argument, NULL, O_UNIT},
+                                         {"ticks", required_argument, NULL, O_TICKS},
+                                         {"json", required_argument, NULL, O_JSON},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
     const char *out = NULL, *title = NULL, *json = NULL;
     const char *labels[MAX_LABELS];
     size_t nlabels = 0, nslo = 0;
@@ -396,8 +416,12 @@ int cmd_plot(int argc, char **argv) {
     int ch;
     while ((ch = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
         switch (ch) {
-        case 'h': fputs(cmd_plot_usage, stdout); return CLI_OK;
-        case 'o': out = optarg; break;
+        case 'h':
+            fputs(cmd_plot_usage, stdout);
+            return CLI_OK;
+        case 'o':
+            out = optarg;
+            break;
         case O_TAG:
             if (!*optarg || strpbrk(optarg, ", \r\n") || strlen(optarg) >= LAT_HLOG_TAG_MAX)
                 return cli_usage_error(CMD, "--tag: '%s' is not a valid tag", optarg);
@@ -418,20 +442,33 @@ int cmd_plot(int argc, char **argv) {
             slos[nslo++] = ns;
             break;
         }
-        case O_LOGY: log_y = true; break;
-        case O_THEME:
-            if (!strcmp(optarg, "auto")) theme = LAT_THEME_AUTO;
-            else if (!strcmp(optarg, "light")) theme = LAT_THEME_LIGHT;
-            else if (!strcmp(optarg, "dark")) theme = LAT_THEME_DARK;
-            else return cli_usage_error(CMD, "--theme: '%s': use auto, light or dark", optarg);
+        case O_LOGY:
+            log_y = true;
             break;
-        case O_TITLE: title = optarg; break;
+        case O_THEME:
+            if (!strcmp(optarg, "auto"))
+                theme = LAT_THEME_AUTO;
+            else if (!strcmp(optarg, "light"))
+                theme = LAT_THEME_LIGHT;
+            else if (!strcmp(optarg, "dark"))
+                theme = LAT_THEME_DARK;
+            else
+                return cli_usage_error(CMD, "--theme: '%s': use auto, light or dark", optarg);
+            break;
+        case O_TITLE:
+            title = optarg;
+            break;
         case O_UNIT:
-            if (!strcmp(optarg, "ns")) c.unit_ns = 1;
-            else if (!strcmp(optarg, "us")) c.unit_ns = 1e3;
-            else if (!strcmp(optarg, "ms")) c.unit_ns = 1e6;
-            else if (!strcmp(optarg, "s")) c.unit_ns = 1e9;
-            else return cli_usage_error(CMD, "--unit: '%s': use ns, us, ms or s", optarg);
+            if (!strcmp(optarg, "ns"))
+                c.unit_ns = 1;
+            else if (!strcmp(optarg, "us"))
+                c.unit_ns = 1e3;
+            else if (!strcmp(optarg, "ms"))
+                c.unit_ns = 1e6;
+            else if (!strcmp(optarg, "s"))
+                c.unit_ns = 1e9;
+            else
+                return cli_usage_error(CMD, "--unit: '%s': use ns, us, ms or s", optarg);
             break;
         case O_TICKS: {
             uint64_t t;
@@ -440,8 +477,11 @@ int cmd_plot(int argc, char **argv) {
             c.ticks = (unsigned)t;
             break;
         }
-        case O_JSON: json = optarg; break;
-        default: return cli_getopt_fail(CMD, ch, argv);
+        case O_JSON:
+            json = optarg;
+            break;
+        default:
+            return cli_getopt_fail(CMD, ch, argv);
         }
     }
     int nfiles = argc - optind;
@@ -472,7 +512,8 @@ int cmd_plot(int argc, char **argv) {
     if (rc) return cli_lib_error(CMD, "plot", rc);
     lat_plot_set_log_y(c.plot, log_y);
     lat_plot_set_theme(c.plot, theme);
-    for (size_t i = 0; i < nslo; i++) lat_plot_add_slo(c.plot, NULL, (double)slos[i]);
+    for (size_t i = 0; i < nslo; i++)
+        lat_plot_add_slo(c.plot, NULL, (double)slos[i]);
 
     for (int i = 0; i < nfiles && rc == 0; i++) {
         const char *path = argv[optind + i];
@@ -494,7 +535,8 @@ int cmd_plot(int argc, char **argv) {
         int w = write_json(&c, json, out, slos, nslo);
         if (w) rc = cli_lib_error(CMD, json, w);
     }
-    for (size_t k = 0; k < c.ns; k++) free(c.s[k].label);
+    for (size_t k = 0; k < c.ns; k++)
+        free(c.s[k].label);
     lat_plot_free(c.plot);
     return rc;
 }

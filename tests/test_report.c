@@ -8,10 +8,7 @@
 
 #include "latlab/alloc.h"
 #include "latlab/error.h"
-#if __has_include("latlab/hist.h")
 #include "latlab/hist.h"
-#define HAVE_HIST 1
-#endif
 #include "latlab/report.h"
 
 #include <errno.h>
@@ -34,11 +31,14 @@ static char *render(const lat_plot *p) {
 
 static int count_of(const char *hay, const char *needle) {
     int n = 0;
-    for (const char *s = hay; (s = strstr(s, needle)); s += strlen(needle)) n++;
+    for (const char *s = hay; (s = strstr(s, needle)); s += strlen(needle))
+        n++;
     return n;
 }
 
-static bool have_xmllint(void) { return system("command -v xmllint >/dev/null 2>&1") == 0; }
+static bool have_xmllint(void) {
+    return system("command -v xmllint >/dev/null 2>&1") == 0;
+}
 
 /* Write svg to a file and run xmllint --noout on it (when installed). */
 static void assert_xml(const char *svg) {
@@ -68,7 +68,8 @@ static size_t path_points(const char *svg, int which, double *xs, double *ys, si
     size_t n = 0;
     while (*s != '"') {
         assert_true(*s == 'M' || *s == 'L' || *s == ' ');
-        while (*s == 'M' || *s == 'L' || *s == ' ') s++;
+        while (*s == 'M' || *s == 'L' || *s == ' ')
+            s++;
         if (*s == '"') break;
         char *e;
         double x = strtod(s, &e);
@@ -133,10 +134,10 @@ static void test_plot_two_series(void **state) {
             assert_true(ys[i] <= ys[i - 1]); /* SVG y grows downwards */
         }
     }
-    /* data reaches 99.9%: the axis runs to 99.99% plus a max column */
+    /* data reaches 99.9%: the axis runs to 99.9% plus a max column */
     char t[512];
     texts_of(svg, "lat-xtick", t, sizeof t);
-    assert_string_equal(t, "0%|90%|99%|99.9%|99.99%|max");
+    assert_string_equal(t, "0%|90%|99%|99.9%|max");
     /* 8000 ns max: microseconds, linear from 0 to 8 */
     assert_non_null(strstr(svg, "latency (us)"));
     texts_of(svg, "lat-ytick", t, sizeof t);
@@ -168,10 +169,47 @@ static void test_plot_units_and_range(void **state) {
         assert_xml(svg);
         assert_non_null(strstr(svg, cases[c].unit));
         assert_non_null(strstr(svg, ">series 1</text>"));
-        /* 99% is the highest percentile: axis ends at 99.9%, no max column */
+        /* 99% is the highest percentile: axis ends there, no max column */
         char t[256];
         texts_of(svg, "lat-xtick", t, sizeof t);
-        assert_string_equal(t, "0%|90%|99%|99.9%");
+        assert_string_equal(t, "0%|90%|99%");
+        free(svg);
+        lat_plot_free(p);
+    }
+}
+
+/* The x axis covers the data's highest percentile, and only up to where a
+ * series first reaches its final value (iterators repeat the max after it). */
+static void test_plot_x_range(void **state) {
+    (void)state;
+    static const struct {
+        lat_plot_point pts[4];
+        size_t n;
+        const char *ticks;
+    } cases[] = {
+        {{{0, 10}, {99.95, 20}}, 2, "0%|90%|99%|99.9%|99.99%"},
+        {{{0, 10}, {99.9, 20}}, 2, "0%|90%|99%|99.9%"},
+        {{{0, 10}, {99.9, 20}, {99.9999, 20}, {100, 20}}, 4, "0%|90%|99%|99.9%|max"},
+        {{{0, 10}, {99.9, 20}, {99.9999, 25}, {100, 25}},
+         4,
+         "0%|90%|99%|99.9%|99.99%|99.999%|99.9999%|max"},
+        {{{50, 10}}, 1, "0%|90%"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        lat_plot *p;
+        assert_int_equal(lat_plot_create(NULL, &p), 0);
+        assert_int_equal(lat_plot_add_series(p, "s", cases[c].pts, cases[c].n), 0);
+        char *svg = render(p);
+        assert_xml(svg);
+        char t[256];
+        texts_of(svg, "lat-xtick", t, sizeof t);
+        assert_string_equal(t, cases[c].ticks);
+        /* every point inside the plot frame */
+        double xs[8], ys[8];
+        size_t n = path_points(svg, 0, xs, ys, 8);
+        assert_int_equal(n, cases[c].n);
+        for (size_t i = 0; i < n; i++)
+            assert_true(xs[i] >= 78 - 0.01 && xs[i] <= 772 + 0.01);
         free(svg);
         lat_plot_free(p);
     }
@@ -279,7 +317,8 @@ static void test_plot_rejects(void **state) {
     for (int i = 0; i < LAT_PLOT_MAX_SERIES; i++)
         assert_int_equal(lat_plot_add_series(p, NULL, NULL, 0), 0);
     assert_int_equal(lat_plot_add_series(p, NULL, NULL, 0), -E2BIG);
-    for (int i = 0; i < LAT_PLOT_MAX_SLOS; i++) assert_int_equal(lat_plot_add_slo(p, NULL, 1), 0);
+    for (int i = 0; i < LAT_PLOT_MAX_SLOS; i++)
+        assert_int_equal(lat_plot_add_slo(p, NULL, 1), 0);
     assert_int_equal(lat_plot_add_slo(p, NULL, 1), -E2BIG);
     assert_int_equal(lat_plot_set_size(p, 100, 100), -EINVAL);
     assert_int_equal(lat_plot_set_size(p, 1200, 700), 0);
@@ -289,7 +328,7 @@ static void test_plot_rejects(void **state) {
     assert_xml(svg);
     assert_non_null(strstr(svg, "viewBox=\"0 0 1200 700\""));
     assert_null(strstr(svg, "prefers-color-scheme")); /* forced dark */
-    assert_non_null(strstr(svg, " lat-dash\""));       /* series past the palette are dashed */
+    assert_non_null(strstr(svg, " lat-dash\""));      /* series past the palette are dashed */
     free(svg);
     assert_int_equal(lat_plot_write_svg(NULL, stdout), -EINVAL);
     assert_int_equal(lat_plot_save_svg(p, NULL), -EINVAL);
@@ -317,16 +356,14 @@ static void test_plot_save_atomic(void **state) {
 
 static void test_plot_from_hist(void **state) {
     (void)state;
-#ifndef HAVE_HIST
-    LAT_SKIP("hist component not merged yet");
-#else
     lat_hist *h;
     assert_int_equal(lat_hist_create(1, 3600000000LL, 3, &h), 0);
     lat_plot *p;
     assert_int_equal(lat_plot_create("hist", &p), 0);
     /* empty histogram: an empty series, not an error */
     assert_int_equal(lat_plot_add_hist(p, "empty", h, 1.0, 0), 0);
-    for (int i = 1; i <= 10000; i++) lat_hist_record(h, 100 + i % 1000);
+    for (int i = 1; i <= 10000; i++)
+        lat_hist_record(h, 100 + i % 1000);
     lat_hist_record(h, 250000);
     assert_int_equal(lat_plot_add_hist(p, "full", h, 1.0, 5), 0);
     assert_int_equal(lat_plot_add_hist(p, "cycles", h, 1 / 2.6, 0), 0);
@@ -361,22 +398,21 @@ static void test_plot_from_hist(void **state) {
     free(svg);
     lat_plot_free(p);
     lat_hist_destroy(h);
-#endif
 }
 
-/* ---- .hgrm ------------------------------------------------------------------------------------- */
+/* ---- .hgrm -------------------------------------------------------------------------------------
+ */
 
-static const char hgrm_plain[] =
-    "       Value     Percentile TotalCount 1/(1-Percentile)\n"
-    "\n"
-    "       1.000 0.000000000000          1           1.00\n"
-    "       2.000 0.250000000000          3           1.33\n"
-    "    1000.000 0.500000000000        103           2.00\n"
-    "    1000.000 0.990000000000        103         100.00\n"
-    "  100000.000 1.000000000000        104\n"
-    "#[Mean    =      962.625, StdDeviation   =     9786.324]\n"
-    "#[Max     =   100031.000, Total count    =          104]\n"
-    "#[Buckets =           22, SubBuckets     =         2048]\n";
+static const char hgrm_plain[] = "       Value     Percentile TotalCount 1/(1-Percentile)\n"
+                                 "\n"
+                                 "       1.000 0.000000000000          1           1.00\n"
+                                 "       2.000 0.250000000000          3           1.33\n"
+                                 "    1000.000 0.500000000000        103           2.00\n"
+                                 "    1000.000 0.990000000000        103         100.00\n"
+                                 "  100000.000 1.000000000000        104\n"
+                                 "#[Mean    =      962.625, StdDeviation   =     9786.324]\n"
+                                 "#[Max     =   100031.000, Total count    =          104]\n"
+                                 "#[Buckets =           22, SubBuckets     =         2048]\n";
 
 static const char hgrm_csv[] = "\"Value\",\"Percentile\",\"TotalCount\",\"1/(1-Percentile)\"\r\n"
                                "0.001,0.000000000000,1,1.00\r\n"
@@ -424,12 +460,12 @@ static void test_hgrm_parse(void **state) {
         size_t line;
     } bad[] = {
         {"Value Percentile TotalCount\n\n1.0 0.5 3 2.0\nbanana\n", 4},
-        {"1.0 0.5 3 2.0\n2.0 0.4 4 1.6\n", 2},       /* percentile going down */
-        {"1.0 1.5 3\n", 1},                          /* fraction above 1 */
-        {"1.0 0.5 3.5 2.0\n", 1},                    /* fractional count */
-        {"-1.0 0.5 3 2.0\n", 1},                     /* negative value */
-        {"1.0 0.5 3 2.0 junk\n", 1},                 /* trailing junk */
-        {"1.0 0.5\n", 1},                            /* short row */
+        {"1.0 0.5 3 2.0\n2.0 0.4 4 1.6\n", 2}, /* percentile going down */
+        {"1.0 1.5 3\n", 1},                    /* fraction above 1 */
+        {"1.0 0.5 3.5 2.0\n", 1},              /* fractional count */
+        {"-1.0 0.5 3 2.0\n", 1},               /* negative value */
+        {"1.0 0.5 3 2.0 junk\n", 1},           /* trailing junk */
+        {"1.0 0.5\n", 1},                      /* short row */
         {"#[Histogram log format version 1.3]\nTag=a,0.0,1.0,0.5,HISTF\n", 2}, /* an .hlog */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -444,7 +480,8 @@ static void test_hgrm_parse(void **state) {
     lat_hgrm_release(NULL);
 }
 
-/* ---- HTML -------------------------------------------------------------------------------------- */
+/* ---- HTML --------------------------------------------------------------------------------------
+ */
 
 static char *slurp(const char *path) {
     FILE *f = fopen(path, "r");
@@ -516,7 +553,8 @@ static void test_report_page(void **state) {
     free(html);
 }
 
-/* ---- allocation failure ------------------------------------------------------------------------ */
+/* ---- allocation failure ------------------------------------------------------------------------
+ */
 
 static long fail_after;
 static void *failing_alloc(size_t size, size_t align, void *ud) {
@@ -569,19 +607,27 @@ static void test_alloc_failure(void **state) {
         lat_set_alloc_hooks(&hooks);
         int rc = build_all(lat_test_tmpdir());
         lat_set_alloc_hooks(NULL);
-        if (rc == 0) ok = 1;
-        else assert_int_equal(rc, -ENOMEM);
+        if (rc == 0)
+            ok = 1;
+        else
+            assert_int_equal(rc, -ENOMEM);
     }
     assert_true(ok);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plot_two_series),    cmocka_unit_test(test_plot_units_and_range),
-        cmocka_unit_test(test_plot_log_y_and_slo), cmocka_unit_test(test_plot_empty_and_single),
-        cmocka_unit_test(test_plot_rejects),       cmocka_unit_test(test_plot_save_atomic),
-        cmocka_unit_test(test_plot_from_hist),     cmocka_unit_test(test_hgrm_parse),
-        cmocka_unit_test(test_report_page),        cmocka_unit_test(test_alloc_failure),
+        cmocka_unit_test(test_plot_two_series),
+        cmocka_unit_test(test_plot_units_and_range),
+        cmocka_unit_test(test_plot_x_range),
+        cmocka_unit_test(test_plot_log_y_and_slo),
+        cmocka_unit_test(test_plot_empty_and_single),
+        cmocka_unit_test(test_plot_rejects),
+        cmocka_unit_test(test_plot_save_atomic),
+        cmocka_unit_test(test_plot_from_hist),
+        cmocka_unit_test(test_hgrm_parse),
+        cmocka_unit_test(test_report_page),
+        cmocka_unit_test(test_alloc_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

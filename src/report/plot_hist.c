@@ -12,8 +12,8 @@
 #include <errno.h>
 #include <math.h>
 
-int lat_plot_add_hist(lat_plot *p, const char *label, const struct lat_hist *h,
-                      double ns_per_unit, unsigned ticks_per_half) {
+int lat_plot_add_hist(lat_plot *p, const char *label, const struct lat_hist *h, double ns_per_unit,
+                      unsigned ticks_per_half) {
     if (!p || !h || !(ns_per_unit > 0) || !isfinite(ns_per_unit)) return -EINVAL;
     if (lat_plot_series_count(p) >= LAT_PLOT_MAX_SERIES) return -E2BIG;
     if (lat_hist_total(h) <= 0) return lat_plot_add_series(p, label, NULL, 0);
@@ -22,7 +22,8 @@ int lat_plot_add_hist(lat_plot *p, const char *label, const struct lat_hist *h,
     lat_hist_iter it;
     size_t n = 0;
     lat_hist_iter_percentile(&it, h, tph);
-    while (lat_hist_iter_next(&it)) n++;
+    while (lat_hist_iter_next(&it))
+        n++;
     lat_plot_point *pts = lat__calloc(n ? n : 1, sizeof *pts);
     if (!pts) return -ENOMEM;
     size_t i = 0;
