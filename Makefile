@@ -2,6 +2,7 @@
 # `make test`; everything else here is for developers and CI.
 #
 #   make run      install missing packages (root) or say how, build, run `latlab lab`
+#                 (the pipeline lab's experiment protocol; ~1 minute on 2 CPUs)
 #   make test     same set-up plus the test peers, then the whole suite via ctest
 #   make asan     ASan+UBSan build, whole suite      make tsan   TSan build, concurrent tests
 #   make bench    build and run the benchmark programs

@@ -61,13 +61,17 @@ void cli_progress_done(void) {
 
 int cli_getopt_fail(const char *cmd, int c, char **argv) {
     extern int optind, optopt;
-    const char *arg = argv[optind - 1];
-    if (c == ':') {
-        if (optopt) return cli_usage_error(cmd, "option '-%c' needs a value", optopt);
-        return cli_usage_error(cmd, "option '%s' needs a value", arg);
+    const char *arg = optind > 0 ? argv[optind - 1] : NULL;
+    /* A long option: name it as typed (getopt_long sets optopt to its value
+     * code, which would print as a short option the user never typed). */
+    if (arg && arg[0] == '-' && arg[1] == '-') {
+        int len = (int)strcspn(arg, "=");
+        if (c == ':') return cli_usage_error(cmd, "option '%.*s' needs a value", len, arg);
+        return cli_usage_error(cmd, "unknown option '%.*s'", len, arg);
     }
+    if (c == ':') return cli_usage_error(cmd, "option '-%c' needs a value", optopt);
     if (optopt) return cli_usage_error(cmd, "unknown option '-%c'", optopt);
-    return cli_usage_error(cmd, "unknown option '%s'", arg);
+    return cli_usage_error(cmd, "unknown option '%s'", arg ? arg : "?");
 }
 
 int cli_parse_u64(const char *cmd, const char *flag, const char *s, uint64_t min, uint64_t max,

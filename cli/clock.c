@@ -1,10 +1,244 @@
-/* clock.c - `latlab clock` (not built yet: this placeholder exits 1 until its issue lands). */
+/* clock.c - `latlab clock` (warm-up 1): is the cycle counter's ratio stable,
+ * does it drift, what does a read cost?
+ *
+ * Three tightest-bracket calibrations against CLOCK_MONOTONIC_RAW, a drift
+ * check against CLOCK_MONOTONIC, the median cost of back-to-back unfenced,
+ * fenced and clock_gettime reads (pinned to the CPU it started on), the
+ * counter's granularity and the invariant-TSC flag. */
 #include "cli.h"
 
-const char cmd_clock_usage[] = "usage: latlab clock\n\n(not implemented yet)\n";
+#include "latlab/atomicfile.h"
+#include "latlab/clock.h"
+#include "latlab/error.h"
+#include "latlab/topo.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char cmd_clock_usage[] =
+    "usage: latlab clock [OPTIONS]\n"
+    "\n"
+    "Calibrate the cycle counter three times against CLOCK_MONOTONIC_RAW (tightest of\n"
+    "32 brackets at each end of the window), check its drift against CLOCK_MONOTONIC,\n"
+    "and measure what a read costs (median of back-to-back pairs: unfenced, fenced,\n"
+    "clock_gettime), the counter's granularity and whether the TSC is invariant.\n"
+    "\n"
+    "options:\n"
+    "  --window-ms N   calibration window in ms (1..60000, default 200)\n"
+    "  --drift-s S     drift-check window in seconds (0 skips it; up to 3600; default 3)\n"
+    "  --samples N     read pairs per cost figure (1000..100000000, default 100000)\n"
+    "  --json FILE     also write the results (and the run conditions) as JSON\n"
+    "  -h, --help      this text\n";
+
+#define NCAL 3
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint64_t median(uint64_t *v, size_t n) {
+    qsort(v, n, sizeof *v, cmp_u64);
+    return v[n / 2];
+}
+
+typedef struct read_costs {
+    uint64_t unfenced_cycles, fenced_cycles, gettime_ns;
+} read_costs;
+
+/* Median deltas of back-to-back reads. */
+static void measure_reads(uint64_t *v, size_t n, read_costs *out) {
+    for (size_t i = 0; i < n; i++) {
+        uint64_t a = lat_cycles();
+        uint64_t b = lat_cycles();
+        v[i] = b - a;
+    }
+    out->unfenced_cycles = median(v, n);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t a = lat_cycles_fenced();
+        uint64_t b = lat_cycles_fenced();
+        v[i] = b - a;
+    }
+    out->fenced_cycles = median(v, n);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t a = lat_mono_ns();
+        uint64_t b = lat_mono_ns();
+        v[i] = b - a;
+    }
+    out->gettime_ns = median(v, n);
+}
+
+static json_t *cal_json(const lat_clock_cal *c) {
+    return json_pack("{s:f, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:f}", "cycles_per_ns",
+                     c->cycles_per_ns, "span_cycles", (json_int_t)c->span_cycles, "span_ns",
+                     (json_int_t)c->span_ns, "window_ns", (json_int_t)c->window_ns,
+                     "bracket_cycles", (json_int_t)c->bracket_cycles, "error_ppm", c->error_ppm,
+                     "elapsed_ns", (json_int_t)c->elapsed_ns, "counter_hz",
+                     (json_int_t)c->counter_hz, "counter_hz_diff_ppm", c->counter_hz_diff_ppm);
+}
 
 int cmd_clock(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    return cli_error("clock", "not implemented yet");
+    static const struct option opts[] = {
+        {"window-ms", required_argument, NULL, 'w'},
+        {"drift-s", required_argument, NULL, 'd'},
+        {"samples", required_argument, NULL, 's'},
+        {"json", required_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    uint64_t window_ms = 200, samples = 100000;
+    double drift_s = 3.0;
+    const char *json_path = NULL;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'w':
+            if (cli_parse_u64("clock", "--window-ms", optarg, 1, 60000, &window_ms))
+                return CLI_USAGE;
+            break;
+        case 'd':
+            if (cli_parse_double("clock", "--drift-s", optarg, 0, 3600, &drift_s)) return CLI_USAGE;
+            if (drift_s > 0 && drift_s < 0.001)
+                return cli_usage_error("clock", "--drift-s: %s is below 1 ms (use 0 to skip)",
+                                       optarg);
+            break;
+        case 's':
+            if (cli_parse_u64("clock", "--samples", optarg, 1000, 100000000, &samples))
+                return CLI_USAGE;
+            break;
+        case 'j':
+            if (!*optarg) return cli_usage_error("clock", "--json: needs a file name");
+            json_path = optarg;
+            break;
+        case 'h':
+            fputs(cmd_clock_usage, stdout);
+            return CLI_OK;
+        default:
+            return cli_getopt_fail("clock", c, argv);
+        }
+    }
+    if (optind < argc) return cli_usage_error("clock", "unexpected argument '%s'", argv[optind]);
+
+    int ret = CLI_ERR, rc;
+    uint64_t *v = NULL;
+    json_t *root = NULL;
+    lat_clock_cal cal[NCAL];
+    for (int i = 0; i < NCAL; i++) {
+        cli_progress("calibration %d of %d (%llu ms)", i + 1, NCAL, (unsigned long long)window_ms);
+        rc = lat_clock_calibrate(&cal[i], window_ms * 1000000ull, 32);
+        cli_progress_done();
+        if (rc) {
+            ret = cli_lib_error("clock", "calibration", rc);
+            goto out;
+        }
+        printf("calibration: %.4f cycles/ns  (bracket %llu cycles, error %.2f ppm, took %.1f ms)\n",
+               cal[i].cycles_per_ns, (unsigned long long)cal[i].bracket_cycles, cal[i].error_ppm,
+               (double)cal[i].elapsed_ns / 1e6);
+        if (cal[i].counter_hz)
+            printf("             cntfrq_el0 %llu Hz, measured differs by %+.1f ppm\n",
+                   (unsigned long long)cal[i].counter_hz, cal[i].counter_hz_diff_ppm);
+    }
+    double lo = cal[0].cycles_per_ns, hi = lo;
+    for (int i = 1; i < NCAL; i++) {
+        lo = fmin(lo, cal[i].cycles_per_ns);
+        hi = fmax(hi, cal[i].cycles_per_ns);
+    }
+    double spread_ppm = (hi - lo) / lo * 1e6;
+    printf("spread:      %.3f ppm across %d calibrations\n", spread_ppm, NCAL);
+    fflush(stdout);
+
+    lat_clock_drift_result drift = {0, 0, 0, 0};
+    if (drift_s > 0) {
+        cli_progress("drift check (%.3g s)", drift_s);
+        rc = lat_clock_drift(&cal[0], CLOCK_MONOTONIC, (uint64_t)llround(drift_s * 1e9), &drift);
+        cli_progress_done();
+        if (rc) {
+            ret = cli_lib_error("clock", "drift check", rc);
+            goto out;
+        }
+        printf("%.3gs window: os=%.3fms tsc=%.3fms drift=%+.3fppm  (vs CLOCK_MONOTONIC; noise %.3f "
+               "ppm)\n",
+               drift_s, (double)drift.os_ns / 1e6, (double)drift.counter_ns / 1e6, drift.drift_ppm,
+               drift.error_ppm);
+    }
+
+    v = malloc(samples * sizeof *v);
+    if (!v) {
+        ret = cli_error("clock", "out of memory for %llu samples", (unsigned long long)samples);
+        goto out;
+    }
+    /* Pinned where it runs now, so every pair is read on one CPU. */
+    int cpu = lat_current_cpu();
+    bool pinned = cpu >= 0 && lat_pin_thread(cpu) == 0;
+    read_costs rcost;
+    measure_reads(v, samples, &rcost);
+    if (pinned) lat_unpin_thread(NULL);
+    double unf_ns = (double)rcost.unfenced_cycles / cal[0].cycles_per_ns;
+    double fen_ns = (double)rcost.fenced_cycles / cal[0].cycles_per_ns;
+    printf("read cost   unfenced p50=%.1fns  fenced p50=%.1fns  clock_gettime p50=%.1fns%s\n",
+           unf_ns, fen_ns, (double)rcost.gettime_ns, pinned ? "" : "  (not pinned)");
+
+    uint64_t gran = lat_clock_granularity_cycles(100000);
+    double gran_ns = (double)gran / cal[0].cycles_per_ns;
+    printf("granularity: %llu cycles (%.1f ns)\n", (unsigned long long)gran, gran_ns);
+    int inv = lat_clock_invariant();
+#if defined(__x86_64__)
+    const char *ctr = "TSC";
+#else
+    const char *ctr = "generic timer";
+#endif
+    printf("invariant:   %s (%s)\n", inv == 1 ? "yes" : inv == 0 ? "no" : "unknown", ctr);
+    if (inv == 0)
+        cli_warn("clock", "the TSC is not invariant: cycle counts change rate with frequency");
+
+    if (json_path) {
+        lat_runcond cond;
+        json_t *cals = json_array();
+        root = json_object();
+        if (!root || !cals) {
+            json_decref(cals);
+            ret = cli_error("clock", "out of memory");
+            goto out;
+        }
+        json_object_set_new(root, "calibrations", cals);
+        for (int i = 0; i < NCAL; i++)
+            json_array_append_new(cals, cal_json(&cal[i]));
+        json_object_set_new(root, "spread_ppm", json_real(spread_ppm));
+        if (drift_s > 0)
+            json_object_set_new(root, "drift",
+                                json_pack("{s:s, s:f, s:I, s:I, s:f, s:f}", "clock",
+                                          "CLOCK_MONOTONIC", "seconds", drift_s, "os_ns",
+                                          (json_int_t)drift.os_ns, "counter_ns",
+                                          (json_int_t)drift.counter_ns, "drift_ppm",
+                                          drift.drift_ppm, "error_ppm", drift.error_ppm));
+        else
+            json_object_set_new(root, "drift", json_null());
+        json_object_set_new(root, "read_cost_p50",
+                            json_pack("{s:f, s:f, s:f, s:I, s:I, s:I, s:b}", "unfenced_ns", unf_ns,
+                                      "fenced_ns", fen_ns, "clock_gettime_ns",
+                                      (double)rcost.gettime_ns, "unfenced_cycles",
+                                      (json_int_t)rcost.unfenced_cycles, "fenced_cycles",
+                                      (json_int_t)rcost.fenced_cycles, "samples",
+                                      (json_int_t)samples, "pinned", (int)pinned));
+        json_object_set_new(root, "granularity_cycles", json_integer((json_int_t)gran));
+        json_object_set_new(root, "granularity_ns", json_real(gran_ns));
+        json_object_set_new(root, "invariant_tsc", inv < 0 ? json_null() : json_boolean(inv));
+        if (lat_runcond_collect(&cond, NULL) == 0)
+            json_object_set_new(root, "run_conditions", lat_runcond_json(&cond));
+        rc = lat_write_json_atomic(json_path, root);
+        if (rc) {
+            ret = cli_error("clock", "%s: %s", json_path, lat_strerror(rc));
+            goto out;
+        }
+    }
+    ret = CLI_OK;
+out:
+    json_decref(root);
+    free(v);
+    return ret;
 }

@@ -20,11 +20,11 @@ typedef struct bracket {
     uint64_t ns;
 } bracket;
 
-static bracket tightest_bracket(unsigned n) {
+static bracket tightest_bracket(unsigned n, clockid_t id) {
     bracket best = {0, UINT64_MAX, 0};
     for (unsigned i = 0; i < n; i++) {
         uint64_t a = lat_cycles_fenced();
-        uint64_t t = lat_mono_raw_ns();
+        uint64_t t = lat_clock_ns(id);
         uint64_t b = lat_cycles_fenced();
         if (b < a) continue;
         if (b - a < best.width_cycles) {
@@ -55,37 +55,61 @@ int lat_clock_cal_from_ratio(lat_clock_cal *out, uint64_t span_ns, uint64_t span
     return 0;
 }
 
-int lat_clock_calibrate(lat_clock_cal *out, uint64_t window_ns, unsigned brackets) {
-    if (!out) return -EINVAL;
-    if (window_ns == 0) window_ns = LAT_CLOCK_DEFAULT_WINDOW_NS;
-    if (window_ns < 1000000ull) return -EINVAL;
-    if (brackets < LAT_CLOCK_MIN_BRACKETS) brackets = LAT_CLOCK_MIN_BRACKETS;
-    uint64_t wall0 = lat_mono_ns();
-    bracket b0 = tightest_bracket(brackets);
-    /* Sleep most of the window, spin the last 2 ms so the end brackets are
-     * taken on a warm CPU rather than straight out of a wake-up. */
-    uint64_t deadline = b0.ns + window_ns;
+/* Sleep most of the way to deadline (on clock id), spin the last 2 ms so the
+ * end brackets are taken on a warm CPU rather than straight out of a wake-up. */
+static void wait_until(clockid_t id, uint64_t deadline, uint64_t window_ns) {
     if (window_ns > 4000000ull) {
         uint64_t sleep_ns = window_ns - 2000000ull;
         struct timespec ts = {(time_t)(sleep_ns / 1000000000ull), (long)(sleep_ns % 1000000000ull)};
         while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
         }
     }
-    while (lat_mono_raw_ns() < deadline) lat_cpu_relax();
-    bracket b1 = tightest_bracket(brackets);
+    while (lat_clock_ns(id) < deadline)
+        lat_cpu_relax();
+}
+
+int lat_clock_calibrate(lat_clock_cal *out, uint64_t window_ns, unsigned brackets) {
+    if (!out) return -EINVAL;
+    if (window_ns == 0) window_ns = LAT_CLOCK_DEFAULT_WINDOW_NS;
+    if (window_ns < 1000000ull) return -EINVAL;
+    if (brackets < LAT_CLOCK_MIN_BRACKETS) brackets = LAT_CLOCK_MIN_BRACKETS;
+    uint64_t wall0 = lat_mono_ns();
+    bracket b0 = tightest_bracket(brackets, CLOCK_MONOTONIC_RAW);
+    wait_until(CLOCK_MONOTONIC_RAW, b0.ns + window_ns, window_ns);
+    bracket b1 = tightest_bracket(brackets, CLOCK_MONOTONIC_RAW);
     if (b1.mid_cycles <= b0.mid_cycles || b1.ns <= b0.ns) return -EIO;
     int rc = lat_clock_cal_from_ratio(out, b1.ns - b0.ns, b1.mid_cycles - b0.mid_cycles);
     if (rc) return rc;
     out->window_ns = window_ns;
     out->bracket_cycles = b0.width_cycles > b1.width_cycles ? b0.width_cycles : b1.width_cycles;
-    out->error_ppm =
-        ((double)b0.width_cycles / 2 + (double)b1.width_cycles / 2) / (double)out->span_cycles * 1e6;
+    out->error_ppm = ((double)b0.width_cycles / 2 + (double)b1.width_cycles / 2) /
+                     (double)out->span_cycles * 1e6;
     out->elapsed_ns = lat_mono_ns() - wall0;
     out->counter_hz = lat_counter_hz();
     if (out->counter_hz) {
         double measured_hz = out->cycles_per_ns * 1e9;
-        out->counter_hz_diff_ppm = (measured_hz - (double)out->counter_hz) / (double)out->counter_hz * 1e6;
+        out->counter_hz_diff_ppm =
+            (measured_hz - (double)out->counter_hz) / (double)out->counter_hz * 1e6;
     }
+    return 0;
+}
+
+int lat_clock_drift(const lat_clock_cal *c, clockid_t id, uint64_t window_ns,
+                    lat_clock_drift_result *out) {
+    if (!c || !out || c->span_ns == 0 || c->span_cycles == 0 || window_ns < 1000000ull)
+        return -EINVAL;
+    struct timespec probe;
+    if (clock_gettime(id, &probe) != 0) return -errno;
+    memset(out, 0, sizeof *out);
+    bracket b0 = tightest_bracket(LAT_CLOCK_MIN_BRACKETS * 2, id);
+    wait_until(id, b0.ns + window_ns, window_ns);
+    bracket b1 = tightest_bracket(LAT_CLOCK_MIN_BRACKETS * 2, id);
+    if (b1.mid_cycles <= b0.mid_cycles || b1.ns <= b0.ns) return -EIO;
+    out->os_ns = b1.ns - b0.ns;
+    out->counter_ns = lat_clock_to_ns(c, b1.mid_cycles - b0.mid_cycles);
+    out->drift_ppm = ((double)out->counter_ns - (double)out->os_ns) / (double)out->os_ns * 1e6;
+    uint64_t w = b0.width_cycles > b1.width_cycles ? b0.width_cycles : b1.width_cycles;
+    out->error_ppm = (double)lat_clock_to_ns(c, w) / (double)out->os_ns * 1e6;
     return 0;
 }
 
@@ -123,7 +147,8 @@ uint64_t lat_clock_granularity_cycles(unsigned n) {
         uint64_t a = lat_cycles();
         uint64_t b = lat_cycles();
         /* Wait for the next distinct value when the counter steps coarsely. */
-        while (b == a) b = lat_cycles();
+        while (b == a)
+            b = lat_cycles();
         if (b - a < best) best = b - a;
     }
     return best;

@@ -403,6 +403,14 @@ int lat_hist_values_at_percentiles(const lat_hist *h, const double *ps, int64_t 
 
 /* ---- iterators -------------------------------------------------------------------------- */
 
+/* Java's (long) cast of a double: saturating, NaN -> 0. */
+static int64_t java_d2l(double d) {
+    if (d != d) return 0;
+    if (d >= 9223372036854775807.0) return INT64_MAX;
+    if (d <= -9223372036854775808.0) return INT64_MIN;
+    return (int64_t)d;
+}
+
 static void iter_base(lat_hist_iter *it, const lat_hist *h, lat_hist_iter_kind kind) {
     memset(it, 0, sizeof *it);
     it->h = h;
@@ -437,7 +445,9 @@ void lat_hist_iter_log(lat_hist_iter *it, const lat_hist *h, int64_t first, doub
     if (!(base > 1.0)) base = 2.0;
     it->log_base = base;
     it->log_next = (double)first;
-    it->log_next_low = lat_hist_lowest_equivalent(h, first);
+    /* Java 2.1.11: the step reports level - 1 and is reached at its lowest equivalent. */
+    it->step_high = java_d2l(it->log_next) - 1;
+    it->step_low = lat_hist_lowest_equivalent(h, it->step_high);
 }
 
 void lat_hist_iter_percentile(lat_hist_iter *it, const lat_hist *h, int ticks_per_half) {
@@ -446,14 +456,6 @@ void lat_hist_iter_percentile(lat_hist_iter *it, const lat_hist *h, int ticks_pe
     it->pct_to = 0.0;
     it->pct_from = 0.0;
     it->last_reached = false;
-}
-
-/* Java's (long) cast of a double: saturating, NaN -> 0. */
-static int64_t java_d2l(double d) {
-    if (d != d) return 0;
-    if (d >= 9223372036854775807.0) return INT64_MAX;
-    if (d <= -9223372036854775808.0) return INT64_MIN;
-    return (int64_t)d;
 }
 
 static bool base_has_next(const lat_hist_iter *it) {
@@ -495,7 +497,7 @@ static bool reached_level(const lat_hist_iter *it) {
     case LAT_HIST_ITER_LINEAR:
         return it->value_at_index >= it->step_low || it->index >= h->counts_len - 1;
     case LAT_HIST_ITER_LOG:
-        return it->value_at_index >= it->log_next_low || it->index >= h->counts_len - 1;
+        return it->value_at_index >= it->step_low || it->index >= h->counts_len - 1;
     case LAT_HIST_ITER_PERCENTILE: {
         if (it->count_at_this == 0) return false;
         double cur = (100.0 * (double)it->count_to_index) / (double)it->total;
@@ -510,7 +512,7 @@ static int64_t value_iterated_to(const lat_hist_iter *it) {
     case LAT_HIST_ITER_LINEAR:
         return it->step_high;
     case LAT_HIST_ITER_LOG:
-        return java_d2l(it->log_next);
+        return it->step_high;
     default:
         return lat_hist_highest_equivalent(it->h, it->value_at_index);
     }
@@ -534,7 +536,8 @@ static void increment_level(lat_hist_iter *it) {
         break;
     case LAT_HIST_ITER_LOG:
         it->log_next *= it->log_base;
-        it->log_next_low = lat_hist_lowest_equivalent(h, java_d2l(it->log_next));
+        it->step_high = java_d2l(it->log_next) - 1;
+        it->step_low = lat_hist_lowest_equivalent(h, it->step_high);
         break;
     case LAT_HIST_ITER_PERCENTILE: {
         it->pct_from = it->pct_to;

@@ -390,6 +390,52 @@ int lat_topo_caches(const lat_topo *t, const lat_cache **out) {
     return t->ncaches;
 }
 
+static json_t *cpuset_json(const lat_cpuset *s) {
+    char buf[4096];
+    lat_cpuset_format(s, buf, sizeof buf);
+    return json_string(buf);
+}
+
+json_t *lat_topo_json(const lat_topo *t) {
+    if (!t) return NULL;
+    json_t *o = json_object(), *cpus = json_array(), *caches = json_array();
+    if (!o || !cpus || !caches) goto fail;
+    int bad = json_object_set_new(o, "online", cpuset_json(&t->online)) |
+              json_object_set_new(o, "affinity", cpuset_json(&t->affinity)) |
+              json_object_set_new(o, "isolated", cpuset_json(&t->isolated)) |
+              json_object_set_new(o, "nohz_full", cpuset_json(&t->nohz_full)) |
+              json_object_set_new(o, "perf_cores", cpuset_json(&t->perf)) |
+              json_object_set_new(o, "hybrid", json_boolean(t->hybrid));
+    for (int c = lat_cpuset_next(&t->online, 0); c >= 0 && !bad;
+         c = lat_cpuset_next(&t->online, c + 1)) {
+        const lat_topo_cpu *p = &t->cpu[c];
+        bad |= json_array_append_new(
+            cpus, json_pack("{s:i, s:i, s:i, s:o, s:I, s:I, s:b, s:b}", "cpu", c, "core_id",
+                            p->core_id, "package_id", p->package_id, "siblings",
+                            cpuset_json(&p->siblings), "capacity", (json_int_t)p->capacity,
+                            "max_freq_khz", (json_int_t)p->max_freq_khz, "perf_core",
+                            (int)p->perf_core, "isolated", (int)p->isolated));
+    }
+    for (int i = 0; i < t->ncaches && !bad; i++) {
+        const lat_cache *c = &t->caches[i];
+        bad |= json_array_append_new(caches, json_pack("{s:i, s:s, s:I, s:I, s:o}", "level",
+                                                       c->level, "type", c->type, "size_bytes",
+                                                       (json_int_t)c->size_bytes, "line_bytes",
+                                                       (json_int_t)c->line_bytes, "shared_cpus",
+                                                       cpuset_json(&c->shared_cpus)));
+    }
+    bad |= json_object_set(o, "cpus", cpus) | json_object_set(o, "caches", caches);
+    if (bad) goto fail;
+    json_decref(cpus);
+    json_decref(caches);
+    return o;
+fail:
+    json_decref(cpus);
+    json_decref(caches);
+    json_decref(o);
+    return NULL;
+}
+
 /* ---- pinning ------------------------------------------------------------------------------- */
 
 static int set_affinity(const lat_cpuset *s) {
@@ -434,7 +480,8 @@ static lat_cpuset initial_mask;
 
 __attribute__((constructor)) static void capture_initial_mask(void) {
     if (lat_thread_affinity(&initial_mask) != 0 || lat_cpuset_count(&initial_mask) == 0)
-        for (unsigned i = 0; i < LAT_MAX_CPUS / 64; i++) initial_mask.bits[i] = ~0ull;
+        for (unsigned i = 0; i < LAT_MAX_CPUS / 64; i++)
+            initial_mask.bits[i] = ~0ull;
 }
 
 int lat_unpin_thread(const lat_cpuset *mask) {
@@ -776,7 +823,10 @@ int lat_runcond_collect(lat_runcond *rc, const char *root) {
 
     copy_str(rc->glibc, sizeof rc->glibc, gnu_get_libc_version());
     copy_str(rc->compiler, sizeof rc->compiler, LAT_COMPILER_ID);
-    copy_str(rc->compiler_flags, sizeof rc->compiler_flags, LAT_COMPILER_FLAGS);
+    const char *cf = LAT_COMPILER_FLAGS;
+    while (*cf == ' ')
+        cf++;
+    copy_str(rc->compiler_flags, sizeof rc->compiler_flags, cf);
     const char *pre = getenv("LD_PRELOAD");
     copy_str(rc->ld_preload, sizeof rc->ld_preload, pre && *pre ? pre : "none");
     read_or_unknown(root, "/proc/sys/kernel/perf_event_paranoid", rc->perf_event_paranoid,

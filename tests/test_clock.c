@@ -4,7 +4,9 @@
 #include "latlab/clock.h"
 #include "latlab/compiler.h"
 
+#include <errno.h>
 #include <math.h>
+#include <string.h>
 
 static void test_reads_advance(void **state) {
     (void)state;
@@ -17,8 +19,16 @@ static void test_conversion_exact(void **state) {
     lat_clock_cal c;
     /* 2.596 cycles/ns-ish odd ratio */
     assert_int_equal(lat_clock_cal_from_ratio(&c, 200000017ull, 519200123ull), 0);
-    uint64_t vals[] = {0, 1, 2, 3, 1000, 123456789, 1000000000000000ull, 999999999999999ull,
-                       4000000000000000ull, 18446744073709551ull};
+    uint64_t vals[] = {0,
+                       1,
+                       2,
+                       3,
+                       1000,
+                       123456789,
+                       1000000000000000ull,
+                       999999999999999ull,
+                       4000000000000000ull,
+                       18446744073709551ull};
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
         unsigned __int128 exact = (unsigned __int128)vals[i] * c.span_ns / c.span_cycles;
         assert_true(lat_clock_to_ns(&c, vals[i]) == (uint64_t)exact);
@@ -37,15 +47,146 @@ static void test_calibration_vs_raw(void **state) {
     lat_clock_cal c;
     assert_int_equal(lat_clock_calibrate(&c, 200000000ull, 32), 0);
     assert_true(c.cycles_per_ns > 0.001);
-    /* check over 1 s against CLOCK_MONOTONIC_RAW: within 50 ppm */
-    uint64_t c0 = lat_cycles_fenced(), t0 = lat_mono_raw_ns();
-    struct timespec ts = {1, 0};
-    nanosleep(&ts, NULL);
-    uint64_t c1 = lat_cycles_fenced(), t1 = lat_mono_raw_ns();
-    double predicted = (double)lat_clock_to_ns(&c, c1 - c0);
-    double ppm = fabs(predicted - (double)(t1 - t0)) / (double)(t1 - t0) * 1e6;
-    printf("calibration %.5f cycles/ns, 1 s check off by %.2f ppm\n", c.cycles_per_ns, ppm);
-    assert_true(ppm < 50.0);
+    assert_true(c.error_ppm >= 0 && c.bracket_cycles > 0);
+    /* check over 1 s against CLOCK_MONOTONIC_RAW (tightest brackets at both
+     * ends): within 50 ppm, plus the check's own bracket noise */
+    lat_clock_drift_result d;
+    assert_int_equal(lat_clock_drift(&c, CLOCK_MONOTONIC_RAW, 1000000000ull, &d), 0);
+    assert_true(d.os_ns >= 1000000000ull);
+    printf("calibration %.5f cycles/ns (error %.3f ppm), 1 s check off by %+.3f ppm (noise %.3f "
+           "ppm)\n",
+           c.cycles_per_ns, c.error_ppm, d.drift_ppm, d.error_ppm);
+    assert_true(fabs(d.drift_ppm) < 50.0 + d.error_ppm);
+}
+
+static void test_inverse_and_errors(void **state) {
+    (void)state;
+    lat_clock_cal c;
+    assert_int_equal(lat_clock_cal_from_ratio(&c, 200000017ull, 519200123ull), 0);
+    /* ns -> cycles -> ns never gains, and loses under one cycle's worth */
+    for (uint64_t ns = 1; ns < 1000000000000000ull; ns = ns * 7 + 3) {
+        uint64_t cyc = lat_clock_from_ns(&c, ns);
+        uint64_t back = lat_clock_to_ns(&c, cyc);
+        assert_true(back <= ns);
+        assert_true(ns - back <= 1);
+    }
+    assert_int_equal(lat_clock_cal_from_ratio(&c, 0, 5), -EINVAL);
+    assert_int_equal(lat_clock_cal_from_ratio(&c, 5, 0), -EINVAL);
+    assert_int_equal(lat_clock_cal_from_ratio(NULL, 5, 5), -EINVAL);
+    assert_int_equal(lat_clock_calibrate(NULL, 0, 0), -EINVAL);
+    assert_int_equal(lat_clock_calibrate(&c, 999999, 0), -EINVAL);
+    lat_clock_drift_result d;
+    assert_int_equal(lat_clock_drift(NULL, CLOCK_MONOTONIC, 10000000, &d), -EINVAL);
+    assert_int_equal(lat_clock_cal_from_ratio(&c, 1, 1), 0);
+    assert_int_equal(lat_clock_drift(&c, CLOCK_MONOTONIC, 10, &d), -EINVAL);
+    assert_int_equal(lat_clock_drift(&c, (clockid_t)12345, 10000000, &d), -EINVAL);
+}
+
+static void test_drift_default_granularity(void **state) {
+    (void)state;
+    const lat_clock_cal *c = lat_clock_default();
+    assert_non_null(c);
+    assert_ptr_equal(c, lat_clock_default());
+    assert_true(c->cycles_per_ns > 0.001);
+    assert_true(c->window_ns == LAT_CLOCK_DEFAULT_WINDOW_NS);
+    lat_clock_drift_result d;
+    assert_int_equal(lat_clock_drift(c, CLOCK_MONOTONIC_RAW, 50000000ull, &d), 0);
+    assert_true(d.os_ns >= 50000000ull);
+    printf("drift vs MONOTONIC_RAW over 50 ms: %+.3f ppm (noise %.3f ppm)\n", d.drift_ppm,
+           d.error_ppm);
+    assert_true(fabs(d.drift_ppm) <
+                200.0 + 2 * d.error_ppm); /* generous: shared machine, short window */
+    uint64_t g = lat_clock_granularity_cycles(1000);
+    assert_true(g >= 1 && g < 100000);
+    int inv = lat_clock_invariant();
+    assert_true(inv == -1 || inv == 0 || inv == 1);
+#if defined(__x86_64__)
+    assert_int_not_equal(inv, -1);
+    assert_int_equal(lat_counter_hz(), 0);
+#endif
+}
+
+/* Hot paths allocate nothing: reads and conversions under the counting allocator. */
+static void test_hot_path_no_alloc(void **state) {
+    (void)state;
+    if (!lat_alloc_count_available()) LAT_SKIP("counting allocator unavailable under sanitizers");
+    lat_clock_cal c;
+    lat_clock_cal_from_ratio(&c, 200000017ull, 519200123ull);
+    uint64_t sum = 0;
+    lat_alloc_count_begin();
+    for (int i = 0; i < 1000; i++) {
+        sum += lat_cycles() + lat_cycles_fenced();
+        sum += lat_clock_to_ns(&c, (uint64_t)i * 1000003u) + lat_clock_from_ns(&c, (uint64_t)i);
+    }
+    assert_int_equal(lat_alloc_count_end(), 0);
+    lat_do_not_optimize(sum);
+}
+
+/* The barrier keeps every kind of value intact (gcc 12's "+m,r" bug returned
+ * wrong doubles) and forces the computation to happen. */
+typedef struct pt {
+    double x;
+    int id;
+    char tag[12];
+} pt;
+typedef struct small {
+    int a, b;
+} small;
+
+static LAT_NOINLINE double make_double(int i) {
+    return 1.0 / (i + 3);
+}
+
+static void test_barrier_values(void **state) {
+    (void)state;
+    for (int i = 0; i < 1000; i++) {
+        int iv = i * 7 - 300;
+        long long ll = (long long)i << 40;
+        unsigned char uc = (unsigned char)i;
+        int *ptr = &iv;
+        const char *cptr = "latlab";
+        float fv = (float)i * 0.25f + 0.1f;
+        double dv = make_double(i) * 3.5;
+        long double ldv = (long double)dv * 2.0L;
+        pt s = {dv, i, "tag"};
+        small sm = {i, -i};
+
+        int iv0 = iv;
+        long long ll0 = ll;
+        unsigned char uc0 = uc;
+        float fv0 = fv;
+        double dv0 = dv;
+        long double ldv0 = ldv;
+        pt s0 = s;
+        small sm0 = sm;
+
+        lat_do_not_optimize(iv);
+        lat_do_not_optimize(ll);
+        lat_do_not_optimize(uc);
+        lat_do_not_optimize(ptr);
+        lat_do_not_optimize(cptr);
+        lat_do_not_optimize(fv);
+        lat_do_not_optimize(dv);
+        lat_do_not_optimize(ldv);
+        lat_do_not_optimize(s);
+        lat_do_not_optimize(sm);
+        lat_clobber_memory();
+
+        assert_int_equal(iv, iv0);
+        assert_true(ll == ll0);
+        assert_int_equal(uc, uc0);
+        assert_ptr_equal(ptr, &iv);
+        assert_string_equal(cptr, "latlab");
+        assert_true(fv == fv0);
+        assert_true(dv == dv0);
+        assert_true(ldv == ldv0);
+        assert_true(memcmp(&s, &s0, sizeof s) == 0);
+        assert_true(sm.a == sm0.a && sm.b == sm0.b);
+        /* arithmetic on the results still sees the original values */
+        double twice = dv + dv;
+        lat_do_not_optimize(twice);
+        assert_true(twice == 2 * dv0);
+    }
 }
 
 int main(void) {
@@ -53,6 +194,10 @@ int main(void) {
         cmocka_unit_test(test_reads_advance),
         cmocka_unit_test(test_conversion_exact),
         cmocka_unit_test(test_calibration_vs_raw),
+        cmocka_unit_test(test_inverse_and_errors),
+        cmocka_unit_test(test_drift_default_granularity),
+        cmocka_unit_test(test_hot_path_no_alloc),
+        cmocka_unit_test(test_barrier_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

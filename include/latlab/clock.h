@@ -68,19 +68,23 @@ static inline uint64_t lat_clock_ns(clockid_t id) {
     clock_gettime(id, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
-static inline uint64_t lat_mono_ns(void) { return lat_clock_ns(CLOCK_MONOTONIC); }
-static inline uint64_t lat_mono_raw_ns(void) { return lat_clock_ns(CLOCK_MONOTONIC_RAW); }
+static inline uint64_t lat_mono_ns(void) {
+    return lat_clock_ns(CLOCK_MONOTONIC);
+}
+static inline uint64_t lat_mono_raw_ns(void) {
+    return lat_clock_ns(CLOCK_MONOTONIC_RAW);
+}
 
 /* A calibration.  Read-only after lat_clock_calibrate(); share freely. */
 typedef struct lat_clock_cal {
-    double cycles_per_ns;    /* the headline figure (e.g. 2.5961) */
-    uint64_t span_cycles;    /* counter ticks across the window (ratio denominator) */
-    uint64_t span_ns;        /* CLOCK_MONOTONIC_RAW ns across the window (numerator) */
-    uint64_t window_ns;      /* requested window */
-    uint64_t bracket_cycles; /* widest of the two chosen (tightest) brackets */
-    double error_ppm;        /* estimated error: bracket half-widths / span */
-    uint64_t elapsed_ns;     /* how long calibrating took, wall */
-    uint64_t counter_hz;     /* cntfrq_el0 on aarch64, 0 elsewhere */
+    double cycles_per_ns;       /* the headline figure (e.g. 2.5961) */
+    uint64_t span_cycles;       /* counter ticks across the window (ratio denominator) */
+    uint64_t span_ns;           /* CLOCK_MONOTONIC_RAW ns across the window (numerator) */
+    uint64_t window_ns;         /* requested window */
+    uint64_t bracket_cycles;    /* widest of the two chosen (tightest) brackets */
+    double error_ppm;           /* estimated error: bracket half-widths / span */
+    uint64_t elapsed_ns;        /* how long calibrating took, wall */
+    uint64_t counter_hz;        /* cntfrq_el0 on aarch64, 0 elsewhere */
     double counter_hz_diff_ppm; /* measured vs counter_hz, 0 when counter_hz is 0 */
     /* Fixed-point form of span_ns/span_cycles: ns ~= (cycles * mult) >> shift,
      * corrected to the exact quotient by lat_clock_to_ns(). */
@@ -98,6 +102,23 @@ int lat_clock_calibrate(lat_clock_cal *out, uint64_t window_ns, unsigned bracket
 
 /* Build a calibration from a known ratio (tests, replay of a saved run). */
 int lat_clock_cal_from_ratio(lat_clock_cal *out, uint64_t span_ns, uint64_t span_cycles);
+
+/* A drift check: how far counter time (through calibration c) strays from
+ * OS clock id over a window, with tightest brackets at both ends. */
+typedef struct lat_clock_drift_result {
+    uint64_t os_ns;      /* window length by clock id */
+    uint64_t counter_ns; /* the same window by the counter, converted with c */
+    double drift_ppm;    /* (counter_ns - os_ns) / os_ns, in ppm; + = counter fast */
+    double error_ppm;    /* bracket width / window: drift below this is noise */
+} lat_clock_drift_result;
+
+/* Measure drift over window_ns (>= 1 ms; blocks that long).  Against
+ * CLOCK_MONOTONIC it shows NTP's slewing; against CLOCK_MONOTONIC_RAW it
+ * checks the calibration itself.  Returns 0, -EINVAL (NULL, empty calibration,
+ * window < 1 ms), -errno from clock_gettime (bad id) or -EIO (the counter did
+ * not advance).  Thread-safe. */
+int lat_clock_drift(const lat_clock_cal *c, clockid_t id, uint64_t window_ns,
+                    lat_clock_drift_result *out);
 
 /* A process-wide calibration made on first use (200 ms, once, thread-safe). */
 const lat_clock_cal *lat_clock_default(void);

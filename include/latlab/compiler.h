@@ -34,18 +34,22 @@ LAT_INLINE void lat_cpu_relax(void) {
 }
 
 /* Optimization barriers.
- * Integers, pointers and other register-sized non-floating values use a
- * register-or-memory constraint ("+r,m" on clang, "+m,r" on gcc, the order each
- * compiler handles best).  float, double, long double and larger objects use a
- * plain "+m": gcc 12 returns wrong values for doubles with "+m,r".  The
- * selection is a compile-time constant, so only one asm survives. */
+ * Integers, pointers and other register-sized non-floating values use "+r,m"
+ * on clang and "+rm" on gcc; float, double, long double and larger objects use
+ * a plain "+m".  gcc 12 mishandles the two-alternative forms ("+m,r" and
+ * "+r,m") for in-out operands whose address is taken: it stores the input to
+ * one stack slot and reads the output back from another, so the variable
+ * comes back as garbage (tests/test_clock.c: an int that is also reached via a
+ * pointer; the well-known case is doubles).  The single-alternative "+rm"
+ * has no such bug.  The selection is a compile-time constant, so only one asm
+ * survives. */
 #if defined(__clang__)
 #define LAT__DNO_REG(x) __asm__ __volatile__("" : "+r,m"(x) : : "memory")
 #else
-#define LAT__DNO_REG(x) __asm__ __volatile__("" : "+m,r"(x) : : "memory")
+#define LAT__DNO_REG(x) __asm__ __volatile__("" : "+rm"(x) : : "memory")
 #endif
 #define LAT__DNO_MEM(x) __asm__ __volatile__("" : "+m"(x) : : "memory")
-#define LAT__IS_FLOATING(x) _Generic((x), float: 1, double: 1, long double: 1, default: 0)
+#define LAT__IS_FLOATING(x) _Generic((x), float : 1, double : 1, long double : 1, default : 0)
 
 /* lat_do_not_optimize(x): x must be an lvalue.  The value is unchanged. */
 #define lat_do_not_optimize(x)                                                                     \
@@ -57,6 +61,8 @@ LAT_INLINE void lat_cpu_relax(void) {
     } while (0)
 
 /* lat_clobber_memory(): every store before it happens, every load after it reloads. */
-LAT_INLINE void lat_clobber_memory(void) { __asm__ __volatile__("" : : : "memory"); }
+LAT_INLINE void lat_clobber_memory(void) {
+    __asm__ __volatile__("" : : : "memory");
+}
 
 #endif /* LATLAB_COMPILER_H */

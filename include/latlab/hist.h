@@ -253,8 +253,8 @@ typedef struct lat_hist_iter {
     bool last_reached;           /* PERCENTILE: the final 100% step was taken */
     int64_t step;                /* LINEAR: value units per step */
     int64_t step_high, step_low; /* LINEAR: current reporting level and its lowest equivalent */
-    double log_base, log_next;   /* LOG: base and next reporting level */
-    int64_t log_next_low;        /* LOG: lowest_equivalent(log_next) */
+    double log_base, log_next;   /* LOG: base, next level (step_high = level - 1) */
+    int64_t reserved;            /* unused */
     int32_t ticks_per_half;      /* PERCENTILE */
     double pct_to, pct_from;     /* PERCENTILE: levels */
 } lat_hist_iter;

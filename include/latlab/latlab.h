@@ -13,6 +13,8 @@
 #include "latlab/perf.h"
 #include "latlab/topo.h"
 #include "latlab/flight.h"
+#include "latlab/pipeline.h"
 #include "latlab/report.h"
+#include "latlab/bench.h"
 
 #endif /* LATLAB_LATLAB_H */

@@ -124,6 +124,13 @@ int lat_topo_cpu_info(const lat_topo *t, int cpu, lat_topo_cpu *out);
  * (0..LAT_TOPO_MAX_CACHES) and *out (valid until lat_topo_free). */
 int lat_topo_caches(const lat_topo *t, const lat_cache **out);
 
+/* A new JSON object: {"online", "affinity", "isolated", "nohz_full",
+ * "perf_cores" (CPU lists), "hybrid", "cpus": [{cpu, core_id, package_id,
+ * siblings, capacity, max_freq_khz, perf_core, isolated}], "caches": [{level,
+ * type, size_bytes, line_bytes, shared_cpus}]}; caller owns it; NULL when out
+ * of memory or t is NULL. */
+struct json_t *lat_topo_json(const lat_topo *t);
+
 /* ---- pinning --------------------------------------------------------------------- */
 
 /* Pin the calling thread to one CPU.  Returns 0 or a negative errno (-EINVAL

@@ -1,9 +1,10 @@
 /* plot.c - latency-by-percentile plots rendered as SVG (see report.h).
  *
  * x: t = log10(1/(1 - p)), the HdrHistogram convention, so each decade of t is
- * one more nine (0%, 90%, 99%, 99.9%, ...).  The axis ends one decade past the
- * highest finite percentile in the data; when a series has a 100% point (the
- * max) the axis gains a half-decade "max" column where those points sit.
+ * one more nine (0%, 90%, 99%, 99.9%, ...).  The axis ends at the decade that
+ * covers the highest finite percentile in the data (ignoring repeats of a
+ * series' final value); when a series has a 100% point (the max) the axis
+ * gains a "max" column at the right where those points sit.
  * y: latency, linear from 0 with 1-2-2.5-5 ticks in one unit chosen from the
  * data (ns, us, ms, s), or log with a tick per decade labelled in its own unit.
  * Colours are CSS classes (light rules, dark rules, or dark inside a
@@ -369,13 +370,18 @@ void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_them
     for (size_t i = 0; i < p->ns; i++) {
         const series *s = &p->s[i];
         if (!s->n) empty++;
+        /* Percentile iterators keep ticking after the last count (each later
+         * row repeats the max), so the x range ends where a series first
+         * reaches its final value; any later points sit at the right edge. */
+        bool reached = false;
         for (size_t j = 0; j < s->n; j++) {
             any_points = true;
             double q = s->pts[j].pct, v = s->pts[j].value_ns;
             if (q >= 100)
                 any_max = true;
-            else if (q > pmax_finite)
+            else if (!reached && q > pmax_finite)
                 pmax_finite = q;
+            if (v >= s->pts[s->n - 1].value_ns) reached = true;
             if (v > vmax) vmax = v;
             if (v > 0 && v < vmin_pos) vmin_pos = v;
         }
@@ -390,7 +396,10 @@ void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_them
     memset(&f, 0, sizeof f);
     double tdata = pmax_finite >= 0 ? pct_to_t(pmax_finite) : 0;
     if (tdata > MAX_T - 1) tdata = MAX_T - 1;
-    int decades = (int)floor(tdata + 1e-6) + 1;
+    /* Whole decades covering the data; a point a little past a decade line
+     * (5.05 for 99.9991%) shares the edge rather than opening a new decade. */
+    int decades = (int)ceil(tdata - 0.1);
+    if (decades < 1) decades = 1;
     if (!any_points) decades = 3; /* an empty plot shows the usual 0%..99.9% frame */
     double top = 16;
     if (p->title) top += 24;

@@ -1,0 +1,143 @@
+#!/bin/bash
+# cli_plot.sh - `latlab plot`: SVG from .hlog and .hgrm inputs parses as XML
+# (xmllint), has one path per series with points in percentile order, axis
+# labels that match the data, a note for empty and one-value inputs; HTML and
+# JSON outputs; bad flags exit 2 naming the flag; corrupt or unreadable input
+# exits 1 naming the file and line and leaves no output behind.
+set -u
+L=${LATLAB:?}
+D=${LAT_SRC_DIR:?}/tests/data/plot
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+command -v xmllint >/dev/null || { echo "SKIPPED: xmllint not installed (Debian libxml2-utils)"; exit 77; }
+command -v python3 >/dev/null || { echo "SKIPPED: python3 not installed"; exit 77; }
+
+# check SVG NSERIES MAXTICK_MIN MAXTICK_MAX YTITLE XTICKS: structure of a plot.
+check() {
+    xmllint --noout "$1" || fail "$1 is not well-formed XML"
+    python3 - "$@" <<'PY' || fail "structure of $1"
+import re, sys
+import xml.etree.ElementTree as ET
+path, nseries, lo, hi, ytitle, xticks = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), sys.argv[5], sys.argv[6]
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse(path).getroot()
+assert root.tag == ns + "svg", root.tag
+assert float(root.get("width")) > 0 and float(root.get("height")) > 0
+paths = root.findall(".//" + ns + "path")
+assert len(paths) == nseries, f"{len(paths)} paths, want {nseries}"
+for p in paths:
+    pts = [tuple(map(float, xy.split(","))) for xy in re.findall(r"[-0-9.]+,[-0-9.]+", p.get("d"))]
+    assert len(pts) == int(p.get("data-points")), p.get("data-label")
+    for a, b in zip(pts, pts[1:]):
+        assert b[0] >= a[0], f"{p.get('data-label')}: x goes back {a} -> {b}"
+        assert b[1] <= a[1], f"{p.get('data-label')}: value goes down {a} -> {b}"
+def texts(cls):
+    return [t.text for t in root.iter(ns + "text") if t.get("class") == cls]
+xt = "|".join(texts("lat-xtick"))
+assert xt == xticks, f"x ticks {xt}, want {xticks}"
+yt = texts("lat-ytitle")
+assert yt == [ytitle], f"y title {yt}, want {ytitle}"
+if lo >= 0:
+    top = float(texts("lat-ytick")[-1])
+    assert lo <= top <= hi, f"top y tick {top} not in [{lo}, {hi}]"
+PY
+}
+
+# Two files, one with two tags: three series; alloc's max is 115.2us.
+"$L" plot "$D/two_tags.hlog" "$D/alloc.hlog" --slo 2us -o "$T/a.svg" >"$T/out" 2>"$T/err" ||
+    fail "plot exited $?: $(cat "$T/err")"
+check "$T/a.svg" 3 115.2 200 "latency (us)" "0%|90%|99%|99.9%|99.99%|99.999%|max"
+grep -q '>two_tags:e2e</text>' "$T/a.svg" || fail "legend label two_tags:e2e"
+grep -q '>two_tags:stage1</text>' "$T/a.svg" || fail "legend label two_tags:stage1"
+grep -q '>SLO 2us</text>' "$T/a.svg" || fail "SLO label"
+grep -Eq '^alloc +100000 +411ns' "$T/out" || fail "summary table: $(cat "$T/out")"
+
+# --tag picks one tag; a file without it is an empty series with a warning.
+"$L" plot "$D/two_tags.hlog" "$D/alloc.hlog" --tag e2e --label base --label other --log-y \
+    --theme dark -o "$T/b.svg" >/dev/null 2>"$T/err" || fail "plot --tag exited $?"
+check "$T/b.svg" 2 -1 0 "latency (log scale)" "0%|90%|99%|99.9%|99.99%|99.999%|max"
+grep -q "no interval tagged 'e2e'" "$T/err" || fail "no warning for missing tag: $(cat "$T/err")"
+grep -q '>other (no samples)</text>' "$T/b.svg" || fail "empty series not in legend"
+grep -q '>100ns</text>' "$T/b.svg" || fail "log axis from 100ns"
+grep -q '>100us</text>' "$T/b.svg" || fail "log axis to 100us"
+grep -q 'prefers-color-scheme' "$T/b.svg" && fail "--theme dark still follows the viewer"
+
+# .hgrm text in us, and the CSV variant in ns.
+"$L" plot "$D/alloc_us.hgrm" --unit us -o "$T/c.svg" >"$T/out" 2>&1 || fail "hgrm: $(cat "$T/out")"
+check "$T/c.svg" 1 3.717 8 "latency (us)" "0%|90%|99%|99.9%|99.99%|99.999%|max"
+grep -Eq '^alloc_us +50000 +410ns' "$T/out" || fail "hgrm summary: $(cat "$T/out")"
+"$L" plot "$D/alloc.csv" -o "$T/d.svg" >"$T/out" 2>&1 || fail "csv: $(cat "$T/out")"
+check "$T/d.svg" 1 3.717 8 "latency (us)" "0%|90%|99%|99.9%|99.99%|99.999%|max"
+
+# Empty and single-value inputs: a valid plot with a note.
+"$L" plot "$D/empty.hlog" -o "$T/e.svg" >/dev/null 2>"$T/err" || fail "empty exited $?"
+check "$T/e.svg" 1 -1 0 "latency (us)" "0%|90%|99%|99.9%"
+grep -q 'no samples to plot' "$T/e.svg" || fail "no note for an empty log"
+"$L" plot "$D/one_value.hlog" -o "$T/f.svg" >/dev/null 2>&1 || fail "one value exited $?"
+check "$T/f.svg" 1 1.5 2 "latency (us)" "0%|90%|max"
+"$L" plot "$D/one_value.hlog" --log-y -o "$T/g.svg" >/dev/null 2>&1 || fail "one value log exited $?"
+check "$T/g.svg" 1 -1 0 "latency (log scale)" "0%|90%|max"
+grep -Eq 'nan|inf' "$T/g.svg" && fail "NaN/inf in one-value log plot"
+
+# HTML page and JSON summary.
+"$L" plot "$D/two_tags.hlog" --slo 1us -o "$T/r.html" --json "$T/r.json" >/dev/null 2>&1 ||
+    fail "html exited $?"
+xmllint --html --noout "$T/r.html" 2>"$T/err" || fail "html does not parse: $(cat "$T/err")"
+grep -q '<svg' "$T/r.html" || fail "no inline svg"
+grep -q '<table>' "$T/r.html" || fail "no table"
+grep -Eq 'https?://|<script|<link' "$T/r.html" && fail "page refers outside itself"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = {x["label"]: x for x in d["series"]}
+assert s["two_tags:e2e"]["count"] == 100000 and s["two_tags:e2e"]["tag"] == "e2e"
+assert 300 <= s["two_tags:e2e"]["p50_ns"] <= 340, s
+assert d["slo_ns"] == [1000]
+' "$T/r.json" || fail "json"
+
+# Bad flags: exit 2 naming the flag.
+usage() {
+    local want=$1
+    shift
+    "$L" plot "$@" >/dev/null 2>"$T/err"
+    local rc=$?
+    [ $rc -eq 2 ] || fail "plot $* exited $rc, want 2"
+    grep -q -- "$want" "$T/err" || fail "plot $*: message does not name $want: $(cat "$T/err")"
+}
+usage --slo "$D/alloc.hlog" -o "$T/x.svg" --slo 1xs
+usage --slo "$D/alloc.hlog" -o "$T/x.svg" --slo 0
+usage --theme "$D/alloc.hlog" -o "$T/x.svg" --theme purple
+usage --unit "$D/alloc.hlog" -o "$T/x.svg" --unit furlongs
+usage --ticks "$D/alloc.hlog" -o "$T/x.svg" --ticks 0
+usage --tag "$D/alloc.hlog" -o "$T/x.svg" --tag 'a,b'
+usage --label "$D/alloc.hlog" -o "$T/x.svg" --label a --label b
+usage --output "$D/alloc.hlog"
+usage --bogus "$D/alloc.hlog" -o "$T/x.svg" --bogus
+usage FILE -o "$T/x.svg"
+[ -e "$T/x.svg" ] && fail "usage error wrote output"
+
+# Corrupt, truncated and unreadable input: exit 1 naming file and line, no output.
+echo keep >"$T/keep.svg"
+runtime() {
+    local want=$1
+    shift
+    "$L" plot "$@" -o "$T/keep.svg" >/dev/null 2>"$T/err"
+    local rc=$?
+    [ $rc -eq 1 ] || fail "plot $* exited $rc, want 1"
+    grep -q -- "$want" "$T/err" || fail "plot $*: message does not name $want: $(cat "$T/err")"
+    [ "$(cat "$T/keep.svg")" = keep ] || fail "plot $* touched the output"
+}
+sed '6s/HISTF/HXSTF/' "$D/two_tags.hlog" >"$T/bad.hlog"
+runtime "bad.hlog:6:" "$T/bad.hlog"
+head -c 1000 "$D/two_tags.hlog" >"$T/trunc.hlog"
+runtime "trunc.hlog:5:" "$T/trunc.hlog"
+sed '7s/.*/  0.5 banana 3/' "$D/alloc_us.hgrm" >"$T/bad.hgrm"
+runtime "bad.hgrm:7:" "$T/bad.hgrm"
+runtime "missing.hlog" "$T/missing.hlog"
+"$L" plot "$D/alloc.hlog" -o "$T/no/such/dir/x.svg" >/dev/null 2>"$T/err"
+[ $? -eq 1 ] || fail "unwritable output did not exit 1"
+grep -q "no/such/dir/x.svg" "$T/err" || fail "unwritable output not named: $(cat "$T/err")"
+
+"$L" help plot | grep -q -- '--slo' || fail "help plot"
+echo "cli_plot: ok"

@@ -1,0 +1,60 @@
+#!/bin/bash
+# cli_stat.sh - `latlab stat`: counts a child, lists task-clock, passes exit
+# codes through, explains unsupported events, rejects bad flags with exit 2.
+set -u
+L=${LATLAB:?}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$L" stat -- true >"$T/out" 2>"$T/err" || fail "stat -- true exited $?"
+grep -q 'task-clock' "$T/out" || fail "no task-clock in: $(cat "$T/out")"
+grep -Eq '[0-9.]+ msec +task-clock' "$T/out" || fail "task-clock not counted: $(cat "$T/out")"
+
+"$L" stat -- sh -c 'exit 7' >/dev/null 2>&1; rc=$?
+[ $rc -eq 7 ] || fail "exit 7 came back as $rc"
+"$L" stat -- false >/dev/null 2>&1; rc=$?
+[ $rc -eq 1 ] || fail "false came back as $rc"
+"$L" stat -- sh -c 'kill -KILL $$' >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 137 ] || fail "SIGKILL came back as $rc"
+grep -q 'signal 9' "$T/err" || fail "no signal warning: $(cat "$T/err")"
+"$L" stat -- /nonexistent/cmd >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 127 ] || fail "missing command came back as $rc"
+grep -q "cannot run '/nonexistent/cmd'" "$T/err" || fail "no message: $(cat "$T/err")"
+
+# every event either has a number or a reason
+"$L" stat -e task-clock,page-faults,cycles,instructions,context-switches --json "$T/s.json" -- \
+    sh -c 'i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done' >"$T/out" 2>&1 || fail "stat -e exited $?"
+for e in cycles instructions; do
+    if grep -q "<not supported> *$e" "$T/out"; then
+        grep -Eq "^  $e +(not supported|not permitted)" "$T/out" || fail "$e without a reason: $(cat "$T/out")"
+    fi
+done
+python3 - "$T/s.json" <<'PY' || fail "json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["exit_status"] == 0
+ev = {e["name"]: e for e in d["events"]}
+assert ev["task-clock"]["state"] == "counted" and ev["task-clock"]["value"] > 0
+assert ev["page-faults"]["value"] > 0
+for e in d["events"]:
+    if e["state"] == "unavailable":
+        assert e["reason"] and e["value"] is None, e
+    else:
+        assert e["value"] is not None, e
+PY
+
+# usage errors name the flag
+"$L" stat --bogus -- true >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && grep -q -- '--bogus' "$T/err" || fail "bad flag: rc $rc $(cat "$T/err")"
+"$L" stat -e cyclez -- true >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] && grep -q "cyclez" "$T/err" || fail "bad event: rc $rc $(cat "$T/err")"
+"$L" stat -e >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] || fail "-e without value: rc $rc"
+"$L" stat >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 2 ] || fail "no command: rc $rc"
+
+# --per-thread: a table with the main thread
+"$L" stat --per-thread -e task-clock -- sh -c 'true' >"$T/out" 2>&1 || fail "per-thread exited $?"
+grep -q 'Per thread' "$T/out" || fail "no per-thread table: $(cat "$T/out")"
+echo "ok"
