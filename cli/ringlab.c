@@ -179,11 +179,19 @@ static void seq_del(void *q) {
  * can make a VM exit), which would add its own granularity to every hop and
  * hide the line transfer being measured.  The loads are atomic, so they are
  * re-read each time round. */
+#ifdef RL_SPIN_PAUSE
+#define SPIN_UNTIL(cond)                                                                           \
+    do {                                                                                           \
+        while (!(cond))                                                                            \
+            lat_cpu_relax();                                                                       \
+    } while (0)
+#else
 #define SPIN_UNTIL(cond)                                                                           \
     do {                                                                                           \
         while (!(cond)) {                                                                          \
         }                                                                                          \
     } while (0)
+#endif
 
 #define RING_OPS(tag, T)                                                                           \
     LAT_INLINE bool tag##_ring_try_push(void *q, T *v) {                                           \

@@ -203,45 +203,34 @@ LAT_INLINE void lat__ring_check_size(uint32_t ring_size, size_t n) {
 #endif
 }
 
-/* Copy one item.  Item sizes are runtime values, so the common ones (8-byte
- * counters and pointers, the pipeline's 40-byte message, other multiples of 8
- * up to 64) get fixed-size inline copies, tested most likely first; anything
- * else goes through memcpy.  For a size only known at run time the empty asm
- * hides the pointers' provenance so that, inlined next to a small object, the
- * never-taken larger cases do not trip -Warray-bounds; a constant size (typed
- * calls) folds to one copy and keeps the compiler free to forward values. */
+/* Copy one item in 8-byte words when its size is a multiple of 8 (up to 64
+ * bytes), else with memcpy.  Slots start 128-byte aligned, so a word never
+ * straddles two cache lines; the vector moves a compiler would pick for, say,
+ * a 40-byte item do (at offsets 56, 120, ...), and a split access to a line
+ * the other core is writing costs about two orders of magnitude in streaming
+ * throughput on the Xeon this was tuned on (25 vs 120+ Mops/s).  The empty asm
+ * keeps each word in a general register, so the loop is neither vectorized nor
+ * turned into `rep movs`; for a size only known at run time it also hides the
+ * pointers' provenance, so that inlined next to a small object the loop does
+ * not trip -Warray-bounds. */
 LAT_INLINE void lat__ring_copy(void *restrict dst, const void *restrict src, size_t n) {
     if (!__builtin_constant_p(n)) __asm__("" : "+r"(dst), "+r"(src));
     if (LAT_LIKELY(n == 8)) {
         memcpy(dst, src, 8);
         return;
     }
-    switch (n) {
-    case 40:
-        memcpy(dst, src, 40);
-        return;
-    case 16:
-        memcpy(dst, src, 16);
-        return;
-    case 24:
-        memcpy(dst, src, 24);
-        return;
-    case 32:
-        memcpy(dst, src, 32);
-        return;
-    case 48:
-        memcpy(dst, src, 48);
-        return;
-    case 56:
-        memcpy(dst, src, 56);
-        return;
-    case 64:
-        memcpy(dst, src, 64);
-        return;
-    default:
-        memcpy(dst, src, n);
+    if ((n & 7) == 0 && n <= 64) {
+        unsigned char *d = dst;
+        const unsigned char *s = src;
+        for (size_t i = 0; i < n; i += 8) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            __asm__("" : "+r"(w));
+            memcpy(d + i, &w, 8);
+        }
         return;
     }
+    memcpy(dst, src, n);
 }
 
 /* Publish an index: release (the pairing acquire is in the other side's
