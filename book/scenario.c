@@ -16,7 +16,9 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 #define NIL UINT32_MAX
 #define MID 32768
@@ -495,6 +497,19 @@ void book_bench_result_free(book_bench_result *res) {
     memset(res, 0, sizeof *res);
 }
 
+/* Aggregate steal time from /proc/stat in ms, or -1. */
+static double steal_ms_now(void) {
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f) return -1;
+    unsigned long long v[8] = {0};
+    int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+                   &v[4], &v[5], &v[6], &v[7]);
+    fclose(f);
+    long hz = sysconf(_SC_CLK_TCK);
+    if (n != 8 || hz <= 0) return -1;
+    return (double)v[7] * 1000.0 / (double)hz;
+}
+
 static double cycles_s(const lat_clock_cal *cal, uint64_t c) {
     return (double)lat_clock_to_ns(cal, c) / 1e9;
 }
@@ -556,6 +571,7 @@ int book_bench_run(book_scn s, const book_bench_cfg *cfg, book_bench_result *res
         int rec = phase == 1;
         uint64_t n = rec ? cfg->measured : cfg->warmup;
         if (rec) {
+            res->steal_ms = steal_ms_now();
             getrusage(RUSAGE_THREAD, &ru0);
             struct timespec ts;
             clock_gettime(CLOCK_REALTIME, &ts);
@@ -623,6 +639,8 @@ int book_bench_run(book_scn s, const book_bench_cfg *cfg, book_bench_result *res
             bound[nint] = end;
             if (cfg->window) cfg->window(0, cfg->window_ud);
             getrusage(RUSAGE_THREAD, &ru1);
+            double st = steal_ms_now();
+            res->steal_ms = (st >= 0 && res->steal_ms >= 0) ? st - res->steal_ms : -1;
             res->elapsed_s = cycles_s(cal, end - start);
             for (uint32_t k = 0; k < nint; k++) {
                 uint64_t b0 = bound[k] ? bound[k] : start, b1 = bound[k + 1] ? bound[k + 1] : end;

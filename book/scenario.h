@@ -118,6 +118,9 @@ typedef struct book_bench_result {
     double mean_events, tail_mean_events; /* events per op: all / tail samples */
     /* what the OS did to this thread during the measured window (getrusage) */
     uint64_t minor_faults, major_faults, vol_switches, invol_switches;
+    /* time the hypervisor stole from all CPUs during the window (/proc/stat
+     * "steal", 10 ms ticks on most kernels; -1 when unreadable) */
+    double steal_ms;
     uint64_t late_ops; /* open loop: ops that started > 1 us after due */
     int64_t timer_floor_p50_ns, timer_floor_p99_ns; /* two back-to-back timed reads */
     int open_loop;

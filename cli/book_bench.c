@@ -198,19 +198,26 @@ static void tail_paragraph(char *buf, size_t n, const run *rn) {
                               "The measured window made %" PRIu64
                               " allocation calls (counted), so the allocator %s. ",
                               rn->allocs, rn->allocs ? "may contribute" : "is not a contributor");
-    k += (size_t)snprintf(
-        buf + k, n - k,
-        "The thread took %" PRIu64 " minor page faults and was switched out %" PRIu64
-        " times involuntarily (%" PRIu64 " voluntarily) during the window; the max (%s) ",
-        r->minor_faults, r->invol_switches, r->vol_switches, mx);
+    k += (size_t)snprintf(buf + k, n - k,
+                          "The thread took %" PRIu64
+                          " minor page fault%s and was switched out %" PRIu64
+                          " time%s involuntarily (%" PRIu64 " voluntarily) during the window",
+                          r->minor_faults, r->minor_faults == 1 ? "" : "s", r->invol_switches,
+                          r->invol_switches == 1 ? "" : "s", r->vol_switches);
+    if (r->steal_ms >= 0)
+        k += (size_t)snprintf(buf + k, n - k,
+                              ", and the hypervisor stole %.0f ms of CPU time (all CPUs, "
+                              "/proc/stat) over the %.2f s window",
+                              r->steal_ms, r->elapsed_s);
+    k += (size_t)snprintf(buf + k, n - k, ". The max (%s) ", mx);
     uint64_t interruptions =
         r->minor_faults + r->major_faults + r->invol_switches + r->vol_switches;
-    if (interruptions && lat_hist_max(&r->total) > 20 * r->tail_threshold_ns)
+    if ((interruptions || r->steal_ms > 0) && lat_hist_max(&r->total) > 20 * r->tail_threshold_ns)
         k += (size_t)snprintf(buf + k, n - k,
-                              "is %.0fx the p99.9 value, consistent with one of those "
-                              "interruptions (they can account for at most %" PRIu64 " samples). ",
-                              (double)lat_hist_max(&r->total) / (double)r->tail_threshold_ns,
-                              interruptions);
+                              "is %.0fx the p99.9 value: an operation of this kind does not take "
+                              "that long by itself, so it is consistent with the thread losing "
+                              "its CPU (a switch or stolen time) mid-operation. ",
+                              (double)lat_hist_max(&r->total) / (double)r->tail_threshold_ns);
     else
         k += (size_t)snprintf(buf + k, n - k, "is within %.0fx of the p99.9 value. ",
                               r->tail_threshold_ns
@@ -385,8 +392,12 @@ static int write_bench_md(const char *dir, const run *runs, size_t n, const lat_
         tail_paragraph(tp, sizeof tp, rn);
         fprintf(f, "## %s (%s)\n\n", book_scn_name(r->scn),
                 rn->open_loop ? "open loop" : "closed loop");
-        fprintf(f, "Workload: %s. Depth target %u. Seed 0x%" PRIX64 ".\n",
-                book_scn_describe(r->scn), r->depth, cfg->seed);
+        if (r->depth)
+            fprintf(f, "Workload: %s. Depth target %u resting orders. Seed 0x%" PRIX64 ".\n",
+                    book_scn_describe(r->scn), r->depth, cfg->seed);
+        else
+            fprintf(f, "Workload: %s. The book grows with every op. Seed 0x%" PRIX64 ".\n",
+                    book_scn_describe(r->scn), cfg->seed);
         if (rn->open_loop)
             fprintf(f, "Loop: open loop at %.0f ops/s; latency from the intended arrival time.\n",
                     r->rate);
