@@ -511,12 +511,32 @@ static void test_compare_verdicts(void **state) {
     assert_int_equal(c->changes[0].verdict, LAT_BENCH_UNCHANGED);
     lat_bench_comparison_free(c);
     /* ... and regressed with a 1% materiality. */
-    lat_bench_compare_opts o = {0.05, 0.01};
+    lat_bench_compare_opts o = {0.05, 0.01, 1.0};
     assert_int_equal(
         lat_bench_compare(lat_bench_runner_report(tiny0), lat_bench_runner_report(tiny), &o, &c),
         0);
     assert_int_equal(c->changes[0].verdict, LAT_BENCH_REGRESSED);
     lat_bench_comparison_free(c);
+
+    /* Noise floor: a 25% shift inside +-80% per-sample scatter (relative MAD
+     * ~40%) is significant to Mann-Whitney (p ~0.04) yet not called a change. */
+    lat_bench_runner *noisy0 = suite_run(100, 80, 22, "x");
+    lat_bench_runner *noisy1 = suite_run(125, 80, 23, "x");
+    assert_int_equal(lat_bench_compare(lat_bench_runner_report(noisy0),
+                                       lat_bench_runner_report(noisy1), NULL, &c),
+                     0);
+    assert_true(c->changes[0].p < 0.05);
+    assert_true(c->changes[0].noise > 0.35);
+    assert_int_equal(c->changes[0].verdict, LAT_BENCH_UNCHANGED);
+    lat_bench_comparison_free(c);
+    lat_bench_compare_opts off = {0.05, 0.05, 0};
+    assert_int_equal(lat_bench_compare(lat_bench_runner_report(noisy0),
+                                       lat_bench_runner_report(noisy1), &off, &c),
+                     0);
+    assert_int_equal(c->changes[0].verdict, LAT_BENCH_REGRESSED);
+    lat_bench_comparison_free(c);
+    lat_bench_runner_free(noisy0);
+    lat_bench_runner_free(noisy1);
 
     lat_bench_runner_free(tiny);
     lat_bench_runner_free(tiny0);
@@ -568,6 +588,39 @@ static void test_find_baseline(void **state) {
     lat_bench_runner_free(cur);
 }
 
+/* Per-op latencies recorded by the benchmark become a tail (measured samples only). */
+static void rec_fn(void *ctx, uint64_t chunk, uint64_t index) {
+    (void)index;
+    vclock *clk = ctx;
+    for (uint64_t i = 0; i < chunk; i++)
+        lat_bench_record_ns(i % 100 == 99 ? 1000 : 100);
+    clk->now_ns += chunk * 100;
+}
+
+static void test_tail_from_recorded_latencies(void **state) {
+    (void)state;
+    vclock clk = {0};
+    lat_bench_config cfg = vconfig(&clk);
+    cfg.min_samples = cfg.max_samples = 5;
+    lat_bench_runner *r;
+    assert_int_equal(lat_bench_runner_new("unit", &cfg, &r), 0);
+    lat_bench_group *g = lat_bench_group_new(r, "tail");
+    assert_int_equal(
+        lat_bench_add(
+            g, &(lat_bench_def){.name = "rec", .fn = rec_fn, .arg = &clk, .chunk_size = 1000}),
+        0);
+    assert_int_equal(lat_bench_run(r), 0);
+    const lat_bench_result *res = &lat_bench_runner_report(r)->results[0];
+    assert_true(res->warmup_samples > 0);
+    assert_true(res->tail.count == res->total_ops); /* warm-up not recorded */
+    assert_true(res->tail.p50_ns >= 100 && res->tail.p50_ns <= 100.5);
+    assert_true(res->tail.p99_ns >= 100 && res->tail.p99_ns <= 100.5);
+    assert_true(res->tail.p999_ns >= 1000 && res->tail.p999_ns <= 1001);
+    assert_true(res->tail.max_ns >= 1000 && res->tail.max_ns <= 1001);
+    lat_bench_runner_free(r);
+    lat_bench_record_ns(5); /* outside a benchmark: ignored */
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_calibration_lands_in_window),
@@ -579,6 +632,7 @@ int main(void) {
         cmocka_unit_test(test_compatibility_rules),
         cmocka_unit_test(test_compare_verdicts),
         cmocka_unit_test(test_find_baseline),
+        cmocka_unit_test(test_tail_from_recorded_latencies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
