@@ -450,7 +450,7 @@ static int gen_init(gen *g, book_scn s, const book_bench_cfg *cfg) {
     g->depth = cfg->depth ? cfg->depth : book_scn_default_depth(s);
     g->mid = MID;
     uint64_t cap =
-        s == BOOK_SCN_ADD_ONLY ? cfg->warmup + cfg->measured + 16 : 4ull * g->depth + 4096;
+        s == BOOK_SCN_ADD_ONLY ? cfg->warmup + cfg->measured + 16 : 2ull * g->depth + 1024;
     if (cap >= (1u << 30)) return -EINVAL;
     g->idcap = (uint32_t)cap + 16;
     book_config bc = {.price_lo = 1,
