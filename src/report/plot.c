@@ -305,6 +305,7 @@ static void log_axis(yaxis *y, double vmin_pos, double vmax) {
     if (!(vmin_pos > 0) || vmin_pos > vmax) vmin_pos = vmax;
     double lo = floor(log10(vmin_pos) + 1e-9), hi = ceil(log10(vmax * 1.1));
     if (hi <= lo) hi = lo + 1;
+    if (hi - lo > 24) lo = hi - 24; /* tinier values sit on the bottom edge */
     y->lo = pow(10, lo);
     y->hi = pow(10, hi);
 }
