@@ -556,6 +556,20 @@ int book_modify(book *b, uint64_t id, uint32_t new_qty) {
     return 0;
 }
 
+int book_replace(book *b, uint64_t id, int64_t new_price, uint32_t new_qty) {
+    uint32_t oi = hash_find(b, id);
+    if (oi == NIL) return reject(b, BOOK_EUNKNOWN, id, 0, BOOK_BUY);
+    order *o = &b->ord[oi];
+    uint32_t owner = o->owner;
+    book_side side = (book_side)o->side;
+    if (new_qty == 0) return reject(b, BOOK_EQTY, id, owner, side);
+    uint32_t li;
+    int err = check_price(b, new_price, &li);
+    if (err) return reject(b, err, id, owner, side);
+    remove_order(b, oi, BOOK_CXL_REPLACE);
+    return take(b, id, owner, side, new_price, li, new_qty, BOOK_GTC, 0);
+}
+
 int book_add_resting(book *b, uint64_t id, uint32_t owner, book_side side, int64_t price,
                      uint32_t qty) {
     if ((unsigned)side > 1) return reject(b, BOOK_EARG, id, owner, side);

@@ -38,6 +38,7 @@ const char cmd_book_usage[] =
     "  M <id> <owner> <B|S> <qty>                              market order\n"
     "  C <id>                                                  cancel\n"
     "  R <id> <new_qty>        set the open quantity (lower keeps priority, higher loses it)\n"
+    "  P <id> <price> <qty>    replace: new price and quantity, loses priority (may trade)\n"
     "  X ALL | X SIDE <B|S> | X OWNER <owner> | X RANGE <lo> <hi>   mass cancel\n"
     "  S <depth>               snapshot (0 = every level)\n"
     "events, one per line:\n"
@@ -202,6 +203,7 @@ static int replay_line(replay_ctx *c, char *line, char *why, size_t wl) {
         {"M", 5, "M <id> <owner> <B|S> <qty>"},
         {"C", 2, "C <id>"},
         {"R", 3, "R <id> <new_qty>"},
+        {"P", 4, "P <id> <new_price> <new_qty>"},
         {"S", 2, "S <depth>"},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
@@ -249,6 +251,12 @@ static int replay_line(replay_ctx *c, char *line, char *why, size_t wl) {
             field_u64(tok[2], UINT32_MAX, &qty, "new_qty", why, wl))
             return -1;
         book_modify(c->b, id, (uint32_t)qty);
+    } else if (!strcmp(op, "P")) {
+        if (field_u64(tok[1], UINT64_MAX, &id, "id", why, wl) ||
+            field_i64(tok[2], &price, "new_price", why, wl) ||
+            field_u64(tok[3], UINT32_MAX, &qty, "new_qty", why, wl))
+            return -1;
+        book_replace(c->b, id, price, (uint32_t)qty);
     } else if (!strcmp(op, "X")) {
         book_filter f;
         if (nt == 2 && !strcmp(tok[1], "ALL")) {
@@ -288,7 +296,7 @@ static int replay_line(replay_ctx *c, char *line, char *why, size_t wl) {
             fprintf(f, "SA %" PRId64 " %" PRIu64 " %u\n", pkg.asks[i].price, pkg.asks[i].qty,
                     pkg.asks[i].count);
     } else {
-        snprintf(why, wl, "unknown op '%s' (L, M, C, R, X or S)", op);
+        snprintf(why, wl, "unknown op '%s' (L, M, C, R, P, X or S)", op);
         return -1;
     }
     c->ops++;
