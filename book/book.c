@@ -158,10 +158,6 @@ static inline void hash_remove(book *b, uint64_t id) {
 
 /* ---- events ------------------------------------------------------------------ */
 
-static inline void emit(book *b, const book_event *ev) {
-    if (b->cfg.on_event) b->cfg.on_event(ev, b->cfg.ud);
-}
-
 static inline void emit_simple(book *b, book_event_type t, book_side side, uint64_t id,
                                uint32_t owner, int32_t reason, int64_t price, uint64_t qty) {
     if (!b->cfg.on_event) return;
