@@ -1,8 +1,8 @@
 # latlab - front end over CMake.  The README's quick start is `make run` and
 # `make test`; everything else here is for developers and CI.
 #
-#   make run      install missing packages (root) or say how, build, run `latlab clock` and
-#                 `latlab sys` (the lab switches this to `latlab lab`)
+#   make run      install missing packages (root) or say how, build, run `latlab lab`
+#                 (the pipeline lab's experiment protocol; ~1 minute on 2 CPUs)
 #   make test     same set-up plus the test peers, then the whole suite via ctest
 #   make asan     ASan+UBSan build, whole suite      make tsan   TSan build, concurrent tests
 #   make bench    build and run the benchmark programs
@@ -38,8 +38,7 @@ build: deps $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS)
 
 run: build
-	$(BUILD)/latlab clock $(RUN_ARGS)
-	$(BUILD)/latlab sys
+	$(BUILD)/latlab lab $(RUN_ARGS)
 
 # Node module for the histogram interop test (pinned in tests/package-lock.json).
 npm:

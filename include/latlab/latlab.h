@@ -13,6 +13,7 @@
 #include "latlab/perf.h"
 #include "latlab/topo.h"
 #include "latlab/flight.h"
+#include "latlab/pipeline.h"
 #include "latlab/report.h"
 
 #endif /* LATLAB_LATLAB_H */

@@ -1,0 +1,142 @@
+/* labrun.c - placement, tables and JSON shared by `latlab pipeline` and
+ * `latlab lab` (see labrun.h). */
+#include "labrun.h"
+
+#include "cli.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "latlab/error.h"
+#include "latlab/ring.h"
+#include "latlab/topo.h"
+
+int lab_idle_kind(const char *s) {
+    if (!strcmp(s, "spin")) return LAT_IDLE_SPIN;
+    if (!strcmp(s, "yield")) return LAT_IDLE_YIELD;
+    if (!strcmp(s, "backoff")) return LAT_IDLE_BACKOFF;
+    return -1;
+}
+
+int lab_shape(const char *s) {
+    if (!strcmp(s, "full")) return LAT_PIPE_FULL;
+    if (!strcmp(s, "compact")) return LAT_PIPE_COMPACT;
+    if (!strcmp(s, "auto")) return LAT_PIPE_AUTO;
+    return -1;
+}
+
+int lab_place(const char *cmd, lat_pipe_config *c, int shape, const int *cpus, int ncpus,
+              bool oversubscribe, bool *over, char *why, size_t why_len) {
+    lat_topo *t = NULL;
+    int rc = lat_topo_load(NULL, &t);
+    if (rc) return cli_lib_error(cmd, "reading the CPU topology", rc);
+    if (ncpus > 0) {
+        lat_cpuset want, have;
+        lat_cpuset_zero(&want);
+        for (int i = 0; i < ncpus; i++) {
+            if (!lat_cpuset_has(lat_topo_affinity(t), cpus[i])) {
+                lat_topo_free(t);
+                return cli_usage_error(cmd, "--cpus: CPU %d is not online or not allowed here",
+                                       cpus[i]);
+            }
+            lat_cpuset_add(&want, cpus[i]);
+        }
+        lat_cpuset_and(&have, &want, lat_topo_affinity(t));
+        lat_topo_set_affinity(t, &have);
+    }
+    rc = lat_pipe_place(c, shape, t, oversubscribe, over, why, why_len);
+    lat_topo_free(t);
+    if (rc == LAT_ETOOFEW_CPUS) return cli_error(cmd, "%s", why);
+    if (rc) return cli_lib_error(cmd, "planning the placement", rc);
+    return 0;
+}
+
+void lab_print_table(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r, bool over,
+                     const char *title) {
+    (void)c;
+    if (title) fprintf(f, "%s\n", title);
+    if (over) fprintf(f, "[%s]\n", LAB_OVERSUB_STAMP);
+    static const int order[] = {LAT_PIPE_SEND, LAT_PIPE_Q1, LAT_PIPE_WORK, LAT_PIPE_Q2,
+                                LAT_PIPE_E2E};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        const lat_hist *h = r->h[order[i]];
+        if (!h) continue;
+        static const double ps[] = {50, 99, 99.9};
+        int64_t v[3];
+        lat_hist_values_at_percentiles(h, ps, v, 3);
+        fprintf(f,
+                "%-8s p50=%7" PRId64 "ns p99=%7" PRId64 "ns p99.9=%8" PRId64 "ns max=%9" PRId64
+                "ns%s\n",
+                lat_pipe_stage_name(order[i]), v[0], v[1], v[2], lat_hist_max(h),
+                over ? "  (oversubscribed)" : "");
+    }
+}
+
+static void counter_cell(FILE *f, const char *name, double v) {
+    if (isnan(v))
+        fprintf(f, " %s=n/a", name);
+    else
+        fprintf(f, " %s=%.0f", name, v);
+}
+
+void lab_print_details(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r, bool over) {
+    fprintf(f, "processed: transform=%" PRIu64 " consume=%" PRIu64 " (expect %" PRIu64 " each)\n",
+            r->transformed, r->consumed, r->events);
+    fprintf(f,
+            "aggregation ring dropped %" PRIu64 " samples (expect 0; >0 means the cold thread "
+            "fell behind)\n",
+            r->dropped);
+    if (r->nonmonotonic)
+        fprintf(f, "warning: %" PRIu64 " events had stamps out of order (clamped to 0)\n",
+                r->nonmonotonic);
+    static const char *const roles[] = {"producer", "worker", "consumer"};
+    for (int k = 0; k < LAT_PIPE_NHOT; k++) {
+        const lat_pipe_counters *t = &r->thr[k];
+        if (!t->ran) continue;
+        const char *nm =
+            k == LAT_PIPE_WORKER && c->shape == LAT_PIPE_FULL ? "transformer" : roles[k];
+        fprintf(f, "counters %-11s cpu %d->%d", nm, t->cpu_start, t->cpu_end);
+        counter_cell(f, "ctx-switches", t->ctx_switches);
+        counter_cell(f, "migrations", t->migrations);
+        counter_cell(f, "page-faults", t->page_faults);
+        if (!isnan(t->cycles) && t->cycles > 0 && !isnan(t->instructions))
+            fprintf(f, " ipc=%.2f", t->instructions / t->cycles);
+        else
+            fprintf(f, " ipc=n/a");
+        counter_cell(f, "cache-misses", t->cache_misses);
+        fputc('\n', f);
+    }
+    double p50 =
+        r->h[LAT_PIPE_E2E] ? (double)lat_hist_value_at_percentile(r->h[LAT_PIPE_E2E], 50) : 0;
+    fprintf(f,
+            "instrumentation: one fenced stamp %" PRIu64 " ns = %.1f%% of e2e p50 (%.0f ns); "
+            "%u stamps per event = %.1f%% (goal < 1%% per stamp)\n",
+            r->stamp_cost_ns, p50 > 0 ? 100.0 * (double)r->stamp_cost_ns / p50 : 0.0, p50,
+            r->stamps_per_event,
+            p50 > 0 ? 100.0 * (double)r->stamp_cost_ns * r->stamps_per_event / p50 : 0.0);
+    fprintf(f, "wall: %.3f s for %" PRIu64 " events at %" PRIu64 "/s offered (%.0f events/s)%s\n",
+            (double)r->wall_ns / 1e9, r->events, c->rate_hz,
+            r->wall_ns ? (double)r->events * 1e9 / (double)r->wall_ns : 0.0,
+            over ? "  [" LAB_OVERSUB_STAMP "]" : "");
+}
+
+json_t *lab_run_json(const lat_pipe_config *c, const lat_pipe_result *r, bool over,
+                     const char *why) {
+    json_t *o = lat_pipe_result_json(c, r);
+    if (!o) return NULL;
+    json_t *pl = json_object();
+    json_object_set_new(pl, "shape", json_string(lat_pipe_shape_name(c->shape)));
+    json_object_set_new(pl, "pinned", json_boolean(!c->no_pin));
+    json_t *cpus = json_array();
+    for (int k = 0; k < LAT_PIPE_NHOT; k++)
+        json_array_append_new(cpus, c->cpus[k] >= 0 ? json_integer(c->cpus[k]) : json_null());
+    json_object_set_new(pl, "hot_cpus", cpus);
+    json_object_set_new(pl, "why", json_string(why ? why : ""));
+    json_object_set_new(o, "placement", pl);
+    json_object_set_new(o, "oversubscribed", json_boolean(over));
+    if (over) json_object_set_new(o, "warning", json_string(LAB_OVERSUB_STAMP));
+    return o;
+}

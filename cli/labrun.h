@@ -1,0 +1,40 @@
+/* labrun.h - pieces shared by `latlab pipeline` and `latlab lab`: placement
+ * through the planner, the per-stage table in the seed's shape, the counts and
+ * counters lines, and the JSON document of one run. */
+#ifndef LATLAB_CLI_LABRUN_H
+#define LATLAB_CLI_LABRUN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "latlab/pipeline.h"
+
+struct json_t;
+
+#define LAB_OVERSUB_STAMP "oversubscribed: latencies are not representative"
+
+/* Resolve the shape and plan hot CPUs (within cpus[0..ncpus) when ncpus > 0).
+ * On too few CPUs without oversubscribe prints the planner's reason and
+ * returns 1 (runtime error); 2 for a --cpus list the machine cannot honour;
+ * 0 on success with *over and why filled. */
+int lab_place(const char *cmd, lat_pipe_config *c, int shape, const int *cpus, int ncpus,
+              bool oversubscribe, bool *over, char *why, size_t why_len);
+
+/* The per-stage table (one line per stage, seed shape), stamped when
+ * oversubscribed.  title may be NULL. */
+void lab_print_table(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r, bool over,
+                     const char *title);
+/* processed/dropped lines, per-thread counters and the instrumentation cost. */
+void lab_print_details(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r, bool over);
+
+/* The JSON of one run (lat_pipe_result_json plus placement and the
+ * oversubscribed stamp).  New reference or NULL. */
+struct json_t *lab_run_json(const lat_pipe_config *c, const lat_pipe_result *r, bool over,
+                            const char *why);
+
+/* "spin"/"yield"/"backoff" -> kind; -1 when unknown. */
+int lab_idle_kind(const char *s);
+/* "full"/"compact"/"auto" -> LAT_PIPE_*; -1 when unknown. */
+int lab_shape(const char *s);
+
+#endif

@@ -1,0 +1,156 @@
+/* pipeline.h - the stamped pipeline of the lab: an open-loop producer, SPSC
+ * queues, a transformer doing fixed work, a consumer, and a cold aggregator
+ * that turns the stamps into per-stage histograms.
+ *
+ * Shapes.  full (the seed's):
+ *
+ *   producer -> q1 -> transformer -> q2 -> consumer -> sample ring -> aggregator
+ *   t0 = intended     t1 dequeued,         t3 dequeued                (unpinned,
+ *   send time         t2 work done                                     backoff idle)
+ *
+ * compact: the consumer is merged into the transformer (producer -> q1 ->
+ * worker, which stamps t1, works, stamps t2 and ships the sample), so two
+ * pinned hot threads suffice and q1+wake, work and e2e stay honest on a 2-CPU
+ * machine.
+ *
+ * Every stamp is a raw fenced cycle-counter read carried inside the message;
+ * the hot threads never convert, never allocate (unless the alloc experiment
+ * asks them to), never block: a full sample ring counts a drop and moves on.
+ * The aggregator converts with the run's calibration and records q1+wake,
+ * work, q2+wake (full only) and e2e (plus the producer's own send delay with
+ * split_q1), writes optional per-stage interval logs (.hlog) and feeds an
+ * optional flight recorder.
+ *
+ * Experiments: alloc (a 32 x u64 heap vector per event in the work stage),
+ * no-pin (hot threads unpinned), share_line (the two stage counters 8 bytes
+ * apart on one 64-byte line instead of 128 bytes apart).
+ *
+ * lat_pipe_run() creates the threads, runs, joins and fills a result; it is a
+ * setup-and-measure call (allocates, blocks for the run).  One run at a time
+ * per process is the intended use (the stage counters are per run, not
+ * global, so concurrent runs are safe but would disturb each other). */
+#ifndef LATLAB_PIPELINE_H
+#define LATLAB_PIPELINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "latlab/clock.h"
+#include "latlab/flight.h"
+#include "latlab/hist.h"
+#include "latlab/ring.h"
+
+struct json_t;
+struct lat_topo;
+
+enum { LAT_PIPE_FULL = 0, LAT_PIPE_COMPACT = 1, LAT_PIPE_AUTO = 2 };
+
+/* Stages (histogram slots of a result). */
+enum {
+    LAT_PIPE_SEND = 0, /* producer-side delay t0' - t0 (split_q1 only) */
+    LAT_PIPE_Q1 = 1,   /* t1 - t0 (or t1 - t0' with split_q1): queue + wake */
+    LAT_PIPE_WORK = 2, /* t2 - t1 */
+    LAT_PIPE_Q2 = 3,   /* t3 - t2 (full shape only) */
+    LAT_PIPE_E2E = 4,  /* t3 - t0 (compact: t2 - t0) */
+    LAT_PIPE_NSTAGES = 5
+};
+
+/* Hot-thread roles (index of per-thread results, argument of the hook). */
+enum { LAT_PIPE_PRODUCER = 0, LAT_PIPE_WORKER = 1, LAT_PIPE_CONSUMER = 2, LAT_PIPE_NHOT = 3 };
+
+/* Stall injection sites (test hook). */
+enum { LAT_PIPE_STALL_NONE = 0, LAT_PIPE_STALL_WORK, LAT_PIPE_STALL_Q1, LAT_PIPE_STALL_Q2 };
+
+typedef struct lat_pipe_config {
+    int shape;                    /* LAT_PIPE_FULL or LAT_PIPE_COMPACT (resolve AUTO first) */
+    uint64_t events;              /* N (default 2,000,000) */
+    uint64_t rate_hz;             /* offered rate, events/s (default 200,000) */
+    uint32_t queue_cap;           /* q1/q2 capacity (default 4,096) */
+    uint32_t sample_cap;          /* aggregation ring capacity (default 65,536) */
+    unsigned work_iters;          /* LCG rounds of fixed work (default 40) */
+    bool alloc;                   /* experiment (a) */
+    bool no_pin;                  /* experiment (b) */
+    bool share_line;              /* experiment (c) */
+    bool split_q1;                /* stamp t0' after the producer's push returns */
+    int cpus[LAT_PIPE_NHOT];      /* CPU per hot role (ignored with no_pin; -1 = unpinned) */
+    int idle;                     /* lat_idle kind for hot threads (ring.h) */
+    bool perf;                    /* per-thread counters in each hot thread (default on) */
+    uint64_t flight_threshold_ns; /* LAT_FLIGHT_NONE = no flight recorder */
+    uint64_t flight_post;         /* samples after the trigger (default 256) */
+    int stall_site;               /* LAT_PIPE_STALL_* */
+    uint64_t stall_seq, stall_ns;
+    const char *hlog_prefix;   /* NULL: no interval logs; else "<prefix><stage>.hlog" */
+    uint64_t hlog_interval_ns; /* default 1 s */
+    const lat_clock_cal *cal;  /* NULL: lat_clock_default() */
+    /* Test hook: called in each hot thread right before its measured loop
+     * (begin = 1) and right after it (begin = 0). */
+    void (*thread_hook)(void *ud, int role, int begin);
+    void *hook_ud;
+} lat_pipe_config;
+
+/* Fill c with the defaults above (full shape, spin idle, no experiments, no
+ * flight recorder, no logs, cpus unset = -1). */
+void lat_pipe_config_default(lat_pipe_config *c);
+
+/* Per-thread counters read inside each hot thread around its loop.  Values
+ * are NAN where the machine cannot count them (no PMU in a VM, say). */
+typedef struct lat_pipe_counters {
+    bool ran;               /* this role existed in the run */
+    int cpu_start, cpu_end; /* CPU at loop start/end (lat_current_cpu) */
+    double ctx_switches, migrations, page_faults;
+    double cycles, instructions, cache_misses;
+    uint64_t loop_ns; /* wall time of the loop */
+} lat_pipe_counters;
+
+typedef struct lat_pipe_result {
+    int shape;
+    uint64_t events;
+    uint64_t sent;           /* producer's count */
+    uint64_t transformed;    /* work stage counter (relaxed atomic) */
+    uint64_t consumed;       /* consumer counter (compact: the worker's ship count) */
+    uint64_t dropped;        /* samples lost to a full aggregation ring */
+    uint64_t recorded;       /* samples the aggregator recorded */
+    uint64_t nonmonotonic;   /* events whose stamps went backwards (clamped to 0) */
+    uint64_t e2e_below_part; /* samples with e2e < some stage (must be 0) */
+    uint64_t out_of_range;   /* values the histograms could not hold */
+    uint64_t wall_ns;        /* first intended send to last sample recorded */
+    uint64_t q1_full_spins;  /* producer retries on a full q1 */
+    double cycles_per_ns;
+    uintptr_t counter_addr[2];     /* addresses of the two stage counters */
+    lat_hist *h[LAT_PIPE_NSTAGES]; /* ns histograms; NULL for absent stages */
+    lat_pipe_counters thr[LAT_PIPE_NHOT];
+    lat_flight *flight; /* NULL unless a threshold was set */
+    int flight_fired;
+    uint64_t stamp_cost_ns; /* median cost of one fenced stamp, measured this run */
+    unsigned stamps_per_event;
+} lat_pipe_result;
+
+/* Stage names: "send", "q1+wake", "work", "q2+wake", "e2e". */
+const char *lat_pipe_stage_name(int stage);
+const char *lat_pipe_shape_name(int shape);
+
+/* Run once.  Returns 0 (r filled; release with lat_pipe_result_release), or
+ * -EINVAL (bad config), -ENOMEM, a thread/pinning error (negative errno).
+ * Blocks for the run (about events / rate_hz seconds). */
+int lat_pipe_run(const lat_pipe_config *c, lat_pipe_result *r);
+void lat_pipe_result_release(lat_pipe_result *r); /* NULL is fine */
+
+/* Cost of one fenced cycle read in ns, median of n back-to-back pairs. */
+uint64_t lat_pipe_stamp_cost_ns(const lat_clock_cal *cal, unsigned n);
+
+/* Placement.  Resolves shape (AUTO: full when three hot threads can be pinned
+ * on distinct CPUs, else compact), plans hot CPUs through the topology
+ * planner and fills c->cpus.  oversubscribe: when there are too few CPUs,
+ * share them and switch c->idle to backoff instead of failing.  why gets a
+ * sentence on the choice (shape, CPUs, compromises).  Returns 0,
+ * LAT_ETOOFEW_CPUS (why says what is needed), or a negative errno.
+ * *oversubscribed is set when hot threads share a CPU. */
+int lat_pipe_place(lat_pipe_config *c, int shape, const struct lat_topo *t, bool oversubscribe,
+                   bool *oversubscribed, char *why, size_t why_len);
+
+/* A JSON object for one run: config, placement, percentiles per stage,
+ * counts, drops, per-thread counters, instrumentation cost (caller owns it). */
+struct json_t *lat_pipe_result_json(const lat_pipe_config *c, const lat_pipe_result *r);
+
+#endif /* LATLAB_PIPELINE_H */

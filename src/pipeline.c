@@ -1,0 +1,765 @@
+/* pipeline.c - the lab's stamped pipeline (see pipeline.h).
+ *
+ * Threads: producer (hot), worker/transformer (hot), consumer (hot, full shape
+ * only), aggregator (cold, backoff idle).  Hot threads only read the cycle
+ * counter, move fixed-size messages through SPSC rings (ring.h) and bump one
+ * relaxed counter each; the aggregator converts and records (hist.h), writes
+ * interval logs (hlog.h) and feeds the flight recorder (flight.h).  Counters
+ * per hot thread come from perf.h, placement from topo.h. */
+#include "latlab/pipeline.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "latlab/alloc.h"
+#include "latlab/error.h"
+#include "latlab/hlog.h"
+#include "latlab/perf.h"
+#include "latlab/topo.h"
+
+/* ---- messages ------------------------------------------------------------------ */
+
+/* What travels producer -> worker (-> consumer): the stamps ride along. */
+typedef struct msg {
+    uint64_t seq, payload;
+    uint64_t t0; /* intended send time */
+    uint64_t tp; /* producer ready to push (split_q1), else t0 */
+    uint64_t t1; /* worker dequeued */
+    uint64_t t2; /* work done */
+} msg;
+
+/* What the last hot stage ships to the aggregator: raw stamps, converted off-path. */
+typedef struct sample {
+    uint64_t seq, t0, tp, t1, t2, t3;
+} sample;
+
+/* ---- queues and idling: thin bindings to ring.h ---------------------------------------- */
+
+typedef lat_spsc qring;
+
+static int q_create(qring **q, size_t cap, size_t elem) {
+    return lat_spsc_create(elem, cap, 0, q);
+}
+static void q_free(qring *q) {
+    lat_spsc_free(q);
+}
+LAT_INLINE bool q_push(qring *q, const void *item) {
+    return lat_spsc_try_push(q, item);
+}
+LAT_INLINE bool q_pop(qring *q, void *item) {
+    return lat_spsc_try_pop(q, item);
+}
+
+/* An idle strategy and its progress through the current wait. */
+typedef struct idler {
+    lat_idle how;
+    lat_idle_state st;
+} idler;
+
+static void idle_init(idler *s, int kind) {
+    switch (kind) {
+    case LAT_IDLE_YIELD:
+        s->how = lat_idle_yield(100);
+        break;
+    case LAT_IDLE_BACKOFF:
+        s->how = lat_idle_backoff(10, 20, 1000, 1000000);
+        break;
+    default:
+        s->how = lat_idle_spin();
+        break;
+    }
+    lat_idle_reset(&s->st);
+}
+LAT_INLINE void idle_wait(idler *s) {
+    if (LAT_LIKELY(s->how.kind == LAT_IDLE_SPIN))
+        lat_cpu_relax();
+    else
+        lat_idle_step(&s->how, &s->st);
+}
+LAT_INLINE void idle_reset(idler *s) {
+    lat_idle_reset(&s->st);
+}
+
+/* ---- run state ------------------------------------------------------------------------ */
+
+#define NSLOTS 32
+#define HIST_HIGHEST_NS 100000000000ll /* 100 s */
+
+typedef struct run {
+    lat_pipe_config c;
+    const lat_clock_cal *cal;
+    lat_pipe_result *r;
+    qring *q1, *q2, *qa;
+    _Atomic uint64_t *slots; /* 32 counters, 256 bytes, 128-byte aligned */
+    unsigned ia, ib;         /* the two stage counters' slots */
+    pthread_barrier_t go;
+    uint64_t start_cycles; /* first intended send; written before the barrier */
+    double interval_cycles;
+    /* Set by the last hot stage when it is finished; the aggregator drains
+     * then stops.  release (writer) pairs with acquire (aggregator) so the
+     * dropped count and every pushed sample are visible once done reads 1. */
+    _Atomic int done;
+    uint64_t dropped; /* last hot stage's; read after done */
+    uint64_t shipped;
+    uint64_t sent;
+    uint64_t full_spins;
+    FILE *hlog_f[LAT_PIPE_NSTAGES];
+    lat_hlog_writer hlog[LAT_PIPE_NSTAGES];
+    int pin_err[LAT_PIPE_NHOT]; /* per hot thread: pinning failure (read after join) */
+} run;
+
+static void spin_for(uint64_t cycles) {
+    uint64_t end = lat_cycles() + cycles;
+    while (lat_cycles() < end)
+        lat_cpu_relax();
+}
+
+/* ---- per-thread counters ---------------------------------------------------------------- */
+
+static const char *const perf_events =
+    "context-switches,cpu-migrations,page-faults,cycles,instructions,cache-misses";
+
+static double count_value(const lat_perf_count *c) {
+    if (c->state == LAT_PERF_UNAVAILABLE || c->state == LAT_PERF_NOT_COUNTED) return NAN;
+    return c->scaled;
+}
+
+static lat_perf *thread_begin(run *R, int role) {
+    lat_pipe_counters *k = &R->r->thr[role];
+    k->ran = true;
+    if (!R->c.no_pin && R->c.cpus[role] >= 0) {
+        R->pin_err[role] = lat_pin_thread(R->c.cpus[role]);
+    }
+    lat_perf *p = NULL;
+    if (R->c.perf && lat_perf_open(&p, perf_events, NULL) != 0) p = NULL;
+    return p;
+}
+
+static void thread_loop_start(run *R, int role, lat_perf *p) {
+    lat_pipe_counters *k = &R->r->thr[role];
+    if (R->c.thread_hook) R->c.thread_hook(R->c.hook_ud, role, 1);
+    k->cpu_start = lat_current_cpu();
+    k->loop_ns = lat_mono_ns();
+    if (p) lat_perf_start(p);
+}
+
+static void thread_loop_end(run *R, int role, lat_perf *p) {
+    lat_pipe_counters *k = &R->r->thr[role];
+    if (p) lat_perf_stop(p);
+    k->loop_ns = lat_mono_ns() - k->loop_ns;
+    k->cpu_end = lat_current_cpu();
+    if (R->c.thread_hook) R->c.thread_hook(R->c.hook_ud, role, 0);
+    double *dst[6] = {&k->ctx_switches, &k->migrations,   &k->page_faults,
+                      &k->cycles,       &k->instructions, &k->cache_misses};
+    for (int i = 0; i < 6; i++)
+        *dst[i] = NAN;
+    if (p) {
+        lat_perf_count cnt[6];
+        int n = lat_perf_read(p, cnt, 6);
+        for (int i = 0; i < n && i < 6; i++)
+            *dst[i] = count_value(&cnt[i]);
+        lat_perf_close(p);
+    }
+}
+
+/* ---- hot threads ------------------------------------------------------------------------ */
+
+static void *producer(void *arg) {
+    run *R = arg;
+    lat_perf *p = thread_begin(R, LAT_PIPE_PRODUCER);
+    idler id;
+    idle_init(&id, R->c.idle);
+    bool compact = R->c.shape == LAT_PIPE_COMPACT;
+    _Atomic uint64_t *mine = compact ? &R->slots[R->ia] : NULL;
+    uint64_t n = R->c.events, spins = 0;
+    /* Sleeping through the gap between sends only when the hot threads must
+     * share CPUs (idle strategy other than spin): otherwise busy-wait. */
+    bool can_sleep = R->c.idle != LAT_IDLE_SPIN;
+    uint64_t sleep_gap = lat_clock_from_ns(R->cal, 50000);
+    pthread_barrier_wait(&R->go);
+    thread_loop_start(R, LAT_PIPE_PRODUCER, p);
+    uint64_t start = R->start_cycles;
+    double iv = R->interval_cycles;
+    for (uint64_t seq = 0; seq < n; seq++) {
+        uint64_t intended = start + (uint64_t)((double)seq * iv);
+        uint64_t now;
+        while ((now = lat_cycles()) < intended) {
+            if (can_sleep && intended - now > sleep_gap) {
+                uint64_t ns = lat_clock_to_ns(R->cal, intended - now - sleep_gap / 2);
+                struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+                nanosleep(&ts, NULL);
+            } else {
+                lat_cpu_relax();
+            }
+        }
+        msg m = {.seq = seq, .payload = seq * 0x9E3779B9ull, .t0 = intended, .tp = intended};
+        if (R->c.split_q1) m.tp = lat_cycles_fenced();
+        while (!q_push(R->q1, &m)) {
+            spins++;
+            idle_wait(&id);
+        }
+        idle_reset(&id);
+        if (mine) atomic_fetch_add_explicit(mine, 1, memory_order_relaxed);
+    }
+    thread_loop_end(R, LAT_PIPE_PRODUCER, p);
+    R->sent = n;
+    R->full_spins = spins;
+    return NULL;
+}
+
+/* Ship a finished sample to the aggregator, or count a drop: never block. */
+LAT_INLINE void ship(run *R, const msg *m, uint64_t t3, uint64_t *dropped) {
+    sample s = {m->seq, m->t0, m->tp, m->t1, m->t2, t3};
+    if (!q_push(R->qa, &s)) (*dropped)++;
+}
+
+static void finish_last_stage(run *R, uint64_t shipped, uint64_t dropped) {
+    R->shipped = shipped;
+    R->dropped = dropped;
+    atomic_store_explicit(&R->done, 1, memory_order_release);
+}
+
+static void *worker(void *arg) {
+    run *R = arg;
+    lat_perf *p = thread_begin(R, LAT_PIPE_WORKER);
+    idler id;
+    idle_init(&id, R->c.idle);
+    bool compact = R->c.shape == LAT_PIPE_COMPACT;
+    _Atomic uint64_t *mine = compact ? &R->slots[R->ib] : &R->slots[R->ia];
+    uint64_t n = R->c.events, dropped = 0, shipped = 0;
+    unsigned iters = R->c.work_iters;
+    uint64_t stall_seq = R->c.stall_site ? R->c.stall_seq : UINT64_MAX;
+    int stall_site = R->c.stall_site;
+    uint64_t stall_cycles = lat_clock_from_ns(R->cal, R->c.stall_ns);
+    bool alloc = R->c.alloc;
+    pthread_barrier_wait(&R->go);
+    thread_loop_start(R, LAT_PIPE_WORKER, p);
+    for (uint64_t i = 0; i < n; i++) {
+        msg m;
+        while (!q_pop(R->q1, &m))
+            idle_wait(&id);
+        idle_reset(&id);
+        if (LAT_UNLIKELY(m.seq == stall_seq && stall_site == LAT_PIPE_STALL_Q1))
+            spin_for(stall_cycles);
+        m.t1 = lat_cycles_fenced();
+        uint64_t acc = m.payload; /* fixed work: an LCG, ~100 ns at 40 rounds */
+        for (unsigned k = 0; k < iters; k++)
+            acc = acc * 6364136223846793005ull + 1;
+        if (alloc) { /* experiment (a): one small heap vector per event */
+            uint64_t *v = malloc(32 * sizeof *v);
+            lat_do_not_optimize(v);
+            if (v) {
+                for (int k = 0; k < 32; k++)
+                    v[k] = acc + (uint64_t)k;
+                lat_do_not_optimize(v);
+                acc ^= v[31];
+                free(v);
+            }
+        }
+        if (LAT_UNLIKELY(m.seq == stall_seq && stall_site == LAT_PIPE_STALL_WORK))
+            spin_for(stall_cycles);
+        lat_do_not_optimize(acc);
+        m.payload = acc;
+        atomic_fetch_add_explicit(mine, 1, memory_order_relaxed);
+        m.t2 = lat_cycles_fenced();
+        if (compact) {
+            ship(R, &m, m.t2, &dropped);
+            shipped++;
+        } else {
+            while (!q_push(R->q2, &m))
+                idle_wait(&id);
+            idle_reset(&id);
+        }
+    }
+    thread_loop_end(R, LAT_PIPE_WORKER, p);
+    if (compact) finish_last_stage(R, shipped, dropped);
+    return NULL;
+}
+
+static void *consumer(void *arg) {
+    run *R = arg;
+    lat_perf *p = thread_begin(R, LAT_PIPE_CONSUMER);
+    idler id;
+    idle_init(&id, R->c.idle);
+    _Atomic uint64_t *mine = &R->slots[R->ib];
+    uint64_t n = R->c.events, dropped = 0, shipped = 0;
+    uint64_t stall_seq = R->c.stall_site == LAT_PIPE_STALL_Q2 ? R->c.stall_seq : UINT64_MAX;
+    uint64_t stall_cycles = lat_clock_from_ns(R->cal, R->c.stall_ns);
+    pthread_barrier_wait(&R->go);
+    thread_loop_start(R, LAT_PIPE_CONSUMER, p);
+    for (uint64_t i = 0; i < n; i++) {
+        msg m;
+        while (!q_pop(R->q2, &m))
+            idle_wait(&id);
+        idle_reset(&id);
+        if (LAT_UNLIKELY(m.seq == stall_seq)) spin_for(stall_cycles);
+        uint64_t t3 = lat_cycles_fenced();
+        atomic_fetch_add_explicit(mine, 1, memory_order_relaxed);
+        ship(R, &m, t3, &dropped);
+        shipped++;
+    }
+    thread_loop_end(R, LAT_PIPE_CONSUMER, p);
+    finish_last_stage(R, shipped, dropped);
+    return NULL;
+}
+
+/* ---- aggregator (cold) --------------------------------------------------------------------- */
+
+static void write_intervals(run *R, lat_hist *ih, double start_s, double len_s) {
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        if (!R->hlog_f[s]) continue;
+        lat_hlog_write_interval(&R->hlog[s], &ih[s], NULL, start_s, len_s);
+        lat_hist_reset(&ih[s]);
+    }
+}
+
+static double wall_s(void) {
+    return (double)lat_clock_ns(CLOCK_REALTIME) / 1e9;
+}
+
+static void *aggregator(void *arg) {
+    run *R = arg;
+    lat_pipe_result *r = R->r;
+    idler id;
+    idle_init(&id, LAT_IDLE_BACKOFF);
+    bool full = R->c.shape == LAT_PIPE_FULL;
+    lat_hist ih[LAT_PIPE_NSTAGES];
+    memset(ih, 0, sizeof ih);
+    bool logs = R->c.hlog_prefix != NULL;
+    for (int s = 0; logs && s < LAT_PIPE_NSTAGES; s++)
+        if (r->h[s] && lat_hist_init(&ih[s], 1, HIST_HIGHEST_NS, 3) != 0) logs = false;
+    uint64_t iv_ns = R->c.hlog_interval_ns ? R->c.hlog_interval_ns : 1000000000ull;
+    pthread_barrier_wait(&R->go);
+    double iv_start = wall_s();
+    uint64_t next_iv = lat_mono_ns() + iv_ns;
+    uint64_t last_t = R->start_cycles;
+    for (;;) {
+        sample s;
+        if (!q_pop(R->qa, &s)) {
+            if (atomic_load_explicit(&R->done, memory_order_acquire)) {
+                if (!q_pop(R->qa, &s)) break; /* drained */
+            } else {
+                if (logs && lat_mono_ns() >= next_iv) {
+                    double now = wall_s();
+                    write_intervals(R, ih, iv_start, now - iv_start);
+                    iv_start = now;
+                    next_iv = lat_mono_ns() + iv_ns;
+                }
+                idle_wait(&id);
+                continue;
+            }
+        }
+        idle_reset(&id);
+        uint64_t t3 = full ? s.t3 : s.t2;
+        if (s.tp < s.t0 || s.t1 < s.tp || s.t2 < s.t1 || t3 < s.t2) r->nonmonotonic++;
+        /* Clamp: two cores' counter reads a hair out of order must not wrap
+         * into a near-2^64 latency. */
+        uint64_t d[LAT_PIPE_NSTAGES];
+        d[LAT_PIPE_SEND] = s.tp > s.t0 ? s.tp - s.t0 : 0;
+        d[LAT_PIPE_Q1] = s.t1 > s.tp ? s.t1 - s.tp : 0;
+        d[LAT_PIPE_WORK] = s.t2 > s.t1 ? s.t2 - s.t1 : 0;
+        d[LAT_PIPE_Q2] = t3 > s.t2 ? t3 - s.t2 : 0;
+        d[LAT_PIPE_E2E] = t3 > s.t0 ? t3 - s.t0 : 0;
+        uint64_t ns[LAT_PIPE_NSTAGES];
+        for (int k = 0; k < LAT_PIPE_NSTAGES; k++)
+            ns[k] = lat_clock_to_ns(R->cal, d[k]);
+        for (int k = 0; k < LAT_PIPE_NSTAGES; k++) {
+            if (!r->h[k]) continue;
+            if (ns[k] > ns[LAT_PIPE_E2E]) r->e2e_below_part++;
+            if (!lat_hist_record(r->h[k], (int64_t)ns[k])) r->out_of_range++;
+            if (logs) lat_hist_record(&ih[k], (int64_t)ns[k]);
+        }
+        if (r->flight) {
+            lat_flight_sample fs = {.seq = s.seq, .e2e_ns = ns[LAT_PIPE_E2E]};
+            fs.stage_ns[0] = ns[LAT_PIPE_Q1];
+            fs.stage_ns[1] = ns[LAT_PIPE_WORK];
+            if (full) fs.stage_ns[2] = ns[LAT_PIPE_Q2];
+            if (R->c.split_q1) fs.stage_ns[full ? 3 : 2] = ns[LAT_PIPE_SEND];
+            if (lat_flight_record(r->flight, &fs)) r->flight_fired = 1;
+        }
+        r->recorded++;
+        if (t3 > last_t) last_t = t3;
+    }
+    if (logs) write_intervals(R, ih, iv_start, wall_s() - iv_start);
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
+        lat_hist_free(&ih[s]);
+    r->wall_ns = lat_clock_to_ns(R->cal, last_t - R->start_cycles);
+    return NULL;
+}
+
+/* ---- set-up ---------------------------------------------------------------------------------- */
+
+void lat_pipe_config_default(lat_pipe_config *c) {
+    memset(c, 0, sizeof *c);
+    c->shape = LAT_PIPE_FULL;
+    c->events = 2000000;
+    c->rate_hz = 200000;
+    c->queue_cap = 4096;
+    c->sample_cap = 65536;
+    c->work_iters = 40;
+    for (int i = 0; i < LAT_PIPE_NHOT; i++)
+        c->cpus[i] = -1;
+    c->idle = LAT_IDLE_SPIN;
+    c->perf = true;
+    c->flight_threshold_ns = LAT_FLIGHT_NONE;
+    c->flight_post = LAT_FLIGHT_DEFAULT_POST;
+    c->hlog_interval_ns = 1000000000ull;
+}
+
+static const char *const stage_names[LAT_PIPE_NSTAGES] = {"send", "q1+wake", "work", "q2+wake",
+                                                          "e2e"};
+
+const char *lat_pipe_stage_name(int stage) {
+    return stage >= 0 && stage < LAT_PIPE_NSTAGES ? stage_names[stage] : "?";
+}
+
+const char *lat_pipe_shape_name(int shape) {
+    return shape == LAT_PIPE_FULL ? "full" : shape == LAT_PIPE_COMPACT ? "compact" : "auto";
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+uint64_t lat_pipe_stamp_cost_ns(const lat_clock_cal *cal, unsigned n) {
+    if (!cal) cal = lat_clock_default();
+    if (n < 16) n = 16;
+    uint64_t *d = lat__alloc(n * sizeof *d);
+    if (!d) return 0;
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t a = lat_cycles_fenced();
+        uint64_t b = lat_cycles_fenced();
+        d[i] = b - a;
+    }
+    qsort(d, n, sizeof *d, cmp_u64);
+    uint64_t med = d[n / 2];
+    lat__free(d);
+    return lat_clock_to_ns(cal, med);
+}
+
+static bool valid(const lat_pipe_config *c) {
+    return c && (c->shape == LAT_PIPE_FULL || c->shape == LAT_PIPE_COMPACT) && c->events > 0 &&
+           c->rate_hz > 0 && c->rate_hz <= 1000000000ull && c->queue_cap >= 2 &&
+           c->sample_cap >= 2 && c->work_iters <= 1000000 &&
+           !(c->stall_site == LAT_PIPE_STALL_Q2 && c->shape != LAT_PIPE_FULL) &&
+           c->stall_site >= 0 && c->stall_site <= LAT_PIPE_STALL_Q2;
+}
+
+void lat_pipe_result_release(lat_pipe_result *r) {
+    if (!r) return;
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
+        lat_hist_destroy(r->h[s]);
+    lat_flight_free(r->flight);
+    memset(r, 0, sizeof *r);
+}
+
+static int open_logs(run *R) {
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        if (!R->r->h[s]) continue;
+        size_t len = strlen(R->c.hlog_prefix) + 32;
+        char *path = lat__alloc(len);
+        if (!path) return -ENOMEM;
+        /* "q1+wake" -> "q1-wake" keeps file names shell-friendly */
+        char nm[16];
+        snprintf(nm, sizeof nm, "%s", stage_names[s]);
+        for (char *q = nm; *q; q++)
+            if (*q == '+') *q = '-';
+        snprintf(path, len, "%s%s.hlog", R->c.hlog_prefix, nm);
+        R->hlog_f[s] = fopen(path, "w");
+        int e = errno;
+        lat__free(path);
+        if (!R->hlog_f[s]) return -e;
+        double now = wall_s();
+        if (lat_hlog_writer_init(&R->hlog[s], R->hlog_f[s], now, now, 0) != 0) return -EIO;
+    }
+    return 0;
+}
+
+int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
+    if (!r || !valid(cfg)) return -EINVAL;
+    memset(r, 0, sizeof *r);
+    run *R = lat__calloc(1, sizeof *R);
+    if (!R) return -ENOMEM;
+    int rc = -ENOMEM, nthreads = 0;
+    bool barrier = false;
+    pthread_t th[4];
+    R->c = *cfg;
+    R->r = r;
+    R->cal = cfg->cal ? cfg->cal : lat_clock_default();
+    bool full = cfg->shape == LAT_PIPE_FULL;
+    r->shape = cfg->shape;
+    r->events = cfg->events;
+    r->cycles_per_ns = R->cal->cycles_per_ns;
+    r->stamps_per_event = (full ? 3u : 2u) + (cfg->split_q1 ? 1u : 0u);
+    for (int k = 0; k < LAT_PIPE_NHOT; k++)
+        r->thr[k].cpu_start = r->thr[k].cpu_end = -1;
+
+    R->slots = lat__calloc_aligned(NSLOTS, sizeof(uint64_t), LAT_DESTRUCTIVE);
+    if (!R->slots) goto fail;
+    R->ia = 0;
+    R->ib = cfg->share_line ? 1 : 16; /* 8 bytes apart (one line) or 128 bytes apart */
+    r->counter_addr[0] = (uintptr_t)&R->slots[R->ia];
+    r->counter_addr[1] = (uintptr_t)&R->slots[R->ib];
+
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        if (s == LAT_PIPE_SEND && !cfg->split_q1) continue;
+        if (s == LAT_PIPE_Q2 && !full) continue;
+        if ((rc = lat_hist_create(1, HIST_HIGHEST_NS, 3, &r->h[s])) != 0) goto fail;
+    }
+    if (cfg->flight_threshold_ns != LAT_FLIGHT_NONE) {
+        const char *names[LAT_FLIGHT_STAGES];
+        unsigned ns = 0;
+        names[ns++] = "q1+wake";
+        names[ns++] = "work";
+        if (full) names[ns++] = "q2+wake";
+        if (cfg->split_q1) names[ns++] = "send";
+        rc = lat_flight_create(&r->flight, LAT_FLIGHT_DEFAULT_CAP, ns, names,
+                               cfg->flight_threshold_ns, cfg->flight_post);
+        if (rc) goto fail;
+    }
+    if ((rc = q_create(&R->q1, cfg->queue_cap, sizeof(msg))) != 0) goto fail;
+    if (full && (rc = q_create(&R->q2, cfg->queue_cap, sizeof(msg))) != 0) goto fail;
+    if ((rc = q_create(&R->qa, cfg->sample_cap, sizeof(sample))) != 0) goto fail;
+    if (cfg->hlog_prefix && (rc = open_logs(R)) != 0) goto fail;
+
+    r->stamp_cost_ns = lat_pipe_stamp_cost_ns(R->cal, 10001);
+    R->interval_cycles = R->cal->cycles_per_ns * 1e9 / (double)cfg->rate_hz;
+    int nth = full ? 4 : 3;
+    if (pthread_barrier_init(&R->go, NULL, (unsigned)nth + 1) != 0) {
+        rc = -EAGAIN;
+        goto fail;
+    }
+    barrier = true;
+    void *(*fns[4])(void *) = {producer, worker, consumer, aggregator};
+    for (int i = 0; i < 4; i++) {
+        if (!full && fns[i] == consumer) continue;
+        int e = pthread_create(&th[nthreads], NULL, fns[i], R);
+        if (e) {
+            rc = -e;
+            /* cannot release the barrier partially: abort the process-level
+             * run cleanly is impossible, so this only happens before any
+             * thread exists in practice (first create) */
+            goto fail;
+        }
+        nthreads++;
+    }
+    /* Everyone is pinned and has opened its counters: start 1 ms from now. */
+    R->start_cycles = lat_cycles() + lat_clock_from_ns(R->cal, 1000000);
+    pthread_barrier_wait(&R->go);
+    for (int i = 0; i < nthreads; i++)
+        pthread_join(th[i], NULL);
+    nthreads = 0;
+    r->sent = R->sent;
+    r->transformed = atomic_load_explicit(&R->slots[full ? R->ia : R->ib], memory_order_relaxed);
+    r->consumed = full ? atomic_load_explicit(&R->slots[R->ib], memory_order_relaxed) : R->shipped;
+    r->dropped = R->dropped;
+    r->q1_full_spins = R->full_spins;
+    if (r->flight) lat_flight_freeze(r->flight);
+    rc = 0;
+    for (int k = 0; k < LAT_PIPE_NHOT; k++)
+        if (R->pin_err[k]) rc = R->pin_err[k];
+fail:
+    if (nthreads) { /* a later pthread_create failed: nothing safe to do but wait */
+        for (int i = 0; i < nthreads; i++)
+            pthread_detach(th[i]);
+    }
+    if (barrier && !nthreads) pthread_barrier_destroy(&R->go);
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
+        if (R->hlog_f[s]) fclose(R->hlog_f[s]);
+    q_free(R->q1);
+    q_free(R->q2);
+    q_free(R->qa);
+    lat__free(R->slots);
+    lat__free(R);
+    if (rc) lat_pipe_result_release(r);
+    return rc;
+}
+
+/* ---- placement ----------------------------------------------------------------------------- */
+
+int lat_pipe_place(lat_pipe_config *c, int shape, const lat_topo *t, bool oversubscribe,
+                   bool *oversubscribed, char *why, size_t why_len) {
+    if (!c || !t || !oversubscribed || !why || why_len == 0) return -EINVAL;
+    *oversubscribed = false;
+    why[0] = 0;
+    lat_plan p;
+    int rc;
+    char auto_note[160] = "";
+    if (shape == LAT_PIPE_AUTO) {
+        rc = lat_topo_plan(t, 3, 1, 0, &p);
+        if (rc == 0 && !p.smt_shared) {
+            shape = LAT_PIPE_FULL;
+            snprintf(auto_note, sizeof auto_note,
+                     "auto chose full: three hot threads can each be pinned to their own CPU");
+        } else {
+            shape = LAT_PIPE_COMPACT;
+            snprintf(auto_note, sizeof auto_note,
+                     "auto chose compact: %d usable CPUs cannot pin three hot threads apart, "
+                     "so the consumer runs inside the worker",
+                     lat_cpuset_count(lat_topo_affinity(t)));
+        }
+    }
+    if (shape != LAT_PIPE_FULL && shape != LAT_PIPE_COMPACT) return -EINVAL;
+    int nhot = shape == LAT_PIPE_FULL ? 3 : 2;
+    rc = lat_topo_plan(t, nhot, 1, 0, &p);
+    if (rc == LAT_ETOOFEW_CPUS) {
+        if (!oversubscribe) {
+            snprintf(why, why_len, "%s%s%s; use --oversubscribe to run anyway", auto_note,
+                     auto_note[0] ? "; " : "",
+                     p.note[0] ? p.note : "too few CPUs for the hot threads");
+            return LAT_ETOOFEW_CPUS;
+        }
+        rc = lat_topo_plan(t, nhot, 1, LAT_PLAN_SHARE, &p);
+        if (rc) return rc;
+        *oversubscribed = true;
+        c->idle = LAT_IDLE_BACKOFF;
+    } else if (rc) {
+        return rc;
+    }
+    if (p.oversubscribed) {
+        *oversubscribed = true;
+        c->idle = LAT_IDLE_BACKOFF;
+    }
+    c->shape = shape;
+    c->cpus[LAT_PIPE_PRODUCER] = p.hot[0];
+    c->cpus[LAT_PIPE_WORKER] = p.hot[1];
+    c->cpus[LAT_PIPE_CONSUMER] = shape == LAT_PIPE_FULL ? p.hot[2] : -1;
+    int len = snprintf(why, why_len, "%s%sshape %s: producer on CPU %d, %s on CPU %d", auto_note,
+                       auto_note[0] ? "; " : "", lat_pipe_shape_name(shape), p.hot[0],
+                       shape == LAT_PIPE_FULL ? "transformer" : "worker", p.hot[1]);
+    if (shape == LAT_PIPE_FULL && len > 0 && (size_t)len < why_len)
+        len += snprintf(why + len, why_len - (size_t)len, ", consumer on CPU %d", p.hot[2]);
+    if (*oversubscribed && len > 0 && (size_t)len < why_len)
+        len +=
+            snprintf(why + len, why_len - (size_t)len, "; hot threads share CPUs (backoff idle)");
+    if (p.note[0] && len > 0 && (size_t)len < why_len)
+        snprintf(why + len, why_len - (size_t)len, "; %s", p.note);
+    return 0;
+}
+
+/* ---- JSON ---------------------------------------------------------------------------------- */
+
+static json_t *num_or_null(double v) {
+    return isnan(v) ? json_null() : json_real(v);
+}
+
+static const double pcts[] = {50, 90, 99, 99.9, 99.99};
+static const char *const pct_keys[] = {"p50", "p90", "p99", "p99.9", "p99.99"};
+
+json_t *lat_pipe_result_json(const lat_pipe_config *c, const lat_pipe_result *r) {
+    if (!c || !r) return NULL;
+    json_t *o = json_object();
+    json_t *cfg = json_object();
+    json_object_set_new(cfg, "shape", json_string(lat_pipe_shape_name(c->shape)));
+    json_object_set_new(cfg, "events", json_integer((json_int_t)c->events));
+    json_object_set_new(cfg, "rate_hz", json_integer((json_int_t)c->rate_hz));
+    json_object_set_new(cfg, "queue_cap", json_integer(c->queue_cap));
+    json_object_set_new(cfg, "sample_cap", json_integer(c->sample_cap));
+    json_object_set_new(cfg, "work_iters", json_integer(c->work_iters));
+    json_object_set_new(cfg, "alloc", json_boolean(c->alloc));
+    json_object_set_new(cfg, "no_pin", json_boolean(c->no_pin));
+    json_object_set_new(cfg, "share_line", json_boolean(c->share_line));
+    json_object_set_new(cfg, "split_q1", json_boolean(c->split_q1));
+    json_object_set_new(cfg, "idle", json_string(lat_idle_name(c->idle)));
+    json_object_set_new(o, "config", cfg);
+
+    json_t *pl = json_object();
+    const char *roles[] = {"producer", c->shape == LAT_PIPE_FULL ? "transformer" : "worker",
+                           "consumer"};
+    for (int k = 0; k < LAT_PIPE_NHOT; k++) {
+        const lat_pipe_counters *t = &r->thr[k];
+        if (!t->ran) continue;
+        json_t *th = json_object();
+        json_object_set_new(th, "planned_cpu",
+                            c->no_pin || c->cpus[k] < 0 ? json_null() : json_integer(c->cpus[k]));
+        json_object_set_new(th, "cpu_start", json_integer(t->cpu_start));
+        json_object_set_new(th, "cpu_end", json_integer(t->cpu_end));
+        json_object_set_new(th, "context_switches", num_or_null(t->ctx_switches));
+        json_object_set_new(th, "migrations", num_or_null(t->migrations));
+        json_object_set_new(th, "page_faults", num_or_null(t->page_faults));
+        json_object_set_new(th, "cycles", num_or_null(t->cycles));
+        json_object_set_new(th, "instructions", num_or_null(t->instructions));
+        json_object_set_new(th, "cache_misses", num_or_null(t->cache_misses));
+        double ipc = t->cycles > 0 ? t->instructions / t->cycles : NAN;
+        json_object_set_new(th, "ipc", num_or_null(ipc));
+        json_object_set_new(th, "loop_ns", json_integer((json_int_t)t->loop_ns));
+        json_object_set_new(pl, roles[k], th);
+    }
+    json_object_set_new(pl, "aggregator", json_string("unpinned, backoff idle"));
+    json_object_set_new(o, "threads", pl);
+
+    json_t *st = json_object();
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        const lat_hist *h = r->h[s];
+        if (!h) continue;
+        json_t *x = json_object();
+        json_object_set_new(x, "count", json_integer(lat_hist_total(h)));
+        int64_t v[5];
+        lat_hist_values_at_percentiles(h, pcts, v, 5);
+        for (int i = 0; i < 5; i++)
+            json_object_set_new(x, pct_keys[i], json_integer(v[i]));
+        json_object_set_new(x, "max", json_integer(lat_hist_max(h)));
+        json_object_set_new(x, "mean", json_real(lat_hist_mean(h)));
+        json_object_set_new(st, stage_names[s], x);
+    }
+    json_object_set_new(o, "stages_ns", st);
+
+    json_t *cn = json_object();
+    json_object_set_new(cn, "events", json_integer((json_int_t)r->events));
+    json_object_set_new(cn, "sent", json_integer((json_int_t)r->sent));
+    json_object_set_new(cn, "transformed", json_integer((json_int_t)r->transformed));
+    json_object_set_new(cn, "consumed", json_integer((json_int_t)r->consumed));
+    json_object_set_new(cn, "recorded", json_integer((json_int_t)r->recorded));
+    json_object_set_new(cn, "dropped", json_integer((json_int_t)r->dropped));
+    json_object_set_new(cn, "nonmonotonic", json_integer((json_int_t)r->nonmonotonic));
+    json_object_set_new(cn, "out_of_range", json_integer((json_int_t)r->out_of_range));
+    json_object_set_new(cn, "q1_full_retries", json_integer((json_int_t)r->q1_full_spins));
+    json_object_set_new(o, "counts", cn);
+
+    json_object_set_new(o, "wall_ns", json_integer((json_int_t)r->wall_ns));
+    json_object_set_new(o, "cycles_per_ns", json_real(r->cycles_per_ns));
+    json_t *ic = json_object();
+    json_object_set_new(ic, "fenced_stamp_ns", json_integer((json_int_t)r->stamp_cost_ns));
+    json_object_set_new(ic, "stamps_per_event", json_integer(r->stamps_per_event));
+    double p50 =
+        r->h[LAT_PIPE_E2E] ? (double)lat_hist_value_at_percentile(r->h[LAT_PIPE_E2E], 50) : 0;
+    json_object_set_new(ic, "stamp_pct_of_e2e_p50",
+                        num_or_null(p50 > 0 ? 100.0 * (double)r->stamp_cost_ns / p50 : NAN));
+    json_object_set_new(o, "instrumentation", ic);
+    json_t *ad = json_array();
+    for (int i = 0; i < 2; i++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "0x%" PRIxPTR, r->counter_addr[i]);
+        json_array_append_new(ad, json_string(buf));
+    }
+    json_object_set_new(o, "stage_counter_addrs", ad);
+    json_object_set_new(
+        o, "stage_counters_same_line",
+        json_boolean(r->counter_addr[0] / LAT_CACHELINE == r->counter_addr[1] / LAT_CACHELINE));
+    if (r->flight) {
+        lat_flight_verdict v;
+        json_t *fl = json_object();
+        json_object_set_new(fl, "threshold_ns", json_integer((json_int_t)r->flight->threshold_ns));
+        json_object_set_new(fl, "fired", json_boolean(r->flight_fired));
+        if (lat_flight_analyze(r->flight, &v) == 0 && v.shape != LAT_FLIGHT_NO_TRIGGER) {
+            json_object_set_new(fl, "trigger_seq", json_integer((json_int_t)v.trigger_seq));
+            json_object_set_new(fl, "stage", json_string(r->flight->names[v.stage]));
+            json_object_set_new(fl, "shape",
+                                json_string(v.shape == LAT_FLIGHT_RUN ? "run" : "one-event"));
+            json_object_set_new(fl, "run", json_integer((json_int_t)v.run));
+            json_object_set_new(fl, "verdict", json_string(v.text));
+        }
+        json_object_set_new(o, "flight", fl);
+    }
+    return o;
+}

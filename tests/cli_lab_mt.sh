@@ -1,0 +1,141 @@
+#!/bin/bash
+# cli_lab_mt.sh - `latlab co`, `latlab pipeline` and `latlab lab` end to end
+# with small sizes: JSON validates and reads back (counts == N, four
+# histograms of N samples), per-stage .hlog files exist, --share-line puts both
+# counters on one line, the flight recorder names the stalled stage, too few
+# CPUs refuse with the --oversubscribe hint, `lab --quick` writes every file it
+# promises, and bad flags exit 2 naming the flag.  Concurrent (TSan runs it).
+set -u
+L=${LATLAB:?}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+NCPU=$(nproc)
+N=20000
+[ -n "${LAT_SANITIZE:-}" ] && N=4000
+
+# ---- bad flags: exit 2, the flag named ----
+bad() { # cmd... ; last arg is the text stderr must contain
+    local want=${!#}; local args=("${@:1:$#-1}")
+    "$L" "${args[@]}" >/dev/null 2>"$T/err"; local rc=$?
+    [ $rc -eq 2 ] || fail "'${args[*]}' exited $rc, want 2"
+    grep -q -- "$want" "$T/err" || fail "'${args[*]}' did not name $want: $(cat "$T/err")"
+}
+bad pipeline --events abc --events
+bad pipeline --rate 0 --rate
+bad pipeline --shape triangle --shape
+bad pipeline --idle nap --idle
+bad pipeline --bogus --bogus
+bad pipeline --inject-stall x:1:2 --inject-stall
+bad pipeline --inject-stall 5 --inject-stall
+bad pipeline --events 100 --inject-stall 200:10 --inject-stall
+bad pipeline --shape compact --inject-stall q2:10:10 --inject-stall
+bad pipeline --flight-threshold soon --flight-threshold
+bad co --events -3 --events
+bad co --stall-at 50 --events 10 --stall-at
+bad co sideways sideways
+bad lab --no-such-flag --no-such-flag
+bad lab --baseline-runs 1 --baseline-runs
+"$L" help pipeline | grep -q -- '--share-line' || fail "help pipeline"
+"$L" lab --help | grep -q -- '--quick' || fail "lab --help"
+
+# ---- co: closed loop hides the stall ----
+"$L" co --quick --json "$T/co.json" >"$T/co.out" 2>&1 || fail "co exited $?: $(cat "$T/co.out")"
+grep -Eq '^ +closed: n=2000 p50=' "$T/co.out" || fail "co closed line: $(cat "$T/co.out")"
+grep -Eq '^ +open: n=2000 ' "$T/co.out" || fail "co open line"
+grep -Eq '^corrected: n=' "$T/co.out" || fail "co corrected line"
+python3 - "$T/co.json" <<'PY' || fail "co json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c, o, k = d["closed"], d["open"], d["corrected"]
+assert c["n"] == 2000 and o["n"] == 2000 and k["n"] > 2000, d
+assert o["p99.9_ns"] > c["p99.9_ns"], d          # the open loop sees the stall
+assert c["max_ns"] >= 10_000_000, d               # the closed loop's max betrays it
+assert k["p99.9_ns"] >= c["p99.9_ns"], d
+PY
+
+# ---- pipeline: compact pinned (2+ CPUs) ----
+if [ "$NCPU" -ge 2 ]; then
+    "$L" pipeline --shape compact --events $N --rate 100000 --split-q1 --json "$T/p.json" \
+        --hlog-dir "$T/hl" >"$T/p.out" 2>&1 || fail "pipeline compact exited $?: $(cat "$T/p.out")"
+    grep -q "processed: transform=$N consume=$N (expect $N each)" "$T/p.out" || fail "counts: $(cat "$T/p.out")"
+    grep -Eq '^q1\+wake +p50= *[0-9]+ns p99= *[0-9]+ns p99.9= *[0-9]+ns max= *[0-9]+ns' "$T/p.out" || fail "table shape"
+    grep -q 'oversubscribed' "$T/p.out" && fail "compact on $NCPU CPUs should be pinned, not oversubscribed"
+    for s in send q1-wake work e2e; do [ -s "$T/hl/$s.hlog" ] || fail "no $s.hlog"; done
+    head -1 "$T/hl/e2e.hlog" | grep -q 'Histogram log format version 1.3' || fail "hlog header"
+    python3 - "$T/p.json" $N <<'PY' || fail "pipeline json"
+import json, sys
+d = json.load(open(sys.argv[1])); n = int(sys.argv[2])
+c = d["counts"]
+assert c["sent"] == c["transformed"] == c["consumed"] == c["recorded"] == n, c
+assert c["dropped"] == 0 and c["nonmonotonic"] == 0, c
+st = d["stages_ns"]
+assert set(st) == {"send", "q1+wake", "work", "e2e"}, st
+for k, v in st.items():
+    assert v["count"] == n, (k, v)
+    assert v["p50"] <= v["p99"] <= v["p99.9"] <= v["max"], (k, v)
+    assert st["e2e"]["max"] >= v["max"], k
+assert d["placement"]["shape"] == "compact" and d["placement"]["pinned"] is True
+assert d["oversubscribed"] is False
+assert d["stage_counters_same_line"] is False
+assert "run_conditions" in d and d["config"]["events"] == n
+assert d["instrumentation"]["fenced_stamp_ns"] > 0
+assert "producer" in d["threads"] and "worker" in d["threads"]
+PY
+    # share-line: both counters on one 64-byte line
+    "$L" pipeline --shape compact --events 5000 --share-line --json "$T/s.json" >/dev/null 2>&1 || fail "share-line run"
+    python3 - "$T/s.json" <<'PY' || fail "share-line json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+a, b = (int(x, 16) for x in d["stage_counter_addrs"])
+assert a // 64 == b // 64 and abs(a - b) == 8, (hex(a), hex(b))
+assert d["stage_counters_same_line"] is True
+PY
+    # flight recorder: a stall in work is one slow event; in q1 a run
+    "$L" pipeline --shape compact --idle backoff --events 4000 --rate 20000 --inject-stall work:2000:200000 \
+        --flight-threshold 100ms --flight-out "$T/fl.txt" >"$T/f.out" 2>&1 || fail "flight run: $(cat "$T/f.out")"
+    grep -q 'flight recorder: one event slow in work: seq 2000' "$T/f.out" || fail "flight verdict: $(cat "$T/f.out")"
+    grep -q '^>> *2000 ' "$T/fl.txt" || fail "outlier not marked in the dump"
+    "$L" pipeline --shape compact --idle backoff --events 4000 --rate 20000 --inject-stall q1:2000:200000 \
+        --flight-threshold 100ms >"$T/f2.out" 2>"$T/f2.err" || fail "flight q1 run"
+    grep -q 'consecutive events slow in q1+wake' "$T/f2.out" || fail "q1 verdict: $(cat "$T/f2.out")"
+    grep -q '<- outlier' "$T/f2.err" || fail "no dump on stderr"
+    # too few CPUs: refuse with the hint, or run oversubscribed and say so
+    "$L" pipeline --shape compact --cpus 0 --events 1000 >"$T/r.out" 2>"$T/r.err"; rc=$?
+    [ $rc -eq 1 ] || fail "compact on one CPU exited $rc"
+    grep -q 'use --oversubscribe' "$T/r.err" || fail "refusal message: $(cat "$T/r.err")"
+    "$L" pipeline --shape compact --cpus 0 --oversubscribe --events 2000 --rate 20000 --json "$T/o.json" >"$T/o.out" 2>&1 || fail "oversubscribed run"
+    n=$(grep -c 'oversubscribed' "$T/o.out"); [ "$n" -ge 4 ] || fail "oversubscribed stamp missing: $(cat "$T/o.out")"
+    jq -e '.oversubscribed == true and (.warning | test("not representative"))' "$T/o.json" >/dev/null || fail "oversubscribed json"
+fi
+
+# ---- pipeline: full shape, oversubscribed unless 3+ CPUs ----
+"$L" pipeline --shape full --oversubscribe --events 5000 --rate 50000 --json "$T/full.json" >"$T/full.out" 2>&1 || fail "full exited $?: $(cat "$T/full.out")"
+grep -q 'processed: transform=5000 consume=5000' "$T/full.out" || fail "full counts"
+jq -e '.counts.recorded == 5000 and (.stages_ns | keys | length) == 4 and .stages_ns["q2+wake"].count == 5000' "$T/full.json" >/dev/null || fail "full json"
+if [ "$NCPU" -lt 3 ]; then
+    "$L" pipeline --shape full --events 1000 >/dev/null 2>"$T/ff.err"; rc=$?
+    [ $rc -eq 1 ] || fail "full on $NCPU CPUs without --oversubscribe exited $rc"
+    grep -q 'needs 3' "$T/ff.err" || fail "refusal: $(cat "$T/ff.err")"
+fi
+
+# ---- lab --quick writes every file it promises ----
+"$L" lab --quick --out "$T/lab" >"$T/lab.out" 2>"$T/lab.err" || fail "lab --quick exited $?: $(tail -5 "$T/lab.err")"
+[ -s "$T/lab.err" ] && ! grep -q warning "$T/lab.err" && fail "progress on stderr without a TTY: $(cat "$T/lab.err")"
+for f in LAB.md lab.json report.html e2e.svg; do [ -s "$T/lab/$f" ] || fail "lab: no $f"; done
+for e in baseline-1 baseline-2 baseline-3 alloc-1 share-line-1 no-pin-1 no-pin-2 no-pin-3 no-pin-4 no-pin-5; do
+    [ -s "$T/lab/runs/$e.json" ] || fail "lab: no runs/$e.json"
+    for s in q1-wake work e2e; do [ -s "$T/lab/runs/$e-$s.hlog" ] || fail "lab: no runs/$e-$s.hlog"; done
+done
+for x in alloc share-line no-pin; do
+    grep -Eq "^verdict $x: (tail disease|median/throughput disease|variance disease|no significant change)" "$T/lab.out" || fail "no verdict for $x"
+    grep -q "^### $x " "$T/lab/LAB.md" || fail "LAB.md lacks the $x narration"
+done
+grep -q '\*\*Cause.\*\*' "$T/lab/LAB.md" && grep -q '\*\*Fix.\*\*' "$T/lab/LAB.md" || fail "narration"
+jq -e '(.runs | length) == 10 and (.verdicts | keys | length) == 3' "$T/lab/lab.json" >/dev/null || fail "lab.json"
+grep -q '<svg' "$T/lab/report.html" || fail "report has no plot"
+if [ "$NCPU" -eq 2 ]; then
+    head -3 "$T/lab.out" | grep -q 'compact shape, pinned' || fail "2-CPU banner: $(head -3 "$T/lab.out")"
+    grep -q 'compact shape, pinned' "$T/lab/LAB.md" || fail "LAB.md banner"
+fi
+echo "ok"

@@ -1,0 +1,249 @@
+/* test_pipeline_mt.c - the stamped pipeline, concurrently, with small sizes:
+ * every event transformed and consumed exactly once, histograms hold N
+ * samples, drops counted with a tiny aggregation ring, stamps monotonic and
+ * e2e >= every part, --alloc allocates in the hot thread while the baseline
+ * does not, --share-line really shares one 64-byte line, and the flight
+ * recorder fires on an injected stall and names the right stage.  Runs the
+ * compact shape pinned and the full shape oversubscribed so it passes on 2
+ * CPUs (and under TSan, which runs every *_mt test). */
+#include "lat_test.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "latlab/error.h"
+#include "latlab/pipeline.h"
+#include "latlab/topo.h"
+
+#ifdef LAT_SANITIZED
+#define SMALL_N 3000
+#else
+#define SMALL_N 20000
+#endif
+
+/* Plan a shape; skip when the machine cannot pin it and share is false. */
+static int plan(lat_pipe_config *c, int shape, bool share, bool *over) {
+    lat_topo *t = NULL;
+    assert_int_equal(lat_topo_load(NULL, &t), 0);
+    char why[512];
+    int rc = lat_pipe_place(c, shape, t, share, over, why, sizeof why);
+    lat_topo_free(t);
+    return rc;
+}
+
+static void small(lat_pipe_config *c) {
+    lat_pipe_config_default(c);
+    c->events = SMALL_N;
+    c->rate_hz = 100000;
+    c->perf = true;
+}
+
+static void check_exact(const lat_pipe_result *r, uint64_t n) {
+    assert_int_equal(r->sent, n);
+    assert_int_equal(r->transformed, n);
+    assert_int_equal(r->consumed, n);
+    assert_int_equal(r->dropped, 0);
+    assert_int_equal(r->recorded, n);
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
+        if (r->h[s]) assert_int_equal(lat_hist_total(r->h[s]), (int64_t)n);
+    assert_int_equal(r->nonmonotonic, 0);
+    assert_int_equal(r->e2e_below_part, 0);
+    assert_int_equal(r->out_of_range, 0);
+    /* e2e >= each part also holds for the distributions' extremes */
+    for (int s = 0; s < LAT_PIPE_E2E; s++)
+        if (r->h[s]) assert_true(lat_hist_max(r->h[s]) <= lat_hist_max(r->h[LAT_PIPE_E2E]));
+}
+
+static void test_compact_pinned_exactly_once(void **state) {
+    (void)state;
+    lat_pipe_config c;
+    small(&c);
+    c.split_q1 = true;
+    bool over;
+    int rc = plan(&c, LAT_PIPE_COMPACT, false, &over);
+    if (rc == LAT_ETOOFEW_CPUS)
+        LAT_SKIP("compact shape needs 2 CPUs to pin, this machine has fewer");
+    assert_int_equal(rc, 0);
+    assert_false(over);
+    lat_pipe_result r;
+    assert_int_equal(lat_pipe_run(&c, &r), 0);
+    check_exact(&r, c.events);
+    assert_null(r.h[LAT_PIPE_Q2]);
+    assert_non_null(r.h[LAT_PIPE_SEND]);
+    assert_int_equal(r.stamps_per_event, 3);
+    /* pinned where planned */
+    assert_int_equal(r.thr[LAT_PIPE_PRODUCER].cpu_end, c.cpus[LAT_PIPE_PRODUCER]);
+    assert_int_equal(r.thr[LAT_PIPE_WORKER].cpu_end, c.cpus[LAT_PIPE_WORKER]);
+    assert_false(r.thr[LAT_PIPE_CONSUMER].ran);
+    lat_pipe_result_release(&r);
+}
+
+static void test_full_oversubscribed_exactly_once(void **state) {
+    (void)state;
+    lat_pipe_config c;
+    small(&c);
+    c.events = SMALL_N / 2;
+    c.rate_hz = 50000;
+    bool over;
+    assert_int_equal(plan(&c, LAT_PIPE_FULL, true, &over), 0);
+    if (over) assert_int_equal(c.idle, LAT_IDLE_BACKOFF);
+    lat_pipe_result r;
+    assert_int_equal(lat_pipe_run(&c, &r), 0);
+    check_exact(&r, c.events);
+    assert_non_null(r.h[LAT_PIPE_Q2]);
+    assert_null(r.h[LAT_PIPE_SEND]);
+    assert_true(r.thr[LAT_PIPE_CONSUMER].ran);
+    lat_pipe_result_release(&r);
+}
+
+static void test_tiny_sample_ring_counts_drops(void **state) {
+    (void)state;
+    lat_pipe_config c;
+    small(&c);
+    c.shape = LAT_PIPE_COMPACT;
+    c.idle = LAT_IDLE_BACKOFF;
+    c.sample_cap = 2;
+    c.rate_hz = 500000;
+    lat_pipe_result r;
+    assert_int_equal(lat_pipe_run(&c, &r), 0);
+    assert_int_equal(r.transformed, c.events);
+    assert_int_equal(r.consumed, c.events);
+    assert_true(r.dropped > 0);
+    assert_int_equal(r.recorded + r.dropped, c.events);
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
+        if (r.h[s]) assert_int_equal(lat_hist_total(r.h[s]), (int64_t)r.recorded);
+    lat_pipe_result_release(&r);
+}
+
+/* Counting allocator hook: counts allocations made by each hot thread in its loop. */
+typedef struct allocs {
+    uint64_t n[LAT_PIPE_NHOT];
+} allocs;
+
+static void hook(void *ud, int role, int begin) {
+    allocs *a = ud;
+    if (begin)
+        lat_alloc_count_begin();
+    else
+        a->n[role] = lat_alloc_count_end();
+}
+
+static void test_alloc_shows_allocations(void **state) {
+    (void)state;
+    if (!lat_alloc_count_available()) LAT_SKIP("counting allocator unavailable under sanitizers");
+    lat_pipe_config c;
+    small(&c);
+    c.shape = LAT_PIPE_FULL;
+    c.idle = LAT_IDLE_BACKOFF;
+    c.rate_hz = 50000;
+    c.events = 5000;
+    allocs a = {{0}};
+    c.thread_hook = hook;
+    c.hook_ud = &a;
+    lat_pipe_result r;
+    assert_int_equal(lat_pipe_run(&c, &r), 0);
+    for (int k = 0; k < LAT_PIPE_NHOT; k++)
+        assert_int_equal(a.n[k], 0);
+    lat_pipe_result_release(&r);
+
+    memset(&a, 0, sizeof a);
+    c.alloc = true;
+    assert_int_equal(lat_pipe_run(&c, &r), 0);
+    assert_true(a.n[LAT_PIPE_WORKER] >= c.events);
+    assert_int_equal(a.n[LAT_PIPE_PRODUCER], 0);
+    assert_int_equal(a.n[LAT_PIPE_CONSUMER], 0);
+    lat_pipe_result_release(&r);
+}
+
+static void test_share_line_addresses(void **state) {
+    (void)state;
+    lat_pipe_config c;
+    small(&c);
+    c.shape = LAT_PIPE_COMPACT;
+    c.idle = LAT_IDLE_BACKOFF;
+    c.events = 2000;
+    lat_pipe_result r;
+    assert_int_equal(lat_pipe_run(&c, &r), 0);
+    uintptr_t a = r.counter_addr[0], b = r.counter_addr[1];
+    assert_true(a / 64 != b / 64);
+    assert_true((b > a ? b - a : a - b) >= 128);
+    lat_pipe_result_release(&r);
+    c.share_line = true;
+    assert_int_equal(lat_pipe_run(&c, &r), 0);
+    a = r.counter_addr[0], b = r.counter_addr[1];
+    assert_true(a / 64 == b / 64);
+    assert_int_equal(b > a ? b - a : a - b, 8);
+    check_exact(&r, c.events);
+    lat_pipe_result_release(&r);
+}
+
+static void flight_case(int shape, int site, const char *stage, int kind) {
+    lat_pipe_config c;
+    small(&c);
+    c.shape = shape;
+    c.idle = LAT_IDLE_BACKOFF;
+    c.events = 4000;
+    c.rate_hz = 20000;
+    c.stall_site = site;
+    c.stall_seq = 2000;
+    c.stall_ns = 200000000ull;            /* 200 ms: far above scheduling noise */
+    c.flight_threshold_ns = 100000000ull; /* 100 ms */
+    c.perf = false;
+    lat_pipe_result r;
+    assert_int_equal(lat_pipe_run(&c, &r), 0);
+    assert_non_null(r.flight);
+    assert_true(r.flight_fired);
+    lat_flight_verdict v;
+    assert_int_equal(lat_flight_analyze(r.flight, &v), 0);
+    printf("%s\n", v.text);
+    assert_int_equal(v.trigger_seq, 2000);
+    assert_string_equal(r.flight->names[v.stage], stage);
+    assert_int_equal(v.shape, kind);
+    assert_non_null(strstr(v.text, stage));
+    lat_pipe_result_release(&r);
+}
+
+static void test_flight_work_stall_one_event(void **state) {
+    (void)state;
+    flight_case(LAT_PIPE_COMPACT, LAT_PIPE_STALL_WORK, "work", LAT_FLIGHT_ONE_EVENT);
+}
+
+static void test_flight_q1_stall_run(void **state) {
+    (void)state;
+    flight_case(LAT_PIPE_COMPACT, LAT_PIPE_STALL_Q1, "q1+wake", LAT_FLIGHT_RUN);
+}
+
+static void test_flight_q2_stall_run_full(void **state) {
+    (void)state;
+    flight_case(LAT_PIPE_FULL, LAT_PIPE_STALL_Q2, "q2+wake", LAT_FLIGHT_RUN);
+}
+
+static void test_bad_config(void **state) {
+    (void)state;
+    lat_pipe_config c;
+    lat_pipe_result r;
+    lat_pipe_config_default(&c);
+    c.events = 0;
+    assert_int_equal(lat_pipe_run(&c, &r), -EINVAL);
+    lat_pipe_config_default(&c);
+    c.shape = LAT_PIPE_COMPACT;
+    c.stall_site = LAT_PIPE_STALL_Q2;
+    assert_int_equal(lat_pipe_run(&c, &r), -EINVAL);
+    assert_int_equal(lat_pipe_run(NULL, &r), -EINVAL);
+    lat_pipe_result_release(NULL);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_config),
+        cmocka_unit_test(test_compact_pinned_exactly_once),
+        cmocka_unit_test(test_full_oversubscribed_exactly_once),
+        cmocka_unit_test(test_tiny_sample_ring_counts_drops),
+        cmocka_unit_test(test_alloc_shows_allocations),
+        cmocka_unit_test(test_share_line_addresses),
+        cmocka_unit_test(test_flight_work_stall_one_event),
+        cmocka_unit_test(test_flight_q1_stall_run),
+        cmocka_unit_test(test_flight_q2_stall_run_full),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
