@@ -15,5 +15,6 @@
 #include "latlab/flight.h"
 #include "latlab/pipeline.h"
 #include "latlab/report.h"
+#include "latlab/bench.h"
 
 #endif /* LATLAB_LATLAB_H */

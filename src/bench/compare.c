@@ -1,0 +1,223 @@
+/* compare.c - comparing a run with a previous report: the compatibility rules
+ * (same schema, same known hostname and suite, the same result set matched
+ * one-to-one on group, name, kind, metadata, throughput unit and domain), the
+ * newest compatible report in a results folder, and the verdict per result:
+ * a change needs BOTH a Mann-Whitney U p-value below alpha on the per-sample
+ * ns/op AND a ratio of medians at least `materiality` away from 1. */
+#include "internal.h"
+
+#include "latlab/alloc.h"
+#include "latlab/error.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int why_set(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int why_set(char *why, size_t n, const char *fmt, ...) {
+    if (why && n) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(why, n, fmt, ap);
+        va_end(ap);
+    }
+    return LAT_EINCOMPATIBLE;
+}
+
+static bool streq(const char *a, const char *b) {
+    return a && b ? strcmp(a, b) == 0 : a == b;
+}
+
+static const char *meta_get(const lat_bench_result *r, const char *k) {
+    for (uint32_t i = 0; i < r->n_meta; i++)
+        if (strcmp(r->meta[i].key, k) == 0) return r->meta[i].value;
+    return NULL;
+}
+
+/* The old result that matches cur's identity (group, name), or NULL. */
+static const lat_bench_result *find_match(const lat_bench_report *old, const lat_bench_result *c) {
+    for (uint32_t i = 0; i < old->n_results; i++)
+        if (streq(old->results[i].group, c->group) && streq(old->results[i].name, c->name))
+            return &old->results[i];
+    return NULL;
+}
+
+int lat_bench_compatible(const lat_bench_report *old, const lat_bench_report *cur, char *why,
+                         size_t whylen) {
+    if (!old || !cur) return -EINVAL;
+    if (old->schema_version != cur->schema_version)
+        return why_set(why, whylen, "schema version %d differs from %d", old->schema_version,
+                       cur->schema_version);
+    if (old->hostname && *old->hostname && cur->hostname && *cur->hostname &&
+        strcmp(old->hostname, cur->hostname) != 0)
+        return why_set(why, whylen, "recorded on host %s, this run is on %s", old->hostname,
+                       cur->hostname);
+    if (!streq(old->suite, cur->suite))
+        return why_set(why, whylen, "suite %s differs from %s", old->suite ? old->suite : "?",
+                       cur->suite ? cur->suite : "?");
+    if (old->n_results != cur->n_results)
+        return why_set(why, whylen, "%u results, this run has %u (a different result set)",
+                       old->n_results, cur->n_results);
+    for (uint32_t i = 0; i < cur->n_results; i++) {
+        const lat_bench_result *c = &cur->results[i];
+        const lat_bench_result *o = find_match(old, c);
+        if (!o) return why_set(why, whylen, "no result %s/%s", c->group, c->name);
+        if (o->kind != c->kind)
+            return why_set(why, whylen, "%s/%s: kind differs", c->group, c->name);
+        if (o->domain != c->domain)
+            return why_set(why, whylen, "%s/%s: measurement domain differs", c->group, c->name);
+        if ((o->bytes_per_op != 0) != (c->bytes_per_op != 0) || o->bytes_per_op != c->bytes_per_op)
+            return why_set(why, whylen, "%s/%s: throughput unit differs", c->group, c->name);
+        if (o->n_meta != c->n_meta)
+            return why_set(why, whylen, "%s/%s: metadata differs", c->group, c->name);
+        for (uint32_t k = 0; k < c->n_meta; k++) {
+            const char *ov = meta_get(o, c->meta[k].key);
+            if (!streq(ov, c->meta[k].value))
+                return why_set(why, whylen, "%s/%s: metadata %s is %s, was %s", c->group, c->name,
+                               c->meta[k].key, c->meta[k].value, ov ? ov : "(unset)");
+        }
+        if (o->n == 0 || c->n == 0)
+            return why_set(why, whylen, "%s/%s: no samples", c->group, c->name);
+    }
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(const double *v, uint32_t n) {
+    double *s = lat__alloc((n ? n : 1) * sizeof *s);
+    if (!s) return NAN;
+    memcpy(s, v, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    double m = lat_bench_percentile(s, n, 0.5);
+    lat__free(s);
+    return m;
+}
+
+int lat_bench_compare(const lat_bench_report *old, const lat_bench_report *cur,
+                      const lat_bench_compare_opts *opts, lat_bench_comparison **out) {
+    if (!old || !cur || !out) return -EINVAL;
+    int rc = lat_bench_compatible(old, cur, NULL, 0);
+    if (rc) return rc;
+    lat_bench_compare_opts o = {0.05, 0.05};
+    if (opts) o = *opts;
+    lat_bench_comparison *c = lat__calloc(1, sizeof *c);
+    if (!c) return -ENOMEM;
+    c->changes = lat__calloc(cur->n_results ? cur->n_results : 1, sizeof *c->changes);
+    if (!c->changes) {
+        lat__free(c);
+        return -ENOMEM;
+    }
+    for (uint32_t i = 0; i < cur->n_results; i++) {
+        const lat_bench_result *nr = &cur->results[i], * or = find_match(old, nr);
+        lat_bench_change *ch = &c->changes[c->n++];
+        ch->group = nr->group;
+        ch->name = nr->name;
+        ch->old_median_ns = median_of(or->ns_per_op, or->n);
+        ch->new_median_ns = median_of(nr->ns_per_op, nr->n);
+        ch->ratio = ch->old_median_ns > 0 ? ch->new_median_ns / ch->old_median_ns : NAN;
+        lat_bench_mwu u;
+        if ((rc = lat_bench_mann_whitney(or->ns_per_op, or->n, nr->ns_per_op, nr->n, &u))) {
+            lat_bench_comparison_free(c);
+            return rc;
+        }
+        ch->p = u.p;
+        ch->verdict = LAT_BENCH_UNCHANGED;
+        if (u.p < o.alpha && isfinite(ch->ratio) && fabs(ch->ratio - 1) >= o.materiality)
+            ch->verdict = ch->ratio > 1 ? LAT_BENCH_REGRESSED : LAT_BENCH_IMPROVED;
+        if (ch->verdict == LAT_BENCH_REGRESSED)
+            c->regressed++;
+        else if (ch->verdict == LAT_BENCH_IMPROVED)
+            c->improved++;
+        else
+            c->unchanged++;
+    }
+    *out = c;
+    return 0;
+}
+
+void lat_bench_comparison_free(lat_bench_comparison *c) {
+    if (!c) return;
+    lat__free(c->baseline);
+    lat__free(c->changes);
+    lat__free(c);
+}
+
+void lat_bench_comparison_print(const lat_bench_comparison *c, FILE *out) {
+    if (!c || !out) return;
+    fprintf(out, "\ncomparison with %s (Mann-Whitney U on per-sample ns/op, ratio of medians)\n",
+            c->baseline ? c->baseline : "previous report");
+    fprintf(out, "  %-40s %12s %12s %8s %9s  %s\n", "benchmark", "old median", "new median",
+            "ratio", "p", "verdict");
+    for (uint32_t i = 0; i < c->n; i++) {
+        const lat_bench_change *ch = &c->changes[i];
+        char name[256];
+        snprintf(name, sizeof name, "%s/%s", ch->group, ch->name);
+        fprintf(out, "  %-40s %9.3f ns %9.3f ns %8.4f %9.2g  %s\n", name, ch->old_median_ns,
+                ch->new_median_ns, ch->ratio, ch->p,
+                ch->verdict == LAT_BENCH_REGRESSED  ? "regressed"
+                : ch->verdict == LAT_BENCH_IMPROVED ? "improved"
+                                                    : "unchanged");
+    }
+    fprintf(out, "  %u improved, %u regressed, %u unchanged\n", c->improved, c->regressed,
+            c->unchanged);
+}
+
+int lat_bench_find_baseline(const char *dir, const lat_bench_report *cur, char **path, char *why,
+                            size_t whylen) {
+    if (!dir || !cur || !path) return -EINVAL;
+    *path = NULL;
+    if (why && whylen) why[0] = 0;
+    DIR *d = opendir(dir);
+    if (!d) {
+        why_set(why, whylen, "cannot open %s: %s", dir, strerror(errno));
+        return -ENOENT;
+    }
+    int64_t best_ts = INT64_MIN;
+    char *best = NULL;
+    int64_t newest_bad_ts = INT64_MIN;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0) continue;
+        size_t pl = strlen(dir) + len + 2;
+        char *p = lat__alloc(pl);
+        if (!p) break;
+        snprintf(p, pl, "%s/%s", dir, e->d_name);
+        lat_bench_report *rep = NULL;
+        char reason[256] = "";
+        int rc = lat_bench_report_load(p, &rep, reason, sizeof reason);
+        if (rc == 0) rc = lat_bench_compatible(rep, cur, reason, sizeof reason);
+        int64_t ts = rep ? rep->timestamp_ns : INT64_MIN;
+        /* A report is never its own baseline. */
+        if (rc == 0 && rep->timestamp_ns == cur->timestamp_ns && cur->timestamp_ns != 0) {
+            rc = LAT_EINCOMPATIBLE;
+            snprintf(reason, sizeof reason, "it is this run");
+        }
+        if (rc == 0 && ts > best_ts) {
+            lat__free(best);
+            best = p;
+            p = NULL;
+            best_ts = ts;
+        } else if (rc != 0 && ts >= newest_bad_ts) {
+            newest_bad_ts = ts;
+            why_set(why, whylen, "%s: %s", e->d_name, reason);
+        }
+        lat__free(p);
+        lat_bench_report_free(rep);
+    }
+    closedir(d);
+    if (!best) {
+        if (why && whylen && !why[0]) why_set(why, whylen, "no reports in %s", dir);
+        return -ENOENT;
+    }
+    *path = strdup(best); /* plain malloc: the caller frees with free() */
+    lat__free(best);
+    return *path ? 0 : -ENOMEM;
+}

@@ -1,0 +1,81 @@
+/* internal.h - pieces shared by the harness's source files (the .c files of src/bench):
+ * the runner's registration records, the metrics list, growable arrays and
+ * the report helpers.  Not installed. */
+#ifndef LATLAB_BENCH_INTERNAL_H
+#define LATLAB_BENCH_INTERNAL_H
+
+#include "latlab/bench.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct metric_item {
+    char *name;
+    char *unit;
+    double value;
+} metric_item;
+
+struct lat_bench_metrics {
+    uint32_t n, cap;
+    metric_item *items;
+};
+
+struct lat_bench_group {
+    lat_bench_runner *runner;
+    char *name;
+    lat_bench_kind kind;
+    lat_bench_domain domain;
+    uint32_t n_meta, cap_meta;
+    lat_bench_kv *meta;
+    uint64_t sample_duration_ns; /* 0: the runner's */
+    bool has_lifecycle, has_backend;
+    lat_bench_lifecycle lifecycle;
+    lat_bench_backend backend;
+};
+
+typedef struct bench_case {
+    lat_bench_group *group;
+    char *name;
+    char *full; /* "group/name" */
+    lat_bench_kind kind;
+    lat_bench_def def;             /* standard (def.name points at name) */
+    lat_bench_concurrent_def cdef; /* concurrent (cdef.workers points at workers) */
+    lat_bench_worker *workers;
+    uint32_t n_meta;
+    lat_bench_kv *meta;
+} bench_case;
+
+struct lat_bench_runner {
+    lat_bench_config cfg;
+    char *suite;
+    char *filter;
+    uint32_t n_groups, cap_groups;
+    lat_bench_group **groups;
+    uint32_t n_cases, cap_cases;
+    bench_case *cases;
+    lat_bench_report *report;
+    bool ran;
+    bool overhead_done;
+    double overhead_ns;
+    const void *cal;     /* const lat_clock_cal * when the cycle counter is used */
+    struct tls_rec *rec; /* the running standard case's latency record, or NULL */
+};
+
+/* Grow *arr (elements of size elem) so it holds at least need; 0 / -ENOMEM. */
+int lat__bench_grow(void **arr, uint32_t *cap, uint32_t need, size_t elem);
+/* Copy a key/value list (0 / -ENOMEM). */
+int lat__bench_kv_push(lat_bench_kv **arr, uint32_t *n, uint32_t *cap, const char *k,
+                       const char *v);
+void lat__bench_metrics_clear(lat_bench_metrics *m);
+/* Free everything a result owns (the struct itself is not freed). */
+void lat__bench_result_clear(lat_bench_result *res);
+/* Append a note (copied). */
+int lat__bench_note(lat_bench_result *res, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Add a value to a named series of res->metrics (created on first use). */
+int lat__bench_series_push(lat_bench_result *res, const char *name, const char *unit,
+                           const char *section, double v);
+/* Compute every series' stats. */
+void lat__bench_series_finish(lat_bench_result *res);
+
+#endif

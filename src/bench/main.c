@@ -1,0 +1,309 @@
+/* main.c - lat_bench_main(): the command line every LAT_BENCH_MAIN program
+ * gets (--filter --list --json --compare --gate --seed --cooldown-ms --quick),
+ * run, print, save the JSON report and compare with a baseline.
+ *
+ * It writes only to the FILE*s it is given: tables to `out`, warnings and
+ * errors to `err`. */
+#include "internal.h"
+
+#include "latlab/alloc.h"
+#include "latlab/atomicfile.h"
+#include "latlab/clock.h"
+#include "latlab/error.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char usage_fmt[] =
+    "usage: %s [options]\n"
+    "  --filter PAT        run only benchmarks whose group/name contains PAT (or matches\n"
+    "                      it as a glob when PAT has * ? [)\n"
+    "  --list              list the benchmarks and exit\n"
+    "  --json FILE|auto    write the JSON report (auto: $" LAT_BENCH_ENV_RESULTS
+    " or " LAT_BENCH_DEFAULT_RESULTS "/)\n"
+    "  --compare [FILE|auto]  compare with FILE or the newest compatible report in the\n"
+    "                      results folder (auto also saves this run there)\n"
+    "  --gate              exit 1 when a comparison finds a regression\n"
+    "  --materiality PCT   smallest change that counts (default 5)\n"
+    "  --seed N            run benchmarks in a seeded random order\n"
+    "  --cooldown-ms N     unmeasured pause between benchmarks\n"
+    "  --quick             short run (10 ms chunks, 0.1 s warm-up, 0.5 s budget)\n"
+    "  --full              full-length run (50 ms chunks, 1 s warm-up, 5 s budget)\n"
+    "  env " LAT_BENCH_ENV_NO_PIN "=1 disables pinning to performance cores\n";
+
+static int parse_u64(const char *s, uint64_t *out) {
+    if (!s || !*s || *s == '-') return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end) return -1;
+    *out = v;
+    return 0;
+}
+
+static char *git_commit(void) {
+    const char *env = getenv("LAT_GIT_COMMIT");
+    if (env && *env) return lat__strdup(env);
+    FILE *p = popen("git rev-parse HEAD 2>/dev/null", "r");
+    if (!p) return NULL;
+    char buf[128] = "";
+    char *ok = fgets(buf, sizeof buf, p);
+    pclose(p);
+    if (!ok) return NULL;
+    buf[strcspn(buf, "\r\n")] = 0;
+    return strlen(buf) >= 7 ? lat__strdup(buf) : NULL;
+}
+
+static const char *results_dir(void) {
+    const char *d = getenv(LAT_BENCH_ENV_RESULTS);
+    return d && *d ? d : LAT_BENCH_DEFAULT_RESULTS;
+}
+
+static json_t *run_conditions(const lat_bench_runner *r) {
+    json_t *c = json_object();
+    if (!c) return NULL;
+    json_object_set_new(c, "online_cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+    if (!r->cfg.clock_ns) {
+        const lat_clock_cal *cal = lat_clock_default();
+        json_object_set_new(c, "cycles_per_ns", json_real(cal->cycles_per_ns));
+        json_object_set_new(c, "invariant_tsc", json_integer(lat_clock_invariant()));
+    }
+    json_object_set_new(c, "pin", json_boolean(r->cfg.pin));
+    json_object_set_new(c, "config",
+                        json_pack("{s:I,s:I,s:I,s:i,s:i,s:I,s:I}", "target_chunk_ns",
+                                  (json_int_t)r->cfg.target_chunk_ns, "warm_up_ns",
+                                  (json_int_t)r->cfg.warm_up_ns, "budget_ns",
+                                  (json_int_t)r->cfg.budget_ns, "min_samples",
+                                  (int)r->cfg.min_samples, "max_samples", (int)r->cfg.max_samples,
+                                  "sample_duration_ns", (json_int_t)r->cfg.sample_duration_ns,
+                                  "cooldown_ns", (json_int_t)r->cfg.cooldown_ns));
+    return c;
+}
+
+static char *auto_path(const lat_bench_report *rep) {
+    const char *dir = results_dir();
+    if (lat_mkdir_p(dir) != 0) return NULL;
+    time_t t = (time_t)(rep->timestamp_ns / 1000000000);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%S", &tm);
+    size_t n = strlen(dir) + strlen(rep->suite) + 64;
+    char *p = lat__alloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s-%s-%03d.json", dir, rep->suite, stamp,
+                 (int)((rep->timestamp_ns / 1000000) % 1000));
+    return p;
+}
+
+int lat_bench_main(int argc, char **argv, const char *suite, int (*reg)(lat_bench_runner *r),
+                   unsigned flags, FILE *out, FILE *err) {
+    const char *prog = argc > 0 && argv[0] ? argv[0] : suite;
+    const char *filter = NULL, *json_path = NULL, *compare = NULL;
+    bool list = false, gate = false, quick = (flags & LAT_BENCH_MAIN_QUICK) != 0, seeded = false;
+    uint64_t seed = 0, cooldown_ms = 0;
+    double materiality = 0.05;
+    enum {
+        O_FILTER = 1000,
+        O_LIST,
+        O_JSON,
+        O_COMPARE,
+        O_GATE,
+        O_SEED,
+        O_COOL,
+        O_QUICK,
+        O_FULL,
+        O_MAT,
+        O_HELP
+    };
+    static const struct option opts[] = {{"filter", required_argument, 0, O_FILTER},
+                                         {"list", no_argument, 0, O_LIST},
+                                         {"json", required_argument, 0, O_JSON},
+                                         {"compare", optional_argument, 0, O_COMPARE},
+                                         {"gate", no_argument, 0, O_GATE},
+                                         {"seed", required_argument, 0, O_SEED},
+                                         {"cooldown-ms", required_argument, 0, O_COOL},
+                                         {"quick", no_argument, 0, O_QUICK},
+                                         {"full", no_argument, 0, O_FULL},
+                                         {"materiality", required_argument, 0, O_MAT},
+                                         {"help", no_argument, 0, O_HELP},
+                                         {0, 0, 0, 0}};
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case O_FILTER:
+            filter = optarg;
+            break;
+        case O_LIST:
+            list = true;
+            break;
+        case O_JSON:
+            json_path = optarg;
+            break;
+        case O_COMPARE:
+            if (optarg)
+                compare = optarg;
+            else if (optind < argc && argv[optind][0] != '-')
+                compare = argv[optind++]; /* "--compare FILE" as well as "--compare=FILE" */
+            else
+                compare = "auto";
+            break;
+        case O_GATE:
+            gate = true;
+            break;
+        case O_SEED:
+            if (parse_u64(optarg, &seed)) {
+                fprintf(err, "%s: --seed: not a non-negative integer: %s\n", prog, optarg);
+                return 2;
+            }
+            seeded = true;
+            break;
+        case O_COOL:
+            if (parse_u64(optarg, &cooldown_ms) || cooldown_ms > 3600000) {
+                fprintf(err, "%s: --cooldown-ms: not a number of ms (0..3600000): %s\n", prog,
+                        optarg);
+                return 2;
+            }
+            break;
+        case O_QUICK:
+            quick = true;
+            break;
+        case O_FULL:
+            quick = false;
+            break;
+        case O_MAT: {
+            char *end;
+            double v = strtod(optarg, &end);
+            if (*end || !(v >= 0 && v < 100)) {
+                fprintf(err, "%s: --materiality: not a percentage in [0,100): %s\n", prog, optarg);
+                return 2;
+            }
+            materiality = v / 100;
+            break;
+        }
+        case 'h':
+        case O_HELP:
+            fprintf(out, usage_fmt, prog);
+            return 0;
+        case ':':
+            fprintf(err, "%s: option %s needs a value\n", prog, argv[optind - 1]);
+            return 2;
+        default:
+            fprintf(err, "%s: unknown option %s\nTry '%s --help'.\n", prog, argv[optind - 1], prog);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(err, "%s: unexpected argument %s\n", prog, argv[optind]);
+        return 2;
+    }
+
+    lat_bench_config cfg;
+    if (quick)
+        lat_bench_config_quick(&cfg);
+    else
+        lat_bench_config_default(&cfg);
+    cfg.shuffle = seeded;
+    cfg.seed = seed;
+    cfg.cooldown_ns = cooldown_ms * 1000000ull;
+
+    int status = 1, rc;
+    lat_bench_runner *r = NULL;
+    lat_bench_report *base = NULL;
+    lat_bench_comparison *cmp = NULL;
+    char *save_path = NULL, *base_path = NULL;
+    if ((rc = lat_bench_runner_new(suite, &cfg, &r))) {
+        fprintf(err, "%s: %s\n", prog, lat_strerror(rc));
+        return 1;
+    }
+    if ((rc = reg(r)) != 0) {
+        fprintf(err, "%s: registering benchmarks failed: %s\n", prog, lat_strerror(rc));
+        goto done;
+    }
+    if (filter && (rc = lat_bench_runner_filter(r, filter))) goto done;
+    if (list) {
+        for (size_t i = 0; i < lat_bench_case_count(r); i++)
+            if (lat_bench_case_selected(r, i)) fprintf(out, "%s\n", lat_bench_case_name(r, i));
+        status = 0;
+        goto done;
+    }
+    size_t selected = 0;
+    for (size_t i = 0; i < lat_bench_case_count(r); i++)
+        selected += lat_bench_case_selected(r, i);
+    if (selected == 0) {
+        fprintf(err, "%s: no benchmark matches --filter %s\n", prog, filter ? filter : "");
+        goto done;
+    }
+    rc = lat_bench_run(r);
+    lat_bench_report *rep = r->report;
+    if (!rep) goto done;
+    rep->git_commit = git_commit();
+    rep->conditions = run_conditions(r);
+    lat_bench_report_print(rep, out);
+    fflush(out);
+    if (rc) fprintf(err, "%s: a benchmark failed: %s\n", prog, lat_strerror(rc));
+    for (uint32_t i = 0; i < rep->n_results; i++)
+        if (rep->results[i].unstable)
+            fprintf(err, "%s: warning: %s/%s: run stability is weak\n", prog, rep->results[i].group,
+                    rep->results[i].name);
+    status = rc ? 1 : 0;
+
+    if (compare) {
+        char why[512] = "";
+        if (strcmp(compare, "auto") == 0) {
+            int frc = lat_bench_find_baseline(results_dir(), rep, &base_path, why, sizeof why);
+            if (frc) fprintf(err, "%s: no compatible baseline: %s\n", prog, why);
+        } else {
+            base_path = strdup(compare);
+        }
+        if (base_path) {
+            int lrc = lat_bench_report_load(base_path, &base, why, sizeof why);
+            if (lrc) {
+                fprintf(err, "%s: cannot read %s: %s\n", prog, base_path,
+                        why[0] ? why : lat_strerror(lrc));
+                status = 1;
+            } else if (lat_bench_compatible(base, rep, why, sizeof why) != 0) {
+                fprintf(err, "%s: %s is not comparable: %s\n", prog, base_path, why);
+            } else {
+                lat_bench_compare_opts o = {0.05, materiality};
+                if (lat_bench_compare(base, rep, &o, &cmp) == 0) {
+                    cmp->baseline = lat__strdup(base_path);
+                    lat_bench_comparison_print(cmp, out);
+                    if (gate && cmp->regressed) {
+                        fprintf(err, "%s: gate: %u regression(s)\n", prog, cmp->regressed);
+                        status = 1;
+                    }
+                }
+            }
+        }
+    }
+    if (json_path || (compare && strcmp(compare, "auto") == 0)) {
+        if (!json_path || strcmp(json_path, "auto") == 0)
+            save_path = auto_path(rep);
+        else
+            save_path = lat__strdup(json_path);
+        int src = save_path ? lat_bench_report_save(rep, save_path) : -ENOMEM;
+        if (src) {
+            fprintf(err, "%s: writing %s: %s\n", prog, save_path ? save_path : "report",
+                    lat_strerror(src));
+            status = 1;
+        } else {
+            fprintf(err, "%s: report written to %s\n", prog, save_path);
+        }
+    }
+done:
+    lat_bench_comparison_free(cmp);
+    lat_bench_report_free(base);
+    free(base_path);
+    lat__free(save_path);
+    lat_bench_runner_free(r);
+    return status;
+}

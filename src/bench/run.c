@@ -1,0 +1,963 @@
+/* run.c - the harness's runner: registration of groups and cases, chunk-size
+ * calibration, warm-up, the sample budget, timer-overhead measurement and
+ * subtraction, and the concurrent sample (three-barrier start, stop flag at
+ * the deadline, join, lifecycle hooks and backends).
+ *
+ * Everything here runs on the caller's thread except concurrent workers, one
+ * thread per worker slot per sample.  Allocation happens between samples,
+ * never inside the timed window. */
+#include "internal.h"
+
+#include "latlab/alloc.h"
+#include "latlab/clock.h"
+#include "latlab/compiler.h"
+#include "latlab/error.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- small helpers shared by the other files ----------------------------------------- */
+
+int lat__bench_grow(void **arr, uint32_t *cap, uint32_t need, size_t elem) {
+    if (need <= *cap) return 0;
+    uint32_t nc = *cap ? *cap : 4;
+    while (nc < need)
+        nc *= 2;
+    void *p = lat__calloc(nc, elem);
+    if (!p) return -ENOMEM;
+    if (*arr) memcpy(p, *arr, (size_t)*cap * elem);
+    lat__free(*arr);
+    *arr = p;
+    *cap = nc;
+    return 0;
+}
+
+int lat__bench_kv_push(lat_bench_kv **arr, uint32_t *n, uint32_t *cap, const char *k,
+                       const char *v) {
+    if (!k || !v) return -EINVAL;
+    int rc = lat__bench_grow((void **)arr, cap, *n + 1, sizeof **arr);
+    if (rc) return rc;
+    lat_bench_kv *kv = &(*arr)[*n];
+    kv->key = lat__strdup(k);
+    kv->value = lat__strdup(v);
+    if (!kv->key || !kv->value) {
+        lat__free(kv->key);
+        lat__free(kv->value);
+        kv->key = kv->value = NULL;
+        return -ENOMEM;
+    }
+    (*n)++;
+    return 0;
+}
+
+int lat_bench_metric(lat_bench_metrics *m, const char *name, double value, const char *unit) {
+    if (!m || !name) return -EINVAL;
+    int rc = lat__bench_grow((void **)&m->items, &m->cap, m->n + 1, sizeof *m->items);
+    if (rc) return rc;
+    metric_item *it = &m->items[m->n];
+    it->name = lat__strdup(name);
+    it->unit = lat__strdup(unit ? unit : "");
+    if (!it->name || !it->unit) {
+        lat__free(it->name);
+        lat__free(it->unit);
+        return -ENOMEM;
+    }
+    it->value = value;
+    m->n++;
+    return 0;
+}
+
+void lat__bench_metrics_clear(lat_bench_metrics *m) {
+    for (uint32_t i = 0; i < m->n; i++) {
+        lat__free(m->items[i].name);
+        lat__free(m->items[i].unit);
+    }
+    m->n = 0;
+}
+
+int lat_bench_count(lat_bench_worker_result *r, const char *name, uint64_t value) {
+    if (!r || !name) return -EINVAL;
+    for (uint32_t i = 0; i < r->n_counters; i++)
+        if (strcmp(r->counters[i].name, name) == 0) {
+            r->counters[i].value += value;
+            return 0;
+        }
+    if (r->n_counters >= LAT_BENCH_MAX_COUNTERS) return -ENOSPC;
+    r->counters[r->n_counters++] = (lat_bench_counter){name, value};
+    return 0;
+}
+
+/* splitmix64: tiny, well-mixed, and identical everywhere. */
+static uint64_t splitmix64(uint64_t *s) {
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+void lat_bench_shuffle(uint64_t seed, size_t *idx, size_t n) {
+    if (!idx || n < 2) return;
+    uint64_t s = seed;
+    for (size_t i = n - 1; i > 0; i--) {
+        /* Unbiased bounded draw (rejection of the short tail). */
+        uint64_t bound = (uint64_t)i + 1, lim = UINT64_MAX - UINT64_MAX % bound, x;
+        do
+            x = splitmix64(&s);
+        while (x >= lim);
+        size_t j = (size_t)(x % bound);
+        size_t t = idx[i];
+        idx[i] = idx[j];
+        idx[j] = t;
+    }
+}
+
+/* ---- configuration --------------------------------------------------------------------- */
+
+void lat_bench_config_default(lat_bench_config *c) {
+    if (!c) return;
+    memset(c, 0, sizeof *c);
+    c->target_chunk_ns = 50000000ull;
+    c->warm_up_ns = 1000000000ull;
+    c->budget_ns = 5000000000ull;
+    c->min_samples = 20;
+    c->max_samples = 100;
+    c->sample_duration_ns = 50000000ull;
+    const char *e = getenv(LAT_BENCH_ENV_NO_PIN);
+    c->pin = !(e && *e && strcmp(e, "0") != 0);
+    c->counters = true;
+    c->record_latency = true;
+}
+
+void lat_bench_config_quick(lat_bench_config *c) {
+    if (!c) return;
+    lat_bench_config_default(c);
+    c->target_chunk_ns = 10000000ull;
+    c->warm_up_ns = 100000000ull;
+    c->budget_ns = 500000000ull;
+    c->min_samples = 10;
+    c->sample_duration_ns = 10000000ull;
+}
+
+/* ---- runner and registration -------------------------------------------------------------- */
+
+int lat_bench_runner_new(const char *suite, const lat_bench_config *cfg, lat_bench_runner **out) {
+    if (!suite || !*suite || !out) return -EINVAL;
+    lat_bench_runner *r = lat__calloc(1, sizeof *r);
+    if (!r) return -ENOMEM;
+    if (cfg)
+        r->cfg = *cfg;
+    else
+        lat_bench_config_default(&r->cfg);
+    r->suite = lat__strdup(suite);
+    if (!r->suite) {
+        lat__free(r);
+        return -ENOMEM;
+    }
+    *out = r;
+    return 0;
+}
+
+static void kv_free(lat_bench_kv *kv, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) {
+        lat__free(kv[i].key);
+        lat__free(kv[i].value);
+    }
+    lat__free(kv);
+}
+
+void lat_bench_runner_free(lat_bench_runner *r) {
+    if (!r) return;
+    for (uint32_t i = 0; i < r->n_cases; i++) {
+        bench_case *c = &r->cases[i];
+        lat__free(c->name);
+        lat__free(c->full);
+        if (c->workers)
+            for (uint32_t w = 0; w < c->cdef.n_workers; w++)
+                lat__free((char *)c->workers[w].name);
+        lat__free(c->workers);
+        kv_free(c->meta, c->n_meta);
+    }
+    lat__free(r->cases);
+    for (uint32_t i = 0; i < r->n_groups; i++) {
+        lat_bench_group *g = r->groups[i];
+        lat__free(g->name);
+        kv_free(g->meta, g->n_meta);
+        lat__free(g);
+    }
+    lat__free(r->groups);
+    lat_bench_report_free(r->report);
+    lat__free(r->suite);
+    lat__free(r->filter);
+    lat__free(r);
+}
+
+lat_bench_config *lat_bench_runner_config(lat_bench_runner *r) {
+    return r ? &r->cfg : NULL;
+}
+
+int lat_bench_runner_filter(lat_bench_runner *r, const char *filter) {
+    if (!r) return -EINVAL;
+    char *f = NULL;
+    if (filter && *filter && !(f = lat__strdup(filter))) return -ENOMEM;
+    lat__free(r->filter);
+    r->filter = f;
+    return 0;
+}
+
+static lat_bench_group *group_new(lat_bench_runner *r, const char *name, lat_bench_kind kind) {
+    if (!r || !name || !*name || r->ran) return NULL;
+    if (lat__bench_grow((void **)&r->groups, &r->cap_groups, r->n_groups + 1, sizeof *r->groups))
+        return NULL;
+    lat_bench_group *g = lat__calloc(1, sizeof *g);
+    if (!g) return NULL;
+    g->name = lat__strdup(name);
+    if (!g->name) {
+        lat__free(g);
+        return NULL;
+    }
+    g->runner = r;
+    g->kind = kind;
+    r->groups[r->n_groups++] = g;
+    return g;
+}
+
+lat_bench_group *lat_bench_group_new(lat_bench_runner *r, const char *name) {
+    return group_new(r, name, LAT_BENCH_STANDARD);
+}
+lat_bench_group *lat_bench_concurrent_group_new(lat_bench_runner *r, const char *name) {
+    return group_new(r, name, LAT_BENCH_CONCURRENT);
+}
+
+int lat_bench_group_metadata(lat_bench_group *g, const char *key, const char *value) {
+    if (!g) return -EINVAL;
+    return lat__bench_kv_push(&g->meta, &g->n_meta, &g->cap_meta, key, value);
+}
+int lat_bench_group_domain(lat_bench_group *g, lat_bench_domain d) {
+    if (!g || (d != LAT_BENCH_CPU && d != LAT_BENCH_IO)) return -EINVAL;
+    g->domain = d;
+    return 0;
+}
+int lat_bench_group_sample_duration(lat_bench_group *g, uint64_t ns) {
+    if (!g || ns == 0) return -EINVAL;
+    g->sample_duration_ns = ns;
+    return 0;
+}
+int lat_bench_group_lifecycle(lat_bench_group *g, const lat_bench_lifecycle *l) {
+    if (!g || !l) return -EINVAL;
+    g->lifecycle = *l;
+    g->has_lifecycle = true;
+    return 0;
+}
+int lat_bench_group_backend(lat_bench_group *g, const lat_bench_backend *b) {
+    if (!g || !b) return -EINVAL;
+    g->backend = *b;
+    g->has_backend = true;
+    return 0;
+}
+
+static int case_new(lat_bench_group *g, const char *name, const char *const *meta,
+                    bench_case **out) {
+    lat_bench_runner *r = g->runner;
+    if (!name || !*name || r->ran) return -EINVAL;
+    for (uint32_t i = 0; i < r->n_cases; i++)
+        if (r->cases[i].group == g && strcmp(r->cases[i].name, name) == 0) return -EEXIST;
+    int rc = lat__bench_grow((void **)&r->cases, &r->cap_cases, r->n_cases + 1, sizeof *r->cases);
+    if (rc) return rc;
+    bench_case *c = &r->cases[r->n_cases];
+    memset(c, 0, sizeof *c);
+    c->group = g;
+    c->kind = g->kind;
+    c->name = lat__strdup(name);
+    size_t n = strlen(g->name) + strlen(name) + 2;
+    c->full = lat__alloc(n);
+    if (!c->name || !c->full) goto fail;
+    snprintf(c->full, n, "%s/%s", g->name, name);
+    uint32_t cap = 0;
+    for (size_t i = 0; meta && meta[i]; i += 2) {
+        if (!meta[i + 1] || lat__bench_kv_push(&c->meta, &c->n_meta, &cap, meta[i], meta[i + 1]))
+            goto fail;
+    }
+    *out = c;
+    return 0;
+fail:
+    lat__free(c->name);
+    lat__free(c->full);
+    kv_free(c->meta, c->n_meta);
+    memset(c, 0, sizeof *c);
+    return -ENOMEM;
+}
+
+int lat_bench_add(lat_bench_group *g, const lat_bench_def *d) {
+    if (!g || !d || !d->fn || g->kind != LAT_BENCH_STANDARD) return -EINVAL;
+    bench_case *c;
+    int rc = case_new(g, d->name, d->metadata, &c);
+    if (rc) return rc;
+    c->def = *d;
+    c->def.name = c->name;
+    c->def.metadata = NULL;
+    g->runner->n_cases++;
+    return 0;
+}
+
+int lat_bench_add_concurrent(lat_bench_group *g, const lat_bench_concurrent_def *d) {
+    if (!g || !d || !d->workers || d->n_workers == 0 || g->kind != LAT_BENCH_CONCURRENT)
+        return -EINVAL;
+    for (uint32_t i = 0; i < d->n_workers; i++)
+        if (!d->workers[i].name || !d->workers[i].run || d->workers[i].threads == 0 ||
+            d->workers[i].threads > 1024)
+            return -EINVAL;
+    bench_case *c;
+    int rc = case_new(g, d->name, d->metadata, &c);
+    if (rc) return rc;
+    c->workers = lat__calloc(d->n_workers, sizeof *c->workers);
+    if (!c->workers) goto fail;
+    for (uint32_t i = 0; i < d->n_workers; i++) {
+        c->workers[i] = d->workers[i];
+        c->workers[i].name = lat__strdup(d->workers[i].name);
+        if (!c->workers[i].name) goto fail;
+    }
+    c->cdef = *d;
+    c->cdef.name = c->name;
+    c->cdef.workers = c->workers;
+    c->cdef.metadata = NULL;
+    g->runner->n_cases++;
+    return 0;
+fail:
+    if (c->workers)
+        for (uint32_t i = 0; i < d->n_workers; i++)
+            lat__free((char *)c->workers[i].name);
+    lat__free(c->workers);
+    lat__free(c->name);
+    lat__free(c->full);
+    kv_free(c->meta, c->n_meta);
+    memset(c, 0, sizeof *c);
+    return -ENOMEM;
+}
+
+size_t lat_bench_case_count(const lat_bench_runner *r) {
+    return r ? r->n_cases : 0;
+}
+const char *lat_bench_case_name(const lat_bench_runner *r, size_t i) {
+    return r && i < r->n_cases ? r->cases[i].full : NULL;
+}
+bool lat_bench_case_selected(const lat_bench_runner *r, size_t i) {
+    if (!r || i >= r->n_cases) return false;
+    if (!r->filter) return true;
+    const char *f = r->filter, *name = r->cases[i].full;
+    if (strpbrk(f, "*?[")) return fnmatch(f, name, 0) == 0;
+    return strstr(name, f) != NULL;
+}
+
+/* ---- the clock ------------------------------------------------------------------------------ */
+
+static inline uint64_t now_ticks(const lat_bench_runner *r) {
+    if (r->cfg.clock_ns) return r->cfg.clock_ns(r->cfg.clock_ud);
+    return lat_cycles_fenced();
+}
+static inline double ticks_to_ns(const lat_bench_runner *r, uint64_t ticks) {
+    if (r->cfg.clock_ns) return (double)ticks;
+    return (double)lat_clock_to_ns((const lat_clock_cal *)r->cal, ticks);
+}
+
+static LAT_NOINLINE void empty_bench(void *ctx, uint64_t n, uint64_t i) {
+    (void)ctx;
+    (void)n;
+    (void)i;
+    lat_clobber_memory();
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The cost of what surrounds fn in a sample: two fenced reads and an indirect
+ * call of an empty function.  Median of 1001 tries (robust to interrupts). */
+double lat_bench_timer_overhead_ns(lat_bench_runner *r) {
+    if (!r) return 0;
+    if (r->overhead_done) return r->overhead_ns;
+    if (!r->cfg.clock_ns && !r->cal) r->cal = lat_clock_default();
+    enum { TRIES = 1001 };
+    uint64_t d[TRIES];
+    void (*volatile fn)(void *, uint64_t, uint64_t) = empty_bench;
+    for (int i = 0; i < TRIES; i++) {
+        uint64_t t0 = now_ticks(r);
+        fn(NULL, 0, 0);
+        uint64_t t1 = now_ticks(r);
+        d[i] = t1 - t0;
+    }
+    qsort(d, TRIES, sizeof d[0], cmp_u64);
+    r->overhead_ns = ticks_to_ns(r, d[TRIES / 2]);
+    r->overhead_done = true;
+    return r->overhead_ns;
+}
+
+/* ---- per-op latency recording (per thread) -----------------------------------------------------
+ */
+
+/* The histogram the calling thread records into, when a benchmark runs. */
+static _Thread_local struct tls_rec *tls_rec;
+struct tls_rec {
+    uint64_t count;
+    uint64_t max_ns;
+};
+
+void lat_bench_record_ns(uint64_t ns) {
+    struct tls_rec *t = tls_rec;
+    if (!t) return;
+    t->count++;
+    if (ns > t->max_ns) t->max_ns = ns;
+}
+
+/* ---- standard benchmarks ------------------------------------------------------------------------
+ */
+
+typedef struct sample_out {
+    double ns;     /* overhead subtracted */
+    double raw_ns; /* as measured */
+} sample_out;
+
+static int run_std_sample(lat_bench_runner *r, bench_case *c, lat_bench_result *res,
+                          lat_bench_phase phase, uint32_t index, uint64_t chunk,
+                          lat_bench_metrics *m, sample_out *so) {
+    lat_bench_group *g = c->group;
+    void *ctx = c->def.arg;
+    int rc = 0;
+    if (c->def.prepare && (rc = c->def.prepare(c->def.arg, chunk, &ctx)) != 0) return rc;
+    lat_bench_sample_info info = {phase, index};
+    if (g->has_lifecycle && g->lifecycle.before_sample)
+        g->lifecycle.before_sample(g->lifecycle.ud, ctx, &info);
+    if (g->has_backend && g->backend.begin && (rc = g->backend.begin(g->backend.ud)) != 0) goto out;
+    tls_rec = phase == LAT_BENCH_MEASUREMENT ? r->rec : NULL;
+    uint64_t t0 = now_ticks(r);
+    c->def.fn(ctx, chunk, index);
+    uint64_t t1 = now_ticks(r);
+    tls_rec = NULL;
+    if (g->has_backend && g->backend.end && (rc = g->backend.end(g->backend.ud)) != 0) goto out;
+    so->raw_ns = ticks_to_ns(r, t1 - t0);
+    so->ns = so->raw_ns - r->overhead_ns;
+    if (so->ns < 0) so->ns = 0;
+    lat__bench_metrics_clear(m);
+    if (g->has_lifecycle && g->lifecycle.after_sample)
+        g->lifecycle.after_sample(g->lifecycle.ud, ctx, &info, m);
+    if (g->has_backend && g->backend.collect) {
+        uint64_t d = (uint64_t)so->ns;
+        if ((rc = g->backend.collect(g->backend.ud, m, &d)) != 0) goto out;
+        if (d != (uint64_t)so->ns) so->ns = (double)d;
+    }
+    if (phase == LAT_BENCH_MEASUREMENT)
+        for (uint32_t i = 0; i < m->n; i++) {
+            rc = lat__bench_series_push(res, m->items[i].name, m->items[i].unit, "scenario",
+                                        m->items[i].value);
+            if (rc) goto out;
+        }
+out:
+    if (c->def.release) c->def.release(c->def.arg, ctx);
+    return rc;
+}
+
+static uint32_t sample_count(const lat_bench_config *cfg, double per_sample_ns, bool *capped) {
+    double want = per_sample_ns > 0 ? (double)cfg->budget_ns / per_sample_ns : cfg->max_samples;
+    uint32_t n;
+    if (want >= cfg->max_samples)
+        n = cfg->max_samples;
+    else if (want <= cfg->min_samples)
+        n = cfg->min_samples;
+    else
+        n = (uint32_t)want;
+    *capped = n == cfg->max_samples && (double)n * per_sample_ns < 0.8 * (double)cfg->budget_ns;
+    if (n == 0) n = 1;
+    return n;
+}
+
+static int alloc_samples(lat_bench_result *res, uint32_t n) {
+    res->ns_per_op = lat__calloc(n, sizeof(double));
+    res->throughput = lat__calloc(n, sizeof(double));
+    res->duration_ns = lat__calloc(n, sizeof(double));
+    res->ops = lat__calloc(n, sizeof(uint64_t));
+    return res->ns_per_op && res->throughput && res->duration_ns && res->ops ? 0 : -ENOMEM;
+}
+
+static void finish_common(lat_bench_runner *r, lat_bench_result *res) {
+    if (res->n) {
+        lat_bench_summarize(res->ns_per_op, res->n, &res->latency);
+        lat_bench_summarize(res->throughput, res->n, &res->thr);
+    }
+    res->unstable = lat_bench_stability_weak(res->thr.cv_pct, res->latency.outliers, res->n);
+    lat__bench_series_finish(res);
+    (void)r;
+}
+
+#define MAX_CHUNK 50000000ull
+
+static int run_standard(lat_bench_runner *r, bench_case *c, lat_bench_result *res) {
+    const lat_bench_config *cfg = &r->cfg;
+    lat_bench_metrics m = {0};
+    sample_out so;
+    int rc = 0;
+    res->bytes_per_op = c->def.bytes_per_op;
+
+    /* Calibration (skipped for a fixed chunk). */
+    uint64_t chunk = c->def.chunk_size;
+    double chunk_ns = 0;
+    if (chunk == 0) {
+        double target = (double)cfg->target_chunk_ns;
+        uint64_t cur = 1;
+        for (uint32_t pass = 0; pass < 15; pass++) {
+            if ((rc = run_std_sample(r, c, res, LAT_BENCH_WARMUP, pass, cur, &m, &so))) goto out;
+            res->calibration_passes++;
+            chunk = cur;
+            chunk_ns = so.raw_ns;
+            if (so.raw_ns >= 0.8 * target && so.raw_ns <= 1.2 * target) break;
+            uint64_t next;
+            if (so.raw_ns < target / 500.0)
+                next = cur * 10;
+            else
+                next = (uint64_t)llround((double)cur * target / so.raw_ns);
+            if (next < 1) next = 1;
+            if (next > MAX_CHUNK) next = MAX_CHUNK;
+            if (next == cur) break;
+            cur = next;
+        }
+        if (cur != chunk) { /* pass limit hit after choosing a new size: extrapolate */
+            chunk_ns = chunk_ns * (double)cur / (double)chunk;
+            chunk = cur;
+        }
+    }
+    res->chunk_size = chunk;
+
+    /* Warm-up: whole samples until warm_up_ns of clock time has passed. */
+    uint64_t w0 = now_ticks(r);
+    double wsum = 0;
+    uint32_t wn = 0;
+    while (ticks_to_ns(r, now_ticks(r) - w0) < (double)cfg->warm_up_ns && wn < 100000) {
+        if ((rc = run_std_sample(r, c, res, LAT_BENCH_WARMUP, wn, chunk, &m, &so))) goto out;
+        wsum += so.raw_ns;
+        wn++;
+        if (so.raw_ns == 0 && wn >= 16) break; /* a clock that does not move */
+    }
+    res->warmup_samples = wn;
+    if (wn) chunk_ns = wsum / wn;
+    if (chunk_ns == 0 && c->def.chunk_size) { /* fixed chunk, no warm-up: one trial */
+        if ((rc = run_std_sample(r, c, res, LAT_BENCH_WARMUP, 0, chunk, &m, &so))) goto out;
+        chunk_ns = so.raw_ns;
+    }
+
+    uint32_t n = sample_count(cfg, chunk_ns, &res->budget_capped);
+    if ((rc = alloc_samples(res, n))) goto out;
+    for (uint32_t i = 0; i < n; i++) {
+        if ((rc = run_std_sample(r, c, res, LAT_BENCH_MEASUREMENT, i, chunk, &m, &so))) goto out;
+        double ns = so.ns > 0 ? so.ns : 1e-3; /* a zero-time sample would divide by zero */
+        res->duration_ns[i] = so.ns;
+        res->ops[i] = chunk;
+        res->ns_per_op[i] = ns / (double)chunk;
+        res->throughput[i] =
+            (double)chunk * (c->def.bytes_per_op ? (double)c->def.bytes_per_op : 1) * 1e9 / ns;
+        res->total_ops += chunk;
+        res->total_ns += so.ns;
+        res->n = i + 1;
+    }
+    res->mean_ns_per_op = res->total_ops ? res->total_ns / (double)res->total_ops : 0;
+    if (res->budget_capped)
+        lat__bench_note(res, "sample cap %u hit with under 80%% of the %.2f s budget used",
+                        cfg->max_samples, (double)cfg->budget_ns / 1e9);
+out:
+    lat__bench_metrics_clear(&m);
+    lat__free(m.items);
+    return rc;
+}
+
+/* ---- concurrent benchmarks ----------------------------------------------------------------------
+ */
+
+/* A condition-variable barrier that can be aborted (a failed thread start
+ * must not leave the others waiting forever). */
+typedef struct cbarrier {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint32_t parties, waiting;
+    uint64_t generation;
+    bool aborted;
+} cbarrier;
+
+static void cbar_init(cbarrier *b, uint32_t parties) {
+    pthread_mutex_init(&b->mu, NULL);
+    pthread_cond_init(&b->cv, NULL);
+    b->parties = parties;
+    b->waiting = 0;
+    b->generation = 0;
+    b->aborted = false;
+}
+static void cbar_destroy(cbarrier *b) {
+    pthread_mutex_destroy(&b->mu);
+    pthread_cond_destroy(&b->cv);
+}
+/* false when aborted */
+static bool cbar_wait(cbarrier *b) {
+    pthread_mutex_lock(&b->mu);
+    uint64_t gen = b->generation;
+    if (++b->waiting == b->parties) {
+        b->waiting = 0;
+        b->generation++;
+        pthread_cond_broadcast(&b->cv);
+    } else {
+        while (gen == b->generation && !b->aborted)
+            pthread_cond_wait(&b->cv, &b->mu);
+    }
+    bool ok = !b->aborted;
+    pthread_mutex_unlock(&b->mu);
+    return ok;
+}
+static void cbar_abort(cbarrier *b) {
+    pthread_mutex_lock(&b->mu);
+    b->aborted = true;
+    pthread_cond_broadcast(&b->cv);
+    pthread_mutex_unlock(&b->mu);
+}
+
+typedef struct worker_slot {
+    pthread_t tid;
+    lat_bench_control ctl;
+    const lat_bench_worker *worker;
+    void *ctx;
+    cbarrier *bar;
+    lat_bench_worker_result out;
+    struct tls_rec rec;
+    bool record;
+    bool started;
+} worker_slot;
+
+static void *worker_main(void *p) {
+    worker_slot *s = p;
+    /* Barrier 1: every thread exists (and has opened its counters).
+     * Barrier 2: counters enabled.  Barrier 3: the coordinated release. */
+    if (!cbar_wait(s->bar) || !cbar_wait(s->bar) || !cbar_wait(s->bar)) return NULL;
+    tls_rec = s->record ? &s->rec : NULL;
+    s->worker->run(s->ctx, &s->ctl, &s->out);
+    tls_rec = NULL;
+    return NULL;
+}
+
+static void sleep_ns(uint64_t ns) {
+    struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+typedef struct csample {
+    double duration_ns;
+    uint64_t *role_ops; /* per role */
+} csample;
+
+static int run_conc_sample(lat_bench_runner *r, bench_case *c, lat_bench_result *res,
+                           lat_bench_phase phase, uint32_t index, uint64_t window_ns,
+                           worker_slot *slots, uint32_t nthreads, lat_bench_metrics *m,
+                           csample *cs) {
+    lat_bench_group *g = c->group;
+    void *ctx = c->cdef.arg;
+    int rc = 0;
+    if (c->cdef.prepare && (rc = c->cdef.prepare(c->cdef.arg, nthreads, &ctx)) != 0) return rc;
+    lat_bench_sample_info info = {phase, index};
+    if (g->has_lifecycle && g->lifecycle.before_sample)
+        g->lifecycle.before_sample(g->lifecycle.ud, ctx, &info);
+
+    atomic_int stop;
+    atomic_init(&stop, 0);
+    cbarrier bar;
+    cbar_init(&bar, nthreads + 1);
+    uint32_t t = 0, started = 0;
+    uint64_t t0 = 0;
+    for (uint32_t w = 0; w < c->cdef.n_workers; w++)
+        for (uint32_t k = 0; k < c->workers[w].threads; k++, t++) {
+            worker_slot *s = &slots[t];
+            memset(&s->out, 0, sizeof s->out);
+            memset(&s->rec, 0, sizeof s->rec);
+            s->ctl = (lat_bench_control){&stop, t, w, k, nthreads};
+            s->worker = &c->workers[w];
+            s->ctx = ctx;
+            s->bar = &bar;
+            s->record = phase == LAT_BENCH_MEASUREMENT && r->cfg.record_latency;
+            s->started = pthread_create(&s->tid, NULL, worker_main, s) == 0;
+            if (!s->started) {
+                rc = -EAGAIN;
+                goto join;
+            }
+            started++;
+        }
+    if (!cbar_wait(&bar) || !cbar_wait(&bar)) {
+        rc = -EAGAIN;
+        goto join;
+    }
+    if (g->has_backend && g->backend.begin && (rc = g->backend.begin(g->backend.ud)) != 0) {
+        cbar_abort(&bar);
+        goto join;
+    }
+    t0 = now_ticks(r);
+    cbar_wait(&bar); /* release */
+    sleep_ns(window_ns);
+    /* Release pairs with nothing the workers need (relaxed loads suffice);
+     * join below is what publishes their results to us. */
+    atomic_store_explicit(&stop, 1, memory_order_release);
+join:
+    if (rc) {
+        cbar_abort(&bar);
+        atomic_store_explicit(&stop, 1, memory_order_release);
+    }
+    for (uint32_t i = 0; i < started; i++)
+        pthread_join(slots[i].tid, NULL);
+    uint64_t t1 = now_ticks(r);
+    cbar_destroy(&bar);
+    if (rc) goto out;
+    if (g->has_backend && g->backend.end && (rc = g->backend.end(g->backend.ud)) != 0) goto out;
+    cs->duration_ns = ticks_to_ns(r, t1 - t0);
+    lat__bench_metrics_clear(m);
+    if (g->has_lifecycle && g->lifecycle.after_sample)
+        g->lifecycle.after_sample(g->lifecycle.ud, ctx, &info, m);
+    if (g->has_backend && g->backend.collect) {
+        uint64_t d = (uint64_t)cs->duration_ns;
+        if ((rc = g->backend.collect(g->backend.ud, m, &d)) != 0) goto out;
+        if (d != (uint64_t)cs->duration_ns) cs->duration_ns = (double)d;
+    }
+    if (phase == LAT_BENCH_MEASUREMENT)
+        for (uint32_t i = 0; i < m->n; i++) {
+            rc = lat__bench_series_push(res, m->items[i].name, m->items[i].unit, "scenario",
+                                        m->items[i].value);
+            if (rc) goto out;
+        }
+    t = 0;
+    for (uint32_t w = 0; w < c->cdef.n_workers; w++) {
+        cs->role_ops[w] = 0;
+        for (uint32_t k = 0; k < c->workers[w].threads; k++, t++)
+            cs->role_ops[w] += slots[t].out.operations;
+    }
+out:
+    if (c->cdef.release) c->cdef.release(c->cdef.arg, ctx);
+    return rc;
+}
+
+static int role_event_add(lat_bench_role *role, uint32_t *cap, const char *name, uint64_t v) {
+    for (uint32_t i = 0; i < role->n_events; i++)
+        if (strcmp(role->events[i].name, name) == 0) {
+            role->events[i].total += v;
+            return 0;
+        }
+    int rc = lat__bench_grow((void **)&role->events, cap, role->n_events + 1, sizeof *role->events);
+    if (rc) return rc;
+    lat_bench_event *e = &role->events[role->n_events];
+    memset(e, 0, sizeof *e);
+    if (!(e->name = lat__strdup(name))) return -ENOMEM;
+    e->total = v;
+    role->n_events++;
+    return 0;
+}
+
+static int run_concurrent(lat_bench_runner *r, bench_case *c, lat_bench_result *res) {
+    const lat_bench_config *cfg = &r->cfg;
+    uint32_t nroles = c->cdef.n_workers, nthreads = 0;
+    for (uint32_t w = 0; w < nroles; w++)
+        nthreads += c->workers[w].threads;
+    uint64_t window =
+        c->group->sample_duration_ns ? c->group->sample_duration_ns : cfg->sample_duration_ns;
+    res->sample_duration_ns = window;
+    lat_bench_metrics m = {0};
+    int rc = 0;
+    uint32_t *ecap = NULL;
+    worker_slot *slots = lat__calloc(nthreads, sizeof *slots);
+    uint64_t *role_ops = lat__calloc(nroles, sizeof *role_ops);
+    res->roles = lat__calloc(nroles, sizeof *res->roles);
+    ecap = lat__calloc(nroles, sizeof *ecap);
+    if (!slots || !role_ops || !res->roles || !ecap) {
+        rc = -ENOMEM;
+        goto out;
+    }
+    res->n_roles = nroles;
+    for (uint32_t w = 0; w < nroles; w++) {
+        res->roles[w].threads = c->workers[w].threads;
+        if (!(res->roles[w].name = lat__strdup(c->workers[w].name))) {
+            rc = -ENOMEM;
+            goto out;
+        }
+    }
+    csample cs = {0, role_ops};
+
+    uint64_t w0 = now_ticks(r);
+    uint32_t wn = 0;
+    while (ticks_to_ns(r, now_ticks(r) - w0) < (double)cfg->warm_up_ns && wn < 100000) {
+        rc = run_conc_sample(r, c, res, LAT_BENCH_WARMUP, wn, window, slots, nthreads, &m, &cs);
+        if (rc) goto out;
+        wn++;
+    }
+    res->warmup_samples = wn;
+
+    uint32_t n = sample_count(cfg, (double)window, &res->budget_capped);
+    if ((rc = alloc_samples(res, n))) goto out;
+    for (uint32_t w = 0; w < nroles; w++) {
+        lat_bench_role *ro = &res->roles[w];
+        ro->ops_per_sec = lat__calloc(n, sizeof(double));
+        ro->ns_per_op = lat__calloc(n, sizeof(double));
+        ro->ops = lat__calloc(n, sizeof(uint64_t));
+        if (!ro->ops_per_sec || !ro->ns_per_op || !ro->ops) {
+            rc = -ENOMEM;
+            goto out;
+        }
+    }
+    uint64_t rec_count = 0, rec_max = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        rc = run_conc_sample(r, c, res, LAT_BENCH_MEASUREMENT, i, window, slots, nthreads, &m, &cs);
+        if (rc) goto out;
+        double d = cs.duration_ns > 0 ? cs.duration_ns : 1e-3;
+        uint64_t ops = 0;
+        uint32_t t = 0;
+        for (uint32_t w = 0; w < nroles; w++) {
+            lat_bench_role *ro = &res->roles[w];
+            uint64_t ro_ops = role_ops[w];
+            ro->ops[i] = ro_ops;
+            ro->ops_per_sec[i] = (double)ro_ops * 1e9 / d;
+            ro->ns_per_op[i] = ro_ops ? d * ro->threads / (double)ro_ops : d * ro->threads;
+            ro->total_ops += ro_ops;
+            ro->n = i + 1;
+            ops += ro_ops;
+            for (uint32_t k = 0; k < ro->threads; k++, t++) {
+                const lat_bench_worker_result *wr = &slots[t].out;
+                for (uint32_t e = 0; e < wr->n_counters; e++)
+                    if (wr->counters[e].name &&
+                        (rc = role_event_add(ro, &ecap[w], wr->counters[e].name,
+                                             wr->counters[e].value)))
+                        goto out;
+                rec_count += slots[t].rec.count;
+                if (slots[t].rec.max_ns > rec_max) rec_max = slots[t].rec.max_ns;
+            }
+        }
+        res->ops[i] = ops;
+        res->duration_ns[i] = d;
+        res->ns_per_op[i] = ops ? d * nthreads / (double)ops : d * nthreads;
+        res->throughput[i] = (double)ops * 1e9 / d;
+        res->total_ops += ops;
+        res->total_ns += d;
+        res->n = i + 1;
+    }
+    res->tail.count = rec_count;
+    res->tail.max_ns = (double)rec_max;
+    res->mean_ns_per_op = res->total_ops ? res->total_ns * nthreads / (double)res->total_ops : 0;
+    for (uint32_t w = 0; w < nroles; w++) {
+        lat_bench_role *ro = &res->roles[w];
+        if (ro->n) {
+            lat_bench_summarize(ro->ops_per_sec, ro->n, &ro->throughput);
+            lat_bench_summarize(ro->ns_per_op, ro->n, &ro->latency);
+        }
+        for (uint32_t e = 0; e < ro->n_events; e++) {
+            lat_bench_event *ev = &ro->events[e];
+            ev->per_op = ro->total_ops ? (double)ev->total / (double)ro->total_ops : 0;
+            ev->per_sec = res->total_ns > 0 ? (double)ev->total * 1e9 / res->total_ns : 0;
+        }
+    }
+out:
+    lat__bench_metrics_clear(&m);
+    lat__free(m.items);
+    lat__free(slots);
+    lat__free(role_ops);
+    lat__free(ecap);
+    return rc;
+}
+
+/* ---- the run
+ * ---------------------------------------------------------------------------------------- */
+
+static int fill_result_header(const bench_case *c, lat_bench_result *res, uint32_t exec) {
+    res->group = lat__strdup(c->group->name);
+    res->name = lat__strdup(c->name);
+    if (!res->group || !res->name) return -ENOMEM;
+    res->kind = c->kind;
+    res->domain = c->group->domain;
+    res->execution_index = exec;
+    uint32_t cap = 0;
+    for (uint32_t i = 0; i < c->group->n_meta; i++)
+        if (lat__bench_kv_push(&res->meta, &res->n_meta, &cap, c->group->meta[i].key,
+                               c->group->meta[i].value))
+            return -ENOMEM;
+    for (uint32_t i = 0; i < c->n_meta; i++)
+        if (lat__bench_kv_push(&res->meta, &res->n_meta, &cap, c->meta[i].key, c->meta[i].value))
+            return -ENOMEM;
+    return 0;
+}
+
+int lat_bench_run(lat_bench_runner *r) {
+    if (!r || r->ran) return -EINVAL;
+    const lat_bench_config *cfg = &r->cfg;
+    if (cfg->min_samples == 0 || cfg->max_samples < cfg->min_samples) return -EINVAL;
+    r->ran = true;
+    int first_rc = 0;
+    size_t *order = NULL;
+    lat_bench_report *rep = lat__calloc(1, sizeof *rep);
+    if (!rep) return -ENOMEM;
+    r->report = rep;
+    rep->schema_version = LAT_BENCH_SCHEMA_VERSION;
+    rep->shuffled = cfg->shuffle;
+    rep->seed = cfg->seed;
+    if (!(rep->suite = lat__strdup(r->suite))) return -ENOMEM;
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) != 0) host[0] = 0;
+    if (!(rep->hostname = lat__strdup(host))) return -ENOMEM;
+
+    size_t n = 0;
+    order = lat__calloc(r->n_cases ? r->n_cases : 1, sizeof *order);
+    if (!order) return -ENOMEM;
+    for (size_t i = 0; i < r->n_cases; i++)
+        if (lat_bench_case_selected(r, i)) order[n++] = i;
+    if (cfg->shuffle) lat_bench_shuffle(cfg->seed, order, n);
+    rep->results = lat__calloc(n ? n : 1, sizeof *rep->results);
+    if (!rep->results) {
+        lat__free(order);
+        return -ENOMEM;
+    }
+
+    lat_bench_timer_overhead_ns(r);
+    for (size_t k = 0; k < n; k++) {
+        bench_case *c = &r->cases[order[k]];
+        lat_bench_result *res = &rep->results[rep->n_results];
+        if (k > 0 && cfg->cooldown_ns) sleep_ns(cfg->cooldown_ns);
+        int rc = fill_result_header(c, res, (uint32_t)k);
+        res->timer_overhead_ns = c->kind == LAT_BENCH_STANDARD ? r->overhead_ns : 0;
+        struct tls_rec rec = {0, 0};
+        if (!rc && c->kind == LAT_BENCH_STANDARD) {
+            /* Only measurement samples record (run_std_sample sets tls_rec). */
+            r->rec = cfg->record_latency ? &rec : NULL;
+            rc = run_standard(r, c, res);
+            r->rec = NULL;
+            res->tail.count = rec.count;
+            res->tail.max_ns = (double)rec.max_ns;
+        } else if (!rc) {
+            rc = run_concurrent(r, c, res);
+        }
+        if (!rc) finish_common(r, res);
+        if (rc) {
+            lat__bench_result_clear(res);
+            if (!first_rc) first_rc = rc;
+            continue;
+        }
+        rep->n_results++;
+    }
+    lat__free(order);
+
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    rep->timestamp_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    char buf[64];
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
+             tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+    if (!(rep->timestamp = lat__strdup(buf)) && !first_rc) first_rc = -ENOMEM;
+    return first_rc;
+}
+
+const lat_bench_report *lat_bench_runner_report(const lat_bench_runner *r) {
+    return r ? r->report : NULL;
+}

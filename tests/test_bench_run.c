@@ -1,0 +1,584 @@
+/* test_bench_run.c - the standard-benchmark runner on a virtual clock, so every
+ * figure is deterministic: calibration lands the chunk in the window, the
+ * sample budget is clamped, lifecycle hooks and backends run in order and
+ * warm-up metrics are dropped, the same seed gives the same case order, the
+ * JSON report round-trips, the compatibility rules accept and refuse the right
+ * pairs, and comparison calls an injected 20% slowdown "regressed" and a no-op
+ * change "unchanged". */
+#include "lat_test.h"
+
+#include "latlab/bench.h"
+#include "latlab/atomicfile.h"
+#include "latlab/error.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a virtual clock and a synthetic workload ---------------------------------------- */
+
+typedef struct vclock {
+    uint64_t now_ns;
+} vclock;
+
+static uint64_t vclock_read(void *ud) {
+    return ((vclock *)ud)->now_ns;
+}
+
+/* Each op costs cost_ns (+ a deterministic per-sample jitter of up to jitter_pct). */
+typedef struct synth {
+    vclock *clk;
+    double cost_ns;
+    double jitter_pct;
+    uint64_t rng;
+    uint64_t calls;
+} synth;
+
+static double synth_noise(synth *s) {
+    s->rng ^= s->rng << 13, s->rng ^= s->rng >> 7, s->rng ^= s->rng << 17;
+    return ((double)(s->rng % 2001) / 1000.0 - 1.0) * s->jitter_pct / 100.0; /* [-j, +j] */
+}
+
+static void synth_fn(void *ctx, uint64_t chunk, uint64_t index) {
+    (void)index;
+    synth *s = ctx;
+    s->calls++;
+    double per = s->cost_ns * (1 + (s->jitter_pct > 0 ? synth_noise(s) : 0));
+    s->clk->now_ns += (uint64_t)llround(per * (double)chunk);
+}
+
+static lat_bench_config vconfig(vclock *clk) {
+    lat_bench_config c;
+    lat_bench_config_default(&c);
+    c.target_chunk_ns = 2000000; /* 2 ms window: +-20% */
+    c.warm_up_ns = 10000000;     /* 10 ms */
+    c.budget_ns = 100000000;     /* 100 ms -> 50 samples of 2 ms */
+    c.min_samples = 20;
+    c.max_samples = 100;
+    c.pin = false;
+    c.counters = false;
+    c.clock_ns = vclock_read;
+    c.clock_ud = clk;
+    return c;
+}
+
+static const lat_bench_result *run_one(lat_bench_runner **rp, lat_bench_config *cfg, synth *s,
+                                       uint64_t fixed_chunk) {
+    lat_bench_runner *r;
+    assert_int_equal(lat_bench_runner_new("unit", cfg, &r), 0);
+    lat_bench_group *g = lat_bench_group_new(r, "synthetic");
+    assert_non_null(g);
+    assert_int_equal(
+        lat_bench_add(
+            g,
+            &(lat_bench_def){.name = "work", .fn = synth_fn, .arg = s, .chunk_size = fixed_chunk}),
+        0);
+    assert_int_equal(lat_bench_run(r), 0);
+    const lat_bench_report *rep = lat_bench_runner_report(r);
+    assert_int_equal(rep->n_results, 1);
+    *rp = r;
+    return &rep->results[0];
+}
+
+static void test_calibration_lands_in_window(void **state) {
+    (void)state;
+    const double costs[] = {37, 1000, 0.7, 123456, 3};
+    for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++) {
+        vclock clk = {0};
+        synth s = {&clk, costs[i], 0, 1, 0};
+        lat_bench_config cfg = vconfig(&clk);
+        lat_bench_runner *r;
+        const lat_bench_result *res = run_one(&r, &cfg, &s, 0);
+        double chunk_ns = (double)res->chunk_size * costs[i];
+        assert_true(chunk_ns >= 0.8 * 2e6 && chunk_ns <= 1.2 * 2e6);
+        assert_true(res->calibration_passes >= 1 && res->calibration_passes <= 15);
+        assert_true(fabs(res->mean_ns_per_op - costs[i]) <=
+                    costs[i] * 0.01 + 1.0 / (double)res->chunk_size);
+        assert_true(res->timer_overhead_ns == 0); /* the virtual clock does not move */
+        lat_bench_runner_free(r);
+    }
+}
+
+static void test_budget_and_warmup(void **state) {
+    (void)state;
+    vclock clk = {0};
+    synth s = {&clk, 1000, 0, 1, 0};
+    lat_bench_config cfg = vconfig(&clk);
+    lat_bench_runner *r;
+    const lat_bench_result *res = run_one(&r, &cfg, &s, 0);
+    assert_int_equal(res->chunk_size, 2000);
+    assert_int_equal(res->n, 50); /* 100 ms / 2 ms */
+    assert_int_equal(res->warmup_samples, 5);
+    assert_false(res->budget_capped);
+    assert_int_equal(res->total_ops, 50 * 2000);
+    for (uint32_t i = 0; i < res->n; i++)
+        assert_true(fabs(res->ns_per_op[i] - 1000) < 1e-9);
+    assert_true(fabs(res->latency.cv_pct) < 1e-9);
+    assert_false(res->unstable);
+    lat_bench_runner_free(r);
+
+    /* Budget 1 s wants 500 samples: clamped to 100, using 20% of it: warned. */
+    cfg.budget_ns = 1000000000;
+    res = run_one(&r, &cfg, &s, 0);
+    assert_int_equal(res->n, 100);
+    assert_true(res->budget_capped);
+    assert_int_equal(res->n_notes, 1);
+    lat_bench_runner_free(r);
+
+    /* Budget 10 ms wants 5: clamped up to min_samples. */
+    cfg.budget_ns = 10000000;
+    res = run_one(&r, &cfg, &s, 0);
+    assert_int_equal(res->n, 20);
+    lat_bench_runner_free(r);
+
+    /* A fixed chunk skips calibration. */
+    cfg.budget_ns = 100000000;
+    res = run_one(&r, &cfg, &s, 500);
+    assert_int_equal(res->chunk_size, 500);
+    assert_int_equal(res->calibration_passes, 0);
+    assert_int_equal(res->n, 100); /* 0.5 ms samples: 200 wanted, 100 max */
+    lat_bench_runner_free(r);
+}
+
+/* ---- lifecycle and backend order ------------------------------------------------------- */
+
+typedef struct trace {
+    vclock clk;
+    char log[4096];
+    size_t len;
+    int prepared;
+} trace;
+
+static void tlog(trace *t, const char *s) {
+    size_t n = strlen(s);
+    if (t->len + n + 1 < sizeof t->log) {
+        memcpy(t->log + t->len, s, n);
+        t->len += n;
+        t->log[t->len++] = ' ';
+        t->log[t->len] = 0;
+    }
+}
+
+static int t_prepare(void *arg, uint64_t size, void **ctx) {
+    (void)size;
+    trace *t = arg;
+    tlog(t, "prepare");
+    t->prepared++;
+    *ctx = t;
+    return 0;
+}
+static void t_release(void *arg, void *ctx) {
+    assert_ptr_equal(arg, ctx);
+    tlog(arg, "release");
+}
+static void t_fn(void *ctx, uint64_t chunk, uint64_t index) {
+    (void)index;
+    trace *t = ctx;
+    tlog(t, "fn");
+    t->clk.now_ns += chunk * 1000;
+}
+static void t_before(void *ud, void *ctx, const lat_bench_sample_info *info) {
+    (void)ctx;
+    tlog(ud, info->phase == LAT_BENCH_WARMUP ? "before:w" : "before:m");
+}
+static void t_after(void *ud, void *ctx, const lat_bench_sample_info *info,
+                    lat_bench_metrics *out) {
+    (void)ctx;
+    tlog(ud, "after");
+    /* Report a metric in both phases: warm-up ones must be dropped. */
+    lat_bench_metric(out, "sample_index", (double)info->index, "count");
+    lat_bench_metric(out, "is_warmup", info->phase == LAT_BENCH_WARMUP, "flag");
+}
+static int t_begin(void *ud) {
+    tlog(ud, "begin");
+    return 0;
+}
+static int t_end(void *ud) {
+    tlog(ud, "end");
+    return 0;
+}
+static int t_collect(void *ud, lat_bench_metrics *out, uint64_t *duration_ns) {
+    tlog(ud, "collect");
+    lat_bench_metric(out, "backend_ns", (double)*duration_ns, "ns");
+    return 0;
+}
+
+static void test_lifecycle_order_and_warmup_dropped(void **state) {
+    (void)state;
+    trace *t = calloc(1, sizeof *t);
+    lat_bench_config cfg = vconfig(&t->clk);
+    cfg.min_samples = cfg.max_samples = 3;
+    lat_bench_runner *r;
+    assert_int_equal(lat_bench_runner_new("unit", &cfg, &r), 0);
+    lat_bench_group *g = lat_bench_group_new(r, "life");
+    assert_int_equal(lat_bench_group_lifecycle(g, &(lat_bench_lifecycle){t_before, t_after, t}), 0);
+    assert_int_equal(
+        lat_bench_group_backend(g, &(lat_bench_backend){"trace", t_begin, t_end, t_collect, t}), 0);
+    assert_int_equal(lat_bench_add(g, &(lat_bench_def){.name = "traced",
+                                                       .fn = t_fn,
+                                                       .prepare = t_prepare,
+                                                       .release = t_release,
+                                                       .arg = t,
+                                                       .chunk_size = 2000}),
+                     0);
+    assert_int_equal(lat_bench_run(r), 0);
+    const lat_bench_result *res = &lat_bench_runner_report(r)->results[0];
+    /* Every sample, warm-up or measured, runs exactly this sequence. */
+    const char *one_w = "prepare before:w begin fn end after collect release ";
+    const char *one_m = "prepare before:m begin fn end after collect release ";
+    size_t lw = strlen(one_w), lm = strlen(one_m);
+    uint32_t warm = res->warmup_samples;
+    assert_int_equal(warm, 5); /* 10 ms of 2 ms samples */
+    assert_int_equal(t->len, warm * lw + 3 * lm);
+    for (uint32_t i = 0; i < warm; i++)
+        assert_memory_equal(t->log + i * lw, one_w, lw);
+    for (uint32_t i = 0; i < 3; i++)
+        assert_memory_equal(t->log + warm * lw + i * lm, one_m, lm);
+    /* Only measured metrics, in chronological order, in the scenario section. */
+    assert_int_equal(res->n_metrics, 3);
+    for (uint32_t m = 0; m < res->n_metrics; m++) {
+        assert_int_equal(res->metrics[m].n, 3);
+        assert_string_equal(res->metrics[m].section, "scenario");
+    }
+    assert_string_equal(res->metrics[0].name, "sample_index");
+    assert_string_equal(res->metrics[0].unit, "count");
+    for (uint32_t i = 0; i < 3; i++) {
+        assert_true(res->metrics[0].values[i] == i);
+        assert_true(res->metrics[1].values[i] == 0);
+        assert_true(res->metrics[2].values[i] == 2000 * 1000);
+    }
+    assert_true(res->metrics[0].stats.mean == 1);
+    lat_bench_runner_free(r);
+    free(t);
+}
+
+/* ---- case order --------------------------------------------------------------------------- */
+
+static lat_bench_runner *six_cases(vclock *clk, synth *s, bool shuffle, uint64_t seed) {
+    lat_bench_config cfg = vconfig(clk);
+    cfg.warm_up_ns = 0;
+    cfg.min_samples = cfg.max_samples = 4;
+    cfg.shuffle = shuffle;
+    cfg.seed = seed;
+    lat_bench_runner *r;
+    assert_int_equal(lat_bench_runner_new("order", &cfg, &r), 0);
+    lat_bench_group *g = lat_bench_group_new(r, "g");
+    const char *names[] = {"a", "b", "c", "d", "e", "f"};
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(
+            lat_bench_add(
+                g, &(lat_bench_def){.name = names[i], .fn = synth_fn, .arg = s, .chunk_size = 100}),
+            0);
+    assert_int_equal(lat_bench_add(g, &(lat_bench_def){.name = "a", .fn = synth_fn, .arg = s}),
+                     -EEXIST);
+    assert_int_equal(lat_bench_run(r), 0);
+    return r;
+}
+
+static void order_of(const lat_bench_runner *r, char *out) {
+    const lat_bench_report *rep = lat_bench_runner_report(r);
+    for (uint32_t i = 0; i < rep->n_results; i++) {
+        assert_int_equal(rep->results[i].execution_index, i);
+        out[i] = rep->results[i].name[0];
+    }
+    out[rep->n_results] = 0;
+}
+
+static void test_seeded_case_order(void **state) {
+    (void)state;
+    vclock clk = {0};
+    synth s = {&clk, 10, 0, 1, 0};
+    char o1[8], o2[8], o3[8], o4[8];
+    lat_bench_runner *r = six_cases(&clk, &s, false, 0);
+    order_of(r, o1);
+    lat_bench_runner_free(r);
+    assert_string_equal(o1, "abcdef");
+    r = six_cases(&clk, &s, true, 7);
+    order_of(r, o2);
+    assert_true(lat_bench_runner_report(r)->shuffled);
+    lat_bench_runner_free(r);
+    r = six_cases(&clk, &s, true, 7);
+    order_of(r, o3);
+    lat_bench_runner_free(r);
+    r = six_cases(&clk, &s, true, 8);
+    order_of(r, o4);
+    lat_bench_runner_free(r);
+    assert_string_equal(o2, o3);
+    assert_string_not_equal(o2, o4); /* seeds 7 and 8 differ (checked once, fixed forever) */
+}
+
+static void test_filter(void **state) {
+    (void)state;
+    vclock clk = {0};
+    synth s = {&clk, 10, 0, 1, 0};
+    lat_bench_config cfg = vconfig(&clk);
+    lat_bench_runner *r;
+    assert_int_equal(lat_bench_runner_new("f", &cfg, &r), 0);
+    lat_bench_group *g = lat_bench_group_new(r, "grp");
+    assert_int_equal(lat_bench_add(g, &(lat_bench_def){.name = "alpha", .fn = synth_fn, .arg = &s}),
+                     0);
+    assert_int_equal(lat_bench_add(g, &(lat_bench_def){.name = "beta", .fn = synth_fn, .arg = &s}),
+                     0);
+    assert_int_equal(lat_bench_runner_filter(r, "alp"), 0);
+    assert_true(lat_bench_case_selected(r, 0));
+    assert_false(lat_bench_case_selected(r, 1));
+    assert_int_equal(lat_bench_runner_filter(r, "grp/b*"), 0);
+    assert_false(lat_bench_case_selected(r, 0));
+    assert_true(lat_bench_case_selected(r, 1));
+    assert_string_equal(lat_bench_case_name(r, 1), "grp/beta");
+    assert_null(lat_bench_case_name(r, 2));
+    lat_bench_runner_free(r);
+}
+
+/* ---- JSON and compatibility ------------------------------------------------------------------ */
+
+static lat_bench_runner *suite_run(double cost, double jitter, uint64_t rng, const char *meta_v) {
+    static vclock clk;
+    static synth s[2];
+    clk.now_ns = 0;
+    s[0] = (synth){&clk, cost, jitter, rng, 0};
+    s[1] = (synth){&clk, cost * 3, jitter, rng + 99, 0};
+    lat_bench_config cfg = vconfig(&clk);
+    cfg.min_samples = cfg.max_samples = 30;
+    lat_bench_runner *r;
+    assert_int_equal(lat_bench_runner_new("suite", &cfg, &r), 0);
+    lat_bench_group *g = lat_bench_group_new(r, "grp");
+    assert_int_equal(lat_bench_group_metadata(g, "filesystem", "ext4"), 0);
+    const char *meta[] = {"variant", meta_v, NULL};
+    assert_int_equal(
+        lat_bench_add(
+            g, &(lat_bench_def){.name = "one", .fn = synth_fn, .arg = &s[0], .metadata = meta}),
+        0);
+    assert_int_equal(
+        lat_bench_add(
+            g, &(lat_bench_def){.name = "two", .fn = synth_fn, .arg = &s[1], .bytes_per_op = 64}),
+        0);
+    assert_int_equal(lat_bench_run(r), 0);
+    return r;
+}
+
+static void test_json_round_trip(void **state) {
+    (void)state;
+    lat_bench_runner *r = suite_run(100, 5, 11, "x");
+    const lat_bench_report *rep = lat_bench_runner_report(r);
+    json_t *j1 = lat_bench_report_to_json(rep);
+    assert_non_null(j1);
+    lat_bench_report *back;
+    char err[256];
+    assert_int_equal(lat_bench_report_from_json(j1, &back, err, sizeof err), 0);
+    json_t *j2 = lat_bench_report_to_json(back);
+    assert_true(json_equal(j1, j2));
+    assert_int_equal(back->n_results, 2);
+    assert_string_equal(back->results[0].meta[0].key, "filesystem");
+    assert_int_equal(back->results[1].bytes_per_op, 64);
+    assert_true(back->results[0].latency.median == rep->results[0].latency.median);
+
+    /* Through a file, written atomically. */
+    char path[512];
+    snprintf(path, sizeof path, "%s/r.json", lat_test_tmpdir());
+    assert_int_equal(lat_bench_report_save(rep, path), 0);
+    lat_bench_report *loaded;
+    assert_int_equal(lat_bench_report_load(path, &loaded, err, sizeof err), 0);
+    json_t *j3 = lat_bench_report_to_json(loaded);
+    assert_true(json_equal(j1, j3));
+
+    /* Malformed input is refused with a reason. */
+    json_t *broken = json_deep_copy(j1);
+    json_object_set_new(json_array_get(json_object_get(broken, "results"), 0), "kind",
+                        json_string("weird"));
+    lat_bench_report *nope = NULL;
+    assert_int_equal(lat_bench_report_from_json(broken, &nope, err, sizeof err), LAT_EFORMAT);
+    assert_non_null(strstr(err, "kind"));
+    assert_null(nope);
+    snprintf(path, sizeof path, "%s/bad.json", lat_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    fputs("{\"schema_version\": 1, \"results\": [", f);
+    fclose(f);
+    assert_int_equal(lat_bench_report_load(path, &nope, err, sizeof err), LAT_EFORMAT);
+
+    json_decref(broken);
+    json_decref(j1);
+    json_decref(j2);
+    json_decref(j3);
+    lat_bench_report_free(back);
+    lat_bench_report_free(loaded);
+    lat_bench_runner_free(r);
+}
+
+static void test_compatibility_rules(void **state) {
+    (void)state;
+    lat_bench_runner *r = suite_run(100, 5, 11, "x");
+    const lat_bench_report *cur = lat_bench_runner_report(r);
+    lat_bench_report *old;
+    char why[256];
+    assert_int_equal(lat_bench_report_clone(cur, &old), 0);
+    assert_int_equal(lat_bench_compatible(old, cur, why, sizeof why), 0);
+
+    /* Unknown hostname on one side is fine. */
+    free(old->hostname);
+    old->hostname = NULL;
+    assert_int_equal(lat_bench_compatible(old, cur, why, sizeof why), 0);
+    lat_bench_report_free(old);
+
+#define REFUSE(mutation, needle)                                                                   \
+    do {                                                                                           \
+        assert_int_equal(lat_bench_report_clone(cur, &old), 0);                                    \
+        mutation;                                                                                  \
+        assert_int_equal(lat_bench_compatible(old, cur, why, sizeof why), LAT_EINCOMPATIBLE);      \
+        assert_non_null(strstr(why, needle));                                                      \
+        lat_bench_report_free(old);                                                                \
+    } while (0)
+
+    REFUSE(old->schema_version = 99, "schema");
+    REFUSE((free(old->hostname), old->hostname = strdup("elsewhere")), "host");
+    REFUSE((free(old->suite), old->suite = strdup("other")), "suite");
+    assert_int_equal(lat_bench_report_clone(cur, &old), 0);
+    old->n_results = 1;
+    assert_int_equal(lat_bench_compatible(old, cur, why, sizeof why), LAT_EINCOMPATIBLE);
+    assert_non_null(strstr(why, "result set"));
+    old->n_results = 2;
+    lat_bench_report_free(old);
+    REFUSE((free(old->results[1].name), old->results[1].name = strdup("three")), "no result");
+    REFUSE(old->results[0].kind = LAT_BENCH_CONCURRENT, "kind");
+    REFUSE(old->results[0].domain = LAT_BENCH_IO, "domain");
+    REFUSE(old->results[1].bytes_per_op = 0, "throughput");
+    REFUSE((free(old->results[0].meta[1].value), old->results[0].meta[1].value = strdup("y")),
+           "variant");
+#undef REFUSE
+
+    /* Different per-case metadata from a real run: refused. */
+    lat_bench_runner *r2 = suite_run(100, 5, 11, "y");
+    assert_int_equal(lat_bench_compatible(cur, lat_bench_runner_report(r2), why, sizeof why),
+                     LAT_EINCOMPATIBLE);
+    lat_bench_comparison *cmp = NULL;
+    assert_int_equal(lat_bench_compare(cur, lat_bench_runner_report(r2), NULL, &cmp),
+                     LAT_EINCOMPATIBLE);
+    lat_bench_runner_free(r2);
+    lat_bench_runner_free(r);
+}
+
+/* ---- comparison verdicts on a deterministic workload
+ * --------------------------------------------- */
+
+static void test_compare_verdicts(void **state) {
+    (void)state;
+    /* Baseline: 100 ns/op with +-5% per-sample jitter. */
+    lat_bench_runner *base = suite_run(100, 5, 11, "x");
+    /* No-op change: same cost, different jitter sequence. */
+    lat_bench_runner *same = suite_run(100, 5, 12345, "x");
+    /* Injected 20% slowdown. */
+    lat_bench_runner *slow = suite_run(120, 5, 777, "x");
+    /* 20% faster. */
+    lat_bench_runner *fast = suite_run(80, 5, 4242, "x");
+    const lat_bench_report *b = lat_bench_runner_report(base);
+    lat_bench_comparison *c;
+
+    assert_int_equal(lat_bench_compare(b, lat_bench_runner_report(same), NULL, &c), 0);
+    assert_int_equal(c->n, 2);
+    assert_int_equal(c->unchanged, 2);
+    for (uint32_t i = 0; i < c->n; i++) {
+        assert_int_equal(c->changes[i].verdict, LAT_BENCH_UNCHANGED);
+        assert_true(fabs(c->changes[i].ratio - 1) < 0.05);
+    }
+    lat_bench_comparison_free(c);
+
+    assert_int_equal(lat_bench_compare(b, lat_bench_runner_report(slow), NULL, &c), 0);
+    assert_int_equal(c->regressed, 2);
+    for (uint32_t i = 0; i < c->n; i++) {
+        assert_int_equal(c->changes[i].verdict, LAT_BENCH_REGRESSED);
+        assert_true(c->changes[i].p < 0.05);
+        assert_true(fabs(c->changes[i].ratio - 1.2) < 0.05);
+    }
+    FILE *devnull = fopen("/dev/null", "w");
+    lat_bench_comparison_print(c, devnull);
+    lat_bench_report_print(b, devnull);
+    fclose(devnull);
+    lat_bench_comparison_free(c);
+
+    assert_int_equal(lat_bench_compare(b, lat_bench_runner_report(fast), NULL, &c), 0);
+    assert_int_equal(c->improved, 2);
+    lat_bench_comparison_free(c);
+
+    /* Significant but immaterial: 2% slower with no jitter is p ~ 0 yet unchanged. */
+    lat_bench_runner *tiny = suite_run(102, 0.5, 9, "x");
+    lat_bench_runner *tiny0 = suite_run(100, 0.5, 10, "x");
+    assert_int_equal(
+        lat_bench_compare(lat_bench_runner_report(tiny0), lat_bench_runner_report(tiny), NULL, &c),
+        0);
+    assert_true(c->changes[0].p < 0.05);
+    assert_int_equal(c->changes[0].verdict, LAT_BENCH_UNCHANGED);
+    lat_bench_comparison_free(c);
+    /* ... and regressed with a 1% materiality. */
+    lat_bench_compare_opts o = {0.05, 0.01};
+    assert_int_equal(
+        lat_bench_compare(lat_bench_runner_report(tiny0), lat_bench_runner_report(tiny), &o, &c),
+        0);
+    assert_int_equal(c->changes[0].verdict, LAT_BENCH_REGRESSED);
+    lat_bench_comparison_free(c);
+
+    lat_bench_runner_free(tiny);
+    lat_bench_runner_free(tiny0);
+    lat_bench_runner_free(base);
+    lat_bench_runner_free(same);
+    lat_bench_runner_free(slow);
+    lat_bench_runner_free(fast);
+}
+
+/* The newest compatible report in a folder is picked; incompatible ones are skipped. */
+static void test_find_baseline(void **state) {
+    (void)state;
+    char dir[512], p[600];
+    snprintf(dir, sizeof dir, "%s/results", lat_test_tmpdir());
+    char why[256];
+    lat_bench_runner *a = suite_run(100, 5, 1, "x");
+    lat_bench_runner *b = suite_run(100, 5, 2, "x");
+    lat_bench_runner *other = suite_run(100, 5, 3, "y");
+    lat_bench_runner *cur = suite_run(100, 5, 4, "x");
+    char *found = NULL;
+    assert_int_equal(
+        lat_bench_find_baseline(dir, lat_bench_runner_report(cur), &found, why, sizeof why),
+        -ENOENT);
+    assert_int_equal(lat_mkdir_p(dir), 0);
+    /* Timestamps: a older than b, other the newest but incompatible. */
+    lat_bench_report *ra, *rb, *ro;
+    assert_int_equal(lat_bench_report_clone(lat_bench_runner_report(a), &ra), 0);
+    assert_int_equal(lat_bench_report_clone(lat_bench_runner_report(b), &rb), 0);
+    assert_int_equal(lat_bench_report_clone(lat_bench_runner_report(other), &ro), 0);
+    ra->timestamp_ns = 1000;
+    rb->timestamp_ns = 2000;
+    ro->timestamp_ns = 3000;
+    snprintf(p, sizeof p, "%s/a.json", dir);
+    assert_int_equal(lat_bench_report_save(ra, p), 0);
+    snprintf(p, sizeof p, "%s/b.json", dir);
+    assert_int_equal(lat_bench_report_save(rb, p), 0);
+    snprintf(p, sizeof p, "%s/c.json", dir);
+    assert_int_equal(lat_bench_report_save(ro, p), 0);
+    assert_int_equal(
+        lat_bench_find_baseline(dir, lat_bench_runner_report(cur), &found, why, sizeof why), 0);
+    assert_non_null(strstr(found, "/b.json"));
+    free(found);
+    lat_bench_report_free(ra);
+    lat_bench_report_free(rb);
+    lat_bench_report_free(ro);
+    lat_bench_runner_free(a);
+    lat_bench_runner_free(b);
+    lat_bench_runner_free(other);
+    lat_bench_runner_free(cur);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_calibration_lands_in_window),
+        cmocka_unit_test(test_budget_and_warmup),
+        cmocka_unit_test(test_lifecycle_order_and_warmup_dropped),
+        cmocka_unit_test(test_seeded_case_order),
+        cmocka_unit_test(test_filter),
+        cmocka_unit_test(test_json_round_trip),
+        cmocka_unit_test(test_compatibility_rules),
+        cmocka_unit_test(test_compare_verdicts),
+        cmocka_unit_test(test_find_baseline),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
