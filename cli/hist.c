@@ -1,10 +1,564 @@
-/* hist.c - `latlab hist` (not built yet: this placeholder exits 1 until its issue lands). */
+/* hist.c - `latlab hist`: read, merge and summarise HdrHistogram interval
+ * logs (.hlog, format 1.2/1.3, from latlab, Java or HdrHistogram_c).
+ *
+ *   percentiles  merge the intervals of one tag and print the .hgrm table
+ *                exactly as Java's HistogramLogProcessor writes out.hgrm, or
+ *                (--intervals) its per-interval lines;
+ *   tags         the tags present;
+ *   merge        union of several logs' intervals, in time order, as one 1.3 log;
+ *   summary      count, min, p50..p99.99, max, mean per tag, one line each.
+ * Corrupt or truncated input stops with exit 1 naming the file, line and
+ * reason.  Files we write (-o, --json) are written atomically. */
 #include "cli.h"
 
-const char cmd_hist_usage[] = "usage: latlab hist\n\n(not implemented yet)\n";
+#include "latlab/atomicfile.h"
+#include "latlab/error.h"
+#include "latlab/hist.h"
+#include "latlab/hlog.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+const char cmd_hist_usage[] =
+    "usage: latlab hist percentiles FILE.hlog [OPTIONS]\n"
+    "       latlab hist tags FILE.hlog [--json FILE]\n"
+    "       latlab hist merge A.hlog B.hlog... -o OUT.hlog\n"
+    "       latlab hist summary FILE.hlog [--scale R] [--json FILE]\n"
+    "\n"
+    "Read HdrHistogram interval logs (format 1.2 and 1.3: latlab's, Java's\n"
+    "HistogramLogWriter's, HdrHistogram_c's).\n"
+    "\n"
+    "percentiles: merge the intervals of one tag (default: the untagged ones) and print\n"
+    "the percentile distribution exactly as Java's HistogramLogProcessor writes its\n"
+    ".hgrm file; with --intervals, print its per-interval lines instead.\n"
+    "  --tag T         use the intervals tagged T\n"
+    "  --scale R       divide values by R in the output (default 1000000: ns -> ms,\n"
+    "                  like HistogramLogProcessor's -outputValueUnitRatio)\n"
+    "  --ticks N       percentile ticks per half distance (1..1000, default 5)\n"
+    "  --csv           CSV instead of the text table\n"
+    "  --start S       only intervals starting S seconds or more after StartTime\n"
+    "  --end S         only intervals starting at most S seconds after StartTime\n"
+    "  --intervals     per-interval lines (Java's out file) instead of the table\n"
+    "  -o, --output F  write to F (atomically) instead of stdout\n"
+    "  --json FILE     also write count, min, max, mean, stddev and percentiles as JSON\n"
+    "\n"
+    "tags: list the tags found (\"(untagged)\" for intervals without one).\n"
+    "merge: write the intervals of all inputs, ordered by start time, as one 1.3 log\n"
+    "  (-o OUT.hlog, required); timestamps are re-based on the earliest input.\n"
+    "summary: one line per tag: count, min, p50, p90, p99, p99.9, p99.99, max, mean\n"
+    "  (values divided by --scale, default 1: as recorded).\n"
+    "\n"
+    "Exit status: 0 ok, 1 unreadable/corrupt/truncated input (file:line: reason) or\n"
+    "write error, 2 usage error.\n";
+
+#define CMD "hist"
+
+/* ---- shared helpers -------------------------------------------------------------------- */
+
+static int read_error(const char *path, const lat_hlog_reader *r, int rc) {
+    const char *why = lat_hlog_reader_reason(r);
+    return cli_error(CMD, "%s:%d: %s", path, lat_hlog_reader_line(r),
+                     why && *why ? why : lat_strerror(rc));
+}
+
+static int open_log(const char *path, lat_hlog_reader **r) {
+    int rc = lat_hlog_reader_open(path, r);
+    if (rc < 0) return cli_error(CMD, "%s: %s", path, lat_strerror(rc));
+    return 0;
+}
+
+/* Java Date.toString() in UTC. */
+static void java_date(char *buf, size_t cap, double epoch_s) {
+    time_t t = (time_t)floor(epoch_s);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, cap, "%a %b %d %H:%M:%S UTC %Y", &tm);
+}
+
+static void jf(FILE *f, int width, int prec, double d) {
+    char b[420];
+    lat_java_format_fixed(b, sizeof b, d, prec);
+    fprintf(f, "%*s", width, b);
+}
+
+/* Output stream: stdout or an atomic file. */
+typedef struct out_t {
+    FILE *f;
+    lat_afile *af;
+} out_t;
+
+static int out_open(out_t *o, const char *path) {
+    o->af = NULL;
+    o->f = stdout;
+    if (!path) return 0;
+    int rc = lat_afile_open(path, &o->af);
+    if (rc < 0) return cli_error(CMD, "%s: %s", path, lat_strerror(rc));
+    o->f = lat_afile_stream(o->af);
+    return 0;
+}
+
+static int out_close(out_t *o, const char *path, int status) {
+    if (!o->af) {
+        if (fflush(stdout) != 0) return cli_error(CMD, "stdout: write error");
+        return status;
+    }
+    if (status != 0) {
+        lat_afile_abort(o->af);
+        return status;
+    }
+    int rc = lat_afile_commit(o->af);
+    if (rc < 0) return cli_error(CMD, "%s: %s", path, lat_strerror(rc));
+    return 0;
+}
+
+static int write_json(const char *path, json_t *j) {
+    if (!j) return cli_error(CMD, "out of memory");
+    int rc = lat_write_json_atomic(path, j);
+    json_decref(j);
+    if (rc < 0) return cli_error(CMD, "%s: %s", path, lat_strerror(rc));
+    return 0;
+}
+
+/* ---- percentiles ------------------------------------------------------------------------ */
+
+static const double total_ps[] = {50, 90, 99, 99.9, 99.99};
+
+static int cmd_percentiles(int argc, char **argv) {
+    const char *tag = NULL, *outpath = NULL, *json = NULL;
+    double scale = 1e6, start = 0.0, end = INFINITY;
+    bool csv = false, intervals = false, have_end = false;
+    int ticks = 5;
+    static const struct option opts[] = {{"tag", required_argument, NULL, 't'},
+                                         {"scale", required_argument, NULL, 's'},
+                                         {"ticks", required_argument, NULL, 'k'},
+                                         {"csv", no_argument, NULL, 'c'},
+                                         {"start", required_argument, NULL, 'S'},
+                                         {"end", required_argument, NULL, 'E'},
+                                         {"intervals", no_argument, NULL, 'i'},
+                                         {"output", required_argument, NULL, 'o'},
+                                         {"json", required_argument, NULL, 'j'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case 't':
+            tag = optarg;
+            break;
+        case 's':
+            if (cli_parse_double(CMD, "--scale", optarg, 1e-300, 1e300, &scale)) return CLI_USAGE;
+            break;
+        case 'k':
+            if (cli_parse_int(CMD, "--ticks", optarg, 1, 1000, &ticks)) return CLI_USAGE;
+            break;
+        case 'c':
+            csv = true;
+            break;
+        case 'S':
+            if (cli_parse_double(CMD, "--start", optarg, 0, 1e15, &start)) return CLI_USAGE;
+            break;
+        case 'E':
+            if (cli_parse_double(CMD, "--end", optarg, 0, 1e15, &end)) return CLI_USAGE;
+            have_end = true;
+            break;
+        case 'i':
+            intervals = true;
+            break;
+        case 'o':
+            outpath = optarg;
+            break;
+        case 'j':
+            json = optarg;
+            break;
+        case 'h':
+            fputs(cmd_hist_usage, stdout);
+            return CLI_OK;
+        default:
+            return cli_getopt_fail(CMD, c, argv);
+        }
+    }
+    if (optind + 1 != argc)
+        return cli_usage_error(CMD, optind >= argc ? "percentiles needs one FILE.hlog"
+                                                   : "percentiles takes one FILE.hlog");
+    if (have_end && end < start) return cli_usage_error(CMD, "--end is before --start");
+    if (tag && (!*tag || strpbrk(tag, ", \r\n")))
+        return cli_usage_error(CMD, "--tag: '%s' is not a valid tag", tag);
+    const char *path = argv[optind];
+    lat_hlog_reader *r = NULL;
+    if (open_log(path, &r)) return CLI_ERR;
+    lat_hist total = {0};
+    out_t o;
+    int status = CLI_OK;
+    if (out_open(&o, outpath)) {
+        lat_hlog_reader_close(r);
+        return CLI_ERR;
+    }
+    FILE *f = o.f;
+    bool header_done = false, have_total = false;
+    lat_hlog_interval *iv;
+    int rc;
+    while ((rc = lat_hlog_next(r, &iv)) == 1) {
+        if (tag ? strcmp(iv->tag, tag) != 0 : iv->tag[0] != '\0') continue;
+        if (iv->offset_s < start) continue;
+        if (iv->offset_s > end) continue;
+        if (!have_total) {
+            if (lat_hist_copy(&total, &iv->hist) < 0) {
+                status = cli_error(CMD, "out of memory");
+                goto done;
+            }
+            have_total = true;
+        } else if (lat_hist_add(&total, &iv->hist) > 0) {
+            cli_warn(CMD, "%s:%d: values beyond the first interval's range were dropped", path,
+                     iv->line);
+        }
+        if (!intervals) continue;
+        if (!header_done) {
+            char date[64];
+            double st = lat_hlog_reader_start_time(r);
+            java_date(date, sizeof date, st);
+            fprintf(f, "#[Interval percentile log between ");
+            jf(f, 0, 3, start);
+            fprintf(f, " and ");
+            if (have_end)
+                jf(f, 0, 3, end);
+            else
+                fputs("<Infinite>", f);
+            fputs(" seconds (relative to StartTime)]\n#[StartTime: ", f);
+            jf(f, 0, 3, st);
+            fprintf(f, " (seconds since epoch), %s]\n", date);
+            fputs(csv ? "\"Timestamp\",\"Int_Count\",\"Int_50%\",\"Int_90%\",\"Int_Max\","
+                        "\"Total_Count\",\"Total_50%\",\"Total_90%\",\"Total_99%\","
+                        "\"Total_99.9%\",\"Total_99.99%\",\"Total_Max\"\n"
+                      : "Time: IntervalPercentiles:count ( 50% 90% Max ) TotalPercentiles:count "
+                        "( 50% 90% 99% 99.9% 99.99% Max )\n",
+                  f);
+            header_done = true;
+        }
+        /* Java prints the interval's end relative to StartTime. */
+        double t = iv->offset_s + iv->length_s;
+        const lat_hist *ih = &iv->hist;
+        int64_t ip[2], tp[5];
+        static const double int_ps[] = {50, 90};
+        lat_hist_values_at_percentiles(ih, int_ps, ip, 2);
+        lat_hist_values_at_percentiles(&total, total_ps, tp, 5);
+        int w = csv ? 0 : 7;
+        const char *sep = csv ? "," : " ";
+        jf(f, csv ? 0 : 4, 3, t);
+        fprintf(f, csv ? ",%" PRId64 "," : ": I:%" PRId64 " ( ", lat_hist_total(ih));
+        jf(f, w, 3, (double)ip[0] / scale);
+        fputs(sep, f);
+        jf(f, w, 3, (double)ip[1] / scale);
+        fputs(sep, f);
+        jf(f, w, 3, (double)lat_hist_max(ih) / scale);
+        fprintf(f, csv ? ",%" PRId64 "," : " ) T:%" PRId64 " ( ", lat_hist_total(&total));
+        for (int k = 0; k < 5; k++) {
+            jf(f, w, 3, (double)tp[k] / scale);
+            fputs(sep, f);
+        }
+        jf(f, w, 3, (double)lat_hist_max(&total) / scale);
+        fputs(csv ? "\n" : " )\n", f);
+    }
+    if (rc < 0) {
+        status = read_error(path, r, rc);
+        goto done;
+    }
+    if (!have_total) {
+        status = cli_error(CMD, "%s: no intervals%s%s%s in the selected range", path,
+                           tag ? " tagged '" : " without a tag", tag ? tag : "", tag ? "'" : "");
+        goto done;
+    }
+    if (!intervals) {
+        char date[64];
+        double st = lat_hlog_reader_start_time(r);
+        java_date(date, sizeof date, st);
+        fputs("#[Overall percentile distribution between ", f);
+        jf(f, 0, 3, start);
+        fputs(" and ", f);
+        if (have_end)
+            jf(f, 0, 3, end);
+        else
+            fputs("<Infinite>", f);
+        fputs(" seconds (relative to StartTime)]\n#[StartTime: ", f);
+        jf(f, 0, 3, st);
+        fprintf(f, " (seconds since epoch), %s]\n", date);
+        if (lat_hist_write_percentiles(f, &total, ticks, scale, csv) < 0) {
+            status = cli_error(CMD, "write error");
+            goto done;
+        }
+    }
+    if (json) {
+        static const double jps[] = {50, 90, 99, 99.9, 99.99, 99.999, 100};
+        int64_t v[7];
+        lat_hist_values_at_percentiles(&total, jps, v, 7);
+        json_t *pa = json_array();
+        for (int k = 0; k < 7; k++)
+            json_array_append_new(pa, json_pack("{s:f, s:I, s:f}", "percentile", jps[k], "value",
+                                                (json_int_t)v[k], "scaled", (double)v[k] / scale));
+        json_t *j = json_pack("{s:s, s:s?, s:f, s:I, s:I, s:I, s:f, s:f, s:o}", "file", path, "tag",
+                              tag, "scale", scale, "count", (json_int_t)lat_hist_total(&total),
+                              "min", (json_int_t)lat_hist_min(&total), "max",
+                              (json_int_t)lat_hist_max(&total), "mean", lat_hist_mean(&total),
+                              "stddev", lat_hist_stddev(&total), "percentiles", pa);
+        status = write_json(json, j);
+    }
+done:
+    status = out_close(&o, outpath, status);
+    lat_hist_free(&total);
+    lat_hlog_reader_close(r);
+    return status;
+}
+
+/* ---- tags and summary ----------------------------------------------------------------- */
+
+typedef struct tag_acc {
+    char tag[LAT_HLOG_TAG_MAX];
+    lat_hist h;
+    int intervals;
+} tag_acc;
+
+/* Read every interval of path into per-tag accumulators (in order of first
+ * appearance).  Returns 0 or an exit status. */
+static int gather(const char *path, tag_acc **accs, int *n) {
+    lat_hlog_reader *r = NULL;
+    if (open_log(path, &r)) return CLI_ERR;
+    int cap = 0, rc, status = 0;
+    lat_hlog_interval *iv;
+    *accs = NULL;
+    *n = 0;
+    while ((rc = lat_hlog_next(r, &iv)) == 1) {
+        int k;
+        for (k = 0; k < *n; k++)
+            if (!strcmp((*accs)[k].tag, iv->tag)) break;
+        if (k == *n) {
+            if (*n == cap) {
+                cap = cap ? cap * 2 : 8;
+                tag_acc *g = realloc(*accs, (size_t)cap * sizeof **accs);
+                if (!g) {
+                    status = cli_error(CMD, "out of memory");
+                    goto done;
+                }
+                *accs = g;
+            }
+            memset(&(*accs)[k], 0, sizeof **accs);
+            snprintf((*accs)[k].tag, sizeof(*accs)[k].tag, "%s", iv->tag);
+            if (lat_hist_copy(&(*accs)[k].h, &iv->hist) < 0) {
+                status = cli_error(CMD, "out of memory");
+                goto done;
+            }
+            (*n)++;
+        } else {
+            lat_hist_add(&(*accs)[k].h, &iv->hist);
+        }
+        (*accs)[k].intervals++;
+    }
+    if (rc < 0) status = read_error(path, r, rc);
+done:
+    lat_hlog_reader_close(r);
+    return status;
+}
+
+static void free_accs(tag_acc *a, int n) {
+    for (int k = 0; k < n; k++)
+        lat_hist_free(&a[k].h);
+    free(a);
+}
+
+static int cmd_tags_or_summary(int argc, char **argv, bool summary) {
+    const char *json = NULL;
+    double scale = 1.0;
+    static const struct option opts[] = {{"json", required_argument, NULL, 'j'},
+                                         {"scale", required_argument, NULL, 's'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j':
+            json = optarg;
+            break;
+        case 's':
+            if (!summary) return cli_usage_error(CMD, "--scale applies to summary only");
+            if (cli_parse_double(CMD, "--scale", optarg, 1e-300, 1e300, &scale)) return CLI_USAGE;
+            break;
+        case 'h':
+            fputs(cmd_hist_usage, stdout);
+            return CLI_OK;
+        default:
+            return cli_getopt_fail(CMD, c, argv);
+        }
+    }
+    if (optind + 1 != argc)
+        return cli_usage_error(CMD, "%s takes one FILE.hlog", summary ? "summary" : "tags");
+    const char *path = argv[optind];
+    tag_acc *a = NULL;
+    int n = 0;
+    int status = gather(path, &a, &n);
+    if (status) {
+        free_accs(a, n);
+        return status;
+    }
+    json_t *arr = json ? json_array() : NULL;
+    static const double ps[] = {50, 90, 99, 99.9, 99.99};
+    if (summary)
+        printf("%-16s %12s %12s %12s %12s %12s %12s %12s %12s %14s\n", "tag", "count", "min", "p50",
+               "p90", "p99", "p99.9", "p99.99", "max", "mean");
+    for (int k = 0; k < n; k++) {
+        const char *name = a[k].tag[0] ? a[k].tag : "(untagged)";
+        const lat_hist *h = &a[k].h;
+        if (!summary) {
+            printf("%s\n", name);
+            if (arr)
+                json_array_append_new(arr, json_pack("{s:s?, s:i, s:I}", "tag",
+                                                     a[k].tag[0] ? a[k].tag : NULL, "intervals",
+                                                     a[k].intervals, "count",
+                                                     (json_int_t)lat_hist_total(h)));
+            continue;
+        }
+        int64_t v[5];
+        lat_hist_values_at_percentiles(h, ps, v, 5);
+        printf("%-16s %12" PRId64 " %12.3f", name, lat_hist_total(h),
+               (double)lat_hist_min(h) / scale);
+        for (int i = 0; i < 5; i++)
+            printf(" %12.3f", (double)v[i] / scale);
+        printf(" %12.3f %14.3f\n", (double)lat_hist_max(h) / scale, lat_hist_mean(h) / scale);
+        if (arr)
+            json_array_append_new(
+                arr, json_pack("{s:s?, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f}",
+                               "tag", a[k].tag[0] ? a[k].tag : NULL, "intervals", a[k].intervals,
+                               "count", (json_int_t)lat_hist_total(h), "min",
+                               (json_int_t)lat_hist_min(h), "p50", (json_int_t)v[0], "p90",
+                               (json_int_t)v[1], "p99", (json_int_t)v[2], "p99_9", (json_int_t)v[3],
+                               "p99_99", (json_int_t)v[4], "max", (json_int_t)lat_hist_max(h),
+                               "mean", lat_hist_mean(h), "stddev", lat_hist_stddev(h)));
+    }
+    free_accs(a, n);
+    if (json) {
+        json_t *j = json_pack("{s:s, s:o}", "file", path, summary ? "summary" : "tags", arr);
+        status = write_json(json, j);
+    }
+    return status;
+}
+
+/* ---- merge -------------------------------------------------------------------------------- */
+
+typedef struct mrec {
+    char tag[LAT_HLOG_TAG_MAX];
+    double start_s, length_s;
+    int src, seq;
+    lat_hist h;
+} mrec;
+
+static int cmp_mrec(const void *a, const void *b) {
+    const mrec *x = a, *y = b;
+    if (x->start_s != y->start_s) return x->start_s < y->start_s ? -1 : 1;
+    if (x->src != y->src) return x->src - y->src;
+    return x->seq - y->seq;
+}
+
+static int cmd_merge(int argc, char **argv) {
+    const char *outpath = NULL;
+    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {NULL, 0, NULL, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            outpath = optarg;
+            break;
+        case 'h':
+            fputs(cmd_hist_usage, stdout);
+            return CLI_OK;
+        default:
+            return cli_getopt_fail(CMD, c, argv);
+        }
+    }
+    if (!outpath) return cli_usage_error(CMD, "merge needs -o OUT.hlog");
+    if (argc - optind < 1) return cli_usage_error(CMD, "merge needs input logs");
+    mrec *recs = NULL;
+    size_t n = 0, cap = 0;
+    double start_time = INFINITY;
+    int status = CLI_OK;
+    for (int i = optind; i < argc && status == CLI_OK; i++) {
+        lat_hlog_reader *r = NULL;
+        if (open_log(argv[i], &r)) {
+            status = CLI_ERR;
+            break;
+        }
+        lat_hlog_interval *iv;
+        int rc, seq = 0;
+        while ((rc = lat_hlog_next(r, &iv)) == 1) {
+            if (n == cap) {
+                cap = cap ? cap * 2 : 64;
+                mrec *g = realloc(recs, cap * sizeof *recs);
+                if (!g) {
+                    rc = -ENOMEM;
+                    break;
+                }
+                recs = g;
+            }
+            mrec *m = &recs[n];
+            memset(m, 0, sizeof *m);
+            snprintf(m->tag, sizeof m->tag, "%s", iv->tag);
+            m->start_s = iv->start_s;
+            m->length_s = iv->length_s;
+            m->src = i;
+            m->seq = seq++;
+            if (lat_hist_copy(&m->h, &iv->hist) < 0) {
+                rc = -ENOMEM;
+                break;
+            }
+            n++;
+        }
+        if (rc < 0) status = read_error(argv[i], r, rc);
+        double st = lat_hlog_reader_start_time(r);
+        if (!isnan(st) && st < start_time) start_time = st;
+        lat_hlog_reader_close(r);
+    }
+    if (status == CLI_OK && n == 0) status = cli_error(CMD, "no intervals in the inputs");
+    if (status == CLI_OK) {
+        qsort(recs, n, sizeof *recs, cmp_mrec);
+        if (recs[0].start_s < start_time) start_time = recs[0].start_s;
+        out_t o;
+        if (out_open(&o, outpath)) {
+            status = CLI_ERR;
+        } else {
+            lat_hlog_writer w;
+            int rc = lat_hlog_writer_init(&w, o.f, start_time, start_time, 0);
+            for (size_t k = 0; k < n && rc == 0; k++)
+                rc = lat_hlog_write_interval(&w, &recs[k].h, recs[k].tag[0] ? recs[k].tag : NULL,
+                                             recs[k].start_s, recs[k].length_s);
+            if (rc < 0) status = cli_error(CMD, "%s: %s", outpath, lat_strerror(rc));
+            status = out_close(&o, outpath, status);
+        }
+    }
+    for (size_t k = 0; k < n; k++)
+        lat_hist_free(&recs[k].h);
+    free(recs);
+    return status;
+}
 
 int cmd_hist(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    return cli_error("hist", "not implemented yet");
+    if (argc < 2)
+        return cli_usage_error(CMD, "needs a subcommand: percentiles, tags, merge, summary");
+    const char *sub = argv[1];
+    if (!strcmp(sub, "-h") || !strcmp(sub, "--help") || !strcmp(sub, "help")) {
+        fputs(cmd_hist_usage, stdout);
+        return CLI_OK;
+    }
+    if (!strcmp(sub, "percentiles")) return cmd_percentiles(argc - 1, argv + 1);
+    if (!strcmp(sub, "tags")) return cmd_tags_or_summary(argc - 1, argv + 1, false);
+    if (!strcmp(sub, "summary")) return cmd_tags_or_summary(argc - 1, argv + 1, true);
+    if (!strcmp(sub, "merge")) return cmd_merge(argc - 1, argv + 1);
+    return cli_usage_error(CMD, "unknown subcommand '%s'", sub);
 }
