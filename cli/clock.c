@@ -161,7 +161,7 @@ int cmd_clock(int argc, char **argv) {
             ret = cli_lib_error("clock", "drift check", rc);
             goto out;
         }
-        printf("%.3gs window: os=%.3fms tsc=%.3fms drift=%+.1fppm  (vs CLOCK_MONOTONIC; noise %.2f "
+        printf("%.3gs window: os=%.3fms tsc=%.3fms drift=%+.3fppm  (vs CLOCK_MONOTONIC; noise %.3f "
                "ppm)\n",
                drift_s, (double)drift.os_ns / 1e6, (double)drift.counter_ns / 1e6, drift.drift_ppm,
                drift.error_ppm);

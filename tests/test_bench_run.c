@@ -568,6 +568,39 @@ static void test_find_baseline(void **state) {
     lat_bench_runner_free(cur);
 }
 
+/* Per-op latencies recorded by the benchmark become a tail (measured samples only). */
+static void rec_fn(void *ctx, uint64_t chunk, uint64_t index) {
+    (void)index;
+    vclock *clk = ctx;
+    for (uint64_t i = 0; i < chunk; i++)
+        lat_bench_record_ns(i % 100 == 99 ? 1000 : 100);
+    clk->now_ns += chunk * 100;
+}
+
+static void test_tail_from_recorded_latencies(void **state) {
+    (void)state;
+    vclock clk = {0};
+    lat_bench_config cfg = vconfig(&clk);
+    cfg.min_samples = cfg.max_samples = 5;
+    lat_bench_runner *r;
+    assert_int_equal(lat_bench_runner_new("unit", &cfg, &r), 0);
+    lat_bench_group *g = lat_bench_group_new(r, "tail");
+    assert_int_equal(
+        lat_bench_add(
+            g, &(lat_bench_def){.name = "rec", .fn = rec_fn, .arg = &clk, .chunk_size = 1000}),
+        0);
+    assert_int_equal(lat_bench_run(r), 0);
+    const lat_bench_result *res = &lat_bench_runner_report(r)->results[0];
+    assert_true(res->warmup_samples > 0);
+    assert_true(res->tail.count == res->total_ops); /* warm-up not recorded */
+    assert_true(res->tail.p50_ns >= 100 && res->tail.p50_ns <= 100.5);
+    assert_true(res->tail.p99_ns >= 100 && res->tail.p99_ns <= 100.5);
+    assert_true(res->tail.p999_ns >= 1000 && res->tail.p999_ns <= 1001);
+    assert_true(res->tail.max_ns >= 1000 && res->tail.max_ns <= 1001);
+    lat_bench_runner_free(r);
+    lat_bench_record_ns(5); /* outside a benchmark: ignored */
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_calibration_lands_in_window),
@@ -579,6 +612,7 @@ int main(void) {
         cmocka_unit_test(test_compatibility_rules),
         cmocka_unit_test(test_compare_verdicts),
         cmocka_unit_test(test_find_baseline),
+        cmocka_unit_test(test_tail_from_recorded_latencies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -47,15 +47,16 @@ static void test_calibration_vs_raw(void **state) {
     lat_clock_cal c;
     assert_int_equal(lat_clock_calibrate(&c, 200000000ull, 32), 0);
     assert_true(c.cycles_per_ns > 0.001);
-    /* check over 1 s against CLOCK_MONOTONIC_RAW: within 50 ppm */
-    uint64_t c0 = lat_cycles_fenced(), t0 = lat_mono_raw_ns();
-    struct timespec ts = {1, 0};
-    nanosleep(&ts, NULL);
-    uint64_t c1 = lat_cycles_fenced(), t1 = lat_mono_raw_ns();
-    double predicted = (double)lat_clock_to_ns(&c, c1 - c0);
-    double ppm = fabs(predicted - (double)(t1 - t0)) / (double)(t1 - t0) * 1e6;
-    printf("calibration %.5f cycles/ns, 1 s check off by %.2f ppm\n", c.cycles_per_ns, ppm);
-    assert_true(ppm < 50.0);
+    assert_true(c.error_ppm >= 0 && c.bracket_cycles > 0);
+    /* check over 1 s against CLOCK_MONOTONIC_RAW (tightest brackets at both
+     * ends): within 50 ppm, plus the check's own bracket noise */
+    lat_clock_drift_result d;
+    assert_int_equal(lat_clock_drift(&c, CLOCK_MONOTONIC_RAW, 1000000000ull, &d), 0);
+    assert_true(d.os_ns >= 1000000000ull);
+    printf("calibration %.5f cycles/ns (error %.3f ppm), 1 s check off by %+.3f ppm (noise %.3f "
+           "ppm)\n",
+           c.cycles_per_ns, c.error_ppm, d.drift_ppm, d.error_ppm);
+    assert_true(fabs(d.drift_ppm) < 50.0 + d.error_ppm);
 }
 
 static void test_inverse_and_errors(void **state) {
@@ -93,7 +94,8 @@ static void test_drift_default_granularity(void **state) {
     assert_true(d.os_ns >= 50000000ull);
     printf("drift vs MONOTONIC_RAW over 50 ms: %+.3f ppm (noise %.3f ppm)\n", d.drift_ppm,
            d.error_ppm);
-    assert_true(fabs(d.drift_ppm) < 200.0); /* generous: shared machine, short window */
+    assert_true(fabs(d.drift_ppm) <
+                200.0 + 2 * d.error_ppm); /* generous: shared machine, short window */
     uint64_t g = lat_clock_granularity_cycles(1000);
     assert_true(g >= 1 && g < 100000);
     int inv = lat_clock_invariant();

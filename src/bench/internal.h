@@ -45,6 +45,35 @@ typedef struct bench_case {
     lat_bench_kv *meta;
 } bench_case;
 
+/* Per-sample hardware counters (counters.c).  Event order is fixed. */
+enum {
+    PMU_CYCLES,
+    PMU_INSTRUCTIONS,
+    PMU_BRANCHES,
+    PMU_BRANCH_MISSES,
+    PMU_CACHE_REFS,
+    PMU_CACHE_MISSES,
+    PMU_STALLED_BACKEND,
+    PMU_NEV
+};
+typedef struct pmu_acc {
+    double v[PMU_NEV]; /* scaled sums */
+    bool seen[PMU_NEV];
+    bool any;
+    double min_coverage;
+} pmu_acc;
+struct lat_perf;
+/* Open a set for the calling thread: 0 and *out when cycles count (note then
+ * lists events that do not), else a negative errno and note says why. */
+int lat__bench_pmu_open(struct lat_perf **out, char *note, size_t notelen);
+void lat__bench_pmu_close(struct lat_perf *p);
+int lat__bench_pmu_start(struct lat_perf *p);                 /* NULL: no-op */
+void lat__bench_pmu_stop_add(struct lat_perf *p, pmu_acc *a); /* stop, read, accumulate */
+void lat__bench_pmu_merge(pmu_acc *dst, const pmu_acc *src);
+void lat__bench_pmu_finish(const pmu_acc *a, uint64_t ops, lat_bench_pmu *out);
+
+struct lat_hist;
+
 struct lat_bench_runner {
     lat_bench_config cfg;
     char *suite;
@@ -57,8 +86,15 @@ struct lat_bench_runner {
     bool ran;
     bool overhead_done;
     double overhead_ns;
-    const void *cal;     /* const lat_clock_cal * when the cycle counter is used */
-    struct tls_rec *rec; /* the running standard case's latency record, or NULL */
+    const void *cal;       /* const lat_clock_cal * when the cycle counter is used */
+    struct lat_hist *hist; /* the running standard case's latency histogram, or NULL */
+    struct lat_perf *perf; /* the runner thread's counter set (NULL: none) */
+    bool pmu_probed;
+    char pmu_note[512]; /* why counters are missing ("" when all count) */
+    pmu_acc *pmu;       /* the running standard case's sums */
+    int ncpus;          /* CPUs to pin to (performance cores in the affinity mask) */
+    int *cpus;
+    int pinned_cpu; /* the runner thread's CPU for standard cases, -1 none */
 };
 
 /* Grow *arr (elements of size elem) so it holds at least need; 0 / -ENOMEM. */

@@ -10,6 +10,7 @@
 #include "latlab/atomicfile.h"
 #include "latlab/clock.h"
 #include "latlab/error.h"
+#include "latlab/topo.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -65,17 +66,30 @@ static const char *results_dir(void) {
     return d && *d ? d : LAT_BENCH_DEFAULT_RESULTS;
 }
 
-static json_t *run_conditions(const lat_bench_runner *r) {
-    json_t *c = json_object();
+/* The machine's run conditions (topo component) plus the harness's own. */
+static json_t *run_conditions(const lat_bench_runner *r, FILE *err, const char *prog) {
+    lat_runcond *rc = lat__calloc(1, sizeof *rc);
+    json_t *c = NULL;
+    if (rc && lat_runcond_collect(rc, NULL) == 0) {
+        c = lat_runcond_json(rc);
+        for (int i = 0; i < rc->nwarnings; i++)
+            fprintf(err, "%s: warning: %s\n", prog, rc->warnings[i]);
+    }
+    lat__free(rc);
+    if (!c) c = json_object();
     if (!c) return NULL;
-    json_object_set_new(c, "online_cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
     if (!r->cfg.clock_ns) {
         const lat_clock_cal *cal = lat_clock_default();
         json_object_set_new(c, "cycles_per_ns", json_real(cal->cycles_per_ns));
-        json_object_set_new(c, "invariant_tsc", json_integer(lat_clock_invariant()));
     }
-    json_object_set_new(c, "pin", json_boolean(r->cfg.pin));
-    json_object_set_new(c, "config",
+    json_t *cpus = json_array();
+    for (int i = 0; i < r->ncpus; i++)
+        json_array_append_new(cpus, json_integer(r->cpus[i]));
+    json_object_set_new(c, "bench_pin", json_boolean(r->cfg.pin));
+    json_object_set_new(c, "bench_pin_cpus", cpus);
+    json_object_set_new(c, "bench_runner_cpu", json_integer(r->pinned_cpu));
+    json_object_set_new(c, "bench_counters", json_string(r->pmu_note[0] ? r->pmu_note : "ok"));
+    json_object_set_new(c, "bench_config",
                         json_pack("{s:I,s:I,s:I,s:i,s:i,s:I,s:I}", "target_chunk_ns",
                                   (json_int_t)r->cfg.target_chunk_ns, "warm_up_ns",
                                   (json_int_t)r->cfg.warm_up_ns, "budget_ns",
@@ -246,7 +260,7 @@ int lat_bench_main(int argc, char **argv, const char *suite, int (*reg)(lat_benc
     lat_bench_report *rep = r->report;
     if (!rep) goto done;
     rep->git_commit = git_commit();
-    rep->conditions = run_conditions(r);
+    rep->conditions = run_conditions(r, err, prog);
     lat_bench_report_print(rep, out);
     fflush(out);
     if (rc) fprintf(err, "%s: a benchmark failed: %s\n", prog, lat_strerror(rc));

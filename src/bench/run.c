@@ -12,6 +12,9 @@
 #include "latlab/clock.h"
 #include "latlab/compiler.h"
 #include "latlab/error.h"
+#include "latlab/hist.h"
+#include "latlab/perf.h"
+#include "latlab/topo.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -155,6 +158,7 @@ int lat_bench_runner_new(const char *suite, const lat_bench_config *cfg, lat_ben
         r->cfg = *cfg;
     else
         lat_bench_config_default(&r->cfg);
+    r->pinned_cpu = -1;
     r->suite = lat__strdup(suite);
     if (!r->suite) {
         lat__free(r);
@@ -195,6 +199,7 @@ void lat_bench_runner_free(lat_bench_runner *r) {
     lat_bench_report_free(r->report);
     lat__free(r->suite);
     lat__free(r->filter);
+    lat__free(r->cpus);
     lat__free(r);
 }
 
@@ -402,18 +407,31 @@ double lat_bench_timer_overhead_ns(lat_bench_runner *r) {
 /* ---- per-op latency recording (per thread) -----------------------------------------------------
  */
 
-/* The histogram the calling thread records into, when a benchmark runs. */
-static _Thread_local struct tls_rec *tls_rec;
-struct tls_rec {
-    uint64_t count;
-    uint64_t max_ns;
-};
+/* The histogram the calling thread records into while a measured sample runs. */
+static _Thread_local lat_hist *tls_hist;
+
+/* Per-op latencies: 1 ns .. 1 h at 3 significant digits. */
+#define REC_LOWEST 1
+#define REC_HIGHEST 3600000000000ll
+#define REC_DIGITS 3
 
 void lat_bench_record_ns(uint64_t ns) {
-    struct tls_rec *t = tls_rec;
-    if (!t) return;
-    t->count++;
-    if (ns > t->max_ns) t->max_ns = ns;
+    lat_hist *h = tls_hist;
+    if (h) lat_hist_record(h, ns > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ns);
+}
+
+static void tail_from(lat_bench_tail *t, const lat_hist *h) {
+    memset(t, 0, sizeof *t);
+    t->count = (uint64_t)lat_hist_total(h);
+    if (!t->count) return;
+    static const double ps[] = {50, 90, 99, 99.9};
+    int64_t v[4];
+    lat_hist_values_at_percentiles(h, ps, v, 4);
+    t->p50_ns = (double)v[0];
+    t->p90_ns = (double)v[1];
+    t->p99_ns = (double)v[2];
+    t->p999_ns = (double)v[3];
+    t->max_ns = (double)lat_hist_max(h);
 }
 
 /* ---- standard benchmarks ------------------------------------------------------------------------
@@ -435,11 +453,14 @@ static int run_std_sample(lat_bench_runner *r, bench_case *c, lat_bench_result *
     if (g->has_lifecycle && g->lifecycle.before_sample)
         g->lifecycle.before_sample(g->lifecycle.ud, ctx, &info);
     if (g->has_backend && g->backend.begin && (rc = g->backend.begin(g->backend.ud)) != 0) goto out;
-    tls_rec = phase == LAT_BENCH_MEASUREMENT ? r->rec : NULL;
+    bool measured = phase == LAT_BENCH_MEASUREMENT;
+    tls_hist = measured ? r->hist : NULL;
+    if (measured && r->pmu) lat__bench_pmu_start(r->perf);
     uint64_t t0 = now_ticks(r);
     c->def.fn(ctx, chunk, index);
     uint64_t t1 = now_ticks(r);
-    tls_rec = NULL;
+    if (measured && r->pmu) lat__bench_pmu_stop_add(r->perf, r->pmu);
+    tls_hist = NULL;
     if (g->has_backend && g->backend.end && (rc = g->backend.end(g->backend.ud)) != 0) goto out;
     so->raw_ns = ticks_to_ns(r, t1 - t0);
     so->ns = so->raw_ns - r->overhead_ns;
@@ -629,19 +650,31 @@ typedef struct worker_slot {
     void *ctx;
     cbarrier *bar;
     lat_bench_worker_result out;
-    struct tls_rec rec;
-    bool record;
+    lat_hist *hist; /* per thread, measured samples only (NULL: not recording) */
+    bool record;    /* this sample records */
     bool started;
+    bool counters; /* open a counter set in the thread for this sample */
+    int cpu;       /* pin to this CPU, -1 none */
+    pmu_acc pmu;   /* this slot's sums over measured samples */
 } worker_slot;
 
 static void *worker_main(void *p) {
     worker_slot *s = p;
     /* Barrier 1: every thread exists (and has opened its counters).
      * Barrier 2: counters enabled.  Barrier 3: the coordinated release. */
-    if (!cbar_wait(s->bar) || !cbar_wait(s->bar) || !cbar_wait(s->bar)) return NULL;
-    tls_rec = s->record ? &s->rec : NULL;
+    if (s->cpu >= 0) lat_pin_thread(s->cpu); /* best effort: the mask may have changed */
+    lat_perf *perf = NULL;
+    char note[256];
+    if (s->counters) lat__bench_pmu_open(&perf, note, sizeof note);
+    if (!cbar_wait(s->bar)) goto out;
+    lat__bench_pmu_start(perf);
+    if (!cbar_wait(s->bar) || !cbar_wait(s->bar)) goto out;
+    tls_hist = s->record ? s->hist : NULL;
     s->worker->run(s->ctx, &s->ctl, &s->out);
-    tls_rec = NULL;
+    tls_hist = NULL;
+out:
+    if (perf) lat__bench_pmu_stop_add(perf, &s->pmu);
+    lat__bench_pmu_close(perf);
     return NULL;
 }
 
@@ -678,12 +711,13 @@ static int run_conc_sample(lat_bench_runner *r, bench_case *c, lat_bench_result 
         for (uint32_t k = 0; k < c->workers[w].threads; k++, t++) {
             worker_slot *s = &slots[t];
             memset(&s->out, 0, sizeof s->out);
-            memset(&s->rec, 0, sizeof s->rec);
             s->ctl = (lat_bench_control){&stop, t, w, k, nthreads};
             s->worker = &c->workers[w];
             s->ctx = ctx;
             s->bar = &bar;
-            s->record = phase == LAT_BENCH_MEASUREMENT && r->cfg.record_latency;
+            s->record = phase == LAT_BENCH_MEASUREMENT && s->hist;
+            s->counters = phase == LAT_BENCH_MEASUREMENT && r->perf;
+            s->cpu = r->ncpus ? r->cpus[t % (uint32_t)r->ncpus] : -1;
             s->started = pthread_create(&s->tid, NULL, worker_main, s) == 0;
             if (!s->started) {
                 rc = -EAGAIN;
@@ -778,6 +812,8 @@ static int run_concurrent(lat_bench_runner *r, bench_case *c, lat_bench_result *
         goto out;
     }
     res->n_roles = nroles;
+    for (uint32_t t = 0; r->cfg.record_latency && t < nthreads; t++)
+        if ((rc = lat_hist_create(REC_LOWEST, REC_HIGHEST, REC_DIGITS, &slots[t].hist))) goto out;
     for (uint32_t w = 0; w < nroles; w++) {
         res->roles[w].threads = c->workers[w].threads;
         if (!(res->roles[w].name = lat__strdup(c->workers[w].name))) {
@@ -808,7 +844,6 @@ static int run_concurrent(lat_bench_runner *r, bench_case *c, lat_bench_result *
             goto out;
         }
     }
-    uint64_t rec_count = 0, rec_max = 0;
     for (uint32_t i = 0; i < n; i++) {
         rc = run_conc_sample(r, c, res, LAT_BENCH_MEASUREMENT, i, window, slots, nthreads, &m, &cs);
         if (rc) goto out;
@@ -831,8 +866,6 @@ static int run_concurrent(lat_bench_runner *r, bench_case *c, lat_bench_result *
                         (rc = role_event_add(ro, &ecap[w], wr->counters[e].name,
                                              wr->counters[e].value)))
                         goto out;
-                rec_count += slots[t].rec.count;
-                if (slots[t].rec.max_ns > rec_max) rec_max = slots[t].rec.max_ns;
             }
         }
         res->ops[i] = ops;
@@ -843,8 +876,29 @@ static int run_concurrent(lat_bench_runner *r, bench_case *c, lat_bench_result *
         res->total_ns += d;
         res->n = i + 1;
     }
-    res->tail.count = rec_count;
-    res->tail.max_ns = (double)rec_max;
+    /* Per-op tail: every thread's histogram merged. */
+    if (r->cfg.record_latency) {
+        lat_hist all;
+        if (lat_hist_init(&all, REC_LOWEST, REC_HIGHEST, REC_DIGITS) == 0) {
+            for (uint32_t t = 0; t < nthreads; t++)
+                if (slots[t].hist) lat_hist_add(&all, slots[t].hist);
+            tail_from(&res->tail, &all);
+            lat_hist_free(&all);
+        }
+    }
+    /* Counters: per role and combined. */
+    if (r->perf) {
+        pmu_acc all = {0};
+        uint32_t t = 0;
+        for (uint32_t w = 0; w < nroles; w++) {
+            pmu_acc ra = {0};
+            for (uint32_t k = 0; k < c->workers[w].threads; k++, t++)
+                lat__bench_pmu_merge(&ra, &slots[t].pmu);
+            lat__bench_pmu_finish(&ra, res->roles[w].total_ops, &res->roles[w].pmu);
+            lat__bench_pmu_merge(&all, &ra);
+        }
+        lat__bench_pmu_finish(&all, res->total_ops, &res->pmu);
+    }
     res->mean_ns_per_op = res->total_ops ? res->total_ns * nthreads / (double)res->total_ops : 0;
     for (uint32_t w = 0; w < nroles; w++) {
         lat_bench_role *ro = &res->roles[w];
@@ -861,6 +915,8 @@ static int run_concurrent(lat_bench_runner *r, bench_case *c, lat_bench_result *
 out:
     lat__bench_metrics_clear(&m);
     lat__free(m.items);
+    for (uint32_t t = 0; slots && t < nthreads; t++)
+        lat_hist_destroy(slots[t].hist);
     lat__free(slots);
     lat__free(role_ops);
     lat__free(ecap);
@@ -918,6 +974,34 @@ int lat_bench_run(lat_bench_runner *r) {
         return -ENOMEM;
     }
 
+    /* Placement: pin (the runner thread for standard cases, workers round-robin)
+     * to performance cores within our affinity mask. */
+    lat_cpuset saved;
+    bool restore = false;
+    if (cfg->pin && lat_thread_affinity(&saved) == 0) {
+        lat_topo *topo = NULL;
+        if (lat_topo_load(NULL, &topo) == 0) {
+            lat_cpuset use;
+            lat_cpuset_and(&use, lat_topo_perf_cores(topo), &saved);
+            int cnt = lat_cpuset_count(&use);
+            if (cnt > 0 && (r->cpus = lat__calloc((size_t)cnt, sizeof *r->cpus))) {
+                for (int cpu = lat_cpuset_next(&use, 0); cpu >= 0 && r->ncpus < cnt;
+                     cpu = lat_cpuset_next(&use, cpu + 1))
+                    r->cpus[r->ncpus++] = cpu;
+                int cur = lat_current_cpu();
+                int pick = cur >= 0 && lat_cpuset_has(&use, cur) ? cur : r->cpus[0];
+                if (lat_pin_thread(pick) == 0) {
+                    r->pinned_cpu = pick;
+                    restore = true;
+                }
+            }
+            lat_topo_free(topo);
+        }
+    }
+    if (cfg->counters && !r->cfg.clock_ns) {
+        if (lat__bench_pmu_open(&r->perf, r->pmu_note, sizeof r->pmu_note) != 0) r->perf = NULL;
+    }
+
     lat_bench_timer_overhead_ns(r);
     for (size_t k = 0; k < n; k++) {
         bench_case *c = &r->cases[order[k]];
@@ -925,18 +1009,29 @@ int lat_bench_run(lat_bench_runner *r) {
         if (k > 0 && cfg->cooldown_ns) sleep_ns(cfg->cooldown_ns);
         int rc = fill_result_header(c, res, (uint32_t)k);
         res->timer_overhead_ns = c->kind == LAT_BENCH_STANDARD ? r->overhead_ns : 0;
-        struct tls_rec rec = {0, 0};
         if (!rc && c->kind == LAT_BENCH_STANDARD) {
-            /* Only measurement samples record (run_std_sample sets tls_rec). */
-            r->rec = cfg->record_latency ? &rec : NULL;
-            rc = run_standard(r, c, res);
-            r->rec = NULL;
-            res->tail.count = rec.count;
-            res->tail.max_ns = (double)rec.max_ns;
+            /* Only measurement samples record and count (see run_std_sample). */
+            lat_hist *h = NULL;
+            pmu_acc acc = {0};
+            if (cfg->record_latency) rc = lat_hist_create(REC_LOWEST, REC_HIGHEST, REC_DIGITS, &h);
+            r->hist = h;
+            r->pmu = r->perf ? &acc : NULL;
+            if (!rc) rc = run_standard(r, c, res);
+            r->hist = NULL;
+            r->pmu = NULL;
+            if (h) tail_from(&res->tail, h);
+            lat_hist_destroy(h);
+            if (r->perf) lat__bench_pmu_finish(&acc, res->total_ops, &res->pmu);
         } else if (!rc) {
             rc = run_concurrent(r, c, res);
         }
-        if (!rc) finish_common(r, res);
+        if (!rc) {
+            finish_common(r, res);
+            if (r->pmu_note[0] && cfg->counters) lat__bench_note(res, "%s", r->pmu_note);
+            if (res->pmu.valid && res->pmu.coverage < 0.9)
+                lat__bench_note(res, "counters ran %.0f%% of the time (multiplexed): scaled",
+                                res->pmu.coverage * 100);
+        }
         if (rc) {
             lat__bench_result_clear(res);
             if (!first_rc) first_rc = rc;
@@ -945,6 +1040,9 @@ int lat_bench_run(lat_bench_runner *r) {
         rep->n_results++;
     }
     lat__free(order);
+    lat__bench_pmu_close(r->perf);
+    r->perf = NULL;
+    if (restore) lat_unpin_thread(&saved);
 
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
