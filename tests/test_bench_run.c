@@ -511,12 +511,32 @@ static void test_compare_verdicts(void **state) {
     assert_int_equal(c->changes[0].verdict, LAT_BENCH_UNCHANGED);
     lat_bench_comparison_free(c);
     /* ... and regressed with a 1% materiality. */
-    lat_bench_compare_opts o = {0.05, 0.01};
+    lat_bench_compare_opts o = {0.05, 0.01, 1.0};
     assert_int_equal(
         lat_bench_compare(lat_bench_runner_report(tiny0), lat_bench_runner_report(tiny), &o, &c),
         0);
     assert_int_equal(c->changes[0].verdict, LAT_BENCH_REGRESSED);
     lat_bench_comparison_free(c);
+
+    /* Noise floor: a 25% shift inside +-80% per-sample scatter (relative MAD
+     * ~40%) is significant to Mann-Whitney (p ~0.04) yet not called a change. */
+    lat_bench_runner *noisy0 = suite_run(100, 80, 22, "x");
+    lat_bench_runner *noisy1 = suite_run(125, 80, 23, "x");
+    assert_int_equal(lat_bench_compare(lat_bench_runner_report(noisy0),
+                                       lat_bench_runner_report(noisy1), NULL, &c),
+                     0);
+    assert_true(c->changes[0].p < 0.05);
+    assert_true(c->changes[0].noise > 0.35);
+    assert_int_equal(c->changes[0].verdict, LAT_BENCH_UNCHANGED);
+    lat_bench_comparison_free(c);
+    lat_bench_compare_opts off = {0.05, 0.05, 0};
+    assert_int_equal(lat_bench_compare(lat_bench_runner_report(noisy0),
+                                       lat_bench_runner_report(noisy1), &off, &c),
+                     0);
+    assert_int_equal(c->changes[0].verdict, LAT_BENCH_REGRESSED);
+    lat_bench_comparison_free(c);
+    lat_bench_runner_free(noisy0);
+    lat_bench_runner_free(noisy1);
 
     lat_bench_runner_free(tiny);
     lat_bench_runner_free(tiny0);

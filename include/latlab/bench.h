@@ -395,6 +395,12 @@ typedef enum {
 typedef struct lat_bench_compare_opts {
     double alpha;       /* 0.05 */
     double materiality; /* 0.05: |ratio - 1| below this is unchanged */
+    /* Noise floor: |ratio - 1| must also reach noise_mult x the larger
+     * relative MAD (MAD / median of per-sample ns/op) of the two runs, so a
+     * run whose samples scatter by 30% cannot call a 6% shift a change
+     * (samples of a loaded machine are not independent, and Mann-Whitney
+     * alone would believe them).  0 turns it off; the default is 1. */
+    double noise_mult;
 } lat_bench_compare_opts;
 
 typedef struct lat_bench_change {
@@ -402,6 +408,7 @@ typedef struct lat_bench_change {
     double old_median_ns, new_median_ns;
     double ratio; /* new median / old median of per-sample ns/op (> 1: slower) */
     double p;     /* Mann-Whitney two-sided */
+    double noise; /* larger relative MAD of the two runs (0.03 = 3%) */
     lat_bench_verdict verdict;
 } lat_bench_change;
 
@@ -415,7 +422,9 @@ typedef struct lat_bench_comparison {
 /* 0 when old and cur may be compared, else LAT_EINCOMPATIBLE with why. */
 int lat_bench_compatible(const lat_bench_report *old, const lat_bench_report *cur, char *why,
                          size_t whylen);
-/* Compare (reports must be compatible).  opts NULL = defaults.  0 / error. */
+/* Compare (reports must be compatible).  A result changed when p < alpha AND
+ * |ratio - 1| >= materiality AND |ratio - 1| >= noise_mult x noise.  opts
+ * NULL = defaults {0.05, 0.05, 1}.  0, LAT_EINCOMPATIBLE, -ENOMEM. */
 int lat_bench_compare(const lat_bench_report *old, const lat_bench_report *cur,
                       const lat_bench_compare_opts *opts, lat_bench_comparison **out);
 void lat_bench_comparison_free(lat_bench_comparison *c);

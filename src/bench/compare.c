@@ -105,7 +105,7 @@ int lat_bench_compare(const lat_bench_report *old, const lat_bench_report *cur,
     if (!old || !cur || !out) return -EINVAL;
     int rc = lat_bench_compatible(old, cur, NULL, 0);
     if (rc) return rc;
-    lat_bench_compare_opts o = {0.05, 0.05};
+    lat_bench_compare_opts o = {0.05, 0.05, 1.0};
     if (opts) o = *opts;
     lat_bench_comparison *c = lat__calloc(1, sizeof *c);
     if (!c) return -ENOMEM;
@@ -128,8 +128,13 @@ int lat_bench_compare(const lat_bench_report *old, const lat_bench_report *cur,
             return rc;
         }
         ch->p = u.p;
+        double no = or->latency.median > 0 ? or->latency.mad / or->latency.median : 0;
+        double nn = nr->latency.median > 0 ? nr->latency.mad / nr->latency.median : 0;
+        ch->noise = no > nn ? no : nn;
         ch->verdict = LAT_BENCH_UNCHANGED;
-        if (u.p < o.alpha && isfinite(ch->ratio) && fabs(ch->ratio - 1) >= o.materiality)
+        double shift = fabs(ch->ratio - 1);
+        if (u.p < o.alpha && isfinite(ch->ratio) && shift >= o.materiality &&
+            shift >= o.noise_mult * ch->noise)
             ch->verdict = ch->ratio > 1 ? LAT_BENCH_REGRESSED : LAT_BENCH_IMPROVED;
         if (ch->verdict == LAT_BENCH_REGRESSED)
             c->regressed++;
@@ -153,14 +158,14 @@ void lat_bench_comparison_print(const lat_bench_comparison *c, FILE *out) {
     if (!c || !out) return;
     fprintf(out, "\ncomparison with %s (Mann-Whitney U on per-sample ns/op, ratio of medians)\n",
             c->baseline ? c->baseline : "previous report");
-    fprintf(out, "  %-40s %12s %12s %8s %9s  %s\n", "benchmark", "old median", "new median",
-            "ratio", "p", "verdict");
+    fprintf(out, "  %-40s %12s %12s %8s %9s %8s  %s\n", "benchmark", "old median", "new median",
+            "ratio", "p", "noise", "verdict");
     for (uint32_t i = 0; i < c->n; i++) {
         const lat_bench_change *ch = &c->changes[i];
         char name[256];
         snprintf(name, sizeof name, "%s/%s", ch->group, ch->name);
-        fprintf(out, "  %-40s %9.3f ns %9.3f ns %8.4f %9.2g  %s\n", name, ch->old_median_ns,
-                ch->new_median_ns, ch->ratio, ch->p,
+        fprintf(out, "  %-40s %9.3f ns %9.3f ns %8.4f %9.2g %7.2f%%  %s\n", name, ch->old_median_ns,
+                ch->new_median_ns, ch->ratio, ch->p, ch->noise * 100,
                 ch->verdict == LAT_BENCH_REGRESSED  ? "regressed"
                 : ch->verdict == LAT_BENCH_IMPROVED ? "improved"
                                                     : "unchanged");

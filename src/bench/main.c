@@ -287,7 +287,7 @@ int lat_bench_main(int argc, char **argv, const char *suite, int (*reg)(lat_benc
             } else if (lat_bench_compatible(base, rep, why, sizeof why) != 0) {
                 fprintf(err, "%s: %s is not comparable: %s\n", prog, base_path, why);
             } else {
-                lat_bench_compare_opts o = {0.05, materiality};
+                lat_bench_compare_opts o = {0.05, materiality, 1.0};
                 if (lat_bench_compare(base, rep, &o, &cmp) == 0) {
                     cmp->baseline = lat__strdup(base_path);
                     lat_bench_comparison_print(cmp, out);
