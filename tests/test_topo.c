@@ -340,6 +340,53 @@ static void test_hybrid_detection(void **state) {
     lat_topo_free(t);
 }
 
+static void test_topo_json_and_sets(void **state) {
+    (void)state;
+    const char *root = make_tree(4, 2, "3");
+    put(root, "/sys/devices/system/cpu/nohz_full", "2-3");
+    put_cpu(root, 0, "cache/index0/level", "1");
+    put_cpu(root, 0, "cache/index0/type", "Data");
+    put_cpu(root, 0, "cache/index0/size", "32K");
+    lat_topo *t;
+    assert_int_equal(lat_topo_load(root, &t), 0);
+    char buf[64];
+    lat_cpuset_format(lat_topo_nohz_full(t), buf, sizeof buf);
+    assert_string_equal(buf, "2-3");
+    json_t *j = lat_topo_json(t);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "online")), "0-3");
+    assert_string_equal(json_string_value(json_object_get(j, "isolated")), "3");
+    assert_string_equal(json_string_value(json_object_get(j, "nohz_full")), "2-3");
+    assert_true(json_is_false(json_object_get(j, "hybrid")));
+    json_t *cpus = json_object_get(j, "cpus");
+    assert_int_equal(json_array_size(cpus), 4);
+    json_t *c3 = json_array_get(cpus, 3);
+    assert_string_equal(json_string_value(json_object_get(c3, "siblings")), "1,3");
+    assert_true(json_is_true(json_object_get(c3, "isolated")));
+    json_t *caches = json_object_get(j, "caches");
+    assert_int_equal(json_array_size(caches), 1);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(caches, 0), "size_bytes")),
+                     32768);
+    json_decref(j);
+    assert_null(lat_topo_json(NULL));
+    lat_topo_free(t);
+
+    lat_cpuset a, b, c;
+    lat_cpuset_parse("0-7", &a);
+    lat_cpuset_parse("4-11", &b);
+    lat_cpuset_and(&c, &a, &b);
+    lat_cpuset_format(&c, buf, sizeof buf);
+    assert_string_equal(buf, "4-7");
+    lat_cpuset_del(&c, 5);
+    lat_cpuset_del(&c, 5000); /* out of range: ignored */
+    lat_cpuset_add(&c, -1);
+    lat_cpuset_format(&c, buf, sizeof buf);
+    assert_string_equal(buf, "4,6-7");
+    assert_false(lat_cpuset_has(&c, -1));
+    lat_cpuset_zero(&c);
+    assert_int_equal(lat_cpuset_next(&c, 0), -1);
+}
+
 /* ---- the real machine: pinning
  * ------------------------------------------------------------------- */
 
@@ -360,6 +407,12 @@ static void test_real_pin(void **state) {
         assert_int_equal(lat_cpuset_count(&now), 1);
     }
     assert_int_equal(lat_pin_thread(-1), -EINVAL);
+    /* an explicit mask: the first usable CPU only */
+    lat_cpuset one;
+    lat_cpuset_zero(&one);
+    lat_cpuset_add(&one, lat_cpuset_next(aff, 0));
+    assert_int_equal(lat_unpin_thread(&one), 0);
+    assert_int_equal(lat_current_cpu(), lat_cpuset_next(aff, 0));
     assert_int_equal(lat_unpin_thread(NULL), 0);
     lat_cpuset after;
     assert_int_equal(lat_thread_affinity(&after), 0);
@@ -483,6 +536,7 @@ int main(void) {
         cmocka_unit_test(test_plan_smt_avoidance),
         cmocka_unit_test(test_plan_isolated_preference),
         cmocka_unit_test(test_hybrid_detection),
+        cmocka_unit_test(test_topo_json_and_sets),
         cmocka_unit_test(test_real_pin),
         cmocka_unit_test(test_runcond_fake),
         cmocka_unit_test(test_runcond_empty_and_real),
