@@ -1,10 +1,286 @@
-/* bench.c - `latlab bench` (not built yet: this placeholder exits 1 until its issue lands). */
+/* bench.c - `latlab bench ring`: the SPSC ring bake-off.
+ *
+ * latlab's cached-index ring and per-slot sequence ring against Concurrency
+ * Kit's ck_ring (the C ring to beat) and a mutex + condition-variable queue, in
+ * one run, on two pinned CPUs: same-thread push+pop, cross-core streaming
+ * throughput for 8-byte and 40-byte items, and round-trip latency through two
+ * queues, with the raw cache-line ping-pong between the same CPUs measured in
+ * every round as the floor.  Rounds interleave the queues so drifting host
+ * noise hits all of them alike; figures are medians over the rounds, each
+ * also given as a ratio to ck_ring and to the floor.  The result also names
+ * the bake-off's winner, the ring the pipeline should use by default
+ * (LAT_RING_DEFAULT_SEQ in ring.h). */
 #include "cli.h"
+#include "ringlab.h"
 
-const char cmd_bench_usage[] = "usage: latlab bench\n\n(not implemented yet)\n";
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latlab/atomicfile.h"
+#include "latlab/clock.h"
+#include "latlab/ring.h"
+
+const char cmd_bench_usage[] =
+    "usage: latlab bench ring [--rounds N] [--ops N] [--items N] [--samples N] [--capacity N]\n"
+    "                         [--cpus A,B] [--json FILE]\n"
+    "\n"
+    "The SPSC ring bake-off: latlab's cached-index ring (ring) and per-slot sequence\n"
+    "ring (seqring) against Concurrency Kit's ck_ring and a mutex+condvar queue, all\n"
+    "in one run on two pinned CPUs:\n"
+    "  push+pop     same-thread push then pop, ns per pair (8-byte items)\n"
+    "  Mops/s       cross-core streaming throughput, 8-byte and 40-byte items\n"
+    "  round trip   p50/p99/p99.9 of a stamp sent through one queue and back through\n"
+    "               another (8-byte items)\n"
+    "  floor        the raw cache-line ping-pong between the same two CPUs, measured\n"
+    "               every round; latencies are also given as a ratio to it\n"
+    "Each figure is the median over the rounds and a ratio to ck_ring's.\n"
+    "\n"
+    "options:\n"
+    "  --rounds N     rounds, queues interleaved in each (default 5)\n"
+    "  --ops N        same-thread push+pop pairs per measurement (default 10000000)\n"
+    "  --items N      items per throughput run (default 4000000; mutex: N/20)\n"
+    "  --samples N    round trips per latency run (default 100000; mutex: N/20)\n"
+    "  --capacity N   queue capacity for the throughput runs (default 4096)\n"
+    "  --cpus A,B     the two CPUs (default: chosen by the topology planner)\n"
+    "  --json FILE    also write every figure (medians and each round) as JSON\n"
+    "\n"
+    "Needs two CPUs; exits 1 with a message on a single-CPU machine or affinity mask.\n";
+
+enum { F_ST, F_TP8, F_TP40, F_P50, F_P99, F_P999, F_N };
+static const char *fig_names[F_N] = {"same_thread_ns", "mops_8b",    "mops_40b",
+                                     "rtt_p50_ns",     "rtt_p99_ns", "rtt_p999_ns"};
+
+#define MAX_ROUNDS 101
+
+typedef struct results {
+    int rounds;
+    double v[RL_NKINDS][F_N][MAX_ROUNDS];
+    double med[RL_NKINDS][F_N];
+    double all[RL_NKINDS][2][MAX_ROUNDS]; /* whole-run Mops/s, 8 B and 40 B */
+    double floor_v[3][MAX_ROUNDS];        /* p50, p99, p99.9 */
+    double floor_med[3];
+} results;
+
+static double med_of(const double *v, int n) {
+    double tmp[MAX_ROUNDS];
+    memcpy(tmp, v, sizeof(double) * (size_t)n);
+    return rl_median(tmp, n);
+}
+
+static int run_round(results *res, int round, const int cpus[2], uint64_t ops, uint64_t items,
+                     uint64_t samples, size_t cap) {
+    rl_lat fl;
+    int err = rl_pingpong(cpus[0], cpus[1], samples, &fl);
+    if (err) return err;
+    res->floor_v[0][round] = fl.p50_ns;
+    res->floor_v[1][round] = fl.p99_ns;
+    res->floor_v[2][round] = fl.p999_ns;
+    for (int k = 0; k < RL_NKINDS; k++) {
+        uint64_t scale = k == RL_MUTEX ? 20 : 1;
+        double st = rl_same_thread_ns((rl_kind)k, 8, ops / scale);
+        if (st < 0) return -EIO;
+        res->v[k][F_ST][round] = st;
+        double m8, m40;
+        if ((err = rl_throughput((rl_kind)k, 8, cap, cpus[0], cpus[1], items / scale, &m8,
+                                 &res->all[k][0][round])))
+            return err;
+        if ((err = rl_throughput((rl_kind)k, 40, cap, cpus[0], cpus[1], items / scale, &m40,
+                                 &res->all[k][1][round])))
+            return err;
+        res->v[k][F_TP8][round] = m8;
+        res->v[k][F_TP40][round] = m40;
+        rl_lat l;
+        if ((err = rl_roundtrip((rl_kind)k, 1024, cpus[0], cpus[1], samples / scale, &l)))
+            return err;
+        res->v[k][F_P50][round] = l.p50_ns;
+        res->v[k][F_P99][round] = l.p99_ns;
+        res->v[k][F_P999][round] = l.p999_ns;
+    }
+    return 0;
+}
+
+/* The winner among latlab's two rings: the better round-trip p50, unless the
+ * other one streams 8-byte items more than 25% faster. */
+static rl_kind pick_winner(const results *r) {
+    const double *a = r->med[RL_RING], *b = r->med[RL_SEQRING];
+    rl_kind lat = b[F_P50] <= a[F_P50] ? RL_SEQRING : RL_RING;
+    rl_kind other = lat == RL_RING ? RL_SEQRING : RL_RING;
+    if (r->med[other][F_TP8] > 1.25 * r->med[lat][F_TP8] &&
+        r->med[other][F_P50] < 1.1 * r->med[lat][F_P50])
+        return other;
+    return lat;
+}
+
+static void print_table(const results *r, const int cpus[2], size_t cap) {
+    const double *ck = r->med[RL_CK];
+    double floor50 = r->floor_med[0];
+    printf("ring bake-off: CPUs %d and %d, %d rounds (medians), capacity %zu, %.4f cycles/ns\n",
+           cpus[0], cpus[1], r->rounds, cap, lat_clock_default()->cycles_per_ns);
+    printf("floor: cache-line ping-pong round trip p50 %.1f ns, p99 %.1f ns, p99.9 %.1f ns "
+           "(one hop %.1f ns)\n\n",
+           floor50, r->floor_med[1], r->floor_med[2], floor50 / 2);
+    printf("%-8s %9s %6s  %10s %6s  %10s %6s\n", "queue", "push+pop", "vs ck", "Mops/s 8B", "vs ck",
+           "Mops/s 40B", "vs ck");
+    for (int k = 0; k < RL_NKINDS; k++) {
+        const double *m = r->med[k];
+        printf("%-8s %6.2f ns %5.2fx  %10.1f %5.2fx  %10.1f %5.2fx\n", rl_kind_name((rl_kind)k),
+               m[F_ST], m[F_ST] / ck[F_ST], m[F_TP8], m[F_TP8] / ck[F_TP8], m[F_TP40],
+               m[F_TP40] / ck[F_TP40]);
+    }
+    printf("\n%-8s %9s %9s %9s %6s %9s  %s\n", "queue", "RTT p50", "p99", "p99.9", "vs ck",
+           "vs floor", "ns/item 8B vs floor hop");
+    for (int k = 0; k < RL_NKINDS; k++) {
+        const double *m = r->med[k];
+        printf("%-8s %6.1f ns %6.1f ns %6.1f ns %5.2fx %8.2fx  %.3fx\n", rl_kind_name((rl_kind)k),
+               m[F_P50], m[F_P99], m[F_P999], m[F_P50] / ck[F_P50], m[F_P50] / floor50,
+               (1e3 / m[F_TP8]) / (floor50 / 2));
+    }
+    for (int k = 0; k < RL_NKINDS; k++)
+        if (r->med[k][F_P50] < 0.9 * floor50)
+            printf("IMPLAUSIBLE: %s's round trip is below the ping-pong floor: the harness is "
+                   "lying\n",
+                   rl_kind_name((rl_kind)k));
+}
+
+static json_t *fig_json(const double *med, const double (*v)[MAX_ROUNDS], int rounds) {
+    json_t *o = json_object();
+    for (int f = 0; f < F_N; f++) {
+        json_object_set_new(o, fig_names[f], json_real(med[f]));
+        json_t *a = json_array();
+        for (int i = 0; i < rounds; i++)
+            json_array_append_new(a, json_real(v[f][i]));
+        char key[64];
+        snprintf(key, sizeof key, "%s_rounds", fig_names[f]);
+        json_object_set_new(o, key, a);
+    }
+    return o;
+}
+
+static int write_json(const char *path, const results *r, const int cpus[2], size_t cap,
+                      rl_kind winner) {
+    json_t *j = json_object();
+    json_object_set_new(j, "command", json_string("bench ring"));
+    json_t *jc = json_array();
+    json_array_append_new(jc, json_integer(cpus[0]));
+    json_array_append_new(jc, json_integer(cpus[1]));
+    json_object_set_new(j, "cpus", jc);
+    json_object_set_new(j, "rounds", json_integer(r->rounds));
+    json_object_set_new(j, "capacity", json_integer((json_int_t)cap));
+    json_object_set_new(j, "cycles_per_ns", json_real(lat_clock_default()->cycles_per_ns));
+    json_t *fl = json_object();
+    json_object_set_new(fl, "rtt_p50_ns", json_real(r->floor_med[0]));
+    json_object_set_new(fl, "rtt_p99_ns", json_real(r->floor_med[1]));
+    json_object_set_new(fl, "rtt_p999_ns", json_real(r->floor_med[2]));
+    json_t *fr = json_array();
+    for (int i = 0; i < r->rounds; i++)
+        json_array_append_new(fr, json_real(r->floor_v[0][i]));
+    json_object_set_new(fl, "rtt_p50_ns_rounds", fr);
+    json_object_set_new(j, "floor", fl);
+    json_t *q = json_object();
+    for (int k = 0; k < RL_NKINDS; k++) {
+        json_t *o = fig_json(r->med[k], r->v[k], r->rounds);
+        const double *ck = r->med[RL_CK];
+        json_object_set_new(o, "same_thread_vs_ck", json_real(r->med[k][F_ST] / ck[F_ST]));
+        json_object_set_new(o, "mops_8b_vs_ck", json_real(r->med[k][F_TP8] / ck[F_TP8]));
+        json_object_set_new(o, "mops_40b_vs_ck", json_real(r->med[k][F_TP40] / ck[F_TP40]));
+        json_object_set_new(o, "rtt_p50_vs_ck", json_real(r->med[k][F_P50] / ck[F_P50]));
+        json_object_set_new(o, "rtt_p50_vs_floor", json_real(r->med[k][F_P50] / r->floor_med[0]));
+        json_object_set_new(q, rl_kind_name((rl_kind)k), o);
+    }
+    json_object_set_new(j, "queues", q);
+    json_object_set_new(j, "winner", json_string(rl_kind_name(winner)));
+    json_object_set_new(j, "compiled_default", json_string(LAT_RING_DEFAULT_NAME));
+    int err = lat_write_json_atomic(path, j);
+    json_decref(j);
+    return err;
+}
+
+static int bench_ring(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"rounds", required_argument, NULL, 'r'},   {"ops", required_argument, NULL, 'o'},
+        {"items", required_argument, NULL, 'i'},    {"samples", required_argument, NULL, 's'},
+        {"capacity", required_argument, NULL, 'C'}, {"cpus", required_argument, NULL, 'c'},
+        {"json", required_argument, NULL, 'j'},     {NULL, 0, NULL, 0},
+    };
+    uint64_t rounds = 5, ops = 10000000, items = 4000000, samples = 100000, cap = 4096;
+    const char *cpulist = NULL, *json_path = NULL;
+    int c, rc;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (c) {
+        case 'r':
+            if ((rc = cli_parse_u64("bench", "--rounds", optarg, 1, MAX_ROUNDS, &rounds)))
+                return rc;
+            break;
+        case 'o':
+            if ((rc = cli_parse_u64("bench", "--ops", optarg, 1000, 10000000000ull, &ops)))
+                return rc;
+            break;
+        case 'i':
+            if ((rc = cli_parse_u64("bench", "--items", optarg, 1000, 10000000000ull, &items)))
+                return rc;
+            break;
+        case 's':
+            if ((rc = cli_parse_u64("bench", "--samples", optarg, 1000, 100000000ull, &samples)))
+                return rc;
+            break;
+        case 'C':
+            if ((rc = cli_parse_u64("bench", "--capacity", optarg, 2, 1u << 24, &cap))) return rc;
+            break;
+        case 'c':
+            if (!*optarg) return cli_usage_error("bench", "--cpus: needs a CPU list");
+            cpulist = optarg;
+            break;
+        case 'j':
+            if (!*optarg) return cli_usage_error("bench", "--json: needs a file name");
+            json_path = optarg;
+            break;
+        default:
+            return cli_getopt_fail("bench", c, argv);
+        }
+    }
+    if (optind < argc) return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
+    int cpus[2];
+    if ((rc = rl_pick_cpus("bench", cpulist, cpus))) return rc;
+    (void)lat_clock_default(); /* calibrate before timing anything */
+
+    results *res = calloc(1, sizeof *res);
+    if (!res) return cli_error("bench", "out of memory");
+    res->rounds = (int)rounds;
+    for (int i = 0; i < res->rounds; i++) {
+        cli_progress("ring bake-off: round %d of %d", i + 1, res->rounds);
+        int err = run_round(res, i, cpus, ops, items, samples, (size_t)cap);
+        if (err) {
+            cli_progress_done();
+            free(res);
+            return cli_lib_error("bench", "ring bake-off", err);
+        }
+    }
+    cli_progress_done();
+    for (int k = 0; k < RL_NKINDS; k++)
+        for (int f = 0; f < F_N; f++)
+            res->med[k][f] = med_of(res->v[k][f], res->rounds);
+    for (int f = 0; f < 3; f++)
+        res->floor_med[f] = med_of(res->floor_v[f], res->rounds);
+
+    print_table(res, cpus, (size_t)cap);
+    rl_kind winner = pick_winner(res);
+    printf("\nwinner (round-trip p50, unless the other ring streams >25%% faster): %s; the "
+           "pipeline's compiled default is %s (LAT_RING_DEFAULT_SEQ=%d)%s\n",
+           rl_kind_name(winner), LAT_RING_DEFAULT_NAME, LAT_RING_DEFAULT_SEQ,
+           strcmp(rl_kind_name(winner), LAT_RING_DEFAULT_NAME) ? " -- differs on this run" : "");
+    int err = json_path ? write_json(json_path, res, cpus, (size_t)cap, winner) : 0;
+    free(res);
+    if (err) return cli_lib_error("bench", json_path, err);
+    return CLI_OK;
+}
 
 int cmd_bench(int argc, char **argv) {
-    (void)argc;
-    (void)argv;
-    return cli_error("bench", "not implemented yet");
+    if (argc < 2) return cli_usage_error("bench", "which bake-off? (ring)");
+    if (!strcmp(argv[1], "ring")) return bench_ring(argc - 1, argv + 1);
+    return cli_usage_error("bench", "unknown bake-off '%s' (known: ring)", argv[1]);
 }

@@ -50,6 +50,7 @@ const char cmd_lab_usage[] =
     "  --cpus LIST       plan hot threads within these CPUs\n"
     "  --oversubscribe   run even when the hot threads cannot each have a CPU\n"
     "  --baseline-runs N (default 3)     --no-pin-runs N (default 5)\n"
+    "  --json FILE       also write lab.json here\n"
     "\n"
     "Progress goes to stderr when it is a terminal.  exit 0 ok, 1 error, 2 usage.\n";
 
@@ -58,8 +59,7 @@ const char cmd_lab_usage[] =
 
 enum { EXP_BASE = 0, EXP_ALLOC, EXP_SHARE, EXP_NOPIN, NEXP };
 static const char *const exp_name[NEXP] = {"baseline", "alloc", "share-line", "no-pin"};
-static const char *const exp_flag[NEXP] = {"no experiment flag", "--alloc", "--share-line",
-                                           "--no-pin"};
+static const char *const exp_flag[NEXP] = {"no flags", "--alloc", "--share-line", "--no-pin"};
 
 /* Figures of one run. */
 typedef struct figs {
@@ -371,7 +371,7 @@ static void add_hist_series(lat_plot *pl, const char *label, const lat_hist *h) 
 
 /* ---- main ---------------------------------------------------------------------------- */
 
-enum { O_OUT = 256, O_QUICK, O_EVENTS, O_RATE, O_SHAPE, O_CPUS, O_OVER, O_BRUNS, O_NRUNS };
+enum { O_OUT = 256, O_QUICK, O_EVENTS, O_RATE, O_SHAPE, O_CPUS, O_OVER, O_BRUNS, O_NRUNS, O_JSON };
 static const struct option opts[] = {
     {"out", required_argument, NULL, O_OUT},
     {"quick", no_argument, NULL, O_QUICK},
@@ -382,6 +382,7 @@ static const struct option opts[] = {
     {"oversubscribe", no_argument, NULL, O_OVER},
     {"baseline-runs", required_argument, NULL, O_BRUNS},
     {"no-pin-runs", required_argument, NULL, O_NRUNS},
+    {"json", required_argument, NULL, O_JSON},
     {NULL, 0, NULL, 0},
 };
 
@@ -393,7 +394,7 @@ static char *path_join(const char *dir, const char *name) {
 }
 
 int cmd_lab(int argc, char **argv) {
-    const char *out = "latlab-lab";
+    const char *out = "latlab-lab", *json_out = NULL;
     bool quick = false, oversub = false;
     uint64_t events = 0, rate = 200000, bruns = 3, nruns = 5;
     int shape = LAT_PIPE_AUTO, ncpus = 0, cpus[LAT_MAX_CPUS], ch, rc;
@@ -426,6 +427,9 @@ int cmd_lab(int argc, char **argv) {
             break;
         case O_BRUNS:
             if (cli_parse_u64(CMD, "--baseline-runs", optarg, 2, MAXRUNS, &bruns)) return CLI_USAGE;
+            break;
+        case O_JSON:
+            json_out = optarg;
             break;
         case O_NRUNS:
             if (cli_parse_u64(CMD, "--no-pin-runs", optarg, 1, MAXRUNS, &nruns)) return CLI_USAGE;
@@ -483,6 +487,9 @@ int cmd_lab(int argc, char **argv) {
         return cli_lib_error(CMD, "memory", -ENOMEM);
     }
     int nrun[NEXP] = {(int)bruns, 1, 1, (int)nruns};
+    char flight_text[320] = "";
+    char *flight_dump = NULL;
+    uint64_t flight_thr = LAT_FLIGHT_NONE;
     int total = 0, done = 0, ret = CLI_OK;
     for (int x = 0; x < NEXP; x++)
         total += nrun[x];
@@ -503,6 +510,11 @@ int cmd_lab(int argc, char **argv) {
             }
             e->cfg.hlog_prefix = prefix;
             e->cfg.hlog_interval_ns = 1000000000ull;
+            if (x == EXP_ALLOC) { /* step (f): the flight recorder at the baseline's p99.9 */
+                agg b = AGG(&ex[EXP_BASE], p999, LAT_PIPE_E2E);
+                flight_thr = isnan(b.med) ? LAT_FLIGHT_NONE : (uint64_t)b.med;
+                e->cfg.flight_threshold_ns = flight_thr;
+            }
             cli_progress("run %d/%d: %s %d/%d (%" PRIu64 " events)...", done + 1, total,
                          exp_name[x], i + 1, nrun[x], events);
             rc = lat_pipe_run(&e->cfg, &e->r[i]);
@@ -514,6 +526,20 @@ int cmd_lab(int argc, char **argv) {
             }
             e->n = i + 1;
             fill_figs(&e->r[i], &e->f[i]);
+            if (e->r[i].flight) {
+                lat_flight_verdict fv;
+                bool trig = false;
+                if (lat_flight_analyze(e->r[i].flight, &fv) == 0) {
+                    snprintf(flight_text, sizeof flight_text, "%s", fv.text);
+                    trig = fv.shape != LAT_FLIGHT_NO_TRIGGER;
+                }
+                size_t dl = 0;
+                FILE *m = trig ? open_memstream(&flight_dump, &dl) : NULL;
+                if (m) {
+                    lat_flight_dump(e->r[i].flight, m, 10);
+                    fclose(m);
+                }
+            }
             json_t *j = lab_run_json(&e->cfg, &e->r[i], over, why);
             json_object_set_new(j, "experiment", json_string(exp_name[x]));
             json_object_set_new(j, "run", json_integer(i + 1));
@@ -535,7 +561,7 @@ int cmd_lab(int argc, char **argv) {
         for (int x = 0; x < NEXP; x++) {
             char title[160];
             for (int i = 0; i < ex[x].n; i++) {
-                snprintf(title, sizeof title, "== %s %s, run %d/%d", exp_name[x], exp_flag[x],
+                snprintf(title, sizeof title, "== %s (%s), run %d/%d", exp_name[x], exp_flag[x],
                          i + 1, ex[x].n);
                 lab_print_table(stdout, &ex[x].cfg, &ex[x].r[i], over, title);
             }
@@ -595,6 +621,13 @@ int cmd_lab(int argc, char **argv) {
                     "Goal: < 1%% per stamp.\n",
                     b0->stamp_cost_ns, 100.0 * (double)b0->stamp_cost_ns / p50, p50,
                     b0->stamps_per_event);
+            if (flight_text[0]) {
+                fprintf(f,
+                        "\n## Flight recorder (alloc run, threshold = baseline e2e p99.9 = %" PRIu64
+                        " ns)\n\n**%s**\n\n",
+                        flight_thr, flight_text);
+                if (flight_dump) fprintf(f, "```\n%s```\n", flight_dump);
+            }
             fprintf(f, "\n## Cause -> measurement -> fix\n\n");
             for (int x = 1; x < NEXP; x++)
                 narrate(f, x, &ex[0], &ex[x], &v[x]);
@@ -627,7 +660,16 @@ int cmd_lab(int argc, char **argv) {
             }
             json_object_set_new(doc, "verdicts", vs);
             json_object_set_new(doc, "runs", json_incref(jruns));
+            if (flight_text[0]) {
+                json_t *fl = json_object();
+                json_object_set_new(fl, "experiment", json_string("alloc"));
+                json_object_set_new(fl, "threshold_ns", json_integer((json_int_t)flight_thr));
+                json_object_set_new(fl, "verdict", json_string(flight_text));
+                json_object_set_new(doc, "flight", fl);
+            }
             if ((rc = lat_write_json_atomic(jsp, doc)) != 0) ret = cli_lib_error(CMD, jsp, rc);
+            if (ret == CLI_OK && json_out && (rc = lat_write_json_atomic(json_out, doc)) != 0)
+                ret = cli_lib_error(CMD, json_out, rc);
             json_decref(doc);
         }
 
@@ -659,7 +701,8 @@ int cmd_lab(int argc, char **argv) {
                 for (int x = 0; x < NEXP; x++) {
                     char cap[96];
                     lat_report_section(rep, exp_name[x]);
-                    snprintf(cap, sizeof cap, "%s %s: per-stage latency", exp_name[x], exp_flag[x]);
+                    snprintf(cap, sizeof cap, "%s (%s): per-stage latency", exp_name[x],
+                             exp_flag[x]);
                     report_table(rep, cap, &ex[x]);
                     if (x != EXP_BASE) {
                         char t[512];
@@ -675,6 +718,12 @@ int cmd_lab(int argc, char **argv) {
                                            t);
                     }
                 }
+                if (flight_text[0]) {
+                    lat_report_section(rep, "Flight recorder (alloc run)");
+                    lat_report_verdict(rep, LAT_VERDICT_INFO, flight_text);
+                    if (flight_dump)
+                        lat_report_pre(rep, "the frozen window around the outlier", flight_dump);
+                }
                 rc = lat_report_write(rep, htp);
                 lat_report_free(rep);
             }
@@ -686,6 +735,7 @@ int cmd_lab(int argc, char **argv) {
         free(htp);
     }
     json_decref(jruns);
+    free(flight_dump);
     for (int x = 0; x < NEXP; x++)
         for (int i = 0; i < ex[x].n; i++)
             lat_pipe_result_release(&ex[x].r[i]);

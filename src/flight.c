@@ -184,6 +184,8 @@ int lat_flight_dump(const lat_flight *f, FILE *out, uint64_t context) {
     if (have && context) {
         lo = t > context ? t - context : 0;
         hi = t + context + 1 < n ? t + context + 1 : n;
+    } else if (context) { /* no outlier: the most recent samples */
+        lo = n > context ? n - context : 0;
     }
     fprintf(out, "# flight recorder: %" PRIu64 " samples in the window", n);
     if (n)
@@ -195,8 +197,12 @@ int lat_flight_dump(const lat_flight *f, FILE *out, uint64_t context) {
     else
         fprintf(out, "; no trigger\n");
     fprintf(out, "# verdict: %s\n", v.text);
-    if (lo > 0 || hi < n)
-        fprintf(out, "# showing %" PRIu64 " samples either side of the outlier\n", context);
+    if (lo > 0 || hi < n) {
+        if (have)
+            fprintf(out, "# showing %" PRIu64 " samples either side of the outlier\n", context);
+        else
+            fprintf(out, "# showing the last %" PRIu64 " samples\n", hi - lo);
+    }
     fprintf(out, "#  %12s", "seq");
     for (unsigned s = 0; s < f->nstages; s++)
         fprintf(out, " %12s", f->names[s]);

@@ -55,6 +55,18 @@ static void test_wraps_keeps_last(void **state) {
     lat_flight_verdict v;
     assert_int_equal(lat_flight_analyze(f, &v), 0);
     assert_int_equal(v.shape, LAT_FLIGHT_NO_TRIGGER);
+    /* without an outlier a context dump shows the most recent samples */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    assert_int_equal(lat_flight_dump(f, m, 5), 0);
+    fclose(m);
+    size_t lines = 0;
+    for (char *p = buf; *p; p++) lines += *p == '\n';
+    assert_int_equal(lines, 4 + 5);
+    assert_non_null(strstr(buf, "# showing the last 5 samples"));
+    assert_non_null(strstr(buf, "   9999 "));
+    free(buf);
     lat_flight_free(f);
 }
 

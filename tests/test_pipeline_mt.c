@@ -177,6 +177,9 @@ static void test_share_line_addresses(void **state) {
     lat_pipe_result_release(&r);
 }
 
+/* The recorder freezes on the first outlier; on a loaded machine scheduling
+ * noise can exceed any threshold first, so a run whose trigger was not the
+ * injected stall is retried (at most 4 tries) rather than misread. */
 static void flight_case(int shape, int site, const char *stage, int kind) {
     lat_pipe_config c;
     small(&c);
@@ -186,21 +189,30 @@ static void flight_case(int shape, int site, const char *stage, int kind) {
     c.rate_hz = 20000;
     c.stall_site = site;
     c.stall_seq = 2000;
-    c.stall_ns = 200000000ull;            /* 200 ms: far above scheduling noise */
-    c.flight_threshold_ns = 100000000ull; /* 100 ms */
+    c.stall_ns = 400000000ull;            /* 400 ms: far above scheduling noise */
+    c.flight_threshold_ns = 200000000ull; /* 200 ms */
     c.perf = false;
-    lat_pipe_result r;
-    assert_int_equal(lat_pipe_run(&c, &r), 0);
-    assert_non_null(r.flight);
-    assert_true(r.flight_fired);
-    lat_flight_verdict v;
-    assert_int_equal(lat_flight_analyze(r.flight, &v), 0);
-    printf("%s\n", v.text);
-    assert_int_equal(v.trigger_seq, 2000);
-    assert_string_equal(r.flight->names[v.stage], stage);
-    assert_int_equal(v.shape, kind);
-    assert_non_null(strstr(v.text, stage));
-    lat_pipe_result_release(&r);
+    for (int attempt = 0; attempt < 4; attempt++) {
+        lat_pipe_result r;
+        assert_int_equal(lat_pipe_run(&c, &r), 0);
+        assert_non_null(r.flight);
+        assert_true(r.flight_fired);
+        lat_flight_verdict v;
+        assert_int_equal(lat_flight_analyze(r.flight, &v), 0);
+        printf("%s\n", v.text);
+        if (v.trigger_seq != 2000) {
+            printf("noise crossed the threshold first (seq %llu); retrying\n",
+                   (unsigned long long)v.trigger_seq);
+            lat_pipe_result_release(&r);
+            continue;
+        }
+        assert_string_equal(r.flight->names[v.stage], stage);
+        assert_int_equal(v.shape, kind);
+        assert_non_null(strstr(v.text, stage));
+        lat_pipe_result_release(&r);
+        return;
+    }
+    fail_msg("the injected stall never was the first outlier in 4 tries");
 }
 
 static void test_flight_work_stall_one_event(void **state) {

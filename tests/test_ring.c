@@ -213,6 +213,46 @@
         assert_int_equal(R##_pop_wait(r, &v, &idle), -EPIPE);                                      \
         R##_free(r);                                                                               \
     }                                                                                              \
+    static void R##_typed(void **state) {                                                          \
+        (void)state;                                                                               \
+        struct msg {                                                                               \
+            uint64_t w[5];                                                                         \
+        } in = {{1, 2, 3, 4, 5}}, out;                                                             \
+        T *r = NULL;                                                                               \
+        assert_int_equal(R##_create(sizeof in, 4, 0, &r), 0);                                      \
+        lat_idle idle = lat_idle_spin();                                                           \
+        for (uint64_t i = 0; i < 50; i++) {                                                        \
+            in.w[0] = i;                                                                           \
+            assert_true(R##_try_push_t(r, &in));                                                   \
+            in.w[0] = i + 1000;                                                                    \
+            assert_int_equal(R##_push_wait_t(r, &in, &idle), 0);                                   \
+            assert_true(R##_try_pop_t(r, &out));                                                   \
+            assert_int_equal(out.w[0], i);                                                         \
+            assert_int_equal(out.w[4], 5);                                                         \
+            assert_int_equal(R##_pop_wait_t(r, &out, &idle), 0);                                   \
+            assert_int_equal(out.w[0], i + 1000);                                                  \
+        }                                                                                          \
+        assert_false(R##_try_pop_t(r, &out));                                                      \
+        for (int i = 0; i < 4; i++)                                                                \
+            assert_true(R##_try_push_t(r, &in));                                                   \
+        assert_false(R##_try_push_t(r, &in));                                                      \
+        /* typed and untyped calls interleave */                                                   \
+        assert_true(R##_try_pop(r, &out));                                                         \
+        assert_true(R##_try_push(r, &in));                                                         \
+        R##_free(r);                                                                               \
+        /* a typed call with the wrong item size aborts in checked builds */                       \
+        pid_t pid = fork();                                                                        \
+        assert_true(pid >= 0);                                                                     \
+        if (pid == 0) {                                                                            \
+            if (R##_create(16, 4, 0, &r)) _exit(3);                                                \
+            uint64_t small = 1;                                                                    \
+            (void)R##_try_push_t(r, &small);                                                       \
+            _exit(0);                                                                              \
+        }                                                                                          \
+        int st = 0;                                                                                \
+        assert_int_equal(waitpid(pid, &st, 0), pid);                                               \
+        assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);                                   \
+    }                                                                                              \
     static void *R##_other_thread_pop(void *arg) {                                                 \
         uint64_t v;                                                                                \
         (void)R##_try_pop(arg, &v);                                                                \
@@ -308,6 +348,7 @@ int main(void) {
         cmocka_unit_test(lat_ring_no_alloc_hot_path),
         cmocka_unit_test(lat_ring_close_test),
         cmocka_unit_test(lat_ring_owner_check),
+        cmocka_unit_test(lat_ring_typed),
         cmocka_unit_test(lat_seqring_wrap_all_capacities),
         cmocka_unit_test(lat_seqring_full_empty),
         cmocka_unit_test(lat_seqring_batch_spans),
@@ -315,6 +356,7 @@ int main(void) {
         cmocka_unit_test(lat_seqring_no_alloc_hot_path),
         cmocka_unit_test(lat_seqring_close_test),
         cmocka_unit_test(lat_seqring_owner_check),
+        cmocka_unit_test(lat_seqring_typed),
         cmocka_unit_test(idle_parse),
         cmocka_unit_test(layout),
     };

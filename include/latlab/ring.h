@@ -193,12 +193,32 @@ LAT_INLINE void lat__ring_check_owner(_Atomic uintptr_t *owner, const char *what
 #endif
 }
 
-/* Copy one item.  Item sizes are runtime values; the common ones get an
- * inlined fixed-size copy instead of a call to memcpy. */
+/* Typed calls pass sizeof(*item); debug builds check it is the ring's size. */
+LAT_INLINE void lat__ring_check_size(uint32_t ring_size, size_t n) {
+#if LAT_RING_OWNER_CHECKS
+    if (n != ring_size) lat__ring_owner_fail("typed call with an item of the wrong size");
+#else
+    (void)ring_size;
+    (void)n;
+#endif
+}
+
+/* Copy one item.  Item sizes are runtime values, so the common ones (8-byte
+ * counters and pointers, the pipeline's 40-byte message, other multiples of 8
+ * up to 64) get fixed-size inline copies, tested most likely first; anything
+ * else goes through memcpy.  For a size only known at run time the empty asm
+ * hides the pointers' provenance so that, inlined next to a small object, the
+ * never-taken larger cases do not trip -Warray-bounds; a constant size (typed
+ * calls) folds to one copy and keeps the compiler free to forward values. */
 LAT_INLINE void lat__ring_copy(void *restrict dst, const void *restrict src, size_t n) {
-    switch (n) {
-    case 8:
+    if (!__builtin_constant_p(n)) __asm__("" : "+r"(dst), "+r"(src));
+    if (LAT_LIKELY(n == 8)) {
         memcpy(dst, src, 8);
+        return;
+    }
+    switch (n) {
+    case 40:
+        memcpy(dst, src, 40);
         return;
     case 16:
         memcpy(dst, src, 16);
@@ -209,14 +229,11 @@ LAT_INLINE void lat__ring_copy(void *restrict dst, const void *restrict src, siz
     case 32:
         memcpy(dst, src, 32);
         return;
-    case 40:
-        memcpy(dst, src, 40);
-        return;
     case 48:
         memcpy(dst, src, 48);
         return;
-    case 4:
-        memcpy(dst, src, 4);
+    case 56:
+        memcpy(dst, src, 56);
         return;
     case 64:
         memcpy(dst, src, 64);
@@ -319,8 +336,9 @@ static inline size_t lat_ring_len(const lat_ring *r) {
 
 /* Copy item_size bytes from item into the ring.  Returns true, or false when
  * the ring is full (the item stays with the caller).  [producer] */
-static inline bool lat_ring_try_push(lat_ring *r, const void *item) {
+LAT_INLINE bool lat__ring_push_n(lat_ring *r, const void *item, size_t n) {
     lat__ring_check_owner(&r->p_owner, "lat_ring producer");
+    lat__ring_check_size(r->p_size, n);
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed); /* own index */
     if (LAT_UNLIKELY(h - r->p_tail > r->p_mask)) {
         /* acquire pairs with the consumer's release of tail: its reads of the
@@ -328,24 +346,31 @@ static inline bool lat_ring_try_push(lat_ring *r, const void *item) {
         r->p_tail = atomic_load_explicit(&r->tail, memory_order_acquire);
         if (h - r->p_tail > r->p_mask) return false;
     }
-    lat__ring_copy(r->p_slots + (h & r->p_mask) * r->p_size, item, r->p_size);
+    lat__ring_copy(r->p_slots + (h & r->p_mask) * n, item, n);
     lat__ring_publish(&r->head, h + 1, r->p_flags, &r->ctl.cons_sleep);
     return true;
+}
+LAT_INLINE bool lat_ring_try_push(lat_ring *r, const void *item) {
+    return lat__ring_push_n(r, item, r->p_size);
 }
 
 /* Copy the oldest item into item and remove it.  Returns true, or false when
  * the ring is empty.  [consumer] */
-static inline bool lat_ring_try_pop(lat_ring *r, void *item) {
+LAT_INLINE bool lat__ring_pop_n(lat_ring *r, void *item, size_t n) {
     lat__ring_check_owner(&r->c_owner, "lat_ring consumer");
+    lat__ring_check_size(r->c_size, n);
     uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed); /* own index */
     if (LAT_UNLIKELY(t == r->c_head)) {
         /* acquire pairs with the producer's release of head: the item is written. */
         r->c_head = atomic_load_explicit(&r->head, memory_order_acquire);
         if (t == r->c_head) return false;
     }
-    lat__ring_copy(item, r->c_slots + (t & r->c_mask) * r->c_size, r->c_size);
+    lat__ring_copy(item, r->c_slots + (t & r->c_mask) * n, n);
     lat__ring_publish(&r->tail, t + 1, r->c_flags, &r->ctl.prod_sleep);
     return true;
+}
+LAT_INLINE bool lat_ring_try_pop(lat_ring *r, void *item) {
+    return lat__ring_pop_n(r, item, r->c_size);
 }
 
 /* The oldest item in place (valid until the next pop/read_commit), or NULL
@@ -436,13 +461,13 @@ int lat__ring_pop_wait(lat_ring *r, void *item, const lat_idle *idle);
 /* Push, waiting while the ring is full.  idle NULL = spin.  Returns 0, or
  * -EPIPE when it would have to wait on a closed ring (the item was not
  * pushed).  [producer] */
-static inline int lat_ring_push_wait(lat_ring *r, const void *item, const lat_idle *idle) {
+LAT_INLINE int lat_ring_push_wait(lat_ring *r, const void *item, const lat_idle *idle) {
     if (LAT_LIKELY(lat_ring_try_push(r, item))) return 0;
     return lat__ring_push_wait(r, item, idle);
 }
 /* Pop, waiting while the ring is empty.  idle NULL = spin.  Returns 0, or
  * -EPIPE when the ring is closed and empty.  [consumer] */
-static inline int lat_ring_pop_wait(lat_ring *r, void *item, const lat_idle *idle) {
+LAT_INLINE int lat_ring_pop_wait(lat_ring *r, void *item, const lat_idle *idle) {
     if (LAT_LIKELY(lat_ring_try_pop(r, item))) return 0;
     return lat__ring_pop_wait(r, item, idle);
 }
@@ -453,6 +478,12 @@ static inline int lat_ring_pop_wait(lat_ring *r, void *item, const lat_idle *idl
  * two up to 64 bytes (so a slot never straddles two lines) or to a multiple of
  * 64 beyond.  Slot k of lap L holds an item when its word is L*capacity + k + 1. */
 #define LAT_SEQRING_SLOT_HDR 8
+/* log2 of the slot stride for an item of n bytes: folded to a constant when n
+ * is one (typed calls), else the ring's stored value. */
+#define LAT__SEQ_SHIFT(n, stored)                                                                  \
+    (__builtin_constant_p(n)                                                                       \
+         ? (uint32_t)(64 - __builtin_clzll((uint64_t)(LAT_SEQRING_SLOT_HDR + (n)) - 1))            \
+         : (stored))
 
 typedef struct lat_seqring {
     /* Producer's line. */
@@ -526,32 +557,42 @@ LAT_INLINE void lat__seqring_publish_head(lat_seqring *r, uint64_t h) {
 }
 
 /* [producer] */
-static inline bool lat_seqring_try_push(lat_seqring *r, const void *item) {
+LAT_INLINE bool lat__seqring_push_n(lat_seqring *r, const void *item, size_t n) {
     lat__ring_check_owner(&r->p_owner, "lat_seqring producer");
+    lat__ring_check_size(r->p_size, n);
     uint64_t h = atomic_load_explicit(&r->head, memory_order_relaxed); /* own index */
     if (LAT_UNLIKELY(h - r->p_tail > r->p_mask)) {
         /* acquire pairs with the consumer's release of tail. */
         r->p_tail = atomic_load_explicit(&r->tail, memory_order_acquire);
         if (h - r->p_tail > r->p_mask) return false;
     }
-    _Atomic uint64_t *w = lat__seqring_word(r->p_slots, h, r->p_mask, r->p_shift);
-    lat__ring_copy((unsigned char *)w + LAT_SEQRING_SLOT_HDR, item, r->p_size);
+    _Atomic uint64_t *w =
+        lat__seqring_word(r->p_slots, h, r->p_mask, LAT__SEQ_SHIFT(n, r->p_shift));
+    lat__ring_copy((unsigned char *)w + LAT_SEQRING_SLOT_HDR, item, n);
     /* release pairs with the consumer's acquire of this word: item first. */
     atomic_store_explicit(w, h + 1, memory_order_release);
     lat__seqring_publish_head(r, h + 1);
     return true;
 }
+LAT_INLINE bool lat_seqring_try_push(lat_seqring *r, const void *item) {
+    return lat__seqring_push_n(r, item, r->p_size);
+}
 
 /* [consumer] */
-static inline bool lat_seqring_try_pop(lat_seqring *r, void *item) {
+LAT_INLINE bool lat__seqring_pop_n(lat_seqring *r, void *item, size_t n) {
     lat__ring_check_owner(&r->c_owner, "lat_seqring consumer");
+    lat__ring_check_size(r->c_size, n);
     uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed); /* own index */
-    _Atomic uint64_t *w = lat__seqring_word(r->c_slots, t, r->c_mask, r->c_shift);
+    _Atomic uint64_t *w =
+        lat__seqring_word(r->c_slots, t, r->c_mask, LAT__SEQ_SHIFT(n, r->c_shift));
     /* acquire pairs with the producer's release of the word. */
     if (atomic_load_explicit(w, memory_order_acquire) != t + 1) return false;
-    lat__ring_copy(item, (unsigned char *)w + LAT_SEQRING_SLOT_HDR, r->c_size);
+    lat__ring_copy(item, (unsigned char *)w + LAT_SEQRING_SLOT_HDR, n);
     lat__ring_publish(&r->tail, t + 1, r->c_flags, &r->ctl.prod_sleep);
     return true;
+}
+LAT_INLINE bool lat_seqring_try_pop(lat_seqring *r, void *item) {
+    return lat__seqring_pop_n(r, item, r->c_size);
 }
 
 /* [consumer] */
@@ -636,15 +677,39 @@ int lat__seqring_push_wait(lat_seqring *r, const void *item, const lat_idle *idl
 int lat__seqring_pop_wait(lat_seqring *r, void *item, const lat_idle *idle);
 
 /* [producer] */
-static inline int lat_seqring_push_wait(lat_seqring *r, const void *item, const lat_idle *idle) {
+LAT_INLINE int lat_seqring_push_wait(lat_seqring *r, const void *item, const lat_idle *idle) {
     if (LAT_LIKELY(lat_seqring_try_push(r, item))) return 0;
     return lat__seqring_push_wait(r, item, idle);
 }
 /* [consumer] */
-static inline int lat_seqring_pop_wait(lat_seqring *r, void *item, const lat_idle *idle) {
+LAT_INLINE int lat_seqring_pop_wait(lat_seqring *r, void *item, const lat_idle *idle) {
     if (LAT_LIKELY(lat_seqring_try_pop(r, item))) return 0;
     return lat__seqring_pop_wait(r, item, idle);
 }
+
+/* ---- typed forms ------------------------------------------------------------- */
+
+/* The same calls with the item size taken from sizeof(*item), a compile-time
+ * constant, so the copy and the slot arithmetic fold away (what ck_ring's
+ * CK_RING_PROTOTYPE does).  sizeof(*item) must equal the ring's item size
+ * (checked in debug builds).  Same thread rules and returns as the untyped
+ * calls; use these on hot paths. */
+#define lat_ring_try_push_t(r, item) lat__ring_push_n((r), (item), sizeof(*(item)))
+#define lat_ring_try_pop_t(r, item) lat__ring_pop_n((r), (item), sizeof(*(item)))
+#define lat_ring_push_wait_t(r, item, idle)                                                        \
+    (lat__ring_push_n((r), (item), sizeof(*(item))) ? 0 : lat__ring_push_wait((r), (item), (idle)))
+#define lat_ring_pop_wait_t(r, item, idle)                                                         \
+    (lat__ring_pop_n((r), (item), sizeof(*(item))) ? 0 : lat__ring_pop_wait((r), (item), (idle)))
+#define lat_seqring_try_push_t(r, item) lat__seqring_push_n((r), (item), sizeof(*(item)))
+#define lat_seqring_try_pop_t(r, item) lat__seqring_pop_n((r), (item), sizeof(*(item)))
+#define lat_seqring_push_wait_t(r, item, idle)                                                     \
+    (lat__seqring_push_n((r), (item), sizeof(*(item)))                                             \
+         ? 0                                                                                       \
+         : lat__seqring_push_wait((r), (item), (idle)))
+#define lat_seqring_pop_wait_t(r, item, idle)                                                      \
+    (lat__seqring_pop_n((r), (item), sizeof(*(item)))                                              \
+         ? 0                                                                                       \
+         : lat__seqring_pop_wait((r), (item), (idle)))
 
 /* ---- the pipeline default ---------------------------------------------------- */
 
@@ -676,6 +741,10 @@ typedef lat_ring lat_spsc;
 #define lat_spsc_len LAT__SPSC(len)
 #define lat_spsc_try_push LAT__SPSC(try_push)
 #define lat_spsc_try_pop LAT__SPSC(try_pop)
+#define lat_spsc_try_push_t LAT__SPSC(try_push_t)
+#define lat_spsc_try_pop_t LAT__SPSC(try_pop_t)
+#define lat_spsc_push_wait_t LAT__SPSC(push_wait_t)
+#define lat_spsc_pop_wait_t LAT__SPSC(pop_wait_t)
 #define lat_spsc_peek LAT__SPSC(peek)
 #define lat_spsc_push_wait LAT__SPSC(push_wait)
 #define lat_spsc_pop_wait LAT__SPSC(pop_wait)

@@ -1,0 +1,65 @@
+/* ringlab.h - ring measurements shared by `latlab dce` and `latlab bench ring`.
+ *
+ * Four queues behind one set of measurements: latlab's cached-index ring,
+ * latlab's per-slot sequence ring, Concurrency Kit's ck_ring (SPSC namespace)
+ * and a mutex + condition-variable queue.  Measurements: same-thread push+pop,
+ * cross-core streaming throughput, cross-core round trip through two queues,
+ * and the raw cache-line ping-pong that bounds any cross-core latency from
+ * below.  Everything is timed with the cycle counter (lat_cycles_fenced) and
+ * converted with the process-wide calibration.  Not part of the library: these
+ * are CLI experiments. */
+#ifndef LATLAB_CLI_RINGLAB_H
+#define LATLAB_CLI_RINGLAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum rl_kind {
+    RL_RING = 0, /* lat_ring: cached-index */
+    RL_SEQRING,  /* lat_seqring: per-slot sequence */
+    RL_CK,       /* ck_ring SPSC */
+    RL_MUTEX,    /* pthread mutex + condvar */
+    RL_NKINDS
+} rl_kind;
+
+const char *rl_kind_name(rl_kind k);
+
+/* Same-thread push then pop of one item, ops pairs in 10 chunks: ns per pair
+ * in the fastest chunk (preemption only ever adds time).  -1 on a lost item. */
+double rl_same_thread_ns(rl_kind k, size_t item_size, uint64_t ops);
+
+/* The DCE pair: ns/op of a multiply-add whose result is unused (the optimizer
+ * deletes it) and of the same through lat_do_not_optimize(). */
+void rl_dce_pair(uint64_t ops, double *trap_ns, double *barrier_ns);
+
+/* Producer on cpu_a streams n (>= 32) items of item_size (8 or 40) to a
+ * consumer on cpu_b through a queue of capacity cap.  *mops = million items
+ * per second in the fastest of 15 equal windows (a window in which the
+ * scheduler took a thread away is only ever slower); *overall_mops (may be
+ * NULL) = over the whole run.  Returns 0, a negative errno (pinning, threads)
+ * or -EIO when an item arrived out of order (the harness checks every one). */
+int rl_throughput(rl_kind k, size_t item_size, size_t cap, int cpu_a, int cpu_b, uint64_t n,
+                  double *mops, double *overall_mops);
+
+/* Round trip: cpu_a sends a stamp to cpu_b through one queue, cpu_b sends it
+ * back through another; n samples (after a warm-up).  Percentiles in ns. */
+typedef struct rl_lat {
+    double p50_ns, p99_ns, p999_ns, min_ns, max_ns;
+    uint64_t samples;
+} rl_lat;
+int rl_roundtrip(rl_kind k, size_t cap, int cpu_a, int cpu_b, uint64_t n, rl_lat *out);
+
+/* The floor: one cache line bounced between cpu_a and cpu_b (a store, then
+ * spin until the other side's store is seen), n round trips, timed the same
+ * way as rl_roundtrip. */
+int rl_pingpong(int cpu_a, int cpu_b, uint64_t n, rl_lat *out);
+
+/* Pick two CPUs: from `list` when not NULL (exactly two CPUs), else from the
+ * topology planner.  Returns 0, or 1 after printing why (one CPU, bad list),
+ * in the voice of command cmd. */
+int rl_pick_cpus(const char *cmd, const char *list, int cpus[2]);
+
+/* Median of n doubles (sorts v). */
+double rl_median(double *v, int n);
+
+#endif
