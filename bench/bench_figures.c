@@ -131,20 +131,32 @@ int main(int argc, char **argv) {
     }
     /* False "changed" calls: rerun k (1..fp) against run 0, same code. */
     if (fp > 0) {
-        int runs_changed = 0, results_changed = 0;
-        for (int k = 1; k <= fp; k++) {
-            lat_bench_comparison *c = NULL;
-            if (lat_bench_compare(reps[0], reps[k], NULL, &c) != 0) continue;
-            results_changed += (int)(c->improved + c->regressed);
-            runs_changed += c->improved + c->regressed > 0;
-            lat_bench_comparison_free(c);
+        int runs_changed[2] = {0, 0}, results_changed[2] = {0, 0};
+        for (int m = 0; m < 2; m++) {
+            lat_bench_compare_opts o = {
+                .alpha = 0.05, .cpu_time = m == 1, .materiality = 0.05, .noise_mult = 1};
+            for (int k = 1; k <= fp; k++) {
+                lat_bench_comparison *c = NULL;
+                if (lat_bench_compare(reps[0], reps[k], &o, &c) != 0) continue;
+                results_changed[m] += (int)(c->improved + c->regressed);
+                runs_changed[m] += c->improved + c->regressed > 0;
+                lat_bench_comparison_free(c);
+            }
         }
+        double share = 0;
+        for (int k = 0; k <= fp; k++)
+            for (int b = 0; b < NB; b++)
+                share += reps[k]->results[b].cpu_share;
+        share /= (fp + 1) * NB;
         if (tsv)
-            printf("latlab_fp\t%d\t%d\t%d\n", fp, runs_changed, results_changed);
+            printf("latlab_fp\t%d\t%d\t%d\t%d\t%d\t%.3f\n", fp, runs_changed[0], results_changed[0],
+                   runs_changed[1], results_changed[1], share);
         else
-            printf("no-change reruns called changed: %d of %d runs (%d of %d results), "
-                   "Mann-Whitney alpha 0.05 + 5%% materiality\n",
-                   runs_changed, fp, results_changed, fp * NB);
+            printf("no-change reruns called changed (Mann-Whitney alpha 0.05, 5%% materiality, "
+                   "noise floor): wall time %d of %d runs (%d of %d results), CPU time %d of %d "
+                   "runs (%d of %d results); the thread had a CPU %.0f%% of the wall time\n",
+                   runs_changed[0], fp, results_changed[0], fp * NB, runs_changed[1], fp,
+                   results_changed[1], fp * NB, share * 100);
     }
     for (int k = 0; k < runs; k++)
         lat_bench_report_free(reps[k]);

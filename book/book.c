@@ -653,11 +653,11 @@ void book_snapshot(const book *b, size_t depth, book_level_view *bids, size_t *n
     if (nasks) *nasks = na;
 }
 
-static uLong crc_u64(uLong crc, uint64_t v) {
-    unsigned char x[8];
-    for (int i = 0; i < 8; i++)
-        x[i] = (unsigned char)(v >> (8 * i));
-    return crc32(crc, x, 8);
+/* Little-endian field writers for the canonical encoding. */
+static inline unsigned char *put_le(unsigned char *p, uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+    return p + bytes;
 }
 
 int book_snapshot_package(const book *b, size_t depth, book_package *pkg) {
@@ -665,25 +665,27 @@ int book_snapshot_package(const book *b, size_t depth, book_package *pkg) {
     book_snapshot(b, depth, pkg->bids, &pkg->nbids, pkg->asks, &pkg->nasks);
     pkg->depth = depth;
     pkg->seq = b->seq;
+    /* encode into a stack buffer and checksum it in as few crc32() calls as
+     * possible: zlib's per-call cost dominates 20-byte updates */
+    unsigned char buf[4096], *p = buf;
     uLong crc = crc32(0L, Z_NULL, 0);
-    crc = crc_u64(crc, depth);
-    crc = crc_u64(crc, pkg->nbids);
-    crc = crc_u64(crc, pkg->nasks);
+    p = put_le(p, depth, 8);
+    p = put_le(p, pkg->nbids, 8);
+    p = put_le(p, pkg->nasks, 8);
     for (int side = 0; side < 2; side++) {
         const book_level_view *v = side ? pkg->asks : pkg->bids;
         size_t n = side ? pkg->nasks : pkg->nbids;
         for (size_t i = 0; i < n; i++) {
-            unsigned char x[20];
-            uint64_t p = (uint64_t)v[i].price, q = v[i].qty;
-            for (int k = 0; k < 8; k++) {
-                x[k] = (unsigned char)(p >> (8 * k));
-                x[8 + k] = (unsigned char)(q >> (8 * k));
+            if ((size_t)(buf + sizeof buf - p) < 20) {
+                crc = crc32(crc, buf, (uInt)(p - buf));
+                p = buf;
             }
-            for (int k = 0; k < 4; k++)
-                x[16 + k] = (unsigned char)(v[i].count >> (8 * k));
-            crc = crc32(crc, x, sizeof x);
+            p = put_le(p, (uint64_t)v[i].price, 8);
+            p = put_le(p, v[i].qty, 8);
+            p = put_le(p, v[i].count, 4);
         }
     }
+    crc = crc32(crc, buf, (uInt)(p - buf));
     pkg->crc32 = (uint32_t)crc;
     return 0;
 }

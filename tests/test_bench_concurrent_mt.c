@@ -167,12 +167,12 @@ static void test_totals_equal_worker_sums(void **state) {
     for (uint32_t i = 0; i < res->n; i++) {
         assert_true(res->ops[i] == res->roles[0].ops[i] + res->roles[1].ops[i]);
         assert_true((double)res->ops[i] == tally->values[i]);
-        assert_true(res->ops[i] > 0);
         total += res->ops[i];
         role_total[0] += res->roles[0].ops[i];
         role_total[1] += res->roles[1].ops[i];
     }
     assert_true(total == res->total_ops);
+    assert_true(total > 0); /* a sample may see no operation on a loaded machine; all cannot */
     assert_true(role_total[0] == res->roles[0].total_ops);
     assert_true(role_total[1] == res->roles[1].total_ops);
 
@@ -183,7 +183,11 @@ static void test_totals_equal_worker_sums(void **state) {
         assert_string_equal(role->events[0].name, "half");
         assert_string_equal(role->events[1].name, "one");
         assert_true(role->events[1].total == 2ull * role->threads * res->n);
-        assert_true(fabs(role->events[0].per_op - 0.5) < 0.01);
+        /* half = ops / 2 per thread per sample: rounding loses at most 1/2 each. */
+        double slack =
+            0.5 * role->threads * res->n / (double)(role->total_ops ? role->total_ops : 1);
+        assert_true(role->events[0].per_op <= 0.5 + 1e-12);
+        assert_true(role->events[0].per_op >= 0.5 - slack - 1e-12);
         assert_true(role->events[1].per_sec > 0);
     }
     /* Lifecycle: P B A R per sample (warm-up first), warm-up metrics dropped. */
@@ -199,8 +203,9 @@ static void test_totals_equal_worker_sums(void **state) {
     assert_true(res->tail.count == res->total_ops);
     /* Latency per thread = duration * threads / ops. */
     for (uint32_t i = 0; i < res->n; i++)
-        assert_true(fabs(res->ns_per_op[i] - res->duration_ns[i] * 3 / (double)res->ops[i]) <
-                    1e-6 * res->ns_per_op[i]);
+        if (res->ops[i])
+            assert_true(fabs(res->ns_per_op[i] - res->duration_ns[i] * 3 / (double)res->ops[i]) <
+                        1e-6 * res->ns_per_op[i]);
     lat_bench_runner_free(r);
     free(h);
 }

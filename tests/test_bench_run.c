@@ -9,6 +9,7 @@
 
 #include "latlab/bench.h"
 #include "latlab/atomicfile.h"
+#include "latlab/compiler.h"
 #include "latlab/error.h"
 
 #include <errno.h>
@@ -511,7 +512,7 @@ static void test_compare_verdicts(void **state) {
     assert_int_equal(c->changes[0].verdict, LAT_BENCH_UNCHANGED);
     lat_bench_comparison_free(c);
     /* ... and regressed with a 1% materiality. */
-    lat_bench_compare_opts o = {0.05, 0.01, 1.0};
+    lat_bench_compare_opts o = {.alpha = 0.05, .materiality = 0.01, .noise_mult = 1};
     assert_int_equal(
         lat_bench_compare(lat_bench_runner_report(tiny0), lat_bench_runner_report(tiny), &o, &c),
         0);
@@ -529,7 +530,7 @@ static void test_compare_verdicts(void **state) {
     assert_true(c->changes[0].noise > 0.35);
     assert_int_equal(c->changes[0].verdict, LAT_BENCH_UNCHANGED);
     lat_bench_comparison_free(c);
-    lat_bench_compare_opts off = {0.05, 0.05, 0};
+    lat_bench_compare_opts off = {.alpha = 0.05, .materiality = 0.05, .noise_mult = 0};
     assert_int_equal(lat_bench_compare(lat_bench_runner_report(noisy0),
                                        lat_bench_runner_report(noisy1), &off, &c),
                      0);
@@ -621,6 +622,51 @@ static void test_tail_from_recorded_latencies(void **state) {
     lat_bench_record_ns(5); /* outside a benchmark: ignored */
 }
 
+/* Counters degrade gracefully: either cycles/op etc. are measured, or the
+ * result carries one note saying why not (a VM without a PMU).  Real clock,
+ * tiny windows. */
+static void spin_fn(void *ctx, uint64_t n, uint64_t idx) {
+    (void)ctx;
+    (void)idx;
+    uint64_t acc = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        acc += i * i;
+        lat_do_not_optimize(acc);
+    }
+}
+
+static void test_counters_or_one_note(void **state) {
+    (void)state;
+    lat_bench_config cfg;
+    lat_bench_config_default(&cfg);
+    cfg.target_chunk_ns = 1000000;
+    cfg.warm_up_ns = 2000000;
+    cfg.budget_ns = 5000000;
+    cfg.min_samples = cfg.max_samples = 5;
+    cfg.counters = true;
+    cfg.pin = true;
+    lat_bench_runner *r;
+    assert_int_equal(lat_bench_runner_new("pmu", &cfg, &r), 0);
+    lat_bench_group *g = lat_bench_group_new(r, "g");
+    assert_int_equal(lat_bench_add(g, &(lat_bench_def){.name = "spin", .fn = spin_fn}), 0);
+    assert_int_equal(lat_bench_run(r), 0);
+    const lat_bench_result *res = &lat_bench_runner_report(r)->results[0];
+    assert_int_equal(res->n, 5);
+    assert_true(res->cpu_share > 0 && res->cpu_share < 1.5);
+    uint32_t counter_notes = 0;
+    for (uint32_t i = 0; i < res->n_notes; i++)
+        counter_notes += strstr(res->notes[i], "counters") != NULL;
+    if (res->pmu.valid) {
+        assert_true(res->pmu.cycles_per_op > 0);
+        assert_true(res->pmu.coverage > 0 && res->pmu.coverage <= 1.0001);
+    } else {
+        assert_int_equal(counter_notes, 1);
+        for (uint32_t i = 0; i < res->n_notes; i++)
+            if (strstr(res->notes[i], "counters")) printf("(%s)\n", res->notes[i]);
+    }
+    lat_bench_runner_free(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_calibration_lands_in_window),
@@ -633,6 +679,7 @@ int main(void) {
         cmocka_unit_test(test_compare_verdicts),
         cmocka_unit_test(test_find_baseline),
         cmocka_unit_test(test_tail_from_recorded_latencies),
+        cmocka_unit_test(test_counters_or_one_note),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -307,6 +307,7 @@ typedef struct lat_bench_result {
     double *ns_per_op;   /* per sample (per thread for concurrent) */
     double *throughput;  /* per sample: ops/s or bytes/s */
     double *duration_ns; /* per sample, overhead subtracted */
+    double *cpu_ns;      /* per sample: CPU time of the measuring thread(s) (thread CPU clock) */
     uint64_t *ops;       /* per sample */
     uint64_t total_ops;
     double total_ns;
@@ -314,6 +315,8 @@ typedef struct lat_bench_result {
     lat_bench_summary latency; /* of ns_per_op */
     lat_bench_summary thr;     /* of throughput (CV here drives stability) */
     double timer_overhead_ns;  /* subtracted from every sample */
+    double cpu_share;          /* CPU time / (wall time x threads): < 0.9 means the
+                                  threads waited for a CPU (an oversubscribed machine) */
     bool unstable;             /* "run stability is weak" */
     bool budget_capped;        /* max_samples hit with < 80% of the budget used */
     uint32_t n_roles;
@@ -394,6 +397,7 @@ typedef enum {
 
 typedef struct lat_bench_compare_opts {
     double alpha;       /* 0.05 */
+    bool cpu_time;      /* compare CPU time per op instead of wall time (false) */
     double materiality; /* 0.05: |ratio - 1| below this is unchanged */
     /* Noise floor: |ratio - 1| must also reach noise_mult x the larger
      * relative MAD (MAD / median of per-sample ns/op) of the two runs, so a

@@ -85,19 +85,14 @@ int lat_bench_compatible(const lat_bench_report *old, const lat_bench_report *cu
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median_of(const double *v, uint32_t n) {
-    double *s = lat__alloc((n ? n : 1) * sizeof *s);
-    if (!s) return NAN;
-    memcpy(s, v, n * sizeof *s);
-    qsort(s, n, sizeof *s, cmp_double);
-    double m = lat_bench_percentile(s, n, 0.5);
-    lat__free(s);
-    return m;
+/* Per-sample ns/op to compare: wall time (as measured), or the measuring
+ * threads' CPU time per op when asked and both runs have it. */
+static double *per_op(const lat_bench_result *r, bool cpu) {
+    double *v = lat__alloc((r->n ? r->n : 1) * sizeof *v);
+    if (!v) return NULL;
+    for (uint32_t i = 0; i < r->n; i++)
+        v[i] = cpu && r->cpu_ns && r->ops[i] ? r->cpu_ns[i] / (double)r->ops[i] : r->ns_per_op[i];
+    return v;
 }
 
 int lat_bench_compare(const lat_bench_report *old, const lat_bench_report *cur,
@@ -105,7 +100,7 @@ int lat_bench_compare(const lat_bench_report *old, const lat_bench_report *cur,
     if (!old || !cur || !out) return -EINVAL;
     int rc = lat_bench_compatible(old, cur, NULL, 0);
     if (rc) return rc;
-    lat_bench_compare_opts o = {0.05, 0.05, 1.0};
+    lat_bench_compare_opts o = {.alpha = 0.05, .materiality = 0.05, .noise_mult = 1.0};
     if (opts) o = *opts;
     lat_bench_comparison *c = lat__calloc(1, sizeof *c);
     if (!c) return -ENOMEM;
@@ -119,17 +114,26 @@ int lat_bench_compare(const lat_bench_report *old, const lat_bench_report *cur,
         lat_bench_change *ch = &c->changes[c->n++];
         ch->group = nr->group;
         ch->name = nr->name;
-        ch->old_median_ns = median_of(or->ns_per_op, or->n);
-        ch->new_median_ns = median_of(nr->ns_per_op, nr->n);
-        ch->ratio = ch->old_median_ns > 0 ? ch->new_median_ns / ch->old_median_ns : NAN;
+        bool cpu = o.cpu_time && or->cpu_ns && nr->cpu_ns;
+        double *ov = per_op(or, cpu), *nv = per_op(nr, cpu);
+        lat_bench_summary so, sn;
         lat_bench_mwu u;
-        if ((rc = lat_bench_mann_whitney(or->ns_per_op, or->n, nr->ns_per_op, nr->n, &u))) {
+        rc = !ov || !nv ? -ENOMEM : 0;
+        if (!rc) rc = lat_bench_summarize(ov, or->n, &so);
+        if (!rc) rc = lat_bench_summarize(nv, nr->n, &sn);
+        if (!rc) rc = lat_bench_mann_whitney(ov, or->n, nv, nr->n, &u);
+        lat__free(ov);
+        lat__free(nv);
+        if (rc) {
             lat_bench_comparison_free(c);
             return rc;
         }
+        ch->old_median_ns = so.median;
+        ch->new_median_ns = sn.median;
+        ch->ratio = so.median > 0 ? sn.median / so.median : NAN;
         ch->p = u.p;
-        double no = or->latency.median > 0 ? or->latency.mad / or->latency.median : 0;
-        double nn = nr->latency.median > 0 ? nr->latency.mad / nr->latency.median : 0;
+        double no = so.median > 0 ? so.mad / so.median : 0;
+        double nn = sn.median > 0 ? sn.mad / sn.median : 0;
         ch->noise = no > nn ? no : nn;
         ch->verdict = LAT_BENCH_UNCHANGED;
         double shift = fabs(ch->ratio - 1);

@@ -32,6 +32,8 @@ static const char usage_fmt[] =
     "                      results folder (auto also saves this run there)\n"
     "  --gate              exit 1 when a comparison finds a regression\n"
     "  --materiality PCT   smallest change that counts (default 5)\n"
+    "  --cpu-time          compare CPU time per op (thread CPU clock) instead of wall\n"
+    "                      time: steadier on a busy machine\n"
     "  --seed N            run benchmarks in a seeded random order\n"
     "  --cooldown-ms N     unmeasured pause between benchmarks\n"
     "  --quick             short run (10 ms chunks, 0.1 s warm-up, 0.5 s budget)\n"
@@ -121,6 +123,7 @@ int lat_bench_main(int argc, char **argv, const char *suite, int (*reg)(lat_benc
     const char *prog = argc > 0 && argv[0] ? argv[0] : suite;
     const char *filter = NULL, *json_path = NULL, *compare = NULL;
     bool list = false, gate = false, quick = (flags & LAT_BENCH_MAIN_QUICK) != 0, seeded = false;
+    bool cpu_time = false;
     uint64_t seed = 0, cooldown_ms = 0;
     double materiality = 0.05;
     enum {
@@ -134,6 +137,7 @@ int lat_bench_main(int argc, char **argv, const char *suite, int (*reg)(lat_benc
         O_QUICK,
         O_FULL,
         O_MAT,
+        O_CPU,
         O_HELP
     };
     static const struct option opts[] = {{"filter", required_argument, 0, O_FILTER},
@@ -146,6 +150,7 @@ int lat_bench_main(int argc, char **argv, const char *suite, int (*reg)(lat_benc
                                          {"quick", no_argument, 0, O_QUICK},
                                          {"full", no_argument, 0, O_FULL},
                                          {"materiality", required_argument, 0, O_MAT},
+                                         {"cpu-time", no_argument, 0, O_CPU},
                                          {"help", no_argument, 0, O_HELP},
                                          {0, 0, 0, 0}};
     optind = 1;
@@ -287,10 +292,22 @@ int lat_bench_main(int argc, char **argv, const char *suite, int (*reg)(lat_benc
             } else if (lat_bench_compatible(base, rep, why, sizeof why) != 0) {
                 fprintf(err, "%s: %s is not comparable: %s\n", prog, base_path, why);
             } else {
-                lat_bench_compare_opts o = {0.05, materiality, 1.0};
+                lat_bench_compare_opts o = {.alpha = 0.05,
+                                            .cpu_time = cpu_time,
+                                            .materiality = materiality,
+                                            .noise_mult = 1};
                 if (lat_bench_compare(base, rep, &o, &cmp) == 0) {
                     cmp->baseline = lat__strdup(base_path);
                     lat_bench_comparison_print(cmp, out);
+                    bool busy = false;
+                    for (uint32_t i = 0; i < rep->n_results; i++)
+                        busy |= rep->results[i].cpu_share < 0.9;
+                    if (busy && !cpu_time)
+                        fprintf(err,
+                                "%s: note: the machine was busy (benchmark threads waited for a "
+                                "CPU); --cpu-time compares CPU time per op, which waiting does "
+                                "not inflate\n",
+                                prog);
                     if (gate && cmp->regressed) {
                         fprintf(err, "%s: gate: %u regression(s)\n", prog, cmp->regressed);
                         status = 1;

@@ -49,6 +49,7 @@ void lat__bench_result_clear(lat_bench_result *res) {
     lat__free(res->ns_per_op);
     lat__free(res->throughput);
     lat__free(res->duration_ns);
+    lat__free(res->cpu_ns);
     lat__free(res->ops);
     for (uint32_t i = 0; i < res->n_roles; i++)
         role_clear(&res->roles[i]);
@@ -221,7 +222,7 @@ static json_t *jresult(const lat_bench_result *r) {
                        : json_null();
     return json_pack(
         "{s:s,s:s,s:s,s:i,s:s,s:s,s:I,s:o,s:I,s:I,s:i,s:i,s:o,s:b,s:b,"
-        "s:{s:o,s:I,s:o,s:o,s:o,s:o},s:{s:o,s:o,s:o,s:o},s:o,s:o,s:o,s:o,s:o}",
+        "s:{s:o,s:I,s:o,s:o,s:o,s:o,s:o},s:{s:o,s:o,s:o,s:o,s:o},s:o,s:o,s:o,s:o,s:o}",
         "name", r->name, "group", r->group, "kind",
         r->kind == LAT_BENCH_CONCURRENT ? "concurrent" : "standard", "execution_index",
         (json_int_t)r->execution_index, "domain", r->domain == LAT_BENCH_IO ? "io" : "cpu",
@@ -231,10 +232,11 @@ static json_t *jresult(const lat_bench_result *r) {
         (json_int_t)r->calibration_passes, "warmup_samples", (json_int_t)r->warmup_samples,
         "timer_overhead_ns", jreal(r->timer_overhead_ns), "unstable", r->unstable, "budget_capped",
         r->budget_capped, "stats", "mean_ns_per_op", jreal(r->mean_ns_per_op), "total_ops",
-        (json_int_t)r->total_ops, "total_ns", jreal(r->total_ns), "ns_per_op",
-        jsummary(&r->latency), "throughput", jsummary(&r->thr), "metrics", metric_stats, "samples",
-        "ns_per_op", jdarr(r->ns_per_op, r->n), "throughput", jdarr(r->throughput, r->n),
-        "duration_ns", jdarr(r->duration_ns, r->n), "ops", juarr(r->ops, r->n), "sample_metrics",
+        (json_int_t)r->total_ops, "total_ns", jreal(r->total_ns), "cpu_share", jreal(r->cpu_share),
+        "ns_per_op", jsummary(&r->latency), "throughput", jsummary(&r->thr), "metrics",
+        metric_stats, "samples", "ns_per_op", jdarr(r->ns_per_op, r->n), "throughput",
+        jdarr(r->throughput, r->n), "duration_ns", jdarr(r->duration_ns, r->n), "cpu_ns",
+        jdarr(r->cpu_ns, r->cpu_ns ? r->n : 0), "ops", juarr(r->ops, r->n), "sample_metrics",
         sample_metrics, "roles", roles, "tail", tail, "pmu", jpmu(&r->pmu), "notes", notes);
 }
 
@@ -383,10 +385,15 @@ static int read_result(const json_t *j, lat_bench_result *r, jerr *e) {
         return rc;
     if ((rc = read_uarr(json_object_get(smp, "ops"), &r->ops, n, e, "samples.ops"))) return rc;
     r->n = n;
+    json_t *cpu = json_object_get(smp, "cpu_ns"); /* optional */
+    if (json_is_array(cpu) && json_array_size(cpu) > 0 &&
+        (rc = read_darr(cpu, &r->cpu_ns, &n, e, "samples.cpu_ns")))
+        return rc;
     json_t *stats = json_object_get(j, "stats");
     r->mean_ns_per_op = jnum(stats, "mean_ns_per_op");
     r->total_ops = juint(stats, "total_ops");
     r->total_ns = jnum(stats, "total_ns");
+    r->cpu_share = jnum(stats, "cpu_share");
 
     json_t *sm = json_object_get(j, "sample_metrics");
     size_t i;

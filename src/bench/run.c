@@ -440,7 +440,13 @@ static void tail_from(lat_bench_tail *t, const lat_hist *h) {
 typedef struct sample_out {
     double ns;     /* overhead subtracted */
     double raw_ns; /* as measured */
+    double cpu_ns; /* the thread's CPU time across the sample */
 } sample_out;
+
+/* CPU time of the calling thread (a system call: only outside timed windows). */
+static uint64_t thread_cpu_ns(void) {
+    return lat_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
 
 static int run_std_sample(lat_bench_runner *r, bench_case *c, lat_bench_result *res,
                           lat_bench_phase phase, uint32_t index, uint64_t chunk,
@@ -456,9 +462,11 @@ static int run_std_sample(lat_bench_runner *r, bench_case *c, lat_bench_result *
     bool measured = phase == LAT_BENCH_MEASUREMENT;
     tls_hist = measured ? r->hist : NULL;
     if (measured && r->pmu) lat__bench_pmu_start(r->perf);
+    uint64_t c0 = thread_cpu_ns();
     uint64_t t0 = now_ticks(r);
     c->def.fn(ctx, chunk, index);
     uint64_t t1 = now_ticks(r);
+    so->cpu_ns = (double)(thread_cpu_ns() - c0);
     if (measured && r->pmu) lat__bench_pmu_stop_add(r->perf, r->pmu);
     tls_hist = NULL;
     if (g->has_backend && g->backend.end && (rc = g->backend.end(g->backend.ud)) != 0) goto out;
@@ -503,10 +511,28 @@ static int alloc_samples(lat_bench_result *res, uint32_t n) {
     res->throughput = lat__calloc(n, sizeof(double));
     res->duration_ns = lat__calloc(n, sizeof(double));
     res->ops = lat__calloc(n, sizeof(uint64_t));
-    return res->ns_per_op && res->throughput && res->duration_ns && res->ops ? 0 : -ENOMEM;
+    res->cpu_ns = lat__calloc(n, sizeof(double));
+    return res->ns_per_op && res->throughput && res->duration_ns && res->ops && res->cpu_ns
+               ? 0
+               : -ENOMEM;
 }
 
 static void finish_common(lat_bench_runner *r, lat_bench_result *res) {
+    double cpu = 0;
+    uint32_t threads = 1;
+    if (res->kind == LAT_BENCH_CONCURRENT) {
+        threads = 0;
+        for (uint32_t i = 0; i < res->n_roles; i++)
+            threads += res->roles[i].threads;
+    }
+    for (uint32_t i = 0; res->cpu_ns && i < res->n; i++)
+        cpu += res->cpu_ns[i];
+    res->cpu_share = res->total_ns > 0 ? cpu / (res->total_ns * threads) : 0;
+    if (!r->cfg.clock_ns && res->n && res->cpu_share < 0.9)
+        lat__bench_note(res,
+                        "the measuring thread%s had a CPU only %.0f%% of the wall time "
+                        "(an oversubscribed or busy machine): wall-time figures include waiting",
+                        threads > 1 ? "s" : "", res->cpu_share * 100);
     if (res->n) {
         lat_bench_summarize(res->ns_per_op, res->n, &res->latency);
         lat_bench_summarize(res->throughput, res->n, &res->thr);
@@ -577,6 +603,7 @@ static int run_standard(lat_bench_runner *r, bench_case *c, lat_bench_result *re
         if ((rc = run_std_sample(r, c, res, LAT_BENCH_MEASUREMENT, i, chunk, &m, &so))) goto out;
         double ns = so.ns > 0 ? so.ns : 1e-3; /* a zero-time sample would divide by zero */
         res->duration_ns[i] = so.ns;
+        res->cpu_ns[i] = so.cpu_ns;
         res->ops[i] = chunk;
         res->ns_per_op[i] = ns / (double)chunk;
         res->throughput[i] =
@@ -650,8 +677,9 @@ typedef struct worker_slot {
     void *ctx;
     cbarrier *bar;
     lat_bench_worker_result out;
-    lat_hist *hist; /* per thread, measured samples only (NULL: not recording) */
-    bool record;    /* this sample records */
+    lat_hist *hist;  /* per thread, measured samples only (NULL: not recording) */
+    uint64_t cpu_ns; /* the thread's CPU time running the worker, this sample */
+    bool record;     /* this sample records */
     bool started;
     bool counters; /* open a counter set in the thread for this sample */
     int cpu;       /* pin to this CPU, -1 none */
@@ -670,7 +698,9 @@ static void *worker_main(void *p) {
     lat__bench_pmu_start(perf);
     if (!cbar_wait(s->bar) || !cbar_wait(s->bar)) goto out;
     tls_hist = s->record ? s->hist : NULL;
+    uint64_t c0 = thread_cpu_ns();
     s->worker->run(s->ctx, &s->ctl, &s->out);
+    s->cpu_ns = thread_cpu_ns() - c0;
     tls_hist = NULL;
 out:
     if (perf) lat__bench_pmu_stop_add(perf, &s->pmu);
@@ -711,6 +741,7 @@ static int run_conc_sample(lat_bench_runner *r, bench_case *c, lat_bench_result 
         for (uint32_t k = 0; k < c->workers[w].threads; k++, t++) {
             worker_slot *s = &slots[t];
             memset(&s->out, 0, sizeof s->out);
+            s->cpu_ns = 0;
             s->ctl = (lat_bench_control){&stop, t, w, k, nthreads};
             s->worker = &c->workers[w];
             s->ctx = ctx;
@@ -870,6 +901,8 @@ static int run_concurrent(lat_bench_runner *r, bench_case *c, lat_bench_result *
         }
         res->ops[i] = ops;
         res->duration_ns[i] = d;
+        for (uint32_t k = 0; k < nthreads; k++)
+            res->cpu_ns[i] += (double)slots[k].cpu_ns;
         res->ns_per_op[i] = ops ? d * nthreads / (double)ops : d * nthreads;
         res->throughput[i] = (double)ops * 1e9 / d;
         res->total_ops += ops;
