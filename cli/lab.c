@@ -41,7 +41,7 @@ const char cmd_lab_usage[] =
     "fingerprint.  Writes LAB.md, lab.json, report.html and per run a JSON and\n"
     "per-stage .hlog interval logs into the output folder.\n"
     "\n"
-    "  --out DIR         output folder (default latlab-lab)\n"
+    "  --out DIR         output folder (default lab-out)\n"
     "  --quick           tiny sizes for CI (20000 events per run)\n"
     "  --events N        events per run (default 1000000 in the compact shape,\n"
     "                    2000000 in the full shape: ~1 or ~2 minutes in all)\n"
@@ -394,7 +394,7 @@ static char *path_join(const char *dir, const char *name) {
 }
 
 int cmd_lab(int argc, char **argv) {
-    const char *out = "latlab-lab", *json_out = NULL;
+    const char *out = "lab-out", *json_out = NULL;
     bool quick = false, oversub = false;
     uint64_t events = 0, rate = 200000, bruns = 3, nruns = 5;
     int shape = LAT_PIPE_AUTO, ncpus = 0, cpus[LAT_MAX_CPUS], ch, rc;

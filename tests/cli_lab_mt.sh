@@ -49,9 +49,12 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 c, o, k = d["closed"], d["open"], d["corrected"]
 assert c["n"] == 2000 and o["n"] == 2000 and k["n"] > 2000, d
-assert o["p99.9_ns"] > c["p99.9_ns"], d          # the open loop sees the stall
-assert c["max_ns"] >= 10_000_000, d               # the closed loop's max betrays it
-assert k["p99.9_ns"] >= c["p99.9_ns"], d
+# ~100 open-loop requests queue behind the 10 ms stall (5% of them), so its p99
+# is in ms; the closed loop records one stalled sample (its max).  p99, not
+# p99.9: two preemptions on a loaded machine can move a closed-loop p99.9.
+assert o["p99_ns"] > c["p99_ns"], d
+assert c["max_ns"] >= 10_000_000, d
+assert k["p99_ns"] >= c["p99_ns"], d
 PY
 
 # ---- pipeline: compact pinned (2+ CPUs) ----
@@ -63,6 +66,14 @@ if [ "$NCPU" -ge 2 ]; then
     grep -q 'oversubscribed' "$T/p.out" && fail "compact on $NCPU CPUs should be pinned, not oversubscribed"
     for s in send q1-wake work e2e; do [ -s "$T/hl/$s.hlog" ] || fail "no $s.hlog"; done
     head -1 "$T/hl/e2e.hlog" | grep -q 'Histogram log format version 1.3' || fail "hlog header"
+    # the reference implementation reads the interval log back: every sample is there
+    JAR=/usr/share/java/hdrhistogram.jar
+    if command -v java >/dev/null && [ -f $JAR ]; then
+        (cd "$T" && java -cp $JAR org.HdrHistogram.HistogramLogProcessor -i hl/e2e.hlog -o jout >/dev/null 2>&1) || fail "java could not read e2e.hlog"
+        grep -Eq "Total count += +$N\]" "$T/jout.hgrm" || fail "java count: $(tail -3 "$T/jout.hgrm")"
+    else
+        echo "note: java or hdrhistogram.jar missing, interval log not cross-read"
+    fi
     python3 - "$T/p.json" $N <<'PY' || fail "pipeline json"
 import json, sys
 d = json.load(open(sys.argv[1])); n = int(sys.argv[2])
