@@ -136,12 +136,15 @@ int64_t lat_hist_lowest_equivalent(const lat_hist *h, int64_t v) {
     return (int64_t)((uint64_t)sub << (b + h->unit_magnitude));
 }
 
+/* Unsigned sums: the top slot of a histogram reaching INT64_MAX ends at 2^63
+ * (Java wraps there too); highest_equivalent then comes back to INT64_MAX. */
 int64_t lat_hist_next_non_equivalent(const lat_hist *h, int64_t v) {
-    return lat_hist_lowest_equivalent(h, v) + lat_hist_size_of_equivalent_range(h, v);
+    return (int64_t)((uint64_t)lat_hist_lowest_equivalent(h, v) +
+                     (uint64_t)lat_hist_size_of_equivalent_range(h, v));
 }
 
 int64_t lat_hist_highest_equivalent(const lat_hist *h, int64_t v) {
-    return lat_hist_next_non_equivalent(h, v) - 1;
+    return (int64_t)((uint64_t)lat_hist_next_non_equivalent(h, v) - 1);
 }
 
 int64_t lat_hist_median_equivalent(const lat_hist *h, int64_t v) {
@@ -554,6 +557,7 @@ static void increment_level(lat_hist_iter *it) {
 
 /* Value of slot i, tolerating i == counts_len (Java computes it too). */
 static int64_t value_at(const lat_hist *h, int32_t i) {
+    if (i >= h->counts_len) return INT64_MAX; /* past the end: the shift could reach 64 */
     return lat_hist_value_from_index(h, i);
 }
 
@@ -564,8 +568,11 @@ bool lat_hist_iter_next(lat_hist_iter *it) {
         it->count_at_this = h->counts[it->index];
         if (it->fresh) {
             it->count_to_index += it->count_at_this;
-            it->value_to_index +=
-                it->count_at_this * lat_hist_highest_equivalent(h, it->value_at_index);
+            /* wraps like Java's long arithmetic instead of overflowing */
+            it->value_to_index =
+                (int64_t)((uint64_t)it->value_to_index +
+                          (uint64_t)it->count_at_this *
+                              (uint64_t)lat_hist_highest_equivalent(h, it->value_at_index));
             it->fresh = false;
         }
         if (reached_level(it)) {

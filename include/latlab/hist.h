@@ -63,7 +63,7 @@ int lat_hist_init(lat_hist *h, int64_t lowest, int64_t highest, int sig_figs);
 void lat_hist_free(lat_hist *h);
 /* Heap-allocated form: *out on success (0), else -EINVAL/-ENOMEM. */
 int lat_hist_create(int64_t lowest, int64_t highest, int sig_figs, lat_hist **out);
-/* Free a histogram from lat_hist_create (or lat_hist_decode*_new).  NULL is fine. */
+/* Free a histogram from lat_hist_create.  NULL is fine. */
 void lat_hist_destroy(lat_hist *h);
 /* Bytes owned by h (struct + counts). */
 size_t lat_hist_memory_size(const lat_hist *h);

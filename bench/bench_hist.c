@@ -1,0 +1,264 @@
+/* bench_hist.c - latlab's HdrHistogram against the Java reference, in one run.
+ *
+ *   record      ns/op of lat_hist_record over 10 M values of three streams
+ *               (uniform 0..1e6, log-uniform 1..1e9, latency-like), 3 figures;
+ *               median of REPS passes after a warm-up pass.
+ *   summary     p50, p90, p99, p99.9, p99.99, max on a (1, 1e9, 3) histogram
+ *               holding 10 M latency-like values: the one-pass batch form,
+ *               six single-percentile scans, and a percentile-iterator walk
+ *               (the reference C library's way); median per call.
+ *   codec       compressed V2 encode and decode of 1 M latency-like values:
+ *               median time and size.
+ * The Java reference (same jar as the interop tests) runs the same streams
+ * in the same session: bench/JavaHistBench.java is compiled with javac into
+ * the build directory and run after JIT warm-up.  Figures only; never
+ * pass/fail.
+ *
+ *   bench_hist [--n N] [--reps R] [--no-java] */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latlab/clock.h"
+#include "latlab/compiler.h"
+#include "latlab/hist.h"
+
+#ifndef LAT_SRC_DIR
+#define LAT_SRC_DIR "."
+#endif
+#ifndef LAT_BIN_DIR
+#define LAT_BIN_DIR "."
+#endif
+#define JAR "/usr/share/java/hdrhistogram.jar"
+
+static uint64_t xs;
+static uint64_t next(void) {
+    xs ^= xs << 13;
+    xs ^= xs >> 7;
+    xs ^= xs << 17;
+    return xs;
+}
+static double unit(void) {
+    return (double)(next() >> 11) * 0x1.0p-53;
+}
+
+/* Keep in step with gen() in JavaHistBench.java. */
+static void gen(int kind, int64_t *v, size_t n) {
+    xs = 0x9E3779B97F4A7C15ull + (uint64_t)kind;
+    for (size_t i = 0; i < n; i++) {
+        switch (kind) {
+        case 0:
+            v[i] = (int64_t)(next() % 1000000u);
+            break;
+        case 1:
+            v[i] = (int64_t)exp(unit() * log(1e9));
+            break;
+        default: {
+            double u = unit();
+            int64_t base = 200 + (int64_t)(-log(1.0 - unit()) * 150);
+            if (u > 0.999)
+                base += (int64_t)(unit() * 5000000);
+            else if (u > 0.99)
+                base += (int64_t)(unit() * 50000);
+            v[i] = base;
+        }
+        }
+    }
+}
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+static double median(double *a, size_t n) {
+    qsort(a, n, sizeof *a, cmp_d);
+    return a[n / 2];
+}
+
+/* The record loop, kept out of line so every pass runs the same code. */
+static LAT_NOINLINE void record_all(lat_hist *h, const int64_t *v, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        lat_hist_record(h, v[i]);
+}
+
+typedef struct java_figs {
+    double rec[3], summary6_ns, encode_ns, decode_ns, encoded_bytes;
+    int ok;
+} java_figs;
+
+static void run_java(java_figs *j, size_t n, int reps) {
+    memset(j, 0, sizeof *j);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd,
+             "command -v javac >/dev/null 2>&1 && [ -f " JAR " ] && mkdir -p %s/java && "
+             "javac -nowarn -d %s/java -cp " JAR " %s/bench/JavaHistBench.java && "
+             "java -cp " JAR ":%s/java JavaHistBench %zu %d",
+             LAT_BIN_DIR, LAT_BIN_DIR, LAT_SRC_DIR, LAT_BIN_DIR, n, reps);
+    FILE *p = popen(cmd, "r");
+    if (!p) return;
+    char line[256];
+    static const char *names[] = {"record_uniform_ns", "record_loguniform_ns", "record_latency_ns"};
+    while (fgets(line, sizeof line, p)) {
+        char key[64];
+        double val;
+        if (sscanf(line, "%63s %lf", key, &val) != 2) continue;
+        for (int k = 0; k < 3; k++)
+            if (!strcmp(key, names[k])) j->rec[k] = val;
+        if (!strcmp(key, "summary6_ns")) j->summary6_ns = val;
+        if (!strcmp(key, "encode_ns")) j->encode_ns = val;
+        if (!strcmp(key, "decode_ns")) j->decode_ns = val;
+        if (!strcmp(key, "encoded_bytes")) j->encoded_bytes = val;
+    }
+    j->ok = pclose(p) == 0 && j->rec[0] > 0;
+}
+
+int main(int argc, char **argv) {
+    size_t n = 10000000;
+    int reps = 5, java = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--n") && i + 1 < argc)
+            n = strtoull(argv[++i], NULL, 10);
+        else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+            reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--no-java"))
+            java = 0;
+        else {
+            fprintf(stderr, "usage: bench_hist [--n N] [--reps R] [--no-java]\n");
+            return 2;
+        }
+    }
+    if (n < 1000000) n = 1000000;
+    if (reps < 1 || reps > 100) reps = 5;
+    int64_t *v = malloc(n * sizeof *v);
+    if (!v) return 1;
+    printf("bench_hist: %zu values per stream, 3 significant figures, median of %d passes\n", n,
+           reps);
+
+    /* ---- record ---- */
+    static const char *names[] = {"uniform 0..1e6", "log-uniform 1..1e9", "latency-like"};
+    double ours[3];
+    lat_hist h;
+    if (lat_hist_init(&h, 1, INT64_C(3600000000000), 3)) return 1;
+    for (int k = 0; k < 3; k++) {
+        gen(k, v, n);
+        double t[100];
+        record_all(&h, v, n); /* warm-up: pages and caches */
+        for (int r = 0; r < reps; r++) {
+            lat_hist_reset(&h);
+            uint64_t t0 = lat_mono_ns();
+            record_all(&h, v, n);
+            t[r] = (double)(lat_mono_ns() - t0) / (double)n;
+            if (lat_hist_total(&h) != (int64_t)n) return 1;
+        }
+        ours[k] = median(t, (size_t)reps);
+    }
+    lat_hist_free(&h);
+
+    /* ---- 6-percentile summary ---- */
+    gen(2, v, n);
+    lat_hist s;
+    if (lat_hist_init(&s, 1, 1000000000, 3)) return 1;
+    for (size_t i = 0; i < n; i++)
+        lat_hist_record(&s, v[i] > 1000000000 ? 1000000000 : v[i]);
+    static const double ps[] = {50, 90, 99, 99.9, 99.99, 100};
+    enum { SUMREPS = 2001 };
+    static double tb[SUMREPS], ts[SUMREPS], ti[SUMREPS];
+    int64_t out[6], check[6];
+    for (int r = 0; r < SUMREPS; r++) {
+        uint64_t t0 = lat_mono_ns();
+        lat_hist_values_at_percentiles(&s, ps, out, 6);
+        uint64_t t1 = lat_mono_ns();
+        for (int k = 0; k < 6; k++)
+            check[k] = lat_hist_value_at_percentile(&s, ps[k]);
+        uint64_t t2 = lat_mono_ns();
+        /* iterator walk: what HdrHistogram_c's percentile summary does */
+        lat_hist_iter it;
+        lat_hist_iter_recorded(&it, &s);
+        int k = 0;
+        int64_t walk[6] = {0};
+        while (k < 6 && lat_hist_iter_next(&it))
+            while (k < 6 && it.percentile >= ps[k])
+                walk[k++] = it.value;
+        uint64_t t3 = lat_mono_ns();
+        lat_do_not_optimize(walk[0]);
+        tb[r] = (double)(t1 - t0);
+        ts[r] = (double)(t2 - t1);
+        ti[r] = (double)(t3 - t2);
+        if (memcmp(out, check, sizeof out) != 0) {
+            fprintf(stderr, "bench_hist: batch and single percentiles disagree\n");
+            return 1;
+        }
+    }
+    double sum_batch = median(tb, SUMREPS), sum_single = median(ts, SUMREPS),
+           sum_iter = median(ti, SUMREPS);
+    lat_hist_free(&s);
+
+    /* ---- V2 codec ---- */
+    size_t m = 1000000;
+    gen(2, v, m);
+    lat_hist e, d;
+    if (lat_hist_init(&e, 1, INT64_C(3600000000000), 3)) return 1;
+    for (size_t i = 0; i < m; i++)
+        lat_hist_record(&e, v[i]);
+    enum { CREPS = 201 };
+    static double te[CREPS], td[CREPS];
+    size_t enc_len = 0;
+    for (int r = 0; r < CREPS; r++) {
+        uint8_t *buf;
+        uint64_t t0 = lat_mono_ns();
+        if (lat_hist_encode_compressed(&e, -1, &buf, &enc_len)) return 1;
+        uint64_t t1 = lat_mono_ns();
+        if (lat_hist_decode(buf, enc_len, &d)) return 1;
+        uint64_t t2 = lat_mono_ns();
+        if (lat_hist_total(&d) != (int64_t)m) return 1;
+        lat_hist_free(&d);
+        lat_hist_buf_free(buf);
+        te[r] = (double)(t1 - t0);
+        td[r] = (double)(t2 - t1);
+    }
+    double enc = median(te, CREPS), dec = median(td, CREPS);
+    lat_hist_free(&e);
+    free(v);
+
+    java_figs j;
+    memset(&j, 0, sizeof j);
+    if (java) {
+        fflush(stdout);
+        run_java(&j, n, reps);
+    }
+
+    printf("\nrecord (ns/op, median)        latlab    Java 2.1.11   latlab/Java   goal <= 2.0\n");
+    for (int k = 0; k < 3; k++) {
+        if (j.ok)
+            printf("  %-24s %9.3f   %11.3f   %11.2f   %s\n", names[k], ours[k], j.rec[k],
+                   ours[k] / j.rec[k], ours[k] <= 2.0 ? "met" : "not met");
+        else
+            printf("  %-24s %9.3f   %11s   %11s   %s\n", names[k], ours[k], "n/a", "n/a",
+                   ours[k] <= 2.0 ? "met" : "not met");
+    }
+    printf("\n6-percentile summary on (1, 1e9, 3) with %zu values (us per call, median)\n", n);
+    printf("  latlab batch (one pass)       %9.3f   goal <= 10: %s\n", sum_batch / 1e3,
+           sum_batch <= 10000 ? "met" : "not met");
+    printf("  latlab 6 single scans         %9.3f   (batch is %.1fx faster)\n", sum_single / 1e3,
+           sum_single / sum_batch);
+    printf("  latlab recorded-iterator walk %9.3f   (the reference C library's method; %.1fx)\n",
+           sum_iter / 1e3, sum_iter / sum_batch);
+    if (j.ok)
+        printf("  Java 6 x getValueAtPercentile %9.3f   (batch is %.1fx faster)\n",
+               j.summary6_ns / 1e3, j.summary6_ns / sum_batch);
+    printf("  answers: p50=%" PRId64 " p90=%" PRId64 " p99=%" PRId64 " p99.9=%" PRId64
+           " p99.99=%" PRId64 " max=%" PRId64 "\n",
+           out[0], out[1], out[2], out[3], out[4], out[5]);
+    printf("\ncompressed V2, 1 M latency-like values   latlab        Java 2.1.11\n");
+    printf("  size (bytes)                         %9zu", enc_len);
+    if (j.ok) printf("     %9.0f", j.encoded_bytes);
+    printf("\n  encode (us, median)                  %9.1f", enc / 1e3);
+    if (j.ok) printf("     %9.1f", j.encode_ns / 1e3);
+    printf("\n  decode (us, median)                  %9.1f", dec / 1e3);
+    if (j.ok) printf("     %9.1f", j.decode_ns / 1e3);
+    printf("\n");
+    if (java && !j.ok) printf("\n(Java peer not available: javac/java or " JAR " missing)\n");
+    return 0;
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# cli_hist.sh - `latlab hist`: tags, summary, percentiles (text, CSV, JSON,
+# -o), merge, and the errors: corrupt or truncated logs exit 1 naming the file,
+# line and reason (and leave -o targets untouched); bad flags exit 2.
+set -u
+LATLAB=${LATLAB:?path of the latlab tool}
+SRC=${LAT_SRC_DIR:?source dir}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+# 4 intervals of 100,000 values written by latlab; the third is tagged B.
+log=$SRC/tests/fuzz/corpus/fuzz_hlog_read/latlab_tagged.hlog
+[ -f "$log" ] || fail "missing $log"
+
+out=$("$LATLAB" hist tags "$log") || fail "tags exit $?"
+[ "$out" = $'(untagged)\nB' ] || fail "tags printed: $out"
+
+out=$("$LATLAB" hist summary "$log" --json "$tmp/s.json") || fail "summary exit $?"
+echo "$out"
+echo "$out" | grep -Eq '^\(untagged\) +300000 ' || fail "summary untagged count"
+echo "$out" | grep -Eq '^B +100000 ' || fail "summary B count"
+grep -q '"p99_99"' "$tmp/s.json" || fail "summary json"
+
+"$LATLAB" hist percentiles "$log" -o "$tmp/p.hgrm" --json "$tmp/p.json" || fail "percentiles exit $?"
+head -1 "$tmp/p.hgrm" | grep -q '^#\[Overall percentile distribution between 0.000 and <Infinite>' || fail "hgrm header"
+grep -q '^#\[Max     = ' "$tmp/p.hgrm" || fail "hgrm footer"
+grep -q '"count": 300000' "$tmp/p.json" || fail "percentiles json: $(cat "$tmp/p.json")"
+"$LATLAB" hist percentiles "$log" --tag B --scale 1 --ticks 2 --csv | sed -n 4p |
+    grep -Eq '^[0-9]+\.000,0\.000000000000,[0-9]+,1\.00$' || fail "csv row"
+n=$("$LATLAB" hist percentiles "$log" --intervals | grep -c ': I:')
+[ "$n" = 3 ] || fail "intervals: $n lines"
+n=$("$LATLAB" hist percentiles "$log" --intervals --start 1 --end 1.5 | grep -c ': I:')
+[ "$n" = 1 ] || fail "range: $n lines"
+
+"$LATLAB" hist merge "$log" "$log" -o "$tmp/m.hlog" || fail "merge exit $?"
+head -1 "$tmp/m.hlog" | grep -qF '#[Histogram log format version 1.3]' || fail "merge header"
+"$LATLAB" hist summary "$tmp/m.hlog" | grep -Eq '^\(untagged\) +600000 ' || fail "merged count"
+
+# Corrupt and truncated input: exit 1, file:line: reason; -o target untouched.
+echo keep >"$tmp/keep.hgrm"
+head -c 3000 "$log" >"$tmp/trunc.hlog"
+"$LATLAB" hist percentiles "$tmp/trunc.hlog" -o "$tmp/keep.hgrm" 2>"$tmp/err"
+rc=$?
+[ $rc = 1 ] || fail "truncated: exit $rc"
+grep -q "trunc.hlog:[0-9][0-9]*: " "$tmp/err" || fail "truncated message: $(cat "$tmp/err")"
+[ "$(cat "$tmp/keep.hgrm")" = keep ] || fail "-o target was touched"
+cat "$tmp/err"
+sed '6s/HISTF/HIS!F/' "$log" >"$tmp/bad.hlog"
+"$LATLAB" hist summary "$tmp/bad.hlog" 2>"$tmp/err"; rc=$?
+[ $rc = 1 ] || fail "corrupt: exit $rc"
+grep -q "bad.hlog:6: bad histogram" "$tmp/err" || fail "corrupt message: $(cat "$tmp/err")"
+sed '5s/^0.000,/0.0x0,/' "$log" >"$tmp/bad2.hlog"
+"$LATLAB" hist tags "$tmp/bad2.hlog" 2>"$tmp/err"; rc=$?
+[ $rc = 1 ] && grep -q "bad2.hlog:5: bad start timestamp" "$tmp/err" || fail "bad field: $rc $(cat "$tmp/err")"
+"$LATLAB" hist tags "$tmp/nope.hlog" 2>/dev/null; [ $? = 1 ] || fail "missing file not exit 1"
+
+# Usage errors: exit 2 naming the flag.
+"$LATLAB" hist percentiles "$log" --ticks 0 2>"$tmp/err"; [ $? = 2 ] || fail "--ticks 0"
+grep -q -- '--ticks' "$tmp/err" || fail "--ticks not named"
+"$LATLAB" hist percentiles "$log" --bogus 2>/dev/null; [ $? = 2 ] || fail "unknown flag"
+"$LATLAB" hist percentiles 2>/dev/null; [ $? = 2 ] || fail "no file"
+"$LATLAB" hist merge "$log" 2>/dev/null; [ $? = 2 ] || fail "merge without -o"
+"$LATLAB" hist frobnicate 2>/dev/null; [ $? = 2 ] || fail "unknown subcommand"
+"$LATLAB" hist --help | grep -q 'latlab hist percentiles' || fail "help"
+echo "cli_hist: ok"
