@@ -101,8 +101,14 @@ typedef struct run {
     qring *q1, *q2, *qa;
     _Atomic uint64_t *slots; /* 32 counters, 256 bytes, 128-byte aligned */
     unsigned ia, ib;         /* the two stage counters' slots */
-    pthread_barrier_t go;
-    uint64_t start_cycles; /* first intended send; written before the barrier */
+    /* Start gate: each thread bumps `ready` once set up (pinned, counters
+     * open) and waits for `go`; the main thread waits for all, writes
+     * start_cycles, then stores go = 1 (release), which pairs with each
+     * thread's acquire load so start_cycles is visible.  go = -1 aborts a
+     * run whose threads could not all be created. */
+    _Atomic int ready;
+    _Atomic int go;
+    uint64_t start_cycles; /* first intended send; written before go */
     double interval_cycles;
     /* Set by the last hot stage when it is finished; the aggregator drains
      * then stops.  release (writer) pairs with acquire (aggregator) so the
@@ -116,6 +122,20 @@ typedef struct run {
     lat_hlog_writer hlog[LAT_PIPE_NSTAGES];
     int pin_err[LAT_PIPE_NHOT]; /* per hot thread: pinning failure (read after join) */
 } run;
+
+static void nap_us(long us) {
+    struct timespec ts = {0, us * 1000};
+    nanosleep(&ts, NULL);
+}
+
+/* Returns false when the run was aborted. */
+static bool wait_go(run *R) {
+    atomic_fetch_add_explicit(&R->ready, 1, memory_order_relaxed);
+    int g;
+    while ((g = atomic_load_explicit(&R->go, memory_order_acquire)) == 0)
+        nap_us(50);
+    return g > 0;
+}
 
 static void spin_for(uint64_t cycles) {
     uint64_t end = lat_cycles() + cycles;
@@ -185,7 +205,10 @@ static void *producer(void *arg) {
      * share CPUs (idle strategy other than spin): otherwise busy-wait. */
     bool can_sleep = R->c.idle != LAT_IDLE_SPIN;
     uint64_t sleep_gap = lat_clock_from_ns(R->cal, 50000);
-    pthread_barrier_wait(&R->go);
+    if (!wait_go(R)) {
+        lat_perf_close(p);
+        return NULL;
+    }
     thread_loop_start(R, LAT_PIPE_PRODUCER, p);
     uint64_t start = R->start_cycles;
     double iv = R->interval_cycles;
@@ -241,7 +264,10 @@ static void *worker(void *arg) {
     int stall_site = R->c.stall_site;
     uint64_t stall_cycles = lat_clock_from_ns(R->cal, R->c.stall_ns);
     bool alloc = R->c.alloc;
-    pthread_barrier_wait(&R->go);
+    if (!wait_go(R)) {
+        lat_perf_close(p);
+        return NULL;
+    }
     thread_loop_start(R, LAT_PIPE_WORKER, p);
     for (uint64_t i = 0; i < n; i++) {
         msg m;
@@ -294,7 +320,10 @@ static void *consumer(void *arg) {
     uint64_t n = R->c.events, dropped = 0, shipped = 0;
     uint64_t stall_seq = R->c.stall_site == LAT_PIPE_STALL_Q2 ? R->c.stall_seq : UINT64_MAX;
     uint64_t stall_cycles = lat_clock_from_ns(R->cal, R->c.stall_ns);
-    pthread_barrier_wait(&R->go);
+    if (!wait_go(R)) {
+        lat_perf_close(p);
+        return NULL;
+    }
     thread_loop_start(R, LAT_PIPE_CONSUMER, p);
     for (uint64_t i = 0; i < n; i++) {
         msg m;
@@ -338,7 +367,11 @@ static void *aggregator(void *arg) {
     for (int s = 0; logs && s < LAT_PIPE_NSTAGES; s++)
         if (r->h[s] && lat_hist_init(&ih[s], 1, HIST_HIGHEST_NS, 3) != 0) logs = false;
     uint64_t iv_ns = R->c.hlog_interval_ns ? R->c.hlog_interval_ns : 1000000000ull;
-    pthread_barrier_wait(&R->go);
+    if (!wait_go(R)) {
+        for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
+            lat_hist_free(&ih[s]);
+        return NULL;
+    }
     double iv_start = wall_s();
     uint64_t next_iv = lat_mono_ns() + iv_ns;
     uint64_t last_t = R->start_cycles;
@@ -491,7 +524,6 @@ int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
     run *R = lat__calloc(1, sizeof *R);
     if (!R) return -ENOMEM;
     int rc = -ENOMEM, nthreads = 0;
-    bool barrier = false;
     pthread_t th[4];
     R->c = *cfg;
     R->r = r;
@@ -535,27 +567,25 @@ int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
     r->stamp_cost_ns = lat_pipe_stamp_cost_ns(R->cal, 10001);
     R->interval_cycles = R->cal->cycles_per_ns * 1e9 / (double)cfg->rate_hz;
     int nth = full ? 4 : 3;
-    if (pthread_barrier_init(&R->go, NULL, (unsigned)nth + 1) != 0) {
-        rc = -EAGAIN;
-        goto fail;
-    }
-    barrier = true;
     void *(*fns[4])(void *) = {producer, worker, consumer, aggregator};
     for (int i = 0; i < 4; i++) {
         if (!full && fns[i] == consumer) continue;
         int e = pthread_create(&th[nthreads], NULL, fns[i], R);
         if (e) {
             rc = -e;
-            /* cannot release the barrier partially: abort the process-level
-             * run cleanly is impossible, so this only happens before any
-             * thread exists in practice (first create) */
+            atomic_store_explicit(&R->go, -1, memory_order_release);
+            for (int k = 0; k < nthreads; k++)
+                pthread_join(th[k], NULL);
+            nthreads = 0;
             goto fail;
         }
         nthreads++;
     }
     /* Everyone is pinned and has opened its counters: start 1 ms from now. */
+    while (atomic_load_explicit(&R->ready, memory_order_relaxed) < nth)
+        nap_us(100);
     R->start_cycles = lat_cycles() + lat_clock_from_ns(R->cal, 1000000);
-    pthread_barrier_wait(&R->go);
+    atomic_store_explicit(&R->go, 1, memory_order_release);
     for (int i = 0; i < nthreads; i++)
         pthread_join(th[i], NULL);
     nthreads = 0;
@@ -569,11 +599,6 @@ int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
     for (int k = 0; k < LAT_PIPE_NHOT; k++)
         if (R->pin_err[k]) rc = R->pin_err[k];
 fail:
-    if (nthreads) { /* a later pthread_create failed: nothing safe to do but wait */
-        for (int i = 0; i < nthreads; i++)
-            pthread_detach(th[i]);
-    }
-    if (barrier && !nthreads) pthread_barrier_destroy(&R->go);
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
         if (R->hlog_f[s]) fclose(R->hlog_f[s]);
     q_free(R->q1);

@@ -35,7 +35,7 @@ static lat_topo *fake(int n, bool smt) {
     put(root, "/sys/devices/system/cpu/online", list);
     put(root, "/sys/devices/system/cpu/possible", list);
     for (int c = 0; c < n; c++) {
-        int h = n / 2, a = c % h;
+        int h = n / 2, a = smt ? c % h : c;
         if (smt)
             snprintf(sib, sizeof sib, "%d,%d", a, a + h);
         else
