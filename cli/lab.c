@@ -571,6 +571,9 @@ int cmd_lab(int argc, char **argv) {
                        "%d runs\n",
                        p50.med, p50.min, p50.max, p999.med, p999.min, p999.max, ex[0].n);
                 lab_print_details(stdout, &ex[0].cfg, &ex[0].r[0], over);
+                printf("seed reference (full shape, isolated server): e2e p50 ~600 ns, p99.9 "
+                       "~3000 ns; here (%s shape): p50 %.0f ns, p99.9 %.0f ns\n",
+                       lat_pipe_shape_name(base.shape), p50.med, p999.med);
             } else {
                 classify(&ex[0], &ex[x], x, &v[x]);
                 printf("verdict %s: %s (e2e p50 x%.2f, p99.9 x%.2f, max x%.2f, wall x%.3f; "
@@ -614,13 +617,24 @@ int cmd_lab(int argc, char **argv) {
                             v[x].wall_ratio, v[x].fingerprint);
             }
             lat_pipe_result *b0 = &ex[0].r[0];
-            double p50 = (double)lat_hist_value_at_percentile(b0->h[LAT_PIPE_E2E], 50);
+            agg bp50 = AGG(&ex[0], p50, LAT_PIPE_E2E), bp999 = AGG(&ex[0], p999, LAT_PIPE_E2E);
+            double p50 = bp50.med;
+            fprintf(f,
+                    "\n## Against the seed's reference\n\nThe seed's full shape on an isolated "
+                    "x86 server: e2e ~600 ns p50, ~3 us p99.9.  This machine, %s shape%s: e2e "
+                    "p50 %.0f ns, p99.9 %.0f ns (baseline medians of %d runs).\n",
+                    lat_pipe_shape_name(base.shape), over ? " (oversubscribed)" : ", pinned",
+                    bp50.med, bp999.med, ex[0].n);
+            char note[256];
+            if (lab_backlog_note(&ex[0].cfg, b0, note, sizeof note))
+                fprintf(f, "\n**Caution:** in baseline run 1 %s.\n", note);
             fprintf(f,
                     "\n## Instrumentation cost\n\nOne fenced stamp costs %" PRIu64
-                    " ns = %.1f%% of the baseline e2e p50 (%.0f ns); %u stamps per event.  "
-                    "Goal: < 1%% per stamp.\n",
+                    " ns = %.2f%% of the baseline e2e p50 (%.0f ns); %u stamps per event = "
+                    "%.2f%%.  Goal: < 1%% per stamp.\n",
                     b0->stamp_cost_ns, 100.0 * (double)b0->stamp_cost_ns / p50, p50,
-                    b0->stamps_per_event);
+                    b0->stamps_per_event,
+                    100.0 * (double)b0->stamp_cost_ns * b0->stamps_per_event / p50);
             if (flight_text[0]) {
                 fprintf(f,
                         "\n## Flight recorder (alloc run, threshold = baseline e2e p99.9 = %" PRIu64

@@ -82,7 +82,21 @@ static void counter_cell(FILE *f, const char *name, double v) {
         fprintf(f, " %s=%.0f", name, v);
 }
 
+bool lab_backlog_note(const lat_pipe_config *c, const lat_pipe_result *r, char *buf, size_t len) {
+    if (!r->h[LAT_PIPE_E2E] || !c->rate_hz) return false;
+    double p50 = (double)lat_hist_value_at_percentile(r->h[LAT_PIPE_E2E], 50);
+    double iv = 1e9 / (double)c->rate_hz;
+    if (p50 < 20 * iv) return false;
+    snprintf(buf, len,
+             "the median event waited ~%.0f send intervals: the pipeline fell behind the "
+             "offered rate (a busy machine, or a rate above capacity), so these latencies are "
+             "mostly queueing backlog",
+             p50 / iv);
+    return true;
+}
+
 void lab_print_details(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r, bool over) {
+    char note[256];
     fprintf(f, "processed: transform=%" PRIu64 " consume=%" PRIu64 " (expect %" PRIu64 " each)\n",
             r->transformed, r->consumed, r->events);
     fprintf(f,
@@ -117,6 +131,7 @@ void lab_print_details(FILE *f, const lat_pipe_config *c, const lat_pipe_result 
             r->stamp_cost_ns, p50 > 0 ? 100.0 * (double)r->stamp_cost_ns / p50 : 0.0, p50,
             r->stamps_per_event,
             p50 > 0 ? 100.0 * (double)r->stamp_cost_ns * r->stamps_per_event / p50 : 0.0);
+    if (lab_backlog_note(c, r, note, sizeof note)) fprintf(f, "warning: %s\n", note);
     fprintf(f, "wall: %.3f s for %" PRIu64 " events at %" PRIu64 "/s offered (%.0f events/s)%s\n",
             (double)r->wall_ns / 1e9, r->events, c->rate_hz,
             r->wall_ns ? (double)r->events * 1e9 / (double)r->wall_ns : 0.0,

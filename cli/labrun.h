@@ -27,6 +27,10 @@ void lab_print_table(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r
 /* processed/dropped lines, per-thread counters and the instrumentation cost. */
 void lab_print_details(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r, bool over);
 
+/* True (and a sentence in buf) when the median e2e spans >= 20 send
+ * intervals: the run measured queueing backlog, not the pipeline. */
+bool lab_backlog_note(const lat_pipe_config *c, const lat_pipe_result *r, char *buf, size_t len);
+
 /* The JSON of one run (lat_pipe_result_json plus placement and the
  * oversubscribed stamp).  New reference or NULL. */
 struct json_t *lab_run_json(const lat_pipe_config *c, const lat_pipe_result *r, bool over,

@@ -1060,7 +1060,9 @@ int lat_bench_run(lat_bench_runner *r) {
         }
         if (!rc) {
             finish_common(r, res);
-            if (r->pmu_note[0] && cfg->counters) lat__bench_note(res, "%s", r->pmu_note);
+            /* Missing counters: said once, on the first result of the run. */
+            if (r->pmu_note[0] && cfg->counters && rep->n_results == 0)
+                lat__bench_note(res, "%s", r->pmu_note);
             if (res->pmu.valid && res->pmu.coverage < 0.9)
                 lat__bench_note(res, "counters ran %.0f%% of the time (multiplexed): scaled",
                                 res->pmu.coverage * 100);
