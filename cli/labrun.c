@@ -126,8 +126,8 @@ void lab_print_details(FILE *f, const lat_pipe_config *c, const lat_pipe_result 
     double p50 =
         r->h[LAT_PIPE_E2E] ? (double)lat_hist_value_at_percentile(r->h[LAT_PIPE_E2E], 50) : 0;
     fprintf(f,
-            "instrumentation: one fenced stamp %" PRIu64 " ns = %.1f%% of e2e p50 (%.0f ns); "
-            "%u stamps per event = %.1f%% (goal < 1%% per stamp)\n",
+            "instrumentation: one fenced stamp %" PRIu64 " ns = %.2f%% of e2e p50 (%.0f ns); "
+            "%u stamps per event = %.2f%% (goal < 1%% per stamp)\n",
             r->stamp_cost_ns, p50 > 0 ? 100.0 * (double)r->stamp_cost_ns / p50 : 0.0, p50,
             r->stamps_per_event,
             p50 > 0 ? 100.0 * (double)r->stamp_cost_ns * r->stamps_per_event / p50 : 0.0);

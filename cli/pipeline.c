@@ -284,7 +284,6 @@ int cmd_pipeline(int argc, char **argv) {
            cal->cycles_per_ns, c.events, c.rate_hz, c.queue_cap, c.sample_cap, c.work_iters,
            lat_idle_name(c.idle), c.alloc ? ", --alloc" : "", c.no_pin ? ", --no-pin" : "",
            c.share_line ? ", --share-line" : "", c.split_q1 ? ", --split-q1" : "");
-    if (over) printf("[%s]\n", LAB_OVERSUB_STAMP);
     fflush(stdout);
 
     if (flight_auto) {
