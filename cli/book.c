@@ -7,6 +7,7 @@
  * The engine is book/book.h; the op-stream and event formats are documented
  * in the usage text below (and in docs/SPEC-book.md). */
 #include "cli.h"
+#include "book_bench.h"
 
 #include "book.h"
 #include "itch.h"
@@ -23,9 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int book_bench_main(int argc, char **argv); /* cli/book_bench.c */
-extern const char book_bench_usage[];
 
 const char cmd_book_usage[] =
     "usage: latlab book replay FILE|- [--stp MODE] [--fees MAKER:TAKER] [--band LO:HI]\n"
@@ -66,7 +64,9 @@ const char cmd_book_usage[] =
     "                    intended time);  --pace xN  the same, N times faster\n"
     "  --loop N          replay the capture N times (books emptied in between, untimed)\n"
     "  --hgrm FILE       write the latency histogram's percentile table\n"
-    "  --json FILE       write the results as JSON\n";
+    "  --json FILE       write the results as JSON\n"
+    "\n"
+    "bench: " BOOK_BENCH_USAGE;
 
 static const char *CMD = "book";
 

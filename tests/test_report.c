@@ -532,9 +532,11 @@ static void test_report_page(void **state) {
     assert_int_equal(lat_report_table_row(r, hdr), -EINVAL); /* no table open */
     assert_int_equal(lat_report_table_begin(r, "latency", 3, hdr), 0);
     const char *row1[] = {"baseline", "340ns", "1.2 us"};
-    const char *row2[] = {"<script>alert(1)</script>", NULL, "12%"};
+    const char *row2[] = {"<script>alert(1)</script>", "info", "12%"};
     assert_int_equal(lat_report_table_row(r, row1), 0);
     assert_int_equal(lat_report_table_row(r, row2), 0);
+    const char *row3[] = {"x", NULL, NULL}; /* NULL cells print empty */
+    assert_int_equal(lat_report_table_row(r, row3), 0);
     lat_plot *p;
     assert_int_equal(lat_plot_create("e2e", &p), 0);
     lat_plot_point a[64];
@@ -559,6 +561,9 @@ static void test_report_page(void **state) {
     assert_non_null(strstr(html, "<td class=\"n\">340ns</td>"));
     assert_non_null(strstr(html, "<td class=\"n\">1.2 us</td>"));
     assert_non_null(strstr(html, "<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>"));
+    assert_non_null(strstr(html, "<td>info</td>"));
+    assert_non_null(strstr(html, "<tr><td>x</td><td></td><td></td></tr>"));
+    assert_non_null(strstr(html, "<td class=\"n\">12%</td>"));
     assert_null(strstr(html, "<script"));
     assert_null(strstr(html, "http://")); /* no network, not even the SVG namespace */
     assert_null(strstr(html, "https://"));
