@@ -119,7 +119,9 @@ static inline uint32_t worse_level(const book *b, int side, uint32_t i) {
 static inline uint32_t hash_tag(uint64_t id) {
     return (uint32_t)((id * 0x9E3779B97F4A7C15ull) >> 32);
 }
-static inline uint32_t tag_home(const book *b, uint32_t tag) { return tag >> b->tab_shift; }
+static inline uint32_t tag_home(const book *b, uint32_t tag) {
+    return tag >> b->tab_shift;
+}
 
 static inline uint32_t hash_find(const book *b, uint64_t id) {
     uint32_t tag = hash_tag(id);
@@ -133,7 +135,8 @@ static inline uint32_t hash_find(const book *b, uint64_t id) {
 static inline void hash_insert(book *b, uint64_t id, uint32_t idx) {
     uint32_t tag = hash_tag(id);
     uint32_t h = tag_home(b, tag);
-    while (b->tab[h].idx != NIL) h = (h + 1) & b->tab_mask;
+    while (b->tab[h].idx != NIL)
+        h = (h + 1) & b->tab_mask;
     b->tab[h].tag = tag;
     b->tab[h].idx = idx;
 }
@@ -142,7 +145,8 @@ static inline void hash_insert(book *b, uint64_t id, uint32_t idx) {
  * every probe chain unbroken without tombstones. */
 static inline void hash_remove(book *b, uint64_t id, uint32_t oi) {
     uint32_t h = tag_home(b, hash_tag(id));
-    while (b->tab[h].idx != oi) h = (h + 1) & b->tab_mask;
+    while (b->tab[h].idx != oi)
+        h = (h + 1) & b->tab_mask;
     uint32_t hole = h;
     uint32_t j = hole;
     for (;;) {
@@ -403,6 +407,9 @@ static uint32_t match(book *b, uint64_t id, uint32_t owner, int side, uint32_t l
         while (qty && oi != NIL) {
             order *o = &b->ord[oi];
             uint32_t nx = o->next;
+            /* overlap the next maker's and this maker's hash-slot misses with this fill */
+            if (nx != NIL) __builtin_prefetch(&b->ord[nx]);
+            if (o->qty <= qty) __builtin_prefetch(&b->tab[tag_home(b, hash_tag(o->id))]);
             if (LAT_UNLIKELY(o->owner == owner && b->cfg.stp != BOOK_STP_NONE)) {
                 book_stp stp = b->cfg.stp;
                 if (stp == BOOK_STP_CANCEL_MAKER || stp == BOOK_STP_CANCEL_BOTH)
@@ -547,6 +554,20 @@ int book_modify(book *b, uint64_t id, uint32_t new_qty) {
     }
     emit_level(b, side, li);
     return 0;
+}
+
+int book_replace(book *b, uint64_t id, int64_t new_price, uint32_t new_qty) {
+    uint32_t oi = hash_find(b, id);
+    if (oi == NIL) return reject(b, BOOK_EUNKNOWN, id, 0, BOOK_BUY);
+    order *o = &b->ord[oi];
+    uint32_t owner = o->owner;
+    book_side side = (book_side)o->side;
+    if (new_qty == 0) return reject(b, BOOK_EQTY, id, owner, side);
+    uint32_t li;
+    int err = check_price(b, new_price, &li);
+    if (err) return reject(b, err, id, owner, side);
+    remove_order(b, oi, BOOK_CXL_REPLACE);
+    return take(b, id, owner, side, new_price, li, new_qty, BOOK_GTC, 0);
 }
 
 int book_add_resting(book *b, uint64_t id, uint32_t owner, book_side side, int64_t price,

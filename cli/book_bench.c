@@ -338,7 +338,8 @@ static void md_table(FILE *f, const run *runs, size_t n, int open_loop) {
 }
 
 static int write_bench_md(const char *dir, const run *runs, size_t n, const lat_runcond *rc,
-                          const book_bench_cfg *cfg, int cpu, char *err, size_t errlen) {
+                          const book_bench_cfg *cfg, int cpu, const char *cmdline, char *err,
+                          size_t errlen) {
     char path[4096];
     snprintf(path, sizeof path, "%s/BENCH.md", dir);
     lat_afile *af;
@@ -356,6 +357,7 @@ static int write_bench_md(const char *dir, const run *runs, size_t n, const lat_
                "Values are per operation, in ns, from HdrHistogram (1 ns .. 1 s, 3 significant "
                "digits), timed with the calibrated cycle counter (fenced reads before and after "
                "each operation).\n\n");
+    fprintf(f, "Command: `%s`\n\n", cmdline);
     fprintf(f, "## Run conditions\n\n");
     fprintf(f, "| parameter | value |\n|---|---|\n");
     fprintf(f, "| warm-up ops | %" PRIu64 " |\n| measured ops | %" PRIu64 " |\n", cfg->warmup,
@@ -701,7 +703,12 @@ int book_bench_main(int argc, char **argv) {
                "intended arrival time\n");
         lat_runcond cond;
         lat_runcond_collect(&cond, NULL);
-        if (write_bench_md(out, runs, done, &cond, &cfg, cpu, errbuf, sizeof errbuf))
+        char cmdline[1024] = "latlab book";
+        for (int i = 0; i < argc; i++) {
+            size_t l = strlen(cmdline);
+            snprintf(cmdline + l, sizeof cmdline - l, " %s", argv[i]);
+        }
+        if (write_bench_md(out, runs, done, &cond, &cfg, cpu, cmdline, errbuf, sizeof errbuf))
             rc = cli_error(CMD, "%s", errbuf);
         if (write_report_html(out, runs, done, &cond, &cfg, errbuf, sizeof errbuf))
             rc = cli_error(CMD, "%s", errbuf);

@@ -636,6 +636,26 @@ static void test_recorder_single(void **state) {
     lat_hist_recorder_free(NULL);
 }
 
+static void test_base64_vectors(void **state) {
+    (void)state;
+    /* RFC 4648 section 10 */
+    static const char *plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+    static const char *enc[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
+    for (int i = 0; i < 7; i++) {
+        char out[16];
+        uint8_t back[16];
+        size_t n = strlen(plain[i]);
+        assert_int_equal(lat_base64_encode((const uint8_t *)plain[i], n, out), LAT_BASE64_LEN(n));
+        assert_string_equal(out, enc[i]);
+        assert_int_equal(lat_base64_decode(enc[i], strlen(enc[i]), back), (long)n);
+        assert_memory_equal(back, plain[i], n);
+    }
+    uint8_t b[8];
+    assert_int_equal(lat_base64_decode("Zm9v YmFy", 9, b), LAT_EFORMAT);
+    assert_int_equal(lat_base64_decode("Z", 1, b), LAT_EFORMAT);
+    assert_int_equal(lat_base64_decode("Zm9vYg", 6, b), 4); /* padding optional */
+}
+
 /* Reader: 1.2 logs in HdrHistogram_c's style (EndTimestamp legend, absolute
  * end timestamps, unscaled max), comments, CRLF, relative timestamps without
  * BaseTime, tags, and errors with line numbers. */
@@ -751,6 +771,7 @@ int main(void) {
         cmocka_unit_test(test_alloc_failure),
         cmocka_unit_test(test_recorder_single),
         cmocka_unit_test(test_hlog_reader_styles),
+        cmocka_unit_test(test_base64_vectors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
