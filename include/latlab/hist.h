@@ -76,12 +76,18 @@ bool lat_hist_same_geometry(const lat_hist *a, const lat_hist *b);
 
 /* ---- index math (static inline; valid for 0 <= v <= highest_equivalent(H)) ---- */
 
+/* Slot of value v as a size_t: the record path's form (unsigned arithmetic,
+ * no sign extension; bucket >= 0 because sub_bucket_mask bounds the clz). */
+LAT_INLINE size_t lat__hist_slot(const lat_hist *h, int64_t v) {
+    unsigned bucket = (unsigned)(h->lz_base - __builtin_clzll((uint64_t)v | h->sub_bucket_mask));
+    /* ((bucket + 1) << half_magnitude) + sub - half_count == (bucket << hm) + sub */
+    return ((size_t)bucket << h->half_magnitude) +
+           (size_t)((uint64_t)v >> (bucket + (unsigned)h->unit_magnitude));
+}
+
 /* Slot of value v. */
 LAT_INLINE int32_t lat_hist_index(const lat_hist *h, int64_t v) {
-    int32_t bucket = h->lz_base - __builtin_clzll((uint64_t)v | h->sub_bucket_mask);
-    int32_t sub = (int32_t)((uint64_t)v >> (bucket + h->unit_magnitude));
-    /* ((bucket + 1) << half_magnitude) + sub - half_count == (bucket << hm) + sub */
-    return (bucket << h->half_magnitude) + sub;
+    return (int32_t)lat__hist_slot(h, v);
 }
 
 /* Lowest value of slot i (Java valueFromIndex). */
@@ -107,7 +113,7 @@ LAT_INLINE bool lat_hist_record_n(lat_hist *h, int64_t v, int64_t n) {
         if (n > 0) h->overflow_count += n;
         return false;
     }
-    h->counts[lat_hist_index(h, v)] += n;
+    h->counts[lat__hist_slot(h, v)] += n;
     h->total_count += n;
     if (v < h->min_value) h->min_value = v;
     if (v > h->max_value) h->max_value = v;
@@ -138,7 +144,7 @@ LAT_INLINE bool lat_hist_record_atomic_n(lat_hist *h, int64_t v, int64_t n) {
         if (n > 0) __atomic_fetch_add(&h->overflow_count, n, __ATOMIC_RELAXED);
         return false;
     }
-    __atomic_fetch_add(&h->counts[lat_hist_index(h, v)], n, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&h->counts[lat__hist_slot(h, v)], n, __ATOMIC_RELAXED);
     __atomic_fetch_add(&h->total_count, n, __ATOMIC_RELAXED);
     int64_t cur = __atomic_load_n(&h->min_value, __ATOMIC_RELAXED);
     while (v < cur && !__atomic_compare_exchange_n(&h->min_value, &cur, v, true, __ATOMIC_RELAXED,
