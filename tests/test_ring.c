@@ -341,6 +341,12 @@ static void layout(void **state) {
     assert_true(lat_spsc_try_push(q, &v));
     assert_true(lat_spsc_try_pop(q, &w));
     assert_int_equal(w, 42);
+    lat_idle idle = lat_idle_spin();
+    assert_int_equal(lat_spsc_push_wait_t(q, &v, &idle), 0);
+    assert_true(lat_spsc_try_push_t(q, &v));
+    assert_true(lat_spsc_try_pop_t(q, &w));
+    assert_int_equal(lat_spsc_pop_wait_t(q, &w, &idle), 0);
+    assert_int_equal(w, 42);
     lat_spsc_free(q);
 }
 
