@@ -78,6 +78,11 @@ typedef struct exp_runs {
     figs f[MAXRUNS];
 } exp_runs;
 
+/* Median / min / max of one figure across an experiment's runs. */
+typedef struct agg {
+    double med, min, max;
+} agg;
+
 typedef struct verdict {
     const char *kind; /* "tail disease", ... */
     double p50_ratio, p999_ratio, max_ratio, wall_ratio;
@@ -87,7 +92,8 @@ typedef struct verdict {
     double stage_p50_ratio, stage_p999_ratio;
     int dom_stage; /* stage with the largest significant growth, or -1 */
     double dom_r50, dom_r999;
-    char where[96]; /* " in work (p50 x1.40, p99.9 x2.50)" or "" */
+    char where[96];           /* " in work (p50 x1.40, p99.9 x2.50)" or "" */
+    agg b50, e50, b999, e999; /* e2e ranges across runs */
     char fingerprint[320];
 } verdict;
 
@@ -138,11 +144,6 @@ static int cmp_d(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Median / min / max of one figure across an experiment's runs. */
-typedef struct agg {
-    double med, min, max;
-} agg;
-
 static agg aggregate(const exp_runs *e, size_t off, int stage) {
     double v[MAXRUNS];
     int n = 0;
@@ -187,6 +188,7 @@ static void classify(const exp_runs *b, const exp_runs *e, int expi, verdict *v)
     v->wall_ratio = ratio(ewall.med, bwall.med);
     v->spread_b = spread(bp999);
     v->spread_e = spread(ep999);
+    v->b50 = bp50, v->e50 = ep50, v->b999 = bp999, v->e999 = ep999;
     /* Significant means: outside the baseline's range and beyond its spread. */
     double sp50 = spread(bp50);
     v->p50_spread_b = sp50;
@@ -337,13 +339,13 @@ static void narrate(FILE *f, int x, const exp_runs *b, const exp_runs *e, const 
             "**Measurement.** e2e p50 %.0f -> %.0f ns (x%.2f), p99.9 %.0f -> %.0f ns (x%.2f), "
             "max %.0f -> %.0f ns (x%.2f), wall %.3f -> %.3f s (x%.3f).  Largest growth: p50 in "
             "%s (x%.2f), p99.9 in %s (x%.2f).  Baseline p99.9 spread across %d runs %.0f%%, this "
-            "experiment's across %d run%s %.0f%% (e2e p50 spread %.0f%% vs %.0f%%).  Counters: "
-            "%s.\n\n",
+            "experiment's across %d run%s %.0f%% (e2e p50 ranges %.0f..%.0f ns vs the baseline's "
+            "%.0f..%.0f ns).  Counters: %s.\n\n",
             bp50.med, ep50.med, v->p50_ratio, bp999.med, ep999.med, v->p999_ratio, bmax.med,
             emax.med, v->max_ratio, bw.med / 1e9, ew.med / 1e9, v->wall_ratio,
             stage_or(v->stage_p50), v->stage_p50_ratio, stage_or(v->stage_p999),
             v->stage_p999_ratio, b->n, 100 * v->spread_b, e->n, e->n == 1 ? "" : "s",
-            100 * v->spread_e, 100 * v->p50_spread_e, 100 * v->p50_spread_b, v->fingerprint);
+            100 * v->spread_e, v->e50.min, v->e50.max, v->b50.min, v->b50.max, v->fingerprint);
     fprintf(f, "**Verdict.** %s%s", v->kind, v->where);
     if (strcmp(v->kind, expect[x]))
         fprintf(f,
@@ -603,12 +605,12 @@ int cmd_lab(int argc, char **argv) {
                        lat_pipe_shape_name(base.shape), p50.med, p999.med);
             } else {
                 classify(&ex[0], &ex[x], x, &v[x]);
-                printf("verdict %s: %s%s (e2e p50 x%.2f, p99.9 x%.2f, max x%.2f, wall x%.3f; "
-                       "run-to-run spread p50 %.0f%%, p99.9 %.0f%% vs baseline %.0f%%, %.0f%%)\n"
-                       "  fingerprint: %s\n",
+                printf("verdict %s: %s%s (e2e p50 x%.2f, p99.9 x%.2f, max x%.2f, wall x%.3f)\n"
+                       "  e2e across runs: p50 %.0f..%.0f ns, p99.9 %.0f..%.0f ns (baseline "
+                       "%.0f..%.0f, %.0f..%.0f)\n  fingerprint: %s\n",
                        exp_name[x], v[x].kind, v[x].where, v[x].p50_ratio, v[x].p999_ratio,
-                       v[x].max_ratio, v[x].wall_ratio, 100 * v[x].p50_spread_e,
-                       100 * v[x].spread_e, 100 * v[x].p50_spread_b, 100 * v[x].spread_b,
+                       v[x].max_ratio, v[x].wall_ratio, v[x].e50.min, v[x].e50.max, v[x].e999.min,
+                       v[x].e999.max, v[x].b50.min, v[x].b50.max, v[x].b999.min, v[x].b999.max,
                        v[x].fingerprint);
             }
             printf("\n");
