@@ -30,8 +30,11 @@ typedef struct level {
     uint64_t qty;
 } level;
 
+/* 8 bytes: the id's 32-bit hash (its high bits are the home slot, so the
+ * table can be reorganised without touching orders) and the slab index.  A
+ * hash match is confirmed against the order's id. */
 typedef struct slot {
-    uint64_t id;
+    uint32_t tag;
     uint32_t idx; /* NIL = empty */
 } slot;
 
@@ -113,39 +116,43 @@ static inline uint32_t worse_level(const book *b, int side, uint32_t i) {
 
 /* ---- id hash --------------------------------------------------------------- */
 
-static inline uint32_t hash_id(const book *b, uint64_t id) {
-    return (uint32_t)((id * 0x9E3779B97F4A7C15ull) >> b->tab_shift);
+static inline uint32_t hash_tag(uint64_t id) {
+    return (uint32_t)((id * 0x9E3779B97F4A7C15ull) >> 32);
+}
+static inline uint32_t tag_home(const book *b, uint32_t tag) {
+    return tag >> b->tab_shift;
 }
 
 static inline uint32_t hash_find(const book *b, uint64_t id) {
-    uint32_t h = hash_id(b, id);
-    for (;;) {
+    uint32_t tag = hash_tag(id);
+    for (uint32_t h = tag_home(b, tag);; h = (h + 1) & b->tab_mask) {
         const slot *s = &b->tab[h];
         if (s->idx == NIL) return NIL;
-        if (s->id == id) return s->idx;
-        h = (h + 1) & b->tab_mask;
+        if (s->tag == tag && b->ord[s->idx].id == id) return s->idx;
     }
 }
 
 static inline void hash_insert(book *b, uint64_t id, uint32_t idx) {
-    uint32_t h = hash_id(b, id);
+    uint32_t tag = hash_tag(id);
+    uint32_t h = tag_home(b, tag);
     while (b->tab[h].idx != NIL)
         h = (h + 1) & b->tab_mask;
-    b->tab[h].id = id;
+    b->tab[h].tag = tag;
     b->tab[h].idx = idx;
 }
 
-/* Backward-shift deletion: keeps every probe chain unbroken without tombstones. */
-static inline void hash_remove(book *b, uint64_t id) {
-    uint32_t h = hash_id(b, id);
-    while (b->tab[h].id != id || b->tab[h].idx == NIL)
+/* Remove the entry of order oi (id its id).  Backward-shift deletion keeps
+ * every probe chain unbroken without tombstones. */
+static inline void hash_remove(book *b, uint64_t id, uint32_t oi) {
+    uint32_t h = tag_home(b, hash_tag(id));
+    while (b->tab[h].idx != oi)
         h = (h + 1) & b->tab_mask;
     uint32_t hole = h;
     uint32_t j = hole;
     for (;;) {
         j = (j + 1) & b->tab_mask;
         if (b->tab[j].idx == NIL) break;
-        uint32_t home = hash_id(b, b->tab[j].id);
+        uint32_t home = tag_home(b, b->tab[j].tag);
         /* Move j into the hole unless its home lies cyclically in (hole, j]. */
         int stays = (hole <= j) ? (home > hole && home <= j) : (home > hole || home <= j);
         if (!stays) {
@@ -251,7 +258,7 @@ static void remove_order(book *b, uint32_t oi, int32_t reason) {
     uint32_t li = o->level;
     b->s[side].lv[li].qty -= o->qty;
     level_unlink(b, side, oi);
-    hash_remove(b, o->id);
+    hash_remove(b, o->id, oi);
     emit_simple(b, BOOK_EV_CANCELLED, (book_side)side, o->id, o->owner, reason, level_price(b, li),
                 o->qty);
     order_free(b, oi);
@@ -287,7 +294,7 @@ int book_create(const book_config *cfg, book **out) {
     b->tab = lat__calloc_aligned(cap, sizeof(slot), LAT_CACHELINE);
     if (!b->tab) goto fail;
     b->tab_mask = (uint32_t)(cap - 1);
-    b->tab_shift = 64u - (unsigned)__builtin_ctzll(cap);
+    b->tab_shift = 32u - (unsigned)__builtin_ctzll(cap);
     book_reset(b);
     *out = b;
     return 0;
@@ -400,6 +407,9 @@ static uint32_t match(book *b, uint64_t id, uint32_t owner, int side, uint32_t l
         while (qty && oi != NIL) {
             order *o = &b->ord[oi];
             uint32_t nx = o->next;
+            /* overlap the next maker's and this maker's hash-slot misses with this fill */
+            if (nx != NIL) __builtin_prefetch(&b->ord[nx]);
+            if (o->qty <= qty) __builtin_prefetch(&b->tab[tag_home(b, hash_tag(o->id))]);
             if (LAT_UNLIKELY(o->owner == owner && b->cfg.stp != BOOK_STP_NONE)) {
                 book_stp stp = b->cfg.stp;
                 if (stp == BOOK_STP_CANCEL_MAKER || stp == BOOK_STP_CANCEL_BOTH)
@@ -431,7 +441,7 @@ static uint32_t match(book *b, uint64_t id, uint32_t owner, int side, uint32_t l
             }
             if (o->qty == 0) {
                 level_unlink(b, opp, oi);
-                hash_remove(b, o->id);
+                hash_remove(b, o->id, oi);
                 emit_simple(b, BOOK_EV_DONE, (book_side)opp, o->id, o->owner, 0, px, 0);
                 order_free(b, oi);
             }
@@ -546,6 +556,20 @@ int book_modify(book *b, uint64_t id, uint32_t new_qty) {
     return 0;
 }
 
+int book_replace(book *b, uint64_t id, int64_t new_price, uint32_t new_qty) {
+    uint32_t oi = hash_find(b, id);
+    if (oi == NIL) return reject(b, BOOK_EUNKNOWN, id, 0, BOOK_BUY);
+    order *o = &b->ord[oi];
+    uint32_t owner = o->owner;
+    book_side side = (book_side)o->side;
+    if (new_qty == 0) return reject(b, BOOK_EQTY, id, owner, side);
+    uint32_t li;
+    int err = check_price(b, new_price, &li);
+    if (err) return reject(b, err, id, owner, side);
+    remove_order(b, oi, BOOK_CXL_REPLACE);
+    return take(b, id, owner, side, new_price, li, new_qty, BOOK_GTC, 0);
+}
+
 int book_add_resting(book *b, uint64_t id, uint32_t owner, book_side side, int64_t price,
                      uint32_t qty) {
     if ((unsigned)side > 1) return reject(b, BOOK_EARG, id, owner, side);
@@ -569,7 +593,7 @@ int64_t book_reduce(book *b, uint64_t id, uint32_t by) {
         uint32_t li = o->level;
         b->s[side].lv[li].qty -= o->qty;
         level_unlink(b, side, oi);
-        hash_remove(b, id);
+        hash_remove(b, id, oi);
         emit_simple(b, BOOK_EV_DONE, (book_side)side, id, o->owner, 0, level_price(b, li), 0);
         order_free(b, oi);
         emit_level(b, side, li);

@@ -80,11 +80,12 @@ typedef enum book_event_type {
 
 /* Why an order was cancelled (book_event.reason for CANCELLED). */
 typedef enum book_cancel_reason {
-    BOOK_CXL_USER = 1, /* book_cancel */
-    BOOK_CXL_IOC = 2,  /* IOC or market remainder */
-    BOOK_CXL_FOK = 3,  /* FOK could not fill completely */
-    BOOK_CXL_STP = 4,  /* self-trade prevention */
-    BOOK_CXL_MASS = 5, /* book_mass_cancel */
+    BOOK_CXL_USER = 1,    /* book_cancel */
+    BOOK_CXL_IOC = 2,     /* IOC or market remainder */
+    BOOK_CXL_FOK = 3,     /* FOK could not fill completely */
+    BOOK_CXL_STP = 4,     /* self-trade prevention */
+    BOOK_CXL_MASS = 5,    /* book_mass_cancel */
+    BOOK_CXL_REPLACE = 6, /* book_replace (the old order; the new one follows) */
 } book_cancel_reason;
 
 /* One event.  Fields not listed for a type are zero. */
@@ -143,6 +144,13 @@ int book_cancel(book *b, uint64_t id);
  * moves it to the back of its level, equal does nothing.  0, BOOK_EQTY (0) or
  * BOOK_EUNKNOWN. */
 int book_modify(book *b, uint64_t id, uint32_t new_qty);
+
+/* Replace a resting order's price and quantity: it loses its queue place.
+ * Checks (unknown id -> zero qty -> band -> tick) run first and leave the
+ * book unchanged; then the order is cancelled (CANCELLED, reason
+ * BOOK_CXL_REPLACE) and re-entered as a GTC limit with the same id, owner and
+ * side, which may trade if the new price crosses.  0 or BOOK_E*. */
+int book_replace(book *b, uint64_t id, int64_t new_price, uint32_t new_qty);
 
 /* Feed-building operations (ITCH replay): the book mirrors another venue's,
  * so nothing matches.  book_add_resting checks like a GTC limit (no post-only

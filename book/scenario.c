@@ -176,19 +176,24 @@ static int add_resting(gen *g, int side, uint32_t owner, int64_t px, uint32_t qt
 }
 
 /* After an op: forget orders that left the book; settle the taker's id. */
-static void settle(gen *g, uint64_t taker) {
+/* After an op: forget orders that left the book; settle the taker's id (it
+ * rests unless it was rejected or its own DONE/CANCELLED event came back). */
+static void settle(gen *g, uint64_t taker, int rc) {
+    int gone = rc != 0;
     for (uint32_t i = 0; i < g->nrm; i++) {
         uint64_t id = g->rm[i].id;
-        if (id && id <= g->idcap && g->pos[id] != NIL) {
+        if (id == taker) {
+            gone = 1;
+        } else if (id && id <= g->idcap && g->pos[id] != NIL) {
             live_remove(g, id);
             id_release(g, id);
         }
     }
     if (taker) {
-        if (g->pos[taker] == NIL && book_lookup(g->b, taker, NULL, NULL, NULL, NULL) == 0)
-            live_add(g, taker);
-        else if (g->pos[taker] == NIL)
+        if (gone)
             id_release(g, taker);
+        else
+            live_add(g, taker);
     }
 }
 
@@ -409,7 +414,7 @@ static void refill(gen *g, const op *o) {
             uint64_t id = g->live[rn(g, g->nlive)];
             g->nrm = 0;
             book_cancel(g->b, id);
-            settle(g, 0);
+            settle(g, 0, 0);
         }
         break;
     }
@@ -450,7 +455,7 @@ static int gen_init(gen *g, book_scn s, const book_bench_cfg *cfg) {
     g->depth = cfg->depth ? cfg->depth : book_scn_default_depth(s);
     g->mid = MID;
     uint64_t cap =
-        s == BOOK_SCN_ADD_ONLY ? cfg->warmup + cfg->measured + 16 : 4ull * g->depth + 4096;
+        s == BOOK_SCN_ADD_ONLY ? cfg->warmup + cfg->measured + 16 : 2ull * g->depth + 1024;
     if (cap >= (1u << 30)) return -EINVAL;
     g->idcap = (uint32_t)cap + 16;
     book_config bc = {.price_lo = 1,
@@ -495,6 +500,16 @@ void book_bench_result_free(book_bench_result *res) {
     lat__free(res->interval_start_s);
     lat__free(res->interval_len_s);
     memset(res, 0, sizeof *res);
+}
+
+/* 1-minute load average, or -1. */
+static double loadavg1(void) {
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (!f) return -1;
+    double v = -1;
+    if (fscanf(f, "%lf", &v) != 1) v = -1;
+    fclose(f);
+    return v;
 }
 
 /* Aggregate steal time from /proc/stat in ms, or -1. */
@@ -591,9 +606,8 @@ int book_bench_run(book_scn s, const book_bench_cfg *cfg, book_bench_result *res
             int rc;
             if (res->open_loop) {
                 due = start + i * interval_cycles;
-                while (lat_cycles() < due)
+                while ((t0 = lat_cycles()) < due)
                     lat_cpu_relax();
-                t0 = lat_cycles_fenced();
                 rc = apply(&g, &o);
                 t1 = lat_cycles_fenced();
                 if (rec && t0 > due + late_cycles) res->late_ops++;
@@ -631,7 +645,7 @@ int book_bench_run(book_scn s, const book_bench_cfg *cfg, book_bench_result *res
                 }
                 if (o.empty || depth_before == 0) h->empty_book_ops++;
             }
-            settle(&g, (o.type == OP_LIMIT || o.type == OP_MARKET) ? o.id : 0);
+            settle(&g, (o.type == OP_LIMIT || o.type == OP_MARKET) ? o.id : 0, rc);
             refill(&g, &o);
         }
         if (rec) {
@@ -642,6 +656,12 @@ int book_bench_run(book_scn s, const book_bench_cfg *cfg, book_bench_result *res
             double st = steal_ms_now();
             res->steal_ms = (st >= 0 && res->steal_ms >= 0) ? st - res->steal_ms : -1;
             res->elapsed_s = cycles_s(cal, end - start);
+            res->cpu_s = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
+                         (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
+                         (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
+                         (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
+            res->loadavg1 = loadavg1();
+            res->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
             for (uint32_t k = 0; k < nint; k++) {
                 uint64_t b0 = bound[k] ? bound[k] : start, b1 = bound[k + 1] ? bound[k + 1] : end;
                 if (b1 < b0) b1 = b0;

@@ -121,6 +121,9 @@ typedef struct book_bench_result {
     /* time the hypervisor stole from all CPUs during the window (/proc/stat
      * "steal", 10 ms ticks on most kernels; -1 when unreadable) */
     double steal_ms;
+    double cpu_s;      /* CPU time the thread got during the window (user + system) */
+    double loadavg1;   /* 1-minute load average at the window's end */
+    int ncpus;         /* online CPUs */
     uint64_t late_ops; /* open loop: ops that started > 1 us after due */
     int64_t timer_floor_p50_ns, timer_floor_p99_ns; /* two back-to-back timed reads */
     int open_loop;

@@ -7,6 +7,7 @@
  * The engine is book/book.h; the op-stream and event formats are documented
  * in the usage text below (and in docs/SPEC-book.md). */
 #include "cli.h"
+#include "book_bench.h"
 
 #include "book.h"
 #include "itch.h"
@@ -23,9 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int book_bench_main(int argc, char **argv); /* cli/book_bench.c */
-extern const char book_bench_usage[];
+#include <sys/resource.h>
 
 const char cmd_book_usage[] =
     "usage: latlab book replay FILE|- [--stp MODE] [--fees MAKER:TAKER] [--band LO:HI]\n"
@@ -39,6 +38,7 @@ const char cmd_book_usage[] =
     "  M <id> <owner> <B|S> <qty>                              market order\n"
     "  C <id>                                                  cancel\n"
     "  R <id> <new_qty>        set the open quantity (lower keeps priority, higher loses it)\n"
+    "  P <id> <price> <qty>    replace: new price and quantity, loses priority (may trade)\n"
     "  X ALL | X SIDE <B|S> | X OWNER <owner> | X RANGE <lo> <hi>   mass cancel\n"
     "  S <depth>               snapshot (0 = every level)\n"
     "events, one per line:\n"
@@ -66,7 +66,9 @@ const char cmd_book_usage[] =
     "                    intended time);  --pace xN  the same, N times faster\n"
     "  --loop N          replay the capture N times (books emptied in between, untimed)\n"
     "  --hgrm FILE       write the latency histogram's percentile table\n"
-    "  --json FILE       write the results as JSON\n";
+    "  --json FILE       write the results as JSON\n"
+    "\n"
+    "bench: " BOOK_BENCH_USAGE;
 
 static const char *CMD = "book";
 
@@ -201,6 +203,7 @@ static int replay_line(replay_ctx *c, char *line, char *why, size_t wl) {
         {"M", 5, "M <id> <owner> <B|S> <qty>"},
         {"C", 2, "C <id>"},
         {"R", 3, "R <id> <new_qty>"},
+        {"P", 4, "P <id> <new_price> <new_qty>"},
         {"S", 2, "S <depth>"},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
@@ -248,6 +251,12 @@ static int replay_line(replay_ctx *c, char *line, char *why, size_t wl) {
             field_u64(tok[2], UINT32_MAX, &qty, "new_qty", why, wl))
             return -1;
         book_modify(c->b, id, (uint32_t)qty);
+    } else if (!strcmp(op, "P")) {
+        if (field_u64(tok[1], UINT64_MAX, &id, "id", why, wl) ||
+            field_i64(tok[2], &price, "new_price", why, wl) ||
+            field_u64(tok[3], UINT32_MAX, &qty, "new_qty", why, wl))
+            return -1;
+        book_replace(c->b, id, price, (uint32_t)qty);
     } else if (!strcmp(op, "X")) {
         book_filter f;
         if (nt == 2 && !strcmp(tok[1], "ALL")) {
@@ -287,7 +296,7 @@ static int replay_line(replay_ctx *c, char *line, char *why, size_t wl) {
             fprintf(f, "SA %" PRId64 " %" PRIu64 " %u\n", pkg.asks[i].price, pkg.asks[i].qty,
                     pkg.asks[i].count);
     } else {
-        snprintf(why, wl, "unknown op '%s' (L, M, C, R, X or S)", op);
+        snprintf(why, wl, "unknown op '%s' (L, M, C, R, P, X or S)", op);
         return -1;
     }
     c->ops++;
@@ -551,11 +560,14 @@ static int cmd_itch(int argc, char **argv) {
     }
     const lat_clock_cal *cal = lat_clock_default();
     uint64_t total_ns = 0, total_msgs = 0;
+    double cpu_s = 0;
     for (uint64_t loop = 0; loop < loops; loop++) {
+        struct rusage ru0, ru1;
         itch_replay_reset(r);
         itch_reader rd;
         itch_msg m;
         itch_reader_init(&rd, buf, len);
+        getrusage(RUSAGE_THREAD, &ru0);
         uint64_t w0 = lat_mono_ns();
         if (speed == 0) {
             /* closed loop: one counter read per message; each sample is the time
@@ -586,6 +598,11 @@ static int cmd_itch(int argc, char **argv) {
             }
         }
         total_ns += lat_mono_ns() - w0;
+        getrusage(RUSAGE_THREAD, &ru1);
+        cpu_s += (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
+                 (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
+                 (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
+                 (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
         total_msgs += itch_replay_counts(r)->messages;
     }
     const itch_counts *cn = itch_replay_counts(r);
@@ -606,8 +623,13 @@ static int cmd_itch(int argc, char **argv) {
            cn->dup_add, cn->rejected_add, cn->over_exec);
     printf("pace            %s\n", speed == 0 ? "max (closed loop: per-message service time)"
                                               : "paced (open loop: latency from intended time)");
-    printf("throughput      %.2f M messages/s (%" PRIu64 " messages in %.3f s)\n", mps / 1e6,
-           total_msgs, (double)total_ns / 1e9);
+    double wall_s = (double)total_ns / 1e9;
+    double cpu_mps = cpu_s > 0 ? (double)total_msgs / cpu_s : 0;
+    printf("throughput      %.2f M messages/s (%" PRIu64 " messages in %.3f s wall)\n", mps / 1e6,
+           total_msgs, wall_s);
+    printf("on-CPU          %.2f M messages per CPU-second (the thread had a CPU for %.0f%% of "
+           "the wall time)\n",
+           cpu_mps / 1e6, wall_s > 0 ? 100.0 * (cpu_s / wall_s > 1 ? 1 : cpu_s / wall_s) : 0.0);
     printf("latency ns      p50 %" PRId64 "  p99 %" PRId64 "  p99.9 %" PRId64 "  p99.99 %" PRId64
            "  max %" PRId64 "  (%" PRId64 " samples)\n",
            lat_hist_value_at_percentile(&h, 50), lat_hist_value_at_percentile(&h, 99),
@@ -663,12 +685,14 @@ static int cmd_itch(int argc, char **argv) {
                 json_object_set_new(types, k, json_integer((json_int_t)cn->by_type[t]));
             }
         json_t *o = json_pack(
-            "{s:s,s:I,s:I,s:I,s:o,s:I,s:I,s:I,s:I,s:s,s:f,s:f,s:{s:I,s:I,s:I,s:I,s:I,s:I},s:o}",
+            "{s:s,s:I,s:I,s:I,s:o,s:I,s:I,s:I,s:I,s:s,s:f,s:f,s:f,s:f,s:f,s:{s:I,s:I,s:I,s:I,s:I,"
+            "s:I},s:o}",
             "file", path, "bytes", (json_int_t)len, "messages_per_pass", (json_int_t)cn->messages,
             "passes", (json_int_t)loops, "by_type", types, "unknown_refs",
             (json_int_t)cn->unknown_ref, "duplicate_adds", (json_int_t)cn->dup_add, "rejected_adds",
             (json_int_t)cn->rejected_add, "over_executions", (json_int_t)cn->over_exec, "pace",
-            speed == 0 ? "max" : "paced", "speed", speed, "messages_per_s", mps, "latency_ns",
+            speed == 0 ? "max" : "paced", "speed", speed, "messages_per_s", mps,
+            "messages_per_cpu_s", cpu_mps, "cpu_s", cpu_s, "wall_s", wall_s, "latency_ns",
             "samples", (json_int_t)lat_hist_total(&h), "p50",
             (json_int_t)lat_hist_value_at_percentile(&h, 50), "p99",
             (json_int_t)lat_hist_value_at_percentile(&h, 99), "p99_9",

@@ -8,6 +8,7 @@
  * instead of assuming it.  Under sanitizers (which own the allocator) the
  * count is reported as unavailable. */
 #include "cli.h"
+#include "book_bench.h"
 
 #include "book.h"
 #include "scenario.h"
@@ -97,28 +98,7 @@ static void window_cb(int begin, void *ud) {
 
 /* ---- usage --------------------------------------------------------------------------------- */
 
-const char book_bench_usage[] =
-    "usage: latlab book bench SCENARIO|all [--warmup N] [--measured N] [--seed N] [--depth N]\n"
-    "                         [--open-loop RATE] [--also-open-loop RATE] [--quick]\n"
-    "                         [--cpu N] [--out DIR] [--intervals N] [--json FILE]\n"
-    "\n"
-    "scenarios: add_only cancel_only aggressive_walk mixed_70_20_10 thin_book_sweep\n"
-    "           mass_cancel_burst snapshot_capture (or all)\n"
-    "  --warmup N          ops run before the measured window (default 200000)\n"
-    "  --measured N        recorded ops (default 1000000)\n"
-    "  --seed N            xorshift seed (default 0xA5A5A5A5; decimal or 0x hex)\n"
-    "  --depth N           resting orders the scenario holds (default per scenario)\n"
-    "  --open-loop RATE    ops/s: each op is due at start + i/RATE and its latency runs\n"
-    "                      from that intended time (coordinated omission handled by\n"
-    "                      construction); default closed loop = pure service time\n"
-    "  --also-open-loop RATE  after the closed-loop runs, run mixed_70_20_10 open loop\n"
-    "                      at RATE too (reported in its own table)\n"
-    "  --quick             2000 warm-up and 20000 measured ops (tests)\n"
-    "  --cpu N             pin the benchmark thread to CPU N\n"
-    "  --out DIR           output folder (default book-bench): <scenario>.hlog/.hgrm,\n"
-    "                      BENCH.md, report.html, bench.json\n"
-    "  --intervals N       interval histograms per scenario in the .hlog (default 10)\n"
-    "  --json FILE         also write the results as JSON to FILE\n";
+const char book_bench_usage[] = BOOK_BENCH_USAGE;
 
 static const char *CMD = "book";
 
@@ -209,6 +189,26 @@ static void tail_paragraph(char *buf, size_t n, const run *rn) {
                               ", and the hypervisor stole %.0f ms of CPU time (all CPUs, "
                               "/proc/stat) over the %.2f s window",
                               r->steal_ms, r->elapsed_s);
+    if (r->elapsed_s > 0 && r->cpu_s > 0) {
+        double share = r->cpu_s / r->elapsed_s;
+        if (share > 1) share = 1;
+        k += (size_t)snprintf(buf + k, n - k,
+                              ". The thread had a CPU for %.0f%% of the window's wall time "
+                              "(%.2f s of CPU in %.2f s; load average %.1f on %d CPUs)",
+                              100 * share, r->cpu_s, r->elapsed_s, r->loadavg1, r->ncpus);
+        if (share < 0.9)
+            k += (size_t)snprintf(buf + k, n - k,
+                                  ", so it spent the rest waiting to run and any sample that "
+                                  "spans such a wait carries it");
+        if (share < 0.5 && r->tail_threshold_ns > 20 * q(&r->total, 50)) {
+            k += (size_t)snprintf(buf + k, n - k,
+                                  "; with the thread off its CPU for most of the window, "
+                                  "waiting to run is the dominant contributor to the samples "
+                                  "above p99.9, which sit %.0fx above the median",
+                                  (double)r->tail_threshold_ns / (double)q(&r->total, 50));
+            identified = 1;
+        }
+    }
     k += (size_t)snprintf(buf + k, n - k, ". The max (%s) ", mx);
     uint64_t interruptions =
         r->minor_faults + r->major_faults + r->invol_switches + r->vol_switches;
@@ -219,15 +219,22 @@ static void tail_paragraph(char *buf, size_t n, const run *rn) {
                               "its CPU (a switch or stolen time) mid-operation. ",
                               (double)lat_hist_max(&r->total) / (double)r->tail_threshold_ns);
     else
-        k += (size_t)snprintf(buf + k, n - k, "is within %.0fx of the p99.9 value. ",
+        k += (size_t)snprintf(buf + k, n - k, "is %.1fx the p99.9 value. ",
                               r->tail_threshold_ns
                                   ? (double)lat_hist_max(&r->total) / (double)r->tail_threshold_ns
                                   : 0.0);
     if (r->open_loop)
-        k += (size_t)snprintf(buf + k, n - k,
-                              "Open loop: %" PRIu64 " ops started more than 1 us after their "
-                              "intended time; their wait is in their samples. ",
-                              r->late_ops);
+        k +=
+            (size_t)snprintf(buf + k, n - k,
+                             "Open loop: %" PRIu64 " ops (%.1f%%) started more than 1 us after "
+                             "their intended time; the driver achieved %.0f ops/s against the "
+                             "%.0f ops/s asked for%s; every wait is in the samples. ",
+                             r->late_ops, pct(r->late_ops, r->health.ops),
+                             r->elapsed_s > 0 ? (double)r->health.ops / r->elapsed_s : 0.0, r->rate,
+                             pct(r->late_ops, r->health.ops) > 10
+                                 ? " (it fell behind: the queue of due operations grew, which "
+                                   "is what the open-loop percentiles show)"
+                                 : "");
     k += (size_t)snprintf(buf + k, n - k,
                           "Every sample includes the timer's own floor (two "
                           "fenced counter reads: p50 %s). ",
@@ -331,7 +338,8 @@ static void md_table(FILE *f, const run *runs, size_t n, int open_loop) {
 }
 
 static int write_bench_md(const char *dir, const run *runs, size_t n, const lat_runcond *rc,
-                          const book_bench_cfg *cfg, int cpu, char *err, size_t errlen) {
+                          const book_bench_cfg *cfg, int cpu, const char *cmdline, char *err,
+                          size_t errlen) {
     char path[4096];
     snprintf(path, sizeof path, "%s/BENCH.md", dir);
     lat_afile *af;
@@ -349,6 +357,7 @@ static int write_bench_md(const char *dir, const run *runs, size_t n, const lat_
                "Values are per operation, in ns, from HdrHistogram (1 ns .. 1 s, 3 significant "
                "digits), timed with the calibrated cycle counter (fenced reads before and after "
                "each operation).\n\n");
+    fprintf(f, "Command: `%s`\n\n", cmdline);
     fprintf(f, "## Run conditions\n\n");
     fprintf(f, "| parameter | value |\n|---|---|\n");
     fprintf(f, "| warm-up ops | %" PRIu64 " |\n| measured ops | %" PRIu64 " |\n", cfg->warmup,
@@ -673,8 +682,14 @@ int book_bench_main(int argc, char **argv) {
         health_line(hl, sizeof hl, r);
         printf("  health: %s\n", hl);
         if (rn->open_loop)
-            printf("  open loop at %.0f ops/s: %" PRIu64 " ops started > 1 us late\n", r->rate,
+            printf("  open loop at %.0f ops/s (achieved %.0f): %" PRIu64
+                   " ops started > 1 us late\n",
+                   r->rate, r->elapsed_s > 0 ? (double)r->health.ops / r->elapsed_s : 0.0,
                    r->late_ops);
+        printf("  thread had a CPU for %.0f%% of the window (load average %.1f on %d CPUs)\n",
+               r->elapsed_s > 0 ? 100 * (r->cpu_s / r->elapsed_s > 1 ? 1 : r->cpu_s / r->elapsed_s)
+                                : 0.0,
+               r->loadavg1, r->ncpus);
         fflush(stdout);
         char stem[64];
         snprintf(stem, sizeof stem, "%s%s", book_scn_name(r->scn), rn->open_loop ? ".open" : "");
@@ -688,7 +703,12 @@ int book_bench_main(int argc, char **argv) {
                "intended arrival time\n");
         lat_runcond cond;
         lat_runcond_collect(&cond, NULL);
-        if (write_bench_md(out, runs, done, &cond, &cfg, cpu, errbuf, sizeof errbuf))
+        char cmdline[1024] = "latlab book";
+        for (int i = 0; i < argc; i++) {
+            size_t l = strlen(cmdline);
+            snprintf(cmdline + l, sizeof cmdline - l, " %s", argv[i]);
+        }
+        if (write_bench_md(out, runs, done, &cond, &cfg, cpu, cmdline, errbuf, sizeof errbuf))
             rc = cli_error(CMD, "%s", errbuf);
         if (write_report_html(out, runs, done, &cond, &cfg, errbuf, sizeof errbuf))
             rc = cli_error(CMD, "%s", errbuf);

@@ -163,6 +163,7 @@ static int load_hgrm(ctx *c, const char *path, const char *label) {
     size_t len = 0;
     int rc = read_all(path, &text, &len);
     if (rc) return cli_error(CMD, "%s: cannot read: %s", path, lat_strerror(rc));
+    if (c->tag) cli_warn(CMD, "%s: --tag applies to interval logs, not .hgrm tables", path);
     lat_hgrm h;
     size_t line = 0;
     rc = lat_hgrm_parse(text, len, c->unit_ns, &h, &line);

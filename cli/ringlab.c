@@ -179,11 +179,19 @@ static void seq_del(void *q) {
  * can make a VM exit), which would add its own granularity to every hop and
  * hide the line transfer being measured.  The loads are atomic, so they are
  * re-read each time round. */
+#ifdef RL_SPIN_PAUSE
+#define SPIN_UNTIL(cond)                                                                           \
+    do {                                                                                           \
+        while (!(cond))                                                                            \
+            lat_cpu_relax();                                                                       \
+    } while (0)
+#else
 #define SPIN_UNTIL(cond)                                                                           \
     do {                                                                                           \
         while (!(cond)) {                                                                          \
         }                                                                                          \
     } while (0)
+#endif
 
 #define RING_OPS(tag, T)                                                                           \
     LAT_INLINE bool tag##_ring_try_push(void *q, T *v) {                                           \
@@ -336,52 +344,61 @@ static int duo_run(duo *d) {
     static void tp_prod_##name(duo *d) {                                                           \
         T v;                                                                                       \
         memset(&v, 0, sizeof v);                                                                   \
+        void *q = d->q[0];                                                                         \
+        uint64_t n = d->n;                                                                         \
         d->t0 = lat_cycles_fenced();                                                               \
-        for (uint64_t i = 0; i < d->n; i++) {                                                      \
+        for (uint64_t i = 0; i < n; i++) {                                                         \
             memcpy(&v, &i, 8);                                                                     \
-            OPS##_push(d->q[0], &v);                                                               \
+            OPS##_push(q, &v);                                                                     \
         }                                                                                          \
     }                                                                                              \
     static void tp_cons_##name(duo *d) {                                                           \
         T v;                                                                                       \
-        uint64_t errors = 0, chunk = d->n / RL_WINDOWS, next = chunk;                              \
+        void *q = d->q[0];                                                                         \
+        uint64_t n = d->n, errors = 0, chunk = n / RL_WINDOWS, next = chunk;                       \
+        uint64_t win[RL_WINDOWS];                                                                  \
         int k = 0;                                                                                 \
-        for (uint64_t i = 0; i < d->n; i++) {                                                      \
-            OPS##_pop(d->q[0], &v);                                                                \
+        for (uint64_t i = 0; i < n; i++) {                                                         \
+            OPS##_pop(q, &v);                                                                      \
             uint64_t w;                                                                            \
             memcpy(&w, &v, 8);                                                                     \
             errors += w != i;                                                                      \
             if (LAT_UNLIKELY(i + 1 == next) && k < RL_WINDOWS) {                                   \
-                d->win[k++] = lat_cycles();                                                        \
+                win[k++] = lat_cycles();                                                           \
                 next += chunk;                                                                     \
             }                                                                                      \
         }                                                                                          \
         d->t1 = lat_cycles_fenced();                                                               \
+        memcpy(d->win, win, sizeof win);                                                           \
         d->nwin = k;                                                                               \
         d->errors = errors;                                                                        \
     }                                                                                              \
     static void rt_ping_##name(duo *d) {                                                           \
         T v;                                                                                       \
         memset(&v, 0, sizeof v);                                                                   \
-        uint64_t warm = d->n / 10 + 100;                                                           \
-        for (uint64_t i = 0; i < warm + d->n; i++) {                                               \
+        void *q0 = d->q[0], *q1 = d->q[1];                                                         \
+        lat_hist *h = d->hist;                                                                     \
+        uint64_t warm = d->n / 10 + 100, n = d->n, errors = 0;                                     \
+        for (uint64_t i = 0; i < warm + n; i++) {                                                  \
             uint64_t t0 = lat_cycles_fenced();                                                     \
             memcpy(&v, &i, 8);                                                                     \
-            OPS##_push(d->q[0], &v);                                                               \
-            OPS##_pop(d->q[1], &v);                                                                \
+            OPS##_push(q0, &v);                                                                    \
+            OPS##_pop(q1, &v);                                                                     \
             uint64_t t1 = lat_cycles_fenced();                                                     \
             uint64_t w;                                                                            \
             memcpy(&w, &v, 8);                                                                     \
-            d->errors += w != i;                                                                   \
-            if (i >= warm) lat_hist_record(d->hist, (int64_t)(t1 - t0));                           \
+            errors += w != i;                                                                      \
+            if (i >= warm) lat_hist_record(h, (int64_t)(t1 - t0));                                 \
         }                                                                                          \
+        d->errors = errors;                                                                        \
     }                                                                                              \
     static void rt_pong_##name(duo *d) {                                                           \
         T v;                                                                                       \
-        uint64_t warm = d->n / 10 + 100;                                                           \
-        for (uint64_t i = 0; i < warm + d->n; i++) {                                               \
-            OPS##_pop(d->q[0], &v);                                                                \
-            OPS##_push(d->q[1], &v);                                                               \
+        void *q0 = d->q[0], *q1 = d->q[1];                                                         \
+        uint64_t warm = d->n / 10 + 100, n = d->n;                                                 \
+        for (uint64_t i = 0; i < warm + n; i++) {                                                  \
+            OPS##_pop(q0, &v);                                                                     \
+            OPS##_push(q1, &v);                                                                    \
         }                                                                                          \
     }
 
@@ -559,19 +576,20 @@ static struct {
 } line;
 
 static void pp_ping(duo *d) {
-    uint64_t warm = d->n / 10 + 100;
-    for (uint64_t i = 0; i < warm + d->n; i++) {
+    lat_hist *h = d->hist;
+    uint64_t warm = d->n / 10 + 100, n = d->n;
+    for (uint64_t i = 0; i < warm + n; i++) {
         uint64_t t0 = lat_cycles_fenced();
         /* release/acquire: the same order a ring hop needs, nothing more */
         atomic_store_explicit(&line.word, 2 * i + 1, memory_order_release);
         SPIN_UNTIL(atomic_load_explicit(&line.word, memory_order_acquire) == 2 * i + 2);
         uint64_t t1 = lat_cycles_fenced();
-        if (i >= warm) lat_hist_record(d->hist, (int64_t)(t1 - t0));
+        if (i >= warm) lat_hist_record(h, (int64_t)(t1 - t0));
     }
 }
 static void pp_pong(duo *d) {
-    uint64_t warm = d->n / 10 + 100;
-    for (uint64_t i = 0; i < warm + d->n; i++) {
+    uint64_t warm = d->n / 10 + 100, n = d->n;
+    for (uint64_t i = 0; i < warm + n; i++) {
         SPIN_UNTIL(atomic_load_explicit(&line.word, memory_order_acquire) == 2 * i + 1);
         atomic_store_explicit(&line.word, 2 * i + 2, memory_order_release);
     }

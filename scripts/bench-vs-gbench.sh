@@ -50,7 +50,7 @@ awk -F'\t' -v R="$REPEATS" '
     }
   }' "$tmp/gb.tsv" "$tmp/ll.tsv"
 awk -F'\t' '$1 == "latlab_fp" {
-  printf "no-change reruns latlab called \"changed\", wall time (default): %d of %d runs (%d of %d results)\n", $3, $2, $4, $2 * 3
-  printf "the same on CPU time (--cpu-time):               %d of %d runs (%d of %d results)\n", $5, $2, $6, $2 * 3
-  printf "latlab thread had a CPU %.0f%% of the wall time (about 100%% on an idle machine)\n", $7 * 100 }' "$tmp/fp.tsv"
+  printf "no-change reruns latlab called \"changed\", rule %-18s %2d of %d runs (%d of %d results; %d inconclusive)\n", $2 ":", $4, $3, $5, $3 * 3, $6
+  share = $7 }
+  END { printf "latlab thread had a CPU %.0f%% of the wall time (about 100%% on an idle machine)\n", share * 100 }' "$tmp/fp.tsv"
 echo "($REPEATS interleaved rounds; CV = sample stddev / mean of the per-round figure; timer overhead is measured and subtracted by latlab)"

@@ -79,6 +79,10 @@ done
 # good lines around the bad ones still ran
 grep -qx "T 1 9 100 5" "$tmp/got" || fail "good lines after bad ones did not run"
 
+# Replace (P): new price, loses priority, may trade.
+printf 'L 1 1 S 100 5 GTC\nL 2 2 B 99 5 GTC\nP 2 100 3\n' | "$LATLAB" book replay - >"$tmp/got" || fail "replace run"
+printf 'A 1\nA 2\nK 2\nA 2\nT 1 2 100 3\nD 2\n' | diff -u - "$tmp/got" || fail "replace events"
+
 # Fees are printed when given; --levels prints level events.
 printf 'L 1 1 S 200 10 GTC\nM 2 2 B 3\n' >"$tmp/fee"
 "$LATLAB" book replay --fees -2:5 "$tmp/fee" | grep -qx "T 1 2 200 3 -0.1200 0.3000" || fail "fees"

@@ -1,8 +1,9 @@
 #!/bin/bash
 # cli_plot.sh - `latlab plot`: SVG from .hlog and .hgrm inputs parses as XML
 # (xmllint), has one path per series with points in percentile order, axis
-# labels that match the data, a note for empty and one-value inputs; HTML and
-# JSON outputs; bad flags exit 2 naming the flag; corrupt or unreadable input
+# labels that match the data, a note for empty and one-value inputs; the plot
+# of Java's .hgrm for a log equals the plot of the log itself; HTML and JSON
+# outputs; bad flags exit 2 naming the flag; corrupt or unreadable input
 # exits 1 naming the file and line and leaves no output behind.
 set -u
 L=${LATLAB:?}
@@ -79,6 +80,21 @@ check "$T/f.svg" 1 1.5 2 "latency (us)" "0%|90%|max"
 "$L" plot "$D/one_value.hlog" --log-y -o "$T/g.svg" >/dev/null 2>&1 || fail "one value log exited $?"
 check "$T/g.svg" 1 -1 0 "latency (log scale)" "0%|90%|max"
 grep -Eq 'nan|inf' "$T/g.svg" && fail "NaN/inf in one-value log plot"
+
+# Java's HistogramLogProcessor turns the log into an .hgrm; plotting that text
+# must draw exactly the picture latlab draws from the histogram itself.
+JAR=/usr/share/java/hdrhistogram.jar
+if command -v java >/dev/null && [ -f "$JAR" ]; then
+    java -cp "$JAR" org.HdrHistogram.HistogramLogProcessor -i "$D/two_tags.hlog" -tag e2e \
+        -outputValueUnitRatio 1 -o "$T/java" >/dev/null 2>&1 || fail "HistogramLogProcessor failed"
+    "$L" plot "$T/java.hgrm" --title T --label e2e -o "$T/java.svg" >/dev/null 2>&1 ||
+        fail "plot of Java's .hgrm exited $?"
+    "$L" plot "$D/two_tags.hlog" --tag e2e --title T --label e2e -o "$T/ours.svg" >/dev/null 2>&1 ||
+        fail "plot --tag e2e exited $?"
+    cmp -s "$T/java.svg" "$T/ours.svg" || fail "Java's .hgrm and our histogram plot differently"
+else
+    echo "cli_plot: part SKIPPED: java or $JAR missing (Java .hgrm comparison not run)"
+fi
 
 # HTML page and JSON summary.
 "$L" plot "$D/two_tags.hlog" --slo 1us -o "$T/r.html" --json "$T/r.json" >/dev/null 2>&1 ||

@@ -290,6 +290,18 @@ static int r_modify(ref *r, uint64_t id, uint32_t q) {
     return 0;
 }
 
+static int r_replace(ref *r, uint64_t id, int64_t price, uint32_t q) {
+    int s;
+    size_t i;
+    if (!r_find(r, id, &s, &i)) return r_reject(r, BOOK_EUNKNOWN, id, 0, 0);
+    rord o = r->side[s][i];
+    if (q == 0) return r_reject(r, BOOK_EQTY, id, o.owner, s);
+    if (price < r->lo || price > r->hi) return r_reject(r, BOOK_EBAND, id, o.owner, s);
+    if ((price - r->lo) % r->tick) return r_reject(r, BOOK_ETICK, id, o.owner, s);
+    r_cancel_at(r, s, i, BOOK_CXL_REPLACE);
+    return r_order(r, id, o.owner, s, price, q, BOOK_GTC, 0, 0);
+}
+
 static int64_t r_mass(ref *r, const book_filter *f, uint64_t *ids, size_t cap) {
     int64_t n = 0;
     for (int s = 0; s < 2; s++) {
@@ -558,10 +570,16 @@ static uint64_t run_phase(const phase *ph) {
             int a = book_market(p.b, id, owner, (book_side)side, qty);
             int c = r_order(p.r, id, owner, side, 0, qty, BOOK_IOC, 0, 1);
             assert_int_equal(a, c);
-        } else if (k < 850) {
+        } else if (k < 820) {
             what = "cancel";
             uint64_t cid = rn(10) ? live_id(p.r) : 1 + rn(next_id);
             assert_int_equal(book_cancel(p.b, cid), r_cancel(p.r, cid));
+        } else if (k < 900) {
+            what = "replace";
+            uint64_t rid = rn(10) ? live_id(p.r) : 1 + rn(next_id);
+            uint32_t q = (uint32_t)rn(60);
+            if (rn(50) == 0) price += 1 + (int64_t)rn((uint64_t)ph->tick);
+            assert_int_equal(book_replace(p.b, rid, price, q), r_replace(p.r, rid, price, q));
         } else if (k < 990) {
             what = "modify";
             uint64_t mid = rn(10) ? live_id(p.r) : 1 + rn(next_id);
@@ -739,6 +757,23 @@ static void test_modify_priority(void **state) {
     /* errors */
     assert_int_equal(book_modify(p.b, 1, 0), BOOK_EQTY);
     assert_int_equal(book_modify(p.b, 999, 5), BOOK_EUNKNOWN);
+    /* a price change loses priority even when it comes back to the same price */
+    assert_int_equal(book_cancel(p.b, 1), 0);
+    for (uint64_t id = 20; id <= 22; id++)
+        assert_int_equal(book_limit(p.b, id, 5, BOOK_SELL, 200, 10, BOOK_GTC, 0), 0);
+    assert_int_equal(book_replace(p.b, 20, 201, 10), 0);
+    assert_int_equal(book_replace(p.b, 20, 200, 10), 0); /* now behind 21 and 22 */
+    assert_int_equal(book_replace(p.b, 21, 200, 10), 0); /* same price: still to the back */
+    p.eb->n = 0;
+    assert_int_equal(book_market(p.b, 30, 9, BOOK_BUY, 40), 0);
+    t = 0;
+    for (size_t i = 0; i < p.eb->n; i++)
+        if (p.eb->ev[i].type == BOOK_EV_TRADE && t < 3) order[t++] = p.eb->ev[i].maker_id;
+    assert_int_equal(t, 3);
+    assert_int_equal(order[0], 22);
+    assert_int_equal(order[1], 20);
+    assert_int_equal(order[2], 21);
+    assert_int_equal(book_replace(p.b, 999, 200, 1), BOOK_EUNKNOWN);
     pair_free(&p);
 }
 

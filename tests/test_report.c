@@ -138,10 +138,10 @@ static void test_plot_two_series(void **state) {
     char t[512];
     texts_of(svg, "lat-xtick", t, sizeof t);
     assert_string_equal(t, "0%|90%|99%|99.9%|max");
-    /* 8000 ns max: microseconds, linear from 0 to 8 */
+    /* 8000 ns max: microseconds, linear from 0 to 8 plus headroom */
     assert_non_null(strstr(svg, "latency (us)"));
     texts_of(svg, "lat-ytick", t, sizeof t);
-    assert_string_equal(t, "0|2|4|6|8");
+    assert_string_equal(t, "0|2|4|6|8|10");
     /* escaped title, legend labels, standalone document */
     assert_non_null(strstr(svg, "e2e &lt;baseline&gt; &amp; alloc"));
     assert_non_null(strstr(svg, ">baseline</text>"));
@@ -210,6 +210,30 @@ static void test_plot_x_range(void **state) {
         assert_int_equal(n, cases[c].n);
         for (size_t i = 0; i < n; i++)
             assert_true(xs[i] >= 78 - 0.01 && xs[i] <= 772 + 0.01);
+        free(svg);
+        lat_plot_free(p);
+    }
+}
+
+/* The legend moves off the data: a flat series near the top pushes it down. */
+static void test_plot_legend_placement(void **state) {
+    (void)state;
+    lat_plot_point rising[3] = {{0, 100}, {99, 200}, {99.9, 1000}};
+    lat_plot_point flat[2] = {{0, 1150}, {99.9, 1150}}; /* 92% of a 1.25us axis */
+    for (int c = 0; c < 2; c++) {
+        lat_plot *p;
+        assert_int_equal(lat_plot_create("legend", &p), 0);
+        assert_int_equal(lat_plot_add_series(p, "s", c ? flat : rising, c ? 2 : 3), 0);
+        char *svg = render(p);
+        const char *r = strstr(svg, "<rect class=\"lat-legend-box\"");
+        assert_non_null(r);
+        double x, y;
+        assert_int_equal(sscanf(r, "<rect class=\"lat-legend-box\" x=\"%lf\" y=\"%lf\"", &x, &y),
+                         2);
+        if (c)
+            assert_true(y > 250); /* flat line at the top: legend at the bottom */
+        else
+            assert_true(x < 100 && y < 80); /* rising tail: top-left */
         free(svg);
         lat_plot_free(p);
     }
@@ -508,9 +532,11 @@ static void test_report_page(void **state) {
     assert_int_equal(lat_report_table_row(r, hdr), -EINVAL); /* no table open */
     assert_int_equal(lat_report_table_begin(r, "latency", 3, hdr), 0);
     const char *row1[] = {"baseline", "340ns", "1.2 us"};
-    const char *row2[] = {"<script>alert(1)</script>", NULL, "12%"};
+    const char *row2[] = {"<script>alert(1)</script>", "info", "12%"};
     assert_int_equal(lat_report_table_row(r, row1), 0);
     assert_int_equal(lat_report_table_row(r, row2), 0);
+    const char *row3[] = {"x", NULL, NULL}; /* NULL cells print empty */
+    assert_int_equal(lat_report_table_row(r, row3), 0);
     lat_plot *p;
     assert_int_equal(lat_plot_create("e2e", &p), 0);
     lat_plot_point a[64];
@@ -535,6 +561,9 @@ static void test_report_page(void **state) {
     assert_non_null(strstr(html, "<td class=\"n\">340ns</td>"));
     assert_non_null(strstr(html, "<td class=\"n\">1.2 us</td>"));
     assert_non_null(strstr(html, "<td>&lt;script&gt;alert(1)&lt;/script&gt;</td>"));
+    assert_non_null(strstr(html, "<td>info</td>"));
+    assert_non_null(strstr(html, "<tr><td>x</td><td></td><td></td></tr>"));
+    assert_non_null(strstr(html, "<td class=\"n\">12%</td>"));
     assert_null(strstr(html, "<script"));
     assert_null(strstr(html, "http://")); /* no network, not even the SVG namespace */
     assert_null(strstr(html, "https://"));
@@ -617,17 +646,12 @@ static void test_alloc_failure(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plot_two_series),
-        cmocka_unit_test(test_plot_units_and_range),
-        cmocka_unit_test(test_plot_x_range),
-        cmocka_unit_test(test_plot_log_y_and_slo),
-        cmocka_unit_test(test_plot_empty_and_single),
-        cmocka_unit_test(test_plot_rejects),
-        cmocka_unit_test(test_plot_save_atomic),
-        cmocka_unit_test(test_plot_from_hist),
-        cmocka_unit_test(test_hgrm_parse),
-        cmocka_unit_test(test_report_page),
-        cmocka_unit_test(test_alloc_failure),
+        cmocka_unit_test(test_plot_two_series),    cmocka_unit_test(test_plot_units_and_range),
+        cmocka_unit_test(test_plot_x_range),       cmocka_unit_test(test_plot_legend_placement),
+        cmocka_unit_test(test_plot_log_y_and_slo), cmocka_unit_test(test_plot_empty_and_single),
+        cmocka_unit_test(test_plot_rejects),       cmocka_unit_test(test_plot_save_atomic),
+        cmocka_unit_test(test_plot_from_hist),     cmocka_unit_test(test_hgrm_parse),
+        cmocka_unit_test(test_report_page),        cmocka_unit_test(test_alloc_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

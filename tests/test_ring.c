@@ -314,15 +314,20 @@ static void idle_parse(void **state) {
 
 static void layout(void **state) {
     (void)state;
-    /* producer and consumer fields on separate 128-byte lines */
-    assert_true(offsetof(lat_ring, tail) - offsetof(lat_ring, head) >= 128);
-    assert_true(offsetof(lat_ring, ctl) - offsetof(lat_ring, c_owner) >= 8);
-    assert_true(offsetof(lat_ring, c_owner) < offsetof(lat_ring, tail) + 128);
-    assert_true(offsetof(lat_ring, p_owner) < offsetof(lat_ring, head) + 128);
-    assert_true(offsetof(lat_seqring, tail) - offsetof(lat_seqring, head) >= 128);
-    assert_true(offsetof(lat_seqring, c_owner) < offsetof(lat_seqring, tail) + 128);
+    /* private and published fields of each side on separate 128-byte lines */
+    assert_int_equal(offsetof(lat_ring, p_head) % 128, 0);
+    assert_int_equal(offsetof(lat_ring, head) % 128, 0);
+    assert_int_equal(offsetof(lat_ring, c_tail) % 128, 0);
     assert_int_equal(offsetof(lat_ring, tail) % 128, 0);
     assert_int_equal(offsetof(lat_ring, ctl) % 128, 0);
+    assert_true(offsetof(lat_ring, p_owner) < offsetof(lat_ring, head));
+    assert_true(offsetof(lat_ring, c_owner) < offsetof(lat_ring, tail));
+    assert_true(offsetof(lat_ring, head) < offsetof(lat_ring, c_tail));
+    assert_int_equal(offsetof(lat_seqring, head) % 128, 0);
+    assert_int_equal(offsetof(lat_seqring, c_tail) % 128, 0);
+    assert_int_equal(offsetof(lat_seqring, tail) % 128, 0);
+    assert_true(offsetof(lat_seqring, p_owner) < offsetof(lat_seqring, head));
+    assert_true(offsetof(lat_seqring, c_owner) < offsetof(lat_seqring, tail));
     /* seqring slots: a power of two, never straddling a 64-byte line */
     assert_int_equal(lat_seqring_storage_size(8, 16), 16 * 16 + 256);
     assert_int_equal(lat_seqring_storage_size(40, 16), 16 * 64 + 256);
@@ -335,6 +340,12 @@ static void layout(void **state) {
     uint64_t v = 42, w = 0;
     assert_true(lat_spsc_try_push(q, &v));
     assert_true(lat_spsc_try_pop(q, &w));
+    assert_int_equal(w, 42);
+    lat_idle idle = lat_idle_spin();
+    assert_int_equal(lat_spsc_push_wait_t(q, &v, &idle), 0);
+    assert_true(lat_spsc_try_push_t(q, &v));
+    assert_true(lat_spsc_try_pop_t(q, &w));
+    assert_int_equal(lat_spsc_pop_wait_t(q, &w, &idle), 0);
     assert_int_equal(w, 42);
     lat_spsc_free(q);
 }

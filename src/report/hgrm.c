@@ -156,6 +156,7 @@ int lat_hgrm_parse(const char *text, size_t len, double ns_per_value, lat_hgrm *
                 c = skip_sep(c, e, false);
                 if (c != e) goto bad;
             }
+            if (!isfinite(v * ns_per_value)) goto bad;
             double pct = q * 100;
             if (n && pct < pts[n - 1].pct) goto bad;
             pts[n].pct = pct > 100 ? 100 : pct;

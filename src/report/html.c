@@ -109,6 +109,7 @@ static bool numeric(const char *s) {
     while (*s == ' ')
         s++;
     if (*s == '+' || *s == '-') s++;
+    if (!((*s >= '0' && *s <= '9') || *s == '.')) return false; /* not "inf", "nan", "info" */
     char *end;
     strtod(s, &end);
     if (end == s) return false;

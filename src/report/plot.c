@@ -287,7 +287,8 @@ static void linear_axis(yaxis *y, double vmax_ns) {
     double m = vmax_ns / y->div;
     if (!(m > 0)) m = 1;
     y->step = nice_step(m / 5);
-    double top = ceil(m / y->step - 1e-9) * y->step;
+    /* 5% headroom so a flat series is not drawn on the frame's top edge */
+    double top = ceil(m * 1.05 / y->step - 1e-9) * y->step;
     if (top < m) top += y->step;
     y->lo = 0;
     y->hi = top * y->div;
@@ -302,8 +303,9 @@ static void linear_axis(yaxis *y, double vmax_ns) {
 static void log_axis(yaxis *y, double vmin_pos, double vmax) {
     if (!(vmax > 0)) vmax = 1000;
     if (!(vmin_pos > 0) || vmin_pos > vmax) vmin_pos = vmax;
-    double lo = floor(log10(vmin_pos) + 1e-9), hi = ceil(log10(vmax) - 1e-9);
+    double lo = floor(log10(vmin_pos) + 1e-9), hi = ceil(log10(vmax * 1.1));
     if (hi <= lo) hi = lo + 1;
+    if (hi - lo > 24) lo = hi - 24; /* tinier values sit on the bottom edge */
     y->lo = pow(10, lo);
     y->hi = pow(10, hi);
 }
@@ -357,6 +359,33 @@ static void vline(lat__sbuf *b, const char *cls, double x, double y0, double y1)
 
 static void series_class(char *buf, size_t len, size_t i) {
     snprintf(buf, len, "lat-c%zu%s", i % NPALETTE, i >= NPALETTE ? " lat-dash" : "");
+}
+
+/* How much of the drawing a legend box at (x, y, w, h) would cover: points
+ * sampled every ~3 px along each series' line, plus SLO lines crossing it. */
+static long legend_hits(const lat_plot *p, const frame *f, double x, double y, double w, double h) {
+    const double m = 4; /* keep a small gap around lines */
+    long hits = 0;
+    for (size_t i = 0; i < p->ns; i++) {
+        const series *s = &p->s[i];
+        for (size_t j = 0; j < s->n; j++) {
+            double x1 = map_x(f, s->pts[j].pct), y1 = map_y(f, s->pts[j].value_ns);
+            double x0 = j ? map_x(f, s->pts[j - 1].pct) : x1;
+            double y0 = j ? map_y(f, s->pts[j - 1].value_ns) : y1;
+            double len = fabs(x1 - x0) + fabs(y1 - y0);
+            int steps = (int)(len / 3) + 1;
+            if (steps > 2000) steps = 2000;
+            for (int k = 0; k <= steps; k++) {
+                double px = x0 + (x1 - x0) * k / steps, py = y0 + (y1 - y0) * k / steps;
+                if (px >= x - m && px <= x + w + m && py >= y - m && py <= y + h + m) hits++;
+            }
+        }
+    }
+    for (size_t i = 0; i < p->nslo; i++) {
+        double sy = map_y(f, p->slos[i].value_ns);
+        if (sy >= y - m && sy <= y + h + m) hits += (long)(w / 3);
+    }
+    return hits;
 }
 
 void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_theme theme) {
@@ -541,19 +570,36 @@ void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_them
                            map_y(&f, s->pts[s->n - 1].value_ns));
     }
 
-    /* Legend, top-left inside the plot area (tails rise on the right). */
+    /* Legend: top-left inside the plot area, where percentile plots are
+     * usually empty (tails rise on the right); if data or an SLO line would
+     * run under it, the corner that covers the least of them. */
     if (p->ns) {
-        double lx = f.x0 + 10, ly = f.y0 + 10, row = 19, lw = 0;
+        double row = 19, lw = 0, lh = row * (double)p->ns + 8;
         for (size_t i = 0; i < p->ns; i++) {
             size_t len = strlen(p->s[i].label) + (p->s[i].n ? 0 : 13);
             double w = 44 + 7.2 * (double)(len > 60 ? 60 : len);
             if (w > lw) lw = w;
         }
         if (lw > f.x1 - f.x0 - 20) lw = f.x1 - f.x0 - 20;
+        double bottom = f.y1 - 10 - lh - (empty ? 22 : 0);
+        const double corners[4][2] = {{f.x0 + 10, f.y0 + 10},
+                                      {f.x1 - 10 - lw, f.y0 + 10},
+                                      {f.x1 - 10 - lw, bottom},
+                                      {f.x0 + 10, bottom}};
+        double lx = corners[0][0], ly = corners[0][1];
+        long best = -1;
+        for (int k = 0; k < 4 && best != 0; k++) {
+            long hits = legend_hits(p, &f, corners[k][0], corners[k][1], lw, lh);
+            if (best < 0 || hits < best) {
+                best = hits;
+                lx = corners[k][0];
+                ly = corners[k][1];
+            }
+        }
         lat__sb_printf(b,
                        "<g class=\"lat-legend\">\n<rect class=\"lat-legend-box\" x=\"%.1f\" "
                        "y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"4\" opacity=\"0.9\"/>\n",
-                       lx, ly, lw, row * (double)p->ns + 8);
+                       lx, ly, lw, lh);
         for (size_t i = 0; i < p->ns; i++) {
             double y = ly + 4 + row * ((double)i + 0.5);
             series_class(cls, sizeof cls, i);
