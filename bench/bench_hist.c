@@ -110,7 +110,8 @@ static void record_chunked(lat_hist *h, const int64_t *v, size_t n, double *wall
 }
 
 typedef struct java_figs {
-    double rec[3], rec_cpu[3], rec_stream[3], summary6_ns, encode_ns, decode_ns, encoded_bytes;
+    double rec[3], rec_cpu[3], rec_cpu_best[3], rec_stream[3], summary6_ns, encode_ns, decode_ns,
+        encoded_bytes;
     int ok;
 } java_figs;
 
@@ -135,6 +136,8 @@ static void run_java(java_figs *j, size_t n, int reps) {
             if (!strcmp(key, names[k])) j->rec[k] = val;
             snprintf(nm, sizeof nm, "%s_cpu", names[k]);
             if (!strcmp(key, nm)) j->rec_cpu[k] = val;
+            snprintf(nm, sizeof nm, "%s_cpu_best", names[k]);
+            if (!strcmp(key, nm)) j->rec_cpu_best[k] = val;
             snprintf(nm, sizeof nm, "%s_stream", names[k]);
             if (!strcmp(key, nm)) j->rec_stream[k] = val;
         }
@@ -170,7 +173,7 @@ int main(int argc, char **argv) {
 
     /* ---- record ---- */
     static const char *names[] = {"uniform 0..1e6", "log-uniform 1..1e9", "latency-like"};
-    double ours[3], ours_cpu[3], ours_stream[3];
+    double ours[3], ours_cpu[3], ours_cpu_best[3], ours_stream[3];
     lat_hist h;
     if (lat_hist_init(&h, 1, INT64_C(3600000000000), 3)) return 1;
     for (int k = 0; k < 3; k++) {
@@ -188,6 +191,7 @@ int main(int argc, char **argv) {
         }
         ours[k] = median(t, (size_t)reps);
         ours_cpu[k] = median(tc, (size_t)reps);
+        ours_cpu_best[k] = tc[0]; /* median() sorted tc */
         ours_stream[k] = median(ts, (size_t)reps);
     }
     lat_hist_free(&h);
@@ -276,6 +280,10 @@ int main(int argc, char **argv) {
                j.ok ? ours[k] / j.rec[k] : NAN, j.ok ? ours_cpu[k] / j.rec_cpu[k] : NAN,
                ours_cpu[k] <= 2.0 ? "met (cpu)" : "not met (cpu)");
     }
+    printf("record, ns/op, best pass (thread CPU time; the least disturbed pass on a busy host)\n");
+    for (int k = 0; k < 3; k++)
+        printf("  %-22s %8.3f %8.3f   ratio %5.2f\n", names[k], ours_cpu_best[k],
+               j.ok ? j.rec_cpu_best[k] : NAN, j.ok ? ours_cpu_best[k] / j.rec_cpu_best[k] : NAN);
     printf("record, ns/op streamed from the 80 MB array (memory-bound, wall, median)\n");
     for (int k = 0; k < 3; k++)
         printf("  %-22s %8.3f %8.3f\n", names[k], ours_stream[k], j.ok ? j.rec_stream[k] : NAN);

@@ -291,17 +291,19 @@ int lat_perf_parse_event(const char *spec, const char *sysfs_root, struct perf_e
     const char *lastslash = strrchr(spec, '/');
     int want_user = 0, want_kernel = 0;
     if (colon && (!lastslash || colon > lastslash)) {
-        for (const char *m = colon + 1; *m; m++) {
-            if (*m == 'u')
-                want_user = 1;
-            else if (*m == 'k')
-                want_kernel = 1;
-            else {
-                seterr(err, err_len, "'%s': unknown modifier '%c' (use :u or :k)", spec, *m);
-                return LAT_EFORMAT;
+        /* only a run of u/k is ours; "pmu::EVENT" and "EVENT:umask" go to libpfm whole */
+        bool ours = colon > spec && colon[-1] != ':' && colon[1] != 0;
+        for (const char *m = colon + 1; ours && *m; m++)
+            ours = *m == 'u' || *m == 'k';
+        if (ours) {
+            for (const char *m = colon + 1; *m; m++) {
+                if (*m == 'u')
+                    want_user = 1;
+                else
+                    want_kernel = 1;
             }
+            len = (size_t)(colon - spec);
         }
-        len = (size_t)(colon - spec);
     }
     if (len == 0) {
         seterr(err, err_len, "empty event name");

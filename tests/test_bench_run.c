@@ -528,7 +528,9 @@ static void test_compare_verdicts(void **state) {
                      0);
     assert_true(c->changes[0].p < 0.05);
     assert_true(c->changes[0].noise > 0.35);
-    assert_int_equal(c->changes[0].verdict, LAT_BENCH_UNCHANGED);
+    assert_int_equal(c->changes[0].verdict, LAT_BENCH_INCONCLUSIVE);
+    assert_false(c->changes[0].busy);
+    assert_int_equal(c->inconclusive, 1);
     lat_bench_comparison_free(c);
     lat_bench_compare_opts off = {.alpha = 0.05, .materiality = 0.05, .noise_mult = 0};
     assert_int_equal(lat_bench_compare(lat_bench_runner_report(noisy0),
@@ -538,6 +540,26 @@ static void test_compare_verdicts(void **state) {
     lat_bench_comparison_free(c);
     lat_bench_runner_free(noisy0);
     lat_bench_runner_free(noisy1);
+
+    /* Busy machine: the same 20% slowdown, but one run's thread had a CPU
+     * only half the time: inconclusive, not regressed (and off when asked). */
+    lat_bench_report *busy_old, *busy_new;
+    assert_int_equal(lat_bench_report_clone(b, &busy_old), 0);
+    assert_int_equal(lat_bench_report_clone(lat_bench_runner_report(slow), &busy_new), 0);
+    for (uint32_t i = 0; i < 2; i++) {
+        busy_old->results[i].cpu_share = 0.99;
+        busy_new->results[i].cpu_share = 0.5;
+    }
+    assert_int_equal(lat_bench_compare(busy_old, busy_new, NULL, &c), 0);
+    assert_int_equal(c->inconclusive, 2);
+    assert_true(c->changes[0].busy);
+    lat_bench_comparison_free(c);
+    lat_bench_compare_opts noguard = {.alpha = 0.05, .materiality = 0.05, .noise_mult = 1};
+    assert_int_equal(lat_bench_compare(busy_old, busy_new, &noguard, &c), 0);
+    assert_int_equal(c->regressed, 2);
+    lat_bench_comparison_free(c);
+    lat_bench_report_free(busy_old);
+    lat_bench_report_free(busy_new);
 
     lat_bench_runner_free(tiny);
     lat_bench_runner_free(tiny0);

@@ -276,6 +276,13 @@ static void test_pmu_parser(void **state) {
                 a.config == (PERF_COUNT_HW_CACHE_LL | PERF_COUNT_HW_CACHE_OP_READ << 8 |
                              PERF_COUNT_HW_CACHE_RESULT_MISS << 16));
     assert_int_equal(lat_perf_parse_event("cycles:x", root, &a, err, sizeof err), LAT_EFORMAT);
+    /* libpfm4 names when the library was there at build time */
+    int rc = lat_perf_parse_event("PERF_COUNT_SW_CPU_CLOCK", root, &a, err, sizeof err);
+    printf("libpfm name PERF_COUNT_SW_CPU_CLOCK: %s\n", rc ? err : "resolved");
+    if (rc == 0)
+        assert_true(a.type == PERF_TYPE_SOFTWARE && a.config == PERF_COUNT_SW_CPU_CLOCK);
+    else
+        assert_int_equal(rc, LAT_EFORMAT);
     assert_int_equal(lat_perf_parse_event("cyclez", root, &a, err, sizeof err), LAT_EFORMAT);
     assert_non_null(strstr(err, "unknown event 'cyclez'"));
 

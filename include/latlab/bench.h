@@ -343,9 +343,14 @@ typedef struct lat_bench_report {
     lat_bench_result *results;
 } lat_bench_report;
 
-/* Run every selected case.  Returns 0 (or the first benchmark's error; the
- * others still run).  Results: lat_bench_runner_report().  One call per runner. */
+/* Run every selected case (in a seeded random order when cfg.shuffle), with
+ * an unmeasured cooldown between cases.  Returns 0, or the first failing
+ * benchmark's error (the others still run; a failed case has no result).
+ * -EINVAL for a second call or min/max samples out of order.  Pins the
+ * calling thread for the run when cfg.pin and restores its mask after. */
 int lat_bench_run(lat_bench_runner *r);
+/* The run's report (NULL before lat_bench_run); owned by the runner, valid
+ * until lat_bench_runner_free (lat_bench_report_clone keeps a copy). */
 const lat_bench_report *lat_bench_runner_report(const lat_bench_runner *r);
 /* The measured timer overhead (ns per sample), measuring it on first call. */
 double lat_bench_timer_overhead_ns(lat_bench_runner *r);
@@ -393,6 +398,13 @@ typedef enum {
     LAT_BENCH_UNCHANGED = 0,
     LAT_BENCH_IMPROVED = 1,
     LAT_BENCH_REGRESSED = 2,
+    /* Significant and material, but the runs cannot support the call: the
+     * shift is within their own scatter, or the machine was busy and the
+     * shift is no bigger than waiting for a CPU could explain (a standard
+     * benchmark's thread had a CPU < min_cpu_share of the wall time: up to
+     * 1 / share; a concurrent benchmark's CPU share moved by > 10% between
+     * the runs: up to the ratio of the shares). */
+    LAT_BENCH_INCONCLUSIVE = 3,
 } lat_bench_verdict;
 
 typedef struct lat_bench_compare_opts {
@@ -405,6 +417,9 @@ typedef struct lat_bench_compare_opts {
      * (samples of a loaded machine are not independent, and Mann-Whitney
      * alone would believe them).  0 turns it off; the default is 1. */
     double noise_mult;
+    /* Busy-machine guard (see LAT_BENCH_INCONCLUSIVE); 0 turns it off; the
+     * default is 0.9. */
+    double min_cpu_share;
 } lat_bench_compare_opts;
 
 typedef struct lat_bench_change {
@@ -413,6 +428,7 @@ typedef struct lat_bench_change {
     double ratio; /* new median / old median of per-sample ns/op (> 1: slower) */
     double p;     /* Mann-Whitney two-sided */
     double noise; /* larger relative MAD of the two runs (0.03 = 3%) */
+    bool busy;    /* the busy-machine guard fired */
     lat_bench_verdict verdict;
 } lat_bench_change;
 
@@ -420,15 +436,17 @@ typedef struct lat_bench_comparison {
     char *baseline; /* path or label of the old report */
     uint32_t n;
     lat_bench_change *changes;
-    uint32_t improved, regressed, unchanged;
+    uint32_t improved, regressed, unchanged, inconclusive;
 } lat_bench_comparison;
 
 /* 0 when old and cur may be compared, else LAT_EINCOMPATIBLE with why. */
 int lat_bench_compatible(const lat_bench_report *old, const lat_bench_report *cur, char *why,
                          size_t whylen);
 /* Compare (reports must be compatible).  A result changed when p < alpha AND
- * |ratio - 1| >= materiality AND |ratio - 1| >= noise_mult x noise.  opts
- * NULL = defaults {0.05, 0.05, 1}.  0, LAT_EINCOMPATIBLE, -ENOMEM. */
+ * |ratio - 1| >= materiality AND |ratio - 1| >= noise_mult x noise AND the
+ * machine was not busy; it is inconclusive when only the last two fail.
+ * opts NULL = defaults (alpha 0.05, materiality 0.05, noise_mult 1,
+ * min_cpu_share 0.9, wall time).  0, LAT_EINCOMPATIBLE, -ENOMEM. */
 int lat_bench_compare(const lat_bench_report *old, const lat_bench_report *cur,
                       const lat_bench_compare_opts *opts, lat_bench_comparison **out);
 void lat_bench_comparison_free(lat_bench_comparison *c);

@@ -12,6 +12,9 @@
  * them allocates or takes a lock.  Counts are deltas since the previous read,
  * with time_enabled/time_running so multiplexed counts are scaled and their
  * coverage reported; a counter that never ran says "not counted" instead of 0.
+ * Where the ioctls cost too much, start once and bracket each region with two
+ * reads (the second read's deltas are the region); bench/bench_perf prints
+ * both costs. 
  *
  * Events that cannot open stay in the set with a state and a reason a person
  * can act on ("not supported on this machine (no hardware PMU; virtual

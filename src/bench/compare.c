@@ -100,7 +100,8 @@ int lat_bench_compare(const lat_bench_report *old, const lat_bench_report *cur,
     if (!old || !cur || !out) return -EINVAL;
     int rc = lat_bench_compatible(old, cur, NULL, 0);
     if (rc) return rc;
-    lat_bench_compare_opts o = {.alpha = 0.05, .materiality = 0.05, .noise_mult = 1.0};
+    lat_bench_compare_opts o = {
+        .alpha = 0.05, .materiality = 0.05, .noise_mult = 1.0, .min_cpu_share = 0.9};
     if (opts) o = *opts;
     lat_bench_comparison *c = lat__calloc(1, sizeof *c);
     if (!c) return -ENOMEM;
@@ -137,10 +138,30 @@ int lat_bench_compare(const lat_bench_report *old, const lat_bench_report *cur,
         ch->noise = no > nn ? no : nn;
         ch->verdict = LAT_BENCH_UNCHANGED;
         double shift = fabs(ch->ratio - 1);
-        if (u.p < o.alpha && isfinite(ch->ratio) && shift >= o.materiality &&
-            shift >= o.noise_mult * ch->noise)
-            ch->verdict = ch->ratio > 1 ? LAT_BENCH_REGRESSED : LAT_BENCH_IMPROVED;
-        if (ch->verdict == LAT_BENCH_REGRESSED)
+        /* Busy-machine guard: when a standard benchmark's thread had a CPU
+         * less than min_cpu_share of the time (or a concurrent benchmark's
+         * share moved by > 10%), a shift no bigger than waiting for a CPU
+         * could explain (1 / the lower share; the ratio of the shares) is not
+         * called.  Shares of 0 (unknown: a virtual clock) or NaN never trip it. */
+        double so_ = or->cpu_share, sn_ = nr->cpu_share;
+        if (o.min_cpu_share > 0 && so_ > 0 && sn_ > 0 && isfinite(ch->ratio) && ch->ratio > 0) {
+            double lo = so_ < sn_ ? so_ : sn_, hi = so_ < sn_ ? sn_ : so_;
+            double factor = ch->ratio > 1 ? ch->ratio : 1 / ch->ratio, explain = 1;
+            if (nr->kind == LAT_BENCH_STANDARD && lo < o.min_cpu_share)
+                explain = 1 / lo;
+            else if (nr->kind == LAT_BENCH_CONCURRENT && hi / lo > 1.10)
+                explain = hi / lo;
+            ch->busy = factor < explain;
+        }
+        if (u.p < o.alpha && isfinite(ch->ratio) && shift >= o.materiality) {
+            if (shift >= o.noise_mult * ch->noise && !ch->busy)
+                ch->verdict = ch->ratio > 1 ? LAT_BENCH_REGRESSED : LAT_BENCH_IMPROVED;
+            else
+                ch->verdict = LAT_BENCH_INCONCLUSIVE;
+        }
+        if (ch->verdict == LAT_BENCH_INCONCLUSIVE)
+            c->inconclusive++;
+        else if (ch->verdict == LAT_BENCH_REGRESSED)
             c->regressed++;
         else if (ch->verdict == LAT_BENCH_IMPROVED)
             c->improved++;
@@ -170,12 +191,14 @@ void lat_bench_comparison_print(const lat_bench_comparison *c, FILE *out) {
         snprintf(name, sizeof name, "%s/%s", ch->group, ch->name);
         fprintf(out, "  %-40s %9.3f ns %9.3f ns %8.4f %9.2g %7.2f%%  %s\n", name, ch->old_median_ns,
                 ch->new_median_ns, ch->ratio, ch->p, ch->noise * 100,
-                ch->verdict == LAT_BENCH_REGRESSED  ? "regressed"
-                : ch->verdict == LAT_BENCH_IMPROVED ? "improved"
-                                                    : "unchanged");
+                ch->verdict == LAT_BENCH_REGRESSED   ? "regressed"
+                : ch->verdict == LAT_BENCH_IMPROVED  ? "improved"
+                : ch->verdict == LAT_BENCH_UNCHANGED ? "unchanged"
+                : ch->busy                           ? "inconclusive (busy machine)"
+                                                     : "inconclusive (within the runs' scatter)");
     }
-    fprintf(out, "  %u improved, %u regressed, %u unchanged\n", c->improved, c->regressed,
-            c->unchanged);
+    fprintf(out, "  %u improved, %u regressed, %u unchanged, %u inconclusive\n", c->improved,
+            c->regressed, c->unchanged, c->inconclusive);
 }
 
 int lat_bench_find_baseline(const char *dir, const lat_bench_report *cur, char **path, char *why,

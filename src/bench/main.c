@@ -33,7 +33,7 @@ static const char usage_fmt[] =
     "  --gate              exit 1 when a comparison finds a regression\n"
     "  --materiality PCT   smallest change that counts (default 5)\n"
     "  --cpu-time          compare CPU time per op (thread CPU clock) instead of wall\n"
-    "                      time: steadier on a busy machine\n"
+    "                      time (leaves out time spent waiting for a CPU)\n"
     "  --seed N            run benchmarks in a seeded random order\n"
     "  --cooldown-ms N     unmeasured pause between benchmarks\n"
     "  --quick             short run (10 ms chunks, 0.1 s warm-up, 0.5 s budget)\n"
@@ -295,19 +295,17 @@ int lat_bench_main(int argc, char **argv, const char *suite, int (*reg)(lat_benc
                 lat_bench_compare_opts o = {.alpha = 0.05,
                                             .cpu_time = cpu_time,
                                             .materiality = materiality,
-                                            .noise_mult = 1};
+                                            .noise_mult = 1,
+                                            .min_cpu_share = 0.9};
                 if (lat_bench_compare(base, rep, &o, &cmp) == 0) {
                     cmp->baseline = lat__strdup(base_path);
                     lat_bench_comparison_print(cmp, out);
-                    bool busy = false;
-                    for (uint32_t i = 0; i < rep->n_results; i++)
-                        busy |= rep->results[i].cpu_share < 0.9;
-                    if (busy && !cpu_time)
+                    if (cmp->inconclusive)
                         fprintf(err,
-                                "%s: note: the machine was busy (benchmark threads waited for a "
-                                "CPU); --cpu-time compares CPU time per op, which waiting does "
-                                "not inflate\n",
-                                prog);
+                                "%s: note: %u result(s) inconclusive: the shift is within the "
+                                "runs' scatter or the machine was busy; rerun on a quiet "
+                                "machine\n",
+                                prog, cmp->inconclusive);
                     if (gate && cmp->regressed) {
                         fprintf(err, "%s: gate: %u regression(s)\n", prog, cmp->regressed);
                         status = 1;
