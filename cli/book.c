@@ -281,10 +281,6 @@ static int replay_line(replay_ctx *c, char *line, char *why, size_t wl) {
         uint64_t depth;
         if (field_u64(tok[1], UINT32_MAX, &depth, "depth", why, wl)) return -1;
         book_package pkg = {.bids = c->lv[0], .asks = c->lv[1]};
-        size_t all = book_level_count(c->b, BOOK_BUY) > book_level_count(c->b, BOOK_SELL)
-                         ? book_level_count(c->b, BOOK_BUY)
-                         : book_level_count(c->b, BOOK_SELL);
-        if (depth == 0 || depth > all) depth = depth == 0 ? 0 : all;
         book_snapshot_package(c->b, (size_t)depth, &pkg);
         FILE *f = c->out.f;
         fprintf(f, "S %" PRIu64 " %" PRIu64 " %08" PRIx32 " %zu %zu\n", depth, pkg.seq, pkg.crc32,

@@ -209,9 +209,23 @@ static void tail_paragraph(char *buf, size_t n, const run *rn) {
             identified = 1;
         }
     }
-    k += (size_t)snprintf(buf + k, n - k, ". The max (%s) ", mx);
     uint64_t interruptions =
         r->minor_faults + r->major_faults + r->invol_switches + r->vol_switches;
+    if (r->open_loop)
+        ; /* in an open loop one stall delays every op queued behind it: no per-sample bound */
+    else if (interruptions && interruptions < r->tail_samples)
+        k += (size_t)snprintf(buf + k, n - k,
+                              ". Those %" PRIu64 " switches and faults can inflate at most %" PRIu64
+                              " samples (%.3f%%): enough to explain the quantiles above "
+                              "p%.3f, not the %" PRIu64 " samples at or above p99.9",
+                              interruptions, interruptions, pct(interruptions, r->health.ops),
+                              100.0 - pct(interruptions, r->health.ops), r->tail_samples);
+    else if (interruptions)
+        k += (size_t)snprintf(buf + k, n - k,
+                              ". Those %" PRIu64 " switches and faults outnumber the %" PRIu64
+                              " samples at or above p99.9",
+                              interruptions, r->tail_samples);
+    k += (size_t)snprintf(buf + k, n - k, ". The max (%s) ", mx);
     if ((interruptions || r->steal_ms > 0) && lat_hist_max(&r->total) > 20 * r->tail_threshold_ns)
         k += (size_t)snprintf(buf + k, n - k,
                               "is %.0fx the p99.9 value: an operation of this kind does not take "
@@ -235,6 +249,14 @@ static void tail_paragraph(char *buf, size_t n, const run *rn) {
                                  ? " (it fell behind: the queue of due operations grew, which "
                                    "is what the open-loop percentiles show)"
                                  : "");
+    if (r->open_loop && pct(r->late_ops, r->health.ops) > 10) {
+        k += (size_t)snprintf(buf + k, n - k,
+                              "The dominant contributor is queueing: with %.0f%% of the window "
+                              "on a CPU, operations waited for the ones due before them, so "
+                              "these percentiles measure the backlog, not the engine. ",
+                              r->elapsed_s > 0 ? 100.0 * r->cpu_s / r->elapsed_s : 0.0);
+        identified = 1;
+    }
     k += (size_t)snprintf(buf + k, n - k,
                           "Every sample includes the timer's own floor (two "
                           "fenced counter reads: p50 %s). ",

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -38,8 +39,10 @@ const char cmd_lab_usage[] =
     "times, --alloc, --share-line and --no-pin five times, each compared with the\n"
     "baseline's run-to-run spread and classified (tail disease, median/throughput\n"
     "disease, variance disease, no significant change) with its counter\n"
-    "fingerprint.  Writes LAB.md, lab.json, report.html and per run a JSON and\n"
-    "per-stage .hlog interval logs into the output folder.\n"
+    "fingerprint.  Writes LAB.md, lab.json, report.html, e2e.svg, flight-alloc.txt\n"
+    "(the flight recorder's window on the alloc run, set at the baseline's p99.9,\n"
+    "when it fired) and per run a JSON and per-stage .hlog interval logs into the\n"
+    "output folder.\n"
     "\n"
     "  --out DIR         output folder (default lab-out)\n"
     "  --quick           tiny sizes for CI (20000 events per run)\n"
@@ -78,12 +81,22 @@ typedef struct exp_runs {
     figs f[MAXRUNS];
 } exp_runs;
 
+/* Median / min / max of one figure across an experiment's runs. */
+typedef struct agg {
+    double med, min, max;
+} agg;
+
 typedef struct verdict {
     const char *kind; /* "tail disease", ... */
     double p50_ratio, p999_ratio, max_ratio, wall_ratio;
-    double spread_b, spread_e; /* relative p99.9 spread (max-min)/median */
-    int stage_p50, stage_p999; /* stage with the largest growth */
+    double spread_b, spread_e;         /* relative p99.9 spread (max-min)/median */
+    double p50_spread_b, p50_spread_e; /* the same for e2e p50 */
+    int stage_p50, stage_p999;         /* stage with the largest growth */
     double stage_p50_ratio, stage_p999_ratio;
+    int dom_stage; /* stage with the largest significant growth, or -1 */
+    double dom_r50, dom_r999;
+    char where[96];           /* " in work (p50 x1.40, p99.9 x2.50)" or "" */
+    agg b50, e50, b999, e999; /* e2e ranges across runs */
     char fingerprint[320];
 } verdict;
 
@@ -134,11 +147,6 @@ static int cmp_d(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* Median / min / max of one figure across an experiment's runs. */
-typedef struct agg {
-    double med, min, max;
-} agg;
-
 static agg aggregate(const exp_runs *e, size_t off, int stage) {
     double v[MAXRUNS];
     int n = 0;
@@ -183,25 +191,24 @@ static void classify(const exp_runs *b, const exp_runs *e, int expi, verdict *v)
     v->wall_ratio = ratio(ewall.med, bwall.med);
     v->spread_b = spread(bp999);
     v->spread_e = spread(ep999);
+    v->b50 = bp50, v->e50 = ep50, v->b999 = bp999, v->e999 = ep999;
     /* Significant means: outside the baseline's range and beyond its spread. */
     double sp50 = spread(bp50);
+    v->p50_spread_b = sp50;
+    v->p50_spread_e = spread(ep50);
     bool p50_sig = ep50.med > bp50.max && v->p50_ratio > 1 + fmax(0.05, sp50);
     bool tail_sig = ep999.med > bp999.max && v->p999_ratio > 1 + fmax(0.25, v->spread_b);
     bool wall_sig = ewall.med > bwall.max && v->wall_ratio > 1 + fmax(0.02, spread(bwall));
+    /* Variance: the experiment's own run-to-run spread (p50 or p99.9) explodes
+     * past the baseline's. */
     bool var_sig =
-        e->n >= 3 && v->spread_e > fmax(3 * v->spread_b, 0.5) && ep999.max > bp999.max * 1.5;
-    if (var_sig)
-        v->kind = "variance disease";
-    else if (tail_sig && (!p50_sig || v->p999_ratio - 1 > 3 * (v->p50_ratio - 1)))
-        v->kind = "tail disease";
-    else if (p50_sig || wall_sig)
-        v->kind = "median/throughput disease";
-    else if (tail_sig)
-        v->kind = "tail disease";
-    else
-        v->kind = "no significant change";
-    /* Where it grew most. */
-    v->stage_p50 = v->stage_p999 = -1;
+        e->n >= 3 && ((v->spread_e > fmax(3 * v->spread_b, 0.5) && ep999.max > bp999.max * 1.5) ||
+                      (v->p50_spread_e > fmax(3 * sp50, 0.5) && ep50.max > bp50.max * 1.5));
+    /* Where it grew most, and the stage with the largest significant growth:
+     * an e2e tail can be drowned by platform noise that a stage's is not. */
+    v->stage_p50 = v->stage_p999 = v->dom_stage = -1;
+    double best = 1;
+    bool dom50 = false, dom9 = false;
     for (int s = LAT_PIPE_SEND; s < LAT_PIPE_E2E; s++) {
         agg b50 = aggregate(b, offsetof(figs, p50), s), e50 = aggregate(e, offsetof(figs, p50), s);
         agg b9 = aggregate(b, offsetof(figs, p999), s), e9 = aggregate(e, offsetof(figs, p999), s);
@@ -211,7 +218,31 @@ static void classify(const exp_runs *b, const exp_runs *e, int expi, verdict *v)
             v->stage_p50 = s, v->stage_p50_ratio = r50;
         if (!isnan(r9) && (v->stage_p999 < 0 || r9 > v->stage_p999_ratio))
             v->stage_p999 = s, v->stage_p999_ratio = r9;
+        bool s50 = !isnan(r50) && e50.med > b50.max && r50 > 1 + fmax(0.10, spread(b50));
+        bool s9 = !isnan(r9) && e9.med > b9.max && r9 > 1 + fmax(0.5, 2 * spread(b9));
+        double g = fmax(s50 ? r50 : 1, s9 ? r9 : 1);
+        if (g > best) {
+            best = g, v->dom_stage = s, v->dom_r50 = r50, v->dom_r999 = r9;
+            dom50 = s50, dom9 = s9;
+        }
     }
+    if (var_sig)
+        v->kind = "variance disease";
+    else if (v->dom_stage >= 0)
+        v->kind = dom9 && (!dom50 || v->dom_r999 - 1 > 3 * (v->dom_r50 - 1))
+                      ? "tail disease"
+                      : "median/throughput disease";
+    else if (tail_sig && (!p50_sig || v->p999_ratio - 1 > 3 * (v->p50_ratio - 1)))
+        v->kind = "tail disease";
+    else if (p50_sig || wall_sig)
+        v->kind = "median/throughput disease";
+    else if (tail_sig)
+        v->kind = "tail disease";
+    else
+        v->kind = "no significant change";
+    if (v->dom_stage >= 0 && !var_sig)
+        snprintf(v->where, sizeof v->where, " in %s (p50 x%.2f, p99.9 x%.2f)",
+                 lat_pipe_stage_name(v->dom_stage), v->dom_r50, v->dom_r999);
     /* Counter fingerprint: the experiment's medians against the baseline's. */
     char a[32], c[32], d[32], f[32], g[32], h[32], i[32], j[32];
     agg bf = AGG(b, faults, -1), ef = AGG(e, faults, -1), bcs = AGG(b, cs, -1),
@@ -311,13 +342,14 @@ static void narrate(FILE *f, int x, const exp_runs *b, const exp_runs *e, const 
             "**Measurement.** e2e p50 %.0f -> %.0f ns (x%.2f), p99.9 %.0f -> %.0f ns (x%.2f), "
             "max %.0f -> %.0f ns (x%.2f), wall %.3f -> %.3f s (x%.3f).  Largest growth: p50 in "
             "%s (x%.2f), p99.9 in %s (x%.2f).  Baseline p99.9 spread across %d runs %.0f%%, this "
-            "experiment's across %d run%s %.0f%%.  Counters: %s.\n\n",
+            "experiment's across %d run%s %.0f%% (e2e p50 ranges %.0f..%.0f ns vs the baseline's "
+            "%.0f..%.0f ns).  Counters: %s.\n\n",
             bp50.med, ep50.med, v->p50_ratio, bp999.med, ep999.med, v->p999_ratio, bmax.med,
             emax.med, v->max_ratio, bw.med / 1e9, ew.med / 1e9, v->wall_ratio,
             stage_or(v->stage_p50), v->stage_p50_ratio, stage_or(v->stage_p999),
             v->stage_p999_ratio, b->n, 100 * v->spread_b, e->n, e->n == 1 ? "" : "s",
-            100 * v->spread_e, v->fingerprint);
-    fprintf(f, "**Verdict.** %s", v->kind);
+            100 * v->spread_e, v->e50.min, v->e50.max, v->b50.min, v->b50.max, v->fingerprint);
+    fprintf(f, "**Verdict.** %s%s", v->kind, v->where);
     if (strcmp(v->kind, expect[x]))
         fprintf(f,
                 " (the seed's reference machine shows %s; this machine did not reproduce it "
@@ -480,6 +512,12 @@ int cmd_lab(int argc, char **argv) {
         return cli_lib_error(CMD, "runs folder", rc ? rc : -ENOMEM);
     }
 
+    { /* a window from an earlier run in this folder must not pass for this one's */
+        char *fp = path_join(out, "flight-alloc.txt");
+        if (fp) unlink(fp);
+        free(fp);
+    }
+
     /* 2-3. the runs. */
     exp_runs *ex = calloc(NEXP, sizeof *ex);
     if (!ex) {
@@ -489,6 +527,7 @@ int cmd_lab(int argc, char **argv) {
     int nrun[NEXP] = {(int)bruns, 1, 1, (int)nruns};
     char flight_text[320] = "";
     char *flight_dump = NULL;
+    bool flight_file = false;
     uint64_t flight_thr = LAT_FLIGHT_NONE;
     int total = 0, done = 0, ret = CLI_OK;
     for (int x = 0; x < NEXP; x++)
@@ -538,6 +577,14 @@ int cmd_lab(int argc, char **argv) {
                 if (m) {
                     lat_flight_dump(e->r[i].flight, m, 10);
                     fclose(m);
+                    /* the whole frozen window, as the seed's step (f) dumps it */
+                    char *fp = path_join(out, "flight-alloc.txt");
+                    lat_afile *af = NULL;
+                    if (fp && lat_afile_open(fp, &af) == 0) {
+                        lat_flight_dump(e->r[i].flight, lat_afile_stream(af), 0);
+                        if (lat_afile_commit(af) == 0) flight_file = true;
+                    }
+                    free(fp);
                 }
             }
             json_t *j = lab_run_json(&e->cfg, &e->r[i], over, why);
@@ -576,10 +623,13 @@ int cmd_lab(int argc, char **argv) {
                        lat_pipe_shape_name(base.shape), p50.med, p999.med);
             } else {
                 classify(&ex[0], &ex[x], x, &v[x]);
-                printf("verdict %s: %s (e2e p50 x%.2f, p99.9 x%.2f, max x%.2f, wall x%.3f; "
-                       "p99.9 spread %.0f%% vs baseline %.0f%%)\n  fingerprint: %s\n",
-                       exp_name[x], v[x].kind, v[x].p50_ratio, v[x].p999_ratio, v[x].max_ratio,
-                       v[x].wall_ratio, 100 * v[x].spread_e, 100 * v[x].spread_b, v[x].fingerprint);
+                printf("verdict %s: %s%s (e2e p50 x%.2f, p99.9 x%.2f, max x%.2f, wall x%.3f)\n"
+                       "  e2e across runs: p50 %.0f..%.0f ns, p99.9 %.0f..%.0f ns (baseline "
+                       "%.0f..%.0f, %.0f..%.0f)\n  fingerprint: %s\n",
+                       exp_name[x], v[x].kind, v[x].where, v[x].p50_ratio, v[x].p999_ratio,
+                       v[x].max_ratio, v[x].wall_ratio, v[x].e50.min, v[x].e50.max, v[x].e999.min,
+                       v[x].e999.max, v[x].b50.min, v[x].b50.max, v[x].b999.min, v[x].b999.max,
+                       v[x].fingerprint);
             }
             printf("\n");
         }
@@ -611,9 +661,9 @@ int cmd_lab(int argc, char **argv) {
                 md_table(f, &ex[x], over);
                 if (x != EXP_BASE)
                     fprintf(f,
-                            "**Verdict: %s.** e2e p50 x%.2f, p99.9 x%.2f, max x%.2f, wall "
+                            "**Verdict: %s%s.** e2e p50 x%.2f, p99.9 x%.2f, max x%.2f, wall "
                             "x%.3f.  Fingerprint: %s.\n",
-                            v[x].kind, v[x].p50_ratio, v[x].p999_ratio, v[x].max_ratio,
+                            v[x].kind, v[x].where, v[x].p50_ratio, v[x].p999_ratio, v[x].max_ratio,
                             v[x].wall_ratio, v[x].fingerprint);
             }
             lat_pipe_result *b0 = &ex[0].r[0];
@@ -641,6 +691,9 @@ int cmd_lab(int argc, char **argv) {
                         " ns)\n\n**%s**\n\n",
                         flight_thr, flight_text);
                 if (flight_dump) fprintf(f, "```\n%s```\n", flight_dump);
+                if (flight_file)
+                    fprintf(f,
+                            "\nThe whole frozen window (4096 samples) is in flight-alloc.txt.\n");
             }
             fprintf(f, "\n## Cause -> measurement -> fix\n\n");
             for (int x = 1; x < NEXP; x++)
@@ -663,6 +716,10 @@ int cmd_lab(int argc, char **argv) {
             for (int x = 1; x < NEXP; x++) {
                 json_t *o = json_object();
                 json_object_set_new(o, "verdict", json_string(v[x].kind));
+                json_object_set_new(o, "stage",
+                                    v[x].dom_stage >= 0
+                                        ? json_string(lat_pipe_stage_name(v[x].dom_stage))
+                                        : json_null());
                 json_object_set_new(o, "e2e_p50_ratio", json_real(v[x].p50_ratio));
                 json_object_set_new(o, "e2e_p999_ratio", json_real(v[x].p999_ratio));
                 json_object_set_new(o, "e2e_max_ratio", json_real(v[x].max_ratio));
@@ -721,10 +778,10 @@ int cmd_lab(int argc, char **argv) {
                     if (x != EXP_BASE) {
                         char t[512];
                         snprintf(t, sizeof t,
-                                 "%s: e2e p50 x%.2f, p99.9 x%.2f, max x%.2f, wall "
+                                 "%s%s: e2e p50 x%.2f, p99.9 x%.2f, max x%.2f, wall "
                                  "x%.3f; %s",
-                                 v[x].kind, v[x].p50_ratio, v[x].p999_ratio, v[x].max_ratio,
-                                 v[x].wall_ratio, v[x].fingerprint);
+                                 v[x].kind, v[x].where, v[x].p50_ratio, v[x].p999_ratio,
+                                 v[x].max_ratio, v[x].wall_ratio, v[x].fingerprint);
                         lat_report_verdict(rep,
                                            strcmp(v[x].kind, "no significant change")
                                                ? LAT_VERDICT_WARN

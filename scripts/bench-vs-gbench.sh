@@ -33,7 +33,7 @@ printf '\rfalse-change reruns (%d)...\n' "$FP" >&2
 "$LL" --repeats 0 --fp "$FP" --tsv >"$tmp/fp.tsv"
 
 awk -F'\t' -v R="$REPEATS" '
-  FNR == NR { sub(/^BM_/, "", $1); gb[$1] = gb[$1] " " $2; next }
+  FNR == NR { sub(/^BM_/, "", $1); sub(/\/real_time$/, "", $1); gb[$1] = gb[$1] " " $2; next }
   $1 == "latlab" { ll[$2] = ll[$2] " " $3; ovh[$2] += $5; smp[$2] += $6 }
   function stats(s, out,   a, n, i, m, ss) {
     n = split(s, a, " "); m = 0; for (i = 1; i <= n; i++) m += a[i]; m /= n
@@ -52,5 +52,5 @@ awk -F'\t' -v R="$REPEATS" '
 awk -F'\t' '$1 == "latlab_fp" {
   printf "no-change reruns latlab called \"changed\", rule %-18s %2d of %d runs (%d of %d results; %d inconclusive)\n", $2 ":", $4, $3, $5, $3 * 3, $6
   share = $7 }
-  END { printf "latlab thread had a CPU %.0f%% of the wall time (about 100%% on an idle machine)\n", share * 100 }' "$tmp/fp.tsv"
+  END { if (share != "") printf "latlab thread had a CPU %.0f%% of the wall time (about 100%% on an idle machine)\n", share * 100 }' "$tmp/fp.tsv"
 echo "($REPEATS interleaved rounds; CV = sample stddev / mean of the per-round figure; timer overhead is measured and subtracted by latlab)"
