@@ -176,7 +176,9 @@ book_filter book_filter_side(book_side side);
 book_filter book_filter_owner(uint32_t owner);
 book_filter book_filter_range(int64_t lo, int64_t hi);
 /* Returns the number cancelled (>= 0; the first `cap` ids go to ids, which
- * may be NULL) or BOOK_EARG. */
+ * may be NULL) or BOOK_EARG.  Cost: it walks the selected side(s) level by
+ * level and, within the price range, every order (an owner filter has no
+ * index of its own), so O(levels + orders visited); no allocation. */
 int64_t book_mass_cancel(book *b, const book_filter *f, uint64_t *ids, size_t cap);
 
 /* Aggregated levels, best first. */

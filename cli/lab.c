@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -38,8 +39,10 @@ const char cmd_lab_usage[] =
     "times, --alloc, --share-line and --no-pin five times, each compared with the\n"
     "baseline's run-to-run spread and classified (tail disease, median/throughput\n"
     "disease, variance disease, no significant change) with its counter\n"
-    "fingerprint.  Writes LAB.md, lab.json, report.html and per run a JSON and\n"
-    "per-stage .hlog interval logs into the output folder.\n"
+    "fingerprint.  Writes LAB.md, lab.json, report.html, e2e.svg, flight-alloc.txt\n"
+    "(the flight recorder's window on the alloc run, set at the baseline's p99.9,\n"
+    "when it fired) and per run a JSON and per-stage .hlog interval logs into the\n"
+    "output folder.\n"
     "\n"
     "  --out DIR         output folder (default lab-out)\n"
     "  --quick           tiny sizes for CI (20000 events per run)\n"
@@ -509,6 +512,12 @@ int cmd_lab(int argc, char **argv) {
         return cli_lib_error(CMD, "runs folder", rc ? rc : -ENOMEM);
     }
 
+    { /* a window from an earlier run in this folder must not pass for this one's */
+        char *fp = path_join(out, "flight-alloc.txt");
+        if (fp) unlink(fp);
+        free(fp);
+    }
+
     /* 2-3. the runs. */
     exp_runs *ex = calloc(NEXP, sizeof *ex);
     if (!ex) {
@@ -518,6 +527,7 @@ int cmd_lab(int argc, char **argv) {
     int nrun[NEXP] = {(int)bruns, 1, 1, (int)nruns};
     char flight_text[320] = "";
     char *flight_dump = NULL;
+    bool flight_file = false;
     uint64_t flight_thr = LAT_FLIGHT_NONE;
     int total = 0, done = 0, ret = CLI_OK;
     for (int x = 0; x < NEXP; x++)
@@ -567,6 +577,14 @@ int cmd_lab(int argc, char **argv) {
                 if (m) {
                     lat_flight_dump(e->r[i].flight, m, 10);
                     fclose(m);
+                    /* the whole frozen window, as the seed's step (f) dumps it */
+                    char *fp = path_join(out, "flight-alloc.txt");
+                    lat_afile *af = NULL;
+                    if (fp && lat_afile_open(fp, &af) == 0) {
+                        lat_flight_dump(e->r[i].flight, lat_afile_stream(af), 0);
+                        if (lat_afile_commit(af) == 0) flight_file = true;
+                    }
+                    free(fp);
                 }
             }
             json_t *j = lab_run_json(&e->cfg, &e->r[i], over, why);
@@ -673,6 +691,9 @@ int cmd_lab(int argc, char **argv) {
                         " ns)\n\n**%s**\n\n",
                         flight_thr, flight_text);
                 if (flight_dump) fprintf(f, "```\n%s```\n", flight_dump);
+                if (flight_file)
+                    fprintf(f,
+                            "\nThe whole frozen window (4096 samples) is in flight-alloc.txt.\n");
             }
             fprintf(f, "\n## Cause -> measurement -> fix\n\n");
             for (int x = 1; x < NEXP; x++)

@@ -3,7 +3,13 @@
  * Any input must either frame cleanly and replay (books built from the first
  * pass, every message applied) or stop with an error whose offset lies inside
  * the input; never read out of bounds, crash or leak.  Bands are capped at
- * 256 levels so each input builds its books quickly. */
+ * 256 levels so each input builds its books quickly.
+ *
+ * Seed corpus (corpus/fuzz_itch/): slices of ../shared/data/ritch_ex.itch -
+ * the first 120 messages, 400 book messages, 80 messages with real length
+ * prefixes, and a truncated slice.  That capture comes from the R package
+ * RITCH (inst/extdata/ex20101224.TEST_ITCH_50), MIT License, Copyright (c)
+ * 2022 David Zimmermann-Kollenda. */
 #include "itch.h"
 #include "latlab/error.h"
 
