@@ -25,8 +25,13 @@
 #include "latlab/ring.h"
 #include "latlab/topo.h"
 
-/* Throughput runs are cut into this many windows; the fastest counts. */
-#define RL_WINDOWS 16
+/* Throughput runs are cut into windows of RL_WINDOW items (at most
+ * RL_MAX_WINDOWS); the fastest counts.  65536 items is 16 times a default
+ * ring, so draining a ring filled while the producer was off the CPU adds at
+ * most 1/16 to a window's rate, and short enough (~0.5 ms) that a window with
+ * both threads on their CPUs turns up even on a busy machine. */
+#define RL_WINDOW 65536u
+#define RL_MAX_WINDOWS 256
 
 typedef struct msg40 {
     uint64_t w[5];
@@ -276,9 +281,10 @@ typedef struct duo {
     void (*fn[2])(struct duo *);
     void *q[2];
     uint64_t n;
-    uint64_t t0, t1;          /* cycles: producer start, consumer end */
-    uint64_t win[RL_WINDOWS]; /* consumer: cycles at the end of each window of n/RL_WINDOWS items */
+    uint64_t t0, t1;              /* cycles: producer start, consumer end */
+    uint64_t win[RL_MAX_WINDOWS]; /* consumer: cycles at the end of each window */
     int nwin;
+    uint64_t window; /* items per throughput window */
     uint64_t errors;
     lat_hist *hist; /* round-trip cycles, recorded by side 0 */
 } duo;
@@ -355,15 +361,15 @@ static int duo_run(duo *d) {
     static void tp_cons_##name(duo *d) {                                                           \
         T v;                                                                                       \
         void *q = d->q[0];                                                                         \
-        uint64_t n = d->n, errors = 0, chunk = n / RL_WINDOWS, next = chunk;                       \
-        uint64_t win[RL_WINDOWS];                                                                  \
+        uint64_t n = d->n, errors = 0, chunk = d->window, next = chunk;                            \
+        uint64_t win[RL_MAX_WINDOWS];                                                              \
         int k = 0;                                                                                 \
         for (uint64_t i = 0; i < n; i++) {                                                         \
             OPS##_pop(q, &v);                                                                      \
             uint64_t w;                                                                            \
             memcpy(&w, &v, 8);                                                                     \
             errors += w != i;                                                                      \
-            if (LAT_UNLIKELY(i + 1 == next) && k < RL_WINDOWS) {                                   \
+            if (LAT_UNLIKELY(i + 1 == next) && k < RL_MAX_WINDOWS) {                               \
                 win[k++] = lat_cycles();                                                           \
                 next += chunk;                                                                     \
             }                                                                                      \
@@ -493,6 +499,34 @@ LAT_NOINLINE static uint64_t dce_barrier(uint64_t ops) {
     return lat_cycles_fenced() - t0;
 }
 
+int rl_same_thread_all(size_t item_size, uint64_t ops, const uint64_t scale[RL_NKINDS],
+                       double out[RL_NKINDS]) {
+    int si = size_index(item_size);
+    if (si < 0) return -EINVAL;
+    void *q[RL_NKINDS] = {0};
+    int err = 0;
+    for (int k = 0; k < RL_NKINDS; k++) {
+        q[k] = kinds[k].make(item_size, 1024);
+        if (!q[k]) err = -ENOMEM;
+        out[k] = -1;
+    }
+    /* 10 chunks per queue, interleaved so a slow spell of the host hits every
+     * queue alike; each keeps its fastest chunk. */
+    for (int c = 0; c < 11 && !err; c++)
+        for (int k = 0; k < RL_NKINDS; k++) {
+            uint64_t chunk = ops / scale[k] / 10 + 1;
+            double ns = kinds[k].st[si](q[k], chunk);
+            if (ns < 0) {
+                err = -EIO;
+                break;
+            }
+            if (c > 0 && (out[k] < 0 || ns < out[k])) out[k] = ns; /* chunk 0 warms up */
+        }
+    for (int k = 0; k < RL_NKINDS; k++)
+        if (q[k]) kinds[k].del(q[k]);
+    return err;
+}
+
 void rl_dce_pair(uint64_t ops, double *trap_ns, double *barrier_ns) {
     uint64_t chunk = ops / 10 + 1, trap = UINT64_MAX, bar = UINT64_MAX;
     for (int i = 0; i < 11; i++) { /* fastest chunk, as in rl_same_thread_ns */
@@ -507,7 +541,7 @@ void rl_dce_pair(uint64_t ops, double *trap_ns, double *barrier_ns) {
 int rl_throughput(rl_kind k, size_t item_size, size_t cap, int cpu_a, int cpu_b, uint64_t n,
                   double *mops, double *overall_mops) {
     int si = size_index(item_size);
-    if ((unsigned)k >= RL_NKINDS || si < 0 || n < 2 * RL_WINDOWS) return -EINVAL;
+    if ((unsigned)k >= RL_NKINDS || si < 0 || n < 32) return -EINVAL;
     duo d;
     memset(&d, 0, sizeof d);
     d.cpu[0] = cpu_a;
@@ -515,6 +549,8 @@ int rl_throughput(rl_kind k, size_t item_size, size_t cap, int cpu_a, int cpu_b,
     d.n = n;
     d.fn[0] = kinds[k].prod[si];
     d.fn[1] = kinds[k].cons[si];
+    d.window = n / RL_WINDOW >= 4 ? RL_WINDOW : n / 4;
+    if (n / d.window > RL_MAX_WINDOWS) d.window = n / RL_MAX_WINDOWS;
     d.q[0] = kinds[k].make(item_size, cap);
     if (!d.q[0]) return -ENOMEM;
     int err = duo_run(&d);
@@ -528,9 +564,8 @@ int rl_throughput(rl_kind k, size_t item_size, size_t cap, int cpu_a, int cpu_b,
     uint64_t best = UINT64_MAX;
     for (int i = 1; i < d.nwin; i++)
         if (d.win[i] - d.win[i - 1] < best) best = d.win[i] - d.win[i - 1];
-    *mops = best == UINT64_MAX || best == 0
-                ? all
-                : (double)(n / RL_WINDOWS) / cycles_to_ns((double)best) * 1e3;
+    *mops =
+        best == UINT64_MAX || best == 0 ? all : (double)d.window / cycles_to_ns((double)best) * 1e3;
     if (overall_mops) *overall_mops = all;
     return 0;
 }

@@ -28,16 +28,22 @@ const char *rl_kind_name(rl_kind k);
  * in the fastest chunk (preemption only ever adds time).  -1 on a lost item. */
 double rl_same_thread_ns(rl_kind k, size_t item_size, uint64_t ops);
 
+/* The same for every queue at once, chunks interleaved across the queues;
+ * queue k runs ops / scale[k] pairs.  Returns 0, -ENOMEM or -EIO. */
+int rl_same_thread_all(size_t item_size, uint64_t ops, const uint64_t scale[RL_NKINDS],
+                       double out[RL_NKINDS]);
+
 /* The DCE pair: ns/op of a multiply-add whose result is unused (the optimizer
  * deletes it) and of the same through lat_do_not_optimize(). */
 void rl_dce_pair(uint64_t ops, double *trap_ns, double *barrier_ns);
 
 /* Producer on cpu_a streams n (>= 32) items of item_size (8 or 40) to a
  * consumer on cpu_b through a queue of capacity cap.  *mops = million items
- * per second in the fastest of 15 equal windows (a window in which the
- * scheduler took a thread away is only ever slower); *overall_mops (may be
- * NULL) = over the whole run.  Returns 0, a negative errno (pinning, threads)
- * or -EIO when an item arrived out of order (the harness checks every one). */
+ * per second in the fastest window of 65536 items (n/4 for short runs; at
+ * most 256 windows), not counting the first: a window in which the scheduler
+ * took a thread away is only ever slower.  *overall_mops (may be NULL) = over
+ * the whole run.  Returns 0, a negative errno (pinning, threads) or -EIO when
+ * an item arrived out of order (the harness checks every one). */
 int rl_throughput(rl_kind k, size_t item_size, size_t cap, int cpu_a, int cpu_b, uint64_t n,
                   double *mops, double *overall_mops);
 

@@ -383,11 +383,14 @@ static bool seq_try_pop(void *r, void *item) {
 }
 
 int lat__seqring_push_wait(lat_seqring *r, const void *item, const lat_idle *idle) {
-    side s = {&r->ctl, &r->ctl.prod_sleep, &r->head, &r->tail, true};
+    side s = {&r->ctl, &r->ctl.prod_sleep, &r->p_head, &r->tail, true};
     return wait_loop(r, (void *)item, idle, seq_try_push, &s);
 }
 
 int lat__seqring_pop_wait(lat_seqring *r, void *item, const lat_idle *idle) {
-    side s = {&r->ctl, &r->ctl.cons_sleep, &r->head, &r->tail, false};
+    /* the sleeper's seq_cst check needs the seq_cst copy of head, which only
+     * wakeable rings keep; others re-check p_head after a timed sleep */
+    side s = {&r->ctl, &r->ctl.cons_sleep,
+              (r->ctl.flags & LAT_RING_WAKEABLE) ? &r->head : &r->p_head, &r->tail, false};
     return wait_loop(r, item, idle, seq_try_pop, &s);
 }

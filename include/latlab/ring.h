@@ -22,11 +22,21 @@
  * close.
  *
  * WHICH RING TO USE.  `latlab bench ring` (the bake-off) picked the default
- * for the pipeline lab: LAT_RING_DEFAULT_SEQ below is 1 when the per-slot
- * sequence ring won.  Pipeline code should use the lat_spsc_* names at the
- * end of this file: they map to the winner, and their signatures are the same
- * for both rings (reviewers: the bake-off figures are in the closing note of
- * issue 4 and in `latlab bench ring`'s output).
+ * for the pipeline lab: the per-slot sequence ring (LAT_RING_DEFAULT_SEQ = 1).
+ * Pipeline code should use the lat_spsc_* names at the end of this file (and
+ * the *_t typed forms on hot paths): they map to the winner, and their
+ * signatures are the same for both rings.  Why, from the bake-off on the
+ * 2-vCPU Xeon VM (medians of 5 rounds, ck_ring = Concurrency Kit's SPSC ring):
+ * the sequence ring's round trip is ~0.6x ck_ring's and ~1.2-1.4x the raw
+ * cache-line ping-pong (the cached-index ring: ~1.1x ck, ~2.4x the floor,
+ * because a hop moves the index line and then the item line); 40-byte items
+ * stream at ~140 Mops/s (slots are padded to 64 bytes; ck_ring's unpadded
+ * 40-byte slots split cache lines and fall to ~1-2 Mops/s); same-thread
+ * push+pop is within noise of ck (0.8-1.2x).  The cached-index ring streams
+ * 8-byte items faster (~1.1-2.3x ck vs ~1.0-1.2x for the sequence ring, whose
+ * consumer shares the producer's current line when it has caught up), so a
+ * throughput-bound user of small items may prefer lat_ring.  The pipeline is
+ * latency-bound (200k events/s), so latency decided.
  *
  * THREADS.  Every function on a ring says which side may call it:
  *   [producer]  only the one producer thread;
@@ -486,17 +496,19 @@ LAT_INLINE int lat_ring_pop_wait(lat_ring *r, void *item, const lat_idle *idle) 
 typedef struct lat_seqring {
     /* Producer's private line (see lat_ring for why private and published
      * fields live on separate lines). */
-    LAT_CACHE_ALIGNED uint64_t p_head; /* producer-private: items ever pushed (== head) */
-    uint64_t p_tail;                   /* producer-private copy of tail */
-    unsigned char *p_slots;            /* read-only after init */
-    uint64_t p_mask;                   /* read-only after init */
-    uint32_t p_shift;                  /* read-only after init: log2 of the slot stride */
-    uint32_t p_size;                   /* read-only after init: item size */
-    uint32_t p_flags;                  /* read-only after init */
-    uint64_t p_resv;                   /* producer-private */
-    _Atomic uintptr_t p_owner;         /* debug */
-    /* Producer's published line: head, for len() and wake-ups only. */
-    LAT_CACHE_ALIGNED _Atomic uint64_t head; /* producer-owned (relaxed; seq_cst when wakeable) */
+    LAT_CACHE_ALIGNED _Atomic uint64_t p_head; /* producer-owned: items ever pushed; relaxed (len()
+                                                  reads it from other threads) */
+    uint64_t p_tail;                           /* producer-private copy of tail */
+    unsigned char *p_slots;                    /* read-only after init */
+    uint64_t p_mask;                           /* read-only after init */
+    uint32_t p_shift;                          /* read-only after init: log2 of the slot stride */
+    uint32_t p_size;                           /* read-only after init: item size */
+    uint32_t p_flags;                          /* read-only after init */
+    uint64_t p_resv;                           /* producer-private */
+    _Atomic uintptr_t p_owner;                 /* debug */
+    /* Producer's published line: head, written only by wakeable rings (the
+     * consumer polls slots, so nothing else needs it). */
+    LAT_CACHE_ALIGNED _Atomic uint64_t head; /* producer-owned: seq_cst copy of p_head */
     /* Consumer's private line. */
     LAT_CACHE_ALIGNED uint64_t c_tail; /* consumer-private: items ever popped (== tail) */
     unsigned char *c_slots;            /* read-only after init */
@@ -536,8 +548,8 @@ static inline size_t lat_seqring_item_size(const lat_seqring *r) {
 static inline size_t lat_seqring_len(const lat_seqring *r) {
     lat_seqring *m = (lat_seqring *)r;
     uint64_t t = atomic_load_explicit(&m->tail, memory_order_acquire);
-    uint64_t h = atomic_load_explicit(&m->head, memory_order_acquire);
-    uint64_t n = h - t; /* tail read first, so h >= t; clamp the snapshot */
+    uint64_t h = atomic_load_explicit(&m->p_head, memory_order_relaxed);
+    uint64_t n = h >= t ? h - t : 0; /* relaxed head may lag the tail: clamp */
     return (size_t)(n > m->ctl.capacity ? m->ctl.capacity : n);
 }
 
@@ -548,9 +560,9 @@ LAT_INLINE _Atomic uint64_t *lat__seqring_word(unsigned char *slots, uint64_t po
 
 /* Publish the producer's position (for len, and the wakeable Dekker pair). */
 LAT_INLINE void lat__seqring_publish_head(lat_seqring *r, uint64_t h) {
-    if (LAT_LIKELY(!(r->p_flags & LAT_RING_WAKEABLE))) {
-        atomic_store_explicit(&r->head, h, memory_order_relaxed); /* nobody syncs on it */
-    } else {
+    /* relaxed: the slot's word carries the item; p_head only feeds len() */
+    atomic_store_explicit(&r->p_head, h, memory_order_relaxed);
+    if (LAT_UNLIKELY(r->p_flags & LAT_RING_WAKEABLE)) {
         atomic_store_explicit(&r->head, h, memory_order_seq_cst);
         if (LAT_UNLIKELY(atomic_load_explicit(&r->ctl.cons_sleep, memory_order_seq_cst)))
             lat__ring_wake(&r->ctl.cons_sleep);
@@ -561,7 +573,7 @@ LAT_INLINE void lat__seqring_publish_head(lat_seqring *r, uint64_t h) {
 LAT_INLINE bool lat__seqring_push_n(lat_seqring *r, const void *item, size_t n) {
     lat__ring_check_owner(&r->p_owner, "lat_seqring producer");
     lat__ring_check_size(r->p_size, n);
-    uint64_t h = r->p_head; /* own index, private copy */
+    uint64_t h = atomic_load_explicit(&r->p_head, memory_order_relaxed); /* own index */
     if (LAT_UNLIKELY(h - r->p_tail > r->p_mask)) {
         /* acquire pairs with the consumer's release of tail. */
         r->p_tail = atomic_load_explicit(&r->tail, memory_order_acquire);
@@ -572,7 +584,6 @@ LAT_INLINE bool lat__seqring_push_n(lat_seqring *r, const void *item, size_t n) 
     lat__ring_copy((unsigned char *)w + LAT_SEQRING_SLOT_HDR, item, n);
     /* release pairs with the consumer's acquire of this word: item first. */
     atomic_store_explicit(w, h + 1, memory_order_release);
-    r->p_head = h + 1;
     lat__seqring_publish_head(r, h + 1);
     return true;
 }
@@ -610,7 +621,7 @@ static inline void *lat_seqring_peek(lat_seqring *r) {
 /* [producer] */
 static inline size_t lat_seqring_write_reserve(lat_seqring *r, size_t want, lat_ring_span *sp) {
     lat__ring_check_owner(&r->p_owner, "lat_seqring producer");
-    uint64_t h = r->p_head;
+    uint64_t h = atomic_load_explicit(&r->p_head, memory_order_relaxed);
     uint64_t cap = r->p_mask + 1;
     uint64_t free_n = cap - (h - r->p_tail);
     if (free_n < want) {
@@ -636,11 +647,10 @@ static inline void lat_seqring_write_commit(lat_seqring *r, size_t n) {
 #endif
     r->p_resv = 0;
     if (n == 0) return;
-    uint64_t h = r->p_head;
+    uint64_t h = atomic_load_explicit(&r->p_head, memory_order_relaxed);
     for (uint64_t i = 0; i < n; i++) /* release: each item before its word */
         atomic_store_explicit(lat__seqring_word(r->p_slots, h + i, r->p_mask, r->p_shift),
                               h + i + 1, memory_order_release);
-    r->p_head = h + n;
     lat__seqring_publish_head(r, h + n);
 }
 
