@@ -39,7 +39,7 @@ const char cmd_lab_usage[] =
     "times, --alloc, --share-line and --no-pin five times, each compared with the\n"
     "baseline's run-to-run spread and classified (tail disease, median/throughput\n"
     "disease, variance disease, no significant change) with its counter\n"
-    "fingerprint.  Writes LAB.md, lab.json, report.html, e2e.svg, flight-alloc.txt\n"
+    "fingerprint.  Writes LAB.md, lab.json, report.html, <stage>.svg per stage, flight-alloc.txt\n"
     "(the flight recorder's window on the alloc run, set at the baseline's p99.9,\n"
     "when it fired) and per run a JSON and per-stage .hlog interval logs into the\n"
     "output folder.\n"
@@ -378,27 +378,38 @@ static void narrate(FILE *f, int x, const exp_runs *b, const exp_runs *e, const 
     }
 }
 
-/* A percentile series from a histogram through its percentile iterator. */
-static void add_hist_series(lat_plot *pl, const char *label, const lat_hist *h) {
-    size_t cap = 256, n = 0;
-    lat_plot_point *pts = malloc(cap * sizeof *pts);
-    if (!pts) return;
-    lat_hist_iter it;
-    lat_hist_iter_percentile(&it, h, 5);
-    while (lat_hist_iter_next(&it)) {
-        if (n == cap) {
-            lat_plot_point *np = realloc(pts, 2 * cap * sizeof *pts);
-            if (!np) break;
-            pts = np, cap *= 2;
-        }
-        double p = it.percentile_level > 100 ? 100 : it.percentile_level;
-        if (n && p < pts[n - 1].pct) p = pts[n - 1].pct;
-        pts[n].pct = p;
-        pts[n].value_ns = (double)it.value;
-        n++;
+static char *path_join(const char *dir, const char *name) {
+    size_t len = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(len);
+    if (p) snprintf(p, len, "%s/%s", dir, name);
+    return p;
+}
+
+/* File-name-safe stage names for the per-stage SVGs. */
+static const char *const stage_file[LAT_PIPE_NSTAGES] = {"send", "q1", "work", "q2", "e2e"};
+
+/* One plot per stage present, overlaying the first run of every experiment;
+ * each is embedded in the report and also saved as OUT/<stage>.svg. */
+static void report_stage_plots(lat_report *rep, const char *out, const exp_runs *ex) {
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        if (!ex[EXP_BASE].r[0].h[s]) continue;
+        char title[96];
+        snprintf(title, sizeof title, "%s latency by percentile", lat_pipe_stage_name(s));
+        lat_plot *pl = NULL;
+        if (lat_plot_create(title, &pl) != 0) continue;
+        lat_plot_set_log_y(pl, true);
+        lat_plot_set_note(pl, "first run of each experiment; open loop, from the intended send time");
+        for (int x = 0; x < NEXP; x++)
+            if (ex[x].n > 0 && ex[x].r[0].h[s])
+                lat_plot_add_hist(pl, exp_name[x], ex[x].r[0].h[s], 1.0, 0);
+        lat_report_plot(rep, pl);
+        char name[32];
+        snprintf(name, sizeof name, "%s.svg", stage_file[s]);
+        char *svg = path_join(out, name);
+        if (svg) lat_plot_save_svg(pl, svg);
+        free(svg);
+        lat_plot_free(pl);
     }
-    lat_plot_add_series(pl, label, pts, n);
-    free(pts);
 }
 
 /* ---- main ---------------------------------------------------------------------------- */
@@ -417,13 +428,6 @@ static const struct option opts[] = {
     {"json", required_argument, NULL, O_JSON},
     {NULL, 0, NULL, 0},
 };
-
-static char *path_join(const char *dir, const char *name) {
-    size_t len = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(len);
-    if (p) snprintf(p, len, "%s/%s", dir, name);
-    return p;
-}
 
 int cmd_lab(int argc, char **argv) {
     const char *out = "lab-out", *json_out = NULL;
@@ -758,17 +762,8 @@ int cmd_lab(int argc, char **argv) {
                 lat_report_kv(rep, "isolated", rcnd.isolated);
                 snprintf(buf, sizeof buf, "%.4f", base.cal->cycles_per_ns);
                 lat_report_kv(rep, "cycles/ns", buf);
-                lat_plot *pl = NULL;
-                if (lat_plot_create("e2e latency by percentile", &pl) == 0) {
-                    lat_plot_set_log_y(pl, true);
-                    for (int x = 0; x < NEXP; x++)
-                        add_hist_series(pl, exp_name[x], ex[x].r[0].h[LAT_PIPE_E2E]);
-                    lat_report_plot(rep, pl);
-                    char *svg = path_join(out, "e2e.svg");
-                    if (svg) lat_plot_save_svg(pl, svg);
-                    free(svg);
-                    lat_plot_free(pl);
-                }
+                lat_report_section(rep, "Latency by percentile, per stage");
+                report_stage_plots(rep, out, ex);
                 for (int x = 0; x < NEXP; x++) {
                     char cap[96];
                     lat_report_section(rep, exp_name[x]);
@@ -800,7 +795,7 @@ int cmd_lab(int argc, char **argv) {
             }
             if (rc) ret = cli_lib_error(CMD, htp, rc);
         }
-        if (ret == CLI_OK) printf("wrote %s/LAB.md, lab.json, report.html, e2e.svg, runs/\n", out);
+        if (ret == CLI_OK) printf("wrote %s/LAB.md, lab.json, report.html, <stage>.svg, runs/\n", out);
         free(mdp);
         free(jsp);
         free(htp);

@@ -142,7 +142,7 @@ fi
 # ---- lab --quick writes every file it promises ----
 "$L" lab --quick --out "$T/lab" >"$T/lab.out" 2>"$T/lab.err" || fail "lab --quick exited $?: $(tail -5 "$T/lab.err")"
 [ -s "$T/lab.err" ] && ! grep -q warning "$T/lab.err" && fail "progress on stderr without a TTY: $(cat "$T/lab.err")"
-for f in LAB.md lab.json report.html e2e.svg; do [ -s "$T/lab/$f" ] || fail "lab: no $f"; done
+for f in LAB.md lab.json report.html e2e.svg q1.svg work.svg; do [ -s "$T/lab/$f" ] || fail "lab: no $f"; done
 for e in baseline-1 baseline-2 baseline-3 alloc-1 share-line-1 no-pin-1 no-pin-2 no-pin-3 no-pin-4 no-pin-5; do
     [ -s "$T/lab/runs/$e.json" ] || fail "lab: no runs/$e.json"
     for s in q1-wake work e2e; do [ -s "$T/lab/runs/$e-$s.hlog" ] || fail "lab: no runs/$e-$s.hlog"; done
