@@ -31,6 +31,9 @@
  * most 1/16 to a window's rate, and short enough (~0.5 ms) that a window with
  * both threads on their CPUs turns up even on a busy machine. */
 #define RL_WINDOW 65536u
+/* Same-thread runs: this many chunks, the fastest counts (short chunks dodge
+ * timer ticks and preemption, which only ever add time). */
+#define RL_CHUNKS 40
 #define RL_MAX_WINDOWS 256
 
 typedef struct msg40 {
@@ -467,11 +470,11 @@ double rl_same_thread_ns(rl_kind k, size_t item_size, uint64_t ops) {
     if ((unsigned)k >= RL_NKINDS || si < 0) return -1;
     void *q = kinds[k].make(item_size, 1024);
     if (!q) return -1;
-    /* Fastest of 10 chunks: a chunk the scheduler interrupted (the TSC keeps
+    /* Fastest of RL_CHUNKS chunks: a chunk the scheduler interrupted (the TSC keeps
      * counting while another task runs) is slower, never faster. */
-    uint64_t chunk = ops / 10 + 1;
+    uint64_t chunk = ops / RL_CHUNKS + 1;
     double best = kinds[k].st[si](q, chunk); /* also warms lines and predictors */
-    for (int i = 0; i < 10 && best >= 0; i++) {
+    for (int i = 0; i < RL_CHUNKS && best >= 0; i++) {
         double ns = kinds[k].st[si](q, chunk);
         if (ns < 0 || ns < best) best = ns;
     }
@@ -510,11 +513,11 @@ int rl_same_thread_all(size_t item_size, uint64_t ops, const uint64_t scale[RL_N
         if (!q[k]) err = -ENOMEM;
         out[k] = -1;
     }
-    /* 10 chunks per queue, interleaved so a slow spell of the host hits every
+    /* RL_CHUNKS chunks per queue, interleaved so a slow spell of the host hits every
      * queue alike; each keeps its fastest chunk. */
-    for (int c = 0; c < 11 && !err; c++)
+    for (int c = 0; c <= RL_CHUNKS && !err; c++)
         for (int k = 0; k < RL_NKINDS; k++) {
-            uint64_t chunk = ops / scale[k] / 10 + 1;
+            uint64_t chunk = ops / scale[k] / RL_CHUNKS + 1;
             double ns = kinds[k].st[si](q[k], chunk);
             if (ns < 0) {
                 err = -EIO;
@@ -528,8 +531,8 @@ int rl_same_thread_all(size_t item_size, uint64_t ops, const uint64_t scale[RL_N
 }
 
 void rl_dce_pair(uint64_t ops, double *trap_ns, double *barrier_ns) {
-    uint64_t chunk = ops / 10 + 1, trap = UINT64_MAX, bar = UINT64_MAX;
-    for (int i = 0; i < 11; i++) { /* fastest chunk, as in rl_same_thread_ns */
+    uint64_t chunk = ops / RL_CHUNKS + 1, trap = UINT64_MAX, bar = UINT64_MAX;
+    for (int i = 0; i <= RL_CHUNKS; i++) { /* fastest chunk, as in rl_same_thread_ns */
         uint64_t t = dce_trap(chunk), b = dce_barrier(chunk);
         if (t < trap) trap = t;
         if (b < bar) bar = b;

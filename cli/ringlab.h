@@ -24,7 +24,7 @@ typedef enum rl_kind {
 
 const char *rl_kind_name(rl_kind k);
 
-/* Same-thread push then pop of one item, ops pairs in 10 chunks: ns per pair
+/* Same-thread push then pop of one item, ops pairs in 40 chunks: ns per pair
  * in the fastest chunk (preemption only ever adds time).  -1 on a lost item. */
 double rl_same_thread_ns(rl_kind k, size_t item_size, uint64_t ops);
 

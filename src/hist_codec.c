@@ -10,6 +10,7 @@
 #include <zlib.h>
 
 #include "latlab/alloc.h"
+#include "latlab/compiler.h"
 #include "latlab/error.h"
 #include "latlab/hist.h"
 
@@ -101,20 +102,25 @@ int lat_hist_encode(const lat_hist *h, uint8_t *buf, size_t cap, size_t *len) {
     put64(buf + 32, bits);
     size_t pos = V2_HEADER;
     uint8_t tmp[10];
+    const int64_t *counts = h->counts;
     for (int32_t i = 0; i < limit;) {
-        int64_t c = h->counts[i++];
+        int64_t c = counts[i++];
         int64_t zeros = 0;
         if (c == 0) {
-            zeros = 1;
-            while (i < limit && h->counts[i] == 0) {
-                zeros++;
+            int32_t start = i - 1;
+            while (i < limit && counts[i] == 0)
                 i++;
-            }
+            zeros = i - start;
         }
-        size_t n = put_zz(tmp, zeros > 1 ? -zeros : c);
-        if (pos + n > cap) return -ENOSPC;
-        memcpy(buf + pos, tmp, n);
-        pos += n;
+        int64_t word = zeros > 1 ? -zeros : c;
+        if (LAT_LIKELY(pos + 9 <= cap)) { /* room for the longest number: write in place */
+            pos += put_zz(buf + pos, word);
+        } else {
+            size_t n = put_zz(tmp, word);
+            if (pos + n > cap) return -ENOSPC;
+            memcpy(buf + pos, tmp, n);
+            pos += n;
+        }
     }
     put32(buf + 4, (uint32_t)(pos - V2_HEADER));
     *len = pos;

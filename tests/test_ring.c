@@ -324,7 +324,7 @@ static void layout(void **state) {
     assert_true(offsetof(lat_ring, c_owner) < offsetof(lat_ring, tail));
     assert_true(offsetof(lat_ring, head) < offsetof(lat_ring, c_tail));
     assert_int_equal(offsetof(lat_seqring, head) % 128, 0);
-    assert_int_equal(offsetof(lat_seqring, c_tail) % 128, 0);
+    assert_int_equal(offsetof(lat_seqring, c_slots) % 128, 0);
     assert_int_equal(offsetof(lat_seqring, tail) % 128, 0);
     assert_true(offsetof(lat_seqring, p_owner) < offsetof(lat_seqring, head));
     assert_true(offsetof(lat_seqring, c_owner) < offsetof(lat_seqring, tail));

@@ -510,16 +510,17 @@ typedef struct lat_seqring {
      * consumer polls slots, so nothing else needs it). */
     LAT_CACHE_ALIGNED _Atomic uint64_t head; /* producer-owned: seq_cst copy of p_head */
     /* Consumer's private line. */
-    LAT_CACHE_ALIGNED uint64_t c_tail; /* consumer-private: items ever popped (== tail) */
-    unsigned char *c_slots;            /* read-only after init */
-    uint64_t c_mask;                   /* read-only after init */
-    uint32_t c_shift;                  /* read-only after init */
-    uint32_t c_size;                   /* read-only after init */
-    uint32_t c_flags;                  /* read-only after init */
-    uint64_t c_resv;                   /* consumer-private */
-    _Atomic uintptr_t c_owner;         /* debug */
+    LAT_CACHE_ALIGNED unsigned char *c_slots; /* read-only after init */
+    uint64_t c_mask;                          /* read-only after init */
+    uint32_t c_shift;                         /* read-only after init */
+    uint32_t c_size;                          /* read-only after init */
+    uint32_t c_flags;                         /* read-only after init */
+    uint64_t c_resv;                          /* consumer-private */
+    _Atomic uintptr_t c_owner;                /* debug */
     /* Consumer's published line. */
-    LAT_CACHE_ALIGNED _Atomic uint64_t tail; /* consumer-owned: release-published c_tail */
+    LAT_CACHE_ALIGNED _Atomic uint64_t tail; /* consumer-owned: items ever popped (release-
+                                                published); the consumer reads its own
+                                                stores back from the store buffer */
     /* Cold, shared. */
     LAT_CACHE_ALIGNED lat__ring_ctl ctl;
 } lat_seqring;
@@ -595,13 +596,12 @@ LAT_INLINE bool lat_seqring_try_push(lat_seqring *r, const void *item) {
 LAT_INLINE bool lat__seqring_pop_n(lat_seqring *r, void *item, size_t n) {
     lat__ring_check_owner(&r->c_owner, "lat_seqring consumer");
     lat__ring_check_size(r->c_size, n);
-    uint64_t t = r->c_tail; /* own index, private copy */
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed); /* own index */
     _Atomic uint64_t *w =
         lat__seqring_word(r->c_slots, t, r->c_mask, LAT__SEQ_SHIFT(n, r->c_shift));
     /* acquire pairs with the producer's release of the word. */
     if (atomic_load_explicit(w, memory_order_acquire) != t + 1) return false;
     lat__ring_copy(item, (unsigned char *)w + LAT_SEQRING_SLOT_HDR, n);
-    r->c_tail = t + 1;
     lat__ring_publish(&r->tail, t + 1, r->c_flags, &r->ctl.prod_sleep);
     return true;
 }
@@ -612,7 +612,7 @@ LAT_INLINE bool lat_seqring_try_pop(lat_seqring *r, void *item) {
 /* [consumer] */
 static inline void *lat_seqring_peek(lat_seqring *r) {
     lat__ring_check_owner(&r->c_owner, "lat_seqring consumer");
-    uint64_t t = r->c_tail;
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
     _Atomic uint64_t *w = lat__seqring_word(r->c_slots, t, r->c_mask, r->c_shift);
     if (atomic_load_explicit(w, memory_order_acquire) != t + 1) return NULL;
     return (unsigned char *)w + LAT_SEQRING_SLOT_HDR;
@@ -657,7 +657,7 @@ static inline void lat_seqring_write_commit(lat_seqring *r, size_t n) {
 /* [consumer] */
 static inline size_t lat_seqring_read_reserve(lat_seqring *r, size_t want, lat_ring_span *sp) {
     lat__ring_check_owner(&r->c_owner, "lat_seqring consumer");
-    uint64_t t = r->c_tail;
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
     uint64_t cap = r->c_mask + 1;
     uint64_t n = 0;
     if (want > cap) want = (size_t)cap;
@@ -683,8 +683,7 @@ static inline void lat_seqring_read_commit(lat_seqring *r, size_t n) {
 #endif
     r->c_resv = 0;
     if (n == 0) return;
-    uint64_t t = r->c_tail;
-    r->c_tail = t + n;
+    uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
     lat__ring_publish(&r->tail, t + n, r->c_flags, &r->ctl.prod_sleep);
 }
 
