@@ -3,15 +3,16 @@
  * histogram record) timed by the harness `--repeats` times (mean ns/op and
  * the CV of the per-repeat figure), the harness's timer overhead per sample,
  * and how often comparison calls a no-change rerun "changed" (`--fp` reruns,
- * each compared with the first).  Google Benchmark times the same compiled
- * operations in bench_figures_gb.cc; scripts/bench-vs-gbench.sh interleaves
- * the two and prints them side by side.
+ * each compared like `--compare auto` would over successive runs: the newest
+ * earlier run is the baseline, up to 10 earlier runs the history).  Google Benchmark times the same
+ * compiled operations in bench_figures_gb.cc; scripts/bench-vs-gbench.sh interleaves the two and
+ * prints them side by side.
  *
  * Each repeat is a full harness run with quick settings (10 ms samples,
  * 0.1 s warm-up, 0.5 s budget, >= 20 samples).  Prints figures; never fails
  * on them.
  *
- * usage: bench_figures [--repeats N] [--fp N] [--tsv] */
+ * usage: bench_figures [--repeats N] [--fp N] [--tsv] [--verbose] */
 #include "latlab/bench.h"
 
 #include "latlab/compiler.h"
@@ -73,7 +74,7 @@ static int run_once(void *hist, lat_bench_report **out) {
 }
 
 int main(int argc, char **argv) {
-    int repeats = 10, fp = 20, tsv = 0;
+    int repeats = 10, fp = 20, tsv = 0, verbose = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc)
             repeats = atoi(argv[++i]);
@@ -81,8 +82,10 @@ int main(int argc, char **argv) {
             fp = atoi(argv[++i]);
         else if (strcmp(argv[i], "--tsv") == 0)
             tsv = 1;
+        else if (strcmp(argv[i], "--verbose") == 0)
+            verbose = 1;
         else {
-            fprintf(stderr, "usage: %s [--repeats N] [--fp N] [--tsv]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--repeats N] [--fp N] [--tsv] [--verbose]\n", argv[0]);
             return 2;
         }
     }
@@ -129,20 +132,25 @@ int main(int argc, char **argv) {
                    names[b], mean, repeats, cv, ovh, sample_ns / 1e6, ovh / sample_ns * 1e6,
                    inrun_cv);
     }
-    /* False "changed" calls: rerun k (1..fp) against run 0, same code. */
+    /* False "changed" calls: reruns 1..fp of the same code, each against the
+     * runs before it. */
     if (fp > 0) {
         /* Three rules: Mann-Whitney + materiality alone (the spec's core);
-         * the default (plus the noise floor and the busy-machine guard); the
-         * default on CPU time. */
+         * the default (plus the noise floor, the run-to-run drift of the
+         * history and the busy-machine guard); the default on CPU time. */
         static const char *const rule[3] = {"MWU+5% only", "default", "default, CPU time"};
-        const lat_bench_compare_opts opts[3] = {
-            {.alpha = 0.05, .materiality = 0.05},
-            {.alpha = 0.05, .materiality = 0.05, .noise_mult = 1, .min_cpu_share = 0.9},
-            {.alpha = 0.05,
-             .cpu_time = true,
-             .materiality = 0.05,
-             .noise_mult = 1,
-             .min_cpu_share = 0.9}};
+        const lat_bench_compare_opts opts[3] = {{.alpha = 0.05, .materiality = 0.05},
+                                                {.alpha = 0.05,
+                                                 .materiality = 0.05,
+                                                 .noise_mult = 1,
+                                                 .min_cpu_share = 0.9,
+                                                 .drift_mult = 3},
+                                                {.alpha = 0.05,
+                                                 .cpu_time = true,
+                                                 .materiality = 0.05,
+                                                 .noise_mult = 1,
+                                                 .min_cpu_share = 0.9,
+                                                 .drift_mult = 3}};
         double share = 0;
         for (int k = 0; k <= fp; k++)
             for (int b = 0; b < NB; b++)
@@ -152,7 +160,18 @@ int main(int argc, char **argv) {
             int runs_changed = 0, changed = 0, inconclusive = 0;
             for (int k = 1; k <= fp; k++) {
                 lat_bench_comparison *c = NULL;
-                if (lat_bench_compare(reps[0], reps[k], &opts[m], &c) != 0) continue;
+                /* Like --compare auto over successive runs: the runs before k
+                 * (up to 10) are the history, the newest the baseline. */
+                int first = k > 10 ? k - 10 : 0;
+                if (lat_bench_compare_history((const lat_bench_report *const *)&reps[first],
+                                              (size_t)(k - first), reps[k], &opts[m], &c) != 0)
+                    continue;
+                if (verbose && m == 1) {
+                    lat_bench_comparison_print(c, stdout);
+                    for (int b = 0; b < NB; b++)
+                        printf("  cpu share %s: %.3f -> %.3f\n", names[b],
+                               reps[0]->results[b].cpu_share, reps[k]->results[b].cpu_share);
+                }
                 changed += (int)(c->improved + c->regressed);
                 inconclusive += (int)c->inconclusive;
                 runs_changed += c->improved + c->regressed > 0;

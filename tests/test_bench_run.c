@@ -689,6 +689,65 @@ static void test_counters_or_one_note(void **state) {
     lat_bench_runner_free(r);
 }
 
+/* History: the run-to-run drift of earlier runs joins the noise floor. */
+static void test_compare_history_drift(void **state) {
+    (void)state;
+    const double costs[5] = {100, 110, 95, 105, 100};
+    lat_bench_report *hist[5];
+    for (int i = 0; i < 5; i++) {
+        lat_bench_runner *r = suite_run(costs[i], 1, 100 + (uint64_t)i, "x");
+        assert_int_equal(lat_bench_report_clone(lat_bench_runner_report(r), &hist[i]), 0);
+        hist[i]->timestamp_ns = 1000 + i; /* hist[4] (cost 100) is the newest */
+        lat_bench_runner_free(r);
+    }
+    lat_bench_runner *cur = suite_run(112, 1, 200, "x");
+    lat_bench_runner *big = suite_run(150, 1, 201, "x");
+    const lat_bench_report *const *h = (const lat_bench_report *const *)hist;
+    lat_bench_comparison *c;
+    /* Drift ~7.5% (1.4826 x MAD of the log medians); 3 x that exceeds 12%. */
+    assert_int_equal(lat_bench_compare_history(h, 5, lat_bench_runner_report(cur), NULL, &c), 0);
+    assert_int_equal(c->changes[0].history, 5);
+    assert_true(c->changes[0].drift > 0.05 && c->changes[0].drift < 0.10);
+    assert_true(fabs(c->changes[0].ratio - 1.12) < 0.02);
+    assert_int_equal(c->changes[0].verdict, LAT_BENCH_INCONCLUSIVE);
+    lat_bench_comparison_free(c);
+    /* Against the newest alone there is no drift: regressed. */
+    assert_int_equal(lat_bench_compare(hist[4], lat_bench_runner_report(cur), NULL, &c), 0);
+    assert_int_equal(c->changes[0].verdict, LAT_BENCH_REGRESSED);
+    lat_bench_comparison_free(c);
+    /* A 50% slowdown stands out of the drift. */
+    assert_int_equal(lat_bench_compare_history(h, 5, lat_bench_runner_report(big), NULL, &c), 0);
+    assert_int_equal(c->changes[0].verdict, LAT_BENCH_REGRESSED);
+    lat_bench_comparison_free(c);
+
+    /* Loading the history from a folder: compatible ones, oldest first, newest kept. */
+    char dir[512], p[600], why[256];
+    snprintf(dir, sizeof dir, "%s/history", lat_test_tmpdir());
+    assert_int_equal(lat_mkdir_p(dir), 0);
+    for (int i = 0; i < 5; i++) {
+        snprintf(p, sizeof p, "%s/r%d.json", dir, (i * 3) % 5); /* names not in time order */
+        assert_int_equal(lat_bench_report_save(hist[i], p), 0);
+    }
+    lat_bench_runner *other = suite_run(100, 1, 9, "y"); /* incompatible metadata */
+    snprintf(p, sizeof p, "%s/other.json", dir);
+    assert_int_equal(lat_bench_report_save(lat_bench_runner_report(other), p), 0);
+    lat_bench_report **got;
+    size_t n;
+    assert_int_equal(
+        lat_bench_load_history(dir, lat_bench_runner_report(cur), 3, &got, &n, why, sizeof why), 0);
+    assert_int_equal(n, 3);
+    for (size_t i = 0; i < n; i++) {
+        assert_true(got[i]->timestamp_ns == 1002 + (int64_t)i);
+        lat_bench_report_free(got[i]);
+    }
+    free(got);
+    lat_bench_runner_free(other);
+    for (int i = 0; i < 5; i++)
+        lat_bench_report_free(hist[i]);
+    lat_bench_runner_free(cur);
+    lat_bench_runner_free(big);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_calibration_lands_in_window),
@@ -702,6 +761,7 @@ int main(void) {
         cmocka_unit_test(test_find_baseline),
         cmocka_unit_test(test_tail_from_recorded_latencies),
         cmocka_unit_test(test_counters_or_one_note),
+        cmocka_unit_test(test_compare_history_drift),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -420,15 +420,22 @@ typedef struct lat_bench_compare_opts {
     /* Busy-machine guard (see LAT_BENCH_INCONCLUSIVE); 0 turns it off; the
      * default is 0.9. */
     double min_cpu_share;
+    /* History (lat_bench_compare_history with >= 3 reports): |ratio - 1|
+     * must also reach drift_mult x the run-to-run drift of the result's
+     * median across them.  0 turns it off; the default is 3. */
+    double drift_mult;
 } lat_bench_compare_opts;
 
 typedef struct lat_bench_change {
     const char *group, *name; /* point into the current report */
     double old_median_ns, new_median_ns;
-    double ratio; /* new median / old median of per-sample ns/op (> 1: slower) */
-    double p;     /* Mann-Whitney two-sided */
-    double noise; /* larger relative MAD of the two runs (0.03 = 3%) */
-    bool busy;    /* the busy-machine guard fired */
+    double ratio;     /* new median / old median of per-sample ns/op (> 1: slower) */
+    double p;         /* Mann-Whitney two-sided */
+    double noise;     /* larger relative MAD of the two runs (0.03 = 3%) */
+    bool busy;        /* the busy-machine guard fired */
+    double drift;     /* run-to-run drift of the median across the history (0.03 = 3%;
+                         0 with fewer than 3 reports) */
+    uint32_t history; /* reports the drift came from */
     lat_bench_verdict verdict;
 } lat_bench_change;
 
@@ -449,6 +456,18 @@ int lat_bench_compatible(const lat_bench_report *old, const lat_bench_report *cu
  * min_cpu_share 0.9, wall time).  0, LAT_EINCOMPATIBLE, -ENOMEM. */
 int lat_bench_compare(const lat_bench_report *old, const lat_bench_report *cur,
                       const lat_bench_compare_opts *opts, lat_bench_comparison **out);
+/* The same against a history of previous reports (all compatible with cur):
+ * the newest (by timestamp_ns) is the baseline; with >= 3 reports their
+ * run-to-run drift joins the noise floor (drift_mult).  A result is
+ * inconclusive when only the noise/drift floor or the busy guard stops it. */
+int lat_bench_compare_history(const lat_bench_report *const *hist, size_t nh,
+                              const lat_bench_report *cur, const lat_bench_compare_opts *opts,
+                              lat_bench_comparison **out);
+/* Every compatible report in dir, oldest first, at most max (the newest
+ * ones).  0 and *out / *n (free each with lat_bench_report_free and the array
+ * with free()), -ENOENT with why when none qualifies. */
+int lat_bench_load_history(const char *dir, const lat_bench_report *cur, size_t max,
+                           lat_bench_report ***out, size_t *n, char *why, size_t whylen);
 void lat_bench_comparison_free(lat_bench_comparison *c);
 void lat_bench_comparison_print(const lat_bench_comparison *c, FILE *out);
 /* Newest compatible *.json report in dir (by timestamp_ns).  0 and *path

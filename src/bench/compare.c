@@ -95,13 +95,56 @@ static double *per_op(const lat_bench_result *r, bool cpu) {
     return v;
 }
 
+/* Run-to-run drift of result r's median across the history: 1.4826 x the
+ * median |log(m_i) - median log m| (a robust standard deviation of the log
+ * medians), as a relative figure; 0 with fewer than 3 runs. */
+static double history_drift(const lat_bench_report *const *hist, size_t nh,
+                            const lat_bench_result *r, bool cpu) {
+    if (nh < 3) return 0;
+    double *lm = lat__calloc(nh, sizeof *lm);
+    size_t k = 0;
+    if (!lm) return 0;
+    for (size_t h = 0; h < nh; h++) {
+        const lat_bench_result *hr = find_match(hist[h], r);
+        if (!hr || hr->n == 0) continue;
+        double *v = per_op(hr, cpu && hr->cpu_ns);
+        lat_bench_summary s;
+        if (v && lat_bench_summarize(v, hr->n, &s) == 0 && s.median > 0) lm[k++] = log(s.median);
+        lat__free(v);
+    }
+    double drift = 0;
+    lat_bench_summary s;
+    if (k >= 3 && lat_bench_summarize(lm, k, &s) == 0) {
+        for (size_t i = 0; i < k; i++)
+            lm[i] = fabs(lm[i] - s.median);
+        lat_bench_summary d;
+        if (lat_bench_summarize(lm, k, &d) == 0) drift = expm1(1.4826 * d.median);
+    }
+    lat__free(lm);
+    return drift;
+}
+
 int lat_bench_compare(const lat_bench_report *old, const lat_bench_report *cur,
                       const lat_bench_compare_opts *opts, lat_bench_comparison **out) {
-    if (!old || !cur || !out) return -EINVAL;
-    int rc = lat_bench_compatible(old, cur, NULL, 0);
-    if (rc) return rc;
-    lat_bench_compare_opts o = {
-        .alpha = 0.05, .materiality = 0.05, .noise_mult = 1.0, .min_cpu_share = 0.9};
+    return lat_bench_compare_history(&old, 1, cur, opts, out);
+}
+
+int lat_bench_compare_history(const lat_bench_report *const *hist, size_t nh,
+                              const lat_bench_report *cur, const lat_bench_compare_opts *opts,
+                              lat_bench_comparison **out) {
+    if (!hist || nh == 0 || !cur || !out) return -EINVAL;
+    const lat_bench_report *old = NULL;
+    int rc;
+    for (size_t h = 0; h < nh; h++) {
+        if (!hist[h]) return -EINVAL;
+        if ((rc = lat_bench_compatible(hist[h], cur, NULL, 0))) return rc;
+        if (!old || hist[h]->timestamp_ns >= old->timestamp_ns) old = hist[h];
+    }
+    lat_bench_compare_opts o = {.alpha = 0.05,
+                                .materiality = 0.05,
+                                .noise_mult = 1.0,
+                                .min_cpu_share = 0.9,
+                                .drift_mult = 3.0};
     if (opts) o = *opts;
     lat_bench_comparison *c = lat__calloc(1, sizeof *c);
     if (!c) return -ENOMEM;
@@ -136,6 +179,8 @@ int lat_bench_compare(const lat_bench_report *old, const lat_bench_report *cur,
         double no = so.median > 0 ? so.mad / so.median : 0;
         double nn = sn.median > 0 ? sn.mad / sn.median : 0;
         ch->noise = no > nn ? no : nn;
+        ch->drift = history_drift(hist, nh, nr, cpu);
+        ch->history = (uint32_t)nh;
         ch->verdict = LAT_BENCH_UNCHANGED;
         double shift = fabs(ch->ratio - 1);
         /* Busy-machine guard: when a standard benchmark's thread had a CPU
@@ -154,7 +199,7 @@ int lat_bench_compare(const lat_bench_report *old, const lat_bench_report *cur,
             ch->busy = factor < explain;
         }
         if (u.p < o.alpha && isfinite(ch->ratio) && shift >= o.materiality) {
-            if (shift >= o.noise_mult * ch->noise && !ch->busy)
+            if (shift >= o.noise_mult * ch->noise && shift >= o.drift_mult * ch->drift && !ch->busy)
                 ch->verdict = ch->ratio > 1 ? LAT_BENCH_REGRESSED : LAT_BENCH_IMPROVED;
             else
                 ch->verdict = LAT_BENCH_INCONCLUSIVE;
@@ -183,19 +228,21 @@ void lat_bench_comparison_print(const lat_bench_comparison *c, FILE *out) {
     if (!c || !out) return;
     fprintf(out, "\ncomparison with %s (Mann-Whitney U on per-sample ns/op, ratio of medians)\n",
             c->baseline ? c->baseline : "previous report");
-    fprintf(out, "  %-40s %12s %12s %8s %9s %8s  %s\n", "benchmark", "old median", "new median",
-            "ratio", "p", "noise", "verdict");
+    fprintf(out, "  %-40s %12s %12s %8s %9s %8s %8s  %s\n", "benchmark", "old median", "new median",
+            "ratio", "p", "noise", "drift", "verdict");
     for (uint32_t i = 0; i < c->n; i++) {
         const lat_bench_change *ch = &c->changes[i];
         char name[256];
         snprintf(name, sizeof name, "%s/%s", ch->group, ch->name);
-        fprintf(out, "  %-40s %9.3f ns %9.3f ns %8.4f %9.2g %7.2f%%  %s\n", name, ch->old_median_ns,
-                ch->new_median_ns, ch->ratio, ch->p, ch->noise * 100,
+        char drift[16] = "-";
+        if (ch->history >= 3) snprintf(drift, sizeof drift, "%.2f%%", ch->drift * 100);
+        fprintf(out, "  %-40s %9.3f ns %9.3f ns %8.4f %9.2g %7.2f%% %8s  %s\n", name,
+                ch->old_median_ns, ch->new_median_ns, ch->ratio, ch->p, ch->noise * 100, drift,
                 ch->verdict == LAT_BENCH_REGRESSED   ? "regressed"
                 : ch->verdict == LAT_BENCH_IMPROVED  ? "improved"
                 : ch->verdict == LAT_BENCH_UNCHANGED ? "unchanged"
                 : ch->busy                           ? "inconclusive (busy machine)"
-                                                     : "inconclusive (within the runs' scatter)");
+                                                     : "inconclusive (within the runs' noise)");
     }
     fprintf(out, "  %u improved, %u regressed, %u unchanged, %u inconclusive\n", c->improved,
             c->regressed, c->unchanged, c->inconclusive);
@@ -252,4 +299,83 @@ int lat_bench_find_baseline(const char *dir, const lat_bench_report *cur, char *
     *path = strdup(best); /* plain malloc: the caller frees with free() */
     lat__free(best);
     return *path ? 0 : -ENOMEM;
+}
+
+static int cmp_report_ts(const void *a, const void *b) {
+    const lat_bench_report *x = *(lat_bench_report *const *)a, *y = *(lat_bench_report *const *)b;
+    return (x->timestamp_ns > y->timestamp_ns) - (x->timestamp_ns < y->timestamp_ns);
+}
+
+int lat_bench_load_history(const char *dir, const lat_bench_report *cur, size_t max,
+                           lat_bench_report ***out, size_t *n, char *why, size_t whylen) {
+    if (!dir || !cur || !out || !n || max == 0) return -EINVAL;
+    *out = NULL;
+    *n = 0;
+    if (why && whylen) why[0] = 0;
+    DIR *d = opendir(dir);
+    if (!d) {
+        why_set(why, whylen, "cannot open %s: %s", dir, strerror(errno));
+        return -ENOENT;
+    }
+    size_t cap = 0, cnt = 0;
+    lat_bench_report **list = NULL;
+    int64_t newest_bad_ts = INT64_MIN;
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json") != 0) continue;
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        lat_bench_report *rep = NULL;
+        char reason[256] = "";
+        int lrc = lat_bench_report_load(p, &rep, reason, sizeof reason);
+        if (lrc == 0) lrc = lat_bench_compatible(rep, cur, reason, sizeof reason);
+        if (lrc == 0 && rep->timestamp_ns == cur->timestamp_ns && cur->timestamp_ns != 0) {
+            lrc = LAT_EINCOMPATIBLE;
+            snprintf(reason, sizeof reason, "it is this run");
+        }
+        if (lrc != 0) {
+            int64_t ts = rep ? rep->timestamp_ns : INT64_MIN;
+            if (ts >= newest_bad_ts) {
+                newest_bad_ts = ts;
+                why_set(why, whylen, "%s: %s", e->d_name, reason);
+            }
+            lat_bench_report_free(rep);
+            continue;
+        }
+        if (cnt == cap) {
+            size_t nc = cap ? cap * 2 : 8;
+            lat_bench_report **l2 = realloc(list, nc * sizeof *l2);
+            if (!l2) {
+                lat_bench_report_free(rep);
+                rc = -ENOMEM;
+                break;
+            }
+            list = l2;
+            cap = nc;
+        }
+        list[cnt++] = rep;
+    }
+    closedir(d);
+    if (rc == 0 && cnt == 0) {
+        if (why && whylen && !why[0]) why_set(why, whylen, "no reports in %s", dir);
+        rc = -ENOENT;
+    }
+    if (rc) {
+        for (size_t i = 0; i < cnt; i++)
+            lat_bench_report_free(list[i]);
+        free(list);
+        return rc;
+    }
+    qsort(list, cnt, sizeof *list, cmp_report_ts);
+    if (cnt > max) { /* keep the newest max */
+        for (size_t i = 0; i < cnt - max; i++)
+            lat_bench_report_free(list[i]);
+        memmove(list, list + (cnt - max), max * sizeof *list);
+        cnt = max;
+    }
+    *out = list;
+    *n = cnt;
+    return 0;
 }

@@ -296,15 +296,31 @@ int lat_bench_main(int argc, char **argv, const char *suite, int (*reg)(lat_benc
                                             .cpu_time = cpu_time,
                                             .materiality = materiality,
                                             .noise_mult = 1,
-                                            .min_cpu_share = 0.9};
-                if (lat_bench_compare(base, rep, &o, &cmp) == 0) {
+                                            .min_cpu_share = 0.9,
+                                            .drift_mult = 3};
+                /* auto: the newest report is the baseline and up to 10 recent
+                 * ones give the run-to-run drift (see lat_bench_compare_history). */
+                lat_bench_report **hist = NULL;
+                size_t nh = 0;
+                int crc;
+                if (strcmp(compare, "auto") == 0 &&
+                    lat_bench_load_history(results_dir(), rep, 10, &hist, &nh, why, sizeof why) ==
+                        0)
+                    crc = lat_bench_compare_history((const lat_bench_report *const *)hist, nh, rep,
+                                                    &o, &cmp);
+                else
+                    crc = lat_bench_compare(base, rep, &o, &cmp);
+                for (size_t h = 0; h < nh; h++)
+                    lat_bench_report_free(hist[h]);
+                free(hist);
+                if (crc == 0) {
                     cmp->baseline = lat__strdup(base_path);
                     lat_bench_comparison_print(cmp, out);
                     if (cmp->inconclusive)
                         fprintf(err,
                                 "%s: note: %u result(s) inconclusive: the shift is within the "
-                                "runs' scatter or the machine was busy; rerun on a quiet "
-                                "machine\n",
+                                "runs' noise (scatter, run-to-run drift) or the machine was "
+                                "busy; rerun on a quiet machine\n",
                                 prog, cmp->inconclusive);
                     if (gate && cmp->regressed) {
                         fprintf(err, "%s: gate: %u regression(s)\n", prog, cmp->regressed);
