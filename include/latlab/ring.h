@@ -26,17 +26,15 @@
  * Pipeline code should use the lat_spsc_* names at the end of this file (and
  * the *_t typed forms on hot paths): they map to the winner, and their
  * signatures are the same for both rings.  Why, from the bake-off on the
- * 2-vCPU Xeon VM (medians of 5 rounds, ck_ring = Concurrency Kit's SPSC ring):
- * the sequence ring's round trip is ~0.6x ck_ring's and ~1.2-1.4x the raw
- * cache-line ping-pong (the cached-index ring: ~1.1x ck, ~2.4x the floor,
- * because a hop moves the index line and then the item line); 40-byte items
- * stream at ~140 Mops/s (slots are padded to 64 bytes; ck_ring's unpadded
- * 40-byte slots split cache lines and fall to ~1-2 Mops/s); same-thread
- * push+pop is within noise of ck (0.8-1.2x).  The cached-index ring streams
- * 8-byte items faster (~1.1-2.3x ck vs ~1.0-1.2x for the sequence ring, whose
- * consumer shares the producer's current line when it has caught up), so a
- * throughput-bound user of small items may prefer lat_ring.  The pipeline is
- * latency-bound (200k events/s), so latency decided.
+ * 2-vCPU Xeon VM (5 runs of 5 rounds, ck_ring = Concurrency Kit's SPSC ring,
+ * medians): the sequence ring's round trip is 0.62x ck_ring's and 1.43x the
+ * raw cache-line ping-pong (the cached-index ring: 1.2x ck, 2.6x the floor,
+ * because a hop moves the index line and then the item line); it streams
+ * 8-byte items at 1.8x ck and 40-byte items at ~150 Mops/s (slots padded to
+ * 64 bytes; ck_ring's unpadded 40-byte slots split cache lines and fall to
+ * ~5 Mops/s); same-thread push+pop is 1.0x ck (0.85-1.16x, host noise).  The
+ * cached-index ring streams 8-byte items about as fast (0.8-2.4x ck) but
+ * loses on latency, which is what the pipeline (200k events/s) needs.
  *
  * THREADS.  Every function on a ring says which side may call it:
  *   [producer]  only the one producer thread;
