@@ -53,6 +53,12 @@ void lat__ring_wake(_Atomic uint32_t *sleep_word) {
     futex(sleep_word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 }
 
+void lat__ring_publish_wake(_Atomic uint64_t *idx, uint64_t v, _Atomic uint32_t *peer_sleep) {
+    /* the publisher's half of the Dekker pair described at the top */
+    atomic_store_explicit(idx, v, memory_order_seq_cst);
+    if (atomic_load_explicit(peer_sleep, memory_order_seq_cst)) lat__ring_wake(peer_sleep);
+}
+
 /* ---- idle strategies ------------------------------------------------------------ */
 
 int lat_idle_parse(const char *name, lat_idle *out) {

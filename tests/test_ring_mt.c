@@ -21,7 +21,7 @@
 #if defined(LAT_SANITIZED)
 #define STRESS_N 20000u
 #else
-#define STRESS_N 500000u
+#define STRESS_N 200000u
 #endif
 
 typedef struct item {

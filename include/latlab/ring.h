@@ -183,8 +183,10 @@ typedef struct lat__ring_ctl {
 
 /* Internal (ring.c). */
 extern _Thread_local char lat__ring_thread_tag;
-void lat__ring_owner_fail(const char *what) __attribute__((noreturn, cold));
-void lat__ring_wake(_Atomic uint32_t *sleep_word) __attribute__((cold));
+void lat__ring_owner_fail(const char *what) __attribute__((noreturn));
+void lat__ring_wake(_Atomic uint32_t *sleep_word);
+/* Wakeable rings: seq_cst store of idx, then wake the peer if it sleeps. */
+void lat__ring_publish_wake(_Atomic uint64_t *idx, uint64_t v, _Atomic uint32_t *peer_sleep);
 
 /* Debug ownership check: the thread is identified by the address of a
  * thread-local byte (no system call). */
@@ -248,13 +250,10 @@ LAT_INLINE void lat__ring_copy(void *restrict dst, const void *restrict src, siz
  * other side's sleep flag (see the sleeper's half in ring.c). */
 LAT_INLINE void lat__ring_publish(_Atomic uint64_t *idx, uint64_t v, uint32_t flags,
                                   _Atomic uint32_t *peer_sleep) {
-    if (LAT_LIKELY(!(flags & LAT_RING_WAKEABLE))) {
+    if (LAT_UNLIKELY(flags & LAT_RING_WAKEABLE))
+        lat__ring_publish_wake(idx, v, peer_sleep); /* out of line: keeps this path lean */
+    else
         atomic_store_explicit(idx, v, memory_order_release);
-    } else {
-        atomic_store_explicit(idx, v, memory_order_seq_cst);
-        if (LAT_UNLIKELY(atomic_load_explicit(peer_sleep, memory_order_seq_cst)))
-            lat__ring_wake(peer_sleep);
-    }
 }
 
 /* ---- lat_ring: the cached-index ring ---------------------------------------- */
@@ -563,11 +562,8 @@ LAT_INLINE _Atomic uint64_t *lat__seqring_word(unsigned char *slots, uint64_t po
 LAT_INLINE void lat__seqring_publish_head(lat_seqring *r, uint64_t h) {
     /* relaxed: the slot's word carries the item; p_head only feeds len() */
     atomic_store_explicit(&r->p_head, h, memory_order_relaxed);
-    if (LAT_UNLIKELY(r->p_flags & LAT_RING_WAKEABLE)) {
-        atomic_store_explicit(&r->head, h, memory_order_seq_cst);
-        if (LAT_UNLIKELY(atomic_load_explicit(&r->ctl.cons_sleep, memory_order_seq_cst)))
-            lat__ring_wake(&r->ctl.cons_sleep);
-    }
+    if (LAT_UNLIKELY(r->p_flags & LAT_RING_WAKEABLE))
+        lat__ring_publish_wake(&r->head, h, &r->ctl.cons_sleep);
 }
 
 /* [producer] */
