@@ -2,13 +2,15 @@
  * scenarios (book/scenario.h), their tables, workload health, histograms
  * (.hlog + .hgrm per scenario), BENCH.md and report.html.
  *
- * Allocation counting: this file interposes malloc & co. for the latlab
- * binary (forwarding to glibc) and counts calls made by the benchmark thread
- * while the measured window is open, so the report can state the number
- * instead of assuming it.  Under sanitizers (which own the allocator) the
- * count is reported as unavailable. */
+ * Allocation counting: the latlab binary links the counting allocator
+ * (latlab/alloccount.h), which counts calls made by the benchmark thread while
+ * the measured window is open, so the report states the number instead of
+ * assuming it.  Under sanitizers (which own the allocator) the count is
+ * reported as unavailable. */
 #include "cli.h"
 #include "book_bench.h"
+
+#include "latlab/alloccount.h"
 
 #include "book.h"
 #include "scenario.h"
@@ -30,70 +32,14 @@
 #include <string.h>
 #include <time.h>
 
-/* ---- allocation counting ------------------------------------------------------------------ */
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define NO_ALLOC_COUNT 1
-#endif
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define NO_ALLOC_COUNT 1
-#endif
-#endif
-
-static __thread int counting;
-static __thread uint64_t alloc_calls;
-
-#ifndef NO_ALLOC_COUNT
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void *__libc_memalign(size_t, size_t);
-extern void __libc_free(void *);
-
-void *malloc(size_t n) {
-    if (counting) alloc_calls++;
-    return __libc_malloc(n);
-}
-void *calloc(size_t a, size_t b) {
-    if (counting) alloc_calls++;
-    return __libc_calloc(a, b);
-}
-void *realloc(void *p, size_t n) {
-    if (counting) alloc_calls++;
-    return __libc_realloc(p, n);
-}
-int posix_memalign(void **out, size_t align, size_t n) {
-    if (counting) alloc_calls++;
-    void *p = __libc_memalign(align, n);
-    if (!p) return ENOMEM;
-    *out = p;
-    return 0;
-}
-void *aligned_alloc(size_t align, size_t n) {
-    if (counting) alloc_calls++;
-    return __libc_memalign(align, n);
-}
-void *memalign(size_t align, size_t n) {
-    if (counting) alloc_calls++;
-    return __libc_memalign(align, n);
-}
-void free(void *p) {
-    __libc_free(p);
-}
-static const int alloc_count_available = 1;
-#else
-static const int alloc_count_available = 0;
-#endif
+static uint64_t window_allocs; /* allocation calls in the last measured window */
 
 static void window_cb(int begin, void *ud) {
     (void)ud;
-    if (begin) {
-        alloc_calls = 0;
-        counting = 1;
-    } else {
-        counting = 0;
-    }
+    if (begin)
+        lat_alloccount_begin();
+    else
+        window_allocs = lat_alloccount_end();
 }
 
 /* ---- usage --------------------------------------------------------------------------------- */
@@ -173,7 +119,7 @@ static void tail_paragraph(char *buf, size_t n, const run *rn) {
                               r->tail_mean_events, r->mean_events);
         identified = 1;
     }
-    if (alloc_count_available)
+    if (lat_alloccount_available())
         k += (size_t)snprintf(buf + k, n - k,
                               "The measured window made %" PRIu64
                               " allocation calls (counted), so the allocator %s. ",
@@ -332,7 +278,7 @@ static json_t *run_json(const run *rn) {
         pct(r->health.empty_book_ops, r->health.ops), "mean_resting_depth", r->health.mean_depth,
         "trades", (json_int_t)r->health.trades, "events", (json_int_t)r->health.events,
         "health_line", hl, "by_kind", kinds, "allocations",
-        alloc_count_available ? (json_int_t)rn->allocs : (json_int_t)-1, "minor_faults",
+        lat_alloccount_available() ? (json_int_t)rn->allocs : (json_int_t)-1, "minor_faults",
         (json_int_t)r->minor_faults, "involuntary_switches", (json_int_t)r->invol_switches,
         "voluntary_switches", (json_int_t)r->vol_switches, "late_ops", (json_int_t)r->late_ops,
         "timer_floor_p50_ns", (json_int_t)r->timer_floor_p50_ns, "elapsed_s", r->elapsed_s);
@@ -346,7 +292,7 @@ static void md_table(FILE *f, const run *runs, size_t n, int open_loop) {
         const book_bench_result *r = &runs[i].r;
         if (runs[i].open_loop != open_loop) continue;
         char a[32];
-        if (alloc_count_available)
+        if (lat_alloccount_available())
             snprintf(a, sizeof a, "%" PRIu64, runs[i].allocs);
         else
             snprintf(a, sizeof a, "n/a (sanitizer build)");
@@ -393,7 +339,7 @@ static int write_bench_md(const char *dir, const run *runs, size_t n, const lat_
     fprintf(f,
             "| allocator | glibc malloc, used at setup only; calls in the measured window "
             "are counted by interposition%s |\n",
-            alloc_count_available ? "" : " (unavailable in this sanitizer build)");
+            lat_alloccount_available() ? "" : " (unavailable in this sanitizer build)");
     fprintf(f, "| clock | %.4f cycles/ns (calibrated) |\n\n", lat_clock_default()->cycles_per_ns);
     lat_runcond_write_markdown(rc, f);
     fprintf(f, "\n");
@@ -686,12 +632,12 @@ int book_bench_main(int argc, char **argv) {
             rc = cli_lib_error(CMD, book_scn_name((book_scn)s), e);
             break;
         }
-        rn->allocs = alloc_calls;
+        rn->allocs = window_allocs;
         rn->open_loop = rcfg.open_loop_rate > 0;
         done++;
         const book_bench_result *r = &rn->r;
         char a[24];
-        if (alloc_count_available)
+        if (lat_alloccount_available())
             snprintf(a, sizeof a, "%" PRIu64, rn->allocs);
         else
             snprintf(a, sizeof a, "n/a");
@@ -737,10 +683,10 @@ int book_bench_main(int argc, char **argv) {
         json_t *arr = json_array();
         for (size_t i = 0; i < done; i++)
             json_array_append_new(arr, run_json(&runs[i]));
-        json_t *o =
-            json_pack("{s:I,s:I,s:I,s:b,s:o,s:o}", "warmup", (json_int_t)cfg.warmup, "measured",
-                      (json_int_t)cfg.measured, "seed", (json_int_t)cfg.seed, "allocation_counting",
-                      alloc_count_available, "conditions", lat_runcond_json(&cond), "runs", arr);
+        json_t *o = json_pack("{s:I,s:I,s:I,s:b,s:o,s:o}", "warmup", (json_int_t)cfg.warmup,
+                              "measured", (json_int_t)cfg.measured, "seed", (json_int_t)cfg.seed,
+                              "allocation_counting", lat_alloccount_available(), "conditions",
+                              lat_runcond_json(&cond), "runs", arr);
         char path[4096];
         snprintf(path, sizeof path, "%s/bench.json", out);
         if (!o || (e = lat_write_json_atomic(path, o)))

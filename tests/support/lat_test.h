@@ -3,7 +3,7 @@
  * Include this instead of cmocka.h.  LAT_SKIP(reason) prints "SKIPPED: reason"
  * and marks the test skipped (never a silent pass).  The counting allocator
  * counts malloc/calloc/realloc/free calls made by the calling thread while
- * counting is on; it interposes the C library's allocator, so it is unavailable
+ * counting is on (latlab/alloccount.h interposes the C library's allocator), so it is unavailable
  * under AddressSanitizer (lat_alloc_count_available() says so). */
 #ifndef LAT_TEST_H
 #define LAT_TEST_H
