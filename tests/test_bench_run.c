@@ -689,6 +689,40 @@ static void test_counters_or_one_note(void **state) {
     lat_bench_runner_free(r);
 }
 
+/* History: a level earlier runs of the same code already reached (a bimodal
+ * benchmark) is not called a change; a level never seen still is. */
+static void test_compare_history_seen_level(void **state) {
+    (void)state;
+    const double costs[4] = {100, 150, 100, 100};
+    lat_bench_report *hist[4];
+    for (int i = 0; i < 4; i++) {
+        lat_bench_runner *r = suite_run(costs[i], 1, 300 + (uint64_t)i, "x");
+        assert_int_equal(lat_bench_report_clone(lat_bench_runner_report(r), &hist[i]), 0);
+        hist[i]->timestamp_ns = 1000 + i; /* hist[3] (cost 100) is the newest */
+        lat_bench_runner_free(r);
+    }
+    const lat_bench_report *const *h = (const lat_bench_report *const *)hist;
+    lat_bench_runner *slow = suite_run(150, 1, 400, "x");
+    lat_bench_runner *slower = suite_run(200, 1, 401, "x");
+    lat_bench_comparison *c;
+    assert_int_equal(lat_bench_compare_history(h, 4, lat_bench_runner_report(slow), NULL, &c), 0);
+    assert_true(c->changes[0].seen);
+    assert_int_equal(c->changes[0].verdict, LAT_BENCH_INCONCLUSIVE);
+    lat_bench_comparison_free(c);
+    /* The newest alone has no range: the same run is a regression. */
+    assert_int_equal(lat_bench_compare(hist[3], lat_bench_runner_report(slow), NULL, &c), 0);
+    assert_int_equal(c->changes[0].verdict, LAT_BENCH_REGRESSED);
+    lat_bench_comparison_free(c);
+    assert_int_equal(lat_bench_compare_history(h, 4, lat_bench_runner_report(slower), NULL, &c), 0);
+    assert_false(c->changes[0].seen);
+    assert_int_equal(c->changes[0].verdict, LAT_BENCH_REGRESSED);
+    lat_bench_comparison_free(c);
+    lat_bench_runner_free(slow);
+    lat_bench_runner_free(slower);
+    for (int i = 0; i < 4; i++)
+        lat_bench_report_free(hist[i]);
+}
+
 /* History: the run-to-run drift of earlier runs joins the noise floor. */
 static void test_compare_history_drift(void **state) {
     (void)state;
@@ -762,6 +796,7 @@ int main(void) {
         cmocka_unit_test(test_tail_from_recorded_latencies),
         cmocka_unit_test(test_counters_or_one_note),
         cmocka_unit_test(test_compare_history_drift),
+        cmocka_unit_test(test_compare_history_seen_level),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

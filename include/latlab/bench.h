@@ -422,7 +422,10 @@ typedef struct lat_bench_compare_opts {
     double min_cpu_share;
     /* History (lat_bench_compare_history with >= 3 reports): |ratio - 1|
      * must also reach drift_mult x the run-to-run drift of the result's
-     * median across them.  0 turns it off; the default is 3. */
+     * median across them; and (>= 2 reports) a new median inside the range
+     * of the history's medians (widened by the noise) is a level earlier runs
+     * of the same code already reached, so it is inconclusive, not a change.
+     * 0 turns both off; the default is 3. */
     double drift_mult;
 } lat_bench_compare_opts;
 
@@ -433,6 +436,7 @@ typedef struct lat_bench_change {
     double p;         /* Mann-Whitney two-sided */
     double noise;     /* larger relative MAD of the two runs (0.03 = 3%) */
     bool busy;        /* the busy-machine guard fired */
+    bool seen;        /* the new median is inside the history's range (see drift_mult) */
     double drift;     /* run-to-run drift of the median across the history (0.03 = 3%;
                          0 with fewer than 3 reports) */
     uint32_t history; /* reports the drift came from */
@@ -458,8 +462,10 @@ int lat_bench_compare(const lat_bench_report *old, const lat_bench_report *cur,
                       const lat_bench_compare_opts *opts, lat_bench_comparison **out);
 /* The same against a history of previous reports (all compatible with cur):
  * the newest (by timestamp_ns) is the baseline; with >= 3 reports their
- * run-to-run drift joins the noise floor (drift_mult).  A result is
- * inconclusive when only the noise/drift floor or the busy guard stops it. */
+ * run-to-run drift joins the noise floor (drift_mult), and with >= 2 a new
+ * median inside the range of their medians is not called.  A result is
+ * inconclusive when only the noise/drift floor, the range or the busy guard
+ * stops it. */
 int lat_bench_compare_history(const lat_bench_report *const *hist, size_t nh,
                               const lat_bench_report *cur, const lat_bench_compare_opts *opts,
                               lat_bench_comparison **out);

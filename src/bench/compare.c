@@ -124,6 +124,26 @@ static double history_drift(const lat_bench_report *const *hist, size_t nh,
     return drift;
 }
 
+/* The lowest and highest median of result r across the history (the levels
+ * earlier runs of the same code already reached); false with fewer than 2. */
+static bool history_range(const lat_bench_report *const *hist, size_t nh, const lat_bench_result *r,
+                          bool cpu, double *lo, double *hi) {
+    size_t k = 0;
+    for (size_t h = 0; h < nh; h++) {
+        const lat_bench_result *hr = find_match(hist[h], r);
+        if (!hr || hr->n == 0) continue;
+        double *v = per_op(hr, cpu && hr->cpu_ns);
+        lat_bench_summary s;
+        if (v && lat_bench_summarize(v, hr->n, &s) == 0 && s.median > 0) {
+            if (k == 0 || s.median < *lo) *lo = s.median;
+            if (k == 0 || s.median > *hi) *hi = s.median;
+            k++;
+        }
+        lat__free(v);
+    }
+    return k >= 2;
+}
+
 int lat_bench_compare(const lat_bench_report *old, const lat_bench_report *cur,
                       const lat_bench_compare_opts *opts, lat_bench_comparison **out) {
     return lat_bench_compare_history(&old, 1, cur, opts, out);
@@ -199,7 +219,13 @@ int lat_bench_compare_history(const lat_bench_report *const *hist, size_t nh,
             ch->busy = factor < explain;
         }
         if (u.p < o.alpha && isfinite(ch->ratio) && shift >= o.materiality) {
-            if (shift >= o.noise_mult * ch->noise && shift >= o.drift_mult * ch->drift && !ch->busy)
+            /* A level earlier runs already reached (bimodal code placement,
+             * a buffer's alignment from one run to the next) is not news. */
+            double lo = 0, hi = 0;
+            ch->seen = o.drift_mult > 0 && history_range(hist, nh, nr, cpu, &lo, &hi) &&
+                       sn.median >= lo * (1 - ch->noise) && sn.median <= hi * (1 + ch->noise);
+            if (shift >= o.noise_mult * ch->noise && shift >= o.drift_mult * ch->drift &&
+                !ch->busy && !ch->seen)
                 ch->verdict = ch->ratio > 1 ? LAT_BENCH_REGRESSED : LAT_BENCH_IMPROVED;
             else
                 ch->verdict = LAT_BENCH_INCONCLUSIVE;
