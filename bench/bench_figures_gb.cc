@@ -15,7 +15,8 @@
 
 static void BM_hash64(benchmark::State &state) {
     uint64_t acc = 1;
-    for (auto _ : state) acc = fig_hash64(acc);
+    for (auto _ : state)
+        acc = fig_hash64(acc);
     benchmark::DoNotOptimize(acc);
 }
 BENCHMARK(BM_hash64)->UseRealTime();
@@ -23,7 +24,8 @@ BENCHMARK(BM_hash64)->UseRealTime();
 static void BM_memcpy1k(benchmark::State &state) {
     alignas(64) static unsigned char src[1024], dst[1024];
     std::memset(src, 7, sizeof src);
-    for (auto _ : state) fig_copy1k(dst, src);
+    for (auto _ : state)
+        fig_copy1k(dst, src);
     benchmark::DoNotOptimize(dst[0]);
 }
 BENCHMARK(BM_memcpy1k)->UseRealTime();
@@ -31,7 +33,8 @@ BENCHMARK(BM_memcpy1k)->UseRealTime();
 static void BM_hist_record(benchmark::State &state) {
     void *h = fig_hist_new();
     uint64_t i = 0;
-    for (auto _ : state) fig_hist_record(h, i++);
+    for (auto _ : state)
+        fig_hist_record(h, i++);
     fig_hist_free(h);
 }
 BENCHMARK(BM_hist_record)->UseRealTime();

@@ -48,8 +48,7 @@ int cli_parse_double(const char *cmd, const char *flag, const char *s, double mi
 /* "250", "250ns", "1.5us", "2ms", "1s" -> ns (bare numbers are ns). */
 int cli_parse_duration_ns(const char *cmd, const char *flag, const char *s, uint64_t *out_ns);
 /* "0,2-3" -> cpus[] (sorted, unique); at most max entries. */
-int cli_parse_cpulist(const char *cmd, const char *flag, const char *s, int *cpus, int max,
-                      int *n);
+int cli_parse_cpulist(const char *cmd, const char *flag, const char *s, int *cpus, int max, int *n);
 
 /* Exit status when a library call failed: prints "latlab CMD: what: reason". */
 int cli_lib_error(const char *cmd, const char *what, int err);

@@ -398,7 +398,8 @@ static void report_stage_plots(lat_report *rep, const char *out, const exp_runs 
         lat_plot *pl = NULL;
         if (lat_plot_create(title, &pl) != 0) continue;
         lat_plot_set_log_y(pl, true);
-        lat_plot_set_note(pl, "first run of each experiment; open loop, from the intended send time");
+        lat_plot_set_note(pl,
+                          "first run of each experiment; open loop, from the intended send time");
         for (int x = 0; x < NEXP; x++)
             if (ex[x].n > 0 && ex[x].r[0].h[s])
                 lat_plot_add_hist(pl, exp_name[x], ex[x].r[0].h[s], 1.0, 0);
@@ -795,7 +796,8 @@ int cmd_lab(int argc, char **argv) {
             }
             if (rc) ret = cli_lib_error(CMD, htp, rc);
         }
-        if (ret == CLI_OK) printf("wrote %s/LAB.md, lab.json, report.html, <stage>.svg, runs/\n", out);
+        if (ret == CLI_OK)
+            printf("wrote %s/LAB.md, lab.json, report.html, <stage>.svg, runs/\n", out);
         free(mdp);
         free(jsp);
         free(htp);

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#define CMD(n) extern int cmd_##n(int, char **); extern const char cmd_##n##_usage[];
+#define CMD(n)                                                                                     \
+    extern int cmd_##n(int, char **);                                                              \
+    extern const char cmd_##n##_usage[];
 CMD(clock)
 CMD(sys)
 CMD(hist)
@@ -23,18 +25,23 @@ CMD(plot)
 #undef CMD
 
 static const cli_cmd commands[] = {
-    {"lab", cmd_lab, "the experiment protocol: baseline, alloc, share-line, no-pin (main job)", cmd_lab_usage},
-    {"pipeline", cmd_pipeline, "one run of the stamped producer -> worker pipeline", cmd_pipeline_usage},
-    {"clock", cmd_clock, "calibrate the cycle counter; drift, read cost, granularity", cmd_clock_usage},
+    {"lab", cmd_lab, "the experiment protocol: baseline, alloc, share-line, no-pin (main job)",
+     cmd_lab_usage},
+    {"pipeline", cmd_pipeline, "one run of the stamped producer -> worker pipeline",
+     cmd_pipeline_usage},
+    {"clock", cmd_clock, "calibrate the cycle counter; drift, read cost, granularity",
+     cmd_clock_usage},
     {"co", cmd_co, "coordinated omission: closed vs open loop over a stall", cmd_co_usage},
-    {"dce", cmd_dce, "dead-code elimination trap, ring costs and the ping-pong floor", cmd_dce_usage},
+    {"dce", cmd_dce, "dead-code elimination trap, ring costs and the ping-pong floor",
+     cmd_dce_usage},
     {"sys", cmd_sys, "run conditions: CPUs, topology, governor, isolation, kernel", cmd_sys_usage},
     {"hist", cmd_hist, "read, merge and summarise HdrHistogram interval logs", cmd_hist_usage},
     {"plot", cmd_plot, "latency-by-percentile SVG plots from .hlog/.hgrm files", cmd_plot_usage},
     {"stat", cmd_stat, "count performance events of a command (perf stat-like)", cmd_stat_usage},
     {"silence", cmd_silence, "ftrace check of what disturbs chosen CPUs (root)", cmd_silence_usage},
     {"bench", cmd_bench, "bake-offs against peers (ring)", cmd_bench_usage},
-    {"book", cmd_book, "order book: replay, ITCH 5.0 replay, tail-latency scenarios", cmd_book_usage},
+    {"book", cmd_book, "order book: replay, ITCH 5.0 replay, tail-latency scenarios",
+     cmd_book_usage},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -27,7 +27,9 @@ void lat_set_alloc_hooks(const lat_alloc_hooks *h) {
         hooks = (lat_alloc_hooks){libc_alloc, libc_free, NULL};
 }
 
-void *lat__alloc(size_t size) { return hooks.alloc(size, 16, hooks.ud); }
+void *lat__alloc(size_t size) {
+    return hooks.alloc(size, 16, hooks.ud);
+}
 
 void *lat__alloc_aligned(size_t size, size_t align) {
     if (align < sizeof(void *)) align = sizeof(void *);
@@ -41,7 +43,9 @@ void *lat__calloc_aligned(size_t n, size_t size, size_t align) {
     return p;
 }
 
-void *lat__calloc(size_t n, size_t size) { return lat__calloc_aligned(n, size, 16); }
+void *lat__calloc(size_t n, size_t size) {
+    return lat__calloc_aligned(n, size, 16);
+}
 
 char *lat__strdup(const char *s) {
     if (!s) return NULL;

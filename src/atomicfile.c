@@ -54,7 +54,9 @@ fail_nomem:
     return -ENOMEM;
 }
 
-FILE *lat_afile_stream(lat_afile *f) { return f ? f->fp : NULL; }
+FILE *lat_afile_stream(lat_afile *f) {
+    return f ? f->fp : NULL;
+}
 
 static void afile_free(lat_afile *f) {
     lat__free(f->tmp);

@@ -5,17 +5,28 @@
 
 const char *lat_strerror(int err) {
     switch (err) {
-    case 0: return "success";
-    case LAT_EFORMAT: return "malformed input";
-    case LAT_ETRUNCATED: return "input is truncated";
-    case LAT_ECOOKIE: return "unknown format cookie";
-    case LAT_ECOMPRESS: return "compressed data is corrupt or could not be compressed";
-    case LAT_EGEOMETRY: return "value or index outside the histogram's geometry";
-    case LAT_ETOOFEW_CPUS: return "not enough CPUs for the requested placement";
-    case LAT_EINCOMPATIBLE: return "incompatible inputs";
-    case LAT_ENOTCOUNTED: return "not counted (the counter never ran)";
-    case LAT_ENOPMU: return "not supported on this machine (no hardware PMU; virtual machine?)";
-    default: break;
+    case 0:
+        return "success";
+    case LAT_EFORMAT:
+        return "malformed input";
+    case LAT_ETRUNCATED:
+        return "input is truncated";
+    case LAT_ECOOKIE:
+        return "unknown format cookie";
+    case LAT_ECOMPRESS:
+        return "compressed data is corrupt or could not be compressed";
+    case LAT_EGEOMETRY:
+        return "value or index outside the histogram's geometry";
+    case LAT_ETOOFEW_CPUS:
+        return "not enough CPUs for the requested placement";
+    case LAT_EINCOMPATIBLE:
+        return "incompatible inputs";
+    case LAT_ENOTCOUNTED:
+        return "not counted (the counter never ran)";
+    case LAT_ENOPMU:
+        return "not supported on this machine (no hardware PMU; virtual machine?)";
+    default:
+        break;
     }
     if (err < 0 && err > -4096) {
         /* strerror() is not guaranteed thread-safe; the GNU strerror_r returns

@@ -62,7 +62,8 @@ static void test_wraps_keeps_last(void **state) {
     assert_int_equal(lat_flight_dump(f, m, 5), 0);
     fclose(m);
     size_t lines = 0;
-    for (char *p = buf; *p; p++) lines += *p == '\n';
+    for (char *p = buf; *p; p++)
+        lines += *p == '\n';
     assert_int_equal(lines, 4 + 5);
     assert_non_null(strstr(buf, "# showing the last 5 samples"));
     assert_non_null(strstr(buf, "   9999 "));

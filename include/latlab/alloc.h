@@ -20,11 +20,11 @@ typedef struct lat_alloc_hooks {
 void lat_set_alloc_hooks(const lat_alloc_hooks *hooks);
 
 /* Internal: used by the library's components. */
-void *lat__alloc(size_t size);                      /* malloc-aligned */
+void *lat__alloc(size_t size);                       /* malloc-aligned */
 void *lat__alloc_aligned(size_t size, size_t align); /* align: power of two */
-void *lat__calloc(size_t n, size_t size);           /* zeroed, overflow-checked */
+void *lat__calloc(size_t n, size_t size);            /* zeroed, overflow-checked */
 void *lat__calloc_aligned(size_t n, size_t size, size_t align);
 char *lat__strdup(const char *s);
-void lat__free(void *ptr);                          /* NULL is fine */
+void lat__free(void *ptr); /* NULL is fine */
 
 #endif /* LATLAB_ALLOC_H */

@@ -9,15 +9,15 @@
 #define LATLAB_ERROR_H
 
 enum {
-    LAT_EFORMAT = -10000,  /* input is malformed (bad syntax, bad field) */
-    LAT_ETRUNCATED = -10001, /* input ends before a complete record */
-    LAT_ECOOKIE = -10002,  /* unknown magic number / cookie */
-    LAT_ECOMPRESS = -10003, /* zlib failed or the compressed data is corrupt */
-    LAT_EGEOMETRY = -10004, /* value or index outside the declared geometry */
-    LAT_ETOOFEW_CPUS = -10005, /* not enough CPUs for the requested placement */
+    LAT_EFORMAT = -10000,       /* input is malformed (bad syntax, bad field) */
+    LAT_ETRUNCATED = -10001,    /* input ends before a complete record */
+    LAT_ECOOKIE = -10002,       /* unknown magic number / cookie */
+    LAT_ECOMPRESS = -10003,     /* zlib failed or the compressed data is corrupt */
+    LAT_EGEOMETRY = -10004,     /* value or index outside the declared geometry */
+    LAT_ETOOFEW_CPUS = -10005,  /* not enough CPUs for the requested placement */
     LAT_EINCOMPATIBLE = -10006, /* two things that must match do not */
-    LAT_ENOTCOUNTED = -10007, /* a counter was enabled but never scheduled */
-    LAT_ENOPMU = -10008,   /* hardware event not supported on this machine */
+    LAT_ENOTCOUNTED = -10007,   /* a counter was enabled but never scheduled */
+    LAT_ENOPMU = -10008,        /* hardware event not supported on this machine */
     /* add new codes above this line, each one lower than the last */
 };
 

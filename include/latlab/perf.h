@@ -14,7 +14,7 @@
  * coverage reported; a counter that never ran says "not counted" instead of 0.
  * Where the ioctls cost too much, start once and bracket each region with two
  * reads (the second read's deltas are the region); bench/bench_perf prints
- * both costs. 
+ * both costs.
  *
  * Events that cannot open stay in the set with a state and a reason a person
  * can act on ("not supported on this machine (no hardware PMU; virtual
