@@ -30,6 +30,11 @@
 
 #include "latlab/compiler.h"
 
+/* The 64-bit scalar fields are long long (the same size and representation
+ * as int64_t on LP64) and counts[] is int64_t (long): the two types never
+ * alias, so in a recording loop a compiler keeps the geometry and
+ * total_count in registers across the counts[] stores (see
+ * lat_hist_record_n). */
 typedef struct lat_hist {
     /* Geometry: read-only after init (see SPEC-hdr.md). */
     long long lowest;         /* lowest discernible value L >= 1 */
@@ -39,9 +44,9 @@ typedef struct lat_hist {
     int32_t half_magnitude;   /* log2(sub_bucket_half_count) */
     int32_t sub_bucket_count; /* 2^ceil(log2(2*10^S)) */
     int32_t sub_bucket_half_count;
-    int32_t bucket_count;     /* buckets needed to cover H */
-    int32_t counts_len;       /* (bucket_count + 1) * sub_bucket_half_count */
-    int32_t lz_base;          /* 63 - unit_magnitude - half_magnitude (index math) */
+    int32_t bucket_count;               /* buckets needed to cover H */
+    int32_t counts_len;                 /* (bucket_count + 1) * sub_bucket_half_count */
+    int32_t lz_base;                    /* 63 - unit_magnitude - half_magnitude (index math) */
     unsigned long long sub_bucket_mask; /* (sub_bucket_count - 1) << unit_magnitude */
     unsigned long long slot_bias;       /* unit_magnitude * sub_bucket_half_count */
     /* Recording state: written by the recording thread (or atomically by
@@ -50,7 +55,7 @@ typedef struct lat_hist {
     long long min_value;      /* smallest value recorded, INT64_MAX when none */
     long long max_value;      /* largest value recorded, 0 when none */
     long long overflow_count; /* values rejected as out of range (< 0 or > H) */
-    int64_t *counts;        /* counts_len slots; owned (lat__alloc) */
+    int64_t *counts;          /* counts_len slots; owned (lat__alloc) */
 } lat_hist;
 
 /* ---- set-up ------------------------------------------------------------------ */
@@ -166,7 +171,7 @@ LAT_INLINE bool lat_hist_record_atomic_n(lat_hist *h, int64_t v, int64_t n) {
     }
     __atomic_fetch_add(&h->counts[lat__hist_slot(h, v)], n, __ATOMIC_RELAXED);
     __atomic_fetch_add(&h->total_count, n, __ATOMIC_RELAXED);
-    int64_t cur = __atomic_load_n(&h->min_value, __ATOMIC_RELAXED);
+    long long cur = __atomic_load_n(&h->min_value, __ATOMIC_RELAXED);
     while (v < cur && !__atomic_compare_exchange_n(&h->min_value, &cur, v, true, __ATOMIC_RELAXED,
                                                    __ATOMIC_RELAXED)) {
     }
