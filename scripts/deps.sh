@@ -10,9 +10,10 @@
 # by the interop tests is installed by the Makefile, not here.
 set -eu
 mode=${1:-run}
-pkgs="cmake make gcc pkg-config zlib1g-dev libjansson-dev libck-dev"
+# The default build also compiles the unit tests (cmocka) and has C++ enabled.
+pkgs="cmake make gcc g++ pkg-config zlib1g-dev libjansson-dev libck-dev libcmocka-dev"
 if [ "$mode" = test ] || [ "$mode" = bench ]; then
-    pkgs="$pkgs g++ libcmocka-dev libbenchmark-dev libhdrhistogram-java openjdk-17-jdk-headless
+    pkgs="$pkgs libbenchmark-dev libhdrhistogram-java openjdk-17-jdk-headless
           nodejs npm gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user clang
           libclang-rt-14-dev libxml2-utils jq chromium linux-perf util-linux"
 fi
