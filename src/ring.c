@@ -337,10 +337,36 @@ int lat_seqring_init(lat_seqring *r, size_t item_size, size_t capacity, unsigned
     if (!slots) return err;
     r->p_slots = r->c_slots = slots;
     r->p_mask = r->c_mask = r->ctl.capacity - 1;
+    /* a wakeable ring's consumer polls c_zero, so every pop takes the
+     * out-of-line path that wakes the producer (see lat__seqring_pop_n) */
+    r->c_poll = (flags & LAT_RING_WAKEABLE) ? (unsigned char *)&r->c_zero : slots;
+    r->c_poll_mask = (flags & LAT_RING_WAKEABLE) ? 0 : r->c_mask;
     r->p_shift = r->c_shift = log2u(stride);
     r->p_size = r->c_size = (uint32_t)item_size;
     r->p_flags = r->c_flags = flags;
+    /* a wakeable ring keeps p_limit at 0 so that every push goes through
+     * lat__seqring_push_slow, which publishes head and wakes the consumer */
+    r->p_limit = (flags & LAT_RING_WAKEABLE) ? 0 : r->ctl.capacity;
     return 0;
+}
+
+int lat__seqring_room(lat_seqring *r, uint64_t h) {
+    uint64_t cap = r->p_mask + 1;
+    if (h - r->p_tail >= cap) {
+        /* acquire pairs with the consumer's release of tail. */
+        r->p_tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+        if (h - r->p_tail >= cap) return 0;
+    }
+    if (r->p_flags & LAT_RING_WAKEABLE) return 2; /* p_limit stays 0 */
+    r->p_limit = r->p_tail + cap;
+    return 1;
+}
+
+const unsigned char *lat__seqring_pop_slow(lat_seqring *r, uint64_t t) {
+    _Atomic uint64_t *w = lat__seqring_word(r->c_slots, t, r->c_mask, r->c_shift);
+    /* acquire pairs with the producer's release of the word. */
+    if (atomic_load_explicit(w, memory_order_acquire) != t + 1) return NULL;
+    return (const unsigned char *)w + LAT_SEQRING_SLOT_HDR;
 }
 
 void lat_seqring_fini(lat_seqring *r) {

@@ -495,6 +495,10 @@ typedef struct lat_seqring {
      * fields live on separate lines). */
     LAT_CACHE_ALIGNED _Atomic uint64_t p_head; /* producer-owned: items ever pushed; relaxed (len()
                                                   reads it from other threads) */
+    uint64_t p_limit;                          /* producer-private: p_tail + capacity, the
+                                                  first position the fast path may not fill;
+                                                  0 in a wakeable ring (every push takes the
+                                                  out-of-line path, which wakes the consumer) */
     uint64_t p_tail;                           /* producer-private copy of tail */
     unsigned char *p_slots;                    /* read-only after init */
     uint64_t p_mask;                           /* read-only after init */
@@ -509,6 +513,11 @@ typedef struct lat_seqring {
     /* Consumer's private line. */
     LAT_CACHE_ALIGNED unsigned char *c_slots; /* read-only after init */
     uint64_t c_mask;                          /* read-only after init */
+    unsigned char *c_poll;                    /* read-only after init: the slots try_pop
+                                                 polls: c_slots, or in a wakeable ring
+                                                 &c_zero (see lat__seqring_pop_n) */
+    uint64_t c_poll_mask;                     /* read-only after init: c_mask, or 0 */
+    _Atomic uint64_t c_zero;                  /* read-only after init: always 0 */
     uint32_t c_shift;                         /* read-only after init */
     uint32_t c_size;                          /* read-only after init */
     uint32_t c_flags;                         /* read-only after init */
@@ -564,27 +573,52 @@ LAT_INLINE void lat__seqring_publish_head(lat_seqring *r, uint64_t h) {
         lat__ring_publish_wake(&r->head, h, &r->ctl.cons_sleep);
 }
 
-/* [producer] */
-LAT_INLINE bool lat__seqring_push_n(lat_seqring *r, const void *item, size_t n) {
-    lat__ring_check_owner(&r->p_owner, "lat_seqring producer");
-    lat__ring_check_size(r->p_size, n);
-    uint64_t h = atomic_load_explicit(&r->p_head, memory_order_relaxed); /* own index */
-    if (LAT_UNLIKELY(h - r->p_tail > r->p_mask)) {
-        /* acquire pairs with the consumer's release of tail. */
-        r->p_tail = atomic_load_explicit(&r->tail, memory_order_acquire);
-        if (h - r->p_tail > r->p_mask) return false;
-    }
+/* Out of line (ring.c), for a push whose cached limit says stop: refreshes
+ * the cached tail (and p_limit).  Returns 0 when the ring is full, 1 when
+ * there is room, 2 when there is room and the ring is wakeable (the push must
+ * then publish head and wake a sleeping consumer).  It takes no item pointer,
+ * so the caller's item need not live in memory.  [producer] */
+int lat__seqring_room(lat_seqring *r, uint64_t h);
+
+/* Copy the item into slot h and publish it.  [producer] */
+LAT_INLINE void lat__seqring_put(lat_seqring *r, uint64_t h, const void *item, size_t n) {
     _Atomic uint64_t *w =
         lat__seqring_word(r->p_slots, h, r->p_mask, LAT__SEQ_SHIFT(n, r->p_shift));
     lat__ring_copy((unsigned char *)w + LAT_SEQRING_SLOT_HDR, item, n);
     /* release pairs with the consumer's acquire of this word: item first. */
     atomic_store_explicit(w, h + 1, memory_order_release);
-    lat__seqring_publish_head(r, h + 1);
+}
+
+/* [producer] The fast path is one compare against p_limit (no flag test, no
+ * subtraction), the copy, the slot's word and p_head: ck_ring's enqueue plus
+ * the word.  Positions are 64-bit and start at 0, so `h >= p_limit` never
+ * wraps (2^64 pushes). */
+LAT_INLINE bool lat__seqring_push_n(lat_seqring *r, const void *item, size_t n) {
+    lat__ring_check_owner(&r->p_owner, "lat_seqring producer");
+    lat__ring_check_size(r->p_size, n);
+    uint64_t h = atomic_load_explicit(&r->p_head, memory_order_relaxed); /* own index */
+    if (LAT_UNLIKELY(h >= r->p_limit)) {
+        int room = lat__seqring_room(r, h);
+        if (!room) return false;
+        lat__seqring_put(r, h, item, n);
+        if (room == 2)
+            lat__seqring_publish_head(r, h + 1);
+        else
+            atomic_store_explicit(&r->p_head, h + 1, memory_order_relaxed);
+        return true;
+    }
+    lat__seqring_put(r, h, item, n);
+    /* relaxed: the slot's word carries the item; p_head only feeds len() */
+    atomic_store_explicit(&r->p_head, h + 1, memory_order_relaxed);
     return true;
 }
 LAT_INLINE bool lat_seqring_try_push(lat_seqring *r, const void *item) {
     return lat__seqring_push_n(r, item, r->p_size);
 }
+
+/* Out of line (ring.c): a wakeable ring's pop.  Returns the item in slot t
+ * when it is there (acquire), else NULL.  [consumer] */
+const unsigned char *lat__seqring_pop_slow(lat_seqring *r, uint64_t t);
 
 /* [consumer] */
 LAT_INLINE bool lat__seqring_pop_n(lat_seqring *r, void *item, size_t n) {
@@ -592,11 +626,33 @@ LAT_INLINE bool lat__seqring_pop_n(lat_seqring *r, void *item, size_t n) {
     lat__ring_check_size(r->c_size, n);
     uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed); /* own index */
     _Atomic uint64_t *w =
-        lat__seqring_word(r->c_slots, t, r->c_mask, LAT__SEQ_SHIFT(n, r->c_shift));
-    /* acquire pairs with the producer's release of the word. */
-    if (atomic_load_explicit(w, memory_order_acquire) != t + 1) return false;
+        lat__seqring_word(r->c_poll, t, r->c_poll_mask, LAT__SEQ_SHIFT(n, r->c_shift));
+    /* acquire pairs with the producer's release of the word.  UNLIKELY lays the
+     * successful pop out as the straight-line path (without it gcc makes the
+     * empty return the fall-through, and a pop that succeeds takes two extra
+     * jumps); a consumer that finds the ring empty is waiting anyway. */
+    uint64_t next = t + 1;
+    if (LAT_UNLIKELY(atomic_load_explicit(w, memory_order_acquire) != next)) {
+        /* Empty, or a wakeable ring: its consumer polls c_zero, which never
+         * matches, so every pop comes here and the fast path below needs no
+         * flag test. */
+        if (LAT_LIKELY(!(r->c_flags & LAT_RING_WAKEABLE))) return false;
+        const unsigned char *src = lat__seqring_pop_slow(r, t);
+        if (!src) return false;
+        lat__ring_copy(item, src, n);
+        /* seq_cst publish, then wake a sleeping producer (Dekker pair, ring.c) */
+        lat__ring_publish_wake(&r->tail, t + 1, &r->ctl.prod_sleep);
+        return true;
+    }
+    /* The word equals next here, and gcc then stores the loaded word as the new
+     * tail, which chains each pop's tail behind the previous pop's slot load
+     * (two store-to-load forwards per pop in a same-thread loop, and a slot
+     * miss before the tail store across cores).  The empty asm hides that
+     * equality so the tail is t + 1, computed from the tail alone. */
+    __asm__("" : "+r"(next));
     lat__ring_copy(item, (unsigned char *)w + LAT_SEQRING_SLOT_HDR, n);
-    lat__ring_publish(&r->tail, t + 1, r->c_flags, &r->ctl.prod_sleep);
+    /* release pairs with the producer's acquire of tail before it reuses the slot */
+    atomic_store_explicit(&r->tail, next, memory_order_release);
     return true;
 }
 LAT_INLINE bool lat_seqring_try_pop(lat_seqring *r, void *item) {
@@ -619,8 +675,10 @@ static inline size_t lat_seqring_write_reserve(lat_seqring *r, size_t want, lat_
     uint64_t cap = r->p_mask + 1;
     uint64_t free_n = cap - (h - r->p_tail);
     if (free_n < want) {
+        /* acquire pairs with the consumer's release of tail. */
         r->p_tail = atomic_load_explicit(&r->tail, memory_order_acquire);
         free_n = cap - (h - r->p_tail);
+        if (!(r->p_flags & LAT_RING_WAKEABLE)) r->p_limit = r->p_tail + cap;
     }
     uint64_t n = want < free_n ? want : free_n;
     uint64_t idx = h & r->p_mask;
@@ -652,14 +710,14 @@ static inline void lat_seqring_write_commit(lat_seqring *r, size_t n) {
 static inline size_t lat_seqring_read_reserve(lat_seqring *r, size_t want, lat_ring_span *sp) {
     lat__ring_check_owner(&r->c_owner, "lat_seqring consumer");
     uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
-    uint64_t cap = r->c_mask + 1;
+    uint64_t mask = r->c_mask;
+    uint64_t cap = mask + 1;
     uint64_t n = 0;
     if (want > cap) want = (size_t)cap;
-    while (n < want &&
-           atomic_load_explicit(lat__seqring_word(r->c_slots, t + n, r->c_mask, r->c_shift),
-                                memory_order_acquire) == t + n + 1)
+    while (n < want && atomic_load_explicit(lat__seqring_word(r->c_slots, t + n, mask, r->c_shift),
+                                            memory_order_acquire) == t + n + 1)
         n++;
-    uint64_t idx = t & r->c_mask;
+    uint64_t idx = t & mask;
     uint64_t first = cap - idx < n ? cap - idx : n;
     sp->ptr[0] = r->c_slots + (idx << r->c_shift) + LAT_SEQRING_SLOT_HDR;
     sp->n[0] = (size_t)first;
