@@ -121,25 +121,28 @@ LAT_INLINE int64_t lat_hist_value_from_index(const lat_hist *h, int32_t i) {
  * overflow_count unchanged). */
 
 LAT_INLINE bool lat_hist_record_n(lat_hist *h, int64_t v, int64_t n) {
-    /* Every field is read before the range check, unconditionally, and the
-     * state fields are long long while counts[] is int64_t (long): in a
-     * recording loop the compiler may then keep the geometry, total_count,
-     * min_value and max_value in registers (a store to counts[] cannot alias
-     * them) instead of a memory read-modify-write per value.  The slot is
-     * computed before the check: harmless for out-of-range v (any shift is
-     * < 64), and it is only used in range. */
+    /* The geometry and total_count are read before the range check, on
+     * every path, and total_count is written back on every path (unchanged
+     * when rejected; single writer), and the state fields are long long
+     * while counts[] is int64_t (long): in a recording loop the compiler can
+     * then keep them in registers (a counts[] store cannot alias them)
+     * instead of a memory read-modify-write per value.  The slot is computed
+     * before the check: harmless for out-of-range v (every shift is < 64),
+     * and used only in range. */
     bool ok = true;
     size_t slot = lat__hist_slot(h, v);
     int64_t *counts = h->counts;
-    long long total = h->total_count, lo = h->min_value, hi = h->max_value;
+    long long total = h->total_count;
     if (LAT_UNLIKELY(((uint64_t)v > (uint64_t)h->highest) | (n < 0))) {
         if (n > 0) h->overflow_count += n;
         ok = false;
     } else {
         counts[slot] += n;
         total += n;
-        if (v < lo) h->min_value = v;
-        if (v > hi) h->max_value = v;
+        /* Compared in memory (cmp+jcc, one fused uop), stored only when
+         * a new extreme arrives: no store, no dependency chain otherwise. */
+        if (v < h->min_value) h->min_value = v;
+        if (v > h->max_value) h->max_value = v;
     }
     h->total_count = total;
     return ok;
