@@ -56,6 +56,7 @@ int lat_hist_init(lat_hist *h, int64_t lowest, int64_t highest, int sig_figs) {
     h->counts_len = (int32_t)len;
     h->lz_base = 63 - unit_mag - half_mag;
     h->sub_bucket_mask = (uint64_t)(sub_count - 1) << unit_mag;
+    h->slot_bias = (size_t)unit_mag * (size_t)half_count;
     h->min_value = INT64_MAX;
     h->counts = counts;
     return 0;

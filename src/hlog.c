@@ -151,7 +151,7 @@ int lat_hist_write_percentiles(FILE *f, const lat_hist *h, int ticks_per_half, d
         jfmt(f, 12, S, lat_hist_stddev(h) / scale);
         fputs("]\n#[Max     = ", f);
         jfmt(f, 12, S, (double)lat_hist_max(h) / scale);
-        fprintf(f, ", Total count    = %12" PRId64 "]\n", h->total_count);
+        fprintf(f, ", Total count    = %12" PRId64 "]\n", lat_hist_total(h));
         fprintf(f, "#[Buckets = %12d, SubBuckets     = %12d]\n", h->bucket_count,
                 h->sub_bucket_count);
     }

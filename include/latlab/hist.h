@@ -30,26 +30,32 @@
 
 #include "latlab/compiler.h"
 
+/* The 64-bit scalar fields are long long (the same size and representation
+ * as int64_t on LP64) and counts[] is int64_t (long): the two types never
+ * alias, so in a recording loop a compiler keeps the geometry and
+ * total_count in registers across the counts[] stores (see
+ * lat_hist_record_n). */
 typedef struct lat_hist {
     /* Geometry: read-only after init (see SPEC-hdr.md). */
-    int64_t lowest;           /* lowest discernible value L >= 1 */
-    int64_t highest;          /* highest trackable value H >= 2L */
+    long long lowest;         /* lowest discernible value L >= 1 */
+    long long highest;        /* highest trackable value H >= 2L */
     int32_t sig_figs;         /* significant decimal digits S, 0..5 */
     int32_t unit_magnitude;   /* floor(log2(L)) */
     int32_t half_magnitude;   /* log2(sub_bucket_half_count) */
     int32_t sub_bucket_count; /* 2^ceil(log2(2*10^S)) */
     int32_t sub_bucket_half_count;
-    int32_t bucket_count;     /* buckets needed to cover H */
-    int32_t counts_len;       /* (bucket_count + 1) * sub_bucket_half_count */
-    int32_t lz_base;          /* 63 - unit_magnitude - half_magnitude (index math) */
-    uint64_t sub_bucket_mask; /* (sub_bucket_count - 1) << unit_magnitude */
+    int32_t bucket_count;               /* buckets needed to cover H */
+    int32_t counts_len;                 /* (bucket_count + 1) * sub_bucket_half_count */
+    int32_t lz_base;                    /* 63 - unit_magnitude - half_magnitude (index math) */
+    unsigned long long sub_bucket_mask; /* (sub_bucket_count - 1) << unit_magnitude */
+    unsigned long long slot_bias;       /* unit_magnitude * sub_bucket_half_count */
     /* Recording state: written by the recording thread (or atomically by
      * lat_hist_record_atomic writers). */
-    int64_t total_count;    /* sum of counts[] */
-    int64_t min_value;      /* smallest value recorded, INT64_MAX when none */
-    int64_t max_value;      /* largest value recorded, 0 when none */
-    int64_t overflow_count; /* values rejected as out of range (< 0 or > H) */
-    int64_t *counts;        /* counts_len slots; owned (lat__alloc) */
+    long long total_count;    /* sum of counts[] */
+    long long min_value;      /* smallest value recorded, INT64_MAX when none */
+    long long max_value;      /* largest value recorded, 0 when none */
+    long long overflow_count; /* values rejected as out of range (< 0 or > H) */
+    int64_t *counts;          /* counts_len slots; owned (lat__alloc) */
 } lat_hist;
 
 /* ---- set-up ------------------------------------------------------------------ */
@@ -77,12 +83,18 @@ bool lat_hist_same_geometry(const lat_hist *a, const lat_hist *b);
 /* ---- index math (static inline; valid for 0 <= v <= highest_equivalent(H)) ---- */
 
 /* Slot of value v as a size_t: the record path's form (unsigned arithmetic,
- * no sign extension; bucket >= 0 because sub_bucket_mask bounds the clz). */
+ * no sign extension; sub_bucket_mask keeps the top bit at or above
+ * unit_magnitude + half_magnitude, so shift >= unit_magnitude).  With
+ * shift = bucket + unit_magnitude = msb(v | mask) - half_magnitude:
+ *   (bucket << half_magnitude) + (v >> shift)
+ *     == shift * sub_bucket_half_count + (v >> shift) - slot_bias
+ * which is one bsr, one variable shift and one multiply (fewer instructions
+ * than two variable shifts without BMI2). */
 LAT_INLINE size_t lat__hist_slot(const lat_hist *h, int64_t v) {
-    unsigned bucket = (unsigned)(h->lz_base - __builtin_clzll((uint64_t)v | h->sub_bucket_mask));
-    /* ((bucket + 1) << half_magnitude) + sub - half_count == (bucket << hm) + sub */
-    return ((size_t)bucket << h->half_magnitude) +
-           (size_t)((uint64_t)v >> (bucket + (unsigned)h->unit_magnitude));
+    unsigned msb = 63u ^ (unsigned)__builtin_clzll((uint64_t)v | h->sub_bucket_mask);
+    unsigned shift = msb - (unsigned)h->half_magnitude;
+    return (size_t)shift * (size_t)(uint32_t)h->sub_bucket_half_count +
+           (size_t)((uint64_t)v >> shift) - h->slot_bias;
 }
 
 /* Slot of value v. */
@@ -109,15 +121,28 @@ LAT_INLINE int64_t lat_hist_value_from_index(const lat_hist *h, int32_t i) {
  * overflow_count unchanged). */
 
 LAT_INLINE bool lat_hist_record_n(lat_hist *h, int64_t v, int64_t n) {
+    /* Every field is read before the range check, unconditionally, and the
+     * state fields are long long while counts[] is int64_t (long): in a
+     * recording loop the compiler may then keep the geometry, total_count,
+     * min_value and max_value in registers (a store to counts[] cannot alias
+     * them) instead of a memory read-modify-write per value.  The slot is
+     * computed before the check: harmless for out-of-range v (any shift is
+     * < 64), and it is only used in range. */
+    bool ok = true;
+    size_t slot = lat__hist_slot(h, v);
+    int64_t *counts = h->counts;
+    long long total = h->total_count, lo = h->min_value, hi = h->max_value;
     if (LAT_UNLIKELY(((uint64_t)v > (uint64_t)h->highest) | (n < 0))) {
         if (n > 0) h->overflow_count += n;
-        return false;
+        ok = false;
+    } else {
+        counts[slot] += n;
+        total += n;
+        if (v < lo) h->min_value = v;
+        if (v > hi) h->max_value = v;
     }
-    h->counts[lat__hist_slot(h, v)] += n;
-    h->total_count += n;
-    if (v < h->min_value) h->min_value = v;
-    if (v > h->max_value) h->max_value = v;
-    return true;
+    h->total_count = total;
+    return ok;
 }
 
 LAT_INLINE bool lat_hist_record(lat_hist *h, int64_t v) {
@@ -146,7 +171,7 @@ LAT_INLINE bool lat_hist_record_atomic_n(lat_hist *h, int64_t v, int64_t n) {
     }
     __atomic_fetch_add(&h->counts[lat__hist_slot(h, v)], n, __ATOMIC_RELAXED);
     __atomic_fetch_add(&h->total_count, n, __ATOMIC_RELAXED);
-    int64_t cur = __atomic_load_n(&h->min_value, __ATOMIC_RELAXED);
+    long long cur = __atomic_load_n(&h->min_value, __ATOMIC_RELAXED);
     while (v < cur && !__atomic_compare_exchange_n(&h->min_value, &cur, v, true, __ATOMIC_RELAXED,
                                                    __ATOMIC_RELAXED)) {
     }
