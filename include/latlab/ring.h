@@ -32,7 +32,9 @@
  * because a hop moves the index line and then the item line); it streams
  * 8-byte items at 1.8x ck and 40-byte items at ~150 Mops/s (slots padded to
  * 64 bytes; ck_ring's unpadded 40-byte slots split cache lines and fall to
- * ~5 Mops/s); same-thread push+pop is 1.0x ck (0.85-1.16x, host noise).  The
+ * ~5 Mops/s); same-thread push+pop is 1.0x ck (1.00-1.11x in three default
+ * runs on a loaded host; its fast paths are as short as ck_ring's, plus the
+ * slot word's store, see lat__seqring_push_n/pop_n).  The
  * cached-index ring streams 8-byte items about as fast (0.8-2.4x ck) but
  * loses on latency, which is what the pipeline (200k events/s) needs.
  *
@@ -141,7 +143,8 @@ void lat_idle_step(const lat_idle *idle, lat_idle_state *st);
 /* Flags for init/create. */
 #define LAT_RING_WAKEABLE                                                                          \
     1u /* push/pop wake a side sleeping in a LAT_IDLE_BLOCK wait.                                  \
-          Costs a seq_cst store per push/pop (xchg on x86). */
+          Costs a seq_cst store per push/pop (xchg on x86), and for                                \
+          lat_seqring an out-of-line call per push/pop. */
 
 /* Up to two contiguous runs of items from a batch reserve (the second one
  * starts at the ring's first slot after a wrap).  Item i of run k is at
