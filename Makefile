@@ -4,6 +4,7 @@
 #   make run      install missing packages (root) or say how, build, run `latlab lab`
 #                 (the pipeline lab's experiment protocol; ~1 minute on 2 CPUs)
 #   make test     same set-up plus the test peers, then the whole suite via ctest
+#   make core     the core floor alone (libc, zlib, pthreads): build, link a program, run it
 #   make asan     ASan+UBSan build, whole suite      make tsan   TSan build, concurrent tests
 #   make bench    build and run the benchmark programs
 #   make fuzz     libFuzzer targets, FUZZ_SECONDS each (default 60)
@@ -22,7 +23,7 @@ RUN_ARGS ?=
 
 CMAKE_COMMON = -DLAT_WERROR=$(WERROR)
 
-.PHONY: all run test deps deps-test build asan tsan bench fuzz aarch64 install clean format npm
+.PHONY: all run test deps deps-test build core asan tsan bench fuzz aarch64 install clean format npm
 
 all: build
 
@@ -48,6 +49,14 @@ npm:
 test: deps-test npm
 	$(MAKE) build BUILD=$(BUILD)
 	ctest --test-dir $(BUILD) --output-on-failure -j $(CTEST_J)
+
+# The core floor alone (LAT_CORE_ONLY): builds liblatlab-core with only libc, zlib and
+# pthreads, and links and runs a program against it.
+core:
+	cmake -S . -B build-core -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLAT_CORE_ONLY=ON $(CMAKE_COMMON) >/dev/null
+	cmake --build build-core -j $(JOBS)
+	ctest --test-dir build-core --output-on-failure
+	@! nm -u build-core/liblatlab-core.a | grep -E ' (json_|ck_)' || { echo "core: depends on jansson or ck"; exit 1; }
 
 asan: deps-test npm
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLAT_SANITIZE=address,undefined -DLAT_BENCH=OFF $(CMAKE_COMMON) >/dev/null
@@ -76,7 +85,7 @@ fuzz: deps-test
 	  rc=$${PIPESTATUS[0]}; rm -rf $$work; [ $$rc -eq 0 ] || { echo "fuzz: $$n failed ($$rc)"; exit 1; }; done
 
 AARCH64_CC ?= aarch64-linux-gnu-gcc
-AARCH64_LIB = src/clock.c src/error.c
+AARCH64_LIB = core/clock.c core/error.c
 aarch64: deps-test
 	@mkdir -p build-aarch64
 	@set -e; for t in tests/arch/test_*.c; do n=$$(basename $$t .c); \
@@ -91,4 +100,4 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cc')
 
 clean:
-	rm -rf build build-asan build-tsan build-fuzz build-aarch64
+	rm -rf build build-core build-asan build-tsan build-fuzz build-aarch64

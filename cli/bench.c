@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "latlab/json.h"
 #include "latlab/atomicfile.h"
 #include "latlab/clock.h"
 #include "latlab/ring.h"

@@ -11,6 +11,7 @@
 
 #include "book.h"
 #include "itch.h"
+#include "latlab/json.h"
 #include "latlab/atomicfile.h"
 #include "latlab/clock.h"
 #include "latlab/error.h"

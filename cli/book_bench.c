@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "book_bench.h"
 
+#include "latlab/json.h"
 #include "latlab/alloccount.h"
 
 #include "book.h"

@@ -7,6 +7,7 @@
  * counter's granularity and the invariant-TSC flag. */
 #include "cli.h"
 
+#include "latlab/json.h"
 #include "latlab/atomicfile.h"
 #include "latlab/clock.h"
 #include "latlab/error.h"

@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "latlab/json.h"
 #include "latlab/atomicfile.h"
 #include "latlab/clock.h"
 #include "latlab/hist.h"

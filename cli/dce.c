@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "latlab/json.h"
 #include "latlab/atomicfile.h"
 #include "latlab/clock.h"
 #include "latlab/ring.h"

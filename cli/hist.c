@@ -11,6 +11,7 @@
  * reason.  Files we write (-o, --json) are written atomically. */
 #include "cli.h"
 
+#include "latlab/json.h"
 #include "latlab/atomicfile.h"
 #include "latlab/error.h"
 #include "latlab/hist.h"

@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "latlab/json.h"
 #include "latlab/atomicfile.h"
 #include "latlab/error.h"
 #include "latlab/pipeline.h"

@@ -8,6 +8,7 @@
  * a summary table goes to stdout and --json writes the same figures. */
 #include "cli.h"
 
+#include "latlab/json.h"
 #include "latlab/atomicfile.h"
 #include "latlab/error.h"
 #include "latlab/hist.h"

@@ -10,6 +10,9 @@
  * with fenced cycle reads on both sides (the TSC is invariant here). */
 #include "ringlab.h"
 
+#ifndef LAT_HAVE_CK
+#error "Concurrency Kit (libck-dev) is needed for the ring bake-off"
+#endif
 #include <ck_ring.h>
 #include <errno.h>
 #include <pthread.h>

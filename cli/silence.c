@@ -11,6 +11,7 @@
  * left by a killed run (its pid gone) are removed at the next start. */
 #include "cli.h"
 
+#include "latlab/json.h"
 #include "latlab/atomicfile.h"
 
 #include <ctype.h>

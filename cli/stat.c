@@ -12,6 +12,7 @@
  * not be run. */
 #include "cli.h"
 
+#include "latlab/json.h"
 #include "latlab/atomicfile.h"
 #include "latlab/error.h"
 #include "latlab/perf.h"

@@ -4,6 +4,7 @@
  * stdout (text, Markdown or JSON), cautions to stderr. */
 #include "cli.h"
 
+#include "latlab/json.h"
 #include "latlab/atomicfile.h"
 #include "latlab/error.h"
 #include "latlab/topo.h"

@@ -3,6 +3,7 @@
  * machine, and run conditions (fake tree and real). */
 #include "lat_test.h"
 
+#include "latlab/json.h"
 #include "latlab/atomicfile.h"
 #include "latlab/error.h"
 #include "latlab/topo.h"

@@ -1,6 +1,6 @@
 /* alloccount.h - a counting allocator that proves a region allocates nothing.
  *
- * The object behind it (liblatlab_alloccount.a, built from src/alloccount.c)
+ * The object behind it (liblatlab_alloccount.a, built from core/alloccount.c)
  * defines malloc, calloc, realloc, posix_memalign, aligned_alloc, memalign and
  * free, forwarding to glibc's __libc_* entry points, so linking it into an
  * EXECUTABLE interposes the allocator for the whole process, libraries

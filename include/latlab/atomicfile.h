@@ -9,8 +9,6 @@
 #include <stddef.h>
 #include <stdio.h>
 
-struct json_t; /* jansson */
-
 typedef struct lat_afile lat_afile;
 
 /* Start writing path.  Returns 0 and *out, or a negative errno. */
@@ -23,11 +21,9 @@ int lat_afile_commit(lat_afile *f);
 /* Discard everything written and free f.  NULL is fine. */
 void lat_afile_abort(lat_afile *f);
 
-/* Convenience: write len bytes / a NUL-terminated string / a JSON value
- * (indented, keys in insertion order) atomically to path. */
+/* Convenience: write len bytes / a NUL-terminated string atomically to path. */
 int lat_write_file_atomic(const char *path, const void *data, size_t len);
 int lat_write_text_atomic(const char *path, const char *text);
-int lat_write_json_atomic(const char *path, const struct json_t *json);
 
 /* Create a directory and its parents (mode 0755); existing ones are fine. */
 int lat_mkdir_p(const char *path);

@@ -6,9 +6,9 @@
  * percentiles agree with Java and hdr-histogram-js (not HdrHistogram_c, which
  * rounds percentiles to nearest).  See docs/SPEC-hdr.md.
  *
- * Split: this header + src/hist.c (core, queries, iterators, recorder),
- * src/hist_codec.c (V2/V1/V0 codec, zlib, base64); the text formats (interval
- * logs, .hgrm percentile tables) are in latlab/hlog.h + src/hlog.c.
+ * Split: this header + core/hist.c (core, queries, iterators, recorder),
+ * core/hist.codec.c (V2/V1/V0 codec, zlib, base64); the text formats (interval
+ * logs, .hgrm percentile tables) are in latlab/hlog.h + core/hlog.c.
  *
  * Workload: one thread records millions of values per second into a
  * lat_hist with the static inline lat_hist_record*() below (no call, no lock,
@@ -304,7 +304,7 @@ void lat_hist_iter_percentile(lat_hist_iter *it, const lat_hist *h, int ticks_pe
 /* Advance; true with the fields above set, false when done. */
 bool lat_hist_iter_next(lat_hist_iter *it);
 
-/* ---- V2 codec (src/hist_codec.c) ---------------------------------------------------
+/* ---- V2 codec (core/hist.codec.c) ---------------------------------------------------
  * Encoding: big-endian V2 (cookie 0x1c849313), ZigZag LEB128 counts with
  * zero runs, as Java writes it; compressed: cookie 0x1c849314, length, zlib.
  * Decoding accepts V2, V1 and V0, compressed or not; every length, index and

@@ -1,4 +1,7 @@
-/* latlab.h - umbrella header: includes every public latlab header. */
+/* latlab.h - umbrella header: includes every public latlab header.
+ * Core floor (libc, zlib, pthreads): compiler error alloc atomicfile clock
+ * hist hlog ring perf topo flight.  Measure floor (jansson): json report
+ * bench.  Workloads: pipeline.  latlab/core.h includes the core alone. */
 #ifndef LATLAB_LATLAB_H
 #define LATLAB_LATLAB_H
 
@@ -13,6 +16,7 @@
 #include "latlab/perf.h"
 #include "latlab/topo.h"
 #include "latlab/flight.h"
+#include "latlab/json.h"
 #include "latlab/pipeline.h"
 #include "latlab/report.h"
 #include "latlab/bench.h"

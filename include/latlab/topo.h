@@ -19,7 +19,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct json_t; /* jansson */
 
 /* ---- CPU sets ------------------------------------------------------------------ */
 
@@ -124,13 +123,6 @@ int lat_topo_cpu_info(const lat_topo *t, int cpu, lat_topo_cpu *out);
  * (0..LAT_TOPO_MAX_CACHES) and *out (valid until lat_topo_free). */
 int lat_topo_caches(const lat_topo *t, const lat_cache **out);
 
-/* A new JSON object: {"online", "affinity", "isolated", "nohz_full",
- * "perf_cores" (CPU lists), "hybrid", "cpus": [{cpu, core_id, package_id,
- * siblings, capacity, max_freq_khz, perf_core, isolated}], "caches": [{level,
- * type, size_bytes, line_bytes, shared_cpus}]}; caller owns it; NULL when out
- * of memory or t is NULL. */
-struct json_t *lat_topo_json(const lat_topo *t);
-
 /* ---- pinning --------------------------------------------------------------------- */
 
 /* Pin the calling thread to one CPU.  Returns 0 or a negative errno (-EINVAL
@@ -226,9 +218,10 @@ typedef struct lat_runcond {
  * out) or -ENOMEM.  Thread-safe. */
 int lat_runcond_collect(lat_runcond *out, const char *root);
 
-/* A new JSON object {"cpu_model": ..., ..., "warnings": [...]} (caller owns the
- * reference), or NULL when out of memory. */
-struct json_t *lat_runcond_json(const lat_runcond *rc);
+/* The i-th run-condition field (0 <= i < lat_runcond_nfields()): its value,
+ * and its key in *key when key is not NULL; NULL when i is out of range. */
+const char *lat_runcond_field(const lat_runcond *rc, int i, const char **key);
+int lat_runcond_nfields(void);
 /* "key  value" lines, then "warning: ..." lines.  0 or -EIO. */
 int lat_runcond_write_text(const lat_runcond *rc, FILE *f);
 /* A Markdown table (| condition | value |) then a warnings list.  0 or -EIO. */

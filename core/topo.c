@@ -13,7 +13,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <gnu/libc-version.h>
-#include <jansson.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <sched.h>
@@ -388,52 +387,6 @@ int lat_topo_caches(const lat_topo *t, const lat_cache **out) {
     if (!t) return 0;
     if (out) *out = t->caches;
     return t->ncaches;
-}
-
-static json_t *cpuset_json(const lat_cpuset *s) {
-    char buf[4096];
-    lat_cpuset_format(s, buf, sizeof buf);
-    return json_string(buf);
-}
-
-json_t *lat_topo_json(const lat_topo *t) {
-    if (!t) return NULL;
-    json_t *o = json_object(), *cpus = json_array(), *caches = json_array();
-    if (!o || !cpus || !caches) goto fail;
-    int bad = json_object_set_new(o, "online", cpuset_json(&t->online)) |
-              json_object_set_new(o, "affinity", cpuset_json(&t->affinity)) |
-              json_object_set_new(o, "isolated", cpuset_json(&t->isolated)) |
-              json_object_set_new(o, "nohz_full", cpuset_json(&t->nohz_full)) |
-              json_object_set_new(o, "perf_cores", cpuset_json(&t->perf)) |
-              json_object_set_new(o, "hybrid", json_boolean(t->hybrid));
-    for (int c = lat_cpuset_next(&t->online, 0); c >= 0 && !bad;
-         c = lat_cpuset_next(&t->online, c + 1)) {
-        const lat_topo_cpu *p = &t->cpu[c];
-        bad |= json_array_append_new(
-            cpus, json_pack("{s:i, s:i, s:i, s:o, s:I, s:I, s:b, s:b}", "cpu", c, "core_id",
-                            p->core_id, "package_id", p->package_id, "siblings",
-                            cpuset_json(&p->siblings), "capacity", (json_int_t)p->capacity,
-                            "max_freq_khz", (json_int_t)p->max_freq_khz, "perf_core",
-                            (int)p->perf_core, "isolated", (int)p->isolated));
-    }
-    for (int i = 0; i < t->ncaches && !bad; i++) {
-        const lat_cache *c = &t->caches[i];
-        bad |= json_array_append_new(caches, json_pack("{s:i, s:s, s:I, s:I, s:o}", "level",
-                                                       c->level, "type", c->type, "size_bytes",
-                                                       (json_int_t)c->size_bytes, "line_bytes",
-                                                       (json_int_t)c->line_bytes, "shared_cpus",
-                                                       cpuset_json(&c->shared_cpus)));
-    }
-    bad |= json_object_set(o, "cpus", cpus) | json_object_set(o, "caches", caches);
-    if (bad) goto fail;
-    json_decref(cpus);
-    json_decref(caches);
-    return o;
-fail:
-    json_decref(cpus);
-    json_decref(caches);
-    json_decref(o);
-    return NULL;
 }
 
 /* ---- pinning ------------------------------------------------------------------------------- */
@@ -920,28 +873,13 @@ static const char *field(const lat_runcond *rc, size_t i) {
     return (const char *)rc + rc_fields[i].off;
 }
 
-json_t *lat_runcond_json(const lat_runcond *rc) {
-    if (!rc) return NULL;
-    json_t *o = json_object(), *w = json_array();
-    if (!o || !w) goto fail;
-    for (size_t i = 0; i < NFIELDS; i++) {
-        if (json_object_set_new(o, rc_fields[i].key, json_string(field(rc, i)))) goto fail;
-        if (!strcmp(rc_fields[i].key, "cpus_possible") &&
-            json_object_set_new(o, "ncpus_online", json_integer(rc->ncpus_online)))
-            goto fail;
-    }
-    for (int i = 0; i < rc->nwarnings; i++)
-        if (json_array_append_new(w, json_string(rc->warnings[i]))) goto fail;
-    if (json_object_set_new(o, "warnings", w)) {
-        w = NULL;
-        goto fail;
-    }
-    return o;
-fail:
-    json_decref(w);
-    json_decref(o);
-    return NULL;
+const char *lat_runcond_field(const lat_runcond *rc, int i, const char **key) {
+    if (!rc || i < 0 || (size_t)i >= NFIELDS) return NULL;
+    if (key) *key = rc_fields[i].key;
+    return field(rc, (size_t)i);
 }
+
+int lat_runcond_nfields(void) { return (int)NFIELDS; }
 
 int lat_runcond_write_text(const lat_runcond *rc, FILE *f) {
     if (!rc || !f) return -EINVAL;

@@ -4,7 +4,6 @@
 #include "latlab/alloc.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -97,26 +96,6 @@ int lat_write_file_atomic(const char *path, const void *data, size_t len) {
 
 int lat_write_text_atomic(const char *path, const char *text) {
     return lat_write_file_atomic(path, text, text ? strlen(text) : 0);
-}
-
-int lat_write_json_atomic(const char *path, const struct json_t *json) {
-    if (!json) return -EINVAL;
-    char *s = json_dumps(json, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-    if (!s) return -ENOMEM;
-    size_t n = strlen(s);
-    int rc;
-    lat_afile *f;
-    rc = lat_afile_open(path, &f);
-    if (rc == 0) {
-        if (fwrite(s, 1, n, f->fp) != n || fputc('\n', f->fp) == EOF) {
-            rc = -EIO;
-            lat_afile_abort(f);
-        } else {
-            rc = lat_afile_commit(f);
-        }
-    }
-    free(s);
-    return rc;
 }
 
 int lat_mkdir_p(const char *path) {

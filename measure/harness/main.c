@@ -6,6 +6,7 @@
  * errors to `err`. */
 #include "internal.h"
 
+#include "latlab/json.h"
 #include "latlab/alloc.h"
 #include "latlab/atomicfile.h"
 #include "latlab/clock.h"

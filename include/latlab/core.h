@@ -1,0 +1,18 @@
+/* core.h - the core floor's headers alone: what liblatlab-core provides with
+ * only libc, zlib and pthreads (no jansson, no experiments, no test hooks). */
+#ifndef LATLAB_CORE_H
+#define LATLAB_CORE_H
+
+#include "latlab/compiler.h"
+#include "latlab/error.h"
+#include "latlab/alloc.h"
+#include "latlab/atomicfile.h"
+#include "latlab/clock.h"
+#include "latlab/hist.h"
+#include "latlab/hlog.h"
+#include "latlab/ring.h"
+#include "latlab/perf.h"
+#include "latlab/topo.h"
+#include "latlab/flight.h"
+
+#endif /* LATLAB_CORE_H */

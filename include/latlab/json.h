@@ -1,0 +1,26 @@
+/* json.h - JSON forms of the core's structs, and an atomic JSON writer
+ * (measure floor; needs jansson).
+ *
+ * Every function returns a new reference the caller owns (json_decref), or
+ * NULL when out of memory or given NULL.  Thread-safe: no shared state. */
+#ifndef LATLAB_JSON_H
+#define LATLAB_JSON_H
+
+#include "latlab/topo.h"
+
+struct json_t; /* jansson */
+
+/* {"online", "affinity", "isolated", "nohz_full", "perf_cores" (CPU lists),
+ * "hybrid", "cpus": [{cpu, core_id, package_id, siblings, capacity,
+ * max_freq_khz, perf_core, isolated}], "caches": [{level, type, size_bytes,
+ * line_bytes, shared_cpus}]}. */
+struct json_t *lat_topo_json(const lat_topo *t);
+
+/* {"cpu_model": ..., ..., "warnings": [...]}: every run-condition field. */
+struct json_t *lat_runcond_json(const lat_runcond *rc);
+
+/* Write a JSON value (indented, keys in insertion order) atomically to path
+ * (see atomicfile.h).  0, -EINVAL (NULL json), -ENOMEM or a negative errno. */
+int lat_write_json_atomic(const char *path, const struct json_t *json);
+
+#endif /* LATLAB_JSON_H */

@@ -1,0 +1,105 @@
+/* json.c - JSON forms of the core's plain structs (topology, run conditions)
+ * and an atomic JSON writer.  The core floor never sees jansson; the measure
+ * floor's reporters and the tool call these. */
+#include "latlab/json.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "latlab/atomicfile.h"
+
+static json_t *cpuset_json(const lat_cpuset *s) {
+    char buf[4096];
+    lat_cpuset_format(s, buf, sizeof buf);
+    return json_string(buf);
+}
+
+json_t *lat_topo_json(const lat_topo *t) {
+    if (!t) return NULL;
+    json_t *o = json_object(), *cpus = json_array(), *caches = json_array();
+    if (!o || !cpus || !caches) goto fail;
+    int bad = json_object_set_new(o, "online", cpuset_json(lat_topo_online(t))) |
+              json_object_set_new(o, "affinity", cpuset_json(lat_topo_affinity(t))) |
+              json_object_set_new(o, "isolated", cpuset_json(lat_topo_isolated(t))) |
+              json_object_set_new(o, "nohz_full", cpuset_json(lat_topo_nohz_full(t))) |
+              json_object_set_new(o, "perf_cores", cpuset_json(lat_topo_perf_cores(t))) |
+              json_object_set_new(o, "hybrid", json_boolean(lat_topo_hybrid(t)));
+    const lat_cpuset *online = lat_topo_online(t);
+    for (int c = lat_cpuset_next(online, 0); c >= 0 && !bad; c = lat_cpuset_next(online, c + 1)) {
+        lat_topo_cpu info, *p = &info;
+        if (lat_topo_cpu_info(t, c, &info)) continue;
+        bad |= json_array_append_new(
+            cpus, json_pack("{s:i, s:i, s:i, s:o, s:I, s:I, s:b, s:b}", "cpu", c, "core_id",
+                            p->core_id, "package_id", p->package_id, "siblings",
+                            cpuset_json(&p->siblings), "capacity", (json_int_t)p->capacity,
+                            "max_freq_khz", (json_int_t)p->max_freq_khz, "perf_core",
+                            (int)p->perf_core, "isolated", (int)p->isolated));
+    }
+    const lat_cache *cache;
+    int ncaches = lat_topo_caches(t, &cache);
+    for (int i = 0; i < ncaches && !bad; i++) {
+        const lat_cache *c = &cache[i];
+        bad |= json_array_append_new(caches, json_pack("{s:i, s:s, s:I, s:I, s:o}", "level",
+                                                       c->level, "type", c->type, "size_bytes",
+                                                       (json_int_t)c->size_bytes, "line_bytes",
+                                                       (json_int_t)c->line_bytes, "shared_cpus",
+                                                       cpuset_json(&c->shared_cpus)));
+    }
+    bad |= json_object_set(o, "cpus", cpus) | json_object_set(o, "caches", caches);
+    if (bad) goto fail;
+    json_decref(cpus);
+    json_decref(caches);
+    return o;
+fail:
+    json_decref(cpus);
+    json_decref(caches);
+    json_decref(o);
+    return NULL;
+}
+
+json_t *lat_runcond_json(const lat_runcond *rc) {
+    if (!rc) return NULL;
+    json_t *o = json_object(), *w = json_array();
+    if (!o || !w) goto fail;
+    for (int i = 0; i < lat_runcond_nfields(); i++) {
+        const char *key, *val = lat_runcond_field(rc, i, &key);
+        if (json_object_set_new(o, key, json_string(val))) goto fail;
+        if (!strcmp(key, "cpus_possible") &&
+            json_object_set_new(o, "ncpus_online", json_integer(rc->ncpus_online)))
+            goto fail;
+    }
+    for (int i = 0; i < rc->nwarnings; i++)
+        if (json_array_append_new(w, json_string(rc->warnings[i]))) goto fail;
+    if (json_object_set_new(o, "warnings", w)) {
+        w = NULL;
+        goto fail;
+    }
+    return o;
+fail:
+    json_decref(w);
+    json_decref(o);
+    return NULL;
+}
+
+int lat_write_json_atomic(const char *path, const struct json_t *json) {
+    if (!json) return -EINVAL;
+    char *s = json_dumps(json, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    if (!s) return -ENOMEM;
+    size_t n = strlen(s);
+    int rc;
+    lat_afile *f;
+    rc = lat_afile_open(path, &f);
+    if (rc == 0) {
+        if (fwrite(s, 1, n, lat_afile_stream(f)) != n || fputc('\n', lat_afile_stream(f)) == EOF) {
+            rc = -EIO;
+            lat_afile_abort(f);
+        } else {
+            rc = lat_afile_commit(f);
+        }
+    }
+    free(s);
+    return rc;
+}
+
