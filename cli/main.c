@@ -22,6 +22,7 @@ CMD(pipeline)
 CMD(lab)
 CMD(book)
 CMD(plot)
+CMD(profile)
 #undef CMD
 
 static const cli_cmd commands[] = {
@@ -38,6 +39,8 @@ static const cli_cmd commands[] = {
     {"hist", cmd_hist, "read, merge and summarise HdrHistogram interval logs", cmd_hist_usage},
     {"plot", cmd_plot, "latency-by-percentile SVG plots from .hlog/.hgrm files", cmd_plot_usage},
     {"stat", cmd_stat, "count performance events of a command (perf stat-like)", cmd_stat_usage},
+    {"profile", cmd_profile, "sample a command's stacks with perf: flamegraph, folded, diff",
+     cmd_profile_usage},
     {"silence", cmd_silence, "ftrace check of what disturbs chosen CPUs (root)", cmd_silence_usage},
     {"bench", cmd_bench, "bake-offs against peers (ring)", cmd_bench_usage},
     {"book", cmd_book, "order book: replay, ITCH 5.0 replay, tail-latency scenarios",

@@ -19,6 +19,8 @@
 #include "latlab/json.h"
 #include "latlab/pipeline.h"
 #include "latlab/report.h"
+#include "latlab/flame.h"
+#include "latlab/profile.h"
 #include "latlab/bench.h"
 
 #endif /* LATLAB_LATLAB_H */
