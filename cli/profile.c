@@ -74,8 +74,7 @@ static int finish_stdout(void) {
     return CLI_OK;
 }
 
-static int write_outputs(const lat_flame *f, const char *dir, const char *title,
-                         const char *note) {
+static int write_outputs(const lat_flame *f, const char *dir, const char *title, const char *note) {
     int rc = lat_profile_write(f, dir, title, note);
     if (rc) return cli_lib_error(CMD, dir, rc);
     printf("wrote %s/flame.svg %s/folded.txt %s/top.txt %s/report.html\n", dir, dir, dir, dir);
@@ -247,7 +246,8 @@ static int cmd_record(int argc, char **argv) {
     prof_args a = {.out = "profile", .hz = 999};
     int rc = parse_opts(argc, argv, false, &a);
     if (rc) return rc < 0 ? CLI_OK : rc;
-    if (optind >= argc) return cli_usage_error(CMD, "needs a command to run: latlab profile -- CMD");
+    if (optind >= argc)
+        return cli_usage_error(CMD, "needs a command to run: latlab profile -- CMD");
     if (!*argv[optind]) return cli_usage_error(CMD, "empty command name");
     char **cmdv = argv + optind;
 
@@ -260,8 +260,8 @@ static int cmd_record(int argc, char **argv) {
         for (char **p = cmdv; *p && k + 2 < sizeof title; p++)
             k += (size_t)snprintf(title + k, sizeof title - k, "%s%s", p == cmdv ? "" : " ", *p);
     }
-    lat_profile_opts o = {.hz = (unsigned)a.hz, .event = a.event, .perf = a.perf,
-                          .user_only = a.user_only};
+    lat_profile_opts o = {
+        .hz = (unsigned)a.hz, .event = a.event, .perf = a.perf, .user_only = a.user_only};
     lat_profile_result r;
     rc = lat_profile_run(cmdv, a.out, &o, &r);
     if (rc) {
@@ -272,8 +272,8 @@ static int cmd_record(int argc, char **argv) {
     char note[200];
     snprintf(note, sizeof note, "perf record -e %s -F %u -g", r.event, r.hz);
     printf("%s: %llu samples of %s at %u Hz, %zu distinct stacks, %.2f s\n", title,
-           (unsigned long long)lat_flame_samples(r.flame), r.event, r.hz,
-           lat_flame_stacks(r.flame), r.wall_s);
+           (unsigned long long)lat_flame_samples(r.flame), r.event, r.hz, lat_flame_stacks(r.flame),
+           r.wall_s);
     print_top(r.flame, 10);
     int wrc = write_outputs(r.flame, a.out, title, note);
     int failure = r.failure, status = r.cmd_status;

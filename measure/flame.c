@@ -171,9 +171,9 @@ static int intern(lat_flame *f, const char *name, size_t n, int kind, uint32_t *
         rc = -ENOMEM;
         goto out;
     }
-    if ((rc = grow((void **)&f->frames, &f->capframes, f->nframes + 1, sizeof *f->frames))) goto out;
-    if ((f->nframes + 1) * 2 > f->fslots &&
-        (rc = rehash_frames(f, f->fslots ? f->fslots * 2 : 64)))
+    if ((rc = grow((void **)&f->frames, &f->capframes, f->nframes + 1, sizeof *f->frames)))
+        goto out;
+    if ((f->nframes + 1) * 2 > f->fslots && (rc = rehash_frames(f, f->fslots ? f->fslots * 2 : 64)))
         goto out;
     char *copy = lat__alloc(m + 1);
     if (!copy) {
@@ -226,8 +226,7 @@ static int child_of(lat_flame *f, uint32_t parent, uint32_t fr, uint32_t *out) {
     if (f->nnodes >= NONE - 1) return -ENOMEM;
     int rc = grow((void **)&f->nodes, &f->capnodes, f->nnodes + 1, sizeof *f->nodes);
     if (rc) return rc;
-    if ((f->nnodes + 1) * 2 > f->nslots &&
-        (rc = rehash_nodes(f, f->nslots ? f->nslots * 2 : 64)))
+    if ((f->nnodes + 1) * 2 > f->nslots && (rc = rehash_nodes(f, f->nslots ? f->nslots * 2 : 64)))
         return rc;
     uint32_t id = (uint32_t)f->nnodes++;
     f->nodes[id] = (node){fr, parent, NONE, f->nodes[parent].child, 0, 0};
@@ -704,8 +703,8 @@ static int sorted_links(const lat_flame *f, uint32_t **first, uint32_t **next) {
     }
     for (size_t i = 1; i < n; i++) {
         const node *nd = &f->nodes[i];
-        o[i - 1] = (ord){nd->parent, (uint32_t)i, f->frames[nd->frame].name,
-                         f->frames[nd->frame].kind};
+        o[i - 1] =
+            (ord){nd->parent, (uint32_t)i, f->frames[nd->frame].name, f->frames[nd->frame].kind};
     }
     if (n > 1) qsort(o, n - 1, sizeof *o, cmp_ord);
     for (size_t i = 0; i < n; i++)
@@ -891,8 +890,9 @@ int lat_flame_write_top(const lat_flame *f, size_t limit, FILE *out) {
         fprintf(out, "  %6.2f%% %9llu  %s\n", s[i].total_pct, (unsigned long long)s[i].total,
                 s[i].name);
     }
-    fprintf(out, "\ntop frames by total share (the frame or its callees on the stack):\n"
-                 "  %7s %7s %9s  %s\n",
+    fprintf(out,
+            "\ntop frames by total share (the frame or its callees on the stack):\n"
+            "  %7s %7s %9s  %s\n",
             "total", "self", "samples", "frame");
     size_t shown = 0;
     for (size_t i = 0; i < n && shown < limit; i++) {
@@ -934,13 +934,27 @@ typedef struct flame_palette {
  * fills with dark labels on a light page, deep fills with light labels on a
  * dark one. */
 static const flame_palette flame_light = {
-    "#ffffff", "#1f2328", "#1f2328", "#ffffff",
+    "#ffffff",
+    "#1f2328",
+    "#1f2328",
+    "#ffffff",
     {"#f8b26a", "#f59b5b", "#fbc469", "#ee8a52", "#f6d06f", "#f2a07b"},
-    "#8fc1e3", "#86d3b5", "#c9ced4", "#c3b3ec", "#d0d7de"};
+    "#8fc1e3",
+    "#86d3b5",
+    "#c9ced4",
+    "#c3b3ec",
+    "#d0d7de"};
 static const flame_palette flame_dark = {
-    "#0d1117", "#e6edf3", "#f0f3f6", "#0d1117",
+    "#0d1117",
+    "#e6edf3",
+    "#f0f3f6",
+    "#0d1117",
     {"#9a4f1f", "#a65a27", "#8f5a16", "#a2441f", "#8a6a1a", "#93391f"},
-    "#2f6690", "#2e7d62", "#5a6270", "#5b4a99", "#3d444d"};
+    "#2f6690",
+    "#2e7d62",
+    "#5a6270",
+    "#5b4a99",
+    "#3d444d"};
 
 static void flame_colors(lat__sbuf *b, const flame_palette *c) {
     lat__sb_printf(b, ".lat-flame{color:%s}.lat-flame .lat-fl-bg{fill:%s}", c->fg, c->bg);
@@ -1113,8 +1127,7 @@ static int render_svg(const lat_flame *f, const lat_flame_svg_opts *o, lat__sbuf
                        (unsigned long long)f->samples);
         if (nd->self) lat__sb_printf(b, "; %llu here", (unsigned long long)nd->self);
         lat__sb_puts(b, ")</title>");
-        lat__sb_printf(b,
-                       "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" rx=\"2\"/>",
+        lat__sb_printf(b, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" rx=\"2\"/>",
                        rx, ry, w, ROW_PX - 1);
         size_t chars = w > 8 ? (size_t)((w - 6) / 6.6) : 0;
         if (chars >= 3) {

@@ -312,8 +312,7 @@ int lat_profile_run(char *const argv[], const char *workdir, const lat_profile_o
         if (log_has(logp, "perf_event_paranoid") || log_has(logp, "ermission")) {
             log_line(logp, NULL, line, sizeof line);
             return fail(r, LAT_PROFILE_NOT_PERMITTED, -EACCES,
-                        "perf record was refused (perf_event_paranoid or capabilities): %s",
-                        line);
+                        "perf record was refused (perf_event_paranoid or capabilities): %s", line);
         }
         log_line(logp, NULL, line, sizeof line);
         if (st != -1 && WIFSIGNALED(st)) {
@@ -337,8 +336,7 @@ int lat_profile_run(char *const argv[], const char *workdir, const lat_profile_o
                  r->cmd_status - 128);
     } else if (r->cmd_status != 0) {
         r->failure = LAT_PROFILE_CMD_FAILED;
-        snprintf(r->message, sizeof r->message, "the command exited with status %d",
-                 r->cmd_status);
+        snprintf(r->message, sizeof r->message, "the command exited with status %d", r->cmd_status);
     }
     return 0;
 }
@@ -353,7 +351,8 @@ void lat_profile_release(lat_profile_result *r) {
 static int write_with(const char *dir, const char *name, const lat_flame *f, int what,
                       const lat_flame_svg_opts *so) {
     char path[PATH_MAX];
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path) return -ENAMETOOLONG;
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
+        return -ENAMETOOLONG;
     if (what == 0) return lat_flame_save_svg(f, so, path);
     lat_afile *af;
     int rc = lat_afile_open(path, &af);

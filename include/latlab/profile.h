@@ -41,15 +41,15 @@ typedef struct lat_profile_opts {
 } lat_profile_opts;
 
 typedef struct lat_profile_result {
-    lat_flame *flame;     /* the stacks, with thread names; release frees it */
-    char event[64];       /* the event recorded (":u" appended when user only) */
-    char event_why[192];  /* why that event, e.g. "no hardware PMU: ...; cpu-clock" */
-    unsigned hz;          /* the frequency asked of perf */
-    int cmd_status;       /* the command's exit code, 128+N for signal N, -1 unknown */
-    int failure;          /* lat_profile_failure */
-    char message[512];    /* one line for the user when failure != OK */
-    int paranoid;         /* /proc/sys/kernel/perf_event_paranoid, INT_MIN unreadable */
-    double wall_s;        /* wall time of perf record */
+    lat_flame *flame;    /* the stacks, with thread names; release frees it */
+    char event[64];      /* the event recorded (":u" appended when user only) */
+    char event_why[192]; /* why that event, e.g. "no hardware PMU: ...; cpu-clock" */
+    unsigned hz;         /* the frequency asked of perf */
+    int cmd_status;      /* the command's exit code, 128+N for signal N, -1 unknown */
+    int failure;         /* lat_profile_failure */
+    char message[512];   /* one line for the user when failure != OK */
+    int paranoid;        /* /proc/sys/kernel/perf_event_paranoid, INT_MIN unreadable */
+    double wall_s;       /* wall time of perf record */
 } lat_profile_result;
 
 /* Run argv (argv[0] searched in PATH by perf) under perf record, perf.data and
