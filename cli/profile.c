@@ -9,12 +9,19 @@
  * still written), 2 usage error. */
 #include "cli.h"
 
+#include "latlab/atomicfile.h"
+#include "latlab/clock.h"
 #include "latlab/error.h"
 #include "latlab/flame.h"
+#include "latlab/hist.h"
+#include "latlab/pipeline.h"
 #include "latlab/profile.h"
+#include "latlab/report.h"
+#include "latlab/topo.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +30,7 @@ const char cmd_profile_usage[] =
     "usage: latlab profile [-F HZ] [--event E] [--user-only] [-o DIR] [--title T] -- CMD [ARGS]\n"
     "       latlab profile diff [--limit N] [--no-threads] A B\n"
     "       latlab profile fold [--folded] [-o DIR] [--title T] FILE\n"
+    "       latlab profile lab [-F HZ] [-o DIR] [--events N] [--rate HZ] [--oversubscribe]\n"
     "\n"
     "Run CMD under `perf record -g` (cycles where a hardware PMU exists, the cpu-clock\n"
     "software timer otherwise; it says which) and read `perf script`: stacks are folded\n"
@@ -48,6 +56,13 @@ const char cmd_profile_usage[] =
     "by at most X points of share in any frame\".\n"
     "fold: read FILE, the output of `perf script` (or folded stacks with --folded), and\n"
     "write the same files as above without running anything.\n"
+    "lab: the seed's step (e) on its own: one baseline round without perf, then one\n"
+    "baseline and one --share-line round of the pipeline (threads producer, worker)\n"
+    "with perf attached to this process for exactly that round; prints both profiles'\n"
+    "top frames, the largest share difference, the work p50 ratio of the same rounds,\n"
+    "the narration and the profiling overhead (e2e p50 with and without perf); writes\n"
+    "DIR (default profile-lab)/{baseline,share-line}/..., diff.txt, STEP-E.md and\n"
+    "report.html.  Default 400000 events at 200000/s per round.\n"
     "\n"
     "exit: 0 ok; 1 perf missing, not permitted (perf_event_paranoid), perf failed, a\n"
     "malformed input (named with its line), or CMD failed (its status is printed; the\n"
@@ -81,6 +96,101 @@ static int write_outputs(const lat_flame *f, const char *dir, const char *title,
     return CLI_OK;
 }
 
+/* ---- options ----------------------------------------------------------------------- */
+
+enum { M_RECORD = 1, M_FOLD = 2, M_DIFF = 4, M_LAB = 8 };
+
+typedef struct prof_args {
+    uint64_t hz, limit, events, rate;
+    const char *event, *out, *title, *perf;
+    bool user_only, folded, threads, oversub;
+} prof_args;
+
+/* One parser for every mode; an option outside its modes is a usage error
+ * naming it.  Stops at the first operand ("+").  Returns 0, 2, or -1 after
+ * --help. */
+static int parse_opts(int argc, char **argv, int mode, prof_args *a) {
+    static const struct option opts[] = {
+        {"freq", required_argument, NULL, 'F'},  {"event", required_argument, NULL, 'e'},
+        {"user-only", no_argument, NULL, 'u'},   {"out", required_argument, NULL, 'o'},
+        {"title", required_argument, NULL, 't'}, {"perf", required_argument, NULL, 'p'},
+        {"folded", no_argument, NULL, 'f'},      {"limit", required_argument, NULL, 'n'},
+        {"no-threads", no_argument, NULL, 'T'},  {"events", required_argument, NULL, 'E'},
+        {"rate", required_argument, NULL, 'r'},  {"oversubscribe", no_argument, NULL, 'O'},
+        {"help", no_argument, NULL, 'h'},        {0, 0, 0, 0}};
+    static const struct {
+        int c, modes;
+        const char *flag;
+    } allowed[] = {{'F', M_RECORD | M_LAB, "-F"},
+                   {'e', M_RECORD, "--event"},
+                   {'u', M_RECORD, "--user-only"},
+                   {'o', M_RECORD | M_FOLD | M_LAB, "-o"},
+                   {'t', M_RECORD | M_FOLD, "--title"},
+                   {'p', M_RECORD, "--perf"},
+                   {'f', M_FOLD, "--folded"},
+                   {'n', M_DIFF, "--limit"},
+                   {'T', M_DIFF, "--no-threads"},
+                   {'E', M_LAB, "--events"},
+                   {'r', M_LAB, "--rate"},
+                   {'O', M_LAB, "--oversubscribe"}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+:F:e:o:h", opts, NULL)) != -1) {
+        for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
+            if (allowed[i].c == c && !(allowed[i].modes & mode))
+                return cli_usage_error(CMD, "%s: not with this form of 'profile' (see --help)",
+                                       allowed[i].flag);
+        switch (c) {
+        case 'F':
+            if (cli_parse_u64(CMD, "-F", optarg, 1, 100000, &a->hz)) return CLI_USAGE;
+            break;
+        case 'e':
+            if (!*optarg) return cli_usage_error(CMD, "--event: empty event name");
+            a->event = optarg;
+            break;
+        case 'u':
+            a->user_only = true;
+            break;
+        case 'o':
+            if (!*optarg) return cli_usage_error(CMD, "-o: empty output folder");
+            a->out = optarg;
+            break;
+        case 't':
+            a->title = optarg;
+            break;
+        case 'p':
+            if (!*optarg) return cli_usage_error(CMD, "--perf: empty path");
+            a->perf = optarg;
+            break;
+        case 'f':
+            a->folded = true;
+            break;
+        case 'n':
+            if (cli_parse_u64(CMD, "--limit", optarg, 1, 100000, &a->limit)) return CLI_USAGE;
+            break;
+        case 'T':
+            a->threads = false;
+            break;
+        case 'E':
+            if (cli_parse_u64(CMD, "--events", optarg, 1000, 100000000, &a->events))
+                return CLI_USAGE;
+            break;
+        case 'r':
+            if (cli_parse_u64(CMD, "--rate", optarg, 1, 10000000, &a->rate)) return CLI_USAGE;
+            break;
+        case 'O':
+            a->oversub = true;
+            break;
+        case 'h':
+            fputs(cmd_profile_usage, stdout);
+            return -1;
+        default:
+            return cli_getopt_fail(CMD, c, argv);
+        }
+    }
+    return 0;
+}
+
 /* ---- diff ---------------------------------------------------------------------------- */
 
 static int load_folded(const char *path, bool threads, lat_flame **out) {
@@ -110,34 +220,16 @@ static int load_folded(const char *path, bool threads, lat_flame **out) {
 }
 
 static int cmd_diff(int argc, char **argv) {
-    static const struct option opts[] = {{"limit", required_argument, NULL, 'n'},
-                                         {"no-threads", no_argument, NULL, 'T'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {0, 0, 0, 0}};
-    uint64_t limit = 30;
-    bool threads = true;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":n:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'n':
-            if (cli_parse_u64(CMD, "--limit", optarg, 1, 100000, &limit)) return CLI_USAGE;
-            break;
-        case 'T':
-            threads = false;
-            break;
-        case 'h':
-            fputs(cmd_profile_usage, stdout);
-            return CLI_OK;
-        default:
-            return cli_getopt_fail(CMD, c, argv);
-        }
-    }
+    prof_args o = {.limit = 30, .threads = true};
+    int rc = parse_opts(argc, argv, M_DIFF, &o);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    uint64_t limit = o.limit;
+    bool threads = o.threads;
     if (argc - optind != 2) return cli_usage_error(CMD, "diff needs two folded files, A and B");
     const char *pa = argv[optind], *pb = argv[optind + 1];
     if (!*pa || !*pb) return cli_usage_error(CMD, "diff: empty file name");
     lat_flame *a = NULL, *b = NULL;
-    int rc = load_folded(pa, threads, &a);
+    rc = load_folded(pa, threads, &a);
     if (!rc) rc = load_folded(pb, threads, &b);
     if (!rc) {
         int e = lat_flame_write_diff(a, b, pa, pb, (size_t)limit, stdout);
@@ -148,71 +240,9 @@ static int cmd_diff(int argc, char **argv) {
     return rc;
 }
 
-/* ---- fold / record ------------------------------------------------------------------- */
-
-typedef struct prof_args {
-    uint64_t hz;
-    const char *event, *out, *title, *perf;
-    bool user_only, folded;
-} prof_args;
-
-/* Options shared by record and fold; stops at the first operand ("+"). */
-static int parse_opts(int argc, char **argv, bool fold, prof_args *a) {
-    static const struct option opts[] = {{"freq", required_argument, NULL, 'F'},
-                                         {"event", required_argument, NULL, 'e'},
-                                         {"user-only", no_argument, NULL, 'u'},
-                                         {"out", required_argument, NULL, 'o'},
-                                         {"title", required_argument, NULL, 't'},
-                                         {"perf", required_argument, NULL, 'p'},
-                                         {"folded", no_argument, NULL, 'f'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {0, 0, 0, 0}};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "+:F:e:o:h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'F':
-            if (fold) return cli_usage_error(CMD, "-F: only when recording");
-            if (cli_parse_u64(CMD, "-F", optarg, 1, 100000, &a->hz)) return CLI_USAGE;
-            break;
-        case 'e':
-            if (fold) return cli_usage_error(CMD, "--event: only when recording");
-            if (!*optarg) return cli_usage_error(CMD, "--event: empty event name");
-            a->event = optarg;
-            break;
-        case 'u':
-            if (fold) return cli_usage_error(CMD, "--user-only: only when recording");
-            a->user_only = true;
-            break;
-        case 'o':
-            if (!*optarg) return cli_usage_error(CMD, "-o: empty output folder");
-            a->out = optarg;
-            break;
-        case 't':
-            a->title = optarg;
-            break;
-        case 'p':
-            if (fold) return cli_usage_error(CMD, "--perf: only when recording");
-            if (!*optarg) return cli_usage_error(CMD, "--perf: empty path");
-            a->perf = optarg;
-            break;
-        case 'f':
-            if (!fold) return cli_usage_error(CMD, "--folded: only with 'fold'");
-            a->folded = true;
-            break;
-        case 'h':
-            fputs(cmd_profile_usage, stdout);
-            return -1;
-        default:
-            return cli_getopt_fail(CMD, c, argv);
-        }
-    }
-    return 0;
-}
-
 static int cmd_fold(int argc, char **argv) {
     prof_args a = {.out = "profile"};
-    int rc = parse_opts(argc, argv, true, &a);
+    int rc = parse_opts(argc, argv, M_FOLD, &a);
     if (rc) return rc < 0 ? CLI_OK : rc;
     if (argc - optind != 1) return cli_usage_error(CMD, "fold needs one input file");
     const char *path = argv[optind];
@@ -244,7 +274,7 @@ static int cmd_fold(int argc, char **argv) {
 
 static int cmd_record(int argc, char **argv) {
     prof_args a = {.out = "profile", .hz = 999};
-    int rc = parse_opts(argc, argv, false, &a);
+    int rc = parse_opts(argc, argv, M_RECORD, &a);
     if (rc) return rc < 0 ? CLI_OK : rc;
     if (optind >= argc)
         return cli_usage_error(CMD, "needs a command to run: latlab profile -- CMD");
@@ -286,7 +316,151 @@ static int cmd_record(int argc, char **argv) {
     return finish_stdout();
 }
 
+/* ---- lab: step (e) on its own ------------------------------------------------------------ */
+
+typedef struct lab_round {
+    const char *name;
+    bool share, profiled;
+    double work_p50_ns, e2e_p50_ns;
+    lat_profile_result prof;
+} lab_round;
+
+static double p50_of(const lat_pipe_result *r, int stage) {
+    return r->h[stage] ? (double)lat_hist_value_at_percentile(r->h[stage], 50) : NAN;
+}
+
+/* One pipeline round, with perf attached to this process around it when
+ * profiled.  Returns 0 or a CLI exit code (the message printed). */
+static int lab_run_round(const lat_pipe_config *base, const char *dir, unsigned hz, lab_round *lr) {
+    lat_pipe_config c = *base;
+    c.share_line = lr->share;
+    lat_profile_session *sess = NULL;
+    char wd[4096];
+    snprintf(wd, sizeof wd, "%s/%s", dir, lr->name);
+    if (lr->profiled) {
+        lat_profile_opts o = {.hz = hz};
+        int rc = lat_profile_attach(0, wd, &o, &sess, &lr->prof);
+        if (rc) return cli_error(CMD, "%s: %s", lr->name, lr->prof.message);
+    }
+    lat_pipe_result r;
+    int rc = lat_pipe_run(&c, &r);
+    int prc = sess ? lat_profile_detach(sess, &lr->prof) : 0;
+    if (rc) return cli_lib_error(CMD, lr->name, rc);
+    lr->work_p50_ns = p50_of(&r, LAT_PIPE_WORK);
+    lr->e2e_p50_ns = p50_of(&r, LAT_PIPE_E2E);
+    lat_pipe_result_release(&r);
+    printf("%-26s work p50 %6.0f ns  e2e p50 %10.0f ns", lr->name, lr->work_p50_ns, lr->e2e_p50_ns);
+    if (lr->profiled && !prc)
+        printf("  %llu samples of %s", (unsigned long long)lat_flame_samples(lr->prof.flame),
+               lr->prof.event);
+    printf("\n");
+    fflush(stdout);
+    if (prc) return cli_error(CMD, "%s: %s", lr->name, lr->prof.message);
+    return 0;
+}
+
+static int cmd_lab(int argc, char **argv) {
+    prof_args a = {.hz = 999, .events = 400000, .rate = 200000, .out = "profile-lab"};
+    int rc = parse_opts(argc, argv, M_LAB, &a);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    uint64_t hz = a.hz, events = a.events, rate = a.rate;
+    const char *out = a.out;
+    bool oversub = a.oversub;
+    if (optind < argc) return cli_usage_error(CMD, "lab: unexpected argument '%s'", argv[optind]);
+    char why[512];
+    if (lat_profile_check_permission(false, why, sizeof why)) return cli_error(CMD, "lab: %s", why);
+
+    lat_pipe_config base;
+    lat_pipe_config_default(&base);
+    base.events = events;
+    base.rate_hz = rate;
+    base.cal = lat_clock_default();
+    lat_topo *t = NULL;
+    rc = lat_topo_load(NULL, &t);
+    if (rc) return cli_lib_error(CMD, "topology", rc);
+    bool over = false;
+    rc = lat_pipe_place(&base, LAT_PIPE_AUTO, t, oversub, &over, why, sizeof why);
+    lat_topo_free(t);
+    if (rc == LAT_ETOOFEW_CPUS) return cli_error(CMD, "lab: %s", why);
+    if (rc) return cli_lib_error(CMD, "placement", rc);
+    if ((rc = lat_mkdir_p(out))) return cli_lib_error(CMD, out, rc);
+    printf("latlab profile lab: %s shape; %s%s\n%llu events at %llu/s per round; perf at %llu Hz\n",
+           lat_pipe_shape_name(base.shape), why, over ? " [oversubscribed]" : "",
+           (unsigned long long)events, (unsigned long long)rate, (unsigned long long)hz);
+
+    lab_round rounds[3] = {{.name = "baseline-unprofiled"},
+                           {.name = "baseline", .profiled = true},
+                           {.name = "share-line", .share = true, .profiled = true}};
+    for (int i = 0; i < 3 && !rc; i++)
+        rc = lab_run_round(&base, out, (unsigned)hz, &rounds[i]);
+    lab_round *b = &rounds[1], *s = &rounds[2];
+    if (!rc && (!lat_flame_samples(b->prof.flame) || !lat_flame_samples(s->prof.flame)))
+        rc = cli_error(CMD, "lab: a profiled round has no samples");
+    if (rc) goto done;
+    char ev[96];
+    snprintf(ev, sizeof ev, "%s at %u Hz", b->prof.event, b->prof.hz);
+    lat_profile_pair pair = {b->prof.flame,  s->prof.flame,  "baseline round", "share-line round",
+                             b->work_p50_ns, s->work_p50_ns, "worker",         ev};
+    printf("\n(e) ");
+    if ((rc = lat_profile_compare_text(&pair, 5, stdout))) {
+        rc = cli_lib_error(CMD, "compare", rc);
+        goto done;
+    }
+    double ovh = rounds[1].e2e_p50_ns / rounds[0].e2e_p50_ns;
+    printf("  profiling overhead: baseline e2e p50 %.0f ns without perf, %.0f ns with perf "
+           "record at %llu Hz (x%.2f; one round each, this session)\n",
+           rounds[0].e2e_p50_ns, rounds[1].e2e_p50_ns, (unsigned long long)hz, ovh);
+
+    char path[4096];
+    for (int i = 1; i < 3 && !rc; i++) {
+        snprintf(path, sizeof path, "%s/%s", out, rounds[i].name);
+        char title[128];
+        snprintf(title, sizeof title, "latlab pipeline%s (%s round)",
+                 rounds[i].share ? " --share-line" : "", rounds[i].name);
+        if ((rc = lat_profile_write(rounds[i].prof.flame, path, title, ev)))
+            rc = cli_lib_error(CMD, path, rc);
+    }
+    if (rc) goto done;
+    /* diff.txt and STEP-E.md: the same text, atomically */
+    for (int k = 0; k < 2 && !rc; k++) {
+        snprintf(path, sizeof path, "%s/%s", out, k ? "STEP-E.md" : "diff.txt");
+        lat_afile *af;
+        if ((rc = lat_afile_open(path, &af))) break;
+        FILE *f = lat_afile_stream(af);
+        if (k) {
+            fprintf(f, "# Step (e): sampling profiles of the pipeline\n\n```\n");
+            rc = lat_profile_compare_text(&pair, 5, f);
+            fprintf(f, "```\n\nFlamegraphs: [baseline](baseline/flame.svg), "
+                       "[share-line](share-line/flame.svg); folded stacks in */folded.txt.\n");
+        } else {
+            rc = lat_flame_write_diff(b->prof.flame, s->prof.flame, "baseline round",
+                                      "share-line round", 40, f);
+        }
+        rc = rc ? (lat_afile_abort(af), rc) : lat_afile_commit(af);
+    }
+    if (!rc) {
+        lat_report *rep;
+        snprintf(path, sizeof path, "%s/report.html", out);
+        if (!(rc = lat_report_create("latlab lab step (e): sampling profiles", &rep))) {
+            rc = lat_profile_compare_report(&pair, rep);
+            if (!rc) rc = lat_report_write(rep, path);
+            lat_report_free(rep);
+        }
+    }
+    if (rc) {
+        rc = cli_lib_error(CMD, out, rc);
+        goto done;
+    }
+    printf("wrote %s/{baseline,share-line}/flame.svg, diff.txt, STEP-E.md, report.html\n", out);
+    rc = finish_stdout();
+done:
+    for (int i = 0; i < 3; i++)
+        lat_profile_release(&rounds[i].prof);
+    return rc;
+}
+
 int cmd_profile(int argc, char **argv) {
+    if (argc >= 2 && !strcmp(argv[1], "lab")) return cmd_lab(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "diff")) return cmd_diff(argc - 1, argv + 1);
     if (argc >= 2 && !strcmp(argv[1], "fold")) return cmd_fold(argc - 1, argv + 1);
     return cmd_record(argc, argv);

@@ -18,6 +18,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
+#include <poll.h>
 #include <linux/perf_event.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -129,7 +131,8 @@ static bool log_has(const char *path, const char *needle) {
 
 /* fork + exec argv with stdout to out_fd (-1: ours) and stderr to err_path;
  * returns the pid or a negative errno.  The child restores SIGINT/SIGQUIT. */
-static pid_t spawn(char *const argv[], int out_fd, const char *err_path, bool append) {
+static pid_t spawn(char *const argv[], int out_fd, const char *err_path, bool append,
+                   const int keep[2]) {
     int efd = open(err_path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644);
     if (efd < 0) return -errno;
     pid_t pid = fork();
@@ -143,6 +146,8 @@ static pid_t spawn(char *const argv[], int out_fd, const char *err_path, bool ap
         signal(SIGQUIT, SIG_DFL);
         if (out_fd >= 0) dup2(out_fd, 1);
         dup2(efd, 2);
+        for (int i = 0; keep && i < 2; i++)
+            fcntl(keep[i], F_SETFD, 0); /* perf's ends of the control pipes */
         execv(argv[0], argv);
         _exit(127);
     }
@@ -175,7 +180,7 @@ static int run_script(const char *perf, const char *data, const char *logp, lat_
     int p[2];
     if (pipe2(p, O_CLOEXEC)) return fail(r, LAT_PROFILE_PERF_FAILED, -errno, "pipe failed");
     char *argv[] = {(char *)perf, "script", "-f", "-i", (char *)data, NULL};
-    pid_t pid = spawn(argv, p[1], logp, false);
+    pid_t pid = spawn(argv, p[1], logp, false, NULL);
     close(p[1]);
     if (pid < 0) {
         close(p[0]);
@@ -205,34 +210,23 @@ static int run_script(const char *perf, const char *data, const char *logp, lat_
     return 0;
 }
 
-int lat_profile_run(char *const argv[], const char *workdir, const lat_profile_opts *o,
-                    lat_profile_result *r) {
-    if (!r) return -EINVAL;
-    memset(r, 0, sizeof *r);
-    r->cmd_status = -1;
-    r->paranoid = lat_perf_paranoid();
-    lat_profile_opts d = {0};
-    if (o) d = *o;
-    if (!d.hz) d.hz = DEFAULT_HZ;
-    if (!argv || !argv[0] || !workdir || !*workdir || d.hz > MAX_HZ || (d.event && !*d.event))
-        return -EINVAL;
-    r->hz = d.hz;
-
-    char perf[PATH_MAX];
-    if (find_perf(d.perf ? d.perf : "perf", perf, sizeof perf))
+/* Find perf, check the permission, choose the event (into r).  perf gets the
+ * tool's path. */
+static int prepare(const lat_profile_opts *d, char *perf, size_t perf_len, lat_profile_result *r) {
+    if (find_perf(d->perf ? d->perf : "perf", perf, perf_len))
         return fail(r, LAT_PROFILE_NO_PERF, -ENOENT,
                     "%s not found: install it (Debian package linux-perf) or put it in PATH",
-                    d.perf ? d.perf : "perf");
+                    d->perf ? d->perf : "perf");
     char why[400];
-    if (lat_profile_check_permission(d.user_only, why, sizeof why))
+    if (lat_profile_check_permission(d->user_only, why, sizeof why))
         return fail(r, LAT_PROFILE_NOT_PERMITTED, -EACCES, "%s", why);
 
-    if (d.event) {
-        snprintf(r->event, sizeof r->event, "%s", d.event);
+    if (d->event) {
+        snprintf(r->event, sizeof r->event, "%s", d->event);
         snprintf(r->event_why, sizeof r->event_why, "as asked (--event)");
     } else {
         char reason[160];
-        lat_perf_opts po = {.user_only = d.user_only};
+        lat_perf_opts po = {.user_only = d->user_only};
         if (lat_perf_probe("cycles", &po, reason, sizeof reason) == 0) {
             snprintf(r->event, sizeof r->event, "cycles");
             snprintf(r->event_why, sizeof r->event_why, "the hardware PMU counts cycles");
@@ -243,10 +237,36 @@ int lat_profile_run(char *const argv[], const char *workdir, const lat_profile_o
                      reason[0] ? reason : "not supported");
         }
     }
-    if (d.user_only && !strchr(r->event, ':'))
+    if (d->user_only && !strchr(r->event, ':'))
         strncat(r->event, ":u", sizeof r->event - strlen(r->event) - 1);
 
-    int rc = lat_mkdir_p(workdir);
+    return 0;
+}
+
+/* Reset r, fill d from o with defaults; false when the arguments are bad. */
+static bool begin(lat_profile_result *r, const lat_profile_opts *o, lat_profile_opts *d,
+                  const char *workdir) {
+    if (!r) return false;
+    memset(r, 0, sizeof *r);
+    r->cmd_status = -1;
+    r->paranoid = lat_perf_paranoid();
+    *d = o ? *o : (lat_profile_opts){0};
+    if (!d->hz) d->hz = DEFAULT_HZ;
+    r->hz = d->hz;
+    return workdir && *workdir && d->hz <= MAX_HZ && !(d->event && !*d->event);
+}
+
+int lat_profile_run(char *const argv[], const char *workdir, const lat_profile_opts *o,
+                    lat_profile_result *r) {
+    lat_profile_opts d;
+    if (!begin(r, o, &d, workdir) || !argv || !argv[0]) return -EINVAL;
+    r->hz = d.hz;
+
+    char perf[PATH_MAX];
+    int rc = prepare(&d, perf, sizeof perf, r);
+    if (rc) return rc;
+
+    rc = lat_mkdir_p(workdir);
     if (rc) return fail(r, LAT_PROFILE_PERF_FAILED, rc, "cannot create %s", workdir);
     char data[PATH_MAX], logp[PATH_MAX], slog[PATH_MAX], old[PATH_MAX];
     snprintf(data, sizeof data, "%s/perf.data", workdir);
@@ -293,7 +313,7 @@ int lat_profile_run(char *const argv[], const char *workdir, const lat_profile_o
     sigaction(SIGINT, &ign, &oint);
     sigaction(SIGQUIT, &ign, &oquit);
     double t0 = now_s();
-    pid_t pid = spawn(pa, out_fd, logp, false);
+    pid_t pid = spawn(pa, out_fd, logp, false, NULL);
     int st = pid > 0 ? wait_child(pid) : -1;
     r->wall_s = now_s() - t0;
     sigaction(SIGINT, &oint, NULL);
@@ -339,6 +359,139 @@ int lat_profile_run(char *const argv[], const char *workdir, const lat_profile_o
         snprintf(r->message, sizeof r->message, "the command exited with status %d", r->cmd_status);
     }
     return 0;
+}
+
+/* ---- attached to a running process ------------------------------------------------------- */
+
+struct lat_profile_session {
+    pid_t perf_pid;
+    int ctl, ack; /* our ends: we write commands, perf answers "ack" */
+    char perf[PATH_MAX], data[PATH_MAX], logp[PATH_MAX], slog[PATH_MAX];
+    double t0;
+};
+
+/* Send cmd on the control pipe and wait for perf's "ack" (at most ms). */
+static int control(lat_profile_session *s, const char *cmd, int ms) {
+    size_t n = strlen(cmd);
+    if (write(s->ctl, cmd, n) != (ssize_t)n) return -EPIPE;
+    char buf[16];
+    size_t got = 0;
+    while (got < 4) {
+        struct pollfd p = {.fd = s->ack, .events = POLLIN};
+        int k = poll(&p, 1, ms);
+        if (k < 0 && errno == EINTR) continue;
+        if (k == 0) return -ETIME;
+        ssize_t m = read(s->ack, buf + got, sizeof buf - 1 - got);
+        if (m < 0 && errno == EINTR) continue;
+        if (m <= 0) return -EPIPE; /* perf exited */
+        got += (size_t)m;
+    }
+    return strncmp(buf, "ack", 3) ? -EPROTO : 0;
+}
+
+static void close_session(lat_profile_session *s) {
+    if (s->ctl >= 0) close(s->ctl);
+    if (s->ack >= 0) close(s->ack);
+    s->ctl = s->ack = -1;
+}
+
+int lat_profile_attach(pid_t pid, const char *workdir, const lat_profile_opts *o,
+                       lat_profile_session **out, lat_profile_result *r) {
+    lat_profile_opts d;
+    if (!begin(r, o, &d, workdir) || !out || pid < 0) return -EINVAL;
+    *out = NULL;
+    r->hz = d.hz;
+    if (!pid) pid = getpid();
+    lat_profile_session *s = lat__calloc(1, sizeof *s);
+    if (!s) return fail(r, LAT_PROFILE_PERF_FAILED, -ENOMEM, "out of memory");
+    s->ctl = s->ack = -1;
+    int rc = prepare(&d, s->perf, sizeof s->perf, r);
+    if (!rc && (rc = lat_mkdir_p(workdir)))
+        fail(r, LAT_PROFILE_PERF_FAILED, rc, "cannot create %s", workdir);
+    if (rc) {
+        lat__free(s);
+        return rc;
+    }
+    snprintf(s->data, sizeof s->data, "%s/perf.data", workdir);
+    snprintf(s->logp, sizeof s->logp, "%s/perf.log", workdir);
+    snprintf(s->slog, sizeof s->slog, "%s/perf-script.log", workdir);
+    unlink(s->data);
+    int cp[2] = {-1, -1}, ap[2] = {-1, -1};
+    if (pipe2(cp, O_CLOEXEC) || pipe2(ap, O_CLOEXEC)) {
+        rc = fail(r, LAT_PROFILE_PERF_FAILED, -errno, "pipe failed");
+        goto out_fds;
+    }
+    char hz[16], target[24], ctlarg[48];
+    snprintf(hz, sizeof hz, "%u", d.hz);
+    snprintf(target, sizeof target, "%d", (int)pid);
+    snprintf(ctlarg, sizeof ctlarg, "fd:%d,%d", cp[0], ap[1]);
+    char *argv[] = {s->perf, "record", "-e", r->event,    "-F",   hz,   "-g",    "-p",
+                    target,  "-D",     "-1", "--control", ctlarg, "-o", s->data, NULL};
+    const int keep[2] = {cp[0], ap[1]};
+    s->t0 = now_s();
+    s->perf_pid = spawn(argv, -1, s->logp, false, keep);
+    close(cp[0]);
+    close(ap[1]);
+    cp[0] = ap[1] = -1;
+    s->ctl = cp[1];
+    s->ack = ap[0];
+    cp[1] = ap[0] = -1;
+    if (s->perf_pid < 0) {
+        rc = fail(r, LAT_PROFILE_PERF_FAILED, (int)s->perf_pid, "cannot start %s", s->perf);
+        goto out_fds;
+    }
+    if ((rc = control(s, "enable\n", 10000))) {
+        if (rc == -ETIME) kill(s->perf_pid, SIGINT);
+        wait_child(s->perf_pid);
+        char line[400];
+        log_line(s->logp, NULL, line, sizeof line);
+        if (log_has(s->logp, "perf_event_paranoid") || log_has(s->logp, "ermission"))
+            rc = fail(r, LAT_PROFILE_NOT_PERMITTED, -EACCES, "perf record was refused: %s", line);
+        else
+            rc = fail(r, LAT_PROFILE_PERF_FAILED, rc == -ETIME ? -ETIME : -ECHILD,
+                      "perf record did not start sampling: %s", line[0] ? line : "(no message)");
+        goto out_fds;
+    }
+    if ((rc = lat_flame_create(LAT_FLAME_PERF_SCRIPT, &r->flame))) {
+        kill(s->perf_pid, SIGINT);
+        wait_child(s->perf_pid);
+        fail(r, LAT_PROFILE_PERF_FAILED, rc, "out of memory");
+        goto out_fds;
+    }
+    *out = s;
+    return 0;
+out_fds:
+    for (int i = 0; i < 2; i++) {
+        if (cp[i] >= 0) close(cp[i]);
+        if (ap[i] >= 0) close(ap[i]);
+    }
+    close_session(s);
+    lat__free(s);
+    return rc;
+}
+
+int lat_profile_detach(lat_profile_session *s, lat_profile_result *r) {
+    if (!s || !r) return -EINVAL;
+    control(s, "disable\n", 5000); /* best effort: SIGINT ends it either way */
+    /* the control pipes stay open until perf has exited: perf 6.1 fails
+     * ("pollfd index mismatch") when its control fd hangs up under it */
+    kill(s->perf_pid, SIGINT);
+    int st = wait_child(s->perf_pid);
+    close_session(s);
+    r->wall_s = now_s() - s->t0;
+    int rc = 0;
+    if (!log_has(s->logp, "perf record: Captured and wrote")) {
+        char line[400];
+        log_line(s->logp, NULL, line, sizeof line);
+        rc = fail(r, LAT_PROFILE_PERF_FAILED, -ECHILD, "perf record failed (status %d): %s", st,
+                  line[0] ? line : "(no message)");
+    } else if (!r->flame) {
+        rc = fail(r, LAT_PROFILE_PERF_FAILED, -EINVAL, "no profile to read into");
+    } else {
+        rc = run_script(s->perf, s->data, s->slog, r);
+    }
+    lat__free(s);
+    return rc;
 }
 
 void lat_profile_release(lat_profile_result *r) {
@@ -416,5 +569,126 @@ int lat_profile_write(const lat_flame *f, const char *dir, const char *title, co
     if (!rc) rc = lat_profile_report_add(rep, f, title, note, 15);
     if (!rc) rc = lat_report_write(rep, path);
     lat_report_free(rep);
+    return rc;
+}
+
+/* ---- two profiles side by side ------------------------------------------------------------ */
+
+static int cmp_by_self(const void *x, const void *y) {
+    const lat_flame_share *a = x, *b = y;
+    if (a->self != b->self) return a->self > b->self ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+/* "worker 61.0%, producer 39.0%" and the top frames by self share. */
+static int one_profile(const lat_flame *f, const char *name, size_t top, FILE *out) {
+    lat_flame_share *s;
+    size_t n;
+    int rc = lat_flame_shares(f, &s, &n);
+    if (rc) return rc;
+    fprintf(out, "  %s: %llu samples; threads", name, (unsigned long long)lat_flame_samples(f));
+    for (size_t i = 0; i < n; i++)
+        if (s[i].kind == LAT_FLAME_THREAD) fprintf(out, " %s %.1f%%", s[i].name, s[i].total_pct);
+    fprintf(out, "\n    top %zu frames by self share:", top);
+    qsort(s, n, sizeof *s, cmp_by_self);
+    for (size_t i = 0, shown = 0; i < n && shown < top; i++) {
+        if (s[i].kind == LAT_FLAME_THREAD || !s[i].self) continue;
+        fprintf(out, "%s %s %.1f%%", shown ? "," : "", s[i].name, s[i].self_pct);
+        shown++;
+    }
+    fputc('\n', out);
+    lat_flame_shares_free(s);
+    return 0;
+}
+
+static double ratio_of(const lat_profile_pair *p) {
+    double a = p->work_p50_a_ns, b = p->work_p50_b_ns;
+    return isfinite(a) && isfinite(b) && a > 0 && b > 0 ? b / a : NAN;
+}
+
+int lat_profile_compare_text(const lat_profile_pair *p, size_t top, FILE *out) {
+    if (!p || !p->a || !p->b || !out || !lat_flame_samples(p->a) || !lat_flame_samples(p->b))
+        return -EINVAL;
+    if (!top) top = 5;
+    const char *na = p->name_a ? p->name_a : "A", *nb = p->name_b ? p->name_b : "B";
+    fprintf(out, "sampling profiles%s%s: %s vs %s\n", p->event ? " of " : "",
+            p->event ? p->event : "", na, nb);
+    int rc = one_profile(p->a, na, top, out);
+    if (!rc) rc = one_profile(p->b, nb, top, out);
+    if (rc) return rc;
+    lat_flame_diff_row *r;
+    size_t n;
+    double max;
+    if ((rc = lat_flame_diff(p->a, p->b, &r, &n, &max))) return rc;
+    if (n)
+        fprintf(out, "  largest share difference: %s%s %+.1f points (%.1f%% -> %.1f%%)\n",
+                r[0].name, r[0].kind == LAT_FLAME_THREAD ? " (thread)" : "", r[0].diff_pts,
+                r[0].a_pct, r[0].b_pct);
+    fprintf(out, "  profiles differ by at most %.1f points of share in any frame\n", max);
+    lat_flame_diff_free(r);
+    double ratio = ratio_of(p);
+    if (isfinite(ratio)) {
+        fprintf(out, "  work p50 in the same rounds: %.0f ns -> %.0f ns (x%.2f)\n",
+                p->work_p50_a_ns, p->work_p50_b_ns, ratio);
+        char say[600];
+        if (lat_flame_narrate(p->a, p->b, p->thread ? p->thread : "worker", ratio, say,
+                              sizeof say) >= 0)
+            fprintf(out, "  => %s\n", say);
+    }
+    if (fflush(out) || ferror(out)) return -EIO;
+    return 0;
+}
+
+int lat_profile_compare_report(const lat_profile_pair *p, lat_report *rep) {
+    if (!p || !p->a || !p->b || !rep || !lat_flame_samples(p->a) || !lat_flame_samples(p->b))
+        return -EINVAL;
+    const char *na = p->name_a ? p->name_a : "A", *nb = p->name_b ? p->name_b : "B";
+    char buf[600];
+    int rc = 0;
+    if (p->event) rc = lat_report_kv(rep, "sampled", p->event);
+    snprintf(buf, sizeof buf, "%llu / %llu", (unsigned long long)lat_flame_samples(p->a),
+             (unsigned long long)lat_flame_samples(p->b));
+    if (!rc) rc = lat_report_kv(rep, "samples (A / B)", buf);
+    double ratio = ratio_of(p);
+    if (!rc && isfinite(ratio)) {
+        snprintf(buf, sizeof buf, "%.0f ns -> %.0f ns (x%.2f)", p->work_p50_a_ns, p->work_p50_b_ns,
+                 ratio);
+        rc = lat_report_kv(rep, "work p50, same rounds", buf);
+        int finding = rc ? rc
+                         : lat_flame_narrate(p->a, p->b, p->thread ? p->thread : "worker", ratio,
+                                             buf, sizeof buf);
+        if (finding >= 0)
+            rc = lat_report_verdict(rep, LAT_VERDICT_INFO, buf);
+        else if (!rc && finding != -ENOENT)
+            rc = finding;
+    }
+    if (!rc) rc = lat_profile_report_add(rep, p->a, na, NULL, 10);
+    if (!rc) rc = lat_profile_report_add(rep, p->b, nb, NULL, 10);
+    if (rc) return rc;
+    lat_flame_diff_row *r;
+    size_t n;
+    double max;
+    if ((rc = lat_flame_diff(p->a, p->b, &r, &n, &max))) return rc;
+    char cap[200];
+    snprintf(cap, sizeof cap, "share of samples per frame: %s (A) vs %s (B)", na, nb);
+    const char *hdr[] = {"frame", "A total", "B total", "B - A (points)"};
+    rc = lat_report_table_begin(rep, cap, 4, hdr);
+    for (size_t i = 0; !rc && i < n && i < 15; i++) {
+        char a[24], b[24], d[24], name[300];
+        snprintf(a, sizeof a, "%.2f%%", r[i].a_pct);
+        snprintf(b, sizeof b, "%.2f%%", r[i].b_pct);
+        snprintf(d, sizeof d, "%+.2f", r[i].diff_pts);
+        snprintf(name, sizeof name, "%s%s", r[i].name,
+                 r[i].kind == LAT_FLAME_THREAD ? " (thread)" : "");
+        const char *row[] = {name, a, b, d};
+        rc = lat_report_table_row(rep, row);
+    }
+    if (!rc) {
+        snprintf(buf, sizeof buf,
+                 "profiles differ by at most %.1f points of share in any frame%s%s%s", max,
+                 n && max > 0 ? " (" : "", n && max > 0 ? r[0].name : "", n && max > 0 ? ")" : "");
+        rc = lat_report_verdict(rep, LAT_VERDICT_INFO, buf);
+    }
+    lat_flame_diff_free(r);
     return rc;
 }

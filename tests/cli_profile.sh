@@ -33,8 +33,11 @@ usage "\-\-event: empty" --event "" -- true
 usage "unknown option '--bogus'" --bogus -- true
 usage "two folded files" diff "$D/kernel_user.folded"
 usage "one input file" fold
-usage "\-F: only when recording" fold -F 9 "$D/kernel_user.txt"
+usage "\-F: not with this form" fold -F 9 "$D/kernel_user.txt"
 usage "\-\-limit" diff --limit 0 a b
+usage "\-\-events" lab --events 10
+usage "\-F" lab -F 0
+usage "unexpected argument" lab extra
 "$L" help profile | grep -q 'perf_event_paranoid' || fail "help does not mention perf_event_paranoid"
 
 # fold the fixtures

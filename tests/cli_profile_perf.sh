@@ -52,6 +52,18 @@ grep -q "status 3" "$T/err" || fail "status not said: $(cat "$T/err")"
 "$L" profile -o "$T/nx" -- /nonexistent/cmd >/dev/null 2>"$T/err"; rc=$?
 [ $rc -eq 1 ] && grep -q "cannot run the command" "$T/err" || fail "missing command: $rc $(cat "$T/err")"
 
+# step (e) on its own, small: both rounds profiled, the comparison printed and written
+"$L" profile lab --events 20000 --rate 100000 -o "$T/lab" >"$T/out" 2>"$T/err" ||
+    fail "profile lab: $(cat "$T/err") $(cat "$T/out")"
+for want in "(e) sampling profiles" "largest share difference" "work p50 in the same rounds" \
+    "profiling overhead"; do
+    grep -qF "$want" "$T/out" || fail "profile lab: no '$want' in: $(cat "$T/out")"
+done
+for o in baseline/flame.svg share-line/flame.svg share-line/folded.txt diff.txt STEP-E.md report.html; do
+    [ -s "$T/lab/$o" ] || fail "profile lab: no $o"
+done
+grep -Eq '^(producer|worker);' "$T/lab/baseline/folded.txt" || fail "profile lab: threads not named: $(head -3 "$T/lab/baseline/folded.txt")"
+
 # as nobody
 if ! command -v setpriv >/dev/null; then
     echo "SKIPPED: setpriv missing (util-linux): the unprivileged check did not run"

@@ -20,6 +20,7 @@
 #include "latlab/flame.h"
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 /* What went wrong (lat_profile_result.failure). */
 typedef enum lat_profile_failure {
@@ -64,6 +65,21 @@ int lat_profile_run(char *const argv[], const char *workdir, const lat_profile_o
                     lat_profile_result *r);
 void lat_profile_release(lat_profile_result *r);
 
+/* Attach perf record to the running process pid (0: this one) and all its
+ * threads, including threads they create later, for a window the caller
+ * closes with lat_profile_detach: the lab profiles one round of an in-process
+ * pipeline this way.  Sampling is on when attach returns (perf starts with
+ * events disabled and acknowledges "enable" on its control pipe).  Same
+ * checks, options (cmd_stdout unused) and errors as lat_profile_run; -ETIME
+ * when perf does not answer within 10 s.  On success *out is the session. */
+typedef struct lat_profile_session lat_profile_session;
+int lat_profile_attach(pid_t pid, const char *workdir, const lat_profile_opts *o,
+                       lat_profile_session **out, lat_profile_result *r);
+/* Stop sampling, end perf record and read its stacks into r (as
+ * lat_profile_run; cmd_status is -1).  Frees s, also on failure.  Returns 0
+ * with r->flame set, or a negative errno with r->failure and r->message. */
+int lat_profile_detach(lat_profile_session *s, lat_profile_result *r);
+
 /* Is sampling permitted for this user, with the kernel (user_only false) or
  * user space only?  Returns 0, or -EACCES with why filled (it names
  * perf_event_paranoid and the sysctl to change it). */
@@ -79,5 +95,28 @@ int lat_profile_write(const lat_flame *f, const char *dir, const char *title, co
  * 0 means 10) by total share to a report.  Returns 0 or a negative errno. */
 int lat_profile_report_add(lat_report *rep, const lat_flame *f, const char *caption,
                            const char *note, size_t top);
+
+/* ---- the lab's step (e): two profiles side by side ------------------------------------ */
+
+/* Two profiles of the same program, e.g. a baseline round and a share-line
+ * round, with the work p50 of those same rounds. */
+typedef struct lat_profile_pair {
+    const lat_flame *a, *b;
+    const char *name_a, *name_b;         /* "baseline round 1", "share-line round 1" */
+    double work_p50_a_ns, work_p50_b_ns; /* NAN when unknown */
+    const char *thread;                  /* the thread the narration speaks of ("worker") */
+    const char *event;                   /* "cpu-clock at 999 Hz" (may be NULL) */
+} lat_profile_pair;
+
+/* Text: each profile's threads and top frames by self share (at most top; 0
+ * means 5), the largest share difference, the work p50 ratio and the
+ * narration (lat_flame_narrate) when the ratio is known.  Returns 0, -EINVAL
+ * (a profile missing or empty), -EIO, -ENOMEM. */
+int lat_profile_compare_text(const lat_profile_pair *p, size_t top, FILE *out);
+
+/* The same in a report: a section's worth of kv lines, the narration as a
+ * verdict line, both flamegraphs with their top tables, and the diff table
+ * (top 15 rows) with its verdict line.  Returns 0 or a negative errno. */
+int lat_profile_compare_report(const lat_profile_pair *p, lat_report *rep);
 
 #endif /* LATLAB_PROFILE_H */
