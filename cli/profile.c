@@ -322,6 +322,7 @@ typedef struct lab_round {
     const char *name;
     bool share, profiled;
     double work_p50_ns, e2e_p50_ns;
+    double ipc, cache_misses; /* the worker's, NAN without a PMU */
     lat_profile_result prof;
 } lab_round;
 
@@ -348,6 +349,9 @@ static int lab_run_round(const lat_pipe_config *base, const char *dir, unsigned 
     if (rc) return cli_lib_error(CMD, lr->name, rc);
     lr->work_p50_ns = p50_of(&r, LAT_PIPE_WORK);
     lr->e2e_p50_ns = p50_of(&r, LAT_PIPE_E2E);
+    const lat_pipe_counters *w = &r.thr[LAT_PIPE_WORKER];
+    lr->ipc = w->cycles > 0 ? w->instructions / w->cycles : NAN;
+    lr->cache_misses = w->cache_misses;
     lat_pipe_result_release(&r);
     printf("%-26s work p50 %6.0f ns  e2e p50 %10.0f ns", lr->name, lr->work_p50_ns, lr->e2e_p50_ns);
     if (lr->profiled && !prc)
@@ -410,6 +414,19 @@ static int cmd_lab(int argc, char **argv) {
     printf("  profiling overhead: baseline e2e p50 %.0f ns without perf, %.0f ns with perf "
            "record at %llu Hz (x%.2f; one round each, this session)\n",
            rounds[0].e2e_p50_ns, rounds[1].e2e_p50_ns, (unsigned long long)hz, ovh);
+
+    if (isfinite(b->ipc) && isfinite(s->ipc))
+        printf("  counters (worker): IPC %.2f -> %.2f, cache misses %.0f -> %.0f\n", b->ipc, s->ipc,
+               b->cache_misses, s->cache_misses);
+    else
+        printf("  counters (worker): IPC and cache misses not counted here (no hardware PMU)\n");
+    char c2c[200];
+    int c2 = lat_profile_c2c_supported(out, NULL, c2c, sizeof c2c);
+    if (c2 == 1)
+        printf("  perf c2c: supported here; for the HITM lines run `perf c2c record -- latlab "
+               "pipeline --share-line` then `perf c2c report --stdio`\n");
+    else
+        printf("  perf c2c: not run: %s\n", c2 == 0 ? c2c : lat_strerror(c2));
 
     char path[4096];
     for (int i = 1; i < 3 && !rc; i++) {

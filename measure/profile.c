@@ -494,6 +494,32 @@ int lat_profile_detach(lat_profile_session *s, lat_profile_result *r) {
     return rc;
 }
 
+int lat_profile_c2c_supported(const char *workdir, const char *perf, char *why, size_t why_len) {
+    if (!workdir || !*workdir) return -EINVAL;
+    if (why && why_len) why[0] = 0;
+    char path[PATH_MAX], data[PATH_MAX], logp[PATH_MAX];
+    if (find_perf(perf ? perf : "perf", path, sizeof path)) return -ENOENT;
+    int rc = lat_mkdir_p(workdir);
+    if (rc) return rc;
+    snprintf(data, sizeof data, "%s/c2c-probe.data", workdir);
+    snprintf(logp, sizeof logp, "%s/c2c-probe.log", workdir);
+    char *argv[] = {path, "c2c", "record", "-o", data, "--", "true", NULL};
+    pid_t pid = spawn(argv, -1, logp, false, NULL);
+    if (pid < 0) return (int)pid;
+    int st = wait_child(pid);
+    unlink(data);
+    bool ok = st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    if (!ok && why) {
+        char line[256];
+        log_line(logp, NULL, line, sizeof line);
+        /* perf prints "failed: memory events not supported" without a newline */
+        const char *m = strstr(line, "failed: ");
+        snprintf(why, why_len, "%s", m ? m + 8 : line[0] ? line : "perf c2c record failed");
+    }
+    unlink(logp);
+    return ok;
+}
+
 void lat_profile_release(lat_profile_result *r) {
     if (!r) return;
     lat_flame_destroy(r->flame);

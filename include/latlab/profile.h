@@ -96,6 +96,12 @@ int lat_profile_write(const lat_flame *f, const char *dir, const char *title, co
 int lat_profile_report_add(lat_report *rep, const lat_flame *f, const char *caption,
                            const char *note, size_t top);
 
+/* Can `perf c2c record` run here (it needs the PMU's memory-sampling events)?
+ * Runs `perf c2c record -- true` in workdir.  Returns 1 when it can, 0 when
+ * not (why gets perf's reason, e.g. "memory events not supported"), or a
+ * negative errno when perf is missing or cannot be started. */
+int lat_profile_c2c_supported(const char *workdir, const char *perf, char *why, size_t why_len);
+
 /* ---- the lab's step (e): two profiles side by side ------------------------------------ */
 
 /* Two profiles of the same program, e.g. a baseline round and a share-line
