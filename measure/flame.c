@@ -901,7 +901,7 @@ int lat_flame_write_top(const lat_flame *f, size_t limit, FILE *out) {
                 (unsigned long long)s[i].total, s[i].name);
         shown++;
     }
-    qsort(s, n, sizeof *s, cmp_self);
+    if (n) qsort(s, n, sizeof *s, cmp_self);
     fprintf(out, "\ntop frames by self share (the sampled frame itself):\n  %7s %7s %9s  %s\n",
             "self", "total", "samples", "frame");
     shown = 0;
@@ -1213,8 +1213,8 @@ int lat_flame_diff(const lat_flame *a, const lat_flame *b, lat_flame_diff_row **
     lat_flame_diff_row *r = NULL;
     if (!rc && !(r = lat__calloc(na + nb, sizeof *r))) rc = -ENOMEM;
     if (rc) goto out;
-    qsort(sa, na, sizeof *sa, cmp_name_kind);
-    qsort(sb, nb, sizeof *sb, cmp_name_kind);
+    if (na) qsort(sa, na, sizeof *sa, cmp_name_kind);
+    if (nb) qsort(sb, nb, sizeof *sb, cmp_name_kind);
     size_t i = 0, j = 0, m = 0;
     while (i < na || j < nb) {
         int c = i == na ? 1 : j == nb ? -1 : cmp_name_kind(&sa[i], &sb[j]);
@@ -1236,7 +1236,7 @@ int lat_flame_diff(const lat_flame *a, const lat_flame *b, lat_flame_diff_row **
         x.diff_pts = x.b_pct - x.a_pct;
         r[m++] = x;
     }
-    qsort(r, m, sizeof *r, cmp_diff);
+    if (m) qsort(r, m, sizeof *r, cmp_diff);
     if (max_abs_pts) *max_abs_pts = m ? fabs(r[0].diff_pts) : 0;
     *rows = r;
     *n = m;

@@ -616,7 +616,7 @@ static int one_profile(const lat_flame *f, const char *name, size_t top, FILE *o
     for (size_t i = 0; i < n; i++)
         if (s[i].kind == LAT_FLAME_THREAD) fprintf(out, " %s %.1f%%", s[i].name, s[i].total_pct);
     fprintf(out, "\n    top %zu frames by self share:", top);
-    qsort(s, n, sizeof *s, cmp_by_self);
+    if (n) qsort(s, n, sizeof *s, cmp_by_self);
     for (size_t i = 0, shown = 0; i < n && shown < top; i++) {
         if (s[i].kind == LAT_FLAME_THREAD || !s[i].self) continue;
         fprintf(out, "%s %s %.1f%%", shown ? "," : "", s[i].name, s[i].self_pct);
