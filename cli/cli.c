@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include "latlab/error.h"
+#include "latlab/topo.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -147,47 +148,21 @@ int cli_parse_duration_ns(const char *cmd, const char *flag, const char *s, uint
     return 0;
 }
 
-static int cmp_int(const void *a, const void *b) {
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
+/* The one CPU-list grammar is the library's (lat_cpuset_parse, fuzzed); the
+ * command line is stricter only in refusing an empty list and whitespace. */
 int cli_parse_cpulist(const char *cmd, const char *flag, const char *s, int *cpus, int max,
                       int *n) {
-    int count = 0;
     if (!s || !*s) return cli_usage_error(cmd, "%s: needs a CPU list like 0,2-3", flag);
-    const char *p = s;
-    while (*p) {
-        char *end;
-        if (*p < '0' || *p > '9')
-            return cli_usage_error(cmd, "%s: '%s' is not a CPU list", flag, s);
-        long a = strtol(p, &end, 10), b = a;
-        if (*end == '-') {
-            p = end + 1;
-            if (*p < '0' || *p > '9')
-                return cli_usage_error(cmd, "%s: '%s' is not a CPU list", flag, s);
-            b = strtol(p, &end, 10);
-        }
-        if (a < 0 || b < a || b > 4095)
-            return cli_usage_error(cmd, "%s: bad range in '%s'", flag, s);
-        for (long c = a; c <= b; c++) {
-            if (count >= max) return cli_usage_error(cmd, "%s: too many CPUs in '%s'", flag, s);
-            cpus[count++] = (int)c;
-        }
-        if (*end == ',') {
-            p = end + 1;
-            if (!*p) return cli_usage_error(cmd, "%s: '%s' is not a CPU list", flag, s);
-        } else if (*end) {
-            return cli_usage_error(cmd, "%s: '%s' is not a CPU list", flag, s);
-        } else {
-            p = end;
-        }
+    lat_cpuset set;
+    if (strpbrk(s, " \t\n") || lat_cpuset_parse(s, &set))
+        return cli_usage_error(cmd, "%s: '%s' is not a CPU list (like 0,2-3; CPUs below %d)", flag,
+                               s, LAT_MAX_CPUS);
+    int count = 0;
+    for (int c = lat_cpuset_next(&set, 0); c >= 0; c = lat_cpuset_next(&set, c + 1)) {
+        if (count >= max) return cli_usage_error(cmd, "%s: too many CPUs in '%s'", flag, s);
+        cpus[count++] = c;
     }
-    qsort(cpus, (size_t)count, sizeof *cpus, cmp_int);
-    int u = 0;
-    for (int i = 0; i < count; i++)
-        if (u == 0 || cpus[u - 1] != cpus[i]) cpus[u++] = cpus[i];
-    *n = u;
+    *n = count;
     return 0;
 }
 
