@@ -20,7 +20,7 @@
 
 #include <jansson.h>
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/error.h"
 #include "latlab/hlog.h"
 #include "latlab/perf.h"

@@ -7,7 +7,7 @@
 #include "internal.h"
 
 #include "latlab/json.h"
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/atomicfile.h"
 #include "latlab/clock.h"
 #include "latlab/error.h"

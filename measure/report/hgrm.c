@@ -9,7 +9,7 @@
  * caller says how many ns one unit is. */
 #include "report_int.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/error.h"
 
 #include <errno.h>
