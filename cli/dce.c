@@ -123,7 +123,7 @@ int cmd_dce(int argc, char **argv) {
     int first, rc = cli_parse(&cmd_dce_spec, argc, argv, &first);
     if (rc) return rc < 0 ? CLI_OK : rc;
     dce_figs f = {.ring = NULL};
-    if ((rc = rl_pick_cpus("dce", cpulist, f.cpus))) return rc;
+    if ((rc = cli_pick_two_cpus("dce", cpulist, f.cpus))) return rc;
     rl_kind kind = ring_choice ? RL_SEQRING : RL_RING;
     const lat_clock_cal *cal = lat_clock_default();
     f.ring = rl_kind_name(kind);
