@@ -205,31 +205,24 @@ static void seq_del(void *q) {
     } while (0)
 #endif
 
+/* try_push / try_pop / spinning push / pop of a latlab ring P (type RT). */
+#define LOCKFREE_OPS(tag, k, T, RT, P)                                                             \
+    LAT_INLINE bool tag##_##k##_try_push(void *q, T *v) {                                          \
+        return P##_try_push_t((RT *)q, v);                                                         \
+    }                                                                                              \
+    LAT_INLINE bool tag##_##k##_try_pop(void *q, T *v) {                                           \
+        return P##_try_pop_t((RT *)q, v);                                                          \
+    }                                                                                              \
+    LAT_INLINE void tag##_##k##_push(void *q, T *v) {                                              \
+        SPIN_UNTIL(P##_try_push_t((RT *)q, v));                                                    \
+    }                                                                                              \
+    LAT_INLINE void tag##_##k##_pop(void *q, T *v) {                                               \
+        SPIN_UNTIL(P##_try_pop_t((RT *)q, v));                                                     \
+    }
+
 #define RING_OPS(tag, T)                                                                           \
-    LAT_INLINE bool tag##_ring_try_push(void *q, T *v) {                                           \
-        return lat_ring_try_push_t((lat_ring *)q, v);                                              \
-    }                                                                                              \
-    LAT_INLINE bool tag##_ring_try_pop(void *q, T *v) {                                            \
-        return lat_ring_try_pop_t((lat_ring *)q, v);                                               \
-    }                                                                                              \
-    LAT_INLINE void tag##_ring_push(void *q, T *v) {                                               \
-        SPIN_UNTIL(lat_ring_try_push_t((lat_ring *)q, v));                                         \
-    }                                                                                              \
-    LAT_INLINE void tag##_ring_pop(void *q, T *v) {                                                \
-        SPIN_UNTIL(lat_ring_try_pop_t((lat_ring *)q, v));                                          \
-    }                                                                                              \
-    LAT_INLINE bool tag##_seq_try_push(void *q, T *v) {                                            \
-        return lat_seqring_try_push_t((lat_seqring *)q, v);                                        \
-    }                                                                                              \
-    LAT_INLINE bool tag##_seq_try_pop(void *q, T *v) {                                             \
-        return lat_seqring_try_pop_t((lat_seqring *)q, v);                                         \
-    }                                                                                              \
-    LAT_INLINE void tag##_seq_push(void *q, T *v) {                                                \
-        SPIN_UNTIL(lat_seqring_try_push_t((lat_seqring *)q, v));                                   \
-    }                                                                                              \
-    LAT_INLINE void tag##_seq_pop(void *q, T *v) {                                                 \
-        SPIN_UNTIL(lat_seqring_try_pop_t((lat_seqring *)q, v));                                    \
-    }                                                                                              \
+    LOCKFREE_OPS(tag, ring, T, lat_ring, lat_ring)                                                 \
+    LOCKFREE_OPS(tag, seq, T, lat_seqring, lat_seqring)                                            \
     LAT_INLINE bool tag##_mq_try_push(void *q, T *v) {                                             \
         return mq_try_push(q, v, sizeof(T));                                                       \
     }                                                                                              \
