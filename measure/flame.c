@@ -11,7 +11,7 @@
 
 #include "report/sbuf.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/atomicfile.h"
 #include "latlab/error.h"
 
@@ -1161,6 +1161,10 @@ int lat_flame_render_svg(const lat_flame *f, const lat_flame_svg_opts *opts, cha
     *out = b.buf;
     if (out_len) *out_len = b.len;
     return 0;
+}
+
+void lat_flame_svg_free(char *svg) {
+    lat__free(svg);
 }
 
 int lat_flame_write_svg(const lat_flame *f, const lat_flame_svg_opts *opts, FILE *out) {

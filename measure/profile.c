@@ -10,7 +10,7 @@
  * each perf_event_paranoid level allows. */
 #include "latlab/profile.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/atomicfile.h"
 #include "latlab/error.h"
 #include "latlab/perf.h"
@@ -555,7 +555,7 @@ int lat_profile_report_add(lat_report *rep, const lat_flame *f, const char *capt
     int rc = lat_flame_render_svg(f, &so, &svg, &len);
     if (rc) return rc;
     rc = lat_report_svg(rep, NULL, svg, len);
-    lat__free(svg);
+    lat_flame_svg_free(svg);
     if (rc) return rc;
     lat_flame_share *s;
     size_t n;

@@ -553,7 +553,7 @@ static void test_alloc_failure(void **state) {
         if (rc) assert_int_equal(rc, -ENOMEM);
         done = rc == 0;
         lat_flame_diff_free(rows);
-        lat__free(svg);
+        lat_flame_svg_free(svg);
         lat_flame_destroy(m);
         lat_flame_destroy(f);
         lat_set_alloc_hooks(NULL);

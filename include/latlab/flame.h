@@ -19,7 +19,7 @@
  * recurses); its self share the samples where it is the sampled frame.
  *
  * Objects are not thread-safe; nothing here is a hot path.  Allocation goes
- * through lat__alloc (alloc.h).  Functions taking an object return -EINVAL for
+ * through the library's allocator (hooks: alloc.h).  Functions taking an object return -EINVAL for
  * NULL; destroy functions accept NULL.  The library never prints: writers take
  * a FILE or a path (written atomically). */
 #ifndef LATLAB_FLAME_H
@@ -103,7 +103,7 @@ typedef struct lat_flame_share {
 
 /* Every distinct frame (threads included, as LAT_FLAME_THREAD), sorted by
  * total share, then self share, then name.  *out is an array of *n entries;
- * free it with lat__free (alloc.h) / lat_flame_shares_free.  An empty profile
+ * free it with lat_flame_shares_free.  An empty profile
  * gives n == 0 and *out == NULL.  Returns 0, -EINVAL, -ENOMEM. */
 int lat_flame_shares(const lat_flame *f, lat_flame_share **out, size_t *n);
 void lat_flame_shares_free(lat_flame_share *s);
@@ -140,9 +140,10 @@ typedef struct lat_flame_svg_opts {
 int lat_flame_write_svg(const lat_flame *f, const lat_flame_svg_opts *opts, FILE *out);
 int lat_flame_save_svg(const lat_flame *f, const lat_flame_svg_opts *opts, const char *path);
 /* The same document in a string (*out_len bytes, NUL-terminated); free it with
- * lat__free.  For lat_report_svg. */
+ * lat_flame_svg_free.  For lat_report_svg. */
 int lat_flame_render_svg(const lat_flame *f, const lat_flame_svg_opts *opts, char **out,
                          size_t *out_len);
+void lat_flame_svg_free(char *svg); /* NULL is fine */
 
 /* ---- comparing two profiles ------------------------------------------------ */
 

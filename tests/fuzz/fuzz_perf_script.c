@@ -28,7 +28,7 @@ static void check(lat_flame *f) {
     free(buf);
     char *svg = NULL;
     if (lat_flame_render_svg(f, NULL, &svg, NULL) != 0) abort();
-    lat__free(svg);
+    lat_flame_svg_free(svg);
     lat_flame_share *s = NULL;
     size_t ns = 0;
     if (lat_flame_shares(f, &s, &ns) != 0) abort();
