@@ -18,6 +18,7 @@
 #include "latlab/profile.h"
 #include "latlab/report.h"
 #include "latlab/topo.h"
+#include "labprof.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -61,8 +62,8 @@ const char cmd_profile_usage[] =
     "with perf attached to this process for exactly that round; prints both profiles'\n"
     "top frames, the largest share difference, the work p50 ratio of the same rounds,\n"
     "the narration and the profiling overhead (e2e p50 with and without perf); writes\n"
-    "DIR (default profile-lab)/{baseline,share-line}/..., diff.txt, STEP-E.md and\n"
-    "report.html.  Default 400000 events at 200000/s per round.\n"
+    "DIR (default profile-lab)/profile-{baseline,share-line}/, profile-diff.txt,\n"
+    "STEP-E.md and report.html.  Default 400000 events at 200000/s per round.\n"
     "\n"
     "exit: 0 ok; 1 perf missing, not permitted (perf_event_paranoid), perf failed, a\n"
     "malformed input (named with its line), or CMD failed (its status is printed; the\n"
@@ -318,48 +319,38 @@ static int cmd_record(int argc, char **argv) {
 
 /* ---- lab: step (e) on its own ------------------------------------------------------------ */
 
-typedef struct lab_round {
-    const char *name;
-    bool share, profiled;
-    double work_p50_ns, e2e_p50_ns;
-    double ipc, cache_misses; /* the worker's, NAN without a PMU */
-    lat_profile_result prof;
-} lab_round;
-
 static double p50_of(const lat_pipe_result *r, int stage) {
     return r->h[stage] ? (double)lat_hist_value_at_percentile(r->h[stage], 50) : NAN;
 }
 
-/* One pipeline round, with perf attached to this process around it when
- * profiled.  Returns 0 or a CLI exit code (the message printed). */
-static int lab_run_round(const lat_pipe_config *base, const char *dir, unsigned hz, lab_round *lr) {
+/* One pipeline round; profiled as side (LABPROF_*) unless side < 0.  *e2e
+ * gets its e2e p50.  Returns 0 or a CLI exit code (message printed). */
+static int lab_round(const lat_pipe_config *base, labprof *lp, int side, bool share,
+                     const char *name, double *e2e) {
     lat_pipe_config c = *base;
-    c.share_line = lr->share;
-    lat_profile_session *sess = NULL;
-    char wd[4096];
-    snprintf(wd, sizeof wd, "%s/%s", dir, lr->name);
-    if (lr->profiled) {
-        lat_profile_opts o = {.hz = hz};
-        int rc = lat_profile_attach(0, wd, &o, &sess, &lr->prof);
-        if (rc) return cli_error(CMD, "%s: %s", lr->name, lr->prof.message);
+    c.share_line = share;
+    if (side >= 0) {
+        labprof_begin(lp, side);
+        if (lp->side[side].err[0]) return cli_error(CMD, "%s: %s", name, lp->side[side].err);
     }
     lat_pipe_result r;
     int rc = lat_pipe_run(&c, &r);
-    int prc = sess ? lat_profile_detach(sess, &lr->prof) : 0;
-    if (rc) return cli_lib_error(CMD, lr->name, rc);
-    lr->work_p50_ns = p50_of(&r, LAT_PIPE_WORK);
-    lr->e2e_p50_ns = p50_of(&r, LAT_PIPE_E2E);
+    if (side >= 0) labprof_end(lp, side);
+    if (rc) return cli_lib_error(CMD, name, rc);
     const lat_pipe_counters *w = &r.thr[LAT_PIPE_WORKER];
-    lr->ipc = w->cycles > 0 ? w->instructions / w->cycles : NAN;
-    lr->cache_misses = w->cache_misses;
+    double work = p50_of(&r, LAT_PIPE_WORK);
+    *e2e = p50_of(&r, LAT_PIPE_E2E);
+    if (side >= 0)
+        labprof_figures(lp, side, work, *e2e, w->cycles > 0 ? w->instructions / w->cycles : NAN,
+                        w->cache_misses);
     lat_pipe_result_release(&r);
-    printf("%-26s work p50 %6.0f ns  e2e p50 %10.0f ns", lr->name, lr->work_p50_ns, lr->e2e_p50_ns);
-    if (lr->profiled && !prc)
-        printf("  %llu samples of %s", (unsigned long long)lat_flame_samples(lr->prof.flame),
-               lr->prof.event);
+    printf("%-26s work p50 %6.0f ns  e2e p50 %10.0f ns", name, work, *e2e);
+    if (side >= 0 && lp->side[side].have)
+        printf("  %llu samples", (unsigned long long)lat_flame_samples(lp->side[side].r.flame));
     printf("\n");
     fflush(stdout);
-    if (prc) return cli_error(CMD, "%s: %s", lr->name, lr->prof.message);
+    if (side >= 0 && lp->side[side].err[0])
+        return cli_error(CMD, "%s: %s", name, lp->side[side].err);
     return 0;
 }
 
@@ -367,113 +358,61 @@ static int cmd_lab(int argc, char **argv) {
     prof_args a = {.hz = 999, .events = 400000, .rate = 200000, .out = "profile-lab"};
     int rc = parse_opts(argc, argv, M_LAB, &a);
     if (rc) return rc < 0 ? CLI_OK : rc;
-    uint64_t hz = a.hz, events = a.events, rate = a.rate;
-    const char *out = a.out;
-    bool oversub = a.oversub;
     if (optind < argc) return cli_usage_error(CMD, "lab: unexpected argument '%s'", argv[optind]);
-    char why[512];
-    if (lat_profile_check_permission(false, why, sizeof why)) return cli_error(CMD, "lab: %s", why);
+    static labprof lp; /* large; one per process */
+    labprof_init(&lp, a.out, (unsigned)a.hz);
+    if (!lp.enabled) return cli_error(CMD, "lab: %s", lp.why);
 
     lat_pipe_config base;
     lat_pipe_config_default(&base);
-    base.events = events;
-    base.rate_hz = rate;
+    base.events = a.events;
+    base.rate_hz = a.rate;
     base.cal = lat_clock_default();
     lat_topo *t = NULL;
-    rc = lat_topo_load(NULL, &t);
-    if (rc) return cli_lib_error(CMD, "topology", rc);
+    if ((rc = lat_topo_load(NULL, &t))) return cli_lib_error(CMD, "topology", rc);
     bool over = false;
-    rc = lat_pipe_place(&base, LAT_PIPE_AUTO, t, oversub, &over, why, sizeof why);
+    char why[512];
+    rc = lat_pipe_place(&base, LAT_PIPE_AUTO, t, a.oversub, &over, why, sizeof why);
     lat_topo_free(t);
     if (rc == LAT_ETOOFEW_CPUS) return cli_error(CMD, "lab: %s", why);
     if (rc) return cli_lib_error(CMD, "placement", rc);
-    if ((rc = lat_mkdir_p(out))) return cli_lib_error(CMD, out, rc);
+    if ((rc = lat_mkdir_p(a.out))) return cli_lib_error(CMD, a.out, rc);
     printf("latlab profile lab: %s shape; %s%s\n%llu events at %llu/s per round; perf at %llu Hz\n",
            lat_pipe_shape_name(base.shape), why, over ? " [oversubscribed]" : "",
-           (unsigned long long)events, (unsigned long long)rate, (unsigned long long)hz);
-
-    lab_round rounds[3] = {{.name = "baseline-unprofiled"},
-                           {.name = "baseline", .profiled = true},
-                           {.name = "share-line", .share = true, .profiled = true}};
-    for (int i = 0; i < 3 && !rc; i++)
-        rc = lab_run_round(&base, out, (unsigned)hz, &rounds[i]);
-    lab_round *b = &rounds[1], *s = &rounds[2];
-    if (!rc && (!lat_flame_samples(b->prof.flame) || !lat_flame_samples(s->prof.flame)))
-        rc = cli_error(CMD, "lab: a profiled round has no samples");
-    if (rc) goto done;
-    char ev[96];
-    snprintf(ev, sizeof ev, "%s at %u Hz", b->prof.event, b->prof.hz);
-    lat_profile_pair pair = {b->prof.flame,  s->prof.flame,  "baseline round", "share-line round",
-                             b->work_p50_ns, s->work_p50_ns, "worker",         ev};
-    printf("\n(e) ");
-    if ((rc = lat_profile_compare_text(&pair, 5, stdout))) {
-        rc = cli_lib_error(CMD, "compare", rc);
-        goto done;
-    }
-    double ovh = rounds[1].e2e_p50_ns / rounds[0].e2e_p50_ns;
-    printf("  profiling overhead: baseline e2e p50 %.0f ns without perf, %.0f ns with perf "
-           "record at %llu Hz (x%.2f; one round each, this session)\n",
-           rounds[0].e2e_p50_ns, rounds[1].e2e_p50_ns, (unsigned long long)hz, ovh);
-
-    if (isfinite(b->ipc) && isfinite(s->ipc))
-        printf("  counters (worker): IPC %.2f -> %.2f, cache misses %.0f -> %.0f\n", b->ipc, s->ipc,
-               b->cache_misses, s->cache_misses);
-    else
-        printf("  counters (worker): IPC and cache misses not counted here (no hardware PMU)\n");
-    char c2c[200];
-    int c2 = lat_profile_c2c_supported(out, NULL, c2c, sizeof c2c);
-    if (c2 == 1)
-        printf("  perf c2c: supported here; for the HITM lines run `perf c2c record -- latlab "
-               "pipeline --share-line` then `perf c2c report --stdio`\n");
-    else
-        printf("  perf c2c: not run: %s\n", c2 == 0 ? c2c : lat_strerror(c2));
-
-    char path[4096];
-    for (int i = 1; i < 3 && !rc; i++) {
-        snprintf(path, sizeof path, "%s/%s", out, rounds[i].name);
-        char title[128];
-        snprintf(title, sizeof title, "latlab pipeline%s (%s round)",
-                 rounds[i].share ? " --share-line" : "", rounds[i].name);
-        if ((rc = lat_profile_write(rounds[i].prof.flame, path, title, ev)))
-            rc = cli_lib_error(CMD, path, rc);
-    }
-    if (rc) goto done;
-    /* diff.txt and STEP-E.md: the same text, atomically */
-    for (int k = 0; k < 2 && !rc; k++) {
-        snprintf(path, sizeof path, "%s/%s", out, k ? "STEP-E.md" : "diff.txt");
-        lat_afile *af;
-        if ((rc = lat_afile_open(path, &af))) break;
-        FILE *f = lat_afile_stream(af);
-        if (k) {
-            fprintf(f, "# Step (e): sampling profiles of the pipeline\n\n```\n");
-            rc = lat_profile_compare_text(&pair, 5, f);
-            fprintf(f, "```\n\nFlamegraphs: [baseline](baseline/flame.svg), "
-                       "[share-line](share-line/flame.svg); folded stacks in */folded.txt.\n");
-        } else {
-            rc = lat_flame_write_diff(b->prof.flame, s->prof.flame, "baseline round",
-                                      "share-line round", 40, f);
-        }
-        rc = rc ? (lat_afile_abort(af), rc) : lat_afile_commit(af);
-    }
+           (unsigned long long)a.events, (unsigned long long)a.rate, (unsigned long long)a.hz);
+    double e2e_plain = NAN, e2e_prof = NAN, e2e_share = NAN;
+    rc = lab_round(&base, &lp, -1, false, "baseline, no perf", &e2e_plain);
+    if (!rc) rc = lab_round(&base, &lp, LABPROF_BASE, false, "baseline, profiled", &e2e_prof);
+    if (!rc) rc = lab_round(&base, &lp, LABPROF_SHARE, true, "share-line, profiled", &e2e_share);
+    if (!rc && !labprof_ready(&lp)) rc = cli_error(CMD, "lab: a profiled round has no samples");
     if (!rc) {
-        lat_report *rep;
-        snprintf(path, sizeof path, "%s/report.html", out);
-        if (!(rc = lat_report_create("latlab lab step (e): sampling profiles", &rep))) {
-            rc = lat_profile_compare_report(&pair, rep);
-            if (!rc) rc = lat_report_write(rep, path);
-            lat_report_free(rep);
+        labprof_print(&lp, stdout);
+        printf("  profiling overhead: baseline e2e p50 %.0f ns without perf, %.0f ns with perf "
+               "record at %llu Hz (x%.2f; one round each, this session)\n",
+               e2e_plain, e2e_prof, (unsigned long long)a.hz, e2e_prof / e2e_plain);
+        char path[4200];
+        snprintf(path, sizeof path, "%s/STEP-E.md", a.out);
+        lat_afile *af;
+        if (!(rc = labprof_write(&lp)) && !(rc = lat_afile_open(path, &af))) {
+            labprof_markdown(&lp, lat_afile_stream(af));
+            rc = lat_afile_commit(af);
         }
+        lat_report *rep = NULL;
+        snprintf(path, sizeof path, "%s/report.html", a.out);
+        if (!rc && !(rc = lat_report_create("latlab lab step (e): sampling profiles", &rep))) {
+            rc = labprof_report(&lp, rep);
+            if (!rc) rc = lat_report_write(rep, path);
+        }
+        lat_report_free(rep);
+        if (rc)
+            rc = cli_lib_error(CMD, a.out, rc);
+        else
+            printf("wrote %s/profile-{baseline,share-line}/, profile-diff.txt, STEP-E.md, "
+                   "report.html\n",
+                   a.out);
     }
-    if (rc) {
-        rc = cli_lib_error(CMD, out, rc);
-        goto done;
-    }
-    printf("wrote %s/{baseline,share-line}/flame.svg, diff.txt, STEP-E.md, report.html\n", out);
-    rc = finish_stdout();
-done:
-    for (int i = 0; i < 3; i++)
-        lat_profile_release(&rounds[i].prof);
-    return rc;
+    labprof_fini(&lp);
+    return rc ? rc : finish_stdout();
 }
 
 int cmd_profile(int argc, char **argv) {

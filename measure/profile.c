@@ -210,6 +210,20 @@ static int run_script(const char *perf, const char *data, const char *logp, lat_
     return 0;
 }
 
+int lat_profile_available(const lat_profile_opts *o, char *why, size_t why_len) {
+    lat_profile_opts d = o ? *o : (lat_profile_opts){0};
+    char perf[PATH_MAX];
+    if (why && why_len) why[0] = 0;
+    if (find_perf(d.perf ? d.perf : "perf", perf, sizeof perf)) {
+        if (why)
+            snprintf(why, why_len,
+                     "%s not found: install it (Debian package linux-perf) or put it in PATH",
+                     d.perf ? d.perf : "perf");
+        return -ENOENT;
+    }
+    return lat_profile_check_permission(d.user_only, why, why_len);
+}
+
 /* Find perf, check the permission, choose the event (into r).  perf gets the
  * tool's path. */
 static int prepare(const lat_profile_opts *d, char *perf, size_t perf_len, lat_profile_result *r) {

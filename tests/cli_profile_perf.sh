@@ -59,10 +59,12 @@ for want in "(e) sampling profiles" "largest share difference" "work p50 in the 
     "profiling overhead"; do
     grep -qF "$want" "$T/out" || fail "profile lab: no '$want' in: $(cat "$T/out")"
 done
-for o in baseline/flame.svg share-line/flame.svg share-line/folded.txt diff.txt STEP-E.md report.html; do
+for o in profile-baseline/flame.svg profile-share-line/flame.svg profile-share-line/folded.txt \
+    profile-diff.txt STEP-E.md report.html; do
     [ -s "$T/lab/$o" ] || fail "profile lab: no $o"
 done
-grep -Eq '^(producer|worker);' "$T/lab/baseline/folded.txt" || fail "profile lab: threads not named: $(head -3 "$T/lab/baseline/folded.txt")"
+grep -Eq '^(producer|worker);' "$T/lab/profile-baseline/folded.txt" ||
+    fail "profile lab: threads not named: $(head -3 "$T/lab/profile-baseline/folded.txt")"
 
 # as nobody
 if ! command -v setpriv >/dev/null; then

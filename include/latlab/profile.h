@@ -80,6 +80,11 @@ int lat_profile_attach(pid_t pid, const char *workdir, const lat_profile_opts *o
  * with r->flame set, or a negative errno with r->failure and r->message. */
 int lat_profile_detach(lat_profile_session *s, lat_profile_result *r);
 
+/* Can lat_profile_run / attach work here: perf found (o->perf or PATH) and
+ * sampling permitted (o->user_only)?  Returns 0, -ENOENT (no perf) or -EACCES
+ * (not permitted), with why filled for the user.  o may be NULL. */
+int lat_profile_available(const lat_profile_opts *o, char *why, size_t why_len);
+
 /* Is sampling permitted for this user, with the kernel (user_only false) or
  * user space only?  Returns 0, or -EACCES with why filled (it names
  * perf_event_paranoid and the sysctl to change it). */
