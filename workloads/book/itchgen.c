@@ -210,11 +210,6 @@ static void emit_execute(gen *g, uint16_t loc, uint32_t i, bool with_price) {
         p[31] = 'Y';
         put32(p + 32, o->price);
     }
-    /* the mid follows the trades a little */
-    if (rng_below(&g->r, 4) == 0) {
-        int64_t step = o->side == 'B' ? -TICK : TICK;
-        if (s->mid + step > 60 * TICK) s->mid += step;
-    }
     if (n == o->shares)
         remove_at(s, i);
     else

@@ -27,8 +27,8 @@
  * each) a delete instead, and a partial cancel of a 1-share order becomes a
  * delete.  Executions never exceed the open shares, so the capture replays
  * with no unknown references, duplicate adds or over-executions.  Prices sit
- * 1..51 cents either side of a per-stock mid that walks one cent on some
- * executions (prices in 1/10000 dollars); sizes are mostly round lots.
+ * 1..51 cents either side of a fixed per-stock mid, so the book never crosses
+ * (prices in 1/10000 dollars); sizes are mostly round lots.
  *
  * Deterministic: the same config (seed included) writes the same bytes.
  * Setup-time code: allocates (per-stock state), writes through stdio, never
