@@ -322,6 +322,7 @@ int cmd_pipeline(int argc, char **argv) {
            cal->cycles_per_ns, c.events, c.rate_hz, c.queue_cap, c.sample_cap, c.work_iters,
            lat_idle_name(c.idle), c.alloc ? ", --alloc" : "", c.no_pin ? ", --no-pin" : "",
            c.share_line ? ", --share-line" : "", c.split_q1 ? ", --split-q1" : "");
+    if (feed) pipeline_replay_header(stdout, replay, feed, ro.speed);
     fflush(stdout);
 
     if (flight_auto) {

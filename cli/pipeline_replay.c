@@ -57,6 +57,16 @@ static double window_rate(uint64_t events, double window_s) {
     return (double)events / window_s;
 }
 
+void pipeline_replay_header(FILE *f, const char *path, const itchfeed *feed, double speed) {
+    char sp[32];
+    speed_label(sp, sizeof sp, speed);
+    uint64_t n = itchfeed_messages(feed);
+    fprintf(f,
+            "replay %s: %" PRIu64 " messages x %" PRIu64 " pass%s at speed %s; work = applying "
+            "each message to its stock's order book (no LCG rounds)\n",
+            path, n, itchfeed_events(feed) / n, itchfeed_events(feed) / n == 1 ? "" : "es", sp);
+}
+
 void pipeline_replay_print(FILE *f, const itchfeed *feed, double speed, const lat_pipe_result *r) {
     char sp[32];
     speed_label(sp, sizeof sp, speed);

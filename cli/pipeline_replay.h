@@ -37,6 +37,9 @@ int pipeline_replay_speed(const char *cmd, const char *s, double *speed);
 int pipeline_replay_setup(const char *cmd, const char *path, const itchfeed_options *o,
                           lat_pipe_config *c, itchfeed **out);
 
+/* One line: the capture, passes, speed and what the work stage is. */
+void pipeline_replay_header(FILE *f, const char *path, const itchfeed *feed, double speed);
+
 /* Work per kind, arrival figures, itch anomalies, final top of book per stock
  * (the same table as `latlab book itch`). */
 void pipeline_replay_print(FILE *f, const itchfeed *feed, double speed, const lat_pipe_result *r);
