@@ -92,6 +92,7 @@ enum {
     O_SPEED,
     O_LOOP,
     O_MAXGAP,
+    O_WSTEADY,
 };
 
 static const struct option opts[] = {
@@ -120,6 +121,7 @@ static const struct option opts[] = {
     {"speed", required_argument, NULL, O_SPEED},
     {"loop", required_argument, NULL, O_LOOP},
     {"max-gap", required_argument, NULL, O_MAXGAP},
+    {"with-steady", no_argument, NULL, O_WSTEADY},
     {NULL, 0, NULL, 0},
 };
 
@@ -176,7 +178,7 @@ int cmd_pipeline(int argc, char **argv) {
     lat_pipe_config c;
     lat_pipe_config_default(&c);
     int shape = LAT_PIPE_AUTO, ncpus = 0, cpus[LAT_MAX_CPUS];
-    bool oversub = false, flight_auto = false, idle_set = false;
+    bool oversub = false, flight_auto = false, idle_set = false, with_steady = false;
     const char *json_path = NULL, *hlog_dir = NULL, *fbase = NULL, *fout = NULL;
     const char *replay = NULL, *steady_flag = NULL, *speed_flag = NULL;
     itchfeed_options ro = {.speed = 1, .loops = 1};
@@ -283,6 +285,10 @@ int cmd_pipeline(int argc, char **argv) {
             if (!ro.max_gap_ns) return cli_usage_error(CMD, "--max-gap: must be above 0");
             speed_flag = "--max-gap";
             break;
+        case O_WSTEADY:
+            with_steady = true;
+            speed_flag = "--with-steady";
+            break;
         default:
             return cli_getopt_fail(CMD, ch, argv);
         }
@@ -291,6 +297,9 @@ int cmd_pipeline(int argc, char **argv) {
     if (speed_flag && !replay) return cli_usage_error(CMD, "%s: only with --replay", speed_flag);
     if (replay && steady_flag)
         return cli_usage_error(CMD, "%s: not with --replay (the capture sets it)", steady_flag);
+    if (with_steady &&
+        (hlog_dir || fout || fbase || flight_auto || c.flight_threshold_ns != LAT_FLIGHT_NONE))
+        return cli_usage_error(CMD, "--with-steady: only with --json among the output options");
     if (replay && c.stall_site) return cli_usage_error(CMD, "--inject-stall: not with --replay");
     if (fbase && !flight_auto)
         return cli_usage_error(CMD, "--flight-baseline: only with --flight-threshold auto");
@@ -313,6 +322,10 @@ int cmd_pipeline(int argc, char **argv) {
 
     const lat_clock_cal *cal = lat_clock_default();
     c.cal = cal;
+    if (with_steady) {
+        printf("latlab pipeline: %s\n", why);
+        return pipeline_replay_run_with_steady(CMD, replay, &ro, &c, over, json_path);
+    }
     itchfeed *feed = NULL;
     if (replay && (rc = pipeline_replay_setup(CMD, replay, &ro, &c, &feed)) != 0) return rc;
     printf("latlab pipeline: %s%s\n", why,

@@ -4,6 +4,7 @@
 #include "pipeline_replay.h"
 
 #include "cli.h"
+#include "labrun.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -12,6 +13,7 @@
 #include <jansson.h>
 
 #include "latlab/error.h"
+#include "latlab/json.h"
 
 int pipeline_replay_speed(const char *cmd, const char *s, double *speed) {
     if (!strcmp(s, "max")) {
@@ -165,4 +167,61 @@ json_t *pipeline_replay_json(const itchfeed *feed, double speed, const lat_pipe_
         (json_int_t)a.applied, "applied_twice", (json_int_t)a.applied_twice, "itch", "messages",
         (json_int_t)cn->messages, "unknown_refs", (json_int_t)cn->unknown_ref, "duplicate_adds",
         (json_int_t)cn->dup_add, "over_executions", (json_int_t)cn->over_exec);
+}
+
+int pipeline_replay_round(FILE *out, const char *cmd, const char *path, const itchfeed_options *o,
+                          const lat_pipe_config *base, bool over, json_t **json) {
+    lat_pipe_config rc = *base, sc;
+    itchfeed *feed = NULL;
+    int err = pipeline_replay_setup(cmd, path, o, &rc, &feed);
+    if (err) return err;
+    sc = *base; /* steady: the same events at the capture's mean rate */
+    sc.source = NULL;
+    sc.events = rc.events;
+    sc.rate_hz = rc.rate_hz;
+    sc.split_q1 = true;
+    lat_pipe_result sr, rr;
+    if ((err = lat_pipe_run(&sc, &sr)) != 0) {
+        itchfeed_destroy(feed);
+        return cli_lib_error(cmd, "steady run", err);
+    }
+    if ((err = lat_pipe_run(&rc, &rr)) != 0) {
+        lat_pipe_result_release(&sr);
+        itchfeed_destroy(feed);
+        return cli_lib_error(cmd, "replay run", err);
+    }
+    char title[512];
+    snprintf(title, sizeof title,
+             "steady: %" PRIu64 " events at %" PRIu64 "/s (the capture's mean)", sc.events,
+             sc.rate_hz);
+    lab_print_table(out, &sc, &sr, over, title);
+    snprintf(title, sizeof title, "replay: %s on its own timestamps", path);
+    lab_print_table(out, &rc, &rr, over, title);
+    pipeline_replay_print(out, feed, o->speed, &rr);
+    if (json) {
+        json_t *rj = lab_run_json(&rc, &rr, over, NULL);
+        if (rj) json_object_set_new(rj, "replay", pipeline_replay_json(feed, o->speed, &rr));
+        *json =
+            json_pack("{s:o*,s:o*}", "steady", lab_run_json(&sc, &sr, over, NULL), "replay", rj);
+    }
+    lat_pipe_result_release(&sr);
+    lat_pipe_result_release(&rr);
+    itchfeed_destroy(feed);
+    return 0;
+}
+
+int pipeline_replay_run_with_steady(const char *cmd, const char *path, const itchfeed_options *o,
+                                    const lat_pipe_config *base, bool over, const char *json_path) {
+    json_t *doc = NULL;
+    int rc = pipeline_replay_round(stdout, cmd, path, o, base, over, json_path ? &doc : NULL);
+    if (rc == 0 && fflush(stdout) != 0) rc = cli_error(cmd, "writing stdout failed");
+    if (rc == 0 && json_path) {
+        lat_runcond rcnd;
+        if (doc && lat_runcond_collect(&rcnd, NULL) == 0)
+            json_object_set_new(doc, "run_conditions", lat_runcond_json(&rcnd));
+        int err = doc ? lat_write_json_atomic(json_path, doc) : -ENOMEM;
+        if (err) rc = cli_lib_error(cmd, json_path, err);
+    }
+    json_decref(doc);
+    return rc;
 }

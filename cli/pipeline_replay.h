@@ -6,6 +6,7 @@
 #ifndef LATLAB_CLI_PIPELINE_REPLAY_H
 #define LATLAB_CLI_PIPELINE_REPLAY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -25,6 +26,8 @@ struct json_t;
     "  --speed original|xN|max    time scale (default original; max: back to back)\n"              \
     "  --max-gap DUR              cut gaps longer than DUR (after --speed) to DUR, so a\n"         \
     "                             day-long capture replays its bursts without the quiet hours\n"   \
+    "  --with-steady              first run the same pipeline at a steady rate equal to the\n"     \
+    "                             capture's mean (same events), then the replay: both tables\n"    \
     "  --loop N                   replay the capture N times (books emptied at the start of\n"     \
     "                             each later pass, counted as kind 'pass reset')\n"
 
@@ -46,5 +49,20 @@ void pipeline_replay_print(FILE *f, const itchfeed *feed, double speed, const la
 
 /* The same as a JSON object (new reference). */
 struct json_t *pipeline_replay_json(const itchfeed *feed, double speed, const lat_pipe_result *r);
+
+/* The lab's replay round: the same pipeline (base: placed, e.g. the lab's
+ * pinned baseline config) fed first at a steady rate equal to the capture's
+ * mean offered rate, then by the capture on its own timestamps (o: speed,
+ * loops, max gap).  Prints both stage tables (titled) and the replay's
+ * figures to out; *json, when json is non-NULL, gets {"steady": run,
+ * "replay": run with its "replay" figures}.  Returns 0, or 1 after printing
+ * the error (unreadable or bad capture, failed run). */
+int pipeline_replay_round(FILE *out, const char *cmd, const char *path, const itchfeed_options *o,
+                          const lat_pipe_config *base, bool over, struct json_t **json);
+
+/* `latlab pipeline --replay FILE --with-steady [--json FILE]`: the round
+ * above on stdout, its JSON (plus run conditions) to json_path when set. */
+int pipeline_replay_run_with_steady(const char *cmd, const char *path, const itchfeed_options *o,
+                                    const lat_pipe_config *base, bool over, const char *json_path);
 
 #endif

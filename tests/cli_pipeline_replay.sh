@@ -83,6 +83,14 @@ grep -q "processed:      6000 applied, 0 twice" "$tmp/r3" || fail "two passes"
 grep -q "^  pass reset n=1 " "$tmp/r3" || fail "pass reset row"
 diff <(books "$tmp/itch") <(books "$tmp/r3") || fail "two passes: books differ"
 
+# The lab's round: the same pipeline at the capture's mean rate, then the replay.
+replay "$tmp/r6" --replay "$tmp/g.itch" --speed x10 --with-steady --json "$tmp/r6.json"
+grep -q "^steady: 3000 events at " "$tmp/r6" || fail "with-steady: no steady table"
+grep -q "^replay: .* on its own timestamps" "$tmp/r6" || fail "with-steady: no replay table"
+grep -q '"steady"' "$tmp/r6.json" && grep -q '"q1_peak_depth"' "$tmp/r6.json" || fail "with-steady json"
+usage --with-steady pipeline --with-steady
+usage --with-steady pipeline --replay "$tmp/g.itch" --with-steady --hlog-dir "$tmp/h"
+
 # ---- bad captures ----
 head -c 1000 "$tmp/g.itch" >"$tmp/cut.itch"
 "$LATLAB" pipeline --replay "$tmp/cut.itch" >/dev/null 2>"$tmp/err"
