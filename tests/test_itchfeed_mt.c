@@ -67,7 +67,7 @@ static void run_feed(itchfeed *f, lat_pipe_result *r, allocs *a) {
     lat_pipe_config c;
     lat_pipe_config_default(&c);
     c.shape = LAT_PIPE_COMPACT;
-    c.idle = LAT_IDLE_BACKOFF;
+    c.idle = lat_idle_backoff(10, 20, 1000, 1000000);
     c.perf = false;
     if (a) {
         c.thread_hook = count_hook;

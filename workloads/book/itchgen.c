@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 
 /* ---- random numbers: splitmix64 seeding, xorshift64* stream ------------------------ */
 
