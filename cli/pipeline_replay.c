@@ -99,8 +99,10 @@ void pipeline_replay_print(FILE *f, const itchfeed *feed, double speed, const la
     fprintf(f, "  longest burst:  %" PRIu64 " events with gaps < 1 us, over %.3f us from +%.6f s\n",
             a.burst_events, (double)a.burst_ns / 1e3, (double)a.burst_at / 1e9);
     fprintf(f,
-            "  q1 depth peak:  %" PRIu64 " events due but not yet taken (at event %" PRIu64 ")%s\n",
+            "  q1 depth peak:  %" PRIu64 " events pushed, not yet taken (at event %" PRIu64 ")%s\n",
             a.q1_peak_depth, a.q1_peak_seq, a.depth_partial ? " (first events only)" : "");
+    fprintf(f, "  backlog peak:   %" PRIu64 " events due, not yet taken (at event %" PRIu64 ")\n",
+            a.backlog_peak, a.backlog_peak_seq);
     fprintf(f, "  late sends:     %" PRIu64 " of %" PRIu64 " sent > 1 us after due%s\n", a.late,
             a.applied, speed == 0 ? " (max speed: everything is due at once)" : "");
     fprintf(f,
@@ -153,7 +155,7 @@ json_t *pipeline_replay_json(const itchfeed *feed, double speed, const lat_pipe_
     }
     const itch_counts *cn = itch_replay_counts(itchfeed_books(feed));
     return json_pack(
-        "{s:s,s:I,s:o,s:{s:I,s:I,s:f,s:I,s:f,s:I,s:f,s:I,s:I,s:I,s:I,s:b,s:I,s:I,s:I,s:I},"
+        "{s:s,s:I,s:o,s:{s:I,s:I,s:f,s:I,s:f,s:I,s:f,s:I,s:I,s:I,s:I,s:I,s:b,s:I,s:I,s:I,s:I},"
         "s:{s:I,s:I,s:I,s:I}}",
         "speed", sp, "messages_per_pass", (json_int_t)itchfeed_messages(feed), "work_by_kind_ns",
         kinds, "arrivals", "events", (json_int_t)a.events, "span_ns", (json_int_t)a.span_ns,
@@ -162,11 +164,12 @@ json_t *pipeline_replay_json(const itchfeed *feed, double speed, const lat_pipe_
         (json_int_t)a.busiest_100us, "busiest_100us_rate_hz", window_rate(a.busiest_100us, 1e-4),
         "longest_burst_events", (json_int_t)a.burst_events, "longest_burst_ns",
         (json_int_t)a.burst_ns, "gaps_cut", (json_int_t)a.gaps_cut, "q1_peak_depth",
-        (json_int_t)a.q1_peak_depth, "q1_depth_partial", a.depth_partial, "late_over_1us",
-        (json_int_t)a.late, "timestamps_backwards", (json_int_t)a.backwards, "applied",
-        (json_int_t)a.applied, "applied_twice", (json_int_t)a.applied_twice, "itch", "messages",
-        (json_int_t)cn->messages, "unknown_refs", (json_int_t)cn->unknown_ref, "duplicate_adds",
-        (json_int_t)cn->dup_add, "over_executions", (json_int_t)cn->over_exec);
+        (json_int_t)a.q1_peak_depth, "backlog_peak", (json_int_t)a.backlog_peak, "q1_depth_partial",
+        a.depth_partial, "late_over_1us", (json_int_t)a.late, "timestamps_backwards",
+        (json_int_t)a.backwards, "applied", (json_int_t)a.applied, "applied_twice",
+        (json_int_t)a.applied_twice, "itch", "messages", (json_int_t)cn->messages, "unknown_refs",
+        (json_int_t)cn->unknown_ref, "duplicate_adds", (json_int_t)cn->dup_add, "over_executions",
+        (json_int_t)cn->over_exec);
 }
 
 int pipeline_replay_round(FILE *out, const char *cmd, const char *path, const itchfeed_options *o,

@@ -68,7 +68,7 @@ grep -q "^send " "$tmp/r1" || fail "no send stage (the producer's lateness)"
 for k in add execute cancel delete replace; do
     grep -q "^  $k " "$tmp/r1" || fail "no work row for $k"
 done
-for a in "busiest 1 ms:" "busiest 100 us:" "longest burst:" "q1 depth peak:" "late sends:"; do
+for a in "busiest 1 ms:" "busiest 100 us:" "longest burst:" "q1 depth peak:" "backlog peak:" "late sends:"; do
     grep -q "$a" "$tmp/r1" || fail "no arrival figure '$a'"
 done
 diff <(books "$tmp/itch") <(books "$tmp/r1") || fail "books differ from book itch"

@@ -22,7 +22,7 @@ struct itchfeed {
     uint64_t backwards, gaps_cut;
     uint64_t late_cycles;
     uint64_t rec_cap;
-    uint64_t *rec_t0, *rec_t1;
+    uint64_t *rec_t0, *rec_tp, *rec_t1;
     lat_pipe_source src;
     /* the worker's (written only by its callback), on lines of their own */
     _Alignas(128) itch_replay *books;
@@ -89,6 +89,7 @@ static unsigned feed_work(void *ud, uint64_t seq, uint64_t payload, uint64_t t0,
     if (seq < f->rec_cap) {
         if (f->rec_t1[seq]) f->twice++;
         f->rec_t0[seq] = t0;
+        f->rec_tp[seq] = tp;
         f->rec_t1[seq] = t1;
     }
     return reset ? ITCHFEED_RESET : kind;
@@ -122,8 +123,9 @@ int itchfeed_create(const uint8_t *buf, size_t len, const itchfeed_options *o, i
     f->due = lat__alloc(f->n * sizeof *f->due);
     f->rec_cap = f->events < ITCHFEED_RECORD_CAP ? f->events : ITCHFEED_RECORD_CAP;
     f->rec_t0 = lat__calloc(f->rec_cap, sizeof *f->rec_t0);
+    f->rec_tp = lat__calloc(f->rec_cap, sizeof *f->rec_tp);
     f->rec_t1 = lat__calloc(f->rec_cap, sizeof *f->rec_t1);
-    if (!f->frame || !f->due || !f->rec_t0 || !f->rec_t1) goto fail;
+    if (!f->frame || !f->due || !f->rec_t0 || !f->rec_tp || !f->rec_t1) goto fail;
     itch_reader_init(&rd, buf, len);
     uint64_t ts0 = 0, hi = 0, cut = 0; /* cut: ns taken out of long gaps so far */
     for (uint64_t i = 0; itch_next(&rd, &m) == 1; i++) {
@@ -198,6 +200,7 @@ void itchfeed_destroy(itchfeed *f) {
     lat__free(f->frame);
     lat__free(f->due);
     lat__free(f->rec_t0);
+    lat__free(f->rec_tp);
     lat__free(f->rec_t1);
     lat__free(f->owned);
     lat__free(f);
@@ -207,6 +210,7 @@ int itchfeed_pipe_config(itchfeed *f, lat_pipe_config *c) {
     if (!f || !c) return -EINVAL;
     itch_replay_reset(f->books);
     memset(f->rec_t0, 0, f->rec_cap * sizeof *f->rec_t0);
+    memset(f->rec_tp, 0, f->rec_cap * sizeof *f->rec_tp);
     memset(f->rec_t1, 0, f->rec_cap * sizeof *f->rec_t1);
     f->applied = f->twice = f->late = f->reframe_errors = 0;
     const lat_clock_cal *cal = c->cal ? c->cal : lat_clock_default();
@@ -275,16 +279,21 @@ void itchfeed_arrival_get(const itchfeed *f, itchfeed_arrival *a) {
         }
         prev = t;
     }
-    /* Open-loop backlog when event i is due: events j <= i not yet taken by
-     * the worker.  t0 and t1 are non-decreasing, so the oldest untaken event
-     * only moves forward. */
-    uint64_t p = 0, nrec = 0;
+    /* When event i is due (t0) or pushed (tp): the events j <= i not yet
+     * taken by the worker (t1 later).  t0, tp and t1 are non-decreasing, so
+     * the oldest untaken event only moves forward. */
+    uint64_t p = 0, q = 0, nrec = 0;
     for (uint64_t i = 0; i < f->rec_cap && f->rec_t1[i]; i++, nrec++) {
         while (p < i && f->rec_t1[p] <= f->rec_t0[i])
             p++;
-        uint64_t depth = i - p + 1;
-        if (depth > a->q1_peak_depth) {
-            a->q1_peak_depth = depth;
+        while (q < i && f->rec_t1[q] <= f->rec_tp[i])
+            q++;
+        if (i - p + 1 > a->backlog_peak) {
+            a->backlog_peak = i - p + 1;
+            a->backlog_peak_seq = i;
+        }
+        if (i - q + 1 > a->q1_peak_depth) {
+            a->q1_peak_depth = i - q + 1;
             a->q1_peak_seq = i;
         }
     }

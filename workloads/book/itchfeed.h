@@ -19,16 +19,19 @@
  * loads); the worker's callback frames the message again from the capture
  * (itch_next on the stored offset), applies it to its stock's book
  * (itch_replay_apply: no allocation, locks or system calls), counts a late
- * send and stores the event's t0/t1 stamps in a preallocated record.  All
+ * send and stores the event's t0/tp/t1 stamps in a preallocated record.  All
  * allocation happens in itchfeed_create(): the frame offsets and schedule
- * (16 bytes per message), the books, and the stamp record (16 bytes per event
- * for the first ITCHFEED_RECORD_CAP events; the q1-depth figure covers those).
+ * (16 bytes per message), the books, and the stamp record (24 bytes per event
+ * for the first ITCHFEED_RECORD_CAP events; the depth figures cover those).
  *
  * After a run, itchfeed_arrival() computes the arrival figures from the
  * schedule (offered rate, busiest 1 ms and 100 us windows, longest burst) and
- * from the record (q1 depth at its peak: events due but not yet taken by the
- * worker, including any the producer had not pushed yet, i.e. the open-loop
- * backlog).  One run at a time per feed; itchfeed_pipe_config() rewinds it. */
+ * from the record: q1 depth at its peak (events pushed but not yet taken by
+ * the worker, counted as each event is pushed; at most the queue capacity
+ * plus one) and the open-loop backlog at its peak (events due but not yet
+ * taken, including those the producer had not pushed yet: what a queue
+ * without a bound would have held).  One run at a time per feed; itchfeed_pipe_config() rewinds it.
+ */
 #ifndef LATLAB_ITCHFEED_H
 #define LATLAB_ITCHFEED_H
 
@@ -98,7 +101,8 @@ typedef struct itchfeed_arrival {
     uint64_t busiest_1ms, busiest_1ms_at; /* most events due in any 1 ms window, its start */
     uint64_t busiest_100us, busiest_100us_at;
     uint64_t burst_events, burst_ns, burst_at; /* longest run of gaps < 1 us */
-    uint64_t q1_peak_depth, q1_peak_seq;       /* open-loop backlog at its peak */
+    uint64_t q1_peak_depth, q1_peak_seq;       /* in q1 (pushed, not taken) at its peak */
+    uint64_t backlog_peak, backlog_peak_seq;   /* due, not taken (incl. not yet pushed) */
     bool depth_partial;                        /* record covered only the first events */
     uint64_t late;                             /* sent more than 1 us after due */
     uint64_t backwards;                        /* timestamps lower than an earlier one (per pass) */
