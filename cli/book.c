@@ -712,7 +712,8 @@ done:
 }
 
 int cmd_book(int argc, char **argv) {
-    if (argc < 2) return cli_usage_error(CMD, "needs a subcommand: replay, itch or bench");
+    if (argc < 2)
+        return cli_usage_error(CMD, "needs a subcommand: replay, itch, itch-gen or bench");
     const char *sub = argv[1];
     if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
         fputs(cmd_book_usage, stdout);
@@ -722,5 +723,5 @@ int cmd_book(int argc, char **argv) {
     if (!strcmp(sub, "itch")) return cmd_itch(argc - 1, argv + 1);
     if (!strcmp(sub, "bench")) return book_bench_main(argc - 1, argv + 1);
     if (!strcmp(sub, "itch-gen")) return book_itchgen_main(argc - 1, argv + 1);
-    return cli_usage_error(CMD, "unknown subcommand '%s' (replay, itch or bench)", sub);
+    return cli_usage_error(CMD, "unknown subcommand '%s' (replay, itch, itch-gen or bench)", sub);
 }
