@@ -106,7 +106,7 @@ int itchfeed_create(const uint8_t *buf, size_t len, const itchfeed_options *o, i
     f->buf = buf;
     f->len = len;
     f->loops = o->loops;
-    int rc = itch_replay_create(buf, len, 0, &f->books, err_off);
+    int rc = itch_replay_create(buf, len, o->max_levels, &f->books, err_off);
     if (rc) goto fail;
     itch_reader rd;
     itch_msg m;

@@ -63,6 +63,7 @@ typedef struct itchfeed_options {
     double speed;        /* 0 = max; 1 = original; N = N times faster (> 0) */
     uint64_t loops;      /* passes over the capture, >= 1 */
     uint64_t max_gap_ns; /* 0: keep every gap; else cut longer gaps to this */
+    uint32_t max_levels; /* each book's band cap (itch_replay_create; 0 = its default) */
 } itchfeed_options;
 
 typedef struct itchfeed itchfeed;
