@@ -102,8 +102,10 @@ mkfifo "$tmp/fifo"
 cat "$tmp/fifo" >"$tmp/fifo.out" &
 reader=$!
 "$LATLAB" sys --json "$tmp/fifo" >/dev/null 2>&1 || fail "sys --json FIFO failed"
-wait $reader
-[ -p "$tmp/fifo" ] || fail "the FIFO was replaced by a regular file"
+if [ -p "$tmp/fifo" ]; then wait $reader; else
+    fail "the FIFO was replaced by a regular file"
+    kill $reader 2>/dev/null
+fi
 python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/fifo.out" || fail "FIFO got no JSON"
 "$LATLAB" sys --json "$tmp" >/dev/null 2>"$tmp/dir.err" && fail "sys --json DIR succeeded"
 grep -q "Is a directory" "$tmp/dir.err" || fail "sys --json DIR: $(cat "$tmp/dir.err")"
