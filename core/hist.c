@@ -8,7 +8,9 @@
 
 #include <errno.h>
 #include <math.h>
+#include <inttypes.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "latlab/alloc.h"
@@ -883,4 +885,13 @@ int lat_hist_cis_at_percentiles(const lat_hist *h, const double *ps, double conf
         out[k].hi = val[3 * k + 2];
     }
     return 0;
+}
+
+int lat_hist_ci_format(const lat_hist_ci *ci, double scale, int prec, char *buf, size_t len) {
+    if (!(scale > 0)) scale = 1;
+    if (ci->max_bound)
+        return snprintf(buf, len, "[%.*f, %.*f] max-bound: needs at least %" PRId64 " samples",
+                        prec, (double)ci->lo / scale, prec, (double)ci->hi / scale, ci->needed_n);
+    return snprintf(buf, len, "[%.*f, %.*f]", prec, (double)ci->lo / scale, prec,
+                    (double)ci->hi / scale);
 }

@@ -273,6 +273,11 @@ int lat_hist_ci_ranks(int64_t n, double q, double confidence, int64_t *lo_rank, 
  * fraction q in (0, 1): e.g. 3,688 for p99.9 at 95%.  0 for q outside (0, 1). */
 int64_t lat_hist_ci_needed_n(double q, double confidence);
 
+/* The interval as text, values divided by scale with prec decimals:
+ * "[lo, hi]", or "[lo, hi] max-bound: needs at least N samples".  Returns
+ * what snprintf returns. */
+int lat_hist_ci_format(const lat_hist_ci *ci, double scale, int prec, char *buf, size_t len);
+
 /* The percentile (0..100) of values <= v: 100 * count(<= v's slot) / total. */
 double lat_hist_percentile_at_or_below(const lat_hist *h, int64_t v);
 
