@@ -2,8 +2,10 @@
  * nanoseconds a table prints.
  *
  * Computed once per run (measuring the timer takes ~0.1 ms) and printed with
- * every table that reports ns: the timer's granularity (measured: the
- * smallest step two back-to-back reads show), the cost of one stamp and how
+ * every table that reports ns: the timer's granularity (measured: the most
+ * common non-zero step between two back-to-back reads; the smallest one is
+ * misleading on this VM, whose counter moves ~26 ticks at a time with rare
+ * 1-tick steps), the cost of one stamp and how
  * many stamps each figure includes, the calibration's error in ppm, the
  * histogram's relative resolution (from its significant figures) and, where
  * coordinated-omission correction was applied, the share of samples it
@@ -23,7 +25,7 @@
 
 typedef struct lat_budget {
     const char *timer;          /* "tsc" (cycle counter) or "clock_monotonic" */
-    double granularity_ns;      /* smallest non-zero step between two reads, ns */
+    double granularity_ns;      /* most common non-zero step between two reads, ns */
     double stamp_ns;            /* cost of one stamp (median back-to-back pair), ns */
     unsigned stamps_per_figure; /* stamps behind each recorded figure (a duration: 2) */
     double calibration_ppm;     /* calibration error; NAN where the OS clock is used */
