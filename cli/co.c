@@ -221,20 +221,22 @@ int cmd_co(int argc, char **argv) {
         print_line("open", &open);
     }
     if (do_closed) print_line("corrected", &corr);
-    if (do_closed && do_open) {
-        int64_t cp = lat_hist_value_at_percentile(&closed, 99.9);
-        int64_t op = lat_hist_value_at_percentile(&open, 99.9);
-        int64_t kp = lat_hist_value_at_percentile(&corr, 99.9);
-        printf("closed loop hid the stall: its p99.9 is %.1fus against the open loop's %.1fus "
-               "(%.0fx); only its max (%.1fms) betrays it.  The correction puts p99.9 back at "
-               "%.1fus.\n",
-               (double)cp / 1e3, (double)op / 1e3, cp > 0 ? (double)op / (double)cp : 0.0,
-               (double)lat_hist_max(&closed) / 1e6, (double)kp / 1e3);
-    }
     /* Figures are CLOCK_MONOTONIC differences: one stamp at each end. */
     lat_budget budget;
     lat_budget_measure(&budget, NULL, 0, 2, closed.sig_figs);
     if (do_closed) lat_budget_set_co(&budget, lat_hist_total(&closed), lat_hist_total(&corr));
+    if (do_closed && do_open) {
+        int64_t cp = lat_hist_value_at_percentile(&closed, 99.9);
+        int64_t op = lat_hist_value_at_percentile(&open, 99.9);
+        int64_t kp = lat_hist_value_at_percentile(&corr, 99.9);
+        char ratio[96];
+        lat_budget_change(&budget, (double)cp, (double)op, ratio, sizeof ratio);
+        printf("closed loop hid the stall: its p99.9 is %.1fus against the open loop's %.1fus "
+               "(%s); only its max (%.1fms) betrays it.  The correction puts p99.9 back at "
+               "%.1fus.\n",
+               (double)cp / 1e3, (double)op / 1e3, ratio, (double)lat_hist_max(&closed) / 1e6,
+               (double)kp / 1e3);
+    }
     char bline[512];
     lat_budget_format(&budget, bline, sizeof bline);
     printf("%s%s\n", bline, do_closed ? " (in the corrected line)" : "");
