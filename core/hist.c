@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/error.h"
 
 /* ---- set-up ---------------------------------------------------------------------- */

@@ -7,7 +7,7 @@
  * plus, by default, each point's 95% confidence interval as a band. */
 #include "report_int.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/hist.h"
 
 #include <errno.h>
