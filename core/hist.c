@@ -842,9 +842,15 @@ int64_t lat_hist_ci_needed_n(double q, double confidence) {
         r--;
     while (pow(q, (double)r) > a)
         r++;
-    while ((double)r * q > (double)(r - 1)) /* ceil(q r) == r */
-        r++;
-    return r;
+    /* ceil(q r) < r  <=>  r (1 - q) >= 1 */
+    double pt = ceil(1.0 / (1.0 - q));
+    if (pt > 9e18) return INT64_MAX;
+    int64_t rp = (int64_t)pt;
+    while (rp > 1 && (double)(rp - 1) * q <= (double)(rp - 2))
+        rp--;
+    while ((double)rp * q > (double)(rp - 1))
+        rp++;
+    return r > rp ? r : rp;
 }
 
 int lat_hist_cis_at_percentiles(const lat_hist *h, const double *ps, double confidence,

@@ -144,6 +144,10 @@ static void test_needed_n(void **state) {
     assert_int_equal(lat_hist_ci_needed_n(0.99, 0.95), 368);
     assert_int_equal(lat_hist_ci_needed_n(0.999, 0.95), 3688);
     assert_int_equal(lat_hist_ci_needed_n(1.0, 0.95), 0);
+    /* at a low confidence the point estimate's own rank decides: ceil(0.99 n) < n */
+    assert_int_equal(lat_hist_ci_needed_n(0.99, 0.1), 100);
+    /* and it is computed, not searched: instant for a twelve-nines percentile */
+    assert_true(lat_hist_ci_needed_n(0.999999999999, 0.1) > 999000000000LL);
 }
 
 /* ---- known histograms
