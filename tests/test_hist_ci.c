@@ -153,7 +153,7 @@ static void test_needed_n(void **state) {
 /* ---- known histograms
  * ---------------------------------------------------------------------------- */
 
-static const double PS[] = {0, 1, 25, 50, 90, 99, 99.9, 99.99, 99.999, 100};
+static const double PS[] = {0, 1, 25, 50, 90, 99, 99.9, 99.99, 99.999, 99.999999, 100};
 #define NPS (sizeof PS / sizeof PS[0])
 
 /* Every interval of h against the reference: ranks (exact or within one),
