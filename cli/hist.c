@@ -216,6 +216,8 @@ static int cmd_percentiles(int argc, char **argv) {
         return cli_usage_error(CMD, optind >= argc ? "percentiles needs one FILE.hlog"
                                                    : "percentiles takes one FILE.hlog");
     if (have_end && end < start) return cli_usage_error(CMD, "--end is before --start");
+    if (ci && intervals)
+        return cli_usage_error(CMD, "--ci: applies to the percentile table, not --intervals");
     if (tag && (!*tag || strpbrk(tag, ", \r\n")))
         return cli_usage_error(CMD, "--tag: '%s' is not a valid tag", tag);
     const char *path = argv[optind];

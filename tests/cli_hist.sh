@@ -77,6 +77,8 @@ grep -q '"p99_9_lo":' "$tmp/s.json" || fail "summary json lo"
 "$LATLAB" hist summary "$log" | grep -Eq '^  95% CI p50 \[[0-9.]+, [0-9.]+\]' || fail "summary CI line"
 "$LATLAB" hist percentiles "$log" --confidence 7 2>/dev/null; [ $? = 2 ] || fail "--confidence 7"
 "$LATLAB" hist tags "$log" --confidence 0.9 2>/dev/null; [ $? = 2 ] || fail "tags --confidence"
+"$LATLAB" hist percentiles "$log" --ci --intervals 2>"$tmp/err"; [ $? = 2 ] && grep -q -- --ci "$tmp/err" ||
+  fail "--ci --intervals"
 "$LATLAB" hist percentiles "$log" --ticks 0 2>"$tmp/err"; [ $? = 2 ] || fail "--ticks 0"
 grep -q -- '--ticks' "$tmp/err" || fail "--ticks not named"
 "$LATLAB" hist percentiles "$log" --bogus 2>/dev/null; [ $? = 2 ] || fail "unknown flag"
