@@ -807,10 +807,10 @@ static int64_t clamp_rank(int64_t r, int64_t n) {
     return r < 1 ? 1 : r > n ? n : r;
 }
 
-int lat_hist_ci_ranks(int64_t n, double q, double confidence, int64_t *lo_rank, int64_t *hi_rank) {
-    if (!lo_rank || !hi_rank || n < 1 || !(q >= 0.0 && q <= 1.0) ||
-        !(confidence > 0.0 && confidence < 1.0))
-        return -EINVAL;
+/* The ranks for valid arguments; *z caches the normal quantile at (1+c)/2
+ * across a batch (NAN until first needed). */
+static void ci_ranks(int64_t n, double q, double confidence, double *z, int64_t *lo_rank,
+                     int64_t *hi_rank) {
     double pa = (1.0 - confidence) / 2, pb = (1.0 + confidence) / 2;
     int64_t lo, hi;
     if (q <= 0.0) {
@@ -820,12 +820,20 @@ int lat_hist_ci_ranks(int64_t n, double q, double confidence, int64_t *lo_rank, 
     } else if ((double)n * q * (1.0 - q) < LAT_HIST_CI_EXACT_BELOW) {
         binom_exact(n, q, pa, pb, &lo, &hi);
     } else {
-        double z = normal_quantile(pb);
-        lo = binom_normal(n, q, -z);
-        hi = binom_normal(n, q, z);
+        if (isnan(*z)) *z = normal_quantile(pb);
+        lo = binom_normal(n, q, -*z);
+        hi = binom_normal(n, q, *z);
     }
     *lo_rank = clamp_rank(lo, n);
     *hi_rank = clamp_rank(hi, n);
+}
+
+int lat_hist_ci_ranks(int64_t n, double q, double confidence, int64_t *lo_rank, int64_t *hi_rank) {
+    if (!lo_rank || !hi_rank || n < 1 || !(q >= 0.0 && q <= 1.0) ||
+        !(confidence > 0.0 && confidence < 1.0))
+        return -EINVAL;
+    double z = NAN;
+    ci_ranks(n, q, confidence, &z, lo_rank, hi_rank);
     return 0;
 }
 
@@ -863,12 +871,13 @@ int lat_hist_cis_at_percentiles(const lat_hist *h, const double *ps, double conf
     if (total == 0) return 0;
     int64_t rank[3 * LAT_HIST_MAX_BATCH], val[3 * LAT_HIST_MAX_BATCH];
     bool low[3 * LAT_HIST_MAX_BATCH];
+    double z = NAN;
     for (size_t k = 0; k < n; k++) {
         double p = ps[k];
         if (!(p == p)) p = 0.0;
         p = p < 0 ? 0 : p > 100 ? 100 : p;
         int64_t t = target_count(h, p), lo, hi;
-        lat_hist_ci_ranks(total, p / 100.0, confidence, &lo, &hi);
+        ci_ranks(total, p / 100.0, confidence, &z, &lo, &hi);
         /* The point estimate lies inside by construction. */
         if (lo > t) lo = t;
         if (hi < t) hi = t;
