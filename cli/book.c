@@ -38,6 +38,7 @@ const char cmd_book_usage[] =
     "                          [--price-scale 10000] [--hgrm FILE] [--json FILE]\n"
     "       latlab book lobster MESSAGE.csv [--orderbook ORDERBOOK.csv] [--levels L]\n"
     "                          [--tick T] [--price-scale S] [--hgrm FILE] [--json FILE]\n"
+    "       latlab book lobster-synth DIR [--messages N] [--levels N] [--seed S] [--unseen-pm P]\n"
     "       latlab book bench SCENARIO|all [options]   ('latlab book bench --help')\n"
     "\n"
     "replay: one op per line (integers only, prices in the file's unit; '#' starts a comment):\n"
@@ -99,7 +100,14 @@ const char cmd_book_usage[] =
     "Messages naming an order that rested before the window are applied to its price level\n"
     "and counted; one that cannot be applied is reported with its line and reason.  Prints\n"
     "per-type counts, messages/s and the per-message latency histogram.  Exit status: 0\n"
-    "clean; 3 unappliable messages or book mismatches; 1 malformed lines or unreadable input.\n"
+    "clean (mismatches outside the file's depth included); 3 unappliable messages or book\n"
+    "mismatches not explained by the depth; 1 malformed lines or unreadable input.\n"
+    "  --show N          report at most N lines and mismatches on stderr (default 10)\n"
+    "\n"
+    "lobster-synth: writes DIR/SYNTH_message_N.csv and DIR/SYNTH_orderbook_N.csv from\n"
+    "latlab's own book driven by a seeded random order flow (orders resting before the\n"
+    "first message, every message type; P per mille of events, default 5, placed beyond\n"
+    "level N and left out of the files as LOBSTER's depth window does).\n"
     "\n"
     "bench: " BOOK_BENCH_USAGE;
 
@@ -490,6 +498,7 @@ int cmd_book(int argc, char **argv) {
     if (!strcmp(sub, "replay")) return cmd_replay(argc - 1, argv + 1);
     if (!strcmp(sub, "itch")) return book_itch_main(argc - 1, argv + 1);
     if (!strcmp(sub, "lobster")) return book_lobster_main(argc - 1, argv + 1);
+    if (!strcmp(sub, "lobster-synth")) return book_lobster_synth_main(argc - 1, argv + 1);
     if (!strcmp(sub, "bench")) return book_bench_main(argc - 1, argv + 1);
     return cli_usage_error(CMD, "unknown subcommand '%s' (replay, itch, lobster or bench)", sub);
 }

@@ -49,5 +49,6 @@ int book_cli_write_hgrm(const char *cmd, const char *path, const struct lat_hist
 
 int book_itch_main(int argc, char **argv);
 int book_lobster_main(int argc, char **argv);
+int book_lobster_synth_main(int argc, char **argv);
 
 #endif
