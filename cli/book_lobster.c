@@ -39,7 +39,7 @@ typedef struct lob_run {
     lobster_row row;
     uint32_t nlevels;
     lat_hist h;
-    uint64_t bad, shown, first_mismatch_line;
+    uint64_t bad, shown, shown_depth, first_mismatch_line;
     lobster_mismatch first;
     int first_kind;
     double wall_s;
@@ -112,7 +112,8 @@ static void report_mismatch(lob_run *run, const lob_opts *o, uint64_t line, int 
         run->first_kind = kind;
         run->first_mismatch_line = line;
     }
-    if (run->shown++ >= o->show) return;
+    /* depth-window reports have their own budget, so they never hide a book error */
+    if ((m->outside_depth ? run->shown_depth++ : run->shown++) >= o->show) return;
     char b[64], f[64];
     fmt_level(b, sizeof b, m->book_price, m->book_qty);
     fmt_level(f, sizeof f, m->file_price, m->file_qty);
@@ -299,9 +300,11 @@ int book_lobster_main(int argc, char **argv) {
     rc = lob_loop(&run, &o);
     if (rc == CLI_OK) {
         lob_print(&run, &o);
-        if (run.shown > o.show)
+        uint64_t hidden = (run.shown > o.show ? run.shown - o.show : 0) +
+                          (run.shown_depth > o.show ? run.shown_depth - o.show : 0);
+        if (hidden)
             fprintf(stderr, "latlab book lobster: %" PRIu64 " more reports not shown (--show)\n",
-                    run.shown - o.show);
+                    hidden);
         rc = lob_status(&run);
         if (o.hgrm && book_cli_write_hgrm(CMD, o.hgrm, &run.h)) rc = CLI_ERR;
         if (o.json && lob_json(&run, &o)) rc = CLI_ERR;
