@@ -7,8 +7,7 @@
  *   latlab book bench SCENARIO    the HDR tail-latency scenarios (cli/book_bench.c)
  *
  * The engine is workloads/book/book.h, the op-stream reader opstream.h; the
- * op-stream and event formats are documented in the usage text below (and in
- * docs/SPEC-book.md). */
+ * op-stream and event formats are documented in the usage text below. */
 #include "cli.h"
 #include "book_bench.h"
 #include "book_cli.h"

@@ -9,7 +9,7 @@
  * pages in use fit the reserve (see book.h). */
 #include "book.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/compiler.h"
 
 #include <errno.h>

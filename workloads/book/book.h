@@ -17,7 +17,7 @@
  * bitmaps plus 6 KB per 256-level page touched.
  *
  * Layout (why: a price-indexed array and an arena beat trees and skip lists by
- * several times per operation; see SPEC-book.md):
+ * several times per operation):
  *   - price levels: indexed by (price - price_lo) / tick inside a configured
  *     band, stored in pages of 256 levels reached through a per-side page
  *     directory (one extra load; pages bound on first use); a three-level

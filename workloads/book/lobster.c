@@ -2,7 +2,7 @@
  * comparison, and the fixture writer of lobster.h. */
 #include "lobster.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/error.h"
 
 #include <errno.h>
