@@ -36,30 +36,44 @@ typedef struct itch_run {
     double cpu_s;
 } itch_run;
 
+/* Has the framing of buf[0, n) gone wrong (an unknown type or a bad length
+ * prefix)?  *off is where checking resumes; a message cut by the end of what
+ * was read so far is not an error yet. */
+static int framing_broken(const uint8_t *buf, size_t n, size_t *off) {
+    itch_reader rd;
+    itch_msg m;
+    itch_reader_init(&rd, buf, n);
+    rd.off = *off;
+    int r;
+    while ((r = itch_next(&rd, &m)) == 1)
+        ;
+    *off = rd.off;
+    return r == LAT_EFORMAT;
+}
+
+/* Read the whole capture, checking its framing as it arrives: input that is
+ * not ITCH (/dev/zero, a text file) stops the read at its first bad frame
+ * instead of being loaded to the end; the replay then reports the offset. */
 static int read_file(const char *path, uint8_t **buf, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) return -errno;
-    size_t cap = 1 << 20, n = 0;
+    size_t cap = 1 << 20, n = 0, checked = 0;
     uint8_t *b = malloc(cap);
-    if (!b) {
-        fclose(f);
-        return -ENOMEM;
-    }
-    for (;;) {
+    int err = b ? 0 : -ENOMEM;
+    while (!err) {
         if (n == cap) {
             uint8_t *nb = realloc(b, cap *= 2);
             if (!nb) {
-                free(b);
-                fclose(f);
-                return -ENOMEM;
+                err = -ENOMEM;
+                break;
             }
             b = nb;
         }
         size_t r = fread(b + n, 1, cap - n, f);
         n += r;
-        if (r == 0) break;
+        if (r == 0 || framing_broken(b, n, &checked)) break;
     }
-    int err = ferror(f) ? -EIO : 0;
+    if (!err && ferror(f)) err = -EIO;
     fclose(f);
     if (err) {
         free(b);

@@ -110,4 +110,8 @@ grep -q "0 rejected adds" "$tmp/out" || fail "itch: $(cat "$tmp/out")"
 grep -q "100 rejected adds" "$tmp/out" || fail "itch --tick: $(cat "$tmp/out")"
 "$LATLAB" book itch --price-scale 100 "$tmp/itch" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "itch --price-scale 100 should be a usage error"
+# /dev/zero is not ITCH: refused at offset 0 without being read to the end
+(ulimit -v 300000; exec timeout 20 "$LATLAB" book itch /dev/zero) >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "/dev/zero: offset 0: not an ITCH 5.0 message" "$tmp/err" || fail "itch /dev/zero: exit $rc: $(cat "$tmp/err")"
 echo "cli_book_limits: ok"

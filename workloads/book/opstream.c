@@ -198,7 +198,7 @@ static int field_tif(const char *s, book_op *op, char *why, size_t wl) {
 
 #define MAXTOK 8
 
-static int parse_mass(char **tok, int nt, int64_t tick, book_op *op, char *why, size_t wl) {
+static int parse_mass(char **tok, int nt, book_op *op, char *why, size_t wl) {
     op->kind = BOOK_OP_MASS;
     if (nt == 2 && !strcmp(tok[1], "ALL")) {
         op->filter = book_filter_all();
@@ -210,8 +210,8 @@ static int parse_mass(char **tok, int nt, int64_t tick, book_op *op, char *why, 
         op->filter = book_filter_owner(op->owner);
     } else if (nt == 4 && !strcmp(tok[1], "RANGE")) {
         int64_t lo, hi;
-        if (field_price(tok[2], tick, &lo, "lo", why, wl) ||
-            field_price(tok[3], tick, &hi, "hi", why, wl))
+        /* a range selects orders; its ends need not sit on the tick */
+        if (field_i64(tok[2], &lo, "lo", why, wl) || field_i64(tok[3], &hi, "hi", why, wl))
             return LAT_EFORMAT;
         op->filter = book_filter_range(lo, hi);
     } else {
@@ -299,7 +299,7 @@ int book_op_parse(char *line, size_t len, int64_t tick_units, book_op *op, char 
         tok[nt++] = t;
     }
     if (nt == 0) return 0;
-    if (!strcmp(tok[0], "X")) return parse_mass(tok, nt, tick_units, op, why, why_len);
+    if (!strcmp(tok[0], "X")) return parse_mass(tok, nt, op, why, why_len);
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         if (strcmp(tok[0], shapes[i].op)) continue;
         if (nt != shapes[i].fields) {
