@@ -194,7 +194,9 @@ int lobster_replay_create(int64_t tick, uint32_t levels, uint32_t compare, lobst
     r->compare = compare;
     r->bid_trust = INT64_MIN;
     r->ask_trust = INT64_MAX;
-    int64_t hi = tick <= INT64_MAX / BOOK_MAX_LEVELS ? tick * BOOK_MAX_LEVELS : INT64_MAX;
+    /* 2^26 ticks: $671,088 on a cent tick, for a 4 MB page directory */
+    const int64_t span = (int64_t)LOBSTER_BAND_TICKS;
+    int64_t hi = tick <= INT64_MAX / span ? tick * span : INT64_MAX;
     book_config cfg = {.price_lo = tick,
                        .price_hi = hi - (hi % tick),
                        .tick = tick,

@@ -31,6 +31,7 @@
 #define LOBSTER_MAX_LEVELS                                                                         \
     50 /* levels per orderbook row (rows are read as lines of at most                              \
           BOOK_MAX_LINE bytes) */
+#define LOBSTER_BAND_TICKS (1u << 26) /* the replay's band: tick .. 2^26 ticks */
 #define LOBSTER_EMPTY_ASK 9999999999ll
 #define LOBSTER_EMPTY_BID (-9999999999ll)
 
