@@ -117,7 +117,7 @@ done
 # a malformed orderbook row stops the replay naming its line
 sed '5s/^585100,50/585100,abc/' "$tmp/o.csv" >"$tmp/o_bad.csv"
 "$LATLAB" book lobster "$tmp/m.csv" --orderbook "$tmp/o_bad.csv" >/dev/null 2>"$tmp/err"
-[ $? -eq 1 ] && grep -q "o_bad.csv:5: level 1: size is not a non-negative integer" "$tmp/err" || fail "bad row: $(cat "$tmp/err")"
+[ $? -eq 1 ] && grep -q "o_bad.csv:5: level 1: size is not an integer in 0..2^32-1" "$tmp/err" || fail "bad row: $(cat "$tmp/err")"
 # --tick 0.005 at scale 10000 makes 585050 valid
 "$LATLAB" book lobster --tick 0.005 "$tmp/bad.csv" 2>"$tmp/err" >/dev/null
 grep -q "bad.csv:4" "$tmp/err" && fail "--tick 0.005 should accept 585050"

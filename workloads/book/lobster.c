@@ -116,8 +116,8 @@ static int level_field(const char *pf, const char *qf, int64_t empty, int64_t ti
     int64_t p, q;
     if (int_field(pf, INT64_MIN, INT64_MAX, &p))
         return fail(why, wl, "price is not an integer:", pf);
-    if (int_field(qf, 0, INT64_MAX, &q))
-        return fail(why, wl, "size is not a non-negative integer:", qf);
+    if (int_field(qf, 0, UINT32_MAX, &q))
+        return fail(why, wl, "size is not an integer in 0..2^32-1:", qf);
     if (p == empty || (q == 0 && (p == LOBSTER_EMPTY_ASK || p == LOBSTER_EMPTY_BID))) {
         l->price = 0;
         l->qty = 0;
@@ -236,15 +236,10 @@ int lobster_replay_start(lobster_replay *r, const lobster_row *row) {
         for (int s = 0; s < 2; s++) {
             const lobster_level *l = s ? &row->ask[i] : &row->bid[i];
             if (!l->price) continue;
-            uint64_t q = l->qty;
-            while (q) { /* a level above 2^32 - 1 shares: several synthetic orders are not
-                           needed in practice; cap at one order's maximum */
-                uint32_t part = q > UINT32_MAX ? UINT32_MAX : (uint32_t)q;
-                int err = book_add_resting(r->b, synth_id((book_side)s, l->price), 0, (book_side)s,
-                                           l->price, part);
-                if (err) return err;
-                q = 0;
-            }
+            /* sizes were checked to fit one order (< 2^32) by the row parser */
+            int err = book_add_resting(r->b, synth_id((book_side)s, l->price), 0, (book_side)s,
+                                       l->price, (uint32_t)l->qty);
+            if (err) return err;
         }
     widen_untrusted(r, row);
     r->started = 1;
