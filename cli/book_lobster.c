@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 extern const char cmd_book_usage[];
@@ -42,7 +43,7 @@ typedef struct lob_run {
     uint64_t bad, shown, shown_depth, first_mismatch_line;
     lobster_mismatch first;
     int first_kind;
-    double wall_s;
+    double wall_s, cpu_s;
 } lob_run;
 
 /* -1 to go on, else the exit status. */
@@ -187,12 +188,19 @@ static int lob_loop(lob_run *run, const lob_opts *o) {
     char *line;
     size_t len;
     int r, first = 1;
+    struct rusage ru0, ru1;
+    getrusage(RUSAGE_THREAD, &ru0);
     uint64_t t0 = lat_mono_ns();
     while ((r = book_lines_next(&run->lm, &line, &len)) == 1) {
         if (lob_line(run, o, line, len, first, cal)) return CLI_ERR;
         first = 0;
     }
     run->wall_s = (double)(lat_mono_ns() - t0) / 1e9;
+    getrusage(RUSAGE_THREAD, &ru1);
+    run->cpu_s = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
+                 (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
+                 (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
+                 (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
     if (r < 0)
         return cli_error(CMD, "%s:%" PRIu64 ": %s", o->msg_path, run->lm.lineno,
                          r == LAT_EFORMAT ? "line longer than 4096 bytes" : lat_strerror(r));
@@ -245,6 +253,8 @@ static void lob_print(const lob_run *run, const lob_opts *o) {
            "comparing included)\n",
            run->wall_s > 0 ? (double)c->messages / run->wall_s / 1e6 : 0.0, c->messages,
            run->wall_s);
+    printf("on-CPU          %.2f M messages per CPU-second (%.3f s on a CPU)\n",
+           run->cpu_s > 0 ? (double)c->messages / run->cpu_s / 1e6 : 0.0, run->cpu_s);
     book_cli_print_latency(&run->h);
 }
 
@@ -256,15 +266,15 @@ static int lob_json(const lob_run *run, const lob_opts *o) {
         json_object_set_new(types, k, json_integer((json_int_t)c->by_type[t]));
     }
     json_t *j = json_pack(
-        "{s:s,s:s?,s:I,s:I,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f,s:o}", "file", o->msg_path,
+        "{s:s,s:s?,s:I,s:I,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f,s:f,s:o}", "file", o->msg_path,
         "orderbook", o->ob_path, "messages", (json_int_t)c->messages, "malformed_lines",
         (json_int_t)run->bad, "by_type", types, "prewindow", (json_int_t)c->prewindow,
         "unappliable", (json_int_t)c->unappliable, "unappliable_outside_depth",
         (json_int_t)c->unappliable_depth, "levels_compared", (json_int_t)o->levels, "rows_compared",
         (json_int_t)c->rows_compared, "rows_mismatch", (json_int_t)c->rows_mismatch,
-        "rows_outside_depth_only", (json_int_t)c->rows_depth_only, "wall_s", run->wall_s,
-        "messages_per_s", run->wall_s > 0 ? (double)c->messages / run->wall_s : 0.0, "latency_ns",
-        book_cli_latency_json(&run->h));
+        "rows_outside_depth_only", (json_int_t)c->rows_depth_only, "wall_s", run->wall_s, "cpu_s",
+        run->cpu_s, "messages_per_s", run->wall_s > 0 ? (double)c->messages / run->wall_s : 0.0,
+        "latency_ns", book_cli_latency_json(&run->h));
     int err = j ? lat_write_json_atomic(o->json, j) : -ENOMEM;
     json_decref(j);
     return err ? cli_lib_error(CMD, o->json, err) : CLI_OK;

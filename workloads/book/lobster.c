@@ -342,6 +342,13 @@ int lobster_replay_compare(lobster_replay *r, const lobster_row *row, lobster_mi
     int a = compare_side(r, row, BOOK_BUY, nb, &m[0]);
     int b = compare_side(r, row, BOOK_SELL, na, &m[1]);
     r->c.rows_compared++;
+    /* a side that matches on all N levels is verified up to level N: only
+     * prices beyond it stay in doubt (everything, when the side is not full) */
+    uint32_t n = row->nlevels;
+    if (r->compare == n && n) {
+        if (!a) r->bid_trust = row->bid[n - 1].price ? row->bid[n - 1].price : INT64_MIN;
+        if (!b) r->ask_trust = row->ask[n - 1].price ? row->ask[n - 1].price : INT64_MAX;
+    }
     if (!a && !b) return 0;
     int worst = (a == 1 || b == 1) ? 1 : 2;
     /* report a book mismatch before a depth one, bids before asks */

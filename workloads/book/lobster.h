@@ -14,8 +14,11 @@
  * LOBSTER's blind spot: a file holds only events within the top N levels, so
  * an order beyond level N can be added or cancelled unseen.  The replay marks
  * prices that have been outside the window (worse than level N of a full
- * side in some row, or beyond the first row's window) as untrusted, and a
+ * side in some row, or beyond the first row's window) as in doubt, and a
  * mismatch at such a price is "outside the file's depth", not a book error.
+ * A side that matches the file on all N levels clears the doubt up to its
+ * level N (when every level is compared, --levels = N); the labelling is
+ * otherwise conservative: a book error at a price in doubt is labelled too.
  *
  * Nothing here prints or exits; the parsers check every field (fuzz target:
  * tests/fuzz/fuzz_lobster.c). */
