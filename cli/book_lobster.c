@@ -300,7 +300,12 @@ int book_lobster_main(int argc, char **argv) {
     }
     if (run.ob) book_lines_init(&run.lo, run.ob);
     if (run.ob && (rc = lob_first_row(&run, &o)) >= 0) goto done;
-    int err = lobster_replay_create(o.tick, run.nlevels, (uint32_t)o.levels, &run.r);
+    /* the band ends at the highest price present: memory follows the data */
+    int64_t hi = lobster_scan_max_price(run.msg, o.tick);
+    for (uint32_t i = 0; hi >= 0 && i < run.row.nlevels; i++)
+        if (run.row.ask[i].price > hi) hi = run.row.ask[i].price;
+    if (hi < 0) hi = 0; /* not seekable: the widest band */
+    int err = lobster_replay_create(o.tick, hi, run.nlevels, (uint32_t)o.levels, &run.r);
     if (!err) err = lat_hist_init(&run.h, 1, 1000000000, 3);
     if (err) {
         rc = cli_lib_error(CMD, "creating the replay", err);

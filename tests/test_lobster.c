@@ -70,7 +70,7 @@ static uint64_t qty_at(lobster_replay *r, book_side side) {
 static void test_types(void **state) {
     (void)state;
     lobster_replay *r;
-    assert_int_equal(lobster_replay_create(100, 1, 1, &r), 0);
+    assert_int_equal(lobster_replay_create(100, 0, 1, 1, &r), 0);
     char first[] = "585100,40,585000,100";
     char why[256];
     lobster_row row;
@@ -123,7 +123,7 @@ static void test_synth_roundtrip(void **state) {
     book_lines_init(&lm, m);
     book_lines_init(&lo, o);
     lobster_replay *r;
-    assert_int_equal(lobster_replay_create(100, 4, 4, &r), 0);
+    assert_int_equal(lobster_replay_create(100, 1000000, 4, 4, &r), 0);
     char *line, why[256];
     size_t len;
     lobster_row row;

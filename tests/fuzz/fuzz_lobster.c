@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         nlevels = row.nlevels;
     }
     lobster_replay *r;
-    if (lobster_replay_create(100, nlevels, nlevels, &r)) return 0;
+    if (lobster_replay_create(100, 100 << 16, nlevels, nlevels, &r)) return 0;
     if (o && lobster_replay_start(r, &row) != 0) goto done;
     int first = 1;
     while (next_line(&m, mend, line, sizeof line, &len)) {

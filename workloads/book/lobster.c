@@ -3,6 +3,7 @@
 #include "lobster.h"
 
 #include "alloc_internal.h"
+#include "opstream.h"
 #include "latlab/error.h"
 
 #include <errno.h>
@@ -164,6 +165,25 @@ int lobster_parse_row(char *line, size_t len, int64_t tick, uint32_t want_levels
     return 0;
 }
 
+int64_t lobster_scan_max_price(FILE *msg, int64_t tick) {
+    long start = ftell(msg);
+    if (start < 0) return -errno;
+    book_lines rd;
+    book_lines_init(&rd, msg);
+    char *line, why[8];
+    size_t len;
+    int64_t hi = 0;
+    lobster_msg m;
+    int r;
+    while ((r = book_lines_next(&rd, &line, &len)) == 1)
+        if (!lobster_parse_msg(line, len, tick, &m, why, sizeof why) && m.type <= 4 && m.price > hi)
+            hi = m.price;
+    if (r < 0 && r != LAT_EFORMAT) return r;
+    clearerr(msg);
+    if (fseek(msg, start, SEEK_SET)) return -errno;
+    return hi;
+}
+
 /* ---- replay ----------------------------------------------------------------------- */
 
 struct lobster_replay {
@@ -185,7 +205,8 @@ static uint64_t synth_id(book_side side, int64_t price) {
     return SYNTH_BIT | ((uint64_t)side << 62) | ((uint64_t)price & ((1ull << 62) - 1));
 }
 
-int lobster_replay_create(int64_t tick, uint32_t levels, uint32_t compare, lobster_replay **out) {
+int lobster_replay_create(int64_t tick, int64_t price_hi, uint32_t levels, uint32_t compare,
+                          lobster_replay **out) {
     if (tick <= 0 || levels > LOBSTER_MAX_LEVELS || compare > levels || !out) return -EINVAL;
     lobster_replay *r = lat__calloc(1, sizeof *r);
     if (!r) return -ENOMEM;
@@ -194,14 +215,16 @@ int lobster_replay_create(int64_t tick, uint32_t levels, uint32_t compare, lobst
     r->compare = compare;
     r->bid_trust = INT64_MIN;
     r->ask_trust = INT64_MAX;
-    /* 2^26 ticks: $671,088 on a cent tick, for a 4 MB page directory */
+    /* at most 2^26 ticks ($671,088 on a cent tick): a 4 MB page directory */
     const int64_t span = (int64_t)LOBSTER_BAND_TICKS;
     int64_t hi = tick <= INT64_MAX / span ? tick * span : INT64_MAX;
+    if (price_hi > 0 && price_hi < hi) hi = price_hi < tick ? tick : price_hi;
     book_config cfg = {.price_lo = tick,
                        .price_hi = hi - (hi % tick),
                        .tick = tick,
                        .max_orders = (1u << 31) - 1,
-                       .reserve_orders = 1u << 16};
+                       .reserve_orders = 1u << 14,
+                       .reserve_levels = 4096}; /* grows on demand beyond these */
     int err = book_create(&cfg, &r->b);
     if (err) {
         lat__free(r);

@@ -89,9 +89,17 @@ typedef struct lobster_mismatch {
 
 typedef struct lobster_replay lobster_replay;
 
-/* tick: the book's tick in input units; levels: N of the file (0 when there
- * is no orderbook file); compare: L <= N levels compared. */
-int lobster_replay_create(int64_t tick, uint32_t levels, uint32_t compare, lobster_replay **out);
+/* tick: the book's tick in input units; price_hi: the highest price the
+ * book must hold (the band is tick .. price_hi, at most LOBSTER_BAND_TICKS
+ * ticks; <= 0: the most); levels: N of the file (0 when there is no
+ * orderbook file); compare: L <= N levels compared.  A message priced above
+ * the band is unappliable (reason: outside the book's band). */
+int lobster_replay_create(int64_t tick, int64_t price_hi, uint32_t levels, uint32_t compare,
+                          lobster_replay **out);
+/* The highest price of types 1-4 in a message file (lines that do not parse
+ * are skipped), and the file rewound; 0 when it has none, or a negative
+ * errno (not seekable, read error). */
+int64_t lobster_scan_max_price(FILE *msg, int64_t tick);
 void lobster_replay_destroy(lobster_replay *r);
 /* Seed the book from the first orderbook row: one synthetic order per
  * visible level.  0 or a BOOK_E* code. */
