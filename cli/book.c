@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "book_bench.h"
 #include "book_cli.h"
+#include "book_itchgen.h"
 
 #include "book.h"
 #include "opstream.h"
@@ -39,6 +40,7 @@ const char cmd_book_usage[] =
     "                          [--tick T] [--price-scale S] [--hgrm FILE] [--json FILE]\n"
     "       latlab book lobster-synth DIR [--messages N] [--levels N] [--seed S] [--unseen-pm P]\n"
     "       latlab book bench SCENARIO|all [options]   ('latlab book bench --help')\n"
+    "       latlab book itch-gen -o FILE [options]     (synthetic capture; see below)\n"
     "\n"
     "replay: one op per line (integers only, prices in the file's unit; '#' starts a comment):\n"
     "  L <id> <owner> <B|S> <price> <qty> <GTC|IOC|FOK|POST>   limit order\n"
@@ -109,7 +111,7 @@ const char cmd_book_usage[] =
     "first message, every message type; P per mille of events, default 5, placed beyond\n"
     "level N and left out of the files as LOBSTER's depth window does).\n"
     "\n"
-    "bench: " BOOK_BENCH_USAGE;
+    "bench: " BOOK_BENCH_USAGE "\n" BOOK_ITCHGEN_USAGE;
 
 static const char *CMD = "book";
 
@@ -489,7 +491,9 @@ static int cmd_replay(int argc, char **argv) {
 }
 
 int cmd_book(int argc, char **argv) {
-    if (argc < 2) return cli_usage_error(CMD, "needs a subcommand: replay, itch, lobster or bench");
+    if (argc < 2)
+        return cli_usage_error(CMD, "needs a subcommand: replay, itch, itch-gen, lobster, "
+                                    "lobster-synth or bench");
     const char *sub = argv[1];
     if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
         fputs(cmd_book_usage, stdout);
@@ -500,5 +504,9 @@ int cmd_book(int argc, char **argv) {
     if (!strcmp(sub, "lobster")) return book_lobster_main(argc - 1, argv + 1);
     if (!strcmp(sub, "lobster-synth")) return book_lobster_synth_main(argc - 1, argv + 1);
     if (!strcmp(sub, "bench")) return book_bench_main(argc - 1, argv + 1);
-    return cli_usage_error(CMD, "unknown subcommand '%s' (replay, itch, lobster or bench)", sub);
+    if (!strcmp(sub, "itch-gen")) return book_itchgen_main(argc - 1, argv + 1);
+    return cli_usage_error(CMD,
+                           "unknown subcommand '%s' (replay, itch, itch-gen, lobster, "
+                           "lobster-synth or bench)",
+                           sub);
 }
