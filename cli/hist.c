@@ -32,6 +32,8 @@ const char cmd_hist_usage[] =
     "       latlab hist tags FILE.hlog [--json FILE]\n"
     "       latlab hist merge A.hlog B.hlog... -o OUT.hlog\n"
     "       latlab hist summary FILE.hlog [--scale R] [--json FILE]\n"
+    "       latlab hist export FILE.hlog... --openmetrics|--text|--protobuf|--serve ADDR|--push "
+    "URL\n"
     "\n"
     "Read HdrHistogram interval logs (format 1.2 and 1.3: latlab's, Java's\n"
     "HistogramLogWriter's, HdrHistogram_c's).\n"
@@ -549,17 +551,24 @@ static int cmd_merge(int argc, char **argv) {
     return status;
 }
 
+/* `latlab hist export` lives in hist_export.c (Prometheus). */
+extern int cli_hist_export(int argc, char **argv);
+extern const char cli_hist_export_usage[];
+
 int cmd_hist(int argc, char **argv) {
     if (argc < 2)
-        return cli_usage_error(CMD, "needs a subcommand: percentiles, tags, merge, summary");
+        return cli_usage_error(CMD,
+                               "needs a subcommand: percentiles, tags, merge, summary, export");
     const char *sub = argv[1];
     if (!strcmp(sub, "-h") || !strcmp(sub, "--help") || !strcmp(sub, "help")) {
         fputs(cmd_hist_usage, stdout);
+        fputs(cli_hist_export_usage, stdout);
         return CLI_OK;
     }
     if (!strcmp(sub, "percentiles")) return cmd_percentiles(argc - 1, argv + 1);
     if (!strcmp(sub, "tags")) return cmd_tags_or_summary(argc - 1, argv + 1, false);
     if (!strcmp(sub, "summary")) return cmd_tags_or_summary(argc - 1, argv + 1, true);
     if (!strcmp(sub, "merge")) return cmd_merge(argc - 1, argv + 1);
+    if (!strcmp(sub, "export")) return cli_hist_export(argc - 1, argv + 1);
     return cli_usage_error(CMD, "unknown subcommand '%s'", sub);
 }
