@@ -21,7 +21,7 @@ if [ "$mode" = test ] || [ "$mode" = bench ]; then
           libclang-rt-14-dev libxml2-utils jq chromium linux-perf util-linux"
     # The fleet-export tests' servers; without recommends (which would pull
     # node-exporter, smartmontools and ~30 more).  Nothing starts by itself.
-    norec="prometheus prometheus-pushgateway"
+    norec="prometheus prometheus-pushgateway curl"
 fi
 missing=""
 for p in $pkgs $norec; do
