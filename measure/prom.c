@@ -66,16 +66,31 @@ int lat_prom_classic_bucket(double v_s) {
     return lo;
 }
 
-/* The value a slot is filed under: its highest equivalent, in seconds.  A
- * hair of tolerance so that an integer count of units that equals a bound
- * in decimal (20 ns vs 2e-08) is not pushed up by the product's rounding. */
-static double slot_top_s(const lat_hist *h, int32_t i, double unit_s) {
-    int64_t top = lat_hist_highest_equivalent(h, lat_hist_value_from_index(h, i));
-    return (double)top * unit_s * (1.0 - 1e-12);
+/* Slot i's lowest value and width (what lat_hist_lowest_equivalent and
+ * lat_hist_size_of_equivalent_range give for its values), without calls. */
+static inline void slot_span(const lat_hist *h, int32_t i, int64_t *lo, int64_t *size) {
+    int32_t bucket = (i >> h->half_magnitude) - 1;
+    if (bucket < 0) bucket = 0;
+    *lo = lat_hist_value_from_index(h, i);
+    *size = INT64_C(1) << (bucket + h->unit_magnitude);
 }
 
-static double slot_mid_s(const lat_hist *h, int32_t i, double unit_s) {
-    return (double)lat_hist_median_equivalent(h, lat_hist_value_from_index(h, i)) * unit_s;
+/* The value a slot is filed under: its highest equivalent, in seconds, less
+ * a hair, so that a count of units that equals a bound in decimal (20 ns vs
+ * 2e-08) is not pushed up by the product's rounding.  *mid_s gets the
+ * median equivalent (what _sum adds up, as lat_hist_mean does). */
+static inline double slot_top_s(const lat_hist *h, int32_t i, double unit_s, double *mid_s) {
+    int64_t lo, size;
+    slot_span(h, i, &lo, &size);
+    *mid_s = (double)(lo + (size >> 1)) * unit_s;
+    return (double)(lo + size - 1) * unit_s * (1.0 - 1e-12);
+}
+
+/* One past the last slot that can hold counts. */
+static int32_t slot_end(const lat_hist *h) {
+    if (h->total_count == 0) return 0;
+    int32_t top = lat_hist_index(h, h->max_value) + 1;
+    return top < h->counts_len ? top : h->counts_len;
 }
 
 int lat_prom_classic_fill(const lat_hist *h, double unit_s, lat_prom_classic *out) {
@@ -84,17 +99,18 @@ int lat_prom_classic_fill(const lat_hist *h, double unit_s, lat_prom_classic *ou
     int b = 0;
     double sum = 0;
     uint64_t run = 0;
-    for (int32_t i = 0; i < h->counts_len; i++) {
+    for (int32_t i = 0, end = slot_end(h); i < end; i++) {
         int64_t c = h->counts[i];
         if (c <= 0) continue;
-        double top = slot_top_s(h, i, unit_s);
+        double mid;
+        double top = slot_top_s(h, i, unit_s, &mid);
         /* Slots come in increasing order: the bucket only moves up. */
         while (b < LAT_PROM_NBOUNDS && lat_prom_le_s[b] < top) {
             out->cumulative[b] = run;
             b++;
         }
         run += (uint64_t)c;
-        sum += (double)c * slot_mid_s(h, i, unit_s);
+        sum += (double)c * mid;
     }
     for (; b <= LAT_PROM_NBOUNDS; b++)
         out->cumulative[b] = run;
@@ -232,16 +248,17 @@ int lat_prom_native_fill(const lat_hist *h, double unit_s, int schema, lat_prom_
     int64_t bucket = 0;
     bool open = false;
     uint64_t total = 0;
-    for (int32_t i = 0; i < h->counts_len; i++) {
+    for (int32_t i = 0, end = slot_end(h); i < end; i++) {
         int64_t c = h->counts[i];
         if (c <= 0) continue;
         total += (uint64_t)c;
-        sum += (double)c * slot_mid_s(h, i, unit_s);
+        double mid;
+        double top = slot_top_s(h, i, unit_s, &mid);
+        sum += (double)c * mid;
         if (i == 0) {
             out->zero_count += (uint64_t)c;
             continue;
         }
-        double top = slot_top_s(h, i, unit_s);
         if (!open || top > upper) {
             if (open) native_emit(&b, k, bucket);
             k = lat_prom_native_index(top, schema);
