@@ -112,6 +112,7 @@ int cli_prom_exporter(const cli_prom *p, const char *cmd, int n, const char *con
         .stages = stages,
         .unit_s = p->unit_s,
         .native_budget = p->native_budget,
+        .metric = p->metric,
     };
     int rc = lat_prom_exporter_create(&c, out);
     if (rc) return cli_lib_error(cmd, "Prometheus exporter", rc);

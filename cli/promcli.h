@@ -64,7 +64,8 @@ typedef struct cli_prom {
     const char *run_label;
     const char *host_label;
     int native_budget;
-    double unit_s; /* seconds per histogram unit (default 1e-9: ns) */
+    double unit_s;      /* seconds per histogram unit (default 1e-9: ns) */
+    const char *metric; /* family name (NULL: latlab_stage_latency_seconds) */
     char run_buf[64];
     char host_buf[LAT_PROM_LABEL_MAX];
 } cli_prom;

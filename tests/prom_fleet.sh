@@ -186,6 +186,12 @@ if [ $pn != 0 ]; then
         grep -o 'native_rel_error=[0-9.]*' | cut -d= -f2 | sort -g | tail -1)
     quantiles "pushed native" "$pn" native "$psel" "$pbound" "$u50" "$u99" "$u999"
 fi
+# latlab book bench pushes its scenarios (stage=<scenario>) under its own family.
+"$LATLAB" book bench mixed_70_20_10 --quick --out "$tmp/book" --push "http://127.0.0.1:$pg" \
+    --run-label "$prun" --host-label book >"$tmp/book.out" 2>"$tmp/book.err" || fail "book bench exit $?"
+curl -fs "http://127.0.0.1:$pg/metrics" |
+    grep -q "^latlab_book_latency_seconds_count{host=\"book\",.*stage=\"mixed_70_20_10\"} 20000" ||
+    fail "book bench push not on the gateway"
 # --push-delete removes the group from the gateway.
 "$LATLAB" pipeline --push "http://127.0.0.1:$pg" --push-delete --run-label "$prun" \
     --host-label pusher-1 2>"$tmp/del.err" || fail "push-delete exit $?"
