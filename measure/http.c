@@ -3,7 +3,7 @@
  * Prometheus scrape endpoint and Pushgateway pushes (prom.c).  See http.h. */
 #include "latlab/http.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/error.h"
 
 #include <arpa/inet.h>

@@ -4,7 +4,7 @@
  * pushes.  The conversions and their error bounds are stated in prom.h. */
 #include "latlab/prom.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/error.h"
 #include "latlab/http.h"
 
