@@ -184,11 +184,13 @@ void lat_prom_server_counts(const lat_prom_server *s, uint64_t *served, uint64_t
 
 /* PUT the exporter's state to a Pushgateway at url ("http://HOST:PORT[/PREFIX]")
  * under /metrics/job/JOB/run/RUN/host/HOST (protobuf when available, else
- * text), or DELETE that group when del is true.  timeout_ms bounds connecting
- * and each read/write.  Returns 0, -EINVAL (bad URL), a negative errno from
- * the network (-ECONNREFUSED, -ETIMEDOUT, ...), or LAT_EPROTO... see
- * http.h; err (errlen bytes) gets a sentence on any failure, including the
- * gateway's status line and body. */
+ * text; a label value that is not [A-Za-z0-9._-] goes as NAME@base64), or
+ * DELETE that group when del is true.  timeout_ms bounds connecting and each
+ * read/write.  Returns 0, -EINVAL (bad URL), a negative errno from the
+ * network (-ECONNREFUSED, -ETIMEDOUT, ...) or LAT_EHTTP (the gateway answered
+ * an error status); err (errlen bytes) gets a sentence on any failure,
+ * including the gateway's status and the start of its answer.  Uses the
+ * exporter's preallocated buffer: no allocation besides the resolver's. */
 int lat_prom_push(const lat_prom_exporter *e, const char *url, const char *job, bool del,
                   int timeout_ms, char *err, size_t errlen);
 

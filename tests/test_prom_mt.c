@@ -1,11 +1,12 @@
-/* test_prom.c - the Prometheus conversion (measure/prom.c) and the small HTTP
+/* test_prom_mt.c - the Prometheus conversion (measure/prom.c) and the small HTTP
  * pieces (measure/http.c): the fixed le list and its text, cumulative counts
  * against a direct count per slot, native bucket index math against
  * ceil(log2(v) * 2^schema), spans and deltas that rebuild the counts, the
  * schema choice (precision, budget), the stated relative error bounds
  * checked by replaying Prometheus' histogram_quantile on the converted
  * buckets, allocation-free export, the request parser, and a live server
- * answering good, malformed and oversized requests. */
+ * answering good, malformed and oversized requests (a second thread: also
+ * run under TSan). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
