@@ -585,9 +585,9 @@ int book_bench_main(int argc, char **argv) {
         return cli_usage_error(CMD, "bench needs one SCENARIO (or all); see 'latlab book bench "
                                     "--help'");
     if (cli_prom_check(&prom, CMD)) return CLI_USAGE;
-    if (prom.push_delete) {
-        const char *none[1] = {"all"};
-        return cli_prom_push(&prom, CMD, 1, none, NULL);
+    if (prom.push_delete) { /* the group is job/run/host: no run needed */
+        static const char *const any[1] = {"all"};
+        return cli_prom_push(&prom, CMD, 1, any, NULL);
     }
     const char *which = argv[optind];
     int sel[BOOK_SCN_COUNT] = {0}, nsel = 0;

@@ -303,6 +303,10 @@ int cmd_pipeline(int argc, char **argv) {
     }
     if (optind < argc) return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
     if (cli_prom_check(&prom, CMD)) return CLI_USAGE;
+    if (prom.push_delete) { /* the group is job/run/host: no run, no stages needed */
+        static const char *const any[1] = {"e2e"};
+        return cli_prom_push(&prom, CMD, 1, any, NULL);
+    }
     if (fbase && !flight_auto)
         return cli_usage_error(CMD, "--flight-baseline: only with --flight-threshold auto");
     if (fout && !flight_auto && c.flight_threshold_ns == LAT_FLIGHT_NONE)
@@ -324,7 +328,6 @@ int cmd_pipeline(int argc, char **argv) {
 
     pipe_prom pp = {0};
     pipe_prom_stages(&pp, &c);
-    if (prom.push_delete) return cli_prom_push(&prom, CMD, pp.n, pp.name, NULL);
 
     const lat_clock_cal *cal = lat_clock_default();
     c.cal = cal;
