@@ -10,6 +10,7 @@
  * Corrupt or truncated input stops with exit 1 naming the file, line and
  * reason.  Files we write (-o, --json) are written atomically. */
 #include "cli.h"
+#include "hist_export.h"
 
 #include "latlab/json.h"
 #include "latlab/atomicfile.h"
@@ -57,7 +58,7 @@ const char cmd_hist_usage[] =
     "  (-o OUT.hlog, required); timestamps are re-based on the earliest input.\n"
     "summary: one line per tag: count, min, p50, p90, p99, p99.9, p99.99, max, mean\n"
     "  (values divided by --scale, default 1: as recorded).\n"
-    "\n"
+    "\n" HIST_EXPORT_USAGE "\n"
     "Exit status: 0 ok, 1 unreadable/corrupt/truncated input (file:line: reason) or\n"
     "write error, 2 usage error.\n";
 
@@ -551,10 +552,6 @@ static int cmd_merge(int argc, char **argv) {
     return status;
 }
 
-/* `latlab hist export` lives in hist_export.c (Prometheus). */
-extern int cli_hist_export(int argc, char **argv);
-extern const char cli_hist_export_usage[];
-
 int cmd_hist(int argc, char **argv) {
     if (argc < 2)
         return cli_usage_error(CMD,
@@ -562,7 +559,6 @@ int cmd_hist(int argc, char **argv) {
     const char *sub = argv[1];
     if (!strcmp(sub, "-h") || !strcmp(sub, "--help") || !strcmp(sub, "help")) {
         fputs(cmd_hist_usage, stdout);
-        fputs(cli_hist_export_usage, stdout);
         return CLI_OK;
     }
     if (!strcmp(sub, "percentiles")) return cmd_percentiles(argc - 1, argv + 1);

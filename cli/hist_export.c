@@ -6,6 +6,7 @@
  * stage label is the tag, or the file's name without ".hlog".  Serving a
  * file is also how the tests give two "hosts" known distributions. */
 #include "cli.h"
+#include "hist_export.h"
 #include "promcli.h"
 
 #include "latlab/atomicfile.h"
@@ -24,22 +25,6 @@
 
 #define CMD "hist export"
 
-const char cli_hist_export_usage[] =
-    "export: merge each file's intervals per tag and write them as Prometheus histograms\n"
-    "  (stage label: the tag, else the file name without .hlog; q1-wake -> q1+wake)\n"
-    "  --openmetrics   OpenMetrics text (classic histograms)\n"
-    "  --text          Prometheus text format 0.0.4 (classic histograms)\n"
-    "  --protobuf      delimited io.prometheus.client.MetricFamily: classic + native\n"
-    "  -o, --output F  write there (atomically) instead of stdout\n"
-    "  --tag T         only intervals tagged T\n"
-    "  --stage NAME    stage label (one series only)\n"
-    "  --unit U        what the logs' values are: ns (default), us, ms, s\n"
-    "  --serve ADDR    serve GET /metrics on ADDR until SIGTERM/SIGINT (or --serve-seconds)\n"
-    "  --serve-seconds S  stop serving after S seconds\n"
-    "  --push URL, --push-delete, --push-job, --run-label, --host-label, --native-buckets:\n"
-    "                  as for `latlab pipeline` (see latlab help pipeline)\n"
-    "  On stderr, per series: count, native schema and the conversions' relative error\n"
-    "  bounds (classic 1/3; native 2^(2^-schema) - 1).\n";
 
 enum { X_OM = 1000, X_TEXT, X_PB, X_TAG, X_STAGE, X_UNIT, X_SERVE, X_SERVE_S };
 
