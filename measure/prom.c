@@ -377,9 +377,9 @@ struct lat_prom_exporter {
 
 static char help_classic[] = "Per-stage latency: classic buckets on latlab's fixed le list "
                              "(1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k s, 10 ns .. 100 s).";
+#ifdef LAT_HAVE_PROTOBUF
 static char help_native[] = "Per-stage latency: native (exponential) buckets; schema from the "
                             "histogram's precision and a bucket budget.";
-#ifdef LAT_HAVE_PROTOBUF
 static char lname_stage[] = "stage", lname_run[] = "run", lname_host[] = "host";
 #endif
 
