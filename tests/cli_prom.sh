@@ -117,4 +117,15 @@ grep -q "\-\-push http://127.0.0.1:$dead: cannot connect to 127.0.0.1:$dead" "$t
 [ -s "$tmp/logs/e2e.hlog" ] || fail "interval log not written"
 "$LATLAB" hist export "$tmp/logs/e2e.hlog" --push "http://127.0.0.1:$dead" 2>"$tmp/push2.err"
 [ $? = 1 ] || fail "hist export --push to nowhere: exit not 1"
+# The harness (LAT_BENCH_MAIN programs): report written, then exit 1.
+B=${LAT_BUILD_DIR:-}/bench/bench_contention
+if [ -x "$B" ]; then
+    LAT_BENCH_NO_PIN=1 "$B" --quick --cooldown-ms 0 --json "$tmp/h.json" \
+        --push "http://127.0.0.1:$dead" >/dev/null 2>"$tmp/h.err"
+    [ $? = 1 ] || fail "harness --push to nowhere: exit not 1"
+    grep -q -- "--push http://127.0.0.1:$dead: cannot connect" "$tmp/h.err" || fail "harness push error"
+    [ -s "$tmp/h.json" ] || fail "harness report not written"
+    "$B" --push ftp://x >/dev/null 2>&1
+    [ $? = 2 ] || fail "harness --push ftp://x: exit not 2"
+fi
 echo "ok"

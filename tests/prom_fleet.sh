@@ -192,6 +192,17 @@ fi
 curl -fs "http://127.0.0.1:$pg/metrics" |
     grep -q "^latlab_book_latency_seconds_count{host=\"book\",.*stage=\"mixed_70_20_10\"} 20000" ||
     fail "book bench push not on the gateway"
+# A harness program pushes each benchmark's time per operation.
+if [ -x "$BUILD/bench/bench_contention" ]; then
+    LAT_BENCH_NO_PIN=1 "$BUILD/bench/bench_contention" --quick --cooldown-ms 0 \
+        --push "http://127.0.0.1:$pg" --push-run "$prun" >"$tmp/harness.out" 2>"$tmp/harness.err" ||
+        fail "harness --push exit $?"
+    curl -fs "http://127.0.0.1:$pg/metrics" |
+        grep -q "^latlab_bench_op_seconds_count{.*stage=\"Contention/rwlock_readers_vs_writer\"} [1-9]" ||
+        fail "harness push not on the gateway"
+else
+    echo "SKIPPED (harness push): benchmarks not built"
+fi
 # --push-delete removes the group from the gateway.
 "$LATLAB" pipeline --push "http://127.0.0.1:$pg" --push-delete --run-label "$prun" \
     --host-label pusher-1 2>"$tmp/del.err" || fail "push-delete exit $?"

@@ -111,7 +111,7 @@ int lat_prom_native_fill(const lat_hist *h, double unit_s, int schema, lat_prom_
 enum { LAT_PROM_TEXT = 0, LAT_PROM_OPENMETRICS = 1 };
 
 #define LAT_PROM_LABEL_MAX 128 /* bytes of a label value, NUL included */
-#define LAT_PROM_MAX_SERIES 32
+#define LAT_PROM_MAX_SERIES 256
 
 typedef struct lat_prom_exporter_config {
     const char *metric;        /* family name; NULL: "latlab_stage_latency_seconds" */
