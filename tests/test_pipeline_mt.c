@@ -80,15 +80,20 @@ static void test_compact_pinned_exactly_once(void **state) {
     lat_pipe_result_release(&r);
 }
 
+/* A half-size run of the full shape, oversubscribed when the CPUs are few. */
+static void full_oversubscribed(lat_pipe_config *c) {
+    small(c);
+    c->events = SMALL_N / 2;
+    c->rate_hz = 50000;
+    bool over;
+    assert_int_equal(plan(c, LAT_PIPE_FULL, true, &over), 0);
+    if (over) assert_int_equal(c->idle.kind, LAT_IDLE_BACKOFF);
+}
+
 static void test_full_oversubscribed_exactly_once(void **state) {
     (void)state;
     lat_pipe_config c;
-    small(&c);
-    c.events = SMALL_N / 2;
-    c.rate_hz = 50000;
-    bool over;
-    assert_int_equal(plan(&c, LAT_PIPE_FULL, true, &over), 0);
-    if (over) assert_int_equal(c.idle.kind, LAT_IDLE_BACKOFF);
+    full_oversubscribed(&c);
     lat_pipe_result r;
     assert_int_equal(lat_pipe_run(&c, &r), 0);
     check_exact(&r, c.events);
@@ -255,11 +260,7 @@ static void publish_hook(void *ud, const lat_hist *const *h) {
 static void test_publish_hook(void **state) {
     (void)state;
     lat_pipe_config c;
-    small(&c);
-    c.events = SMALL_N / 2;
-    c.rate_hz = 50000;
-    bool over;
-    assert_int_equal(plan(&c, LAT_PIPE_FULL, true, &over), 0);
+    full_oversubscribed(&c);
     c.rate_hz = 20000; /* long enough (>= 75 ms) for several 5 ms publishes */
     pub_seen seen = {.main = pthread_self()};
     c.publish = publish_hook;
