@@ -481,7 +481,8 @@ int lat_prom_exporter_create(const lat_prom_exporter_config *c, lat_prom_exporte
                          eh);
         if ((size_t)n > labels_max) labels_max = (size_t)n;
         s->schema_cap = LAT_PROM_SCHEMA_MAX;
-        if ((rc = lat_prom_native_init(&s->native, e->budget)) != 0) goto fail;
+        /* + 4: at the coarsest schema a range may still need a few more than the budget */
+        if ((rc = lat_prom_native_init(&s->native, e->budget + 4)) != 0) goto fail;
 #ifdef LAT_HAVE_PROTOBUF
         if ((rc = series_proto_init(e, s)) != 0) goto fail;
 #endif
@@ -510,7 +511,7 @@ int lat_prom_exporter_create(const lat_prom_exporter_config *c, lat_prom_exporte
      * at most 1 + 2 + 11 + 9 bytes, budget spans (14) and deltas (11), plus
      * the families' names and help. */
     size_t pb = 1024 + (size_t)c->nseries * (2 * (labels_max + 64) + LAT_PROM_NBOUNDS * 24 +
-                                             (size_t)e->budget * 32 + 128);
+                                             (size_t)(e->budget + 4) * 32 + 128);
     e->bound = text > pb ? text : pb;
     e->scratch = lat__alloc(e->bound);
     if (!e->scratch) goto fail;
