@@ -25,7 +25,6 @@
 
 #define CMD "hist export"
 
-
 enum { X_OM = 1000, X_TEXT, X_PB, X_TAG, X_STAGE, X_UNIT, X_SERVE, X_SERVE_S };
 
 static const struct option xopts[] = {
@@ -265,8 +264,7 @@ int cli_hist_export(int argc, char **argv) {
         sigaddset(&set, SIGTERM);
         pthread_sigmask(SIG_BLOCK, &set, NULL);
         lat_prom_server *srv = NULL;
-        if ((status = cli_prom_serve(&prom, CMD, x->n, names, &srv)) != 0) goto done;
-        lat_prom_server_update(srv, hs, x->n);
+        if ((status = cli_prom_serve(&prom, CMD, x->n, names, hs, &srv)) != 0) goto done;
         wait_for_stop(serve_s);
         lat_prom_server_destroy(srv);
     }

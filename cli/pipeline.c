@@ -373,7 +373,7 @@ int cmd_pipeline(int argc, char **argv) {
     }
 
     if (prom.metrics_addr) {
-        if (cli_prom_serve(&prom, CMD, pp.n, pp.name, &pp.srv)) {
+        if (cli_prom_serve(&prom, CMD, pp.n, pp.name, NULL, &pp.srv)) {
             free(prefix);
             return CLI_ERR;
         }

@@ -146,13 +146,18 @@ int cli_prom_push(const cli_prom *p, const char *cmd, int n, const char *const *
 }
 
 int cli_prom_serve(const cli_prom *p, const char *cmd, int n, const char *const *stages,
-                   lat_prom_server **out) {
+                   const lat_hist *const *initial, lat_prom_server **out) {
     lat_prom_exporter *e = NULL;
     if (cli_prom_exporter(p, cmd, n, stages, &e)) return CLI_ERR;
     int rc = lat_prom_server_create(p->metrics_addr, e, out);
     if (rc) {
         lat_prom_exporter_destroy(e);
         return cli_error(cmd, "--metrics %s: %s", p->metrics_addr, lat_strerror(rc));
+    }
+    if (initial && (rc = lat_prom_server_update(*out, initial, n)) != 0) {
+        lat_prom_server_destroy(*out);
+        *out = NULL;
+        return cli_lib_error(cmd, "Prometheus conversion", rc);
     }
     char host[256];
     int port;

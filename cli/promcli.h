@@ -84,10 +84,11 @@ int cli_prom_exporter(const cli_prom *p, const char *cmd, int n, const char *con
  * group.  Prints one line on stderr either way.  0 or CLI_ERR. */
 int cli_prom_push(const cli_prom *p, const char *cmd, int n, const char *const *stages,
                   const lat_hist *const *h);
-/* Start serving (an exporter for the stages, empty until updated).  Prints
- * "latlab CMD: serving http://ADDR:PORT/metrics" on stderr.  0 or CLI_ERR. */
+/* Start serving (an exporter for the stages holding `initial`, or empty
+ * until updated when it is NULL), then print "latlab CMD: serving
+ * http://ADDR:PORT/metrics" on stderr.  0 or CLI_ERR. */
 int cli_prom_serve(const cli_prom *p, const char *cmd, int n, const char *const *stages,
-                   lat_prom_server **out);
+                   const lat_hist *const *initial, lat_prom_server **out);
 /* Final state, then linger --metrics-linger seconds, then stop. */
 void cli_prom_serve_finish(const cli_prom *p, lat_prom_server *s, const lat_hist *const *h, int n);
 
