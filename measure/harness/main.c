@@ -50,56 +50,6 @@ static const char usage_fmt[] =
     "  env " LAT_BENCH_ENV_NO_PIN "=1 disables pinning to performance cores\n";
 
 /* The tool's strict rule: decimal digits only (no sign, no space, no 0x). */
-/* --push: each result's per-sample ns/op as one histogram (in picoseconds, so
- * sub-ns operations keep three digits), stage=GROUP/NAME, to a Pushgateway. */
-static int push_results(const lat_bench_report *rep, const char *url, const char *run,
-                        const char *prog, FILE *err) {
-    int n = rep->n_results < LAT_PROM_MAX_SERIES ? (int)rep->n_results : LAT_PROM_MAX_SERIES;
-    if (n == 0) return 0;
-    if ((uint32_t)n < rep->n_results)
-        fprintf(err, "%s: --push: only the first %d benchmarks are pushed\n", prog, n);
-    char(*names)[LAT_PROM_LABEL_MAX] = lat__calloc((size_t)n, sizeof *names);
-    const char **np = lat__calloc((size_t)n, sizeof *np);
-    lat_hist *h = lat__calloc((size_t)n, sizeof *h);
-    lat_prom_exporter *e = NULL;
-    char host[LAT_PROM_LABEL_MAX] = "localhost", why[512] = "";
-    int rc = -ENOMEM;
-    if (!names || !np || !h) goto out;
-    gethostname(host, sizeof host - 1);
-    for (int i = 0; i < n; i++) {
-        const lat_bench_result *res = &rep->results[i];
-        snprintf(names[i], sizeof names[i], "%s/%s", res->group, res->name);
-        np[i] = names[i];
-        if ((rc = lat_hist_init(&h[i], 1, INT64_C(1000000000000000), 3)) != 0) goto out;
-        for (uint32_t k = 0; k < res->n; k++)
-            if (res->ns_per_op[k] >= 0)
-                lat_hist_record(&h[i], (int64_t)(res->ns_per_op[k] * 1e3 + 0.5));
-    }
-    lat_prom_exporter_config c = {.metric = "latlab_bench_op_seconds",
-                                  .run = run,
-                                  .host = host,
-                                  .nseries = n,
-                                  .stages = np,
-                                  .unit_s = 1e-12};
-    if ((rc = lat_prom_exporter_create(&c, &e)) != 0) goto out;
-    for (int i = 0; i < n && !rc; i++)
-        rc = lat_prom_exporter_set(e, i, &h[i]);
-    if (!rc) rc = lat_prom_push(e, url, "latlab", false, 5000, why, sizeof why);
-out:
-    if (rc)
-        fprintf(err, "%s: --push %s: %s\n", prog, url, why[0] ? why : lat_strerror(rc));
-    else
-        fprintf(err, "%s: pushed %d benchmark(s) to %s job=latlab run=%s host=%s\n", prog, n, url,
-                run, host);
-    lat_prom_exporter_destroy(e);
-    for (int i = 0; h && i < n; i++)
-        lat_hist_free(&h[i]);
-    lat__free(h);
-    lat__free(np);
-    lat__free(names);
-    return rc ? 1 : 0;
-}
-
 static int parse_u64(const char *s, uint64_t *out) {
     if (!s || *s < '0' || *s > '9') return -1;
     char *end;
@@ -177,31 +127,124 @@ static char *auto_path(const lat_bench_report *rep) {
     return p;
 }
 
-int lat_bench_main(int argc, char **argv, const char *suite, int (*reg)(lat_bench_runner *r),
-                   unsigned flags, FILE *out, FILE *err) {
-    const char *prog = argc > 0 && argv[0] ? argv[0] : suite;
-    const char *filter = NULL, *json_path = NULL, *compare = NULL, *push_url = NULL;
-    char push_run[LAT_PROM_LABEL_MAX] = "";
-    bool list = false, gate = false, quick = (flags & LAT_BENCH_MAIN_QUICK) != 0, seeded = false;
-    bool cpu_time = false;
-    uint64_t seed = 0, cooldown_ms = 0;
-    double materiality = 0.05;
-    enum {
-        O_FILTER = 1000,
-        O_LIST,
-        O_JSON,
-        O_COMPARE,
-        O_GATE,
-        O_SEED,
-        O_COOL,
-        O_QUICK,
-        O_FULL,
-        O_MAT,
-        O_CPU,
-        O_PUSH,
-        O_PUSH_RUN,
-        O_HELP
-    };
+/* What the command line asked for. */
+typedef struct main_opts {
+    const char *prog, *filter, *json_path, *compare;
+    bool list, gate, quick, seeded, cpu_time;
+    uint64_t seed, cooldown_ms;
+    double materiality;
+    const char *push_url;              /* --push */
+    char push_run[LAT_PROM_LABEL_MAX]; /* --push-run */
+} main_opts;
+
+enum {
+    O_FILTER = 1000,
+    O_LIST,
+    O_JSON,
+    O_COMPARE,
+    O_GATE,
+    O_SEED,
+    O_COOL,
+    O_QUICK,
+    O_FULL,
+    O_MAT,
+    O_CPU,
+    O_PUSH,
+    O_PUSH_RUN,
+    O_HELP
+};
+
+/* One option; returns -1 to go on, else the exit status. */
+static int take_option(main_opts *o, int c, int argc, char **argv, FILE *out, FILE *err) {
+    switch (c) {
+    case O_FILTER:
+        o->filter = optarg;
+        return -1;
+    case O_LIST:
+        o->list = true;
+        return -1;
+    case O_JSON:
+        o->json_path = optarg;
+        return -1;
+    case O_COMPARE:
+        if (optarg)
+            o->compare = optarg;
+        else if (optind < argc && argv[optind][0] != '-')
+            o->compare = argv[optind++]; /* "--compare FILE" as well as "--compare=FILE" */
+        else
+            o->compare = "auto";
+        return -1;
+    case O_GATE:
+        o->gate = true;
+        return -1;
+    case O_CPU:
+        o->cpu_time = true;
+        return -1;
+    case O_SEED:
+        if (parse_u64(optarg, &o->seed)) {
+            fprintf(err, "%s: --seed: not a non-negative integer: %s\n", o->prog, optarg);
+            return 2;
+        }
+        o->seeded = true;
+        return -1;
+    case O_COOL:
+        if (parse_u64(optarg, &o->cooldown_ms) || o->cooldown_ms > 3600000) {
+            fprintf(err, "%s: --cooldown-ms: not a number of ms (0..3600000): %s\n", o->prog,
+                    optarg);
+            return 2;
+        }
+        return -1;
+    case O_QUICK:
+        o->quick = true;
+        return -1;
+    case O_FULL:
+        o->quick = false;
+        return -1;
+    case O_MAT: {
+        char *end;
+        double v = strtod(optarg, &end);
+        if (*optarg < '0' || *optarg > '9' || strpbrk(optarg, "xXpP") || *end ||
+            !(v >= 0 && v < 100)) {
+            fprintf(err, "%s: --materiality: not a percentage in [0,100): %s\n", o->prog, optarg);
+            return 2;
+        }
+        o->materiality = v / 100;
+        return -1;
+    }
+    case O_PUSH: {
+        char host[256], prefix[512];
+        int port;
+        if (lat_http_parse_url(optarg, host, sizeof host, &port, prefix, sizeof prefix) != 0) {
+            fprintf(err, "%s: --push: not a URL like http://127.0.0.1:9091: %s\n", o->prog, optarg);
+            return 2;
+        }
+        o->push_url = optarg;
+        return -1;
+    }
+    case O_PUSH_RUN:
+        if (!*optarg || strlen(optarg) >= sizeof o->push_run) {
+            fprintf(err, "%s: --push-run: empty or longer than %zu bytes\n", o->prog,
+                    sizeof o->push_run - 1);
+            return 2;
+        }
+        snprintf(o->push_run, sizeof o->push_run, "%s", optarg);
+        return -1;
+    case 'h':
+    case O_HELP:
+        fprintf(out, usage_fmt, o->prog);
+        return 0;
+    case ':':
+        fprintf(err, "%s: option %s needs a value\n", o->prog, argv[optind - 1]);
+        return 2;
+    default:
+        fprintf(err, "%s: unknown option %s\nTry '%s --help'.\n", o->prog, argv[optind - 1],
+                o->prog);
+        return 2;
+    }
+}
+
+/* Returns -1 when the run should go on, else the exit status. */
+static int parse_args(main_opts *o, int argc, char **argv, FILE *out, FILE *err) {
     static const struct option opts[] = {{"filter", required_argument, 0, O_FILTER},
                                          {"list", no_argument, 0, O_LIST},
                                          {"json", required_argument, 0, O_JSON},
@@ -219,234 +262,229 @@ int lat_bench_main(int argc, char **argv, const char *suite, int (*reg)(lat_benc
                                          {0, 0, 0, 0}};
     optind = 1;
     opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case O_FILTER:
-            filter = optarg;
-            break;
-        case O_LIST:
-            list = true;
-            break;
-        case O_JSON:
-            json_path = optarg;
-            break;
-        case O_COMPARE:
-            if (optarg)
-                compare = optarg;
-            else if (optind < argc && argv[optind][0] != '-')
-                compare = argv[optind++]; /* "--compare FILE" as well as "--compare=FILE" */
-            else
-                compare = "auto";
-            break;
-        case O_GATE:
-            gate = true;
-            break;
-        case O_SEED:
-            if (parse_u64(optarg, &seed)) {
-                fprintf(err, "%s: --seed: not a non-negative integer: %s\n", prog, optarg);
-                return 2;
-            }
-            seeded = true;
-            break;
-        case O_COOL:
-            if (parse_u64(optarg, &cooldown_ms) || cooldown_ms > 3600000) {
-                fprintf(err, "%s: --cooldown-ms: not a number of ms (0..3600000): %s\n", prog,
-                        optarg);
-                return 2;
-            }
-            break;
-        case O_QUICK:
-            quick = true;
-            break;
-        case O_FULL:
-            quick = false;
-            break;
-        case O_MAT: {
-            char *end;
-            double v = strtod(optarg, &end);
-            if (*optarg < '0' || *optarg > '9' || strpbrk(optarg, "xXpP") || *end ||
-                !(v >= 0 && v < 100)) {
-                fprintf(err, "%s: --materiality: not a percentage in [0,100): %s\n", prog, optarg);
-                return 2;
-            }
-            materiality = v / 100;
-            break;
-        }
-        case O_PUSH: {
-            char host[256], prefix[512];
-            int port;
-            if (lat_http_parse_url(optarg, host, sizeof host, &port, prefix, sizeof prefix) != 0) {
-                fprintf(err, "%s: --push: not a URL like http://127.0.0.1:9091: %s\n", prog,
-                        optarg);
-                return 2;
-            }
-            push_url = optarg;
-            break;
-        }
-        case O_PUSH_RUN:
-            if (!*optarg || strlen(optarg) >= sizeof push_run) {
-                fprintf(err, "%s: --push-run: empty or longer than %zu bytes\n", prog,
-                        sizeof push_run - 1);
-                return 2;
-            }
-            snprintf(push_run, sizeof push_run, "%s", optarg);
-            break;
-        case 'h':
-        case O_HELP:
-            fprintf(out, usage_fmt, prog);
-            return 0;
-        case ':':
-            fprintf(err, "%s: option %s needs a value\n", prog, argv[optind - 1]);
-            return 2;
-        default:
-            fprintf(err, "%s: unknown option %s\nTry '%s --help'.\n", prog, argv[optind - 1], prog);
-            return 2;
-        }
-    }
+    int c, st;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1)
+        if ((st = take_option(o, c, argc, argv, out, err)) >= 0) return st;
     if (optind < argc) {
-        fprintf(err, "%s: unexpected argument %s\n", prog, argv[optind]);
+        fprintf(err, "%s: unexpected argument %s\n", o->prog, argv[optind]);
         return 2;
     }
-    if (push_run[0] && !push_url) {
-        fprintf(err, "%s: --push-run: only with --push\n", prog);
+    if (o->push_run[0] && !o->push_url) {
+        fprintf(err, "%s: --push-run: only with --push\n", o->prog);
         return 2;
     }
-    if (push_url && !push_run[0]) {
+    return -1;
+}
+
+/* --push: each result's per-sample ns/op as one histogram (in picoseconds, so
+ * sub-ns operations keep three digits), stage=GROUP/NAME, to a Pushgateway.
+ * Returns 0 or 1 (the error printed). */
+static int push_results(const main_opts *o, const lat_bench_report *rep, FILE *err) {
+    int n = rep->n_results < LAT_PROM_MAX_SERIES ? (int)rep->n_results : LAT_PROM_MAX_SERIES;
+    if (n == 0) return 0;
+    if ((uint32_t)n < rep->n_results)
+        fprintf(err, "%s: --push: only the first %d benchmarks are pushed\n", o->prog, n);
+    char run[LAT_PROM_LABEL_MAX];
+    if (o->push_run[0]) {
+        snprintf(run, sizeof run, "%s", o->push_run);
+    } else {
         char ts[32];
         time_t now = time(NULL);
         struct tm tm;
         gmtime_r(&now, &tm);
         strftime(ts, sizeof ts, "%Y%m%dT%H%M%SZ", &tm);
-        snprintf(push_run, sizeof push_run, "%s-%s", suite, ts);
+        snprintf(run, sizeof run, "%.80s-%s", rep->suite, ts);
     }
-
-    lat_bench_config cfg;
-    if (quick)
-        lat_bench_config_quick(&cfg);
+    char(*names)[LAT_PROM_LABEL_MAX] = lat__calloc((size_t)n, sizeof *names);
+    const char **np = lat__calloc((size_t)n, sizeof *np);
+    lat_hist *h = lat__calloc((size_t)n, sizeof *h);
+    lat_prom_exporter *e = NULL;
+    char host[LAT_PROM_LABEL_MAX] = "localhost", why[512] = "";
+    int rc = -ENOMEM;
+    if (!names || !np || !h) goto out;
+    gethostname(host, sizeof host - 1);
+    for (int i = 0; i < n; i++) {
+        const lat_bench_result *res = &rep->results[i];
+        snprintf(names[i], sizeof names[i], "%s/%s", res->group, res->name);
+        np[i] = names[i];
+        if ((rc = lat_hist_init(&h[i], 1, INT64_C(1000000000000000), 3)) != 0) goto out;
+        for (uint32_t k = 0; k < res->n; k++)
+            if (res->ns_per_op[k] >= 0)
+                lat_hist_record(&h[i], (int64_t)(res->ns_per_op[k] * 1e3 + 0.5));
+    }
+    lat_prom_exporter_config c = {.metric = "latlab_bench_op_seconds",
+                                  .run = run,
+                                  .host = host,
+                                  .nseries = n,
+                                  .stages = np,
+                                  .unit_s = 1e-12};
+    if ((rc = lat_prom_exporter_create(&c, &e)) != 0) goto out;
+    for (int i = 0; i < n && !rc; i++)
+        rc = lat_prom_exporter_set(e, i, &h[i]);
+    if (!rc) rc = lat_prom_push(e, o->push_url, "latlab", false, 5000, why, sizeof why);
+out:
+    if (rc)
+        fprintf(err, "%s: --push %s: %s\n", o->prog, o->push_url, why[0] ? why : lat_strerror(rc));
     else
-        lat_bench_config_default(&cfg);
-    cfg.shuffle = seeded;
-    cfg.seed = seed;
-    cfg.cooldown_ns = cooldown_ms * 1000000ull;
+        fprintf(err, "%s: pushed %d benchmark(s) to %s job=latlab run=%s host=%s\n", o->prog, n,
+                o->push_url, run, host);
+    lat_prom_exporter_destroy(e);
+    for (int i = 0; h && i < n; i++)
+        lat_hist_free(&h[i]);
+    lat__free(h);
+    lat__free(np);
+    lat__free(names);
+    return rc ? 1 : 0;
+}
 
-    int status = 1, rc;
-    lat_bench_runner *r = NULL;
+/* Compare rep with the baseline asked for; returns the exit status so far. */
+static int compare_with_baseline(const main_opts *o, const lat_bench_report *rep, FILE *out,
+                                 FILE *err) {
+    char why[512] = "";
+    char *base_path = NULL;
     lat_bench_report *base = NULL;
     lat_bench_comparison *cmp = NULL;
-    char *save_path = NULL, *base_path = NULL;
-    if ((rc = lat_bench_runner_new(suite, &cfg, &r))) {
-        fprintf(err, "%s: %s\n", prog, lat_strerror(rc));
-        return 1;
+    int status = 0;
+    bool is_auto = strcmp(o->compare, "auto") == 0;
+    if (is_auto) {
+        if (lat_bench_find_baseline(results_dir(), rep, &base_path, why, sizeof why))
+            fprintf(err, "%s: no compatible baseline: %s\n", o->prog, why);
+    } else {
+        base_path = lat__strdup(o->compare);
     }
-    if ((rc = reg(r)) != 0) {
-        fprintf(err, "%s: registering benchmarks failed: %s\n", prog, lat_strerror(rc));
-        goto done;
-    }
-    if (filter && (rc = lat_bench_runner_filter(r, filter))) goto done;
-    if (list) {
-        for (size_t i = 0; i < lat_bench_case_count(r); i++)
-            if (lat_bench_case_selected(r, i)) fprintf(out, "%s\n", lat_bench_case_name(r, i));
-        status = 0;
-        goto done;
-    }
-    size_t selected = 0;
-    for (size_t i = 0; i < lat_bench_case_count(r); i++)
-        selected += lat_bench_case_selected(r, i);
-    if (selected == 0) {
-        fprintf(err, "%s: no benchmark matches --filter %s\n", prog, filter ? filter : "");
-        goto done;
-    }
-    rc = lat_bench_run(r);
-    lat_bench_report *rep = r->report;
-    if (!rep) goto done;
-    rep->git_commit = git_commit();
-    rep->conditions = run_conditions(r, err, prog);
-    lat_bench_report_print(rep, out);
-    fflush(out);
-    if (rc) fprintf(err, "%s: a benchmark failed: %s\n", prog, lat_strerror(rc));
-    for (uint32_t i = 0; i < rep->n_results; i++)
-        if (rep->results[i].unstable)
-            fprintf(err, "%s: warning: %s/%s: run stability is weak\n", prog, rep->results[i].group,
-                    rep->results[i].name);
-    status = rc ? 1 : 0;
-
-    if (compare) {
-        char why[512] = "";
-        if (strcmp(compare, "auto") == 0) {
-            int frc = lat_bench_find_baseline(results_dir(), rep, &base_path, why, sizeof why);
-            if (frc) fprintf(err, "%s: no compatible baseline: %s\n", prog, why);
-        } else {
-            base_path = strdup(compare);
-        }
-        if (base_path) {
-            int lrc = lat_bench_report_load(base_path, &base, why, sizeof why);
-            if (lrc) {
-                fprintf(err, "%s: cannot read %s: %s\n", prog, base_path,
-                        why[0] ? why : lat_strerror(lrc));
+    if (!base_path) return 0;
+    int lrc = lat_bench_report_load(base_path, &base, why, sizeof why);
+    if (lrc) {
+        fprintf(err, "%s: cannot read %s: %s\n", o->prog, base_path,
+                why[0] ? why : lat_strerror(lrc));
+        status = 1;
+    } else if (lat_bench_compatible(base, rep, why, sizeof why) != 0) {
+        fprintf(err, "%s: %s is not comparable: %s\n", o->prog, base_path, why);
+    } else {
+        lat_bench_compare_opts co = {.alpha = 0.05,
+                                     .cpu_time = o->cpu_time,
+                                     .materiality = o->materiality,
+                                     .noise_mult = 1,
+                                     .min_cpu_share = 0.9,
+                                     .drift_mult = 3};
+        /* auto: the newest report is the baseline and up to 10 recent
+         * ones give the run-to-run drift (see lat_bench_compare_history). */
+        lat_bench_report **hist = NULL;
+        size_t nh = 0;
+        int crc;
+        if (is_auto &&
+            lat_bench_load_history(results_dir(), rep, 10, &hist, &nh, why, sizeof why) == 0)
+            crc = lat_bench_compare_history((const lat_bench_report *const *)hist, nh, rep, &co,
+                                            &cmp);
+        else
+            crc = lat_bench_compare(base, rep, &co, &cmp);
+        for (size_t h = 0; h < nh; h++)
+            lat_bench_report_free(hist[h]);
+        free(hist);
+        if (crc == 0) {
+            cmp->baseline = lat__strdup(base_path);
+            lat_bench_comparison_print(cmp, out);
+            if (cmp->inconclusive)
+                fprintf(err,
+                        "%s: note: %u result(s) inconclusive: the shift is within the "
+                        "runs' noise (scatter, run-to-run drift) or the machine was "
+                        "busy; rerun on a quiet machine\n",
+                        o->prog, cmp->inconclusive);
+            if (o->gate && cmp->regressed) {
+                fprintf(err, "%s: gate: %u regression(s)\n", o->prog, cmp->regressed);
                 status = 1;
-            } else if (lat_bench_compatible(base, rep, why, sizeof why) != 0) {
-                fprintf(err, "%s: %s is not comparable: %s\n", prog, base_path, why);
-            } else {
-                lat_bench_compare_opts o = {.alpha = 0.05,
-                                            .cpu_time = cpu_time,
-                                            .materiality = materiality,
-                                            .noise_mult = 1,
-                                            .min_cpu_share = 0.9,
-                                            .drift_mult = 3};
-                /* auto: the newest report is the baseline and up to 10 recent
-                 * ones give the run-to-run drift (see lat_bench_compare_history). */
-                lat_bench_report **hist = NULL;
-                size_t nh = 0;
-                int crc;
-                if (strcmp(compare, "auto") == 0 &&
-                    lat_bench_load_history(results_dir(), rep, 10, &hist, &nh, why, sizeof why) ==
-                        0)
-                    crc = lat_bench_compare_history((const lat_bench_report *const *)hist, nh, rep,
-                                                    &o, &cmp);
-                else
-                    crc = lat_bench_compare(base, rep, &o, &cmp);
-                for (size_t h = 0; h < nh; h++)
-                    lat_bench_report_free(hist[h]);
-                free(hist);
-                if (crc == 0) {
-                    cmp->baseline = lat__strdup(base_path);
-                    lat_bench_comparison_print(cmp, out);
-                    if (cmp->inconclusive)
-                        fprintf(err,
-                                "%s: note: %u result(s) inconclusive: the shift is within the "
-                                "runs' noise (scatter, run-to-run drift) or the machine was "
-                                "busy; rerun on a quiet machine\n",
-                                prog, cmp->inconclusive);
-                    if (gate && cmp->regressed) {
-                        fprintf(err, "%s: gate: %u regression(s)\n", prog, cmp->regressed);
-                        status = 1;
-                    }
-                }
             }
         }
     }
-    if (json_path || (compare && strcmp(compare, "auto") == 0)) {
-        if (!json_path || strcmp(json_path, "auto") == 0)
-            save_path = auto_path(rep);
-        else
-            save_path = lat__strdup(json_path);
-        int src = save_path ? lat_bench_report_save(rep, save_path) : -ENOMEM;
-        if (src) {
-            fprintf(err, "%s: writing %s: %s\n", prog, save_path ? save_path : "report",
-                    lat_strerror(src));
-            status = 1;
-        } else {
-            fprintf(err, "%s: report written to %s\n", prog, save_path);
-        }
-    }
-    /* After the report is written: an unreachable gateway still exits 1. */
-    if (push_url && push_results(rep, push_url, push_run, prog, err)) status = 1;
-done:
     lat_bench_comparison_free(cmp);
     lat_bench_report_free(base);
-    free(base_path);
+    lat__free(base_path);
+    return status;
+}
+
+/* Save the report where --json (or --compare auto) says; 0 or 1. */
+static int save_report(const main_opts *o, const lat_bench_report *rep, FILE *err) {
+    char *save_path = !o->json_path || strcmp(o->json_path, "auto") == 0
+                          ? auto_path(rep)
+                          : lat__strdup(o->json_path);
+    int src = save_path ? lat_bench_report_save(rep, save_path) : -ENOMEM;
+    if (src)
+        fprintf(err, "%s: writing %s: %s\n", o->prog, save_path ? save_path : "report",
+                lat_strerror(src));
+    else
+        fprintf(err, "%s: report written to %s\n", o->prog, save_path);
     lat__free(save_path);
+    return src ? 1 : 0;
+}
+
+/* Registered, filtered and listed: 1 (error), 0 (listed: done) or -1 (run). */
+static int select_cases(const main_opts *o, lat_bench_runner *r, int (*reg)(lat_bench_runner *r),
+                        FILE *out, FILE *err) {
+    int rc;
+    if ((rc = reg(r)) != 0) {
+        fprintf(err, "%s: registering benchmarks failed: %s\n", o->prog, lat_strerror(rc));
+        return 1;
+    }
+    if (o->filter && lat_bench_runner_filter(r, o->filter)) return 1;
+    size_t selected = 0;
+    for (size_t i = 0; i < lat_bench_case_count(r); i++) {
+        bool sel = lat_bench_case_selected(r, i);
+        selected += sel;
+        if (o->list && sel) fprintf(out, "%s\n", lat_bench_case_name(r, i));
+    }
+    if (o->list) return 0;
+    if (selected == 0) {
+        fprintf(err, "%s: no benchmark matches --filter %s\n", o->prog, o->filter ? o->filter : "");
+        return 1;
+    }
+    return -1;
+}
+
+int lat_bench_main(int argc, char **argv, const char *suite, int (*reg)(lat_bench_runner *r),
+                   unsigned flags, FILE *out, FILE *err) {
+    main_opts o = {.prog = argc > 0 && argv[0] ? argv[0] : suite,
+                   .quick = (flags & LAT_BENCH_MAIN_QUICK) != 0,
+                   .materiality = 0.05};
+    int status = parse_args(&o, argc, argv, out, err);
+    if (status >= 0) return status;
+
+    lat_bench_config cfg;
+    if (o.quick)
+        lat_bench_config_quick(&cfg);
+    else
+        lat_bench_config_default(&cfg);
+    cfg.shuffle = o.seeded;
+    cfg.seed = o.seed;
+    cfg.cooldown_ns = o.cooldown_ms * 1000000ull;
+
+    lat_bench_runner *r = NULL;
+    int rc = lat_bench_runner_new(suite, &cfg, &r);
+    if (rc) {
+        fprintf(err, "%s: %s\n", o.prog, lat_strerror(rc));
+        return 1;
+    }
+    status = select_cases(&o, r, reg, out, err);
+    if (status >= 0) goto done;
+    rc = lat_bench_run(r);
+    lat_bench_report *rep = r->report;
+    status = 1;
+    if (!rep) goto done;
+    rep->git_commit = git_commit();
+    rep->conditions = run_conditions(r, err, o.prog);
+    lat_bench_report_print(rep, out);
+    fflush(out);
+    if (rc) fprintf(err, "%s: a benchmark failed: %s\n", o.prog, lat_strerror(rc));
+    for (uint32_t i = 0; i < rep->n_results; i++)
+        if (rep->results[i].unstable)
+            fprintf(err, "%s: warning: %s/%s: run stability is weak\n", o.prog,
+                    rep->results[i].group, rep->results[i].name);
+    status = rc ? 1 : 0;
+    if (o.compare && compare_with_baseline(&o, rep, out, err)) status = 1;
+    if ((o.json_path || (o.compare && strcmp(o.compare, "auto") == 0)) && save_report(&o, rep, err))
+        status = 1;
+    /* After the report is written: an unreachable gateway still exits 1. */
+    if (o.push_url && push_results(&o, rep, err)) status = 1;
+done:
     lat_bench_runner_free(r);
     return status;
 }
