@@ -106,7 +106,8 @@ typedef struct lat_pipe_config {
     /* Optional publisher of the running totals (a /metrics server, say):
      * the aggregator calls publish(ud, h) with the cumulative per-stage
      * histograms (h[stage], NULL for absent stages) about every
-     * publish_interval_ns (default 1 s) while it is idle.  It runs on the
+     * publish_interval_ns (default 1 s), from its idle path (or every 4096
+     * samples when it is never idle).  It runs on the
      * aggregator thread, never a hot one, and must not block (a trylock);
      * the final state is the caller's to publish after lat_pipe_run. */
     void (*publish)(void *ud, const lat_hist *const *h);
