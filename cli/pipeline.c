@@ -65,7 +65,7 @@ const char cmd_pipeline_usage[] =
     "                             20 neighbours either side on stderr)\n"
     "  --inject-stall [STAGE:]SEQ:US  test hook: stall STAGE (work, q1, or q2 in the full\n"
     "                             shape) for US microseconds at event SEQ\n" PIPELINE_REPLAY_USAGE
-        CLI_PROM_SERVE_USAGE CLI_PROM_PUSH_USAGE "\n"
+        CLI_PROM_USAGE_HEADER CLI_PROM_SERVE_USAGE CLI_PROM_PUSH_USAGE "\n"
     "exit: 0 ok, 1 runtime error (e.g. too few CPUs), 2 usage error.\n";
 
 enum {

@@ -38,8 +38,8 @@ enum {
         "metrics-linger", required_argument, NULL, CLI_PROM_O_LINGER                               \
     }
 
+#define CLI_PROM_USAGE_HEADER "Prometheus (see README, \"Fleet percentiles\"):\n"
 #define CLI_PROM_PUSH_USAGE                                                                        \
-    "Prometheus (see README, \"Fleet percentiles\"):\n"                                            \
     "  --push URL                 at the end, PUT the histograms to a Pushgateway\n"               \
     "                             (http://HOST:PORT) as job/run/host; unreachable: exit 1,\n"      \
     "                             local results still written\n"                                   \
