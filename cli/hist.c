@@ -69,6 +69,14 @@ static int read_error(const char *path, const lat_hlog_reader *r, int rc) {
                      why && *why ? why : lat_strerror(rc));
 }
 
+/* lat_hist_add_resize failed while merging the interval at path:line. */
+static int merge_error(const char *path, int line, int rc) {
+    if (rc == -EOVERFLOW)
+        return cli_error(CMD, "%s:%d: the merged total count would pass 2^63-1 (%" PRId64 ")", path,
+                         line, INT64_MAX);
+    return cli_error(CMD, "%s:%d: %s", path, line, lat_strerror(rc));
+}
+
 static int open_log(const char *path, lat_hlog_reader **r) {
     int rc = lat_hlog_reader_open(path, r);
     if (rc < 0) return cli_error(CMD, "%s: %s", path, lat_strerror(rc));
@@ -216,9 +224,9 @@ static int cmd_percentiles(int argc, char **argv) {
                 goto done;
             }
             have_total = true;
-        } else if (lat_hist_add(&total, &iv->hist) > 0) {
-            cli_warn(CMD, "%s:%d: values beyond the first interval's range were dropped", path,
-                     iv->line);
+        } else if ((rc = lat_hist_add_resize(&total, &iv->hist)) < 0) {
+            status = merge_error(path, iv->line, rc);
+            goto done;
         }
         if (!intervals) continue;
         if (!header_done) {
@@ -321,13 +329,25 @@ done:
 
 typedef struct tag_acc {
     char tag[LAT_HLOG_TAG_MAX];
-    lat_hist h;
+    lat_hist h; /* merged intervals (summary only, while the tag's batch is active) */
     int intervals;
+    int64_t count;
 } tag_acc;
 
-/* Read every interval of path into per-tag accumulators (in order of first
- * appearance).  Returns 0 or an exit status. */
-static int gather(const char *path, tag_acc **accs, int *n) {
+/* Summary keeps one merged histogram per tag; their total size stays near
+ * this cap: beyond it the tags are summarised in batches, one pass over the
+ * file per batch (documented in the usage). */
+#define SUMMARY_MEM_CAP ((size_t)256 << 20)
+
+static int find_tag(const tag_acc *a, int n, const char *tag) {
+    for (int k = 0; k < n; k++)
+        if (!strcmp(a[k].tag, tag)) return k;
+    return -1;
+}
+
+/* Pass 1: the tags of path in order of first appearance, with their interval
+ * and value counts (no histograms kept).  Returns 0 or an exit status. */
+static int gather_tags(const char *path, tag_acc **accs, int *n) {
     lat_hlog_reader *r = NULL;
     if (open_log(path, &r)) return CLI_ERR;
     int cap = 0, rc, status = 0;
@@ -335,10 +355,8 @@ static int gather(const char *path, tag_acc **accs, int *n) {
     *accs = NULL;
     *n = 0;
     while ((rc = lat_hlog_next(r, &iv)) == 1) {
-        int k;
-        for (k = 0; k < *n; k++)
-            if (!strcmp((*accs)[k].tag, iv->tag)) break;
-        if (k == *n) {
+        int k = find_tag(*accs, *n, iv->tag);
+        if (k < 0) {
             if (*n == cap) {
                 cap = cap ? cap * 2 : 8;
                 tag_acc *g = realloc(*accs, (size_t)cap * sizeof **accs);
@@ -348,19 +366,62 @@ static int gather(const char *path, tag_acc **accs, int *n) {
                 }
                 *accs = g;
             }
+            k = (*n)++;
             memset(&(*accs)[k], 0, sizeof **accs);
             snprintf((*accs)[k].tag, sizeof(*accs)[k].tag, "%s", iv->tag);
-            if (lat_hist_copy(&(*accs)[k].h, &iv->hist) < 0) {
+        }
+        tag_acc *a = &(*accs)[k];
+        if (__builtin_add_overflow(a->count, lat_hist_total(&iv->hist), &a->count)) {
+            status = merge_error(path, iv->line, -EOVERFLOW);
+            goto done;
+        }
+        a->intervals++;
+    }
+    if (rc < 0)
+        status = read_error(path, r, rc);
+    else if (*n == 0)
+        status = cli_error(CMD, "%s: no intervals", path);
+done:
+    lat_hlog_reader_close(r);
+    return status;
+}
+
+/* Merge the intervals of tags first.. into their histograms, adding tags in
+ * order while the histograms stay under SUMMARY_MEM_CAP; *last is the last
+ * tag merged.  Each histogram starts as narrow as its data and grows. */
+static int merge_batch(const char *path, tag_acc *a, int n, int first, int *last) {
+    lat_hlog_reader *r = NULL;
+    if (open_log(path, &r)) return CLI_ERR;
+    int rc, status = 0;
+    size_t mem = 0;
+    *last = first - 1;
+    lat_hlog_interval *iv;
+    while ((rc = lat_hlog_next(r, &iv)) == 1) {
+        int k = find_tag(a, n, iv->tag);
+        if (k < first) continue;
+        if (k > *last) {
+            if (k != *last + 1 || (*last >= first && mem >= SUMMARY_MEM_CAP)) continue;
+            const lat_hist *h = &iv->hist;
+            int64_t hi = lat_hist_max(h);
+            if (hi / 2 < h->lowest) hi = 2 * h->lowest;
+            if (lat_hist_init(&a[k].h, h->lowest, hi, h->sig_figs) < 0) {
                 status = cli_error(CMD, "out of memory");
                 goto done;
             }
-            (*n)++;
-        } else {
-            lat_hist_add(&(*accs)[k].h, &iv->hist);
+            *last = k;
+            mem += lat_hist_memory_size(&a[k].h);
         }
-        (*accs)[k].intervals++;
+        size_t before = lat_hist_memory_size(&a[k].h);
+        if ((rc = lat_hist_add_resize(&a[k].h, &iv->hist)) < 0) {
+            status = merge_error(path, iv->line, rc);
+            goto done;
+        }
+        mem += lat_hist_memory_size(&a[k].h) - before;
     }
-    if (rc < 0) status = read_error(path, r, rc);
+    if (rc < 0)
+        status = read_error(path, r, rc);
+    else if (*last < first)
+        status = cli_error(CMD, "%s: changed while being read", path);
 done:
     lat_hlog_reader_close(r);
     return status;
@@ -370,6 +431,27 @@ static void free_accs(tag_acc *a, int n) {
     for (int k = 0; k < n; k++)
         lat_hist_free(&a[k].h);
     free(a);
+}
+
+static void summary_line(const tag_acc *a, double scale, json_t *arr) {
+    static const double ps[] = {50, 90, 99, 99.9, 99.99};
+    const char *name = a->tag[0] ? a->tag : "(untagged)";
+    const lat_hist *h = &a->h;
+    int64_t v[5];
+    lat_hist_values_at_percentiles(h, ps, v, 5);
+    printf("%-16s %12" PRId64 " %12.3f", name, lat_hist_total(h), (double)lat_hist_min(h) / scale);
+    for (int i = 0; i < 5; i++)
+        printf(" %12.3f", (double)v[i] / scale);
+    printf(" %12.3f %14.3f\n", (double)lat_hist_max(h) / scale, lat_hist_mean(h) / scale);
+    if (arr)
+        json_array_append_new(
+            arr, json_pack("{s:s?, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f}", "tag",
+                           a->tag[0] ? a->tag : NULL, "intervals", a->intervals, "count",
+                           (json_int_t)lat_hist_total(h), "min", (json_int_t)lat_hist_min(h), "p50",
+                           (json_int_t)v[0], "p90", (json_int_t)v[1], "p99", (json_int_t)v[2],
+                           "p99_9", (json_int_t)v[3], "p99_99", (json_int_t)v[4], "max",
+                           (json_int_t)lat_hist_max(h), "mean", lat_hist_mean(h), "stddev",
+                           lat_hist_stddev(h)));
 }
 
 static int cmd_tags_or_summary(int argc, char **argv, bool summary) {
@@ -385,6 +467,7 @@ static int cmd_tags_or_summary(int argc, char **argv, bool summary) {
         switch (c) {
         case 'j':
             json = optarg;
+            if (!*json) return cli_usage_error(CMD, "--json: empty file name");
             break;
         case 's':
             if (!summary) return cli_usage_error(CMD, "--scale applies to summary only");
@@ -402,60 +485,51 @@ static int cmd_tags_or_summary(int argc, char **argv, bool summary) {
     const char *path = argv[optind];
     tag_acc *a = NULL;
     int n = 0;
-    int status = gather(path, &a, &n);
+    int status = gather_tags(path, &a, &n);
     if (status) {
         free_accs(a, n);
         return status;
     }
     json_t *arr = json ? json_array() : NULL;
-    static const double ps[] = {50, 90, 99, 99.9, 99.99};
     if (summary)
         printf("%-16s %12s %12s %12s %12s %12s %12s %12s %12s %14s\n", "tag", "count", "min", "p50",
                "p90", "p99", "p99.9", "p99.99", "max", "mean");
-    for (int k = 0; k < n; k++) {
-        const char *name = a[k].tag[0] ? a[k].tag : "(untagged)";
-        const lat_hist *h = &a[k].h;
-        if (!summary) {
-            printf("%s\n", name);
-            if (arr)
-                json_array_append_new(arr, json_pack("{s:s?, s:i, s:I}", "tag",
-                                                     a[k].tag[0] ? a[k].tag : NULL, "intervals",
-                                                     a[k].intervals, "count",
-                                                     (json_int_t)lat_hist_total(h)));
-            continue;
-        }
-        int64_t v[5];
-        lat_hist_values_at_percentiles(h, ps, v, 5);
-        printf("%-16s %12" PRId64 " %12.3f", name, lat_hist_total(h),
-               (double)lat_hist_min(h) / scale);
-        for (int i = 0; i < 5; i++)
-            printf(" %12.3f", (double)v[i] / scale);
-        printf(" %12.3f %14.3f\n", (double)lat_hist_max(h) / scale, lat_hist_mean(h) / scale);
+    for (int k = 0; k < n && !summary; k++) {
+        printf("%s\n", a[k].tag[0] ? a[k].tag : "(untagged)");
         if (arr)
-            json_array_append_new(
-                arr, json_pack("{s:s?, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f}",
-                               "tag", a[k].tag[0] ? a[k].tag : NULL, "intervals", a[k].intervals,
-                               "count", (json_int_t)lat_hist_total(h), "min",
-                               (json_int_t)lat_hist_min(h), "p50", (json_int_t)v[0], "p90",
-                               (json_int_t)v[1], "p99", (json_int_t)v[2], "p99_9", (json_int_t)v[3],
-                               "p99_99", (json_int_t)v[4], "max", (json_int_t)lat_hist_max(h),
-                               "mean", lat_hist_mean(h), "stddev", lat_hist_stddev(h)));
+            json_array_append_new(arr, json_pack("{s:s?, s:i, s:I}", "tag",
+                                                 a[k].tag[0] ? a[k].tag : NULL, "intervals",
+                                                 a[k].intervals, "count", (json_int_t)a[k].count));
+    }
+    for (int first = 0, last; summary && first < n && status == 0; first = last + 1) {
+        status = merge_batch(path, a, n, first, &last);
+        for (int k = first; k <= last && status == 0; k++) {
+            summary_line(&a[k], scale, arr);
+            lat_hist_free(&a[k].h);
+        }
     }
     free_accs(a, n);
-    if (json) {
+    if (json && status == 0) {
         json_t *j = json_pack("{s:s, s:o}", "file", path, summary ? "summary" : "tags", arr);
         status = write_json(json, j);
+    } else {
+        json_decref(arr);
     }
     return status;
 }
 
 /* ---- merge -------------------------------------------------------------------------------- */
 
+/* One interval to write: its place in time and its encoded column, which
+ * points into its reader's text (every input stays open until the output is
+ * written).  Memory is the inputs' size plus one decoded interval at a time. */
 typedef struct mrec {
     char tag[LAT_HLOG_TAG_MAX];
     double start_s, length_s;
+    int64_t max_value;
+    const char *encoded;
+    size_t encoded_len;
     int src, seq;
-    lat_hist h;
 } mrec;
 
 static int cmp_mrec(const void *a, const void *b) {
@@ -485,17 +559,22 @@ static int cmd_merge(int argc, char **argv) {
         }
     }
     if (!outpath) return cli_usage_error(CMD, "merge needs -o OUT.hlog");
+    if (!*outpath) return cli_usage_error(CMD, "-o: empty file name");
     if (argc - optind < 1) return cli_usage_error(CMD, "merge needs input logs");
     mrec *recs = NULL;
     size_t n = 0, cap = 0;
     double start_time = INFINITY;
     int status = CLI_OK;
-    for (int i = optind; i < argc && status == CLI_OK; i++) {
-        lat_hlog_reader *r = NULL;
-        if (open_log(argv[i], &r)) {
+    int nin = argc - optind;
+    lat_hlog_reader **readers = calloc((size_t)nin, sizeof *readers);
+    if (!readers) return cli_error(CMD, "out of memory");
+    for (int i = 0; i < nin && status == CLI_OK; i++) {
+        const char *path = argv[optind + i];
+        if (open_log(path, &readers[i])) {
             status = CLI_ERR;
             break;
         }
+        lat_hlog_reader *r = readers[i];
         lat_hlog_interval *iv;
         int rc, seq = 0;
         while ((rc = lat_hlog_next(r, &iv)) == 1) {
@@ -508,23 +587,20 @@ static int cmd_merge(int argc, char **argv) {
                 }
                 recs = g;
             }
-            mrec *m = &recs[n];
+            mrec *m = &recs[n++];
             memset(m, 0, sizeof *m);
             snprintf(m->tag, sizeof m->tag, "%s", iv->tag);
             m->start_s = iv->start_s;
             m->length_s = iv->length_s;
+            m->max_value = lat_hist_max(&iv->hist);
+            m->encoded = iv->encoded;
+            m->encoded_len = iv->encoded_len;
             m->src = i;
             m->seq = seq++;
-            if (lat_hist_copy(&m->h, &iv->hist) < 0) {
-                rc = -ENOMEM;
-                break;
-            }
-            n++;
         }
-        if (rc < 0) status = read_error(argv[i], r, rc);
+        if (rc < 0) status = read_error(path, r, rc);
         double st = lat_hlog_reader_start_time(r);
         if (!isnan(st) && st < start_time) start_time = st;
-        lat_hlog_reader_close(r);
     }
     if (status == CLI_OK && n == 0) status = cli_error(CMD, "no intervals in the inputs");
     if (status == CLI_OK) {
@@ -537,14 +613,16 @@ static int cmd_merge(int argc, char **argv) {
             lat_hlog_writer w;
             int rc = lat_hlog_writer_init(&w, o.f, start_time, start_time, 0);
             for (size_t k = 0; k < n && rc == 0; k++)
-                rc = lat_hlog_write_interval(&w, &recs[k].h, recs[k].tag[0] ? recs[k].tag : NULL,
-                                             recs[k].start_s, recs[k].length_s);
+                rc = lat_hlog_write_interval_encoded(
+                    &w, recs[k].tag[0] ? recs[k].tag : NULL, recs[k].start_s, recs[k].length_s,
+                    recs[k].max_value, recs[k].encoded, recs[k].encoded_len);
             if (rc < 0) status = cli_error(CMD, "%s: %s", outpath, lat_strerror(rc));
             status = out_close(&o, outpath, status);
         }
     }
-    for (size_t k = 0; k < n; k++)
-        lat_hist_free(&recs[k].h);
+    for (int i = 0; i < nin; i++)
+        lat_hlog_reader_close(readers[i]);
+    free(readers);
     free(recs);
     return status;
 }

@@ -194,7 +194,6 @@ out:
 typedef struct group {
     char tag[LAT_HLOG_TAG_MAX];
     lat_hist acc;
-    int64_t dropped; /* values outside the first interval's range */
 } group;
 
 static int add_hist_series(ctx *c, const char *path, const char *label, const char *tag,
@@ -239,8 +238,11 @@ static int load_hlog(ctx *c, const char *path, const char *label) {
                 goto out;
             }
             ng++;
-        } else {
-            groups[g].dropped += lat_hist_add(&groups[g].acc, &iv->hist);
+        } else if ((rc = lat_hist_add_resize(&groups[g].acc, &iv->hist)) < 0) {
+            rc = cli_error(CMD, "%s:%d: %s", path, iv->line,
+                           rc == -EOVERFLOW ? "the merged total count would pass 2^63-1"
+                                            : lat_strerror(rc));
+            goto out;
         }
     }
     if (rc < 0) {
@@ -263,9 +265,6 @@ static int load_hlog(ctx *c, const char *path, const char *label) {
             snprintf(name, sizeof name, "%.300s:%.127s", label, groups[g].tag);
         else
             snprintf(name, sizeof name, "%.400s", label);
-        if (groups[g].dropped)
-            cli_warn(CMD, "%s: %lld values outside the first interval's range were dropped", path,
-                     (long long)groups[g].dropped);
         if ((rc = add_hist_series(c, path, name, groups[g].tag, &groups[g].acc))) goto out;
     }
     rc = 0;

@@ -176,8 +176,10 @@ int64_t lat_hist_add(lat_hist *dst, const lat_hist *src) {
     if (lat_hist_same_geometry(dst, src)) {
         int64_t added = 0;
         for (int32_t i = 0; i < src->counts_len; i++) {
-            dst->counts[i] += src->counts[i];
-            added += src->counts[i];
+            int64_t c = src->counts[i];
+            if (!c) continue;
+            dst->counts[i] += c;
+            added += c;
         }
         dst->total_count += added;
         if (added > 0) {
@@ -212,6 +214,36 @@ int64_t lat_hist_add_corrected(lat_hist *dst, const lat_hist *src, int64_t expec
     }
     dst->overflow_count += src->overflow_count;
     return dropped;
+}
+
+/* Grow dst (same lowest and significant figures, so every existing slot
+ * keeps its index) until it tracks `need`, as Java's auto-resizing
+ * histograms do: the new highest trackable value is `need` itself. */
+static int grow_to(lat_hist *dst, int64_t need) {
+    if (need <= dst->highest) return 0;
+    lat_hist g;
+    int rc = lat_hist_init(&g, dst->lowest, need, dst->sig_figs);
+    if (rc < 0) return rc;
+    memcpy(g.counts, dst->counts, (size_t)dst->counts_len * sizeof(int64_t));
+    g.total_count = dst->total_count;
+    g.min_value = dst->min_value;
+    g.max_value = dst->max_value;
+    g.overflow_count = dst->overflow_count;
+    lat_hist_free(dst);
+    *dst = g;
+    return 0;
+}
+
+int lat_hist_add_resize(lat_hist *dst, const lat_hist *src) {
+    if (!dst || !src) return -EINVAL;
+    if (src->total_count > 0 && dst->total_count > INT64_MAX - src->total_count) return -EOVERFLOW;
+    if (src->total_count > 0) {
+        int rc = grow_to(dst, lat_hist_max(src));
+        if (rc < 0) return rc;
+    }
+    /* Everything src holds now lies in dst's range. */
+    lat_hist_add(dst, src);
+    return 0;
 }
 
 /* ---- queries ------------------------------------------------------------------------------ */

@@ -196,6 +196,12 @@ LAT_INLINE bool lat_hist_record_atomic(lat_hist *h, int64_t v) {
  * range (they also grow dst->overflow_count; src's own overflow_count is added
  * to dst's too).  Not thread-safe on dst. */
 int64_t lat_hist_add(lat_hist *dst, const lat_hist *src);
+/* Java's add() into an auto-resizing histogram (what HistogramLogProcessor
+ * merges intervals with): dst's highest trackable value grows to src's max
+ * when needed (lowest and significant figures stay dst's), so no count is
+ * dropped.  Returns 0, -ENOMEM (dst unchanged), or -EOVERFLOW when the total
+ * count would pass INT64_MAX (dst unchanged).  Not thread-safe on dst. */
+int lat_hist_add_resize(lat_hist *dst, const lat_hist *src);
 /* Java addWhileCorrectingForCoordinatedOmission: each recorded slot of src is
  * recorded at its highest equivalent value with record_corrected_n.  Returns
  * the out-of-range count as lat_hist_add. */

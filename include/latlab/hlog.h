@@ -59,9 +59,17 @@ int lat_hlog_write_comment(lat_hlog_writer *w, const char *text);
 /* One interval: [Tag=tag,]start-base,length,max/ratio,base64.  start_s is in
  * the same clock as base_time_s (seconds since the epoch).  tag may be NULL;
  * otherwise non-empty, shorter than LAT_HLOG_TAG_MAX and free of ',', ' ',
- * CR and LF (-EINVAL).  Returns 0, -EIO, -ENOMEM. */
+ * CR and LF (-EINVAL).  The line goes out whole (one fwrite) and the stream
+ * is flushed, so a log being written is valid up to its last line at every
+ * moment.  Returns 0, -EINVAL, -ENOMEM or the write's -errno (-ENOSPC...). */
 int lat_hlog_write_interval(lat_hlog_writer *w, const lat_hist *h, const char *tag, double start_s,
                             double length_s);
+/* The same for an interval already encoded (base64 of a compressed V2, as
+ * lat_hlog_interval.encoded holds it: copied as it is, no re-encoding);
+ * max_value is the histogram's lat_hist_max (recorded units). */
+int lat_hlog_write_interval_encoded(lat_hlog_writer *w, const char *tag, double start_s,
+                                    double length_s, int64_t max_value, const char *encoded,
+                                    size_t encoded_len);
 
 /* ---- interval log reader ----------------------------------------------------------- */
 
@@ -76,6 +84,8 @@ typedef struct lat_hlog_interval {
     double max_field;           /* the Interval_Max column as written */
     int line;                   /* 1-based line number in the file */
     lat_hist hist;              /* decoded; owned by the reader, valid until the next call */
+    const char *encoded;        /* the base64 column as written (not NUL-terminated) ... */
+    size_t encoded_len;         /* ... in the reader's text: valid until the reader closes */
 } lat_hlog_interval;
 
 /* Open a log file / an in-memory text (copied).  0 and *out, or -errno. */
