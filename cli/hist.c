@@ -114,10 +114,7 @@ static int out_open(out_t *o, const char *path) {
 }
 
 static int out_close(out_t *o, const char *path, int status) {
-    if (!o->af) {
-        if (fflush(stdout) != 0) return cli_error(CMD, "stdout: write error");
-        return status;
-    }
+    if (!o->af) return status; /* stdout: checked once for every command in main.c */
     if (status != 0) {
         lat_afile_abort(o->af);
         return status;

@@ -4,8 +4,12 @@
  * 0 ok, 1 runtime error, 2 usage error. */
 #include "cli.h"
 
+#include "latlab/atomicfile.h"
+
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #define CMD(n)                                                                                     \
     extern int cmd_##n(int, char **);                                                              \
@@ -62,7 +66,14 @@ static void overview(FILE *f) {
     fputs("\n'latlab help COMMAND' or 'latlab COMMAND --help' for a command's options.\n", f);
 }
 
+static const char help_usage[] = "usage: latlab help [COMMAND]\n\n"
+                                 "Print the overview, or COMMAND's options (as COMMAND --help).\n";
+
 static int help(int argc, char **argv) {
+    if (argc >= 2 && !strcmp(argv[1], "help")) {
+        fputs(help_usage, stdout);
+        return CLI_OK;
+    }
     if (argc < 2) {
         overview(stdout);
         return CLI_OK;
@@ -77,7 +88,47 @@ static int help(int argc, char **argv) {
     return CLI_OK;
 }
 
-int main(int argc, char **argv) {
+/* Every command's results go to stdout: a write error there (a full disk, a
+ * closed descriptor, /dev/full) makes the run fail, whatever the command did.
+ * stdout is wrapped so that the first failed write's errno is kept (stdio
+ * keeps only an error flag), and ENOSPC is named as such. */
+static int stdout_errno;
+
+static ssize_t stdout_write(void *cookie, const char *buf, size_t n) {
+    (void)cookie;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(STDOUT_FILENO, buf + done, n - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            if (!stdout_errno) stdout_errno = w < 0 ? errno : EIO;
+            return -1;
+        }
+        done += (size_t)w;
+    }
+    return (ssize_t)n;
+}
+
+static void wrap_stdout(void) {
+    FILE *f = fopencookie(NULL, "w", (cookie_io_functions_t){.write = stdout_write});
+    if (!f) return; /* keep the plain stream: its errors are still caught, less precisely */
+    setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
+    fflush(stdout);
+    stdout = f;
+}
+
+static int finish(int status) {
+    errno = 0;
+    int flushed = fflush(stdout);
+    int err = stdout_errno ? stdout_errno : errno;
+    if (flushed != 0 || ferror(stdout)) {
+        fprintf(stderr, "latlab: stdout: write error: %s\n", strerror(err ? err : EIO));
+        if (status == CLI_OK) status = CLI_ERR;
+    }
+    return status;
+}
+
+static int dispatch(int argc, char **argv) {
     if (argc < 2) {
         overview(stderr);
         return CLI_USAGE;
@@ -102,4 +153,10 @@ int main(int argc, char **argv) {
             return CLI_OK;
         }
     return c->fn(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv) {
+    wrap_stdout();
+    lat_afile_cleanup_on_signals(); /* an interrupted command leaves no temporary files */
+    return finish(dispatch(argc, argv));
 }

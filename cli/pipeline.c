@@ -329,6 +329,7 @@ int cmd_pipeline(int argc, char **argv) {
     lab_print_details(stdout, &c, &r, over);
 
     int ret = CLI_OK;
+    if (r.log_error) ret = cli_lib_error(CMD, r.log_error_path, r.log_error);
     if (r.flight) {
         lat_flight_verdict fv;
         lat_flight_analyze(r.flight, &fv);
