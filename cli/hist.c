@@ -79,6 +79,9 @@ static int merge_error(const char *path, int line, int rc) {
 
 static int open_log(const char *path, lat_hlog_reader **r) {
     int rc = lat_hlog_reader_open(path, r);
+    if (rc == -EFBIG)
+        return cli_error(CMD, "%s: larger than the %zu MiB limit for an interval log", path,
+                         LAT_HLOG_MAX_FILE_BYTES >> 20);
     if (rc < 0) return cli_error(CMD, "%s: %s", path, lat_strerror(rc));
     return 0;
 }
@@ -215,13 +218,17 @@ static int cmd_percentiles(int argc, char **argv) {
         if (tag ? strcmp(iv->tag, tag) != 0 : iv->tag[0] != '\0') continue;
         if (iv->offset_s < start) continue;
         if (iv->offset_s > end) continue;
+        /* Java: a copy of the first interval as declared, then auto-resizing. */
         if (!have_total) {
-            if (lat_hist_copy(&total, &iv->hist) < 0) {
+            const lat_hist *h = &iv->hist;
+            if (lat_hist_init(&total, h->lowest, iv->declared_highest, h->sig_figs) < 0 &&
+                lat_hist_copy(&total, h) < 0) {
                 status = cli_error(CMD, "out of memory");
                 goto done;
             }
             have_total = true;
-        } else if ((rc = lat_hist_add_resize(&total, &iv->hist)) < 0) {
+        }
+        if ((rc = lat_hist_add_resize(&total, &iv->hist)) < 0) {
             status = merge_error(path, iv->line, rc);
             goto done;
         }
@@ -324,17 +331,24 @@ done:
 
 /* ---- tags and summary ----------------------------------------------------------------- */
 
+/* A value and its count: one recorded slot of an interval's histogram. */
+typedef struct slot_count {
+    int64_t value; /* the slot's lowest value */
+    int64_t count;
+} slot_count;
+
+/* One tag: its intervals merged as the recorded slots only, sorted by value,
+ * so memory follows the data present (a few slots per interval), not the
+ * geometry the intervals declare (a 5-figure 1..2^62 one is 48 MB). */
 typedef struct tag_acc {
     char tag[LAT_HLOG_TAG_MAX];
-    lat_hist h; /* merged intervals (summary only, while the tag's batch is active) */
     int intervals;
     int64_t count;
+    int64_t lowest; /* the first interval's geometry, as Java's add() keeps it */
+    int sig_figs;
+    slot_count *slots;
+    size_t nslots;
 } tag_acc;
-
-/* Summary keeps one merged histogram per tag; their total size stays near
- * this cap: beyond it the tags are summarised in batches, one pass over the
- * file per batch (documented in the usage). */
-#define SUMMARY_MEM_CAP ((size_t)256 << 20)
 
 static int find_tag(const tag_acc *a, int n, const char *tag) {
     for (int k = 0; k < n; k++)
@@ -342,9 +356,35 @@ static int find_tag(const tag_acc *a, int n, const char *tag) {
     return -1;
 }
 
-/* Pass 1: the tags of path in order of first appearance, with their interval
- * and value counts (no histograms kept).  Returns 0 or an exit status. */
-static int gather_tags(const char *path, tag_acc **accs, int *n) {
+/* Merge h's recorded slots into a's (both sorted by value). */
+static int merge_slots(tag_acc *a, const lat_hist *h) {
+    size_t m = 0;
+    for (int32_t i = 0; i < h->counts_len; i++)
+        m += h->counts[i] != 0;
+    if (!m) return 0;
+    slot_count *out = malloc((a->nslots + m) * sizeof *out);
+    if (!out) return -ENOMEM;
+    size_t i = 0, n = 0;
+    for (int32_t k = 0; k < h->counts_len; k++) {
+        if (!h->counts[k]) continue;
+        slot_count s = {lat_hist_value_from_index(h, k), h->counts[k]};
+        while (i < a->nslots && a->slots[i].value < s.value)
+            out[n++] = a->slots[i++];
+        if (i < a->nslots && a->slots[i].value == s.value) s.count += a->slots[i++].count;
+        out[n++] = s;
+    }
+    while (i < a->nslots)
+        out[n++] = a->slots[i++];
+    free(a->slots);
+    a->slots = out;
+    a->nslots = n;
+    return 0;
+}
+
+/* Read path: its tags in order of first appearance, with their interval and
+ * value counts and (summary) their merged slots.  Returns 0 or an exit
+ * status. */
+static int gather(const char *path, bool slots, tag_acc **accs, int *n) {
     lat_hlog_reader *r = NULL;
     if (open_log(path, &r)) return CLI_ERR;
     int cap = 0, rc, status = 0;
@@ -364,8 +404,11 @@ static int gather_tags(const char *path, tag_acc **accs, int *n) {
                 *accs = g;
             }
             k = (*n)++;
-            memset(&(*accs)[k], 0, sizeof **accs);
-            snprintf((*accs)[k].tag, sizeof(*accs)[k].tag, "%s", iv->tag);
+            tag_acc *a = &(*accs)[k];
+            memset(a, 0, sizeof *a);
+            snprintf(a->tag, sizeof a->tag, "%s", iv->tag);
+            a->lowest = iv->hist.lowest;
+            a->sig_figs = iv->hist.sig_figs;
         }
         tag_acc *a = &(*accs)[k];
         if (__builtin_add_overflow(a->count, lat_hist_total(&iv->hist), &a->count)) {
@@ -373,6 +416,10 @@ static int gather_tags(const char *path, tag_acc **accs, int *n) {
             goto done;
         }
         a->intervals++;
+        if (slots && merge_slots(a, &iv->hist) < 0) {
+            status = cli_error(CMD, "out of memory");
+            goto done;
+        }
     }
     if (rc < 0)
         status = read_error(path, r, rc);
@@ -383,57 +430,26 @@ done:
     return status;
 }
 
-/* Merge the intervals of tags first.. into their histograms, adding tags in
- * order while the histograms stay under SUMMARY_MEM_CAP; *last is the last
- * tag merged.  Each histogram starts as narrow as its data and grows. */
-static int merge_batch(const char *path, tag_acc *a, int n, int first, int *last) {
-    lat_hlog_reader *r = NULL;
-    if (open_log(path, &r)) return CLI_ERR;
-    int rc, status = 0;
-    size_t mem = 0;
-    *last = first - 1;
-    lat_hlog_interval *iv;
-    while ((rc = lat_hlog_next(r, &iv)) == 1) {
-        int k = find_tag(a, n, iv->tag);
-        if (k < first) continue;
-        if (k > *last) {
-            if (k != *last + 1 || (*last >= first && mem >= SUMMARY_MEM_CAP)) continue;
-            const lat_hist *h = &iv->hist;
-            int64_t hi = lat_hist_max(h);
-            if (hi / 2 < h->lowest) hi = 2 * h->lowest;
-            if (lat_hist_init(&a[k].h, h->lowest, hi, h->sig_figs) < 0) {
-                status = cli_error(CMD, "out of memory");
-                goto done;
-            }
-            *last = k;
-            mem += lat_hist_memory_size(&a[k].h);
-        }
-        size_t before = lat_hist_memory_size(&a[k].h);
-        if ((rc = lat_hist_add_resize(&a[k].h, &iv->hist)) < 0) {
-            status = merge_error(path, iv->line, rc);
-            goto done;
-        }
-        mem += lat_hist_memory_size(&a[k].h) - before;
-    }
-    if (rc < 0)
-        status = read_error(path, r, rc);
-    else if (*last < first)
-        status = cli_error(CMD, "%s: changed while being read", path);
-done:
-    lat_hlog_reader_close(r);
-    return status;
+/* The merged histogram of a tag, as narrow as its values (one at a time). */
+static int build_hist(const tag_acc *a, lat_hist *h) {
+    int64_t hi = a->nslots ? a->slots[a->nslots - 1].value : 0;
+    if (hi / 2 < a->lowest) hi = 2 * a->lowest;
+    int rc = lat_hist_init(h, a->lowest, hi, a->sig_figs);
+    if (rc < 0) return rc;
+    for (size_t i = 0; i < a->nslots; i++)
+        lat_hist_record_n(h, a->slots[i].value, a->slots[i].count);
+    return 0;
 }
 
 static void free_accs(tag_acc *a, int n) {
     for (int k = 0; k < n; k++)
-        lat_hist_free(&a[k].h);
+        free(a[k].slots);
     free(a);
 }
 
-static void summary_line(const tag_acc *a, double scale, json_t *arr) {
+static void summary_line(const tag_acc *a, const lat_hist *h, double scale, json_t *arr) {
     static const double ps[] = {50, 90, 99, 99.9, 99.99};
     const char *name = a->tag[0] ? a->tag : "(untagged)";
-    const lat_hist *h = &a->h;
     int64_t v[5];
     lat_hist_values_at_percentiles(h, ps, v, 5);
     printf("%-16s %12" PRId64 " %12.3f", name, lat_hist_total(h), (double)lat_hist_min(h) / scale);
@@ -482,7 +498,7 @@ static int cmd_tags_or_summary(int argc, char **argv, bool summary) {
     const char *path = argv[optind];
     tag_acc *a = NULL;
     int n = 0;
-    int status = gather_tags(path, &a, &n);
+    int status = gather(path, summary, &a, &n);
     if (status) {
         free_accs(a, n);
         return status;
@@ -498,12 +514,14 @@ static int cmd_tags_or_summary(int argc, char **argv, bool summary) {
                                                  a[k].tag[0] ? a[k].tag : NULL, "intervals",
                                                  a[k].intervals, "count", (json_int_t)a[k].count));
     }
-    for (int first = 0, last; summary && first < n && status == 0; first = last + 1) {
-        status = merge_batch(path, a, n, first, &last);
-        for (int k = first; k <= last && status == 0; k++) {
-            summary_line(&a[k], scale, arr);
-            lat_hist_free(&a[k].h);
+    for (int k = 0; k < n && summary && status == 0; k++) {
+        lat_hist h;
+        if (build_hist(&a[k], &h) < 0) {
+            status = cli_error(CMD, "out of memory");
+            break;
         }
+        summary_line(&a[k], &h, scale, arr);
+        lat_hist_free(&h);
     }
     free_accs(a, n);
     if (json && status == 0) {

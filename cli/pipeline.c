@@ -152,6 +152,8 @@ static int parse_stall(const char *s, lat_pipe_config *c) {
 static int baseline_p999(const char *path, uint64_t *out) {
     json_error_t e;
     json_t *j = json_load_file(path, 0, &e);
+    if (!j && e.line < 1) /* jansson says line -1 when the file cannot be read */
+        return cli_error(CMD, "--flight-baseline: %s: %s", path, e.text);
     if (!j) return cli_error(CMD, "--flight-baseline: %s: line %d: %s", path, e.line, e.text);
     json_t *v = json_object_get(json_object_get(json_object_get(j, "stages_ns"), "e2e"), "p99.9");
     if (!json_is_integer(v) || json_integer_value(v) <= 0) {

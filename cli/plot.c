@@ -128,6 +128,11 @@ static int read_all(const char *path, char **text, size_t *len) {
     size_t cap = 0, n = 0;
     for (;;) {
         if (n == cap) {
+            if (cap >= LAT_HLOG_MAX_FILE_BYTES) { /* the same limit as interval logs */
+                free(buf);
+                fclose(f);
+                return -EFBIG;
+            }
             size_t ncap = cap ? cap * 2 : 65536;
             char *nb = realloc(buf, ncap);
             if (!nb) {
@@ -139,8 +144,9 @@ static int read_all(const char *path, char **text, size_t *len) {
             cap = ncap;
         }
         size_t got = fread(buf + n, 1, cap - n, f);
+        bool nul = got && memchr(buf + n, '\0', got); /* text ends here: the parser says where */
         n += got;
-        if (got == 0) break;
+        if (got == 0 || nul) break;
     }
     int err = ferror(f) ? -EIO : 0;
     fclose(f);

@@ -17,6 +17,17 @@
 /* ---- set-up ---------------------------------------------------------------------- */
 
 int lat_hist_init(lat_hist *h, int64_t lowest, int64_t highest, int sig_figs) {
+    lat_hist g;
+    int rc = lat__hist_geometry(&g, lowest, highest, sig_figs);
+    if (rc < 0 || !h) return rc < 0 ? rc : -EINVAL;
+    int64_t *counts = lat__calloc_aligned((size_t)g.counts_len, sizeof(int64_t), LAT_CACHELINE);
+    if (!counts) return -ENOMEM;
+    *h = g;
+    h->counts = counts;
+    return 0;
+}
+
+int lat__hist_geometry(lat_hist *h, int64_t lowest, int64_t highest, int sig_figs) {
     if (!h || lowest < 1 || sig_figs < 0 || sig_figs > 5 || highest / 2 < lowest) return -EINVAL;
     int64_t largest_single = 2;
     for (int i = 0; i < sig_figs; i++)
@@ -42,8 +53,6 @@ int lat_hist_init(lat_hist *h, int64_t lowest, int64_t highest, int sig_figs) {
     }
     int64_t len = (int64_t)(buckets + 1) * half_count;
     if (len > INT32_MAX / 2) return -EINVAL;
-    int64_t *counts = lat__calloc_aligned((size_t)len, sizeof(int64_t), LAT_CACHELINE);
-    if (!counts) return -ENOMEM;
     memset(h, 0, sizeof *h);
     h->lowest = lowest;
     h->highest = highest;
@@ -58,7 +67,6 @@ int lat_hist_init(lat_hist *h, int64_t lowest, int64_t highest, int sig_figs) {
     h->sub_bucket_mask = (uint64_t)(sub_count - 1) << unit_mag;
     h->slot_bias = (size_t)unit_mag * (size_t)half_count;
     h->min_value = INT64_MAX;
-    h->counts = counts;
     return 0;
 }
 

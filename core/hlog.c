@@ -286,8 +286,16 @@ int lat_hlog_reader_open(const char *path, lat_hlog_reader **out) {
     if (!buf) goto fail;
     for (;;) {
         size_t n = fread(buf + len, 1, cap - len, f);
+        /* A text log holds no NUL byte: stop reading at the first one (the
+         * line parser then reports it with its line number), so /dev/zero or
+         * a binary file costs one buffer, not all memory. */
+        bool nul = n && memchr(buf + len, '\0', n);
         len += n;
-        if (len < cap) break;
+        if (len < cap || nul) break;
+        if (cap >= LAT_HLOG_MAX_FILE_BYTES) {
+            rc = -EFBIG;
+            goto fail;
+        }
         char *g = lat__alloc(cap * 2 + 1);
         if (!g) goto fail;
         memcpy(g, buf, len);
@@ -452,7 +460,8 @@ int lat_hlog_next(lat_hlog_reader *r, lat_hlog_interval **out) {
         if (!parse_num(f[k + 2], fl[k + 2], &mx))
             return fail_line(r, LAT_EFORMAT, "bad interval max");
         if (fl[k + 3] == 0) return fail_line(r, LAT_EFORMAT, "empty histogram field");
-        int rc = lat_hist_decode_base64(f[k + 3], fl[k + 3], &cur->hist);
+        int rc =
+            lat_hist_decode_base64_fit(f[k + 3], fl[k + 3], &cur->hist, &cur->declared_highest);
         if (rc < 0) {
             char why[120];
             snprintf(why, sizeof why, "bad histogram: %s", lat_strerror(rc));

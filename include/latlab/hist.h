@@ -65,6 +65,9 @@ typedef struct lat_hist {
  * (zeroed).  Returns 0, -EINVAL (bad parameters; h untouched) or -ENOMEM.
  * Not thread-safe on h.  Example: (1, 3600000000000, 3) tracks 1 ns .. 1 h. */
 int lat_hist_init(lat_hist *h, int64_t lowest, int64_t highest, int sig_figs);
+/* Internal: h's geometry fields for these parameters (as lat_hist_init), no
+ * counts (NULL): enough for the index math, nothing to free.  0 / -EINVAL. */
+int lat__hist_geometry(lat_hist *h, int64_t lowest, int64_t highest, int sig_figs);
 /* Release h's counts and zero h.  NULL and zeroed/freed histograms are fine. */
 void lat_hist_free(lat_hist *h);
 /* Heap-allocated form: *out on success (0), else -EINVAL/-ENOMEM. */
@@ -336,6 +339,15 @@ void lat_hist_buf_free(void *buf);
  * left zeroed. */
 int lat_hist_decode(const void *buf, size_t len, lat_hist *out);
 int lat_hist_decode_base64(const char *text, size_t len, lat_hist *out);
+/* The same, but *out tracks only up to the largest value the encoding holds
+ * (its lowest and significant figures as declared; never above the declared
+ * highest), so memory follows the data, not the range a writer declared:
+ * a 5-figure 1..2^62 histogram of small values costs 2 MB, not 48 MB.
+ * Queries answer exactly as on the declared geometry.  *declared_highest (may
+ * be NULL) gets the highest trackable value the encoding declares.  Only V2
+ * is fitted; V1/V0 decode at their declared range. */
+int lat_hist_decode_base64_fit(const char *text, size_t len, lat_hist *out,
+                               int64_t *declared_highest);
 
 /* Plain base64 (RFC 4648, with padding).  encode writes 4*ceil(n/3) chars + NUL
  * into out (size it with LAT_BASE64_LEN(n) + 1); returns the length.  decode

@@ -83,12 +83,18 @@ typedef struct lat_hlog_interval {
     double length_s;            /* interval length */
     double max_field;           /* the Interval_Max column as written */
     int line;                   /* 1-based line number in the file */
-    lat_hist hist;              /* decoded; owned by the reader, valid until the next call */
+    lat_hist hist;              /* decoded; owned by the reader, valid until the next call;
+                                   sized for its values (lat_hist_decode_base64_fit) */
+    int64_t declared_highest;   /* the highest trackable value the encoding declares */
     const char *encoded;        /* the base64 column as written (not NUL-terminated) ... */
     size_t encoded_len;         /* ... in the reader's text: valid until the reader closes */
 } lat_hlog_interval;
 
-/* Open a log file / an in-memory text (copied).  0 and *out, or -errno. */
+/* Open a log file / an in-memory text (copied).  0 and *out, or -errno.
+ * The file is read whole, up to LAT_HLOG_MAX_FILE_BYTES (-EFBIG beyond);
+ * reading stops at a NUL byte, which the first lat_hlog_next call then
+ * reports with its line. */
+#define LAT_HLOG_MAX_FILE_BYTES ((size_t)1 << 30)
 int lat_hlog_reader_open(const char *path, lat_hlog_reader **out);
 int lat_hlog_reader_open_mem(const char *text, size_t len, lat_hlog_reader **out);
 void lat_hlog_reader_close(lat_hlog_reader *r); /* NULL is fine */
