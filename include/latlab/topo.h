@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+
 /* ---- CPU sets ------------------------------------------------------------------ */
 
 #define LAT_MAX_CPUS 1024
