@@ -7,8 +7,11 @@
 #include "latlab/atomicfile.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CMD(n)                                                                                     \
@@ -63,7 +66,11 @@ static void overview(FILE *f) {
           f);
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fputs("\n'latlab help COMMAND' or 'latlab COMMAND --help' for a command's options.\n", f);
+    fputs("\n'latlab help COMMAND' or 'latlab COMMAND --help' for a command's options.\n"
+          "Output files (--json, -o, --flight-out) go into an existing directory; output\n"
+          "directories (--out, --hlog-dir) are created with their parents.  Exit status: 0 ok,\n"
+          "1 runtime error (also a failed write, stdout included), 2 usage error.\n",
+          f);
 }
 
 static const char help_usage[] = "usage: latlab help [COMMAND]\n\n"
@@ -128,6 +135,51 @@ static int finish(int status) {
     return status;
 }
 
+/* Output paths, one rule for every command, checked before any work starts:
+ * an empty value is a usage error (exit 2); a file (--json, -o/--output,
+ * --flight-out) must go into an existing directory (exit 1 naming it
+ * otherwise: files never create directories); a directory (--out,
+ * --hlog-dir) is created with its parents when the command runs. */
+static int check_output_paths(const char *cmd, int argc, char **argv) {
+    static const char *const file_flags[] = {"--json", "--output", "-o", "--flight-out"};
+    static const char *const dir_flags[] = {"--out", "--hlog-dir"};
+    for (int i = 2; i < argc && strcmp(argv[i], "--"); i++) {
+        const char *a = argv[i], *val = NULL;
+        bool file = false, known = false;
+        for (int k = 0; k < 6 && !known; k++) {
+            const char *f = k < 4 ? file_flags[k] : dir_flags[k - 4];
+            size_t n = strlen(f);
+            if (!strcmp(a, f)) {
+                val = i + 1 < argc ? argv[i + 1] : NULL;
+            } else if (n > 2 && !strncmp(a, f, n) && a[n] == '=') {
+                val = a + n + 1;
+            } else {
+                continue;
+            }
+            known = true;
+            file = k < 4;
+        }
+        if (!known || !val) continue;
+        if (!*val) return cli_usage_error(cmd, "%.*s: empty path", (int)strcspn(a, "="), a);
+        if (!file || !strcmp(val, "-")) continue;
+        char *dir = strdup(val), *slash = dir ? strrchr(dir, '/') : NULL;
+        struct stat st;
+        if (slash && slash != dir) {
+            *slash = '\0';
+            if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+                int rc = cli_error(cmd,
+                                   "%s: directory %s does not exist (files never create "
+                                   "directories)",
+                                   val, dir);
+                free(dir);
+                return rc;
+            }
+        }
+        free(dir);
+    }
+    return 0;
+}
+
 static int dispatch(int argc, char **argv) {
     if (argc < 2) {
         overview(stderr);
@@ -152,6 +204,8 @@ static int dispatch(int argc, char **argv) {
             fputs(c->usage, stdout);
             return CLI_OK;
         }
+    int rc = check_output_paths(c->name, argc, argv);
+    if (rc) return rc;
     return c->fn(argc - 1, argv + 1);
 }
 

@@ -169,7 +169,7 @@ int cmd_pipeline(int argc, char **argv) {
     lat_pipe_config c;
     lat_pipe_config_default(&c);
     int shape = LAT_PIPE_AUTO, ncpus = 0, cpus[LAT_MAX_CPUS];
-    bool oversub = false, flight_auto = false, idle_set = false;
+    bool oversub = false, flight_auto = false, idle_set = false, hlog_iv_set = false;
     const char *json_path = NULL, *hlog_dir = NULL, *fbase = NULL, *fout = NULL;
     uint64_t v;
     int ch, rc;
@@ -230,6 +230,7 @@ int cmd_pipeline(int argc, char **argv) {
             hlog_dir = optarg;
             break;
         case O_HLOGIV:
+            hlog_iv_set = true;
             if (cli_parse_duration_ns(CMD, "--hlog-interval", optarg, &c.hlog_interval_ns))
                 return CLI_USAGE;
             if (c.hlog_interval_ns < 1000000)
@@ -259,6 +260,9 @@ int cmd_pipeline(int argc, char **argv) {
         }
     }
     if (optind < argc) return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+    if (hlog_iv_set && !hlog_dir)
+        return cli_usage_error(CMD, "--hlog-interval: only with --hlog-dir");
+    if (hlog_dir && !*hlog_dir) return cli_usage_error(CMD, "--hlog-dir: empty path");
     if (fbase && !flight_auto)
         return cli_usage_error(CMD, "--flight-baseline: only with --flight-threshold auto");
     if (fout && !flight_auto && c.flight_threshold_ns == LAT_FLIGHT_NONE)

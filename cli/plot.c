@@ -499,6 +499,12 @@ int cmd_plot(int argc, char **argv) {
         return cli_usage_error(CMD, "--label: %zu labels for %d files", nlabels, nfiles);
     size_t olen = strlen(out);
     bool html = olen >= 5 && (!strcmp(out + olen - 5, ".html") || !strcmp(out + olen - 4, ".htm"));
+    const char *base = strrchr(out, '/'), *ext = strrchr(base ? base + 1 : out, '.');
+    if (ext && strcmp(ext, ".svg") && strcmp(ext, ".html") && strcmp(ext, ".htm"))
+        return cli_usage_error(CMD,
+                               "-o/--output: '%s': plot writes .svg or .html (an SVG "
+                               "written under another extension would mislead)",
+                               out);
 
     char auto_title[256];
     if (!title) {

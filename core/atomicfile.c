@@ -29,6 +29,7 @@ struct lat_afile {
  * async-signal-safe; a slot goes back to 0 before its file is renamed or
  * removed, so the handler never removes a committed file. */
 #define REGISTRY_SLOTS 64
+static _Atomic int ever_opened; /* say what was kept only where files were written */
 #define REGISTRY_PATH 4096
 static struct {
     _Atomic int state;
@@ -41,6 +42,7 @@ static int registry_add(const lat_afile *f) {
     for (int i = 0; i < REGISTRY_SLOTS; i++) {
         int free_slot = 0;
         if (!atomic_compare_exchange_strong(&registry[i].state, &free_slot, 1)) continue;
+        atomic_store(&ever_opened, 1);
         strcpy(registry[i].tmp, f->tmp);
         strcpy(registry[i].path, f->path);
         atomic_store(&registry[i].state, 2);
@@ -85,7 +87,8 @@ static void on_fatal_signal(int sig) {
         say(registry[i].path);
     }
     if (removed) say("\n");
-    say("latlab: interrupted: every file completed before the signal is kept\n");
+    if (atomic_load(&ever_opened))
+        say("latlab: interrupted: every file completed before the signal is kept\n");
     signal(sig, SIG_DFL);
     raise(sig);
 }

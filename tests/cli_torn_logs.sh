@@ -34,7 +34,7 @@ await_exec() {
 }
 
 sigs=(TERM HUP INT KILL TERM)
-landed=0 rounds=0 replaced=0 kept=0
+landed=0 rounds=0 replaced=0 kept=0 discarded=0
 while [ $rounds -lt 54 ]; do
     rounds=$((rounds + 1))
     sig=${sigs[$((RANDOM % ${#sigs[@]}))]}
@@ -72,14 +72,17 @@ while [ $rounds -lt 54 ]; do
         fail "kill -$sig after ${delay}s left $left temporary files"
         rm -f "$T"/d/*.tmp.*
     fi
-    if [ "$sig" != KILL ] && [ "$sig" != none ]; then
+    # once it has opened an output file, an interrupted run says what it kept
+    if [ "$sig" != KILL ] && [ "$sig" != none ] && grep -q 'discarded' "$T/err"; then
+        discarded=$((discarded + 1))
         grep -q 'every file completed before the signal is kept' "$T/err" ||
             fail "kill -$sig: stderr does not say what was kept: $(cat "$T/err")"
     fi
 done
 [ $landed -ge 45 ] || fail "only $landed of 50 kills landed while the run was going"
 [ $replaced -ge 3 ] || fail "complete runs did not replace the logs"
-echo "pipeline: $landed kills landed at random points; logs kept as they were $kept times, replaced by complete ones $replaced times"
+[ $discarded -ge 5 ] || fail "only $discarded kills landed while logs were being written"
+echo "pipeline: $landed kills landed at random points ($discarded while logs were being written); logs kept as they were $kept times, replaced by complete ones $replaced times"
 
 # hist merge -o: a large merge killed while it writes leaves no temporary file
 mkdir -p "$T/m"
