@@ -3,7 +3,7 @@
  * interrupted program removes them (lat_afile_cleanup_on_signals). */
 #include "latlab/atomicfile.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 
 #include <errno.h>
 #include <pthread.h>
