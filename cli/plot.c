@@ -159,12 +159,6 @@ static int read_all(const char *path, char **text, size_t *len) {
     return 0;
 }
 
-static double pct_from_points(const lat_plot_point *pts, size_t n, double q) {
-    for (size_t i = 0; i < n; i++)
-        if (pts[i].pct >= q) return pts[i].value_ns;
-    return n ? pts[n - 1].value_ns : NAN;
-}
-
 static int load_hgrm(ctx *c, const char *path, const char *label) {
     char *text = NULL;
     size_t len = 0;
@@ -183,8 +177,37 @@ static int load_hgrm(ctx *c, const char *path, const char *label) {
     s->count = h.total_count;
     if (h.n) {
         for (int i = 0; i < 5; i++)
-            s->pct_ns[i] = pct_from_points(h.points, h.n, SUMMARY_PCTS[i]);
+            s->pct_ns[i] = lat_hgrm_value_at(&h, SUMMARY_PCTS[i]);
         s->max_ns = isfinite(h.max_ns) ? h.max_ns : h.points[h.n - 1].value_ns;
+        /* Where the table has no row on a percentile's slot, the value lies
+         * between two rows: say so rather than pass the upper one off as exact. */
+        char unsure[256] = "";
+        size_t used = 0;
+        for (int i = 0; i < 5; i++) {
+            double lo = NAN;
+            if (!lat_hgrm_bracket(&h, SUMMARY_PCTS[i], &lo) || !(lo < s->pct_ns[i])) continue;
+            char a[32], b[32];
+            fmt_ns(a, sizeof a, lo);
+            fmt_ns(b, sizeof b, s->pct_ns[i]);
+            used += (size_t)snprintf(unsure + used, sizeof unsure - used, "%s%s in (%s, %s]",
+                                     used ? ", " : "", SUMMARY_NAMES[i], a, b);
+            if (used >= sizeof unsure) break;
+        }
+        if (used)
+            cli_warn(CMD,
+                     "%s: no table row falls on %s: shown as the upper end; plot the .hlog (or "
+                     "a table with more --ticks) for exact values",
+                     path, unsure);
+        /* One step of the last printed decimal, in ns: values closer than that
+         * (or below it) are lost in the file itself. */
+        double step_ns = c->unit_ns * pow(10.0, -h.value_decimals);
+        if (s->pct_ns[0] < 100 * step_ns)
+            cli_warn(CMD,
+                     "%s: values are printed in steps of %g ns (%d decimals): p50 reads %g ns, "
+                     "too coarse to trust; write the table with a smaller unit (e.g. "
+                     "HistogramLogProcessor -outputValueUnitRatio 1, or latlab hist percentiles "
+                     "--scale 1) or plot the .hlog",
+                     path, step_ns, h.value_decimals, s->pct_ns[0]);
     } else {
         cli_warn(CMD, "%s: no rows: plotted as an empty series", path);
     }
