@@ -310,6 +310,27 @@ static void test_java_autoresize_log(void **state) {
         assert_non_null(strstr(s, expect));
     }
     free(s);
+    /* plot merges them too: Java's count and max, and no warning */
+    assert_int_equal(sh("%s plot %s -o %s/auto.svg --json %s/auto.json 2>%s/auto.err >/dev/null",
+                        latlab_bin, jlog, tmp, tmp, tmp),
+                     0);
+    snprintf(sum, sizeof sum, "%s/auto.err", tmp);
+    s = slurp(sum);
+    assert_string_equal(s, "");
+    free(s);
+    snprintf(sum, sizeof sum, "%s/auto.json", tmp);
+    s = slurp(sum);
+    int64_t count, min, max;
+    char tag[64];
+    assert_int_equal(sscanf(want, "%63s %" SCNd64 " %" SCNd64 " %" SCNd64, tag, &count, &min, &max),
+                     4);
+    char expect[128];
+    snprintf(expect, sizeof expect, "\"count\": %" PRId64, count);
+    if (!strstr(s, expect)) printf("plot JSON: %s\n", s);
+    assert_non_null(strstr(s, expect));
+    snprintf(expect, sizeof expect, "\"max_ns\": %" PRId64 ".0", max);
+    assert_non_null(strstr(s, expect));
+    free(s);
     free(want);
 }
 
