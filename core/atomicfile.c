@@ -107,8 +107,29 @@ int lat_afile_cleanup_on_signals(void) {
     return 0;
 }
 
+/* A target that exists and is not a regular file (/dev/null, a FIFO, a
+ * terminal) is written in place: renaming over it would replace the device. */
+static int open_in_place(const char *path, lat_afile **out) {
+    lat_afile *f = lat__calloc(1, sizeof *f);
+    if (!f) return -ENOMEM;
+    f->slot = -1; /* nothing to remove on a signal */
+    f->fp = fopen(path, "w");
+    if (!f->fp) {
+        int e = errno;
+        lat__free(f);
+        return -e;
+    }
+    *out = f; /* path and tmp stay NULL: commit only flushes and closes */
+    return 0;
+}
+
 int lat_afile_open(const char *path, lat_afile **out) {
     if (!path || !*path || !out) return -EINVAL;
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return -EISDIR;
+        if (!S_ISREG(st.st_mode)) return open_in_place(path, out);
+    }
     lat_afile *f = lat__calloc(1, sizeof *f);
     if (!f) return -ENOMEM;
     size_t n = strlen(path);
@@ -169,8 +190,8 @@ int lat_afile_commit(lat_afile *f) {
     sigset_t held;
     hold_signals(&held);
     registry_remove(f);
-    if (rc == 0 && rename(f->tmp, f->path) != 0) rc = -errno;
-    if (rc != 0) unlink(f->tmp);
+    if (rc == 0 && f->tmp && rename(f->tmp, f->path) != 0) rc = -errno;
+    if (rc != 0 && f->tmp) unlink(f->tmp);
     release_signals(&held);
     afile_free(f);
     return rc;
@@ -182,7 +203,7 @@ void lat_afile_abort(lat_afile *f) {
     sigset_t held;
     hold_signals(&held);
     registry_remove(f);
-    unlink(f->tmp);
+    if (f->tmp) unlink(f->tmp);
     release_signals(&held);
     afile_free(f);
 }
