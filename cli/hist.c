@@ -90,6 +90,7 @@ static int open_log(const char *path, lat_hlog_reader **r) {
         return cli_error(CMD, "%s: larger than the %zu MiB limit for an interval log", path,
                          LAT_HLOG_MAX_FILE_BYTES >> 20);
     if (rc < 0) return cli_error(CMD, "%s: %s", path, lat_strerror(rc));
+    lat_hlog_reader_fit(*r, true); /* every merge here goes through lat_hist_add_resize */
     return 0;
 }
 
@@ -580,8 +581,7 @@ static int cmd_tags_or_summary(int argc, char **argv, bool summary) {
     if (summary && n > 0)
         printf("histogram resolution %.3g%% (%d sig figs); intervals at %g%% confidence from the "
                "counts (order statistics)\n",
-               100 * lat_budget_hist_resolution(a[0].sig_figs), a[0].sig_figs,
-               100 * confidence);
+               100 * lat_budget_hist_resolution(a[0].sig_figs), a[0].sig_figs, 100 * confidence);
     free_accs(a, n);
     if (json && status == 0) {
         json_t *j = json_pack("{s:s, s:o}", "file", path, summary ? "summary" : "tags", arr);

@@ -177,6 +177,8 @@ static int check_output_paths(const char *cmd, int argc, char **argv) {
             file = k < 4;
         }
         if (!known || !val) continue;
+        if (!*val && !strcmp(a, "-o")) /* -o is --output (hist, plot) or --out (book itch-gen) */
+            return cli_usage_error(cmd, "-o (--output/--out): empty path");
         if (!*val) return cli_usage_error(cmd, "%.*s: empty path", (int)strcspn(a, "="), a);
         if (!file || !strcmp(val, "-")) continue;
         char *dir = strdup(val), *slash = dir ? strrchr(dir, '/') : NULL;

@@ -253,6 +253,7 @@ static int load_hlog(ctx *c, const char *path, const char *label) {
     size_t ng = 0;
     int rc = lat_hlog_reader_open(path, &r);
     if (rc) return cli_error(CMD, "%s: cannot read: %s", path, lat_strerror(rc));
+    lat_hlog_reader_fit(r, true); /* merged with lat_hist_add_resize below */
     lat_hlog_interval *iv;
     while ((rc = lat_hlog_next(r, &iv)) > 0) {
         if (c->tag && strcmp(iv->tag, c->tag)) continue;

@@ -304,6 +304,7 @@ struct lat_hlog_reader {
     char version[16];
     lat_hlog_interval cur;
     bool cur_valid;
+    bool fit; /* decode fitted to the values (lat_hlog_reader_fit) */
 };
 
 static int reader_from_buf(char *text, size_t len, lat_hlog_reader **out) {
@@ -376,6 +377,10 @@ void lat_hlog_reader_close(lat_hlog_reader *r) {
     lat_hist_free(&r->cur.hist);
     lat__free(r->text);
     lat__free(r);
+}
+
+void lat_hlog_reader_fit(lat_hlog_reader *r, bool fit) {
+    if (r) r->fit = fit;
 }
 
 int lat_hlog_reader_line(const lat_hlog_reader *r) {
@@ -515,8 +520,10 @@ int lat_hlog_next(lat_hlog_reader *r, lat_hlog_interval **out) {
         if (!parse_num(f[k + 2], fl[k + 2], &mx))
             return fail_line(r, LAT_EFORMAT, "bad interval max");
         if (fl[k + 3] == 0) return fail_line(r, LAT_EFORMAT, "empty histogram field");
-        int rc =
-            lat_hist_decode_base64_fit(f[k + 3], fl[k + 3], &cur->hist, &cur->declared_highest);
+        int rc = r->fit ? lat_hist_decode_base64_fit(f[k + 3], fl[k + 3], &cur->hist,
+                                                     &cur->declared_highest)
+                        : lat_hist_decode_base64(f[k + 3], fl[k + 3], &cur->hist);
+        if (rc == 0 && !r->fit) cur->declared_highest = cur->hist.highest;
         if (rc < 0) {
             char why[120];
             snprintf(why, sizeof why, "bad histogram: %s", lat_strerror(rc));

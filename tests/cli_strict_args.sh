@@ -39,9 +39,9 @@ expect 2 "--flight-out: empty path" pipeline --flight-threshold 1ms --flight-out
 expect 2 "--out: empty path" lab --quick --out ''
 expect 2 "--json: empty path" lab --quick --json ''
 expect 2 "--json: empty path" hist summary "$log" --json ''
-expect 2 "-o: empty path" hist merge "$log" -o ''
+expect 2 "-o (--output/--out): empty path" hist merge "$log" -o ''
 expect 2 "--output: empty path" hist percentiles "$log" --output=
-expect 2 "-o: empty path" plot "$log" -o ''
+expect 2 "-o (--output/--out): empty path" plot "$log" -o ''
 expect 2 "--out: empty path" book bench mixed_70_20_10 --quick --out ''
 expect 2 "--json: empty path" book replay --json '' /dev/null
 # arguments after -- belong to the child

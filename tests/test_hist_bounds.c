@@ -72,7 +72,7 @@ static char *slurp(const char *name) {
     snprintf(path, sizeof path, "%s/%s", tmp, name);
     FILE *f = fopen(path, "rb");
     assert_non_null(f);
-    static char buf[1 << 16];
+    static char buf[1 << 20];
     size_t n = fread(buf, 1, sizeof buf - 1, f);
     buf[n] = '\0';
     fclose(f);

@@ -95,7 +95,7 @@ typedef struct lat_hlog_interval {
     double max_field;           /* the Interval_Max column as written */
     int line;                   /* 1-based line number in the file */
     lat_hist hist;              /* decoded; owned by the reader, valid until the next call;
-                                   sized for its values (lat_hist_decode_base64_fit) */
+                                   its declared geometry, or fitted (lat_hlog_reader_fit) */
     int64_t declared_highest;   /* the highest trackable value the encoding declares */
     const char *encoded;        /* the base64 column as written (not NUL-terminated) ... */
     size_t encoded_len;         /* ... in the reader's text: valid until the reader closes */
@@ -109,6 +109,13 @@ typedef struct lat_hlog_interval {
 int lat_hlog_reader_open(const char *path, lat_hlog_reader **out);
 int lat_hlog_reader_open_mem(const char *text, size_t len, lat_hlog_reader **out);
 void lat_hlog_reader_close(lat_hlog_reader *r); /* NULL is fine */
+/* fit: decode each interval fitted to its values (lat_hist_decode_base64_fit)
+ * instead of the geometry it declares, so memory follows the data (a 5-figure
+ * 1..2^62 interval of small values: 2 MB, not 48 MB).  Queries answer the
+ * same; a fitted interval's range may be narrower than the next one's, so
+ * merge with lat_hist_add_resize (lat_hist_add would drop what does not fit).
+ * Default off.  Call before the first lat_hlog_next. */
+void lat_hlog_reader_fit(lat_hlog_reader *r, bool fit);
 
 /* Next interval: 1 and *out (owned by the reader), 0 at the end, or a
  * negative error (LAT_EFORMAT, LAT_ETRUNCATED, decode errors, -ENOMEM); then

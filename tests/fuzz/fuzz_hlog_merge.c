@@ -37,6 +37,7 @@ static void same_answers(const lat_hlog_interval *iv) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     lat_hlog_reader *r;
     if (lat_hlog_reader_open_mem((const char *)data, size, &r) != 0) return 0;
+    lat_hlog_reader_fit(r, true);
     char *text = NULL;
     size_t text_len = 0;
     FILE *out = open_memstream(&text, &text_len);
