@@ -331,6 +331,16 @@ static void test_java_autoresize_log(void **state) {
     snprintf(expect, sizeof expect, "\"max_ns\": %" PRId64 ".0", max);
     assert_non_null(strstr(s, expect));
     free(s);
+    /* and hist export: the exported count is Java's */
+    snprintf(sum, sizeof sum, "%s/auto.prom", tmp);
+    assert_int_equal(sh("%s hist export %s --text > %s", latlab_bin, jlog, sum), 0);
+    s = slurp(sum);
+    snprintf(expect, sizeof expect, "} %" PRId64 "\n", count);
+    const char *line = strstr(s, "_count{stage=\"java_auto\"");
+    assert_non_null(line);
+    assert_non_null(strstr(line, expect));
+    assert_true(strstr(line, expect) < strchr(line, '\n') + 1);
+    free(s);
     free(want);
 }
 
