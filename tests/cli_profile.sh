@@ -28,7 +28,7 @@ usage "needs a command" -F 99
 usage "\-F" -F 0 -- true
 usage "\-F" -F 100001 -- true
 usage "\-F" -F 12x -- true
-usage "\-o: empty" -o "" -- true
+usage "\-o.*empty" -o "" -- true
 usage "\-\-event: empty" --event "" -- true
 usage "unknown option '--bogus'" --bogus -- true
 usage "two folded files" diff "$D/kernel_user.folded"
