@@ -275,8 +275,8 @@ int lat_lab_decide(const lat_lab_params *p, int conf, const lat_lab_cell *base,
     v->rounds = (unsigned)q.n;
     if (q.n < p->min_rounds || q.n < 2) {
         snprintf(v->reason, sizeof v->reason,
-                 "only %zu clean paired rounds (%u set aside for platform loss), %u needed", q.n,
-                 v->set_aside, p->min_rounds);
+                 "%sonly %zu clean paired rounds (%u set aside for platform loss), %u needed",
+                 v->set_aside > q.n ? "a busy host: " : "", q.n, v->set_aside, p->min_rounds);
         lat__free(q.d50);
         return 0;
     }
@@ -313,7 +313,10 @@ void lat_lab_verdict_text(const lat_lab_verdict *v, char *buf, size_t len) {
         n += snprintf(buf + n, len - (size_t)n, " on this machine: %s", v->reason);
     else if (n >= 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n, " (confidence %.1f%%)", 100 * v->confidence);
-    if (n >= 0 && (size_t)n < len)
+    if (n >= 0 && (size_t)n < len && isnan(v->p999_ratio))
+        snprintf(buf + n, len - (size_t)n, "; %u rounds used, %u set aside", v->rounds,
+                 v->set_aside);
+    else if (n >= 0 && (size_t)n < len)
         snprintf(buf + n, len - (size_t)n,
                  "; %u rounds used, %u set aside; %s, p99.9 x%.2f [%.2f..%.2f], e2e spread x%.2f",
                  v->rounds, v->set_aside, p50, v->p999_ratio, v->p999_lo, v->p999_hi,
@@ -480,8 +483,10 @@ static int merge_run(lat_lab_result *res, int conf, const lat_pipe_result *r) {
 
 /* One configuration in one round: run, repeat while contaminated. */
 static int run_cell(const lat_lab_config *c, lat_lab_result *res, size_t *cap, int conf,
-                    unsigned round, double floor_ns) {
+                    unsigned round, double floor_ns, uint64_t t0) {
     for (unsigned att = 0; att <= c->max_repeats; att++) {
+        /* no repeat once the budget is spent: the round is then set aside */
+        if (att > 0 && (double)(lat_mono_ns() - t0) / 1e9 > c->budget_s) break;
         lat_pipe_config pc = c->pipe;
         lat_lab_conf_apply(conf, &pc);
         char prefix[4096];
@@ -533,7 +538,7 @@ int lat_lab_run(const lat_lab_config *c, lat_lab_result *res) {
             snprintf(res->stop, sizeof res->stop, "every verdict decided after %u rounds", k);
             break;
         }
-        if (k > 0 && k >= c->min_rounds && spent + spent / k > c->budget_s) {
+        if (k > 0 && spent + spent / k > c->budget_s) {
             snprintf(res->stop, sizeof res->stop,
                      "the time budget (%.0f s) was spent after %u rounds", c->budget_s, k);
             break;
@@ -546,7 +551,7 @@ int lat_lab_run(const lat_lab_config *c, lat_lab_result *res) {
         if (c->floor_ns && c->pipe.cpus[0] >= 0 && c->pipe.cpus[1] >= 0)
             fl = c->floor_ns(c->ud, c->pipe.cpus[0], c->pipe.cpus[1]);
         for (int i = 0; i < LAT_LAB_NCONF && !rc; i++)
-            rc = run_cell(c, res, &cap, ord[i], k, fl);
+            rc = run_cell(c, res, &cap, ord[i], k, fl, t0);
         res->rounds = k + 1;
         if (!rc) rc = decide_all(c, res);
     }

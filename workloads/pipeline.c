@@ -177,8 +177,9 @@ static void slow_add(slow_heap *h, uint64_t ns, uint64_t from, uint64_t to) {
     }
 }
 
-/* Test hook: sleep off-CPU inside a spin loop, stamping the sleep itself. */
-static void test_sleep(run *R) {
+/* Test hook: sleep off-CPU inside a spin loop, stamping the sleep itself;
+ * returns the stamp after it, which the loop takes as its next read. */
+static inline __attribute__((always_inline)) uint64_t test_sleep(run *R) {
     uint64_t a = lat_cycles();
     struct timespec ts = {(time_t)(R->c.sleep_ns / 1000000000u),
                           (long)(R->c.sleep_ns % 1000000000u)};
@@ -190,6 +191,7 @@ static void test_sleep(run *R) {
         r->sleeps[r->nsleeps][1] = b;
         r->nsleeps++;
     }
+    return b;
 }
 
 /* The next event index at which role sleeps (test hook), or UINT64_MAX. */
@@ -313,7 +315,10 @@ static void *producer(void *arg) {
         uint64_t intended = start + (uint64_t)((double)seq * iv);
         uint64_t now;
         if (LAT_UNLIKELY(seq == sleep_at)) {
-            test_sleep(R);
+            now = lat_cycles();
+            lat_gaps_note(g, last, now);
+            last = test_sleep(R);
+            lat_gaps_note(g, now, last);
             sleep_at = next_sleep(R, LAT_PIPE_PRODUCER, &nsl);
         }
         while ((now = lat_cycles()) < intended) {
@@ -382,7 +387,10 @@ static void *worker(void *arg) {
     for (uint64_t i = 0; i < n; i++) {
         msg m;
         if (LAT_UNLIKELY(i == sleep_at)) {
-            test_sleep(R);
+            uint64_t now = lat_cycles();
+            lat_gaps_note(g, last, now);
+            last = test_sleep(R);
+            lat_gaps_note(g, now, last);
             sleep_at = next_sleep(R, LAT_PIPE_WORKER, &nsl);
         }
         while (!q_pop(R->q1, &m)) {
