@@ -124,6 +124,10 @@ static void on_run(void *ud, const lat_lab_run_rec *rec, const lat_pipe_config *
     json_object_set_new(j, "contaminated", json_boolean(rec->contaminated));
     if (rec->contaminated) json_object_set_new(j, "why", json_string(rec->why));
     json_object_set_new(j, "platform", json_string(plat));
+    double worst = 0;
+    for (int k = 0; k < LAT_PIPE_NHOT; k++)
+        if (rec->thr[k].ran && rec->thr[k].lost_share > worst) worst = rec->thr[k].lost_share;
+    json_object_set_new(j, "lost_share_max", json_real(worst));
     char name[4300];
     snprintf(name, sizeof name, "%s/%s-r%u%s.json", x->runs_dir, lat_lab_conf_name(rec->conf),
              rec->round + 1, rec->contaminated ? "-contaminated" : "");

@@ -45,10 +45,10 @@ static void sum_conf(const lat_lab_result *res, int conf, conf_sum *o) {
         if (r->contaminated) {
             o->contaminated++;
             snprintf(o->last_why, sizeof o->last_why, "%s", r->why);
-            continue;
+        } else {
+            o->usable++;
+            o->iv += r->niv, o->iv_aside += r->iv_set_aside;
         }
-        o->usable++;
-        o->iv += r->niv, o->iv_aside += r->iv_set_aside;
         for (int k = 0; k < LAT_PIPE_NHOT; k++) {
             const lat_lab_thread_acct *a = &r->thr[k];
             lat_lab_thread_acct *s = &o->thr[k];
@@ -69,11 +69,12 @@ static void sum_conf(const lat_lab_result *res, int conf, conf_sum *o) {
             if (r->tail[s].thread999 >= 0) votes[s][r->tail[s].thread999]++;
         }
     }
-    for (int k = 0; k < LAT_PIPE_NHOT && o->usable; k++)
-        o->thr[k].lost_share = share[k] / o->usable;
-    if (o->usable) {
-        o->cpu.steal_pct /= o->usable, o->cpu.irq_pct /= o->usable;
-        o->cpu.softirq_pct /= o->usable;
+    unsigned all = o->usable + o->contaminated;
+    for (int k = 0; k < LAT_PIPE_NHOT && all; k++)
+        o->thr[k].lost_share = share[k] / all;
+    if (all) {
+        o->cpu.steal_pct /= all, o->cpu.irq_pct /= all;
+        o->cpu.softirq_pct /= all;
     }
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
         o->tail[s].thread999 = -1;
@@ -180,9 +181,9 @@ static void md_confs(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
         lab_platform_text(buf, sizeof buf, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
         fprintf(f,
                 "\n%u usable runs, %u contaminated and repeated%s%s%s; intervals %zu, set "
-                "aside %zu.\n\n**Platform** (summed over usable runs): %s.\n\n",
+                "aside %zu.\n\n**Platform** (summed over all %u runs; the share is their mean): %s.\n\n",
                 s.usable, s.contaminated, s.contaminated ? " (last: " : "", s.last_why,
-                s.contaminated ? ")" : "", s.iv, s.iv_aside, buf);
+                s.contaminated ? ")" : "", s.iv, s.iv_aside, s.usable + s.contaminated, buf);
         lab_attrib_text(buf, sizeof buf, x->cfg.pipe.shape, s.tail);
         if (buf[0]) fprintf(f, "**Attribution**: %s.\n\n", buf);
         if (x->over) fprintf(f, "**%s**\n\n", LAB_OVERSUB_STAMP);
@@ -423,7 +424,7 @@ static lat_plot *interval_plot(const lat_lab_result *res, int which) {
 void lab_write_svgs(const lab_ctx *x, const lat_lab_result *res) {
     char p[4300];
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
-        if (!res->merged[LAT_LAB_BASE][s]) continue;
+        if (!lat_pipe_stage_present(s, x->cfg.pipe.shape, x->cfg.pipe.split_q1)) continue;
         char title[96];
         snprintf(title, sizeof title, "%s latency by percentile", lat_pipe_stage_name(s));
         lat_plot *pl = NULL;
@@ -433,6 +434,8 @@ void lab_write_svgs(const lab_ctx *x, const lat_lab_result *res) {
         for (int c = 0; c < LAT_LAB_NCONF; c++)
             if (res->merged[c][s])
                 lat_plot_add_hist(pl, lat_lab_conf_name(c), res->merged[c][s], 1.0, 0);
+            else
+                lat_plot_add_series(pl, lat_lab_conf_name(c), NULL, 0);
         snprintf(p, sizeof p, "%s/%s.svg", x->out, lat_pipe_stages[s].file);
         lat_plot_save_svg(pl, p);
         lat_plot_free(pl);
@@ -546,7 +549,7 @@ int lab_write_html(const lab_ctx *x, const lat_lab_result *res, const char *path
     html_confs(rep, x, res);
     lat_report_section(rep, "Latency by percentile, per stage (usable runs merged)");
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
-        if (!res->merged[LAT_LAB_BASE][s]) continue;
+        if (!lat_pipe_stage_present(s, x->cfg.pipe.shape, x->cfg.pipe.split_q1)) continue;
         lat_plot *pl = NULL;
         if (lat_plot_create(lat_pipe_stage_name(s), &pl) != 0) continue;
         lat_plot_set_log_y(pl, true);
