@@ -13,27 +13,12 @@
 #include "latlab/error.h"
 #include "latlab/topo.h"
 
-#include <getopt.h>
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char cmd_clock_usage[] =
-    "usage: latlab clock [OPTIONS]\n"
-    "\n"
-    "Calibrate the cycle counter three times against CLOCK_MONOTONIC_RAW (tightest of\n"
-    "32 brackets at each end of the window), check its drift against CLOCK_MONOTONIC,\n"
-    "and measure what a read costs (median of back-to-back pairs: unfenced, fenced,\n"
-    "clock_gettime), the counter's granularity and whether the TSC is invariant.\n"
-    "\n"
-    "options:\n"
-    "  --window-ms N   calibration window in ms (1..60000, default 200)\n"
-    "  --drift-s S     drift-check window in seconds (0 skips it; up to 3600; default 3)\n"
-    "  --samples N     read pairs per cost figure (1000..100000000, default 100000)\n"
-    "  --json FILE     also write the results (and the run conditions) as JSON\n"
-    "  -h, --help      this text\n";
 
 #define NCAL 3
 
@@ -82,52 +67,85 @@ static json_t *cal_json(const lat_clock_cal *c) {
                      (json_int_t)c->counter_hz, "counter_hz_diff_ppm", c->counter_hz_diff_ppm);
 }
 
-int cmd_clock(int argc, char **argv) {
-    static const struct option opts[] = {
-        {"window-ms", required_argument, NULL, 'w'},
-        {"drift-s", required_argument, NULL, 'd'},
-        {"samples", required_argument, NULL, 's'},
-        {"json", required_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    uint64_t window_ms = 200, samples = 100000;
-    double drift_s = 3.0;
-    const char *json_path = NULL;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'w':
-            if (cli_parse_u64("clock", "--window-ms", optarg, 1, 60000, &window_ms))
-                return CLI_USAGE;
-            break;
-        case 'd':
-            if (cli_parse_double("clock", "--drift-s", optarg, 0, 3600, &drift_s)) return CLI_USAGE;
-            if (drift_s > 0 && drift_s < 0.001)
-                return cli_usage_error("clock", "--drift-s: %s is below 1 ms (use 0 to skip)",
-                                       optarg);
-            break;
-        case 's':
-            if (cli_parse_u64("clock", "--samples", optarg, 1000, 100000000, &samples))
-                return CLI_USAGE;
-            break;
-        case 'j':
-            if (!*optarg) return cli_usage_error("clock", "--json: needs a file name");
-            json_path = optarg;
-            break;
-        case 'h':
-            fputs(cmd_clock_usage, stdout);
-            return CLI_OK;
-        default:
-            return cli_getopt_fail("clock", c, argv);
-        }
+static uint64_t window_ms = 200, samples = 100000;
+static double drift_s = 3.0;
+static const char *json_path;
+
+static int parse_drift(const char *cmd, const char *flag, const char *v, void *dest) {
+    if (cli_parse_double(cmd, flag, v, 0, 3600, dest)) return CLI_USAGE;
+    double d = *(double *)dest;
+    if (d > 0 && d < 0.001)
+        return cli_usage_error(cmd, "%s: %s is below 1 ms (use 0 to skip)", flag, v);
+    return 0;
+}
+
+static const cli_opt clock_opts[] = {
+    CLI_NUM_OPT("window-ms", CLI_U64, &window_ms, "N",
+                "calibration window in ms (1..60000, default 200)", 1, 60000),
+    CLI_CUSTOM_OPT("drift-s", parse_drift, &drift_s, "S",
+                   "drift-check window in seconds (0 skips it; up to 3600; default 3)"),
+    CLI_NUM_OPT("samples", CLI_U64, &samples, "N",
+                "read pairs per cost figure (1000..100000000, default 100000)", 1000, 100000000),
+    CLI_STR_OPT("json", CLI_PATH, &json_path, "FILE",
+                "also write the results (and the run conditions) as JSON"),
+    CLI_END,
+};
+
+const cli_spec cmd_clock_spec = {
+    .name = "clock",
+    .synopsis = "latlab clock [OPTIONS]",
+    .about = "Calibrate the cycle counter three times against CLOCK_MONOTONIC_RAW (tightest of\n"
+             "32 brackets at each end of the window), check its drift against CLOCK_MONOTONIC,\n"
+             "and measure what a read costs (median of back-to-back pairs: unfenced, fenced,\n"
+             "clock_gettime), the counter's granularity and whether the TSC is invariant.\n",
+    .opts = clock_opts,
+};
+
+static int write_json(const lat_clock_cal cal[NCAL], double spread_ppm,
+                      const lat_clock_drift_result *drift, const read_costs *rcost, double unf_ns,
+                      double fen_ns, bool pinned, uint64_t gran, double gran_ns, int inv) {
+    lat_runcond cond;
+    json_t *cals = json_array(), *root = json_object();
+    if (!root || !cals) {
+        json_decref(cals);
+        json_decref(root);
+        return -ENOMEM;
     }
-    if (optind < argc) return cli_usage_error("clock", "unexpected argument '%s'", argv[optind]);
+    json_object_set_new(root, "calibrations", cals);
+    for (int i = 0; i < NCAL; i++)
+        json_array_append_new(cals, cal_json(&cal[i]));
+    json_object_set_new(root, "spread_ppm", json_real(spread_ppm));
+    if (drift_s > 0)
+        json_object_set_new(root, "drift",
+                            json_pack("{s:s, s:f, s:I, s:I, s:f, s:f}", "clock", "CLOCK_MONOTONIC",
+                                      "seconds", drift_s, "os_ns", (json_int_t)drift->os_ns,
+                                      "counter_ns", (json_int_t)drift->counter_ns, "drift_ppm",
+                                      drift->drift_ppm, "error_ppm", drift->error_ppm));
+    else
+        json_object_set_new(root, "drift", json_null());
+    json_object_set_new(root, "read_cost_p50",
+                        json_pack("{s:f, s:f, s:f, s:I, s:I, s:I, s:b}", "unfenced_ns", unf_ns,
+                                  "fenced_ns", fen_ns, "clock_gettime_ns",
+                                  (double)rcost->gettime_ns, "unfenced_cycles",
+                                  (json_int_t)rcost->unfenced_cycles, "fenced_cycles",
+                                  (json_int_t)rcost->fenced_cycles, "samples", (json_int_t)samples,
+                                  "pinned", (int)pinned));
+    json_object_set_new(root, "granularity_cycles", json_integer((json_int_t)gran));
+    json_object_set_new(root, "granularity_ns", json_real(gran_ns));
+    json_object_set_new(root, "invariant_tsc", inv < 0 ? json_null() : json_boolean(inv));
+    if (lat_runcond_collect(&cond, NULL) == 0)
+        json_object_set_new(root, "run_conditions", lat_runcond_json(&cond));
+    int rc = lat_write_json_atomic(json_path, root);
+    json_decref(root);
+    return rc;
+}
+
+int cmd_clock(int argc, char **argv) {
+    int first, prc = cli_parse(&cmd_clock_spec, argc, argv, &first);
+    if (prc) return prc < 0 ? CLI_OK : prc;
 
     int ret = CLI_ERR, rc;
     uint64_t *v = NULL;
-    json_t *root = NULL;
     lat_clock_cal cal[NCAL];
     for (int i = 0; i < NCAL; i++) {
         cli_progress("calibration %d of %d (%llu ms)", i + 1, NCAL, (unsigned long long)window_ms);
@@ -197,49 +215,13 @@ int cmd_clock(int argc, char **argv) {
     if (inv == 0)
         cli_warn("clock", "the TSC is not invariant: cycle counts change rate with frequency");
 
-    if (json_path) {
-        lat_runcond cond;
-        json_t *cals = json_array();
-        root = json_object();
-        if (!root || !cals) {
-            json_decref(cals);
-            ret = cli_error("clock", "out of memory");
-            goto out;
-        }
-        json_object_set_new(root, "calibrations", cals);
-        for (int i = 0; i < NCAL; i++)
-            json_array_append_new(cals, cal_json(&cal[i]));
-        json_object_set_new(root, "spread_ppm", json_real(spread_ppm));
-        if (drift_s > 0)
-            json_object_set_new(root, "drift",
-                                json_pack("{s:s, s:f, s:I, s:I, s:f, s:f}", "clock",
-                                          "CLOCK_MONOTONIC", "seconds", drift_s, "os_ns",
-                                          (json_int_t)drift.os_ns, "counter_ns",
-                                          (json_int_t)drift.counter_ns, "drift_ppm",
-                                          drift.drift_ppm, "error_ppm", drift.error_ppm));
-        else
-            json_object_set_new(root, "drift", json_null());
-        json_object_set_new(root, "read_cost_p50",
-                            json_pack("{s:f, s:f, s:f, s:I, s:I, s:I, s:b}", "unfenced_ns", unf_ns,
-                                      "fenced_ns", fen_ns, "clock_gettime_ns",
-                                      (double)rcost.gettime_ns, "unfenced_cycles",
-                                      (json_int_t)rcost.unfenced_cycles, "fenced_cycles",
-                                      (json_int_t)rcost.fenced_cycles, "samples",
-                                      (json_int_t)samples, "pinned", (int)pinned));
-        json_object_set_new(root, "granularity_cycles", json_integer((json_int_t)gran));
-        json_object_set_new(root, "granularity_ns", json_real(gran_ns));
-        json_object_set_new(root, "invariant_tsc", inv < 0 ? json_null() : json_boolean(inv));
-        if (lat_runcond_collect(&cond, NULL) == 0)
-            json_object_set_new(root, "run_conditions", lat_runcond_json(&cond));
-        rc = lat_write_json_atomic(json_path, root);
-        if (rc) {
-            ret = cli_error("clock", "%s: %s", json_path, lat_strerror(rc));
-            goto out;
-        }
+    if (json_path && (rc = write_json(cal, spread_ppm, &drift, &rcost, unf_ns, fen_ns, pinned, gran,
+                                      gran_ns, inv))) {
+        ret = cli_error("clock", "%s: %s", json_path, lat_strerror(rc));
+        goto out;
     }
     ret = CLI_OK;
 out:
-    json_decref(root);
     free(v);
     return ret;
 }

@@ -50,7 +50,6 @@ void lab_attrib_text(char *buf, size_t len, int shape, const lat_pipe_tail *tail
 void lab_print_accounting(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r);
 
 /* "spin"/"yield"/"backoff" -> kind; -1 when unknown. */
-int lab_idle_kind(const char *s);
 /* "full"/"compact"/"auto" -> LAT_PIPE_*; -1 when unknown. */
 int lab_shape(const char *s);
 

@@ -7,7 +7,7 @@
 #include "internal.h"
 
 #include "latlab/json.h"
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/atomicfile.h"
 #include "latlab/clock.h"
 #include "latlab/error.h"
@@ -41,8 +41,9 @@ static const char usage_fmt[] =
     "  --full              full-length run (50 ms chunks, 1 s warm-up, 5 s budget)\n"
     "  env " LAT_BENCH_ENV_NO_PIN "=1 disables pinning to performance cores\n";
 
+/* The tool's strict rule: decimal digits only (no sign, no space, no 0x). */
 static int parse_u64(const char *s, uint64_t *out) {
-    if (!s || !*s || *s == '-') return -1;
+    if (!s || *s < '0' || *s > '9') return -1;
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
@@ -51,17 +52,16 @@ static int parse_u64(const char *s, uint64_t *out) {
     return 0;
 }
 
+/* The commit the program was built from: $LAT_GIT_COMMIT when set (a CI or a
+ * wrapper knows best), else what the build recorded (LAT_BUILD_COMMIT, from
+ * CMake at configure time); never a subprocess from inside the library. */
 static char *git_commit(void) {
     const char *env = getenv("LAT_GIT_COMMIT");
     if (env && *env) return lat__strdup(env);
-    FILE *p = popen("git rev-parse HEAD 2>/dev/null", "r");
-    if (!p) return NULL;
-    char buf[128] = "";
-    char *ok = fgets(buf, sizeof buf, p);
-    pclose(p);
-    if (!ok) return NULL;
-    buf[strcspn(buf, "\r\n")] = 0;
-    return strlen(buf) >= 7 ? lat__strdup(buf) : NULL;
+#ifdef LAT_BUILD_COMMIT
+    if (strlen(LAT_BUILD_COMMIT) >= 7) return lat__strdup(LAT_BUILD_COMMIT);
+#endif
+    return NULL;
 }
 
 static const char *results_dir(void) {
@@ -202,7 +202,8 @@ int lat_bench_main(int argc, char **argv, const char *suite, int (*reg)(lat_benc
         case O_MAT: {
             char *end;
             double v = strtod(optarg, &end);
-            if (*end || !(v >= 0 && v < 100)) {
+            if (*optarg < '0' || *optarg > '9' || strpbrk(optarg, "xXpP") || *end ||
+                !(v >= 0 && v < 100)) {
                 fprintf(err, "%s: --materiality: not a percentage in [0,100): %s\n", prog, optarg);
                 return 2;
             }
