@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 
 int lat_gaps_create(size_t capacity, uint64_t threshold_cycles, lat_gaps **out) {
     if (!out || threshold_cycles == 0 || capacity > ((size_t)1 << 24)) return -EINVAL;

@@ -12,7 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/error.h"
 
 /* Parse one unsigned decimal at *p (after blanks); advances *p. */

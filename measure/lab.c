@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/clock.h"
 #include "latlab/stats.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 
 #define EXACT_MAX 200
 
