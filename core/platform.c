@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,12 +52,23 @@ int lat_schedstat_parse(const char *text, size_t len, lat_schedstat *out) {
 /* Read a small /proc file into buf (NUL-terminated); returns its length or a
  * negative errno. */
 static long read_small(const char *path, char *buf, size_t cap) {
-    FILE *f = fopen(path, "r");
-    if (!f) return -errno;
-    size_t n = fread(buf, 1, cap - 1, f);
-    int err = ferror(f) ? -EIO : 0;
-    fclose(f);
-    if (err) return err;
+    /* open/read, not stdio: no allocation, so a thread can account for
+     * itself right next to a counting-allocator bracket */
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    size_t n = 0;
+    while (n < cap - 1) {
+        ssize_t k = read(fd, buf + n, cap - 1 - n);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) {
+            int e = -errno;
+            close(fd);
+            return e;
+        }
+        if (k == 0) break;
+        n += (size_t)k;
+    }
+    close(fd);
     buf[n] = 0;
     return (long)n;
 }

@@ -235,10 +235,10 @@ static lat_perf *thread_begin(run *R, int role) {
 
 static void thread_loop_start(run *R, int role, lat_perf *p) {
     lat_pipe_counters *k = &R->r->thr[role];
-    if (R->c.thread_hook) R->c.thread_hook(R->c.hook_ud, role, 1);
-    k->cpu_start = lat_current_cpu();
     R->r->plat[role].have_schedstat = lat_schedstat_read(NULL, &R->ss0[role]) == 0;
     lat_thread_switches(&R->vol0[role], &R->invol0[role]);
+    if (R->c.thread_hook) R->c.thread_hook(R->c.hook_ud, role, 1);
+    k->cpu_start = lat_current_cpu();
     k->loop_ns = lat_mono_ns();
     if (p) lat_perf_start(p);
 }
@@ -247,6 +247,8 @@ static void thread_loop_end(run *R, int role, lat_perf *p) {
     lat_pipe_counters *k = &R->r->thr[role];
     if (p) lat_perf_stop(p);
     k->loop_ns = lat_mono_ns() - k->loop_ns;
+    k->cpu_end = lat_current_cpu();
+    if (R->c.thread_hook) R->c.thread_hook(R->c.hook_ud, role, 0);
     lat_pipe_platform *pl = &R->r->plat[role];
     lat_schedstat ss1;
     if (pl->have_schedstat && lat_schedstat_read(NULL, &ss1) == 0) {
@@ -261,8 +263,7 @@ static void thread_loop_end(run *R, int role, lat_perf *p) {
         pl->vol_switches = vol - R->vol0[role];
         pl->invol_switches = invol - R->invol0[role];
     }
-    k->cpu_end = lat_current_cpu();
-    if (R->c.thread_hook) R->c.thread_hook(R->c.hook_ud, role, 0);
+
     double *dst[6] = {&k->ctx_switches, &k->migrations,   &k->page_faults,
                       &k->cycles,       &k->instructions, &k->cache_misses};
     for (int i = 0; i < 6; i++)
