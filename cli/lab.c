@@ -108,6 +108,10 @@ static void on_run(void *ud, const lat_lab_run_rec *rec, const lat_pipe_config *
                    const lat_pipe_result *r) {
     lab_ctx *x = ud;
     cli_progress_done();
+    if (!x->stamps_per_event) {
+        x->stamp_cost_ns = r->stamp_cost_ns;
+        x->stamps_per_event = r->stamps_per_event;
+    }
     char plat[1024];
     lab_rec_platform(x, rec, plat, sizeof plat);
     printf(
@@ -393,9 +397,14 @@ static void print_summary(const lab_ctx *x, const lat_lab_result *res) {
         memset(&m, 0, sizeof m);
         for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
             m.h[s] = res->merged[cf][s];
-        if (m.h[LAT_PIPE_E2E]) lab_print_table(stdout, &x->cfg.pipe, &m, x->over, title);
+        if (m.h[LAT_PIPE_E2E])
+            lab_print_table(stdout, &x->cfg.pipe, &m, x->over, title);
+        else
+            printf("%s: no usable run\n", title);
+        char t[1400];
+        lab_conf_platform(x, res, cf, t, sizeof t);
+        printf("platform: %s\n", t);
         if (cf == LAT_LAB_BASE) continue;
-        char t[1024];
         lat_lab_verdict_text(&res->verdict[cf], t, sizeof t);
         printf("verdict %s: %s\n", lat_lab_conf_name(cf), t);
     }

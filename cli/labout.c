@@ -85,6 +85,16 @@ static void sum_conf(const lat_lab_result *res, int conf, conf_sum *o) {
     }
 }
 
+void lab_conf_platform(const lab_ctx *x, const lat_lab_result *res, int conf, char *buf,
+                       size_t len) {
+    conf_sum s;
+    sum_conf(res, conf, &s);
+    char p[1024];
+    lab_platform_text(p, sizeof p, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
+    snprintf(buf, len, "%u runs (%u contaminated, repeated): %s", s.usable + s.contaminated,
+             s.contaminated, p);
+}
+
 static const char *matched(const lat_lab_verdict *v, int conf) {
     if (v->kind == lat_lab_expected(conf)) return "matched";
     return v->kind == LAT_LAB_UNDECIDED ? "inconclusive" : "WRONG";
@@ -181,7 +191,8 @@ static void md_confs(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
         lab_platform_text(buf, sizeof buf, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
         fprintf(f,
                 "\n%u usable runs, %u contaminated and repeated%s%s%s; intervals %zu, set "
-                "aside %zu.\n\n**Platform** (summed over all %u runs; the share is their mean): %s.\n\n",
+                "aside %zu.\n\n**Platform** (summed over all %u runs; the share is their mean): "
+                "%s.\n\n",
                 s.usable, s.contaminated, s.contaminated ? " (last: " : "", s.last_why,
                 s.contaminated ? ")" : "", s.iv, s.iv_aside, s.usable + s.contaminated, buf);
         lab_attrib_text(buf, sizeof buf, x->cfg.pipe.shape, s.tail);
@@ -295,6 +306,15 @@ int lab_write_md(const lab_ctx *x, const lat_lab_result *res, const char *path) 
             fprintf(f, "```\n%s```\n\nThe whole window is in flight-alloc.txt.\n\n",
                     x->flight_dump);
     }
+    const lat_hist *b = res->merged[LAT_LAB_BASE][LAT_PIPE_E2E];
+    double p50 = b ? (double)lat_hist_value_at_percentile(b, 50) : 0;
+    if (p50 > 0)
+        fprintf(f,
+                "## Instrumentation cost\n\nOne fenced stamp costs %" PRIu64 " ns = %.2f%% of "
+                "the baseline e2e p50 (%.0f ns); %u stamps per event = %.2f%%.  Goal: < 1%% "
+                "per stamp.\n\n",
+                x->stamp_cost_ns, 100.0 * (double)x->stamp_cost_ns / p50, p50, x->stamps_per_event,
+                100.0 * (double)x->stamp_cost_ns * x->stamps_per_event / p50);
     md_silence(f, x);
     md_narrate(f, res);
     fprintf(f, "Files: lab.json (every run), report.html, runs/<experiment>-r<round>.json, "

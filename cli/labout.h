@@ -42,8 +42,13 @@ typedef struct lab_ctx {
     char silence_note[200]; /* why the silence check did not run */
     lab_silence sil[2];     /* [0] pinned baseline, [1] no-pin */
     double gap_us;
+    uint64_t stamp_cost_ns; /* of the first run: one fenced stamp */
+    unsigned stamps_per_event;
 } lab_ctx;
 
+/* The platform account of configuration conf summed over its runs. */
+void lab_conf_platform(const lab_ctx *x, const lat_lab_result *res, int conf, char *buf,
+                       size_t len);
 /* The one-line platform account of a run record. */
 void lab_rec_platform(const lab_ctx *x, const lat_lab_run_rec *rec, char *buf, size_t len);
 

@@ -66,7 +66,7 @@ void lat_lab_params_default(lat_lab_params *p) {
     p->no_change_ratio = 1.25;
     p->tick_ns = 10;
     p->min_rounds = 8;
-    p->max_interval_lost = 0.02;
+    p->max_interval_lost = 0.05;
     p->backlog_ns = 100000;
     p->min_intervals = 3;
     p->ncpus = 2;

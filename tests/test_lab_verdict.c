@@ -2,7 +2,8 @@
  * per-interval figures with known effects: a pure median shift (share-line),
  * a tail-only growth with a one-tick p50 move (alloc), a variance explosion
  * (no-pin), and no change; each also drowned in injected platform gaps
- * (intervals inflated and marked lost, whole runs contaminated).  Over 240
+ * (intervals inflated and marked lost, smaller gaps below the set-aside
+ * threshold that inflate figures unnoticed, whole runs contaminated).  Over 240
  * seeds each: the right verdict or "inconclusive" >= 95%, a wrong disease
  * <= 2%, no change called a disease <= 5%, and the right verdict often enough
  * that an always-inconclusive rule fails.  A deliberately loose rule is shown
@@ -63,6 +64,10 @@ static void gen_cell(lat_stats_rng *g, int effect, bool is_exp, double far, doub
             f->e2e_p999 *= 1 + 300 * f->lost;
             f->e2e_p50 *= 1 + 50 * f->lost;
             f->work_p999 *= 1 + 20 * f->lost * lat_stats_uniform(g);
+        } else if (drown && lat_stats_uniform(g) < 0.3) { /* smaller gaps nobody sets aside */
+            f->lost = 0.04 * lat_stats_uniform(g);
+            f->e2e_p999 *= 1 + 100 * f->lost;
+            f->work_p999 *= 1 + 5 * f->lost * lat_stats_uniform(g);
         }
     }
 }
@@ -122,7 +127,7 @@ static void check_case(int effect, bool drown) {
     if (effect == C_NONE) assert_true(r.no_change_as_disease <= 0.05 * r.n);
     /* an always-inconclusive rule must not pass ("no change" drowned in gaps
      * rarely has the rounds to bound every ratio: inconclusive is honest) */
-    double need = !drown ? 0.6 : effect == C_NONE ? 0.05 : 0.4;
+    double need = !drown ? 0.6 : effect == C_NONE ? 0.05 : 0.3;
     assert_true(r.right >= need * r.n);
 }
 
