@@ -47,8 +47,10 @@ typedef struct lat_stats_shift {
 } lat_stats_shift;
 int lat_stats_hl_shift(const double *d, size_t n, double alpha, lat_stats_shift *out);
 
-/* Mann-Whitney U test of H0: a and b come from one distribution (normal
- * approximation with tie correction and continuity correction). */
+/* Mann-Whitney U test of H0: a and b come from one distribution: exact
+ * without ties when both samples have <= 20 values, else the normal
+ * approximation with tie and continuity corrections (z signed: > 0 when a
+ * ranks higher).  The benchmark harness's comparison uses it too. */
 int lat_stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
                            lat_stats_test *out);
 
