@@ -95,6 +95,34 @@ void lab_conf_platform(const lab_ctx *x, const lat_lab_result *res, int conf, ch
              s.contaminated, p);
 }
 
+static int cmp_dd(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void lab_loss_summary(const lab_ctx *x, const lat_lab_result *res, char *buf, size_t len) {
+    double *v = res->nruns ? malloc(res->nruns * sizeof *v) : NULL;
+    size_t n = 0, bad = 0;
+    for (size_t i = 0; v && i < res->nruns; i++) {
+        double w = 0;
+        for (int k = 0; k < LAT_PIPE_NHOT; k++)
+            if (res->runs[i].thr[k].ran) w = fmax(w, res->runs[i].thr[k].lost_share);
+        v[n++] = w;
+        bad += res->runs[i].contaminated;
+    }
+    if (!n) {
+        snprintf(buf, len, "no runs");
+        free(v);
+        return;
+    }
+    qsort(v, n, sizeof *v, cmp_dd);
+    snprintf(buf, len,
+             "the hot threads' worst loss per run: median %.1f%% (range %.1f..%.1f%%) over %zu "
+             "runs, %zu contaminated (threshold %.0f%%)",
+             100 * v[n / 2], 100 * v[0], 100 * v[n - 1], n, bad, 100 * x->cfg.max_run_lost);
+    free(v);
+}
+
 static const char *matched(const lat_lab_verdict *v, int conf) {
     if (v->kind == lat_lab_expected(conf)) return "matched";
     return v->kind == LAT_LAB_UNDECIDED ? "inconclusive" : "WRONG";
@@ -102,7 +130,7 @@ static const char *matched(const lat_lab_verdict *v, int conf) {
 
 /* ---- LAB.md ------------------------------------------------------------------------------- */
 
-static void md_verdicts(FILE *f, const lat_lab_result *res) {
+static void md_verdicts(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
     fprintf(f, "## Verdicts\n\n| experiment | seed expects | verdict | confidence | rounds used | "
                "set aside | work p50 | work p99.9 | e2e spread | vs seed |\n"
                "|---|---|---|--:|--:|--:|---|---|--:|---|\n");
@@ -132,6 +160,9 @@ static void md_verdicts(FILE *f, const lat_lab_result *res) {
         fprintf(f, "- **%s**: %s.  Intervals used %u, set aside %u.\n", lat_lab_conf_name(c), t,
                 res->verdict[c].iv_used, res->verdict[c].iv_set_aside);
     }
+    char loss[300];
+    lab_loss_summary(x, res, loss, sizeof loss);
+    fprintf(f, "\nPlatform: %s.\n", loss);
     fprintf(f, "\nConfidence is 1 - p of the deciding Wilcoxon signed-rank test over paired "
                "rounds; brackets are Hodges-Lehmann confidence intervals on the ratio of the "
                "per-round medians of per-interval figures (work stage).\n\n");
@@ -286,7 +317,7 @@ int lab_write_md(const lab_ctx *x, const lat_lab_result *res, const char *path) 
             c->pipe.cal->cycles_per_ns, res->rounds, c->min_rounds, c->max_rounds, c->budget_s,
             res->wall_s, res->stop, res->seed, res->seed, c->max_repeats, 100 * c->max_run_lost,
             x->gap_us, 100 * c->params.max_interval_lost);
-    md_verdicts(f, res);
+    md_verdicts(f, x, res);
     fprintf(f, "## Run conditions\n\n");
     lat_runcond_write_markdown(&x->rcnd, f);
     fprintf(f, "\n");

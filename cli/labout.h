@@ -49,6 +49,9 @@ typedef struct lab_ctx {
 /* The platform account of configuration conf summed over its runs. */
 void lab_conf_platform(const lab_ctx *x, const lat_lab_result *res, int conf, char *buf,
                        size_t len);
+/* "the hot threads' worst loss per run: median 84.9% (range 43.7..99.6%) over
+ * 60 runs, 60 contaminated (threshold 10%)" */
+void lab_loss_summary(const lab_ctx *x, const lat_lab_result *res, char *buf, size_t len);
 /* The one-line platform account of a run record. */
 void lab_rec_platform(const lab_ctx *x, const lat_lab_run_rec *rec, char *buf, size_t len);
 

@@ -122,6 +122,13 @@ PY
     }
     flight work 'flight recorder: one event slow in work: seq 2000'
     flight q1 'consecutive events slow in q1+wake (seq 2000\.\.'
+    # platform accounting and tail attribution beside the table; an off-CPU stall in the
+    # worker's poll loop is a gap that explains the q1+wake tail
+    "$L" pipeline --shape compact --events 20000 --rate 100000 --inject-stall worker:10000:30000 \
+        >"$T/a.out" 2>&1 || fail "attribution run: $(cat "$T/a.out")"
+    grep -Eq '^platform: producer lost .* gaps >= 10 us, longest .*; worker lost ' "$T/a.out" || fail "platform line: $(cat "$T/a.out")"
+    grep -Eq '^attribution: q1\+wake: [0-9]+% of [0-9]+ samples above p99 and [0-9]+% of [0-9]+ above p99.9 overlap a gap' "$T/a.out" \
+        || fail "attribution line: $(cat "$T/a.out")"
     "$L" pipeline --shape compact --idle backoff --events 3000 --rate 20000 --inject-stall work:1000:1000 \
         --flight-threshold 1us >"$T/f2.out" 2>"$T/f2.err" || fail "flight stderr run"
     grep -q '<- outlier' "$T/f2.err" || fail "no dump on stderr: $(cat "$T/f2.err")"
