@@ -60,7 +60,7 @@ void lat_lab_params_default(lat_lab_params *p) {
     memset(p, 0, sizeof *p);
     p->alpha = 0.01;
     p->min_median_ratio = 1.10;
-    p->min_median_ticks = 2;
+    p->min_median_ticks = 3;
     p->min_tail_ratio = 1.25;
     p->min_var_ratio = 2.0;
     p->no_change_ratio = 1.25;

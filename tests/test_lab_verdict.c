@@ -40,18 +40,20 @@ static double tick(double ns) {
 static void gen_cell(lat_stats_rng *g, int effect, bool is_exp, double far, double drift_w,
                      double drift_e, bool drown, lat_lab_fig *iv) {
     double shift = 0, tail = 1, sig_e = 0.35;
-    if (is_exp && effect == C_MEDIAN) shift = far > 1 ? 110 : 30;
+    if (is_exp && effect == C_MEDIAN) shift = far > 1 ? 110 : 40; /* a line transfer */
     if (is_exp && effect == C_TAIL) tail = 1.5 + 1.3 * lat_stats_uniform(g);
     if (is_exp && effect == C_VAR) {
         sig_e = 1.6;
         drift_e *= 4;
     }
+    /* malloc + free: one counter tick, sometimes two */
+    double alloc_ticks = lat_stats_uniform(g) < 0.3 ? 20 : 10;
     double rt = exp(drift_w + (is_exp && effect == C_VAR ? 0.3 * lat_stats_normal(g) : 0));
     for (int i = 0; i < NIV; i++) {
         lat_lab_fig *f = &iv[i];
         double base50 = far > 1 ? 60 : 50;
         f->work_p50 = tick(base50 + shift + (lat_stats_uniform(g) < 0.2 ? 10 : 0) +
-                           (is_exp && effect == C_TAIL ? 10 : 0));
+                           (is_exp && effect == C_TAIL ? alloc_ticks : 0));
         f->work_p99 = tick(f->work_p50 * 1.3);
         f->work_p999 = tick((base50 + shift) * 2 * tail * rt * exp(0.25 * lat_stats_normal(g)));
         f->work_max = f->work_p999 * 20;
