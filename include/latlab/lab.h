@@ -153,9 +153,12 @@ typedef struct lat_lab_config {
      * released): print a table, write a JSON, dump a flight recorder. */
     void (*on_run)(void *ud, const lat_lab_run_rec *rec, const lat_pipe_config *c,
                    const lat_pipe_result *r);
-    /* Optional: called before (begin = 1) and after (begin = 0) each run;
-     * the silence check and a profiler hook in here.  The pipeline config
-     * may be changed before the run (a test injects stalls this way). */
+    /* Optional: called before (begin = 1) and after (begin = 0) each run,
+     * with the configuration, round and attempt.  This is where steps that
+     * watch a run hook in: the CLI's silence check (ftrace) traces round 1's
+     * baseline and no-pin runs here, and a profiling step (perf record
+     * around chosen runs) belongs here too.  The pipeline config may be
+     * changed before the run (a test injects stalls this way). */
     void (*around_run)(void *ud, int conf, unsigned round, unsigned attempt, int begin,
                        lat_pipe_config *c);
     void *ud;
