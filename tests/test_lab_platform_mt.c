@@ -185,6 +185,8 @@ static bool attribution_once(lat_pipe_config *c, int role) {
     /* the flight recorder names the gap when the injected stall was its outlier */
     lat_flight_verdict fv;
     ok = ok && r.flight_fired && lat_flight_analyze(r.flight, &fv) == 0;
+    printf("  e2e %lu/%lu; flight seq %lu: %s\n", (unsigned long)e2e->above999,
+           (unsigned long)e2e->above999_gap, (unsigned long)fv.trigger_seq, r.flight_gap);
     if (ok && fv.trigger_seq >= 9000 && fv.trigger_seq <= 14000)
         ok = strstr(r.flight_gap, lat_pipe_role_name(c->shape, role)) != NULL;
     lat_pipe_result_release(&r);

@@ -328,7 +328,10 @@ static void *producer(void *arg) {
         last = now;
         msg m = {.seq = seq, .payload = seq * 0x9E3779B9ull, .t0 = intended, .tp = intended};
         if (R->c.split_q1) m.tp = lat_cycles_fenced();
-        while (!q_push(R->q1, &m)) {
+        while (!q_push(R->q1, &m)) { /* q1 full: also a spin loop */
+            uint64_t t = lat_cycles();
+            lat_gaps_note(g, last, t);
+            last = t;
             spins++;
             idle_wait(&id);
         }
@@ -423,8 +426,12 @@ static void *worker(void *arg) {
             ship(R, &m, m.t2, &dropped);
             shipped++;
         } else {
-            while (!q_push(R->q2, &m))
+            while (!q_push(R->q2, &m)) {
+                uint64_t t = lat_cycles();
+                lat_gaps_note(g, last, t);
+                last = t;
                 idle_wait(&id);
+            }
             idle_reset(&id);
         }
     }
@@ -892,19 +899,27 @@ static void accounting_finish(run *R, lat_pipe_result *r) {
     if (!R->flight_raw_set) return;
     const sample *s = &R->flight_raw;
     uint64_t end = R->c.shape == LAT_PIPE_FULL ? s->t3 : s->t2;
-    for (int k = 0; k < LAT_PIPE_NHOT; k++) {
+    int best = -1;
+    long best_gi = -1;
+    uint64_t most = 0;
+    for (int k = 0; k < LAT_PIPE_NHOT; k++) { /* the gap covering most of the outlier's hop */
         long gi = lat_gaps_find(r->gaps[k], s->t0, end);
         if (gi < 0) continue;
         const lat_gap *g = &r->gaps[k]->list[gi];
-        double off = g->start >= s->t0 ? (double)lat_clock_to_ns(R->cal, g->start - s->t0) / 1e3
-                                       : -(double)lat_clock_to_ns(R->cal, s->t0 - g->start) / 1e3;
-        snprintf(r->flight_gap, sizeof r->flight_gap,
-                 "the outlier (seq %" PRIu64 ") overlapped a %.1f us gap on the %s, starting "
-                 "%+.1f us from its intended send: the platform's time, not the pipeline's",
-                 s->seq, (double)lat_clock_to_ns(R->cal, g->len) / 1e3,
-                 lat_pipe_role_name(R->c.shape, k), off);
-        return;
+        uint64_t a = g->start > s->t0 ? g->start : s->t0;
+        uint64_t b = g->start + g->len < end ? g->start + g->len : end;
+        uint64_t ov = b > a ? b - a : 0;
+        if (best < 0 || ov > most) best = k, best_gi = gi, most = ov;
     }
+    if (best < 0) return;
+    const lat_gap *g = &r->gaps[best]->list[best_gi];
+    double off = g->start >= s->t0 ? (double)lat_clock_to_ns(R->cal, g->start - s->t0) / 1e3
+                                   : -(double)lat_clock_to_ns(R->cal, s->t0 - g->start) / 1e3;
+    snprintf(r->flight_gap, sizeof r->flight_gap,
+             "the outlier (seq %" PRIu64 ") overlapped a %.1f us gap on the %s, starting "
+             "%+.1f us from its intended send: the platform's time, not the pipeline's",
+             s->seq, (double)lat_clock_to_ns(R->cal, g->len) / 1e3,
+             lat_pipe_role_name(R->c.shape, best), off);
 }
 
 int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
