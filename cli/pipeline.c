@@ -14,6 +14,7 @@
 
 #include "latlab/json.h"
 #include "latlab/atomicfile.h"
+#include "latlab/budget.h"
 #include "latlab/error.h"
 #include "latlab/pipeline.h"
 #include "latlab/ring.h"
@@ -343,6 +344,9 @@ int cmd_pipeline(int argc, char **argv) {
         return cli_lib_error(CMD, "run", rc);
     }
     lab_print_table(stdout, &c, &r, over, NULL);
+    lat_budget budget;
+    lab_budget(&c, &r, &budget);
+    lab_print_budget(stdout, &budget);
     lab_print_details(stdout, &c, &r, over);
     lab_print_accounting(stdout, &c, &r);
 
@@ -372,6 +376,7 @@ int cmd_pipeline(int argc, char **argv) {
         if (doc && lat_runcond_collect(&rcnd, NULL) == 0)
             json_object_set_new(doc, "run_conditions", lat_runcond_json(&rcnd));
         if (doc) json_object_set_new(doc, "tool", json_string("latlab pipeline"));
+        if (doc) json_object_set_new(doc, "error_budget", lat_budget_json(&budget));
         rc = doc ? lat_write_json_atomic(json_path, doc) : -ENOMEM;
         json_decref(doc);
         if (rc) ret = cli_lib_error(CMD, json_path, rc);

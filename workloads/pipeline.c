@@ -29,6 +29,7 @@
 #include "alloc_internal.h"
 #include "latlab/error.h"
 #include "latlab/hlog.h"
+#include "latlab/json.h"
 #include "latlab/perf.h"
 #include "latlab/platform.h"
 #include "latlab/topo.h"
@@ -1140,15 +1141,16 @@ json_t *lat_pipe_result_json(const lat_pipe_config *c, const lat_pipe_result *r)
         if (!h) continue;
         json_t *x = json_object();
         json_object_set_new(x, "count", json_integer(lat_hist_total(h)));
-        int64_t v[5];
-        lat_hist_values_at_percentiles(h, pcts, v, 5);
+        lat_hist_ci ci[5];
+        lat_hist_cis_at_percentiles(h, pcts, LAT_HIST_CI_DEFAULT, ci, 5);
         for (int i = 0; i < 5; i++)
-            json_object_set_new(x, pct_keys[i], json_integer(v[i]));
+            lat_json_set_ci(x, pct_keys[i], "", &ci[i]);
         json_object_set_new(x, "max", json_integer(lat_hist_max(h)));
         json_object_set_new(x, "mean", json_real(lat_hist_mean(h)));
         json_object_set_new(st, lat_pipe_stages[s].name, x);
     }
     json_object_set_new(o, "stages_ns", st);
+    json_object_set_new(o, "percentile_confidence", json_real(LAT_HIST_CI_DEFAULT));
 
     json_t *cn = json_object();
     json_object_set_new(cn, "events", json_integer((json_int_t)r->events));

@@ -24,6 +24,7 @@ typedef struct series {
     char *label;
     lat_plot_point *pts;
     size_t n;
+    double *lo, *hi; /* optional band: n values each (NULL: none) */
 } series;
 
 typedef struct slo {
@@ -64,6 +65,8 @@ void lat_plot_free(lat_plot *p) {
     for (size_t i = 0; i < p->ns; i++) {
         lat__free(p->s[i].label);
         lat__free(p->s[i].pts);
+        lat__free(p->s[i].lo);
+        lat__free(p->s[i].hi);
     }
     for (size_t i = 0; i < p->nslo; i++)
         lat__free(p->slos[i].label);
@@ -99,6 +102,29 @@ int lat_plot_add_series(lat_plot *p, const char *label, const lat_plot_point *pt
     }
     s.n = n;
     p->s[p->ns++] = s;
+    return 0;
+}
+
+int lat_plot_set_band(lat_plot *p, size_t series_index, const double *lo_ns, const double *hi_ns,
+                      size_t n) {
+    if (!p || series_index >= p->ns || !lo_ns || !hi_ns) return -EINVAL;
+    series *s = &p->s[series_index];
+    if (n != s->n || n == 0) return -EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(lo_ns[i]) || !isfinite(hi_ns[i]) || lo_ns[i] < 0 || hi_ns[i] < lo_ns[i])
+            return -EINVAL;
+    double *lo = lat__calloc(n, sizeof *lo), *hi = lat__calloc(n, sizeof *hi);
+    if (!lo || !hi) {
+        lat__free(lo);
+        lat__free(hi);
+        return -ENOMEM;
+    }
+    memcpy(lo, lo_ns, n * sizeof *lo);
+    memcpy(hi, hi_ns, n * sizeof *hi);
+    lat__free(s->lo);
+    lat__free(s->hi);
+    s->lo = lo;
+    s->hi = hi;
     return 0;
 }
 
@@ -219,6 +245,7 @@ void lat__plot_css(lat__sbuf *b, lat_theme theme) {
                     ".lat-plot .lat-series{fill:none;stroke-width:2;stroke-linejoin:round;"
                     "stroke-linecap:round}\n"
                     ".lat-plot .lat-dash{stroke-dasharray:7 4}\n"
+                    ".lat-plot .lat-band{stroke:none;fill-opacity:.18}\n"
                     ".lat-plot .lat-slo{stroke:currentColor;stroke-width:1.5;"
                     "stroke-dasharray:5 4;opacity:.75}\n");
     if (theme == LAT_THEME_DARK) {
@@ -412,6 +439,7 @@ void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_them
                 pmax_finite = q;
             if (v >= s->pts[s->n - 1].value_ns) reached = true;
             if (v > vmax) vmax = v;
+            if (s->hi && s->hi[j] > vmax) vmax = s->hi[j];
             if (v > 0 && v < vmin_pos) vmin_pos = v;
         }
     }
@@ -548,6 +576,22 @@ void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_them
         hline(b, "lat-slo", f.x0, f.x1, y);
         text(b, f.x1 - 6, y - 5, "lat-slo-label", "end", p->slos[i].label);
         lat__sb_puts(b, "</g>\n");
+    }
+
+    /* Confidence bands under the lines: along the upper ends, back along
+     * the lower ones. */
+    for (size_t i = 0; i < p->ns; i++) {
+        const series *s = &p->s[i];
+        if (!s->lo || s->n < 2) continue;
+        lat__sb_printf(b, "<polygon class=\"lat-band lat-m%zu\" data-label=\"", i % NPALETTE);
+        lat__sb_escape(b, s->label);
+        lat__sb_puts(b, "\" points=\"");
+        for (size_t j = 0; j < s->n; j++)
+            lat__sb_printf(b, "%s%.1f,%.1f", j ? " " : "", map_x(&f, s->pts[j].pct),
+                           map_y(&f, s->hi[j]));
+        for (size_t j = s->n; j-- > 0;)
+            lat__sb_printf(b, " %.1f,%.1f", map_x(&f, s->pts[j].pct), map_y(&f, s->lo[j]));
+        lat__sb_puts(b, "\"/>\n");
     }
 
     /* Series: one path each, points in order of percentile. */
