@@ -207,15 +207,19 @@ static void md_confs(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
         conf_sum s;
         sum_conf(res, c, &s);
         fprintf(f,
-                "### %s (%s)\n\n| stage | p50 ns | p99 ns | p99.9 ns | max ns "
-                "|\n|---|--:|--:|--:|--:|\n",
+                "### %s (%s)\n\n| stage | p50 ns | p99 ns | p99.9 ns | p99.9 95%% CI | max ns "
+                "|\n|---|--:|--:|--:|---|--:|\n",
                 lat_lab_conf_name(c), lat_lab_conf_flag(c));
         for (int st = 0; st < LAT_PIPE_NSTAGES; st++) {
             const lat_hist *h = res->merged[c][st];
             if (!h) continue;
-            fprintf(f, "| %s | %" PRId64 " | %" PRId64 " | %" PRId64 " | %" PRId64 " |\n",
-                    lat_pipe_stage_name(st), lat_hist_value_at_percentile(h, 50),
-                    lat_hist_value_at_percentile(h, 99), lat_hist_value_at_percentile(h, 99.9),
+            static const double ps[] = {50, 99, 99.9};
+            lat_hist_ci ci[3];
+            char b[96];
+            lat_hist_cis_at_percentiles(h, ps, LAT_HIST_CI_DEFAULT, ci, 3);
+            lat_hist_ci_format(&ci[2], 1, 0, b, sizeof b);
+            fprintf(f, "| %s | %" PRId64 " | %" PRId64 " | %" PRId64 " | %s | %" PRId64 " |\n",
+                    lat_pipe_stage_name(st), ci[0].value, ci[1].value, ci[2].value, b,
                     lat_hist_max(h));
         }
         char buf[1024];
