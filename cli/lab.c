@@ -127,7 +127,7 @@ static void on_run(void *ud, const lat_lab_run_rec *rec, const lat_pipe_config *
     json_object_set_new(j, "attempt", json_integer(rec->attempt + 1));
     json_object_set_new(j, "contaminated", json_boolean(rec->contaminated));
     if (rec->contaminated) json_object_set_new(j, "why", json_string(rec->why));
-    json_object_set_new(j, "platform", json_string(plat));
+    json_object_set_new(j, "platform_text", json_string(plat));
     double worst = 0;
     for (int k = 0; k < LAT_PIPE_NHOT; k++)
         if (rec->thr[k].ran && rec->thr[k].lost_share > worst) worst = rec->thr[k].lost_share;

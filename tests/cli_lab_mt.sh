@@ -177,6 +177,9 @@ jq -e '.seed == 42 and (.runs | length) >= 4 and (.verdicts | keys | length) == 
        (.order | length) == .rounds' "$T/lab/lab.json" >/dev/null || fail "lab.json"
 grep -q '<svg' "$T/lab/report.html" || fail "report has no plot"
 grep -q 'per-interval' "$T/lab/report.html" || fail "report has no per-interval plot"
+jq -e '.runs[0].platform.worker.gaps >= 0 and .runs[0].platform.producer.gap_lost_ns >= 0 and
+       (.runs[0].platform.tail_attribution | has("work")) and (.runs[0].intervals | length) >= 1 and
+       (.runs[0].lost_share_max | type) == "number"' "$T/lab/lab.json" >/dev/null || fail "lab.json platform accounting"
 if [ "$(id -u)" -eq 0 ]; then
     grep -q '^### pinned baseline, round 1' "$T/lab/LAB.md" && grep -q '^### no-pin, round 1' "$T/lab/LAB.md" \
         || fail "root: LAB.md lacks the silence check"

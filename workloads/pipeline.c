@@ -1093,6 +1093,79 @@ static json_t *num_or_null(double v) {
 static const double pcts[] = {50, 90, 99, 99.9, 99.99};
 static const char *const pct_keys[] = {"p50", "p90", "p99", "p99.9", "p99.99"};
 
+/* Platform accounting, tail attribution and per-interval figures. */
+static json_t *platform_json(const lat_pipe_config *c, const lat_pipe_result *r) {
+    const lat_clock_cal *cal = c->cal ? c->cal : lat_clock_default();
+    json_t *o = json_object();
+    for (int k = 0; k < LAT_PIPE_NHOT; k++) {
+        const lat_gaps *g = r->gaps[k];
+        if (!g || !r->thr[k].ran) continue;
+        const lat_pipe_platform *p = &r->plat[k];
+        json_t *t = json_object();
+        json_object_set_new(t, "gaps", json_integer((json_int_t)g->count));
+        json_object_set_new(t, "gap_lost_ns",
+                            json_integer((json_int_t)lat_clock_to_ns(cal, g->total)));
+        json_object_set_new(t, "gap_longest_ns",
+                            json_integer((json_int_t)lat_clock_to_ns(cal, g->longest)));
+        json_object_set_new(t, "gaps_not_listed", json_integer((json_int_t)g->overflow));
+        json_object_set_new(t, "runqueue_wait_ns",
+                            p->have_schedstat ? json_integer((json_int_t)p->wait_ns) : json_null());
+        json_object_set_new(t, "voluntary_switches", json_integer((json_int_t)p->vol_switches));
+        json_object_set_new(t, "involuntary_switches", json_integer((json_int_t)p->invol_switches));
+        json_object_set_new(o, lat_pipe_role_name(c->shape, k), t);
+    }
+    json_object_set_new(o, "gap_threshold_ns",
+                        json_integer((json_int_t)(c->gap_threshold_ns ? c->gap_threshold_ns
+                                                                      : LAT_GAPS_DEFAULT_NS)));
+    json_object_set_new(o, "hot_cpu_steal_pct", num_or_null(r->cpu.steal_pct));
+    json_object_set_new(o, "hot_cpu_irq_pct", num_or_null(r->cpu.irq_pct));
+    json_object_set_new(o, "hot_cpu_softirq_pct", num_or_null(r->cpu.softirq_pct));
+    json_t *at = json_object();
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        const lat_pipe_tail *t = &r->tail[s];
+        if (!r->h[s]) continue;
+        json_t *x = json_object();
+        json_object_set_new(x, "above_p99", json_integer((json_int_t)t->above99));
+        json_object_set_new(x, "above_p99_in_gap", json_integer((json_int_t)t->above99_gap));
+        json_object_set_new(x, "above_p999", json_integer((json_int_t)t->above999));
+        json_object_set_new(x, "above_p999_in_gap", json_integer((json_int_t)t->above999_gap));
+        json_object_set_new(x, "p999_mostly",
+                            t->thread999 >= 0
+                                ? json_string(lat_pipe_role_name(c->shape, t->thread999))
+                                : json_null());
+        json_object_set_new(at, lat_pipe_stages[s].name, x);
+    }
+    json_object_set_new(o, "tail_attribution", at);
+    return o;
+}
+
+static json_t *intervals_json(const lat_pipe_config *c, const lat_pipe_result *r) {
+    json_t *a = json_array();
+    for (size_t i = 0; i < r->niv; i++) {
+        const lat_pipe_interval *v = &r->iv[i];
+        json_t *x = json_object();
+        json_object_set_new(x, "count", json_integer((json_int_t)v->count));
+        for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+            if (!r->h[s]) continue;
+            json_t *st = json_object();
+            json_object_set_new(st, "p50", json_integer(v->p50[s]));
+            json_object_set_new(st, "p99", json_integer(v->p99[s]));
+            json_object_set_new(st, "p99.9", json_integer(v->p999[s]));
+            json_object_set_new(st, "max", json_integer(v->max[s]));
+            json_object_set_new(x, lat_pipe_stages[s].name, st);
+        }
+        json_object_set_new(x, "tput_hz", json_real(v->tput_hz));
+        json_t *l = json_object();
+        for (int k = 0; k < LAT_PIPE_NHOT; k++)
+            if (r->gaps[k])
+                json_object_set_new(l, lat_pipe_role_name(c->shape, k),
+                                    json_integer((json_int_t)v->lost_ns[k]));
+        json_object_set_new(x, "lost_ns", l);
+        json_array_append_new(a, x);
+    }
+    return a;
+}
+
 json_t *lat_pipe_result_json(const lat_pipe_config *c, const lat_pipe_result *r) {
     if (!c || !r) return NULL;
     json_t *o = json_object();
@@ -1181,6 +1254,11 @@ json_t *lat_pipe_result_json(const lat_pipe_config *c, const lat_pipe_result *r)
         json_array_append_new(ad, json_string(buf));
     }
     json_object_set_new(o, "stage_counter_addrs", ad);
+    json_object_set_new(o, "platform", platform_json(c, r));
+    if (r->niv) {
+        json_object_set_new(o, "interval_ns", json_integer((json_int_t)c->interval_ns));
+        json_object_set_new(o, "intervals", intervals_json(c, r));
+    }
     json_object_set_new(
         o, "stage_counters_same_line",
         json_boolean(r->counter_addr[0] / LAT_CACHELINE == r->counter_addr[1] / LAT_CACHELINE));
