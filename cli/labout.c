@@ -242,6 +242,9 @@ static void md_silence(FILE *f, const lab_ctx *x) {
         fprintf(f, "Not run: %s.\n\n", x->silence_note);
         return;
     }
+    fprintf(f, "`latlab silence` traced the hot CPUs while round 1's pinned baseline and no-pin "
+               "runs ran (the tracer's reader shares those CPUs on a small machine, so its own "
+               "activity shows up too).\n\n");
     static const char *const what[2] = {"pinned baseline, round 1", "no-pin, round 1"};
     for (int i = 0; i < 2; i++) {
         const lab_silence *s = &x->sil[i];
