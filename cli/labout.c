@@ -58,6 +58,8 @@ static void sum_conf(const lat_lab_result *res, int conf, conf_sum *o) {
             s->longest_ns = fmax(s->longest_ns, a->longest_ns);
             s->wait_ns = isnan(a->wait_ns) ? s->wait_ns : s->wait_ns + a->wait_ns;
             s->vol += a->vol, s->invol += a->invol;
+            for (int b = 0; b < LAT_GAPS_BUCKETS; b++)
+                s->hist[b] += a->hist[b];
         }
         o->cpu.steal_pct += isnan(r->cpu.steal_pct) ? 0 : r->cpu.steal_pct;
         o->cpu.irq_pct += isnan(r->cpu.irq_pct) ? 0 : r->cpu.irq_pct;
@@ -201,6 +203,23 @@ static void md_rounds(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
     fprintf(f, "\n");
 }
 
+/* "10-20 us: 120, 20-40 us: 31, ..." from the log2 gap histograms (cycles). */
+static void gap_hist_text(const lab_ctx *x, const lat_lab_thread_acct *thr, char *buf, size_t len) {
+    size_t o = 0;
+    buf[0] = 0;
+    double cpn = x->cfg.pipe.cal->cycles_per_ns;
+    for (int b = 0; b < LAT_GAPS_BUCKETS && o < len; b++) {
+        uint64_t n = 0;
+        for (int k = 0; k < LAT_PIPE_NHOT; k++)
+            n += thr[k].hist[b];
+        if (!n) continue;
+        double lo = fmax(ldexp(1.0, b) / cpn / 1e3, x->gap_us), hi = ldexp(1.0, b + 1) / cpn / 1e3;
+        int w = snprintf(buf + o, len - o, "%s%.0f-%.0f us: %" PRIu64, o ? ", " : "", lo, hi, n);
+        if (w < 0) return;
+        o += (size_t)w;
+    }
+}
+
 static void md_confs(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
     fprintf(f, "## Per configuration (usable runs merged)\n\n");
     for (int c = 0; c < LAT_LAB_NCONF; c++) {
@@ -230,6 +249,8 @@ static void md_confs(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
                 "%s.\n\n",
                 s.usable, s.contaminated, s.contaminated ? " (last: " : "", s.last_why,
                 s.contaminated ? ")" : "", s.iv, s.iv_aside, s.usable + s.contaminated, buf);
+        gap_hist_text(x, s.thr, buf, sizeof buf);
+        if (buf[0]) fprintf(f, "**Gap lengths** (all hot threads): %s.\n\n", buf);
         lab_attrib_text(buf, sizeof buf, x->cfg.pipe.shape, s.tail);
         if (buf[0]) fprintf(f, "**Attribution**: %s.\n\n", buf);
         if (x->over) fprintf(f, "**%s**\n\n", LAB_OVERSUB_STAMP);

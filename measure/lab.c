@@ -360,6 +360,7 @@ void lat_lab_thread_accounting(const lat_pipe_config *pc, const lat_pipe_result 
         a->wait_ns = r->plat[k].have_schedstat ? (double)r->plat[k].wait_ns : NAN;
         a->vol = r->plat[k].vol_switches;
         a->invol = r->plat[k].invol_switches;
+        memcpy(a->hist, r->gaps[k]->hist, sizeof a->hist);
     }
 }
 

@@ -1108,6 +1108,14 @@ static json_t *platform_json(const lat_pipe_config *c, const lat_pipe_result *r)
         json_object_set_new(t, "gap_longest_ns",
                             json_integer((json_int_t)lat_clock_to_ns(cal, g->longest)));
         json_object_set_new(t, "gaps_not_listed", json_integer((json_int_t)g->overflow));
+        json_t *hist = json_object();
+        for (int b = 0; b < LAT_GAPS_BUCKETS; b++) {
+            if (!g->hist[b]) continue;
+            char key[24];
+            snprintf(key, sizeof key, "%.0f", (double)lat_clock_to_ns(cal, 1ull << b));
+            json_object_set_new(hist, key, json_integer((json_int_t)g->hist[b]));
+        }
+        json_object_set_new(t, "gap_hist_from_ns", hist); /* bucket: [key, 2 * key) ns */
         json_object_set_new(t, "runqueue_wait_ns",
                             p->have_schedstat ? json_integer((json_int_t)p->wait_ns) : json_null());
         json_object_set_new(t, "voluntary_switches", json_integer((json_int_t)p->vol_switches));

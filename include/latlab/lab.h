@@ -112,11 +112,12 @@ void lat_lab_verdict_text(const lat_lab_verdict *v, char *buf, size_t len);
 /* Platform accounting of one hot thread in one run. */
 typedef struct lat_lab_thread_acct {
     bool ran;
-    uint64_t gaps;              /* spin-loop gaps >= the threshold */
-    double lost_ns, longest_ns; /* their total and the longest */
-    double lost_share;          /* of the thread's loop time */
-    double wait_ns;             /* run-queue wait (schedstat; NAN unknown) */
-    uint64_t vol, invol;        /* context switches */
+    uint64_t gaps;                   /* spin-loop gaps >= the threshold */
+    double lost_ns, longest_ns;      /* their total and the longest */
+    double lost_share;               /* of the thread's loop time */
+    double wait_ns;                  /* run-queue wait (schedstat; NAN unknown) */
+    uint64_t vol, invol;             /* context switches */
+    uint64_t hist[LAT_GAPS_BUCKETS]; /* gap lengths: bucket b = [2^b, 2^(b+1)) cycles */
 } lat_lab_thread_acct;
 
 /* One run (one configuration, one round, one attempt). */
