@@ -217,9 +217,37 @@ static void test_signed_rank_exact(void **s) {
     assert_true(isinf(h.lo) && isinf(h.hi)); /* 3 rounds cannot give 99% */
 }
 
+/* Above the exact limit the normal approximations take over. */
+static void test_stats_large_samples(void **s) {
+    (void)s;
+    static double d[300], e[300];
+    lat_stats_rng g = {7};
+    for (int i = 0; i < 300; i++) {
+        d[i] = lat_stats_normal(&g);
+        e[i] = d[i] + 0.5;
+    }
+    lat_stats_test t;
+    assert_int_equal(lat_stats_signed_rank(d, 300, &t), 0);
+    assert_false(t.exact);
+    assert_true(t.p > 0.01);
+    assert_int_equal(lat_stats_signed_rank(e, 300, &t), 0);
+    assert_true(t.p < 1e-6);
+    lat_stats_shift h;
+    assert_int_equal(lat_stats_hl_shift(e, 300, 0.01, &h), 0);
+    assert_true(h.lo < 0.5 && h.hi > 0.5 && h.lo > 0.2 && h.hi < 0.8);
+    assert_int_equal(lat_stats_mann_whitney(d, 300, e, 300, &t), 0);
+    assert_true(t.p < 1e-6 && t.z < 0); /* d ranks lower */
+    double a[5] = {1, 2, 3, 4, 5}, b[5] = {6, 7, 8, 9, 10};
+    assert_int_equal(lat_stats_mann_whitney(a, 5, b, 5, &t), 0);
+    assert_true(t.exact);
+    assert_true(fabs(t.p - 2.0 / 252) < 1e-12); /* one of C(10,5) orders, two-sided */
+    assert_true(fabs(lat_stats_median(a, 5) - 3) < 1e-12);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_signed_rank_exact),
+        cmocka_unit_test(test_stats_large_samples),
         cmocka_unit_test(test_none),
         cmocka_unit_test(test_median),
         cmocka_unit_test(test_tail),
