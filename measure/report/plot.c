@@ -415,14 +415,21 @@ static long legend_hits(const lat_plot *p, const frame *f, double x, double y, d
     return hits;
 }
 
-void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_theme theme) {
-    const double W = p->width, H = p->height;
-    char buf[96], cls[32];
+/* Where everything goes: the frame and what the data need of it. */
+typedef struct layout {
+    frame f;
+    int decades;
+    bool any_points, any_max;
+    size_t empty;
+} layout;
 
+static void plot_layout(const lat_plot *p, layout *L) {
+    const double W = p->width, H = p->height;
     /* Data range. */
     double pmax_finite = -1, vmax = 0, vmin_pos = INFINITY;
     bool any_points = false, any_max = false;
     size_t empty = 0;
+    frame f;
     for (size_t i = 0; i < p->ns; i++) {
         const series *s = &p->s[i];
         if (!s->n) empty++;
@@ -449,7 +456,6 @@ void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_them
         if (v < vmin_pos) vmin_pos = v;
     }
 
-    frame f;
     memset(&f, 0, sizeof f);
     double tdata = pmax_finite >= 0 ? pct_to_t(pmax_finite) : 0;
     if (tdata > MAX_T - 1) tdata = MAX_T - 1;
@@ -475,6 +481,15 @@ void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_them
     else
         linear_axis(&f.y, vmax > 0 ? vmax : 1000);
 
+    L->f = f;
+    L->decades = decades;
+    L->any_points = any_points;
+    L->any_max = any_max;
+    L->empty = empty;
+}
+
+static void render_head(const lat_plot *p, lat__sbuf *b, bool standalone, lat_theme theme) {
+    const double W = p->width;
     /* Document. */
     if (standalone) lat__sb_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     const char *tcls = theme == LAT_THEME_DARK    ? "lat-dark"
@@ -512,7 +527,13 @@ void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_them
         ty += 18;
         text(b, W / 2, ty, "lat-note", "middle", p->note);
     }
+}
 
+static void render_axes(const lat_plot *p, lat__sbuf *b, const layout *L) {
+    const frame f = L->f;
+    int decades = L->decades;
+    bool any_max = L->any_max;
+    char buf[96];
     /* Grid and tick labels. */
     lat__sb_puts(b, "<g class=\"lat-xaxis\">\n");
     for (int k = 0; k <= decades; k++) {
@@ -567,7 +588,11 @@ void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_them
                    "<rect class=\"lat-frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
                    "height=\"%.1f\"/>\n",
                    f.x0, f.y0, f.x1 - f.x0, f.y1 - f.y0);
+}
 
+static void render_data(const lat_plot *p, lat__sbuf *b, const frame *fp) {
+    const frame f = *fp;
+    char cls[32];
     /* SLO lines, labelled at the right end above the line. */
     for (size_t i = 0; i < p->nslo; i++) {
         double y = map_y(&f, p->slos[i].value_ns);
@@ -613,7 +638,12 @@ void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_them
                            i % NPALETTE, map_x(&f, s->pts[s->n - 1].pct),
                            map_y(&f, s->pts[s->n - 1].value_ns));
     }
+}
 
+static void render_legend(const lat_plot *p, lat__sbuf *b, const layout *L) {
+    const frame f = L->f;
+    size_t empty = L->empty;
+    char cls[32];
     /* Legend: top-left inside the plot area, where percentile plots are
      * usually empty (tails rise on the right); if data or an SLO line would
      * run under it, the corner that covers the least of them. */
@@ -659,7 +689,20 @@ void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_them
         }
         lat__sb_puts(b, "</g>\n");
     }
+}
 
+void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_theme theme) {
+    layout L;
+    plot_layout(p, &L);
+    const frame f = L.f;
+    size_t empty = L.empty;
+    bool any_points = L.any_points;
+    double cy = (f.y0 + f.y1) / 2;
+    char buf[96];
+    render_head(p, b, standalone, theme);
+    render_axes(p, b, &L);
+    render_data(p, b, &L.f);
+    render_legend(p, b, &L);
     /* A visible note instead of an empty frame. */
     if (!any_points) {
         text(b, (f.x0 + f.x1) / 2, cy, "lat-empty", "middle",
