@@ -6,8 +6,10 @@
  * the Hodges-Lehmann interval on those differences is the ratio's confidence
  * interval.  Precedence: a median effect (p50 up by at least a ratio and a
  * number of counter ticks) is a median/throughput disease whatever the tail
- * does (a slower median drags every percentile up); a tail effect with a flat
- * p50 is a tail disease; a grown spread with neither is a variance disease. */
+ * does (a slower median drags every percentile up); else a grown spread
+ * (e2e per-interval figures differing interval to interval or round to
+ * round: the seed's "differently on every run") is a variance disease; else
+ * a consistent tail effect with a flat p50 is a tail disease. */
 #include "latlab/lab.h"
 
 #include <errno.h>
@@ -62,7 +64,7 @@ void lat_lab_params_default(lat_lab_params *p) {
     p->min_median_ratio = 1.10;
     p->min_median_ticks = 3;
     p->min_tail_ratio = 1.25;
-    p->min_var_ratio = 2.0;
+    p->min_var_ratio = 1.5;
     p->no_change_ratio = 1.25;
     p->tick_ns = 10;
     p->min_rounds = 8;
@@ -120,11 +122,20 @@ static cell_figs reduce_cell(const lat_lab_params *p, const lat_lab_cell *c, dou
     return o;
 }
 
-/* Paired per-round differences of every figure the rule reads. */
+/* Paired per-round differences of every figure the rule reads, and the
+ * pooled within-run deviations of log e2e p99.9 from each run's median. */
 typedef struct paired {
     size_t n;
-    double *d50, *dns, *d999, *dsp, *eb, *ee, *mb;
+    double *d50, *dns, *d999, *eb, *ee, *mb;
+    double *devb, *deve;
+    size_t ndevb, ndeve;
 } paired;
+
+/* Append |x - median| of the sorted log e2e p99.9 values of a cell. */
+static void add_devs(const double *e, size_t k, double med, double *dst, size_t *n) {
+    for (size_t i = 0; i < k; i++)
+        dst[(*n)++] = fabs(e[i] - med);
+}
 
 static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const lat_lab_cell *exp,
                        unsigned nrounds, paired *q, lat_lab_verdict *v) {
@@ -133,19 +144,23 @@ static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const 
         if (base[k].n > most) most = base[k].n;
         if (exp[k].n > most) most = exp[k].n;
     }
-    double *scratch = lat__alloc(3 * most * sizeof *scratch);
-    double *all = lat__alloc(7 * (nrounds + 1) * sizeof *all);
+    size_t rows = nrounds + 1, devs = most * rows;
+    double *scratch = lat__alloc(6 * most * sizeof *scratch);
+    double *all = lat__alloc((6 * rows + 2 * devs) * sizeof *all);
     if (!scratch || !all) {
         lat__free(scratch);
         lat__free(all);
         return -ENOMEM;
     }
-    double **cols[7] = {&q->d50, &q->dns, &q->d999, &q->dsp, &q->eb, &q->ee, &q->mb};
-    for (int i = 0; i < 7; i++)
-        *cols[i] = all + (size_t)i * (nrounds + 1);
-    q->n = 0;
+    double **cols[6] = {&q->d50, &q->dns, &q->d999, &q->eb, &q->ee, &q->mb};
+    for (int i = 0; i < 6; i++)
+        *cols[i] = all + (size_t)i * rows;
+    q->devb = all + 6 * rows;
+    q->deve = q->devb + devs;
+    q->n = q->ndevb = q->ndeve = 0;
+    double *sb = scratch, *se = scratch + 3 * most;
     for (unsigned k = 0; k < nrounds; k++) {
-        cell_figs b = reduce_cell(p, &base[k], scratch), e = reduce_cell(p, &exp[k], scratch);
+        cell_figs b = reduce_cell(p, &base[k], sb), e = reduce_cell(p, &exp[k], se);
         v->iv_used += b.used + e.used;
         v->iv_set_aside += b.aside + e.aside;
         if (!b.ok || !e.ok) {
@@ -156,7 +171,8 @@ static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const 
         q->d50[i] = log(e.p50 / b.p50);
         q->dns[i] = e.p50 - b.p50;
         q->d999[i] = log(e.p999 / b.p999);
-        q->dsp[i] = log((e.spread + 0.05) / (b.spread + 0.05));
+        add_devs(sb + 2 * base[k].n, b.used, b.e999, q->devb, &q->ndevb);
+        add_devs(se + 2 * exp[k].n, e.used, e.e999, q->deve, &q->ndeve);
         q->eb[i] = b.e999;
         q->ee[i] = e.e999;
         q->mb[i] = b.p50;
@@ -187,21 +203,33 @@ static int across_spread(const paired *q, double *ratio, double *pval) {
 }
 
 typedef struct tests {
-    lat_stats_test t50, t999, tsp;
-    lat_stats_shift s50, sns, s999, ssp;
-    double across_ratio, across_p;
+    lat_stats_test t50, t999;
+    lat_stats_shift s50, sns, s999;
+    double across_ratio, across_p, within_ratio, within_p;
 } tests;
+
+/* Within-run spread: Mann-Whitney on the pooled deviations (a rank
+ * Brown-Forsythe test), and the ratio of their medians. */
+static int within_spread(const paired *q, double *ratio, double *pval) {
+    *ratio = 1, *pval = 1;
+    if (!q->ndeve || !q->ndevb) return 0;
+    lat_stats_test t;
+    int rc = lat_stats_mann_whitney(q->deve, q->ndeve, q->devb, q->ndevb, &t);
+    double sa = lat_stats_median(q->deve, q->ndeve), sb = lat_stats_median(q->devb, q->ndevb);
+    *ratio = (sa + 0.02) / (sb + 0.02);
+    *pval = rc == 0 && t.z > 0 ? t.p : 1;
+    return rc;
+}
 
 static int run_tests(const lat_lab_params *p, const paired *q, tests *t) {
     int rc = 0;
     rc = rc ? rc : lat_stats_signed_rank(q->d50, q->n, &t->t50);
     rc = rc ? rc : lat_stats_signed_rank(q->d999, q->n, &t->t999);
-    rc = rc ? rc : lat_stats_signed_rank(q->dsp, q->n, &t->tsp);
     rc = rc ? rc : lat_stats_hl_shift(q->d50, q->n, p->alpha, &t->s50);
     rc = rc ? rc : lat_stats_hl_shift(q->dns, q->n, p->alpha, &t->sns);
     rc = rc ? rc : lat_stats_hl_shift(q->d999, q->n, p->alpha, &t->s999);
-    rc = rc ? rc : lat_stats_hl_shift(q->dsp, q->n, p->alpha, &t->ssp);
     rc = rc ? rc : across_spread(q, &t->across_ratio, &t->across_p);
+    rc = rc ? rc : within_spread(q, &t->within_ratio, &t->within_p);
     return rc;
 }
 
@@ -211,21 +239,25 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
     bool median_up = t->t50.p < p->alpha && t->s50.lo > 0 &&
                      t->s50.est >= log(p->min_median_ratio) && !v->p50_below_tick;
     bool tail_up = t->t999.p < p->alpha && t->s999.lo > 0 && t->s999.est >= log(p->min_tail_ratio);
-    bool within_sp = t->tsp.p < p->alpha && t->ssp.lo > 0 && t->ssp.est >= log(p->min_var_ratio);
+    bool within_sp = t->within_p < p->alpha && t->within_ratio >= p->min_var_ratio;
     bool across_sp = t->across_p < p->alpha && t->across_ratio >= p->min_var_ratio;
+    /* a hint of grown spread makes a tail ambiguous: tail or variance */
+    double hint = 1 + (p->min_var_ratio - 1) / 2;
+    bool spread_hint = (t->within_p < 10 * p->alpha && t->within_ratio >= hint) ||
+                       (t->across_p < 10 * p->alpha && t->across_ratio >= hint);
     double lim = log(p->no_change_ratio);
     bool flat50 = v->p50_below_tick || (t->s50.lo > -lim && t->s50.hi < lim);
     bool flat999 = t->s999.lo > -lim && t->s999.hi < lim;
-    bool flat_sp = t->ssp.hi < log(p->min_var_ratio) && t->across_ratio < p->min_var_ratio;
+    bool flat_sp = t->within_ratio < p->min_var_ratio && t->across_ratio < p->min_var_ratio;
     if (median_up) {
         v->kind = LAT_LAB_MEDIAN;
         v->confidence = 1 - t->t50.p;
-    } else if (tail_up) {
+    } else if (within_sp || across_sp) { /* a tail that differs run to run is variance */
+        v->kind = LAT_LAB_VARIANCE;
+        v->confidence = 1 - (within_sp ? t->within_p : t->across_p);
+    } else if (tail_up && !spread_hint) {
         v->kind = LAT_LAB_TAIL;
         v->confidence = 1 - t->t999.p;
-    } else if (within_sp || across_sp) {
-        v->kind = LAT_LAB_VARIANCE;
-        v->confidence = 1 - (within_sp ? t->tsp.p : t->across_p);
     } else if (flat50 && flat999 && flat_sp) {
         v->kind = LAT_LAB_NO_CHANGE;
         v->confidence = 1 - p->alpha;
@@ -236,7 +268,13 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
     char *r = v->reason + len;
     size_t room = sizeof v->reason - len;
     if (v->kind == LAT_LAB_UNDECIDED) {
-        if (t->t50.p < p->alpha && v->p50_below_tick)
+        if (tail_up && spread_hint)
+            snprintf(r, room,
+                     "the work tail grew (p99.9 x%.2f) but so did the spread of e2e between "
+                     "intervals or rounds (x%.2f): a tail or a variance disease, not yet told "
+                     "apart",
+                     exp(t->s999.est), fmax(t->within_ratio, t->across_ratio));
+        else if (t->t50.p < p->alpha && v->p50_below_tick)
             snprintf(r, room,
                      "work p50 moved %+.1f ns, below the counter's granularity (%.0f ticks of "
                      "%.0f ns), and the tail did not move beyond its noise",
@@ -245,7 +283,7 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
             snprintf(r, room,
                      "effects not separable from this machine's noise after %u rounds "
                      "(work p50 p=%.3f, p99.9 p=%.3f, spread p=%.3f)",
-                     v->rounds, t->t50.p, t->t999.p, fmin(t->tsp.p, t->across_p));
+                     v->rounds, t->t50.p, t->t999.p, fmin(t->within_p, t->across_p));
     } else if (v->kind == LAT_LAB_TAIL && v->p50_below_tick) {
         snprintf(r, room, "work p50 moved %+.1f ns: below the counter's granularity", t->sns.est);
     }
@@ -290,8 +328,8 @@ int lat_lab_decide(const lat_lab_params *p, int conf, const lat_lab_cell *base,
         v->base_p50_ns = lat_stats_median(q.mb, q.n);
         v->p999_ratio = exp(t.s999.est), v->p999_lo = exp(t.s999.lo);
         v->p999_hi = exp(t.s999.hi), v->p999_p = t.t999.p;
-        v->spread_ratio = fmax(exp(t.ssp.est), t.across_ratio);
-        v->spread_p = fmin(t.tsp.p, t.across_p);
+        v->spread_ratio = fmax(t.within_ratio, t.across_ratio);
+        v->spread_p = fmin(t.within_p, t.across_p);
         classify(p, conf, &t, v);
     }
     lat__free(q.d50);

@@ -198,8 +198,8 @@ static void check_attribution(int role) {
     small_config(&c);
     if (!two_cpus(&c)) LAT_SKIP("needs 2 CPUs for two pinned hot threads");
     c.sleep_role = role;
-    /* 150 ms: longer than this machine's own gaps, so it makes the tail */
-    c.sleep_seq = 10000, c.sleep_count = 1, c.sleep_ns = 150000000;
+    /* 500 ms: far longer than a loaded machine's own gaps, so it makes the tail */
+    c.sleep_seq = 10000, c.sleep_count = 1, c.sleep_ns = 500000000;
     c.flight_threshold_ns = 100000000;
     bool ok = false;
     for (int t = 0; t < 3 && !ok; t++)

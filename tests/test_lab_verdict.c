@@ -1,7 +1,8 @@
 /* test_lab_verdict.c - the lab's verdict rule (lat_lab_decide) on synthetic
  * per-interval figures with known effects: a pure median shift (share-line),
  * a tail-only growth with a one-tick p50 move (alloc), a variance explosion
- * (no-pin), and no change; each also drowned in injected platform gaps
+ * (no-pin), an erratic tail that blows out differently every round (the
+ * seed's no-pin), and no change; each also drowned in injected platform gaps
  * (intervals inflated and marked lost, smaller gaps below the set-aside
  * threshold that inflate figures unnoticed, whole runs contaminated).  Over 240
  * seeds each: the right verdict or "inconclusive" >= 95%, a wrong disease
@@ -21,11 +22,11 @@
 #define NIV 10
 #define SEEDS 240
 
-enum { C_NONE, C_MEDIAN, C_TAIL, C_VAR };
-static const int expect_kind[] = {LAT_LAB_NO_CHANGE, LAT_LAB_MEDIAN, LAT_LAB_TAIL,
+enum { C_NONE, C_MEDIAN, C_TAIL, C_VAR, C_ERRATIC };
+static const int expect_kind[] = {LAT_LAB_NO_CHANGE, LAT_LAB_MEDIAN, LAT_LAB_TAIL, LAT_LAB_VARIANCE,
                                   LAT_LAB_VARIANCE};
 static const char *const case_name[] = {"no change", "median shift", "tail growth",
-                                        "variance explosion"};
+                                        "variance explosion", "erratic tail"};
 
 typedef struct world {
     lat_lab_fig iv[2][ROUNDS][NIV];
@@ -45,6 +46,12 @@ static void gen_cell(lat_stats_rng *g, int effect, bool is_exp, double far, doub
     if (is_exp && effect == C_VAR) {
         sig_e = 1.6;
         drift_e *= 4;
+    }
+    if (is_exp && effect == C_ERRATIC) { /* the seed's no-pin: the tail blows out 5-50x,
+                                          * differently on every run */
+        drift_e += log(1 + 49 * lat_stats_uniform(g) * lat_stats_uniform(g));
+        sig_e = 1.2;
+        tail = 1 + 2 * lat_stats_uniform(g);
     }
     /* malloc + free: one counter tick, sometimes two */
     double alloc_ticks = lat_stats_uniform(g) < 0.3 ? 20 : 10;
@@ -152,6 +159,8 @@ static void test_variance(void **s) {
     (void)s;
     check_case(C_VAR, false);
     check_case(C_VAR, true);
+    check_case(C_ERRATIC, false);
+    check_case(C_ERRATIC, true);
 }
 
 /* The checker can fail: a rule without significance or effect bounds calls
