@@ -188,8 +188,17 @@ static void md_rounds(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
         fprintf(f, " | %.0f |", fl);
         for (int c = 0; c < LAT_LAB_NCONF; c++) {
             const lat_lab_run_rec *r = lat_lab_cell_run(res, c, k);
-            if (!r) {
-                fprintf(f, " x |");
+            if (!r) { /* set aside: how much its last attempt lost */
+                double worst = 0;
+                unsigned tries = 0;
+                for (size_t i = 0; i < res->nruns; i++) {
+                    const lat_lab_run_rec *a = &res->runs[i];
+                    if (a->conf != c || a->round != k) continue;
+                    tries++, worst = 0;
+                    for (int t = 0; t < LAT_PIPE_NHOT; t++)
+                        worst = fmax(worst, a->thr[t].lost_share);
+                }
+                fprintf(f, " x (%u tries, last lost %.0f%%) |", tries, 100 * worst);
                 continue;
             }
             double lost = 0;
