@@ -65,9 +65,8 @@ const char cmd_pipeline_usage[] =
     "  --inject-stall [STAGE:]SEQ:US  test hook: stall STAGE (work, q1, or q2 in the full\n"
     "                             shape) for US microseconds at event SEQ (busy: the\n"
     "                             program's time); producer or worker: that thread\n"
-    "                             sleeps off-CPU in its spin loop (a platform-like gap)\n"
-    PIPELINE_REPLAY_USAGE
-    "\n"
+    "                             sleeps off-CPU in its spin loop (a platform-like "
+    "gap)\n" PIPELINE_REPLAY_USAGE "\n"
     "exit: 0 ok, 1 runtime error (e.g. too few CPUs), 2 usage error.\n";
 
 enum {
@@ -180,7 +179,9 @@ static int baseline_p999(const char *path, uint64_t *out) {
     json_error_t e;
     json_t *j = json_load_file(path, 0, &e);
     if (!j) return cli_error(CMD, "--flight-baseline: %s: line %d: %s", path, e.line, e.text);
-    json_t *v = json_object_get(json_object_get(json_object_get(j, "stages_ns"), "e2e"), "p99.9");
+    json_t *v = json_object_get(
+        json_object_get(json_object_get(j, "stages_ns"), lat_pipe_stages[LAT_PIPE_E2E].name),
+        "p99.9");
     if (!json_is_integer(v) || json_integer_value(v) <= 0) {
         json_decref(j);
         return cli_error(CMD, "--flight-baseline: %s has no stages_ns.e2e.p99.9", path);
