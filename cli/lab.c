@@ -149,7 +149,8 @@ static void silence_begin(lab_ctx *x, lab_silence *s, const lat_pipe_config *c) 
             n += snprintf(cpus + n, sizeof cpus - (size_t)n, "%s%d", n ? "," : "",
                           x->cfg.pipe.cpus[k]);
     snprintf(secs, sizeof secs, "%.3f", (double)c->events / (double)c->rate_hz + 0.2);
-    snprintf(s->path, sizeof s->path, "%s/silence-%s.txt", x->out, lat_lab_conf_name(s->conf));
+    /* the tracer writes a .part file; it becomes silence-<conf>.txt once complete */
+    snprintf(s->path, sizeof s->path, "%s/silence-%s.txt.part", x->out, lat_lab_conf_name(s->conf));
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
@@ -175,6 +176,9 @@ static void silence_end(lab_silence *s) {
     s->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
     FILE *f = fopen(s->path, "r");
     if (!f) return;
+    char done[sizeof s->path];
+    snprintf(done, sizeof done, "%.*s", (int)(strlen(s->path) - 5), s->path);
+    rename(s->path, done);
     size_t cap = 65536, n;
     s->text = calloc(1, cap);
     if (s->text) {
