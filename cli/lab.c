@@ -51,14 +51,14 @@ const char cmd_lab_usage[] =
     "\n"
     "  --out DIR          output folder (default lab-out)\n"
     "  --quick            tiny sizes for CI: a few seconds in all\n"
-    "  --budget S         time budget for the rounds (default 100 s; --quick 6 s)\n"
+    "  --budget S         time budget for the rounds (default 90 s; --quick 6 s)\n"
     "  --min-rounds N     rounds before any verdict (default 8)\n"
     "  --max-rounds N     at most this many rounds (default 40)\n"
     "  --events N         events per run (default 200000 = 1 s at the default rate)\n"
     "  --rate HZ          offered rate (default 200000/s)\n"
     "  --interval MS      per-interval figures over MS of send time (default 100)\n"
     "  --gap US           a spin-loop gap is at least US microseconds (default 10)\n"
-    "  --max-loss PCT     a run whose hot thread lost more is contaminated (default 10)\n"
+    "  --max-loss PCT     a run whose hot thread lost more is contaminated (default 20)\n"
     "  --seed N           order shuffle seed (default: from the clock; printed)\n"
     "  --shape full|compact|auto  (default auto: compact, pinned, on 2 CPUs)\n"
     "  --cpus LIST        plan hot threads within these CPUs\n"
@@ -300,7 +300,7 @@ static int parse_opts(int argc, char **argv, lab_opts *o) {
     o->rate = 200000;
     o->iv_ms = 100;
     o->gap_us = 10;
-    o->loss_pct = 10;
+    o->loss_pct = 20;
     o->shape = LAT_PIPE_AUTO;
     optind = 1;
     int ch;
@@ -334,7 +334,7 @@ static int setup(lab_ctx *x, const lab_opts *o) {
     c->pipe.gap_threshold_ns = o->gap_us * 1000;
     c->max_run_lost = o->loss_pct / 100;
     if (o->quick) c->max_repeats = 1;
-    c->budget_s = o->budget > 0 ? o->budget : o->quick ? 6 : 100;
+    c->budget_s = o->budget > 0 ? o->budget : o->quick ? 6 : c->budget_s;
     c->min_rounds = o->min_rounds ? (unsigned)o->min_rounds : 8;
     c->max_rounds = o->max_rounds ? (unsigned)o->max_rounds : o->quick ? c->min_rounds : 40;
     if (c->max_rounds < c->min_rounds) c->max_rounds = c->min_rounds;
