@@ -217,6 +217,14 @@ typedef struct lat_pipe_result {
     char flight_gap[200];                    /* the gap explaining the flight outlier, or "" */
     uint64_t sleeps[LAT_PIPE_MAX_SLEEPS][2]; /* test hook: [start, end) cycles */
     unsigned nsleeps;
+    /* Interval logs: each is written to a temporary file beside its target
+     * and renamed over it only when the run ends with every line written, so
+     * an existing log is replaced only by a complete one.  log_error is 0, or
+     * the first write/commit error (negative errno, e.g. -ENOSPC) of the log
+     * at log_error_path; after a write error no log of this run is kept (the
+     * old files stay), after a failed commit the logs committed before it are. */
+    int log_error;
+    char log_error_path[256];
 } lat_pipe_result;
 
 /* Hot threads (roles) that carry stage s's hop, as a bit mask of 1 << role. */
