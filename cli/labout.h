@@ -10,6 +10,7 @@
 
 #include "latlab/lab.h"
 #include "latlab/topo.h"
+#include "labprof.h"
 
 struct json_t;
 
@@ -41,6 +42,7 @@ typedef struct lab_ctx {
     uint64_t flight_thr;
     char silence_note[200]; /* why the silence check did not run */
     lab_silence sil[2];     /* [0] pinned baseline, [1] no-pin */
+    labprof prof;           /* step (e): perf on baseline and share-line round 1 */
     double gap_us;
     uint64_t stamp_cost_ns; /* of the first run: one fenced stamp */
     unsigned stamps_per_event;

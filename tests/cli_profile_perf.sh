@@ -82,6 +82,12 @@ if [ "$par" -ge 2 ]; then
     [ $rc -eq 1 ] || fail "nobody: exit $rc: $(cat "$T/err")"
     grep -q "perf_event_paranoid is $par" "$T/err" && grep -q "sysctl kernel.perf_event_paranoid" "$T/err" ||
         fail "nobody: the error does not name perf_event_paranoid: $(cat "$T/err")"
+    # the lab says why step (e) did not run, and goes on
+    setpriv --reuid=nobody --regid=nogroup --clear-groups "$L" lab --quick --out "$T/nobody/lab" \
+        >"$T/out" 2>"$T/err" || fail "nobody: lab --quick failed: $(tail -3 "$T/err")"
+    grep -A2 '^(e)' "$T/out" | grep -q "not run: .*perf_event_paranoid is $par" ||
+        fail "nobody: the lab does not say why step (e) did not run: $(grep -A3 '^(e)' "$T/out")"
+    grep -q "perf_event_paranoid" "$T/nobody/lab/LAB.md" || fail "nobody: LAB.md says nothing of step (e)"
     if [ "$par" -eq 2 ]; then
         setpriv --reuid=nobody --regid=nogroup --clear-groups "$L" profile --user-only \
             -o "$T/nobody/u" -- sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done' \
