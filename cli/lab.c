@@ -380,13 +380,7 @@ static int setup(lab_ctx *x, const lab_opts *o) {
     x->gap_us = (double)o->gap_us;
     x->quick = o->quick;
     x->root = geteuid() == 0;
-    if (o->no_profile) {
-        labprof_init(&x->prof, x->out, 0);
-        x->prof.enabled = false;
-        snprintf(x->prof.why, sizeof x->prof.why, "--no-profile");
-    } else {
-        labprof_init(&x->prof, x->out, 999);
-    }
+    labprof_init(&x->prof, x->out, 999, o->no_profile ? "--no-profile" : NULL);
     if (!x->root)
         snprintf(x->silence_note, sizeof x->silence_note,
                  "not root: the silence check (ftrace) needs root; run `sudo latlab lab` for it");

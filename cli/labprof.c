@@ -12,7 +12,7 @@
 
 static const char *const side_name[2] = {"baseline", "share-line"};
 
-void labprof_init(labprof *p, const char *out, unsigned hz) {
+void labprof_init(labprof *p, const char *out, unsigned hz, const char *off) {
     memset(p, 0, sizeof *p);
     snprintf(p->out, sizeof p->out, "%s", out);
     p->hz = hz ? hz : 999;
@@ -20,6 +20,10 @@ void labprof_init(labprof *p, const char *out, unsigned hz) {
     for (int i = 0; i < 2; i++) {
         p->side[i].work_p50_ns = p->side[i].e2e_p50_ns = NAN;
         p->side[i].ipc = p->side[i].cache_misses = NAN;
+    }
+    if (off) {
+        snprintf(p->why, sizeof p->why, "%s", off);
+        return;
     }
     p->enabled = lat_profile_available(NULL, p->why, sizeof p->why) == 0;
     if (p->enabled) p->c2c = lat_profile_c2c_supported(out, NULL, p->c2c_why, sizeof p->c2c_why);

@@ -35,8 +35,9 @@ typedef struct labprof {
     labprof_side side[2];
 } labprof;
 
-/* Check perf and permission (p->enabled, p->why) and probe perf c2c. */
-void labprof_init(labprof *p, const char *out, unsigned hz);
+/* Check perf and permission (p->enabled, p->why) and probe perf c2c.  off:
+ * nothing is checked or run; why says off. */
+void labprof_init(labprof *p, const char *out, unsigned hz, const char *off);
 /* Around the profiled round of side (LABPROF_BASE / LABPROF_SHARE). */
 void labprof_begin(labprof *p, int side);
 void labprof_end(labprof *p, int side);

@@ -360,7 +360,7 @@ static int cmd_lab(int argc, char **argv) {
     if (rc) return rc < 0 ? CLI_OK : rc;
     if (optind < argc) return cli_usage_error(CMD, "lab: unexpected argument '%s'", argv[optind]);
     static labprof lp; /* large; one per process */
-    labprof_init(&lp, a.out, (unsigned)a.hz);
+    labprof_init(&lp, a.out, (unsigned)a.hz, NULL);
     if (!lp.enabled) return cli_error(CMD, "lab: %s", lp.why);
 
     lat_pipe_config base;
