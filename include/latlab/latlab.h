@@ -1,6 +1,6 @@
 /* latlab.h - umbrella header: includes every public latlab header.
  * Core floor (libc, zlib, pthreads): compiler error alloc atomicfile clock
- * hist hlog ring perf topo flight.  Measure floor (jansson): json report
+ * hist hlog ring perf topo flight.  Measure floor: trace (no jansson), json report
  * bench.  Workloads: pipeline.  latlab/core.h includes the core alone. */
 #ifndef LATLAB_LATLAB_H
 #define LATLAB_LATLAB_H
@@ -19,6 +19,7 @@
 #include "latlab/json.h"
 #include "latlab/pipeline.h"
 #include "latlab/report.h"
+#include "latlab/trace.h"
 #include "latlab/bench.h"
 
 #endif /* LATLAB_LATLAB_H */
