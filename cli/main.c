@@ -22,6 +22,7 @@ CMD(pipeline)
 CMD(lab)
 CMD(book)
 CMD(plot)
+CMD(top)
 #undef CMD
 
 static const cli_cmd commands[] = {
@@ -36,6 +37,8 @@ static const cli_cmd commands[] = {
      cmd_dce_usage},
     {"sys", cmd_sys, "run conditions: CPUs, topology, governor, isolation, kernel", cmd_sys_usage},
     {"hist", cmd_hist, "read, merge and summarise HdrHistogram interval logs", cmd_hist_usage},
+    {"top", cmd_top, "live per-stage tails from growing .hlog files or a tracer's socket",
+     cmd_top_usage},
     {"plot", cmd_plot, "latency-by-percentile SVG plots from .hlog/.hgrm files", cmd_plot_usage},
     {"stat", cmd_stat, "count performance events of a command (perf stat-like)", cmd_stat_usage},
     {"silence", cmd_silence, "ftrace check of what disturbs chosen CPUs (root)", cmd_silence_usage},

@@ -1,0 +1,92 @@
+#!/bin/bash
+# cli_top.sh - `latlab top` on interval logs being written: plain mode (no
+# terminal) prints one line per stage per interval; under tmux (a real
+# terminal: send-keys, capture-pane) the rows appear while the logs grow, the
+# figures match `latlab hist` on the same intervals, and `q` exits 0 with the
+# terminal restored.  Misuse exits 2; a corrupt line exits 1 naming file:line.
+set -euo pipefail
+: "${LATLAB:?}" "${LAT_BUILD_DIR:?}"
+ex="$LAT_BUILD_DIR/examples/trace_pipeline"
+tmp=$(mktemp -d)
+srv="lattop$$"
+wpid=""
+cleanup() {
+    [ -n "$wpid" ] && kill "$wpid" 2>/dev/null || true
+    tmux -L "$srv" kill-server 2>/dev/null || true
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# ---- usage and corrupt input ----
+set +e
+"$LATLAB" top >/dev/null 2>&1; [ $? -eq 2 ] || fail "no arguments: want exit 2"
+"$LATLAB" top --connect "" >/dev/null 2>&1; [ $? -eq 2 ] || fail "empty --connect: want exit 2"
+"$LATLAB" top --scale 0 x.hlog >/dev/null 2>&1; [ $? -eq 2 ] || fail "--scale 0: want exit 2"
+"$LATLAB" top --no-follow "$tmp/missing.hlog" >/dev/null 2>&1; [ $? -eq 1 ] || fail "missing file: want exit 1"
+printf '#[StartTime: 1 (seconds since epoch)]\n0.0,1.0,1.0,NOT-BASE64\n' >"$tmp/bad.hlog"
+err=$("$LATLAB" top --no-follow "$tmp/bad.hlog" 2>&1 >/dev/null); rc=$?
+set -e
+[ $rc -eq 1 ] || fail "corrupt line: want exit 1, got $rc"
+echo "$err" | grep -q 'bad.hlog:2' || fail "corrupt line not located: $err"
+
+# ---- plain mode on a finished log: one line per stage per interval ----
+"$ex" --seconds 2.2 --rate 3000 --hlog "$tmp/a-" >/dev/null
+"$LATLAB" top --no-follow "$tmp"/a-*.hlog >"$tmp/plain"
+[ "$(grep -c ' a-e2e count=' "$tmp/plain")" -eq 3 ] || fail "plain: want 3 e2e lines"
+cum=$(tail -n 1 <(grep ' a-e2e ' "$tmp/plain") | sed 's/.*cum_p99.9=//')
+want=$("$LATLAB" hist summary --scale 1000 "$tmp/a-e2e.hlog" | awk 'NR==2 {printf "%.3f", $7}')
+[ "$cum" = "$want" ] || fail "plain cumulative p99.9 $cum != hist summary $want"
+
+# ---- a running traced process through its socket (plain; exits when it closes) ----
+sock="$tmp/trace.sock"
+"$ex" --seconds 2.5 --rate 3000 --socket "$sock" >"$tmp/sock-ex.out" &
+wpid=$!
+for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+timeout 20 "$LATLAB" top --connect "$sock" >"$tmp/sock.out"
+wait "$wpid"; wpid=""
+for s in q1+wake work q2+wake e2e; do
+    grep -q " $s count=" "$tmp/sock.out" || fail "socket: no line for $s"
+done
+n=$(grep ' e2e count=' "$tmp/sock.out" | sed 's/.* count=\([0-9]*\).*/\1/' | awk '{s += $1} END {print s}')
+rec=$(awk '/^events/ {print $4}' "$tmp/sock-ex.out")
+[ "$n" = "$rec" ] || fail "socket: top saw $n e2e values, the tracer recorded $rec"
+
+# ---- under tmux, following logs while they are written ----
+command -v tmux >/dev/null || { echo "SKIPPED: tmux not installed (plain mode passed)"; exit 77; }
+export TERM=xterm-256color
+"$ex" --seconds 4 --rate 3000 --hlog "$tmp/run-" >"$tmp/ex.out" &
+wpid=$!
+for _ in $(seq 50); do [ -s "$tmp/run-e2e.hlog" ] && break; sleep 0.1; done
+files="$tmp/run-q1-wake.hlog $tmp/run-work.hlog $tmp/run-q2-wake.hlog $tmp/run-e2e.hlog"
+tmux -L "$srv" new-session -d -x 160 -y 20 \
+    "$LATLAB top $files; echo \$? >$tmp/rc; sleep 60"
+seen=""
+for _ in $(seq 100); do
+    if tmux -L "$srv" capture-pane -p | grep -q '^run-e2e '; then seen=1; break; fi
+    sleep 0.1
+done
+[ -n "$seen" ] || { tmux -L "$srv" capture-pane -p; fail "no rows appeared"; }
+kill -0 "$wpid" 2>/dev/null || echo "note: the writer finished before the first row showed"
+wait "$wpid"; wpid=""
+sleep 2.5 # one refresh after the last interval was written
+screen=$(tmux -L "$srv" capture-pane -p)
+echo "$screen"
+for s in run-q1-wake run-work run-q2-wake run-e2e; do
+    echo "$screen" | grep -q "^$s " || fail "row $s missing"
+done
+read -r _ count p50 _ _ max _ cum _ < <(echo "$screen" | grep '^run-e2e ')
+want_cum=$("$LATLAB" hist summary --scale 1000 "$tmp/run-e2e.hlog" | awk 'NR==2 {printf "%.3f", $7}')
+last=$("$LATLAB" hist percentiles --intervals --scale 1000 "$tmp/run-e2e.hlog" | tail -n 1)
+want_count=$(echo "$last" | sed 's/.*I:\([0-9]*\).*/\1/')
+read -r want_p50 _ want_max < <(echo "$last" | sed 's/.*I:[0-9]* ( *\([^)]*\)).*/\1/')
+[ "$cum" = "$want_cum" ] || fail "cumulative p99.9 $cum != hist summary $want_cum"
+[ "$count" = "$want_count" ] || fail "interval count $count != $want_count"
+awk -v a="$p50" -v b="$want_p50" 'BEGIN {exit !(a == b)}' || fail "interval p50 $p50 != $want_p50"
+awk -v a="$max" -v b="$want_max" 'BEGIN {exit !(a == b)}' || fail "interval max $max != $want_max"
+tmux -L "$srv" send-keys q
+for _ in $(seq 50); do [ -s "$tmp/rc" ] && break; sleep 0.1; done
+[ "$(cat "$tmp/rc" 2>/dev/null)" = 0 ] || fail "q: want exit 0, got '$(cat "$tmp/rc" 2>/dev/null)'"
+# The alternate screen is gone: the pane no longer shows the table.
+tmux -L "$srv" capture-pane -p | grep -q '^run-e2e ' && fail "screen not restored after q"
+echo "PASS"
