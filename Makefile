@@ -4,7 +4,8 @@
 #   make run      install missing packages (root) or say how, build, run `latlab lab`
 #                 (the pipeline lab's experiment protocol; ~1 minute on 2 CPUs)
 #   make test     same set-up plus the test peers, then the whole suite via ctest
-#   make core     the core floor alone (libc, zlib, pthreads): build, link a program, run it
+#   make core     the core floor alone (libc, zlib, pthreads): build, link a program, run it;
+#                 and the tool without Concurrency Kit
 #   make asan     ASan+UBSan build, whole suite      make tsan   TSan build, concurrent tests
 #   make bench    build and run the benchmark programs
 #   make fuzz     libFuzzer targets, FUZZ_SECONDS each (default 60)
@@ -57,6 +58,10 @@ core:
 	cmake --build build-core -j $(JOBS)
 	ctest --test-dir build-core --output-on-failure
 	@! nm -u build-core/liblatlab-core.a | grep -E ' (json_|ck_)' || { echo "core: depends on jansson or ck"; exit 1; }
+	@# ...and the tool builds without Concurrency Kit (the ring bake-off then says so).
+	cmake -S . -B build-nock -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLAT_CK=OFF -DLAT_TESTS=OFF -DLAT_BENCH=OFF $(CMAKE_COMMON) >/dev/null
+	cmake --build build-nock -j $(JOBS) --target latlab
+	build-nock/latlab bench ring --rounds 1 --ops 20000 --items 20000 --samples 1000 | grep -q "Concurrency Kit was not found"
 
 asan: deps-test npm
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLAT_SANITIZE=address,undefined -DLAT_BENCH=OFF $(CMAKE_COMMON) >/dev/null
@@ -100,4 +105,4 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h' '*.cc')
 
 clean:
-	rm -rf build build-core build-asan build-tsan build-fuzz build-aarch64
+	rm -rf build build-core build-nock build-asan build-tsan build-fuzz build-aarch64

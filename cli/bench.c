@@ -14,6 +14,7 @@
 #include "ringlab.h"
 
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -86,6 +87,12 @@ static int run_round(results *res, int round, const int cpus[2], uint64_t ops, u
     if ((err = rl_same_thread_all(8, ops, scales, st))) return err;
     for (int k = 0; k < RL_NKINDS; k++) {
         uint64_t scale = scales[k];
+        if (!rl_kind_available((rl_kind)k)) {
+            for (int f = 0; f < F_N; f++)
+                res->v[k][f][round] = NAN;
+            res->all[k][0][round] = res->all[k][1][round] = NAN;
+            continue;
+        }
         res->v[k][F_ST][round] = st[k];
         double m8, m40;
         if ((err = rl_throughput((rl_kind)k, 8, cap, cpus[0], cpus[1], items / scale, &m8,
@@ -128,6 +135,9 @@ static void print_table(const results *r, const int cpus[2], size_t cap) {
            floor50, r->floor_med[1], r->floor_med[2], floor50 / 2);
     printf("%-8s %9s %6s  %10s %6s  %10s %6s\n", "queue", "push+pop", "vs ck", "Mops/s 8B", "vs ck",
            "Mops/s 40B", "vs ck");
+    if (!rl_kind_available(RL_CK))
+        printf("(ck_ring: Concurrency Kit was not found at build time - install libck-dev and "
+               "rebuild; its rows and the 'vs ck' ratios are nan)\n");
     for (int k = 0; k < RL_NKINDS; k++) {
         const double *m = r->med[k];
         printf("%-8s %6.2f ns %5.2fx  %10.1f %5.2fx  %10.1f %5.2fx\n", rl_kind_name((rl_kind)k),

@@ -5,7 +5,7 @@
  *   latlab book bench SCENARIO    the HDR tail-latency scenarios (cli/book_bench.c)
  *
  * The engine is book/book.h; the op-stream and event formats are documented
- * in the usage text below (and in docs/SPEC-book.md). */
+ * in the usage text below. */
 #include "cli.h"
 #include "book_bench.h"
 

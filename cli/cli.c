@@ -3,8 +3,10 @@
 #include "cli.h"
 
 #include "latlab/error.h"
+#include "latlab/topo.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -146,50 +148,156 @@ int cli_parse_duration_ns(const char *cmd, const char *flag, const char *s, uint
     return 0;
 }
 
-static int cmp_int(const void *a, const void *b) {
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
+/* The one CPU-list grammar is the library's (lat_cpuset_parse, fuzzed); the
+ * command line is stricter only in refusing an empty list and whitespace. */
 int cli_parse_cpulist(const char *cmd, const char *flag, const char *s, int *cpus, int max,
                       int *n) {
-    int count = 0;
     if (!s || !*s) return cli_usage_error(cmd, "%s: needs a CPU list like 0,2-3", flag);
-    const char *p = s;
-    while (*p) {
-        char *end;
-        if (*p < '0' || *p > '9')
-            return cli_usage_error(cmd, "%s: '%s' is not a CPU list", flag, s);
-        long a = strtol(p, &end, 10), b = a;
-        if (*end == '-') {
-            p = end + 1;
-            if (*p < '0' || *p > '9')
-                return cli_usage_error(cmd, "%s: '%s' is not a CPU list", flag, s);
-            b = strtol(p, &end, 10);
-        }
-        if (a < 0 || b < a || b > 4095)
-            return cli_usage_error(cmd, "%s: bad range in '%s'", flag, s);
-        for (long c = a; c <= b; c++) {
-            if (count >= max) return cli_usage_error(cmd, "%s: too many CPUs in '%s'", flag, s);
-            cpus[count++] = (int)c;
-        }
-        if (*end == ',') {
-            p = end + 1;
-            if (!*p) return cli_usage_error(cmd, "%s: '%s' is not a CPU list", flag, s);
-        } else if (*end) {
-            return cli_usage_error(cmd, "%s: '%s' is not a CPU list", flag, s);
-        } else {
-            p = end;
-        }
+    lat_cpuset set;
+    if (strpbrk(s, " \t\n") || lat_cpuset_parse(s, &set))
+        return cli_usage_error(cmd, "%s: '%s' is not a CPU list (like 0,2-3; CPUs below %d)", flag,
+                               s, LAT_MAX_CPUS);
+    int count = 0;
+    for (int c = lat_cpuset_next(&set, 0); c >= 0; c = lat_cpuset_next(&set, c + 1)) {
+        if (count >= max) return cli_usage_error(cmd, "%s: too many CPUs in '%s'", flag, s);
+        cpus[count++] = c;
     }
-    qsort(cpus, (size_t)count, sizeof *cpus, cmp_int);
-    int u = 0;
-    for (int i = 0; i < count; i++)
-        if (u == 0 || cpus[u - 1] != cpus[i]) cpus[u++] = cpus[i];
-    *n = u;
+    *n = count;
     return 0;
 }
 
 int cli_lib_error(const char *cmd, const char *what, int err) {
     return cli_error(cmd, "%s: %s", what, lat_strerror(err));
+}
+
+/* ---- the options table --------------------------------------------------------------- */
+
+#define CLI_MAX_OPTS 64
+
+static int parse_choice(const cli_spec *sp, const cli_opt *o, const char *flag, const char *v) {
+    const char *c = o->choices;
+    for (int i = 0; c && *c; i++) {
+        size_t len = strcspn(c, "|");
+        if (strlen(v) == len && !strncmp(c, v, len)) {
+            *(int *)o->dest = i;
+            return 0;
+        }
+        c += len + (c[len] == '|');
+    }
+    return cli_usage_error(sp->name, "%s: '%s' is not one of %s", flag, v, o->choices);
+}
+
+static int parse_value(const cli_spec *sp, const cli_opt *o, const char *v) {
+    char flag[80];
+    snprintf(flag, sizeof flag, "--%s", o->name);
+    bool ranged = o->min != 0 || o->max != 0;
+    switch (o->kind) {
+    case CLI_FLAG:
+        *(bool *)o->dest = true;
+        return 0;
+    case CLI_U64:
+        return cli_parse_u64(sp->name, flag, v, ranged ? (uint64_t)o->min : 0,
+                             ranged ? (uint64_t)o->max : UINT64_MAX, o->dest);
+    case CLI_INT:
+        return cli_parse_int(sp->name, flag, v, ranged ? (int)o->min : INT32_MIN,
+                             ranged ? (int)o->max : INT32_MAX, o->dest);
+    case CLI_DOUBLE:
+        return cli_parse_double(sp->name, flag, v, ranged ? o->min : -HUGE_VAL,
+                                ranged ? o->max : HUGE_VAL, o->dest);
+    case CLI_DURATION: {
+        uint64_t ns;
+        if (cli_parse_duration_ns(sp->name, flag, v, &ns)) return CLI_USAGE;
+        if ((ranged && (double)ns < o->min) || (o->max > 0 && (double)ns > o->max))
+            return cli_usage_error(sp->name, "%s: %s is out of range (%gns..%gns)", flag, v, o->min,
+                                   o->max);
+        *(uint64_t *)o->dest = ns;
+        return 0;
+    }
+    case CLI_PATH:
+        if (!*v)
+            return cli_usage_error(sp->name, "%s: needs a %s", flag,
+                                   o->metavar && !strcmp(o->metavar, "DIR") ? "directory"
+                                                                            : "file name");
+        /* fall through */
+    case CLI_STRING:
+        *(const char **)o->dest = v;
+        return 0;
+    case CLI_CHOICE:
+        return parse_choice(sp, o, flag, v);
+    case CLI_CUSTOM:
+        return o->parse(sp->name, flag, v, o->dest);
+    }
+    return CLI_USAGE;
+}
+
+int cli_parse(const cli_spec *sp, int argc, char **argv, int *first_arg) {
+    struct option lo[CLI_MAX_OPTS + 2];
+    char shorts[2 * CLI_MAX_OPTS + 4] = "+:h";
+    int n = 0, ns = 3;
+    if (!sp->stop_at_args) memmove(shorts, shorts + 1, sizeof shorts - 1), ns--;
+    for (; sp->opts && sp->opts[n].name && n < CLI_MAX_OPTS; n++) {
+        const cli_opt *o = &sp->opts[n];
+        lo[n] = (struct option){o->name, o->kind == CLI_FLAG ? no_argument : required_argument,
+                                NULL, 256 + n};
+        if (o->short_name) {
+            shorts[ns++] = o->short_name;
+            if (o->kind != CLI_FLAG) shorts[ns++] = ':';
+        }
+    }
+    shorts[ns] = '\0';
+    lo[n] = (struct option){"help", no_argument, NULL, 'h'};
+    lo[n + 1] = (struct option){NULL, 0, NULL, 0};
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+        const cli_opt *o = NULL;
+        if (c >= 256 && c < 256 + n) o = &sp->opts[c - 256];
+        for (int i = 0; !o && c < 256 && i < n; i++)
+            if (c == sp->opts[i].short_name) o = &sp->opts[i];
+        if (o) {
+            if (parse_value(sp, o, optarg)) return CLI_USAGE;
+            if (o->seen) *o->seen = true;
+        } else if (c == 'h') {
+            cli_help(sp, stdout);
+            return -1;
+        } else {
+            return cli_getopt_fail(sp->name, c, argv);
+        }
+    }
+    int nargs = argc - optind;
+    if (nargs < sp->min_args)
+        return cli_usage_error(sp->name, nargs ? "too few arguments" : "missing argument");
+    if (sp->max_args >= 0 && nargs > sp->max_args)
+        return cli_usage_error(sp->name, "unexpected argument '%s'", argv[optind + sp->max_args]);
+    *first_arg = optind;
+    return 0;
+}
+
+void cli_help(const cli_spec *sp, FILE *f) {
+    fprintf(f, "usage: %s\n", sp->synopsis);
+    if (sp->about) fprintf(f, "\n%s", sp->about);
+    fputs("\noptions:\n", f);
+    for (int i = 0; sp->opts && sp->opts[i].name; i++) {
+        const cli_opt *o = &sp->opts[i];
+        char left[64];
+        int len = snprintf(left, sizeof left, "%s%c%s--%s%s%s", o->short_name ? "-" : "",
+                           o->short_name ? o->short_name : ' ', o->short_name ? ", " : " ", o->name,
+                           o->metavar ? " " : "", o->metavar ? o->metavar : "");
+        const char *left_out = o->short_name ? left : left + 2;
+        if (!o->short_name) len -= 2;
+        fprintf(f, "  %-*s", len < 20 ? 20 : len, left_out);
+        for (const char *h = o->help; h && *h;) {
+            size_t l = strcspn(h, "\n");
+            fprintf(f, "%s%.*s\n", len >= 20 ? " " : "", (int)l, h);
+            h += l;
+            if (*h == '\n') {
+                h++;
+                fprintf(f, "  %-20s", "");
+                len = 0;
+            }
+        }
+    }
+    fputs("  -h, --help          this text\n", f);
+    if (sp->epilog) fprintf(f, "\n%s", sp->epilog);
 }

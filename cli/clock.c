@@ -13,27 +13,11 @@
 #include "latlab/error.h"
 #include "latlab/topo.h"
 
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char cmd_clock_usage[] =
-    "usage: latlab clock [OPTIONS]\n"
-    "\n"
-    "Calibrate the cycle counter three times against CLOCK_MONOTONIC_RAW (tightest of\n"
-    "32 brackets at each end of the window), check its drift against CLOCK_MONOTONIC,\n"
-    "and measure what a read costs (median of back-to-back pairs: unfenced, fenced,\n"
-    "clock_gettime), the counter's granularity and whether the TSC is invariant.\n"
-    "\n"
-    "options:\n"
-    "  --window-ms N   calibration window in ms (1..60000, default 200)\n"
-    "  --drift-s S     drift-check window in seconds (0 skips it; up to 3600; default 3)\n"
-    "  --samples N     read pairs per cost figure (1000..100000000, default 100000)\n"
-    "  --json FILE     also write the results (and the run conditions) as JSON\n"
-    "  -h, --help      this text\n";
 
 #define NCAL 3
 
@@ -82,48 +66,43 @@ static json_t *cal_json(const lat_clock_cal *c) {
                      (json_int_t)c->counter_hz, "counter_hz_diff_ppm", c->counter_hz_diff_ppm);
 }
 
+static uint64_t window_ms = 200, samples = 100000;
+static double drift_s = 3.0;
+static const char *json_path;
+
+static int parse_drift(const char *cmd, const char *flag, const char *v, void *dest) {
+    if (cli_parse_double(cmd, flag, v, 0, 3600, dest)) return CLI_USAGE;
+    double d = *(double *)dest;
+    if (d > 0 && d < 0.001)
+        return cli_usage_error(cmd, "%s: %s is below 1 ms (use 0 to skip)", flag, v);
+    return 0;
+}
+
+static const cli_opt clock_opts[] = {
+    CLI_NUM_OPT("window-ms", CLI_U64, &window_ms, "N",
+                "calibration window in ms (1..60000, default 200)", 1, 60000),
+    CLI_CUSTOM_OPT("drift-s", parse_drift, &drift_s, "S",
+                   "drift-check window in seconds (0 skips it; up to 3600; default 3)"),
+    CLI_NUM_OPT("samples", CLI_U64, &samples, "N",
+                "read pairs per cost figure (1000..100000000, default 100000)", 1000, 100000000),
+    CLI_STR_OPT("json", CLI_PATH, &json_path, "FILE",
+                "also write the results (and the run conditions) as JSON"),
+    CLI_END,
+};
+
+const cli_spec cmd_clock_spec = {
+    .name = "clock",
+    .synopsis = "latlab clock [OPTIONS]",
+    .about = "Calibrate the cycle counter three times against CLOCK_MONOTONIC_RAW (tightest of\n"
+             "32 brackets at each end of the window), check its drift against CLOCK_MONOTONIC,\n"
+             "and measure what a read costs (median of back-to-back pairs: unfenced, fenced,\n"
+             "clock_gettime), the counter's granularity and whether the TSC is invariant.\n",
+    .opts = clock_opts,
+};
+
 int cmd_clock(int argc, char **argv) {
-    static const struct option opts[] = {
-        {"window-ms", required_argument, NULL, 'w'},
-        {"drift-s", required_argument, NULL, 'd'},
-        {"samples", required_argument, NULL, 's'},
-        {"json", required_argument, NULL, 'j'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    uint64_t window_ms = 200, samples = 100000;
-    double drift_s = 3.0;
-    const char *json_path = NULL;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'w':
-            if (cli_parse_u64("clock", "--window-ms", optarg, 1, 60000, &window_ms))
-                return CLI_USAGE;
-            break;
-        case 'd':
-            if (cli_parse_double("clock", "--drift-s", optarg, 0, 3600, &drift_s)) return CLI_USAGE;
-            if (drift_s > 0 && drift_s < 0.001)
-                return cli_usage_error("clock", "--drift-s: %s is below 1 ms (use 0 to skip)",
-                                       optarg);
-            break;
-        case 's':
-            if (cli_parse_u64("clock", "--samples", optarg, 1000, 100000000, &samples))
-                return CLI_USAGE;
-            break;
-        case 'j':
-            if (!*optarg) return cli_usage_error("clock", "--json: needs a file name");
-            json_path = optarg;
-            break;
-        case 'h':
-            fputs(cmd_clock_usage, stdout);
-            return CLI_OK;
-        default:
-            return cli_getopt_fail("clock", c, argv);
-        }
-    }
-    if (optind < argc) return cli_usage_error("clock", "unexpected argument '%s'", argv[optind]);
+    int first, prc = cli_parse(&cmd_clock_spec, argc, argv, &first);
+    if (prc) return prc < 0 ? CLI_OK : prc;
 
     int ret = CLI_ERR, rc;
     uint64_t *v = NULL;

@@ -14,13 +14,6 @@
 #include "latlab/ring.h"
 #include "latlab/topo.h"
 
-int lab_idle_kind(const char *s) {
-    if (!strcmp(s, "spin")) return LAT_IDLE_SPIN;
-    if (!strcmp(s, "yield")) return LAT_IDLE_YIELD;
-    if (!strcmp(s, "backoff")) return LAT_IDLE_BACKOFF;
-    return -1;
-}
-
 int lab_shape(const char *s) {
     if (!strcmp(s, "full")) return LAT_PIPE_FULL;
     if (!strcmp(s, "compact")) return LAT_PIPE_COMPACT;

@@ -37,7 +37,6 @@ struct json_t *lab_run_json(const lat_pipe_config *c, const lat_pipe_result *r, 
                             const char *why);
 
 /* "spin"/"yield"/"backoff" -> kind; -1 when unknown. */
-int lab_idle_kind(const char *s);
 /* "full"/"compact"/"auto" -> LAT_PIPE_*; -1 when unknown. */
 int lab_shape(const char *s);
 

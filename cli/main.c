@@ -10,8 +10,12 @@
 #define CMD(n)                                                                                     \
     extern int cmd_##n(int, char **);                                                              \
     extern const char cmd_##n##_usage[];
-CMD(clock)
-CMD(sys)
+/* A command whose options are declared in a table (cli.h: cli_spec). */
+#define CMDS(n)                                                                                    \
+    extern int cmd_##n(int, char **);                                                              \
+    extern const cli_spec cmd_##n##_spec;
+CMDS(clock)
+CMDS(sys)
 CMD(hist)
 CMD(dce)
 CMD(bench)
@@ -24,27 +28,33 @@ CMD(book)
 CMD(plot)
 CMD(top)
 #undef CMD
+#undef CMDS
 
 static const cli_cmd commands[] = {
     {"lab", cmd_lab, "the experiment protocol: baseline, alloc, share-line, no-pin (main job)",
-     cmd_lab_usage},
+     cmd_lab_usage, NULL},
     {"pipeline", cmd_pipeline, "one run of the stamped producer -> worker pipeline",
-     cmd_pipeline_usage},
-    {"clock", cmd_clock, "calibrate the cycle counter; drift, read cost, granularity",
-     cmd_clock_usage},
-    {"co", cmd_co, "coordinated omission: closed vs open loop over a stall", cmd_co_usage},
+     cmd_pipeline_usage, NULL},
+    {"clock", cmd_clock, "calibrate the cycle counter; drift, read cost, granularity", NULL,
+     &cmd_clock_spec},
+    {"co", cmd_co, "coordinated omission: closed vs open loop over a stall", cmd_co_usage, NULL},
     {"dce", cmd_dce, "dead-code elimination trap, ring costs and the ping-pong floor",
-     cmd_dce_usage},
-    {"sys", cmd_sys, "run conditions: CPUs, topology, governor, isolation, kernel", cmd_sys_usage},
-    {"hist", cmd_hist, "read, merge and summarise HdrHistogram interval logs", cmd_hist_usage},
+     cmd_dce_usage, NULL},
+    {"sys", cmd_sys, "run conditions: CPUs, topology, governor, isolation, kernel", NULL,
+     &cmd_sys_spec},
+    {"hist", cmd_hist, "read, merge and summarise HdrHistogram interval logs", cmd_hist_usage,
+     NULL},
     {"top", cmd_top, "live per-stage tails from growing .hlog files or a tracer's socket",
-     cmd_top_usage},
-    {"plot", cmd_plot, "latency-by-percentile SVG plots from .hlog/.hgrm files", cmd_plot_usage},
-    {"stat", cmd_stat, "count performance events of a command (perf stat-like)", cmd_stat_usage},
-    {"silence", cmd_silence, "ftrace check of what disturbs chosen CPUs (root)", cmd_silence_usage},
-    {"bench", cmd_bench, "bake-offs against peers (ring)", cmd_bench_usage},
+     cmd_top_usage, NULL},
+    {"plot", cmd_plot, "latency-by-percentile SVG plots from .hlog/.hgrm files", cmd_plot_usage,
+     NULL},
+    {"stat", cmd_stat, "count performance events of a command (perf stat-like)", cmd_stat_usage,
+     NULL},
+    {"silence", cmd_silence, "ftrace check of what disturbs chosen CPUs (root)", cmd_silence_usage,
+     NULL},
+    {"bench", cmd_bench, "bake-offs against peers (ring)", cmd_bench_usage, NULL},
     {"book", cmd_book, "order book: replay, ITCH 5.0 replay, tail-latency scenarios",
-     cmd_book_usage},
+     cmd_book_usage, NULL},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -65,6 +75,13 @@ static void overview(FILE *f) {
     fputs("\n'latlab help COMMAND' or 'latlab COMMAND --help' for a command's options.\n", f);
 }
 
+static void print_help(const cli_cmd *c) {
+    if (c->spec)
+        cli_help(c->spec, stdout);
+    else
+        fputs(c->usage, stdout);
+}
+
 static int help(int argc, char **argv) {
     if (argc < 2) {
         overview(stdout);
@@ -76,7 +93,7 @@ static int help(int argc, char **argv) {
         overview(stderr);
         return CLI_USAGE;
     }
-    fputs(c->usage, stdout);
+    print_help(c);
     return CLI_OK;
 }
 
@@ -101,7 +118,7 @@ int main(int argc, char **argv) {
     /* CMD --help anywhere before a "--" (after it, the arguments belong to a child). */
     for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(c->usage, stdout);
+            print_help(c);
             return CLI_OK;
         }
     return c->fn(argc - 1, argv + 1);

@@ -186,8 +186,11 @@ int cmd_pipeline(int argc, char **argv) {
             oversub = true;
             break;
         case O_IDLE:
-            if ((c.idle = lab_idle_kind(optarg)) < 0)
-                return cli_usage_error(CMD, "--idle: '%s' is not spin, yield or backoff", optarg);
+            if (lat_idle_parse(optarg, &c.idle) || c.idle.kind == LAT_IDLE_BLOCK)
+                return cli_usage_error(CMD, "--idle: '%s' is not spin, yield or backoff%s", optarg,
+                                       c.idle.kind == LAT_IDLE_BLOCK
+                                           ? " (block needs wakeable rings; the pipeline's are not)"
+                                           : "");
             idle_set = true;
             break;
         case O_EVENTS:
@@ -267,7 +270,7 @@ int cmd_pipeline(int argc, char **argv) {
 
     bool over = false;
     char why[512];
-    int idle_req = c.idle;
+    lat_idle_kind idle_req = c.idle.kind;
     if ((rc = lab_place(CMD, &c, shape, cpus, ncpus, oversub, &over, why, sizeof why)) != 0)
         return rc;
     if (over && idle_set && idle_req != LAT_IDLE_BACKOFF)
@@ -283,7 +286,7 @@ int cmd_pipeline(int argc, char **argv) {
     printf("calibrated %.4f cycles/ns; %" PRIu64 " events at %" PRIu64 "/s, queue %u, sample ring "
            "%u, work %u LCG rounds, idle %s%s%s%s%s\n",
            cal->cycles_per_ns, c.events, c.rate_hz, c.queue_cap, c.sample_cap, c.work_iters,
-           lat_idle_name(c.idle), c.alloc ? ", --alloc" : "", c.no_pin ? ", --no-pin" : "",
+           lat_idle_name(c.idle.kind), c.alloc ? ", --alloc" : "", c.no_pin ? ", --no-pin" : "",
            c.share_line ? ", --share-line" : "", c.split_q1 ? ", --split-q1" : "");
     fflush(stdout);
 

@@ -10,10 +10,9 @@
  * with fenced cycle reads on both sides (the TSC is invariant here). */
 #include "ringlab.h"
 
-#ifndef LAT_HAVE_CK
-#error "Concurrency Kit (libck-dev) is needed for the ring bake-off"
-#endif
+#if LAT_HAVE_CK
 #include <ck_ring.h>
+#endif
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -65,6 +64,7 @@ double rl_median(double *v, int n) {
 
 /* ---- the queues -------------------------------------------------------------- */
 
+#if LAT_HAVE_CK
 /* ck_ring: pointer slots for 8-byte items, inline typed slots for 40-byte ones. */
 typedef struct ckq {
     ck_ring_t ring;
@@ -90,6 +90,8 @@ static void ck_del(void *p) {
     if (q) free(q->buf);
     free(q);
 }
+
+#endif
 
 /* The mutex + condvar queue: what a programmer writes without a lock-free ring. */
 typedef struct mq {
@@ -244,6 +246,7 @@ static void seq_del(void *q) {
 RING_OPS(u8b, uint64_t)
 RING_OPS(m40, msg40)
 
+#if LAT_HAVE_CK
 /* ck: 8-byte items travel as the pointer value itself. */
 LAT_INLINE bool u8b_ck_try_push(void *p, uint64_t *v) {
     ckq *q = p;
@@ -276,6 +279,7 @@ LAT_INLINE void m40_ck_push(void *q, msg40 *v) {
 LAT_INLINE void m40_ck_pop(void *q, msg40 *v) {
     SPIN_UNTIL(m40_ck_try_pop(q, v));
 }
+#endif
 
 /* ---- two pinned threads ------------------------------------------------------- */
 
@@ -416,11 +420,15 @@ static int duo_run(duo *d) {
 
 MEASURE(ring8, uint64_t, u8b_ring)
 MEASURE(seq8, uint64_t, u8b_seq)
+#if LAT_HAVE_CK
 MEASURE(ck8, uint64_t, u8b_ck)
+#endif
 MEASURE(mq8, uint64_t, u8b_mq)
 MEASURE(ring40, msg40, m40_ring)
 MEASURE(seq40, msg40, m40_seq)
+#if LAT_HAVE_CK
 MEASURE(ck40, msg40, m40_ck)
+#endif
 MEASURE(mq40, msg40, m40_mq)
 
 typedef struct kind_ops {
@@ -448,6 +456,7 @@ static const kind_ops kinds[RL_NKINDS] = {
      {tp_cons_seq8, tp_cons_seq40},
      {rt_ping_seq8, rt_ping_seq40},
      {rt_pong_seq8, rt_pong_seq40}},
+#if LAT_HAVE_CK
     {ck_new,
      ck_del,
      {st_ck8, st_ck40},
@@ -455,6 +464,9 @@ static const kind_ops kinds[RL_NKINDS] = {
      {tp_cons_ck8, tp_cons_ck40},
      {rt_ping_ck8, rt_ping_ck40},
      {rt_pong_ck8, rt_pong_ck40}},
+#else
+    {NULL}, /* Concurrency Kit was not found at build time */
+#endif
     {mq_new,
      mq_del,
      {st_mq8, st_mq40},
@@ -464,13 +476,17 @@ static const kind_ops kinds[RL_NKINDS] = {
      {rt_pong_mq8, rt_pong_mq40}},
 };
 
+bool rl_kind_available(rl_kind k) {
+    return (unsigned)k < RL_NKINDS && kinds[k].make;
+}
+
 static int size_index(size_t item_size) {
     return item_size == 8 ? 0 : item_size == 40 ? 1 : -1;
 }
 
 double rl_same_thread_ns(rl_kind k, size_t item_size, uint64_t ops) {
     int si = size_index(item_size);
-    if ((unsigned)k >= RL_NKINDS || si < 0) return -1;
+    if (!rl_kind_available(k) || si < 0) return -1;
     void *q = kinds[k].make(item_size, 1024);
     if (!q) return -1;
     /* Fastest of RL_CHUNKS chunks: a chunk the scheduler interrupted (the TSC keeps
@@ -512,14 +528,16 @@ int rl_same_thread_all(size_t item_size, uint64_t ops, const uint64_t scale[RL_N
     void *q[RL_NKINDS] = {0};
     int err = 0;
     for (int k = 0; k < RL_NKINDS; k++) {
+        out[k] = -1;
+        if (!rl_kind_available((rl_kind)k)) continue;
         q[k] = kinds[k].make(item_size, 1024);
         if (!q[k]) err = -ENOMEM;
-        out[k] = -1;
     }
     /* RL_CHUNKS chunks per queue, interleaved so a slow spell of the host hits every
      * queue alike; each keeps its fastest chunk. */
     for (int c = 0; c <= RL_CHUNKS && !err; c++)
         for (int k = 0; k < RL_NKINDS; k++) {
+            if (!q[k]) continue;
             uint64_t chunk = ops / scale[k] / RL_CHUNKS + 1;
             double ns = kinds[k].st[si](q[k], chunk);
             if (ns < 0) {
@@ -548,6 +566,7 @@ int rl_throughput(rl_kind k, size_t item_size, size_t cap, int cpu_a, int cpu_b,
                   double *mops, double *overall_mops) {
     int si = size_index(item_size);
     if ((unsigned)k >= RL_NKINDS || si < 0 || n < 32) return -EINVAL;
+    if (!rl_kind_available(k)) return -ENOTSUP;
     duo d;
     memset(&d, 0, sizeof d);
     d.cpu[0] = cpu_a;
@@ -587,6 +606,7 @@ static void fill_lat(const lat_hist *h, rl_lat *out) {
 
 int rl_roundtrip(rl_kind k, size_t cap, int cpu_a, int cpu_b, uint64_t n, rl_lat *out) {
     if ((unsigned)k >= RL_NKINDS || n == 0) return -EINVAL;
+    if (!rl_kind_available(k)) return -ENOTSUP;
     duo d;
     memset(&d, 0, sizeof d);
     d.cpu[0] = cpu_a;

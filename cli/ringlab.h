@@ -11,6 +11,7 @@
 #ifndef LATLAB_CLI_RINGLAB_H
 #define LATLAB_CLI_RINGLAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,6 +24,9 @@ typedef enum rl_kind {
 } rl_kind;
 
 const char *rl_kind_name(rl_kind k);
+/* False for ck_ring when Concurrency Kit was not found at build time (its
+ * measurements then return -ENOTSUP, or -1 / a skipped slot). */
+bool rl_kind_available(rl_kind k);
 
 /* Same-thread push then pop of one item, ops pairs in 40 chunks: ns per pair
  * in the fastest chunk (preemption only ever adds time).  -1 on a lost item. */

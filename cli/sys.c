@@ -9,26 +9,9 @@
 #include "latlab/error.h"
 #include "latlab/topo.h"
 
-#include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
-
-const char cmd_sys_usage[] =
-    "usage: latlab sys [OPTIONS]\n"
-    "\n"
-    "Print the run conditions (CPU model, online/isolated/nohz_full CPUs, governor,\n"
-    "turbo, SMT, kernel command line, THP, clocksource, TSC flags, virtualisation,\n"
-    "caches, kernel, glibc, compiler and flags, LD_PRELOAD, perf_event_paranoid), the\n"
-    "CPU topology and the placement latlab would use for 1-3 hot threads.  Missing\n"
-    "files read \"unknown\".  Warnings (governor not 'performance', virtual machine,\n"
-    "no isolated CPUs, ...) go to stderr.\n"
-    "\n"
-    "options:\n"
-    "  --json FILE     also write everything as JSON\n"
-    "  --markdown      print the run conditions as a Markdown table\n"
-    "  --root DIR      read sysfs/procfs under DIR instead of / (saved or test trees)\n"
-    "  -h, --help      this text\n";
 
 static void print_topology(const lat_topo *t) {
     char a[256], b[256];
@@ -86,39 +69,32 @@ static void print_plans(const lat_topo *t, json_t *jplans) {
     }
 }
 
+static const char *json_path, *root_dir;
+static bool markdown;
+
+static const cli_opt sys_opts[] = {
+    CLI_STR_OPT("json", CLI_PATH, &json_path, "FILE", "also write everything as JSON"),
+    CLI_FLAG_OPT("markdown", &markdown, "print the run conditions as a Markdown table"),
+    CLI_STR_OPT("root", CLI_PATH, &root_dir, "DIR",
+                "read sysfs/procfs under DIR instead of / (saved or test trees)"),
+    CLI_END,
+};
+
+const cli_spec cmd_sys_spec = {
+    .name = "sys",
+    .synopsis = "latlab sys [OPTIONS]",
+    .about = "Print the run conditions (CPU model, online/isolated/nohz_full CPUs, governor,\n"
+             "turbo, SMT, kernel command line, THP, clocksource, TSC flags, virtualisation,\n"
+             "caches, kernel, glibc, compiler and flags, LD_PRELOAD, perf_event_paranoid), the\n"
+             "CPU topology and the placement latlab would use for 1-3 hot threads.  Missing\n"
+             "files read \"unknown\".  Warnings (governor not 'performance', virtual machine,\n"
+             "no isolated CPUs, ...) go to stderr.\n",
+    .opts = sys_opts,
+};
+
 int cmd_sys(int argc, char **argv) {
-    static const struct option opts[] = {
-        {"json", required_argument, NULL, 'j'},
-        {"markdown", no_argument, NULL, 'm'},
-        {"root", required_argument, NULL, 'r'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *json_path = NULL, *root_dir = NULL;
-    bool markdown = false;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'j':
-            if (!*optarg) return cli_usage_error("sys", "--json: needs a file name");
-            json_path = optarg;
-            break;
-        case 'm':
-            markdown = true;
-            break;
-        case 'r':
-            if (!*optarg) return cli_usage_error("sys", "--root: needs a directory");
-            root_dir = optarg;
-            break;
-        case 'h':
-            fputs(cmd_sys_usage, stdout);
-            return CLI_OK;
-        default:
-            return cli_getopt_fail("sys", c, argv);
-        }
-    }
-    if (optind < argc) return cli_usage_error("sys", "unexpected argument '%s'", argv[optind]);
+    int first, prc = cli_parse(&cmd_sys_spec, argc, argv, &first);
+    if (prc) return prc < 0 ? CLI_OK : prc;
     if (root_dir) {
         FILE *probe = NULL;
         char path[1024];

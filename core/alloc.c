@@ -1,5 +1,5 @@
 /* alloc.c - allocation routing with injectable hooks (see alloc.h). */
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* atomicfile.c - temporary file + fsync + rename (see atomicfile.h). */
 #include "latlab/atomicfile.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 
 int lat_flight_create(lat_flight **out, size_t capacity, unsigned nstages, const char *const *names,
                       uint64_t threshold_ns, uint64_t post) {

@@ -11,7 +11,7 @@
 #include <sched.h>
 #include <string.h>
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/error.h"
 
 /* ---- set-up ---------------------------------------------------------------------- */

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/compiler.h"
 #include "latlab/error.h"
 #include "latlab/hist.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/error.h"
 
 /* ---- Java-compatible %f -------------------------------------------------------------- */

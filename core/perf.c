@@ -13,7 +13,7 @@
  * by getrusage) or reported unavailable, never shown as a real 0. */
 #include "latlab/perf.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/error.h"
 
 #include <ctype.h>

@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 
 _Thread_local char lat__ring_thread_tag;
 

@@ -6,7 +6,7 @@
  * containers hide half of sysfs, and a report must still come out. */
 #include "latlab/topo.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/clock.h"
 #include "latlab/error.h"
 

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/hlog.h"
 
 #define TRACE_CLIENTS 8 /* `latlab top` connections at once */

@@ -54,6 +54,8 @@ rec=$(awk '/^events/ {print $4}' "$tmp/sock-ex.out")
 
 # ---- under tmux, following logs while they are written ----
 command -v tmux >/dev/null || { echo "SKIPPED: tmux not installed (plain mode passed)"; exit 77; }
+# tmux's server daemonizes through /dev/null and refuses anything but the device.
+[ -c /dev/null ] || { echo "SKIPPED: /dev/null is not a character device here, tmux cannot start (plain mode passed)"; exit 77; }
 export TERM=xterm-256color
 "$ex" --seconds 4 --rate 3000 --hlog "$tmp/run-" >"$tmp/ex.out" &
 wpid=$!

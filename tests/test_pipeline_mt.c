@@ -86,7 +86,7 @@ static void test_full_oversubscribed_exactly_once(void **state) {
     c.rate_hz = 50000;
     bool over;
     assert_int_equal(plan(&c, LAT_PIPE_FULL, true, &over), 0);
-    if (over) assert_int_equal(c.idle, LAT_IDLE_BACKOFF);
+    if (over) assert_int_equal(c.idle.kind, LAT_IDLE_BACKOFF);
     lat_pipe_result r;
     assert_int_equal(lat_pipe_run(&c, &r), 0);
     check_exact(&r, c.events);
@@ -101,7 +101,7 @@ static void test_tiny_sample_ring_counts_drops(void **state) {
     lat_pipe_config c;
     small(&c);
     c.shape = LAT_PIPE_COMPACT;
-    c.idle = LAT_IDLE_BACKOFF;
+    c.idle = lat_idle_backoff(10, 20, 1000, 1000000);
     c.sample_cap = 2;
     c.rate_hz = 500000;
     lat_pipe_result r;
@@ -134,7 +134,7 @@ static void test_alloc_shows_allocations(void **state) {
     lat_pipe_config c;
     small(&c);
     c.shape = LAT_PIPE_FULL;
-    c.idle = LAT_IDLE_BACKOFF;
+    c.idle = lat_idle_backoff(10, 20, 1000, 1000000);
     c.rate_hz = 50000;
     c.events = 5000;
     allocs a = {{0}};
@@ -160,7 +160,7 @@ static void test_share_line_addresses(void **state) {
     lat_pipe_config c;
     small(&c);
     c.shape = LAT_PIPE_COMPACT;
-    c.idle = LAT_IDLE_BACKOFF;
+    c.idle = lat_idle_backoff(10, 20, 1000, 1000000);
     c.events = 2000;
     lat_pipe_result r;
     assert_int_equal(lat_pipe_run(&c, &r), 0);
@@ -184,7 +184,7 @@ static void flight_case(int shape, int site, const char *stage, int kind) {
     lat_pipe_config c;
     small(&c);
     c.shape = shape;
-    c.idle = LAT_IDLE_BACKOFF;
+    c.idle = lat_idle_backoff(10, 20, 1000, 1000000);
     c.events = 4000;
     c.rate_hz = 20000;
     c.stall_site = site;

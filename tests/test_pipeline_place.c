@@ -61,7 +61,7 @@ static void test_auto_full_on_four(void **state) {
     assert_int_equal(lat_pipe_place(&c, LAT_PIPE_AUTO, t, false, &over, why, sizeof why), 0);
     assert_int_equal(c.shape, LAT_PIPE_FULL);
     assert_false(over);
-    assert_int_equal(c.idle, LAT_IDLE_SPIN);
+    assert_int_equal(c.idle.kind, LAT_IDLE_SPIN);
     /* three distinct CPUs, none of them CPU 0 */
     assert_true(c.cpus[0] != c.cpus[1] && c.cpus[1] != c.cpus[2] && c.cpus[0] != c.cpus[2]);
     for (int k = 0; k < 3; k++)
@@ -92,7 +92,7 @@ static void test_auto_compact_on_two(void **state) {
     assert_int_equal(lat_pipe_place(&c, LAT_PIPE_FULL, t, true, &over, why, sizeof why), 0);
     assert_true(over);
     assert_int_equal(c.shape, LAT_PIPE_FULL);
-    assert_int_equal(c.idle, LAT_IDLE_BACKOFF);
+    assert_int_equal(c.idle.kind, LAT_IDLE_BACKOFF);
     lat_topo_free(t);
 }
 
@@ -124,7 +124,7 @@ static void test_one_cpu(void **state) {
     assert_int_equal(lat_pipe_place(&c, LAT_PIPE_AUTO, t, true, &over, why, sizeof why), 0);
     assert_true(over);
     assert_int_equal(c.shape, LAT_PIPE_COMPACT);
-    assert_int_equal(c.idle, LAT_IDLE_BACKOFF);
+    assert_int_equal(c.idle.kind, LAT_IDLE_BACKOFF);
     assert_int_equal(lat_pipe_place(NULL, LAT_PIPE_AUTO, t, true, &over, why, sizeof why), -EINVAL);
     lat_topo_free(t);
 }

@@ -20,7 +20,7 @@
 
 #include <jansson.h>
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/error.h"
 #include "latlab/hlog.h"
 #include "latlab/perf.h"
@@ -65,18 +65,8 @@ typedef struct idler {
     lat_idle_state st;
 } idler;
 
-static void idle_init(idler *s, int kind) {
-    switch (kind) {
-    case LAT_IDLE_YIELD:
-        s->how = lat_idle_yield(100);
-        break;
-    case LAT_IDLE_BACKOFF:
-        s->how = lat_idle_backoff(10, 20, 1000, 1000000);
-        break;
-    default:
-        s->how = lat_idle_spin();
-        break;
-    }
+static void idle_init(idler *s, lat_idle how) {
+    s->how = how;
     lat_idle_reset(&s->st);
 }
 LAT_INLINE void idle_wait(idler *s) {
@@ -203,7 +193,7 @@ static void *producer(void *arg) {
     uint64_t n = R->c.events, spins = 0;
     /* Sleeping through the gap between sends only when the hot threads must
      * share CPUs (idle strategy other than spin): otherwise busy-wait. */
-    bool can_sleep = R->c.idle != LAT_IDLE_SPIN;
+    bool can_sleep = R->c.idle.kind != LAT_IDLE_SPIN;
     uint64_t sleep_gap = lat_clock_from_ns(R->cal, 50000);
     if (!wait_go(R)) {
         lat_perf_close(p);
@@ -359,7 +349,7 @@ static void *aggregator(void *arg) {
     run *R = arg;
     lat_pipe_result *r = R->r;
     idler id;
-    idle_init(&id, LAT_IDLE_BACKOFF);
+    idle_init(&id, lat_idle_backoff(10, 20, 1000, 1000000));
     bool full = R->c.shape == LAT_PIPE_FULL;
     lat_hist ih[LAT_PIPE_NSTAGES];
     memset(ih, 0, sizeof ih);
@@ -441,7 +431,7 @@ void lat_pipe_config_default(lat_pipe_config *c) {
     c->work_iters = 40;
     for (int i = 0; i < LAT_PIPE_NHOT; i++)
         c->cpus[i] = -1;
-    c->idle = LAT_IDLE_SPIN;
+    c->idle = lat_idle_spin();
     c->perf = true;
     c->flight_threshold_ns = LAT_FLIGHT_NONE;
     c->flight_post = LAT_FLIGHT_DEFAULT_POST;
@@ -485,7 +475,8 @@ static bool valid(const lat_pipe_config *c) {
            c->rate_hz > 0 && c->rate_hz <= 1000000000ull && c->queue_cap >= 2 &&
            c->sample_cap >= 2 && c->work_iters <= 1000000 &&
            !(c->stall_site == LAT_PIPE_STALL_Q2 && c->shape != LAT_PIPE_FULL) &&
-           c->stall_site >= 0 && c->stall_site <= LAT_PIPE_STALL_Q2;
+           c->stall_site >= 0 && c->stall_site <= LAT_PIPE_STALL_Q2 &&
+           c->idle.kind != LAT_IDLE_BLOCK; /* its rings are not LAT_RING_WAKEABLE */
 }
 
 void lat_pipe_result_release(lat_pipe_result *r) {
@@ -647,13 +638,13 @@ int lat_pipe_place(lat_pipe_config *c, int shape, const lat_topo *t, bool oversu
         rc = lat_topo_plan(t, nhot, 1, LAT_PLAN_SHARE, &p);
         if (rc) return rc;
         *oversubscribed = true;
-        c->idle = LAT_IDLE_BACKOFF;
+        c->idle = lat_idle_backoff(10, 20, 1000, 1000000);
     } else if (rc) {
         return rc;
     }
     if (p.oversubscribed) {
         *oversubscribed = true;
-        c->idle = LAT_IDLE_BACKOFF;
+        c->idle = lat_idle_backoff(10, 20, 1000, 1000000);
     }
     c->shape = shape;
     c->cpus[LAT_PIPE_PRODUCER] = p.hot[0];
@@ -695,7 +686,7 @@ json_t *lat_pipe_result_json(const lat_pipe_config *c, const lat_pipe_result *r)
     json_object_set_new(cfg, "no_pin", json_boolean(c->no_pin));
     json_object_set_new(cfg, "share_line", json_boolean(c->share_line));
     json_object_set_new(cfg, "split_q1", json_boolean(c->split_q1));
-    json_object_set_new(cfg, "idle", json_string(lat_idle_name(c->idle)));
+    json_object_set_new(cfg, "idle", json_string(lat_idle_name(c->idle.kind)));
     json_object_set_new(o, "config", cfg);
 
     json_t *pl = json_object();

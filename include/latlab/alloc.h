@@ -1,7 +1,8 @@
 /* alloc.h - the one place liblatlab allocates through.
  *
- * Every allocation in the library goes through lat__alloc()/lat__free(), so a
- * test can install hooks that count allocations or fail the Nth one.  Hot paths
+ * Every allocation in the library goes through one internal allocator (not
+ * installed: core/alloc_internal.h), so a test can install hooks that count
+ * allocations or fail the Nth one.  Hot paths
  * never call these (they are only used at setup).  The hooks are process-wide
  * and must be installed while no other thread uses the library. */
 #ifndef LATLAB_ALLOC_H
@@ -18,13 +19,5 @@ typedef struct lat_alloc_hooks {
 
 /* Install hooks (copied); NULL restores the C library's allocator. */
 void lat_set_alloc_hooks(const lat_alloc_hooks *hooks);
-
-/* Internal: used by the library's components. */
-void *lat__alloc(size_t size);                       /* malloc-aligned */
-void *lat__alloc_aligned(size_t size, size_t align); /* align: power of two */
-void *lat__calloc(size_t n, size_t size);            /* zeroed, overflow-checked */
-void *lat__calloc_aligned(size_t n, size_t size, size_t align);
-char *lat__strdup(const char *s);
-void lat__free(void *ptr); /* NULL is fine */
 
 #endif /* LATLAB_ALLOC_H */

@@ -148,7 +148,7 @@ static inline uint64_t lat_clock_from_ns(const lat_clock_cal *c, uint64_t ns) {
 int lat_clock_invariant(void);
 
 /* Smallest non-zero delta between back-to-back unfenced reads over n tries, in
- * counter ticks (~10 ns worth of cycles on this VM's host). */
+ * counter ticks (virtual machines often step in tens of ns). */
 uint64_t lat_clock_granularity_cycles(unsigned n);
 
 #endif /* LATLAB_CLOCK_H */

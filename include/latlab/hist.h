@@ -4,10 +4,10 @@
  * Geometry, query semantics and the V2 encoding follow the Java reference
  * (org.HdrHistogram 2.1.x), so encodings and logs interchange byte for byte and
  * percentiles agree with Java and hdr-histogram-js (not HdrHistogram_c, which
- * rounds percentiles to nearest).  See docs/SPEC-hdr.md.
+ * rounds percentiles to nearest). 
  *
  * Split: this header + core/hist.c (core, queries, iterators, recorder),
- * core/hist.codec.c (V2/V1/V0 codec, zlib, base64); the text formats (interval
+ * core/hist_codec.c (V2/V1/V0 codec, zlib, base64); the text formats (interval
  * logs, .hgrm percentile tables) are in latlab/hlog.h + core/hlog.c.
  *
  * Workload: one thread records millions of values per second into a
@@ -36,7 +36,7 @@
  * total_count in registers across the counts[] stores (see
  * lat_hist_record_n). */
 typedef struct lat_hist {
-    /* Geometry: read-only after init (see SPEC-hdr.md). */
+    /* Geometry: read-only after init. */
     long long lowest;         /* lowest discernible value L >= 1 */
     long long highest;        /* highest trackable value H >= 2L */
     int32_t sig_figs;         /* significant decimal digits S, 0..5 */
@@ -304,7 +304,7 @@ void lat_hist_iter_percentile(lat_hist_iter *it, const lat_hist *h, int ticks_pe
 /* Advance; true with the fields above set, false when done. */
 bool lat_hist_iter_next(lat_hist_iter *it);
 
-/* ---- V2 codec (core/hist.codec.c) ---------------------------------------------------
+/* ---- V2 codec (core/hist_codec.c) ---------------------------------------------------
  * Encoding: big-endian V2 (cookie 0x1c849313), ZigZag LEB128 counts with
  * zero runs, as Java writes it; compressed: cookie 0x1c849314, length, zlib.
  * Decoding accepts V2, V1 and V0, compressed or not; every length, index and

@@ -74,7 +74,7 @@ typedef struct lat_pipe_config {
     bool share_line;              /* experiment (c) */
     bool split_q1;                /* stamp t0' after the producer's push returns */
     int cpus[LAT_PIPE_NHOT];      /* CPU per hot role (ignored with no_pin; -1 = unpinned) */
-    int idle;                     /* lat_idle kind for hot threads (ring.h) */
+    lat_idle idle;                /* how hot threads wait (ring.h): spin, yield or backoff */
     bool perf;                    /* per-thread counters in each hot thread (default on) */
     uint64_t flight_threshold_ns; /* LAT_FLIGHT_NONE = no flight recorder */
     uint64_t flight_post;         /* samples after the trigger (default 256) */

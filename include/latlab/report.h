@@ -104,7 +104,7 @@ typedef struct lat_hgrm {
     double mean_ns, stddev_ns, max_ns;
 } lat_hgrm;
 
-/* Parse .hgrm text (Java's plain layout or its CSV variant; see SPEC-hdr.md).
+/* Parse .hgrm text (Java's plain layout or its CSV variant, as HistogramLogProcessor writes them).
  * ns_per_value converts the Value column to ns: 1 for ns, 1e3 for us, 1e6 for
  * ms (HistogramLogProcessor's default output unit).  On success returns 0
  * and fills *out (release with lat_hgrm_release).  Malformed text returns

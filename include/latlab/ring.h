@@ -25,18 +25,14 @@
  * for the pipeline lab: the per-slot sequence ring (LAT_RING_DEFAULT_SEQ = 1).
  * Pipeline code should use the lat_spsc_* names at the end of this file (and
  * the *_t typed forms on hot paths): they map to the winner, and their
- * signatures are the same for both rings.  Why, from the bake-off on the
- * 2-vCPU Xeon VM (5 runs of 5 rounds, ck_ring = Concurrency Kit's SPSC ring,
- * medians): the sequence ring's round trip is 0.62x ck_ring's and 1.43x the
- * raw cache-line ping-pong (the cached-index ring: 1.2x ck, 2.6x the floor,
- * because a hop moves the index line and then the item line); it streams
- * 8-byte items at 1.8x ck and 40-byte items at ~150 Mops/s (slots padded to
- * 64 bytes; ck_ring's unpadded 40-byte slots split cache lines and fall to
- * ~5 Mops/s); same-thread push+pop is 1.0x ck (1.00-1.11x in three default
- * runs on a loaded host; its fast paths are as short as ck_ring's, plus the
- * slot word's store, see lat__seqring_push_n/pop_n).  The
- * cached-index ring streams 8-byte items about as fast (0.8-2.4x ck) but
- * loses on latency, which is what the pipeline (200k events/s) needs.
+ * signatures are the same for both rings.  Why: a hop of the sequence ring
+ * moves one cache line (the slot, whose sequence word says it is full), while
+ * the cached-index ring moves the index line and then the item line, so the
+ * sequence ring wins on cross-core latency, which is what the pipeline needs;
+ * both stream at similar rates.  The figures behind this choice are printed
+ * by `latlab bench ring` (next to ck_ring and the cache-line ping-pong floor,
+ * measured in the same run) and quoted in the README; they are not kept here
+ * because they go stale.
  *
  * THREADS.  Every function on a ring says which side may call it:
  *   [producer]  only the one producer thread;

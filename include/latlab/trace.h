@@ -27,8 +27,8 @@
  *
  * COST AND THREADS.  Every call says who may call it:
  *   [hot]    stamp/ship: static inline, allocate nothing, take no lock, make no
- *            system call (tests/test_trace.c proves the allocation part with the
- *            counting allocator; bench/bench_trace.c prices them);
+ *            system call (the test suite proves the allocation part with the
+ *            counting allocator, latlab/alloccount.h; the benchmarks price them);
  *   [sink]   only the thread that owns the sink (its one producer);
  *   [agg]    only the aggregating thread (the one calling drain, or latlab's);
  *   [any]    any thread, any time between create and destroy (these take the

@@ -6,7 +6,7 @@
  * ns/op AND a ratio of medians at least `materiality` away from 1. */
 #include "internal.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/error.h"
 
 #include <dirent.h>

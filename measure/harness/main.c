@@ -7,7 +7,7 @@
 #include "internal.h"
 
 #include "latlab/json.h"
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/atomicfile.h"
 #include "latlab/clock.h"
 #include "latlab/error.h"
@@ -51,17 +51,16 @@ static int parse_u64(const char *s, uint64_t *out) {
     return 0;
 }
 
+/* The commit the program was built from: $LAT_GIT_COMMIT when set (a CI or a
+ * wrapper knows best), else what the build recorded (LAT_BUILD_COMMIT, from
+ * CMake at configure time); never a subprocess from inside the library. */
 static char *git_commit(void) {
     const char *env = getenv("LAT_GIT_COMMIT");
     if (env && *env) return lat__strdup(env);
-    FILE *p = popen("git rev-parse HEAD 2>/dev/null", "r");
-    if (!p) return NULL;
-    char buf[128] = "";
-    char *ok = fgets(buf, sizeof buf, p);
-    pclose(p);
-    if (!ok) return NULL;
-    buf[strcspn(buf, "\r\n")] = 0;
-    return strlen(buf) >= 7 ? lat__strdup(buf) : NULL;
+#ifdef LAT_BUILD_COMMIT
+    if (strlen(LAT_BUILD_COMMIT) >= 7) return lat__strdup(LAT_BUILD_COMMIT);
+#endif
+    return NULL;
 }
 
 static const char *results_dir(void) {

@@ -6,7 +6,7 @@
  * per-sample arrays, so a report always agrees with its own samples. */
 #include "internal.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/atomicfile.h"
 #include "latlab/error.h"
 

@@ -8,7 +8,7 @@
  * never inside the timed window. */
 #include "internal.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/clock.h"
 #include "latlab/compiler.h"
 #include "latlab/error.h"

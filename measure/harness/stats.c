@@ -6,7 +6,7 @@
  * persisted per-sample arrays stay in execution order. */
 #include "latlab/bench.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 
 #include <errno.h>
 #include <math.h>

@@ -4,12 +4,12 @@
  * rows "Value Percentile TotalCount 1/(1-Percentile)" (the last, 100%, row
  * without the fourth column) and a "#[...]" footer; the CSV variant has a
  * quoted header, comma-separated rows ending ",Infinity" and no footer
- * (SPEC-hdr.md).  Both are accepted; anything else is reported with its line
+ * (as Java writes them).  Both are accepted; anything else is reported with its line
  * number.  The Value column is in whatever unit the writer scaled to, so the
  * caller says how many ns one unit is. */
 #include "report_int.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/error.h"
 
 #include <errno.h>

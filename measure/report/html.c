@@ -7,7 +7,7 @@
  * prefers-color-scheme unless the report forces a theme. */
 #include "report_int.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/atomicfile.h"
 
 #include <errno.h>

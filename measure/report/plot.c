@@ -12,7 +12,7 @@
  * axes use currentColor so an inline plot follows its page. */
 #include "report_int.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/atomicfile.h"
 
 #include <errno.h>

@@ -6,7 +6,7 @@
  * plot from a histogram and one from its .hgrm file are the same picture. */
 #include "report_int.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/hist.h"
 
 #include <errno.h>

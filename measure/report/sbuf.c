@@ -1,7 +1,7 @@
 /* sbuf.c - growable text buffer (see sbuf.h). */
 #include "sbuf.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 
 #include <errno.h>
 #include <stdarg.h>

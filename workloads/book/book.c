@@ -7,7 +7,7 @@
  * Nothing here allocates after book_create(). */
 #include "book.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/compiler.h"
 
 #include <errno.h>

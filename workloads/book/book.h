@@ -6,7 +6,7 @@
  * call afterwards (tests/test_book.c proves it with a counting allocator).
  *
  * Layout (why: a price-indexed array and an arena beat trees and skip lists by
- * several times per operation; see SPEC-book.md):
+ * several times per operation):
  *   - price levels: one flat array per side indexed by (price - price_lo) / tick
  *     inside a configured band; a two-level occupancy bitmap per side finds the
  *     next non-empty level with count-trailing/leading-zeros; best bid and ask

@@ -5,7 +5,7 @@
  * feeds it both) ends with an error and an offset, never a stray read. */
 #include "itch.h"
 
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/error.h"
 
 #include <errno.h>

@@ -10,7 +10,7 @@
 #include "scenario.h"
 
 #include "book.h"
-#include "latlab/alloc.h"
+#include "alloc_internal.h"
 #include "latlab/compiler.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* scenario.h - the seven order-book tail-latency scenarios of SPEC-book.md,
+/* scenario.h - the seven order-book tail-latency scenarios (see README),
  * with generators that do what their names say, and their measurement.
  *
  *   add_only            passive limit submits only; buys below a fixed mid,
