@@ -184,7 +184,9 @@ int lat_trace_start(lat_trace *t);
 /* Aggregate what the sinks hold now (at most each ring's capacity per sink),
  * and close the interval when it is due.  Returns the stamp blocks
  * aggregated (0 when there were none), or -EBUSY when latlab's thread runs.
- * Cost: about 10-20 ns per stage per block (conversion, two records), plus an
+ * Cost per block: per stage a cycles->ns conversion, one record into the
+ * stage's interval recorder (four atomic read-modify-writes) and one plain
+ * record into the sink's histogram (bench_trace prints the figure); plus an
  * interval close once per interval (histogram merges, log writes).  Call it
  * from the thread you choose as the aggregator, as often as you like; only
  * that one thread may call it.  [agg] */
