@@ -263,8 +263,9 @@ static int parse_batch(top *T, int si, const char *batch, size_t blen, const int
     return status;
 }
 
-/* Read what the source has now and consume its complete lines. */
-static int poll_source(top *T, int si) {
+/* Read what the source has now and consume its complete lines; at_end (the
+ * last read of a file with --no-follow) also takes an unterminated last line. */
+static int poll_source(top *T, int si, bool at_end) {
     source *s = &T->src[si];
     if (s->eof) return 0;
     char buf[65536];
@@ -283,6 +284,9 @@ static int poll_source(top *T, int si) {
             return cli_error(CMD, "%s:%d: line longer than %u bytes", s->name, s->line + 1,
                              LINE_MAX_BYTES);
     }
+    if ((at_end || s->eof) && s->plen && s->pend[s->plen - 1] != '\n' &&
+        append(&s->pend, &s->plen, &s->pcap, "\n", 1))
+        return cli_error(CMD, "out of memory");
     char *batch = NULL;
     size_t blen = 0, bcap = 0;
     int *lines = NULL, nl = 0, lcap = 0, status = 0;
@@ -439,7 +443,7 @@ int cmd_top(int argc, char **argv) {
     int spin = 0;
     while (status == CLI_OK) {
         for (int i = 0; i < T.nsrc && status == CLI_OK; i++)
-            status = poll_source(&T, i);
+            status = poll_source(&T, i, !follow);
         if (status) break;
         bool all_eof = true;
         for (int i = 0; i < T.nsrc; i++)
