@@ -236,7 +236,7 @@ static int take_interval(top *T, int si, const lat_hlog_interval *iv) {
 }
 
 /* Parse a batch of complete data lines (with the source's header in front). */
-static int parse_batch(top *T, int si, const char *batch, size_t blen, const int *lines) {
+static int parse_batch(top *T, int si, const char *batch, size_t blen, const int *lines, int nl) {
     source *s = &T->src[si];
     char *text = NULL;
     size_t len = 0, cap = 0;
@@ -256,7 +256,7 @@ static int parse_batch(top *T, int si, const char *batch, size_t blen, const int
     if (status == 0 && rc < 0) {
         int k = lat_hlog_reader_line(rd) - s->hlines; /* 1-based line of the batch */
         const char *why = lat_hlog_reader_reason(rd);
-        status = cli_error(CMD, "%s:%d: %s", s->name, k >= 1 ? lines[k - 1] : s->line,
+        status = cli_error(CMD, "%s:%d: %s", s->name, k >= 1 && k <= nl ? lines[k - 1] : s->line,
                            why && *why ? why : lat_strerror(rc));
     }
     lat_hlog_reader_close(rd);
@@ -292,7 +292,7 @@ static int poll_source(top *T, int si, bool at_end) {
     int *lines = NULL, nl = 0, lcap = 0, status = 0;
     size_t at = 0;
     char *nlp;
-    while (status == 0 && (nlp = memchr(s->pend + at, '\n', s->plen - at))) {
+    while (status == 0 && s->plen > at && (nlp = memchr(s->pend + at, '\n', s->plen - at))) {
         size_t ln = (size_t)(nlp - (s->pend + at)) + 1;
         const char *p = s->pend + at;
         s->line++;
@@ -320,9 +320,9 @@ static int poll_source(top *T, int si, bool at_end) {
         free(lines);
         return cli_error(CMD, "out of memory");
     }
-    memmove(s->pend, s->pend + at, s->plen - at);
+    if (at) memmove(s->pend, s->pend + at, s->plen - at);
     s->plen -= at;
-    if (nl) status = parse_batch(T, si, batch, blen, lines);
+    if (nl) status = parse_batch(T, si, batch, blen, lines, nl);
     free(batch);
     free(lines);
     return status;
