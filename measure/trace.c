@@ -309,7 +309,7 @@ static void record_block(lat_trace *t, sink_priv *k, const lat_trace_stamps *b) 
             atomic_store_explicit(&t->unset,
                                   atomic_load_explicit(&t->unset, memory_order_relaxed) + 1,
                                   memory_order_relaxed);
-            ns[s] = 0;
+            ns[s] = -1;
             continue;
         }
         uint64_t d = 0;
@@ -325,12 +325,16 @@ static void record_block(lat_trace *t, sink_priv *k, const lat_trace_stamps *b) 
                                   memory_order_relaxed);
         lat_hist_record(&k->iv[s], ns[s]);
     }
-    if (t->flight) {
-        lat_flight_sample fs = {.seq = b->id, .e2e_ns = (uint64_t)ns[t->flight_stage]};
-        for (unsigned j = 0; j < t->n_flight_others; j++)
-            fs.stage_ns[j] = (uint64_t)ns[t->flight_others[j]];
+    if (t->flight) { /* an unset stage shows as 0 */
+        int64_t e = ns[t->flight_stage];
+        lat_flight_sample fs = {.seq = b->id, .e2e_ns = e > 0 ? (uint64_t)e : 0};
+        for (unsigned j = 0; j < t->n_flight_others; j++) {
+            int64_t v = ns[t->flight_others[j]];
+            fs.stage_ns[j] = v > 0 ? (uint64_t)v : 0;
+        }
         lat_flight_record(t->flight, &fs);
     }
+    if (t->c.on_block) t->c.on_block(t->c.ud, b, ns);
 }
 
 /* Send buf to every client; a client that cannot take it whole at once is

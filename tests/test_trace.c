@@ -152,9 +152,21 @@ static void test_tiny_ring_drops(void **state) {
     lat_trace_destroy(t);
 }
 
+static int64_t blk_ns[4][3];
+static int blk_calls;
+static void on_blk(void *ud, const lat_trace_stamps *b, const int64_t *ns) {
+    (void)ud;
+    assert_true(blk_calls < 4);
+    assert_int_equal(b->id, blk_calls + 1);
+    memcpy(blk_ns[blk_calls++], ns, 3 * sizeof *ns);
+}
+
 static void test_unset_and_backwards(void **state) {
     (void)state;
-    lat_trace *t = make(st3, 3, NULL);
+    lat_trace_config oc;
+    lat_trace_config_default(&oc);
+    oc.on_block = on_blk;
+    lat_trace *t = make(st3, 3, &oc);
     lat_trace_sink *k;
     assert_int_equal(lat_trace_sink_create(t, 16, &k), 0);
     lat_trace_stamps b = block(1, 3);
@@ -176,6 +188,14 @@ static void test_unset_and_backwards(void **state) {
     assert_int_equal(lat_trace_figures_get(t, 2, LAT_TRACE_CUMULATIVE, &f), 0);
     assert_int_equal(f.count, 2);
     assert_int_equal(lat_trace_figures_get(t, 3, LAT_TRACE_CUMULATIVE, &f), -EINVAL);
+    /* The per-block hook saw each block with its stage values (-1 = unset). */
+    lat_trace_stamps want = block(2, 3);
+    assert_int_equal(blk_calls, 2);
+    assert_int_equal(blk_ns[0][0], -1);
+    assert_int_equal(blk_ns[0][1], -1);
+    assert_int_equal(blk_ns[0][2], (int64_t)(block(1, 3).t[2] - block(1, 3).t[0]));
+    assert_int_equal(blk_ns[1][0], 0);
+    assert_int_equal(blk_ns[1][2], (int64_t)(want.t[2] - want.t[0]));
     lat_trace_destroy(t);
 }
 

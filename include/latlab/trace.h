@@ -119,7 +119,12 @@ typedef struct lat_trace_config {
      * partial one at stop).  It may query the tracer ([any] calls); it must not
      * call drain/start/stop/destroy. */
     void (*on_interval)(void *ud, const lat_trace_interval *iv);
-    void *ud;
+    /* Called on the aggregating thread for every block, after it is recorded,
+     * with its stage values in ns (-1 where a point was unset): the place for
+     * what the histograms cannot keep (the slowest events by id, attribution,
+     * per-event checks).  It runs inside drain: keep it short.  NULL: none. */
+    void (*on_block)(void *ud, const lat_trace_stamps *b, const int64_t *stage_ns);
+    void *ud; /* passed to both callbacks */
     /* Flight recorder (flight.h): off unless flight_threshold_ns !=
      * LAT_FLIGHT_NONE.  It triggers on stage flight_stage (default: the last
      * declared) and shows up to LAT_FLIGHT_STAGES of the other stages. */
