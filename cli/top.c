@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <termios.h>
@@ -330,7 +331,9 @@ static int poll_source(top *T, int si, bool at_end) {
 
 /* ---- the screen ------------------------------------------------------------------------- */
 
-static void spark(const row *r, char *out, size_t cap) {
+/* The sparkline: the last `width` p99.9 values of the last minute, scaled
+ * between their min and max. */
+static void spark(const row *r, char *out, size_t cap, unsigned width) {
     static const char *const bars[] = {"\u2581", "\u2582", "\u2583", "\u2584",
                                        "\u2585", "\u2586", "\u2587", "\u2588"};
     out[0] = 0;
@@ -340,13 +343,15 @@ static void spark(const row *r, char *out, size_t cap) {
     unsigned idx[SPARK_N], n = 0;
     for (unsigned i = 0; i < r->spark_n; i++) {
         unsigned j = (first + i) % SPARK_N;
-        if (r->spark_t[j] <= r->end_s - SPARK_SECONDS) continue;
-        idx[n++] = j;
-        if (r->spark_v[j] < lo) lo = r->spark_v[j];
-        if (r->spark_v[j] > hi) hi = r->spark_v[j];
+        if (r->spark_t[j] > r->end_s - SPARK_SECONDS) idx[n++] = j;
+    }
+    for (unsigned i = n > width ? n - width : 0; i < n; i++) {
+        int64_t v = r->spark_v[idx[i]];
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
     }
     size_t len = 0;
-    for (unsigned i = 0; i < n && len + 4 < cap; i++) {
+    for (unsigned i = n > width ? n - width : 0; i < n && len + 4 < cap; i++) {
         int64_t v = r->spark_v[idx[i]];
         int level = hi > lo ? (int)((v - lo) * 7 / (hi - lo)) : 0;
         len += (size_t)snprintf(out + len, cap - len, "%s", bars[level]);
@@ -365,10 +370,14 @@ static int draw(top *T, int spin) {
     }
     printf("\033[K\n%-20s %10s %10s %10s %10s %10s | %10s | %s\033[K\n", "stage", "count", "p50",
            "p99", "p99.9", "max", "cum p99.9", "p99.9, last minute");
+    /* The sparkline gets what the terminal has left after the figures. */
+    struct winsize ws;
+    unsigned cols = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col ? ws.ws_col : 80;
+    unsigned width = cols > 100 ? cols - 100 : 1;
     for (int i = 0; i < T->nrows; i++) {
         const row *r = &T->rows[i];
         char sp[SPARK_N * 4 + 1];
-        spark(r, sp, sizeof sp);
+        spark(r, sp, sizeof sp, width);
         printf("%-20s %10" PRId64 " %10.3f %10.3f %10.3f %10.3f | %10.3f | %s\033[K\n", r->name,
                r->count, (double)r->p50 / k, (double)r->p99 / k, (double)r->p999 / k,
                (double)r->max / k, (double)r->cum_p999 / k, sp);
