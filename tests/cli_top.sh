@@ -54,15 +54,28 @@ rec=$(awk '/^events/ {print $4}' "$tmp/sock-ex.out")
 
 # ---- under tmux, following logs while they are written ----
 command -v tmux >/dev/null || { echo "SKIPPED: tmux not installed (plain mode passed)"; exit 77; }
-# tmux's server daemonizes through /dev/null and refuses anything but the device.
-[ -c /dev/null ] || { echo "SKIPPED: /dev/null is not a character device here, tmux cannot start (plain mode passed)"; exit 77; }
+# tmux's server daemonizes through /dev/null and refuses anything but the
+# device.  Something on a shared machine may have replaced it with a plain file:
+# then (as root) the server starts in a private mount namespace with a real one
+# bound over it; the machine's /dev/null is left as it is.
+tmux_start() {
+    if [ -c /dev/null ]; then
+        tmux -L "$srv" new-session -d "$@"
+    elif [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null &&
+        mknod -m 666 "$tmp/null" c 1 3 2>/dev/null; then
+        unshare -m sh -c 'mount --bind "$0" /dev/null && s=$1 && shift && exec tmux -L "$s" new-session -d "$@"' \
+            "$tmp/null" "$srv" "$@"
+    else
+        echo "SKIPPED: /dev/null is not a character device here, tmux cannot start (plain mode passed)"
+        exit 77
+    fi
+}
 export TERM=xterm-256color
 "$ex" --seconds 4 --rate 3000 --hlog "$tmp/run-" >"$tmp/ex.out" &
 wpid=$!
 for _ in $(seq 50); do [ -s "$tmp/run-e2e.hlog" ] && break; sleep 0.1; done
 files="$tmp/run-q1-wake.hlog $tmp/run-work.hlog $tmp/run-q2-wake.hlog $tmp/run-e2e.hlog"
-tmux -L "$srv" new-session -d -x 160 -y 20 \
-    "$LATLAB top $files; echo \$? >$tmp/rc; sleep 60"
+tmux_start -x 160 -y 20 "$LATLAB top $files; echo \$? >$tmp/rc; sleep 60"
 seen=""
 for _ in $(seq 100); do
     if tmux -L "$srv" capture-pane -p | grep -q '^run-e2e '; then seen=1; break; fi
