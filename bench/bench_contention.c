@@ -8,32 +8,11 @@
 #include "latlab/bench.h"
 
 #include "latlab/compiler.h"
+#include "support/rwlatch.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
-
-typedef struct counter_latch {
-    pthread_rwlock_t lock;
-    uint64_t value;
-} counter_latch;
-
-static int latch_prepare(void *arg, uint32_t threads, void **ctx) {
-    (void)arg;
-    (void)threads;
-    counter_latch *l = calloc(1, sizeof *l);
-    if (!l) return -ENOMEM;
-    pthread_rwlock_init(&l->lock, NULL);
-    *ctx = l;
-    return 0;
-}
-
-static void latch_release(void *arg, void *ctx) {
-    (void)arg;
-    counter_latch *l = ctx;
-    pthread_rwlock_destroy(&l->lock);
-    free(l);
-}
 
 /* Optimistic: try the read lock, retry (spinning) until it is granted. */
 static void optimistic_reader(void *ctx, const lat_bench_control *ctl,
@@ -51,23 +30,10 @@ static void optimistic_reader(void *ctx, const lat_bench_control *ctl,
     out->operations = ops;
 }
 
-static void exclusive_writer(void *ctx, const lat_bench_control *ctl,
-                             lat_bench_worker_result *out) {
-    counter_latch *l = ctx;
-    uint64_t ops = 0;
-    while (!lat_bench_should_stop(ctl)) {
-        pthread_rwlock_wrlock(&l->lock);
-        l->value++;
-        pthread_rwlock_unlock(&l->lock);
-        ops++;
-    }
-    out->operations = ops;
-}
-
 static int reg(lat_bench_runner *r) {
     static const lat_bench_worker workers[] = {
         {"optimistic_reader", 3, optimistic_reader},
-        {"exclusive_writer", 1, exclusive_writer},
+        {"exclusive_writer", 1, latch_writer},
     };
     lat_bench_group *g = lat_bench_concurrent_group_new(r, "Contention");
     if (!g) return -ENOMEM;

@@ -258,7 +258,7 @@ static int bench_ring(int argc, char **argv) {
     }
     if (optind < argc) return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
     int cpus[2];
-    if ((rc = rl_pick_cpus("bench", cpulist, cpus))) return rc;
+    if ((rc = cli_pick_two_cpus("bench", cpulist, cpus))) return rc;
     (void)lat_clock_default(); /* calibrate before timing anything */
 
     results *res = calloc(1, sizeof *res);

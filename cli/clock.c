@@ -13,6 +13,7 @@
 #include "latlab/error.h"
 #include "latlab/topo.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -100,13 +101,51 @@ const cli_spec cmd_clock_spec = {
     .opts = clock_opts,
 };
 
+static int write_json(const lat_clock_cal cal[NCAL], double spread_ppm,
+                      const lat_clock_drift_result *drift, const read_costs *rcost, double unf_ns,
+                      double fen_ns, bool pinned, uint64_t gran, double gran_ns, int inv) {
+    lat_runcond cond;
+    json_t *cals = json_array(), *root = json_object();
+    if (!root || !cals) {
+        json_decref(cals);
+        json_decref(root);
+        return -ENOMEM;
+    }
+    json_object_set_new(root, "calibrations", cals);
+    for (int i = 0; i < NCAL; i++)
+        json_array_append_new(cals, cal_json(&cal[i]));
+    json_object_set_new(root, "spread_ppm", json_real(spread_ppm));
+    if (drift_s > 0)
+        json_object_set_new(root, "drift",
+                            json_pack("{s:s, s:f, s:I, s:I, s:f, s:f}", "clock", "CLOCK_MONOTONIC",
+                                      "seconds", drift_s, "os_ns", (json_int_t)drift->os_ns,
+                                      "counter_ns", (json_int_t)drift->counter_ns, "drift_ppm",
+                                      drift->drift_ppm, "error_ppm", drift->error_ppm));
+    else
+        json_object_set_new(root, "drift", json_null());
+    json_object_set_new(root, "read_cost_p50",
+                        json_pack("{s:f, s:f, s:f, s:I, s:I, s:I, s:b}", "unfenced_ns", unf_ns,
+                                  "fenced_ns", fen_ns, "clock_gettime_ns",
+                                  (double)rcost->gettime_ns, "unfenced_cycles",
+                                  (json_int_t)rcost->unfenced_cycles, "fenced_cycles",
+                                  (json_int_t)rcost->fenced_cycles, "samples", (json_int_t)samples,
+                                  "pinned", (int)pinned));
+    json_object_set_new(root, "granularity_cycles", json_integer((json_int_t)gran));
+    json_object_set_new(root, "granularity_ns", json_real(gran_ns));
+    json_object_set_new(root, "invariant_tsc", inv < 0 ? json_null() : json_boolean(inv));
+    if (lat_runcond_collect(&cond, NULL) == 0)
+        json_object_set_new(root, "run_conditions", lat_runcond_json(&cond));
+    int rc = lat_write_json_atomic(json_path, root);
+    json_decref(root);
+    return rc;
+}
+
 int cmd_clock(int argc, char **argv) {
     int first, prc = cli_parse(&cmd_clock_spec, argc, argv, &first);
     if (prc) return prc < 0 ? CLI_OK : prc;
 
     int ret = CLI_ERR, rc;
     uint64_t *v = NULL;
-    json_t *root = NULL;
     lat_clock_cal cal[NCAL];
     for (int i = 0; i < NCAL; i++) {
         cli_progress("calibration %d of %d (%llu ms)", i + 1, NCAL, (unsigned long long)window_ms);
@@ -176,49 +215,13 @@ int cmd_clock(int argc, char **argv) {
     if (inv == 0)
         cli_warn("clock", "the TSC is not invariant: cycle counts change rate with frequency");
 
-    if (json_path) {
-        lat_runcond cond;
-        json_t *cals = json_array();
-        root = json_object();
-        if (!root || !cals) {
-            json_decref(cals);
-            ret = cli_error("clock", "out of memory");
-            goto out;
-        }
-        json_object_set_new(root, "calibrations", cals);
-        for (int i = 0; i < NCAL; i++)
-            json_array_append_new(cals, cal_json(&cal[i]));
-        json_object_set_new(root, "spread_ppm", json_real(spread_ppm));
-        if (drift_s > 0)
-            json_object_set_new(root, "drift",
-                                json_pack("{s:s, s:f, s:I, s:I, s:f, s:f}", "clock",
-                                          "CLOCK_MONOTONIC", "seconds", drift_s, "os_ns",
-                                          (json_int_t)drift.os_ns, "counter_ns",
-                                          (json_int_t)drift.counter_ns, "drift_ppm",
-                                          drift.drift_ppm, "error_ppm", drift.error_ppm));
-        else
-            json_object_set_new(root, "drift", json_null());
-        json_object_set_new(root, "read_cost_p50",
-                            json_pack("{s:f, s:f, s:f, s:I, s:I, s:I, s:b}", "unfenced_ns", unf_ns,
-                                      "fenced_ns", fen_ns, "clock_gettime_ns",
-                                      (double)rcost.gettime_ns, "unfenced_cycles",
-                                      (json_int_t)rcost.unfenced_cycles, "fenced_cycles",
-                                      (json_int_t)rcost.fenced_cycles, "samples",
-                                      (json_int_t)samples, "pinned", (int)pinned));
-        json_object_set_new(root, "granularity_cycles", json_integer((json_int_t)gran));
-        json_object_set_new(root, "granularity_ns", json_real(gran_ns));
-        json_object_set_new(root, "invariant_tsc", inv < 0 ? json_null() : json_boolean(inv));
-        if (lat_runcond_collect(&cond, NULL) == 0)
-            json_object_set_new(root, "run_conditions", lat_runcond_json(&cond));
-        rc = lat_write_json_atomic(json_path, root);
-        if (rc) {
-            ret = cli_error("clock", "%s: %s", json_path, lat_strerror(rc));
-            goto out;
-        }
+    if (json_path && (rc = write_json(cal, spread_ppm, &drift, &rcost, unf_ns, fen_ns, pinned, gran,
+                                      gran_ns, inv))) {
+        ret = cli_error("clock", "%s: %s", json_path, lat_strerror(rc));
+        goto out;
     }
     ret = CLI_OK;
 out:
-    json_decref(root);
     free(v);
     return ret;
 }

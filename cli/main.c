@@ -17,7 +17,7 @@
 CMDS(clock)
 CMDS(sys)
 CMD(hist)
-CMD(dce)
+CMDS(dce)
 CMD(bench)
 CMD(stat)
 CMD(silence)
@@ -38,8 +38,8 @@ static const cli_cmd commands[] = {
     {"clock", cmd_clock, "calibrate the cycle counter; drift, read cost, granularity", NULL,
      &cmd_clock_spec},
     {"co", cmd_co, "coordinated omission: closed vs open loop over a stall", cmd_co_usage, NULL},
-    {"dce", cmd_dce, "dead-code elimination trap, ring costs and the ping-pong floor",
-     cmd_dce_usage, NULL},
+    {"dce", cmd_dce, "dead-code elimination trap, ring costs and the ping-pong floor", NULL,
+     &cmd_dce_spec},
     {"sys", cmd_sys, "run conditions: CPUs, topology, governor, isolation, kernel", NULL,
      &cmd_sys_spec},
     {"hist", cmd_hist, "read, merge and summarise HdrHistogram interval logs", cmd_hist_usage,

@@ -269,37 +269,39 @@ void lat_ring_fini(lat_ring *r) {
     r->ctl.owned = NULL;
 }
 
-int lat_ring_create(size_t item_size, size_t capacity, unsigned flags, lat_ring **out) {
-    if (!out) return -EINVAL;
-    *out = NULL;
-    lat_ring *r = lat__alloc_aligned(sizeof *r, LAT_DESTRUCTIVE);
-    if (!r) return -ENOMEM;
-    int err = lat_ring_init(r, item_size, capacity, flags, NULL, 0);
-    if (err) goto fail;
-    r->ctl.self = r;
-    *out = r;
-    return 0;
-fail:
-    lat__free(r);
-    return err;
-}
+/* The lifecycle both rings share: create = aligned allocation + init, free =
+ * fini + release of the object, owner reset, close (wake every sleeper). */
+#define RING_LIFECYCLE(T)                                                                          \
+    int T##_create(size_t item_size, size_t capacity, unsigned flags, T **out) {                   \
+        if (!out) return -EINVAL;                                                                  \
+        *out = NULL;                                                                               \
+        T *r = lat__alloc_aligned(sizeof *r, LAT_DESTRUCTIVE);                                     \
+        if (!r) return -ENOMEM;                                                                    \
+        int err = T##_init(r, item_size, capacity, flags, NULL, 0);                                \
+        if (err) {                                                                                 \
+            lat__free(r);                                                                          \
+            return err;                                                                            \
+        }                                                                                          \
+        r->ctl.self = r;                                                                           \
+        *out = r;                                                                                  \
+        return 0;                                                                                  \
+    }                                                                                              \
+    void T##_free(T *r) {                                                                          \
+        if (!r) return;                                                                            \
+        void *self = r->ctl.self;                                                                  \
+        T##_fini(r);                                                                               \
+        lat__free(self);                                                                           \
+    }                                                                                              \
+    void T##_reset_owners(T *r) {                                                                  \
+        if (!r) return;                                                                            \
+        atomic_store_explicit(&r->p_owner, 0, memory_order_relaxed);                               \
+        atomic_store_explicit(&r->c_owner, 0, memory_order_relaxed);                               \
+    }                                                                                              \
+    void T##_close(T *r) {                                                                         \
+        if (r) wake_all(&r->ctl);                                                                  \
+    }
 
-void lat_ring_free(lat_ring *r) {
-    if (!r) return;
-    void *self = r->ctl.self;
-    lat_ring_fini(r);
-    lat__free(self);
-}
-
-void lat_ring_reset_owners(lat_ring *r) {
-    if (!r) return;
-    atomic_store_explicit(&r->p_owner, 0, memory_order_relaxed);
-    atomic_store_explicit(&r->c_owner, 0, memory_order_relaxed);
-}
-
-void lat_ring_close(lat_ring *r) {
-    if (r) wake_all(&r->ctl);
-}
+RING_LIFECYCLE(lat_ring)
 
 static bool ring_try_push(void *r, void *item) {
     return lat_ring_try_push(r, item);
@@ -375,37 +377,7 @@ void lat_seqring_fini(lat_seqring *r) {
     r->ctl.owned = NULL;
 }
 
-int lat_seqring_create(size_t item_size, size_t capacity, unsigned flags, lat_seqring **out) {
-    if (!out) return -EINVAL;
-    *out = NULL;
-    lat_seqring *r = lat__alloc_aligned(sizeof *r, LAT_DESTRUCTIVE);
-    if (!r) return -ENOMEM;
-    int err = lat_seqring_init(r, item_size, capacity, flags, NULL, 0);
-    if (err) goto fail;
-    r->ctl.self = r;
-    *out = r;
-    return 0;
-fail:
-    lat__free(r);
-    return err;
-}
-
-void lat_seqring_free(lat_seqring *r) {
-    if (!r) return;
-    void *self = r->ctl.self;
-    lat_seqring_fini(r);
-    lat__free(self);
-}
-
-void lat_seqring_reset_owners(lat_seqring *r) {
-    if (!r) return;
-    atomic_store_explicit(&r->p_owner, 0, memory_order_relaxed);
-    atomic_store_explicit(&r->c_owner, 0, memory_order_relaxed);
-}
-
-void lat_seqring_close(lat_seqring *r) {
-    if (r) wake_all(&r->ctl);
-}
+RING_LIFECYCLE(lat_seqring)
 
 static bool seq_try_push(void *r, void *item) {
     return lat_seqring_try_push(r, item);

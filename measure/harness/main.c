@@ -41,8 +41,9 @@ static const char usage_fmt[] =
     "  --full              full-length run (50 ms chunks, 1 s warm-up, 5 s budget)\n"
     "  env " LAT_BENCH_ENV_NO_PIN "=1 disables pinning to performance cores\n";
 
+/* The tool's strict rule: decimal digits only (no sign, no space, no 0x). */
 static int parse_u64(const char *s, uint64_t *out) {
-    if (!s || !*s || *s == '-') return -1;
+    if (!s || *s < '0' || *s > '9') return -1;
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
@@ -201,7 +202,8 @@ int lat_bench_main(int argc, char **argv, const char *suite, int (*reg)(lat_benc
         case O_MAT: {
             char *end;
             double v = strtod(optarg, &end);
-            if (*end || !(v >= 0 && v < 100)) {
+            if (*optarg < '0' || *optarg > '9' || strpbrk(optarg, "xXpP") || *end ||
+                !(v >= 0 && v < 100)) {
                 fprintf(err, "%s: --materiality: not a percentage in [0,100): %s\n", prog, optarg);
                 return 2;
             }

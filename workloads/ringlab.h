@@ -6,10 +6,11 @@
  * cross-core streaming throughput, cross-core round trip through two queues,
  * and the raw cache-line ping-pong that bounds any cross-core latency from
  * below.  Everything is timed with the cycle counter (lat_cycles_fenced) and
- * converted with the process-wide calibration.  Not part of the library: these
- * are CLI experiments. */
-#ifndef LATLAB_CLI_RINGLAB_H
-#define LATLAB_CLI_RINGLAB_H
+ * converted with the process-wide calibration.  A workload of the ring
+ * bake-off (`latlab dce`, `latlab bench ring`); Concurrency Kit is optional
+ * (rl_kind_available). */
+#ifndef LATLAB_RINGLAB_H
+#define LATLAB_RINGLAB_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -63,11 +64,6 @@ int rl_roundtrip(rl_kind k, size_t cap, int cpu_a, int cpu_b, uint64_t n, rl_lat
  * spin until the other side's store is seen), n round trips, timed the same
  * way as rl_roundtrip. */
 int rl_pingpong(int cpu_a, int cpu_b, uint64_t n, rl_lat *out);
-
-/* Pick two CPUs: from `list` when not NULL (exactly two CPUs), else from the
- * topology planner.  Returns 0, or 1 after printing why (one CPU, bad list),
- * in the voice of command cmd. */
-int rl_pick_cpus(const char *cmd, const char *list, int cpus[2]);
 
 /* Median of n doubles (sorts v). */
 double rl_median(double *v, int n);

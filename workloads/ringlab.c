@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "latlab/clock.h"
 #include "latlab/error.h"
 #include "latlab/hist.h"
@@ -206,31 +205,24 @@ static void seq_del(void *q) {
     } while (0)
 #endif
 
+/* try_push / try_pop / spinning push / pop of a latlab ring P (type RT). */
+#define LOCKFREE_OPS(tag, k, T, RT, P)                                                             \
+    LAT_INLINE bool tag##_##k##_try_push(void *q, T *v) {                                          \
+        return P##_try_push_t((RT *)q, v);                                                         \
+    }                                                                                              \
+    LAT_INLINE bool tag##_##k##_try_pop(void *q, T *v) {                                           \
+        return P##_try_pop_t((RT *)q, v);                                                          \
+    }                                                                                              \
+    LAT_INLINE void tag##_##k##_push(void *q, T *v) {                                              \
+        SPIN_UNTIL(P##_try_push_t((RT *)q, v));                                                    \
+    }                                                                                              \
+    LAT_INLINE void tag##_##k##_pop(void *q, T *v) {                                               \
+        SPIN_UNTIL(P##_try_pop_t((RT *)q, v));                                                     \
+    }
+
 #define RING_OPS(tag, T)                                                                           \
-    LAT_INLINE bool tag##_ring_try_push(void *q, T *v) {                                           \
-        return lat_ring_try_push_t((lat_ring *)q, v);                                              \
-    }                                                                                              \
-    LAT_INLINE bool tag##_ring_try_pop(void *q, T *v) {                                            \
-        return lat_ring_try_pop_t((lat_ring *)q, v);                                               \
-    }                                                                                              \
-    LAT_INLINE void tag##_ring_push(void *q, T *v) {                                               \
-        SPIN_UNTIL(lat_ring_try_push_t((lat_ring *)q, v));                                         \
-    }                                                                                              \
-    LAT_INLINE void tag##_ring_pop(void *q, T *v) {                                                \
-        SPIN_UNTIL(lat_ring_try_pop_t((lat_ring *)q, v));                                          \
-    }                                                                                              \
-    LAT_INLINE bool tag##_seq_try_push(void *q, T *v) {                                            \
-        return lat_seqring_try_push_t((lat_seqring *)q, v);                                        \
-    }                                                                                              \
-    LAT_INLINE bool tag##_seq_try_pop(void *q, T *v) {                                             \
-        return lat_seqring_try_pop_t((lat_seqring *)q, v);                                         \
-    }                                                                                              \
-    LAT_INLINE void tag##_seq_push(void *q, T *v) {                                                \
-        SPIN_UNTIL(lat_seqring_try_push_t((lat_seqring *)q, v));                                   \
-    }                                                                                              \
-    LAT_INLINE void tag##_seq_pop(void *q, T *v) {                                                 \
-        SPIN_UNTIL(lat_seqring_try_pop_t((lat_seqring *)q, v));                                    \
-    }                                                                                              \
+    LOCKFREE_OPS(tag, ring, T, lat_ring, lat_ring)                                                 \
+    LOCKFREE_OPS(tag, seq, T, lat_seqring, lat_seqring)                                            \
     LAT_INLINE bool tag##_mq_try_push(void *q, T *v) {                                             \
         return mq_try_push(q, v, sizeof(T));                                                       \
     }                                                                                              \
@@ -672,39 +664,4 @@ int rl_pingpong(int cpu_a, int cpu_b, uint64_t n, rl_lat *out) {
     if (!err) fill_lat(d.hist, out);
     lat_hist_destroy(d.hist);
     return err;
-}
-
-int rl_pick_cpus(const char *cmd, const char *list, int cpus[2]) {
-    if (list) {
-        int n = 0, got[LAT_MAX_CPUS];
-        int rc = cli_parse_cpulist(cmd, "--cpus", list, got, LAT_MAX_CPUS, &n);
-        if (rc) return rc;
-        if (n != 2)
-            return cli_usage_error(cmd, "--cpus: needs exactly two CPUs (got %d in '%s')", n, list);
-        lat_cpuset mine;
-        if (lat_thread_affinity(&mine) == 0)
-            for (int i = 0; i < 2; i++)
-                if (!lat_cpuset_has(&mine, got[i]))
-                    return cli_error(cmd, "--cpus: CPU %d is not available to this process",
-                                     got[i]);
-        cpus[0] = got[0];
-        cpus[1] = got[1];
-        return 0;
-    }
-    lat_topo *t = NULL;
-    int err = lat_topo_load(NULL, &t);
-    if (err) return cli_lib_error(cmd, "reading the CPU topology", err);
-    lat_plan plan;
-    err = lat_topo_plan(t, 2, 0, 0, &plan);
-    lat_topo_free(t);
-    if (err == LAT_ETOOFEW_CPUS)
-        return cli_error(cmd,
-                         "needs two CPUs to put producer and consumer on different cores, "
-                         "but this process can use only one (%s); cross-core figures would "
-                         "measure the scheduler, not the ring",
-                         plan.note[0] ? plan.note : "affinity mask");
-    if (err) return cli_lib_error(cmd, "planning CPU placement", err);
-    cpus[0] = plan.hot[0];
-    cpus[1] = plan.hot[1];
-    return 0;
 }
