@@ -62,7 +62,7 @@ tmux_start() {
     if [ -c /dev/null ]; then
         tmux -L "$srv" new-session -d "$@"
     elif [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null &&
-        mknod -m 666 "$tmp/null" c 1 3 2>/dev/null; then
+        { [ -c "$tmp/null" ] || mknod -m 666 "$tmp/null" c 1 3 2>/dev/null; }; then
         unshare -m sh -c 'mount --bind "$0" /dev/null && s=$1 && shift && exec tmux -L "$s" new-session -d "$@"' \
             "$tmp/null" "$srv" "$@"
     else
@@ -71,21 +71,45 @@ tmux_start() {
     fi
 }
 export TERM=xterm-256color
+
+# A log that grows by hand: the spinner shows until the first interval; a line
+# without its newline yet is not read; once the newline lands the row appears.
+head -n 4 "$tmp/a-e2e.hlog" >"$tmp/grow.hlog"
+tmux_start -s grow -x 160 -y 20 "$LATLAB top $tmp/grow.hlog; echo \$? >$tmp/rc-grow; sleep 60"
+pane() { tmux -L "$srv" capture-pane -p -t "$1"; }
+waitfor() { # SESSION REGEX: up to 10 s
+    for _ in $(seq 100); do pane "$1" | grep -q "$2" && return 0; sleep 0.1; done
+    pane "$1"
+    return 1
+}
+waitfor grow 'waiting for the first interval' || fail "no spinner before the first interval"
+line=$(sed -n 5p "$tmp/a-e2e.hlog")
+printf '%s' "${line:0:40}" >>"$tmp/grow.hlog"
+sleep 1.5
+pane grow | grep -q '^grow ' && fail "a line without its newline was read"
+printf '%s\n' "${line:40}" >>"$tmp/grow.hlog"
+waitfor grow '^grow ' || fail "the completed line did not show"
+got=$("$LATLAB" hist percentiles --intervals --scale 1000 "$tmp/grow.hlog" | tail -n 1 |
+    sed 's/.*I:\([0-9]*\).*/\1/')
+pane grow | grep '^grow ' | awk -v n="$got" '$2 != n {exit 1}' || fail "grow: count differs from hist ($got)"
+tmux -L "$srv" send-keys -t grow q
+for _ in $(seq 50); do [ -s "$tmp/rc-grow" ] && break; sleep 0.1; done
+[ "$(cat "$tmp/rc-grow" 2>/dev/null)" = 0 ] || fail "grow: q did not exit 0"
 "$ex" --seconds 4 --rate 3000 --hlog "$tmp/run-" >"$tmp/ex.out" &
 wpid=$!
 for _ in $(seq 50); do [ -s "$tmp/run-e2e.hlog" ] && break; sleep 0.1; done
 files="$tmp/run-q1-wake.hlog $tmp/run-work.hlog $tmp/run-q2-wake.hlog $tmp/run-e2e.hlog"
-tmux_start -x 160 -y 20 "$LATLAB top $files; echo \$? >$tmp/rc; sleep 60"
+tmux_start -s live -x 160 -y 20 "$LATLAB top $files; echo \$? >$tmp/rc; sleep 60"
 seen=""
 for _ in $(seq 100); do
-    if tmux -L "$srv" capture-pane -p | grep -q '^run-e2e '; then seen=1; break; fi
+    if pane live | grep -q '^run-e2e '; then seen=1; break; fi
     sleep 0.1
 done
-[ -n "$seen" ] || { tmux -L "$srv" capture-pane -p; fail "no rows appeared"; }
+[ -n "$seen" ] || { pane live; fail "no rows appeared"; }
 kill -0 "$wpid" 2>/dev/null || echo "note: the writer finished before the first row showed"
 wait "$wpid"; wpid=""
 sleep 2.5 # one refresh after the last interval was written
-screen=$(tmux -L "$srv" capture-pane -p)
+screen=$(pane live)
 echo "$screen"
 for s in run-q1-wake run-work run-q2-wake run-e2e; do
     echo "$screen" | grep -q "^$s " || fail "row $s missing"
@@ -99,9 +123,9 @@ read -r want_p50 _ want_max < <(echo "$last" | sed 's/.*I:[0-9]* ( *\([^)]*\)).*
 [ "$count" = "$want_count" ] || fail "interval count $count != $want_count"
 awk -v a="$p50" -v b="$want_p50" 'BEGIN {exit !(a == b)}' || fail "interval p50 $p50 != $want_p50"
 awk -v a="$max" -v b="$want_max" 'BEGIN {exit !(a == b)}' || fail "interval max $max != $want_max"
-tmux -L "$srv" send-keys q
+tmux -L "$srv" send-keys -t live q
 for _ in $(seq 50); do [ -s "$tmp/rc" ] && break; sleep 0.1; done
 [ "$(cat "$tmp/rc" 2>/dev/null)" = 0 ] || fail "q: want exit 0, got '$(cat "$tmp/rc" 2>/dev/null)'"
 # The alternate screen is gone: the pane no longer shows the table.
-tmux -L "$srv" capture-pane -p | grep -q '^run-e2e ' && fail "screen not restored after q"
+pane live | grep -q '^run-e2e ' && fail "screen not restored after q"
 echo "PASS"
