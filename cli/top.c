@@ -55,7 +55,9 @@ const char cmd_top_usage[] =
     "  --connect PATH  read a tracer's unix socket instead of files\n"
     "  --scale R       divide values by R (default 1000: ns -> us)\n"
     "  --plain         plain lines even on a terminal\n"
-    "  --no-follow     read the files to their end once, show, exit\n"
+    "  --no-follow     read the files to their end once, print plain lines, exit\n"
+    "\n"
+    "Limits: 256 stages (rows), lines of up to 16 MiB.\n"
     "\n"
     "Exit status: 0 ok (q, --no-follow done, the socket closed), 1 unreadable or\n"
     "corrupt input (file:line: reason) or a write error, 2 usage error.\n";

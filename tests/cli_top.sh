@@ -5,7 +5,7 @@
 # figures match `latlab hist` on the same intervals, and `q` exits 0 with the
 # terminal restored.  Misuse exits 2; a corrupt line exits 1 naming file:line.
 set -euo pipefail
-: "${LATLAB:?}" "${LAT_BUILD_DIR:?}"
+: "${LATLAB:?}" "${LAT_BUILD_DIR:?}" "${LAT_SRC_DIR:?}"
 ex="$LAT_BUILD_DIR/examples/trace_pipeline"
 tmp=$(mktemp -d)
 srv="lattop$$"
@@ -28,6 +28,14 @@ printf '#[StartTime: 1 (seconds since epoch)]\n0.0,1.0,1.0,NOT-BASE64\n' >"$tmp/
 err=$("$LATLAB" top --no-follow "$tmp/bad.hlog" 2>&1 >/dev/null); rc=$?
 set -e
 [ $rc -eq 1 ] || fail "corrupt line: want exit 1, got $rc"
+if [ -w /dev/full ]; then
+    set +e
+    "$LATLAB" top --no-follow "$LAT_SRC_DIR/tests/fuzz/corpus/fuzz_hlog_read/latlab_tagged.hlog" \
+        >/dev/full 2>/dev/null
+    rc=$?
+    set -e
+    [ $rc -eq 1 ] || fail "a failed write to stdout: want exit 1, got $rc"
+fi
 echo "$err" | grep -q 'bad.hlog:2' || fail "corrupt line not located: $err"
 
 # ---- plain mode on a finished log: one line per stage per interval ----
