@@ -121,10 +121,29 @@ static void term_restore(void) {
     }
 }
 
+static struct termios raw_tio;
+static const char enter_seq[] = "\033[?1049h\033[?25l";
+
 static void on_signal(int sig) {
     term_restore(); /* async-signal-safe: write and tcsetattr */
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+/* Ctrl-Z: hand the terminal back while stopped, take it again on resume
+ * (execution continues after raise() once SIGCONT arrives). */
+static void on_tstp(int sig) {
+    int had_raw = raw_on, had_screen = screen_on;
+    term_restore();
+    signal(sig, SIG_DFL);
+    sigset_t set; /* the handler runs with SIGTSTP blocked: let it through now */
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
+    if (had_raw && tcsetattr(STDIN_FILENO, TCSANOW, &raw_tio) == 0) raw_on = 1;
+    if (had_screen && write(STDOUT_FILENO, enter_seq, sizeof enter_seq - 1) > 0) screen_on = 1;
+    signal(SIGTSTP, on_tstp);
 }
 
 static void term_enter(void) {
@@ -133,15 +152,17 @@ static void term_enter(void) {
         t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
         t.c_cc[VMIN] = 0;
         t.c_cc[VTIME] = 0;
+        raw_tio = t;
         if (tcsetattr(STDIN_FILENO, TCSANOW, &t) == 0) raw_on = 1;
     }
-    fputs("\033[?1049h\033[?25l", stdout);
+    fputs(enter_seq, stdout);
     fflush(stdout);
     screen_on = 1;
     atexit(term_restore);
     int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
         signal(sigs[i], on_signal);
+    signal(SIGTSTP, on_tstp);
 }
 
 /* ---- sources --------------------------------------------------------------------------- */
