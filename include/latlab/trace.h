@@ -137,10 +137,12 @@ typedef struct lat_trace_config {
 /* Defaults as stated above; no stages, no outputs.  [any] */
 void lat_trace_config_default(lat_trace_config *c);
 
-/* Build a tracer: histograms, outputs (files are created and get their
- * header now; the socket listens now).  Returns 0 and *out, or -EINVAL (bad
- * config: stages, names, points, range), -ENOMEM, or a negative errno from
- * opening a log or the socket.  [any] */
+/* Build a tracer: histograms (four per stage: the interval recorder's two, the
+ * last interval, the cumulative one), outputs (files are created and get their
+ * header now; the socket listens now).  Setup cost: allocation, file and
+ * socket system calls, the default calibration on first use (200 ms).  Returns 0 and *out, or
+ * -EINVAL (bad config: stages, names, points, range), -ENOMEM, or a negative errno from opening a
+ * log or the socket.  [any] */
 int lat_trace_create(const lat_trace_config *c, lat_trace **out);
 /* Stop (as lat_trace_stop), close the outputs, free everything, sinks
  * included.  NULL is fine.  [setup] */
@@ -160,7 +162,8 @@ typedef struct lat_trace_sink {
 } lat_trace_sink;
 
 /* Add a sink (allocates its ring of cfg.sink_capacity blocks, or `capacity`
- * when non-zero; rounded up to a power of two).  Sinks live until
+ * when non-zero, rounded up to a power of two, 64 bytes a block; and two
+ * histograms per stage).  Sinks live until
  * lat_trace_destroy.  Returns 0 and *out, -ENOSPC (LAT_TRACE_MAX_SINKS
  * reached), -EINVAL or -ENOMEM.  [any], also while the aggregator runs. */
 int lat_trace_sink_create(lat_trace *t, size_t capacity, lat_trace_sink **out);
