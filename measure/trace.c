@@ -613,3 +613,10 @@ void lat_trace_sink_counts_get(lat_trace_sink *k, lat_trace_counts *out) {
 const lat_flight *lat_trace_flight(const lat_trace *t) {
     return t ? t->flight : NULL;
 }
+
+lat_flight *lat_trace_flight_take(lat_trace *t) {
+    if (!t) return NULL;
+    lat_flight *f = t->flight;
+    t->flight = NULL;
+    return f;
+}

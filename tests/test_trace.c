@@ -321,7 +321,11 @@ static void test_logs_callback_flight(void **state) {
     assert_int_equal(lat_flight_analyze(f, &v), 0);
     assert_int_equal(v.trigger_seq, 123);
     assert_string_equal(f->names[v.stage], "work");
+    lat_flight *own = lat_trace_flight_take(t);
+    assert_ptr_equal(own, f);
+    assert_null(lat_trace_flight(t));
     lat_trace_destroy(t);
+    lat_flight_free(own);
     /* The work log ('+' -> '-' only matters for q1+wake) reads back. */
     const char *names[] = {"q1-wake", "work", "e2e"};
     for (int s = 0; s < 3; s++) {

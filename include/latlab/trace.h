@@ -265,5 +265,9 @@ void lat_trace_sink_counts_get(lat_trace_sink *k, lat_trace_counts *out);
 /* The flight recorder, NULL when none.  Read it after lat_trace_stop (it is
  * written by the aggregator).  [setup] */
 const lat_flight *lat_trace_flight(const lat_trace *t);
+/* Hand the flight recorder to the caller (free it with lat_flight_free); the
+ * tracer keeps none after this.  NULL when there is none.  [setup], after
+ * lat_trace_stop. */
+lat_flight *lat_trace_flight_take(lat_trace *t);
 
 #endif /* LATLAB_TRACE_H */
