@@ -64,7 +64,10 @@
 /* 56 bytes: with the ring's 8-byte slot word it fills one 64-byte slot.
  * Zero it (= {0} or lat_trace_stamps_clear) when the message is created. */
 typedef struct lat_trace_stamps {
-    uint64_t t[LAT_TRACE_POINTS]; /* raw counter values; 0 = not stamped */
+    uint64_t t[LAT_TRACE_POINTS]; /* raw counter values; 0 = not stamped.  A point
+                                     no stage names is never read by the tracer:
+                                     free for a word of the caller's own, which
+                                     reaches the on_block callback */
     uint64_t id;                  /* the user's event id (sequence number); the
                                      flight recorder shows it, nothing else reads it */
 } lat_trace_stamps;
