@@ -151,7 +151,7 @@ static void run_java(java_figs *j, size_t n, int reps) {
 
 int main(int argc, char **argv) {
     size_t n = 10000000;
-    int reps = 5, java = 1;
+    int reps = 5, java = 1, summary_only = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--n") && i + 1 < argc)
             n = strtoull(argv[++i], NULL, 10);
@@ -159,8 +159,10 @@ int main(int argc, char **argv) {
             reps = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--no-java"))
             java = 0;
+        else if (!strcmp(argv[i], "--summary-only"))
+            summary_only = 1, java = 0;
         else {
-            fprintf(stderr, "usage: bench_hist [--n N] [--reps R] [--no-java]\n");
+            fprintf(stderr, "usage: bench_hist [--n N] [--reps R] [--no-java] [--summary-only]\n");
             return 2;
         }
     }
@@ -176,7 +178,7 @@ int main(int argc, char **argv) {
     double ours[3], ours_cpu[3], ours_cpu_best[3], ours_stream[3];
     lat_hist h;
     if (lat_hist_init(&h, 1, INT64_C(3600000000000), 3)) return 1;
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 3 && !summary_only; k++) {
         gen(k, v, n);
         double t[100], tc[100], ts[100];
         record_all(&h, v, n); /* warm-up: pages and caches */
@@ -204,12 +206,33 @@ int main(int argc, char **argv) {
         lat_hist_record(&s, v[i] > 1000000000 ? 1000000000 : v[i]);
     static const double ps[] = {50, 90, 99, 99.9, 99.99, 100};
     enum { SUMREPS = 2001 };
-    static double tb[SUMREPS], ts[SUMREPS], ti[SUMREPS];
+    static double tb[SUMREPS], ts[SUMREPS], ti[SUMREPS], tci[SUMREPS], tci5[SUMREPS];
+    /* with p99.999 instead of the max: n*q*(1-q) = 99.999 < 100, the exact
+     * binomial branch (the slowest) */
+    static const double ps5[] = {50, 90, 99, 99.9, 99.99, 99.999};
+    lat_hist_ci cis5[6];
     int64_t out[6], check[6];
+    lat_hist_ci cis[6];
     for (int r = 0; r < SUMREPS; r++) {
         uint64_t t0 = lat_mono_ns();
         lat_hist_values_at_percentiles(&s, ps, out, 6);
         uint64_t t1 = lat_mono_ns();
+        /* the same six with their 95% intervals (18 ranks, one pass) */
+        uint64_t c0 = lat_mono_ns();
+        lat_hist_cis_at_percentiles(&s, ps, LAT_HIST_CI_DEFAULT, cis, 6);
+        uint64_t c1 = lat_mono_ns();
+        lat_do_not_optimize(cis[0].lo);
+        tci[r] = (double)(c1 - c0);
+        c0 = lat_mono_ns();
+        lat_hist_cis_at_percentiles(&s, ps5, LAT_HIST_CI_DEFAULT, cis5, 6);
+        c1 = lat_mono_ns();
+        lat_do_not_optimize(cis5[0].lo);
+        tci5[r] = (double)(c1 - c0);
+        for (int k = 0; k < 6; k++)
+            if (cis[k].value != out[k] || cis[k].lo > out[k] || cis[k].hi < out[k]) {
+                fprintf(stderr, "bench_hist: interval and point estimate disagree\n");
+                return 1;
+            }
         for (int k = 0; k < 6; k++)
             check[k] = lat_hist_value_at_percentile(&s, ps[k]);
         uint64_t t2 = lat_mono_ns();
@@ -232,8 +255,32 @@ int main(int argc, char **argv) {
         }
     }
     double sum_batch = median(tb, SUMREPS), sum_single = median(ts, SUMREPS),
-           sum_iter = median(ti, SUMREPS);
+           sum_iter = median(ti, SUMREPS), sum_ci = median(tci, SUMREPS),
+           sum_ci5 = median(tci5, SUMREPS);
     lat_hist_free(&s);
+
+    if (summary_only) {
+        printf("\n6-percentile summary on (1, 1e9, 3) with %zu values (us per call, median of "
+               "%d)\n",
+               n, SUMREPS);
+        printf("  latlab batch (one pass)          %9.3f\n", sum_batch / 1e3);
+        printf("  latlab batch + 95%% intervals     %9.3f   %.2fx the batch; goal <= 2x: %s\n",
+               sum_ci / 1e3, sum_ci / sum_batch, sum_ci <= 2 * sum_batch ? "met" : "not met");
+        printf("  the same, p99.999 for p100       %9.3f   %.2fx (p99.999: exact binomial ranks)\n",
+               sum_ci5 / 1e3, sum_ci5 / sum_batch);
+        for (int k = 0; k < 6; k++) {
+            char b[160];
+            lat_hist_ci_format(&cis[k], 1, 0, b, sizeof b);
+            printf("  p%-7g %10" PRId64 " ns  ranks %" PRId64 "..%" PRId64 "  %s\n", ps[k],
+                   cis[k].value, cis[k].lo_rank, cis[k].hi_rank, b);
+        }
+        char b5[160];
+        lat_hist_ci_format(&cis5[5], 1, 0, b5, sizeof b5);
+        printf("  p99.999 %10" PRId64 " ns  ranks %" PRId64 "..%" PRId64 "  %s\n", cis5[5].value,
+               cis5[5].lo_rank, cis5[5].hi_rank, b5);
+        free(v);
+        return 0;
+    }
 
     /* ---- V2 codec ---- */
     size_t m = 1000000;
@@ -290,6 +337,8 @@ int main(int argc, char **argv) {
     printf("\n6-percentile summary on (1, 1e9, 3) with %zu values (us per call, median)\n", n);
     printf("  latlab batch (one pass)       %9.3f   goal <= 10: %s\n", sum_batch / 1e3,
            sum_batch <= 10000 ? "met" : "not met");
+    printf("  latlab batch + 95%% intervals  %9.3f   (%.2fx the batch; goal <= 2x)\n", sum_ci / 1e3,
+           sum_ci / sum_batch);
     printf("  latlab 6 single scans         %9.3f   (batch is %.1fx faster)\n", sum_single / 1e3,
            sum_single / sum_batch);
     printf("  latlab recorded-iterator walk %9.3f   (the reference C library's method; %.1fx)\n",

@@ -8,6 +8,7 @@
  * in the usage text below. */
 #include "cli.h"
 #include "book_bench.h"
+#include "book_itchgen.h"
 
 #include "book.h"
 #include "itch.h"
@@ -33,6 +34,7 @@ const char cmd_book_usage[] =
     "       latlab book itch FILE [--pace original|xN|max] [--loop N] [--hgrm FILE]\n"
     "                          [--json FILE]\n"
     "       latlab book bench SCENARIO|all [options]   ('latlab book bench --help')\n"
+    "       latlab book itch-gen -o FILE [options]     (synthetic capture; see below)\n"
     "\n"
     "replay: one op per line (integers only, prices in ticks; '#' starts a comment):\n"
     "  L <id> <owner> <B|S> <price> <qty> <GTC|IOC|FOK|POST>   limit order\n"
@@ -69,7 +71,7 @@ const char cmd_book_usage[] =
     "  --hgrm FILE       write the latency histogram's percentile table\n"
     "  --json FILE       write the results as JSON\n"
     "\n"
-    "bench: " BOOK_BENCH_USAGE;
+    "bench: " BOOK_BENCH_USAGE "\n" BOOK_ITCHGEN_USAGE;
 
 static const char *CMD = "book";
 
@@ -710,7 +712,8 @@ done:
 }
 
 int cmd_book(int argc, char **argv) {
-    if (argc < 2) return cli_usage_error(CMD, "needs a subcommand: replay, itch or bench");
+    if (argc < 2)
+        return cli_usage_error(CMD, "needs a subcommand: replay, itch, itch-gen or bench");
     const char *sub = argv[1];
     if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
         fputs(cmd_book_usage, stdout);
@@ -719,5 +722,6 @@ int cmd_book(int argc, char **argv) {
     if (!strcmp(sub, "replay")) return cmd_replay(argc - 1, argv + 1);
     if (!strcmp(sub, "itch")) return cmd_itch(argc - 1, argv + 1);
     if (!strcmp(sub, "bench")) return book_bench_main(argc - 1, argv + 1);
-    return cli_usage_error(CMD, "unknown subcommand '%s' (replay, itch or bench)", sub);
+    if (!strcmp(sub, "itch-gen")) return book_itchgen_main(argc - 1, argv + 1);
+    return cli_usage_error(CMD, "unknown subcommand '%s' (replay, itch, itch-gen or bench)", sub);
 }

@@ -9,6 +9,7 @@
  * reported as unavailable. */
 #include "cli.h"
 #include "book_bench.h"
+#include "labrun.h"
 
 #include "latlab/json.h"
 #include "latlab/alloccount.h"
@@ -16,6 +17,7 @@
 #include "book.h"
 #include "scenario.h"
 #include "latlab/atomicfile.h"
+#include "latlab/budget.h"
 #include "latlab/clock.h"
 #include "latlab/error.h"
 #include "latlab/hist.h"
@@ -61,6 +63,13 @@ static double pct(uint64_t a, uint64_t b) {
 
 static int64_t q(const lat_hist *h, double p) {
     return lat_hist_value_at_percentile(h, p);
+}
+
+/* The total's p50, p99, p99.9, p99.99 with their 95% intervals. */
+static const double tail_ps[] = {50, 99, 99.9, 99.99};
+static const char *const tail_names[] = {"p50", "p99", "p99.9", "p99.99"};
+static void tail_cis(const lat_hist *h, lat_hist_ci ci[4]) {
+    lat_hist_cis_at_percentiles(h, tail_ps, LAT_HIST_CI_DEFAULT, ci, 4);
 }
 
 static void health_line(char *buf, size_t n, const book_bench_result *r) {
@@ -283,6 +292,10 @@ static json_t *run_json(const run *rn) {
         (json_int_t)r->minor_faults, "involuntary_switches", (json_int_t)r->invol_switches,
         "voluntary_switches", (json_int_t)r->vol_switches, "late_ops", (json_int_t)r->late_ops,
         "timer_floor_p50_ns", (json_int_t)r->timer_floor_p50_ns, "elapsed_s", r->elapsed_s);
+    lat_hist_ci ci[4];
+    tail_cis(&r->total, ci);
+    for (int k = 0; k < 4; k++)
+        lat_json_set_ci(o, tail_names[k], "_ns", &ci[k]);
     return o;
 }
 
@@ -307,8 +320,8 @@ static void md_table(FILE *f, const run *runs, size_t n, int open_loop) {
 }
 
 static int write_bench_md(const char *dir, const run *runs, size_t n, const lat_runcond *rc,
-                          const book_bench_cfg *cfg, int cpu, const char *cmdline, char *err,
-                          size_t errlen) {
+                          const book_bench_cfg *cfg, const lat_budget *bud, int cpu,
+                          const char *cmdline, char *err, size_t errlen) {
     char path[4096];
     snprintf(path, sizeof path, "%s/BENCH.md", dir);
     lat_afile *af;
@@ -341,7 +354,10 @@ static int write_bench_md(const char *dir, const run *runs, size_t n, const lat_
             "| allocator | glibc malloc, used at setup only; calls in the measured window "
             "are counted by interposition%s |\n",
             lat_alloccount_available() ? "" : " (unavailable in this sanitizer build)");
-    fprintf(f, "| clock | %.4f cycles/ns (calibrated) |\n\n", lat_clock_default()->cycles_per_ns);
+    fprintf(f, "| clock | %.4f cycles/ns (calibrated) |\n", lat_clock_default()->cycles_per_ns);
+    char bline[512];
+    lat_budget_format(bud, bline, sizeof bline);
+    fprintf(f, "| error budget | %s |\n\n", bline + strlen("error budget: "));
     lat_runcond_write_markdown(rc, f);
     fprintf(f, "\n");
     if (any_closed) {
@@ -384,13 +400,16 @@ static int write_bench_md(const char *dir, const run *runs, size_t n, const lat_
         fprintf(f, "Samples: %" PRId64 " after %" PRIu64 " warm-up ops.\n\n",
                 lat_hist_total(&r->total), cfg->warmup);
         fprintf(f, "Workload health: %s.\n\n", hl);
-        fprintf(f, "| quantile | latency |\n|---|---:|\n");
-        fprintf(f, "| min | %" PRId64 " ns |\n", lat_hist_min(&r->total));
-        const double ps[] = {50, 99, 99.9, 99.99};
-        const char *pn[] = {"p50", "p99", "p99.9", "p99.99"};
-        for (int k = 0; k < 4; k++)
-            fprintf(f, "| %s | %" PRId64 " ns |\n", pn[k], q(&r->total, ps[k]));
-        fprintf(f, "| max | %" PRId64 " ns |\n\n", lat_hist_max(&r->total));
+        fprintf(f, "| quantile | latency | 95%% interval |\n|---|---:|---|\n");
+        fprintf(f, "| min | %" PRId64 " ns | |\n", lat_hist_min(&r->total));
+        lat_hist_ci ci[4];
+        tail_cis(&r->total, ci);
+        for (int k = 0; k < 4; k++) {
+            char b[160];
+            lat_hist_ci_format(&ci[k], 1, 0, b, sizeof b);
+            fprintf(f, "| %s | %" PRId64 " ns | %s ns |\n", tail_names[k], ci[k].value, b);
+        }
+        fprintf(f, "| max | %" PRId64 " ns | |\n\n", lat_hist_max(&r->total));
         int kinds = 0;
         for (int k = 0; k < BOOK_OPK_COUNT; k++)
             kinds += r->ops_by_kind[k] != 0;
@@ -647,6 +666,9 @@ int book_bench_main(int argc, char **argv) {
                book_scn_name(r->scn), rn->open_loop ? "open" : "closed", lat_hist_total(&r->total),
                q(&r->total, 50), q(&r->total, 99), q(&r->total, 99.9), q(&r->total, 99.99),
                lat_hist_max(&r->total), a);
+        lat_hist_ci ci[4];
+        tail_cis(&r->total, ci);
+        lab_print_cis(stdout, tail_ps, ci, 4);
         char hl[512];
         health_line(hl, sizeof hl, r);
         printf("  health: %s\n", hl);
@@ -670,6 +692,10 @@ int book_bench_main(int argc, char **argv) {
     if (done) {
         printf("values in ns; closed loop = pure service time; open loop = latency from the "
                "intended arrival time\n");
+        lat_budget bud;
+        lat_budget_measure(&bud, cfg.cal, (double)runs[0].r.timer_floor_p50_ns, 2,
+                           runs[0].r.total.sig_figs);
+        lab_print_budget(stdout, &bud);
         lat_runcond cond;
         lat_runcond_collect(&cond, NULL);
         char cmdline[1024] = "latlab book";
@@ -677,7 +703,7 @@ int book_bench_main(int argc, char **argv) {
             size_t l = strlen(cmdline);
             snprintf(cmdline + l, sizeof cmdline - l, " %s", argv[i]);
         }
-        if (write_bench_md(out, runs, done, &cond, &cfg, cpu, cmdline, errbuf, sizeof errbuf))
+        if (write_bench_md(out, runs, done, &cond, &cfg, &bud, cpu, cmdline, errbuf, sizeof errbuf))
             rc = cli_error(CMD, "%s", errbuf);
         if (write_report_html(out, runs, done, &cond, &cfg, errbuf, sizeof errbuf))
             rc = cli_error(CMD, "%s", errbuf);
@@ -688,6 +714,8 @@ int book_bench_main(int argc, char **argv) {
                               "measured", (json_int_t)cfg.measured, "seed", (json_int_t)cfg.seed,
                               "allocation_counting", lat_alloccount_available(), "conditions",
                               lat_runcond_json(&cond), "runs", arr);
+        if (o) json_object_set_new(o, "error_budget", lat_budget_json(&bud));
+        if (o) json_object_set_new(o, "percentile_confidence", json_real(LAT_HIST_CI_DEFAULT));
         char path[4096];
         snprintf(path, sizeof path, "%s/bench.json", out);
         if (!o || (e = lat_write_json_atomic(path, o)))

@@ -21,6 +21,7 @@
 
 #include "latlab/json.h"
 #include "latlab/atomicfile.h"
+#include "latlab/budget.h"
 #include "latlab/clock.h"
 #include "latlab/hist.h"
 
@@ -40,7 +41,9 @@ const char cmd_co_usage[] =
     "  --quick           small sizes for tests: 2000 events, stall 10ms at 1000\n"
     "  --json FILE       the figures as JSON\n"
     "\n"
-    "Prints per mode: n= p50= p99= p99.9= max=.  exit 0 ok, 1 error, 2 usage.\n";
+    "Prints per mode: n= p50= p99= p99.9= max=, then the 95% confidence interval of each\n"
+    "percentile; last, the error budget (clock step, stamp cost, histogram resolution,\n"
+    "the share of samples the correction synthesised).  exit 0 ok, 1 error, 2 usage.\n";
 
 #define CMD "co"
 
@@ -91,24 +94,32 @@ static void run_open(const co_cfg *c, lat_hist *h) {
     }
 }
 
+static const double mode_ps[] = {50, 99, 99.9};
+static const char *const mode_keys[] = {"p50", "p99", "p99.9"};
+
+/* The mode's line, then its 95% intervals (us). */
 static void print_line(const char *name, const lat_hist *h) {
-    static const double ps[] = {50, 99, 99.9};
-    int64_t v[3];
-    lat_hist_values_at_percentiles(h, ps, v, 3);
+    lat_hist_ci v[3];
+    lat_hist_cis_at_percentiles(h, mode_ps, LAT_HIST_CI_DEFAULT, v, 3);
     printf("%9s: n=%" PRId64 " p50=%.1fus p99=%.1fus p99.9=%.1fus max=%.1fus\n", name,
-           lat_hist_total(h), (double)v[0] / 1e3, (double)v[1] / 1e3, (double)v[2] / 1e3,
-           (double)lat_hist_max(h) / 1e3);
+           lat_hist_total(h), (double)v[0].value / 1e3, (double)v[1].value / 1e3,
+           (double)v[2].value / 1e3, (double)lat_hist_max(h) / 1e3);
+    printf("%9s  95%% CI (us)", "");
+    for (int k = 0; k < 3; k++) {
+        char b[160];
+        lat_hist_ci_format(&v[k], 1e3, 1, b, sizeof b);
+        printf(" %s %s", mode_keys[k], b);
+    }
+    printf("\n");
 }
 
 static json_t *mode_json(const lat_hist *h) {
-    static const double ps[] = {50, 99, 99.9};
-    int64_t v[3];
-    lat_hist_values_at_percentiles(h, ps, v, 3);
+    lat_hist_ci v[3];
+    lat_hist_cis_at_percentiles(h, mode_ps, LAT_HIST_CI_DEFAULT, v, 3);
     json_t *o = json_object();
     json_object_set_new(o, "n", json_integer(lat_hist_total(h)));
-    json_object_set_new(o, "p50_ns", json_integer(v[0]));
-    json_object_set_new(o, "p99_ns", json_integer(v[1]));
-    json_object_set_new(o, "p99.9_ns", json_integer(v[2]));
+    for (int k = 0; k < 3; k++)
+        lat_json_set_ci(o, mode_keys[k], "_ns", &v[k]);
     json_object_set_new(o, "max_ns", json_integer(lat_hist_max(h)));
     return o;
 }
@@ -210,16 +221,25 @@ int cmd_co(int argc, char **argv) {
         print_line("open", &open);
     }
     if (do_closed) print_line("corrected", &corr);
+    /* Figures are CLOCK_MONOTONIC differences: one stamp at each end. */
+    lat_budget budget;
+    lat_budget_measure(&budget, NULL, 0, 2, closed.sig_figs);
+    if (do_closed) lat_budget_set_co(&budget, lat_hist_total(&closed), lat_hist_total(&corr));
     if (do_closed && do_open) {
         int64_t cp = lat_hist_value_at_percentile(&closed, 99.9);
         int64_t op = lat_hist_value_at_percentile(&open, 99.9);
         int64_t kp = lat_hist_value_at_percentile(&corr, 99.9);
+        char ratio[96];
+        lat_budget_change(&budget, (double)cp, (double)op, ratio, sizeof ratio);
         printf("closed loop hid the stall: its p99.9 is %.1fus against the open loop's %.1fus "
-               "(%.0fx); only its max (%.1fms) betrays it.  The correction puts p99.9 back at "
+               "(%s); only its max (%.1fms) betrays it.  The correction puts p99.9 back at "
                "%.1fus.\n",
-               (double)cp / 1e3, (double)op / 1e3, cp > 0 ? (double)op / (double)cp : 0.0,
-               (double)lat_hist_max(&closed) / 1e6, (double)kp / 1e3);
+               (double)cp / 1e3, (double)op / 1e3, ratio, (double)lat_hist_max(&closed) / 1e6,
+               (double)kp / 1e3);
     }
+    char bline[512];
+    lat_budget_format(&budget, bline, sizeof bline);
+    printf("%s%s\n", bline, do_closed ? " (in the corrected line)" : "");
     int ret = CLI_OK;
     if (json_path) {
         json_t *o = json_object();
@@ -233,6 +253,8 @@ int cmd_co(int argc, char **argv) {
         if (do_closed) json_object_set_new(o, "closed", mode_json(&closed));
         if (do_open) json_object_set_new(o, "open", mode_json(&open));
         if (do_closed) json_object_set_new(o, "corrected", mode_json(&corr));
+        json_object_set_new(o, "percentile_confidence", json_real(LAT_HIST_CI_DEFAULT));
+        json_object_set_new(o, "error_budget", lat_budget_json(&budget));
         rc = lat_write_json_atomic(json_path, o);
         json_decref(o);
         if (rc) ret = cli_lib_error(CMD, json_path, rc);

@@ -13,6 +13,7 @@
 
 #include "latlab/json.h"
 #include "latlab/atomicfile.h"
+#include "latlab/budget.h"
 #include "latlab/error.h"
 #include "latlab/hist.h"
 #include "latlab/hlog.h"
@@ -31,7 +32,7 @@ const char cmd_hist_usage[] =
     "usage: latlab hist percentiles FILE.hlog [OPTIONS]\n"
     "       latlab hist tags FILE.hlog [--json FILE]\n"
     "       latlab hist merge A.hlog B.hlog... -o OUT.hlog\n"
-    "       latlab hist summary FILE.hlog [--scale R] [--json FILE]\n"
+    "       latlab hist summary FILE.hlog [--scale R] [--confidence C] [--json FILE]\n"
     "\n"
     "Read HdrHistogram interval logs (format 1.2 and 1.3: latlab's, Java's\n"
     "HistogramLogWriter's, HdrHistogram_c's).\n"
@@ -49,12 +50,18 @@ const char cmd_hist_usage[] =
     "  --intervals     per-interval lines (Java's out file) instead of the table\n"
     "  -o, --output F  write to F (atomically) instead of stdout\n"
     "  --json FILE     also write count, min, max, mean, stddev and percentiles as JSON\n"
+    "                  (each percentile with \"lo\"/\"hi\": its 95% interval, or --confidence's)\n"
+    "  --ci            two more columns, CI_Low and CI_High: the confidence interval of\n"
+    "                  each row's percentile from the counts (order statistics; rows whose\n"
+    "                  upper end is the maximum are flagged max-bound in the footer)\n"
+    "  --confidence C  the intervals' confidence, 0.5..0.9999 or 50..99.99 (default 0.95)\n"
     "\n"
     "tags: list the tags found (\"(untagged)\" for intervals without one).\n"
     "merge: write the intervals of all inputs, ordered by start time, as one 1.3 log\n"
     "  (-o OUT.hlog, required); timestamps are re-based on the earliest input.\n"
     "summary: one line per tag: count, min, p50, p90, p99, p99.9, p99.99, max, mean\n"
-    "  (values divided by --scale, default 1: as recorded).\n"
+    "  (values divided by --scale, default 1: as recorded), then per tag a line of\n"
+    "  95% intervals (--confidence C to change) and the histogram's resolution.\n"
     "\n"
     "Exit status: 0 ok, 1 unreadable/corrupt/truncated input (file:line: reason) or\n"
     "write error, 2 usage error.\n";
@@ -127,6 +134,16 @@ static int write_json(const char *path, json_t *j) {
     return 0;
 }
 
+/* --confidence: a fraction 0.5..0.9999 or a percentage 50..99.99. */
+static int parse_confidence(const char *arg, double *out) {
+    double c;
+    if (cli_parse_double(CMD, "--confidence", arg, 0.5, 99.99, &c)) return CLI_USAGE;
+    if (c > 0.9999 && c < 50)
+        return cli_usage_error(CMD, "--confidence: '%s' is neither 0.5..0.9999 nor 50..99.99", arg);
+    *out = c >= 50 ? c / 100 : c;
+    return 0;
+}
+
 /* ---- percentiles ------------------------------------------------------------------------ */
 
 static const double total_ps[] = {50, 90, 99, 99.9, 99.99};
@@ -134,7 +151,8 @@ static const double total_ps[] = {50, 90, 99, 99.9, 99.99};
 static int cmd_percentiles(int argc, char **argv) {
     const char *tag = NULL, *outpath = NULL, *json = NULL;
     double scale = 1e6, start = 0.0, end = INFINITY;
-    bool csv = false, intervals = false, have_end = false;
+    bool csv = false, intervals = false, have_end = false, ci = false;
+    double confidence = LAT_HIST_CI_DEFAULT;
     int ticks = 5;
     static const struct option opts[] = {{"tag", required_argument, NULL, 't'},
                                          {"scale", required_argument, NULL, 's'},
@@ -145,12 +163,20 @@ static int cmd_percentiles(int argc, char **argv) {
                                          {"intervals", no_argument, NULL, 'i'},
                                          {"output", required_argument, NULL, 'o'},
                                          {"json", required_argument, NULL, 'j'},
+                                         {"ci", no_argument, NULL, 'C'},
+                                         {"confidence", required_argument, NULL, 'L'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
         switch (c) {
+        case 'C':
+            ci = true;
+            break;
+        case 'L':
+            if (parse_confidence(optarg, &confidence)) return CLI_USAGE;
+            break;
         case 't':
             tag = optarg;
             break;
@@ -190,6 +216,8 @@ static int cmd_percentiles(int argc, char **argv) {
         return cli_usage_error(CMD, optind >= argc ? "percentiles needs one FILE.hlog"
                                                    : "percentiles takes one FILE.hlog");
     if (have_end && end < start) return cli_usage_error(CMD, "--end is before --start");
+    if (ci && intervals)
+        return cli_usage_error(CMD, "--ci: applies to the percentile table, not --intervals");
     if (tag && (!*tag || strpbrk(tag, ", \r\n")))
         return cli_usage_error(CMD, "--tag: '%s' is not a valid tag", tag);
     const char *path = argv[optind];
@@ -290,24 +318,32 @@ static int cmd_percentiles(int argc, char **argv) {
         fputs(" seconds (relative to StartTime)]\n#[StartTime: ", f);
         jf(f, 0, 3, st);
         fprintf(f, " (seconds since epoch), %s]\n", date);
-        if (lat_hist_write_percentiles(f, &total, ticks, scale, csv) < 0) {
+        if (lat_hist_write_percentiles_ci(f, &total, ticks, scale, csv, ci ? confidence : 0.0) <
+            0) {
             status = cli_error(CMD, "write error");
             goto done;
         }
     }
     if (json) {
         static const double jps[] = {50, 90, 99, 99.9, 99.99, 99.999, 100};
-        int64_t v[7];
-        lat_hist_values_at_percentiles(&total, jps, v, 7);
+        lat_hist_ci v[7];
+        lat_hist_cis_at_percentiles(&total, jps, confidence, v, 7);
         json_t *pa = json_array();
-        for (int k = 0; k < 7; k++)
-            json_array_append_new(pa, json_pack("{s:f, s:I, s:f}", "percentile", jps[k], "value",
-                                                (json_int_t)v[k], "scaled", (double)v[k] / scale));
+        for (int k = 0; k < 7; k++) {
+            json_t *e = json_pack("{s:f, s:I, s:f, s:I, s:I, s:b}", "percentile", jps[k], "value",
+                                  (json_int_t)v[k].value, "scaled", (double)v[k].value / scale,
+                                  "lo", (json_int_t)v[k].lo, "hi", (json_int_t)v[k].hi, "max_bound",
+                                  (int)v[k].max_bound);
+            if (v[k].max_bound)
+                json_object_set_new(e, "needs_n", json_integer((json_int_t)v[k].needed_n));
+            json_array_append_new(pa, e);
+        }
         json_t *j = json_pack("{s:s, s:s?, s:f, s:I, s:I, s:I, s:f, s:f, s:o}", "file", path, "tag",
                               tag, "scale", scale, "count", (json_int_t)lat_hist_total(&total),
                               "min", (json_int_t)lat_hist_min(&total), "max",
                               (json_int_t)lat_hist_max(&total), "mean", lat_hist_mean(&total),
                               "stddev", lat_hist_stddev(&total), "percentiles", pa);
+        if (j) json_object_set_new(j, "confidence", json_real(confidence));
         status = write_json(json, j);
     }
 done:
@@ -374,15 +410,20 @@ static void free_accs(tag_acc *a, int n) {
 
 static int cmd_tags_or_summary(int argc, char **argv, bool summary) {
     const char *json = NULL;
-    double scale = 1.0;
+    double scale = 1.0, confidence = LAT_HIST_CI_DEFAULT;
     static const struct option opts[] = {{"json", required_argument, NULL, 'j'},
                                          {"scale", required_argument, NULL, 's'},
+                                         {"confidence", required_argument, NULL, 'L'},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
         switch (c) {
+        case 'L':
+            if (!summary) return cli_usage_error(CMD, "--confidence applies to summary only");
+            if (parse_confidence(optarg, &confidence)) return CLI_USAGE;
+            break;
         case 'j':
             json = optarg;
             break;
@@ -409,6 +450,8 @@ static int cmd_tags_or_summary(int argc, char **argv, bool summary) {
     }
     json_t *arr = json ? json_array() : NULL;
     static const double ps[] = {50, 90, 99, 99.9, 99.99};
+    static const char *const pnames[] = {"p50", "p90", "p99", "p99.9", "p99.99"};
+    static const char *const jkeys[] = {"p50", "p90", "p99", "p99_9", "p99_99"};
     if (summary)
         printf("%-16s %12s %12s %12s %12s %12s %12s %12s %12s %14s\n", "tag", "count", "min", "p50",
                "p90", "p99", "p99.9", "p99.99", "max", "mean");
@@ -424,26 +467,42 @@ static int cmd_tags_or_summary(int argc, char **argv, bool summary) {
                                                      (json_int_t)lat_hist_total(h)));
             continue;
         }
-        int64_t v[5];
-        lat_hist_values_at_percentiles(h, ps, v, 5);
+        lat_hist_ci v[5];
+        lat_hist_cis_at_percentiles(h, ps, confidence, v, 5);
         printf("%-16s %12" PRId64 " %12.3f", name, lat_hist_total(h),
                (double)lat_hist_min(h) / scale);
         for (int i = 0; i < 5; i++)
-            printf(" %12.3f", (double)v[i] / scale);
+            printf(" %12.3f", (double)v[i].value / scale);
         printf(" %12.3f %14.3f\n", (double)lat_hist_max(h) / scale, lat_hist_mean(h) / scale);
-        if (arr)
-            json_array_append_new(
-                arr, json_pack("{s:s?, s:i, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f}",
-                               "tag", a[k].tag[0] ? a[k].tag : NULL, "intervals", a[k].intervals,
-                               "count", (json_int_t)lat_hist_total(h), "min",
-                               (json_int_t)lat_hist_min(h), "p50", (json_int_t)v[0], "p90",
-                               (json_int_t)v[1], "p99", (json_int_t)v[2], "p99_9", (json_int_t)v[3],
-                               "p99_99", (json_int_t)v[4], "max", (json_int_t)lat_hist_max(h),
-                               "mean", lat_hist_mean(h), "stddev", lat_hist_stddev(h)));
+        printf("  %g%% CI", 100 * confidence);
+        for (int i = 0; i < 5; i++) {
+            char b[160];
+            lat_hist_ci_format(&v[i], scale, 3, b, sizeof b);
+            printf(" %s %s", pnames[i], b);
+        }
+        printf("\n");
+        if (arr) {
+            json_t *o =
+                json_pack("{s:s?, s:i, s:I, s:I}", "tag", a[k].tag[0] ? a[k].tag : NULL,
+                          "intervals", a[k].intervals, "count", (json_int_t)lat_hist_total(h),
+                          "min", (json_int_t)lat_hist_min(h));
+            for (int i = 0; i < 5; i++)
+                lat_json_set_ci(o, jkeys[i], "", &v[i]);
+            json_object_set_new(o, "max", json_integer(lat_hist_max(h)));
+            json_object_set_new(o, "mean", json_real(lat_hist_mean(h)));
+            json_object_set_new(o, "stddev", json_real(lat_hist_stddev(h)));
+            json_array_append_new(arr, o);
+        }
     }
+    if (summary && n > 0)
+        printf("histogram resolution %.3g%% (%d sig figs); intervals at %g%% confidence from the "
+               "counts (order statistics)\n",
+               100 * lat_budget_hist_resolution(a[0].h.sig_figs), a[0].h.sig_figs,
+               100 * confidence);
     free_accs(a, n);
     if (json) {
         json_t *j = json_pack("{s:s, s:o}", "file", path, summary ? "summary" : "tags", arr);
+        if (j && summary) json_object_set_new(j, "confidence", json_real(confidence));
         status = write_json(json, j);
     }
     return status;

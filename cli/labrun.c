@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "latlab/budget.h"
 #include "latlab/error.h"
 #include "latlab/ring.h"
 #include "latlab/topo.h"
@@ -58,14 +59,37 @@ void lab_print_table(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r
         const lat_hist *h = r->h[order[i]];
         if (!h) continue;
         static const double ps[] = {50, 99, 99.9};
-        int64_t v[3];
-        lat_hist_values_at_percentiles(h, ps, v, 3);
+        lat_hist_ci ci[3];
+        lat_hist_cis_at_percentiles(h, ps, LAT_HIST_CI_DEFAULT, ci, 3);
         fprintf(f,
                 "%-8s p50=%7" PRId64 "ns p99=%7" PRId64 "ns p99.9=%8" PRId64 "ns max=%9" PRId64
-                "ns%s\n",
-                lat_pipe_stage_name(order[i]), v[0], v[1], v[2], lat_hist_max(h),
-                over ? "  (oversubscribed)" : "");
+                "ns%s",
+                lat_pipe_stage_name(order[i]), ci[0].value, ci[1].value, ci[2].value,
+                lat_hist_max(h), over ? "  (oversubscribed)" : "");
+        lab_print_cis(f, ps, ci, 3);
     }
+}
+
+void lab_print_cis(FILE *f, const double *ps, const lat_hist_ci *ci, size_t n) {
+    fputs("  95% CI", f);
+    for (size_t k = 0; k < n; k++) {
+        char b[160];
+        lat_hist_ci_format(&ci[k], 1, 0, b, sizeof b);
+        fprintf(f, " p%g %s", ps[k], b);
+    }
+    fputc('\n', f);
+}
+
+int lab_budget(const lat_pipe_config *c, const lat_pipe_result *r, lat_budget *b) {
+    const lat_hist *h = r->h[LAT_PIPE_E2E];
+    return lat_budget_measure(b, c->cal ? c->cal : lat_clock_default(), (double)r->stamp_cost_ns, 2,
+                              h ? h->sig_figs : 3);
+}
+
+void lab_print_budget(FILE *f, const lat_budget *b) {
+    char line[512];
+    lat_budget_format(b, line, sizeof line);
+    fprintf(f, "%s\n", line);
 }
 
 static void counter_cell(FILE *f, const char *name, double v) {

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "latlab/budget.h"
+#include "latlab/hist.h"
 #include "latlab/pipeline.h"
 
 struct json_t;
@@ -24,6 +26,14 @@ int lab_place(const char *cmd, lat_pipe_config *c, int shape, const int *cpus, i
  * oversubscribed.  title may be NULL. */
 void lab_print_table(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r, bool over,
                      const char *title);
+/* "  95% CI p50 [lo, hi] p99 [...] ..." and a newline: the intervals of a
+ * table line (max-bound ones say how many samples they need). */
+void lab_print_cis(FILE *f, const double *ps, const lat_hist_ci *ci, size_t n);
+/* The run's error budget (timer measured now; the run's stamp cost, 2 stamps
+ * per stage figure, the e2e histogram's resolution); 0 or -EINVAL. */
+int lab_budget(const lat_pipe_config *c, const lat_pipe_result *r, lat_budget *b);
+/* Its line, with a newline. */
+void lab_print_budget(FILE *f, const lat_budget *b);
 /* processed/dropped lines, per-thread counters and the instrumentation cost. */
 void lab_print_details(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r, bool over);
 

@@ -3,6 +3,7 @@
  * tables, interval logs, JSON, counters and the flight recorder. */
 #include "cli.h"
 #include "labrun.h"
+#include "pipeline_replay.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -14,6 +15,7 @@
 
 #include "latlab/json.h"
 #include "latlab/atomicfile.h"
+#include "latlab/budget.h"
 #include "latlab/error.h"
 #include "latlab/pipeline.h"
 #include "latlab/ring.h"
@@ -61,7 +63,7 @@ const char cmd_pipeline_usage[] =
     "  --flight-out FILE          write the whole window there (default: the verdict and\n"
     "                             20 neighbours either side on stderr)\n"
     "  --inject-stall [STAGE:]SEQ:US  test hook: stall STAGE (work, q1, or q2 in the full\n"
-    "                             shape) for US microseconds at event SEQ\n"
+    "                             shape) for US microseconds at event SEQ\n" PIPELINE_REPLAY_USAGE
     "\n"
     "exit: 0 ok, 1 runtime error (e.g. too few CPUs), 2 usage error.\n";
 
@@ -87,6 +89,11 @@ enum {
     O_FBASE,
     O_FOUT,
     O_STALL,
+    O_REPLAY,
+    O_SPEED,
+    O_LOOP,
+    O_MAXGAP,
+    O_WSTEADY,
 };
 
 static const struct option opts[] = {
@@ -111,6 +118,11 @@ static const struct option opts[] = {
     {"flight-baseline", required_argument, NULL, O_FBASE},
     {"flight-out", required_argument, NULL, O_FOUT},
     {"inject-stall", required_argument, NULL, O_STALL},
+    {"replay", required_argument, NULL, O_REPLAY},
+    {"speed", required_argument, NULL, O_SPEED},
+    {"loop", required_argument, NULL, O_LOOP},
+    {"max-gap", required_argument, NULL, O_MAXGAP},
+    {"with-steady", no_argument, NULL, O_WSTEADY},
     {NULL, 0, NULL, 0},
 };
 
@@ -167,8 +179,10 @@ int cmd_pipeline(int argc, char **argv) {
     lat_pipe_config c;
     lat_pipe_config_default(&c);
     int shape = LAT_PIPE_AUTO, ncpus = 0, cpus[LAT_MAX_CPUS];
-    bool oversub = false, flight_auto = false, idle_set = false;
+    bool oversub = false, flight_auto = false, idle_set = false, with_steady = false;
     const char *json_path = NULL, *hlog_dir = NULL, *fbase = NULL, *fout = NULL;
+    const char *replay = NULL, *steady_flag = NULL, *speed_flag = NULL;
+    itchfeed_options ro = {.speed = 1, .loops = 1};
     uint64_t v;
     int ch, rc;
     optind = 1;
@@ -196,9 +210,11 @@ int cmd_pipeline(int argc, char **argv) {
         case O_EVENTS:
             if (cli_parse_u64(CMD, "--events", optarg, 1, 1000000000000ull, &c.events))
                 return CLI_USAGE;
+            steady_flag = "--events";
             break;
         case O_RATE:
             if (cli_parse_u64(CMD, "--rate", optarg, 1, 100000000, &c.rate_hz)) return CLI_USAGE;
+            steady_flag = "--rate";
             break;
         case O_QUEUE:
             if (cli_parse_u64(CMD, "--queue", optarg, 2, 1u << 24, &v)) return CLI_USAGE;
@@ -211,6 +227,7 @@ int cmd_pipeline(int argc, char **argv) {
         case O_WORK:
             if (cli_parse_u64(CMD, "--work-iters", optarg, 0, 1000000, &v)) return CLI_USAGE;
             c.work_iters = (unsigned)v;
+            steady_flag = "--work-iters";
             break;
         case O_ALLOC:
             c.alloc = true;
@@ -255,11 +272,39 @@ int cmd_pipeline(int argc, char **argv) {
         case O_STALL:
             if ((rc = parse_stall(optarg, &c)) != 0) return rc;
             break;
+        case O_REPLAY:
+            if (!optarg[0]) return cli_usage_error(CMD, "--replay: the capture path is empty");
+            replay = optarg;
+            break;
+        case O_SPEED:
+            if ((rc = pipeline_replay_speed(CMD, optarg, &ro.speed)) != 0) return rc;
+            speed_flag = "--speed";
+            break;
+        case O_LOOP:
+            if (cli_parse_u64(CMD, "--loop", optarg, 1, 1000000, &ro.loops)) return CLI_USAGE;
+            speed_flag = "--loop";
+            break;
+        case O_MAXGAP:
+            if (cli_parse_duration_ns(CMD, "--max-gap", optarg, &ro.max_gap_ns)) return CLI_USAGE;
+            if (!ro.max_gap_ns) return cli_usage_error(CMD, "--max-gap: must be above 0");
+            speed_flag = "--max-gap";
+            break;
+        case O_WSTEADY:
+            with_steady = true;
+            speed_flag = "--with-steady";
+            break;
         default:
             return cli_getopt_fail(CMD, ch, argv);
         }
     }
     if (optind < argc) return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+    if (speed_flag && !replay) return cli_usage_error(CMD, "%s: only with --replay", speed_flag);
+    if (replay && steady_flag)
+        return cli_usage_error(CMD, "%s: not with --replay (the capture sets it)", steady_flag);
+    if (with_steady &&
+        (hlog_dir || fout || fbase || flight_auto || c.flight_threshold_ns != LAT_FLIGHT_NONE))
+        return cli_usage_error(CMD, "--with-steady: only with --json among the output options");
+    if (replay && c.stall_site) return cli_usage_error(CMD, "--inject-stall: not with --replay");
     if (fbase && !flight_auto)
         return cli_usage_error(CMD, "--flight-baseline: only with --flight-threshold auto");
     if (fout && !flight_auto && c.flight_threshold_ns == LAT_FLIGHT_NONE)
@@ -281,6 +326,12 @@ int cmd_pipeline(int argc, char **argv) {
 
     const lat_clock_cal *cal = lat_clock_default();
     c.cal = cal;
+    if (with_steady) {
+        printf("latlab pipeline: %s\n", why);
+        return pipeline_replay_run_with_steady(CMD, replay, &ro, &c, over, json_path);
+    }
+    itchfeed *feed = NULL;
+    if (replay && (rc = pipeline_replay_setup(CMD, replay, &ro, &c, &feed)) != 0) return rc;
     printf("latlab pipeline: %s%s\n", why,
            c.no_pin ? " (planned only: --no-pin leaves placement to the scheduler)" : "");
     printf("calibrated %.4f cycles/ns; %" PRIu64 " events at %" PRIu64 "/s, queue %u, sample ring "
@@ -288,6 +339,7 @@ int cmd_pipeline(int argc, char **argv) {
            cal->cycles_per_ns, c.events, c.rate_hz, c.queue_cap, c.sample_cap, c.work_iters,
            lat_idle_name(c.idle.kind), c.alloc ? ", --alloc" : "", c.no_pin ? ", --no-pin" : "",
            c.share_line ? ", --share-line" : "", c.split_q1 ? ", --split-q1" : "");
+    if (feed) pipeline_replay_header(stdout, replay, feed, ro.speed);
     fflush(stdout);
 
     if (flight_auto) {
@@ -300,6 +352,7 @@ int cmd_pipeline(int argc, char **argv) {
             b.stall_site = LAT_PIPE_STALL_NONE;
             b.hlog_prefix = NULL;
             b.perf = false;
+            b.source = NULL; /* the baseline runs steady at the same mean rate */
             lat_pipe_result br;
             if ((rc = lat_pipe_run(&b, &br)) != 0) return cli_lib_error(CMD, "baseline run", rc);
             c.flight_threshold_ns =
@@ -326,10 +379,15 @@ int cmd_pipeline(int argc, char **argv) {
     rc = lat_pipe_run(&c, &r);
     if (rc) {
         free(prefix);
+        itchfeed_destroy(feed);
         return cli_lib_error(CMD, "run", rc);
     }
     lab_print_table(stdout, &c, &r, over, NULL);
+    lat_budget budget;
+    lab_budget(&c, &r, &budget);
+    lab_print_budget(stdout, &budget);
     lab_print_details(stdout, &c, &r, over);
+    if (feed) pipeline_replay_print(stdout, feed, ro.speed, &r);
 
     int ret = CLI_OK;
     if (r.flight) {
@@ -357,11 +415,15 @@ int cmd_pipeline(int argc, char **argv) {
         if (doc && lat_runcond_collect(&rcnd, NULL) == 0)
             json_object_set_new(doc, "run_conditions", lat_runcond_json(&rcnd));
         if (doc) json_object_set_new(doc, "tool", json_string("latlab pipeline"));
+        if (doc && feed)
+            json_object_set_new(doc, "replay", pipeline_replay_json(feed, ro.speed, &r));
+        if (doc) json_object_set_new(doc, "error_budget", lat_budget_json(&budget));
         rc = doc ? lat_write_json_atomic(json_path, doc) : -ENOMEM;
         json_decref(doc);
         if (rc) ret = cli_lib_error(CMD, json_path, rc);
     }
     lat_pipe_result_release(&r);
+    itchfeed_destroy(feed);
     free(prefix);
     return ret;
 }

@@ -47,6 +47,9 @@ const char cmd_plot_usage[] =
     "                       ns, us, ms or s (default ns; Java's\n"
     "                       HistogramLogProcessor writes .hgrm in ms)\n"
     "  --ticks N            percentile ticks per half distance to 100% (default 5)\n"
+    "  --ci                 with .hlog input: draw each point's 95% confidence interval\n"
+    "                       (order statistics from the counts) as a band; off by default\n"
+    "                       so a log and its .hgrm draw the same picture\n"
     "  --json FILE          also write the per-series summary as JSON\n"
     "  -h, --help           this text\n"
     "\n"
@@ -74,6 +77,7 @@ typedef struct ctx {
     size_t ns;
     double unit_ns;
     unsigned ticks;
+    bool ci; /* --ci: bands on histogram series */
     const char *tag;
 } ctx;
 
@@ -207,7 +211,8 @@ static int add_hist_series(ctx *c, const char *path, const char *label, const ch
         for (int i = 0; i < 5; i++)
             s->pct_ns[i] = (double)lat_hist_value_at_percentile(h, SUMMARY_PCTS[i]) * c->unit_ns;
         s->max_ns = (double)lat_hist_max(h) * c->unit_ns;
-        rc = lat_plot_add_hist(c->plot, label, h, c->unit_ns, c->ticks);
+        rc = lat_plot_add_hist_ci(c->plot, label, h, c->unit_ns, c->ticks,
+                                  c->ci ? LAT_HIST_CI_DEFAULT : 0.0);
     } else {
         rc = lat_plot_add_series(c->plot, label, NULL, 0);
     }
@@ -389,7 +394,7 @@ static int write_json(const ctx *c, const char *path, const char *out, const uin
  * ----------------------------------------------------------------------------------------- */
 
 int cmd_plot(int argc, char **argv) {
-    enum { O_TAG = 256, O_LABEL, O_SLO, O_LOGY, O_THEME, O_TITLE, O_UNIT, O_TICKS, O_JSON };
+    enum { O_TAG = 256, O_LABEL, O_SLO, O_LOGY, O_THEME, O_TITLE, O_UNIT, O_TICKS, O_JSON, O_CI };
     static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
                                          {"tag", required_argument, NULL, O_TAG},
                                          {"label", required_argument, NULL, O_LABEL},
@@ -400,6 +405,7 @@ int cmd_plot(int argc, char **argv) {
                                          {"unit", required_argument, NULL, O_UNIT},
                                          {"ticks", required_argument, NULL, O_TICKS},
                                          {"json", required_argument, NULL, O_JSON},
+                                         {"ci", no_argument, NULL, O_CI},
                                          {"help", no_argument, NULL, 'h'},
                                          {NULL, 0, NULL, 0}};
     const char *out = NULL, *title = NULL, *json = NULL;
@@ -481,6 +487,9 @@ int cmd_plot(int argc, char **argv) {
         }
         case O_JSON:
             json = optarg;
+            break;
+        case O_CI:
+            c.ci = true;
             break;
         default:
             return cli_getopt_fail(CMD, ch, argv);

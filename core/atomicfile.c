@@ -15,8 +15,28 @@ struct lat_afile {
     char *tmp;
 };
 
+/* A target that exists and is not a regular file (/dev/null, a FIFO, a
+ * terminal) is written in place: renaming over it would replace the device. */
+static int open_in_place(const char *path, lat_afile **out) {
+    lat_afile *f = lat__calloc(1, sizeof *f);
+    if (!f) return -ENOMEM;
+    f->fp = fopen(path, "w");
+    if (!f->fp) {
+        int e = errno;
+        lat__free(f);
+        return -e;
+    }
+    *out = f; /* path and tmp stay NULL: commit only flushes and closes */
+    return 0;
+}
+
 int lat_afile_open(const char *path, lat_afile **out) {
     if (!path || !*path || !out) return -EINVAL;
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return -EISDIR;
+        if (!S_ISREG(st.st_mode)) return open_in_place(path, out);
+    }
     lat_afile *f = lat__calloc(1, sizeof *f);
     if (!f) return -ENOMEM;
     size_t n = strlen(path);
@@ -69,8 +89,8 @@ int lat_afile_commit(lat_afile *f) {
     if (ferror(f->fp) || fflush(f->fp) != 0) rc = errno ? -errno : -EIO;
     if (rc == 0 && fsync(fileno(f->fp)) != 0 && errno != EINVAL) rc = -errno;
     if (fclose(f->fp) != 0 && rc == 0) rc = -errno;
-    if (rc == 0 && rename(f->tmp, f->path) != 0) rc = -errno;
-    if (rc != 0) unlink(f->tmp);
+    if (rc == 0 && f->tmp && rename(f->tmp, f->path) != 0) rc = -errno;
+    if (rc != 0 && f->tmp) unlink(f->tmp);
     afile_free(f);
     return rc;
 }
@@ -78,7 +98,7 @@ int lat_afile_commit(lat_afile *f) {
 void lat_afile_abort(lat_afile *f) {
     if (!f) return;
     fclose(f->fp);
-    unlink(f->tmp);
+    if (f->tmp) unlink(f->tmp);
     afile_free(f);
 }
 

@@ -8,7 +8,9 @@
 
 #include <errno.h>
 #include <math.h>
+#include <inttypes.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "alloc_internal.h"
@@ -336,21 +338,16 @@ static inline int64_t block_sum(const int64_t *c, int32_t n) {
 
 #define BLOCK 64
 
-int lat_hist_values_at_percentiles(const lat_hist *h, const double *ps, int64_t *out, size_t n) {
-    if (n == 0) return 0;
-    if (!ps || !out || n > LAT_HIST_MAX_BATCH) return -EINVAL;
-    if (h->total_count == 0) {
-        for (size_t k = 0; k < n; k++)
-            out[k] = 0;
-        return 0;
-    }
-    /* Targets, then visit them in increasing order. */
-    int64_t tgt[LAT_HIST_MAX_BATCH];
-    uint8_t ord[LAT_HIST_MAX_BATCH];
-    for (size_t k = 0; k < n; k++) {
-        tgt[k] = target_count(h, ps[k]);
+/* The value at each of n 1-based ranks tgt[] (any order; each in 1..total)
+ * in one pass: out[i] is the slot whose running count first reaches tgt[i],
+ * read as lowest_equivalent when low[i], else highest_equivalent.  Lower
+ * ranks walk up from slot 0 skipping whole blocks, tail ranks walk down from
+ * the top (max is tracked exactly).  n <= 255; no allocation. */
+static void values_at_ranks(const lat_hist *h, const int64_t *tgt, const bool *low, int64_t *out,
+                            size_t n) {
+    uint8_t ord[3 * LAT_HIST_MAX_BATCH];
+    for (size_t k = 0; k < n; k++)
         ord[k] = (uint8_t)k;
-    }
     for (size_t a = 1; a < n; a++) { /* insertion sort: n is small */
         uint8_t x = ord[a];
         size_t b = a;
@@ -363,10 +360,8 @@ int lat_hist_values_at_percentiles(const lat_hist *h, const double *ps, int64_t 
     const int64_t total = h->total_count;
     const int64_t *c = h->counts;
     const int32_t len = h->counts_len;
-    /* The highest non-empty slot bounds the walk (max is tracked exactly). */
     int32_t top = lat_hist_index(h, h->max_value);
     if (top >= len) top = len - 1;
-    /* Lower targets: walk up from slot 0, skipping whole blocks. */
     size_t k = 0;
     int32_t i = 0;
     int64_t run = 0; /* sum of counts[0..i) */
@@ -381,14 +376,13 @@ int lat_hist_values_at_percentiles(const lat_hist *h, const double *ps, int64_t 
         while (run + c[i] < t)
             run += c[i++];
         /* counts[0..i] reaches t; keep `run` as sum before i. */
-        out[ord[k]] = answer(h, i, ps[ord[k]]);
+        out[ord[k]] = answer(h, i, low[ord[k]] ? 0.0 : 1.0);
         k++;
     }
-    if (k == n) return 0;
-    /* Upper targets (tails): walk down from the top.  Slot i answers target
-     * t iff sum(counts[0..i]) >= t > sum(counts[0..i-1]), i.e. with
+    /* Upper ranks (tails): walk down from the top.  Slot i answers rank t
+     * iff sum(counts[0..i]) >= t > sum(counts[0..i-1]), i.e. with
      * above(i) = total - sum(counts[0..i]): above(i) <= total - t <
-     * above(i) + counts[i].  Visit targets from the largest. */
+     * above(i) + counts[i].  Visit ranks from the largest. */
     int32_t j = top;
     int64_t above = 0; /* sum of counts(j..top] */
     for (size_t m = n; m-- > k;) {
@@ -400,8 +394,25 @@ int lat_hist_values_at_percentiles(const lat_hist *h, const double *ps, int64_t 
         }
         while (j > 0 && above + c[j] <= rest)
             above += c[j--];
-        out[ord[m]] = answer(h, j, ps[ord[m]]);
+        out[ord[m]] = answer(h, j, low[ord[m]] ? 0.0 : 1.0);
     }
+}
+
+int lat_hist_values_at_percentiles(const lat_hist *h, const double *ps, int64_t *out, size_t n) {
+    if (n == 0) return 0;
+    if (!ps || !out || n > LAT_HIST_MAX_BATCH) return -EINVAL;
+    if (h->total_count == 0) {
+        for (size_t k = 0; k < n; k++)
+            out[k] = 0;
+        return 0;
+    }
+    int64_t tgt[LAT_HIST_MAX_BATCH];
+    bool low[LAT_HIST_MAX_BATCH];
+    for (size_t k = 0; k < n; k++) {
+        tgt[k] = target_count(h, ps[k]);
+        low[k] = ps[k] == 0.0;
+    }
+    values_at_ranks(h, tgt, low, out, n);
     return 0;
 }
 
@@ -665,4 +676,237 @@ int lat_hist_recorder_interval(lat_hist_recorder *r, lat_hist *into) {
     lat_hist_add(into, old);
     atomic_store_explicit(&r->reader_busy, 0, memory_order_release);
     return 0;
+}
+
+/* ---- quantile confidence intervals ------------------------------------------------------ */
+
+/* Inverse of the standard normal CDF: Acklam's rational approximation
+ * (relative error < 1.2e-9) polished by one Halley step on erfc, which
+ * brings it to about double precision.  0 < p < 1. */
+static double normal_quantile(double p) {
+    static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
+                               -2.759285104469687e+02, 1.383577518672690e+02,
+                               -3.066479806614716e+01, 2.506628277459239e+00};
+    static const double b[] = {-5.447609879822406e+01, 1.615858368580409e+02,
+                               -1.556989798598866e+02, 6.680131188771972e+01,
+                               -1.328068155288572e+01};
+    static const double c[] = {-7.784894002430293e-03, -3.223964580411365e-01,
+                               -2.400758277161838e+00, -2.549732539343734e+00,
+                               4.374664141464968e+00,  2.938163982698783e+00};
+    static const double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                               3.754408661907416e+00};
+    double x;
+    if (p < 0.02425) {
+        double q = sqrt(-2 * log(p));
+        x = (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+            ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    } else if (p > 1 - 0.02425) {
+        double q = sqrt(-2 * log1p(-p));
+        x = -(((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+            ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+    } else {
+        double q = p - 0.5, r = q * q;
+        x = (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+            (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+    }
+    double e = 0.5 * erfc(-x / sqrt(2.0)) - p;
+    double u = e * sqrt(2 * M_PI) * exp(x * x / 2);
+    return x - u / (1 + x * u / 2);
+}
+
+/* Terms below this fraction of the mode's probability are dropped: the
+ * quantiles are needed to ~1e-9 of probability, far coarser. */
+#define CI_TERM_FLOOR 1e-16
+
+/* Exact quantiles of binomial(n, q) at probabilities pa (lower) and pb
+ * (upper), 0 < q < 1: the smallest k with CDF(k) >= p.  Probabilities are
+ * carried relative to the mode's (t_mode = 1) and normalised by their sum,
+ * so nothing under- or overflows and no lgamma of a large n loses digits;
+ * the neighbour ratios t(k+1)/t(k) = (n-k)/(k+1) * q/(1-q) give each term.
+ * Lower tails are summed from below the quantile, upper tails from above,
+ * so neither end subtracts nearly equal sums.  Steps: about the distribution's
+ * width (~ 2 x 8.5 sd + skew), which is what makes it the n*q*(1-q) < 100
+ * branch. */
+static void binom_exact(int64_t n, double q, double pa, double pb, int64_t *ka, int64_t *kb) {
+    const double odds = q / (1.0 - q), inv = (1.0 - q) / q;
+    int64_t m = (int64_t)floor((double)(n + 1) * q);
+    if (m > n) m = n;
+    if (m < 0) m = 0;
+    /* Mass below and above the mode, relative to it. */
+    double below = 0, above = 0, t = 1;
+    for (int64_t k = m; k > 0; k--) {
+        t *= (double)k / (double)(n - k + 1) * inv; /* t(k-1) */
+        below += t;
+        if (t < CI_TERM_FLOOR) break;
+    }
+    t = 1;
+    for (int64_t k = m; k < n; k++) {
+        t *= (double)(n - k) / (double)(k + 1) * odds; /* t(k+1) */
+        above += t;
+        if (t < CI_TERM_FLOOR) break;
+    }
+    const double z = below + 1 + above;
+    /* Lower: F(k) * z is `cum`. */
+    double want = pa * z, cum;
+    int64_t k = m;
+    if (below >= want) { /* answer below the mode: step down while F(k-1) >= pa */
+        k = m - 1;
+        cum = below;
+        t = (double)m / (double)(n - m + 1) * inv; /* t(m-1) */
+        while (k > 0 && cum - t >= want) {
+            cum -= t;
+            t *= (double)k / (double)(n - k + 1) * inv;
+            k--;
+        }
+    } else { /* at or above the mode: step up until F(k) >= pa */
+        cum = below + 1;
+        t = 1;
+        while (k < n && cum < want) {
+            t *= (double)(n - k) / (double)(k + 1) * odds;
+            k++;
+            cum += t;
+        }
+    }
+    *ka = k;
+    /* Upper: the smallest k with (1 - F(k)) * z = tail(k) <= (1 - pb) * z. */
+    want = (1.0 - pb) * z;
+    double tail = above; /* tail(m) */
+    k = m;
+    if (tail <= want) { /* step down while tail(k-1) = tail(k) + t(k) stays <= want */
+        t = 1;
+        while (k > 0 && tail + t <= want) {
+            tail += t;
+            t *= (double)k / (double)(n - k + 1) * inv;
+            k--;
+        }
+    } else { /* step up until tail(k) <= want */
+        t = 1;
+        while (k < n && tail > want) {
+            t *= (double)(n - k) / (double)(k + 1) * odds;
+            k++;
+            tail -= t;
+        }
+    }
+    *kb = k;
+}
+
+/* Normal approximation with continuity and Cornish-Fisher skewness
+ * corrections: quantile(p) ~ ceil(nq + sd*(z + g*(z^2-1)/6) - 1/2), g the
+ * skewness (1-2q)/sd.  Within one rank of the exact quantile where
+ * n*q*(1-q) >= 100. */
+static int64_t binom_normal(int64_t n, double q, double z) {
+    double sd = sqrt((double)n * q * (1.0 - q));
+    double g = (1.0 - 2.0 * q) / sd;
+    double k = ceil((double)n * q + sd * (z + g * (z * z - 1.0) / 6.0) - 0.5);
+    if (k < 0) return 0;
+    if (k > (double)n) return n;
+    return (int64_t)k;
+}
+
+static int64_t clamp_rank(int64_t r, int64_t n) {
+    return r < 1 ? 1 : r > n ? n : r;
+}
+
+/* The ranks for valid arguments; *z caches the normal quantile at (1+c)/2
+ * across a batch (NAN until first needed). */
+static void ci_ranks(int64_t n, double q, double confidence, double *z, int64_t *lo_rank,
+                     int64_t *hi_rank) {
+    double pa = (1.0 - confidence) / 2, pb = (1.0 + confidence) / 2;
+    int64_t lo, hi;
+    if (q <= 0.0) {
+        lo = hi = 0;
+    } else if (q >= 1.0) {
+        lo = hi = n;
+    } else if ((double)n * q * (1.0 - q) < LAT_HIST_CI_EXACT_BELOW) {
+        binom_exact(n, q, pa, pb, &lo, &hi);
+    } else {
+        if (isnan(*z)) *z = normal_quantile(pb);
+        lo = binom_normal(n, q, -*z);
+        hi = binom_normal(n, q, *z);
+    }
+    *lo_rank = clamp_rank(lo, n);
+    *hi_rank = clamp_rank(hi, n);
+}
+
+int lat_hist_ci_ranks(int64_t n, double q, double confidence, int64_t *lo_rank, int64_t *hi_rank) {
+    if (!lo_rank || !hi_rank || n < 1 || !(q >= 0.0 && q <= 1.0) ||
+        !(confidence > 0.0 && confidence < 1.0))
+        return -EINVAL;
+    double z = NAN;
+    ci_ranks(n, q, confidence, &z, lo_rank, hi_rank);
+    return 0;
+}
+
+int64_t lat_hist_ci_needed_n(double q, double confidence) {
+    if (!(q > 0.0 && q < 1.0) || !(confidence > 0.0 && confidence < 1.0)) return 0;
+    /* Upper rank < m  <=>  CDF(m-1) = 1 - q^m >= (1+c)/2  <=>  q^m <= (1-c)/2;
+     * the point estimate's rank ceil(q*m) < m needs m > 1/(1-q) as well. */
+    double a = (1.0 - confidence) / 2;
+    double m = ceil(log(a) / log(q));
+    if (m < 1) m = 1;
+    if (m > 9e18) return INT64_MAX;
+    int64_t r = (int64_t)m;
+    while (r > 1 && pow(q, (double)(r - 1)) <= a) /* rounding at the boundary */
+        r--;
+    while (pow(q, (double)r) > a)
+        r++;
+    /* ceil(q r) < r  <=>  r (1 - q) >= 1 */
+    double pt = ceil(1.0 / (1.0 - q));
+    if (pt > 9e18) return INT64_MAX;
+    int64_t rp = (int64_t)pt;
+    while (rp > 1 && (double)(rp - 1) * q <= (double)(rp - 2))
+        rp--;
+    while ((double)rp * q > (double)(rp - 1))
+        rp++;
+    return r > rp ? r : rp;
+}
+
+int lat_hist_cis_at_percentiles(const lat_hist *h, const double *ps, double confidence,
+                                lat_hist_ci *out, size_t n) {
+    if (n == 0) return 0;
+    if (!h || !ps || !out || n > LAT_HIST_MAX_BATCH || !(confidence > 0.0 && confidence < 1.0))
+        return -EINVAL;
+    memset(out, 0, n * sizeof *out);
+    const int64_t total = h->total_count;
+    if (total == 0) return 0;
+    int64_t rank[3 * LAT_HIST_MAX_BATCH], val[3 * LAT_HIST_MAX_BATCH];
+    bool low[3 * LAT_HIST_MAX_BATCH];
+    double z = NAN;
+    for (size_t k = 0; k < n; k++) {
+        double p = ps[k];
+        if (!(p == p)) p = 0.0;
+        p = p < 0 ? 0 : p > 100 ? 100 : p;
+        int64_t t = target_count(h, p), lo, hi;
+        ci_ranks(total, p / 100.0, confidence, &z, &lo, &hi);
+        /* The point estimate lies inside by construction. */
+        if (lo > t) lo = t;
+        if (hi < t) hi = t;
+        lat_hist_ci *o = &out[k];
+        o->lo_rank = lo;
+        o->hi_rank = hi;
+        if (hi >= total && p > 0.0 && p < 100.0) {
+            o->max_bound = true;
+            o->needed_n = lat_hist_ci_needed_n(p / 100.0, confidence);
+        }
+        rank[3 * k] = t;
+        rank[3 * k + 1] = lo;
+        rank[3 * k + 2] = hi;
+        low[3 * k] = low[3 * k + 1] = low[3 * k + 2] = p == 0.0;
+    }
+    values_at_ranks(h, rank, low, val, 3 * n);
+    for (size_t k = 0; k < n; k++) {
+        out[k].value = val[3 * k];
+        out[k].lo = val[3 * k + 1];
+        out[k].hi = val[3 * k + 2];
+    }
+    return 0;
+}
+
+int lat_hist_ci_format(const lat_hist_ci *ci, double scale, int prec, char *buf, size_t len) {
+    if (!(scale > 0)) scale = 1;
+    if (ci->max_bound)
+        return snprintf(buf, len, "[%.*f, %.*f] max-bound: needs at least %" PRId64 " samples",
+                        prec, (double)ci->lo / scale, prec, (double)ci->hi / scale, ci->needed_n);
+    return snprintf(buf, len, "[%.*f, %.*f]", prec, (double)ci->lo / scale, prec,
+                    (double)ci->hi / scale);
 }

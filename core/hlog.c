@@ -109,11 +109,34 @@ static int jfmt(FILE *f, int width, int prec, double d) {
 
 int lat_hist_write_percentiles(FILE *f, const lat_hist *h, int ticks_per_half, double scale,
                                bool csv) {
+    return lat_hist_write_percentiles_ci(f, h, ticks_per_half, scale, csv, 0.0);
+}
+
+/* The row's interval, widened to hold the row's value (the iterator's level
+ * and value_at_percentile can pick neighbouring slots at a tick's edge). */
+static lat_hist_ci row_ci(const lat_hist *h, const lat_hist_iter *it, double confidence) {
+    lat_hist_ci ci;
+    double p = it->percentile_level > 100.0 ? 100.0 : it->percentile_level;
+    lat_hist_cis_at_percentiles(h, &p, confidence, &ci, 1);
+    if (ci.lo > it->value) ci.lo = it->value;
+    if (ci.hi < it->value) ci.hi = it->value;
+    return ci;
+}
+
+int lat_hist_write_percentiles_ci(FILE *f, const lat_hist *h, int ticks_per_half, double scale,
+                                  bool csv, double confidence) {
     if (!f || !h || !(scale > 0)) return -EINVAL;
-    if (ticks_per_half < 1) return -EINVAL;
+    if (ticks_per_half < 1 || !(confidence >= 0.0 && confidence < 1.0)) return -EINVAL;
     int S = h->sig_figs;
+    bool ci_on = confidence > 0.0;
+    double first_bound_pl = -1;
+    int64_t first_bound_n = 0;
     if (csv)
-        fputs("\"Value\",\"Percentile\",\"TotalCount\",\"1/(1-Percentile)\"\n", f);
+        fprintf(f, "\"Value\",\"Percentile\",\"TotalCount\",\"1/(1-Percentile)\"%s\n",
+                ci_on ? ",\"CI_Low\",\"CI_High\"" : "");
+    else if (ci_on)
+        fprintf(f, "%12s %14s %10s %14s %12s %12s\n\n", "Value", "Percentile", "TotalCount",
+                "1/(1-Percentile)", "CI_Low", "CI_High");
     else
         fprintf(f, "%12s %14s %10s %14s\n\n", "Value", "Percentile", "TotalCount",
                 "1/(1-Percentile)");
@@ -122,6 +145,14 @@ int lat_hist_write_percentiles(FILE *f, const lat_hist *h, int ticks_per_half, d
     while (lat_hist_iter_next(&it)) {
         double v = (double)it.value / scale;
         double pl = it.percentile_level / 100.0;
+        lat_hist_ci ci = {0};
+        if (ci_on) {
+            ci = row_ci(h, &it, confidence);
+            if (ci.max_bound && first_bound_pl < 0) {
+                first_bound_pl = pl;
+                first_bound_n = ci.needed_n;
+            }
+        }
         if (csv) {
             jfmt(f, 0, S, v);
             fputc(',', f);
@@ -131,6 +162,12 @@ int lat_hist_write_percentiles(FILE *f, const lat_hist *h, int ticks_per_half, d
                 jfmt(f, 0, 2, 1.0 / (1.0 - pl));
             else
                 fputs("Infinity", f);
+            if (ci_on) {
+                fputc(',', f);
+                jfmt(f, 0, S, (double)ci.lo / scale);
+                fputc(',', f);
+                jfmt(f, 0, S, (double)ci.hi / scale);
+            }
             fputc('\n', f);
         } else {
             jfmt(f, 12, S, v);
@@ -140,6 +177,14 @@ int lat_hist_write_percentiles(FILE *f, const lat_hist *h, int ticks_per_half, d
             if (it.percentile_level != 100.0) {
                 fputc(' ', f);
                 jfmt(f, 14, 2, 1.0 / (1.0 - pl));
+            } else if (ci_on) {
+                fprintf(f, " %14s", "");
+            }
+            if (ci_on) {
+                fputc(' ', f);
+                jfmt(f, 12, S, (double)ci.lo / scale);
+                fputc(' ', f);
+                jfmt(f, 12, S, (double)ci.hi / scale);
             }
             fputc('\n', f);
         }
@@ -154,6 +199,16 @@ int lat_hist_write_percentiles(FILE *f, const lat_hist *h, int ticks_per_half, d
         fprintf(f, ", Total count    = %12" PRId64 "]\n", lat_hist_total(h));
         fprintf(f, "#[Buckets = %12d, SubBuckets     = %12d]\n", h->bucket_count,
                 h->sub_bucket_count);
+        if (ci_on) {
+            fprintf(f, "#[CI      = %g%% confidence interval per row (order statistics)",
+                    100 * confidence);
+            if (first_bound_pl >= 0) {
+                fputs("; max-bound (CI_High = Max) from Percentile ", f);
+                jfmt(f, 0, 12, first_bound_pl);
+                fprintf(f, ": needs at least %" PRId64 " samples", first_bound_n);
+            }
+            fputs("]\n", f);
+        }
     }
     return ferror(f) ? -EIO : 0;
 }

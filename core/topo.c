@@ -615,21 +615,9 @@ static void warn(lat_runcond *rc, const char *fmt, ...) {
     va_end(ap);
 }
 
-int lat_runcond_collect(lat_runcond *rc, const char *root) {
-    if (!rc) return -EINVAL;
-    memset(rc, 0, sizeof *rc);
-    root = norm_root(root);
-    int ret = 0;
-    char *cpuinfo = NULL;
-    lat_topo *t = NULL;
-    const size_t cilen = 1 << 18;
-    cpuinfo = lat__alloc(cilen);
-    if (!cpuinfo) {
-        ret = -ENOMEM;
-        goto fail;
-    }
-    if (read_text(root, "/proc/cpuinfo", cpuinfo, cilen)) cpuinfo[0] = '\0';
+/* ---- run conditions, one section per helper ------------------------------------------- */
 
+static void rc_cpu_and_kernel(lat_runcond *rc, const char *root, const char *cpuinfo) {
     /* CPU model: x86 "model name"; aarch64 has no name, so MIDR (+ "CPU part"). */
     if (!cpuinfo_field(cpuinfo, "model name", rc->cpu_model, sizeof rc->cpu_model)) {
         char midr[64];
@@ -648,12 +636,9 @@ int lat_runcond_collect(lat_runcond *rc, const char *root) {
         copy_str(rc->arch, sizeof rc->arch, "unknown");
         copy_str(rc->kernel, sizeof rc->kernel, "unknown");
     }
+}
 
-    int lr = lat_topo_load(root, &t);
-    if (lr == -ENOMEM) {
-        ret = lr;
-        goto fail;
-    }
+static void rc_cpus(lat_runcond *rc, const char *root, const lat_topo *t) {
     rc->ncpus_online = -1;
     if (t) {
         rc->ncpus_online = t->ncpus;
@@ -677,7 +662,9 @@ int lat_runcond_collect(lat_runcond *rc, const char *root) {
         copy_str(rc->nohz_full, sizeof rc->nohz_full, "unknown");
     else if (!rc->nohz_full[0] || !strcmp(rc->nohz_full, "(null)"))
         copy_str(rc->nohz_full, sizeof rc->nohz_full, "none");
+}
 
+static void rc_frequency(lat_runcond *rc, const char *root, const lat_topo *t) {
     int first = t ? lat_cpuset_next(&t->online, 0) : 0;
     if (read_cpu_text(root, first, "cpufreq/scaling_governor", rc->governor, sizeof rc->governor) ||
         !rc->governor[0])
@@ -703,7 +690,9 @@ int lat_runcond_collect(lat_runcond *rc, const char *root) {
 
     read_or_unknown(root, SYSCPU "/smt/active", rc->smt_active, sizeof rc->smt_active);
     read_or_unknown(root, SYSCPU "/smt/control", rc->smt_control, sizeof rc->smt_control);
+}
 
+static void rc_kernel_settings(lat_runcond *rc, const char *root) {
     char cmdline[4096];
     if (read_text(root, "/proc/cmdline", cmdline, sizeof cmdline) == 0) {
         cmdline_value(cmdline, "isolcpus", rc->cmdline_isolcpus, sizeof rc->cmdline_isolcpus);
@@ -727,7 +716,9 @@ int lat_runcond_collect(lat_runcond *rc, const char *root) {
     }
     read_or_unknown(root, "/sys/devices/system/clocksource/clocksource0/current_clocksource",
                     rc->clocksource, sizeof rc->clocksource);
+}
 
+static void rc_cpu_flags(lat_runcond *rc, const char *cpuinfo) {
     /* TSC flags and the hypervisor bit from /proc/cpuinfo "flags". */
     char flags[4096];
     if (cpuinfo_field(cpuinfo, "flags", flags, sizeof flags)) {
@@ -749,7 +740,9 @@ int lat_runcond_collect(lat_runcond *rc, const char *root) {
              inv == 1   ? "yes"
              : inv == 0 ? "no"
                         : "unknown");
+}
 
+static void rc_caches_and_build(lat_runcond *rc, const char *root, const lat_topo *t) {
     rc->caches[0] = '\0';
     if (t && t->ncaches) {
         size_t n = 0;
@@ -788,8 +781,10 @@ int lat_runcond_collect(lat_runcond *rc, const char *root) {
                     sizeof rc->nmi_watchdog);
     read_or_unknown(root, "/proc/sys/kernel/numa_balancing", rc->numa_balancing,
                     sizeof rc->numa_balancing);
+}
 
-    /* Cautions, in the spirit of Google Benchmark's "CPU scaling is enabled". */
+/* Cautions, in the spirit of Google Benchmark's "CPU scaling is enabled". */
+static void rc_warnings(lat_runcond *rc) {
     if (strcmp(rc->governor, "unknown") && strcmp(rc->governor, "performance"))
         warn(rc,
              "CPU frequency scaling governor is '%s', not 'performance': figures will vary with "
@@ -819,6 +814,30 @@ int lat_runcond_collect(lat_runcond *rc, const char *root) {
         warn(rc, "built with sanitizers: timings are not representative");
     else if (strstr(LAT_COMPILER_FLAGS, "-O0") || !strstr(LAT_COMPILER_FLAGS, "-O"))
         warn(rc, "built without optimization: timings are not representative");
+}
+
+int lat_runcond_collect(lat_runcond *rc, const char *root) {
+    if (!rc) return -EINVAL;
+    memset(rc, 0, sizeof *rc);
+    root = norm_root(root);
+    int ret = 0;
+    lat_topo *t = NULL;
+    const size_t cilen = 1 << 18;
+    char *cpuinfo = lat__alloc(cilen);
+    if (!cpuinfo) return -ENOMEM;
+    if (read_text(root, "/proc/cpuinfo", cpuinfo, cilen)) cpuinfo[0] = '\0';
+    rc_cpu_and_kernel(rc, root, cpuinfo);
+    int lr = lat_topo_load(root, &t);
+    if (lr == -ENOMEM) {
+        ret = lr;
+        goto fail;
+    }
+    rc_cpus(rc, root, t);
+    rc_frequency(rc, root, t);
+    rc_kernel_settings(rc, root);
+    rc_cpu_flags(rc, cpuinfo);
+    rc_caches_and_build(rc, root, t);
+    rc_warnings(rc);
 fail:
     lat_topo_free(t);
     lat__free(cpuinfo);
@@ -879,7 +898,9 @@ const char *lat_runcond_field(const lat_runcond *rc, int i, const char **key) {
     return field(rc, (size_t)i);
 }
 
-int lat_runcond_nfields(void) { return (int)NFIELDS; }
+int lat_runcond_nfields(void) {
+    return (int)NFIELDS;
+}
 
 int lat_runcond_write_text(const lat_runcond *rc, FILE *f) {
     if (!rc || !f) return -EINVAL;

@@ -4,6 +4,8 @@
 #include "latlab/json.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,3 +105,32 @@ int lat_write_json_atomic(const char *path, const struct json_t *json) {
     return rc;
 }
 
+static json_t *real_or_null(double v) {
+    return isnan(v) ? json_null() : json_real(v);
+}
+
+json_t *lat_budget_json(const lat_budget *b) {
+    if (!b) return NULL;
+    return json_pack("{s:s, s:f, s:f, s:i, s:o, s:i, s:f, s:o}", "timer", b->timer ? b->timer : "",
+                     "granularity_ns", b->granularity_ns, "stamp_ns", b->stamp_ns,
+                     "stamps_per_figure", (int)b->stamps_per_figure, "calibration_ppm",
+                     real_or_null(b->calibration_ppm), "hist_sig_figs", b->sig_figs,
+                     "hist_resolution", b->hist_resolution, "co_synthesised_share",
+                     real_or_null(b->co_share));
+}
+
+void lat_json_set_ci(json_t *obj, const char *key, const char *unit, const lat_hist_ci *ci) {
+    if (!obj || !key || !ci) return;
+    if (!unit) unit = "";
+    char k[128];
+    snprintf(k, sizeof k, "%s%s", key, unit);
+    json_object_set_new(obj, k, json_integer(ci->value));
+    snprintf(k, sizeof k, "%s_lo%s", key, unit);
+    json_object_set_new(obj, k, json_integer(ci->lo));
+    snprintf(k, sizeof k, "%s_hi%s", key, unit);
+    json_object_set_new(obj, k, json_integer(ci->hi));
+    if (ci->max_bound) {
+        snprintf(k, sizeof k, "%s_needs_n", key);
+        json_object_set_new(obj, k, json_integer(ci->needed_n));
+    }
+}

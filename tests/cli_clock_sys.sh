@@ -96,6 +96,20 @@ grep -q '2 hot: CPUs 2,3' "$tmp/fake.txt" || fail "fake placement did not prefer
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['topology']['isolated']=='2-3'; assert d['placement'][1]['hot_cpus']==[2,3]" "$tmp/fake.json" ||
     fail "fake JSON wrong"
 
+# Results go to a device or FIFO in place: an atomic rename over /dev/null (as
+# root) would replace the device with a regular file.
+mkfifo "$tmp/fifo"
+cat "$tmp/fifo" >"$tmp/fifo.out" &
+reader=$!
+"$LATLAB" sys --json "$tmp/fifo" >/dev/null 2>&1 || fail "sys --json FIFO failed"
+if [ -p "$tmp/fifo" ]; then wait $reader; else
+    fail "the FIFO was replaced by a regular file"
+    kill $reader 2>/dev/null
+fi
+python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$tmp/fifo.out" || fail "FIFO got no JSON"
+"$LATLAB" sys --json "$tmp" >/dev/null 2>"$tmp/dir.err" && fail "sys --json DIR succeeded"
+grep -q "Is a directory" "$tmp/dir.err" || fail "sys --json DIR: $(cat "$tmp/dir.err")"
+
 if [ $fails -ne 0 ]; then
     echo "$fails failure(s)"
     exit 1

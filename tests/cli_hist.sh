@@ -55,6 +55,30 @@ sed '5s/^0.000,/0.0x0,/' "$log" >"$tmp/bad2.hlog"
 "$LATLAB" hist tags "$tmp/nope.hlog" 2>/dev/null; [ $? = 1 ] || fail "missing file not exit 1"
 
 # Usage errors: exit 2 naming the flag.
+# --ci: two more columns that parse, bound each row's value, and never shrink
+# as the percentile grows past the median; the CSV form has 6 fields; JSON
+# carries lo/hi; without --ci there is no trace of them (interop test: Java).
+"$LATLAB" hist percentiles "$log" --ci --scale 1 >"$tmp/ci.txt" || fail "--ci exit $?"
+awk 'NR>4 && !/^#/ && NF>0 {
+       lo = $(NF-1); hi = $NF; v = $1
+       if (lo + 0 > v + 0 || v + 0 > hi + 0) { print "row " NR ": " $0; bad = 1 }
+       if ($2 + 0 >= 0.5 && (lo + 0 < plo || hi + 0 < phi)) { print "shrank at row " NR; bad = 1 }
+       if ($2 + 0 >= 0.5) { plo = lo; phi = hi }
+       rows++ }
+     END { if (bad || rows < 20) exit 1 }' "$tmp/ci.txt" || fail "--ci rows: $(head -20 "$tmp/ci.txt")"
+sed -n 3p "$tmp/ci.txt" | grep -Eq 'CI_Low +CI_High$' || fail "--ci header"
+grep -q '^#\[CI      = 95% confidence' "$tmp/ci.txt" || fail "--ci footer"
+"$LATLAB" hist percentiles "$log" --ci --csv --confidence 99 --tag B | awk -F, '!/^#/ && NF!=6 {exit 1}' ||
+  fail "--ci --csv fields"
+"$LATLAB" hist percentiles "$log" --scale 1 | grep -q 'CI_' && fail "CI columns without --ci"
+"$LATLAB" hist percentiles "$log" --json "$tmp/ci.json" -o /dev/null || fail "json exit"
+grep -q '"lo":' "$tmp/ci.json" && grep -q '"hi":' "$tmp/ci.json" || fail "percentile json lo/hi"
+grep -q '"p99_9_lo":' "$tmp/s.json" || fail "summary json lo"
+"$LATLAB" hist summary "$log" | grep -Eq '^  95% CI p50 \[[0-9.]+, [0-9.]+\]' || fail "summary CI line"
+"$LATLAB" hist percentiles "$log" --confidence 7 2>/dev/null; [ $? = 2 ] || fail "--confidence 7"
+"$LATLAB" hist tags "$log" --confidence 0.9 2>/dev/null; [ $? = 2 ] || fail "tags --confidence"
+"$LATLAB" hist percentiles "$log" --ci --intervals 2>"$tmp/err"; [ $? = 2 ] && grep -q -- --ci "$tmp/err" ||
+  fail "--ci --intervals"
 "$LATLAB" hist percentiles "$log" --ticks 0 2>"$tmp/err"; [ $? = 2 ] || fail "--ticks 0"
 grep -q -- '--ticks' "$tmp/err" || fail "--ticks not named"
 "$LATLAB" hist percentiles "$log" --bogus 2>/dev/null; [ $? = 2 ] || fail "unknown flag"

@@ -640,6 +640,21 @@ static void test_tail_from_recorded_latencies(void **state) {
     assert_true(res->tail.p99_ns >= 100 && res->tail.p99_ns <= 100.5);
     assert_true(res->tail.p999_ns >= 1000 && res->tail.p999_ns <= 1001);
     assert_true(res->tail.max_ns >= 1000 && res->tail.max_ns <= 1001);
+    /* intervals bracket each figure and survive a JSON round trip */
+    const double fig[] = {res->tail.p50_ns, res->tail.p90_ns, res->tail.p99_ns, res->tail.p999_ns};
+    for (int k = 0; k < LAT_BENCH_TAIL_PCTS; k++)
+        assert_true(res->tail.lo_ns[k] <= fig[k] && fig[k] <= res->tail.hi_ns[k]);
+    json_t *j = lat_bench_report_to_json(lat_bench_runner_report(r));
+    lat_bench_report *back = NULL;
+    char err[256];
+    assert_int_equal(lat_bench_report_from_json(j, &back, err, sizeof err), 0);
+    for (int k = 0; k < LAT_BENCH_TAIL_PCTS; k++) {
+        assert_true(back->results[0].tail.lo_ns[k] == res->tail.lo_ns[k]);
+        assert_true(back->results[0].tail.hi_ns[k] == res->tail.hi_ns[k]);
+        assert_true(back->results[0].tail.needs_n[k] == res->tail.needs_n[k]);
+    }
+    lat_bench_report_free(back);
+    json_decref(j);
     lat_bench_runner_free(r);
     lat_bench_record_ns(5); /* outside a benchmark: ignored */
 }

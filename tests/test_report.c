@@ -396,6 +396,8 @@ static void test_plot_from_hist(void **state) {
     char *svg = render(p);
     assert_xml(svg);
     assert_int_equal(count_of(svg, "<path "), 3);
+    /* each histogram series carries its 95% band; the empty one none */
+    assert_int_equal(count_of(svg, "<polygon class=\"lat-band "), 2);
     assert_non_null(strstr(svg, "empty (no samples)"));
     double xs[4096], ys[4096];
     size_t n = path_points(svg, 1, xs, ys, 4096);
@@ -404,6 +406,29 @@ static void test_plot_from_hist(void **state) {
         assert_true(xs[i] >= xs[i - 1]);
         assert_true(ys[i] <= ys[i - 1]);
     }
+    /* confidence 0: no band; set_band checks its input */
+    lat_plot *q;
+    assert_int_equal(lat_plot_create(NULL, &q), 0);
+    assert_int_equal(lat_plot_add_hist_ci(q, "plain", h, 1.0, 0, 0.0), 0);
+    assert_int_equal(lat_plot_add_hist_ci(q, "bad", h, 1.0, 0, 1.0), -EINVAL);
+    char *plain = render(q);
+    assert_null(strstr(plain, "<polygon"));
+    free(plain);
+    const double lo[2] = {1, 2}, hi[2] = {3, 1};
+    assert_int_equal(lat_plot_set_band(q, 0, lo, hi, 2), -EINVAL); /* wrong n */
+    assert_int_equal(lat_plot_set_band(q, 5, lo, hi, 2), -EINVAL);
+    lat_plot *two;
+    assert_int_equal(lat_plot_create(NULL, &two), 0);
+    const lat_plot_point pts[2] = {{50, 1.5}, {99, 1.5}};
+    assert_int_equal(lat_plot_add_series(two, "s", pts, 2), 0);
+    assert_int_equal(lat_plot_set_band(two, 0, lo, hi, 2), -EINVAL); /* hi < lo */
+    const double hi2[2] = {3, 4};
+    assert_int_equal(lat_plot_set_band(two, 0, lo, hi2, 2), 0);
+    char *banded = render(two);
+    assert_int_equal(count_of(banded, "<polygon class=\"lat-band "), 1);
+    free(banded);
+    lat_plot_free(two);
+    lat_plot_free(q);
     /* 250 us max: microsecond axis with the max column */
     assert_non_null(strstr(svg, "latency (us)"));
     assert_non_null(strstr(svg, ">max</text>"));

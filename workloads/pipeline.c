@@ -23,6 +23,7 @@
 #include "alloc_internal.h"
 #include "latlab/error.h"
 #include "latlab/hlog.h"
+#include "latlab/json.h"
 #include "latlab/perf.h"
 #include "latlab/topo.h"
 
@@ -35,11 +36,13 @@ typedef struct msg {
     uint64_t tp; /* producer ready to push (split_q1), else t0 */
     uint64_t t1; /* worker dequeued */
     uint64_t t2; /* work done */
+    /* the source's kind of event (its work callback's answer), else 0 */
+    uint64_t kind;
 } msg;
 
 /* What the last hot stage ships to the aggregator: raw stamps, converted off-path. */
 typedef struct sample {
-    uint64_t seq, t0, tp, t1, t2, t3;
+    uint64_t seq, t0, tp, t1, t2, t3, kind;
 } sample;
 
 /* ---- queues and idling: thin bindings to ring.h ---------------------------------------- */
@@ -202,8 +205,12 @@ static void *producer(void *arg) {
     thread_loop_start(R, LAT_PIPE_PRODUCER, p);
     uint64_t start = R->start_cycles;
     double iv = R->interval_cycles;
+    const lat_pipe_source *src = R->c.source;
     for (uint64_t seq = 0; seq < n; seq++) {
-        uint64_t intended = start + (uint64_t)((double)seq * iv);
+        uint64_t intended = start + (uint64_t)((double)seq * iv), payload = seq * 0x9E3779B9ull;
+        if (src)
+            intended =
+                start + lat_clock_from_ns(R->cal, src->send_offset_ns(src->ud, seq, &payload));
         uint64_t now;
         while ((now = lat_cycles()) < intended) {
             if (can_sleep && intended - now > sleep_gap) {
@@ -214,7 +221,7 @@ static void *producer(void *arg) {
                 lat_cpu_relax();
             }
         }
-        msg m = {.seq = seq, .payload = seq * 0x9E3779B9ull, .t0 = intended, .tp = intended};
+        msg m = {.seq = seq, .payload = payload, .t0 = intended, .tp = intended};
         if (R->c.split_q1) m.tp = lat_cycles_fenced();
         while (!q_push(R->q1, &m)) {
             spins++;
@@ -231,7 +238,7 @@ static void *producer(void *arg) {
 
 /* Ship a finished sample to the aggregator, or count a drop: never block. */
 LAT_INLINE void ship(run *R, const msg *m, uint64_t t3, uint64_t *dropped) {
-    sample s = {m->seq, m->t0, m->tp, m->t1, m->t2, t3};
+    sample s = {m->seq, m->t0, m->tp, m->t1, m->t2, t3, m->kind};
     if (!q_push(R->qa, &s)) (*dropped)++;
 }
 
@@ -254,6 +261,7 @@ static void *worker(void *arg) {
     int stall_site = R->c.stall_site;
     uint64_t stall_cycles = lat_clock_from_ns(R->cal, R->c.stall_ns);
     bool alloc = R->c.alloc;
+    const lat_pipe_source *src = R->c.source && R->c.source->work ? R->c.source : NULL;
     if (!wait_go(R)) {
         lat_perf_close(p);
         return NULL;
@@ -268,8 +276,11 @@ static void *worker(void *arg) {
             spin_for(stall_cycles);
         m.t1 = lat_cycles_fenced();
         uint64_t acc = m.payload; /* fixed work: an LCG, ~100 ns at 40 rounds */
-        for (unsigned k = 0; k < iters; k++)
-            acc = acc * 6364136223846793005ull + 1;
+        if (src)
+            m.kind = src->work(src->ud, m.seq, m.payload, m.t0, m.tp, m.t1);
+        else
+            for (unsigned k = 0; k < iters; k++)
+                acc = acc * 6364136223846793005ull + 1;
         if (alloc) { /* experiment (a): one small heap vector per event */
             uint64_t *v = malloc(32 * sizeof *v);
             lat_do_not_optimize(v);
@@ -401,6 +412,8 @@ static void *aggregator(void *arg) {
             if (!lat_hist_record(r->h[k], (int64_t)ns[k])) r->out_of_range++;
             if (logs) lat_hist_record(&ih[k], (int64_t)ns[k]);
         }
+        if (s.kind < LAT_PIPE_MAXKINDS && r->h_kind[s.kind])
+            lat_hist_record(r->h_kind[s.kind], (int64_t)ns[LAT_PIPE_WORK]);
         if (r->flight) {
             lat_flight_sample fs = {.seq = s.seq, .e2e_ns = ns[LAT_PIPE_E2E]};
             fs.stage_ns[0] = ns[LAT_PIPE_Q1];
@@ -476,13 +489,16 @@ static bool valid(const lat_pipe_config *c) {
            c->sample_cap >= 2 && c->work_iters <= 1000000 &&
            !(c->stall_site == LAT_PIPE_STALL_Q2 && c->shape != LAT_PIPE_FULL) &&
            c->stall_site >= 0 && c->stall_site <= LAT_PIPE_STALL_Q2 &&
-           c->idle.kind != LAT_IDLE_BLOCK; /* its rings are not LAT_RING_WAKEABLE */
+           c->idle.kind != LAT_IDLE_BLOCK && /* its rings are not LAT_RING_WAKEABLE */
+           (!c->source || (c->source->send_offset_ns && c->source->nkinds <= LAT_PIPE_MAXKINDS));
 }
 
 void lat_pipe_result_release(lat_pipe_result *r) {
     if (!r) return;
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
         lat_hist_destroy(r->h[s]);
+    for (int k = 0; k < LAT_PIPE_MAXKINDS; k++)
+        lat_hist_destroy(r->h_kind[k]);
     lat_flight_free(r->flight);
     memset(r, 0, sizeof *r);
 }
@@ -539,6 +555,8 @@ int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
         if (s == LAT_PIPE_Q2 && !full) continue;
         if ((rc = lat_hist_create(1, HIST_HIGHEST_NS, 3, &r->h[s])) != 0) goto fail;
     }
+    for (unsigned k = 0; cfg->source && cfg->source->work && k < cfg->source->nkinds; k++)
+        if ((rc = lat_hist_create(1, HIST_HIGHEST_NS, 3, &r->h_kind[k])) != 0) goto fail;
     if (cfg->flight_threshold_ns != LAT_FLIGHT_NONE) {
         const char *names[LAT_FLIGHT_STAGES];
         unsigned ns = 0;
@@ -720,15 +738,16 @@ json_t *lat_pipe_result_json(const lat_pipe_config *c, const lat_pipe_result *r)
         if (!h) continue;
         json_t *x = json_object();
         json_object_set_new(x, "count", json_integer(lat_hist_total(h)));
-        int64_t v[5];
-        lat_hist_values_at_percentiles(h, pcts, v, 5);
+        lat_hist_ci ci[5];
+        lat_hist_cis_at_percentiles(h, pcts, LAT_HIST_CI_DEFAULT, ci, 5);
         for (int i = 0; i < 5; i++)
-            json_object_set_new(x, pct_keys[i], json_integer(v[i]));
+            lat_json_set_ci(x, pct_keys[i], "", &ci[i]);
         json_object_set_new(x, "max", json_integer(lat_hist_max(h)));
         json_object_set_new(x, "mean", json_real(lat_hist_mean(h)));
         json_object_set_new(st, stage_names[s], x);
     }
     json_object_set_new(o, "stages_ns", st);
+    json_object_set_new(o, "percentile_confidence", json_real(LAT_HIST_CI_DEFAULT));
 
     json_t *cn = json_object();
     json_object_set_new(cn, "events", json_integer((json_int_t)r->events));

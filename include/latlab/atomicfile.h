@@ -2,7 +2,10 @@
  *
  * Readers of a results folder never see a half-written file: output goes to a
  * temporary file in the target's directory, is flushed and fsync'd, and only
- * then renamed over the target.  On any error the target is left as it was. */
+ * then renamed over the target.  On any error the target is left as it was.
+ * A target that exists and is not a regular file (/dev/null, a FIFO, a
+ * terminal) is written in place instead: renaming over it would replace the
+ * device.  A directory is -EISDIR. */
 #ifndef LATLAB_ATOMICFILE_H
 #define LATLAB_ATOMICFILE_H
 

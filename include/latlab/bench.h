@@ -279,10 +279,17 @@ typedef struct lat_bench_role {
     lat_bench_pmu pmu;
 } lat_bench_role;
 
-/* Per-op latency tail from lat_bench_record_ns (count 0: nothing recorded). */
+/* Per-op latency tail from lat_bench_record_ns (count 0: nothing recorded).
+ * lo/hi: the 95% confidence interval of p50, p90, p99, p99.9 (in that order)
+ * from the histogram's counts (lat_hist_cis_at_percentiles); needs_n > 0
+ * marks a max-bound figure (its upper end is the maximum) with the samples it
+ * would need.  JSON: "p50_lo_ns", "p50_hi_ns", ..., "p999_needs_n". */
+#define LAT_BENCH_TAIL_PCTS 4
 typedef struct lat_bench_tail {
     uint64_t count;
     double p50_ns, p90_ns, p99_ns, p999_ns, max_ns;
+    double lo_ns[LAT_BENCH_TAIL_PCTS], hi_ns[LAT_BENCH_TAIL_PCTS];
+    uint64_t needs_n[LAT_BENCH_TAIL_PCTS];
 } lat_bench_tail;
 
 typedef struct lat_bench_kv {

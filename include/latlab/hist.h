@@ -235,6 +235,49 @@ int64_t lat_hist_value_at_percentile(const lat_hist *h, double p);
  * when n > 0 and ps/out is NULL, or when n > LAT_HIST_MAX_BATCH. */
 #define LAT_HIST_MAX_BATCH 64
 int lat_hist_values_at_percentiles(const lat_hist *h, const double *ps, int64_t *out, size_t n);
+/* ---- quantile confidence intervals (distribution-free, order statistics) ------
+ * For n recorded values, percentile p (q = p/100) and confidence c, the
+ * interval's ends are the values at ranks lo_rank and hi_rank: the
+ * binomial(n, q) quantiles at (1-c)/2 and (1+c)/2 (the smallest k whose CDF
+ * reaches them), exact where n*q*(1-q) < LAT_HIST_CI_EXACT_BELOW, else the
+ * normal approximation (continuity and skewness corrected; within one rank of
+ * exact), clamped to [1, n] and widened to include the point estimate's rank.
+ * The ends are read like the point estimate (highest_equivalent of the slot
+ * holding that rank; lowest_equivalent for p == 0), so lo <= value <= hi.
+ * When hi_rank reaches n (and 0 < p < 100) hi is the maximum and the figure is
+ * max-bound: it would need at least needed_n values for the interval to end
+ * below the maximum.  Coverage is about c for a continuous distribution
+ * (tests/test_hist_ci.c simulates it), up to the histogram's resolution. */
+#define LAT_HIST_CI_EXACT_BELOW 100.0
+#define LAT_HIST_CI_DEFAULT 0.95
+typedef struct lat_hist_ci {
+    int64_t value;            /* point estimate: lat_hist_value_at_percentile */
+    int64_t lo, hi;           /* interval ends, values */
+    int64_t lo_rank, hi_rank; /* 1-based ranks of the ends (0 when empty) */
+    bool max_bound;           /* hi_rank == n: hi is the maximum */
+    int64_t needed_n;         /* max_bound: smallest n whose upper rank stays below n */
+} lat_hist_ci;
+
+/* The intervals for n percentiles (any order, at most LAT_HIST_MAX_BATCH)
+ * in one pass over the counts; out[i].value equals what
+ * lat_hist_values_at_percentiles gives for ps[i].  confidence in (0, 1).
+ * Allocation-free, no syscall.  Returns 0 (an empty histogram gives zeroed
+ * results) or -EINVAL. */
+int lat_hist_cis_at_percentiles(const lat_hist *h, const double *ps, double confidence,
+                                lat_hist_ci *out, size_t n);
+/* The ranks alone for n values, fraction q in [0, 1] and confidence in
+ * (0, 1), clamped to [1, n] (without the point-estimate widening).
+ * 0 or -EINVAL. */
+int lat_hist_ci_ranks(int64_t n, double q, double confidence, int64_t *lo_rank, int64_t *hi_rank);
+/* Smallest count whose upper rank (and point estimate) stays below it for
+ * fraction q in (0, 1): e.g. 3,688 for p99.9 at 95%.  0 for q outside (0, 1). */
+int64_t lat_hist_ci_needed_n(double q, double confidence);
+
+/* The interval as text, values divided by scale with prec decimals:
+ * "[lo, hi]", or "[lo, hi] max-bound: needs at least N samples".  Returns
+ * what snprintf returns. */
+int lat_hist_ci_format(const lat_hist_ci *ci, double scale, int prec, char *buf, size_t len);
+
 /* The percentile (0..100) of values <= v: 100 * count(<= v's slot) / total. */
 double lat_hist_percentile_at_or_below(const lat_hist *h, int64_t v);
 

@@ -32,6 +32,17 @@
 int lat_hist_write_percentiles(FILE *f, const lat_hist *h, int ticks_per_half, double scale,
                                bool csv);
 
+/* The same with a confidence interval per row (confidence in (0, 1); 0
+ * means none and prints exactly what lat_hist_write_percentiles prints): two
+ * more columns, CI_Low and CI_High (the values bounding the row's percentile
+ * at that confidence, lat_hist_cis_at_percentiles, widened to hold the row's
+ * value), after 1/(1-Percentile) (blank on the 100% row of the text layout);
+ * the text layout's footer gains a line naming the confidence and, when some
+ * rows are max-bound (CI_High is the maximum), the first such percentile and
+ * the samples it needs.  -EINVAL for a confidence outside [0, 1). */
+int lat_hist_write_percentiles_ci(FILE *f, const lat_hist *h, int ticks_per_half, double scale,
+                                  bool csv, double confidence);
+
 /* Format d with `prec` decimals the way java.util.Formatter's %.{prec}f does
  * (shortest round-trip digits, then HALF_UP), into buf (size cap).  Returns
  * the length (snprintf-like). */

@@ -6,6 +6,8 @@
 #ifndef LATLAB_JSON_H
 #define LATLAB_JSON_H
 
+#include "latlab/budget.h"
+#include "latlab/hist.h"
 #include "latlab/topo.h"
 
 struct json_t; /* jansson */
@@ -18,6 +20,17 @@ struct json_t *lat_topo_json(const lat_topo *t);
 
 /* {"cpu_model": ..., ..., "warnings": [...]}: every run-condition field. */
 struct json_t *lat_runcond_json(const lat_runcond *rc);
+
+/* {"timer", "granularity_ns", "stamp_ns", "stamps_per_figure",
+ * "calibration_ppm" (null for the OS clock), "hist_sig_figs",
+ * "hist_resolution", "co_synthesised_share" (null when no correction)}. */
+struct json_t *lat_budget_json(const lat_budget *b);
+
+/* A percentile with its interval as sibling keys of obj: key+unit = value,
+ * key+"_lo"+unit = lo, key+"_hi"+unit = hi, and, when max-bound,
+ * key+"_needs_n" = the samples needed ("p99.9_ns", "p99.9_lo_ns",
+ * "p99.9_hi_ns", "p99.9_needs_n"; unit may be ""). */
+void lat_json_set_ci(struct json_t *obj, const char *key, const char *unit, const lat_hist_ci *ci);
 
 /* Write a JSON value (indented, keys in insertion order) atomically to path
  * (see atomicfile.h).  0, -EINVAL (NULL json), -ENOMEM or a negative errno. */

@@ -62,6 +62,26 @@ enum { LAT_PIPE_PRODUCER = 0, LAT_PIPE_WORKER = 1, LAT_PIPE_CONSUMER = 2, LAT_PI
 /* Stall injection sites (test hook). */
 enum { LAT_PIPE_STALL_NONE = 0, LAT_PIPE_STALL_WORK, LAT_PIPE_STALL_Q1, LAT_PIPE_STALL_Q2 };
 
+/* Most kinds of event a source's work callback can tell apart. */
+#define LAT_PIPE_MAXKINDS 8
+
+/* Optional event source (the replay seam; see replay in workloads/book/
+ * itchfeed.h).  With one, the producer sends event seq at
+ * start + send_offset_ns(ud, seq, &payload) (non-decreasing in seq: the
+ * source clamps) carrying that payload, and the work stage calls
+ * work(ud, seq, payload, t0, tp, t1) instead of the fixed LCG rounds; its
+ * return value (< nkinds) picks the per-kind work histogram.  t0, tp, t1 are
+ * the event's raw stamps so far.  Both callbacks run on hot threads (the
+ * producer's and the worker's): they must not allocate, lock or block. */
+typedef struct lat_pipe_source {
+    uint64_t (*send_offset_ns)(void *ud, uint64_t seq, uint64_t *payload);
+    unsigned (*work)(void *ud, uint64_t seq, uint64_t payload, uint64_t t0, uint64_t tp,
+                     uint64_t t1);
+    void *ud;
+    unsigned nkinds;               /* 0..LAT_PIPE_MAXKINDS */
+    const char *const *kind_names; /* nkinds names */
+} lat_pipe_source;
+
 typedef struct lat_pipe_config {
     int shape;                    /* LAT_PIPE_FULL or LAT_PIPE_COMPACT (resolve AUTO first) */
     uint64_t events;              /* N (default 2,000,000) */
@@ -87,6 +107,7 @@ typedef struct lat_pipe_config {
      * (begin = 1) and right after it (begin = 0). */
     void (*thread_hook)(void *ud, int role, int begin);
     void *hook_ud;
+    const lat_pipe_source *source; /* NULL: steady rate_hz, LCG work */
 } lat_pipe_config;
 
 /* Fill c with the defaults above (full shape, spin idle, no experiments, no
@@ -117,8 +138,9 @@ typedef struct lat_pipe_result {
     uint64_t wall_ns;        /* first intended send to last sample recorded */
     uint64_t q1_full_spins;  /* producer retries on a full q1 */
     double cycles_per_ns;
-    uintptr_t counter_addr[2];     /* addresses of the two stage counters */
-    lat_hist *h[LAT_PIPE_NSTAGES]; /* ns histograms; NULL for absent stages */
+    uintptr_t counter_addr[2];           /* addresses of the two stage counters */
+    lat_hist *h[LAT_PIPE_NSTAGES];       /* ns histograms; NULL for absent stages */
+    lat_hist *h_kind[LAT_PIPE_MAXKINDS]; /* work stage per source kind (NULL without) */
     lat_pipe_counters thr[LAT_PIPE_NHOT];
     lat_flight *flight; /* NULL unless a threshold was set */
     int flight_fired;

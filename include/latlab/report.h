@@ -63,9 +63,22 @@ int lat_plot_add_series(lat_plot *p, const char *label, const lat_plot_point *pt
 /* Add a series from a histogram through its percentile iterator
  * (ticks_per_half 0 means 5, as HdrHistogram's .hgrm output).  ns_per_unit
  * converts the histogram's values to ns (1.0 when it records ns).  An empty
- * histogram adds an empty series.  Returns 0 or a negative errno. */
+ * histogram adds an empty series.  The series carries a band: each point's
+ * 95% confidence interval from the counts (lat_hist_cis_at_percentiles),
+ * drawn translucent under the line.  Returns 0 or a negative errno. */
 int lat_plot_add_hist(lat_plot *p, const char *label, const struct lat_hist *h, double ns_per_unit,
                       unsigned ticks_per_half);
+/* The same at another confidence in (0, 1); 0 adds no band. */
+int lat_plot_add_hist_ci(lat_plot *p, const char *label, const struct lat_hist *h,
+                         double ns_per_unit, unsigned ticks_per_half, double confidence);
+
+/* Attach a band to series series_index (0-based, in order added): lo_ns[i]
+ * and hi_ns[i] bound its point i (n == its point count, 0 <= lo <= hi,
+ * finite); replaces an earlier band.  Drawn as a translucent area in the
+ * series' colour under the lines; the y range includes it.  0, -EINVAL or
+ * -ENOMEM. */
+int lat_plot_set_band(lat_plot *p, size_t series_index, const double *lo_ns, const double *hi_ns,
+                      size_t n);
 
 /* Horizontal service-level line at value_ns (> 0, finite), drawn dashed and
  * labelled ("SLO 1us" when label is NULL).  The y range always includes it.

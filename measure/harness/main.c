@@ -119,28 +119,102 @@ static char *auto_path(const lat_bench_report *rep) {
     return p;
 }
 
-int lat_bench_main(int argc, char **argv, const char *suite, int (*reg)(lat_bench_runner *r),
-                   unsigned flags, FILE *out, FILE *err) {
-    const char *prog = argc > 0 && argv[0] ? argv[0] : suite;
-    const char *filter = NULL, *json_path = NULL, *compare = NULL;
-    bool list = false, gate = false, quick = (flags & LAT_BENCH_MAIN_QUICK) != 0, seeded = false;
-    bool cpu_time = false;
-    uint64_t seed = 0, cooldown_ms = 0;
-    double materiality = 0.05;
-    enum {
-        O_FILTER = 1000,
-        O_LIST,
-        O_JSON,
-        O_COMPARE,
-        O_GATE,
-        O_SEED,
-        O_COOL,
-        O_QUICK,
-        O_FULL,
-        O_MAT,
-        O_CPU,
-        O_HELP
-    };
+/* What the command line asked for. */
+typedef struct main_opts {
+    const char *prog, *filter, *json_path, *compare;
+    bool list, gate, quick, seeded, cpu_time;
+    uint64_t seed, cooldown_ms;
+    double materiality;
+} main_opts;
+
+enum {
+    O_FILTER = 1000,
+    O_LIST,
+    O_JSON,
+    O_COMPARE,
+    O_GATE,
+    O_SEED,
+    O_COOL,
+    O_QUICK,
+    O_FULL,
+    O_MAT,
+    O_CPU,
+    O_HELP
+};
+
+/* One option; returns -1 to go on, else the exit status. */
+static int take_option(main_opts *o, int c, int argc, char **argv, FILE *out, FILE *err) {
+    switch (c) {
+    case O_FILTER:
+        o->filter = optarg;
+        return -1;
+    case O_LIST:
+        o->list = true;
+        return -1;
+    case O_JSON:
+        o->json_path = optarg;
+        return -1;
+    case O_COMPARE:
+        if (optarg)
+            o->compare = optarg;
+        else if (optind < argc && argv[optind][0] != '-')
+            o->compare = argv[optind++]; /* "--compare FILE" as well as "--compare=FILE" */
+        else
+            o->compare = "auto";
+        return -1;
+    case O_GATE:
+        o->gate = true;
+        return -1;
+    case O_CPU:
+        o->cpu_time = true;
+        return -1;
+    case O_SEED:
+        if (parse_u64(optarg, &o->seed)) {
+            fprintf(err, "%s: --seed: not a non-negative integer: %s\n", o->prog, optarg);
+            return 2;
+        }
+        o->seeded = true;
+        return -1;
+    case O_COOL:
+        if (parse_u64(optarg, &o->cooldown_ms) || o->cooldown_ms > 3600000) {
+            fprintf(err, "%s: --cooldown-ms: not a number of ms (0..3600000): %s\n", o->prog,
+                    optarg);
+            return 2;
+        }
+        return -1;
+    case O_QUICK:
+        o->quick = true;
+        return -1;
+    case O_FULL:
+        o->quick = false;
+        return -1;
+    case O_MAT: {
+        char *end;
+        double v = strtod(optarg, &end);
+        if (*optarg < '0' || *optarg > '9' || strpbrk(optarg, "xXpP") || *end ||
+            !(v >= 0 && v < 100)) {
+            fprintf(err, "%s: --materiality: not a percentage in [0,100): %s\n", o->prog, optarg);
+            return 2;
+        }
+        o->materiality = v / 100;
+        return -1;
+    }
+    case 'h':
+    case O_HELP:
+        fprintf(out, usage_fmt, o->prog);
+        return 0;
+    case ':':
+        fprintf(err, "%s: option %s needs a value\n", o->prog, argv[optind - 1]);
+        return 2;
+    default:
+        fprintf(err, "%s: unknown option %s\nTry '%s --help'.\n", o->prog, argv[optind - 1],
+                o->prog);
+        return 2;
+    }
+}
+
+/* Returns -1 when the run should go on, else the exit status. */
+static int parse_args(main_opts *o, int argc, char **argv, FILE *out, FILE *err) {
     static const struct option opts[] = {{"filter", required_argument, 0, O_FILTER},
                                          {"list", no_argument, 0, O_LIST},
                                          {"json", required_argument, 0, O_JSON},
@@ -156,201 +230,162 @@ int lat_bench_main(int argc, char **argv, const char *suite, int (*reg)(lat_benc
                                          {0, 0, 0, 0}};
     optind = 1;
     opterr = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case O_FILTER:
-            filter = optarg;
-            break;
-        case O_LIST:
-            list = true;
-            break;
-        case O_JSON:
-            json_path = optarg;
-            break;
-        case O_COMPARE:
-            if (optarg)
-                compare = optarg;
-            else if (optind < argc && argv[optind][0] != '-')
-                compare = argv[optind++]; /* "--compare FILE" as well as "--compare=FILE" */
-            else
-                compare = "auto";
-            break;
-        case O_GATE:
-            gate = true;
-            break;
-        case O_SEED:
-            if (parse_u64(optarg, &seed)) {
-                fprintf(err, "%s: --seed: not a non-negative integer: %s\n", prog, optarg);
-                return 2;
-            }
-            seeded = true;
-            break;
-        case O_COOL:
-            if (parse_u64(optarg, &cooldown_ms) || cooldown_ms > 3600000) {
-                fprintf(err, "%s: --cooldown-ms: not a number of ms (0..3600000): %s\n", prog,
-                        optarg);
-                return 2;
-            }
-            break;
-        case O_QUICK:
-            quick = true;
-            break;
-        case O_FULL:
-            quick = false;
-            break;
-        case O_MAT: {
-            char *end;
-            double v = strtod(optarg, &end);
-            if (*optarg < '0' || *optarg > '9' || strpbrk(optarg, "xXpP") || *end ||
-                !(v >= 0 && v < 100)) {
-                fprintf(err, "%s: --materiality: not a percentage in [0,100): %s\n", prog, optarg);
-                return 2;
-            }
-            materiality = v / 100;
-            break;
-        }
-        case 'h':
-        case O_HELP:
-            fprintf(out, usage_fmt, prog);
-            return 0;
-        case ':':
-            fprintf(err, "%s: option %s needs a value\n", prog, argv[optind - 1]);
-            return 2;
-        default:
-            fprintf(err, "%s: unknown option %s\nTry '%s --help'.\n", prog, argv[optind - 1], prog);
-            return 2;
-        }
-    }
+    int c, st;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1)
+        if ((st = take_option(o, c, argc, argv, out, err)) >= 0) return st;
     if (optind < argc) {
-        fprintf(err, "%s: unexpected argument %s\n", prog, argv[optind]);
+        fprintf(err, "%s: unexpected argument %s\n", o->prog, argv[optind]);
         return 2;
     }
+    return -1;
+}
+
+/* Compare rep with the baseline asked for; returns the exit status so far. */
+static int compare_with_baseline(const main_opts *o, const lat_bench_report *rep, FILE *out,
+                                 FILE *err) {
+    char why[512] = "";
+    char *base_path = NULL;
+    lat_bench_report *base = NULL;
+    lat_bench_comparison *cmp = NULL;
+    int status = 0;
+    bool is_auto = strcmp(o->compare, "auto") == 0;
+    if (is_auto) {
+        if (lat_bench_find_baseline(results_dir(), rep, &base_path, why, sizeof why))
+            fprintf(err, "%s: no compatible baseline: %s\n", o->prog, why);
+    } else {
+        base_path = lat__strdup(o->compare);
+    }
+    if (!base_path) return 0;
+    int lrc = lat_bench_report_load(base_path, &base, why, sizeof why);
+    if (lrc) {
+        fprintf(err, "%s: cannot read %s: %s\n", o->prog, base_path,
+                why[0] ? why : lat_strerror(lrc));
+        status = 1;
+    } else if (lat_bench_compatible(base, rep, why, sizeof why) != 0) {
+        fprintf(err, "%s: %s is not comparable: %s\n", o->prog, base_path, why);
+    } else {
+        lat_bench_compare_opts co = {.alpha = 0.05,
+                                     .cpu_time = o->cpu_time,
+                                     .materiality = o->materiality,
+                                     .noise_mult = 1,
+                                     .min_cpu_share = 0.9,
+                                     .drift_mult = 3};
+        /* auto: the newest report is the baseline and up to 10 recent
+         * ones give the run-to-run drift (see lat_bench_compare_history). */
+        lat_bench_report **hist = NULL;
+        size_t nh = 0;
+        int crc;
+        if (is_auto &&
+            lat_bench_load_history(results_dir(), rep, 10, &hist, &nh, why, sizeof why) == 0)
+            crc = lat_bench_compare_history((const lat_bench_report *const *)hist, nh, rep, &co,
+                                            &cmp);
+        else
+            crc = lat_bench_compare(base, rep, &co, &cmp);
+        for (size_t h = 0; h < nh; h++)
+            lat_bench_report_free(hist[h]);
+        free(hist);
+        if (crc == 0) {
+            cmp->baseline = lat__strdup(base_path);
+            lat_bench_comparison_print(cmp, out);
+            if (cmp->inconclusive)
+                fprintf(err,
+                        "%s: note: %u result(s) inconclusive: the shift is within the "
+                        "runs' noise (scatter, run-to-run drift) or the machine was "
+                        "busy; rerun on a quiet machine\n",
+                        o->prog, cmp->inconclusive);
+            if (o->gate && cmp->regressed) {
+                fprintf(err, "%s: gate: %u regression(s)\n", o->prog, cmp->regressed);
+                status = 1;
+            }
+        }
+    }
+    lat_bench_comparison_free(cmp);
+    lat_bench_report_free(base);
+    lat__free(base_path);
+    return status;
+}
+
+/* Save the report where --json (or --compare auto) says; 0 or 1. */
+static int save_report(const main_opts *o, const lat_bench_report *rep, FILE *err) {
+    char *save_path = !o->json_path || strcmp(o->json_path, "auto") == 0
+                          ? auto_path(rep)
+                          : lat__strdup(o->json_path);
+    int src = save_path ? lat_bench_report_save(rep, save_path) : -ENOMEM;
+    if (src)
+        fprintf(err, "%s: writing %s: %s\n", o->prog, save_path ? save_path : "report",
+                lat_strerror(src));
+    else
+        fprintf(err, "%s: report written to %s\n", o->prog, save_path);
+    lat__free(save_path);
+    return src ? 1 : 0;
+}
+
+/* Registered, filtered and listed: 1 (error), 0 (listed: done) or -1 (run). */
+static int select_cases(const main_opts *o, lat_bench_runner *r, int (*reg)(lat_bench_runner *r),
+                        FILE *out, FILE *err) {
+    int rc;
+    if ((rc = reg(r)) != 0) {
+        fprintf(err, "%s: registering benchmarks failed: %s\n", o->prog, lat_strerror(rc));
+        return 1;
+    }
+    if (o->filter && lat_bench_runner_filter(r, o->filter)) return 1;
+    size_t selected = 0;
+    for (size_t i = 0; i < lat_bench_case_count(r); i++) {
+        bool sel = lat_bench_case_selected(r, i);
+        selected += sel;
+        if (o->list && sel) fprintf(out, "%s\n", lat_bench_case_name(r, i));
+    }
+    if (o->list) return 0;
+    if (selected == 0) {
+        fprintf(err, "%s: no benchmark matches --filter %s\n", o->prog, o->filter ? o->filter : "");
+        return 1;
+    }
+    return -1;
+}
+
+int lat_bench_main(int argc, char **argv, const char *suite, int (*reg)(lat_bench_runner *r),
+                   unsigned flags, FILE *out, FILE *err) {
+    main_opts o = {.prog = argc > 0 && argv[0] ? argv[0] : suite,
+                   .quick = (flags & LAT_BENCH_MAIN_QUICK) != 0,
+                   .materiality = 0.05};
+    int status = parse_args(&o, argc, argv, out, err);
+    if (status >= 0) return status;
 
     lat_bench_config cfg;
-    if (quick)
+    if (o.quick)
         lat_bench_config_quick(&cfg);
     else
         lat_bench_config_default(&cfg);
-    cfg.shuffle = seeded;
-    cfg.seed = seed;
-    cfg.cooldown_ns = cooldown_ms * 1000000ull;
+    cfg.shuffle = o.seeded;
+    cfg.seed = o.seed;
+    cfg.cooldown_ns = o.cooldown_ms * 1000000ull;
 
-    int status = 1, rc;
     lat_bench_runner *r = NULL;
-    lat_bench_report *base = NULL;
-    lat_bench_comparison *cmp = NULL;
-    char *save_path = NULL, *base_path = NULL;
-    if ((rc = lat_bench_runner_new(suite, &cfg, &r))) {
-        fprintf(err, "%s: %s\n", prog, lat_strerror(rc));
+    int rc = lat_bench_runner_new(suite, &cfg, &r);
+    if (rc) {
+        fprintf(err, "%s: %s\n", o.prog, lat_strerror(rc));
         return 1;
     }
-    if ((rc = reg(r)) != 0) {
-        fprintf(err, "%s: registering benchmarks failed: %s\n", prog, lat_strerror(rc));
-        goto done;
-    }
-    if (filter && (rc = lat_bench_runner_filter(r, filter))) goto done;
-    if (list) {
-        for (size_t i = 0; i < lat_bench_case_count(r); i++)
-            if (lat_bench_case_selected(r, i)) fprintf(out, "%s\n", lat_bench_case_name(r, i));
-        status = 0;
-        goto done;
-    }
-    size_t selected = 0;
-    for (size_t i = 0; i < lat_bench_case_count(r); i++)
-        selected += lat_bench_case_selected(r, i);
-    if (selected == 0) {
-        fprintf(err, "%s: no benchmark matches --filter %s\n", prog, filter ? filter : "");
-        goto done;
-    }
+    status = select_cases(&o, r, reg, out, err);
+    if (status >= 0) goto done;
     rc = lat_bench_run(r);
     lat_bench_report *rep = r->report;
+    status = 1;
     if (!rep) goto done;
     rep->git_commit = git_commit();
-    rep->conditions = run_conditions(r, err, prog);
+    rep->conditions = run_conditions(r, err, o.prog);
     lat_bench_report_print(rep, out);
     fflush(out);
-    if (rc) fprintf(err, "%s: a benchmark failed: %s\n", prog, lat_strerror(rc));
+    if (rc) fprintf(err, "%s: a benchmark failed: %s\n", o.prog, lat_strerror(rc));
     for (uint32_t i = 0; i < rep->n_results; i++)
         if (rep->results[i].unstable)
-            fprintf(err, "%s: warning: %s/%s: run stability is weak\n", prog, rep->results[i].group,
-                    rep->results[i].name);
+            fprintf(err, "%s: warning: %s/%s: run stability is weak\n", o.prog,
+                    rep->results[i].group, rep->results[i].name);
     status = rc ? 1 : 0;
-
-    if (compare) {
-        char why[512] = "";
-        if (strcmp(compare, "auto") == 0) {
-            int frc = lat_bench_find_baseline(results_dir(), rep, &base_path, why, sizeof why);
-            if (frc) fprintf(err, "%s: no compatible baseline: %s\n", prog, why);
-        } else {
-            base_path = strdup(compare);
-        }
-        if (base_path) {
-            int lrc = lat_bench_report_load(base_path, &base, why, sizeof why);
-            if (lrc) {
-                fprintf(err, "%s: cannot read %s: %s\n", prog, base_path,
-                        why[0] ? why : lat_strerror(lrc));
-                status = 1;
-            } else if (lat_bench_compatible(base, rep, why, sizeof why) != 0) {
-                fprintf(err, "%s: %s is not comparable: %s\n", prog, base_path, why);
-            } else {
-                lat_bench_compare_opts o = {.alpha = 0.05,
-                                            .cpu_time = cpu_time,
-                                            .materiality = materiality,
-                                            .noise_mult = 1,
-                                            .min_cpu_share = 0.9,
-                                            .drift_mult = 3};
-                /* auto: the newest report is the baseline and up to 10 recent
-                 * ones give the run-to-run drift (see lat_bench_compare_history). */
-                lat_bench_report **hist = NULL;
-                size_t nh = 0;
-                int crc;
-                if (strcmp(compare, "auto") == 0 &&
-                    lat_bench_load_history(results_dir(), rep, 10, &hist, &nh, why, sizeof why) ==
-                        0)
-                    crc = lat_bench_compare_history((const lat_bench_report *const *)hist, nh, rep,
-                                                    &o, &cmp);
-                else
-                    crc = lat_bench_compare(base, rep, &o, &cmp);
-                for (size_t h = 0; h < nh; h++)
-                    lat_bench_report_free(hist[h]);
-                free(hist);
-                if (crc == 0) {
-                    cmp->baseline = lat__strdup(base_path);
-                    lat_bench_comparison_print(cmp, out);
-                    if (cmp->inconclusive)
-                        fprintf(err,
-                                "%s: note: %u result(s) inconclusive: the shift is within the "
-                                "runs' noise (scatter, run-to-run drift) or the machine was "
-                                "busy; rerun on a quiet machine\n",
-                                prog, cmp->inconclusive);
-                    if (gate && cmp->regressed) {
-                        fprintf(err, "%s: gate: %u regression(s)\n", prog, cmp->regressed);
-                        status = 1;
-                    }
-                }
-            }
-        }
-    }
-    if (json_path || (compare && strcmp(compare, "auto") == 0)) {
-        if (!json_path || strcmp(json_path, "auto") == 0)
-            save_path = auto_path(rep);
-        else
-            save_path = lat__strdup(json_path);
-        int src = save_path ? lat_bench_report_save(rep, save_path) : -ENOMEM;
-        if (src) {
-            fprintf(err, "%s: writing %s: %s\n", prog, save_path ? save_path : "report",
-                    lat_strerror(src));
-            status = 1;
-        } else {
-            fprintf(err, "%s: report written to %s\n", prog, save_path);
-        }
-    }
+    if (o.compare && compare_with_baseline(&o, rep, out, err)) status = 1;
+    if ((o.json_path || (o.compare && strcmp(o.compare, "auto") == 0)) && save_report(&o, rep, err))
+        status = 1;
 done:
-    lat_bench_comparison_free(cmp);
-    lat_bench_report_free(base);
-    free(base_path);
-    lat__free(save_path);
     lat_bench_runner_free(r);
     return status;
 }

@@ -178,6 +178,25 @@ static json_t *jpmu(const lat_bench_pmu *p) {
                      "coverage", jreal(p->coverage));
 }
 
+/* The tail's intervals as sibling keys: "p50_lo_ns", "p50_hi_ns", ...,
+ * "p999_needs_n" for a max-bound figure. */
+static const char *const tail_keys[LAT_BENCH_TAIL_PCTS] = {"p50", "p90", "p99", "p999"};
+static const char *const tail_names[LAT_BENCH_TAIL_PCTS] = {"p50", "p90", "p99", "p99.9"};
+
+static void tail_ci_to_json(json_t *tail, const lat_bench_tail *t) {
+    char k[48];
+    for (int i = 0; i < LAT_BENCH_TAIL_PCTS; i++) {
+        snprintf(k, sizeof k, "%s_lo_ns", tail_keys[i]);
+        json_object_set_new(tail, k, jreal(t->lo_ns[i]));
+        snprintf(k, sizeof k, "%s_hi_ns", tail_keys[i]);
+        json_object_set_new(tail, k, jreal(t->hi_ns[i]));
+        if (t->needs_n[i]) {
+            snprintf(k, sizeof k, "%s_needs_n", tail_keys[i]);
+            json_object_set_new(tail, k, json_integer((json_int_t)t->needs_n[i]));
+        }
+    }
+}
+
 static json_t *jresult(const lat_bench_result *r) {
     json_t *meta = json_object();
     for (uint32_t i = 0; i < r->n_meta; i++)
@@ -220,6 +239,7 @@ static json_t *jresult(const lat_bench_result *r) {
                                    "p99_ns", jreal(r->tail.p99_ns), "p999_ns",
                                    jreal(r->tail.p999_ns), "max_ns", jreal(r->tail.max_ns))
                        : json_null();
+    if (r->tail.count) tail_ci_to_json(tail, &r->tail);
     return json_pack(
         "{s:s,s:s,s:s,s:i,s:s,s:s,s:I,s:o,s:I,s:I,s:i,s:i,s:o,s:b,s:b,"
         "s:{s:o,s:I,s:o,s:o,s:o,s:o,s:o},s:{s:o,s:o,s:o,s:o,s:o},s:o,s:o,s:o,s:o,s:o}",
@@ -292,6 +312,19 @@ static uint64_t juint(const json_t *o, const char *k) {
     json_t *v = json_object_get(o, k);
     return json_is_integer(v) && json_integer_value(v) >= 0 ? (uint64_t)json_integer_value(v) : 0;
 }
+
+static void tail_ci_from_json(const json_t *tail, lat_bench_tail *t) {
+    char k[48];
+    for (int i = 0; i < LAT_BENCH_TAIL_PCTS; i++) {
+        snprintf(k, sizeof k, "%s_lo_ns", tail_keys[i]);
+        t->lo_ns[i] = jnum(tail, k);
+        snprintf(k, sizeof k, "%s_hi_ns", tail_keys[i]);
+        t->hi_ns[i] = jnum(tail, k);
+        snprintf(k, sizeof k, "%s_needs_n", tail_keys[i]);
+        t->needs_n[i] = juint(tail, k);
+    }
+}
+
 static char *jstrdup(const json_t *o, const char *k) {
     const char *s = json_string_value(json_object_get(o, k));
     return s ? lat__strdup(s) : NULL;
@@ -457,6 +490,7 @@ static int read_result(const json_t *j, lat_bench_result *r, jerr *e) {
         r->tail.p99_ns = jnum(tail, "p99_ns");
         r->tail.p999_ns = jnum(tail, "p999_ns");
         r->tail.max_ns = jnum(tail, "max_ns");
+        tail_ci_from_json(tail, &r->tail);
     }
     read_pmu(json_object_get(j, "pmu"), &r->pmu);
     json_t *notes = json_object_get(j, "notes");
@@ -641,12 +675,22 @@ static void print_result(FILE *o, const lat_bench_result *r) {
     print_lat_row(o, r->kind == LAT_BENCH_CONCURRENT ? "latency/thread" : "time/op",
                   r->mean_ns_per_op, &r->latency);
     print_pmu(o, "counters", &r->pmu, r->domain);
-    if (r->tail.count)
+    if (r->tail.count) {
         fprintf(o, "  per-op tail (%llu recorded): p50 %s  p90 %s  p99 %s  p99.9 %s  max %s\n",
                 (unsigned long long)r->tail.count, fmt_ns(a, 32, r->tail.p50_ns),
                 fmt_ns(b, 32, r->tail.p90_ns), fmt_ns((char[32]){0}, 32, r->tail.p99_ns),
                 fmt_ns((char[32]){0}, 32, r->tail.p999_ns),
                 fmt_ns((char[32]){0}, 32, r->tail.max_ns));
+        fprintf(o, "  per-op tail 95%% CI:");
+        for (int k = 0; k < LAT_BENCH_TAIL_PCTS; k++) {
+            fprintf(o, " %s [%s, %s]", tail_names[k], fmt_ns(a, 32, r->tail.lo_ns[k]),
+                    fmt_ns(b, 32, r->tail.hi_ns[k]));
+            if (r->tail.needs_n[k])
+                fprintf(o, " max-bound: needs at least %llu samples",
+                        (unsigned long long)r->tail.needs_n[k]);
+        }
+        fputc('\n', o);
+    }
     if (r->n_metrics) {
         fprintf(o, "  scenario %23s %12s %12s %12s %12s\n", "mean", "median", "p95", "max", "unit");
         for (uint32_t i = 0; i < r->n_metrics; i++) {

@@ -424,13 +424,18 @@ static void tail_from(lat_bench_tail *t, const lat_hist *h) {
     memset(t, 0, sizeof *t);
     t->count = (uint64_t)lat_hist_total(h);
     if (!t->count) return;
-    static const double ps[] = {50, 90, 99, 99.9};
-    int64_t v[4];
-    lat_hist_values_at_percentiles(h, ps, v, 4);
-    t->p50_ns = (double)v[0];
-    t->p90_ns = (double)v[1];
-    t->p99_ns = (double)v[2];
-    t->p999_ns = (double)v[3];
+    static const double ps[LAT_BENCH_TAIL_PCTS] = {50, 90, 99, 99.9};
+    lat_hist_ci v[LAT_BENCH_TAIL_PCTS];
+    lat_hist_cis_at_percentiles(h, ps, LAT_HIST_CI_DEFAULT, v, LAT_BENCH_TAIL_PCTS);
+    t->p50_ns = (double)v[0].value;
+    t->p90_ns = (double)v[1].value;
+    t->p99_ns = (double)v[2].value;
+    t->p999_ns = (double)v[3].value;
+    for (int k = 0; k < LAT_BENCH_TAIL_PCTS; k++) {
+        t->lo_ns[k] = (double)v[k].lo;
+        t->hi_ns[k] = (double)v[k].hi;
+        t->needs_n[k] = v[k].max_bound ? (uint64_t)v[k].needed_n : 0;
+    }
     t->max_ns = (double)lat_hist_max(h);
 }
 

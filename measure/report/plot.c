@@ -24,6 +24,7 @@ typedef struct series {
     char *label;
     lat_plot_point *pts;
     size_t n;
+    double *lo, *hi; /* optional band: n values each (NULL: none) */
 } series;
 
 typedef struct slo {
@@ -64,6 +65,8 @@ void lat_plot_free(lat_plot *p) {
     for (size_t i = 0; i < p->ns; i++) {
         lat__free(p->s[i].label);
         lat__free(p->s[i].pts);
+        lat__free(p->s[i].lo);
+        lat__free(p->s[i].hi);
     }
     for (size_t i = 0; i < p->nslo; i++)
         lat__free(p->slos[i].label);
@@ -99,6 +102,29 @@ int lat_plot_add_series(lat_plot *p, const char *label, const lat_plot_point *pt
     }
     s.n = n;
     p->s[p->ns++] = s;
+    return 0;
+}
+
+int lat_plot_set_band(lat_plot *p, size_t series_index, const double *lo_ns, const double *hi_ns,
+                      size_t n) {
+    if (!p || series_index >= p->ns || !lo_ns || !hi_ns) return -EINVAL;
+    series *s = &p->s[series_index];
+    if (n != s->n || n == 0) return -EINVAL;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(lo_ns[i]) || !isfinite(hi_ns[i]) || lo_ns[i] < 0 || hi_ns[i] < lo_ns[i])
+            return -EINVAL;
+    double *lo = lat__calloc(n, sizeof *lo), *hi = lat__calloc(n, sizeof *hi);
+    if (!lo || !hi) {
+        lat__free(lo);
+        lat__free(hi);
+        return -ENOMEM;
+    }
+    memcpy(lo, lo_ns, n * sizeof *lo);
+    memcpy(hi, hi_ns, n * sizeof *hi);
+    lat__free(s->lo);
+    lat__free(s->hi);
+    s->lo = lo;
+    s->hi = hi;
     return 0;
 }
 
@@ -219,6 +245,7 @@ void lat__plot_css(lat__sbuf *b, lat_theme theme) {
                     ".lat-plot .lat-series{fill:none;stroke-width:2;stroke-linejoin:round;"
                     "stroke-linecap:round}\n"
                     ".lat-plot .lat-dash{stroke-dasharray:7 4}\n"
+                    ".lat-plot .lat-band{stroke:none;fill-opacity:.18}\n"
                     ".lat-plot .lat-slo{stroke:currentColor;stroke-width:1.5;"
                     "stroke-dasharray:5 4;opacity:.75}\n");
     if (theme == LAT_THEME_DARK) {
@@ -388,14 +415,21 @@ static long legend_hits(const lat_plot *p, const frame *f, double x, double y, d
     return hits;
 }
 
-void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_theme theme) {
-    const double W = p->width, H = p->height;
-    char buf[96], cls[32];
+/* Where everything goes: the frame and what the data need of it. */
+typedef struct layout {
+    frame f;
+    int decades;
+    bool any_points, any_max;
+    size_t empty;
+} layout;
 
+static void plot_layout(const lat_plot *p, layout *L) {
+    const double W = p->width, H = p->height;
     /* Data range. */
     double pmax_finite = -1, vmax = 0, vmin_pos = INFINITY;
     bool any_points = false, any_max = false;
     size_t empty = 0;
+    frame f;
     for (size_t i = 0; i < p->ns; i++) {
         const series *s = &p->s[i];
         if (!s->n) empty++;
@@ -412,6 +446,7 @@ void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_them
                 pmax_finite = q;
             if (v >= s->pts[s->n - 1].value_ns) reached = true;
             if (v > vmax) vmax = v;
+            if (s->hi && s->hi[j] > vmax) vmax = s->hi[j];
             if (v > 0 && v < vmin_pos) vmin_pos = v;
         }
     }
@@ -421,7 +456,6 @@ void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_them
         if (v < vmin_pos) vmin_pos = v;
     }
 
-    frame f;
     memset(&f, 0, sizeof f);
     double tdata = pmax_finite >= 0 ? pct_to_t(pmax_finite) : 0;
     if (tdata > MAX_T - 1) tdata = MAX_T - 1;
@@ -447,6 +481,15 @@ void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_them
     else
         linear_axis(&f.y, vmax > 0 ? vmax : 1000);
 
+    L->f = f;
+    L->decades = decades;
+    L->any_points = any_points;
+    L->any_max = any_max;
+    L->empty = empty;
+}
+
+static void render_head(const lat_plot *p, lat__sbuf *b, bool standalone, lat_theme theme) {
+    const double W = p->width;
     /* Document. */
     if (standalone) lat__sb_puts(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     const char *tcls = theme == LAT_THEME_DARK    ? "lat-dark"
@@ -484,7 +527,13 @@ void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_them
         ty += 18;
         text(b, W / 2, ty, "lat-note", "middle", p->note);
     }
+}
 
+static void render_axes(const lat_plot *p, lat__sbuf *b, const layout *L) {
+    const frame f = L->f;
+    int decades = L->decades;
+    bool any_max = L->any_max;
+    char buf[96];
     /* Grid and tick labels. */
     lat__sb_puts(b, "<g class=\"lat-xaxis\">\n");
     for (int k = 0; k <= decades; k++) {
@@ -539,7 +588,11 @@ void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_them
                    "<rect class=\"lat-frame\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
                    "height=\"%.1f\"/>\n",
                    f.x0, f.y0, f.x1 - f.x0, f.y1 - f.y0);
+}
 
+static void render_data(const lat_plot *p, lat__sbuf *b, const frame *fp) {
+    const frame f = *fp;
+    char cls[32];
     /* SLO lines, labelled at the right end above the line. */
     for (size_t i = 0; i < p->nslo; i++) {
         double y = map_y(&f, p->slos[i].value_ns);
@@ -548,6 +601,22 @@ void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_them
         hline(b, "lat-slo", f.x0, f.x1, y);
         text(b, f.x1 - 6, y - 5, "lat-slo-label", "end", p->slos[i].label);
         lat__sb_puts(b, "</g>\n");
+    }
+
+    /* Confidence bands under the lines: along the upper ends, back along
+     * the lower ones. */
+    for (size_t i = 0; i < p->ns; i++) {
+        const series *s = &p->s[i];
+        if (!s->lo || s->n < 2) continue;
+        lat__sb_printf(b, "<polygon class=\"lat-band lat-m%zu\" data-label=\"", i % NPALETTE);
+        lat__sb_escape(b, s->label);
+        lat__sb_puts(b, "\" points=\"");
+        for (size_t j = 0; j < s->n; j++)
+            lat__sb_printf(b, "%s%.1f,%.1f", j ? " " : "", map_x(&f, s->pts[j].pct),
+                           map_y(&f, s->hi[j]));
+        for (size_t j = s->n; j-- > 0;)
+            lat__sb_printf(b, " %.1f,%.1f", map_x(&f, s->pts[j].pct), map_y(&f, s->lo[j]));
+        lat__sb_puts(b, "\"/>\n");
     }
 
     /* Series: one path each, points in order of percentile. */
@@ -569,7 +638,12 @@ void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_them
                            i % NPALETTE, map_x(&f, s->pts[s->n - 1].pct),
                            map_y(&f, s->pts[s->n - 1].value_ns));
     }
+}
 
+static void render_legend(const lat_plot *p, lat__sbuf *b, const layout *L) {
+    const frame f = L->f;
+    size_t empty = L->empty;
+    char cls[32];
     /* Legend: top-left inside the plot area, where percentile plots are
      * usually empty (tails rise on the right); if data or an SLO line would
      * run under it, the corner that covers the least of them. */
@@ -615,7 +689,20 @@ void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_them
         }
         lat__sb_puts(b, "</g>\n");
     }
+}
 
+void lat__plot_render(const lat_plot *p, lat__sbuf *b, bool standalone, lat_theme theme) {
+    layout L;
+    plot_layout(p, &L);
+    const frame f = L.f;
+    size_t empty = L.empty;
+    bool any_points = L.any_points;
+    double cy = (f.y0 + f.y1) / 2;
+    char buf[96];
+    render_head(p, b, standalone, theme);
+    render_axes(p, b, &L);
+    render_data(p, b, &L.f);
+    render_legend(p, b, &L);
     /* A visible note instead of an empty frame. */
     if (!any_points) {
         text(b, (f.x0 + f.x1) / 2, cy, "lat-empty", "middle",

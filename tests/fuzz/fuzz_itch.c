@@ -7,7 +7,9 @@
  *
  * Seed corpus (corpus/fuzz_itch/): slices of ../shared/data/ritch_ex.itch -
  * the first 120 messages, 400 book messages, 80 messages with real length
- * prefixes, and a truncated slice.  That capture comes from the R package
+ * prefixes, and a truncated slice; plus `generated`, a synthetic capture
+ * (latlab book itch-gen --messages 80 --stocks 3 --seed 18 --rate 1000000).
+ * That capture comes from the R package
  * RITCH (inst/extdata/ex20101224.TEST_ITCH_50), MIT License, Copyright (c)
  * 2022 David Zimmermann-Kollenda. */
 #include "itch.h"
