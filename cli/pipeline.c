@@ -64,8 +64,10 @@ const char cmd_pipeline_usage[] =
     "  --flight-out FILE          write the whole window there (default: the verdict and\n"
     "                             20 neighbours either side on stderr)\n"
     "  --inject-stall [STAGE:]SEQ:US  test hook: stall STAGE (work, q1, or q2 in the full\n"
-    "                             shape) for US microseconds at event SEQ\n" PIPELINE_REPLAY_USAGE
-        CLI_PROM_USAGE_HEADER CLI_PROM_SERVE_USAGE CLI_PROM_PUSH_USAGE "\n"
+    "                             shape) for US microseconds at event SEQ (busy: the\n"
+    "                             program's time); producer or worker: that thread\n"
+    "                             sleeps off-CPU in its spin loop (a platform-like gap)\n"
+    PIPELINE_REPLAY_USAGE CLI_PROM_USAGE_HEADER CLI_PROM_SERVE_USAGE CLI_PROM_PUSH_USAGE "\n"
     "exit: 0 ok, 1 runtime error (e.g. too few CPUs), 2 usage error.\n";
 
 enum {
@@ -142,22 +144,34 @@ static int parse_stall(const char *s, lat_pipe_config *c) {
         parts[n++] = tok;
     if (n < 2 || n > 3)
         return cli_usage_error(CMD, "--inject-stall: '%s' is not [STAGE:]SEQ:US", s);
-    int site = LAT_PIPE_STALL_WORK, i = 0;
+    int site = LAT_PIPE_STALL_WORK, i = 0, sleeper = -1;
     if (n == 3) {
-        if (!strcmp(parts[0], "work"))
+        if (!strcmp(parts[0], "producer"))
+            sleeper = LAT_PIPE_PRODUCER;
+        else if (!strcmp(parts[0], "worker"))
+            sleeper = LAT_PIPE_WORKER;
+        else if (!strcmp(parts[0], "work"))
             site = LAT_PIPE_STALL_WORK;
         else if (!strcmp(parts[0], "q1"))
             site = LAT_PIPE_STALL_Q1;
         else if (!strcmp(parts[0], "q2"))
             site = LAT_PIPE_STALL_Q2;
         else
-            return cli_usage_error(CMD, "--inject-stall: unknown stage '%s' (work, q1, q2)",
-                                   parts[0]);
+            return cli_usage_error(
+                CMD, "--inject-stall: unknown stage '%s' (work, q1, q2, producer, worker)",
+                parts[0]);
         i = 1;
     }
     uint64_t seq, us;
     if (cli_parse_u64(CMD, "--inject-stall", parts[i], 0, UINT64_MAX - 1, &seq)) return CLI_USAGE;
     if (cli_parse_u64(CMD, "--inject-stall", parts[i + 1], 1, 60000000, &us)) return CLI_USAGE;
+    if (sleeper >= 0) { /* the thread sleeps off-CPU in its spin loop: a platform-like gap */
+        c->sleep_role = sleeper;
+        c->sleep_seq = seq;
+        c->sleep_count = 1;
+        c->sleep_ns = us * 1000;
+        return 0;
+    }
     c->stall_site = site;
     c->stall_seq = seq;
     c->stall_ns = us * 1000;
@@ -167,8 +181,12 @@ static int parse_stall(const char *s, lat_pipe_config *c) {
 static int baseline_p999(const char *path, uint64_t *out) {
     json_error_t e;
     json_t *j = json_load_file(path, 0, &e);
+    if (!j && e.line < 1) /* jansson says line -1 when the file cannot be read */
+        return cli_error(CMD, "--flight-baseline: %s: %s", path, e.text);
     if (!j) return cli_error(CMD, "--flight-baseline: %s: line %d: %s", path, e.line, e.text);
-    json_t *v = json_object_get(json_object_get(json_object_get(j, "stages_ns"), "e2e"), "p99.9");
+    json_t *v = json_object_get(
+        json_object_get(json_object_get(j, "stages_ns"), lat_pipe_stages[LAT_PIPE_E2E].name),
+        "p99.9");
     if (!json_is_integer(v) || json_integer_value(v) <= 0) {
         json_decref(j);
         return cli_error(CMD, "--flight-baseline: %s has no stages_ns.e2e.p99.9", path);
@@ -216,6 +234,7 @@ int cmd_pipeline(int argc, char **argv) {
     lat_pipe_config_default(&c);
     int shape = LAT_PIPE_AUTO, ncpus = 0, cpus[LAT_MAX_CPUS];
     bool oversub = false, flight_auto = false, idle_set = false, with_steady = false;
+    bool hlog_iv_set = false;
     const char *json_path = NULL, *hlog_dir = NULL, *fbase = NULL, *fout = NULL;
     const char *replay = NULL, *steady_flag = NULL, *speed_flag = NULL;
     itchfeed_options ro = {.speed = 1, .loops = 1};
@@ -290,6 +309,7 @@ int cmd_pipeline(int argc, char **argv) {
             hlog_dir = optarg;
             break;
         case O_HLOGIV:
+            hlog_iv_set = true;
             if (cli_parse_duration_ns(CMD, "--hlog-interval", optarg, &c.hlog_interval_ns))
                 return CLI_USAGE;
             if (c.hlog_interval_ns < 1000000)
@@ -340,6 +360,9 @@ int cmd_pipeline(int argc, char **argv) {
         }
     }
     if (optind < argc) return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+    if (hlog_iv_set && !hlog_dir)
+        return cli_usage_error(CMD, "--hlog-interval: only with --hlog-dir");
+    if (hlog_dir && !*hlog_dir) return cli_usage_error(CMD, "--hlog-dir: empty path");
     if (cli_prom_check(&prom, CMD)) return CLI_USAGE;
     if (prom.push_delete) { /* the group is job/run/host: no run, no stages needed */
         static const char *const any[1] = {"e2e"};
@@ -358,9 +381,9 @@ int cmd_pipeline(int argc, char **argv) {
         return cli_usage_error(CMD, "--flight-baseline: only with --flight-threshold auto");
     if (fout && !flight_auto && c.flight_threshold_ns == LAT_FLIGHT_NONE)
         return cli_usage_error(CMD, "--flight-out: needs --flight-threshold");
-    if (c.stall_site && c.stall_seq >= c.events)
+    if ((c.stall_site && c.stall_seq >= c.events) || (c.sleep_count && c.sleep_seq >= c.events))
         return cli_usage_error(CMD, "--inject-stall: event %" PRIu64 " is beyond --events %" PRIu64,
-                               c.stall_seq, c.events);
+                               c.stall_site ? c.stall_seq : c.sleep_seq, c.events);
 
     bool over = false;
     char why[512];
@@ -451,9 +474,11 @@ int cmd_pipeline(int argc, char **argv) {
     lab_budget(&c, &r, &budget);
     lab_print_budget(stdout, &budget);
     lab_print_details(stdout, &c, &r, over);
+    lab_print_accounting(stdout, &c, &r);
     if (feed) pipeline_replay_print(stdout, feed, ro.speed, &r);
 
     int ret = CLI_OK;
+    if (r.log_error) ret = cli_lib_error(CMD, r.log_error_path, r.log_error);
     if (r.flight) {
         lat_flight_verdict fv;
         lat_flight_analyze(r.flight, &fv);
