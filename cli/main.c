@@ -34,6 +34,7 @@ CMD(lab)
 CMD(book)
 CMD(plot)
 CMD(profile)
+CMD(top)
 #undef CMD
 #undef CMDS
 
@@ -51,6 +52,8 @@ static const cli_cmd commands[] = {
      &cmd_sys_spec},
     {"hist", cmd_hist, "read, merge and summarise HdrHistogram interval logs", cmd_hist_usage,
      NULL},
+    {"top", cmd_top, "live per-stage tails from growing .hlog files or a tracer's socket",
+     cmd_top_usage, NULL},
     {"plot", cmd_plot, "latency-by-percentile SVG plots from .hlog/.hgrm files", cmd_plot_usage,
      NULL},
     {"stat", cmd_stat, "count performance events of a command (perf stat-like)", cmd_stat_usage,

@@ -39,4 +39,8 @@ const char *lat_test_tmpdir(void);
 /* Is text well-formed XML (xmllint --noout)?  1 yes, 0 no, -1 xmllint missing. */
 int lat_test_xml_check(const char *text);
 
+/* 1 when a and b have the same geometry, total, min, max and every count. */
+struct lat_hist;
+int lat_test_hist_equal(const struct lat_hist *a, const struct lat_hist *b);
+
 #endif
