@@ -33,6 +33,7 @@ CMD(pipeline)
 CMD(lab)
 CMD(book)
 CMD(plot)
+CMD(profile)
 CMD(top)
 #undef CMD
 #undef CMDS
@@ -57,6 +58,8 @@ static const cli_cmd commands[] = {
      NULL},
     {"stat", cmd_stat, "count performance events of a command (perf stat-like)", cmd_stat_usage,
      NULL},
+    {"profile", cmd_profile, "sample a command's stacks with perf: flamegraph, folded, diff",
+     cmd_profile_usage, NULL},
     {"silence", cmd_silence, "ftrace check of what disturbs chosen CPUs (root)", cmd_silence_usage,
      NULL},
     {"bench", cmd_bench, "bake-offs against peers (ring)", cmd_bench_usage, NULL},
