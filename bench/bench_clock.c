@@ -11,6 +11,7 @@
  * usage: bench_clock [blocks]   (default 2000) */
 #include "latlab/clock.h"
 #include "latlab/compiler.h"
+#include "latlab/stats.h"
 #include "latlab/topo.h"
 
 #include <math.h>
@@ -73,14 +74,8 @@ static LAT_NOINLINE uint64_t block_raw_fenced(void) {
     return out;
 }
 
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static double median_per_read_ns(uint64_t *v, size_t n, const lat_clock_cal *c) {
-    qsort(v, n, sizeof *v, cmp_u64);
-    return (double)lat_clock_to_ns(c, v[n / 2] * 1000) / 1000.0 / PER_BLOCK;
+    return (double)lat_clock_to_ns(c, lat_stats_median_high_u64(v, n) * 1000) / 1000.0 / PER_BLOCK;
 }
 
 /* The seed's method: one counter read, spin 200 ms on the OS clock, one read. */
@@ -90,13 +85,6 @@ static double naive_calibrate(uint64_t window_ns) {
         lat_cpu_relax();
     uint64_t c1 = lat_cycles();
     return (double)(c1 - c0) / (double)(lat_mono_ns() - t0);
-}
-
-static double spread_ppm(const double *v, int n) {
-    double lo = v[0], hi = v[0];
-    for (int i = 1; i < n; i++)
-        lo = fmin(lo, v[i]), hi = fmax(hi, v[i]);
-    return (hi - lo) / lo * 1e6;
 }
 
 int main(int argc, char **argv) {
@@ -147,9 +135,9 @@ int main(int argc, char **argv) {
     printf("\n%-28s %12s %12s %12s %14s\n", "calibration (200 ms x3)", "run 1", "run 2", "run 3",
            "spread ppm");
     printf("%-28s %12.6f %12.6f %12.6f %14.3f\n", "tightest of 32 brackets", tight[0], tight[1],
-           tight[2], spread_ppm(tight, 3));
+           tight[2], lat_stats_range_ppm(tight, 3));
     printf("%-28s %12.6f %12.6f %12.6f %14.3f\n", "naive spin (seed's method)", naive[0], naive[1],
-           naive[2], spread_ppm(naive, 3));
+           naive[2], lat_stats_range_ppm(naive, 3));
     printf("calibration time: %.1f / %.1f / %.1f ms; estimated error %.2f / %.2f / %.2f ppm\n",
            ms[0], ms[1], ms[2], err[0], err[1], err[2]);
     for (int i = 0; i < 4; i++)

@@ -16,6 +16,7 @@
 #include "latlab/clock.h"
 #include "latlab/compiler.h"
 #include "latlab/perf.h"
+#include "latlab/stats.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,11 +41,6 @@ static uint64_t mono_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 typedef void (*region_fn)(void *);
 
 static void measure(const char *what, region_fn fn, void *arg) {
@@ -57,8 +53,8 @@ static void measure(const char *what, region_fn fn, void *arg) {
             fn(arg);
         per[b] = (double)(mono_ns() - t0) / BATCH;
     }
-    qsort(per, BATCHES, sizeof per[0], cmp_d);
-    printf("  %-52s %9.1f %9.1f\n", what, per[BATCHES / 2], per[0]);
+    double med = lat_stats_median_high(per, BATCHES); /* sorts per */
+    printf("  %-52s %9.1f %9.1f\n", what, med, per[0]);
 }
 
 static void r_empty(void *a) {
@@ -186,8 +182,7 @@ static void parse_latlab(const char *path, double *v) {
 
 static double median3(double a, double b, double c) {
     double x[3] = {a, b, c};
-    qsort(x, 3, sizeof x[0], cmp_d);
-    return x[1];
+    return lat_stats_median_high(x, 3);
 }
 
 static void side_by_side(const char *self) {

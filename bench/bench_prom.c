@@ -23,6 +23,7 @@
 #include "latlab/hist.h"
 #include "latlab/hlog.h"
 #include "latlab/prom.h"
+#include "latlab/stats.h"
 
 #define NSTAGE 5
 
@@ -34,14 +35,8 @@ static double unit(void) {
     return (double)(xs >> 11) * 0x1.0p-53;
 }
 
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 static double median_us(uint64_t *t, int n) {
-    qsort(t, (size_t)n, sizeof *t, cmp_u64);
-    return (double)t[n / 2] / 1e3;
+    return (double)lat_stats_median_high_u64(t, (size_t)n) / 1e3;
 }
 
 int main(int argc, char **argv) {

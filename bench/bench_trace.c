@@ -16,6 +16,7 @@
 #include "latlab/clock.h"
 #include "latlab/compiler.h"
 #include "latlab/ring.h"
+#include "latlab/stats.h"
 #include "latlab/trace.h"
 
 #include <stdio.h>
@@ -24,11 +25,6 @@
 
 enum { K_FENCED, K_STAMP, K_PUSH, K_SHIP, K_N };
 static const char *const names[K_N] = {"fenced read", "stamp", "bare push (56 B)", "ship"};
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 typedef struct item {
     uint64_t w[7];
@@ -111,8 +107,7 @@ int main(int argc, char **argv) {
     printf("bench_trace: %u rounds x %u calls, median ns per call (ring capacity 8192)\n", rounds,
            batch);
     for (int j = 0; j < K_N; j++) {
-        qsort(ns[j], rounds, sizeof(double), cmp_double);
-        med[j] = ns[j][rounds / 2];
+        med[j] = lat_stats_median_high(ns[j], rounds); /* sorts: p10/p90 read below */
         printf("  %-18s %7.2f ns   (p10 %.2f, p90 %.2f)\n", names[j], med[j], ns[j][rounds / 10],
                ns[j][rounds * 9 / 10]);
         free(ns[j]);
@@ -147,9 +142,9 @@ int main(int argc, char **argv) {
         uint64_t t1 = lat_cycles_fenced();
         dn[r] = got > 0 ? (double)lat_clock_to_ns(cal, t1 - t0) / got : 0;
     }
-    qsort(dn, drounds, sizeof(double), cmp_double);
+    double dmed = lat_stats_median_high(dn, drounds); /* sorts dn */
     printf("  drain, 4 stages    %7.2f ns per block (%u rounds of 8192; p10 %.2f, p90 %.2f)\n",
-           dn[drounds / 2], drounds, dn[drounds / 10], dn[drounds * 9 / 10]);
+           dmed, drounds, dn[drounds / 10], dn[drounds * 9 / 10]);
     free(dn);
     lat_trace_destroy(t);
     return 0;

@@ -11,6 +11,7 @@
 #include "latlab/atomicfile.h"
 #include "latlab/clock.h"
 #include "latlab/error.h"
+#include "latlab/stats.h"
 #include "latlab/topo.h"
 
 #include <errno.h>
@@ -21,16 +22,6 @@
 #include <string.h>
 
 #define NCAL 3
-
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static uint64_t median(uint64_t *v, size_t n) {
-    qsort(v, n, sizeof *v, cmp_u64);
-    return v[n / 2];
-}
 
 typedef struct read_costs {
     uint64_t unfenced_cycles, fenced_cycles, gettime_ns;
@@ -43,19 +34,19 @@ static void measure_reads(uint64_t *v, size_t n, read_costs *out) {
         uint64_t b = lat_cycles();
         v[i] = b - a;
     }
-    out->unfenced_cycles = median(v, n);
+    out->unfenced_cycles = lat_stats_median_high_u64(v, n);
     for (size_t i = 0; i < n; i++) {
         uint64_t a = lat_cycles_fenced();
         uint64_t b = lat_cycles_fenced();
         v[i] = b - a;
     }
-    out->fenced_cycles = median(v, n);
+    out->fenced_cycles = lat_stats_median_high_u64(v, n);
     for (size_t i = 0; i < n; i++) {
         uint64_t a = lat_mono_ns();
         uint64_t b = lat_mono_ns();
         v[i] = b - a;
     }
-    out->gettime_ns = median(v, n);
+    out->gettime_ns = lat_stats_median_high_u64(v, n);
 }
 
 static json_t *cal_json(const lat_clock_cal *c) {
@@ -162,12 +153,10 @@ int cmd_clock(int argc, char **argv) {
             printf("             cntfrq_el0 %llu Hz, measured differs by %+.1f ppm\n",
                    (unsigned long long)cal[i].counter_hz, cal[i].counter_hz_diff_ppm);
     }
-    double lo = cal[0].cycles_per_ns, hi = lo;
-    for (int i = 1; i < NCAL; i++) {
-        lo = fmin(lo, cal[i].cycles_per_ns);
-        hi = fmax(hi, cal[i].cycles_per_ns);
-    }
-    double spread_ppm = (hi - lo) / lo * 1e6;
+    double rates[NCAL];
+    for (int i = 0; i < NCAL; i++)
+        rates[i] = cal[i].cycles_per_ns;
+    double spread_ppm = lat_stats_range_ppm(rates, NCAL);
     printf("spread:      %.3f ppm across %d calibrations\n", spread_ppm, NCAL);
     fflush(stdout);
 

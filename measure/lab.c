@@ -89,11 +89,6 @@ typedef struct cell_figs {
     unsigned used, aside;
 } cell_figs;
 
-static int cmp_dbl(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static cell_figs reduce_cell(const lat_lab_params *p, const lat_lab_cell *c, double *scratch) {
     cell_figs o = {0};
     if (!c || !c->usable || !c->iv) return o;
@@ -111,9 +106,9 @@ static cell_figs reduce_cell(const lat_lab_params *p, const lat_lab_cell *c, dou
     }
     o.used = (unsigned)k;
     if (k < p->min_intervals || k == 0) return o;
-    qsort(a, k, sizeof *a, cmp_dbl);
-    qsort(b, k, sizeof *b, cmp_dbl);
-    qsort(e, k, sizeof *e, cmp_dbl);
+    lat_stats_sort(a, k);
+    lat_stats_sort(b, k);
+    lat_stats_sort(e, k);
     o.p50 = lat_stats_quantile_sorted(a, k, 0.5);
     o.p999 = lat_stats_quantile_sorted(b, k, 0.5);
     o.e999 = lat_stats_quantile_sorted(e, k, 0.5);

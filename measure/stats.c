@@ -34,10 +34,55 @@ double lat_stats_median(const double *x, size_t n) {
     double *s = lat__alloc(n * sizeof *s);
     if (!s) return NAN;
     memcpy(s, x, n * sizeof *s);
-    qsort(s, n, sizeof *s, cmp_double);
-    double m = lat_stats_quantile_sorted(s, n, 0.5);
+    double m = lat_stats_median_inplace(s, n);
     lat__free(s);
     return m;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+void lat_stats_sort(double *v, size_t n) {
+    if (v && n > 1) qsort(v, n, sizeof *v, cmp_double);
+}
+
+void lat_stats_sort_u64(uint64_t *v, size_t n) {
+    if (v && n > 1) qsort(v, n, sizeof *v, cmp_u64);
+}
+
+double lat_stats_median_inplace(double *v, size_t n) {
+    if (!v || n == 0) return NAN;
+    lat_stats_sort(v, n);
+    return lat_stats_quantile_sorted(v, n, 0.5);
+}
+
+double lat_stats_median_high(double *v, size_t n) {
+    if (!v || n == 0) return 0;
+    lat_stats_sort(v, n);
+    return v[n / 2];
+}
+
+uint64_t lat_stats_median_high_u64(uint64_t *v, size_t n) {
+    if (!v || n == 0) return 0;
+    lat_stats_sort_u64(v, n);
+    return v[n / 2];
+}
+
+double lat_stats_mad_inplace(double *v, size_t n, double centre) {
+    if (!v || n == 0) return NAN;
+    for (size_t i = 0; i < n; i++)
+        v[i] = fabs(v[i] - centre);
+    return lat_stats_median_inplace(v, n);
+}
+
+double lat_stats_range_ppm(const double *v, size_t n) {
+    if (!v || n == 0) return NAN;
+    double lo = v[0], hi = v[0];
+    for (size_t i = 1; i < n; i++)
+        lo = fmin(lo, v[i]), hi = fmax(hi, v[i]);
+    return (hi - lo) / lo * 1e6;
 }
 
 /* counts[s] = number of sign assignments whose positive doubled ranks sum

@@ -1,9 +1,12 @@
 /* test_bench_stats.c - the harness's statistics against hand-computed values:
  * interpolated percentiles, MAD, population CV, Tukey fences, the stability
- * rule, and the Mann-Whitney U test (exact and normal approximation). */
+ * rule, and the Mann-Whitney U test (exact and normal approximation); and the
+ * statistics module's in-place medians, MAD and relative spread (stats.h)
+ * that the benchmarks, the ring bake-off and `latlab clock` share. */
 #include "lat_test.h"
 
 #include "latlab/bench.h"
+#include "latlab/stats.h"
 
 #include <errno.h>
 #include <math.h>
@@ -163,6 +166,57 @@ static void test_shuffle_deterministic(void **state) {
         assert_int_equal(seen[i], 1);
 }
 
+static void test_median_inplace_even_odd(void **state) {
+    (void)state;
+    double even[] = {4, 1, 3, 2};
+    NEAR(lat_stats_median_inplace(even, 4), 2.5, 1e-12); /* mean of 2 and 3 */
+    const double sorted[] = {1, 2, 3, 4};
+    assert_memory_equal(even, sorted, sizeof sorted); /* sorted in place */
+    double odd[] = {5, -1, 3};
+    NEAR(lat_stats_median_inplace(odd, 3), 3, 1e-12);
+    double one[] = {7};
+    NEAR(lat_stats_median_inplace(one, 1), 7, 1e-12);
+    assert_true(isnan(lat_stats_median_inplace(one, 0)));
+    /* The copying median agrees and leaves its input alone. */
+    const double c[] = {9, 2, 4, 5};
+    NEAR(lat_stats_median(c, 4), 4.5, 1e-12);
+}
+
+static void test_median_high(void **state) {
+    (void)state;
+    double d[] = {4, 1, 3, 2};
+    NEAR(lat_stats_median_high(d, 4), 3, 1e-12); /* v[n/2] of {1,2,3,4} */
+    assert_true(d[0] == 1 && d[3] == 4);
+    double o[] = {30, 10, 20};
+    NEAR(lat_stats_median_high(o, 3), 20, 1e-12);
+    NEAR(lat_stats_median_high(o, 0), 0, 0);
+    uint64_t u[] = {40, 10, 30, 20, 50, 60};
+    assert_int_equal(lat_stats_median_high_u64(u, 6), 40);
+    assert_int_equal(u[0], 10);
+    assert_int_equal(u[5], 60);
+    uint64_t big[] = {UINT64_MAX, 0, 1}; /* no overflow in the comparison */
+    assert_int_equal(lat_stats_median_high_u64(big, 3), 1);
+    assert_int_equal(big[2], UINT64_MAX);
+    assert_int_equal(lat_stats_median_high_u64(big, 0), 0);
+}
+
+static void test_mad_and_range(void **state) {
+    (void)state;
+    double v[] = {1, 2, 3, 4, 100};
+    /* deviations from 3: 2 1 0 1 97 -> sorted 0 1 1 2 97 -> 1 */
+    NEAR(lat_stats_mad_inplace(v, 5, 3), 1, 1e-12);
+    double w[] = {10, 14, 11, 19};
+    /* deviations from 12.5: 2.5 1.5 1.5 6.5 -> median 2 */
+    NEAR(lat_stats_mad_inplace(w, 4, 12.5), 2, 1e-12);
+    assert_true(isnan(lat_stats_mad_inplace(w, 0, 0)));
+    const double r[] = {1.000002, 0.999999, 1.0};
+    NEAR(lat_stats_range_ppm(r, 3), 3.000003, 1e-6); /* (1.000002 - 0.999999) / 0.999999 */
+    assert_true(r[0] == 1.000002);                   /* not reordered */
+    const double same[] = {2.5, 2.5};
+    NEAR(lat_stats_range_ppm(same, 2), 0, 0);
+    assert_true(isnan(lat_stats_range_ppm(r, 0)));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_percentile),
@@ -172,6 +226,9 @@ int main(void) {
         cmocka_unit_test(test_mwu_ties_normal),
         cmocka_unit_test(test_mwu_large),
         cmocka_unit_test(test_shuffle_deterministic),
+        cmocka_unit_test(test_median_inplace_even_odd),
+        cmocka_unit_test(test_median_high),
+        cmocka_unit_test(test_mad_and_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,6 +33,7 @@
 #include "latlab/json.h"
 #include "latlab/perf.h"
 #include "latlab/platform.h"
+#include "latlab/stats.h"
 #include "latlab/topo.h"
 
 /* ---- messages ------------------------------------------------------------------ */
@@ -756,11 +757,6 @@ const char *lat_pipe_shape_name(int shape) {
     return shape == LAT_PIPE_FULL ? "full" : shape == LAT_PIPE_COMPACT ? "compact" : "auto";
 }
 
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 uint64_t lat_pipe_stamp_cost_ns(const lat_clock_cal *cal, unsigned n) {
     if (!cal) cal = lat_clock_default();
     if (n < 16) n = 16;
@@ -771,8 +767,7 @@ uint64_t lat_pipe_stamp_cost_ns(const lat_clock_cal *cal, unsigned n) {
         uint64_t b = lat_cycles_fenced();
         d[i] = b - a;
     }
-    qsort(d, n, sizeof *d, cmp_u64);
-    uint64_t med = d[n / 2];
+    uint64_t med = lat_stats_median_high_u64(d, n);
     lat__free(d);
     return lat_clock_to_ns(cal, med);
 }

@@ -50,17 +50,6 @@ static double cycles_to_ns(double cycles) {
     return cycles / lat_clock_default()->cycles_per_ns;
 }
 
-double rl_median(double *v, int n) {
-    for (int i = 1; i < n; i++) /* insertion sort: n is a handful */
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    if (n <= 0) return 0;
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* ---- the queues -------------------------------------------------------------- */
 
 #if LAT_HAVE_CK

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "latlab/stats.h"
+
 typedef enum rl_kind {
     RL_RING = 0, /* lat_ring: cached-index */
     RL_SEQRING,  /* lat_seqring: per-slot sequence */
@@ -65,7 +67,9 @@ int rl_roundtrip(rl_kind k, size_t cap, int cpu_a, int cpu_b, uint64_t n, rl_lat
  * way as rl_roundtrip. */
 int rl_pingpong(int cpu_a, int cpu_b, uint64_t n, rl_lat *out);
 
-/* Median of n doubles (sorts v). */
-double rl_median(double *v, int n);
+/* Median of n doubles (sorts v; 0 when n <= 0): the statistics module's. */
+static inline double rl_median(double *v, int n) {
+    return n > 0 ? lat_stats_median_inplace(v, (size_t)n) : 0;
+}
 
 #endif

@@ -9,7 +9,8 @@
  * drifts, so comparisons are made on paired per-round differences (rank
  * based: robust to outliers) and on logs of figures (a shift in logs is a
  * ratio).  Every function is pure (no globals, no printing); those taking
- * arrays copy before sorting.  Allocation: scratch memory through lat__alloc;
+ * const arrays copy before sorting, the *_inplace / *_high / sort ones sort
+ * the caller's array.  Allocation: scratch memory through lat__alloc;
  * they return 0 or a negative errno. */
 #ifndef LATLAB_STATS_H
 #define LATLAB_STATS_H
@@ -20,6 +21,26 @@
 
 /* Median of n values (NAN when n == 0 or on allocation failure). */
 double lat_stats_median(const double *x, size_t n);
+
+/* In-place helpers for callers that own their buffer (benchmarks, the ring
+ * bake-off, `latlab clock`): these sort v ascending in place and allocate
+ * nothing through lat__alloc, so they also suit fixed stack arrays. */
+void lat_stats_sort(double *v, size_t n);
+void lat_stats_sort_u64(uint64_t *v, size_t n);
+/* Median, interpolated: the mean of the two middle values when n is even
+ * (NAN when n == 0).  Sorts v. */
+double lat_stats_median_inplace(double *v, size_t n);
+/* The high median v[n / 2] after sorting: always an observed value (for odd
+ * n the same as the median).  Sorts v; 0 when n == 0. */
+double lat_stats_median_high(double *v, size_t n);
+uint64_t lat_stats_median_high_u64(uint64_t *v, size_t n);
+/* Median absolute deviation about centre (unscaled): replaces v by
+ * |v - centre|, sorts it and returns its interpolated median (NAN if n == 0). */
+double lat_stats_mad_inplace(double *v, size_t n, double centre);
+/* Relative spread (max - min) / min in parts per million, for a handful of
+ * repeated estimates of one quantity (calibrations).  v is not modified;
+ * NAN when n == 0. */
+double lat_stats_range_ppm(const double *v, size_t n);
 /* Interpolated quantile p in [0, 1] of sorted values. */
 double lat_stats_quantile_sorted(const double *sorted, size_t n, double p);
 

@@ -14,6 +14,7 @@
 #include "latlab/error.h"
 #include "latlab/hist.h"
 #include "latlab/perf.h"
+#include "latlab/stats.h"
 #include "latlab/topo.h"
 
 #include <errno.h>
@@ -378,11 +379,6 @@ static LAT_NOINLINE void empty_bench(void *ctx, uint64_t n, uint64_t i) {
     lat_clobber_memory();
 }
 
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The cost of what surrounds fn in a sample: two fenced reads and an indirect
  * call of an empty function.  Median of 1001 tries (robust to interrupts). */
 double lat_bench_timer_overhead_ns(lat_bench_runner *r) {
@@ -398,8 +394,7 @@ double lat_bench_timer_overhead_ns(lat_bench_runner *r) {
         uint64_t t1 = now_ticks(r);
         d[i] = t1 - t0;
     }
-    qsort(d, TRIES, sizeof d[0], cmp_u64);
-    r->overhead_ns = ticks_to_ns(r, d[TRIES / 2]);
+    r->overhead_ns = ticks_to_ns(r, lat_stats_median_high_u64(d, TRIES));
     r->overhead_done = true;
     return r->overhead_ns;
 }

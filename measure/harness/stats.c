@@ -15,11 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 double lat_bench_percentile(const double *sorted, size_t n, double p) {
     return lat_stats_quantile_sorted(sorted, n, p);
 }
@@ -30,7 +25,7 @@ int lat_bench_summarize(const double *x, size_t n, lat_bench_summary *out) {
     double *s = lat__alloc(n * sizeof *s);
     if (!s) return -ENOMEM;
     memcpy(s, x, n * sizeof *s);
-    qsort(s, n, sizeof *s, cmp_double);
+    lat_stats_sort(s, n);
 
     double sum = 0;
     for (size_t i = 0; i < n; i++)
@@ -57,11 +52,9 @@ int lat_bench_summarize(const double *x, size_t n, lat_bench_summary *out) {
         for (size_t i = 0; i < n; i++)
             if (s[i] < out->fence_lo || s[i] > out->fence_hi) out->outliers++;
 
-    /* MAD: median of absolute deviations (reuse the buffer). */
-    for (size_t i = 0; i < n; i++)
-        s[i] = fabs(x[i] - out->median);
-    qsort(s, n, sizeof *s, cmp_double);
-    out->mad = lat_bench_percentile(s, n, 0.5);
+    /* MAD: median of absolute deviations (reuse the buffer: the sorted copy
+     * holds the same values as x). */
+    out->mad = lat_stats_mad_inplace(s, n, out->median);
     lat__free(s);
     return 0;
 }
