@@ -22,6 +22,10 @@
     "  --burst DUR         mean burst length (default 200us)\n"                                    \
     "  --seed S            (default 1)\n"
 
+#include "cli.h"
+
+/* Its options table (the help is generated from it). */
+extern const cli_spec book_itchgen_spec;
 int book_itchgen_main(int argc, char **argv);
 
 #endif

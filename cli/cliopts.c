@@ -1,0 +1,93 @@
+/* cliopts.c - subcommand groups and repeatable options on top of the options
+ * table (see cliopts.h): the dispatch, the help generated from each
+ * subcommand's spec, and the list collector. */
+#include "cliopts.h"
+
+#include <string.h>
+
+const cli_sub *cli_group_find(const cli_group *g, const char *name) {
+    for (const cli_sub *s = g->subs; name && s->name; s++)
+        if (!strcmp(s->name, name)) return s;
+    return NULL;
+}
+
+/* "a, b or c" into buf. */
+static void list_names(const cli_group *g, char *buf, size_t n) {
+    size_t len = 0, count = 0;
+    for (const cli_sub *s = g->subs; s->name; s++)
+        count++;
+    buf[0] = '\0';
+    for (size_t i = 0; i < count && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s",
+                                i == 0           ? ""
+                                : i + 1 == count ? " or "
+                                                 : ", ",
+                                g->subs[i].name);
+}
+
+int cli_group_run(const cli_group *g, int argc, char **argv) {
+    char names[256];
+    list_names(g, names, sizeof names);
+    if (argc < 2) {
+        if (g->missing) return cli_usage_error(g->name, "%s", g->missing);
+        return cli_usage_error(g->name, "needs a subcommand: %s", names);
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "help") || !strcmp(name, "-h") || !strcmp(name, "--help")) {
+        cli_group_help(g, stdout);
+        return CLI_OK;
+    }
+    const cli_sub *s = cli_group_find(g, name);
+    if (s) return s->fn(argc - 1, argv + 1);
+    if (g->unknown) {
+        fprintf(stderr, "latlab %s: ", g->name);
+        fprintf(stderr, g->unknown, name);
+        fprintf(stderr, "\nTry 'latlab help %s'.\n", g->name);
+        return CLI_USAGE;
+    }
+    return cli_usage_error(g->name, "unknown subcommand '%s' (%s)", name, names);
+}
+
+void cli_group_help(const cli_group *g, FILE *f) {
+    int width = 0;
+    for (const cli_sub *s = g->subs; s->name; s++)
+        if ((int)strlen(s->name) > width) width = (int)strlen(s->name);
+    for (const cli_sub *s = g->subs; s->name; s++)
+        fprintf(f, "%s%s\n", s == g->subs ? "usage: " : "       ", s->spec->synopsis);
+    if (g->about) fprintf(f, "\n%s", g->about);
+    fputs("\nsubcommands:\n", f);
+    for (const cli_sub *s = g->subs; s->name; s++)
+        fprintf(f, "  %-*s  %s\n", width, s->name, s->summary);
+    fprintf(f, "\n'latlab help %s SUBCOMMAND' for one subcommand's help.\n", g->name);
+    for (const cli_sub *s = g->subs; s->name; s++) {
+        fprintf(f, "\n---- %s %s\n", g->name, s->name);
+        cli_help(s->spec, f);
+    }
+    if (g->epilog) fprintf(f, "\n%s", g->epilog);
+}
+
+void cli_group_help_for(const cli_group *g, const char *sub, FILE *f) {
+    const cli_sub *s = cli_group_find(g, sub);
+    if (s)
+        cli_help(s->spec, f);
+    else
+        cli_group_help(g, f);
+}
+
+int cli_list_add(const char *cmd, const char *flag, const char *value, void *dest) {
+    cli_list *l = dest;
+    if (l->n >= CLI_LIST_MAX)
+        return cli_usage_error(cmd, "%s: given more than %d times", flag, CLI_LIST_MAX);
+    l->v[l->n++] = value;
+    return 0;
+}
+
+size_t cli_list_join(const cli_list *l, const char *sep, char *buf, size_t n) {
+    size_t len = 0;
+    if (n) buf[0] = '\0';
+    for (int i = 0; i < l->n; i++) {
+        size_t room = len < n ? n - len : 0;
+        len += (size_t)snprintf(room ? buf + len : NULL, room, "%s%s", i ? sep : "", l->v[i]);
+    }
+    return len;
+}
