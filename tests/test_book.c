@@ -10,6 +10,9 @@
 #include "lat_test.h"
 
 #include "book.h"
+#include "latlab/alloc.h"
+
+#include <errno.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -372,6 +375,11 @@ typedef struct pair {
     ref *r;
 } pair;
 
+/* 0: the book's default reserve (the existing phases); > 0: reserve only this
+ * many orders and levels, so pages are bound and the slab and id table grow
+ * inside operations (the sparse paths). */
+static uint32_t g_reserve;
+
 static void pair_init(pair *p, int64_t lo, int64_t hi, int64_t tick, uint32_t cap) {
     p->eb = calloc(1, sizeof(evbuf));
     p->r = calloc(1, sizeof(ref));
@@ -381,6 +389,8 @@ static void pair_init(pair *p, int64_t lo, int64_t hi, int64_t tick, uint32_t ca
                        .price_hi = hi,
                        .tick = tick,
                        .max_orders = cap,
+                       .reserve_orders = g_reserve,
+                       .reserve_levels = g_reserve,
                        .on_event = capture,
                        .ud = p->eb};
     assert_int_equal(book_create(&cfg, &p->b), 0);
@@ -670,6 +680,177 @@ static void test_differential(void **state) {
            "",
 #endif
            (unsigned long long)checks);
+}
+
+static uint32_t crc_now(book *b);
+
+/* The same random flow through the sparse level store: a reserve of one
+ * order and one level, so every page is bound on first use, chunks are added
+ * and the slab and id table double inside operations; bands up to the 2^28
+ * limit with prices far apart (the upper bitmap levels are scanned), a
+ * negative band, and a tight band edge. */
+static void test_differential_sparse(void **state) {
+    (void)state;
+#ifdef LAT_SANITIZED
+    const uint64_t total = 100000;
+#else
+    const uint64_t total = 400000;
+#endif
+    const int64_t big = (int64_t)BOOK_MAX_LEVELS - 1;
+    const phase phases[] = {
+        {"2^28 band, sparse, tick 1", 1, big + 1, 1, big / 2, 6000, 3000, total * 3 / 10},
+        {"2^28 band, tick 100, very wide", 100, 100 * (big + 1), 100, 100 * (big / 2), 900000, 3000,
+         total * 3 / 10},
+        {"negative band", -(1ll << 40), -(1ll << 40) + 4 * 65536, 4, -(1ll << 40) + 2 * 65536, 700,
+         3000, total * 2 / 10},
+        {"band edge, tight capacity", 1, 40, 1, 6, 6, 48, total * 2 / 10},
+    };
+    g_reserve = 1;
+    uint64_t checks = 0;
+    for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++)
+        checks += run_phase(&phases[i]);
+    g_reserve = 0;
+    printf("differential (sparse store): %llu state checkpoints, all equal\n",
+           (unsigned long long)checks);
+}
+
+/* Memory follows the levels used, not the band: a 2^28-level band holds a
+ * few MB of directory and bitmaps; two orders 2^27 levels apart add two pages. */
+static void test_sparse_memory(void **state) {
+    (void)state;
+    book_config cfg = {.price_lo = 1,
+                       .price_hi = BOOK_MAX_LEVELS,
+                       .tick = 1,
+                       .max_orders = 1000000,
+                       .reserve_orders = 1024,
+                       .reserve_levels = 256};
+    book *b;
+    assert_int_equal(book_create(&cfg, &b), 0);
+    size_t m0 = book_memory_bytes(b);
+    assert_true(m0 < (24u << 20));
+    assert_int_equal(book_limit(b, 1, 1, BOOK_SELL, BOOK_MAX_LEVELS, 5, BOOK_GTC, 0), 0);
+    assert_int_equal(book_limit(b, 2, 1, BOOK_BUY, 1, 5, BOOK_GTC, 0), 0);
+    assert_int_equal(book_limit(b, 3, 1, BOOK_BUY, BOOK_MAX_LEVELS / 2, 5, BOOK_GTC, 0), 0);
+    size_t m1 = book_memory_bytes(b);
+    assert_true(m1 - m0 < 3 * 8192);
+    int64_t px;
+    assert_int_equal(book_best(b, BOOK_BUY, &px, NULL), 0);
+    assert_int_equal(px, BOOK_MAX_LEVELS / 2);
+    assert_int_equal(book_cancel(b, 3), 0);
+    assert_int_equal(book_best(b, BOOK_BUY, &px, NULL), 0);
+    assert_int_equal(px, 1); /* found across 2^27 empty levels */
+    book_reset(b);
+    assert_int_equal(book_memory_bytes(b), m1); /* pages kept */
+    book_free(b);
+    /* one past the limit is refused; the limit itself is fine */
+    cfg.price_hi = BOOK_MAX_LEVELS + 1;
+    assert_int_equal(book_create(&cfg, &b), -EINVAL);
+}
+
+/* Extreme bands: the span is computed without signed overflow (issue 19: a
+ * band of INT64_MIN:INT64_MAX crashed); prices at the int64 limits work. */
+static void test_band_extremes(void **state) {
+    (void)state;
+    book *b;
+    book_config cfg = {.price_lo = INT64_MIN, .price_hi = INT64_MAX, .tick = 1, .max_orders = 8};
+    assert_int_equal(book_create(&cfg, &b), -EINVAL);
+    cfg.tick = INT64_MAX; /* 3 levels: MIN, -1, MAX - 1 */
+    assert_int_equal(book_create(&cfg, &b), 0);
+    assert_int_equal(book_limit(b, 1, 1, BOOK_SELL, INT64_MAX, 1, BOOK_GTC, 0), BOOK_ETICK);
+    assert_int_equal(book_limit(b, 1, 1, BOOK_SELL, INT64_MAX - 1, 1, BOOK_GTC, 0), 0);
+    assert_int_equal(book_limit(b, 2, 1, BOOK_BUY, INT64_MIN, 1, BOOK_GTC, 0), 0);
+    int64_t px;
+    assert_int_equal(book_best(b, BOOK_SELL, &px, NULL), 0);
+    assert_true(px == INT64_MAX - 1);
+    book_free(b);
+    cfg = (book_config){
+        .price_lo = INT64_MAX - 1000, .price_hi = INT64_MAX, .tick = 1, .max_orders = 8};
+    assert_int_equal(book_create(&cfg, &b), 0);
+    book_set_fees(b, 5, 5); /* fee products wrap instead of overflowing */
+    assert_int_equal(book_limit(b, 1, 1, BOOK_SELL, INT64_MAX, 3, BOOK_GTC, 0), 0);
+    assert_int_equal(book_market(b, 2, 2, BOOK_BUY, 2), 0);
+    assert_int_equal(book_best(b, BOOK_SELL, &px, NULL), 0);
+    assert_true(px == INT64_MAX);
+    book_free(b);
+}
+
+/* book_execute: a trade against an outside taker, DONE at zero; over-execution
+ * and zero are rejected with the book unchanged. */
+static void test_execute(void **state) {
+    (void)state;
+    pair p;
+    pair_init(&p, 1, 1000, 1, 64);
+    assert_int_equal(book_limit(p.b, 1, 7, BOOK_SELL, 100, 5, BOOK_GTC, 0), 0);
+    p.eb->n = 0;
+    assert_int_equal(book_execute(p.b, 1, 2), 3);
+    assert_int_equal(p.eb->n, 2);
+    assert_int_equal(p.eb->ev[0].type, BOOK_EV_TRADE);
+    assert_int_equal(p.eb->ev[0].maker_id, 1);
+    assert_int_equal(p.eb->ev[0].id, 0);
+    assert_int_equal(p.eb->ev[0].price, 100);
+    assert_int_equal(p.eb->ev[0].qty, 2);
+    assert_int_equal(p.eb->ev[1].type, BOOK_EV_LEVEL);
+    uint32_t c0 = crc_now(p.b);
+    assert_int_equal(book_execute(p.b, 1, 4), BOOK_EEXCESS);
+    assert_int_equal(book_execute(p.b, 1, 0), BOOK_EQTY);
+    assert_int_equal(book_execute(p.b, 9, 1), BOOK_EUNKNOWN);
+    assert_int_equal(crc_now(p.b), c0);
+    p.eb->n = 0;
+    assert_int_equal(book_execute(p.b, 1, 3), 0);
+    assert_int_equal(p.eb->ev[0].type, BOOK_EV_TRADE);
+    assert_int_equal(p.eb->ev[1].type, BOOK_EV_DONE);
+    assert_int_equal(p.eb->ev[2].type, BOOK_EV_LEVEL);
+    assert_int_equal(book_order_count(p.b), 0);
+    pair_free(&p);
+}
+
+/* Growth that fails (allocator refuses) rejects with BOOK_ENOMEM and leaves
+ * the book as it was. */
+static int g_fail_allocs;
+static void *failing_alloc(size_t size, size_t align, void *ud) {
+    (void)ud;
+    if (g_fail_allocs) return NULL;
+    void *p = NULL;
+    return posix_memalign(&p, align, size) ? NULL : p;
+}
+static void plain_free(void *p, void *ud) {
+    (void)ud;
+    free(p);
+}
+static void test_growth_enomem(void **state) {
+    (void)state;
+    lat_alloc_hooks hooks = {.alloc = failing_alloc, .free = plain_free};
+    lat_set_alloc_hooks(&hooks);
+    book_config cfg = {.price_lo = 1,
+                       .price_hi = 1 << 24,
+                       .tick = 1,
+                       .max_orders = 1000,
+                       .reserve_orders = 2,
+                       .reserve_levels = 1};
+    book *b;
+    assert_int_equal(book_create(&cfg, &b), 0);
+    /* the reserve: one page per side, two slots */
+    assert_int_equal(book_limit(b, 1, 1, BOOK_SELL, 100, 5, BOOK_GTC, 0), 0);
+    assert_int_equal(book_limit(b, 2, 1, BOOK_SELL, 101, 5, BOOK_GTC, 0), 0);
+    g_fail_allocs = 1;
+    assert_int_equal(book_limit(b, 3, 1, BOOK_SELL, 102, 5, BOOK_GTC, 0), BOOK_ENOMEM);
+    assert_int_equal(book_order_count(b), 2);
+    /* an IOC needs no slot, so it still trades */
+    assert_int_equal(book_limit(b, 4, 2, BOOK_BUY, 100, 1, BOOK_IOC, 0), 0);
+    g_fail_allocs = 0;
+    assert_int_equal(book_limit(b, 3, 1, BOOK_SELL, 102, 5, BOOK_GTC, 0), 0);
+    assert_int_equal(book_limit(b, 6, 3, BOOK_BUY, 50, 1, BOOK_GTC, 0), 0); /* last spare page */
+    g_fail_allocs = 1; /* a new page far away */
+    assert_int_equal(book_replace(b, 3, 9000000, 5), BOOK_ENOMEM);
+    assert_int_equal(book_add_resting(b, 5, 1, BOOK_BUY, 7000000, 5), BOOK_ENOMEM);
+    int64_t px;
+    assert_int_equal(book_lookup(b, 3, NULL, NULL, &px, NULL), 0);
+    assert_int_equal(px, 102);
+    g_fail_allocs = 0;
+    assert_int_equal(book_replace(b, 3, 9000000, 5), 0);
+    assert_int_equal(book_reserve(b, BOOK_BUY, 5000000, 5001000), 0);
+    book_free(b);
+    lat_set_alloc_hooks(NULL);
 }
 
 /* ---- edge cases ------------------------------------------------------------------- */
@@ -980,6 +1161,41 @@ static void test_no_allocation(void **state) {
     book_free(b);
 }
 
+/* A 2^28-level band pre-sized with book_reserve(): operations inside the
+ * reserved range allocate nothing, like a small band bound at creation. */
+static void test_no_allocation_sparse(void **state) {
+    (void)state;
+    if (!lat_alloc_count_available()) LAT_SKIP("counting allocator unavailable under sanitizers");
+    uint64_t nev = 0;
+    const int64_t mid = 200000000;
+    book_config cfg = {.price_lo = 1,
+                       .price_hi = BOOK_MAX_LEVELS,
+                       .tick = 1,
+                       .max_orders = 100000,
+                       .reserve_levels = 1,
+                       .on_event = noop_cb,
+                       .ud = &nev};
+    book *b;
+    assert_int_equal(book_create(&cfg, &b), 0);
+    for (int side = 0; side < 2; side++)
+        assert_int_equal(book_reserve(b, (book_side)side, mid - 5000, mid + 5000), 0);
+    lat_alloc_count_begin();
+    uint64_t id = 1;
+    for (int i = 0; i < 100000; i++) {
+        int side = (int)rn(2);
+        int64_t px = mid + (int64_t)rn(8000) - 4000;
+        if (rn(10) < 7)
+            book_limit(b, id++, (uint32_t)rn(4), (book_side)side, px, 1 + (uint32_t)rn(50),
+                       BOOK_GTC, 0);
+        else
+            book_cancel(b, id - 1 - rn(100));
+    }
+    book_reset(b);
+    uint64_t allocs = lat_alloc_count_end();
+    assert_int_equal(allocs, 0);
+    book_free(b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fok_unfillable_unchanged),
@@ -992,6 +1208,12 @@ int main(void) {
         cmocka_unit_test(test_fees_on_trades),
         cmocka_unit_test(test_no_allocation),
         cmocka_unit_test(test_differential),
+        cmocka_unit_test(test_differential_sparse),
+        cmocka_unit_test(test_sparse_memory),
+        cmocka_unit_test(test_band_extremes),
+        cmocka_unit_test(test_execute),
+        cmocka_unit_test(test_growth_enomem),
+        cmocka_unit_test(test_no_allocation_sparse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

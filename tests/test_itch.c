@@ -6,6 +6,7 @@
 #include "itch.h"
 #include "latlab/error.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,11 +202,54 @@ static void test_ritch_counts(void **state) {
     itch_replay_free(r);
 }
 
+/* Issue 19: a 5.7 KB capture naming 50 stocks, each with adds spanning 2^22
+ * ticks, asked for ~10 GB.  Books are now sized by the data: small memory,
+ * every add resting, and the documented cap refuses with the figure. */
+static void test_many_stocks_memory(void **state) {
+    (void)state;
+    static uint8_t buf[50 * 3 * 38];
+    size_t n = 0;
+    const uint32_t prices[3] = {1, 2, 4194300}; /* tick 1, ~2^22 levels */
+    for (uint16_t loc = 1; loc <= 50; loc++)
+        for (int k = 0; k < 3; k++)
+            n = add_msg(buf, n, 'A', 1, loc, loc * 10u + (uint64_t)k, k == 2 ? 'S' : 'B', 100,
+                        prices[k], 0);
+    itch_replay *r = NULL;
+    size_t off = 0, bytes = 0;
+    itch_replay_opts opt = {0};
+    assert_int_equal(itch_replay_create_opts(buf, n, &opt, &r, &off, &bytes), 0);
+    printf("%zu-byte capture, 50 stocks: books hold %.1f MiB\n", n, (double)bytes / (1 << 20));
+    assert_true(bytes < (64u << 20));
+    assert_int_equal(bytes, itch_replay_bytes(r));
+    itch_reader rd;
+    itch_msg m;
+    itch_reader_init(&rd, buf, n);
+    while (itch_next(&rd, &m) == 1)
+        itch_replay_apply(r, &m);
+    assert_int_equal(itch_replay_counts(r)->rejected_add, 0);
+    assert_int_equal(book_order_count(itch_replay_stock(r, 50)->bk), 3);
+    itch_replay_free(r);
+    r = NULL;
+    opt.max_bytes = 1 << 20; /* the cap: refused, with the figure reached */
+    assert_int_equal(itch_replay_create_opts(buf, n, &opt, &r, &off, &bytes), -ENOMEM);
+    assert_null(r);
+    assert_true(bytes > opt.max_bytes);
+    /* a fixed tick: adds off it are rejected adds */
+    opt = (itch_replay_opts){.tick = 100};
+    assert_int_equal(itch_replay_create_opts(buf, n, &opt, &r, &off, &bytes), 0);
+    itch_reader_init(&rd, buf, n);
+    while (itch_next(&rd, &m) == 1)
+        itch_replay_apply(r, &m);
+    assert_int_equal(itch_replay_counts(r)->rejected_add, 100); /* prices 1 and 2 */
+    itch_replay_free(r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_synthetic_replay),
         cmocka_unit_test(test_truncated_and_garbage),
         cmocka_unit_test(test_ritch_counts),
+        cmocka_unit_test(test_many_stocks_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,10 +1,12 @@
-/* book.c - the matching engine of book.h: price-array levels, two-level
- * occupancy bitmaps, intrusive FIFOs, an order slab and an id hash.
+/* book.c - the matching engine of book.h: paged price levels bound on first
+ * use, three-level occupancy bitmaps, intrusive FIFOs, an order slab and an
+ * id hash.
  *
  * Workload assumption: one writer; orders concentrate near the touch, so the
  * level array and the bitmaps stay in cache; every operation is O(1) except
  * matching (O(fills)), mass cancel and snapshots (O(orders / levels touched)).
- * Nothing here allocates after book_create(). */
+ * Nothing here allocates after book_create() while the orders and price
+ * pages in use fit the reserve (see book.h). */
 #include "book.h"
 
 #include "alloc_internal.h"
@@ -23,12 +25,31 @@ typedef struct order {
     uint32_t next, prev; /* FIFO links within the level (NIL at the ends); next = free list */
     uint32_t level;      /* level index */
     uint8_t side;
+    uint8_t used; /* 1 while resting (the slab is walked when the id table grows) */
 } order;
 
+/* An empty level is all zero (count 0); head and tail are only read when
+ * count > 0, so a page is ready for use once zeroed. */
 typedef struct level {
     uint32_t head, tail, count, pad;
     uint64_t qty;
 } level;
+
+/* Levels are stored in pages of LPAGE consecutive levels, bound to the
+ * side's page directory on first use.  Each page carries the lowest bitmap
+ * level (one bit per level) for its own levels. */
+#define LPAGE_SHIFT 8
+#define LPAGE (1u << LPAGE_SHIFT)
+#define LPAGE_WORDS (LPAGE / 64)
+typedef struct lpage {
+    uint64_t bits[LPAGE_WORDS];
+    level lv[LPAGE];
+} lpage;
+
+/* Pages come from chunks allocated at creation (the reserve) and, when a
+ * price region is touched for the first time after the reserve is used up,
+ * from a new chunk (at least as large as everything before it). */
+#define MAX_CHUNKS 64
 
 /* 8 bytes: the id's 32-bit hash (its high bits are the home slot, so the
  * table can be reorganised without touching orders) and the slab index.  A
@@ -39,19 +60,25 @@ typedef struct slot {
 } slot;
 
 typedef struct side_state {
-    level *lv;
-    uint64_t *l0; /* bit per level */
-    uint64_t *l1; /* bit per l0 word */
-    uint32_t nl1;
+    lpage **dir;  /* npages entries; NULL = never touched */
+    uint64_t *l1; /* bit per 64-level word */
+    uint64_t *l2; /* bit per l1 word */
+    uint32_t nl1, nl2;
     uint32_t best; /* NIL = empty */
     uint32_t nlevels_used;
 } side_state;
 
 struct book {
     book_config cfg;
-    uint32_t nlevels, nl0;
+    uint32_t nlevels, nl0, npages;
     side_state s[2];
+    lpage *chunk[MAX_CHUNKS];
+    uint32_t chunk_pages[MAX_CHUNKS], chunk_used[MAX_CHUNKS];
+    uint32_t nchunks;
+    uint64_t pages_total; /* pages allocated in all chunks */
     order *ord;
+    uint32_t ord_cap; /* slots allocated (grows up to cfg.max_orders) */
+    uint32_t hwm;     /* slots [hwm, ord_cap) have never been used since the last reset */
     uint32_t free_head, live;
     slot *tab;
     uint32_t tab_mask;
@@ -59,53 +86,130 @@ struct book {
     uint64_t seq;
 };
 
+/* ---- level pages ------------------------------------------------------------- */
+
+static inline level *lvl(const book *b, int side, uint32_t li) {
+    return &b->s[side].dir[li >> LPAGE_SHIFT]->lv[li & (LPAGE - 1)];
+}
+
+/* The 64 occupancy bits of level word w (levels 64w .. 64w+63); 0 when its
+ * page was never bound. */
+static inline uint64_t l0_word(const side_state *s, uint32_t w) {
+    const lpage *p = s->dir[w / LPAGE_WORDS];
+    return p ? p->bits[w % LPAGE_WORDS] : 0;
+}
+
+/* Allocate a chunk of at least `want` pages (never more than the band can use). */
+static int chunk_add(book *b, uint64_t want) {
+    if (b->nchunks == MAX_CHUNKS) return BOOK_ENOMEM;
+    uint64_t left = 2ull * b->npages - b->pages_total;
+    uint64_t n = want > b->pages_total ? want : b->pages_total;
+    if (n > left) n = left;
+    if (n == 0) return BOOK_ENOMEM;
+    /* not zeroed here: a page is zeroed when it is bound, so pages never
+     * bound cost address space, not memory */
+    lpage *c = lat__alloc_aligned(n * sizeof(lpage), LAT_CACHELINE);
+    if (!c) return BOOK_ENOMEM;
+    b->chunk[b->nchunks] = c;
+    b->chunk_pages[b->nchunks] = (uint32_t)n;
+    b->chunk_used[b->nchunks] = 0;
+    b->nchunks++;
+    b->pages_total += n;
+    return 0;
+}
+
+/* Bind a zeroed page for level li of `side` if it has none.  0 or BOOK_ENOMEM. */
+static int page_bind(book *b, int side, uint32_t li) {
+    lpage **slotp = &b->s[side].dir[li >> LPAGE_SHIFT];
+    if (LAT_LIKELY(*slotp != NULL)) return 0;
+    uint32_t c = b->nchunks - 1;
+    if (b->nchunks == 0 || b->chunk_used[c] == b->chunk_pages[c]) {
+        int err = chunk_add(b, 16);
+        if (err) return err;
+        c = b->nchunks - 1;
+    }
+    lpage *p = &b->chunk[c][b->chunk_used[c]++];
+    memset(p, 0, sizeof *p);
+    *slotp = p;
+    return 0;
+}
+
 /* ---- bitmap ------------------------------------------------------------- */
 
 static inline void bm_set(side_state *s, uint32_t i) {
-    s->l0[i >> 6] |= 1ull << (i & 63);
+    s->dir[i >> LPAGE_SHIFT]->bits[(i >> 6) % LPAGE_WORDS] |= 1ull << (i & 63);
     s->l1[i >> 12] |= 1ull << ((i >> 6) & 63);
+    s->l2[i >> 18] |= 1ull << ((i >> 12) & 63);
 }
 
 static inline void bm_clear(side_state *s, uint32_t i) {
-    uint64_t w = s->l0[i >> 6] &= ~(1ull << (i & 63));
-    if (!w) s->l1[i >> 12] &= ~(1ull << ((i >> 6) & 63));
+    uint64_t w = s->dir[i >> LPAGE_SHIFT]->bits[(i >> 6) % LPAGE_WORDS] &= ~(1ull << (i & 63));
+    if (w) return;
+    uint64_t u = s->l1[i >> 12] &= ~(1ull << ((i >> 6) & 63));
+    if (!u) s->l2[i >> 18] &= ~(1ull << ((i >> 12) & 63));
 }
 
-/* Lowest set bit >= i, or NIL. */
+static inline uint32_t low_bit(uint64_t m) {
+    return (uint32_t)__builtin_ctzll(m);
+}
+static inline uint32_t high_bit(uint64_t m) {
+    return 63u - (uint32_t)__builtin_clzll(m);
+}
+
+/* Lowest set bit >= i, or NIL.  Three levels: the level word, then the l1
+ * word holding it, then a scan of l2 (1 bit per 2^12 levels). */
 static uint32_t bm_next(const side_state *s, uint32_t nl0, uint32_t i) {
     uint32_t w = i >> 6;
     if (w >= nl0) return NIL;
-    uint64_t m = s->l0[w] & (~0ull << (i & 63));
-    if (m) return (w << 6) | (uint32_t)__builtin_ctzll(m);
-    uint32_t j = w + 1; /* next l0 word to consider */
-    for (uint32_t k = j >> 6; k < s->nl1; k++) {
-        uint64_t mm = s->l1[k];
-        if (k == (j >> 6)) mm &= (j & 63) ? (~0ull << (j & 63)) : ~0ull;
-        if (mm) {
-            uint32_t ww = (k << 6) | (uint32_t)__builtin_ctzll(mm);
-            return (ww << 6) | (uint32_t)__builtin_ctzll(s->l0[ww]);
+    uint64_t m = l0_word(s, w) & (~0ull << (i & 63));
+    if (m) return (w << 6) | low_bit(m);
+    uint32_t j = w + 1; /* next level word */
+    uint32_t k = j >> 6;
+    if (k >= s->nl1) return NIL;
+    m = s->l1[k] & (~0ull << (j & 63));
+    if (!m) {
+        uint32_t q = k + 1; /* next l1 word */
+        for (uint32_t r = q >> 6;; r++) {
+            if (r >= s->nl2) return NIL;
+            uint64_t mm = s->l2[r];
+            if (r == (q >> 6)) mm &= ~0ull << (q & 63);
+            if (mm) {
+                k = (r << 6) | low_bit(mm);
+                m = s->l1[k];
+                break;
+            }
         }
     }
-    return NIL;
+    uint32_t ww = (k << 6) | low_bit(m);
+    return (ww << 6) | low_bit(l0_word(s, ww));
 }
 
-/* Highest set bit <= i, or NIL (i may be NIL-1.. ; i == NIL means none). */
+/* Highest set bit <= i, or NIL (i == NIL means none). */
 static uint32_t bm_prev(const side_state *s, uint32_t i) {
     if (i == NIL) return NIL;
     uint32_t w = i >> 6;
-    uint64_t m = s->l0[w] & (~0ull >> (63 - (i & 63)));
-    if (m) return (w << 6) | (63u - (uint32_t)__builtin_clzll(m));
+    uint64_t m = l0_word(s, w) & (~0ull >> (63 - (i & 63)));
+    if (m) return (w << 6) | high_bit(m);
     if (w == 0) return NIL;
     uint32_t j = w - 1;
-    for (int64_t k = j >> 6; k >= 0; k--) {
-        uint64_t mm = s->l1[k];
-        if ((uint32_t)k == (j >> 6)) mm &= ~0ull >> (63 - (j & 63));
-        if (mm) {
-            uint32_t ww = ((uint32_t)k << 6) | (63u - (uint32_t)__builtin_clzll(mm));
-            return (ww << 6) | (63u - (uint32_t)__builtin_clzll(s->l0[ww]));
+    uint32_t k = j >> 6;
+    m = s->l1[k] & (~0ull >> (63 - (j & 63)));
+    if (!m) {
+        if (k == 0) return NIL;
+        uint32_t q = k - 1;
+        for (int64_t r = q >> 6;; r--) {
+            if (r < 0) return NIL;
+            uint64_t mm = s->l2[r];
+            if ((uint32_t)r == (q >> 6)) mm &= ~0ull >> (63 - (q & 63));
+            if (mm) {
+                k = ((uint32_t)r << 6) | high_bit(mm);
+                m = s->l1[k];
+                break;
+            }
         }
     }
-    return NIL;
+    uint32_t ww = (k << 6) | high_bit(m);
+    return (ww << 6) | high_bit(l0_word(s, ww));
 }
 
 /* Next level after i going away from the touch (bids: lower, asks: higher). */
@@ -181,13 +285,13 @@ static inline void emit_simple(book *b, book_event_type t, book_side side, uint6
 }
 
 static inline int64_t level_price(const book *b, uint32_t i) {
-    return b->cfg.price_lo + (int64_t)i * b->cfg.tick;
+    return (int64_t)((uint64_t)b->cfg.price_lo + (uint64_t)i * (uint64_t)b->cfg.tick);
 }
 
 static inline void emit_level(book *b, int side, uint32_t li) {
     b->seq++;
     if (!b->cfg.on_event) return;
-    const level *l = &b->s[side].lv[li];
+    const level *l = lvl(b, side, li);
     book_event ev = {0};
     ev.type = BOOK_EV_LEVEL;
     ev.side = (book_side)side;
@@ -207,15 +311,17 @@ static int reject(book *b, int err, uint64_t id, uint32_t owner, book_side side)
 
 static inline void level_append(book *b, int side, uint32_t li, uint32_t oi) {
     side_state *s = &b->s[side];
-    level *l = &s->lv[li];
+    level *l = lvl(b, side, li);
     order *o = &b->ord[oi];
     o->level = li;
     o->next = NIL;
-    o->prev = l->tail;
-    if (l->tail != NIL)
+    if (l->count) {
+        o->prev = l->tail;
         b->ord[l->tail].next = oi;
-    else
+    } else {
+        o->prev = NIL;
         l->head = oi;
+    }
     l->tail = oi;
     if (l->count++ == 0) {
         bm_set(s, li);
@@ -229,7 +335,7 @@ static inline void level_append(book *b, int side, uint32_t li, uint32_t oi) {
 static inline void level_unlink(book *b, int side, uint32_t oi) {
     side_state *s = &b->s[side];
     order *o = &b->ord[oi];
-    level *l = &s->lv[o->level];
+    level *l = lvl(b, side, o->level);
     if (o->prev != NIL)
         b->ord[o->prev].next = o->next;
     else
@@ -246,6 +352,7 @@ static inline void level_unlink(book *b, int side, uint32_t oi) {
 }
 
 static inline void order_free(book *b, uint32_t oi) {
+    b->ord[oi].used = 0;
     b->ord[oi].next = b->free_head;
     b->free_head = oi;
     b->live--;
@@ -256,7 +363,7 @@ static void remove_order(book *b, uint32_t oi, int32_t reason) {
     order *o = &b->ord[oi];
     int side = o->side;
     uint32_t li = o->level;
-    b->s[side].lv[li].qty -= o->qty;
+    lvl(b, side, li)->qty -= o->qty;
     level_unlink(b, side, oi);
     hash_remove(b, o->id, oi);
     emit_simple(b, BOOK_EV_CANCELLED, (book_side)side, o->id, o->owner, reason, level_price(b, li),
@@ -267,34 +374,102 @@ static void remove_order(book *b, uint32_t oi, int32_t reason) {
 
 /* ---- construction -------------------------------------------------------------- */
 
+/* Size the id table for `cap` slab slots (load <= 1/2) and enter every
+ * resting order.  0 or BOOK_ENOMEM (the old table is then kept). */
+static int table_build(book *b, uint64_t cap) {
+    uint64_t n = 16;
+    while (n < 2 * cap)
+        n <<= 1;
+    slot *t = lat__alloc_aligned(n * sizeof(slot), LAT_CACHELINE);
+    if (!t) return BOOK_ENOMEM;
+    memset(t, 0xff, n * sizeof(slot)); /* idx = NIL */
+    lat__free(b->tab);
+    b->tab = t;
+    b->tab_mask = (uint32_t)(n - 1);
+    b->tab_shift = 32u - (unsigned)__builtin_ctzll(n);
+    for (uint32_t i = 0; i < b->hwm; i++)
+        if (b->ord[i].used) hash_insert(b, b->ord[i].id, i);
+    return 0;
+}
+
+/* Grow the slab (and the table when it would be more than half full) up to
+ * cfg.max_orders.  Called only when every slot is taken. */
+static int orders_grow(book *b) {
+    uint64_t n = 2ull * b->ord_cap;
+    if (n > b->cfg.max_orders) n = b->cfg.max_orders;
+    order *o = lat__alloc_aligned(n * sizeof(order), LAT_CACHELINE);
+    if (!o) return BOOK_ENOMEM;
+    memcpy(o, b->ord, (size_t)b->hwm * sizeof(order));
+    /* touch the new slots now rather than one page fault at a time later */
+    memset(o + b->hwm, 0, (size_t)(n - b->hwm) * sizeof(order));
+    order *old = b->ord;
+    b->ord = o;
+    if ((uint64_t)b->tab_mask + 1 < 2 * n && table_build(b, n)) {
+        b->ord = old;
+        lat__free(o);
+        return BOOK_ENOMEM;
+    }
+    lat__free(old);
+    b->ord_cap = (uint32_t)n;
+    return 0;
+}
+
+/* Can a new order rest?  0, BOOK_EFULL (max_orders reached) or BOOK_ENOMEM. */
+static inline int slot_ready(book *b) {
+    if (LAT_LIKELY(b->free_head != NIL || b->hwm < b->ord_cap)) return 0;
+    if (b->ord_cap >= b->cfg.max_orders) return BOOK_EFULL;
+    return orders_grow(b);
+}
+
+static inline uint32_t slot_take(book *b) {
+    uint32_t oi = b->free_head;
+    if (oi != NIL)
+        b->free_head = b->ord[oi].next;
+    else
+        oi = b->hwm++;
+    b->ord[oi].used = 1;
+    b->live++;
+    return oi;
+}
+
 int book_create(const book_config *cfg, book **out) {
     if (!cfg || !out || cfg->tick <= 0 || cfg->price_hi < cfg->price_lo || cfg->max_orders == 0 ||
         cfg->max_orders >= (1u << 31) || (unsigned)cfg->stp > BOOK_STP_CANCEL_BOTH)
         return -EINVAL;
-    uint64_t span = (uint64_t)(cfg->price_hi - cfg->price_lo) / (uint64_t)cfg->tick + 1;
-    if (span > (1ull << 28)) return -EINVAL;
+    /* unsigned difference: exact for any lo <= hi, no signed overflow */
+    uint64_t span = ((uint64_t)cfg->price_hi - (uint64_t)cfg->price_lo) / (uint64_t)cfg->tick;
+    if (span >= BOOK_MAX_LEVELS) return -EINVAL;
+    span++;
     book *b = lat__calloc(1, sizeof *b);
     if (!b) return -ENOMEM;
     b->cfg = *cfg;
     b->nlevels = (uint32_t)span;
     b->nl0 = (b->nlevels + 63) / 64;
+    b->npages = (b->nlevels + LPAGE - 1) / LPAGE;
     for (int k = 0; k < 2; k++) {
         side_state *s = &b->s[k];
         s->nl1 = (b->nl0 + 63) / 64;
-        s->lv = lat__calloc_aligned(b->nlevels, sizeof(level), LAT_CACHELINE);
-        s->l0 = lat__calloc_aligned(b->nl0, sizeof(uint64_t), LAT_CACHELINE);
+        s->nl2 = (s->nl1 + 63) / 64;
+        s->dir = lat__calloc_aligned(b->npages, sizeof(lpage *), LAT_CACHELINE);
         s->l1 = lat__calloc_aligned(s->nl1, sizeof(uint64_t), LAT_CACHELINE);
-        if (!s->lv || !s->l0 || !s->l1) goto fail;
+        s->l2 = lat__calloc_aligned(s->nl2, sizeof(uint64_t), LAT_CACHELINE);
+        if (!s->dir || !s->l1 || !s->l2) goto fail;
     }
-    b->ord = lat__calloc_aligned(cfg->max_orders, sizeof(order), LAT_CACHELINE);
-    if (!b->ord) goto fail;
-    uint64_t cap = 16;
-    while (cap < 2ull * cfg->max_orders)
-        cap <<= 1;
-    b->tab = lat__calloc_aligned(cap, sizeof(slot), LAT_CACHELINE);
-    if (!b->tab) goto fail;
-    b->tab_mask = (uint32_t)(cap - 1);
-    b->tab_shift = 32u - (unsigned)__builtin_ctzll(cap);
+    uint64_t rl = cfg->reserve_levels ? cfg->reserve_levels : BOOK_DEFAULT_RESERVE_LEVELS;
+    uint64_t rpages = (rl + LPAGE - 1) / LPAGE;
+    if (rpages > b->npages) rpages = b->npages;
+    if (chunk_add(b, 2 * rpages)) goto fail;
+    /* the reserve is real memory: fault it in now, not inside an operation */
+    memset(b->chunk[0], 0, (size_t)b->chunk_pages[0] * sizeof(lpage));
+    if (rpages == b->npages) /* the reserve covers the band: bind it all now */
+        for (int k = 0; k < 2; k++)
+            for (uint32_t pg = 0; pg < b->npages; pg++)
+                if (page_bind(b, k, pg << LPAGE_SHIFT)) goto fail;
+    uint32_t ro = cfg->reserve_orders && cfg->reserve_orders < cfg->max_orders ? cfg->reserve_orders
+                                                                               : cfg->max_orders;
+    b->ord = lat__calloc_aligned(ro, sizeof(order), LAT_CACHELINE);
+    if (!b->ord || table_build(b, ro)) goto fail;
+    b->ord_cap = ro;
     book_reset(b);
     *out = b;
     return 0;
@@ -306,35 +481,57 @@ fail:
 void book_free(book *b) {
     if (!b) return;
     for (int k = 0; k < 2; k++) {
-        lat__free(b->s[k].lv);
-        lat__free(b->s[k].l0);
+        lat__free(b->s[k].dir);
         lat__free(b->s[k].l1);
+        lat__free(b->s[k].l2);
     }
+    for (uint32_t c = 0; c < b->nchunks; c++)
+        lat__free(b->chunk[c]);
     lat__free(b->ord);
     lat__free(b->tab);
     lat__free(b);
 }
 
 void book_reset(book *b) {
+    /* cost proportional to what was used: bound pages and the slots so far */
+    for (uint32_t c = 0; c < b->nchunks; c++)
+        memset(b->chunk[c], 0, (size_t)b->chunk_used[c] * sizeof(lpage));
     for (int k = 0; k < 2; k++) {
         side_state *s = &b->s[k];
-        for (uint32_t i = 0; i < b->nlevels; i++) {
-            s->lv[i].head = s->lv[i].tail = NIL;
-            s->lv[i].count = 0;
-            s->lv[i].qty = 0;
-        }
-        memset(s->l0, 0, b->nl0 * sizeof(uint64_t));
         memset(s->l1, 0, s->nl1 * sizeof(uint64_t));
+        memset(s->l2, 0, s->nl2 * sizeof(uint64_t));
         s->best = NIL;
         s->nlevels_used = 0;
     }
-    for (uint32_t i = 0; i < b->cfg.max_orders; i++)
-        b->ord[i].next = i + 1 < b->cfg.max_orders ? i + 1 : NIL;
-    b->free_head = 0;
+    if (b->live) memset(b->tab, 0xff, ((size_t)b->tab_mask + 1) * sizeof(slot));
+    b->free_head = NIL;
+    b->hwm = 0;
     b->live = 0;
-    for (uint32_t i = 0; i <= b->tab_mask; i++)
-        b->tab[i].idx = NIL;
     b->seq = 0;
+}
+
+int book_reserve(book *b, book_side side, int64_t lo, int64_t hi) {
+    if (!b || (unsigned)side > 1 || lo > hi) return BOOK_EARG;
+    if (hi < b->cfg.price_lo || lo > b->cfg.price_hi) return BOOK_EBAND;
+    if (lo < b->cfg.price_lo) lo = b->cfg.price_lo;
+    if (hi > b->cfg.price_hi) hi = b->cfg.price_hi;
+    uint64_t t = (uint64_t)b->cfg.tick, base = (uint64_t)b->cfg.price_lo;
+    uint32_t a = (uint32_t)(((uint64_t)lo - base) / t), z = (uint32_t)(((uint64_t)hi - base) / t);
+    for (uint32_t pg = a >> LPAGE_SHIFT; pg <= z >> LPAGE_SHIFT; pg++) {
+        int err = page_bind(b, side, pg << LPAGE_SHIFT);
+        if (err) return err;
+    }
+    return 0;
+}
+
+size_t book_memory_bytes(const book *b) {
+    size_t n =
+        sizeof *b + (size_t)b->ord_cap * sizeof(order) + ((size_t)b->tab_mask + 1) * sizeof(slot);
+    for (int k = 0; k < 2; k++)
+        n += b->npages * sizeof(lpage *) + (b->s[k].nl1 + b->s[k].nl2) * sizeof(uint64_t);
+    for (uint32_t c = 0; c < b->nchunks; c++)
+        n += (size_t)b->chunk_used[c] * sizeof(lpage);
+    return n;
 }
 
 void book_set_stp(book *b, book_stp stp) {
@@ -353,10 +550,17 @@ void book_set_callback(book *b, book_event_fn fn, void *ud) {
 
 static inline int check_price(const book *b, int64_t price, uint32_t *li) {
     if (price < b->cfg.price_lo || price > b->cfg.price_hi) return BOOK_EBAND;
-    int64_t off = price - b->cfg.price_lo;
-    if (off % b->cfg.tick) return BOOK_ETICK;
-    *li = (uint32_t)(off / b->cfg.tick);
+    uint64_t off = (uint64_t)price - (uint64_t)b->cfg.price_lo; /* exact: lo <= price */
+    if (off % (uint64_t)b->cfg.tick) return BOOK_ETICK;
+    *li = (uint32_t)(off / (uint64_t)b->cfg.tick);
     return 0;
+}
+
+/* A slot and a level page for an order that may rest at li (checked before
+ * anything changes, so a failure leaves the book as it was). */
+static inline int room_to_rest(book *b, int side, uint32_t li) {
+    int err = slot_ready(b);
+    return err ? err : page_bind(b, side, li);
 }
 
 /* ---- matching ---------------------------------------------------------------- */
@@ -373,7 +577,7 @@ static int fok_fillable(const book *b, int side, uint32_t owner, uint32_t lim, u
     book_stp stp = b->cfg.stp;
     for (uint32_t li = b->s[opp].best; li != NIL && crosses(side, li, lim);
          li = worse_level(b, opp, li)) {
-        const level *l = &b->s[opp].lv[li];
+        const level *l = lvl(b, opp, li);
         if (stp == BOOK_STP_NONE) {
             got += l->qty;
         } else {
@@ -401,7 +605,7 @@ static uint32_t match(book *b, uint64_t id, uint32_t owner, int side, uint32_t l
     *stp_stop = 0;
     while (qty && s->best != NIL && crosses(side, s->best, lim)) {
         uint32_t li = s->best;
-        level *l = &s->lv[li];
+        level *l = lvl(b, opp, li);
         int64_t px = level_price(b, li);
         uint32_t oi = l->head;
         while (qty && oi != NIL) {
@@ -434,8 +638,10 @@ static uint32_t match(book *b, uint64_t id, uint32_t owner, int side, uint32_t l
                 ev.maker_id = o->id;
                 ev.price = px;
                 ev.qty = q;
-                ev.maker_fee_e4 = px * (int64_t)q * b->cfg.maker_fee_bps;
-                ev.taker_fee_e4 = px * (int64_t)q * b->cfg.taker_fee_bps;
+                /* unsigned products: defined (wrapping) even for prices near 2^63 */
+                uint64_t pq = (uint64_t)px * q;
+                ev.maker_fee_e4 = (int64_t)(pq * (uint64_t)(int64_t)b->cfg.maker_fee_bps);
+                ev.taker_fee_e4 = (int64_t)(pq * (uint64_t)(int64_t)b->cfg.taker_fee_bps);
                 ev.seq = b->seq;
                 b->cfg.on_event(&ev, b->cfg.ud);
             }
@@ -453,10 +659,8 @@ static uint32_t match(book *b, uint64_t id, uint32_t owner, int side, uint32_t l
 }
 
 static int rest(book *b, uint64_t id, uint32_t owner, int side, uint32_t li, uint32_t qty) {
-    uint32_t oi = b->free_head;
+    uint32_t oi = slot_take(b);
     order *o = &b->ord[oi];
-    b->free_head = o->next;
-    b->live++;
     o->id = id;
     o->qty = qty;
     o->owner = owner;
@@ -499,7 +703,8 @@ int book_limit(book *b, uint64_t id, uint32_t owner, book_side side, int64_t pri
     int err = check_price(b, price, &li);
     if (err) return reject(b, err, id, owner, side);
     if (hash_find(b, id) != NIL) return reject(b, BOOK_EDUP, id, owner, side);
-    if (tif == BOOK_GTC && b->free_head == NIL) return reject(b, BOOK_EFULL, id, owner, side);
+    if (tif == BOOK_GTC && (err = room_to_rest(b, side, li)))
+        return reject(b, err, id, owner, side);
     if (flags & BOOK_POST_ONLY) {
         uint32_t ob = b->s[side ^ 1].best;
         if (ob != NIL && crosses(side, ob, li)) return reject(b, BOOK_ECROSS, id, owner, side);
@@ -530,7 +735,7 @@ int book_modify(book *b, uint64_t id, uint32_t new_qty) {
     if (new_qty == o->qty) return 0;
     int side = o->side;
     uint32_t li = o->level;
-    level *l = &b->s[side].lv[li];
+    level *l = lvl(b, side, li);
     if (new_qty < o->qty) {
         l->qty -= o->qty - new_qty;
         o->qty = new_qty;
@@ -565,7 +770,7 @@ int book_replace(book *b, uint64_t id, int64_t new_price, uint32_t new_qty) {
     if (new_qty == 0) return reject(b, BOOK_EQTY, id, owner, side);
     uint32_t li;
     int err = check_price(b, new_price, &li);
-    if (err) return reject(b, err, id, owner, side);
+    if (err || (err = page_bind(b, side, li))) return reject(b, err, id, owner, side);
     remove_order(b, oi, BOOK_CXL_REPLACE);
     return take(b, id, owner, side, new_price, li, new_qty, BOOK_GTC, 0);
 }
@@ -578,9 +783,32 @@ int book_add_resting(book *b, uint64_t id, uint32_t owner, book_side side, int64
     int err = check_price(b, price, &li);
     if (err) return reject(b, err, id, owner, side);
     if (hash_find(b, id) != NIL) return reject(b, BOOK_EDUP, id, owner, side);
-    if (b->free_head == NIL) return reject(b, BOOK_EFULL, id, owner, side);
+    if ((err = room_to_rest(b, side, li))) return reject(b, err, id, owner, side);
     emit_simple(b, BOOK_EV_ACCEPTED, side, id, owner, 0, price, qty);
     return rest(b, id, owner, side, li, qty);
+}
+
+int64_t book_execute(book *b, uint64_t id, uint32_t qty) {
+    uint32_t oi = hash_find(b, id);
+    if (oi == NIL) return reject(b, BOOK_EUNKNOWN, id, 0, BOOK_BUY);
+    order *o = &b->ord[oi];
+    if (qty == 0) return reject(b, BOOK_EQTY, id, o->owner, (book_side)o->side);
+    if (qty > o->qty) return reject(b, BOOK_EEXCESS, id, o->owner, (book_side)o->side);
+    if (b->cfg.on_event) {
+        int64_t px = level_price(b, o->level);
+        uint64_t pq = (uint64_t)px * qty;
+        book_event ev = {0};
+        ev.type = BOOK_EV_TRADE;
+        ev.side = (book_side)(o->side ^ 1);
+        ev.maker_id = id;
+        ev.price = px;
+        ev.qty = qty;
+        ev.maker_fee_e4 = (int64_t)(pq * (uint64_t)(int64_t)b->cfg.maker_fee_bps);
+        ev.taker_fee_e4 = (int64_t)(pq * (uint64_t)(int64_t)b->cfg.taker_fee_bps);
+        ev.seq = b->seq;
+        b->cfg.on_event(&ev, b->cfg.ud);
+    }
+    return book_reduce(b, id, qty);
 }
 
 int64_t book_reduce(book *b, uint64_t id, uint32_t by) {
@@ -591,7 +819,7 @@ int64_t book_reduce(book *b, uint64_t id, uint32_t by) {
     if (by >= o->qty) {
         int side = o->side;
         uint32_t li = o->level;
-        b->s[side].lv[li].qty -= o->qty;
+        lvl(b, side, li)->qty -= o->qty;
         level_unlink(b, side, oi);
         hash_remove(b, id, oi);
         emit_simple(b, BOOK_EV_DONE, (book_side)side, id, o->owner, 0, level_price(b, li), 0);
@@ -600,7 +828,7 @@ int64_t book_reduce(book *b, uint64_t id, uint32_t by) {
         return 0;
     }
     o->qty -= by;
-    b->s[o->side].lv[o->level].qty -= by;
+    lvl(b, o->side, o->level)->qty -= by;
     emit_level(b, o->side, o->level);
     return o->qty;
 }
@@ -636,7 +864,7 @@ int64_t book_mass_cancel(book *b, const book_filter *f, uint64_t *ids, size_t ca
             uint32_t nli = worse_level(b, side, li);
             int in = !f->by_price || (px >= f->price_lo && px <= f->price_hi);
             if (in) {
-                uint32_t oi = b->s[side].lv[li].head;
+                uint32_t oi = lvl(b, side, li)->head;
                 while (oi != NIL) {
                     uint32_t nx = b->ord[oi].next;
                     if (!f->by_owner || b->ord[oi].owner == f->owner) {
@@ -661,8 +889,8 @@ static size_t side_levels(const book *b, int side, size_t depth, book_level_view
          li = worse_level(b, side, li)) {
         if (out) {
             out[n].price = level_price(b, li);
-            out[n].qty = b->s[side].lv[li].qty;
-            out[n].count = b->s[side].lv[li].count;
+            out[n].qty = lvl(b, side, li)->qty;
+            out[n].count = lvl(b, side, li)->count;
         }
         n++;
     }
@@ -718,7 +946,7 @@ int book_best(const book *b, book_side side, int64_t *price, uint64_t *qty) {
     uint32_t li = b->s[side & 1].best;
     if (li == NIL) return BOOK_EEMPTY;
     if (price) *price = level_price(b, li);
-    if (qty) *qty = b->s[side & 1].lv[li].qty;
+    if (qty) *qty = lvl(b, side & 1, li)->qty;
     return 0;
 }
 
@@ -747,7 +975,7 @@ int book_lookup(const book *b, uint64_t id, uint32_t *owner, book_side *side, in
 void book_walk(const book *b, book_side side, book_order_fn fn, void *ud) {
     int s = side & 1;
     for (uint32_t li = b->s[s].best; li != NIL; li = worse_level(b, s, li))
-        for (uint32_t oi = b->s[s].lv[li].head; oi != NIL; oi = b->ord[oi].next)
+        for (uint32_t oi = lvl(b, s, li)->head; oi != NIL; oi = b->ord[oi].next)
             fn(b->ord[oi].id, b->ord[oi].owner, level_price(b, li), b->ord[oi].qty, ud);
 }
 
@@ -773,6 +1001,10 @@ const char *book_strerror(int err) {
         return "post-only order would cross";
     case BOOK_EEMPTY:
         return "that side of the book is empty";
+    case BOOK_ENOMEM:
+        return "no memory for a new price-level page or order slot";
+    case BOOK_EEXCESS:
+        return "executed quantity exceeds the open quantity";
     default:
         return "unknown book error";
     }
@@ -798,6 +1030,10 @@ const char *book_reason(int err) {
         return "would_cross";
     case BOOK_EEMPTY:
         return "empty";
+    case BOOK_ENOMEM:
+        return "no_memory";
+    case BOOK_EEXCESS:
+        return "over_execution";
     default:
         return "error";
     }

@@ -1,20 +1,33 @@
 /* book.h - latlab's order-book matching engine: the workload the `latlab book`
  * scenarios measure.
  *
- * One book per instrument, one writer thread, no locks.  Everything is
- * allocated by book_create(); no operation allocates, locks or makes a system
- * call afterwards (tests/test_book.c proves it with a counting allocator).
+ * One book per instrument, one writer thread, no locks.  book_create()
+ * allocates the reserve (cfg.reserve_orders order slots, cfg.reserve_levels
+ * price levels per side); no operation allocates, locks or makes a system
+ * call while the book stays within it (tests/test_book.c proves it with a
+ * counting allocator).  Beyond the reserve the book grows on demand, inside
+ * the operation that needs it: a limit/add that rests in a price region
+ * (page of 256 levels) never touched before binds a new page, taking a chunk
+ * from the allocator when the reserved pages are used up, and the order slab
+ * and id table double (a rehash: one slow operation) up to cfg.max_orders.
+ * A failed growth rejects the order with BOOK_ENOMEM, book unchanged.  So
+ * pre-size from a hint (or call book_reserve() for a price range) before a
+ * measured window; memory is proportional to the levels and orders actually
+ * used, not to the band: a 2^28-level band costs ~20 MB of directory and
+ * bitmaps plus 6 KB per 256-level page touched.
  *
  * Layout (why: a price-indexed array and an arena beat trees and skip lists by
  * several times per operation):
- *   - price levels: one flat array per side indexed by (price - price_lo) / tick
- *     inside a configured band; a two-level occupancy bitmap per side finds the
- *     next non-empty level with count-trailing/leading-zeros; best bid and ask
- *     are cached;
+ *   - price levels: indexed by (price - price_lo) / tick inside a configured
+ *     band, stored in pages of 256 levels reached through a per-side page
+ *     directory (one extra load; pages bound on first use); a three-level
+ *     occupancy bitmap per side (a bit per level, kept in its page; a bit per
+ *     64 levels; a bit per 4,096 levels) finds the next non-empty level with
+ *     count-trailing/leading-zeros; best bid and ask are cached;
  *   - per level an intrusive doubly linked FIFO of 32-bit order indices (O(1)
  *     cancel from anywhere) with a running order count and quantity;
- *   - orders live in a preallocated slab with a free list; ids map to slab
- *     indices through an open-addressing hash (linear probing, backward-shift
+ *   - orders live in a slab with a free list; ids map to slab indices
+ *     through an open-addressing hash (linear probing, backward-shift
  *     deletion, no tombstones).
  *
  * Semantics (the reference book in the tests implements the same rules):
@@ -29,8 +42,8 @@
  *   - a rejected input emits REJECTED (with the error code) and returns the
  *     error; the book is unchanged.  Checks run in this order: argument (side,
  *     tif, flags) -> zero quantity -> band -> tick -> duplicate id -> book full
- *     (GTC only: a slot must be free even if the order would fill) -> post-only
- *     would cross;
+ *     (GTC only: a slot must be free even if the order would fill) -> memory
+ *     for its slot and level page (GTC only) -> post-only would cross;
  *   - ids are unique among resting orders; an id can be reused once its order
  *     is gone.
  *
@@ -55,7 +68,16 @@ enum {
     BOOK_EFULL = -11007,    /* the order slab is full */
     BOOK_ECROSS = -11008,   /* post-only order would cross */
     BOOK_EEMPTY = -11009,   /* that side of the book is empty (queries) */
+    BOOK_ENOMEM = -11010,   /* growing beyond the reserve failed (see above) */
+    BOOK_EEXCESS = -11011,  /* execution of more than the open quantity */
 };
+
+/* Most levels a band may have (price_hi - price_lo) / tick + 1. */
+#define BOOK_MAX_LEVELS (1u << 28)
+/* Levels per side reserved when book_config.reserve_levels is 0; a band of at
+ * most this many levels is bound completely at creation (no page is ever
+ * bound inside an operation). */
+#define BOOK_DEFAULT_RESERVE_LEVELS 65536u
 
 typedef enum book_side { BOOK_BUY = 0, BOOK_SELL = 1 } book_side;
 typedef enum book_tif { BOOK_GTC = 0, BOOK_IOC = 1, BOOK_FOK = 2 } book_tif;
@@ -108,9 +130,14 @@ typedef struct book_event {
 typedef void (*book_event_fn)(const book_event *ev, void *ud);
 
 typedef struct book_config {
-    int64_t price_lo, price_hi; /* band, inclusive; price_lo <= price_hi */
+    int64_t price_lo, price_hi; /* band, inclusive; price_lo <= price_hi, at most
+                                   BOOK_MAX_LEVELS levels */
     int64_t tick;               /* > 0; valid prices are price_lo + k * tick */
     uint32_t max_orders;        /* resting order capacity, >= 1, < 2^31 */
+    uint32_t reserve_orders;    /* slots allocated up front; 0 (or >= max_orders):
+                                   max_orders, so the slab never grows */
+    uint32_t reserve_levels;    /* levels per side allocated up front;
+                                   0: BOOK_DEFAULT_RESERVE_LEVELS */
     book_stp stp;
     int32_t maker_fee_bps, taker_fee_bps;
     book_event_fn on_event; /* NULL: no events */
@@ -120,12 +147,21 @@ typedef struct book_config {
 typedef struct book book;
 
 /* Allocate a book (through lat__alloc).  Returns 0 and *out, -EINVAL for a bad
- * config (band of more than 2^28 levels, zero capacity, ...) or -ENOMEM. */
+ * config (band of more than BOOK_MAX_LEVELS levels, zero capacity, ...) or
+ * -ENOMEM.  Takes milliseconds for any band (nothing is proportional to the
+ * band but the page directory and bitmaps, 1 bit + 4 bytes per 32 levels). */
 int book_create(const book_config *cfg, book **out);
 /* NULL is fine. */
 void book_free(book *b);
-/* Empty the book (no events), sequence back to 0.  No allocation. */
+/* Empty the book (no events), sequence back to 0.  No allocation; bound pages
+ * and grown capacity are kept.  Cost proportional to what was used. */
 void book_reset(book *b);
+/* Bind the level pages covering prices [lo, hi] (clamped to the band) on one
+ * side now, so later operations there never allocate.  0, BOOK_EARG,
+ * BOOK_EBAND (no overlap with the band) or BOOK_ENOMEM. */
+int book_reserve(book *b, book_side side, int64_t lo, int64_t hi);
+/* Bytes the book holds (slab, id table, directories, bitmaps, bound pages). */
+size_t book_memory_bytes(const book *b);
 /* Change self-trade prevention, fees or the callback between operations. */
 void book_set_stp(book *b, book_stp stp);
 void book_set_fees(book *b, int32_t maker_bps, int32_t taker_bps);
@@ -160,6 +196,13 @@ int book_replace(book *b, uint64_t id, int64_t new_price, uint32_t new_qty);
 int book_add_resting(book *b, uint64_t id, uint32_t owner, book_side side, int64_t price,
                      uint32_t qty);
 int64_t book_reduce(book *b, uint64_t id, uint32_t by);
+/* Execution of a resting order against a counterparty outside the book (a
+ * feed's fill, the replay's E op): TRADE (maker_id = id, id 0, owner 0, the
+ * order's price, qty), then DONE if nothing is left, then LEVEL; the order
+ * keeps its place otherwise.  Returns the open quantity left (>= 0),
+ * BOOK_EUNKNOWN, BOOK_EQTY (qty 0) or BOOK_EEXCESS (more than is open; the
+ * book is unchanged). */
+int64_t book_execute(book *b, uint64_t id, uint32_t qty);
 
 /* Mass cancel.  Orders matching every given criterion are cancelled, bids
  * first then asks, best price first, FIFO within a level.  */
@@ -194,9 +237,10 @@ void book_snapshot(const book *b, size_t depth, book_level_view *bids, size_t *n
 
 /* A snapshot with its integrity data.  The caller provides the arrays
  * (bids/asks with room for `depth` entries each, or book_level_count() when
- * depth is 0).  crc32 covers a canonical little-endian encoding of depth and
- * the levels (price i64, qty u64, count u32 for each bid then each ask), not
- * the sequence, so it changes iff the visible levels change. */
+ * depth is 0).  crc32 covers a canonical little-endian encoding of depth
+ * (u64), nbids (u64), nasks (u64) and the levels (price i64, qty u64, count
+ * u32 for each bid then each ask), not the sequence, so it changes iff the
+ * visible levels change. */
 typedef struct book_package {
     uint64_t seq;
     uint32_t crc32;

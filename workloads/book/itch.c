@@ -149,6 +149,7 @@ int itch_decode_order(const itch_msg *m, itch_order_msg *o) {
 struct itch_replay {
     itch_stock *stock[ITCH_NSTOCKS];
     itch_counts counts;
+    size_t bytes, max_bytes; /* the books' memory and its cap */
 };
 
 static uint64_t gcd64(uint64_t a, uint64_t b) {
@@ -184,12 +185,59 @@ static void note_price(itch_stock *s, uint32_t price) {
     s->adds++;
 }
 
-int itch_replay_create(const uint8_t *buf, size_t len, uint32_t max_levels, itch_replay **out,
-                       size_t *err_off) {
-    if (!out || (!buf && len)) return -EINVAL;
-    if (max_levels == 0) max_levels = 1u << 22;
+/* Bind every page an add or replace will rest on, so the timed pass never
+ * allocates.  Replaces reserve both sides (the side is the original order's). */
+static int reserve_pages(itch_replay *r, const uint8_t *buf, size_t len) {
+    itch_reader rd;
+    itch_msg m;
+    itch_order_msg o;
+    itch_reader_init(&rd, buf, len);
+    while (itch_next(&rd, &m) == 1) {
+        if ((m.type != 'A' && m.type != 'F' && m.type != 'U') || !itch_decode_order(&m, &o))
+            continue;
+        itch_stock *s = r->stock[m.locate];
+        if (!s || !s->bk) continue;
+        for (int side = 0; side < 2; side++) {
+            if (m.type != 'U' && side != (int)o.side) continue;
+            int err = book_reserve(s->bk, (book_side)side, o.price, o.price);
+            if (err == BOOK_ENOMEM) return -ENOMEM;
+        }
+    }
+    return 0;
+}
+
+static int create_books(itch_replay *r, const itch_replay_opts *opt) {
+    uint32_t max_levels = opt->max_levels ? opt->max_levels : 1u << 22;
+    for (int i = 0; i < ITCH_NSTOCKS; i++) {
+        itch_stock *s = r->stock[i];
+        if (!s || !s->adds) continue;
+        if (opt->tick > 0) {
+            s->tick = opt->tick; /* band on the tick; adds off it are rejected */
+            s->price_lo -= s->price_lo % s->tick;
+        }
+        if (s->tick <= 0) s->tick = 1;
+        int64_t span = (s->price_hi - s->price_lo) / s->tick + 1;
+        if (span > (int64_t)max_levels)
+            s->price_hi = s->price_lo + ((int64_t)max_levels - 1) * s->tick;
+        book_config cfg = {.price_lo = s->price_lo,
+                           .price_hi = s->price_hi,
+                           .tick = s->tick,
+                           .max_orders = s->adds,
+                           .reserve_levels = 1};
+        int err = book_create(&cfg, &s->bk);
+        if (err) return err;
+        r->bytes += book_memory_bytes(s->bk);
+        if (r->bytes > r->max_bytes) return -ENOMEM;
+    }
+    return 0;
+}
+
+int itch_replay_create_opts(const uint8_t *buf, size_t len, const itch_replay_opts *opt,
+                            itch_replay **out, size_t *err_off, size_t *bytes) {
+    if (!out || !opt || (!buf && len)) return -EINVAL;
     itch_replay *r = lat__calloc(1, sizeof *r);
     if (!r) return -ENOMEM;
+    r->max_bytes = opt->max_bytes ? opt->max_bytes : ITCH_DEFAULT_MAX_BYTES;
     int err = 0;
     itch_reader rd;
     itch_msg m;
@@ -215,27 +263,33 @@ int itch_replay_create(const uint8_t *buf, size_t len, uint32_t max_levels, itch
         err = rc;
         goto fail;
     }
-    for (int i = 0; i < ITCH_NSTOCKS; i++) {
-        itch_stock *s = r->stock[i];
-        if (!s || !s->adds) continue;
-        if (s->tick <= 0) s->tick = 1;
-        int64_t span = (s->price_hi - s->price_lo) / s->tick + 1;
-        if (span > (int64_t)max_levels)
-            s->price_hi = s->price_lo + ((int64_t)max_levels - 1) * s->tick;
-        book_config cfg = {.price_lo = s->price_lo,
-                           .price_hi = s->price_hi,
-                           .tick = s->tick,
-                           .max_orders = s->adds};
-        err = book_create(&cfg, &s->bk);
-        if (err) goto fail;
+    if ((err = create_books(r, opt)) || (err = reserve_pages(r, buf, len))) goto fail;
+    r->bytes = 0;
+    for (int i = 0; i < ITCH_NSTOCKS; i++)
+        if (r->stock[i] && r->stock[i]->bk) r->bytes += book_memory_bytes(r->stock[i]->bk);
+    if (bytes) *bytes = r->bytes;
+    if (r->bytes > r->max_bytes) {
+        err = -ENOMEM;
+        goto fail;
     }
     *out = r;
     return 0;
 nomem:
     err = -ENOMEM;
 fail:
+    if (bytes) *bytes = r->bytes;
     itch_replay_free(r);
     return err;
+}
+
+int itch_replay_create(const uint8_t *buf, size_t len, uint32_t max_levels, itch_replay **out,
+                       size_t *err_off) {
+    itch_replay_opts opt = {.max_levels = max_levels};
+    return itch_replay_create_opts(buf, len, &opt, out, err_off, NULL);
+}
+
+size_t itch_replay_bytes(const itch_replay *r) {
+    return r->bytes;
 }
 
 void itch_replay_free(itch_replay *r) {

@@ -10,8 +10,13 @@
  *
  * Replay: a first pass validates the framing, counts message types and
  * finds each stock's price range, price granularity (gcd) and number of adds;
- * books are then created to fit (band and capacity), so the second pass - the
- * timed one - never allocates.  Executions, cancels, deletes and replaces that
+ * books are then created to fit (band and capacity: one order slot per add,
+ * level pages only where adds rest - a third, untimed pass binds them), so
+ * the timed pass never allocates, and memory follows the data: per stock
+ * ~64 B per add, 6 KB per 256-level price region used, and a page directory
+ * of 8 B per 256 levels of its band.  The total is capped (max_bytes, by
+ * default ITCH_DEFAULT_MAX_BYTES): above it creation fails with -ENOMEM and
+ * reports the figure.  Executions, cancels, deletes and replaces that
  * name an order the book does not hold are counted, never fatal.  Single
  * threaded; nothing here prints. */
 #ifndef LATLAB_ITCH_H
@@ -86,6 +91,20 @@ typedef struct itch_replay itch_replay;
  * LAT_ETRUNCATED / LAT_EFORMAT with *err_off for bad framing; -ENOMEM. */
 int itch_replay_create(const uint8_t *buf, size_t len, uint32_t max_levels, itch_replay **out,
                        size_t *err_off);
+
+/* Creation options; zero fields take the defaults. */
+#define ITCH_DEFAULT_MAX_BYTES ((size_t)1 << 30)
+typedef struct itch_replay_opts {
+    uint32_t max_levels; /* band cap per book (0 = 1<<22 levels) */
+    int64_t tick;        /* > 0: every book uses this tick (adds off it are rejected
+                            adds); 0: each stock's gcd of prices */
+    size_t max_bytes;    /* cap on the books' memory (0 = ITCH_DEFAULT_MAX_BYTES) */
+} itch_replay_opts;
+/* As itch_replay_create; *bytes (may be NULL) gets the books' memory, also
+ * when the cap refused them (-ENOMEM: the figure reached when it stopped). */
+int itch_replay_create_opts(const uint8_t *buf, size_t len, const itch_replay_opts *opt,
+                            itch_replay **out, size_t *err_off, size_t *bytes);
+size_t itch_replay_bytes(const itch_replay *r);
 void itch_replay_free(itch_replay *r);
 /* Empty every book and zero the counts (for another loop).  No allocation. */
 void itch_replay_reset(itch_replay *r);

@@ -1,0 +1,54 @@
+/* book_cli.h - helpers shared by the `latlab book` subcommands (cli/book.c,
+ * cli/book_itch.c, cli/book_lobster.c): the --tick/--price-scale flags, the
+ * rejection tally printed on stderr, and the subcommand entry points. */
+#ifndef LATLAB_CLI_BOOK_CLI_H
+#define LATLAB_CLI_BOOK_CLI_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "book.h"
+
+/* Exit status of replay and lobster when every line parsed but the book
+ * rejected at least one op (J events / unappliable messages). */
+#define BOOK_EXIT_REJECTED 3
+
+/* --tick T and --price-scale S as given; book_cli_tick() combines them. */
+typedef struct book_price_flags {
+    const char *tick; /* NULL: one input unit */
+    uint64_t scale;   /* 0: 1 */
+} book_price_flags;
+/* Tick in input units, or -1 after a usage error naming the flag. */
+int64_t book_cli_tick(const char *cmd, const book_price_flags *pf);
+/* Parse --price-scale; 0 or CLI_USAGE. */
+int book_cli_scale(const char *cmd, const char *s, book_price_flags *pf);
+
+/* getopt cases every book command shares: 't' --tick, 'p' --price-scale,
+ * 'h' --help and getopt's errors.  -1: handled, go on; else the exit status. */
+int book_cli_common_opt(int c, const char *arg, book_price_flags *pf, char **argv);
+
+/* Rejections by BOOK_E* code. */
+typedef struct book_reject_tally {
+    uint64_t n[16];
+    uint64_t total;
+} book_reject_tally;
+void book_tally_add(book_reject_tally *t, int err);
+/* "2 (would_cross 1, unknown_id 1)" into buf. */
+void book_tally_format(const book_reject_tally *t, char *buf, size_t n);
+
+/* stdout flushed and free of write errors: CLI_OK, or CLI_ERR after a message. */
+int book_cli_check_stdout(const char *cmd);
+
+/* The latency line ("latency ns  p50 .. max (N samples)") on stdout, the
+ * same figures as JSON, and the .hgrm percentile table (0 or CLI_ERR). */
+struct lat_hist;
+void book_cli_print_latency(const struct lat_hist *h);
+struct json_t;
+struct json_t *book_cli_latency_json(const struct lat_hist *h);
+int book_cli_write_hgrm(const char *cmd, const char *path, const struct lat_hist *h);
+
+int book_itch_main(int argc, char **argv);
+int book_lobster_main(int argc, char **argv);
+int book_lobster_synth_main(int argc, char **argv);
+
+#endif

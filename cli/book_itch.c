@@ -1,0 +1,333 @@
+/* book_itch.c - `latlab book itch FILE`: ITCH 5.0 replay into one book per
+ * stock (workloads/book/itch.h), closed loop or paced by the capture's own
+ * timestamps, with a per-message latency histogram. */
+#include "cli.h"
+#include "book_cli.h"
+
+#include "itch.h"
+#include "latlab/atomicfile.h"
+#include "latlab/clock.h"
+#include "latlab/error.h"
+#include "latlab/hist.h"
+#include "latlab/json.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+extern const char cmd_book_usage[];
+static const char *CMD = "book";
+
+typedef struct itch_opts {
+    double speed; /* 0 = max */
+    uint64_t loops;
+    const char *json, *hgrm, *path;
+    book_price_flags pf;
+    int64_t tick; /* 0: per-stock gcd */
+} itch_opts;
+
+typedef struct itch_run {
+    uint64_t total_ns, total_msgs;
+    double cpu_s;
+} itch_run;
+
+/* Has the framing of buf[0, n) gone wrong (an unknown type or a bad length
+ * prefix)?  *off is where checking resumes; a message cut by the end of what
+ * was read so far is not an error yet. */
+static int framing_broken(const uint8_t *buf, size_t n, size_t *off) {
+    itch_reader rd;
+    itch_msg m;
+    itch_reader_init(&rd, buf, n);
+    rd.off = *off;
+    int r;
+    while ((r = itch_next(&rd, &m)) == 1)
+        ;
+    *off = rd.off;
+    return r == LAT_EFORMAT;
+}
+
+/* Read the whole capture, checking its framing as it arrives: input that is
+ * not ITCH (/dev/zero, a text file) stops the read at its first bad frame
+ * instead of being loaded to the end; the replay then reports the offset. */
+static int read_file(const char *path, uint8_t **buf, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -errno;
+    size_t cap = 1 << 20, n = 0, checked = 0;
+    uint8_t *b = malloc(cap);
+    int err = b ? 0 : -ENOMEM;
+    while (!err) {
+        if (n == cap) {
+            uint8_t *nb = realloc(b, cap *= 2);
+            if (!nb) {
+                err = -ENOMEM;
+                break;
+            }
+            b = nb;
+        }
+        size_t r = fread(b + n, 1, cap - n, f);
+        n += r;
+        if (r == 0 || framing_broken(b, n, &checked)) break;
+    }
+    if (!err && ferror(f)) err = -EIO;
+    fclose(f);
+    if (err) {
+        free(b);
+        return err;
+    }
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+static void print_px(char *out, size_t n, int64_t px) { /* 4 implied decimals */
+    snprintf(out, n, "%" PRId64 ".%04" PRId64, px / 10000, px % 10000);
+}
+
+/* -1 to go on, else the exit status. */
+static int itch_args(int argc, char **argv, itch_opts *o) {
+    static const struct option opts[] = {
+        {"pace", required_argument, 0, 'P'}, {"loop", required_argument, 0, 'n'},
+        {"hgrm", required_argument, 0, 'g'}, {"json", required_argument, 0, 'j'},
+        {"tick", required_argument, 0, 't'}, {"price-scale", required_argument, 0, 'p'},
+        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
+    int c, rc;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'P':
+            if (!strcmp(optarg, "max"))
+                o->speed = 0;
+            else if (!strcmp(optarg, "original"))
+                o->speed = 1;
+            else if (optarg[0] == 'x') {
+                if (cli_parse_double(CMD, "--pace", optarg + 1, 1e-3, 1e12, &o->speed))
+                    return CLI_USAGE;
+            } else
+                return cli_usage_error(CMD, "--pace: '%s' is not original, xN or max", optarg);
+            break;
+        case 'n':
+            if (cli_parse_u64(CMD, "--loop", optarg, 1, 1000000, &o->loops)) return CLI_USAGE;
+            break;
+        case 'g':
+        case 'j':
+            if (!*optarg)
+                return cli_usage_error(CMD, "--%s: empty path", c == 'g' ? "hgrm" : "json");
+            *(c == 'g' ? &o->hgrm : &o->json) = optarg;
+            break;
+        default:
+            if ((rc = book_cli_common_opt(c, optarg, &o->pf, argv)) >= 0) return rc;
+        }
+    }
+    if (optind != argc - 1) return cli_usage_error(CMD, "itch needs one FILE");
+    o->path = argv[optind];
+    if (o->pf.scale && o->pf.scale != 10000)
+        return cli_usage_error(CMD,
+                               "--price-scale: ITCH prices have 4 implied decimals; only 10000 "
+                               "is valid");
+    if (o->pf.tick) {
+        o->pf.scale = 10000;
+        if ((o->tick = book_cli_tick(CMD, &o->pf)) < 0) return CLI_USAGE;
+    }
+    return -1;
+}
+
+static double cpu_seconds(const struct rusage *a, const struct rusage *b) {
+    return (double)(b->ru_utime.tv_sec - a->ru_utime.tv_sec) +
+           (double)(b->ru_stime.tv_sec - a->ru_stime.tv_sec) +
+           (double)(b->ru_utime.tv_usec - a->ru_utime.tv_usec) / 1e6 +
+           (double)(b->ru_stime.tv_usec - a->ru_stime.tv_usec) / 1e6;
+}
+
+/* One pass over the capture, recording each message's latency in h. */
+static void itch_pass(itch_replay *r, const uint8_t *buf, size_t len, double speed, lat_hist *h,
+                      const lat_clock_cal *cal) {
+    itch_reader rd;
+    itch_msg m;
+    itch_reader_init(&rd, buf, len);
+    if (speed == 0) {
+        /* closed loop: one counter read per message; each sample is the time
+         * from the end of the previous message to the end of this one
+         * (framing, decoding, the book operation and the recording). */
+        uint64_t prev = lat_cycles();
+        while (itch_next(&rd, &m) == 1) {
+            itch_replay_apply(r, &m);
+            uint64_t now = lat_cycles();
+            lat_hist_record(h, (int64_t)lat_clock_to_ns(cal, now - prev));
+            prev = now;
+        }
+        return;
+    }
+    /* open loop: message i is due at start + (ts_i - ts_0) / speed; its
+     * latency runs from that intended time, so a stall shows in every
+     * message queued behind it (no coordinated omission). */
+    uint64_t start = lat_cycles_fenced(), ts0 = 0;
+    int first = 1;
+    while (itch_next(&rd, &m) == 1) {
+        if (first) ts0 = m.ts_ns, first = 0;
+        uint64_t rel = m.ts_ns >= ts0 ? m.ts_ns - ts0 : 0;
+        uint64_t due = start + lat_clock_from_ns(cal, (uint64_t)((double)rel / speed));
+        while (lat_cycles() < due)
+            lat_cpu_relax();
+        itch_replay_apply(r, &m);
+        uint64_t now = lat_cycles();
+        lat_hist_record(h, (int64_t)lat_clock_to_ns(cal, now - due));
+    }
+}
+
+static void itch_run_all(itch_replay *r, const uint8_t *buf, size_t len, const itch_opts *o,
+                         lat_hist *h, itch_run *run) {
+    const lat_clock_cal *cal = lat_clock_default(); /* calibrates once: outside the timing */
+    for (uint64_t loop = 0; loop < o->loops; loop++) {
+        struct rusage ru0, ru1;
+        itch_replay_reset(r);
+        getrusage(RUSAGE_THREAD, &ru0);
+        uint64_t w0 = lat_mono_ns();
+        itch_pass(r, buf, len, o->speed, h, cal);
+        run->total_ns += lat_mono_ns() - w0;
+        getrusage(RUSAGE_THREAD, &ru1);
+        run->cpu_s += cpu_seconds(&ru0, &ru1);
+        run->total_msgs += itch_replay_counts(r)->messages;
+    }
+}
+
+static void print_counts(const itch_counts *cn) {
+    printf("by type        ");
+    for (int t = 0; t < 256; t++)
+        if (cn->by_type[t]) printf(" %c %" PRIu64, t, cn->by_type[t]);
+    printf("\nunknown refs    %" PRIu64 " (", cn->unknown_ref);
+    const char *ut = "ECXDU";
+    for (int i = 0; ut[i]; i++)
+        printf("%s%c %" PRIu64, i ? ", " : "", ut[i], cn->unknown_by_type[(uint8_t)ut[i]]);
+    printf(")\n");
+    printf("anomalies       %" PRIu64 " duplicate adds, %" PRIu64 " rejected adds, %" PRIu64
+           " over-executions\n",
+           cn->dup_add, cn->rejected_add, cn->over_exec);
+}
+
+static json_t *side_json(const book *bk, book_side side, char *px_out, char *q_out) {
+    int64_t px;
+    uint64_t q;
+    if (!bk || book_best(bk, side, &px, &q)) return NULL;
+    print_px(px_out, 32, px);
+    snprintf(q_out, 32, "%" PRIu64, q);
+    return json_pack("{s:I,s:I}", "price_e4", (json_int_t)px, "qty", (json_int_t)q);
+}
+
+/* The per-stock table on stdout; returns the same as a JSON array. */
+static json_t *print_stocks(const itch_replay *r) {
+    printf("\n%-6s %-8s %7s %12s %10s %12s %10s\n", "locate", "symbol", "orders", "bid", "bid_qty",
+           "ask", "ask_qty");
+    json_t *stocks = json_array();
+    for (int i = itch_replay_stock_next(r, -1); i >= 0; i = itch_replay_stock_next(r, i)) {
+        const itch_stock *s = itch_replay_stock(r, (uint16_t)i);
+        char bp[32] = "-", ap[32] = "-", bq[32] = "-", aq[32] = "-";
+        json_t *js = json_pack("{s:i,s:s,s:I}", "locate", i, "symbol", s->symbol, "orders",
+                               (json_int_t)(s->bk ? book_order_count(s->bk) : 0));
+        json_t *b = side_json(s->bk, BOOK_BUY, bp, bq), *a = side_json(s->bk, BOOK_SELL, ap, aq);
+        if (b) json_object_set_new(js, "bid", b);
+        if (a) json_object_set_new(js, "ask", a);
+        json_array_append_new(stocks, js);
+        printf("%-6d %-8s %7u %12s %10s %12s %10s\n", i, s->symbol[0] ? s->symbol : "?",
+               s->bk ? book_order_count(s->bk) : 0, bp, bq, ap, aq);
+    }
+    return stocks;
+}
+
+static int itch_json(const itch_opts *o, size_t len, const itch_counts *cn, const itch_run *run,
+                     const lat_hist *h, json_t *stocks) {
+    json_t *types = json_object();
+    for (int t = 0; t < 256; t++)
+        if (cn->by_type[t]) {
+            char k[2] = {(char)t, 0};
+            json_object_set_new(types, k, json_integer((json_int_t)cn->by_type[t]));
+        }
+    double wall_s = (double)run->total_ns / 1e9;
+    json_t *j = json_pack(
+        "{s:s,s:I,s:I,s:I,s:o,s:I,s:I,s:I,s:I,s:s,s:f,s:f,s:f,s:f,s:f,s:o,s:o}", "file", o->path,
+        "bytes", (json_int_t)len, "messages_per_pass", (json_int_t)cn->messages, "passes",
+        (json_int_t)o->loops, "by_type", types, "unknown_refs", (json_int_t)cn->unknown_ref,
+        "duplicate_adds", (json_int_t)cn->dup_add, "rejected_adds", (json_int_t)cn->rejected_add,
+        "over_executions", (json_int_t)cn->over_exec, "pace", o->speed == 0 ? "max" : "paced",
+        "speed", o->speed, "messages_per_s", wall_s > 0 ? (double)run->total_msgs / wall_s : 0.0,
+        "messages_per_cpu_s", run->cpu_s > 0 ? (double)run->total_msgs / run->cpu_s : 0.0, "cpu_s",
+        run->cpu_s, "wall_s", wall_s, "latency_ns", book_cli_latency_json(h), "stocks", stocks);
+    int err = j ? lat_write_json_atomic(o->json, j) : -ENOMEM;
+    json_decref(j);
+    return err ? cli_lib_error(CMD, o->json, err) : CLI_OK;
+}
+
+static void print_summary(const itch_opts *o, size_t len, const itch_counts *cn,
+                          const itch_run *run, size_t bytes) {
+    printf("file            %s (%zu bytes)\n", o->path, len);
+    printf("messages        %" PRIu64 " per pass, %" PRIu64 " pass%s\n", cn->messages, o->loops,
+           o->loops == 1 ? "" : "es");
+    print_counts(cn);
+    printf("books memory    %.1f MiB\n", (double)bytes / (1 << 20));
+    printf("pace            %s\n", o->speed == 0 ? "max (closed loop: per-message service time)"
+                                                 : "paced (open loop: latency from intended time)");
+    double wall_s = (double)run->total_ns / 1e9;
+    double mps = wall_s > 0 ? (double)run->total_msgs / wall_s : 0;
+    double cpu_mps = run->cpu_s > 0 ? (double)run->total_msgs / run->cpu_s : 0;
+    printf("throughput      %.2f M messages/s (%" PRIu64 " messages in %.3f s wall)\n", mps / 1e6,
+           run->total_msgs, wall_s);
+    double share = wall_s > 0 ? run->cpu_s / wall_s : 0;
+    printf("on-CPU          %.2f M messages per CPU-second (the thread had a CPU for %.0f%% of "
+           "the wall time)\n",
+           cpu_mps / 1e6, 100.0 * (share > 1 ? 1 : share));
+}
+
+static int itch_build(const itch_opts *o, const uint8_t *buf, size_t len, itch_replay **r,
+                      size_t *bytes) {
+    size_t err_off = 0;
+    itch_replay_opts opt = {.tick = o->tick};
+    int err = itch_replay_create_opts(buf, len, &opt, r, &err_off, bytes);
+    if (err == LAT_ETRUNCATED || err == LAT_EFORMAT)
+        return cli_error(CMD, "%s: offset %zu: %s", o->path, err_off,
+                         err == LAT_ETRUNCATED ? "truncated message (the input ends inside it)"
+                                               : "not an ITCH 5.0 message (unknown type or a "
+                                                 "length prefix that disagrees with the type)");
+    if (err == -ENOMEM && *bytes > ITCH_DEFAULT_MAX_BYTES)
+        return cli_error(CMD,
+                         "%s: its books need more than %zu MiB (at least %zu MiB reached), "
+                         "the cap for `book itch`",
+                         o->path, ITCH_DEFAULT_MAX_BYTES >> 20, *bytes >> 20);
+    if (err) return cli_lib_error(CMD, "building the books", err);
+    return CLI_OK;
+}
+
+int book_itch_main(int argc, char **argv) {
+    itch_opts o = {.loops = 1};
+    int rc = itch_args(argc, argv, &o);
+    if (rc >= 0) return rc;
+    uint8_t *buf = NULL;
+    size_t len = 0, bytes = 0;
+    int err = read_file(o.path, &buf, &len);
+    if (err) return cli_error(CMD, "%s: %s", o.path, lat_strerror(err));
+    itch_replay *r = NULL;
+    lat_hist h = {0};
+    if ((rc = itch_build(&o, buf, len, &r, &bytes)) != CLI_OK) goto done;
+    if ((err = lat_hist_init(&h, 1, 1000000000, 3))) {
+        rc = cli_lib_error(CMD, "histogram", err);
+        goto done;
+    }
+    itch_run run = {0};
+    itch_run_all(r, buf, len, &o, &h, &run);
+    const itch_counts *cn = itch_replay_counts(r);
+    print_summary(&o, len, cn, &run, bytes);
+    book_cli_print_latency(&h);
+    json_t *stocks = print_stocks(r);
+    if (o.hgrm && book_cli_write_hgrm(CMD, o.hgrm, &h)) rc = CLI_ERR;
+    if (o.json && itch_json(&o, len, cn, &run, &h, stocks)) rc = CLI_ERR;
+    if (!o.json) json_decref(stocks);
+    if (book_cli_check_stdout(CMD)) rc = CLI_ERR;
+done:
+    lat_hist_free(&h);
+    itch_replay_free(r);
+    free(buf);
+    return rc;
+}

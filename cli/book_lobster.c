@@ -1,0 +1,382 @@
+/* book_lobster.c - `latlab book lobster MESSAGE.csv [--orderbook ORDERBOOK.csv]`:
+ * replays a LOBSTER message file through latlab's book and checks the book
+ * against LOBSTER's own orderbook file row by row (workloads/book/lobster.h);
+ * and `latlab book lobster-synth DIR`, which writes a LOBSTER-format fixture
+ * from latlab's own book driven by a seeded random order flow. */
+#include "cli.h"
+#include "book_cli.h"
+
+#include "lobster.h"
+#include "opstream.h"
+#include "latlab/clock.h"
+#include "latlab/error.h"
+#include "latlab/hist.h"
+#include "latlab/json.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+extern const char cmd_book_usage[];
+static const char *CMD = "book";
+
+typedef struct lob_opts {
+    const char *msg_path, *ob_path, *json, *hgrm;
+    uint64_t levels, show;
+    book_price_flags pf;
+    int64_t tick;
+} lob_opts;
+
+typedef struct lob_run {
+    lobster_replay *r;
+    FILE *msg, *ob;
+    book_lines lm, lo;
+    lobster_row row;
+    uint32_t nlevels;
+    lat_hist h;
+    uint64_t bad, shown, shown_depth, first_mismatch_line;
+    lobster_mismatch first;
+    int first_kind;
+    double wall_s, cpu_s;
+} lob_run;
+
+/* -1 to go on, else the exit status. */
+static int lob_args(int argc, char **argv, lob_opts *o) {
+    static const struct option opts[] = {{"orderbook", required_argument, 0, 'o'},
+                                         {"levels", required_argument, 0, 'L'},
+                                         {"tick", required_argument, 0, 't'},
+                                         {"price-scale", required_argument, 0, 'p'},
+                                         {"hgrm", required_argument, 0, 'g'},
+                                         {"json", required_argument, 0, 'j'},
+                                         {"show", required_argument, 0, 'n'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
+    int c, rc;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+        case 'g':
+        case 'j':
+            if (!*optarg)
+                return cli_usage_error(CMD, "--%s: empty path",
+                                       c == 'o'   ? "orderbook"
+                                       : c == 'g' ? "hgrm"
+                                                  : "json");
+            *(c == 'o' ? &o->ob_path : c == 'g' ? &o->hgrm : &o->json) = optarg;
+            break;
+        case 'L':
+            if (cli_parse_u64(CMD, "--levels", optarg, 1, LOBSTER_MAX_LEVELS, &o->levels))
+                return CLI_USAGE;
+            break;
+        case 'n':
+            if (cli_parse_u64(CMD, "--show", optarg, 0, 1000000, &o->show)) return CLI_USAGE;
+            break;
+        default:
+            if ((rc = book_cli_common_opt(c, optarg, &o->pf, argv)) >= 0) return rc;
+        }
+    }
+    if (optind != argc - 1) return cli_usage_error(CMD, "lobster needs one MESSAGE.csv");
+    o->msg_path = argv[optind];
+    if (o->levels && !o->ob_path)
+        return cli_usage_error(CMD, "--levels: compares with --orderbook, which is not given");
+    if (!o->pf.scale) o->pf.scale = 10000;
+    if (!o->pf.tick) o->pf.tick = "0.01";
+    if ((o->tick = book_cli_tick(CMD, &o->pf)) < 0) return CLI_USAGE;
+    return -1;
+}
+
+static void say(lob_run *run, const lob_opts *o, const char *fmt, const char *path, uint64_t line,
+                const char *why) {
+    if (run->shown++ >= o->show) return;
+    fflush(stdout);
+    fprintf(stderr, fmt, path, line, why);
+}
+
+static void fmt_level(char *out, size_t n, int64_t px, uint64_t q) {
+    if (!px)
+        snprintf(out, n, "none");
+    else
+        snprintf(out, n, "%" PRId64 " x %" PRIu64, px, q);
+}
+
+static void report_mismatch(lob_run *run, const lob_opts *o, uint64_t line, int kind,
+                            const lobster_mismatch *m) {
+    if (!run->first_kind || (kind == 1 && run->first_kind == 2)) {
+        run->first = *m;
+        run->first_kind = kind;
+        run->first_mismatch_line = line;
+    }
+    /* depth-window reports have their own budget, so they never hide a book error */
+    if ((m->outside_depth ? run->shown_depth++ : run->shown++) >= o->show) return;
+    char b[64], f[64];
+    fmt_level(b, sizeof b, m->book_price, m->book_qty);
+    fmt_level(f, sizeof f, m->file_price, m->file_qty);
+    fflush(stdout);
+    fprintf(stderr, "latlab book lobster: %s:%" PRIu64 ": level %u %s: book %s, file %s%s\n",
+            o->ob_path, line, m->level, m->side == BOOK_BUY ? "bid" : "ask", b, f,
+            m->outside_depth ? " (outside the file's depth)" : "");
+}
+
+/* Next orderbook row into run->row: 1, 0 at the end, -1 after an error. */
+static int next_row(lob_run *run, const lob_opts *o) {
+    char *line, why[256];
+    size_t len;
+    int r = book_lines_next(&run->lo, &line, &len);
+    if (r == 0) return 0;
+    if (r < 0) {
+        cli_error(CMD, "%s:%" PRIu64 ": %s", o->ob_path, run->lo.lineno,
+                  r == LAT_EFORMAT ? "line too long" : lat_strerror(r));
+        return -1;
+    }
+    if (lobster_parse_row(line, len, o->tick, run->nlevels, &run->row, why, sizeof why)) {
+        cli_error(CMD, "%s:%" PRIu64 ": %s", o->ob_path, run->lo.lineno, why);
+        return -1;
+    }
+    return 1;
+}
+
+/* One message line: parse, apply (timed), compare with its row.  0, or -1 to stop. */
+static int lob_line(lob_run *run, const lob_opts *o, char *line, size_t len, int first,
+                    const lat_clock_cal *cal) {
+    char why[256];
+    lobster_msg m;
+    uint64_t ln = run->lm.lineno;
+    int have_row = 0;
+    if (run->ob && !first) {
+        int r = next_row(run, o);
+        if (r <= 0) {
+            if (r == 0)
+                cli_error(CMD, "%s ends at row %" PRIu64 " before %s does", o->ob_path,
+                          run->lo.lineno, o->msg_path);
+            return -1;
+        }
+        have_row = 1;
+    }
+    if (lobster_parse_msg(line, len, o->tick, &m, why, sizeof why)) {
+        run->bad++;
+        say(run, o, "latlab book lobster: %s:%" PRIu64 ": %s\n", o->msg_path, ln, why);
+        return 0;
+    }
+    if (first && run->ob) { /* its effect is in the first row, the book's start */
+        lobster_replay_note(run->r, &m);
+        int err = lobster_replay_start(run->r, &run->row);
+        if (err) return cli_lib_error(CMD, "seeding the book from the first row", err), -1;
+        return 0;
+    }
+    const char *reason;
+    uint64_t t0 = lat_cycles();
+    int rc = lobster_replay_apply(run->r, &m, &reason);
+    lat_hist_record(&run->h, (int64_t)lat_clock_to_ns(cal, lat_cycles() - t0));
+    if (rc < 0) say(run, o, "latlab book lobster: %s:%" PRIu64 ": %s\n", o->msg_path, ln, reason);
+    if (have_row) {
+        lobster_mismatch mm;
+        int k = lobster_replay_compare(run->r, &run->row, &mm);
+        if (k) report_mismatch(run, o, run->lo.lineno, k, &mm);
+    }
+    return 0;
+}
+
+static int lob_loop(lob_run *run, const lob_opts *o) {
+    const lat_clock_cal *cal = lat_clock_default();
+    char *line;
+    size_t len;
+    int r, first = 1;
+    struct rusage ru0, ru1;
+    getrusage(RUSAGE_THREAD, &ru0);
+    uint64_t t0 = lat_mono_ns();
+    while ((r = book_lines_next(&run->lm, &line, &len)) == 1) {
+        if (lob_line(run, o, line, len, first, cal)) return CLI_ERR;
+        first = 0;
+    }
+    run->wall_s = (double)(lat_mono_ns() - t0) / 1e9;
+    getrusage(RUSAGE_THREAD, &ru1);
+    run->cpu_s = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
+                 (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
+                 (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
+                 (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
+    if (r < 0)
+        return cli_error(CMD, "%s:%" PRIu64 ": %s", o->msg_path, run->lm.lineno,
+                         r == LAT_EFORMAT ? "line longer than 4096 bytes" : lat_strerror(r));
+    if (run->ob && next_row(run, o) == 1)
+        return cli_error(CMD, "%s has more rows than %s has messages", o->ob_path, o->msg_path);
+    return CLI_OK;
+}
+
+/* The orderbook file's first row sets N (and L when --levels is absent). */
+static int lob_first_row(lob_run *run, lob_opts *o) {
+    int r = next_row(run, o);
+    if (r == 0) return cli_error(CMD, "%s: empty", o->ob_path);
+    if (r < 0) return CLI_ERR;
+    run->nlevels = run->row.nlevels;
+    if (!o->levels) o->levels = run->nlevels;
+    if (o->levels > run->nlevels)
+        return cli_usage_error(CMD, "--levels: %" PRIu64 " is more than the %u levels of %s",
+                               o->levels, run->nlevels, o->ob_path);
+    return -1;
+}
+
+static void lob_print(const lob_run *run, const lob_opts *o) {
+    const lobster_counts *c = lobster_replay_counts(run->r);
+    static const char *names[8] = {
+        "", "new", "partial cancel", "delete", "visible exec", "hidden exec", "cross", "halt"};
+    printf("file            %s\n", o->msg_path);
+    printf("messages        %" PRIu64 " (malformed lines %" PRIu64 ")\nby type        ",
+           c->messages, run->bad);
+    for (int t = 1; t < 8; t++)
+        printf(" %d %s %" PRIu64 "%s", t, names[t], c->by_type[t], t < 7 ? "," : "\n");
+    printf("pre-window      %" PRIu64 " messages applied to a level that rested before the "
+           "window\n",
+           c->prewindow);
+    printf("unappliable     %" PRIu64 " (%" PRIu64 " outside the file's depth)\n", c->unappliable,
+           c->unappliable_depth);
+    if (run->ob)
+        printf("orderbook       %s: %" PRIu64 " rows compared on %" PRIu64 " levels, %" PRIu64
+               " mismatching rows, %" PRIu64 " more only outside the file's depth\n",
+               o->ob_path, c->rows_compared, o->levels, c->rows_mismatch, c->rows_depth_only);
+    if (run->first_kind) {
+        char b[64], f[64];
+        fmt_level(b, sizeof b, run->first.book_price, run->first.book_qty);
+        fmt_level(f, sizeof f, run->first.file_price, run->first.file_qty);
+        printf("first mismatch  row %" PRIu64 " level %u %s: book %s, file %s%s\n",
+               run->first_mismatch_line, run->first.level,
+               run->first.side == BOOK_BUY ? "bid" : "ask", b, f,
+               run->first.outside_depth ? " (outside the file's depth)" : "");
+    }
+    printf("throughput      %.2f M messages/s (%" PRIu64 " messages in %.3f s wall, parsing and "
+           "comparing included)\n",
+           run->wall_s > 0 ? (double)c->messages / run->wall_s / 1e6 : 0.0, c->messages,
+           run->wall_s);
+    printf("on-CPU          %.2f M messages per CPU-second (%.3f s on a CPU)\n",
+           run->cpu_s > 0 ? (double)c->messages / run->cpu_s / 1e6 : 0.0, run->cpu_s);
+    book_cli_print_latency(&run->h);
+}
+
+static int lob_json(const lob_run *run, const lob_opts *o) {
+    const lobster_counts *c = lobster_replay_counts(run->r);
+    json_t *types = json_object();
+    for (int t = 1; t < 8; t++) {
+        char k[2] = {(char)('0' + t), 0};
+        json_object_set_new(types, k, json_integer((json_int_t)c->by_type[t]));
+    }
+    json_t *j = json_pack(
+        "{s:s,s:s?,s:I,s:I,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f,s:f,s:o}", "file", o->msg_path,
+        "orderbook", o->ob_path, "messages", (json_int_t)c->messages, "malformed_lines",
+        (json_int_t)run->bad, "by_type", types, "prewindow", (json_int_t)c->prewindow,
+        "unappliable", (json_int_t)c->unappliable, "unappliable_outside_depth",
+        (json_int_t)c->unappliable_depth, "levels_compared", (json_int_t)o->levels, "rows_compared",
+        (json_int_t)c->rows_compared, "rows_mismatch", (json_int_t)c->rows_mismatch,
+        "rows_outside_depth_only", (json_int_t)c->rows_depth_only, "wall_s", run->wall_s, "cpu_s",
+        run->cpu_s, "messages_per_s", run->wall_s > 0 ? (double)c->messages / run->wall_s : 0.0,
+        "latency_ns", book_cli_latency_json(&run->h));
+    int err = j ? lat_write_json_atomic(o->json, j) : -ENOMEM;
+    json_decref(j);
+    return err ? cli_lib_error(CMD, o->json, err) : CLI_OK;
+}
+
+static int lob_status(const lob_run *run) {
+    const lobster_counts *c = lobster_replay_counts(run->r);
+    if (run->bad) return CLI_ERR;
+    if (c->rows_mismatch || c->unappliable > c->unappliable_depth) return BOOK_EXIT_REJECTED;
+    return CLI_OK;
+}
+
+int book_lobster_main(int argc, char **argv) {
+    lob_opts o = {.show = 10};
+    int rc = lob_args(argc, argv, &o);
+    if (rc >= 0) return rc;
+    lob_run run = {0};
+    if (!(run.msg = fopen(o.msg_path, "r")))
+        return cli_error(CMD, "%s: %s", o.msg_path, strerror(errno));
+    if (o.ob_path && !(run.ob = fopen(o.ob_path, "r"))) {
+        rc = cli_error(CMD, "%s: %s", o.ob_path, strerror(errno));
+        goto done;
+    }
+    if (run.ob) book_lines_init(&run.lo, run.ob);
+    if (run.ob && (rc = lob_first_row(&run, &o)) >= 0) goto done;
+    /* the band ends at the highest price present: memory follows the data */
+    int64_t hi = lobster_scan_max_price(run.msg, o.tick);
+    for (uint32_t i = 0; hi >= 0 && i < run.row.nlevels; i++)
+        if (run.row.ask[i].price > hi) hi = run.row.ask[i].price;
+    if (hi < 0) hi = 0; /* not seekable: the widest band */
+    int err = lobster_replay_create(o.tick, hi, run.nlevels, (uint32_t)o.levels, &run.r);
+    if (!err) err = lat_hist_init(&run.h, 1, 1000000000, 3);
+    if (err) {
+        rc = cli_lib_error(CMD, "creating the replay", err);
+        goto done;
+    }
+    book_lines_init(&run.lm, run.msg);
+    rc = lob_loop(&run, &o);
+    if (rc == CLI_OK) {
+        lob_print(&run, &o);
+        uint64_t hidden = (run.shown > o.show ? run.shown - o.show : 0) +
+                          (run.shown_depth > o.show ? run.shown_depth - o.show : 0);
+        if (hidden)
+            fprintf(stderr, "latlab book lobster: %" PRIu64 " more reports not shown (--show)\n",
+                    hidden);
+        rc = lob_status(&run);
+        if (o.hgrm && book_cli_write_hgrm(CMD, o.hgrm, &run.h)) rc = CLI_ERR;
+        if (o.json && lob_json(&run, &o)) rc = CLI_ERR;
+        if (book_cli_check_stdout(CMD)) rc = CLI_ERR;
+    }
+done:
+    lat_hist_free(&run.h);
+    lobster_replay_destroy(run.r);
+    if (run.ob) fclose(run.ob);
+    fclose(run.msg);
+    return rc;
+}
+
+/* ---- lobster-synth ----------------------------------------------------------------------- */
+
+int book_lobster_synth_main(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"messages", required_argument, 0, 'm'}, {"levels", required_argument, 0, 'L'},
+        {"seed", required_argument, 0, 's'},     {"unseen-pm", required_argument, 0, 'u'},
+        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+    uint64_t msgs = 10000, levels = 5, seed = 1, unseen = 5;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        if (c == 'm' && cli_parse_u64(CMD, "--messages", optarg, 1, 100000000, &msgs))
+            return CLI_USAGE;
+        if (c == 'L' && cli_parse_u64(CMD, "--levels", optarg, 1, LOBSTER_MAX_LEVELS, &levels))
+            return CLI_USAGE;
+        if (c == 's' && cli_parse_u64(CMD, "--seed", optarg, 0, UINT64_MAX, &seed))
+            return CLI_USAGE;
+        if (c == 'u' && cli_parse_u64(CMD, "--unseen-pm", optarg, 0, 1000, &unseen))
+            return CLI_USAGE;
+        if (c == 'h') return fputs(cmd_book_usage, stdout), CLI_OK;
+        if (!strchr("mLsu", c)) return cli_getopt_fail(CMD, c, argv);
+    }
+    if (optind != argc - 1 || !*argv[optind])
+        return cli_usage_error(CMD, "lobster-synth needs one DIR");
+    const char *dir = argv[optind];
+    if (mkdir(dir, 0777) && errno != EEXIST) return cli_error(CMD, "%s: %s", dir, strerror(errno));
+    char mp[4096], op[4096];
+    snprintf(mp, sizeof mp, "%s/SYNTH_message_%" PRIu64 ".csv", dir, levels);
+    snprintf(op, sizeof op, "%s/SYNTH_orderbook_%" PRIu64 ".csv", dir, levels);
+    FILE *m = fopen(mp, "w"), *b = fopen(op, "w");
+    int rc = CLI_OK;
+    lobster_synth_cfg cfg = {.seed = seed,
+                             .messages = (uint32_t)msgs,
+                             .levels = (uint32_t)levels,
+                             .hidden_pm = (uint32_t)unseen};
+    lobster_synth_stats st;
+    int err = m && b ? lobster_synth_write(&cfg, m, b, &st) : -errno;
+    if (m && fclose(m) && !err) err = -errno;
+    if (b && fclose(b) && !err) err = -errno;
+    if (err) return cli_lib_error(CMD, dir, err);
+    printf("wrote %s and %s: %" PRIu64 " messages (types 1-7: %" PRIu64 " %" PRIu64 " %" PRIu64
+           " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "), %" PRIu64
+           " naming pre-window orders, %" PRIu64 " events beyond level %" PRIu64 " left out\n",
+           mp, op, st.written, st.by_type[1], st.by_type[2], st.by_type[3], st.by_type[4],
+           st.by_type[5], st.by_type[6], st.by_type[7], st.prewindow_refs, st.unseen, levels);
+    return book_cli_check_stdout(CMD) ? CLI_ERR : rc;
+}
