@@ -57,6 +57,9 @@ typedef struct cli_spec {
      * stop_at_args: stop parsing at the first positional (a child command's argv). */
     int min_args, max_args;
     bool stop_at_args;
+    /* A command made of subcommands ("hist percentiles"): their table, each
+     * with its own spec; see cliopts.h (name, about, epilog are used). */
+    const struct cli_sub *subs;
 } cli_spec;
 
 /* Table rows (designated, so every other field is zero). */

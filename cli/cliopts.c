@@ -5,14 +5,14 @@
 
 #include <string.h>
 
-const cli_sub *cli_group_find(const cli_group *g, const char *name) {
+const cli_sub *cli_group_find(const cli_spec *g, const char *name) {
     for (const cli_sub *s = g->subs; name && s->name; s++)
         if (!strcmp(s->name, name)) return s;
     return NULL;
 }
 
 /* "a, b or c" into buf. */
-static void list_names(const cli_group *g, char *buf, size_t n) {
+static void list_names(const cli_spec *g, char *buf, size_t n) {
     size_t len = 0, count = 0;
     for (const cli_sub *s = g->subs; s->name; s++)
         count++;
@@ -25,35 +25,46 @@ static void list_names(const cli_group *g, char *buf, size_t n) {
                                 g->subs[i].name);
 }
 
-int cli_group_run(const cli_group *g, int argc, char **argv) {
+int cli_group_run(const cli_spec *g, int argc, char **argv) {
     char names[256];
     list_names(g, names, sizeof names);
-    if (argc < 2) {
-        if (g->missing) return cli_usage_error(g->name, "%s", g->missing);
-        return cli_usage_error(g->name, "needs a subcommand: %s", names);
-    }
+    if (argc < 2) return cli_usage_error(g->name, "needs a subcommand: %s", names);
     const char *name = argv[1];
     if (!strcmp(name, "help") || !strcmp(name, "-h") || !strcmp(name, "--help")) {
-        cli_group_help(g, stdout);
+        cli_help_for(g, NULL, stdout);
         return CLI_OK;
     }
     const cli_sub *s = cli_group_find(g, name);
     if (s) return s->fn(argc - 1, argv + 1);
-    if (g->unknown) {
-        fprintf(stderr, "latlab %s: ", g->name);
-        fprintf(stderr, g->unknown, name);
-        fprintf(stderr, "\nTry 'latlab help %s'.\n", g->name);
-        return CLI_USAGE;
-    }
     return cli_usage_error(g->name, "unknown subcommand '%s' (%s)", name, names);
 }
 
-void cli_group_help(const cli_group *g, FILE *f) {
+static void sub_help(const cli_sub *s, FILE *f) {
+    if (s->spec)
+        cli_help(s->spec, f);
+    else
+        fputs(s->usage, f);
+}
+
+/* The sub's synopsis: its spec's, or its usage text's first line. */
+static void sub_synopsis(const cli_spec *g, const cli_sub *s, FILE *f) {
+    if (s->spec) {
+        fprintf(f, "%s\n", s->spec->synopsis);
+        return;
+    }
+    const char *u = s->usage;
+    if (!strncmp(u, "usage: ", 7)) u += 7;
+    fprintf(f, "%.*s   ('latlab help %s %s')\n", (int)strcspn(u, "\n"), u, g->name, s->name);
+}
+
+static void group_help(const cli_spec *g, FILE *f) {
     int width = 0;
     for (const cli_sub *s = g->subs; s->name; s++)
         if ((int)strlen(s->name) > width) width = (int)strlen(s->name);
-    for (const cli_sub *s = g->subs; s->name; s++)
-        fprintf(f, "%s%s\n", s == g->subs ? "usage: " : "       ", s->spec->synopsis);
+    for (const cli_sub *s = g->subs; s->name; s++) {
+        fputs(s == g->subs ? "usage: " : "       ", f);
+        sub_synopsis(g, s, f);
+    }
     if (g->about) fprintf(f, "\n%s", g->about);
     fputs("\nsubcommands:\n", f);
     for (const cli_sub *s = g->subs; s->name; s++)
@@ -61,17 +72,19 @@ void cli_group_help(const cli_group *g, FILE *f) {
     fprintf(f, "\n'latlab help %s SUBCOMMAND' for one subcommand's help.\n", g->name);
     for (const cli_sub *s = g->subs; s->name; s++) {
         fprintf(f, "\n---- %s %s\n", g->name, s->name);
-        cli_help(s->spec, f);
+        sub_help(s, f);
     }
     if (g->epilog) fprintf(f, "\n%s", g->epilog);
 }
 
-void cli_group_help_for(const cli_group *g, const char *sub, FILE *f) {
-    const cli_sub *s = cli_group_find(g, sub);
+void cli_help_for(const cli_spec *sp, const char *sub, FILE *f) {
+    const cli_sub *s = sp->subs ? cli_group_find(sp, sub) : NULL;
     if (s)
-        cli_help(s->spec, f);
+        sub_help(s, f);
+    else if (sp->subs)
+        group_help(sp, f);
     else
-        cli_group_help(g, f);
+        cli_help(sp, f);
 }
 
 int cli_list_add(const char *cmd, const char *flag, const char *value, void *dest) {

@@ -2,10 +2,10 @@
  * that are more than one flat list of flags:
  *
  *   - a command made of subcommands ("latlab hist percentiles", "latlab book
- *     itch"): a cli_group names each subcommand with its function and its
- *     cli_spec; cli_group_run dispatches argv[1], cli_group_help writes the
- *     command's help from the subcommands' specs (nothing is written twice);
- *   - a repeatable option (-e A -e B): a cli_list row collects every value.
+ *     itch"): its cli_spec's `subs` names each subcommand with its function
+ *     and its own cli_spec; cli_group_run dispatches argv[1], cli_help_for
+ *     writes the help from the subcommands' specs (nothing is written twice);
+ *   - a repeatable option (-e A -e B): a CLI_LIST_OPT row keeps every value.
  *
  * A child command after the options ("latlab stat -- CMD ARGS") is the spec's
  * stop_at_args (cli.h).  Nothing here allocates; lists have a fixed cap. */
@@ -23,34 +23,24 @@ typedef struct cli_sub {
     const char *name;                 /* "percentiles"; NULL ends the table */
     int (*fn)(int argc, char **argv); /* argv[0] is the subcommand's name */
     const cli_spec *spec;             /* its options and help */
-    const char *summary;              /* one line for the group's list */
+    const char *summary;              /* one line for the command's list */
+    const char *usage;                /* a subcommand not on a table yet: its help text */
 } cli_sub;
 
-typedef struct cli_group {
-    const char *name;    /* "hist", as in messages */
-    const char *about;   /* paragraph(s) after the subcommand list (may be NULL) */
-    const cli_sub *subs; /* terminated by an entry with name NULL */
-    const char *epilog;  /* after every subcommand's help (may be NULL) */
-    /* Usage errors; NULL: "needs a subcommand: a, b or c" and
-     * "unknown subcommand '%s' (a, b or c)".  unknown gets the name as its %s. */
-    const char *missing, *unknown;
-} cli_group;
+/* g: a spec with subs.  argv[0] is the command's name.  "help", "-h",
+ * "--help" as argv[1]: the command's help on stdout.  Else argv[1] picks the
+ * subcommand, called with argc - 1, argv + 1.  A missing or unknown one is a
+ * usage error listing the subcommands (exit 2). */
+int cli_group_run(const cli_spec *g, int argc, char **argv);
 
-/* argv[0] is the group's name.  "help", "-h", "--help" as argv[1]: the
- * group's help on stdout.  Else argv[1] picks the subcommand, called with
- * argc - 1, argv + 1.  A missing or unknown one is a usage error (exit 2). */
-int cli_group_run(const cli_group *g, int argc, char **argv);
+/* The subcommand of g named `name`, or NULL. */
+const cli_sub *cli_group_find(const cli_spec *g, const char *name);
 
-/* The sub named `name`, or NULL. */
-const cli_sub *cli_group_find(const cli_group *g, const char *name);
-
-/* The group's help: one usage line per subcommand, the list with summaries,
- * the about text, then each subcommand's help (cli_help) and the epilog. */
-void cli_group_help(const cli_group *g, FILE *f);
-
-/* `latlab help GROUP SUB` and `latlab GROUP SUB --help`: the subcommand's
- * help when argv[0] names one, the group's otherwise. */
-void cli_group_help_for(const cli_group *g, const char *sub, FILE *f);
+/* `latlab help CMD [SUB]` and `latlab CMD [SUB] --help`: for a spec without
+ * subs, cli_help.  With subs: SUB's help when sub names one; else one usage
+ * line per subcommand, the list with summaries, the about text, then every
+ * subcommand's help and the epilog. */
+void cli_help_for(const cli_spec *sp, const char *sub, FILE *f);
 
 /* ---- repeatable options --------------------------------------------------------------- */
 

@@ -3,6 +3,7 @@
  * `latlab help [CMD]` and `latlab CMD --help` print the same text.  Exit codes:
  * 0 ok, 1 runtime error, 2 usage error. */
 #include "cli.h"
+#include "cliopts.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -24,7 +25,7 @@ CMD(silence)
 CMD(co)
 CMD(pipeline)
 CMD(lab)
-CMD(book)
+CMDS(book)
 CMD(plot)
 #undef CMD
 #undef CMDS
@@ -50,8 +51,8 @@ static const cli_cmd commands[] = {
     {"silence", cmd_silence, "ftrace check of what disturbs chosen CPUs (root)", cmd_silence_usage,
      NULL},
     {"bench", cmd_bench, "bake-offs against peers (ring)", cmd_bench_usage, NULL},
-    {"book", cmd_book, "order book: replay, ITCH 5.0 replay, tail-latency scenarios",
-     cmd_book_usage, NULL},
+    {"book", cmd_book, "order book: replay, ITCH 5.0 replay, tail-latency scenarios", NULL,
+     &cmd_book_spec},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -72,9 +73,11 @@ static void overview(FILE *f) {
     fputs("\n'latlab help COMMAND' or 'latlab COMMAND --help' for a command's options.\n", f);
 }
 
-static void print_help(const cli_cmd *c) {
+/* sub: the word after the command (a command of subcommands prints that
+ * subcommand's help when it names one). */
+static void print_help(const cli_cmd *c, const char *sub) {
     if (c->spec)
-        cli_help(c->spec, stdout);
+        cli_help_for(c->spec, sub, stdout);
     else
         fputs(c->usage, stdout);
 }
@@ -90,7 +93,7 @@ static int help(int argc, char **argv) {
         overview(stderr);
         return CLI_USAGE;
     }
-    print_help(c);
+    print_help(c, argc > 2 ? argv[2] : NULL);
     return CLI_OK;
 }
 
@@ -115,7 +118,7 @@ int main(int argc, char **argv) {
     /* CMD --help anywhere before a "--" (after it, the arguments belong to a child). */
     for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            print_help(c);
+            print_help(c, argv[2]);
             return CLI_OK;
         }
     return c->fn(argc - 1, argv + 1);
