@@ -284,13 +284,12 @@ const cli_spec book_replay_spec = {
 static int replay_args(int argc, char **argv, replay_opts *o) {
     ro = *o;
     replay_capacity = o->cfg.max_orders;
-    int first, rc = cli_parse(&book_replay_spec, argc, argv, &first);
+    int rc = cli_parse_one(&book_replay_spec, argc, argv, "replay needs one FILE (or - for stdin)",
+                           &ro.path);
     if (rc) return rc < 0 ? CLI_OK : rc;
     *o = ro;
     o->cfg.max_orders = (uint32_t)replay_capacity;
     o->levels = replay_levels;
-    if (first != argc - 1) return cli_usage_error(CMD, "replay needs one FILE (or - for stdin)");
-    o->path = argv[first];
     if ((o->tick = book_cli_tick(CMD, &o->pf)) < 0) return CLI_USAGE;
     if (!o->band_given) {
         o->band_lo = o->tick;

@@ -3,6 +3,7 @@
  * timestamps, with a per-message latency histogram. */
 #include "cli.h"
 #include "book_cli.h"
+#include "cliopts.h"
 
 #include "itch.h"
 #include "latlab/atomicfile.h"
@@ -137,11 +138,9 @@ const cli_spec book_itch_spec = {
 /* -1 to go on, else the exit status. */
 static int itch_args(int argc, char **argv, itch_opts *o) {
     io = *o;
-    int first, rc = cli_parse(&book_itch_spec, argc, argv, &first);
+    int rc = cli_parse_one(&book_itch_spec, argc, argv, "itch needs one FILE", &io.path);
     if (rc) return rc < 0 ? CLI_OK : rc;
     *o = io;
-    if (first != argc - 1) return cli_usage_error(CMD, "itch needs one FILE");
-    o->path = argv[first];
     if (o->pf.scale && o->pf.scale != 10000)
         return cli_usage_error(CMD,
                                "--price-scale: ITCH prices have 4 implied decimals; only 10000 "

@@ -5,6 +5,7 @@
  * from latlab's own book driven by a seeded random order flow. */
 #include "cli.h"
 #include "book_cli.h"
+#include "cliopts.h"
 
 #include "lobster.h"
 #include "opstream.h"
@@ -89,11 +90,10 @@ const cli_spec book_lobster_spec = {
 /* -1 to go on, else the exit status. */
 static int lob_args(int argc, char **argv, lob_opts *o) {
     lo = *o;
-    int first, rc = cli_parse(&book_lobster_spec, argc, argv, &first);
+    int rc = cli_parse_one(&book_lobster_spec, argc, argv, "lobster needs one MESSAGE.csv",
+                           &lo.msg_path);
     if (rc) return rc < 0 ? CLI_OK : rc;
     *o = lo;
-    if (first != argc - 1) return cli_usage_error(CMD, "lobster needs one MESSAGE.csv");
-    o->msg_path = argv[first];
     if (o->levels && !o->ob_path)
         return cli_usage_error(CMD, "--levels: compares with --orderbook, which is not given");
     if (!o->pf.scale) o->pf.scale = 10000;
@@ -372,12 +372,12 @@ const cli_spec book_lobster_synth_spec = {
 
 int book_lobster_synth_main(int argc, char **argv) {
     synth_msgs = 10000, synth_levels = 5, synth_seed = 1, synth_unseen = 5;
-    int first, prc = cli_parse(&book_lobster_synth_spec, argc, argv, &first);
+    const char *dir = NULL;
+    int prc =
+        cli_parse_one(&book_lobster_synth_spec, argc, argv, "lobster-synth needs one DIR", &dir);
     if (prc) return prc < 0 ? CLI_OK : prc;
     uint64_t msgs = synth_msgs, levels = synth_levels, seed = synth_seed, unseen = synth_unseen;
-    if (first != argc - 1 || !*argv[first])
-        return cli_usage_error(CMD, "lobster-synth needs one DIR");
-    const char *dir = argv[first];
+    if (!*dir) return cli_usage_error(CMD, "lobster-synth needs one DIR");
     if (mkdir(dir, 0777) && errno != EEXIST) return cli_error(CMD, "%s: %s", dir, strerror(errno));
     char mp[4096], op[4096];
     snprintf(mp, sizeof mp, "%s/SYNTH_message_%" PRIu64 ".csv", dir, levels);

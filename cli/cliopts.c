@@ -87,6 +87,14 @@ void cli_help_for(const cli_spec *sp, const char *sub, FILE *f) {
         cli_help(sp, f);
 }
 
+int cli_parse_one(const cli_spec *sp, int argc, char **argv, const char *need, const char **arg) {
+    int first, rc = cli_parse(sp, argc, argv, &first);
+    if (rc) return rc;
+    if (first != argc - 1) return cli_usage_error(sp->name, "%s", need);
+    *arg = argv[first];
+    return 0;
+}
+
 int cli_list_add(const char *cmd, const char *flag, const char *value, void *dest) {
     cli_list *l = dest;
     if (l->n >= CLI_LIST_MAX)

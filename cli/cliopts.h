@@ -42,6 +42,10 @@ const cli_sub *cli_group_find(const cli_spec *g, const char *name);
  * subcommand's help and the epilog. */
 void cli_help_for(const cli_spec *sp, const char *sub, FILE *f);
 
+/* cli_parse for a command of exactly one positional argument: *arg is it;
+ * none or more is the usage error "latlab CMD: <need>".  Returns as cli_parse. */
+int cli_parse_one(const cli_spec *sp, int argc, char **argv, const char *need, const char **arg);
+
 /* ---- repeatable options --------------------------------------------------------------- */
 
 #define CLI_LIST_MAX 64
