@@ -395,9 +395,7 @@ static int replay_json(const replay_ctx *c, const char *path, const char *json) 
         (json_int_t)book_order_count(c->b), "bid_levels",
         (json_int_t)book_level_count(c->b, BOOK_BUY), "ask_levels",
         (json_int_t)book_level_count(c->b, BOOK_SELL), "seq", (json_int_t)book_seq(c->b));
-    int e = o ? lat_write_json_atomic(json, o) : -ENOMEM;
-    json_decref(o);
-    return e ? cli_lib_error(CMD, json, e) : CLI_OK;
+    return cli_write_json(CMD, json, o);
 }
 
 static int cmd_replay(int argc, char **argv) {

@@ -272,9 +272,7 @@ static int itch_json(const itch_opts *o, size_t len, const itch_counts *cn, cons
         "speed", o->speed, "messages_per_s", wall_s > 0 ? (double)run->total_msgs / wall_s : 0.0,
         "messages_per_cpu_s", run->cpu_s > 0 ? (double)run->total_msgs / run->cpu_s : 0.0, "cpu_s",
         run->cpu_s, "wall_s", wall_s, "latency_ns", book_cli_latency_json(h), "stocks", stocks);
-    int err = j ? lat_write_json_atomic(o->json, j) : -ENOMEM;
-    json_decref(j);
-    return err ? cli_lib_error(CMD, o->json, err) : CLI_OK;
+    return cli_write_json(CMD, o->json, j);
 }
 
 static void print_summary(const itch_opts *o, size_t len, const itch_counts *cn,

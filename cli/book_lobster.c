@@ -285,9 +285,7 @@ static int lob_json(const lob_run *run, const lob_opts *o) {
         "rows_outside_depth_only", (json_int_t)c->rows_depth_only, "wall_s", run->wall_s, "cpu_s",
         run->cpu_s, "messages_per_s", run->wall_s > 0 ? (double)c->messages / run->wall_s : 0.0,
         "latency_ns", book_cli_latency_json(&run->h));
-    int err = j ? lat_write_json_atomic(o->json, j) : -ENOMEM;
-    json_decref(j);
-    return err ? cli_lib_error(CMD, o->json, err) : CLI_OK;
+    return cli_write_json(CMD, o->json, j);
 }
 
 static int lob_status(const lob_run *run) {

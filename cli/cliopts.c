@@ -3,7 +3,12 @@
  * subcommand's spec, and the list collector. */
 #include "cliopts.h"
 
+#include <errno.h>
 #include <string.h>
+
+#include <jansson.h>
+
+#include "latlab/json.h"
 
 const cli_sub *cli_group_find(const cli_spec *g, const char *name) {
     for (const cli_sub *s = g->subs; name && s->name; s++)
@@ -111,4 +116,10 @@ size_t cli_list_join(const cli_list *l, const char *sep, char *buf, size_t n) {
         len += (size_t)snprintf(room ? buf + len : NULL, room, "%s%s", i ? sep : "", l->v[i]);
     }
     return len;
+}
+
+int cli_write_json(const char *cmd, const char *path, json_t *doc) {
+    int err = doc ? lat_write_json_atomic(path, doc) : -ENOMEM;
+    json_decref(doc);
+    return err ? cli_lib_error(cmd, path, err) : CLI_OK;
 }

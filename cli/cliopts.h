@@ -5,7 +5,8 @@
  *     itch"): its cli_spec's `subs` names each subcommand with its function
  *     and its own cli_spec; cli_group_run dispatches argv[1], cli_help_for
  *     writes the help from the subcommands' specs (nothing is written twice);
- *   - a repeatable option (-e A -e B): a CLI_LIST_OPT row keeps every value.
+ *   - a repeatable option (-e A -e B): a CLI_LIST_OPT row keeps every value;
+ *   - the one way a command writes its JSON result (cli_write_json).
  *
  * A child command after the options ("latlab stat -- CMD ARGS") is the spec's
  * stop_at_args (cli.h).  Nothing here allocates; lists have a fixed cap. */
@@ -66,5 +67,12 @@ int cli_list_add(const char *cmd, const char *flag, const char *value, void *des
 /* The values joined by sep into buf (size n, always terminated); returns the
  * length it needed (as snprintf: >= n means it was cut). */
 size_t cli_list_join(const cli_list *l, const char *sep, char *buf, size_t n);
+
+/* ---- results ------------------------------------------------------------------------ */
+
+struct json_t;
+/* Write doc to path atomically and release it (NULL: out of memory).
+ * CLI_OK, or CLI_ERR after "latlab CMD: PATH: reason". */
+int cli_write_json(const char *cmd, const char *path, struct json_t *doc);
 
 #endif /* LATLAB_CLI_CLIOPTS_H */
