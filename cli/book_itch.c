@@ -89,18 +89,8 @@ static void print_px(char *out, size_t n, int64_t px) { /* 4 implied decimals */
 
 static itch_opts io; /* the table's destinations */
 
-/* --pace original|xN|max -> 1, N, 0. */
 static int opt_pace(const char *cmd, const char *flag, const char *v, void *dest) {
-    double *speed = dest;
-    if (!strcmp(v, "max"))
-        *speed = 0;
-    else if (!strcmp(v, "original"))
-        *speed = 1;
-    else if (v[0] == 'x')
-        return cli_parse_double(cmd, flag, v + 1, 1e-3, 1e12, speed);
-    else
-        return cli_usage_error(cmd, "%s: '%s' is not original, xN or max", flag, v);
-    return 0;
+    return cli_parse_pace(cmd, flag, v, 1e12, dest);
 }
 
 static const cli_opt itch_opts_table[] = {

@@ -100,6 +100,19 @@ int cli_parse_one(const cli_spec *sp, int argc, char **argv, const char *need, c
     return 0;
 }
 
+int cli_parse_pace(const char *cmd, const char *flag, const char *s, double max, double *speed) {
+    if (!strcmp(s, "max")) {
+        *speed = 0;
+        return 0;
+    }
+    if (!strcmp(s, "original")) {
+        *speed = 1;
+        return 0;
+    }
+    if (s[0] == 'x') return cli_parse_double(cmd, flag, s + 1, 1e-3, max, speed);
+    return cli_usage_error(cmd, "%s: '%s' is not original, xN or max", flag, s);
+}
+
 int cli_list_add(const char *cmd, const char *flag, const char *value, void *dest) {
     cli_list *l = dest;
     if (l->n >= CLI_LIST_MAX)

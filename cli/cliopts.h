@@ -47,6 +47,10 @@ void cli_help_for(const cli_spec *sp, const char *sub, FILE *f);
  * none or more is the usage error "latlab CMD: <need>".  Returns as cli_parse. */
 int cli_parse_one(const cli_spec *sp, int argc, char **argv, const char *need, const char **arg);
 
+/* A replay's pace: "original" -> 1, "xN" -> N (1e-3..max), "max" -> 0 (back
+ * to back).  0, or CLI_USAGE after "FLAG: 'S' is not original, xN or max". */
+int cli_parse_pace(const char *cmd, const char *flag, const char *s, double max, double *speed);
+
 /* ---- repeatable options --------------------------------------------------------------- */
 
 #define CLI_LIST_MAX 64
