@@ -527,6 +527,7 @@ int book_bench_main(int argc, char **argv) {
                                          {"intervals", required_argument, 0, 'i'},
                                          {"json", required_argument, 0, 'j'},
                                          {"help", no_argument, 0, 'h'},
+                                         CLI_PROM_PUSH_OPTIONS,
                                          {0, 0, 0, 0}};
     book_bench_cfg cfg = {.seed = 0xA5A5A5A5ull,
                           .warmup = 200000,
@@ -538,8 +539,14 @@ int book_bench_main(int argc, char **argv) {
     const char *out = "book-bench", *json = NULL;
     int c;
     uint64_t v;
+    cli_prom prom; /* --push: the scenarios' histograms as stage=<scenario> */
+    cli_prom_init(&prom);
+    prom.metric = "latlab_book_latency_seconds";
     optind = 1;
     while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+        int pr = cli_prom_option(&prom, CMD, c, optarg);
+        if (pr == 1) continue;
+        if (pr) return pr;
         switch (c) {
         case 'w':
             if (cli_parse_u64(CMD, "--warmup", optarg, 0, 1000000000, &cfg.warmup))
@@ -596,6 +603,11 @@ int book_bench_main(int argc, char **argv) {
     if (optind != argc - 1)
         return cli_usage_error(CMD, "bench needs one SCENARIO (or all); see 'latlab book bench "
                                     "--help'");
+    if (cli_prom_check(&prom, CMD)) return CLI_USAGE;
+    if (prom.push_delete) { /* the group is job/run/host: no run needed */
+        static const char *const any[1] = {"all"};
+        return cli_prom_push(&prom, CMD, 1, any, NULL);
+    }
     const char *which = argv[optind];
     int sel[BOOK_SCN_COUNT] = {0}, nsel = 0;
     if (!strcmp(which, "all")) {
@@ -724,6 +736,19 @@ int book_bench_main(int argc, char **argv) {
         json_decref(o);
         printf("wrote %s/BENCH.md, %s/report.html, %s/bench.json and .hlog/.hgrm per scenario\n",
                out, out, out);
+    }
+    if (prom.push_url && done) { /* after the local results: an unreachable gateway exits 1 */
+        const char *names[LAT_PROM_MAX_SERIES];
+        const lat_hist *hs[LAT_PROM_MAX_SERIES];
+        char stems[LAT_PROM_MAX_SERIES][64];
+        size_t n = done < LAT_PROM_MAX_SERIES ? done : LAT_PROM_MAX_SERIES;
+        for (size_t i = 0; i < n; i++) {
+            snprintf(stems[i], sizeof stems[i], "%s%s", book_scn_name(runs[i].r.scn),
+                     runs[i].open_loop ? ".open" : "");
+            names[i] = stems[i];
+            hs[i] = &runs[i].r.total;
+        }
+        if (cli_prom_push(&prom, CMD, (int)n, names, hs)) rc = CLI_ERR;
     }
     for (size_t i = 0; i < done; i++)
         book_bench_result_free(&runs[i].r);

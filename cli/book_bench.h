@@ -3,6 +3,8 @@
 #ifndef LATLAB_CLI_BOOK_BENCH_H
 #define LATLAB_CLI_BOOK_BENCH_H
 
+#include "promcli.h" /* CLI_PROM_USAGE_HEADER CLI_PROM_PUSH_USAGE */
+
 #define BOOK_BENCH_USAGE                                                                           \
     "usage: latlab book bench SCENARIO|all [--warmup N] [--measured N] [--seed N] [--depth N]\n"   \
     "                         [--open-loop RATE] [--also-open-loop RATE] [--quick]\n"              \
@@ -24,7 +26,8 @@
     "  --out DIR           output folder (default book-bench): <scenario>.hlog/.hgrm,\n"           \
     "                      BENCH.md, report.html, bench.json\n"                                    \
     "  --intervals N       interval histograms per scenario in the .hlog (default 10)\n"           \
-    "  --json FILE         also write the results as JSON to FILE\n"
+    "  --json FILE         also write the results as JSON to FILE\n" CLI_PROM_USAGE_HEADER         \
+        CLI_PROM_PUSH_USAGE
 
 int book_bench_main(int argc, char **argv);
 

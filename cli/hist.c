@@ -10,6 +10,7 @@
  * Corrupt or truncated input stops with exit 1 naming the file, line and
  * reason.  Files we write (-o, --json) are written atomically. */
 #include "cli.h"
+#include "hist_export.h"
 
 #include "latlab/json.h"
 #include "latlab/atomicfile.h"
@@ -33,6 +34,8 @@ const char cmd_hist_usage[] =
     "       latlab hist tags FILE.hlog [--json FILE]\n"
     "       latlab hist merge A.hlog B.hlog... -o OUT.hlog\n"
     "       latlab hist summary FILE.hlog [--scale R] [--confidence C] [--json FILE]\n"
+    "       latlab hist export FILE.hlog... --openmetrics|--text|--protobuf|--serve ADDR|--push "
+    "URL\n"
     "\n"
     "Read HdrHistogram interval logs (format 1.2 and 1.3: latlab's, Java's\n"
     "HistogramLogWriter's, HdrHistogram_c's).\n"
@@ -62,7 +65,7 @@ const char cmd_hist_usage[] =
     "summary: one line per tag: count, min, p50, p90, p99, p99.9, p99.99, max, mean\n"
     "  (values divided by --scale, default 1: as recorded), then per tag a line of\n"
     "  95% intervals (--confidence C to change) and the histogram's resolution.\n"
-    "\n"
+    "\n" HIST_EXPORT_USAGE "\n"
     "Exit status: 0 ok, 1 unreadable/corrupt/truncated input (file:line: reason) or\n"
     "write error, 2 usage error.\n";
 
@@ -610,7 +613,8 @@ static int cmd_merge(int argc, char **argv) {
 
 int cmd_hist(int argc, char **argv) {
     if (argc < 2)
-        return cli_usage_error(CMD, "needs a subcommand: percentiles, tags, merge, summary");
+        return cli_usage_error(CMD,
+                               "needs a subcommand: percentiles, tags, merge, summary, export");
     const char *sub = argv[1];
     if (!strcmp(sub, "-h") || !strcmp(sub, "--help") || !strcmp(sub, "help")) {
         fputs(cmd_hist_usage, stdout);
@@ -620,5 +624,6 @@ int cmd_hist(int argc, char **argv) {
     if (!strcmp(sub, "tags")) return cmd_tags_or_summary(argc - 1, argv + 1, false);
     if (!strcmp(sub, "summary")) return cmd_tags_or_summary(argc - 1, argv + 1, true);
     if (!strcmp(sub, "merge")) return cmd_merge(argc - 1, argv + 1);
+    if (!strcmp(sub, "export")) return cli_hist_export(argc - 1, argv + 1);
     return cli_usage_error(CMD, "unknown subcommand '%s'", sub);
 }

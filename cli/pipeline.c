@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "labrun.h"
 #include "pipeline_replay.h"
+#include "promcli.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -64,7 +65,7 @@ const char cmd_pipeline_usage[] =
     "                             20 neighbours either side on stderr)\n"
     "  --inject-stall [STAGE:]SEQ:US  test hook: stall STAGE (work, q1, or q2 in the full\n"
     "                             shape) for US microseconds at event SEQ\n" PIPELINE_REPLAY_USAGE
-    "\n"
+        CLI_PROM_USAGE_HEADER CLI_PROM_SERVE_USAGE CLI_PROM_PUSH_USAGE "\n"
     "exit: 0 ok, 1 runtime error (e.g. too few CPUs), 2 usage error.\n";
 
 enum {
@@ -123,6 +124,8 @@ static const struct option opts[] = {
     {"loop", required_argument, NULL, O_LOOP},
     {"max-gap", required_argument, NULL, O_MAXGAP},
     {"with-steady", no_argument, NULL, O_WSTEADY},
+    CLI_PROM_SERVE_OPTIONS,
+    CLI_PROM_PUSH_OPTIONS,
     {NULL, 0, NULL, 0},
 };
 
@@ -175,6 +178,39 @@ static int baseline_p999(const char *path, uint64_t *out) {
     return 0;
 }
 
+/* ---- Prometheus: the stages a run has, serving while it runs, pushing at its end ---- */
+
+typedef struct pipe_prom {
+    int n;
+    int stage[LAT_PIPE_NSTAGES];        /* series -> LAT_PIPE_* stage */
+    const char *name[LAT_PIPE_NSTAGES]; /* series -> stage label */
+    lat_prom_server *srv;
+} pipe_prom;
+
+static void pipe_prom_stages(pipe_prom *pp, const lat_pipe_config *c) {
+    pp->n = 0;
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        if (s == LAT_PIPE_SEND && !c->split_q1) continue;
+        if (s == LAT_PIPE_Q2 && c->shape != LAT_PIPE_FULL) continue;
+        pp->stage[pp->n] = s;
+        pp->name[pp->n++] = lat_pipe_stage_name(s);
+    }
+}
+
+static void pipe_prom_pick(const pipe_prom *pp, const lat_hist *const *h, const lat_hist **out) {
+    for (int i = 0; i < pp->n; i++)
+        out[i] = h[pp->stage[i]];
+}
+
+/* On the aggregator thread: never waits (a scrape holding the state means
+ * this snapshot is skipped; the next comes a second later). */
+static void pipe_prom_publish(void *ud, const lat_hist *const *h) {
+    pipe_prom *pp = ud;
+    const lat_hist *v[LAT_PIPE_NSTAGES];
+    pipe_prom_pick(pp, h, v);
+    lat_prom_server_try_update(pp->srv, v, pp->n);
+}
+
 int cmd_pipeline(int argc, char **argv) {
     lat_pipe_config c;
     lat_pipe_config_default(&c);
@@ -185,8 +221,14 @@ int cmd_pipeline(int argc, char **argv) {
     itchfeed_options ro = {.speed = 1, .loops = 1};
     uint64_t v;
     int ch, rc;
+    cli_prom prom;
+    cli_prom_init(&prom);
     optind = 1;
     while ((ch = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if ((rc = cli_prom_option(&prom, CMD, ch, optarg)) != 0) {
+            if (rc == 1) continue;
+            return rc;
+        }
         switch (ch) {
         case O_SHAPE:
             if ((shape = lab_shape(optarg)) < 0)
@@ -298,6 +340,11 @@ int cmd_pipeline(int argc, char **argv) {
         }
     }
     if (optind < argc) return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+    if (cli_prom_check(&prom, CMD)) return CLI_USAGE;
+    if (prom.push_delete) { /* the group is job/run/host: no run, no stages needed */
+        static const char *const any[1] = {"e2e"};
+        return cli_prom_push(&prom, CMD, 1, any, NULL);
+    }
     if (speed_flag && !replay) return cli_usage_error(CMD, "%s: only with --replay", speed_flag);
     if (replay && steady_flag)
         return cli_usage_error(CMD, "%s: not with --replay (the capture sets it)", steady_flag);
@@ -305,6 +352,8 @@ int cmd_pipeline(int argc, char **argv) {
         (hlog_dir || fout || fbase || flight_auto || c.flight_threshold_ns != LAT_FLIGHT_NONE))
         return cli_usage_error(CMD, "--with-steady: only with --json among the output options");
     if (replay && c.stall_site) return cli_usage_error(CMD, "--inject-stall: not with --replay");
+    if (with_steady && (prom.metrics_addr || prom.push_url))
+        return cli_usage_error(CMD, "--with-steady: not with --metrics or --push");
     if (fbase && !flight_auto)
         return cli_usage_error(CMD, "--flight-baseline: only with --flight-threshold auto");
     if (fout && !flight_auto && c.flight_threshold_ns == LAT_FLIGHT_NONE)
@@ -323,6 +372,9 @@ int cmd_pipeline(int argc, char **argv) {
                  lat_idle_name(idle_req));
     if (c.stall_site == LAT_PIPE_STALL_Q2 && c.shape != LAT_PIPE_FULL)
         return cli_usage_error(CMD, "--inject-stall: q2 exists only in the full shape");
+
+    pipe_prom pp = {0};
+    pipe_prom_stages(&pp, &c);
 
     const lat_clock_cal *cal = lat_clock_default();
     c.cal = cal;
@@ -375,13 +427,25 @@ int cmd_pipeline(int argc, char **argv) {
         c.hlog_prefix = prefix;
     }
 
+    if (prom.metrics_addr) {
+        if (cli_prom_serve(&prom, CMD, pp.n, pp.name, NULL, &pp.srv)) {
+            free(prefix);
+            return CLI_ERR;
+        }
+        c.publish = pipe_prom_publish;
+        c.publish_ud = &pp;
+    }
     lat_pipe_result r;
     rc = lat_pipe_run(&c, &r);
     if (rc) {
+        cli_prom_serve_finish(&prom, pp.srv, NULL, 0);
         free(prefix);
         itchfeed_destroy(feed);
         return cli_lib_error(CMD, "run", rc);
     }
+    const lat_hist *ph[LAT_PIPE_NSTAGES];
+    pipe_prom_pick(&pp, (const lat_hist *const *)r.h, ph);
+    if (pp.srv) lat_prom_server_update(pp.srv, ph, pp.n);
     lab_print_table(stdout, &c, &r, over, NULL);
     lat_budget budget;
     lab_budget(&c, &r, &budget);
@@ -422,6 +486,9 @@ int cmd_pipeline(int argc, char **argv) {
         json_decref(doc);
         if (rc) ret = cli_lib_error(CMD, json_path, rc);
     }
+    /* Local results are written first: an unreachable gateway still exits 1. */
+    if (prom.push_url && cli_prom_push(&prom, CMD, pp.n, pp.name, ph)) ret = CLI_ERR;
+    cli_prom_serve_finish(&prom, pp.srv, NULL, 0);
     lat_pipe_result_release(&r);
     itchfeed_destroy(feed);
     free(prefix);

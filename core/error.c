@@ -25,6 +25,8 @@ const char *lat_strerror(int err) {
         return "not counted (the counter never ran)";
     case LAT_ENOPMU:
         return "not supported on this machine (no hardware PMU; virtual machine?)";
+    case LAT_EHTTP:
+        return "the HTTP peer answered with an error status or a malformed response";
     default:
         break;
     }

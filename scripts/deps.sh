@@ -4,21 +4,27 @@
 # Usage: scripts/deps.sh run|test
 #   run:  what building and running latlab needs;
 #   test: that plus the peers and tools the test suite uses (Java reference
-#         HdrHistogram, Concurrency Kit, Google Benchmark, qemu, clang, chromium).
+#         HdrHistogram, Concurrency Kit, Google Benchmark, qemu, clang, chromium,
+#         Prometheus and its Pushgateway).
 # As root the missing packages are installed with apt-get; otherwise the single
 # apt-get command to run is printed and the script exits 1.  The npm module used
 # by the interop tests is installed by the Makefile, not here.
 set -eu
 mode=${1:-run}
+norec=""
 # The default build also compiles the unit tests (cmocka) and has C++ enabled.
-pkgs="cmake make gcc g++ pkg-config zlib1g-dev libjansson-dev libck-dev libcmocka-dev"
+pkgs="cmake make gcc g++ pkg-config zlib1g-dev libjansson-dev libck-dev libcmocka-dev
+      protobuf-c-compiler libprotobuf-c-dev golang-github-prometheus-client-model-dev"
 if [ "$mode" = test ] || [ "$mode" = bench ]; then
     pkgs="$pkgs libbenchmark-dev libhdrhistogram-java openjdk-17-jdk-headless
           nodejs npm gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user clang
           libclang-rt-14-dev libxml2-utils jq chromium linux-perf util-linux"
+    # The fleet-export tests' servers; without recommends (which would pull
+    # node-exporter, smartmontools and ~30 more).  Nothing starts by itself.
+    norec="prometheus prometheus-pushgateway curl"
 fi
 missing=""
-for p in $pkgs; do
+for p in $pkgs $norec; do
     st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
     case "$st" in
     *" installed") ;;
@@ -36,8 +42,17 @@ if [ "$(id -u)" -eq 0 ]; then
     echo "deps: installing:$missing" >&2
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq >/dev/null || apt-get update
+    plain="" bare=""
+    for p in $missing; do
+        case " $norec " in
+        *" $p "*) bare="$bare $p" ;;
+        *) plain="$plain $p" ;;
+        esac
+    done
     # shellcheck disable=SC2086
-    apt-get install -y -qq $missing >/dev/null
+    [ -z "$plain" ] || apt-get install -y -qq $plain >/dev/null
+    # shellcheck disable=SC2086
+    [ -z "$bare" ] || apt-get install -y -qq --no-install-recommends $bare >/dev/null
     exit 0
 fi
 echo "deps: missing Debian packages. Run this, then try again:" >&2

@@ -6,6 +6,8 @@
  * recorder fires on an injected stall and names the right stage.  Runs the
  * compact shape pinned and the full shape oversubscribed so it passes on 2
  * CPUs (and under TSan, which runs every *_mt test). */
+#include <pthread.h>
+
 #include "lat_test.h"
 
 #include <errno.h>
@@ -78,15 +80,20 @@ static void test_compact_pinned_exactly_once(void **state) {
     lat_pipe_result_release(&r);
 }
 
+/* A half-size run of the full shape, oversubscribed when the CPUs are few. */
+static void full_oversubscribed(lat_pipe_config *c) {
+    small(c);
+    c->events = SMALL_N / 2;
+    c->rate_hz = 50000;
+    bool over;
+    assert_int_equal(plan(c, LAT_PIPE_FULL, true, &over), 0);
+    if (over) assert_int_equal(c->idle.kind, LAT_IDLE_BACKOFF);
+}
+
 static void test_full_oversubscribed_exactly_once(void **state) {
     (void)state;
     lat_pipe_config c;
-    small(&c);
-    c.events = SMALL_N / 2;
-    c.rate_hz = 50000;
-    bool over;
-    assert_int_equal(plan(&c, LAT_PIPE_FULL, true, &over), 0);
-    if (over) assert_int_equal(c.idle.kind, LAT_IDLE_BACKOFF);
+    full_oversubscribed(&c);
     lat_pipe_result r;
     assert_int_equal(lat_pipe_run(&c, &r), 0);
     check_exact(&r, c.events);
@@ -230,6 +237,46 @@ static void test_flight_q2_stall_run_full(void **state) {
     flight_case(LAT_PIPE_FULL, LAT_PIPE_STALL_Q2, "q2+wake", LAT_FLIGHT_RUN);
 }
 
+/* The publish hook (a /metrics server's feed): called on the aggregator
+ * thread, never a hot one, with the running totals, which only grow. */
+typedef struct pub_seen {
+    pthread_t main;
+    int calls, off_main;
+    int64_t last_e2e;
+    bool shrank, bad_stages;
+} pub_seen;
+
+static void publish_hook(void *ud, const lat_hist *const *h) {
+    pub_seen *p = ud;
+    p->calls++;
+    if (!pthread_equal(pthread_self(), p->main)) p->off_main++;
+    if (!h[LAT_PIPE_E2E] || !h[LAT_PIPE_Q2] || h[LAT_PIPE_SEND]) p->bad_stages = true;
+    if (!h[LAT_PIPE_E2E]) return;
+    int64_t n = lat_hist_total(h[LAT_PIPE_E2E]);
+    if (n < p->last_e2e) p->shrank = true;
+    p->last_e2e = n;
+}
+
+static void test_publish_hook(void **state) {
+    (void)state;
+    lat_pipe_config c;
+    full_oversubscribed(&c);
+    c.rate_hz = 20000; /* long enough (>= 75 ms) for several 5 ms publishes */
+    pub_seen seen = {.main = pthread_self()};
+    c.publish = publish_hook;
+    c.publish_ud = &seen;
+    c.publish_interval_ns = 5000000; /* 5 ms */
+    lat_pipe_result r;
+    assert_int_equal(lat_pipe_run(&c, &r), 0);
+    check_exact(&r, c.events);
+    assert_true(seen.calls >= 1);
+    assert_int_equal(seen.off_main, seen.calls);
+    assert_false(seen.shrank);
+    assert_false(seen.bad_stages);
+    assert_true(seen.last_e2e <= (int64_t)c.events);
+    lat_pipe_result_release(&r);
+}
+
 static void test_bad_config(void **state) {
     (void)state;
     lat_pipe_config c;
@@ -256,6 +303,7 @@ int main(void) {
         cmocka_unit_test(test_flight_work_stall_one_event),
         cmocka_unit_test(test_flight_q1_stall_run),
         cmocka_unit_test(test_flight_q2_stall_run_full),
+        cmocka_unit_test(test_publish_hook),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,7 @@ enum {
     LAT_EINCOMPATIBLE = -10006, /* two things that must match do not */
     LAT_ENOTCOUNTED = -10007,   /* a counter was enabled but never scheduled */
     LAT_ENOPMU = -10008,        /* hardware event not supported on this machine */
+    LAT_EHTTP = -10009,         /* an HTTP peer answered with an error status or garbage */
     /* add new codes above this line, each one lower than the last */
 };
 

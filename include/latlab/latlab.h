@@ -1,7 +1,7 @@
 /* latlab.h - umbrella header: includes every public latlab header.
  * Core floor (libc, zlib, pthreads): compiler error alloc atomicfile clock
  * hist hlog ring perf topo flight.  Measure floor (jansson): json report
- * bench.  Workloads: pipeline.  latlab/core.h includes the core alone. */
+ * bench http prom.  Workloads: pipeline.  latlab/core.h includes the core alone. */
 #ifndef LATLAB_LATLAB_H
 #define LATLAB_LATLAB_H
 
@@ -20,5 +20,7 @@
 #include "latlab/pipeline.h"
 #include "latlab/report.h"
 #include "latlab/bench.h"
+#include "latlab/http.h"
+#include "latlab/prom.h"
 
 #endif /* LATLAB_LATLAB_H */

@@ -103,6 +103,16 @@ typedef struct lat_pipe_config {
     const char *hlog_prefix;   /* NULL: no interval logs; else "<prefix><stage>.hlog" */
     uint64_t hlog_interval_ns; /* default 1 s */
     const lat_clock_cal *cal;  /* NULL: lat_clock_default() */
+    /* Optional publisher of the running totals (a /metrics server, say):
+     * the aggregator calls publish(ud, h) with the cumulative per-stage
+     * histograms (h[stage], NULL for absent stages) about every
+     * publish_interval_ns (default 1 s), from its idle path (or every 4096
+     * samples when it is never idle).  It runs on the
+     * aggregator thread, never a hot one, and must not block (a trylock);
+     * the final state is the caller's to publish after lat_pipe_run. */
+    void (*publish)(void *ud, const lat_hist *const *h);
+    void *publish_ud;
+    uint64_t publish_interval_ns;
     /* Test hook: called in each hot thread right before its measured loop
      * (begin = 1) and right after it (begin = 0). */
     void (*thread_hook)(void *ud, int role, int begin);

@@ -1,5 +1,6 @@
 /* main.c - lat_bench_main(): the command line every LAT_BENCH_MAIN program
- * gets (--filter --list --json --compare --gate --seed --cooldown-ms --quick),
+ * gets (--filter --list --json --compare --gate --seed --cooldown-ms --quick,
+ * --push to a Prometheus Pushgateway),
  * run, print, save the JSON report and compare with a baseline.
  *
  * It writes only to the FILE*s it is given: tables to `out`, warnings and
@@ -11,6 +12,8 @@
 #include "latlab/atomicfile.h"
 #include "latlab/clock.h"
 #include "latlab/error.h"
+#include "latlab/http.h"
+#include "latlab/prom.h"
 #include "latlab/topo.h"
 
 #include <errno.h>
@@ -39,6 +42,11 @@ static const char usage_fmt[] =
     "  --cooldown-ms N     unmeasured pause between benchmarks\n"
     "  --quick             short run (10 ms chunks, 0.1 s warm-up, 0.5 s budget)\n"
     "  --full              full-length run (50 ms chunks, 1 s warm-up, 5 s budget)\n"
+    "  --push URL          at the end, PUT each benchmark's time per operation (one\n"
+    "                      histogram of its samples, latlab_bench_op_seconds) to a\n"
+    "                      Prometheus Pushgateway (http://HOST:PORT); unreachable: exit 1,\n"
+    "                      the report is still written\n"
+    "  --push-run NAME     run label of the push (default: SUITE-<UTC time>)\n"
     "  env " LAT_BENCH_ENV_NO_PIN "=1 disables pinning to performance cores\n";
 
 /* The tool's strict rule: decimal digits only (no sign, no space, no 0x). */
@@ -125,6 +133,8 @@ typedef struct main_opts {
     bool list, gate, quick, seeded, cpu_time;
     uint64_t seed, cooldown_ms;
     double materiality;
+    const char *push_url;              /* --push */
+    char push_run[LAT_PROM_LABEL_MAX]; /* --push-run */
 } main_opts;
 
 enum {
@@ -139,6 +149,8 @@ enum {
     O_FULL,
     O_MAT,
     O_CPU,
+    O_PUSH,
+    O_PUSH_RUN,
     O_HELP
 };
 
@@ -199,6 +211,24 @@ static int take_option(main_opts *o, int c, int argc, char **argv, FILE *out, FI
         o->materiality = v / 100;
         return -1;
     }
+    case O_PUSH: {
+        char host[256], prefix[512];
+        int port;
+        if (lat_http_parse_url(optarg, host, sizeof host, &port, prefix, sizeof prefix) != 0) {
+            fprintf(err, "%s: --push: not a URL like http://127.0.0.1:9091: %s\n", o->prog, optarg);
+            return 2;
+        }
+        o->push_url = optarg;
+        return -1;
+    }
+    case O_PUSH_RUN:
+        if (!*optarg || strlen(optarg) >= sizeof o->push_run) {
+            fprintf(err, "%s: --push-run: empty or longer than %zu bytes\n", o->prog,
+                    sizeof o->push_run - 1);
+            return 2;
+        }
+        snprintf(o->push_run, sizeof o->push_run, "%s", optarg);
+        return -1;
     case 'h':
     case O_HELP:
         fprintf(out, usage_fmt, o->prog);
@@ -226,6 +256,8 @@ static int parse_args(main_opts *o, int argc, char **argv, FILE *out, FILE *err)
                                          {"full", no_argument, 0, O_FULL},
                                          {"materiality", required_argument, 0, O_MAT},
                                          {"cpu-time", no_argument, 0, O_CPU},
+                                         {"push", required_argument, 0, O_PUSH},
+                                         {"push-run", required_argument, 0, O_PUSH_RUN},
                                          {"help", no_argument, 0, O_HELP},
                                          {0, 0, 0, 0}};
     optind = 1;
@@ -237,7 +269,72 @@ static int parse_args(main_opts *o, int argc, char **argv, FILE *out, FILE *err)
         fprintf(err, "%s: unexpected argument %s\n", o->prog, argv[optind]);
         return 2;
     }
+    if (o->push_run[0] && !o->push_url) {
+        fprintf(err, "%s: --push-run: only with --push\n", o->prog);
+        return 2;
+    }
     return -1;
+}
+
+/* --push: each result's per-sample ns/op as one histogram (in picoseconds, so
+ * sub-ns operations keep three digits), stage=GROUP/NAME, to a Pushgateway.
+ * Returns 0 or 1 (the error printed). */
+static int push_results(const main_opts *o, const lat_bench_report *rep, FILE *err) {
+    int n = rep->n_results < LAT_PROM_MAX_SERIES ? (int)rep->n_results : LAT_PROM_MAX_SERIES;
+    if (n == 0) return 0;
+    if ((uint32_t)n < rep->n_results)
+        fprintf(err, "%s: --push: only the first %d benchmarks are pushed\n", o->prog, n);
+    char run[LAT_PROM_LABEL_MAX];
+    if (o->push_run[0]) {
+        snprintf(run, sizeof run, "%s", o->push_run);
+    } else {
+        char ts[32];
+        time_t now = time(NULL);
+        struct tm tm;
+        gmtime_r(&now, &tm);
+        strftime(ts, sizeof ts, "%Y%m%dT%H%M%SZ", &tm);
+        snprintf(run, sizeof run, "%.80s-%s", rep->suite, ts);
+    }
+    char(*names)[LAT_PROM_LABEL_MAX] = lat__calloc((size_t)n, sizeof *names);
+    const char **np = lat__calloc((size_t)n, sizeof *np);
+    lat_hist *h = lat__calloc((size_t)n, sizeof *h);
+    lat_prom_exporter *e = NULL;
+    char host[LAT_PROM_LABEL_MAX] = "localhost", why[512] = "";
+    int rc = -ENOMEM;
+    if (!names || !np || !h) goto out;
+    gethostname(host, sizeof host - 1);
+    for (int i = 0; i < n; i++) {
+        const lat_bench_result *res = &rep->results[i];
+        snprintf(names[i], sizeof names[i], "%s/%s", res->group, res->name);
+        np[i] = names[i];
+        if ((rc = lat_hist_init(&h[i], 1, INT64_C(1000000000000000), 3)) != 0) goto out;
+        for (uint32_t k = 0; k < res->n; k++)
+            if (res->ns_per_op[k] >= 0)
+                lat_hist_record(&h[i], (int64_t)(res->ns_per_op[k] * 1e3 + 0.5));
+    }
+    lat_prom_exporter_config c = {.metric = "latlab_bench_op_seconds",
+                                  .run = run,
+                                  .host = host,
+                                  .nseries = n,
+                                  .stages = np,
+                                  .unit_s = 1e-12};
+    if ((rc = lat_prom_exporter_create(&c, &e)) != 0) goto out;
+    for (int i = 0; i < n && !rc; i++)
+        rc = lat_prom_exporter_set(e, i, &h[i]);
+    if (!rc) rc = lat_prom_push(e, o->push_url, "latlab", false, 5000, why, sizeof why);
+out:
+    if (rc)
+        fprintf(err, "%s: --push %s: %s\n", o->prog, o->push_url, why[0] ? why : lat_strerror(rc));
+    else
+        fprintf(err, "%s: pushed %d benchmark(s) to %s job=latlab run=%s host=%s\n", o->prog, n,
+                o->push_url, run, host);
+    lat_prom_exporter_destroy(e);
+    for (int i = 0; h && i < n; i++)
+        lat_hist_free(&h[i]);
+    lat__free(h);
+    lat__free(np);
+    lat__free(names);
+    return rc ? 1 : 0;
 }
 
 /* Compare rep with the baseline asked for; returns the exit status so far. */
@@ -385,6 +482,8 @@ int lat_bench_main(int argc, char **argv, const char *suite, int (*reg)(lat_benc
     if (o.compare && compare_with_baseline(&o, rep, out, err)) status = 1;
     if ((o.json_path || (o.compare && strcmp(o.compare, "auto") == 0)) && save_report(&o, rep, err))
         status = 1;
+    /* After the report is written: an unreachable gateway still exits 1. */
+    if (o.push_url && push_results(&o, rep, err)) status = 1;
 done:
     lat_bench_runner_free(r);
     return status;

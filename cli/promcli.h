@@ -1,0 +1,95 @@
+/* promcli.h - the Prometheus flags shared by the commands that export
+ * histograms (pipeline, book bench, hist export): --metrics (serve /metrics
+ * while running), --push / --push-delete (Pushgateway), the run and host
+ * labels.  Parsed and checked before any work starts; the library
+ * (latlab/prom.h) does the conversion, serving and pushing. */
+#ifndef LATLAB_CLI_PROMCLI_H
+#define LATLAB_CLI_PROMCLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+
+#include "latlab/hist.h"
+#include "latlab/prom.h"
+
+enum {
+    CLI_PROM_O_METRICS = 900,
+    CLI_PROM_O_LINGER,
+    CLI_PROM_O_PUSH,
+    CLI_PROM_O_PUSH_DELETE,
+    CLI_PROM_O_RUN,
+    CLI_PROM_O_HOST,
+    CLI_PROM_O_JOB,
+    CLI_PROM_O_BUCKETS,
+};
+
+/* getopt_long entries (push and labels; add CLI_PROM_SERVE_OPTIONS where a
+ * long run can serve). */
+#define CLI_PROM_PUSH_OPTIONS                                                                      \
+    {"push", required_argument, NULL, CLI_PROM_O_PUSH},                                            \
+        {"push-delete", no_argument, NULL, CLI_PROM_O_PUSH_DELETE},                                \
+        {"push-job", required_argument, NULL, CLI_PROM_O_JOB},                                     \
+        {"run-label", required_argument, NULL, CLI_PROM_O_RUN},                                    \
+        {"host-label", required_argument, NULL, CLI_PROM_O_HOST}, {                                \
+        "native-buckets", required_argument, NULL, CLI_PROM_O_BUCKETS                              \
+    }
+#define CLI_PROM_SERVE_OPTIONS                                                                     \
+    {"metrics", required_argument, NULL, CLI_PROM_O_METRICS}, {                                    \
+        "metrics-linger", required_argument, NULL, CLI_PROM_O_LINGER                               \
+    }
+
+#define CLI_PROM_USAGE_HEADER "Prometheus (see README, \"Fleet percentiles\"):\n"
+#define CLI_PROM_PUSH_USAGE                                                                        \
+    "  --push URL                 at the end, PUT the histograms to a Pushgateway\n"               \
+    "                             (http://HOST:PORT) as job/run/host; unreachable: exit 1,\n"      \
+    "                             local results still written\n"                                   \
+    "  --push-delete              instead of running, DELETE the group job/run/host at --push\n"   \
+    "                             (needs --run-label)\n"                                           \
+    "  --push-job NAME            job label (default latlab)\n"                                    \
+    "  --run-label NAME           run label (default: UTC start time and pid)\n"                   \
+    "  --host-label NAME          host label (default: the host name)\n"                           \
+    "  --native-buckets N         native histogram bucket budget (4..10000, default 160)\n"
+#define CLI_PROM_SERVE_USAGE                                                                       \
+    "  --metrics ADDR             serve GET /metrics on ADDR (127.0.0.1:9464, :9464; port 0:\n"    \
+    "                             a free one, printed on stderr) while running: text for\n"        \
+    "                             classic histograms, protobuf (native too) when asked\n"          \
+    "  --metrics-linger S         keep serving S seconds after the run (final state)\n"
+
+typedef struct cli_prom {
+    const char *metrics_addr;
+    double linger_s;
+    const char *push_url;
+    bool push_delete;
+    const char *job;
+    const char *run_label;
+    const char *host_label;
+    int native_budget;
+    double unit_s;      /* seconds per histogram unit (default 1e-9: ns) */
+    const char *metric; /* family name (NULL: latlab_stage_latency_seconds) */
+    char run_buf[64];
+    char host_buf[LAT_PROM_LABEL_MAX];
+} cli_prom;
+
+void cli_prom_init(cli_prom *p);
+/* One getopt result: 1 when it was ours (and valid), 0 when not ours,
+ * CLI_USAGE (message printed) when ours and invalid. */
+int cli_prom_option(cli_prom *p, const char *cmd, int ch, const char *arg);
+/* After parsing, before any work: combinations, URL and address syntax,
+ * defaults for the labels.  0 or CLI_USAGE. */
+int cli_prom_check(cli_prom *p, const char *cmd);
+/* An exporter for n stages with p's labels.  0 or CLI_ERR (printed). */
+int cli_prom_exporter(const cli_prom *p, const char *cmd, int n, const char *const *stages,
+                      lat_prom_exporter **out);
+/* Push h[0..n) (NULL entries left out) or, with --push-delete, delete the
+ * group.  Prints one line on stderr either way.  0 or CLI_ERR. */
+int cli_prom_push(const cli_prom *p, const char *cmd, int n, const char *const *stages,
+                  const lat_hist *const *h);
+/* Start serving (an exporter for the stages holding `initial`, or empty
+ * until updated when it is NULL), then print "latlab CMD: serving
+ * http://ADDR:PORT/metrics" on stderr.  0 or CLI_ERR. */
+int cli_prom_serve(const cli_prom *p, const char *cmd, int n, const char *const *stages,
+                   const lat_hist *const *initial, lat_prom_server **out);
+/* Final state, then linger --metrics-linger seconds, then stop. */
+void cli_prom_serve_finish(const cli_prom *p, lat_prom_server *s, const lat_hist *const *h, int n);
+
+#endif /* LATLAB_CLI_PROMCLI_H */

@@ -1,0 +1,506 @@
+/* http.c - a minimal HTTP/1.1 server (one cold thread, one connection at a
+ * time, bounded request, deadlines) and a one-shot client, for the
+ * Prometheus scrape endpoint and Pushgateway pushes (prom.c).  See http.h. */
+#include "latlab/http.h"
+
+#include "alloc_internal.h"
+#include "latlab/error.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- request parsing ------------------------------------------------------------------ */
+
+static bool is_token_char(unsigned char c) {
+    return c > 32 && c < 127 && !strchr("()<>@,;:\\\"/[]?={}", c);
+}
+
+/* Copy [s, s+n) into dst (cap bytes), truncating; NUL-terminates. */
+static void copy_trunc(char *dst, size_t cap, const char *s, size_t n) {
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, s, n);
+    dst[n] = 0;
+}
+
+int lat_http_parse_request(const char *buf, size_t len, lat_http_request *req) {
+    memset(req, 0, sizeof *req);
+    /* Find the end of the head first: nothing is judged on a partial line
+     * except bytes that can never be valid. */
+    size_t end = 0;
+    for (size_t i = 0; i + 1 < len; i++) {
+        if (buf[i] == '\n' && buf[i + 1] == '\n') {
+            end = i + 2;
+            break;
+        }
+        if (i + 3 < len && buf[i] == '\r' && buf[i + 1] == '\n' && buf[i + 2] == '\r' &&
+            buf[i + 3] == '\n') {
+            end = i + 4;
+            break;
+        }
+    }
+    for (size_t i = 0; i < (end ? end : len); i++) {
+        unsigned char c = (unsigned char)buf[i];
+        if ((c < 32 && c != '\r' && c != '\n' && c != '\t') || c == 127) return LAT_EFORMAT;
+    }
+    if (!end) return 0;
+    /* Request line: METHOD SP TARGET SP HTTP/1.x */
+    size_t i = 0, m = 0;
+    while (i < end && is_token_char((unsigned char)buf[i]))
+        i++;
+    m = i;
+    if (m == 0 || m >= sizeof req->method || i >= end || buf[i] != ' ') return LAT_EFORMAT;
+    memcpy(req->method, buf, m);
+    size_t p0 = ++i;
+    while (i < end && buf[i] != ' ' && buf[i] != '\r' && buf[i] != '\n')
+        i++;
+    size_t plen = i - p0;
+    if (plen == 0 || plen >= sizeof req->path || i >= end || buf[i] != ' ') return LAT_EFORMAT;
+    memcpy(req->path, buf + p0, plen);
+    i++;
+    if (end - i < 8 || memcmp(buf + i, "HTTP/1.", 7) != 0) return LAT_EFORMAT;
+    char minor = buf[i + 7];
+    if (minor < '0' || minor > '9') return LAT_EFORMAT;
+    req->version_minor = minor - '0';
+    i += 8;
+    if (i < end && buf[i] == '\r') i++;
+    if (i >= end || buf[i] != '\n') return LAT_EFORMAT;
+    i++;
+    /* Headers: NAME ':' OWS VALUE OWS CRLF, up to the blank line. */
+    while (i < end) {
+        if (buf[i] == '\n') break;
+        if (buf[i] == '\r' && i + 1 < end && buf[i + 1] == '\n') break;
+        size_t n0 = i;
+        while (i < end && is_token_char((unsigned char)buf[i]))
+            i++;
+        if (i == n0 || i >= end || buf[i] != ':') return LAT_EFORMAT;
+        size_t nlen = i - n0;
+        i++;
+        while (i < end && (buf[i] == ' ' || buf[i] == '\t'))
+            i++;
+        size_t v0 = i;
+        while (i < end && buf[i] != '\r' && buf[i] != '\n')
+            i++;
+        size_t v1 = i;
+        while (v1 > v0 && (buf[v1 - 1] == ' ' || buf[v1 - 1] == '\t'))
+            v1--;
+        if (i < end && buf[i] == '\r') i++;
+        if (i >= end || buf[i] != '\n') return LAT_EFORMAT;
+        i++;
+        if (nlen == 6 && strncasecmp(buf + n0, "accept", 6) == 0)
+            copy_trunc(req->accept, sizeof req->accept, buf + v0, v1 - v0);
+    }
+    return (int)end;
+}
+
+/* ---- addresses ----------------------------------------------------------------------- */
+
+static int parse_port(const char *s, int *port) {
+    if (!*s) return -EINVAL;
+    long v = 0;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9') return -EINVAL;
+        v = v * 10 + (*p - '0');
+        if (v > 65535) return -EINVAL;
+    }
+    *port = (int)v;
+    return 0;
+}
+
+int lat_http_split_addr(const char *addr, char *host, size_t host_cap, int *port) {
+    if (!addr || !host || host_cap == 0 || !port) return -EINVAL;
+    const char *colon;
+    const char *h0 = addr;
+    size_t hlen;
+    if (addr[0] == '[') {
+        const char *rb = strchr(addr, ']');
+        if (!rb || rb[1] != ':') return -EINVAL;
+        h0 = addr + 1;
+        hlen = (size_t)(rb - h0);
+        colon = rb + 1;
+    } else {
+        colon = strrchr(addr, ':');
+        if (!colon) return -EINVAL;
+        hlen = (size_t)(colon - addr);
+        if (memchr(addr, ':', hlen)) return -EINVAL; /* bare IPv6 needs brackets */
+    }
+    if (hlen >= host_cap) return -EINVAL;
+    memcpy(host, h0, hlen);
+    host[hlen] = 0;
+    return parse_port(colon + 1, port);
+}
+
+int lat_http_parse_url(const char *url, char *host, size_t host_cap, int *port, char *prefix,
+                       size_t prefix_cap) {
+    if (!url || strncmp(url, "http://", 7) != 0 || !prefix || prefix_cap == 0) return -EINVAL;
+    const char *a = url + 7;
+    const char *slash = strchr(a, '/');
+    size_t alen = slash ? (size_t)(slash - a) : strlen(a);
+    char hp[300];
+    if (alen == 0 || alen >= sizeof hp) return -EINVAL;
+    memcpy(hp, a, alen);
+    hp[alen] = 0;
+    int rc;
+    bool has_port = hp[0] == '[' ? strstr(hp, "]:") != NULL : strchr(hp, ':') != NULL;
+    if (has_port) {
+        if ((rc = lat_http_split_addr(hp, host, host_cap, port)) != 0) return rc;
+    } else {
+        const char *h = hp;
+        size_t n = alen;
+        if (hp[0] == '[') {
+            if (hp[alen - 1] != ']') return -EINVAL;
+            h++;
+            n -= 2;
+        }
+        if (n >= host_cap) return -EINVAL;
+        memcpy(host, h, n);
+        host[n] = 0;
+        *port = 80;
+    }
+    if (!host[0]) return -EINVAL;
+    const char *pre = slash ? slash : "";
+    size_t plen = strlen(pre);
+    while (plen > 0 && pre[plen - 1] == '/')
+        plen--;
+    if (plen >= prefix_cap) return -EINVAL;
+    for (size_t k = 0; k < plen; k++)
+        if ((unsigned char)pre[k] <= 32 || pre[k] == '?' || pre[k] == '#') return -EINVAL;
+    memcpy(prefix, pre, plen);
+    prefix[plen] = 0;
+    return 0;
+}
+
+/* Resolve host:port (numeric or by name) and open a socket connected to it
+ * (connect bounded by timeout_ms), or a negative errno. */
+static int connect_to(const char *host, int port, bool passive, int timeout_ms, int *fd_out) {
+    struct addrinfo hints = {0}, *res = NULL;
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    if (passive) hints.ai_flags = AI_PASSIVE;
+    char ports[16];
+    snprintf(ports, sizeof ports, "%d", port);
+    int g = getaddrinfo(host && *host ? host : NULL, ports, &hints, &res);
+    if (g != 0) return g == EAI_SYSTEM ? -errno : -EHOSTUNREACH;
+    int rc = -EHOSTUNREACH;
+    for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
+        int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0) {
+            rc = -errno;
+            continue;
+        }
+        if (passive) {
+            int one = 1;
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+            if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, 16) == 0) {
+                *fd_out = fd;
+                freeaddrinfo(res);
+                return 0;
+            }
+            rc = -errno;
+            close(fd);
+            continue;
+        }
+        int fl = fcntl(fd, F_GETFL);
+        fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+        int c = connect(fd, ai->ai_addr, ai->ai_addrlen);
+        if (c != 0 && errno == EINPROGRESS) {
+            struct pollfd pf = {.fd = fd, .events = POLLOUT};
+            int pr = poll(&pf, 1, timeout_ms);
+            if (pr == 0) {
+                rc = -ETIMEDOUT;
+                close(fd);
+                continue;
+            }
+            int soerr = 0;
+            socklen_t sl = sizeof soerr;
+            getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
+            c = soerr ? -1 : 0;
+            errno = soerr;
+        }
+        if (c != 0) {
+            rc = -errno;
+            close(fd);
+            continue;
+        }
+        fcntl(fd, F_SETFL, fl);
+        *fd_out = fd;
+        freeaddrinfo(res);
+        return 0;
+    }
+    freeaddrinfo(res);
+    return rc;
+}
+
+static void set_timeouts(int fd, int timeout_ms) {
+    struct timeval tv = {.tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
+static int write_all(int fd, const void *p, size_t n) {
+    const char *c = p;
+    while (n > 0) {
+        ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return errno == EAGAIN ? -ETIMEDOUT : -errno;
+        }
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* ---- server ------------------------------------------------------------------------------ */
+
+#define CONN_TIMEOUT_MS 2000
+
+struct lat_http_server {
+    int fd;
+    int port;
+    int stop_pipe[2]; /* the destroyer writes a byte; the thread's poll wakes */
+    pthread_t thread;
+    lat_http_handler fn;
+    void *ud;
+    _Atomic uint64_t ok, refused;
+    char req[LAT_HTTP_MAX_REQUEST];
+};
+
+static const char *reason(int status) {
+    switch (status) {
+    case 200:
+        return "OK";
+    case 400:
+        return "Bad Request";
+    case 404:
+        return "Not Found";
+    case 405:
+        return "Method Not Allowed";
+    case 408:
+        return "Request Timeout";
+    case 431:
+        return "Request Header Fields Too Large";
+    case 500:
+        return "Internal Server Error";
+    case 503:
+        return "Service Unavailable";
+    default:
+        return "Status";
+    }
+}
+
+static void respond(lat_http_server *s, int fd, const lat_http_response *r, bool head) {
+    char hdr[512];
+    int n = snprintf(hdr, sizeof hdr,
+                     "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+                     "Connection: close\r\n\r\n",
+                     r->status, reason(r->status), r->content_type ? r->content_type : "text/plain",
+                     r->len);
+    /* Counted before the client can see the answer, so a client that got
+     * it also sees the count. */
+    if (r->status >= 200 && r->status < 300)
+        atomic_fetch_add_explicit(&s->ok, 1, memory_order_relaxed);
+    else
+        atomic_fetch_add_explicit(&s->refused, 1, memory_order_relaxed);
+    if (write_all(fd, hdr, (size_t)n) == 0 && !head && r->len) write_all(fd, r->body, r->len);
+}
+
+static void refuse(lat_http_server *s, int fd, int status, const char *msg) {
+    lat_http_response r = {.status = status, .body = msg, .len = strlen(msg)};
+    respond(s, fd, &r, false);
+}
+
+static void serve_one(lat_http_server *s, int fd) {
+    set_timeouts(fd, CONN_TIMEOUT_MS);
+    size_t got = 0;
+    lat_http_request req;
+    int rc = 0;
+    for (;;) {
+        if (got == sizeof s->req) {
+            refuse(s, fd, 431, "request too large\n");
+            return;
+        }
+        ssize_t r = recv(fd, s->req + got, sizeof s->req - got, 0);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK) refuse(s, fd, 408, "request timeout\n");
+            return;
+        }
+        if (r == 0) {
+            if (got) refuse(s, fd, 400, "incomplete request\n");
+            return;
+        }
+        got += (size_t)r;
+        rc = lat_http_parse_request(s->req, got, &req);
+        if (rc < 0) {
+            refuse(s, fd, 400, "malformed request\n");
+            return;
+        }
+        if (rc > 0) break;
+    }
+    bool head = !strcmp(req.method, "HEAD");
+    if (strcmp(req.method, "GET") != 0 && !head) {
+        refuse(s, fd, 405, "only GET\n");
+        return;
+    }
+    lat_http_response resp = {.status = 404, .body = "not found\n", .len = 10};
+    s->fn(s->ud, &req, &resp);
+    respond(s, fd, &resp, head);
+}
+
+static void *server_main(void *arg) {
+    lat_http_server *s = arg;
+    for (;;) {
+        struct pollfd pf[2] = {{.fd = s->fd, .events = POLLIN},
+                               {.fd = s->stop_pipe[0], .events = POLLIN}};
+        int pr = poll(pf, 2, -1);
+        if (pr < 0 && errno == EINTR) continue;
+        if (pr < 0 || (pf[1].revents & (POLLIN | POLLHUP | POLLERR))) break;
+        if (!(pf[0].revents & POLLIN)) continue;
+        int c = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC);
+        if (c < 0) continue;
+        serve_one(s, c);
+        shutdown(c, SHUT_WR);
+        close(c);
+    }
+    return NULL;
+}
+
+int lat_http_server_create(const char *addr, lat_http_handler fn, void *ud, lat_http_server **out) {
+    if (!addr || !fn || !out) return -EINVAL;
+    char host[256];
+    int port, rc;
+    if ((rc = lat_http_split_addr(addr, host, sizeof host, &port)) != 0) return rc;
+    lat_http_server *s = lat__calloc(1, sizeof *s);
+    if (!s) return -ENOMEM;
+    s->fd = s->stop_pipe[0] = s->stop_pipe[1] = -1;
+    s->fn = fn;
+    s->ud = ud;
+    if ((rc = connect_to(host, port, true, 0, &s->fd)) != 0) goto fail;
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof ss;
+    if (getsockname(s->fd, (struct sockaddr *)&ss, &sl) != 0) {
+        rc = -errno;
+        goto fail;
+    }
+    s->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                             : ((struct sockaddr_in *)&ss)->sin_port);
+    if (pipe2(s->stop_pipe, O_CLOEXEC) != 0) {
+        rc = -errno;
+        goto fail;
+    }
+    if ((rc = -pthread_create(&s->thread, NULL, server_main, s)) != 0) goto fail;
+    *out = s;
+    return 0;
+fail:
+    if (s->fd >= 0) close(s->fd);
+    if (s->stop_pipe[0] >= 0) close(s->stop_pipe[0]);
+    if (s->stop_pipe[1] >= 0) close(s->stop_pipe[1]);
+    lat__free(s);
+    return rc;
+}
+
+void lat_http_server_destroy(lat_http_server *s) {
+    if (!s) return;
+    char b = 1;
+    while (write(s->stop_pipe[1], &b, 1) < 0 && errno == EINTR) {
+    }
+    pthread_join(s->thread, NULL);
+    close(s->fd);
+    close(s->stop_pipe[0]);
+    close(s->stop_pipe[1]);
+    lat__free(s);
+}
+
+int lat_http_server_port(const lat_http_server *s) {
+    return s ? s->port : -1;
+}
+
+void lat_http_server_counts(const lat_http_server *s, uint64_t *ok, uint64_t *refused) {
+    if (ok) *ok = atomic_load_explicit(&((lat_http_server *)s)->ok, memory_order_relaxed);
+    if (refused)
+        *refused = atomic_load_explicit(&((lat_http_server *)s)->refused, memory_order_relaxed);
+}
+
+/* ---- client ---------------------------------------------------------------------------- */
+
+int lat_http_request_send(const char *host, int port, const char *method, const char *path,
+                          const char *content_type, const void *body, size_t len, int timeout_ms,
+                          int *status, char *err, size_t errlen) {
+    char dummy[8];
+    if (!err || errlen == 0) {
+        err = dummy;
+        errlen = sizeof dummy;
+    }
+    err[0] = 0;
+    if (status) *status = 0;
+    int fd = -1, rc = connect_to(host, port, false, timeout_ms, &fd);
+    if (rc) {
+        snprintf(err, errlen, "cannot connect to %s:%d: %s", host, port, lat_strerror(rc));
+        return rc;
+    }
+    set_timeouts(fd, timeout_ms);
+    char hdr[1024];
+    int n = snprintf(hdr, sizeof hdr,
+                     "%s %s HTTP/1.1\r\nHost: %s:%d\r\nUser-Agent: latlab\r\n"
+                     "Content-Length: %zu\r\n%s%s%sConnection: close\r\n\r\n",
+                     method, path, host, port, len, content_type ? "Content-Type: " : "",
+                     content_type ? content_type : "", content_type ? "\r\n" : "");
+    if (n < 0 || (size_t)n >= sizeof hdr) {
+        close(fd);
+        snprintf(err, errlen, "request path too long");
+        return -EINVAL;
+    }
+    if ((rc = write_all(fd, hdr, (size_t)n)) != 0 ||
+        (len && (rc = write_all(fd, body, len)) != 0)) {
+        snprintf(err, errlen, "sending to %s:%d: %s", host, port, lat_strerror(rc));
+        close(fd);
+        return rc;
+    }
+    char resp[1024];
+    size_t got = 0;
+    for (;;) {
+        ssize_t r = recv(fd, resp + got, sizeof resp - 1 - got, 0);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            rc = errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
+            if (got) break;
+            snprintf(err, errlen, "reading the answer of %s:%d: %s", host, port, lat_strerror(rc));
+            close(fd);
+            return rc;
+        }
+        if (r == 0) break;
+        got += (size_t)r;
+        if (got == sizeof resp - 1) break;
+    }
+    close(fd);
+    resp[got] = 0;
+    int code = 0;
+    if (sscanf(resp, "HTTP/1.%*c %d", &code) != 1 || code < 100 || code > 999) {
+        snprintf(err, errlen, "%s:%d answered something that is not HTTP", host, port);
+        return LAT_EHTTP;
+    }
+    if (status) *status = code;
+    if (code >= 200 && code < 300) return 0;
+    const char *b = strstr(resp, "\r\n\r\n");
+    b = b ? b + 4 : "";
+    char line[200];
+    snprintf(line, sizeof line, "%s", b);
+    for (char *p = line; *p; p++)
+        if (*p == '\n' || *p == '\r') *p = ' ';
+    snprintf(err, errlen, "%s %s on %s:%d answered %d: %s", method, path, host, port, code, line);
+    return LAT_EHTTP;
+}

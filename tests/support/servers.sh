@@ -1,0 +1,36 @@
+# servers.sh - sourced by the CLI tests that start servers (cli_prom.sh,
+# prom_fleet.sh): a temporary directory $tmp, background processes recorded
+# in pids (always stopped on exit, also when a test fails), fail() that
+# shows the tail of the logs, and helpers to find ports.
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+    for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() {
+    echo "FAIL: $*"
+    for f in "$tmp"/*.log "$tmp"/*.err "$tmp"/*.out; do [ -f "$f" ] && { echo "== $f"; tail -15 "$f"; }; done
+    exit 1
+}
+# A port nothing listens on now (a server that then fails to bind it is retried by the caller).
+free_port() {
+    local p
+    for _ in $(seq 50); do
+        p=$((20000 + RANDOM % 40000))
+        (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
+    done
+    echo 0
+}
+# Wait for "serving http://127.0.0.1:PORT/metrics" in file $1 (latlab --metrics/--serve); print PORT.
+served_port() {
+    local p
+    for _ in $(seq 100); do
+        p=$(grep -o 'serving http://127.0.0.1:[0-9]*' "$1" 2>/dev/null | sed 's/.*://')
+        [ -n "$p" ] && { echo "$p"; return 0; }
+        sleep 0.05
+    done
+    return 1
+}
