@@ -4,6 +4,8 @@
 #ifndef LATLAB_CLI_HIST_EXPORT_H
 #define LATLAB_CLI_HIST_EXPORT_H
 
+#include "cli.h"
+
 #define HIST_EXPORT_USAGE                                                                          \
     "export: merge each file's intervals per tag and write them as Prometheus histograms\n"        \
     "  (stage label: the tag, else the file name without .hlog; q1-wake -> q1+wake)\n"             \
@@ -21,6 +23,8 @@
     "  On stderr, per series: count, native schema and the conversions' relative error\n"          \
     "  bounds (classic 1/3; native 2^(2^-schema) - 1).\n"
 
+/* Its options table (the help is generated from it). */
+extern const cli_spec hist_export_spec;
 int cli_hist_export(int argc, char **argv);
 
 #endif /* LATLAB_CLI_HIST_EXPORT_H */

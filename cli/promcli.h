@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 
+#include "cli.h"
 #include "latlab/hist.h"
 #include "latlab/prom.h"
 
@@ -54,6 +55,35 @@ enum {
     "                             a free one, printed on stderr) while running: text for\n"        \
     "                             classic histograms, protobuf (native too) when asked\n"          \
     "  --metrics-linger S         keep serving S seconds after the run (final state)\n"
+
+/* The same flags as rows of an options table (cli.h: cli_opt) into the
+ * cli_prom p (a static object: the table holds its fields' addresses). */
+int cli_prom_opt_addr(const char *cmd, const char *flag, const char *v, void *dest);
+int cli_prom_opt_url(const char *cmd, const char *flag, const char *v, void *dest);
+int cli_prom_opt_label(const char *cmd, const char *flag, const char *v, void *dest);
+#define CLI_PROM_PUSH_ROWS(p)                                                                      \
+    CLI_CUSTOM_OPT("push", cli_prom_opt_url, &(p).push_url, "URL",                                 \
+                   "at the end, PUT the histograms to a Pushgateway\n"                             \
+                   "(http://HOST:PORT) as job/run/host; unreachable: exit 1,\n"                    \
+                   "local results still written"),                                                 \
+        CLI_FLAG_OPT("push-delete", &(p).push_delete,                                              \
+                     "instead of running, DELETE the group job/run/host at --push\n"               \
+                     "(needs --run-label)"),                                                       \
+        CLI_CUSTOM_OPT("push-job", cli_prom_opt_label, &(p).job, "NAME",                           \
+                       "job label (default latlab)"),                                              \
+        CLI_CUSTOM_OPT("run-label", cli_prom_opt_label, &(p).run_label, "NAME",                    \
+                       "run label (default: UTC start time and pid)"),                             \
+        CLI_CUSTOM_OPT("host-label", cli_prom_opt_label, &(p).host_label, "NAME",                  \
+                       "host label (default: the host name)"),                                     \
+        CLI_NUM_OPT("native-buckets", CLI_INT, &(p).native_budget, "N",                            \
+                    "native histogram bucket budget (4..10000, default 160)", 4, 10000)
+#define CLI_PROM_SERVE_ROWS(p)                                                                     \
+    CLI_CUSTOM_OPT("metrics", cli_prom_opt_addr, &(p).metrics_addr, "ADDR",                        \
+                   "serve GET /metrics on ADDR (127.0.0.1:9464, :9464; port 0:\n"                  \
+                   "a free one, printed on stderr) while running: text for\n"                      \
+                   "classic histograms, protobuf (native too) when asked"),                        \
+        CLI_NUM_OPT("metrics-linger", CLI_DOUBLE, &(p).linger_s, "S",                              \
+                    "keep serving S seconds after the run (final state)", 0, 3600)
 
 typedef struct cli_prom {
     const char *metrics_addr;
