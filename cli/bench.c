@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <math.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +48,8 @@ const char cmd_bench_usage[] =
     "  --items N      items per throughput run (default 2000000; mutex: N/20); the figure is\n"
     "                 the fastest window of 65536 items in the run\n"
     "  --samples N    round trips per latency run (default 100000; mutex: N/20)\n"
-    "  --capacity N   queue capacity for the throughput runs (default 4096)\n"
+    "  --capacity N   queue capacity for the throughput runs: a power of two, 2..16777216\n"
+    "                 (default 4096)\n"
     "  --cpus A,B     the two CPUs (default: chosen by the topology planner)\n"
     "  --json FILE    also write every figure (medians and each round) as JSON\n"
     "\n"
@@ -243,6 +245,9 @@ static int bench_ring(int argc, char **argv) {
             break;
         case 'C':
             if ((rc = cli_parse_u64("bench", "--capacity", optarg, 2, 1u << 24, &cap))) return rc;
+            if (cap & (cap - 1)) /* every ring here (ours, ck_ring) indexes with a mask */
+                return cli_usage_error("bench", "--capacity: %" PRIu64 " must be a power of two",
+                                       cap);
             break;
         case 'c':
             if (!*optarg) return cli_usage_error("bench", "--cpus: needs a CPU list");

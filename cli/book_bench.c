@@ -508,7 +508,7 @@ static int parse_seed(const char *s, uint64_t *out) {
     if (!s || !*s || *s == '-' || *s == '+' || *s == ' ') return -1;
     char *end;
     errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
+    unsigned long long v = strtoull(s, &end, 10); /* decimal: "010" is ten, not eight */
     if (*end || errno) return -1;
     *out = v;
     return 0;

@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,10 +108,25 @@ int cli_parse_int(const char *cmd, const char *flag, const char *s, int min, int
     return 0;
 }
 
+/* Plain decimal notation only (as the integer flags): digits, one point, an
+ * exponent; no hex ("0x10"), no leading '+', no inf/nan words.  n: the
+ * number's length in s. */
+static bool plain_decimal(const char *s, size_t n) {
+    if (n == 0 || s[0] == '+') return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        bool sign_ok = (c == '-' && i == 0) ||
+                       ((c == '-' || c == '+') && i > 0 && (s[i - 1] == 'e' || s[i - 1] == 'E'));
+        if (!(c >= '0' && c <= '9') && c != '.' && c != 'e' && c != 'E' && !sign_ok) return false;
+    }
+    return true;
+}
+
 int cli_parse_double(const char *cmd, const char *flag, const char *s, double min, double max,
                      double *out) {
     if (!s || !*s) return cli_usage_error(cmd, "%s: needs a number", flag);
-    if (*s == ' ' || *s == '\t') return cli_usage_error(cmd, "%s: '%s' is not a number", flag, s);
+    if (!plain_decimal(s, strlen(s)))
+        return cli_usage_error(cmd, "%s: '%s' is not a decimal number", flag, s);
     char *end;
     errno = 0;
     double v = strtod(s, &end);
@@ -129,7 +145,7 @@ int cli_parse_duration_ns(const char *cmd, const char *flag, const char *s, uint
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    if (end == s || errno == ERANGE || isnan(v) || isinf(v))
+    if (end == s || errno == ERANGE || isnan(v) || isinf(v) || !plain_decimal(s, (size_t)(end - s)))
         return cli_usage_error(cmd, "%s: '%s' is not a duration", flag, s);
     double mul;
     if (!*end || !strcmp(end, "ns"))
@@ -143,7 +159,11 @@ int cli_parse_duration_ns(const char *cmd, const char *flag, const char *s, uint
     else
         return cli_usage_error(cmd, "%s: '%s' has an unknown unit (use ns, us, ms or s)", flag, s);
     double ns = v * mul;
-    if (ns > 1.8e19) return cli_usage_error(cmd, "%s: %s is too large", flag, s);
+    if (ns > (double)CLI_DURATION_MAX_NS)
+        return cli_usage_error(cmd, "%s: %s is above the maximum duration (%.0f s)", flag, s,
+                               (double)CLI_DURATION_MAX_NS / 1e9);
+    if (ns > 0 && ns < 0.5)
+        return cli_usage_error(cmd, "%s: %s is below 1 ns (the unit of every duration)", flag, s);
     *out_ns = (uint64_t)llround(ns);
     return 0;
 }

@@ -116,7 +116,11 @@ int cli_parse_u64(const char *cmd, const char *flag, const char *s, uint64_t min
 int cli_parse_int(const char *cmd, const char *flag, const char *s, int min, int max, int *out);
 int cli_parse_double(const char *cmd, const char *flag, const char *s, double min, double max,
                      double *out);
-/* "250", "250ns", "1.5us", "2ms", "1s" -> ns (bare numbers are ns). */
+/* "250", "250ns", "1.5us", "2ms", "1s" -> ns (bare numbers are ns), plain
+ * decimal only (no hex, no '+').  At most CLI_DURATION_MAX_NS (one day: no
+ * latlab run is meant to last longer, and every duration then fits int64
+ * arithmetic); a positive value under 1 ns is refused, not rounded to 0. */
+#define CLI_DURATION_MAX_NS UINT64_C(86400000000000)
 int cli_parse_duration_ns(const char *cmd, const char *flag, const char *s, uint64_t *out_ns);
 /* "0,2-3" -> cpus[] (sorted, unique); at most max entries. */
 int cli_parse_cpulist(const char *cmd, const char *flag, const char *s, int *cpus, int max, int *n);

@@ -37,7 +37,8 @@ const char cmd_co_usage[] =
     "  --rate HZ         open-loop send rate (default 10000/s: one every 100 us)\n"
     "  --service DUR     busy work per request (default 20us)\n"
     "  --stall DUR       the injected freeze (default 100ms)\n"
-    "  --stall-at N      the request that freezes (default 10000; must be < --events)\n"
+    "  --stall-at N      the request that freezes (default 10000, or --events/2 when\n"
+    "                    that is fewer; must be < --events)\n"
     "  --quick           small sizes for tests: 2000 events, stall 10ms at 1000\n"
     "  --json FILE       the figures as JSON\n"
     "\n"
@@ -187,6 +188,7 @@ int cmd_co(int argc, char **argv) {
         if (optind + 1 < argc)
             return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind + 1]);
     }
+    if (!at_set && c.stall_at >= c.events) c.stall_at = c.events / 2; /* a default: move it */
     if (c.stall_at >= c.events)
         return cli_usage_error(CMD, "--stall-at: request %" PRIu64 " is beyond --events %" PRIu64,
                                c.stall_at, c.events);

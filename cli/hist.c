@@ -79,9 +79,21 @@ static int read_error(const char *path, const lat_hlog_reader *r, int rc) {
                      why && *why ? why : lat_strerror(rc));
 }
 
+/* lat_hist_add_resize failed while merging the interval at path:line. */
+static int merge_error(const char *path, int line, int rc) {
+    if (rc == -EOVERFLOW)
+        return cli_error(CMD, "%s:%d: the merged total count would pass 2^63-1 (%" PRId64 ")", path,
+                         line, INT64_MAX);
+    return cli_error(CMD, "%s:%d: %s", path, line, lat_strerror(rc));
+}
+
 static int open_log(const char *path, lat_hlog_reader **r) {
     int rc = lat_hlog_reader_open(path, r);
+    if (rc == -EFBIG)
+        return cli_error(CMD, "%s: larger than the %zu MiB limit for an interval log", path,
+                         LAT_HLOG_MAX_FILE_BYTES >> 20);
     if (rc < 0) return cli_error(CMD, "%s: %s", path, lat_strerror(rc));
+    lat_hlog_reader_fit(*r, true); /* every merge here goes through lat_hist_add_resize */
     return 0;
 }
 
@@ -116,10 +128,7 @@ static int out_open(out_t *o, const char *path) {
 }
 
 static int out_close(out_t *o, const char *path, int status) {
-    if (!o->af) {
-        if (fflush(stdout) != 0) return cli_error(CMD, "stdout: write error");
-        return status;
-    }
+    if (!o->af) return status; /* stdout: checked once for every command in main.c */
     if (status != 0) {
         lat_afile_abort(o->af);
         return status;
@@ -241,15 +250,19 @@ static int cmd_percentiles(int argc, char **argv) {
         if (tag ? strcmp(iv->tag, tag) != 0 : iv->tag[0] != '\0') continue;
         if (iv->offset_s < start) continue;
         if (iv->offset_s > end) continue;
+        /* Java: a copy of the first interval as declared, then auto-resizing. */
         if (!have_total) {
-            if (lat_hist_copy(&total, &iv->hist) < 0) {
+            const lat_hist *h = &iv->hist;
+            if (lat_hist_init(&total, h->lowest, iv->declared_highest, h->sig_figs) < 0 &&
+                lat_hist_copy(&total, h) < 0) {
                 status = cli_error(CMD, "out of memory");
                 goto done;
             }
             have_total = true;
-        } else if (lat_hist_add(&total, &iv->hist) > 0) {
-            cli_warn(CMD, "%s:%d: values beyond the first interval's range were dropped", path,
-                     iv->line);
+        }
+        if ((rc = lat_hist_add_resize(&total, &iv->hist)) < 0) {
+            status = merge_error(path, iv->line, rc);
+            goto done;
         }
         if (!intervals) continue;
         if (!header_done) {
@@ -358,15 +371,60 @@ done:
 
 /* ---- tags and summary ----------------------------------------------------------------- */
 
+/* A value and its count: one recorded slot of an interval's histogram. */
+typedef struct slot_count {
+    int64_t value; /* the slot's lowest value */
+    int64_t count;
+} slot_count;
+
+/* One tag: its intervals merged as the recorded slots only, sorted by value,
+ * so memory follows the data present (a few slots per interval), not the
+ * geometry the intervals declare (a 5-figure 1..2^62 one is 48 MB). */
 typedef struct tag_acc {
     char tag[LAT_HLOG_TAG_MAX];
-    lat_hist h;
     int intervals;
+    int64_t count;
+    int64_t lowest; /* the first interval's geometry, as Java's add() keeps it */
+    int sig_figs;
+    slot_count *slots;
+    size_t nslots;
 } tag_acc;
 
-/* Read every interval of path into per-tag accumulators (in order of first
- * appearance).  Returns 0 or an exit status. */
-static int gather(const char *path, tag_acc **accs, int *n) {
+static int find_tag(const tag_acc *a, int n, const char *tag) {
+    for (int k = 0; k < n; k++)
+        if (!strcmp(a[k].tag, tag)) return k;
+    return -1;
+}
+
+/* Merge h's recorded slots into a's (both sorted by value). */
+static int merge_slots(tag_acc *a, const lat_hist *h) {
+    size_t m = 0;
+    for (int32_t i = 0; i < h->counts_len; i++)
+        m += h->counts[i] != 0;
+    if (!m) return 0;
+    slot_count *out = malloc((a->nslots + m) * sizeof *out);
+    if (!out) return -ENOMEM;
+    size_t i = 0, n = 0;
+    for (int32_t k = 0; k < h->counts_len; k++) {
+        if (!h->counts[k]) continue;
+        slot_count s = {lat_hist_value_from_index(h, k), h->counts[k]};
+        while (i < a->nslots && a->slots[i].value < s.value)
+            out[n++] = a->slots[i++];
+        if (i < a->nslots && a->slots[i].value == s.value) s.count += a->slots[i++].count;
+        out[n++] = s;
+    }
+    while (i < a->nslots)
+        out[n++] = a->slots[i++];
+    free(a->slots);
+    a->slots = out;
+    a->nslots = n;
+    return 0;
+}
+
+/* Read path: its tags in order of first appearance, with their interval and
+ * value counts and (summary) their merged slots.  Returns 0 or an exit
+ * status. */
+static int gather(const char *path, bool slots, tag_acc **accs, int *n) {
     lat_hlog_reader *r = NULL;
     if (open_log(path, &r)) return CLI_ERR;
     int cap = 0, rc, status = 0;
@@ -374,10 +432,8 @@ static int gather(const char *path, tag_acc **accs, int *n) {
     *accs = NULL;
     *n = 0;
     while ((rc = lat_hlog_next(r, &iv)) == 1) {
-        int k;
-        for (k = 0; k < *n; k++)
-            if (!strcmp((*accs)[k].tag, iv->tag)) break;
-        if (k == *n) {
+        int k = find_tag(*accs, *n, iv->tag);
+        if (k < 0) {
             if (*n == cap) {
                 cap = cap ? cap * 2 : 8;
                 tag_acc *g = realloc(*accs, (size_t)cap * sizeof **accs);
@@ -387,28 +443,81 @@ static int gather(const char *path, tag_acc **accs, int *n) {
                 }
                 *accs = g;
             }
-            memset(&(*accs)[k], 0, sizeof **accs);
-            snprintf((*accs)[k].tag, sizeof(*accs)[k].tag, "%s", iv->tag);
-            if (lat_hist_copy(&(*accs)[k].h, &iv->hist) < 0) {
-                status = cli_error(CMD, "out of memory");
-                goto done;
-            }
-            (*n)++;
-        } else {
-            lat_hist_add(&(*accs)[k].h, &iv->hist);
+            k = (*n)++;
+            tag_acc *a = &(*accs)[k];
+            memset(a, 0, sizeof *a);
+            snprintf(a->tag, sizeof a->tag, "%s", iv->tag);
+            a->lowest = iv->hist.lowest;
+            a->sig_figs = iv->hist.sig_figs;
         }
-        (*accs)[k].intervals++;
+        tag_acc *a = &(*accs)[k];
+        if (__builtin_add_overflow(a->count, lat_hist_total(&iv->hist), &a->count)) {
+            status = merge_error(path, iv->line, -EOVERFLOW);
+            goto done;
+        }
+        a->intervals++;
+        if (slots && merge_slots(a, &iv->hist) < 0) {
+            status = cli_error(CMD, "out of memory");
+            goto done;
+        }
     }
-    if (rc < 0) status = read_error(path, r, rc);
+    if (rc < 0)
+        status = read_error(path, r, rc);
+    else if (*n == 0)
+        status = cli_error(CMD, "%s: no intervals", path);
 done:
     lat_hlog_reader_close(r);
     return status;
 }
 
+/* The merged histogram of a tag, as narrow as its values (one at a time). */
+static int build_hist(const tag_acc *a, lat_hist *h) {
+    int64_t hi = a->nslots ? a->slots[a->nslots - 1].value : 0;
+    if (hi / 2 < a->lowest) hi = 2 * a->lowest;
+    int rc = lat_hist_init(h, a->lowest, hi, a->sig_figs);
+    if (rc < 0) return rc;
+    for (size_t i = 0; i < a->nslots; i++)
+        lat_hist_record_n(h, a->slots[i].value, a->slots[i].count);
+    return 0;
+}
+
 static void free_accs(tag_acc *a, int n) {
     for (int k = 0; k < n; k++)
-        lat_hist_free(&a[k].h);
+        free(a[k].slots);
     free(a);
+}
+
+/* One tag's summary row, its confidence intervals, and its JSON object. */
+static void summary_line(const tag_acc *a, const lat_hist *h, double scale, double confidence,
+                         json_t *arr) {
+    static const double ps[] = {50, 90, 99, 99.9, 99.99};
+    static const char *const pnames[] = {"p50", "p90", "p99", "p99.9", "p99.99"};
+    static const char *const jkeys[] = {"p50", "p90", "p99", "p99_9", "p99_99"};
+    const char *name = a->tag[0] ? a->tag : "(untagged)";
+    lat_hist_ci v[5];
+    lat_hist_cis_at_percentiles(h, ps, confidence, v, 5);
+    printf("%-16s %12" PRId64 " %12.3f", name, lat_hist_total(h), (double)lat_hist_min(h) / scale);
+    for (int i = 0; i < 5; i++)
+        printf(" %12.3f", (double)v[i].value / scale);
+    printf(" %12.3f %14.3f\n", (double)lat_hist_max(h) / scale, lat_hist_mean(h) / scale);
+    printf("  %g%% CI", 100 * confidence);
+    for (int i = 0; i < 5; i++) {
+        char b[160];
+        lat_hist_ci_format(&v[i], scale, 3, b, sizeof b);
+        printf(" %s %s", pnames[i], b);
+    }
+    printf("\n");
+    if (arr) {
+        json_t *o = json_pack("{s:s?, s:i, s:I, s:I}", "tag", a->tag[0] ? a->tag : NULL,
+                              "intervals", a->intervals, "count", (json_int_t)lat_hist_total(h),
+                              "min", (json_int_t)lat_hist_min(h));
+        for (int i = 0; i < 5; i++)
+            lat_json_set_ci(o, jkeys[i], "", &v[i]);
+        json_object_set_new(o, "max", json_integer(lat_hist_max(h)));
+        json_object_set_new(o, "mean", json_real(lat_hist_mean(h)));
+        json_object_set_new(o, "stddev", json_real(lat_hist_stddev(h)));
+        json_array_append_new(arr, o);
+    }
 }
 
 static int cmd_tags_or_summary(int argc, char **argv, bool summary) {
@@ -429,6 +538,7 @@ static int cmd_tags_or_summary(int argc, char **argv, bool summary) {
             break;
         case 'j':
             json = optarg;
+            if (!*json) return cli_usage_error(CMD, "--json: empty file name");
             break;
         case 's':
             if (!summary) return cli_usage_error(CMD, "--scale applies to summary only");
@@ -446,78 +556,58 @@ static int cmd_tags_or_summary(int argc, char **argv, bool summary) {
     const char *path = argv[optind];
     tag_acc *a = NULL;
     int n = 0;
-    int status = gather(path, &a, &n);
+    int status = gather(path, summary, &a, &n);
     if (status) {
         free_accs(a, n);
         return status;
     }
     json_t *arr = json ? json_array() : NULL;
-    static const double ps[] = {50, 90, 99, 99.9, 99.99};
-    static const char *const pnames[] = {"p50", "p90", "p99", "p99.9", "p99.99"};
-    static const char *const jkeys[] = {"p50", "p90", "p99", "p99_9", "p99_99"};
     if (summary)
         printf("%-16s %12s %12s %12s %12s %12s %12s %12s %12s %14s\n", "tag", "count", "min", "p50",
                "p90", "p99", "p99.9", "p99.99", "max", "mean");
-    for (int k = 0; k < n; k++) {
-        const char *name = a[k].tag[0] ? a[k].tag : "(untagged)";
-        const lat_hist *h = &a[k].h;
-        if (!summary) {
-            printf("%s\n", name);
-            if (arr)
-                json_array_append_new(arr, json_pack("{s:s?, s:i, s:I}", "tag",
-                                                     a[k].tag[0] ? a[k].tag : NULL, "intervals",
-                                                     a[k].intervals, "count",
-                                                     (json_int_t)lat_hist_total(h)));
-            continue;
+    for (int k = 0; k < n && !summary; k++) {
+        printf("%s\n", a[k].tag[0] ? a[k].tag : "(untagged)");
+        if (arr)
+            json_array_append_new(arr, json_pack("{s:s?, s:i, s:I}", "tag",
+                                                 a[k].tag[0] ? a[k].tag : NULL, "intervals",
+                                                 a[k].intervals, "count", (json_int_t)a[k].count));
+    }
+    for (int k = 0; k < n && summary && status == 0; k++) {
+        lat_hist h;
+        if (build_hist(&a[k], &h) < 0) {
+            status = cli_error(CMD, "out of memory");
+            break;
         }
-        lat_hist_ci v[5];
-        lat_hist_cis_at_percentiles(h, ps, confidence, v, 5);
-        printf("%-16s %12" PRId64 " %12.3f", name, lat_hist_total(h),
-               (double)lat_hist_min(h) / scale);
-        for (int i = 0; i < 5; i++)
-            printf(" %12.3f", (double)v[i].value / scale);
-        printf(" %12.3f %14.3f\n", (double)lat_hist_max(h) / scale, lat_hist_mean(h) / scale);
-        printf("  %g%% CI", 100 * confidence);
-        for (int i = 0; i < 5; i++) {
-            char b[160];
-            lat_hist_ci_format(&v[i], scale, 3, b, sizeof b);
-            printf(" %s %s", pnames[i], b);
-        }
-        printf("\n");
-        if (arr) {
-            json_t *o =
-                json_pack("{s:s?, s:i, s:I, s:I}", "tag", a[k].tag[0] ? a[k].tag : NULL,
-                          "intervals", a[k].intervals, "count", (json_int_t)lat_hist_total(h),
-                          "min", (json_int_t)lat_hist_min(h));
-            for (int i = 0; i < 5; i++)
-                lat_json_set_ci(o, jkeys[i], "", &v[i]);
-            json_object_set_new(o, "max", json_integer(lat_hist_max(h)));
-            json_object_set_new(o, "mean", json_real(lat_hist_mean(h)));
-            json_object_set_new(o, "stddev", json_real(lat_hist_stddev(h)));
-            json_array_append_new(arr, o);
-        }
+        summary_line(&a[k], &h, scale, confidence, arr);
+        lat_hist_free(&h);
     }
     if (summary && n > 0)
         printf("histogram resolution %.3g%% (%d sig figs); intervals at %g%% confidence from the "
                "counts (order statistics)\n",
-               100 * lat_budget_hist_resolution(a[0].h.sig_figs), a[0].h.sig_figs,
-               100 * confidence);
+               100 * lat_budget_hist_resolution(a[0].sig_figs), a[0].sig_figs, 100 * confidence);
     free_accs(a, n);
-    if (json) {
+    if (json && status == 0) {
         json_t *j = json_pack("{s:s, s:o}", "file", path, summary ? "summary" : "tags", arr);
         if (j && summary) json_object_set_new(j, "confidence", json_real(confidence));
         status = write_json(json, j);
+    } else {
+        json_decref(arr);
     }
     return status;
 }
 
 /* ---- merge -------------------------------------------------------------------------------- */
 
+/* One interval to write: its place in time and its encoded column, which
+ * points into its reader's text (every input stays open until the output is
+ * written).  Memory is the inputs' size plus one decoded interval at a time. */
 typedef struct mrec {
     char tag[LAT_HLOG_TAG_MAX];
     double start_s, length_s;
+    int64_t max_value;
+    const char *encoded;
+    size_t encoded_len;
     int src, seq;
-    lat_hist h;
 } mrec;
 
 static int cmp_mrec(const void *a, const void *b) {
@@ -547,17 +637,22 @@ static int cmd_merge(int argc, char **argv) {
         }
     }
     if (!outpath) return cli_usage_error(CMD, "merge needs -o OUT.hlog");
+    if (!*outpath) return cli_usage_error(CMD, "-o: empty file name");
     if (argc - optind < 1) return cli_usage_error(CMD, "merge needs input logs");
     mrec *recs = NULL;
     size_t n = 0, cap = 0;
     double start_time = INFINITY;
     int status = CLI_OK;
-    for (int i = optind; i < argc && status == CLI_OK; i++) {
-        lat_hlog_reader *r = NULL;
-        if (open_log(argv[i], &r)) {
+    int nin = argc - optind;
+    lat_hlog_reader **readers = calloc((size_t)nin, sizeof *readers);
+    if (!readers) return cli_error(CMD, "out of memory");
+    for (int i = 0; i < nin && status == CLI_OK; i++) {
+        const char *path = argv[optind + i];
+        if (open_log(path, &readers[i])) {
             status = CLI_ERR;
             break;
         }
+        lat_hlog_reader *r = readers[i];
         lat_hlog_interval *iv;
         int rc, seq = 0;
         while ((rc = lat_hlog_next(r, &iv)) == 1) {
@@ -570,23 +665,20 @@ static int cmd_merge(int argc, char **argv) {
                 }
                 recs = g;
             }
-            mrec *m = &recs[n];
+            mrec *m = &recs[n++];
             memset(m, 0, sizeof *m);
             snprintf(m->tag, sizeof m->tag, "%s", iv->tag);
             m->start_s = iv->start_s;
             m->length_s = iv->length_s;
+            m->max_value = lat_hist_max(&iv->hist);
+            m->encoded = iv->encoded;
+            m->encoded_len = iv->encoded_len;
             m->src = i;
             m->seq = seq++;
-            if (lat_hist_copy(&m->h, &iv->hist) < 0) {
-                rc = -ENOMEM;
-                break;
-            }
-            n++;
         }
-        if (rc < 0) status = read_error(argv[i], r, rc);
+        if (rc < 0) status = read_error(path, r, rc);
         double st = lat_hlog_reader_start_time(r);
         if (!isnan(st) && st < start_time) start_time = st;
-        lat_hlog_reader_close(r);
     }
     if (status == CLI_OK && n == 0) status = cli_error(CMD, "no intervals in the inputs");
     if (status == CLI_OK) {
@@ -599,14 +691,16 @@ static int cmd_merge(int argc, char **argv) {
             lat_hlog_writer w;
             int rc = lat_hlog_writer_init(&w, o.f, start_time, start_time, 0);
             for (size_t k = 0; k < n && rc == 0; k++)
-                rc = lat_hlog_write_interval(&w, &recs[k].h, recs[k].tag[0] ? recs[k].tag : NULL,
-                                             recs[k].start_s, recs[k].length_s);
+                rc = lat_hlog_write_interval_encoded(
+                    &w, recs[k].tag[0] ? recs[k].tag : NULL, recs[k].start_s, recs[k].length_s,
+                    recs[k].max_value, recs[k].encoded, recs[k].encoded_len);
             if (rc < 0) status = cli_error(CMD, "%s: %s", outpath, lat_strerror(rc));
             status = out_close(&o, outpath, status);
         }
     }
-    for (size_t k = 0; k < n; k++)
-        lat_hist_free(&recs[k].h);
+    for (int i = 0; i < nin; i++)
+        lat_hlog_reader_close(readers[i]);
+    free(readers);
     free(recs);
     return status;
 }

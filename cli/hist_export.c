@@ -52,8 +52,11 @@ static void stage_from_path(char *out, size_t cap, const char *path) {
 static int add_interval(xstate *x, const char *stage, const lat_hist *h) {
     for (int i = 0; i < x->n; i++)
         if (!strcmp(x->s[i].stage, stage)) {
-            lat_hist_add(&x->s[i].h, h);
-            return 0;
+            /* grows like Java's auto-resizing merge: no interval's counts dropped */
+            int rc = lat_hist_add_resize(&x->s[i].h, h);
+            if (rc == -EOVERFLOW)
+                return cli_error(CMD, "%s: the merged total count would pass 2^63-1", stage);
+            return rc ? cli_error(CMD, "out of memory") : 0;
         }
     if (x->n == LAT_PROM_MAX_SERIES)
         return cli_error(CMD, "more than %d series (tags x files)", LAT_PROM_MAX_SERIES);
@@ -68,6 +71,7 @@ static int read_file(xstate *x, const char *path, const char *tag) {
     lat_hlog_reader *r = NULL;
     int rc = lat_hlog_reader_open(path, &r);
     if (rc < 0) return cli_error(CMD, "%s: %s", path, lat_strerror(rc));
+    lat_hlog_reader_fit(r, true); /* memory follows the data; merged with add_resize */
     char base[LAT_PROM_LABEL_MAX];
     stage_from_path(base, sizeof base, path);
     lat_hlog_interval *iv;

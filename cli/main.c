@@ -5,8 +5,15 @@
 #include "cli.h"
 #include "cliopts.h"
 
+#include "latlab/atomicfile.h"
+
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define CMD(n)                                                                                     \
     extern int cmd_##n(int, char **);                                                              \
@@ -70,8 +77,17 @@ static void overview(FILE *f) {
           f);
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fputs("\n'latlab help COMMAND' or 'latlab COMMAND --help' for a command's options.\n", f);
+    fputs("\n'latlab help COMMAND' or 'latlab COMMAND --help' for a command's options.\n"
+          "Output files (--json, -o, --flight-out) go into an existing directory; output\n"
+          "directories (--out, --hlog-dir) are created with their parents.  Exit status: 0 ok,\n"
+          "1 runtime error (also a failed write, stdout included), 2 usage error.\n",
+          f);
 }
+
+static const char help_usage[] =
+    "usage: latlab help [COMMAND [SUBCOMMAND]]\n\n"
+    "Print the overview, or COMMAND's options (as COMMAND --help); for a command of\n"
+    "subcommands, SUBCOMMAND's (as COMMAND SUBCOMMAND --help).\n";
 
 /* sub: the word after the command (a command of subcommands prints that
  * subcommand's help when it names one). */
@@ -83,6 +99,10 @@ static void print_help(const cli_cmd *c, const char *sub) {
 }
 
 static int help(int argc, char **argv) {
+    if (argc >= 2 && !strcmp(argv[1], "help")) {
+        fputs(help_usage, stdout);
+        return CLI_OK;
+    }
     if (argc < 2) {
         overview(stdout);
         return CLI_OK;
@@ -97,7 +117,94 @@ static int help(int argc, char **argv) {
     return CLI_OK;
 }
 
-int main(int argc, char **argv) {
+/* Every command's results go to stdout: a write error there (a full disk, a
+ * closed descriptor, /dev/full) makes the run fail, whatever the command did.
+ * stdout is wrapped so that the first failed write's errno is kept (stdio
+ * keeps only an error flag), and ENOSPC is named as such. */
+static int stdout_errno;
+
+static ssize_t stdout_write(void *cookie, const char *buf, size_t n) {
+    (void)cookie;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = write(STDOUT_FILENO, buf + done, n - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            if (!stdout_errno) stdout_errno = w < 0 ? errno : EIO;
+            return -1;
+        }
+        done += (size_t)w;
+    }
+    return (ssize_t)n;
+}
+
+static void wrap_stdout(void) {
+    FILE *f = fopencookie(NULL, "w", (cookie_io_functions_t){.write = stdout_write});
+    if (!f) return; /* keep the plain stream: its errors are still caught, less precisely */
+    setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
+    fflush(stdout);
+    stdout = f;
+}
+
+static int finish(int status) {
+    errno = 0;
+    int flushed = fflush(stdout);
+    int err = stdout_errno ? stdout_errno : errno;
+    if (flushed != 0 || ferror(stdout)) {
+        fprintf(stderr, "latlab: stdout: write error: %s\n", strerror(err ? err : EIO));
+        if (status == CLI_OK) status = CLI_ERR;
+    }
+    return status;
+}
+
+/* Output paths, one rule for every command, checked before any work starts:
+ * an empty value is a usage error (exit 2); a file (--json, -o/--output,
+ * --flight-out) must go into an existing directory (exit 1 naming it
+ * otherwise: files never create directories); a directory (--out,
+ * --hlog-dir) is created with its parents when the command runs. */
+static int check_output_paths(const char *cmd, int argc, char **argv) {
+    static const char *const file_flags[] = {"--json", "--output", "-o", "--flight-out"};
+    static const char *const dir_flags[] = {"--out", "--hlog-dir"};
+    for (int i = 2; i < argc && strcmp(argv[i], "--"); i++) {
+        const char *a = argv[i], *val = NULL;
+        bool file = false, known = false;
+        for (int k = 0; k < 6 && !known; k++) {
+            const char *f = k < 4 ? file_flags[k] : dir_flags[k - 4];
+            size_t n = strlen(f);
+            if (!strcmp(a, f)) {
+                val = i + 1 < argc ? argv[i + 1] : NULL;
+            } else if (n > 2 && !strncmp(a, f, n) && a[n] == '=') {
+                val = a + n + 1;
+            } else {
+                continue;
+            }
+            known = true;
+            file = k < 4;
+        }
+        if (!known || !val) continue;
+        if (!*val && !strcmp(a, "-o")) /* -o is --output (hist, plot) or --out (book itch-gen) */
+            return cli_usage_error(cmd, "-o (--output/--out): empty path");
+        if (!*val) return cli_usage_error(cmd, "%.*s: empty path", (int)strcspn(a, "="), a);
+        if (!file || !strcmp(val, "-")) continue;
+        char *dir = strdup(val), *slash = dir ? strrchr(dir, '/') : NULL;
+        struct stat st;
+        if (slash && slash != dir) {
+            *slash = '\0';
+            if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+                int rc = cli_error(cmd,
+                                   "%s: directory %s does not exist (files never create "
+                                   "directories)",
+                                   val, dir);
+                free(dir);
+                return rc;
+            }
+        }
+        free(dir);
+    }
+    return 0;
+}
+
+static int dispatch(int argc, char **argv) {
     if (argc < 2) {
         overview(stderr);
         return CLI_USAGE;
@@ -121,5 +228,13 @@ int main(int argc, char **argv) {
             print_help(c, argv[2]);
             return CLI_OK;
         }
+    int rc = check_output_paths(c->name, argc, argv);
+    if (rc) return rc;
     return c->fn(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv) {
+    wrap_stdout();
+    lat_afile_cleanup_on_signals(); /* an interrupted command leaves no temporary files */
+    return finish(dispatch(argc, argv));
 }

@@ -167,6 +167,8 @@ static int parse_stall(const char *s, lat_pipe_config *c) {
 static int baseline_p999(const char *path, uint64_t *out) {
     json_error_t e;
     json_t *j = json_load_file(path, 0, &e);
+    if (!j && e.line < 1) /* jansson says line -1 when the file cannot be read */
+        return cli_error(CMD, "--flight-baseline: %s: %s", path, e.text);
     if (!j) return cli_error(CMD, "--flight-baseline: %s: line %d: %s", path, e.line, e.text);
     json_t *v = json_object_get(json_object_get(json_object_get(j, "stages_ns"), "e2e"), "p99.9");
     if (!json_is_integer(v) || json_integer_value(v) <= 0) {
@@ -216,6 +218,7 @@ int cmd_pipeline(int argc, char **argv) {
     lat_pipe_config_default(&c);
     int shape = LAT_PIPE_AUTO, ncpus = 0, cpus[LAT_MAX_CPUS];
     bool oversub = false, flight_auto = false, idle_set = false, with_steady = false;
+    bool hlog_iv_set = false;
     const char *json_path = NULL, *hlog_dir = NULL, *fbase = NULL, *fout = NULL;
     const char *replay = NULL, *steady_flag = NULL, *speed_flag = NULL;
     itchfeed_options ro = {.speed = 1, .loops = 1};
@@ -290,6 +293,7 @@ int cmd_pipeline(int argc, char **argv) {
             hlog_dir = optarg;
             break;
         case O_HLOGIV:
+            hlog_iv_set = true;
             if (cli_parse_duration_ns(CMD, "--hlog-interval", optarg, &c.hlog_interval_ns))
                 return CLI_USAGE;
             if (c.hlog_interval_ns < 1000000)
@@ -340,6 +344,9 @@ int cmd_pipeline(int argc, char **argv) {
         }
     }
     if (optind < argc) return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+    if (hlog_iv_set && !hlog_dir)
+        return cli_usage_error(CMD, "--hlog-interval: only with --hlog-dir");
+    if (hlog_dir && !*hlog_dir) return cli_usage_error(CMD, "--hlog-dir: empty path");
     if (cli_prom_check(&prom, CMD)) return CLI_USAGE;
     if (prom.push_delete) { /* the group is job/run/host: no run, no stages needed */
         static const char *const any[1] = {"e2e"};
@@ -454,6 +461,7 @@ int cmd_pipeline(int argc, char **argv) {
     if (feed) pipeline_replay_print(stdout, feed, ro.speed, &r);
 
     int ret = CLI_OK;
+    if (r.log_error) ret = cli_lib_error(CMD, r.log_error_path, r.log_error);
     if (r.flight) {
         lat_flight_verdict fv;
         lat_flight_analyze(r.flight, &fv);

@@ -132,6 +132,11 @@ static int read_all(const char *path, char **text, size_t *len) {
     size_t cap = 0, n = 0;
     for (;;) {
         if (n == cap) {
+            if (cap >= LAT_HLOG_MAX_FILE_BYTES) { /* the same limit as interval logs */
+                free(buf);
+                fclose(f);
+                return -EFBIG;
+            }
             size_t ncap = cap ? cap * 2 : 65536;
             char *nb = realloc(buf, ncap);
             if (!nb) {
@@ -143,8 +148,9 @@ static int read_all(const char *path, char **text, size_t *len) {
             cap = ncap;
         }
         size_t got = fread(buf + n, 1, cap - n, f);
+        bool nul = got && memchr(buf + n, '\0', got); /* text ends here: the parser says where */
         n += got;
-        if (got == 0) break;
+        if (got == 0 || nul) break;
     }
     int err = ferror(f) ? -EIO : 0;
     fclose(f);
@@ -155,12 +161,6 @@ static int read_all(const char *path, char **text, size_t *len) {
     *text = buf;
     *len = n;
     return 0;
-}
-
-static double pct_from_points(const lat_plot_point *pts, size_t n, double q) {
-    for (size_t i = 0; i < n; i++)
-        if (pts[i].pct >= q) return pts[i].value_ns;
-    return n ? pts[n - 1].value_ns : NAN;
 }
 
 static int load_hgrm(ctx *c, const char *path, const char *label) {
@@ -181,8 +181,37 @@ static int load_hgrm(ctx *c, const char *path, const char *label) {
     s->count = h.total_count;
     if (h.n) {
         for (int i = 0; i < 5; i++)
-            s->pct_ns[i] = pct_from_points(h.points, h.n, SUMMARY_PCTS[i]);
+            s->pct_ns[i] = lat_hgrm_value_at(&h, SUMMARY_PCTS[i]);
         s->max_ns = isfinite(h.max_ns) ? h.max_ns : h.points[h.n - 1].value_ns;
+        /* Where the table has no row on a percentile's slot, the value lies
+         * between two rows: say so rather than pass the upper one off as exact. */
+        char unsure[256] = "";
+        size_t used = 0;
+        for (int i = 0; i < 5; i++) {
+            double lo = NAN;
+            if (!lat_hgrm_bracket(&h, SUMMARY_PCTS[i], &lo) || !(lo < s->pct_ns[i])) continue;
+            char a[32], b[32];
+            fmt_ns(a, sizeof a, lo);
+            fmt_ns(b, sizeof b, s->pct_ns[i]);
+            used += (size_t)snprintf(unsure + used, sizeof unsure - used, "%s%s in (%s, %s]",
+                                     used ? ", " : "", SUMMARY_NAMES[i], a, b);
+            if (used >= sizeof unsure) break;
+        }
+        if (used)
+            cli_warn(CMD,
+                     "%s: no table row falls on %s: shown as the upper end; plot the .hlog (or "
+                     "a table with more --ticks) for exact values",
+                     path, unsure);
+        /* One step of the last printed decimal, in ns: values closer than that
+         * (or below it) are lost in the file itself. */
+        double step_ns = c->unit_ns * pow(10.0, -h.value_decimals);
+        if (s->pct_ns[0] < 100 * step_ns)
+            cli_warn(CMD,
+                     "%s: values are printed in steps of %g ns (%d decimals): p50 reads %g ns, "
+                     "too coarse to trust; write the table with a smaller unit (e.g. "
+                     "HistogramLogProcessor -outputValueUnitRatio 1, or latlab hist percentiles "
+                     "--scale 1) or plot the .hlog",
+                     path, step_ns, h.value_decimals, s->pct_ns[0]);
     } else {
         cli_warn(CMD, "%s: no rows: plotted as an empty series", path);
     }
@@ -198,7 +227,6 @@ out:
 typedef struct group {
     char tag[LAT_HLOG_TAG_MAX];
     lat_hist acc;
-    int64_t dropped; /* values outside the first interval's range */
 } group;
 
 static int add_hist_series(ctx *c, const char *path, const char *label, const char *tag,
@@ -225,6 +253,7 @@ static int load_hlog(ctx *c, const char *path, const char *label) {
     size_t ng = 0;
     int rc = lat_hlog_reader_open(path, &r);
     if (rc) return cli_error(CMD, "%s: cannot read: %s", path, lat_strerror(rc));
+    lat_hlog_reader_fit(r, true); /* merged with lat_hist_add_resize below */
     lat_hlog_interval *iv;
     while ((rc = lat_hlog_next(r, &iv)) > 0) {
         if (c->tag && strcmp(iv->tag, c->tag)) continue;
@@ -244,8 +273,11 @@ static int load_hlog(ctx *c, const char *path, const char *label) {
                 goto out;
             }
             ng++;
-        } else {
-            groups[g].dropped += lat_hist_add(&groups[g].acc, &iv->hist);
+        } else if ((rc = lat_hist_add_resize(&groups[g].acc, &iv->hist)) < 0) {
+            rc = cli_error(CMD, "%s:%d: %s", path, iv->line,
+                           rc == -EOVERFLOW ? "the merged total count would pass 2^63-1"
+                                            : lat_strerror(rc));
+            goto out;
         }
     }
     if (rc < 0) {
@@ -268,9 +300,6 @@ static int load_hlog(ctx *c, const char *path, const char *label) {
             snprintf(name, sizeof name, "%.300s:%.127s", label, groups[g].tag);
         else
             snprintf(name, sizeof name, "%.400s", label);
-        if (groups[g].dropped)
-            cli_warn(CMD, "%s: %lld values outside the first interval's range were dropped", path,
-                     (long long)groups[g].dropped);
         if ((rc = add_hist_series(c, path, name, groups[g].tag, &groups[g].acc))) goto out;
     }
     rc = 0;
@@ -503,6 +532,12 @@ int cmd_plot(int argc, char **argv) {
         return cli_usage_error(CMD, "--label: %zu labels for %d files", nlabels, nfiles);
     size_t olen = strlen(out);
     bool html = olen >= 5 && (!strcmp(out + olen - 5, ".html") || !strcmp(out + olen - 4, ".htm"));
+    const char *base = strrchr(out, '/'), *ext = strrchr(base ? base + 1 : out, '.');
+    if (ext && strcmp(ext, ".svg") && strcmp(ext, ".html") && strcmp(ext, ".htm"))
+        return cli_usage_error(CMD,
+                               "-o/--output: '%s': plot writes .svg or .html (an SVG "
+                               "written under another extension would mislead)",
+                               out);
 
     char auto_title[256];
     if (!title) {

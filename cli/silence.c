@@ -34,6 +34,7 @@
 
 const char cmd_silence_usage[] =
     "usage: latlab silence --cpus LIST [--seconds S] [--top N] [--json FILE] [-- CMD [ARGS...]]\n"
+    "       latlab silence --cleanup\n"
     "\n"
     "The ftrace silence check (root): trace sched_switch, sched_wakeup, IRQs, softirqs and\n"
     "IRQ vectors on the chosen CPUs through a private tracefs instance, then report what ran\n"
@@ -48,9 +49,13 @@ const char cmd_silence_usage[] =
     "  --top N           rows in the intruder and interrupt tables (default 10)\n"
     "  --buffer-kb N     trace buffer per CPU in KiB (default 8192)\n"
     "  --json FILE       write the results as JSON (atomically)\n"
+    "  --cleanup         only remove tracefs instances left by runs that died (each run\n"
+    "                    also does so, and says so, before it starts)\n"
     "  -h, --help        this text\n"
     "\n"
-    "Exit: 0 done, 1 not root / no tracefs / tracing failed, 2 usage error.\n";
+    "Exit: 0 done, 1 not root / no tracefs / tracing failed, 2 usage error; with CMD,\n"
+    "CMD's status (127: not found, 126: not runnable, 128+N: killed by signal N).\n"
+    "A tracefs mount made by latlab is unmounted when it is done.\n";
 
 #define MAXCPU 1024
 #define MAXTASK 512
@@ -171,12 +176,15 @@ static void remove_instance(const char *dir) {
     rmdir(dir);
 }
 
-/* Instances left by runs that were killed (their pid is gone). */
-static void remove_stale(const silence *s) {
+/* Instances left by runs that were killed (their pid is gone), reported on
+ * stderr as they are removed: a dead run's instance keeps tracing on with its
+ * buffers allocated.  Returns how many were removed. */
+static int remove_stale(const silence *s) {
+    int removed = 0;
     char dir[256];
     snprintf(dir, sizeof dir, "%s/instances", s->tracefs);
     DIR *d = opendir(dir);
-    if (!d) return;
+    if (!d) return 0;
     struct dirent *de;
     while ((de = readdir(d))) {
         int pid;
@@ -186,8 +194,13 @@ static void remove_stale(const silence *s) {
         char path[600];
         snprintf(path, sizeof path, "%.300s/%.256s", dir, de->d_name);
         remove_instance(path);
+        bool gone = access(path, F_OK) != 0;
+        cli_warn("silence", "%s tracefs instance %s left by a run that died (pid %d)",
+                 gone ? "removed the" : "could not remove the", path, pid);
+        removed += gone;
     }
     closedir(d);
+    return removed;
 }
 
 static void cleanup(silence *s) {
@@ -430,13 +443,10 @@ static uint64_t mono_ns(void) {
 
 int cmd_silence(int argc, char **argv) {
     static const struct option longopts[] = {
-        {"cpus", required_argument, NULL, 'c'},
-        {"seconds", required_argument, NULL, 's'},
-        {"top", required_argument, NULL, 't'},
-        {"buffer-kb", required_argument, NULL, 'b'},
-        {"json", required_argument, NULL, 'J'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
+        {"cpus", required_argument, NULL, 'c'}, {"seconds", required_argument, NULL, 's'},
+        {"top", required_argument, NULL, 't'},  {"buffer-kb", required_argument, NULL, 'b'},
+        {"json", required_argument, NULL, 'J'}, {"cleanup", no_argument, NULL, 'C'},
+        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
     };
     static silence S;
     silence *s = &S;
@@ -446,11 +456,14 @@ int cmd_silence(int argc, char **argv) {
     int top = 10, rc;
     uint64_t buffer_kb = 8192;
     const char *json_path = NULL;
-    bool have_cpus = false;
+    bool have_cpus = false, cleanup_only = false;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
         switch (c) {
+        case 'C':
+            cleanup_only = true;
+            break;
         case 'c':
             if ((rc = cli_parse_cpulist("silence", "--cpus", optarg, s->cpus, MAXCPU, &s->ncpus)))
                 return rc;
@@ -477,6 +490,16 @@ int cmd_silence(int argc, char **argv) {
         default:
             return cli_getopt_fail("silence", c, argv);
         }
+    }
+    if (cleanup_only) {
+        if (have_cpus || optind < argc)
+            return cli_usage_error("silence", "--cleanup takes no --cpus and no command");
+        if (geteuid() != 0) return cli_error("silence", "needs root: --cleanup edits tracefs");
+        if (find_tracefs(s)) return CLI_ERR;
+        int n = remove_stale(s);
+        printf("latlab silence --cleanup: %d stale instance%s removed\n", n, n == 1 ? "" : "s");
+        cleanup(s); /* unmounts tracefs if we mounted it */
+        return CLI_OK;
     }
     if (!have_cpus) return cli_usage_error("silence", "--cpus is required (e.g. --cpus 1)");
     char **cmd = optind < argc ? argv + optind : NULL;
@@ -759,5 +782,8 @@ out:
     free(s->forks);
     s->tasks = NULL;
     if (got_signal && ret == CLI_OK) ret = 128 + got_signal;
+    /* With CMD the exit status is CMD's, as with `latlab stat` (127: not found). */
+    if (ret == CLI_OK && cmd && child_done)
+        ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     return ret;
 }

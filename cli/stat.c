@@ -24,6 +24,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,25 +107,35 @@ static void poll_threads(pid_t pid, const char *events, thread_set *ts, int *nts
     closedir(d);
 }
 
+/* The report goes to stderr, as perf stat's does: the child owns stdout. */
+static FILE *report;
+
+/* task-clock and cpu-clock count ns, with or without a :u/:k suffix. */
+static bool is_clock(const char *name) {
+    size_t n = strcspn(name, ":");
+    return (n == 10 && !strncmp(name, "task-clock", n)) ||
+           (n == 9 && !strncmp(name, "cpu-clock", n));
+}
+
 static void print_count(const char *name, const lat_perf_count *c, const char *note) {
     char num[64];
     if (c->state == LAT_PERF_UNAVAILABLE) {
-        printf("  %20s      %s\n", "<not supported>", name);
+        fprintf(report, "  %20s      %s\n", "<not supported>", name);
         return;
     }
     if (c->state == LAT_PERF_NOT_COUNTED) {
-        printf("  %20s      %s\n", "<not counted>", name);
+        fprintf(report, "  %20s      %s\n", "<not counted>", name);
         return;
     }
-    if (!strcmp(name, "task-clock") || !strcmp(name, "cpu-clock"))
+    if (is_clock(name))
         snprintf(num, sizeof num, "%.2f msec", c->scaled / 1e6);
     else
         snprintf(num, sizeof num, "%.0f", c->scaled);
-    printf("  %20s      %-24s", num, name);
-    if (note && *note) printf(" # %s", note);
-    if (c->state == LAT_PERF_SCALED) printf("  (%.2f%%)", 100.0 * c->coverage);
-    if (c->state == LAT_PERF_FALLBACK) printf("  (getrusage)");
-    putchar('\n');
+    fprintf(report, "  %20s      %-24s", num, name);
+    if (note && *note) fprintf(report, " # %s", note);
+    if (c->state == LAT_PERF_SCALED) fprintf(report, "  (%.2f%%)", 100.0 * c->coverage);
+    if (c->state == LAT_PERF_FALLBACK) fprintf(report, "  (getrusage)");
+    fputc('\n', report);
 }
 
 static void note_for(const lat_perf *p, size_t i, const lat_perf_count *c, size_t n,
@@ -181,13 +192,24 @@ int cmd_stat(int argc, char **argv) {
         {NULL, 0, NULL, 0},
     };
     const char *events = NULL, *json_path = NULL;
+    static char *events_buf; /* several -e joined (static: reachable until exit) */
     bool per_thread = false;
+    report = stderr;
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "+:e:h", longopts, NULL)) != -1) {
         switch (c) {
-        case 'e':
-            events = optarg;
+        case 'e': /* each -e adds to the list, as with perf stat */
+            if (events) {
+                size_t n = strlen(events) + strlen(optarg) + 2;
+                char *both = malloc(n);
+                if (!both) return cli_error("stat", "out of memory");
+                snprintf(both, n, "%s,%s", events, optarg);
+                free(events_buf);
+                events = events_buf = both;
+            } else {
+                events = optarg;
+            }
             break;
         case 'T':
             per_thread = true;
@@ -307,46 +329,51 @@ int cmd_stat(int argc, char **argv) {
     if (itc >= 0 && !isnan(d.cpu_utilization))
         d.cpu_utilization = cnt[itc].scaled / (double)(wall ? wall : 1);
 
-    printf("\n Performance counter stats for '");
+    fprintf(report, "\n Performance counter stats for '");
     for (char **a = cmd; *a; a++)
-        printf("%s%s", a == cmd ? "" : " ", *a);
-    printf("':\n\n");
+        fprintf(report, "%s%s", a == cmd ? "" : " ", *a);
+    fprintf(report, "':\n\n");
     for (size_t i = 0; i < n; i++) {
         char note[96];
         note_for(p, i, cnt, n, &d, wall, note, sizeof note);
         print_count(lat_perf_name(p, i), &cnt[i], note);
     }
-    printf("\n  %14.9f seconds time elapsed\n", (double)wall / 1e9);
-    printf("  %14.9f seconds user\n", (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6);
-    printf("  %14.9f seconds sys\n", (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+    fprintf(report, "\n  %14.9f seconds time elapsed\n", (double)wall / 1e9);
+    fprintf(report, "  %14.9f seconds user\n",
+            (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6);
+    fprintf(report, "  %14.9f seconds sys\n",
+            (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
     bool any = false;
     for (size_t i = 0; i < n; i++) {
         const char *r = lat_perf_reason(p, i);
         if (!r) continue;
-        if (!any) printf("\n Notes:\n");
+        if (!any) fprintf(report, "\n Notes:\n");
         any = true;
-        printf("  %-24s %s\n", lat_perf_name(p, i), r);
+        fprintf(report, "  %-24s %s\n", lat_perf_name(p, i), r);
     }
     if (per_thread && nts) {
-        printf("\n Per thread (%d seen):\n  %-8s %-16s", nts, "tid", "comm");
+        fprintf(report, "\n Per thread (%d seen):\n  %-8s %-16s", nts, "tid", "comm");
         for (size_t i = 0; i < n; i++)
-            if (cnt[i].state != LAT_PERF_UNAVAILABLE) printf(" %16.16s", lat_perf_name(p, i));
-        putchar('\n');
+            if (cnt[i].state != LAT_PERF_UNAVAILABLE)
+                fprintf(report, " %16.16s", lat_perf_name(p, i));
+        fputc('\n', report);
         for (int k = 0; k < nts; k++) {
             lat_perf_count t[LAT_PERF_MAX_EVENTS];
             lat_perf_read(ts[k].p, t, n);
-            printf("  %-8d %-16s", (int)ts[k].tid, ts[k].comm);
+            fprintf(report, "  %-8d %-16s", (int)ts[k].tid, ts[k].comm);
             for (size_t i = 0; i < n; i++) {
                 if (cnt[i].state == LAT_PERF_UNAVAILABLE) continue;
                 if (t[i].state == LAT_PERF_UNAVAILABLE || t[i].state == LAT_PERF_NOT_COUNTED)
-                    printf(" %16s", "-");
+                    fprintf(report, " %16s", "-");
+                else if (is_clock(lat_perf_name(p, i)))
+                    fprintf(report, " %11.2f msec", t[i].scaled / 1e6);
                 else
-                    printf(" %16.0f", t[i].scaled);
+                    fprintf(report, " %16.0f", t[i].scaled);
             }
-            putchar('\n');
+            fputc('\n', report);
         }
     }
-    fflush(stdout);
+    fflush(report);
     if (WIFSIGNALED(status))
         cli_warn("stat", "'%s' was killed by signal %d (%s)", cmd[0], WTERMSIG(status),
                  strsignal(WTERMSIG(status)));

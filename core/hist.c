@@ -19,6 +19,17 @@
 /* ---- set-up ---------------------------------------------------------------------- */
 
 int lat_hist_init(lat_hist *h, int64_t lowest, int64_t highest, int sig_figs) {
+    lat_hist g;
+    int rc = lat__hist_geometry(&g, lowest, highest, sig_figs);
+    if (rc < 0 || !h) return rc < 0 ? rc : -EINVAL;
+    int64_t *counts = lat__calloc_aligned((size_t)g.counts_len, sizeof(int64_t), LAT_CACHELINE);
+    if (!counts) return -ENOMEM;
+    *h = g;
+    h->counts = counts;
+    return 0;
+}
+
+int lat__hist_geometry(lat_hist *h, int64_t lowest, int64_t highest, int sig_figs) {
     if (!h || lowest < 1 || sig_figs < 0 || sig_figs > 5 || highest / 2 < lowest) return -EINVAL;
     int64_t largest_single = 2;
     for (int i = 0; i < sig_figs; i++)
@@ -44,8 +55,6 @@ int lat_hist_init(lat_hist *h, int64_t lowest, int64_t highest, int sig_figs) {
     }
     int64_t len = (int64_t)(buckets + 1) * half_count;
     if (len > INT32_MAX / 2) return -EINVAL;
-    int64_t *counts = lat__calloc_aligned((size_t)len, sizeof(int64_t), LAT_CACHELINE);
-    if (!counts) return -ENOMEM;
     memset(h, 0, sizeof *h);
     h->lowest = lowest;
     h->highest = highest;
@@ -60,7 +69,6 @@ int lat_hist_init(lat_hist *h, int64_t lowest, int64_t highest, int sig_figs) {
     h->sub_bucket_mask = (uint64_t)(sub_count - 1) << unit_mag;
     h->slot_bias = (size_t)unit_mag * (size_t)half_count;
     h->min_value = INT64_MAX;
-    h->counts = counts;
     return 0;
 }
 
@@ -178,8 +186,10 @@ int64_t lat_hist_add(lat_hist *dst, const lat_hist *src) {
     if (lat_hist_same_geometry(dst, src)) {
         int64_t added = 0;
         for (int32_t i = 0; i < src->counts_len; i++) {
-            dst->counts[i] += src->counts[i];
-            added += src->counts[i];
+            int64_t c = src->counts[i];
+            if (!c) continue;
+            dst->counts[i] += c;
+            added += c;
         }
         dst->total_count += added;
         if (added > 0) {
@@ -214,6 +224,36 @@ int64_t lat_hist_add_corrected(lat_hist *dst, const lat_hist *src, int64_t expec
     }
     dst->overflow_count += src->overflow_count;
     return dropped;
+}
+
+/* Grow dst (same lowest and significant figures, so every existing slot
+ * keeps its index) until it tracks `need`, as Java's auto-resizing
+ * histograms do: the new highest trackable value is `need` itself. */
+static int grow_to(lat_hist *dst, int64_t need) {
+    if (need <= dst->highest) return 0;
+    lat_hist g;
+    int rc = lat_hist_init(&g, dst->lowest, need, dst->sig_figs);
+    if (rc < 0) return rc;
+    memcpy(g.counts, dst->counts, (size_t)dst->counts_len * sizeof(int64_t));
+    g.total_count = dst->total_count;
+    g.min_value = dst->min_value;
+    g.max_value = dst->max_value;
+    g.overflow_count = dst->overflow_count;
+    lat_hist_free(dst);
+    *dst = g;
+    return 0;
+}
+
+int lat_hist_add_resize(lat_hist *dst, const lat_hist *src) {
+    if (!dst || !src) return -EINVAL;
+    if (src->total_count > 0 && dst->total_count > INT64_MAX - src->total_count) return -EOVERFLOW;
+    if (src->total_count > 0) {
+        int rc = grow_to(dst, lat_hist_max(src));
+        if (rc < 0) return rc;
+    }
+    /* Everything src holds now lies in dst's range. */
+    lat_hist_add(dst, src);
+    return 0;
 }
 
 /* ---- queries ------------------------------------------------------------------------------ */

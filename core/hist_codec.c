@@ -220,8 +220,35 @@ static int init_declared(lat_hist *out, int64_t lowest, int64_t highest, int64_t
     return rc == -EINVAL ? LAT_EGEOMETRY : rc;
 }
 
-/* Uncompressed encodings. */
-static int decode_plain(const uint8_t *p, size_t len, lat_hist *out) {
+/* The highest value a V2 payload records into: the top of the slot after its
+ * last non-zero count (0 when it records nothing, -1 when malformed: the
+ * real pass reports it). */
+static int64_t v2_payload_top(const uint8_t *q, size_t payload, const lat_hist *geometry) {
+    int64_t idx = 0, last = -1;
+    size_t pos = 0;
+    while (pos < payload) {
+        int64_t v;
+        size_t n = get_zz(q + pos, payload - pos, &v);
+        if (!n) return -1;
+        pos += n;
+        if (v < 0) {
+            if (v < -(int64_t)INT32_MAX) return -1;
+            idx += -v;
+        } else {
+            if (v > 0) last = idx;
+            idx++;
+        }
+        if (idx > INT32_MAX) return -1;
+    }
+    if (last < 0) return 0;
+    return lat_hist_highest_equivalent(geometry,
+                                       lat_hist_value_from_index(geometry, (int32_t)last));
+}
+
+/* Uncompressed encodings.  fit (non-NULL): size the counts for the values
+ * present (V2 only) instead of the declared highest trackable value, which
+ * goes into *fit. */
+static int decode_plain(const uint8_t *p, size_t len, lat_hist *out, int64_t *fit) {
     if (len < 4) return LAT_ETRUNCATED;
     uint32_t cookie = get32(p);
     uint32_t base = COOKIE_BASE(cookie);
@@ -234,6 +261,16 @@ static int decode_plain(const uint8_t *p, size_t len, lat_hist *out) {
         int64_t lowest = (int64_t)get64(p + 16), highest = (int64_t)get64(p + 24);
         if (payload > len - V2_HEADER) return LAT_ETRUNCATED;
         if (norm != 0) return LAT_EFORMAT; /* shifted histograms are not supported */
+        if (fit) *fit = highest;
+        if (fit && base == V2_ENC && lowest >= 1 && sig >= 0 && sig <= 5 && highest / 2 >= lowest) {
+            /* The index math depends only on lowest and sig: a probe with the
+             * smallest highest gives it without allocating the declared range. */
+            lat_hist probe;
+            if (lat__hist_geometry(&probe, lowest, 2 * lowest, (int)sig) == 0) {
+                int64_t top = v2_payload_top(p + V2_HEADER, payload, &probe);
+                if (top >= 0 && top < highest) highest = top / 2 < lowest ? 2 * lowest : top;
+            }
+        }
         rc = init_declared(out, lowest, highest, sig);
         if (rc < 0) return rc;
         const uint8_t *q = p + V2_HEADER;
@@ -290,6 +327,7 @@ static int decode_plain(const uint8_t *p, size_t len, lat_hist *out) {
         int64_t lowest = (int64_t)get64(p + 8), highest = (int64_t)get64(p + 16);
         uint32_t word = (cookie & 0xf0u) >> 4 & 0xeu;
         if (word != 2 && word != 4 && word != 8) return LAT_ECOOKIE;
+        if (fit) *fit = highest;
         rc = init_declared(out, lowest, highest, sig);
         if (rc < 0) return rc;
         size_t n = (len - V0_HEADER) / word;
@@ -313,14 +351,14 @@ fail:
     return rc;
 }
 
-int lat_hist_decode(const void *buf, size_t len, lat_hist *out) {
+static int decode(const void *buf, size_t len, lat_hist *out, int64_t *fit) {
     if (!out) return -EINVAL;
     memset(out, 0, sizeof *out);
     if (!buf) return -EINVAL;
     const uint8_t *p = buf;
     if (len < 4) return LAT_ETRUNCATED;
     uint32_t base = COOKIE_BASE(get32(p));
-    if (base != V2_CMP && base != V1_CMP && base != V0_CMP) return decode_plain(p, len, out);
+    if (base != V2_CMP && base != V1_CMP && base != V0_CMP) return decode_plain(p, len, out, fit);
     if (len < 8) return LAT_ETRUNCATED;
     uint32_t zlen = get32(p + 4);
     if (zlen > len - 8) return LAT_ETRUNCATED;
@@ -368,7 +406,7 @@ int lat_hist_decode(const void *buf, size_t len, lat_hist *out) {
         lat__free(raw);
         return LAT_ECOOKIE;
     }
-    rc = decode_plain(raw, used, out);
+    rc = decode_plain(raw, used, out, fit);
     lat__free(raw);
     return rc;
 fail:
@@ -377,15 +415,31 @@ fail:
     return rc;
 }
 
-int lat_hist_decode_base64(const char *text, size_t len, lat_hist *out) {
+int lat_hist_decode(const void *buf, size_t len, lat_hist *out) {
+    return decode(buf, len, out, NULL);
+}
+
+static int decode_base64(const char *text, size_t len, lat_hist *out, int64_t *fit) {
     if (!out) return -EINVAL;
     memset(out, 0, sizeof *out);
     if (!text) return -EINVAL;
     uint8_t *bin = lat__alloc(len / 4 * 3 + 3);
     if (!bin) return -ENOMEM;
     long n = lat_base64_decode(text, len, bin);
-    int rc = n < 0 ? (int)n : lat_hist_decode(bin, (size_t)n, out);
+    int rc = n < 0 ? (int)n : decode(bin, (size_t)n, out, fit);
     lat__free(bin);
+    return rc;
+}
+
+int lat_hist_decode_base64(const char *text, size_t len, lat_hist *out) {
+    return decode_base64(text, len, out, NULL);
+}
+
+int lat_hist_decode_base64_fit(const char *text, size_t len, lat_hist *out,
+                               int64_t *declared_highest) {
+    int64_t declared = 0;
+    int rc = decode_base64(text, len, out, &declared);
+    if (declared_highest) *declared_highest = rc == 0 ? declared : 0;
     return rc;
 }
 

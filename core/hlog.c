@@ -238,6 +238,7 @@ int lat_hlog_writer_init(lat_hlog_writer *w, FILE *f, double start_time_s, doubl
     fputs("\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_"
           "Histogram\"\n",
           f);
+    if (fflush(f) != 0) return errno ? -errno : -EIO;
     return ferror(f) ? -EIO : 0;
 }
 
@@ -247,6 +248,30 @@ int lat_hlog_write_comment(lat_hlog_writer *w, const char *text) {
     return ferror(w->f) ? -EIO : 0;
 }
 
+/* One whole data line, written with one fwrite and flushed: a reader of a
+ * log being written sees only complete lines (a signal or a full disk can
+ * cut the file only between intervals). */
+static int write_line(lat_hlog_writer *w, const char *tag, double start_s, double length_s,
+                      int64_t max_value, const char *b64, size_t b64_len) {
+    if (tag && (!*tag || strlen(tag) >= LAT_HLOG_TAG_MAX || strpbrk(tag, ", \r\n"))) return -EINVAL;
+    char a[64], b[64], c[64];
+    lat_java_format_fixed(a, sizeof a, start_s - w->base_time_s, 3);
+    lat_java_format_fixed(b, sizeof b, length_s, 3);
+    lat_java_format_fixed(c, sizeof c, (double)max_value / w->max_unit_ratio, 3);
+    size_t cap = b64_len + LAT_HLOG_TAG_MAX + 3 * sizeof a + 16;
+    char *line = lat__alloc(cap);
+    if (!line) return -ENOMEM;
+    int n = snprintf(line, cap, "%s%s%s%s,%s,%s,", tag ? "Tag=" : "", tag ? tag : "",
+                     tag ? "," : "", a, b, c);
+    memcpy(line + n, b64, b64_len);
+    line[(size_t)n + b64_len] = '\n';
+    size_t len = (size_t)n + b64_len + 1;
+    int rc = 0;
+    if (fwrite(line, 1, len, w->f) != len || fflush(w->f) != 0) rc = errno ? -errno : -EIO;
+    lat__free(line);
+    return rc;
+}
+
 int lat_hlog_write_interval(lat_hlog_writer *w, const lat_hist *h, const char *tag, double start_s,
                             double length_s) {
     if (!w || !h) return -EINVAL;
@@ -254,14 +279,16 @@ int lat_hlog_write_interval(lat_hlog_writer *w, const lat_hist *h, const char *t
     char *b64 = NULL;
     int rc = lat_hist_encode_base64(h, &b64);
     if (rc < 0) return rc;
-    char a[64], b[64], c[64];
-    lat_java_format_fixed(a, sizeof a, start_s - w->base_time_s, 3);
-    lat_java_format_fixed(b, sizeof b, length_s, 3);
-    lat_java_format_fixed(c, sizeof c, (double)lat_hist_max(h) / w->max_unit_ratio, 3);
-    if (tag) fprintf(w->f, "Tag=%s,", tag);
-    fprintf(w->f, "%s,%s,%s,%s\n", a, b, c, b64);
+    rc = write_line(w, tag, start_s, length_s, lat_hist_max(h), b64, strlen(b64));
     lat_hist_buf_free(b64);
-    return ferror(w->f) ? -EIO : 0;
+    return rc;
+}
+
+int lat_hlog_write_interval_encoded(lat_hlog_writer *w, const char *tag, double start_s,
+                                    double length_s, int64_t max_value, const char *encoded,
+                                    size_t encoded_len) {
+    if (!w || !encoded || !encoded_len || memchr(encoded, '\n', encoded_len)) return -EINVAL;
+    return write_line(w, tag, start_s, length_s, max_value, encoded, encoded_len);
 }
 
 /* ---- interval log reader ----------------------------------------------------------- */
@@ -277,6 +304,7 @@ struct lat_hlog_reader {
     char version[16];
     lat_hlog_interval cur;
     bool cur_valid;
+    bool fit; /* decode fitted to the values (lat_hlog_reader_fit) */
 };
 
 static int reader_from_buf(char *text, size_t len, lat_hlog_reader **out) {
@@ -314,8 +342,16 @@ int lat_hlog_reader_open(const char *path, lat_hlog_reader **out) {
     if (!buf) goto fail;
     for (;;) {
         size_t n = fread(buf + len, 1, cap - len, f);
+        /* A text log holds no NUL byte: stop reading at the first one (the
+         * line parser then reports it with its line number), so /dev/zero or
+         * a binary file costs one buffer, not all memory. */
+        bool nul = n && memchr(buf + len, '\0', n);
         len += n;
-        if (len < cap) break;
+        if (len < cap || nul) break;
+        if (cap >= LAT_HLOG_MAX_FILE_BYTES) {
+            rc = -EFBIG;
+            goto fail;
+        }
         char *g = lat__alloc(cap * 2 + 1);
         if (!g) goto fail;
         memcpy(g, buf, len);
@@ -341,6 +377,10 @@ void lat_hlog_reader_close(lat_hlog_reader *r) {
     lat_hist_free(&r->cur.hist);
     lat__free(r->text);
     lat__free(r);
+}
+
+void lat_hlog_reader_fit(lat_hlog_reader *r, bool fit) {
+    if (r) r->fit = fit;
 }
 
 int lat_hlog_reader_line(const lat_hlog_reader *r) {
@@ -480,7 +520,10 @@ int lat_hlog_next(lat_hlog_reader *r, lat_hlog_interval **out) {
         if (!parse_num(f[k + 2], fl[k + 2], &mx))
             return fail_line(r, LAT_EFORMAT, "bad interval max");
         if (fl[k + 3] == 0) return fail_line(r, LAT_EFORMAT, "empty histogram field");
-        int rc = lat_hist_decode_base64(f[k + 3], fl[k + 3], &cur->hist);
+        int rc = r->fit ? lat_hist_decode_base64_fit(f[k + 3], fl[k + 3], &cur->hist,
+                                                     &cur->declared_highest)
+                        : lat_hist_decode_base64(f[k + 3], fl[k + 3], &cur->hist);
+        if (rc == 0 && !r->fit) cur->declared_highest = cur->hist.highest;
         if (rc < 0) {
             char why[120];
             snprintf(why, sizeof why, "bad histogram: %s", lat_strerror(rc));
@@ -505,6 +548,8 @@ int lat_hlog_next(lat_hlog_reader *r, lat_hlog_interval **out) {
         cur->length_s = len;
         cur->max_field = mx;
         cur->line = r->line;
+        cur->encoded = f[k + 3];
+        cur->encoded_len = fl[k + 3];
         *out = cur;
         return 1;
     }

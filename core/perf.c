@@ -399,11 +399,33 @@ struct lat_perf {
         ix_majflt, ix_cs, ix_task;
 };
 
+/* ---- the kernel interface (a seam: tests put a scripted PMU here) ---------------- */
+
+static long real_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+                      unsigned long flags) {
+    return syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+}
+static ssize_t real_read(int fd, void *buf, size_t len) {
+    return read(fd, buf, len);
+}
+static int real_ioctl(int fd, unsigned long request, uintptr_t arg) {
+    return ioctl(fd, request, arg);
+}
+static int real_close(int fd) {
+    return close(fd);
+}
+static const lat__perf_sys real_sys = {real_open, real_read, real_ioctl, real_close};
+static lat__perf_sys ksys = {real_open, real_read, real_ioctl, real_close};
+
+void lat__perf_set_sys(const lat__perf_sys *sys) {
+    ksys = sys ? *sys : real_sys;
+}
+
 static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
                                 unsigned long flags) {
     long fd;
     do
-        fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+        fd = ksys.open(attr, pid, cpu, group_fd, flags);
     while (fd < 0 && errno == EINTR);
     return fd < 0 ? -errno : fd;
 }
@@ -593,7 +615,7 @@ static int split_events(const char *list, char names[][LAT_PERF_NAME_MAX * 2], s
 static int probe(lat_perf *p, ev *e, const char *root) {
     long fd = open_one(p, e, -1, true, false, false);
     if (fd >= 0) {
-        close((int)fd);
+        ksys.close((int)fd);
         return 0;
     }
     int err = (int)fd;
@@ -722,7 +744,7 @@ int lat_perf_open(lat_perf **out, const char *events, const lat_perf_opts *opts)
     opened:
         if (e->err)
             explain(e->err, e->hw, p->paranoid, root, e->reason, sizeof e->reason);
-        else if (p->group_format && ioctl(e->fd, PERF_EVENT_IOC_ID, &e->id) < 0)
+        else if (p->group_format && ksys.ioctl(e->fd, PERF_EVENT_IOC_ID, (uintptr_t)&e->id) < 0)
             e->id = 0;
     }
 
@@ -774,7 +796,7 @@ fail:
 void lat_perf_close(lat_perf *p) {
     if (!p) return;
     for (size_t i = 0; i < p->nev; i++)
-        if (p->ev[i].fd >= 0) close(p->ev[i].fd);
+        if (p->ev[i].fd >= 0) ksys.close(p->ev[i].fd);
     lat__free(p);
 }
 
@@ -786,7 +808,7 @@ int lat_perf_start(lat_perf *p) {
         p->fb_running = true;
     }
     for (size_t g = 0; g < p->ngrp; g++)
-        if (ioctl(p->grp[g].fd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0) rc = -errno;
+        if (ksys.ioctl(p->grp[g].fd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0) rc = -errno;
     return rc;
 }
 
@@ -794,7 +816,7 @@ int lat_perf_stop(lat_perf *p) {
     if (!p) return -EINVAL;
     int rc = 0;
     for (size_t g = p->ngrp; g-- > 0;)
-        if (ioctl(p->grp[g].fd, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP) < 0) rc = -errno;
+        if (ksys.ioctl(p->grp[g].fd, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP) < 0) rc = -errno;
     if (p->fb_used && p->fb_running) {
         fb_accumulate(p);
         p->fb_running = false;
@@ -848,7 +870,7 @@ int lat_perf_read(lat_perf *p, lat_perf_count *out, size_t n) {
         grp *gr = &p->grp[g];
         ssize_t got;
         do
-            got = read(gr->fd, p->buf, sizeof p->buf);
+            got = ksys.read(gr->fd, p->buf, sizeof p->buf);
         while (got < 0 && errno == EINTR);
         if (got < 0) {
             rc = -errno;

@@ -155,5 +155,25 @@ runtime "missing.hlog" "$T/missing.hlog"
 [ $? -eq 1 ] || fail "unwritable output did not exit 1"
 grep -q "no/such/dir/x.svg" "$T/err" || fail "unwritable output not named: $(cat "$T/err")"
 
+# a .hgrm reads as its log would, without interpolation: with a row on every
+# percentile (--ticks 1000) the figures equal the log's; where no row falls on
+# one (default ticks), it says so with the bracket; a table printed too
+# coarsely (ms with 3 decimals for ns-scale values) is called out
+"$L" hist percentiles "$D/alloc.hlog" --scale 1 --ticks 1000 -o "$T/fine.hgrm" || fail "fine table"
+"$L" hist percentiles "$D/alloc.hlog" --scale 1 -o "$T/coarse.hgrm" || fail "default table"
+"$L" hist percentiles "$D/alloc.hlog" -o "$T/ms.hgrm" || fail "ms table"
+"$L" plot "$D/alloc.hlog" -o "$T/h.svg" --json "$T/h.json" >/dev/null 2>&1 || fail "plot of the log"
+"$L" plot "$T/fine.hgrm" -o "$T/f.svg" --json "$T/f.json" >/dev/null 2>"$T/err" || fail "plot of fine.hgrm"
+python3 - "$T/h.json" "$T/f.json" <<'PY' || fail "fine .hgrm percentiles differ from the log's"
+import json, sys
+a, b = (json.load(open(f))["series"][0] for f in sys.argv[1:3])
+for k in ("p50_ns", "p90_ns", "p99_ns", "p99.9_ns", "p99.99_ns", "max_ns", "count"):
+    assert a[k] == b[k], (k, a[k], b[k])
+PY
+"$L" plot "$T/coarse.hgrm" -o "$T/c.svg" >/dev/null 2>"$T/err" || fail "plot of coarse.hgrm"
+grep -q "no table row falls on p99 in (" "$T/err" || fail "no bracket warning: $(cat "$T/err")"
+"$L" plot "$T/ms.hgrm" --unit ms -o "$T/m.svg" >/dev/null 2>"$T/err" || fail "plot of ms.hgrm"
+grep -q "printed in steps of 1000 ns" "$T/err" || fail "no precision warning: $(cat "$T/err")"
+
 "$L" help plot | grep -q -- '--slo' || fail "help plot"
 echo "cli_plot: ok"

@@ -23,6 +23,12 @@ expect_usage() {
 for v in "" abc 999 -1 10k; do expect_usage --ops dce --ops "$v"; done
 for v in "" abc 99 -1; do expect_usage --samples dce --samples "$v"; done
 expect_usage --ring dce --ring fifo
+# a capacity that is not a power of two is refused up front (it once spun forever)
+for v in 3 5 4097 1000; do
+    timeout 20 "$LATLAB" bench ring --rounds 1 --ops 1000 --items 1000 --samples 1000 --capacity "$v" >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] && grep -q "power of two" "$tmp/err" || fail "--capacity $v: exit $rc: $(cat "$tmp/err")"
+done
 expect_usage --json dce --json ""
 expect_usage --cpus dce --cpus ""
 expect_usage --cpus dce --cpus 0

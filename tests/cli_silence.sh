@@ -40,8 +40,8 @@ CPU=$((CPUS - 1))
 instances() { ls /sys/kernel/tracing/instances 2>/dev/null | grep -c '^latlab-silence-' ; }
 
 # a pinned spinner on CPU $CPU while we trace it
-"$L" silence --cpus $CPU --json "$T/s.json" -- taskset -c $CPU timeout 0.5 \
-    sh -c 'while :; do :; done' >"$T/out" 2>"$T/err"; rc=$?
+"$L" silence --cpus $CPU --json "$T/s.json" -- taskset -c $CPU \
+    sh -c 'timeout 0.5 sh -c "while :; do :; done"; exit 0' >"$T/out" 2>"$T/err"; rc=$?
 if [ $rc -eq 1 ] && grep -q 'no tracefs' "$T/err"; then
     echo "SKIPPED: no tracefs here: $(cat "$T/err")"
     exit 77
@@ -70,4 +70,37 @@ kill -TERM $pid
 wait $pid; rc=$?
 [ $rc -eq 143 ] || fail "SIGTERM exit $rc: $(cat "$T/out2")"
 [ "$(instances)" = 0 ] || fail "instance left after SIGTERM: $(ls /sys/kernel/tracing/instances)"
+
+# with CMD, its failure is the exit status
+"$L" silence --cpus $CPU --seconds 0.5 -- /nonexistent >/dev/null 2>&1; rc=$?
+[ $rc -eq 127 ] || fail "silence -- /nonexistent exited $rc, want 127"
+"$L" silence --cpus $CPU -- sh -c 'exit 3' >/dev/null 2>&1; rc=$?
+[ $rc -eq 3 ] || fail "silence -- sh -c 'exit 3' exited $rc, want 3"
+
+# a dead run's instance (tracing on) is reported and removed by --cleanup and by the next run
+we_mounted=
+if ! grep -q ' /sys/kernel/tracing tracefs ' /proc/mounts; then
+    mount -t tracefs nodev /sys/kernel/tracing || fail "cannot mount tracefs"
+    we_mounted=1
+    trap 'umount /sys/kernel/tracing 2>/dev/null; rm -rf "$T"' EXIT
+fi
+sh -c 'exit 0' & dead=$!
+wait $dead
+stale=/sys/kernel/tracing/instances/latlab-silence-$dead
+mkdir "$stale" && echo 1 >"$stale/tracing_on" || fail "cannot make a stale instance"
+"$L" silence --cleanup >"$T/out" 2>"$T/err" || fail "--cleanup exited $?: $(cat "$T/err")"
+grep -q "1 stale instance removed" "$T/out" || fail "--cleanup: $(cat "$T/out")"
+grep -q "latlab-silence-$dead" "$T/err" || fail "--cleanup did not name the instance: $(cat "$T/err")"
+[ -d "$stale" ] && fail "--cleanup left $stale"
+mkdir "$stale" || fail "cannot make a stale instance"
+"$L" silence --cpus $CPU --seconds 0.1 >/dev/null 2>"$T/err" || fail "run after a dead one: $(cat "$T/err")"
+grep -q "removed the tracefs instance .*latlab-silence-$dead" "$T/err" || fail "the next run did not report the stale instance: $(cat "$T/err")"
+[ -d "$stale" ] && fail "the next run left $stale"
+# a tracefs mount latlab makes is undone
+if [ -n "$we_mounted" ]; then
+    umount /sys/kernel/tracing
+    trap 'rm -rf "$T"' EXIT
+    "$L" silence --cpus $CPU --seconds 0.1 >/dev/null 2>"$T/err" || fail "run with tracefs unmounted: $(cat "$T/err")"
+    grep -q ' /sys/kernel/tracing tracefs ' /proc/mounts && fail "latlab left its tracefs mount"
+fi
 echo ok

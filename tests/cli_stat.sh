@@ -7,9 +7,19 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
-"$L" stat -- true >"$T/out" 2>"$T/err" || fail "stat -- true exited $?"
-grep -q 'task-clock' "$T/out" || fail "no task-clock in: $(cat "$T/out")"
-grep -Eq '[0-9.]+ msec +task-clock' "$T/out" || fail "task-clock not counted: $(cat "$T/out")"
+# the report is on stderr (as perf stat's); stdout is the child's alone
+"$L" stat -- echo child-output >"$T/out" 2>"$T/err" || fail "stat -- echo exited $?"
+[ "$(cat "$T/out")" = child-output ] || fail "stdout is not the child's alone: $(cat "$T/out")"
+grep -q 'task-clock' "$T/err" || fail "no task-clock in: $(cat "$T/err")"
+grep -Eq '[0-9.]+ msec +task-clock' "$T/err" || fail "task-clock not counted: $(cat "$T/err")"
+# -e twice adds; task-clock with a :k suffix and per-thread columns carry their unit
+"$L" stat -e task-clock -e page-faults -e task-clock:k --per-thread -- true 2>"$T/err" >/dev/null ||
+    fail "stat -e -e exited $?"
+grep -Eq 'page-faults' "$T/err" && grep -Eq '[0-9.]+ msec +task-clock ' "$T/err" ||
+    fail "a second -e replaced the first: $(cat "$T/err")"
+grep -Eq '[0-9.]+ msec +task-clock:k' "$T/err" || fail "task-clock:k without msec: $(cat "$T/err")"
+awk '/Per thread/ { t = 1; next } t && /^  [0-9]/ { if ($0 !~ /msec/) bad = 1 } END { exit bad }' "$T/err" ||
+    fail "per-thread task-clock without a unit: $(cat "$T/err")"
 
 "$L" stat -- sh -c 'exit 7' >/dev/null 2>&1; rc=$?
 [ $rc -eq 7 ] || fail "exit 7 came back as $rc"

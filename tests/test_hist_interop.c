@@ -90,7 +90,7 @@ static char *log_figures(const char *path) {
             assert_int_equal(lat_hist_copy(&acc[n], &iv->hist), 0);
             n++;
         } else {
-            assert_int_equal(lat_hist_add(&acc[k], &iv->hist), 0);
+            assert_int_equal(lat_hist_add_resize(&acc[k], &iv->hist), 0);
         }
     }
     if (rc < 0) printf("%s:%d: %s\n", path, lat_hlog_reader_line(r), lat_hlog_reader_reason(r));
@@ -160,6 +160,31 @@ static void compare_files(const char *a, const char *b) {
     free(y);
 }
 
+/* HistogramLogProcessor's out and out.hgrm for log (with java's options)
+ * equal `latlab hist percentiles` (with ours), which warns about nothing. */
+static void processor_vs_ours(const char *log, const char *java, const char *ours, int i) {
+    assert_int_equal(sh("cd %s && TZ=UTC java -cp " JAR
+                        " org.HdrHistogram.HistogramLogProcessor -i %s -o j%d %s >/dev/null",
+                        tmp, log, i, java),
+                     0);
+    assert_int_equal(sh("%s hist percentiles %s %s -o %s/l%d.hgrm 2>%s/l%d.err", latlab_bin, log,
+                        ours, tmp, i, tmp, i),
+                     0);
+    assert_int_equal(
+        sh("%s hist percentiles %s %s --intervals -o %s/l%d", latlab_bin, log, ours, tmp, i), 0);
+    char a[4200], b[4200];
+    snprintf(a, sizeof a, "%s/j%d.hgrm", tmp, i);
+    snprintf(b, sizeof b, "%s/l%d.hgrm", tmp, i);
+    compare_files(a, b);
+    snprintf(a, sizeof a, "%s/j%d", tmp, i);
+    snprintf(b, sizeof b, "%s/l%d", tmp, i);
+    compare_files(a, b);
+    snprintf(b, sizeof b, "%s/l%d.err", tmp, i);
+    char *err = slurp(b);
+    assert_string_equal(err, "");
+    free(err);
+}
+
 static void test_java_processor_reads_ours(void **state) {
     (void)state;
     if (!have_java()) LAT_SKIP("Java reference not installed (java, javac, " JAR ")");
@@ -179,23 +204,7 @@ static void test_java_processor_reads_ours(void **state) {
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         printf("HistogramLogProcessor %s vs latlab hist percentiles %s\n", runs[i].java,
                runs[i].ours);
-        assert_int_equal(sh("cd %s && TZ=UTC java -cp " JAR
-                            " org.HdrHistogram.HistogramLogProcessor -i %s -o j%zu %s >/dev/null",
-                            tmp, log, i, runs[i].java),
-                         0);
-        assert_int_equal(
-            sh("%s hist percentiles %s %s -o %s/l%zu.hgrm", latlab_bin, log, runs[i].ours, tmp, i),
-            0);
-        assert_int_equal(sh("%s hist percentiles %s %s --intervals -o %s/l%zu", latlab_bin, log,
-                            runs[i].ours, tmp, i),
-                         0);
-        char a[4200], b[4200];
-        snprintf(a, sizeof a, "%s/j%zu.hgrm", tmp, i);
-        snprintf(b, sizeof b, "%s/l%zu.hgrm", tmp, i);
-        compare_files(a, b);
-        snprintf(a, sizeof a, "%s/j%zu", tmp, i);
-        snprintf(b, sizeof b, "%s/l%zu", tmp, i);
-        compare_files(a, b);
+        processor_vs_ours(log, runs[i].java, runs[i].ours, (int)i);
     }
 }
 
@@ -255,6 +264,84 @@ static void test_java_reader_and_writer(void **state) {
     assert_string_equal(hex, want);
     free(want);
     lat_hist_free(&h);
+}
+
+/* Java's auto-resizing histograms (new Histogram(3)) declare a different
+ * range in every interval; the first one here is the narrowest.  Every
+ * command merges all of them as HistogramLogProcessor does: byte-identical
+ * .hgrm and interval lines, and the same per-tag figures from our reader,
+ * from `hist merge`'s output and in `hist summary`. */
+static void test_java_autoresize_log(void **state) {
+    (void)state;
+    if (!have_java()) LAT_SKIP("Java reference not installed (java, javac, " JAR ")");
+    assert_true(compile_java());
+    char jlog[4096], jfig[4096], path[4200];
+    snprintf(jlog, sizeof jlog, "%s/java_auto.hlog", tmp);
+    snprintf(jfig, sizeof jfig, "%s/java_auto_figures.txt", tmp);
+    assert_int_equal(
+        sh("TZ=UTC java -cp " JAR ":%s JavaLogWriter autoresize %s > %s", tmp, jlog, jfig), 0);
+    char *want = slurp(jfig), *got = log_figures(jlog);
+    printf("Java wrote (auto-resizing):\n%s", want);
+    assert_string_equal(got, want);
+    free(got);
+    processor_vs_ours(jlog, "", "", 100);
+    processor_vs_ours(jlog, "-tag A -csv", "--tag A --csv", 101);
+    /* merge keeps every interval */
+    snprintf(path, sizeof path, "%s/merged_auto.hlog", tmp);
+    assert_int_equal(sh("%s hist merge %s -o %s", latlab_bin, jlog, path), 0);
+    got = log_figures(path);
+    assert_string_equal(got, want);
+    free(got);
+    /* summary counts and maxima are Java's */
+    char sum[4200];
+    snprintf(sum, sizeof sum, "%s/auto_summary.txt", tmp);
+    assert_int_equal(sh("%s hist summary %s > %s", latlab_bin, jlog, sum), 0);
+    char *s = slurp(sum);
+    printf("%s", s);
+    for (const char *line = want; *line; line = strchr(line, '\n') + 1) {
+        char tag[64], expect[128];
+        int64_t count, min, max;
+        assert_int_equal(
+            sscanf(line, "%63s %" SCNd64 " %" SCNd64 " %" SCNd64, tag, &count, &min, &max), 4);
+        snprintf(expect, sizeof expect, "%-16s %12" PRId64 " %12.3f",
+                 strcmp(tag, "-") ? tag : "(untagged)", count, (double)min);
+        assert_non_null(strstr(s, expect));
+        snprintf(expect, sizeof expect, " %12.3f ", (double)max);
+        assert_non_null(strstr(s, expect));
+    }
+    free(s);
+    /* plot merges them too: Java's count and max, and no warning */
+    assert_int_equal(sh("%s plot %s -o %s/auto.svg --json %s/auto.json 2>%s/auto.err >/dev/null",
+                        latlab_bin, jlog, tmp, tmp, tmp),
+                     0);
+    snprintf(sum, sizeof sum, "%s/auto.err", tmp);
+    s = slurp(sum);
+    assert_string_equal(s, "");
+    free(s);
+    snprintf(sum, sizeof sum, "%s/auto.json", tmp);
+    s = slurp(sum);
+    int64_t count, min, max;
+    char tag[64];
+    assert_int_equal(sscanf(want, "%63s %" SCNd64 " %" SCNd64 " %" SCNd64, tag, &count, &min, &max),
+                     4);
+    char expect[128];
+    snprintf(expect, sizeof expect, "\"count\": %" PRId64, count);
+    if (!strstr(s, expect)) printf("plot JSON: %s\n", s);
+    assert_non_null(strstr(s, expect));
+    snprintf(expect, sizeof expect, "\"max_ns\": %" PRId64 ".0", max);
+    assert_non_null(strstr(s, expect));
+    free(s);
+    /* and hist export: the exported count is Java's */
+    snprintf(sum, sizeof sum, "%s/auto.prom", tmp);
+    assert_int_equal(sh("%s hist export %s --text > %s", latlab_bin, jlog, sum), 0);
+    s = slurp(sum);
+    snprintf(expect, sizeof expect, "} %" PRId64 "\n", count);
+    const char *line = strstr(s, "_count{stage=\"java_auto\"");
+    assert_non_null(line);
+    assert_non_null(strstr(line, expect));
+    assert_true(strstr(line, expect) < strchr(line, '\n') + 1);
+    free(s);
+    free(want);
 }
 
 static void test_hdr_histogram_js(void **state) {
@@ -340,6 +427,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_java_processor_reads_ours),
         cmocka_unit_test(test_java_reader_and_writer),
+        cmocka_unit_test(test_java_autoresize_log),
         cmocka_unit_test(test_hdr_histogram_js),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,6 +22,7 @@
 
 #include "alloc_internal.h"
 #include "latlab/error.h"
+#include "latlab/atomicfile.h"
 #include "latlab/hlog.h"
 #include "latlab/json.h"
 #include "latlab/perf.h"
@@ -111,8 +112,9 @@ typedef struct run {
     uint64_t shipped;
     uint64_t sent;
     uint64_t full_spins;
-    FILE *hlog_f[LAT_PIPE_NSTAGES];
+    lat_afile *hlog_f[LAT_PIPE_NSTAGES]; /* temporary file, renamed when the run is done */
     lat_hlog_writer hlog[LAT_PIPE_NSTAGES];
+    char *hlog_path[LAT_PIPE_NSTAGES];
     int pin_err[LAT_PIPE_NHOT]; /* per hot thread: pinning failure (read after join) */
 } run;
 
@@ -344,10 +346,19 @@ static void *consumer(void *arg) {
 
 /* ---- aggregator (cold) --------------------------------------------------------------------- */
 
+/* The first failure of an interval log: remembered for the caller (the
+ * run goes on; no log of this run is kept). */
+static void log_failed(run *R, int s, int rc) {
+    if (R->r->log_error) return;
+    R->r->log_error = rc;
+    snprintf(R->r->log_error_path, sizeof R->r->log_error_path, "%s", R->hlog_path[s]);
+}
+
 static void write_intervals(run *R, lat_hist *ih, double start_s, double len_s) {
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
         if (!R->hlog_f[s]) continue;
-        lat_hlog_write_interval(&R->hlog[s], &ih[s], NULL, start_s, len_s);
+        int rc = lat_hlog_write_interval(&R->hlog[s], &ih[s], NULL, start_s, len_s);
+        if (rc < 0) log_failed(R, s, rc);
         lat_hist_reset(&ih[s]);
     }
 }
@@ -527,12 +538,12 @@ static int open_logs(run *R) {
         for (char *q = nm; *q; q++)
             if (*q == '+') *q = '-';
         snprintf(path, len, "%s%s.hlog", R->c.hlog_prefix, nm);
-        R->hlog_f[s] = fopen(path, "w");
-        int e = errno;
-        lat__free(path);
-        if (!R->hlog_f[s]) return -e;
+        R->hlog_path[s] = path;
+        int rc = lat_afile_open(path, &R->hlog_f[s]);
+        if (rc < 0) return rc;
         double now = wall_s();
-        if (lat_hlog_writer_init(&R->hlog[s], R->hlog_f[s], now, now, 0) != 0) return -EIO;
+        rc = lat_hlog_writer_init(&R->hlog[s], lat_afile_stream(R->hlog_f[s]), now, now, 0);
+        if (rc < 0) log_failed(R, s, rc);
     }
     return 0;
 }
@@ -619,9 +630,18 @@ int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
     rc = 0;
     for (int k = 0; k < LAT_PIPE_NHOT; k++)
         if (R->pin_err[k]) rc = R->pin_err[k];
+    /* Keep the logs only when every one of them is complete. */
+    for (int s = 0; rc == 0 && !r->log_error && s < LAT_PIPE_NSTAGES; s++) {
+        if (!R->hlog_f[s]) continue;
+        int e = lat_afile_commit(R->hlog_f[s]);
+        R->hlog_f[s] = NULL;
+        if (e < 0) log_failed(R, s, e);
+    }
 fail:
-    for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
-        if (R->hlog_f[s]) fclose(R->hlog_f[s]);
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        lat_afile_abort(R->hlog_f[s]);
+        lat__free(R->hlog_path[s]);
+    }
     q_free(R->q1);
     q_free(R->q2);
     q_free(R->qa);

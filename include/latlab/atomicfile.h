@@ -5,7 +5,9 @@
  * then renamed over the target.  On any error the target is left as it was.
  * A target that exists and is not a regular file (/dev/null, a FIFO, a
  * terminal) is written in place instead: renaming over it would replace the
- * device.  A directory is -EISDIR. */
+ * device.  A directory is -EISDIR.
+ * Streaming output (interval logs) goes through the same path: the temporary
+ * file grows line by line and replaces the target only when complete. */
 #ifndef LATLAB_ATOMICFILE_H
 #define LATLAB_ATOMICFILE_H
 
@@ -23,6 +25,14 @@ FILE *lat_afile_stream(lat_afile *f);
 int lat_afile_commit(lat_afile *f);
 /* Discard everything written and free f.  NULL is fine. */
 void lat_afile_abort(lat_afile *f);
+
+/* Install SIGINT, SIGTERM and SIGHUP handlers (for programs: the library
+ * never installs them itself) that remove the temporary files of every
+ * lat_afile still open, say on stderr which targets were left as they were,
+ * then die of the signal as before.  A signal the process ignores stays
+ * ignored; a handler installed later replaces this one for its signal.
+ * Returns 0 or a negative errno.  Up to 64 files at once are tracked. */
+int lat_afile_cleanup_on_signals(void);
 
 /* Convenience: write len bytes / a NUL-terminated string atomically to path. */
 int lat_write_file_atomic(const char *path, const void *data, size_t len);

@@ -65,6 +65,9 @@ typedef struct lat_hist {
  * (zeroed).  Returns 0, -EINVAL (bad parameters; h untouched) or -ENOMEM.
  * Not thread-safe on h.  Example: (1, 3600000000000, 3) tracks 1 ns .. 1 h. */
 int lat_hist_init(lat_hist *h, int64_t lowest, int64_t highest, int sig_figs);
+/* Internal: h's geometry fields for these parameters (as lat_hist_init), no
+ * counts (NULL): enough for the index math, nothing to free.  0 / -EINVAL. */
+int lat__hist_geometry(lat_hist *h, int64_t lowest, int64_t highest, int sig_figs);
 /* Release h's counts and zero h.  NULL and zeroed/freed histograms are fine. */
 void lat_hist_free(lat_hist *h);
 /* Heap-allocated form: *out on success (0), else -EINVAL/-ENOMEM. */
@@ -196,6 +199,12 @@ LAT_INLINE bool lat_hist_record_atomic(lat_hist *h, int64_t v) {
  * range (they also grow dst->overflow_count; src's own overflow_count is added
  * to dst's too).  Not thread-safe on dst. */
 int64_t lat_hist_add(lat_hist *dst, const lat_hist *src);
+/* Java's add() into an auto-resizing histogram (what HistogramLogProcessor
+ * merges intervals with): dst's highest trackable value grows to src's max
+ * when needed (lowest and significant figures stay dst's), so no count is
+ * dropped.  Returns 0, -ENOMEM (dst unchanged), or -EOVERFLOW when the total
+ * count would pass INT64_MAX (dst unchanged).  Not thread-safe on dst. */
+int lat_hist_add_resize(lat_hist *dst, const lat_hist *src);
 /* Java addWhileCorrectingForCoordinatedOmission: each recorded slot of src is
  * recorded at its highest equivalent value with record_corrected_n.  Returns
  * the out-of-range count as lat_hist_add. */
@@ -373,6 +382,15 @@ void lat_hist_buf_free(void *buf);
  * left zeroed. */
 int lat_hist_decode(const void *buf, size_t len, lat_hist *out);
 int lat_hist_decode_base64(const char *text, size_t len, lat_hist *out);
+/* The same, but *out tracks only up to the largest value the encoding holds
+ * (its lowest and significant figures as declared; never above the declared
+ * highest), so memory follows the data, not the range a writer declared:
+ * a 5-figure 1..2^62 histogram of small values costs 2 MB, not 48 MB.
+ * Queries answer exactly as on the declared geometry.  *declared_highest (may
+ * be NULL) gets the highest trackable value the encoding declares.  Only V2
+ * is fitted; V1/V0 decode at their declared range. */
+int lat_hist_decode_base64_fit(const char *text, size_t len, lat_hist *out,
+                               int64_t *declared_highest);
 
 /* Plain base64 (RFC 4648, with padding).  encode writes 4*ceil(n/3) chars + NUL
  * into out (size it with LAT_BASE64_LEN(n) + 1); returns the length.  decode

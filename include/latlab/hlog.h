@@ -70,9 +70,17 @@ int lat_hlog_write_comment(lat_hlog_writer *w, const char *text);
 /* One interval: [Tag=tag,]start-base,length,max/ratio,base64.  start_s is in
  * the same clock as base_time_s (seconds since the epoch).  tag may be NULL;
  * otherwise non-empty, shorter than LAT_HLOG_TAG_MAX and free of ',', ' ',
- * CR and LF (-EINVAL).  Returns 0, -EIO, -ENOMEM. */
+ * CR and LF (-EINVAL).  The line goes out whole (one fwrite) and the stream
+ * is flushed, so a log being written is valid up to its last line at every
+ * moment.  Returns 0, -EINVAL, -ENOMEM or the write's -errno (-ENOSPC...). */
 int lat_hlog_write_interval(lat_hlog_writer *w, const lat_hist *h, const char *tag, double start_s,
                             double length_s);
+/* The same for an interval already encoded (base64 of a compressed V2, as
+ * lat_hlog_interval.encoded holds it: copied as it is, no re-encoding);
+ * max_value is the histogram's lat_hist_max (recorded units). */
+int lat_hlog_write_interval_encoded(lat_hlog_writer *w, const char *tag, double start_s,
+                                    double length_s, int64_t max_value, const char *encoded,
+                                    size_t encoded_len);
 
 /* ---- interval log reader ----------------------------------------------------------- */
 
@@ -86,13 +94,28 @@ typedef struct lat_hlog_interval {
     double length_s;            /* interval length */
     double max_field;           /* the Interval_Max column as written */
     int line;                   /* 1-based line number in the file */
-    lat_hist hist;              /* decoded; owned by the reader, valid until the next call */
+    lat_hist hist;              /* decoded; owned by the reader, valid until the next call;
+                                   its declared geometry, or fitted (lat_hlog_reader_fit) */
+    int64_t declared_highest;   /* the highest trackable value the encoding declares */
+    const char *encoded;        /* the base64 column as written (not NUL-terminated) ... */
+    size_t encoded_len;         /* ... in the reader's text: valid until the reader closes */
 } lat_hlog_interval;
 
-/* Open a log file / an in-memory text (copied).  0 and *out, or -errno. */
+/* Open a log file / an in-memory text (copied).  0 and *out, or -errno.
+ * The file is read whole, up to LAT_HLOG_MAX_FILE_BYTES (-EFBIG beyond);
+ * reading stops at a NUL byte, which the first lat_hlog_next call then
+ * reports with its line. */
+#define LAT_HLOG_MAX_FILE_BYTES ((size_t)1 << 30)
 int lat_hlog_reader_open(const char *path, lat_hlog_reader **out);
 int lat_hlog_reader_open_mem(const char *text, size_t len, lat_hlog_reader **out);
 void lat_hlog_reader_close(lat_hlog_reader *r); /* NULL is fine */
+/* fit: decode each interval fitted to its values (lat_hist_decode_base64_fit)
+ * instead of the geometry it declares, so memory follows the data (a 5-figure
+ * 1..2^62 interval of small values: 2 MB, not 48 MB).  Queries answer the
+ * same; a fitted interval's range may be narrower than the next one's, so
+ * merge with lat_hist_add_resize (lat_hist_add would drop what does not fit).
+ * Default off.  Call before the first lat_hlog_next. */
+void lat_hlog_reader_fit(lat_hlog_reader *r, bool fit);
 
 /* Next interval: 1 and *out (owned by the reader), 0 at the end, or a
  * negative error (LAT_EFORMAT, LAT_ETRUNCATED, decode errors, -ENOMEM); then

@@ -156,6 +156,14 @@ typedef struct lat_pipe_result {
     int flight_fired;
     uint64_t stamp_cost_ns; /* median cost of one fenced stamp, measured this run */
     unsigned stamps_per_event;
+    /* Interval logs: each is written to a temporary file beside its target
+     * and renamed over it only when the run ends with every line written, so
+     * an existing log is replaced only by a complete one.  log_error is 0, or
+     * the first write/commit error (negative errno, e.g. -ENOSPC) of the log
+     * at log_error_path; after a write error no log of this run is kept (the
+     * old files stay), after a failed commit the logs committed before it are. */
+    int log_error;
+    char log_error_path[256];
 } lat_pipe_result;
 
 /* Stage names: "send", "q1+wake", "work", "q2+wake", "e2e". */

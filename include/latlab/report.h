@@ -115,7 +115,22 @@ typedef struct lat_hgrm {
     size_t n;
     uint64_t total_count; /* footer "Total count", else the last row's TotalCount */
     double mean_ns, stddev_ns, max_ns;
+    uint64_t *counts;   /* n rows' TotalCount column (cumulative) */
+    int value_decimals; /* most decimals printed in the Value column */
 } lat_hgrm;
+
+/* The value at percentile q (0..100) as the interval log would answer it
+ * (Java getValueAtPercentile, no interpolation): the first row whose
+ * TotalCount reaches max(1, ceil(q/100 * total)), i.e. the slot value where
+ * the count crossed it (exact when a row falls on that slot, which the
+ * ticks make likely; otherwise the next row's value, never a neighbour's
+ * interpolation).  NAN when there are no rows. */
+double lat_hgrm_value_at(const lat_hgrm *h, double q);
+/* true when lat_hgrm_value_at(h, q) may be above the log's answer: the row
+ * it picks was reported for a tick above q, so the slot that crossed the
+ * count may lie before it; *lo then gets the previous row's value (the log's
+ * answer is in (*lo, value]). */
+bool lat_hgrm_bracket(const lat_hgrm *h, double q, double *lo);
 
 /* Parse .hgrm text (Java's plain layout or its CSV variant, as HistogramLogProcessor writes them).
  * ns_per_value converts the Value column to ns: 1 for ns, 1e3 for us, 1e6 for

@@ -20,6 +20,7 @@
 void lat_hgrm_release(lat_hgrm *h) {
     if (!h) return;
     lat__free(h->points);
+    lat__free(h->counts);
     memset(h, 0, sizeof *h);
 }
 
@@ -115,7 +116,12 @@ int lat_hgrm_parse(const char *text, size_t len, double ns_per_value, lat_hgrm *
     for (size_t i = 0; i < len; i++)
         lines += text[i] == '\n';
     lat_plot_point *pts = lat__calloc(lines, sizeof *pts);
-    if (!pts) return -ENOMEM;
+    uint64_t *counts = lat__calloc(lines, sizeof *counts);
+    if (!pts || !counts) {
+        lat__free(pts);
+        lat__free(counts);
+        return -ENOMEM;
+    }
 
     size_t n = 0, lineno = 0;
     uint64_t last_total = 0;
@@ -142,7 +148,11 @@ int lat_hgrm_parse(const char *text, size_t len, double ns_per_value, lat_hgrm *
         {
             bool csv = memchr(c, ',', (size_t)(e - c)) != NULL;
             double v, q, total, inv = 0;
+            const char *vstart = c;
             if (number(&c, e, &v) || v < 0) goto bad;
+            const char *dot = memchr(vstart, '.', (size_t)(c - vstart));
+            if (dot && (int)(c - dot - 1) > out->value_decimals)
+                out->value_decimals = (int)(c - dot - 1);
             c = skip_sep(c, e, csv);
             if (number(&c, e, &q) || q < 0 || q > 1) goto bad;
             c = skip_sep(c, e, csv);
@@ -161,6 +171,7 @@ int lat_hgrm_parse(const char *text, size_t len, double ns_per_value, lat_hgrm *
             if (n && pct < pts[n - 1].pct) goto bad;
             pts[n].pct = pct > 100 ? 100 : pct;
             pts[n].value_ns = v * ns_per_value;
+            counts[n] = (uint64_t)total;
             n++;
             last_total = (uint64_t)total;
         }
@@ -170,14 +181,45 @@ int lat_hgrm_parse(const char *text, size_t len, double ns_per_value, lat_hgrm *
     if (!footer_total) out->total_count = last_total;
     if (!n) {
         lat__free(pts);
+        lat__free(counts);
         pts = NULL;
+        counts = NULL;
     }
     out->points = pts;
+    out->counts = counts;
     out->n = n;
     return 0;
 bad:
     lat__free(pts);
+    lat__free(counts);
     memset(out, 0, sizeof *out);
     if (err_line) *err_line = lineno;
     return LAT_EFORMAT;
+}
+
+/* The first row whose TotalCount reaches q's target count (Java's
+ * max(1, ceil(nextDown(q) / 100 * total))). */
+static size_t row_at(const lat_hgrm *h, double q) {
+    uint64_t total = h->counts[h->n - 1];
+    if (q < 0) q = 0;
+    if (q > 100) q = 100;
+    double t = ceil(nextafter(q, -INFINITY) / 100.0 * (double)total);
+    uint64_t target = t < 1 ? 1 : (uint64_t)t;
+    for (size_t i = 0; i < h->n; i++)
+        if (h->counts[i] >= target) return i;
+    return h->n - 1;
+}
+
+double lat_hgrm_value_at(const lat_hgrm *h, double q) {
+    if (!h || !h->n) return NAN;
+    return h->points[row_at(h, q)].value_ns;
+}
+
+bool lat_hgrm_bracket(const lat_hgrm *h, double q, double *lo) {
+    if (!h || !h->n) return false;
+    size_t i = row_at(h, q);
+    /* The row's tick is at or below q: no slot before it reached q's count. */
+    if (i == 0 || h->points[i].pct <= q) return false;
+    if (lo) *lo = h->points[i - 1].value_ns;
+    return h->points[i - 1].value_ns < h->points[i].value_ns;
 }

@@ -7,7 +7,11 @@
 //   java JavaLogWriter v2example       prints the uncompressed V2 bytes of the
 //                                      SPEC-hdr.md example histogram in hex;
 //   java JavaLogWriter read IN.hlog    reads a log (HistogramLogReader) and
-//                                      prints the same figures per tag.
+//                                      prints the same figures per tag;
+//   java JavaLogWriter autoresize OUT  writes a log of auto-resizing
+//                                      histograms (new Histogram(3)), whose
+//                                      intervals each declare a different range,
+//                                      and prints the merged figures.
 import java.io.*;
 import java.nio.ByteBuffer;
 import java.util.*;
@@ -34,7 +38,23 @@ public class JavaLogWriter {
     static void add(TreeMap<String, Histogram> acc, String tag, Histogram h) {
         String k = tag == null ? "" : tag;
         Histogram a = acc.get(k);
-        if (a == null) acc.put(k, h.copy()); else a.add(h);
+        if (a == null) { // as HistogramLogProcessor accumulates: auto-resizing
+            a = h.copy();
+            a.reset();
+            a.setAutoResize(true);
+            acc.put(k, a);
+        }
+        a.add(h);
+    }
+
+    // One second-long interval starting at startMs: logged and accumulated.
+    static void emit(HistogramLogWriter w, TreeMap<String, Histogram> acc, Histogram h, String tag,
+                     long startMs) {
+        h.setTag(tag);
+        h.setStartTimeStamp(startMs);
+        h.setEndTimeStamp(startMs + 1000L);
+        w.outputIntervalHistogram(h);
+        add(acc, tag, h);
     }
 
     public static void main(String[] args) throws Exception {
@@ -54,6 +74,30 @@ public class JavaLogWriter {
             HistogramLogReader r = new HistogramLogReader(args[1]);
             EncodableHistogram e;
             while ((e = r.nextIntervalHistogram()) != null) add(acc, e.getTag(), (Histogram) e);
+            print(acc);
+            return;
+        }
+        if (args[0].equals("autoresize")) {
+            PrintStream out = new PrintStream(new FileOutputStream(args[1]));
+            HistogramLogWriter w = new HistogramLogWriter(out);
+            long startMs = 1700000000000L;
+            w.outputLogFormatVersion();
+            w.outputStartTime(startMs);
+            w.outputLegend();
+            Random rnd = new Random(7);
+            // Interval 0 holds small values only, so its encoded range is the
+            // smallest; later intervals resize to far larger values.
+            long[][] shapes = {{1000, 100, 50}, {1000, 2000, 90000}, {50, 1000000, 49000000}};
+            for (int i = 0; i < shapes.length; i++) {
+                for (String tag : new String[] {null, "A"}) {
+                    Histogram h = new Histogram(3);
+                    for (int k = 0; k < shapes[i][0]; k++)
+                        h.recordValue(shapes[i][1] + (long) (rnd.nextDouble() * shapes[i][2]));
+                    if (i == 2 && tag == null) h.recordValue(50_000_000);
+                    emit(w, acc, h, tag, startMs + 1000L * i);
+                }
+            }
+            out.close();
             print(acc);
             return;
         }
@@ -78,11 +122,7 @@ public class JavaLogWriter {
                     h.recordValue(v);
                 }
                 if (i == 3 && tag == null) h.recordValueWithCount(3_000_000_000L, 3);
-                h.setTag(tag);
-                h.setStartTimeStamp(startMs + 1000L * i);
-                h.setEndTimeStamp(startMs + 1000L * (i + 1));
-                w.outputIntervalHistogram(h);
-                add(acc, tag, h);
+                emit(w, acc, h, tag, startMs + 1000L * i);
             }
         }
         out.close();
