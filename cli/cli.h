@@ -32,6 +32,7 @@ typedef enum cli_kind {
     CLI_PATH,     /* dest: const char *; an empty path is a usage error */
     CLI_CHOICE,   /* dest: int, the index of the value in choices ("a|b|c") */
     CLI_CUSTOM,   /* parse(cmd, flag, value, dest) decides; 0 or CLI_USAGE */
+    CLI_HEADING,  /* not an option: help is a section title in the help ("sizes") */
 } cli_kind;
 
 typedef struct cli_opt {
@@ -76,6 +77,21 @@ typedef struct cli_spec {
     { .name = (n), .kind = CLI_CUSTOM, .dest = (d), .metavar = (mv), .help = (h), .parse = (fn) }
 #define CLI_CHOICE_OPT(n, d, ch, h)                                                                \
     { .name = (n), .kind = CLI_CHOICE, .dest = (d), .metavar = (ch), .help = (h), .choices = (ch) }
+/* A row that also records that it was given (*seen = true), with a range
+ * for numbers (lo, hi as in CLI_NUM_OPT; fn for CLI_CUSTOM, else NULL). */
+#define CLI_SEEN_OPT(n, k, d, mv, h, lo, hi, fn, s)                                                \
+    {                                                                                              \
+        .name = (n), .kind = (k), .dest = (d), .metavar = (mv), .help = (h), .min = (lo),          \
+        .max = (hi), .parse = (fn), .seen = (s)                                                    \
+    }
+/* A row with a short name too (-o, --output). */
+#define CLI_SHORT_OPT(n, c, k, d, mv, h, fn)                                                       \
+    {                                                                                              \
+        .name = (n), .short_name = (c), .kind = (k), .dest = (d), .metavar = (mv), .help = (h),    \
+        .parse = (fn)                                                                              \
+    }
+#define CLI_HEADING_ROW(title)                                                                     \
+    { .name = "", .kind = CLI_HEADING, .help = (title) }
 #define CLI_END                                                                                    \
     { .name = NULL }
 
