@@ -29,7 +29,7 @@ CMDS(dce)
 CMD(bench)
 CMD(stat)
 CMD(silence)
-CMD(co)
+CMDS(co)
 CMD(pipeline)
 CMD(lab)
 CMDS(book)
@@ -44,7 +44,7 @@ static const cli_cmd commands[] = {
      cmd_pipeline_usage, NULL},
     {"clock", cmd_clock, "calibrate the cycle counter; drift, read cost, granularity", NULL,
      &cmd_clock_spec},
-    {"co", cmd_co, "coordinated omission: closed vs open loop over a stall", cmd_co_usage, NULL},
+    {"co", cmd_co, "coordinated omission: closed vs open loop over a stall", NULL, &cmd_co_spec},
     {"dce", cmd_dce, "dead-code elimination trap, ring costs and the ping-pong floor", NULL,
      &cmd_dce_spec},
     {"sys", cmd_sys, "run conditions: CPUs, topology, governor, isolation, kernel", NULL,
