@@ -26,7 +26,7 @@ CMDS(clock)
 CMDS(sys)
 CMD(hist)
 CMDS(dce)
-CMD(bench)
+CMDS(bench)
 CMD(stat)
 CMD(silence)
 CMDS(co)
@@ -57,7 +57,7 @@ static const cli_cmd commands[] = {
      NULL},
     {"silence", cmd_silence, "ftrace check of what disturbs chosen CPUs (root)", cmd_silence_usage,
      NULL},
-    {"bench", cmd_bench, "bake-offs against peers (ring)", cmd_bench_usage, NULL},
+    {"bench", cmd_bench, "bake-offs against peers (ring)", NULL, &cmd_bench_spec},
     {"book", cmd_book, "order book: replay, ITCH 5.0 replay, tail-latency scenarios", NULL,
      &cmd_book_spec},
 };
