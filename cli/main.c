@@ -27,7 +27,7 @@ CMDS(sys)
 CMD(hist)
 CMDS(dce)
 CMDS(bench)
-CMD(stat)
+CMDS(stat)
 CMD(silence)
 CMDS(co)
 CMD(pipeline)
@@ -53,8 +53,8 @@ static const cli_cmd commands[] = {
      NULL},
     {"plot", cmd_plot, "latency-by-percentile SVG plots from .hlog/.hgrm files", cmd_plot_usage,
      NULL},
-    {"stat", cmd_stat, "count performance events of a command (perf stat-like)", cmd_stat_usage,
-     NULL},
+    {"stat", cmd_stat, "count performance events of a command (perf stat-like)", NULL,
+     &cmd_stat_spec},
     {"silence", cmd_silence, "ftrace check of what disturbs chosen CPUs (root)", cmd_silence_usage,
      NULL},
     {"bench", cmd_bench, "bake-offs against peers (ring)", NULL, &cmd_bench_spec},
