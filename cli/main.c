@@ -28,7 +28,7 @@ CMD(hist)
 CMDS(dce)
 CMDS(bench)
 CMDS(stat)
-CMD(silence)
+CMDS(silence)
 CMDS(co)
 CMD(pipeline)
 CMD(lab)
@@ -55,8 +55,8 @@ static const cli_cmd commands[] = {
      NULL},
     {"stat", cmd_stat, "count performance events of a command (perf stat-like)", NULL,
      &cmd_stat_spec},
-    {"silence", cmd_silence, "ftrace check of what disturbs chosen CPUs (root)", cmd_silence_usage,
-     NULL},
+    {"silence", cmd_silence, "ftrace check of what disturbs chosen CPUs (root)", NULL,
+     &cmd_silence_spec},
     {"bench", cmd_bench, "bake-offs against peers (ring)", NULL, &cmd_bench_spec},
     {"book", cmd_book, "order book: replay, ITCH 5.0 replay, tail-latency scenarios", NULL,
      &cmd_book_spec},
