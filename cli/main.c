@@ -33,7 +33,7 @@ CMDS(co)
 CMD(pipeline)
 CMD(lab)
 CMDS(book)
-CMD(plot)
+CMDS(plot)
 #undef CMD
 #undef CMDS
 
@@ -51,8 +51,8 @@ static const cli_cmd commands[] = {
      &cmd_sys_spec},
     {"hist", cmd_hist, "read, merge and summarise HdrHistogram interval logs", cmd_hist_usage,
      NULL},
-    {"plot", cmd_plot, "latency-by-percentile SVG plots from .hlog/.hgrm files", cmd_plot_usage,
-     NULL},
+    {"plot", cmd_plot, "latency-by-percentile SVG plots from .hlog/.hgrm files", NULL,
+     &cmd_plot_spec},
     {"stat", cmd_stat, "count performance events of a command (perf stat-like)", NULL,
      &cmd_stat_spec},
     {"silence", cmd_silence, "ftrace check of what disturbs chosen CPUs (root)", NULL,
