@@ -24,7 +24,7 @@
     extern const cli_spec cmd_##n##_spec;
 CMDS(clock)
 CMDS(sys)
-CMD(hist)
+CMDS(hist)
 CMDS(dce)
 CMDS(bench)
 CMDS(stat)
@@ -49,8 +49,8 @@ static const cli_cmd commands[] = {
      &cmd_dce_spec},
     {"sys", cmd_sys, "run conditions: CPUs, topology, governor, isolation, kernel", NULL,
      &cmd_sys_spec},
-    {"hist", cmd_hist, "read, merge and summarise HdrHistogram interval logs", cmd_hist_usage,
-     NULL},
+    {"hist", cmd_hist, "read, merge and summarise HdrHistogram interval logs", NULL,
+     &cmd_hist_spec},
     {"plot", cmd_plot, "latency-by-percentile SVG plots from .hlog/.hgrm files", NULL,
      &cmd_plot_spec},
     {"stat", cmd_stat, "count performance events of a command (perf stat-like)", NULL,
