@@ -442,7 +442,7 @@ static const cli_sub book_subs[] = {
      "LOBSTER replay, checked against its orderbook file", NULL},
     {"lobster-synth", book_lobster_synth_main, &book_lobster_synth_spec,
      "a synthetic LOBSTER message and orderbook pair", NULL},
-    {"bench", book_bench_main, NULL, "the HDR tail-latency scenarios", BOOK_BENCH_USAGE},
+    {"bench", book_bench_main, &book_bench_spec, "the HDR tail-latency scenarios", NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
