@@ -30,7 +30,7 @@ CMDS(bench)
 CMDS(stat)
 CMDS(silence)
 CMDS(co)
-CMD(pipeline)
+CMDS(pipeline)
 CMD(lab)
 CMDS(book)
 CMDS(plot)
@@ -40,8 +40,8 @@ CMDS(plot)
 static const cli_cmd commands[] = {
     {"lab", cmd_lab, "the experiment protocol: baseline, alloc, share-line, no-pin (main job)",
      cmd_lab_usage, NULL},
-    {"pipeline", cmd_pipeline, "one run of the stamped producer -> worker pipeline",
-     cmd_pipeline_usage, NULL},
+    {"pipeline", cmd_pipeline, "one run of the stamped producer -> worker pipeline", NULL,
+     &cmd_pipeline_spec},
     {"clock", cmd_clock, "calibrate the cycle counter; drift, read cost, granularity", NULL,
      &cmd_clock_spec},
     {"co", cmd_co, "coordinated omission: closed vs open loop over a stall", NULL, &cmd_co_spec},
