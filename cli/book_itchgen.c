@@ -17,12 +17,7 @@ static uint64_t stocks;
 static const char *out;
 
 static const cli_opt itchgen_opts[] = {
-    {.name = "out",
-     .short_name = 'o',
-     .kind = CLI_STRING,
-     .dest = &out,
-     .metavar = "FILE",
-     .help = "output (written atomically)"},
+    CLI_SHORT_OPT("out", 'o', CLI_STRING, &out, "FILE", "output (written atomically)", NULL),
     CLI_NUM_OPT("messages", CLI_U64, &cfg.messages, "N",
                 "all messages in the file, >= K + 2 (default 100000)", 3, 1099511627776.0),
     CLI_NUM_OPT("stocks", CLI_U64, &stocks, "K", "1..65535 (default 8)", 1, ITCHGEN_MAX_STOCKS),
