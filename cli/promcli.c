@@ -55,40 +55,6 @@ int cli_prom_opt_label(const char *cmd, const char *flag, const char *v, void *d
     return 0;
 }
 
-/* getopt users: the same parsers as the table rows. */
-int cli_prom_option(cli_prom *p, const char *cmd, int ch, const char *arg) {
-    int rc;
-    switch (ch) {
-    case CLI_PROM_O_METRICS:
-        rc = cli_prom_opt_addr(cmd, "--metrics", arg, &p->metrics_addr);
-        break;
-    case CLI_PROM_O_LINGER:
-        rc = cli_parse_double(cmd, "--metrics-linger", arg, 0, 3600, &p->linger_s);
-        break;
-    case CLI_PROM_O_PUSH:
-        rc = cli_prom_opt_url(cmd, "--push", arg, &p->push_url);
-        break;
-    case CLI_PROM_O_PUSH_DELETE:
-        p->push_delete = true;
-        return 1;
-    case CLI_PROM_O_JOB:
-        rc = cli_prom_opt_label(cmd, "--push-job", arg, &p->job);
-        break;
-    case CLI_PROM_O_RUN:
-        rc = cli_prom_opt_label(cmd, "--run-label", arg, &p->run_label);
-        break;
-    case CLI_PROM_O_HOST:
-        rc = cli_prom_opt_label(cmd, "--host-label", arg, &p->host_label);
-        break;
-    case CLI_PROM_O_BUCKETS:
-        rc = cli_parse_int(cmd, "--native-buckets", arg, 4, 10000, &p->native_budget);
-        break;
-    default:
-        return 0;
-    }
-    return rc ? CLI_USAGE : 1;
-}
-
 int cli_prom_check(cli_prom *p, const char *cmd) {
     if (p->push_delete && !p->push_url)
         return cli_usage_error(cmd, "--push-delete: needs --push URL");
