@@ -37,29 +37,24 @@ CMDS(plot)
 #undef CMD
 #undef CMDS
 
+/* A command whose help comes from its table (cmd_NAME, cmd_NAME_spec). */
+#define TABLE_CMD(n, summary)                                                                      \
+    { #n, cmd_##n, summary, NULL, &cmd_##n##_spec }
+
 static const cli_cmd commands[] = {
     {"lab", cmd_lab, "the experiment protocol: baseline, alloc, share-line, no-pin (main job)",
      cmd_lab_usage, NULL},
-    {"pipeline", cmd_pipeline, "one run of the stamped producer -> worker pipeline", NULL,
-     &cmd_pipeline_spec},
-    {"clock", cmd_clock, "calibrate the cycle counter; drift, read cost, granularity", NULL,
-     &cmd_clock_spec},
-    {"co", cmd_co, "coordinated omission: closed vs open loop over a stall", NULL, &cmd_co_spec},
-    {"dce", cmd_dce, "dead-code elimination trap, ring costs and the ping-pong floor", NULL,
-     &cmd_dce_spec},
-    {"sys", cmd_sys, "run conditions: CPUs, topology, governor, isolation, kernel", NULL,
-     &cmd_sys_spec},
-    {"hist", cmd_hist, "read, merge and summarise HdrHistogram interval logs", NULL,
-     &cmd_hist_spec},
-    {"plot", cmd_plot, "latency-by-percentile SVG plots from .hlog/.hgrm files", NULL,
-     &cmd_plot_spec},
-    {"stat", cmd_stat, "count performance events of a command (perf stat-like)", NULL,
-     &cmd_stat_spec},
-    {"silence", cmd_silence, "ftrace check of what disturbs chosen CPUs (root)", NULL,
-     &cmd_silence_spec},
-    {"bench", cmd_bench, "bake-offs against peers (ring)", NULL, &cmd_bench_spec},
-    {"book", cmd_book, "order book: replay, ITCH 5.0 replay, tail-latency scenarios", NULL,
-     &cmd_book_spec},
+    TABLE_CMD(pipeline, "one run of the stamped producer -> worker pipeline"),
+    TABLE_CMD(clock, "calibrate the cycle counter; drift, read cost, granularity"),
+    TABLE_CMD(co, "coordinated omission: closed vs open loop over a stall"),
+    TABLE_CMD(dce, "dead-code elimination trap, ring costs and the ping-pong floor"),
+    TABLE_CMD(sys, "run conditions: CPUs, topology, governor, isolation, kernel"),
+    TABLE_CMD(hist, "read, merge and summarise HdrHistogram interval logs"),
+    TABLE_CMD(plot, "latency-by-percentile SVG plots from .hlog/.hgrm files"),
+    TABLE_CMD(stat, "count performance events of a command (perf stat-like)"),
+    TABLE_CMD(silence, "ftrace check of what disturbs chosen CPUs (root)"),
+    TABLE_CMD(bench, "bake-offs against peers (ring)"),
+    TABLE_CMD(book, "order book: replay, ITCH 5.0 replay, tail-latency scenarios"),
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
