@@ -2,7 +2,7 @@
 # `make test`; everything else here is for developers and CI.
 #
 #   make run      install missing packages (root) or say how, build, run `latlab lab`
-#                 (the pipeline lab's experiment protocol; ~1 minute on 2 CPUs)
+#                 (the pipeline lab's experiment protocol; at most ~2 minutes)
 #   make test     same set-up plus the test peers, then the whole suite via ctest
 #   make core     the core floor alone (libc, zlib, pthreads): build, link a program, run it;
 #                 and the tool without Concurrency Kit

@@ -46,6 +46,19 @@ bool lab_backlog_note(const lat_pipe_config *c, const lat_pipe_result *r, char *
 struct json_t *lab_run_json(const lat_pipe_config *c, const lat_pipe_result *r, bool over,
                             const char *why);
 
+struct lat_lab_thread_acct;
+
+/* "worker lost 41.2 ms (0.8%) in 312 gaps >= 10 us, longest 7.3 ms; run-queue
+ * wait 38.9 ms; ..." for every hot thread that ran, then the hot CPUs' steal,
+ * irq and softirq shares. */
+void lab_platform_text(char *buf, size_t len, int shape, const struct lat_lab_thread_acct *thr,
+                       const lat_pipe_cpustat *cpu, double gap_us);
+/* Tail attribution: per stage, the share of samples above p99 / p99.9 whose
+ * hop overlapped a gap of a thread carrying it. */
+void lab_attrib_text(char *buf, size_t len, int shape, const lat_pipe_tail *tail);
+/* Both lines for one run of `latlab pipeline`, and the flight gap if any. */
+void lab_print_accounting(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r);
+
 /* "spin"/"yield"/"backoff" -> kind; -1 when unknown. */
 /* "full"/"compact"/"auto" -> LAT_PIPE_*; -1 when unknown. */
 int lab_shape(const char *s);

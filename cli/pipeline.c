@@ -35,22 +35,34 @@ static int parse_stall(const char *s, lat_pipe_config *c) {
         parts[n++] = tok;
     if (n < 2 || n > 3)
         return cli_usage_error(CMD, "--inject-stall: '%s' is not [STAGE:]SEQ:US", s);
-    int site = LAT_PIPE_STALL_WORK, i = 0;
+    int site = LAT_PIPE_STALL_WORK, i = 0, sleeper = -1;
     if (n == 3) {
-        if (!strcmp(parts[0], "work"))
+        if (!strcmp(parts[0], "producer"))
+            sleeper = LAT_PIPE_PRODUCER;
+        else if (!strcmp(parts[0], "worker"))
+            sleeper = LAT_PIPE_WORKER;
+        else if (!strcmp(parts[0], "work"))
             site = LAT_PIPE_STALL_WORK;
         else if (!strcmp(parts[0], "q1"))
             site = LAT_PIPE_STALL_Q1;
         else if (!strcmp(parts[0], "q2"))
             site = LAT_PIPE_STALL_Q2;
         else
-            return cli_usage_error(CMD, "--inject-stall: unknown stage '%s' (work, q1, q2)",
-                                   parts[0]);
+            return cli_usage_error(
+                CMD, "--inject-stall: unknown stage '%s' (work, q1, q2, producer, worker)",
+                parts[0]);
         i = 1;
     }
     uint64_t seq, us;
     if (cli_parse_u64(CMD, "--inject-stall", parts[i], 0, UINT64_MAX - 1, &seq)) return CLI_USAGE;
     if (cli_parse_u64(CMD, "--inject-stall", parts[i + 1], 1, 60000000, &us)) return CLI_USAGE;
+    if (sleeper >= 0) { /* the thread sleeps off-CPU in its spin loop: a platform-like gap */
+        c->sleep_role = sleeper;
+        c->sleep_seq = seq;
+        c->sleep_count = 1;
+        c->sleep_ns = us * 1000;
+        return 0;
+    }
     c->stall_site = site;
     c->stall_seq = seq;
     c->stall_ns = us * 1000;
@@ -63,7 +75,9 @@ static int baseline_p999(const char *path, uint64_t *out) {
     if (!j && e.line < 1) /* jansson says line -1 when the file cannot be read */
         return cli_error(CMD, "--flight-baseline: %s: %s", path, e.text);
     if (!j) return cli_error(CMD, "--flight-baseline: %s: line %d: %s", path, e.line, e.text);
-    json_t *v = json_object_get(json_object_get(json_object_get(j, "stages_ns"), "e2e"), "p99.9");
+    json_t *v = json_object_get(
+        json_object_get(json_object_get(j, "stages_ns"), lat_pipe_stages[LAT_PIPE_E2E].name),
+        "p99.9");
     if (!json_is_integer(v) || json_integer_value(v) <= 0) {
         json_decref(j);
         return cli_error(CMD, "--flight-baseline: %s has no stages_ns.e2e.p99.9", path);
@@ -219,7 +233,9 @@ static const cli_opt pipe_table[] = {
                 "20 neighbours either side on stderr)"),
     CLI_CUSTOM_OPT("inject-stall", opt_stall, &o.c, "[STAGE:]SEQ:US",
                    "test hook: stall STAGE (work, q1, or q2 in the full\n"
-                   "shape) for US microseconds at event SEQ"),
+                   "shape) for US microseconds at event SEQ (busy: the\n"
+                   "program's time); producer or worker: that thread\n"
+                   "sleeps off-CPU in its spin loop (a platform-like gap)"),
     CLI_HEADING_ROW("replay (production-like arrivals; the order books are the work stage)"),
     CLI_CUSTOM_OPT("replay", opt_replay, &o.replay, "FILE",
                    "drive the pipeline with an ITCH 5.0 capture: message i is\n"
@@ -296,9 +312,10 @@ static int pipe_check(void) {
         return cli_usage_error(CMD, "--flight-baseline: only with --flight-threshold auto");
     if (o.fout && !o.flight_auto && c->flight_threshold_ns == LAT_FLIGHT_NONE)
         return cli_usage_error(CMD, "--flight-out: needs --flight-threshold");
-    if (c->stall_site && c->stall_seq >= c->events)
+    if ((c->stall_site && c->stall_seq >= c->events) ||
+        (c->sleep_count && c->sleep_seq >= c->events))
         return cli_usage_error(CMD, "--inject-stall: event %" PRIu64 " is beyond --events %" PRIu64,
-                               c->stall_seq, c->events);
+                               c->stall_site ? c->stall_seq : c->sleep_seq, c->events);
     return 0;
 }
 
@@ -402,6 +419,7 @@ static int report_run(const lat_pipe_config *c, lat_pipe_result *r, bool over, c
     lab_budget(c, r, &budget);
     lab_print_budget(stdout, &budget);
     lab_print_details(stdout, c, r, over);
+    lab_print_accounting(stdout, c, r);
     if (feed) pipeline_replay_print(stdout, feed, o.ro.speed, r);
     int ret = CLI_OK;
     if (r->log_error) ret = cli_lib_error(CMD, r->log_error_path, r->log_error);

@@ -4,7 +4,9 @@
 # histograms of N samples), per-stage .hlog files exist, --share-line puts both
 # counters on one line, the flight recorder names the stalled stage, too few
 # CPUs refuse with the --oversubscribe hint, `lab --quick` writes every file it
-# promises, and bad flags exit 2 naming the flag.  Concurrent (TSan runs it).
+# promises (verdicts with confidence or an inconclusive reason, the platform
+# account, the silence check as root or why not), and bad flags exit 2
+# naming the flag.  Concurrent (TSan runs it).
 set -u
 L=${LATLAB:?}
 T=$(mktemp -d)
@@ -35,7 +37,10 @@ bad co --events -3 --events
 bad co --stall-at 50 --events 10 --stall-at
 bad co sideways sideways
 bad lab --no-such-flag --no-such-flag
-bad lab --baseline-runs 1 --baseline-runs
+bad lab --budget 0 --budget
+bad lab --min-rounds 9 --max-rounds 3 --min-rounds
+bad lab --out '' --out
+bad lab --seed x --seed
 "$L" help pipeline | grep -q -- '--share-line' || fail "help pipeline"
 "$L" lab --help | grep -q -- '--quick' || fail "lab --help"
 
@@ -117,6 +122,13 @@ PY
     }
     flight work 'flight recorder: one event slow in work: seq 2000'
     flight q1 'consecutive events slow in q1+wake (seq 2000\.\.'
+    # platform accounting and tail attribution beside the table; an off-CPU stall in the
+    # worker's poll loop is a gap that explains the q1+wake tail
+    "$L" pipeline --shape compact --events 20000 --rate 100000 --inject-stall worker:10000:30000 \
+        >"$T/a.out" 2>&1 || fail "attribution run: $(cat "$T/a.out")"
+    grep -Eq '^platform: producer lost .* gaps >= 10 us, longest .*; worker lost ' "$T/a.out" || fail "platform line: $(cat "$T/a.out")"
+    grep -Eq '^attribution: q1\+wake: [0-9]+% of [0-9]+ samples above p99 and [0-9]+% of [0-9]+ above p99.9 overlap a gap' "$T/a.out" \
+        || fail "attribution line: $(cat "$T/a.out")"
     "$L" pipeline --shape compact --idle backoff --events 3000 --rate 20000 --inject-stall work:1000:1000 \
         --flight-threshold 1us >"$T/f2.out" 2>"$T/f2.err" || fail "flight stderr run"
     grep -q '<- outlier' "$T/f2.err" || fail "no dump on stderr: $(cat "$T/f2.err")"
@@ -140,20 +152,41 @@ if [ "$NCPU" -lt 3 ]; then
 fi
 
 # ---- lab --quick writes every file it promises ----
-"$L" lab --quick --out "$T/lab" >"$T/lab.out" 2>"$T/lab.err" || fail "lab --quick exited $?: $(tail -5 "$T/lab.err")"
+"$L" lab --quick --seed 42 --out "$T/lab" >"$T/lab.out" 2>"$T/lab.err" || fail "lab --quick exited $?: $(tail -5 "$T/lab.err")"
 [ -s "$T/lab.err" ] && ! grep -q warning "$T/lab.err" && fail "progress on stderr without a TTY: $(cat "$T/lab.err")"
-for f in LAB.md lab.json report.html e2e.svg q1.svg work.svg; do [ -s "$T/lab/$f" ] || fail "lab: no $f"; done
-for e in baseline-1 baseline-2 baseline-3 alloc-1 share-line-1 no-pin-1 no-pin-2 no-pin-3 no-pin-4 no-pin-5; do
-    [ -s "$T/lab/runs/$e.json" ] || fail "lab: no runs/$e.json"
-    for s in q1-wake work e2e; do [ -s "$T/lab/runs/$e-$s.hlog" ] || fail "lab: no runs/$e-$s.hlog"; done
+for f in LAB.md lab.json report.html e2e.svg q1-wake.svg work.svg intervals-work-p50.svg \
+         intervals-work-p999.svg intervals-e2e-p999.svg; do
+    [ -s "$T/lab/$f" ] || fail "lab: no $f"
 done
+for e in baseline alloc share-line no-pin; do
+    ls "$T/lab/runs/$e-r1"*.json >/dev/null 2>&1 || fail "lab: no runs/$e-r1.json"
+    for s in q1-wake work e2e; do [ -s "$T/lab/runs/$e-1-$s.hlog" ] || fail "lab: no runs/$e-1-$s.hlog"; done
+done
+grep -q 'order seed 42 (replay: --seed 42)' "$T/lab.out" || fail "seed not printed"
+grep -Eq '^round +1 baseline .* worker lost [0-9.]+ [mu]s \([0-9.]+%\) in [0-9]+ gaps >= 10 us, longest' "$T/lab.out" \
+    || fail "no platform line: $(grep '^round' "$T/lab.out" | head -2)"
 for x in alloc share-line no-pin; do
-    grep -Eq "^verdict $x: (tail disease|median/throughput disease|variance disease|no significant change)" "$T/lab.out" || fail "no verdict for $x"
+    grep -Eq "^verdict $x: (tail disease|median/throughput disease|variance disease|no significant change) \(confidence [0-9.]+%\)|^verdict $x: inconclusive on this machine: .+" "$T/lab.out" || fail "no verdict for $x"
     grep -q "^### $x " "$T/lab/LAB.md" || fail "LAB.md lacks the $x narration"
 done
 grep -q '\*\*Cause.\*\*' "$T/lab/LAB.md" && grep -q '\*\*Fix.\*\*' "$T/lab/LAB.md" || fail "narration"
-jq -e '(.runs | length) == 10 and (.verdicts | keys | length) == 3' "$T/lab/lab.json" >/dev/null || fail "lab.json"
+grep -q '^## Verdicts' "$T/lab/LAB.md" && grep -q '^## Rounds' "$T/lab/LAB.md" || fail "LAB.md sections"
+grep -q '\*\*Platform\*\* (summed over all [0-9]* runs; the share is their mean): .*lost' "$T/lab/LAB.md" || fail "LAB.md platform accounting"
+jq -e '.seed == 42 and (.runs | length) >= 4 and (.verdicts | keys | length) == 3 and
+       ([.verdicts[] | has("confidence") and has("rounds_used") and has("rounds_set_aside")] | all) and
+       (.order | length) == .rounds' "$T/lab/lab.json" >/dev/null || fail "lab.json"
 grep -q '<svg' "$T/lab/report.html" || fail "report has no plot"
+grep -q 'per-interval' "$T/lab/report.html" || fail "report has no per-interval plot"
+jq -e '.runs[0].platform.worker.gaps >= 0 and .runs[0].platform.producer.gap_lost_ns >= 0 and
+       (.runs[0].platform.tail_attribution | has("work")) and (.runs[0].intervals | length) >= 1 and
+       (.runs[0].lost_share_max | type) == "number"' "$T/lab/lab.json" >/dev/null || fail "lab.json platform accounting"
+if [ "$(id -u)" -eq 0 ]; then
+    grep -q '^### pinned baseline, round 1' "$T/lab/LAB.md" && grep -q '^### no-pin, round 1' "$T/lab/LAB.md" \
+        || fail "root: LAB.md lacks the silence check"
+    grep -q 'pinned baseline (round 1)' "$T/lab/report.html" || fail "root: report lacks the silence check"
+else
+    grep -q 'Not run: not root' "$T/lab/LAB.md" || fail "not root: LAB.md does not say why the silence check is missing"
+fi
 if [ "$NCPU" -eq 2 ]; then
     head -3 "$T/lab.out" | grep -q 'compact shape, pinned' || fail "2-CPU banner: $(head -3 "$T/lab.out")"
     grep -q 'compact shape, pinned' "$T/lab/LAB.md" || fail "LAB.md banner"

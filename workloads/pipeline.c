@@ -5,7 +5,13 @@
  * counter, move fixed-size messages through SPSC rings (ring.h) and bump one
  * relaxed counter each; the aggregator converts and records (hist.h), writes
  * interval logs (hlog.h) and feeds the flight recorder (flight.h).  Counters
- * per hot thread come from perf.h, placement from topo.h. */
+ * per hot thread come from perf.h, placement from topo.h.  Platform
+ * accounting: the producer's spin-to-send loop and the workers' empty-queue
+ * poll loops already read the counter, so each read is checked against the
+ * previous one and gaps go into a preallocated recorder (gaps.h); schedstat
+ * and context switches are read around each hot loop, /proc/stat around the
+ * run (platform.h).  After the run the slowest samples of each stage are
+ * matched against those gaps (tail attribution). */
 #include "latlab/pipeline.h"
 
 #include <errno.h>
@@ -26,6 +32,7 @@
 #include "latlab/hlog.h"
 #include "latlab/json.h"
 #include "latlab/perf.h"
+#include "latlab/platform.h"
 #include "latlab/topo.h"
 
 /* ---- messages ------------------------------------------------------------------ */
@@ -116,7 +123,79 @@ typedef struct run {
     lat_hlog_writer hlog[LAT_PIPE_NSTAGES];
     char *hlog_path[LAT_PIPE_NSTAGES];
     int pin_err[LAT_PIPE_NHOT]; /* per hot thread: pinning failure (read after join) */
+    uint64_t ivc;               /* interval length in cycles (0 = no intervals) */
+    size_t iv_cap;
+    struct slow_heap *slow; /* per stage: the slowest samples (aggregator's) */
+    sample flight_raw;      /* the flight trigger's stamps */
+    bool flight_raw_set;
+    lat_schedstat ss0[LAT_PIPE_NHOT];
+    uint64_t vol0[LAT_PIPE_NHOT], invol0[LAT_PIPE_NHOT];
 } run;
+
+/* ---- the slowest samples of a stage: a bounded min-heap (aggregator only) ------------- */
+
+typedef struct slow {
+    uint64_t ns, from, to; /* latency, and the hop's [from, to] in cycles */
+} slow;
+
+typedef struct slow_heap {
+    slow *v;
+    size_t n, cap;
+} slow_heap;
+
+static void slow_sift_down(slow_heap *h, size_t i) {
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < h->n && h->v[l].ns < h->v[m].ns) m = l;
+        if (l + 1 < h->n && h->v[l + 1].ns < h->v[m].ns) m = l + 1;
+        if (m == i) return;
+        slow t = h->v[i];
+        h->v[i] = h->v[m];
+        h->v[m] = t;
+        i = m;
+    }
+}
+
+static void slow_add(slow_heap *h, uint64_t ns, uint64_t from, uint64_t to) {
+    if (h->n < h->cap) {
+        size_t i = h->n++;
+        h->v[i] = (slow){ns, from, to};
+        while (i > 0 && h->v[(i - 1) / 2].ns > h->v[i].ns) {
+            slow t = h->v[i];
+            h->v[i] = h->v[(i - 1) / 2];
+            h->v[(i - 1) / 2] = t;
+            i = (i - 1) / 2;
+        }
+    } else if (h->cap && ns > h->v[0].ns) {
+        h->v[0] = (slow){ns, from, to};
+        slow_sift_down(h, 0);
+    }
+}
+
+/* Test hook: sleep off-CPU inside a spin loop, stamping the sleep itself;
+ * returns the stamp after it, which the loop takes as its next read. */
+static inline __attribute__((always_inline)) uint64_t test_sleep(run *R) {
+    uint64_t a = lat_cycles();
+    struct timespec ts = {(time_t)(R->c.sleep_ns / 1000000000u),
+                          (long)(R->c.sleep_ns % 1000000000u)};
+    nanosleep(&ts, NULL);
+    uint64_t b = lat_cycles();
+    lat_pipe_result *r = R->r;
+    if (r->nsleeps < LAT_PIPE_MAX_SLEEPS) {
+        r->sleeps[r->nsleeps][0] = a;
+        r->sleeps[r->nsleeps][1] = b;
+        r->nsleeps++;
+    }
+    return b;
+}
+
+/* The next event index at which role sleeps (test hook), or UINT64_MAX. */
+static uint64_t next_sleep(const run *R, int role, unsigned *k) {
+    if (R->c.sleep_role != role || !R->c.sleep_ns || *k >= R->c.sleep_count ||
+        *k >= LAT_PIPE_MAX_SLEEPS)
+        return UINT64_MAX;
+    return R->c.sleep_seq + (uint64_t)(*k)++ * (R->c.sleep_every ? R->c.sleep_every : 1);
+}
 
 static void nap_us(long us) {
     struct timespec ts = {0, us * 1000};
@@ -161,6 +240,8 @@ static lat_perf *thread_begin(run *R, int role) {
 
 static void thread_loop_start(run *R, int role, lat_perf *p) {
     lat_pipe_counters *k = &R->r->thr[role];
+    R->r->plat[role].have_schedstat = lat_schedstat_read(NULL, &R->ss0[role]) == 0;
+    lat_thread_switches(&R->vol0[role], &R->invol0[role]);
     if (R->c.thread_hook) R->c.thread_hook(R->c.hook_ud, role, 1);
     k->cpu_start = lat_current_cpu();
     k->loop_ns = lat_mono_ns();
@@ -173,6 +254,21 @@ static void thread_loop_end(run *R, int role, lat_perf *p) {
     k->loop_ns = lat_mono_ns() - k->loop_ns;
     k->cpu_end = lat_current_cpu();
     if (R->c.thread_hook) R->c.thread_hook(R->c.hook_ud, role, 0);
+    lat_pipe_platform *pl = &R->r->plat[role];
+    lat_schedstat ss1;
+    if (pl->have_schedstat && lat_schedstat_read(NULL, &ss1) == 0) {
+        pl->run_ns = ss1.run_ns - R->ss0[role].run_ns;
+        pl->wait_ns = ss1.wait_ns - R->ss0[role].wait_ns;
+        pl->slices = ss1.slices - R->ss0[role].slices;
+    } else {
+        pl->have_schedstat = false;
+    }
+    uint64_t vol = 0, invol = 0;
+    if (lat_thread_switches(&vol, &invol) == 0) {
+        pl->vol_switches = vol - R->vol0[role];
+        pl->invol_switches = invol - R->invol0[role];
+    }
+
     double *dst[6] = {&k->ctx_switches, &k->migrations,   &k->page_faults,
                       &k->cycles,       &k->instructions, &k->cache_misses};
     for (int i = 0; i < 6; i++)
@@ -207,6 +303,10 @@ static void *producer(void *arg) {
     thread_loop_start(R, LAT_PIPE_PRODUCER, p);
     uint64_t start = R->start_cycles;
     double iv = R->interval_cycles;
+    lat_gaps *g = R->r->gaps[LAT_PIPE_PRODUCER];
+    unsigned nsl = 0;
+    uint64_t sleep_at = next_sleep(R, LAT_PIPE_PRODUCER, &nsl);
+    uint64_t last = lat_cycles();
     const lat_pipe_source *src = R->c.source;
     for (uint64_t seq = 0; seq < n; seq++) {
         uint64_t intended = start + (uint64_t)((double)seq * iv), payload = seq * 0x9E3779B9ull;
@@ -214,18 +314,33 @@ static void *producer(void *arg) {
             intended =
                 start + lat_clock_from_ns(R->cal, src->send_offset_ns(src->ud, seq, &payload));
         uint64_t now;
+        if (LAT_UNLIKELY(seq == sleep_at)) {
+            now = lat_cycles();
+            lat_gaps_note(g, last, now);
+            last = test_sleep(R);
+            lat_gaps_note(g, now, last);
+            sleep_at = next_sleep(R, LAT_PIPE_PRODUCER, &nsl);
+        }
         while ((now = lat_cycles()) < intended) {
+            lat_gaps_note(g, last, now);
+            last = now;
             if (can_sleep && intended - now > sleep_gap) {
                 uint64_t ns = lat_clock_to_ns(R->cal, intended - now - sleep_gap / 2);
                 struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
                 nanosleep(&ts, NULL);
+                last = lat_cycles(); /* a chosen sleep is not a gap */
             } else {
                 lat_cpu_relax();
             }
         }
+        lat_gaps_note(g, last, now);
+        last = now;
         msg m = {.seq = seq, .payload = payload, .t0 = intended, .tp = intended};
         if (R->c.split_q1) m.tp = lat_cycles_fenced();
-        while (!q_push(R->q1, &m)) {
+        while (!q_push(R->q1, &m)) { /* q1 full: also a spin loop */
+            uint64_t t = lat_cycles();
+            lat_gaps_note(g, last, t);
+            last = t;
             spins++;
             idle_wait(&id);
         }
@@ -269,14 +384,33 @@ static void *worker(void *arg) {
         return NULL;
     }
     thread_loop_start(R, LAT_PIPE_WORKER, p);
+    lat_gaps *g = R->r->gaps[LAT_PIPE_WORKER];
+    unsigned nsl = 0;
+    uint64_t sleep_at = next_sleep(R, LAT_PIPE_WORKER, &nsl);
+    uint64_t last = lat_cycles();
     for (uint64_t i = 0; i < n; i++) {
         msg m;
-        while (!q_pop(R->q1, &m))
+        if (LAT_UNLIKELY(i == sleep_at)) {
+            uint64_t now = lat_cycles();
+            lat_gaps_note(g, last, now);
+            last = test_sleep(R);
+            lat_gaps_note(g, now, last);
+            sleep_at = next_sleep(R, LAT_PIPE_WORKER, &nsl);
+        }
+        while (!q_pop(R->q1, &m)) {
+            uint64_t now = lat_cycles();
+            lat_gaps_note(g, last, now);
+            last = now;
             idle_wait(&id);
+        }
         idle_reset(&id);
-        if (LAT_UNLIKELY(m.seq == stall_seq && stall_site == LAT_PIPE_STALL_Q1))
-            spin_for(stall_cycles);
+        if (LAT_UNLIKELY(m.seq == stall_seq && stall_site == LAT_PIPE_STALL_Q1)) {
+            lat_gaps_note(g, last, lat_cycles());
+            spin_for(stall_cycles); /* busy: the program's time, not a gap */
+            last = lat_cycles();
+        }
         m.t1 = lat_cycles_fenced();
+        lat_gaps_note(g, last, m.t1);
         uint64_t acc = m.payload; /* fixed work: an LCG, ~100 ns at 40 rounds */
         if (src)
             m.kind = src->work(src->ud, m.seq, m.payload, m.t0, m.tp, m.t1);
@@ -300,12 +434,17 @@ static void *worker(void *arg) {
         m.payload = acc;
         atomic_fetch_add_explicit(mine, 1, memory_order_relaxed);
         m.t2 = lat_cycles_fenced();
+        last = m.t2;
         if (compact) {
             ship(R, &m, m.t2, &dropped);
             shipped++;
         } else {
-            while (!q_push(R->q2, &m))
+            while (!q_push(R->q2, &m)) {
+                uint64_t t = lat_cycles();
+                lat_gaps_note(g, last, t);
+                last = t;
                 idle_wait(&id);
+            }
             idle_reset(&id);
         }
     }
@@ -328,13 +467,25 @@ static void *consumer(void *arg) {
         return NULL;
     }
     thread_loop_start(R, LAT_PIPE_CONSUMER, p);
+    lat_gaps *g = R->r->gaps[LAT_PIPE_CONSUMER];
+    uint64_t last = lat_cycles();
     for (uint64_t i = 0; i < n; i++) {
         msg m;
-        while (!q_pop(R->q2, &m))
+        while (!q_pop(R->q2, &m)) {
+            uint64_t now = lat_cycles();
+            lat_gaps_note(g, last, now);
+            last = now;
             idle_wait(&id);
+        }
         idle_reset(&id);
-        if (LAT_UNLIKELY(m.seq == stall_seq)) spin_for(stall_cycles);
+        if (LAT_UNLIKELY(m.seq == stall_seq)) {
+            lat_gaps_note(g, last, lat_cycles());
+            spin_for(stall_cycles);
+            last = lat_cycles();
+        }
         uint64_t t3 = lat_cycles_fenced();
+        lat_gaps_note(g, last, t3);
+        last = t3;
         atomic_fetch_add_explicit(mine, 1, memory_order_relaxed);
         ship(R, &m, t3, &dropped);
         shipped++;
@@ -367,6 +518,75 @@ static double wall_s(void) {
     return (double)lat_clock_ns(CLOCK_REALTIME) / 1e9;
 }
 
+/* Per-interval figures: the aggregator's current interval. */
+typedef struct iv_state {
+    lat_hist h[LAT_PIPE_NSTAGES];
+    bool on;
+    uint64_t cur;       /* index of the interval being filled */
+    uint64_t count;     /* samples in it */
+    uint64_t last_done; /* latest completion stamp so far (cycles) */
+    uint64_t prev_done; /* the previous interval's */
+} iv_state;
+
+static bool iv_init(run *R, iv_state *v) {
+    memset(v, 0, sizeof *v);
+    if (!R->ivc || !R->r->iv) return false;
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
+        if (R->r->h[s] && lat_hist_init(&v->h[s], 1, HIST_HIGHEST_NS, 3) != 0) return false;
+    v->on = true;
+    v->prev_done = v->last_done = R->start_cycles;
+    return true;
+}
+
+static void iv_close(run *R, iv_state *v) {
+    lat_pipe_result *r = R->r;
+    if (!v->count || v->cur >= R->iv_cap) return;
+    lat_pipe_interval *o = &r->iv[v->cur];
+    o->count = v->count;
+    static const double ps[] = {50, 99, 99.9};
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        o->p50[s] = o->p99[s] = o->p999[s] = o->max[s] = -1;
+        if (!r->h[s]) continue;
+        int64_t x[3];
+        lat_hist_values_at_percentiles(&v->h[s], ps, x, 3);
+        o->p50[s] = x[0];
+        o->p99[s] = x[1];
+        o->p999[s] = x[2];
+        o->max[s] = lat_hist_max(&v->h[s]);
+        lat_hist_reset(&v->h[s]);
+    }
+    uint64_t span = lat_clock_to_ns(R->cal, v->last_done - v->prev_done);
+    o->tput_hz = span ? (double)v->count * 1e9 / (double)span : 0;
+    if (v->cur + 1 > r->niv) r->niv = (size_t)v->cur + 1;
+    v->prev_done = v->last_done;
+    v->count = 0;
+}
+
+static void iv_add(run *R, iv_state *v, const sample *s, uint64_t t3, const uint64_t *ns) {
+    uint64_t k = s->t0 > R->start_cycles ? (s->t0 - R->start_cycles) / R->ivc : 0;
+    if (k > v->cur) {
+        iv_close(R, v);
+        v->cur = k;
+    }
+    for (int st = 0; st < LAT_PIPE_NSTAGES; st++)
+        if (R->r->h[st]) lat_hist_record(&v->h[st], (int64_t)ns[st]);
+    v->count++;
+    if (t3 > v->last_done) v->last_done = t3;
+}
+
+static void iv_fini(iv_state *v) {
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
+        lat_hist_free(&v->h[s]);
+}
+
+/* Keep the slowest samples of each stage with their hop's bounds. */
+static void note_slow(run *R, const sample *s, uint64_t t3, const uint64_t *ns) {
+    const uint64_t from[LAT_PIPE_NSTAGES] = {s->t0, s->tp, s->t1, s->t2, s->t0};
+    const uint64_t to[LAT_PIPE_NSTAGES] = {s->tp, s->t1, s->t2, t3, t3};
+    for (int k = 0; k < LAT_PIPE_NSTAGES; k++)
+        if (R->r->h[k]) slow_add(&R->slow[k], ns[k], from[k], to[k]);
+}
+
 static void *aggregator(void *arg) {
     run *R = arg;
     lat_pipe_result *r = R->r;
@@ -379,11 +599,13 @@ static void *aggregator(void *arg) {
     for (int s = 0; logs && s < LAT_PIPE_NSTAGES; s++)
         if (r->h[s] && lat_hist_init(&ih[s], 1, HIST_HIGHEST_NS, 3) != 0) logs = false;
     uint64_t iv_ns = R->c.hlog_interval_ns ? R->c.hlog_interval_ns : 1000000000ull;
+    iv_state fv;
     if (!wait_go(R)) {
         for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
             lat_hist_free(&ih[s]);
         return NULL;
     }
+    bool figs = iv_init(R, &fv);
     double iv_start = wall_s();
     uint64_t next_iv = lat_mono_ns() + iv_ns;
     uint64_t pub_ns = R->c.publish_interval_ns ? R->c.publish_interval_ns : 1000000000ull;
@@ -433,12 +655,18 @@ static void *aggregator(void *arg) {
             lat_hist_record(r->h_kind[s.kind], (int64_t)ns[LAT_PIPE_WORK]);
         if (r->flight) {
             lat_flight_sample fs = {.seq = s.seq, .e2e_ns = ns[LAT_PIPE_E2E]};
-            fs.stage_ns[0] = ns[LAT_PIPE_Q1];
-            fs.stage_ns[1] = ns[LAT_PIPE_WORK];
-            if (full) fs.stage_ns[2] = ns[LAT_PIPE_Q2];
-            if (R->c.split_q1) fs.stage_ns[full ? 3 : 2] = ns[LAT_PIPE_SEND];
-            if (lat_flight_record(r->flight, &fs)) r->flight_fired = 1;
+            for (int k = 0; k < LAT_PIPE_NSTAGES; k++) {
+                int slot = lat_pipe_flight_slot(k, R->c.shape, R->c.split_q1);
+                if (slot >= 0) fs.stage_ns[slot] = ns[k];
+            }
+            if (lat_flight_record(r->flight, &fs)) {
+                r->flight_fired = 1;
+                R->flight_raw = s;
+                R->flight_raw_set = true;
+            }
         }
+        if (figs) iv_add(R, &fv, &s, t3, ns);
+        if (R->slow) note_slow(R, &s, t3, ns);
         r->recorded++;
         /* A saturated aggregator is never idle: publish from here too, with
          * the clock read once per 4096 samples. */
@@ -449,6 +677,8 @@ static void *aggregator(void *arg) {
         if (t3 > last_t) last_t = t3;
     }
     if (logs) write_intervals(R, ih, iv_start, wall_s() - iv_start);
+    if (figs) iv_close(R, &fv);
+    iv_fini(&fv);
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
         lat_hist_free(&ih[s]);
     r->wall_ns = lat_clock_to_ns(R->cal, last_t - R->start_cycles);
@@ -474,11 +704,52 @@ void lat_pipe_config_default(lat_pipe_config *c) {
     c->hlog_interval_ns = 1000000000ull;
 }
 
-static const char *const stage_names[LAT_PIPE_NSTAGES] = {"send", "q1+wake", "work", "q2+wake",
-                                                          "e2e"};
+#define P_ (1u << LAT_PIPE_PRODUCER)
+#define W_ (1u << LAT_PIPE_WORKER)
+#define C_ (1u << LAT_PIPE_CONSUMER)
+const lat_pipe_stage_desc lat_pipe_stages[LAT_PIPE_NSTAGES] = {
+    [LAT_PIPE_SEND] = {"send", "send", 3, P_},
+    [LAT_PIPE_Q1] = {"q1+wake", "q1-wake", 0, P_ | W_},
+    [LAT_PIPE_WORK] = {"work", "work", 1, W_},
+    [LAT_PIPE_Q2] = {"q2+wake", "q2-wake", 2, W_ | C_},
+    [LAT_PIPE_E2E] = {"e2e", "e2e", -1, P_ | W_ | C_},
+};
 
 const char *lat_pipe_stage_name(int stage) {
-    return stage >= 0 && stage < LAT_PIPE_NSTAGES ? stage_names[stage] : "?";
+    return stage >= 0 && stage < LAT_PIPE_NSTAGES ? lat_pipe_stages[stage].name : "?";
+}
+
+unsigned lat_pipe_stage_threads(int stage) {
+    return stage >= 0 && stage < LAT_PIPE_NSTAGES ? lat_pipe_stages[stage].threads : 0;
+}
+
+bool lat_pipe_stage_present(int stage, int shape, bool split_q1) {
+    if (stage == LAT_PIPE_SEND) return split_q1;
+    if (stage == LAT_PIPE_Q2) return shape == LAT_PIPE_FULL;
+    return stage >= 0 && stage < LAT_PIPE_NSTAGES;
+}
+
+int lat_pipe_flight_slot(int stage, int shape, bool split_q1) {
+    if (!lat_pipe_stage_present(stage, shape, split_q1) || lat_pipe_stages[stage].flight_rank < 0)
+        return -1;
+    int slot = 0;
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
+        if (lat_pipe_stage_present(s, shape, split_q1) && lat_pipe_stages[s].flight_rank >= 0 &&
+            lat_pipe_stages[s].flight_rank < lat_pipe_stages[stage].flight_rank)
+            slot++;
+    return slot;
+}
+
+const char *lat_pipe_role_name(int shape, int role) {
+    switch (role) {
+    case LAT_PIPE_PRODUCER:
+        return "producer";
+    case LAT_PIPE_WORKER:
+        return shape == LAT_PIPE_FULL ? "transformer" : "worker";
+    case LAT_PIPE_CONSUMER:
+        return "consumer";
+    }
+    return "?";
 }
 
 const char *lat_pipe_shape_name(int shape) {
@@ -523,6 +794,9 @@ void lat_pipe_result_release(lat_pipe_result *r) {
     for (int k = 0; k < LAT_PIPE_MAXKINDS; k++)
         lat_hist_destroy(r->h_kind[k]);
     lat_flight_free(r->flight);
+    for (int k = 0; k < LAT_PIPE_NHOT; k++)
+        lat_gaps_destroy(r->gaps[k]);
+    lat__free(r->iv);
     memset(r, 0, sizeof *r);
 }
 
@@ -534,9 +808,7 @@ static int open_logs(run *R) {
         if (!path) return -ENOMEM;
         /* "q1+wake" -> "q1-wake" keeps file names shell-friendly */
         char nm[16];
-        snprintf(nm, sizeof nm, "%s", stage_names[s]);
-        for (char *q = nm; *q; q++)
-            if (*q == '+') *q = '-';
+        snprintf(nm, sizeof nm, "%s", lat_pipe_stages[s].file);
         snprintf(path, len, "%s%s.hlog", R->c.hlog_prefix, nm);
         R->hlog_path[s] = path;
         int rc = lat_afile_open(path, &R->hlog_f[s]);
@@ -546,6 +818,147 @@ static int open_logs(run *R) {
         if (rc < 0) log_failed(R, s, rc);
     }
     return 0;
+}
+
+/* ---- platform accounting and attribution (cold: before and after the run) ------------- */
+
+static int accounting_create(run *R, const lat_pipe_config *cfg, lat_pipe_result *r) {
+    bool full = cfg->shape == LAT_PIPE_FULL;
+    uint64_t thr_ns = cfg->gap_threshold_ns ? cfg->gap_threshold_ns : LAT_GAPS_DEFAULT_NS;
+    uint64_t thr = lat_clock_from_ns(R->cal, thr_ns);
+    for (int k = 0; k < LAT_PIPE_NHOT; k++) {
+        if (k == LAT_PIPE_CONSUMER && !full) continue;
+        int rc = lat_gaps_create(cfg->gap_capacity, thr ? thr : 1, &r->gaps[k]);
+        if (rc) return rc;
+    }
+    if (cfg->interval_ns) {
+        R->ivc = lat_clock_from_ns(R->cal, cfg->interval_ns);
+        if (!R->ivc) R->ivc = 1;
+        double run_ns = (double)cfg->events * 1e9 / (double)cfg->rate_hz;
+        double n = run_ns / (double)cfg->interval_ns + 2;
+        R->iv_cap = n > 1e6 ? 1000000 : (size_t)n;
+        r->iv = lat__calloc(R->iv_cap, sizeof *r->iv);
+        if (!r->iv) return -ENOMEM;
+    }
+    /* the slowest 1% (+2) of each stage, enough for everything above p99 */
+    uint64_t cap = cfg->events / 100 + 2;
+    if (cap > 65536) cap = 65536;
+    R->slow = lat__calloc(LAT_PIPE_NSTAGES, sizeof *R->slow);
+    if (!R->slow) return -ENOMEM;
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        R->slow[s].v = lat__calloc(cap, sizeof(slow));
+        if (!R->slow[s].v) return -ENOMEM;
+        R->slow[s].cap = cap;
+    }
+    return 0;
+}
+
+static void accounting_free(run *R) {
+    if (!R->slow) return;
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
+        lat__free(R->slow[s].v);
+    lat__free(R->slow);
+}
+
+/* /proc/stat over the hot CPUs (all CPUs when unpinned). */
+static void cpustat_sum(const lat_pipe_config *c, lat_cpustat *out) {
+    memset(out, 0, sizeof *out);
+    bool any = false;
+    for (int k = 0; k < LAT_PIPE_NHOT && !c->no_pin; k++) {
+        lat_cpustat one;
+        if (c->cpus[k] < 0 || lat_cpustat_read(NULL, c->cpus[k], &one) != 0) continue;
+        any = true;
+        out->user += one.user, out->nice += one.nice, out->system += one.system;
+        out->idle += one.idle, out->iowait += one.iowait, out->irq += one.irq;
+        out->softirq += one.softirq, out->steal += one.steal;
+    }
+    if (!any) lat_cpustat_read(NULL, -1, out);
+}
+
+static void cpustat_delta(const lat_cpustat *a, const lat_cpustat *b, lat_pipe_cpustat *o) {
+    uint64_t ta = lat_cpustat_total(a), tb = lat_cpustat_total(b);
+    if (tb <= ta) {
+        o->steal_pct = o->irq_pct = o->softirq_pct = NAN;
+        return;
+    }
+    double d = (double)(tb - ta);
+    o->steal_pct = 100.0 * (double)(b->steal - a->steal) / d;
+    o->irq_pct = 100.0 * (double)(b->irq - a->irq) / d;
+    o->softirq_pct = 100.0 * (double)(b->softirq - a->softirq) / d;
+}
+
+/* Did a gap on a thread carrying the hop overlap [from, to]?  Returns the
+ * role, or -1. */
+static int hop_gap_role(const lat_pipe_result *r, int stage, uint64_t from, uint64_t to) {
+    unsigned th = lat_pipe_stage_threads(stage);
+    int best = -1;
+    uint64_t most = 0;
+    for (int k = 0; k < LAT_PIPE_NHOT; k++) {
+        if (!(th & (1u << k)) || !r->gaps[k]) continue;
+        uint64_t o = lat_gaps_overlap(r->gaps[k], from, to + 1);
+        if (o > most) most = o, best = k;
+    }
+    return best;
+}
+
+static void attribute_tails(run *R, lat_pipe_result *r) {
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        lat_pipe_tail *t = &r->tail[s];
+        t->thread999 = -1;
+        if (!r->h[s]) continue;
+        t->p99_ns = lat_hist_value_at_percentile(r->h[s], 99);
+        t->p999_ns = lat_hist_value_at_percentile(r->h[s], 99.9);
+        uint64_t by_role[LAT_PIPE_NHOT] = {0};
+        const slow_heap *h = &R->slow[s];
+        for (size_t i = 0; i < h->n; i++) {
+            const slow *x = &h->v[i];
+            if ((int64_t)x->ns <= t->p99_ns) continue;
+            int role = hop_gap_role(r, s, x->from, x->to);
+            t->above99++;
+            if (role >= 0) t->above99_gap++;
+            if ((int64_t)x->ns <= t->p999_ns) continue;
+            t->above999++;
+            if (role >= 0) t->above999_gap++, by_role[role]++;
+        }
+        for (int k = 0; k < LAT_PIPE_NHOT; k++)
+            if (by_role[k] && (t->thread999 < 0 || by_role[k] > by_role[t->thread999]))
+                t->thread999 = k;
+    }
+}
+
+static void accounting_finish(run *R, lat_pipe_result *r) {
+    r->run_start_cycles = R->start_cycles;
+    for (size_t i = 0; i < r->niv; i++) {
+        uint64_t a = R->start_cycles + i * R->ivc;
+        for (int k = 0; k < LAT_PIPE_NHOT; k++)
+            r->iv[i].lost_ns[k] =
+                lat_clock_to_ns(R->cal, lat_gaps_overlap(r->gaps[k], a, a + R->ivc));
+    }
+    attribute_tails(R, r);
+    if (!R->flight_raw_set) return;
+    const sample *s = &R->flight_raw;
+    uint64_t end = R->c.shape == LAT_PIPE_FULL ? s->t3 : s->t2;
+    int best = -1;
+    long best_gi = -1;
+    uint64_t most = 0;
+    for (int k = 0; k < LAT_PIPE_NHOT; k++) { /* the gap covering most of the outlier's hop */
+        long gi = lat_gaps_find(r->gaps[k], s->t0, end);
+        if (gi < 0) continue;
+        const lat_gap *g = &r->gaps[k]->list[gi];
+        uint64_t a = g->start > s->t0 ? g->start : s->t0;
+        uint64_t b = g->start + g->len < end ? g->start + g->len : end;
+        uint64_t ov = b > a ? b - a : 0;
+        if (best < 0 || ov > most) best = k, best_gi = gi, most = ov;
+    }
+    if (best < 0) return;
+    const lat_gap *g = &r->gaps[best]->list[best_gi];
+    double off = g->start >= s->t0 ? (double)lat_clock_to_ns(R->cal, g->start - s->t0) / 1e3
+                                   : -(double)lat_clock_to_ns(R->cal, s->t0 - g->start) / 1e3;
+    snprintf(r->flight_gap, sizeof r->flight_gap,
+             "the outlier (seq %" PRIu64 ") overlapped a %.1f us gap on the %s, starting "
+             "%+.1f us from its intended send: the platform's time, not the pipeline's",
+             s->seq, (double)lat_clock_to_ns(R->cal, g->len) / 1e3,
+             lat_pipe_role_name(R->c.shape, best), off);
 }
 
 int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
@@ -583,10 +996,10 @@ int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
     if (cfg->flight_threshold_ns != LAT_FLIGHT_NONE) {
         const char *names[LAT_FLIGHT_STAGES];
         unsigned ns = 0;
-        names[ns++] = "q1+wake";
-        names[ns++] = "work";
-        if (full) names[ns++] = "q2+wake";
-        if (cfg->split_q1) names[ns++] = "send";
+        for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+            int slot = lat_pipe_flight_slot(s, cfg->shape, cfg->split_q1);
+            if (slot >= 0) names[slot] = lat_pipe_stages[s].name, ns++;
+        }
         rc = lat_flight_create(&r->flight, LAT_FLIGHT_DEFAULT_CAP, ns, names,
                                cfg->flight_threshold_ns, cfg->flight_post);
         if (rc) goto fail;
@@ -595,6 +1008,9 @@ int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
     if (full && (rc = q_create(&R->q2, cfg->queue_cap, sizeof(msg))) != 0) goto fail;
     if ((rc = q_create(&R->qa, cfg->sample_cap, sizeof(sample))) != 0) goto fail;
     if (cfg->hlog_prefix && (rc = open_logs(R)) != 0) goto fail;
+    if ((rc = accounting_create(R, cfg, r)) != 0) goto fail;
+    lat_cpustat cs0, cs1;
+    cpustat_sum(cfg, &cs0);
 
     r->stamp_cost_ns = lat_pipe_stamp_cost_ns(R->cal, 10001);
     R->interval_cycles = R->cal->cycles_per_ns * 1e9 / (double)cfg->rate_hz;
@@ -627,6 +1043,9 @@ int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
     r->dropped = R->dropped;
     r->q1_full_spins = R->full_spins;
     if (r->flight) lat_flight_freeze(r->flight);
+    cpustat_sum(cfg, &cs1);
+    cpustat_delta(&cs0, &cs1, &r->cpu);
+    accounting_finish(R, r);
     rc = 0;
     for (int k = 0; k < LAT_PIPE_NHOT; k++)
         if (R->pin_err[k]) rc = R->pin_err[k];
@@ -645,6 +1064,7 @@ fail:
     q_free(R->q1);
     q_free(R->q2);
     q_free(R->qa);
+    accounting_free(R);
     lat__free(R->slots);
     lat__free(R);
     if (rc) lat_pipe_result_release(r);
@@ -722,6 +1142,87 @@ static json_t *num_or_null(double v) {
 static const double pcts[] = {50, 90, 99, 99.9, 99.99};
 static const char *const pct_keys[] = {"p50", "p90", "p99", "p99.9", "p99.99"};
 
+/* Platform accounting, tail attribution and per-interval figures. */
+static json_t *platform_json(const lat_pipe_config *c, const lat_pipe_result *r) {
+    const lat_clock_cal *cal = c->cal ? c->cal : lat_clock_default();
+    json_t *o = json_object();
+    for (int k = 0; k < LAT_PIPE_NHOT; k++) {
+        const lat_gaps *g = r->gaps[k];
+        if (!g || !r->thr[k].ran) continue;
+        const lat_pipe_platform *p = &r->plat[k];
+        json_t *t = json_object();
+        json_object_set_new(t, "gaps", json_integer((json_int_t)g->count));
+        json_object_set_new(t, "gap_lost_ns",
+                            json_integer((json_int_t)lat_clock_to_ns(cal, g->total)));
+        json_object_set_new(t, "gap_longest_ns",
+                            json_integer((json_int_t)lat_clock_to_ns(cal, g->longest)));
+        json_object_set_new(t, "gaps_not_listed", json_integer((json_int_t)g->overflow));
+        json_t *hist = json_object();
+        for (int b = 0; b < LAT_GAPS_BUCKETS; b++) {
+            if (!g->hist[b]) continue;
+            char key[24];
+            snprintf(key, sizeof key, "%.0f", (double)lat_clock_to_ns(cal, 1ull << b));
+            json_object_set_new(hist, key, json_integer((json_int_t)g->hist[b]));
+        }
+        json_object_set_new(t, "gap_hist_from_ns", hist); /* bucket: [key, 2 * key) ns */
+        json_object_set_new(t, "runqueue_wait_ns",
+                            p->have_schedstat ? json_integer((json_int_t)p->wait_ns) : json_null());
+        json_object_set_new(t, "voluntary_switches", json_integer((json_int_t)p->vol_switches));
+        json_object_set_new(t, "involuntary_switches", json_integer((json_int_t)p->invol_switches));
+        json_object_set_new(o, lat_pipe_role_name(c->shape, k), t);
+    }
+    json_object_set_new(o, "gap_threshold_ns",
+                        json_integer((json_int_t)(c->gap_threshold_ns ? c->gap_threshold_ns
+                                                                      : LAT_GAPS_DEFAULT_NS)));
+    json_object_set_new(o, "hot_cpu_steal_pct", num_or_null(r->cpu.steal_pct));
+    json_object_set_new(o, "hot_cpu_irq_pct", num_or_null(r->cpu.irq_pct));
+    json_object_set_new(o, "hot_cpu_softirq_pct", num_or_null(r->cpu.softirq_pct));
+    json_t *at = json_object();
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        const lat_pipe_tail *t = &r->tail[s];
+        if (!r->h[s]) continue;
+        json_t *x = json_object();
+        json_object_set_new(x, "above_p99", json_integer((json_int_t)t->above99));
+        json_object_set_new(x, "above_p99_in_gap", json_integer((json_int_t)t->above99_gap));
+        json_object_set_new(x, "above_p999", json_integer((json_int_t)t->above999));
+        json_object_set_new(x, "above_p999_in_gap", json_integer((json_int_t)t->above999_gap));
+        json_object_set_new(x, "p999_mostly",
+                            t->thread999 >= 0
+                                ? json_string(lat_pipe_role_name(c->shape, t->thread999))
+                                : json_null());
+        json_object_set_new(at, lat_pipe_stages[s].name, x);
+    }
+    json_object_set_new(o, "tail_attribution", at);
+    return o;
+}
+
+static json_t *intervals_json(const lat_pipe_config *c, const lat_pipe_result *r) {
+    json_t *a = json_array();
+    for (size_t i = 0; i < r->niv; i++) {
+        const lat_pipe_interval *v = &r->iv[i];
+        json_t *x = json_object();
+        json_object_set_new(x, "count", json_integer((json_int_t)v->count));
+        for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+            if (!r->h[s]) continue;
+            json_t *st = json_object();
+            json_object_set_new(st, "p50", json_integer(v->p50[s]));
+            json_object_set_new(st, "p99", json_integer(v->p99[s]));
+            json_object_set_new(st, "p99.9", json_integer(v->p999[s]));
+            json_object_set_new(st, "max", json_integer(v->max[s]));
+            json_object_set_new(x, lat_pipe_stages[s].name, st);
+        }
+        json_object_set_new(x, "tput_hz", json_real(v->tput_hz));
+        json_t *l = json_object();
+        for (int k = 0; k < LAT_PIPE_NHOT; k++)
+            if (r->gaps[k])
+                json_object_set_new(l, lat_pipe_role_name(c->shape, k),
+                                    json_integer((json_int_t)v->lost_ns[k]));
+        json_object_set_new(x, "lost_ns", l);
+        json_array_append_new(a, x);
+    }
+    return a;
+}
+
 json_t *lat_pipe_result_json(const lat_pipe_config *c, const lat_pipe_result *r) {
     if (!c || !r) return NULL;
     json_t *o = json_object();
@@ -776,7 +1277,7 @@ json_t *lat_pipe_result_json(const lat_pipe_config *c, const lat_pipe_result *r)
             lat_json_set_ci(x, pct_keys[i], "", &ci[i]);
         json_object_set_new(x, "max", json_integer(lat_hist_max(h)));
         json_object_set_new(x, "mean", json_real(lat_hist_mean(h)));
-        json_object_set_new(st, stage_names[s], x);
+        json_object_set_new(st, lat_pipe_stages[s].name, x);
     }
     json_object_set_new(o, "stages_ns", st);
     json_object_set_new(o, "percentile_confidence", json_real(LAT_HIST_CI_DEFAULT));
@@ -810,6 +1311,11 @@ json_t *lat_pipe_result_json(const lat_pipe_config *c, const lat_pipe_result *r)
         json_array_append_new(ad, json_string(buf));
     }
     json_object_set_new(o, "stage_counter_addrs", ad);
+    json_object_set_new(o, "platform", platform_json(c, r));
+    if (r->niv) {
+        json_object_set_new(o, "interval_ns", json_integer((json_int_t)c->interval_ns));
+        json_object_set_new(o, "intervals", intervals_json(c, r));
+    }
     json_object_set_new(
         o, "stage_counters_same_line",
         json_boolean(r->counter_addr[0] / LAT_CACHELINE == r->counter_addr[1] / LAT_CACHELINE));

@@ -38,6 +38,7 @@
 
 #include "latlab/clock.h"
 #include "latlab/flight.h"
+#include "latlab/gaps.h"
 #include "latlab/hist.h"
 #include "latlab/ring.h"
 
@@ -103,6 +104,21 @@ typedef struct lat_pipe_config {
     const char *hlog_prefix;   /* NULL: no interval logs; else "<prefix><stage>.hlog" */
     uint64_t hlog_interval_ns; /* default 1 s */
     const lat_clock_cal *cal;  /* NULL: lat_clock_default() */
+    /* Platform accounting.  gap_threshold_ns: spin-loop gaps at least this
+     * long are recorded per hot thread (0 = LAT_GAPS_DEFAULT_NS); gap_capacity:
+     * (start, length) entries kept per thread (0 = LAT_GAPS_DEFAULT_CAP). */
+    uint64_t gap_threshold_ns;
+    size_t gap_capacity;
+    /* Per-interval figures: 0 = none; else the run is cut into intervals of
+     * this many ns of intended send time and r->iv gets one entry each. */
+    uint64_t interval_ns;
+    /* Test hook: the hot thread of sleep_role (LAT_PIPE_PRODUCER or
+     * LAT_PIPE_WORKER) sleeps sleep_ns inside its spin/poll loop before
+     * event sleep_seq + k * sleep_every, k < sleep_count (at most
+     * LAT_PIPE_MAX_SLEEPS); the hook's own stamps land in r->sleeps. */
+    int sleep_role;
+    uint64_t sleep_seq, sleep_every, sleep_ns;
+    unsigned sleep_count;
     /* Optional publisher of the running totals (a /metrics server, say):
      * the aggregator calls publish(ud, h) with the cumulative per-stage
      * histograms (h[stage], NULL for absent stages) about every
@@ -134,6 +150,40 @@ typedef struct lat_pipe_counters {
     uint64_t loop_ns; /* wall time of the loop */
 } lat_pipe_counters;
 
+/* What the platform took from one hot thread during its loop. */
+typedef struct lat_pipe_platform {
+    uint64_t run_ns, wait_ns, slices; /* schedstat deltas (0 when unreadable) */
+    uint64_t vol_switches, invol_switches;
+    bool have_schedstat;
+} lat_pipe_platform;
+
+/* Steal, irq and softirq time of the hot CPUs over the run (/proc/stat), as
+ * a share of their elapsed time; NAN when unreadable. */
+typedef struct lat_pipe_cpustat {
+    double steal_pct, irq_pct, softirq_pct;
+} lat_pipe_cpustat;
+
+/* One interval of intended send time (config interval_ns). */
+typedef struct lat_pipe_interval {
+    uint64_t count;                /* samples recorded in it */
+    int64_t p50[LAT_PIPE_NSTAGES]; /* ns; -1 for absent stages */
+    int64_t p99[LAT_PIPE_NSTAGES];
+    int64_t p999[LAT_PIPE_NSTAGES];
+    int64_t max[LAT_PIPE_NSTAGES];
+    double tput_hz;                  /* completions per second of wall time */
+    uint64_t lost_ns[LAT_PIPE_NHOT]; /* spin-loop gap time inside it, per hot thread */
+} lat_pipe_interval;
+
+/* Tail attribution of one stage: how many samples above p99 / p99.9 had a
+ * hop that overlapped a recorded gap on a thread carrying that hop. */
+typedef struct lat_pipe_tail {
+    int64_t p99_ns, p999_ns;
+    uint64_t above99, above99_gap, above999, above999_gap;
+    int thread999; /* role whose gaps explain most p99.9 outliers, or -1 */
+} lat_pipe_tail;
+
+#define LAT_PIPE_MAX_SLEEPS 16
+
 typedef struct lat_pipe_result {
     int shape;
     uint64_t events;
@@ -156,6 +206,17 @@ typedef struct lat_pipe_result {
     int flight_fired;
     uint64_t stamp_cost_ns; /* median cost of one fenced stamp, measured this run */
     unsigned stamps_per_event;
+    /* Platform accounting (see the config's gap fields). */
+    lat_gaps *gaps[LAT_PIPE_NHOT]; /* NULL for absent roles; cycles */
+    lat_pipe_platform plat[LAT_PIPE_NHOT];
+    lat_pipe_cpustat cpu;
+    uint64_t run_start_cycles; /* the first intended send */
+    lat_pipe_interval *iv;     /* niv entries (config interval_ns), else NULL */
+    size_t niv;
+    lat_pipe_tail tail[LAT_PIPE_NSTAGES];
+    char flight_gap[200];                    /* the gap explaining the flight outlier, or "" */
+    uint64_t sleeps[LAT_PIPE_MAX_SLEEPS][2]; /* test hook: [start, end) cycles */
+    unsigned nsleeps;
     /* Interval logs: each is written to a temporary file beside its target
      * and renamed over it only when the run ends with every line written, so
      * an existing log is replaced only by a complete one.  log_error is 0, or
@@ -166,8 +227,27 @@ typedef struct lat_pipe_result {
     char log_error_path[256];
 } lat_pipe_result;
 
+/* Hot threads (roles) that carry stage s's hop, as a bit mask of 1 << role. */
+unsigned lat_pipe_stage_threads(int stage);
+const char *lat_pipe_role_name(int shape, int role); /* "producer", "worker"/"transformer", ... */
+
+/* The one table of the pipeline's stages: every place that names a stage
+ * (tables, file names, flight recorder slots, attribution) reads it. */
+typedef struct lat_pipe_stage_desc {
+    const char *name; /* "send", "q1+wake", "work", "q2+wake", "e2e" */
+    const char *file; /* shell-friendly: "send", "q1-wake", "work", "q2-wake", "e2e" */
+    int flight_rank;  /* order among the flight recorder's stages; -1: not a slot */
+    unsigned threads; /* hot roles carrying the hop (bits 1 << LAT_PIPE_PRODUCER...) */
+} lat_pipe_stage_desc;
+extern const lat_pipe_stage_desc lat_pipe_stages[LAT_PIPE_NSTAGES];
+
 /* Stage names: "send", "q1+wake", "work", "q2+wake", "e2e". */
 const char *lat_pipe_stage_name(int stage);
+/* True when stage exists in a run of this shape (send only with split_q1,
+ * q2+wake only in the full shape). */
+bool lat_pipe_stage_present(int stage, int shape, bool split_q1);
+/* The flight recorder slot of stage in such a run, or -1. */
+int lat_pipe_flight_slot(int stage, int shape, bool split_q1);
 const char *lat_pipe_shape_name(int shape);
 
 /* Run once.  Returns 0 (r filled; release with lat_pipe_result_release), or

@@ -1,10 +1,12 @@
 /* stats.c - the harness's statistics: interpolated percentiles, the per-sample
  * summary (mean, median, p95, MAD, population CV, Tukey fences), the stability
- * rule and the Mann-Whitney U test used by comparison.
+ * rule, and the Mann-Whitney U test used by comparison (the rank test and the
+ * percentile interpolation are the statistics module's, stats.h).
  *
  * Inputs are never reordered: sorting happens on a temporary copy, so the
  * persisted per-sample arrays stay in execution order. */
 #include "latlab/bench.h"
+#include "latlab/stats.h"
 
 #include "alloc_internal.h"
 
@@ -19,14 +21,7 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 double lat_bench_percentile(const double *sorted, size_t n, double p) {
-    if (!sorted || n == 0) return NAN;
-    if (p <= 0) return sorted[0];
-    if (p >= 1) return sorted[n - 1];
-    double rank = p * (double)(n - 1);
-    size_t lo = (size_t)rank;
-    double frac = rank - (double)lo;
-    if (lo + 1 >= n) return sorted[n - 1];
-    return sorted[lo] + (sorted[lo + 1] - sorted[lo]) * frac;
+    return lat_stats_quantile_sorted(sorted, n, p);
 }
 
 int lat_bench_summarize(const double *x, size_t n, lat_bench_summary *out) {
@@ -76,96 +71,20 @@ bool lat_bench_stability_weak(double cv_pct, uint32_t outliers, uint32_t n) {
     return cv_pct >= 10.0 || outliers >= lim;
 }
 
-/* ---- Mann-Whitney U ------------------------------------------------------------- */
-
-typedef struct tagged {
-    double v;
-    int from_a;
-} tagged;
-
-static int cmp_tagged(const void *a, const void *b) {
-    return cmp_double(&((const tagged *)a)->v, &((const tagged *)b)->v);
-}
-
-/* P(U <= u) under H0 for sizes m, n without ties: the counts of U are the
- * coefficients of the Gaussian binomial [m+n choose m]_q.  Exact in doubles
- * for m, n <= 20 (counts < 2^53). */
-static int exact_cdf(size_t m, size_t n, double u, double *out) {
-    size_t deg = m * n;
-    double *c = lat__calloc(deg + 1, sizeof *c);
-    if (!c) return -ENOMEM;
-    c[0] = 1;
-    /* prod_{k=1..m} (1 - q^(n+k)) / (1 - q^k) */
-    for (size_t k = 1; k <= m; k++) {
-        size_t a = n + k;
-        for (size_t i = deg; i >= a; i--) {
-            c[i] -= c[i - a];
-            if (i == a) break;
-        }
-        for (size_t i = k; i <= deg; i++)
-            c[i] += c[i - k];
-    }
-    double total = 0, below = 0;
-    for (size_t i = 0; i <= deg; i++) {
-        total += c[i];
-        if ((double)i <= u + 1e-9) below += c[i];
-    }
-    lat__free(c);
-    *out = below / total;
-    return 0;
-}
+/* ---- Mann-Whitney U: the statistics module's (stats.h) ---------------------- */
 
 int lat_bench_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
                            lat_bench_mwu *out) {
     if (!a || !b || !out || na == 0 || nb == 0) return -EINVAL;
     memset(out, 0, sizeof *out);
-    size_t n = na + nb;
-    tagged *t = lat__alloc(n * sizeof *t);
-    if (!t) return -ENOMEM;
-    for (size_t i = 0; i < na; i++)
-        t[i] = (tagged){a[i], 1};
-    for (size_t i = 0; i < nb; i++)
-        t[na + i] = (tagged){b[i], 0};
-    qsort(t, n, sizeof *t, cmp_tagged);
-
-    /* Mid-ranks for ties; tie term sum(t^3 - t) for the variance. */
-    double ra = 0, ties = 0;
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        while (j + 1 < n && t[j + 1].v == t[i].v)
-            j++;
-        double rank = ((double)(i + 1) + (double)(j + 1)) / 2.0;
-        for (size_t k = i; k <= j; k++)
-            if (t[k].from_a) ra += rank;
-        double cnt = (double)(j - i + 1);
-        ties += cnt * cnt * cnt - cnt;
-        i = j + 1;
-    }
-    lat__free(t);
-
-    double dna = (double)na, dnb = (double)nb, dn = (double)n;
-    double u1 = ra - dna * (dna + 1) / 2.0;
-    double u2 = dna * dnb - u1;
-    out->u1 = u1;
-    out->u = u1 < u2 ? u1 : u2;
-    if (ties == 0 && na <= 20 && nb <= 20) {
-        double cdf;
-        int rc = exact_cdf(na, nb, out->u, &cdf);
-        if (rc) return rc;
-        out->exact = true;
-        out->p = 2 * cdf > 1 ? 1 : 2 * cdf;
-        return 0;
-    }
-    double mu = dna * dnb / 2.0;
-    double var = dna * dnb / 12.0 * ((dn + 1) - ties / (dn * (dn - 1)));
-    if (var <= 0) { /* every value equal */
-        out->p = 1;
-        return 0;
-    }
-    double d = fabs(u1 - mu) - 0.5; /* continuity correction */
-    if (d < 0) d = 0;
-    out->z = d / sqrt(var);
-    out->p = erfc(out->z / sqrt(2.0));
-    if (out->p > 1) out->p = 1;
+    lat_stats_test t;
+    int rc = lat_stats_mann_whitney(a, na, b, nb, &t);
+    if (rc) return rc;
+    double u2 = (double)na * (double)nb - t.stat;
+    out->u1 = t.stat;
+    out->u = t.stat < u2 ? t.stat : u2;
+    out->z = fabs(t.z);
+    out->p = t.p;
+    out->exact = t.exact;
     return 0;
 }

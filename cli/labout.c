@@ -1,0 +1,660 @@
+/* labout.c - the files `latlab lab` writes (see labout.h): LAB.md with the
+ * verdicts, their confidence and the rounds behind them, the platform account
+ * and tail attribution per configuration, the silence check side by side and
+ * the cause -> measurement -> fix narration; lab.json with every run; and
+ * report.html with the per-stage and per-interval plots. */
+#include "labout.h"
+
+#include "cli.h"
+#include "labrun.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "latlab/atomicfile.h"
+#include "latlab/json.h"
+#include "latlab/report.h"
+
+void lab_rec_platform(const lab_ctx *x, const lat_lab_run_rec *rec, char *buf, size_t len) {
+    lab_platform_text(buf, len, x->cfg.pipe.shape, rec->thr, &rec->cpu, x->gap_us);
+}
+
+/* ---- sums over a configuration's usable runs ----------------------------------------------- */
+
+typedef struct conf_sum {
+    unsigned usable, contaminated;
+    char last_why[120];
+    lat_lab_thread_acct thr[LAT_PIPE_NHOT];
+    lat_pipe_cpustat cpu;
+    lat_pipe_tail tail[LAT_PIPE_NSTAGES];
+    size_t iv, iv_aside;
+} conf_sum;
+
+static void sum_conf(const lat_lab_result *res, int conf, conf_sum *o) {
+    memset(o, 0, sizeof *o);
+    int votes[LAT_PIPE_NSTAGES][LAT_PIPE_NHOT] = {{0}};
+    double share[LAT_PIPE_NHOT] = {0};
+    for (size_t i = 0; i < res->nruns; i++) {
+        const lat_lab_run_rec *r = &res->runs[i];
+        if (r->conf != conf) continue;
+        if (r->contaminated) {
+            o->contaminated++;
+            snprintf(o->last_why, sizeof o->last_why, "%s", r->why);
+        } else {
+            o->usable++;
+            o->iv += r->niv, o->iv_aside += r->iv_set_aside;
+        }
+        for (int k = 0; k < LAT_PIPE_NHOT; k++) {
+            const lat_lab_thread_acct *a = &r->thr[k];
+            lat_lab_thread_acct *s = &o->thr[k];
+            if (!a->ran) continue;
+            s->ran = true;
+            s->gaps += a->gaps, s->lost_ns += a->lost_ns, share[k] += a->lost_share;
+            s->longest_ns = fmax(s->longest_ns, a->longest_ns);
+            s->wait_ns = isnan(a->wait_ns) ? s->wait_ns : s->wait_ns + a->wait_ns;
+            s->vol += a->vol, s->invol += a->invol;
+            for (int b = 0; b < LAT_GAPS_BUCKETS; b++)
+                s->hist[b] += a->hist[b];
+        }
+        o->cpu.steal_pct += isnan(r->cpu.steal_pct) ? 0 : r->cpu.steal_pct;
+        o->cpu.irq_pct += isnan(r->cpu.irq_pct) ? 0 : r->cpu.irq_pct;
+        o->cpu.softirq_pct += isnan(r->cpu.softirq_pct) ? 0 : r->cpu.softirq_pct;
+        for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+            lat_pipe_tail *t = &o->tail[s];
+            t->above99 += r->tail[s].above99, t->above99_gap += r->tail[s].above99_gap;
+            t->above999 += r->tail[s].above999, t->above999_gap += r->tail[s].above999_gap;
+            if (r->tail[s].thread999 >= 0) votes[s][r->tail[s].thread999]++;
+        }
+    }
+    unsigned all = o->usable + o->contaminated;
+    for (int k = 0; k < LAT_PIPE_NHOT && all; k++)
+        o->thr[k].lost_share = share[k] / all;
+    if (all) {
+        o->cpu.steal_pct /= all, o->cpu.irq_pct /= all;
+        o->cpu.softirq_pct /= all;
+    }
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        o->tail[s].thread999 = -1;
+        for (int k = 0; k < LAT_PIPE_NHOT; k++)
+            if (votes[s][k] &&
+                (o->tail[s].thread999 < 0 || votes[s][k] > votes[s][o->tail[s].thread999]))
+                o->tail[s].thread999 = k;
+    }
+}
+
+void lab_conf_platform(const lab_ctx *x, const lat_lab_result *res, int conf, char *buf,
+                       size_t len) {
+    conf_sum s;
+    sum_conf(res, conf, &s);
+    char p[1024];
+    lab_platform_text(p, sizeof p, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
+    snprintf(buf, len, "%u runs (%u contaminated, repeated): %s", s.usable + s.contaminated,
+             s.contaminated, p);
+}
+
+static int cmp_dd(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void lab_loss_summary(const lab_ctx *x, const lat_lab_result *res, char *buf, size_t len) {
+    double *v = res->nruns ? malloc(res->nruns * sizeof *v) : NULL;
+    size_t n = 0, bad = 0;
+    for (size_t i = 0; v && i < res->nruns; i++) {
+        double w = 0;
+        for (int k = 0; k < LAT_PIPE_NHOT; k++)
+            if (res->runs[i].thr[k].ran) w = fmax(w, res->runs[i].thr[k].lost_share);
+        v[n++] = w;
+        bad += res->runs[i].contaminated;
+    }
+    if (!n) {
+        snprintf(buf, len, "no runs");
+        free(v);
+        return;
+    }
+    qsort(v, n, sizeof *v, cmp_dd);
+    snprintf(buf, len,
+             "the hot threads' worst loss per run: median %.1f%% (range %.1f..%.1f%%) over %zu "
+             "runs, %zu contaminated (threshold %.0f%%)",
+             100 * v[n / 2], 100 * v[0], 100 * v[n - 1], n, bad, 100 * x->cfg.max_run_lost);
+    free(v);
+}
+
+static const char *matched(const lat_lab_verdict *v, int conf) {
+    if (v->kind == lat_lab_expected(conf)) return "matched";
+    return v->kind == LAT_LAB_UNDECIDED ? "inconclusive" : "WRONG";
+}
+
+/* ---- LAB.md ------------------------------------------------------------------------------- */
+
+static void md_verdicts(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
+    fprintf(f, "## Verdicts\n\n| experiment | seed expects | verdict | confidence | rounds used | "
+               "set aside | work p50 | work p99.9 | e2e spread | vs seed |\n"
+               "|---|---|---|--:|--:|--:|---|---|--:|---|\n");
+    for (int c = 1; c < LAT_LAB_NCONF; c++) {
+        const lat_lab_verdict *v = &res->verdict[c];
+        char p50[64];
+        if (isnan(v->p50_ratio))
+            snprintf(p50, sizeof p50, "n/a");
+        else if (v->p50_below_tick)
+            snprintf(p50, sizeof p50, "%+.0f ns (below granularity)", v->p50_shift_ns);
+        else
+            snprintf(p50, sizeof p50, "x%.2f [%.2f, %.2f]", v->p50_ratio, v->p50_lo, v->p50_hi);
+        char p999[64] = "n/a", sp[32] = "n/a";
+        if (!isnan(v->p999_ratio))
+            snprintf(p999, sizeof p999, "x%.2f [%.2f, %.2f]", v->p999_ratio, v->p999_lo,
+                     v->p999_hi);
+        if (!isnan(v->spread_ratio)) snprintf(sp, sizeof sp, "x%.2f", v->spread_ratio);
+        fprintf(f, "| %s | %s | %s | %.1f%% | %u | %u | %s | %s | %s | %s |\n",
+                lat_lab_conf_name(c), lat_lab_kind_name(lat_lab_expected(c)),
+                lat_lab_kind_name(v->kind), 100 * v->confidence, v->rounds, v->set_aside, p50, p999,
+                sp, matched(v, c));
+    }
+    fprintf(f, "\n");
+    for (int c = 1; c < LAT_LAB_NCONF; c++) {
+        char t[1024];
+        lat_lab_verdict_text(&res->verdict[c], t, sizeof t);
+        fprintf(f, "- **%s**: %s.  Intervals used %u, set aside %u.\n", lat_lab_conf_name(c), t,
+                res->verdict[c].iv_used, res->verdict[c].iv_set_aside);
+    }
+    char loss[300];
+    lab_loss_summary(x, res, loss, sizeof loss);
+    fprintf(f, "\nPlatform: %s.\n", loss);
+    fprintf(f, "\nConfidence is 1 - p of the deciding Wilcoxon signed-rank test over paired "
+               "rounds; brackets are Hodges-Lehmann confidence intervals on the ratio of the "
+               "per-round medians of per-interval figures (work stage).\n\n");
+}
+
+static void md_rounds(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
+    (void)x;
+    fprintf(f, "## Rounds\n\nEach cell: work p50 / p99.9 ns (medians over the run's clean "
+               "intervals are what the verdict reads), worst hot-thread loss; `x` = set aside.\n\n"
+               "| round | order | floor ns |");
+    for (int c = 0; c < LAT_LAB_NCONF; c++)
+        fprintf(f, " %s |", lat_lab_conf_name(c));
+    fprintf(f, "\n|--:|---|--:|---|---|---|---|\n");
+    for (unsigned k = 0; k < res->rounds; k++) {
+        fprintf(f, "| %u | ", k + 1);
+        for (int i = 0; i < LAT_LAB_NCONF; i++)
+            fprintf(f, "%s%s", i ? "," : "", lat_lab_conf_name(res->order[k][i]));
+        double fl = NAN;
+        for (size_t i = 0; i < res->nruns; i++)
+            if (res->runs[i].round == k) fl = res->runs[i].floor_ns;
+        fprintf(f, " | %.0f |", fl);
+        for (int c = 0; c < LAT_LAB_NCONF; c++) {
+            const lat_lab_run_rec *r = lat_lab_cell_run(res, c, k);
+            if (!r) { /* set aside: how much its last attempt lost */
+                double worst = 0;
+                unsigned tries = 0;
+                for (size_t i = 0; i < res->nruns; i++) {
+                    const lat_lab_run_rec *a = &res->runs[i];
+                    if (a->conf != c || a->round != k) continue;
+                    tries++, worst = 0;
+                    for (int t = 0; t < LAT_PIPE_NHOT; t++)
+                        worst = fmax(worst, a->thr[t].lost_share);
+                }
+                fprintf(f, " x (%u tries, last lost %.0f%%) |", tries, 100 * worst);
+                continue;
+            }
+            double lost = 0;
+            for (int t = 0; t < LAT_PIPE_NHOT; t++)
+                lost = fmax(lost, r->thr[t].lost_share);
+            fprintf(f, " %.0f / %.0f, %.1f%% |", r->p50[LAT_PIPE_WORK], r->p999[LAT_PIPE_WORK],
+                    100 * lost);
+        }
+        fprintf(f, "\n");
+    }
+    fprintf(f, "\n");
+}
+
+/* "10-20 us: 120, 20-40 us: 31, ..." from the log2 gap histograms (cycles). */
+static void gap_hist_text(const lab_ctx *x, const lat_lab_thread_acct *thr, char *buf, size_t len) {
+    size_t o = 0;
+    buf[0] = 0;
+    double cpn = x->cfg.pipe.cal->cycles_per_ns;
+    for (int b = 0; b < LAT_GAPS_BUCKETS && o < len; b++) {
+        uint64_t n = 0;
+        for (int k = 0; k < LAT_PIPE_NHOT; k++)
+            n += thr[k].hist[b];
+        if (!n) continue;
+        double lo = fmax(ldexp(1.0, b) / cpn / 1e3, x->gap_us), hi = ldexp(1.0, b + 1) / cpn / 1e3;
+        int w = snprintf(buf + o, len - o, "%s%.0f-%.0f us: %" PRIu64, o ? ", " : "", lo, hi, n);
+        if (w < 0) return;
+        o += (size_t)w;
+    }
+}
+
+static void md_confs(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
+    fprintf(f, "## Per configuration (usable runs merged)\n\n");
+    for (int c = 0; c < LAT_LAB_NCONF; c++) {
+        conf_sum s;
+        sum_conf(res, c, &s);
+        fprintf(f,
+                "### %s (%s)\n\n| stage | p50 ns | p99 ns | p99.9 ns | p99.9 95%% CI | max ns "
+                "|\n|---|--:|--:|--:|---|--:|\n",
+                lat_lab_conf_name(c), lat_lab_conf_flag(c));
+        for (int st = 0; st < LAT_PIPE_NSTAGES; st++) {
+            const lat_hist *h = res->merged[c][st];
+            if (!h) continue;
+            static const double ps[] = {50, 99, 99.9};
+            lat_hist_ci ci[3];
+            char b[96];
+            lat_hist_cis_at_percentiles(h, ps, LAT_HIST_CI_DEFAULT, ci, 3);
+            lat_hist_ci_format(&ci[2], 1, 0, b, sizeof b);
+            fprintf(f, "| %s | %" PRId64 " | %" PRId64 " | %" PRId64 " | %s | %" PRId64 " |\n",
+                    lat_pipe_stage_name(st), ci[0].value, ci[1].value, ci[2].value, b,
+                    lat_hist_max(h));
+        }
+        char buf[1024];
+        lab_platform_text(buf, sizeof buf, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
+        fprintf(f,
+                "\n%u usable runs, %u contaminated and repeated%s%s%s; intervals %zu, set "
+                "aside %zu.\n\n**Platform** (summed over all %u runs; the share is their mean): "
+                "%s.\n\n",
+                s.usable, s.contaminated, s.contaminated ? " (last: " : "", s.last_why,
+                s.contaminated ? ")" : "", s.iv, s.iv_aside, s.usable + s.contaminated, buf);
+        gap_hist_text(x, s.thr, buf, sizeof buf);
+        if (buf[0]) fprintf(f, "**Gap lengths** (all hot threads): %s.\n\n", buf);
+        lab_attrib_text(buf, sizeof buf, x->cfg.pipe.shape, s.tail);
+        if (buf[0]) fprintf(f, "**Attribution**: %s.\n\n", buf);
+        if (x->over) fprintf(f, "**%s**\n\n", LAB_OVERSUB_STAMP);
+    }
+}
+
+static void md_silence(FILE *f, const lab_ctx *x) {
+    fprintf(f, "## Silence check (ftrace on the hot CPUs)\n\n");
+    if (!x->root) {
+        fprintf(f, "Not run: %s.\n\n", x->silence_note);
+        return;
+    }
+    fprintf(f, "`latlab silence` traced the hot CPUs while round 1's pinned baseline and no-pin "
+               "runs ran (the tracer's reader shares those CPUs on a small machine, so its own "
+               "activity shows up too).\n\n");
+    static const char *const what[2] = {"pinned baseline, round 1", "no-pin, round 1"};
+    for (int i = 0; i < 2; i++) {
+        const lab_silence *s = &x->sil[i];
+        fprintf(f, "### %s\n\n", what[i]);
+        if (!s->ran)
+            fprintf(f, "The tracer did not start.\n\n");
+        else
+            fprintf(f, "exit %d\n\n```\n%s```\n\n", s->status, s->text ? s->text : "(no output)\n");
+    }
+}
+
+static const char *const cause_text[LAT_LAB_NCONF] = {
+    "",
+    "One small heap allocation (a 32 x u64 vector) per event in the work stage: usually a "
+    "free-list pop, sometimes a trip into the allocator's slow path or the kernel.",
+    "The two stage counters moved 8 bytes apart onto one 64-byte line instead of 128 bytes "
+    "apart: every relaxed increment drags the line between the two cores (false sharing).",
+    "The hot threads were left to the scheduler instead of the planner's pinned CPUs; nothing in "
+    "the code changed, only placement."};
+static const char *const fix_text[LAT_LAB_NCONF] = {
+    "",
+    "Keep the hot path allocation-free: preallocate at setup, reuse a pool or the message's own "
+    "storage, and prove it with a counting allocator rather than code review.  Medians measure "
+    "the design, tails measure the discipline.",
+    "Give each writer's counter its own line: pad or align to 128 bytes (adjacent-line prefetch "
+    "pulls pairs), as the baseline does.  Confirm with IPC/cache-miss counters and `perf c2c` "
+    "where the machine has a PMU.",
+    "Pin every hot thread to its own CPU (the planner avoids CPU 0 and SMT siblings), keep cold "
+    "threads off them, and check the hot CPUs are quiet with `latlab silence`."};
+
+static void md_narrate(FILE *f, const lat_lab_result *res) {
+    fprintf(f, "## Cause -> measurement -> fix\n\n");
+    for (int c = 1; c < LAT_LAB_NCONF; c++) {
+        const lat_lab_verdict *v = &res->verdict[c];
+        char t[1024];
+        lat_lab_verdict_text(v, t, sizeof t);
+        fprintf(f, "### %s (%s)\n\n**Cause.** %s\n\n", lat_lab_conf_name(c), lat_lab_conf_flag(c),
+                cause_text[c]);
+        fprintf(f,
+                "**Measurement.** Over %u paired rounds (each against the baseline run of the "
+                "same round, so the host's placement hit both alike): work p50 %s, work p99.9 "
+                "x%.2f [%.2f, %.2f] (p = %.4f), e2e per-interval spread x%.2f (p = %.4f); the "
+                "baseline's work p50 was %.0f ns.\n\n",
+                v->rounds,
+                v->p50_below_tick ? "moved by less than the counter's granularity" : "changed",
+                v->p999_ratio, v->p999_lo, v->p999_hi, v->p999_p, v->spread_ratio, v->spread_p,
+                v->base_p50_ns);
+        fprintf(f, "**Verdict.** %s", t);
+        if (v->kind != lat_lab_expected(c))
+            fprintf(f, " (the seed's reference machine shows %s)",
+                    lat_lab_kind_name(lat_lab_expected(c)));
+        fprintf(f, ".\n\n**Fix.** %s\n\n", fix_text[c]);
+    }
+}
+
+int lab_write_md(const lab_ctx *x, const lat_lab_result *res, const char *path) {
+    lat_afile *af = NULL;
+    int rc = lat_afile_open(path, &af);
+    if (rc) return rc;
+    FILE *f = lat_afile_stream(af);
+    const lat_lab_config *c = &x->cfg;
+    fprintf(f, "# latlab lab\n\n%s\n\n", x->banner);
+    if (c->pipe.shape == LAT_PIPE_COMPACT && !x->over)
+        fprintf(f, "This machine runs the **compact shape, pinned**: producer -> q1 -> worker "
+                   "(stamps, works, stamps, ships the sample); q1+wake, work and e2e are honest "
+                   "pinned hops, q2+wake does not exist.\n\n");
+    if (x->over) fprintf(f, "**%s**\n\n", LAB_OVERSUB_STAMP);
+    fprintf(f,
+            "## Protocol\n\n%" PRIu64 " events per run at %" PRIu64 "/s offered (open loop), "
+            "%.0f ms intervals, counter tick %.0f ns, calibrated %.4f cycles/ns.  %u rounds "
+            "(min %u, max %u, budget %.0f s) in %.1f s; stopped: %s.  Order shuffled with seed "
+            "%" PRIu64 " (replay with `--seed %" PRIu64 "`).  A run is contaminated and "
+            "repeated (at most %u times) when a hot thread lost more than %.0f%% of its loop "
+            "in spin-loop gaps >= %.0f us; an interval is set aside when a hot thread lost "
+            "more than %.0f%% of it or the pipeline was in backlog.\n\n",
+            c->pipe.events, c->pipe.rate_hz, (double)c->pipe.interval_ns / 1e6, c->params.tick_ns,
+            c->pipe.cal->cycles_per_ns, res->rounds, c->min_rounds, c->max_rounds, c->budget_s,
+            res->wall_s, res->stop, res->seed, res->seed, c->max_repeats, 100 * c->max_run_lost,
+            x->gap_us, 100 * c->params.max_interval_lost);
+    md_verdicts(f, x, res);
+    fprintf(f, "## Run conditions\n\n");
+    lat_runcond_write_markdown(&x->rcnd, f);
+    fprintf(f, "\n");
+    md_rounds(f, x, res);
+    md_confs(f, x, res);
+    fprintf(
+        f, "## Per-interval figures\n\nThe distributions of the per-interval figures the "
+           "verdicts rest on (clean intervals of usable runs): ![work p50](intervals-work-p50.svg) "
+           "![work p99.9](intervals-work-p999.svg) ![e2e p99.9](intervals-e2e-p999.svg)\n\n");
+    if (x->flight_done) {
+        fprintf(f,
+                "## Flight recorder (alloc, threshold = baseline e2e p99.9 = %" PRIu64
+                " ns)\n\n**%s**\n\n",
+                x->flight_thr, x->flight_text);
+        if (x->flight_gap[0]) fprintf(f, "**Gap:** %s.\n\n", x->flight_gap);
+        if (x->flight_dump)
+            fprintf(f, "```\n%s```\n\nThe whole window is in flight-alloc.txt.\n\n",
+                    x->flight_dump);
+    }
+    const lat_hist *b = res->merged[LAT_LAB_BASE][LAT_PIPE_E2E];
+    double p50 = b ? (double)lat_hist_value_at_percentile(b, 50) : 0;
+    if (p50 > 0)
+        fprintf(f,
+                "## Instrumentation cost\n\nOne fenced stamp costs %" PRIu64 " ns = %.2f%% of "
+                "the baseline e2e p50 (%.0f ns); %u stamps per event = %.2f%%.  Goal: < 1%% "
+                "per stamp.\n\n",
+                x->stamp_cost_ns, 100.0 * (double)x->stamp_cost_ns / p50, p50, x->stamps_per_event,
+                100.0 * (double)x->stamp_cost_ns * x->stamps_per_event / p50);
+    md_silence(f, x);
+    md_narrate(f, res);
+    fprintf(f, "Files: lab.json (every run), report.html, runs/<experiment>-r<round>.json, "
+               "runs/<experiment>-1-<stage>.hlog (round 1 interval logs).\n");
+    return lat_afile_commit(af);
+}
+
+/* ---- lab.json ------------------------------------------------------------------------------- */
+
+static json_t *verdict_json(const lat_lab_verdict *v, int c) {
+    json_t *o = json_object();
+    char t[1024];
+    lat_lab_verdict_text(v, t, sizeof t);
+    json_object_set_new(o, "verdict", json_string(lat_lab_kind_name(v->kind)));
+    json_object_set_new(o, "expected", json_string(lat_lab_kind_name(lat_lab_expected(c))));
+    json_object_set_new(o, "matched", json_string(matched(v, c)));
+    json_object_set_new(o, "confidence", json_real(v->confidence));
+    json_object_set_new(o, "rounds_used", json_integer(v->rounds));
+    json_object_set_new(o, "rounds_set_aside", json_integer(v->set_aside));
+    json_object_set_new(o, "intervals_used", json_integer(v->iv_used));
+    json_object_set_new(o, "intervals_set_aside", json_integer(v->iv_set_aside));
+    json_object_set_new(o, "work_p50_ratio",
+                        isnan(v->p50_ratio) ? json_null() : json_real(v->p50_ratio));
+    json_object_set_new(o, "work_p50_shift_ns",
+                        isnan(v->p50_shift_ns) ? json_null() : json_real(v->p50_shift_ns));
+    json_object_set_new(o, "work_p50_below_granularity", json_boolean(v->p50_below_tick));
+    json_object_set_new(o, "work_p999_ratio",
+                        isnan(v->p999_ratio) ? json_null() : json_real(v->p999_ratio));
+    json_object_set_new(o, "e2e_spread_ratio",
+                        isnan(v->spread_ratio) ? json_null() : json_real(v->spread_ratio));
+    json_object_set_new(o, "reason", json_string(v->reason));
+    json_object_set_new(o, "text", json_string(t));
+    return o;
+}
+
+int lab_write_json(const lab_ctx *x, const lat_lab_result *res, const char *path) {
+    json_t *doc = json_object();
+    json_object_set_new(doc, "tool", json_string("latlab lab"));
+    json_object_set_new(doc, "banner", json_string(x->banner));
+    json_object_set_new(doc, "shape", json_string(lat_pipe_shape_name(x->cfg.pipe.shape)));
+    json_object_set_new(doc, "oversubscribed", json_boolean(x->over));
+    if (x->over) json_object_set_new(doc, "warning", json_string(LAB_OVERSUB_STAMP));
+    json_object_set_new(doc, "run_conditions", lat_runcond_json(&x->rcnd));
+    json_object_set_new(doc, "seed", json_integer((json_int_t)res->seed));
+    json_object_set_new(doc, "rounds", json_integer(res->rounds));
+    json_object_set_new(doc, "wall_s", json_real(res->wall_s));
+    json_object_set_new(doc, "stopped", json_string(res->stop));
+    json_t *ord = json_array();
+    for (unsigned k = 0; k < res->rounds; k++) {
+        json_t *r = json_array();
+        for (int i = 0; i < LAT_LAB_NCONF; i++)
+            json_array_append_new(r, json_string(lat_lab_conf_name(res->order[k][i])));
+        json_array_append_new(ord, r);
+    }
+    json_object_set_new(doc, "order", ord);
+    json_t *vs = json_object();
+    for (int c = 1; c < LAT_LAB_NCONF; c++)
+        json_object_set_new(vs, lat_lab_conf_name(c), verdict_json(&res->verdict[c], c));
+    json_object_set_new(doc, "verdicts", vs);
+    json_object_set_new(doc, "runs", json_incref(x->jruns));
+    json_t *sil = json_object();
+    json_object_set_new(sil, "root", json_boolean(x->root));
+    if (!x->root) json_object_set_new(sil, "note", json_string(x->silence_note));
+    for (int i = 0; i < 2 && x->root; i++)
+        json_object_set_new(sil, i ? "no-pin" : "baseline",
+                            x->sil[i].text ? json_string(x->sil[i].text) : json_null());
+    json_object_set_new(doc, "silence", sil);
+    if (x->flight_done) {
+        json_t *fl = json_object();
+        json_object_set_new(fl, "experiment", json_string("alloc"));
+        json_object_set_new(fl, "threshold_ns", json_integer((json_int_t)x->flight_thr));
+        json_object_set_new(fl, "verdict", json_string(x->flight_text));
+        json_object_set_new(fl, "gap", json_string(x->flight_gap));
+        json_object_set_new(doc, "flight", fl);
+    }
+    int rc = lat_write_json_atomic(path, doc);
+    json_decref(doc);
+    return rc;
+}
+
+/* ---- plots and report.html ------------------------------------------------------------------ */
+
+static const char *const iv_fig_name[3] = {"work p50", "work p99.9", "e2e p99.9"};
+static const char *const iv_fig_file[3] = {"work-p50", "work-p999", "e2e-p999"};
+
+static double iv_value(const lat_lab_fig *f, int which) {
+    return which == 0 ? f->work_p50 : which == 1 ? f->work_p999 : f->e2e_p999;
+}
+
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The distribution of one per-interval figure across clean intervals, per conf. */
+static lat_plot *interval_plot(const lat_lab_result *res, int which) {
+    char title[96];
+    snprintf(title, sizeof title, "per-interval %s across clean intervals", iv_fig_name[which]);
+    lat_plot *pl = NULL;
+    if (lat_plot_create(title, &pl) != 0) return NULL;
+    lat_plot_set_log_y(pl, true);
+    lat_plot_set_note(pl, "x: share of intervals (percentile), y: the interval's figure");
+    for (int c = 0; c < LAT_LAB_NCONF; c++) {
+        size_t n = 0;
+        for (size_t i = 0; i < res->nruns; i++)
+            if (res->runs[i].conf == c && !res->runs[i].contaminated) n += res->runs[i].niv;
+        double *v = n ? malloc(n * sizeof *v) : NULL;
+        lat_plot_point *pts = n ? malloc(n * sizeof *pts) : NULL;
+        size_t k = 0;
+        for (size_t i = 0; v && pts && i < res->nruns; i++) {
+            const lat_lab_run_rec *r = &res->runs[i];
+            if (r->conf != c || r->contaminated) continue;
+            for (size_t j = 0; j < r->niv; j++)
+                if (r->iv[j].lost <= 0.02 && iv_value(&r->iv[j], which) >= 0)
+                    v[k++] = iv_value(&r->iv[j], which);
+        }
+        if (k) qsort(v, k, sizeof *v, cmp_d);
+        for (size_t i = 0; i < k; i++)
+            pts[i] = (lat_plot_point){k > 1 ? 100.0 * (double)i / (double)(k - 1) : 100, v[i]};
+        lat_plot_add_series(pl, lat_lab_conf_name(c), pts, k);
+        free(v);
+        free(pts);
+    }
+    return pl;
+}
+
+void lab_write_svgs(const lab_ctx *x, const lat_lab_result *res) {
+    char p[4300];
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        if (!lat_pipe_stage_present(s, x->cfg.pipe.shape, x->cfg.pipe.split_q1)) continue;
+        char title[96];
+        snprintf(title, sizeof title, "%s latency by percentile", lat_pipe_stage_name(s));
+        lat_plot *pl = NULL;
+        if (lat_plot_create(title, &pl) != 0) continue;
+        lat_plot_set_log_y(pl, true);
+        lat_plot_set_note(pl, "usable runs merged; open loop, from the intended send time");
+        for (int c = 0; c < LAT_LAB_NCONF; c++)
+            if (res->merged[c][s])
+                lat_plot_add_hist(pl, lat_lab_conf_name(c), res->merged[c][s], 1.0, 0);
+            else
+                lat_plot_add_series(pl, lat_lab_conf_name(c), NULL, 0);
+        snprintf(p, sizeof p, "%s/%s.svg", x->out, lat_pipe_stages[s].file);
+        lat_plot_save_svg(pl, p);
+        lat_plot_free(pl);
+    }
+    for (int w = 0; w < 3; w++) {
+        lat_plot *pl = interval_plot(res, w);
+        if (!pl) continue;
+        snprintf(p, sizeof p, "%s/intervals-%s.svg", x->out, iv_fig_file[w]);
+        lat_plot_save_svg(pl, p);
+        lat_plot_free(pl);
+    }
+}
+
+static void html_verdicts(lat_report *rep, const lat_lab_result *res) {
+    static const char *const hdr[] = {"experiment",  "seed expects", "verdict", "confidence",
+                                      "rounds used", "set aside",    "vs seed"};
+    lat_report_section(rep, "Verdicts");
+    for (int c = 1; c < LAT_LAB_NCONF; c++) {
+        char t[1100], line[1200];
+        lat_lab_verdict_text(&res->verdict[c], t, sizeof t);
+        snprintf(line, sizeof line, "%s: %s", lat_lab_conf_name(c), t);
+        const char *m = matched(&res->verdict[c], c);
+        lat_report_verdict(rep,
+                           !strcmp(m, "matched") ? LAT_VERDICT_PASS
+                           : !strcmp(m, "WRONG") ? LAT_VERDICT_FAIL
+                                                 : LAT_VERDICT_INFO,
+                           line);
+    }
+    lat_report_table_begin(rep, "verdicts, their confidence and the rounds behind them", 7, hdr);
+    for (int c = 1; c < LAT_LAB_NCONF; c++) {
+        const lat_lab_verdict *v = &res->verdict[c];
+        char conf[32], used[16], aside[16];
+        snprintf(conf, sizeof conf, "%.1f%%", 100 * v->confidence);
+        snprintf(used, sizeof used, "%u", v->rounds);
+        snprintf(aside, sizeof aside, "%u", v->set_aside);
+        const char *cells[7] = {lat_lab_conf_name(c),
+                                lat_lab_kind_name(lat_lab_expected(c)),
+                                lat_lab_kind_name(v->kind),
+                                conf,
+                                used,
+                                aside,
+                                matched(v, c)};
+        lat_report_table_row(rep, cells);
+    }
+}
+
+static void html_confs(lat_report *rep, const lab_ctx *x, const lat_lab_result *res) {
+    lat_report_section(rep, "Platform accounting and tail attribution");
+    for (int c = 0; c < LAT_LAB_NCONF; c++) {
+        conf_sum s;
+        sum_conf(res, c, &s);
+        char buf[1024], line[1400];
+        lab_platform_text(buf, sizeof buf, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
+        snprintf(line, sizeof line, "%s: %u usable runs, %u contaminated and repeated; %s",
+                 lat_lab_conf_name(c), s.usable, s.contaminated, buf);
+        lat_report_text(rep, line);
+        lab_attrib_text(buf, sizeof buf, x->cfg.pipe.shape, s.tail);
+        if (buf[0]) {
+            snprintf(line, sizeof line, "%s attribution: %s", lat_lab_conf_name(c), buf);
+            lat_report_text(rep, line);
+        }
+    }
+}
+
+/* The two traces side by side: one table row per output line. */
+static void html_silence(lat_report *rep, const lab_ctx *x) {
+    lat_report_section(rep, "Silence check (ftrace on the hot CPUs)");
+    if (!x->root) {
+        lat_report_verdict(rep, LAT_VERDICT_INFO, x->silence_note);
+        return;
+    }
+    static const char *const hdr[] = {"pinned baseline (round 1)", "no-pin (round 1)"};
+    lat_report_table_begin(rep, "the same tracer, one pinned and one unpinned run", 2, hdr);
+    const char *p[2] = {x->sil[0].text ? x->sil[0].text : "(tracer did not run)",
+                        x->sil[1].text ? x->sil[1].text : "(tracer did not run)"};
+    for (int row = 0; row < 200 && (*p[0] || *p[1]); row++) {
+        char cell[2][256];
+        for (int i = 0; i < 2; i++) {
+            size_t n = strcspn(p[i], "\n");
+            snprintf(cell[i], sizeof cell[i], "%.*s", (int)(n < 255 ? n : 255), p[i]);
+            p[i] += n + (p[i][n] == '\n');
+        }
+        const char *cells[2] = {cell[0], cell[1]};
+        lat_report_table_row(rep, cells);
+    }
+}
+
+int lab_write_html(const lab_ctx *x, const lat_lab_result *res, const char *path) {
+    lat_report *rep = NULL;
+    int rc = lat_report_create("latlab lab: the pipeline experiments", &rep);
+    if (rc) return rc;
+    lat_report_text(rep, x->banner);
+    if (x->over) lat_report_verdict(rep, LAT_VERDICT_WARN, LAB_OVERSUB_STAMP);
+    char buf[512];
+    snprintf(buf, sizeof buf, "%u rounds in %.1f s (stopped: %s); order seed %" PRIu64, res->rounds,
+             res->wall_s, res->stop, res->seed);
+    lat_report_text(rep, buf);
+    html_verdicts(rep, res);
+    lat_report_section(rep, "Run conditions");
+    lat_report_kv(rep, "cpu model", x->rcnd.cpu_model);
+    lat_report_kv(rep, "cpus online", x->rcnd.cpus_online);
+    lat_report_kv(rep, "kernel", x->rcnd.kernel);
+    lat_report_kv(rep, "virtualised", x->rcnd.virt);
+    lat_report_kv(rep, "isolated", x->rcnd.isolated);
+    lat_report_section(rep, "Per-interval figures the verdicts rest on");
+    for (int w = 0; w < 3; w++) {
+        lat_plot *pl = interval_plot(res, w);
+        if (pl) lat_report_plot(rep, pl);
+        lat_plot_free(pl);
+    }
+    html_confs(rep, x, res);
+    lat_report_section(rep, "Latency by percentile, per stage (usable runs merged)");
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        if (!lat_pipe_stage_present(s, x->cfg.pipe.shape, x->cfg.pipe.split_q1)) continue;
+        lat_plot *pl = NULL;
+        if (lat_plot_create(lat_pipe_stage_name(s), &pl) != 0) continue;
+        lat_plot_set_log_y(pl, true);
+        for (int c = 0; c < LAT_LAB_NCONF; c++)
+            if (res->merged[c][s])
+                lat_plot_add_hist(pl, lat_lab_conf_name(c), res->merged[c][s], 1.0, 0);
+        lat_report_plot(rep, pl);
+        lat_plot_free(pl);
+    }
+    if (x->flight_done) {
+        lat_report_section(rep, "Flight recorder (alloc)");
+        lat_report_verdict(rep, LAT_VERDICT_INFO, x->flight_text);
+        if (x->flight_gap[0]) lat_report_text(rep, x->flight_gap);
+        if (x->flight_dump) lat_report_pre(rep, "the window around the outlier", x->flight_dump);
+    }
+    html_silence(rep, x);
+    rc = lat_report_write(rep, path);
+    lat_report_free(rep);
+    return rc;
+}

@@ -1,0 +1,612 @@
+/* lab.c - the pipeline lab's protocol and verdict rule (see lab.h).
+ *
+ * The verdict reads, per paired round, the medians over the clean intervals
+ * of the work stage's p50 and p99.9 and of e2e's p99.9 with their spread, and
+ * tests the per-round differences (logs: ratios) with the signed-rank test;
+ * the Hodges-Lehmann interval on those differences is the ratio's confidence
+ * interval.  Precedence: a median effect (p50 up by at least a ratio and a
+ * number of counter ticks) is a median/throughput disease whatever the tail
+ * does (a slower median drags every percentile up); else a grown spread
+ * (e2e per-interval figures differing interval to interval or round to
+ * round: the seed's "differently on every run") is a variance disease; else
+ * a consistent tail effect with a flat p50 is a tail disease. */
+#include "latlab/lab.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc_internal.h"
+#include "latlab/clock.h"
+#include "latlab/stats.h"
+
+static const char *const conf_names[LAT_LAB_NCONF] = {"baseline", "alloc", "share-line", "no-pin"};
+static const char *const conf_flags[LAT_LAB_NCONF] = {"no flags", "--alloc", "--share-line",
+                                                      "--no-pin"};
+static const char *const kind_names[LAT_LAB_NKINDS] = {"inconclusive", "no significant change",
+                                                       "tail disease", "median/throughput disease",
+                                                       "variance disease"};
+
+const char *lat_lab_conf_name(int conf) {
+    return conf >= 0 && conf < LAT_LAB_NCONF ? conf_names[conf] : "?";
+}
+const char *lat_lab_conf_flag(int conf) {
+    return conf >= 0 && conf < LAT_LAB_NCONF ? conf_flags[conf] : "?";
+}
+const char *lat_lab_kind_name(int kind) {
+    return kind >= 0 && kind < LAT_LAB_NKINDS ? kind_names[kind] : "?";
+}
+
+int lat_lab_expected(int conf) {
+    switch (conf) {
+    case LAT_LAB_ALLOC:
+        return LAT_LAB_TAIL;
+    case LAT_LAB_SHARE:
+        return LAT_LAB_MEDIAN;
+    case LAT_LAB_NOPIN:
+        return LAT_LAB_VARIANCE;
+    }
+    return LAT_LAB_NO_CHANGE;
+}
+
+void lat_lab_conf_apply(int conf, lat_pipe_config *c) {
+    c->alloc = conf == LAT_LAB_ALLOC;
+    c->share_line = conf == LAT_LAB_SHARE;
+    c->no_pin = conf == LAT_LAB_NOPIN;
+}
+
+void lat_lab_params_default(lat_lab_params *p) {
+    memset(p, 0, sizeof *p);
+    p->alpha = 0.01;
+    p->min_median_ratio = 1.10;
+    p->min_median_ticks = 3;
+    p->min_tail_ratio = 1.25;
+    p->min_var_ratio = 1.5;
+    p->no_change_ratio = 1.25;
+    p->tick_ns = 10;
+    p->min_rounds = 8;
+    p->max_interval_lost = 0.05;
+    p->backlog_ns = 100000;
+    p->min_intervals = 3;
+    p->ncpus = 2;
+    p->nhot = 2;
+}
+
+/* ---- the verdict rule --------------------------------------------------------------------- */
+
+static bool interval_clean(const lat_lab_params *p, const lat_lab_fig *f) {
+    return f->lost <= p->max_interval_lost && f->work_p50 > 0 && f->work_p999 > 0 &&
+           f->e2e_p999 > 0 && (p->backlog_ns <= 0 || f->e2e_p50 <= p->backlog_ns);
+}
+
+/* One cell reduced to per-round figures over its clean intervals. */
+typedef struct cell_figs {
+    bool ok;
+    double p50, p999, e999, spread; /* ns, ns, log ns, IQR of log e2e p99.9 */
+    unsigned used, aside;
+} cell_figs;
+
+static int cmp_dbl(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static cell_figs reduce_cell(const lat_lab_params *p, const lat_lab_cell *c, double *scratch) {
+    cell_figs o = {0};
+    if (!c || !c->usable || !c->iv) return o;
+    double *a = scratch, *b = scratch + c->n, *e = scratch + 2 * c->n;
+    size_t k = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (!interval_clean(p, &c->iv[i])) {
+            o.aside++;
+            continue;
+        }
+        a[k] = c->iv[i].work_p50;
+        b[k] = c->iv[i].work_p999;
+        e[k] = log(c->iv[i].e2e_p999);
+        k++;
+    }
+    o.used = (unsigned)k;
+    if (k < p->min_intervals || k == 0) return o;
+    qsort(a, k, sizeof *a, cmp_dbl);
+    qsort(b, k, sizeof *b, cmp_dbl);
+    qsort(e, k, sizeof *e, cmp_dbl);
+    o.p50 = lat_stats_quantile_sorted(a, k, 0.5);
+    o.p999 = lat_stats_quantile_sorted(b, k, 0.5);
+    o.e999 = lat_stats_quantile_sorted(e, k, 0.5);
+    o.spread = lat_stats_quantile_sorted(e, k, 0.75) - lat_stats_quantile_sorted(e, k, 0.25);
+    o.ok = true;
+    return o;
+}
+
+/* Paired per-round differences of every figure the rule reads, and the
+ * pooled within-run deviations of log e2e p99.9 from each run's median. */
+typedef struct paired {
+    size_t n;
+    double *d50, *dns, *d999, *eb, *ee, *mb;
+    double *devb, *deve;
+    size_t ndevb, ndeve;
+} paired;
+
+/* Append |x - median| of the sorted log e2e p99.9 values of a cell. */
+static void add_devs(const double *e, size_t k, double med, double *dst, size_t *n) {
+    for (size_t i = 0; i < k; i++)
+        dst[(*n)++] = fabs(e[i] - med);
+}
+
+static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const lat_lab_cell *exp,
+                       unsigned nrounds, paired *q, lat_lab_verdict *v) {
+    size_t most = 1;
+    for (unsigned k = 0; k < nrounds; k++) {
+        if (base[k].n > most) most = base[k].n;
+        if (exp[k].n > most) most = exp[k].n;
+    }
+    size_t rows = nrounds + 1, devs = most * rows;
+    double *scratch = lat__alloc(6 * most * sizeof *scratch);
+    double *all = lat__alloc((6 * rows + 2 * devs) * sizeof *all);
+    if (!scratch || !all) {
+        lat__free(scratch);
+        lat__free(all);
+        return -ENOMEM;
+    }
+    double **cols[6] = {&q->d50, &q->dns, &q->d999, &q->eb, &q->ee, &q->mb};
+    for (int i = 0; i < 6; i++)
+        *cols[i] = all + (size_t)i * rows;
+    q->devb = all + 6 * rows;
+    q->deve = q->devb + devs;
+    q->n = q->ndevb = q->ndeve = 0;
+    double *sb = scratch, *se = scratch + 3 * most;
+    for (unsigned k = 0; k < nrounds; k++) {
+        cell_figs b = reduce_cell(p, &base[k], sb), e = reduce_cell(p, &exp[k], se);
+        v->iv_used += b.used + e.used;
+        v->iv_set_aside += b.aside + e.aside;
+        if (!b.ok || !e.ok) {
+            v->set_aside++;
+            continue;
+        }
+        size_t i = q->n++;
+        q->d50[i] = log(e.p50 / b.p50);
+        q->dns[i] = e.p50 - b.p50;
+        q->d999[i] = log(e.p999 / b.p999);
+        add_devs(sb + 2 * base[k].n, b.used, b.e999, q->devb, &q->ndevb);
+        add_devs(se + 2 * exp[k].n, e.used, e.e999, q->deve, &q->ndeve);
+        q->eb[i] = b.e999;
+        q->ee[i] = e.e999;
+        q->mb[i] = b.p50;
+    }
+    lat__free(scratch);
+    return 0;
+}
+
+/* Across-round spread: Mann-Whitney on absolute deviations from each side's
+ * median (a rank version of the Brown-Forsythe test); ratio of their medians. */
+static int across_spread(const paired *q, double *ratio, double *pval) {
+    size_t n = q->n;
+    double *da = lat__alloc(2 * n * sizeof *da);
+    if (!da) return -ENOMEM;
+    double *db = da + n;
+    double mb = lat_stats_median(q->eb, n), me = lat_stats_median(q->ee, n);
+    for (size_t i = 0; i < n; i++) {
+        db[i] = fabs(q->eb[i] - mb);
+        da[i] = fabs(q->ee[i] - me);
+    }
+    lat_stats_test t;
+    int rc = lat_stats_mann_whitney(da, n, db, n, &t);
+    double sa = lat_stats_median(da, n), sb = lat_stats_median(db, n);
+    *ratio = (sa + 0.02) / (sb + 0.02);
+    *pval = rc == 0 && t.z > 0 ? t.p : 1;
+    lat__free(da);
+    return rc;
+}
+
+typedef struct tests {
+    lat_stats_test t50, t999;
+    lat_stats_shift s50, sns, s999;
+    double across_ratio, across_p, within_ratio, within_p;
+} tests;
+
+/* Within-run spread: Mann-Whitney on the pooled deviations (a rank
+ * Brown-Forsythe test), and the ratio of their medians. */
+static int within_spread(const paired *q, double *ratio, double *pval) {
+    *ratio = 1, *pval = 1;
+    if (!q->ndeve || !q->ndevb) return 0;
+    lat_stats_test t;
+    int rc = lat_stats_mann_whitney(q->deve, q->ndeve, q->devb, q->ndevb, &t);
+    double sa = lat_stats_median(q->deve, q->ndeve), sb = lat_stats_median(q->devb, q->ndevb);
+    *ratio = (sa + 0.02) / (sb + 0.02);
+    *pval = rc == 0 && t.z > 0 ? t.p : 1;
+    return rc;
+}
+
+static int run_tests(const lat_lab_params *p, const paired *q, tests *t) {
+    int rc = 0;
+    rc = rc ? rc : lat_stats_signed_rank(q->d50, q->n, &t->t50);
+    rc = rc ? rc : lat_stats_signed_rank(q->d999, q->n, &t->t999);
+    rc = rc ? rc : lat_stats_hl_shift(q->d50, q->n, p->alpha, &t->s50);
+    rc = rc ? rc : lat_stats_hl_shift(q->dns, q->n, p->alpha, &t->sns);
+    rc = rc ? rc : lat_stats_hl_shift(q->d999, q->n, p->alpha, &t->s999);
+    rc = rc ? rc : across_spread(q, &t->across_ratio, &t->across_p);
+    rc = rc ? rc : within_spread(q, &t->within_ratio, &t->within_p);
+    return rc;
+}
+
+static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_verdict *v) {
+    double tick2 = p->min_median_ticks * p->tick_ns;
+    v->p50_below_tick = fabs(t->sns.est) < tick2;
+    bool median_up = t->t50.p < p->alpha && t->s50.lo > 0 &&
+                     t->s50.est >= log(p->min_median_ratio) && !v->p50_below_tick;
+    bool tail_up = t->t999.p < p->alpha && t->s999.lo > 0 && t->s999.est >= log(p->min_tail_ratio);
+    bool within_sp = t->within_p < p->alpha && t->within_ratio >= p->min_var_ratio;
+    bool across_sp = t->across_p < p->alpha && t->across_ratio >= p->min_var_ratio;
+    /* a hint of grown spread makes a tail ambiguous: tail or variance */
+    double hint = 1 + (p->min_var_ratio - 1) / 2;
+    bool spread_hint = (t->within_p < 10 * p->alpha && t->within_ratio >= hint) ||
+                       (t->across_p < 10 * p->alpha && t->across_ratio >= hint);
+    double lim = log(p->no_change_ratio);
+    bool flat50 = v->p50_below_tick || (t->s50.lo > -lim && t->s50.hi < lim);
+    bool flat999 = t->s999.lo > -lim && t->s999.hi < lim;
+    bool flat_sp = t->within_ratio < p->min_var_ratio && t->across_ratio < p->min_var_ratio;
+    if (median_up) {
+        v->kind = LAT_LAB_MEDIAN;
+        v->confidence = 1 - t->t50.p;
+    } else if (within_sp || across_sp) { /* a tail that differs run to run is variance */
+        v->kind = LAT_LAB_VARIANCE;
+        v->confidence = 1 - (within_sp ? t->within_p : t->across_p);
+    } else if (tail_up && !spread_hint) {
+        v->kind = LAT_LAB_TAIL;
+        v->confidence = 1 - t->t999.p;
+    } else if (flat50 && flat999 && flat_sp) {
+        v->kind = LAT_LAB_NO_CHANGE;
+        v->confidence = 1 - p->alpha;
+    } else {
+        v->kind = LAT_LAB_UNDECIDED;
+    }
+    size_t len = strlen(v->reason);
+    char *r = v->reason + len;
+    size_t room = sizeof v->reason - len;
+    if (v->kind == LAT_LAB_UNDECIDED) {
+        if (tail_up && spread_hint)
+            snprintf(r, room,
+                     "the work tail grew (p99.9 x%.2f) but so did the spread of e2e between "
+                     "intervals or rounds (x%.2f): a tail or a variance disease, not yet told "
+                     "apart",
+                     exp(t->s999.est), fmax(t->within_ratio, t->across_ratio));
+        else if (t->t50.p < p->alpha && v->p50_below_tick)
+            snprintf(r, room,
+                     "work p50 moved %+.1f ns, below the counter's granularity (%.0f ticks of "
+                     "%.0f ns), and the tail did not move beyond its noise",
+                     t->sns.est, p->min_median_ticks, p->tick_ns);
+        else
+            snprintf(r, room,
+                     "effects not separable from this machine's noise after %u rounds "
+                     "(work p50 p=%.3f, p99.9 p=%.3f, spread p=%.3f)",
+                     v->rounds, t->t50.p, t->t999.p, fmin(t->within_p, t->across_p));
+    } else if (v->kind == LAT_LAB_TAIL && v->p50_below_tick) {
+        snprintf(r, room, "work p50 moved %+.1f ns: below the counter's granularity", t->sns.est);
+    }
+    if (conf == LAT_LAB_NOPIN && p->ncpus <= p->nhot &&
+        (v->kind == LAT_LAB_NO_CHANGE || v->kind == LAT_LAB_UNDECIDED)) {
+        bool none = v->kind == LAT_LAB_NO_CHANGE;
+        v->kind = LAT_LAB_UNDECIDED;
+        v->confidence = 0;
+        snprintf(v->reason, sizeof v->reason,
+                 "too few CPUs for no-pin to matter: %d CPUs for %d hot threads, the scheduler "
+                 "has nowhere else to put them (%s)",
+                 p->ncpus, p->nhot, none ? "no significant change" : "no clear change");
+    }
+}
+
+int lat_lab_decide(const lat_lab_params *p, int conf, const lat_lab_cell *base,
+                   const lat_lab_cell *expc, unsigned nrounds, lat_lab_verdict *v) {
+    if (!p || !v || (nrounds && (!base || !expc)) || !(p->alpha > 0 && p->alpha < 1))
+        return -EINVAL;
+    memset(v, 0, sizeof *v);
+    v->p50_ratio = v->p50_lo = v->p50_hi = v->p999_ratio = v->p999_lo = v->p999_hi = NAN;
+    v->spread_ratio = v->p50_shift_ns = v->base_p50_ns = NAN;
+    v->p50_p = v->p999_p = v->spread_p = 1;
+    paired q;
+    int rc = pair_rounds(p, base, expc, nrounds, &q, v);
+    if (rc) return rc;
+    v->rounds = (unsigned)q.n;
+    if (q.n < p->min_rounds || q.n < 2) {
+        snprintf(v->reason, sizeof v->reason,
+                 "%sonly %zu clean paired rounds (%u set aside for platform loss), %u needed",
+                 v->set_aside > q.n ? "a busy host: " : "", q.n, v->set_aside, p->min_rounds);
+        lat__free(q.d50);
+        return 0;
+    }
+    tests t;
+    memset(&t, 0, sizeof t);
+    rc = run_tests(p, &q, &t);
+    if (rc == 0) {
+        v->p50_ratio = exp(t.s50.est), v->p50_lo = exp(t.s50.lo), v->p50_hi = exp(t.s50.hi);
+        v->p50_p = t.t50.p;
+        v->p50_shift_ns = t.sns.est;
+        v->base_p50_ns = lat_stats_median(q.mb, q.n);
+        v->p999_ratio = exp(t.s999.est), v->p999_lo = exp(t.s999.lo);
+        v->p999_hi = exp(t.s999.hi), v->p999_p = t.t999.p;
+        v->spread_ratio = fmax(t.within_ratio, t.across_ratio);
+        v->spread_p = fmin(t.within_p, t.across_p);
+        classify(p, conf, &t, v);
+    }
+    lat__free(q.d50);
+    return rc;
+}
+
+void lat_lab_verdict_text(const lat_lab_verdict *v, char *buf, size_t len) {
+    char p50[96];
+    if (isnan(v->p50_ratio))
+        snprintf(p50, sizeof p50, "work p50 n/a");
+    else if (v->p50_below_tick)
+        snprintf(p50, sizeof p50, "work p50 %+.0f ns (below the counter's granularity)",
+                 v->p50_shift_ns);
+    else
+        snprintf(p50, sizeof p50, "work p50 x%.2f [%.2f..%.2f]", v->p50_ratio, v->p50_lo,
+                 v->p50_hi);
+    int n = snprintf(buf, len, "%s", lat_lab_kind_name(v->kind));
+    if (v->kind == LAT_LAB_UNDECIDED && n >= 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, " on this machine: %s", v->reason);
+    else if (n >= 0 && (size_t)n < len)
+        n += snprintf(buf + n, len - (size_t)n, " (confidence %.1f%%)", 100 * v->confidence);
+    if (n >= 0 && (size_t)n < len && isnan(v->p999_ratio))
+        snprintf(buf + n, len - (size_t)n, "; %u rounds used, %u set aside", v->rounds,
+                 v->set_aside);
+    else if (n >= 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n,
+                 "; %u rounds used, %u set aside; %s, p99.9 x%.2f [%.2f..%.2f], e2e spread x%.2f",
+                 v->rounds, v->set_aside, p50, v->p999_ratio, v->p999_lo, v->p999_hi,
+                 v->spread_ratio);
+}
+
+/* ---- the protocol ------------------------------------------------------------------------ */
+
+void lat_lab_config_default(lat_lab_config *c) {
+    memset(c, 0, sizeof *c);
+    lat_pipe_config_default(&c->pipe);
+    lat_lab_params_default(&c->params);
+    c->pipe.interval_ns = 100000000ull;
+    c->seed = 1;
+    c->min_rounds = 8;
+    c->max_rounds = 40;
+    c->budget_s = 90;
+    c->max_repeats = 2;
+    c->max_run_lost = 0.20;
+}
+
+static double nan_sum(double a, double b) {
+    if (isnan(a)) return b;
+    if (isnan(b)) return a;
+    return a + b;
+}
+
+void lat_lab_thread_accounting(const lat_pipe_config *pc, const lat_pipe_result *r,
+                               lat_lab_thread_acct out[LAT_PIPE_NHOT]) {
+    const lat_clock_cal *cal = pc->cal ? pc->cal : lat_clock_default();
+    for (int k = 0; k < LAT_PIPE_NHOT; k++) {
+        lat_lab_thread_acct *a = &out[k];
+        const lat_pipe_counters *t = &r->thr[k];
+        memset(a, 0, sizeof *a);
+        if (!t->ran || !r->gaps[k]) continue;
+        a->ran = true;
+        a->gaps = r->gaps[k]->count;
+        a->lost_ns = (double)lat_clock_to_ns(cal, r->gaps[k]->total);
+        a->longest_ns = (double)lat_clock_to_ns(cal, r->gaps[k]->longest);
+        a->lost_share = t->loop_ns ? a->lost_ns / (double)t->loop_ns : 0;
+        a->wait_ns = r->plat[k].have_schedstat ? (double)r->plat[k].wait_ns : NAN;
+        a->vol = r->plat[k].vol_switches;
+        a->invol = r->plat[k].invol_switches;
+        memcpy(a->hist, r->gaps[k]->hist, sizeof a->hist);
+    }
+}
+
+/* Reduce a finished run to its record: figures, accounting, intervals. */
+static int reduce_run(const lat_lab_config *c, const lat_pipe_config *pc, const lat_pipe_result *r,
+                      lat_lab_run_rec *rec) {
+    static const double ps[] = {50, 99, 99.9};
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        rec->p50[s] = rec->p99[s] = rec->p999[s] = rec->max[s] = NAN;
+        if (!r->h[s]) continue;
+        int64_t v[3];
+        lat_hist_values_at_percentiles(r->h[s], ps, v, 3);
+        rec->p50[s] = (double)v[0], rec->p99[s] = (double)v[1], rec->p999[s] = (double)v[2];
+        rec->max[s] = (double)lat_hist_max(r->h[s]);
+        rec->tail[s] = r->tail[s];
+    }
+    rec->wall_ns = (double)r->wall_ns;
+    rec->cpu = r->cpu;
+    rec->faults = rec->cs = rec->migrations = NAN;
+    lat_lab_thread_accounting(pc, r, rec->thr);
+    for (int k = 0; k < LAT_PIPE_NHOT; k++) {
+        const lat_pipe_counters *t = &r->thr[k];
+        if (!rec->thr[k].ran) continue;
+        rec->faults = nan_sum(rec->faults, t->page_faults);
+        rec->cs = nan_sum(rec->cs, t->ctx_switches);
+        rec->migrations = nan_sum(rec->migrations, t->migrations);
+    }
+    rec->iv = r->niv ? lat__calloc(r->niv, sizeof *rec->iv) : NULL;
+    if (r->niv && !rec->iv) return -ENOMEM;
+    uint64_t expect = pc->interval_ns ? pc->rate_hz * pc->interval_ns / 1000000000ull : 0;
+    for (size_t i = 0; i < r->niv; i++) {
+        const lat_pipe_interval *s = &r->iv[i];
+        if (!s->count || s->count < expect / 4) continue; /* partial last interval */
+        lat_lab_fig *f = &rec->iv[rec->niv++];
+        f->work_p50 = (double)s->p50[LAT_PIPE_WORK], f->work_p99 = (double)s->p99[LAT_PIPE_WORK];
+        f->work_p999 = (double)s->p999[LAT_PIPE_WORK], f->work_max = (double)s->max[LAT_PIPE_WORK];
+        f->e2e_p50 = (double)s->p50[LAT_PIPE_E2E], f->e2e_p999 = (double)s->p999[LAT_PIPE_E2E];
+        f->tput_hz = s->tput_hz;
+        for (int k = 0; k < LAT_PIPE_NHOT; k++) {
+            double l = (double)s->lost_ns[k] / (double)pc->interval_ns;
+            if (l > f->lost) f->lost = l;
+        }
+        if (!interval_clean(&c->params, f)) rec->iv_set_aside++;
+    }
+    /* contaminated: a hot thread lost too much, or too few clean intervals */
+    for (int k = 0; k < LAT_PIPE_NHOT; k++)
+        if (rec->thr[k].ran && rec->thr[k].lost_share > c->max_run_lost) {
+            rec->contaminated = true;
+            snprintf(rec->why, sizeof rec->why, "the %s lost %.1f%% of its loop in gaps (> %.0f%%)",
+                     lat_pipe_role_name(pc->shape, k), 100 * rec->thr[k].lost_share,
+                     100 * c->max_run_lost);
+            return 0;
+        }
+    if (rec->niv - rec->iv_set_aside < c->params.min_intervals) {
+        rec->contaminated = true;
+        snprintf(rec->why, sizeof rec->why,
+                 "only %zu of %zu intervals clean (platform gaps or backlog)",
+                 rec->niv - rec->iv_set_aside, rec->niv);
+    }
+    return 0;
+}
+
+const lat_lab_run_rec *lat_lab_cell_run(const lat_lab_result *res, int conf, unsigned round) {
+    const lat_lab_run_rec *best = NULL;
+    for (size_t i = 0; res && i < res->nruns; i++) {
+        const lat_lab_run_rec *r = &res->runs[i];
+        if (r->conf == conf && r->round == round && !r->contaminated) best = r;
+    }
+    return best;
+}
+
+static int decide_all(const lat_lab_config *c, lat_lab_result *res) {
+    unsigned n = res->rounds;
+    lat_lab_cell *cells = lat__calloc((size_t)LAT_LAB_NCONF * (n ? n : 1), sizeof *cells);
+    if (!cells) return -ENOMEM;
+    for (int x = 0; x < LAT_LAB_NCONF; x++)
+        for (unsigned k = 0; k < n; k++) {
+            const lat_lab_run_rec *r = lat_lab_cell_run(res, x, k);
+            cells[(size_t)x * n + k] = (lat_lab_cell){r ? r->iv : NULL, r ? r->niv : 0, r != NULL};
+        }
+    int rc = 0;
+    for (int x = 1; x < LAT_LAB_NCONF && !rc; x++)
+        rc = lat_lab_decide(&c->params, x, cells, cells + (size_t)x * n, n, &res->verdict[x]);
+    lat__free(cells);
+    return rc;
+}
+
+static bool all_decided(const lat_lab_result *res) {
+    for (int x = 1; x < LAT_LAB_NCONF; x++)
+        if (res->verdict[x].kind == LAT_LAB_UNDECIDED &&
+            !strstr(res->verdict[x].reason, "too few CPUs"))
+            return false;
+    return true;
+}
+
+static int push_rec(lat_lab_result *res, size_t *cap, const lat_lab_run_rec *rec) {
+    if (res->nruns == *cap) {
+        size_t nc = *cap ? 2 * *cap : 64;
+        lat_lab_run_rec *n = lat__calloc(nc, sizeof *n);
+        if (!n) return -ENOMEM;
+        if (res->runs) memcpy(n, res->runs, res->nruns * sizeof *n);
+        lat__free(res->runs);
+        res->runs = n;
+        *cap = nc;
+    }
+    res->runs[res->nruns++] = *rec;
+    return 0;
+}
+
+static int merge_run(lat_lab_result *res, int conf, const lat_pipe_result *r) {
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        if (!r->h[s]) continue;
+        if (!res->merged[conf][s]) {
+            int rc = lat_hist_create(1, 100000000000ll, 3, &res->merged[conf][s]);
+            if (rc) return rc;
+        }
+        lat_hist_add(res->merged[conf][s], r->h[s]);
+    }
+    return 0;
+}
+
+/* One configuration in one round: run, repeat while contaminated. */
+static int run_cell(const lat_lab_config *c, lat_lab_result *res, size_t *cap, int conf,
+                    unsigned round, double floor_ns, uint64_t t0) {
+    for (unsigned att = 0; att <= c->max_repeats; att++) {
+        /* no repeat once the budget is spent: the round is then set aside */
+        if (att > 0 && (double)(lat_mono_ns() - t0) / 1e9 > c->budget_s) break;
+        lat_pipe_config pc = c->pipe;
+        lat_lab_conf_apply(conf, &pc);
+        char prefix[4096];
+        if (c->hlog_dir && round == 0) {
+            snprintf(prefix, sizeof prefix, "%s/%s-1-", c->hlog_dir, lat_lab_conf_name(conf));
+            pc.hlog_prefix = prefix;
+        }
+        const lat_hist *b999 = res->merged[LAT_LAB_BASE][LAT_PIPE_E2E];
+        if (conf == LAT_LAB_ALLOC && b999 && lat_hist_total(b999) > 0)
+            pc.flight_threshold_ns = (uint64_t)lat_hist_value_at_percentile(b999, 99.9);
+        if (c->around_run) c->around_run(c->ud, conf, round, att, 1, &pc);
+        lat_pipe_result r;
+        int rc = lat_pipe_run(&pc, &r);
+        if (c->around_run) c->around_run(c->ud, conf, round, att, 0, &pc);
+        if (rc) return rc;
+        lat_lab_run_rec rec;
+        memset(&rec, 0, sizeof rec);
+        rec.conf = conf, rec.round = round, rec.attempt = att, rec.floor_ns = floor_ns;
+        rc = reduce_run(c, &pc, &r, &rec);
+        if (!rc && !rec.contaminated) rc = merge_run(res, conf, &r);
+        if (!rc && c->on_run) c->on_run(c->ud, &rec, &pc, &r);
+        lat_pipe_result_release(&r);
+        if (!rc) rc = push_rec(res, cap, &rec);
+        if (rc) {
+            lat__free(rec.iv);
+            return rc;
+        }
+        if (!rec.contaminated) break;
+    }
+    return 0;
+}
+
+int lat_lab_run(const lat_lab_config *c, lat_lab_result *res) {
+    if (!c || !res || c->max_rounds == 0 || c->min_rounds > c->max_rounds ||
+        c->pipe.interval_ns == 0)
+        return -EINVAL;
+    memset(res, 0, sizeof *res);
+    res->seed = c->seed;
+    res->order = lat__calloc(c->max_rounds, sizeof *res->order);
+    if (!res->order) return -ENOMEM;
+    lat_stats_rng g = {c->seed};
+    size_t cap = 0;
+    uint64_t t0 = lat_mono_ns();
+    int rc = 0;
+    snprintf(res->stop, sizeof res->stop, "the round limit (%u) was reached", c->max_rounds);
+    for (unsigned k = 0; k < c->max_rounds && !rc; k++) {
+        double spent = (double)(lat_mono_ns() - t0) / 1e9;
+        if (k >= c->min_rounds && all_decided(res)) {
+            snprintf(res->stop, sizeof res->stop, "every verdict decided after %u rounds", k);
+            break;
+        }
+        if (k > 0 && spent + 1.5 * spent / k > c->budget_s) { /* a round can run long */
+            snprintf(res->stop, sizeof res->stop,
+                     "the time budget (%.0f s) was spent after %u rounds", c->budget_s, k);
+            break;
+        }
+        int *ord = res->order[k];
+        for (int i = 0; i < LAT_LAB_NCONF; i++)
+            ord[i] = i;
+        lat_stats_shuffle(&g, ord, LAT_LAB_NCONF);
+        double fl = NAN;
+        if (c->floor_ns && c->pipe.cpus[0] >= 0 && c->pipe.cpus[1] >= 0)
+            fl = c->floor_ns(c->ud, c->pipe.cpus[0], c->pipe.cpus[1]);
+        for (int i = 0; i < LAT_LAB_NCONF && !rc; i++)
+            rc = run_cell(c, res, &cap, ord[i], k, fl, t0);
+        res->rounds = k + 1;
+        if (!rc) rc = decide_all(c, res);
+    }
+    res->wall_s = (double)(lat_mono_ns() - t0) / 1e9;
+    if (rc) lat_lab_result_release(res);
+    return rc;
+}
+
+void lat_lab_result_release(lat_lab_result *res) {
+    if (!res) return;
+    for (size_t i = 0; i < res->nruns; i++)
+        lat__free(res->runs[i].iv);
+    lat__free(res->runs);
+    lat__free(res->order);
+    for (int x = 0; x < LAT_LAB_NCONF; x++)
+        for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
+            lat_hist_destroy(res->merged[x][s]);
+    memset(res, 0, sizeof *res);
+}

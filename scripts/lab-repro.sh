@@ -1,0 +1,65 @@
+#!/bin/bash
+# lab-repro.sh - verdict reproducibility of `latlab lab` (a benchmark, not a
+# test): runs `latlab lab` N times and prints one row per run (each verdict,
+# its confidence and rounds used, the hot threads' mean platform loss, the
+# wall time, the load average) and a summary per experiment: how many runs
+# matched the seed's expectation (alloc: tail disease, share-line:
+# median/throughput disease, no-pin: variance disease), how many were
+# inconclusive, how many were wrong.
+#   usage: scripts/lab-repro.sh N [latlab lab options...]
+#   LATLAB=path/to/latlab to use another binary (default build/latlab).
+set -u
+N=${1:-}
+case "$N" in ''|*[!0-9]*|0) echo "usage: $0 N [latlab lab options...]" >&2; exit 2 ;; esac
+shift
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+L=${LATLAB:-$HERE/build/latlab}
+[ -x "$L" ] || { echo "$0: $L not found (run make build)" >&2; exit 1; }
+command -v jq >/dev/null || { echo "$0: needs jq" >&2; exit 1; }
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+EXPS="alloc share-line no-pin"
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs"
+printf '%-4s' run
+for x in $EXPS; do printf ' | %-44s' "$x"; done
+printf ' | %-7s | %-7s | %s\n' loss wall load
+declare -A match incon wrong
+for x in $EXPS; do match[$x]=0; incon[$x]=0; wrong[$x]=0; done
+for i in $(seq 1 "$N"); do
+    load0=$(cut -d' ' -f1 /proc/loadavg)
+    t0=$(date +%s.%N)
+    if ! "$L" lab --out "$T/r$i" "$@" >"$T/r$i.out" 2>"$T/r$i.err"; then
+        echo "run $i: latlab lab failed: $(tail -2 "$T/r$i.err")"
+        continue
+    fi
+    t1=$(date +%s.%N)
+    J="$T/r$i/lab.json"
+    printf '%-4s' "$i"
+    for x in $EXPS; do
+        row=$(jq -r --arg x "$x" '.verdicts[$x] |
+            (if .verdict == "inconclusive" then
+                "inconclusive (" + (if (.reason | test("busy host")) then "busy host"
+                 elif (.reason | test("too few CPUs")) then "too few CPUs"
+                 elif (.reason | test("granularity")) then "below granularity"
+                 else "noise" end) + ")"
+             else "\(.verdict) \((.confidence*1000|round)/10)%" end)
+            + " r\(.rounds_used)/\(.rounds_set_aside)x|\(.matched)"' "$J")
+        printf ' | %-44s' "${row%|*}"
+        case "${row#*|}" in
+            matched) match[$x]=$((match[$x] + 1)) ;;
+            inconclusive) incon[$x]=$((incon[$x] + 1)) ;;
+            *) wrong[$x]=$((wrong[$x] + 1)) ;;
+        esac
+    done
+    loss=$(jq -r '[.runs[].lost_share_max] | if length > 0 then (add / length * 1000 | round / 10 | tostring) + "%" else "n/a" end' "$J")
+    wall=$(echo "$t1 - $t0" | bc)
+    printf ' | %-7s | %6.1fs | %s->%s\n' "$loss" "$wall" "$load0" "$(cut -d' ' -f1 /proc/loadavg)"
+done
+echo
+echo "summary over $N runs (r = rounds used / set aside; loss = mean of each run's worst hot-thread loss):"
+total_wrong=0
+for x in $EXPS; do
+    printf '  %-10s matched %2d  inconclusive %2d  wrong %2d\n' "$x" "${match[$x]}" "${incon[$x]}" "${wrong[$x]}"
+    total_wrong=$((total_wrong + wrong[$x]))
+done
+echo "  wrong verdicts in all: $total_wrong of $((N * 3))"

@@ -1,0 +1,282 @@
+/* test_lab_platform_mt.c - platform accounting: the gap recorder (records
+ * only gaps at the threshold, keeps a bounded list, matches hops against
+ * gaps, allocates nothing), the schedstat and /proc/stat parsers on fixture
+ * files (tests/data/platform), a hot thread made to sleep for known
+ * intervals reports them within one counter tick (each end), an injected sleep is
+ * attributed to the stage and thread it was injected in, and a lab run made
+ * to lose more than the threshold is marked contaminated and repeated. */
+#include "lat_test.h"
+
+#include "latlab/alloccount.h"
+#include "latlab/clock.h"
+#include "latlab/error.h"
+#include "latlab/gaps.h"
+#include "latlab/lab.h"
+#include "latlab/pipeline.h"
+#include "latlab/platform.h"
+#include "latlab/topo.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void test_gaps_recorder(void **s) {
+    (void)s;
+    lat_gaps *g = NULL;
+    assert_int_equal(lat_gaps_create(4, 0, &g), -EINVAL);
+    assert_int_equal(lat_gaps_create(4, 100, &g), 0);
+    lat_alloc_count_begin();
+    lat_gaps_note(g, 1000, 1099); /* below the threshold */
+    lat_gaps_note(g, 2000, 2100); /* exactly at it */
+    lat_gaps_note(g, 5000, 9000);
+    lat_gaps_note(g, 9000, 8000); /* backwards: ignored */
+    for (uint64_t t = 20000; t < 26000; t += 1000)
+        lat_gaps_note(g, t, t + 500);
+    uint64_t allocs = lat_alloc_count_end();
+    if (lat_alloc_count_available()) assert_int_equal(allocs, 0);
+    assert_int_equal(g->count, 8);
+    assert_int_equal(lat_gaps_kept(g), 4);
+    assert_int_equal(g->overflow, 4);
+    assert_int_equal(g->longest, 4000);
+    assert_int_equal(g->total, 100 + 4000 + 6 * 500);
+    assert_int_equal(g->hist[6], 1);  /* 100 in [64, 128) */
+    assert_int_equal(g->hist[11], 1); /* 4000 in [2048, 4096) */
+    assert_int_equal(lat_gaps_overlap(g, 0, 100000), 100 + 4000 + 2 * 500);
+    assert_int_equal(lat_gaps_overlap(g, 6000, 7000), 1000);
+    assert_int_equal(lat_gaps_overlap(g, 9000, 20000), 0);
+    assert_int_equal(lat_gaps_find(g, 8000, 8001), 1);
+    assert_int_equal(lat_gaps_find(g, 9500, 19000), -1);
+    lat_gaps_clear(g);
+    assert_int_equal(lat_gaps_kept(g), 0);
+    lat_gaps_destroy(g);
+}
+
+static char fixture[4096];
+static const char *data(const char *name) {
+    const char *src = getenv("LAT_SRC_DIR");
+    snprintf(fixture, sizeof fixture, "%s/tests/data/platform/%s", src ? src : ".", name);
+    return fixture;
+}
+
+static void test_schedstat_fixtures(void **s) {
+    (void)s;
+    lat_schedstat st;
+    assert_int_equal(lat_schedstat_read(data("schedstat"), &st), 0);
+    assert_int_equal(st.run_ns, 515283);
+    assert_int_equal(st.wait_ns, 2808224);
+    assert_int_equal(st.slices, 2);
+    assert_int_equal(lat_schedstat_read(data("schedstat_busy"), &st), 0);
+    assert_int_equal(st.run_ns, 48000123456ull);
+    assert_int_equal(lat_schedstat_read(data("schedstat_bad"), &st), LAT_EFORMAT);
+    assert_int_equal(lat_schedstat_read(data("no_such_file"), &st), -ENOENT);
+    assert_int_equal(lat_schedstat_parse("1 2", 3, &st), LAT_EFORMAT);
+    assert_int_equal(lat_schedstat_parse("1 2 3 4\n", 8, &st), LAT_EFORMAT);
+    assert_int_equal(lat_schedstat_parse("99999999999999999999 1 1\n", 25, &st), LAT_EFORMAT);
+    uint64_t v, iv;
+    assert_int_equal(lat_thread_switches(&v, &iv), 0);
+}
+
+static void test_cpustat_fixtures(void **s) {
+    (void)s;
+    lat_cpustat c;
+    assert_int_equal(lat_cpustat_read(data("stat"), 1, &c), 0);
+    assert_int_equal(c.user, 10828);
+    assert_int_equal(c.irq, 30);
+    assert_int_equal(c.softirq, 114);
+    assert_int_equal(c.steal, 8);
+    assert_int_equal(lat_cpustat_read(data("stat"), -1, &c), 0);
+    assert_int_equal(c.idle, 86186);
+    assert_int_equal(lat_cpustat_read(data("stat"), 2, &c), -ENOENT);
+    /* an old kernel: seven fields, no steal; cpu3 must not match "cpu" or cpu30 */
+    assert_int_equal(lat_cpustat_read(data("stat_old"), 3, &c), 0);
+    assert_int_equal(c.irq, 4);
+    assert_int_equal(c.softirq, 5);
+    assert_int_equal(c.steal, 0);
+    assert_int_equal(lat_cpustat_total(&c), 50 + 25 + 500 + 4 + 5);
+    assert_int_equal(lat_cpustat_parse("cpu0 1 2\n", 9, 0, &c), LAT_EFORMAT);
+    assert_true(lat_cpustat_tick_ns() > 0);
+}
+
+static bool two_cpus(lat_pipe_config *c) {
+    lat_topo *t = NULL;
+    if (lat_test_cpus() < 2 || lat_topo_load(NULL, &t) != 0) return false;
+    bool over = false;
+    char why[256];
+    int rc = lat_pipe_place(c, LAT_PIPE_COMPACT, t, false, &over, why, sizeof why);
+    lat_topo_free(t);
+    return rc == 0 && !over;
+}
+
+static void small_config(lat_pipe_config *c) {
+    lat_pipe_config_default(c);
+    c->events = 20000;
+    c->rate_hz = 100000;
+    c->perf = false;
+}
+
+/* The worker sleeps 3 x 2 ms: each sleep is a recorded gap that starts within
+ * a counter tick of the sleep (one tick for each of the two reads) and ends
+ * with it.  A loaded machine can preempt the thread between those reads, so
+ * the check gets three tries. */
+static bool sleeps_once(lat_pipe_config *c, uint64_t tick) {
+#ifdef LAT_SANITIZED
+    /* instrumented code between the two reads costs hundreds of cycles */
+    uint64_t slack = lat_clock_from_ns(lat_clock_default(), 2000);
+#else
+    uint64_t slack = 2 * tick;
+#endif
+    lat_pipe_result r;
+    assert_int_equal(lat_pipe_run(c, &r), 0);
+    bool ok = r.nsleeps == 3;
+    const lat_gaps *g = r.gaps[LAT_PIPE_WORKER];
+    for (unsigned i = 0; ok && i < r.nsleeps; i++) {
+        uint64_t a = r.sleeps[i][0], b = r.sleeps[i][1];
+        long gi = lat_gaps_find(g, a, b);
+        if (gi < 0) {
+            ok = false;
+            break;
+        }
+        const lat_gap *x = &g->list[gi];
+        printf("sleep %u: [%lu, %lu) gap [%lu, +%lu) tick %lu\n", i, (unsigned long)a,
+               (unsigned long)b, (unsigned long)x->start, (unsigned long)x->len,
+               (unsigned long)tick);
+        ok = x->start <= a && a - x->start <= slack && x->start + x->len == b;
+    }
+    ok = ok && g->total >= 3 * lat_clock_from_ns(lat_clock_default(), 2000000);
+    lat_pipe_result_release(&r);
+    return ok;
+}
+
+static void test_sleeps_reported_within_a_tick(void **s) {
+    (void)s;
+    lat_pipe_config c;
+    small_config(&c);
+    if (!two_cpus(&c)) LAT_SKIP("needs 2 CPUs for two pinned hot threads");
+    c.sleep_role = LAT_PIPE_WORKER;
+    c.sleep_seq = 4000, c.sleep_every = 5000, c.sleep_count = 3, c.sleep_ns = 2000000;
+    /* one tick of a stamp: the counter's step or one fenced read, whichever is coarser */
+    uint64_t tick = lat_clock_granularity_cycles(2000), fenced = UINT64_MAX;
+    for (int i = 0; i < 2000; i++) {
+        uint64_t a = lat_cycles_fenced(), b = lat_cycles_fenced();
+        if (b > a && b - a < fenced) fenced = b - a;
+    }
+    if (fenced != UINT64_MAX && fenced > tick) tick = fenced;
+    bool ok = false;
+    for (int t = 0; t < 3 && !ok; t++)
+        ok = sleeps_once(&c, tick);
+    assert_true(ok);
+}
+
+/* A sleep in the producer shows up as q1+wake (and e2e) outliers that
+ * overlap a producer gap; one in the worker as outliers overlapping a worker
+ * gap; the work stage's outliers are not explained by gaps.  Three tries: a
+ * loaded machine's own gaps can outweigh the injected one. */
+static bool attribution_once(lat_pipe_config *c, int role) {
+    lat_pipe_result r;
+    assert_int_equal(lat_pipe_run(c, &r), 0);
+    const lat_pipe_tail *q1 = &r.tail[LAT_PIPE_Q1], *e2e = &r.tail[LAT_PIPE_E2E];
+    printf("role %d: q1 above p99.9 %lu (%lu with a gap), thread %d; work %lu/%lu\n", role,
+           (unsigned long)q1->above999, (unsigned long)q1->above999_gap, q1->thread999,
+           (unsigned long)r.tail[LAT_PIPE_WORK].above999,
+           (unsigned long)r.tail[LAT_PIPE_WORK].above999_gap);
+    bool ok = q1->above999 > 0 && q1->above999_gap >= q1->above999 * 9 / 10 &&
+              q1->thread999 == role && e2e->above999_gap >= e2e->above999 * 9 / 10;
+    /* the flight recorder names the gap when the injected stall was its outlier */
+    lat_flight_verdict fv;
+    ok = ok && r.flight_fired && lat_flight_analyze(r.flight, &fv) == 0;
+    printf("  e2e %lu/%lu; flight seq %lu: %s\n", (unsigned long)e2e->above999,
+           (unsigned long)e2e->above999_gap, (unsigned long)fv.trigger_seq, r.flight_gap);
+    if (ok && fv.trigger_seq >= 9000 && fv.trigger_seq <= 14000)
+        ok = strstr(r.flight_gap, lat_pipe_role_name(c->shape, role)) != NULL;
+    lat_pipe_result_release(&r);
+    return ok;
+}
+
+static void check_attribution(int role) {
+    lat_pipe_config c;
+    small_config(&c);
+    if (!two_cpus(&c)) LAT_SKIP("needs 2 CPUs for two pinned hot threads");
+    c.sleep_role = role;
+    /* 500 ms: far longer than a loaded machine's own gaps, so it makes the tail */
+    c.sleep_seq = 10000, c.sleep_count = 1, c.sleep_ns = 500000000;
+    c.flight_threshold_ns = 100000000;
+    bool ok = false;
+    for (int t = 0; t < 3 && !ok; t++)
+        ok = attribution_once(&c, role);
+    assert_true(ok);
+}
+
+static void test_attribution_worker(void **s) {
+    (void)s;
+    check_attribution(LAT_PIPE_WORKER);
+}
+static void test_attribution_producer(void **s) {
+    (void)s;
+    check_attribution(LAT_PIPE_PRODUCER);
+}
+
+/* The lab: the baseline of round 1 sleeps 60% of its run away, so it is
+ * contaminated, set aside and repeated; the repeat is the usable one. */
+typedef struct inj {
+    int injected;
+} inj;
+static void inject(void *ud, int conf, unsigned round, unsigned att, int begin,
+                   lat_pipe_config *c) {
+    inj *x = ud;
+    if (!begin || conf != LAT_LAB_BASE || round != 0 || att != 0) return;
+    c->sleep_role = LAT_PIPE_WORKER;
+    c->sleep_seq = 1000, c->sleep_count = 1, c->sleep_ns = 120000000; /* 120 of ~200 ms */
+    x->injected++;
+}
+
+static void test_contaminated_run_repeated(void **s) {
+    (void)s;
+    lat_lab_config lc;
+    lat_lab_config_default(&lc);
+    small_config(&lc.pipe);
+    if (!two_cpus(&lc.pipe)) LAT_SKIP("needs 2 CPUs for two pinned hot threads");
+    lc.pipe.interval_ns = 20000000;
+    lc.min_rounds = lc.max_rounds = 2;
+    lc.params.min_rounds = 2;
+    lc.budget_s = 60;
+    lc.max_repeats = 3;
+    lc.max_run_lost = 0.4;
+    inj x = {0};
+    lc.around_run = inject;
+    lc.ud = &x;
+    lat_lab_result res;
+    assert_int_equal(lat_lab_run(&lc, &res), 0);
+    assert_int_equal(x.injected, 1);
+    assert_int_equal(res.rounds, 2);
+    const lat_lab_run_rec *first = NULL;
+    for (size_t i = 0; i < res.nruns; i++)
+        if (res.runs[i].conf == LAT_LAB_BASE && res.runs[i].round == 0 && !first)
+            first = &res.runs[i];
+    assert_non_null(first);
+    assert_true(first->contaminated);
+    assert_int_equal(first->attempt, 0);
+    assert_non_null(strstr(first->why, "lost"));
+    assert_true(first->thr[LAT_PIPE_WORKER].lost_share > 0.4);
+    /* repeated: a later attempt of the same cell exists; the cell never uses attempt 0 */
+    const lat_lab_run_rec *used = lat_lab_cell_run(&res, LAT_LAB_BASE, 0);
+    if (used) assert_true(used->attempt > 0);
+    size_t attempts = 0;
+    for (size_t i = 0; i < res.nruns; i++)
+        if (res.runs[i].conf == LAT_LAB_BASE && res.runs[i].round == 0) attempts++;
+    assert_true(attempts >= 2);
+    lat_lab_result_release(&res);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gaps_recorder),
+        cmocka_unit_test(test_schedstat_fixtures),
+        cmocka_unit_test(test_cpustat_fixtures),
+        cmocka_unit_test(test_sleeps_reported_within_a_tick),
+        cmocka_unit_test(test_attribution_worker),
+        cmocka_unit_test(test_attribution_producer),
+        cmocka_unit_test(test_contaminated_run_repeated),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

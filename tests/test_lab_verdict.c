@@ -1,0 +1,269 @@
+/* test_lab_verdict.c - the lab's verdict rule (lat_lab_decide) on synthetic
+ * per-interval figures with known effects: a pure median shift (share-line),
+ * a tail-only growth with a one-tick p50 move (alloc), a variance explosion
+ * (no-pin), an erratic tail that blows out differently every round (the
+ * seed's no-pin), and no change; each also drowned in injected platform gaps
+ * (intervals inflated and marked lost, smaller gaps below the set-aside
+ * threshold that inflate figures unnoticed, whole runs contaminated).  Over 240
+ * seeds each: the right verdict or "inconclusive" >= 95%, a wrong disease
+ * <= 2%, no change called a disease <= 5%, and the right verdict often enough
+ * that an always-inconclusive rule fails.  A deliberately loose rule is shown
+ * to fail the same check, so the check can fail.  Also the stats module's
+ * exact signed-rank p-values and Hodges-Lehmann interval on known inputs. */
+#include "lat_test.h"
+
+#include "latlab/lab.h"
+#include "latlab/stats.h"
+
+#include <math.h>
+#include <string.h>
+
+#define ROUNDS 12
+#define NIV 10
+#define SEEDS 240
+
+enum { C_NONE, C_MEDIAN, C_TAIL, C_VAR, C_ERRATIC };
+static const int expect_kind[] = {LAT_LAB_NO_CHANGE, LAT_LAB_MEDIAN, LAT_LAB_TAIL, LAT_LAB_VARIANCE,
+                                  LAT_LAB_VARIANCE};
+static const char *const case_name[] = {"no change", "median shift", "tail growth",
+                                        "variance explosion", "erratic tail"};
+
+typedef struct world {
+    lat_lab_fig iv[2][ROUNDS][NIV];
+    lat_lab_cell cell[2][ROUNDS];
+} world;
+
+static double tick(double ns) {
+    return 10 * floor(ns / 10 + 0.5);
+}
+
+/* One configuration's intervals in one round. */
+static void gen_cell(lat_stats_rng *g, int effect, bool is_exp, double far, double drift_w,
+                     double drift_e, bool drown, lat_lab_fig *iv) {
+    double shift = 0, tail = 1, sig_e = 0.35;
+    if (is_exp && effect == C_MEDIAN) shift = far > 1 ? 110 : 40; /* a line transfer */
+    if (is_exp && effect == C_TAIL) tail = 1.5 + 1.3 * lat_stats_uniform(g);
+    if (is_exp && effect == C_VAR) {
+        sig_e = 1.6;
+        drift_e *= 4;
+    }
+    if (is_exp && effect == C_ERRATIC) { /* the seed's no-pin: the tail blows out 5-50x,
+                                          * differently on every run */
+        drift_e += log(1 + 49 * lat_stats_uniform(g) * lat_stats_uniform(g));
+        sig_e = 1.2;
+        tail = 1 + 2 * lat_stats_uniform(g);
+    }
+    /* malloc + free: one counter tick, sometimes two */
+    double alloc_ticks = lat_stats_uniform(g) < 0.3 ? 20 : 10;
+    double rt = exp(drift_w + (is_exp && effect == C_VAR ? 0.3 * lat_stats_normal(g) : 0));
+    for (int i = 0; i < NIV; i++) {
+        lat_lab_fig *f = &iv[i];
+        double base50 = far > 1 ? 60 : 50;
+        f->work_p50 = tick(base50 + shift + (lat_stats_uniform(g) < 0.2 ? 10 : 0) +
+                           (is_exp && effect == C_TAIL ? alloc_ticks : 0));
+        f->work_p99 = tick(f->work_p50 * 1.3);
+        f->work_p999 = tick((base50 + shift) * 2 * tail * rt * exp(0.25 * lat_stats_normal(g)));
+        f->work_max = f->work_p999 * 20;
+        f->e2e_p50 = 200 * far + shift;
+        f->e2e_p999 = 3000 * far * exp(drift_e + sig_e * lat_stats_normal(g));
+        f->tput_hz = 200000;
+        f->lost = 0.002 * lat_stats_uniform(g);
+        if (drown && lat_stats_uniform(g) < 0.3) { /* a platform gap hits the interval */
+            f->lost = 0.05 + 0.55 * lat_stats_uniform(g);
+            f->e2e_p999 *= 1 + 300 * f->lost;
+            f->e2e_p50 *= 1 + 50 * f->lost;
+            f->work_p999 *= 1 + 20 * f->lost * lat_stats_uniform(g);
+        } else if (drown && lat_stats_uniform(g) < 0.3) { /* smaller gaps nobody sets aside */
+            f->lost = 0.04 * lat_stats_uniform(g);
+            f->e2e_p999 *= 1 + 100 * f->lost;
+            f->work_p999 *= 1 + 5 * f->lost * lat_stats_uniform(g);
+        }
+    }
+}
+
+static void gen_world(uint64_t seed, int effect, bool drown, world *w) {
+    lat_stats_rng g = {seed * 0x9E3779B97F4A7C15ull + (uint64_t)effect * 7 + drown};
+    for (int k = 0; k < ROUNDS; k++) {
+        double far = lat_stats_uniform(&g) < 0.5 ? 1 : 2.6; /* host placement of the round */
+        double dw = 0.15 * lat_stats_normal(&g), de = 0.4 * lat_stats_normal(&g);
+        for (int side = 0; side < 2; side++) {
+            gen_cell(&g, effect, side == 1, far, dw + 0.05 * lat_stats_normal(&g),
+                     de + 0.1 * lat_stats_normal(&g), drown, w->iv[side][k]);
+            w->cell[side][k] = (lat_lab_cell){w->iv[side][k], NIV, true};
+            if (drown && lat_stats_uniform(&g) < 0.15) w->cell[side][k].usable = false;
+        }
+    }
+}
+
+typedef struct rates {
+    int right, inconclusive, wrong_disease, no_change_as_disease, n;
+} rates;
+
+static rates score(const lat_lab_params *p, int effect, bool drown) {
+    rates r = {0};
+    static world w;
+    for (uint64_t s = 1; s <= SEEDS; s++) {
+        gen_world(s, effect, drown, &w);
+        lat_lab_verdict v;
+        assert_int_equal(lat_lab_decide(p, LAT_LAB_ALLOC, w.cell[0], w.cell[1], ROUNDS, &v), 0);
+        r.n++;
+        if (v.kind == expect_kind[effect])
+            r.right++;
+        else if (v.kind == LAT_LAB_UNDECIDED)
+            r.inconclusive++;
+        else if (v.kind != LAT_LAB_NO_CHANGE)
+            r.wrong_disease++;
+        if (effect == C_NONE && v.kind != LAT_LAB_NO_CHANGE && v.kind != LAT_LAB_UNDECIDED)
+            r.no_change_as_disease++;
+    }
+    return r;
+}
+
+static void params(lat_lab_params *p) {
+    lat_lab_params_default(p);
+    p->ncpus = 4; /* the no-pin "too few CPUs" rule is tested separately */
+}
+
+static void check_case(int effect, bool drown) {
+    lat_lab_params p;
+    params(&p);
+    rates r = score(&p, effect, drown);
+    printf("%-20s %-8s right %3d  inconclusive %3d  wrong disease %3d  (of %d)\n",
+           case_name[effect], drown ? "drowned" : "clean", r.right, r.inconclusive, r.wrong_disease,
+           r.n);
+    assert_true(r.right + r.inconclusive >= 0.95 * r.n);
+    assert_true(r.wrong_disease <= 0.02 * r.n);
+    if (effect == C_NONE) assert_true(r.no_change_as_disease <= 0.05 * r.n);
+    /* an always-inconclusive rule must not pass ("no change" drowned in gaps
+     * rarely has the rounds to bound every ratio: inconclusive is honest) */
+    double need = !drown ? 0.6 : effect == C_NONE ? 0.05 : 0.3;
+    assert_true(r.right >= need * r.n);
+}
+
+static void test_none(void **s) {
+    (void)s;
+    check_case(C_NONE, false);
+    check_case(C_NONE, true);
+}
+static void test_median(void **s) {
+    (void)s;
+    check_case(C_MEDIAN, false);
+    check_case(C_MEDIAN, true);
+}
+static void test_tail(void **s) {
+    (void)s;
+    check_case(C_TAIL, false);
+    check_case(C_TAIL, true);
+}
+static void test_variance(void **s) {
+    (void)s;
+    check_case(C_VAR, false);
+    check_case(C_VAR, true);
+    check_case(C_ERRATIC, false);
+    check_case(C_ERRATIC, true);
+}
+
+/* The checker can fail: a rule without significance or effect bounds calls
+ * noise a disease far more often than 5%. */
+static void test_loose_rule_fails(void **s) {
+    (void)s;
+    lat_lab_params p;
+    params(&p);
+    p.alpha = 0.9;
+    p.min_median_ratio = 1.0;
+    p.min_median_ticks = 0;
+    p.min_tail_ratio = 1.0;
+    p.min_var_ratio = 1.0;
+    rates r = score(&p, C_NONE, true);
+    printf("loose rule on no change: %d of %d called a disease\n", r.no_change_as_disease, r.n);
+    assert_true(r.no_change_as_disease > 0.05 * r.n);
+}
+
+static void test_nopin_too_few_cpus(void **s) {
+    (void)s;
+    lat_lab_params p;
+    lat_lab_params_default(&p); /* 2 CPUs, 2 hot threads */
+    static world w;
+    gen_world(3, C_NONE, false, &w);
+    lat_lab_verdict v;
+    assert_int_equal(lat_lab_decide(&p, LAT_LAB_NOPIN, w.cell[0], w.cell[1], ROUNDS, &v), 0);
+    assert_int_equal(v.kind, LAT_LAB_UNDECIDED);
+    assert_non_null(strstr(v.reason, "too few CPUs for no-pin to matter"));
+}
+
+static void test_too_few_rounds(void **s) {
+    (void)s;
+    lat_lab_params p;
+    params(&p);
+    static world w;
+    gen_world(5, C_MEDIAN, false, &w);
+    lat_lab_verdict v;
+    assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, w.cell[0], w.cell[1], 4, &v), 0);
+    assert_int_equal(v.kind, LAT_LAB_UNDECIDED);
+    assert_non_null(strstr(v.reason, "clean paired rounds"));
+}
+
+static void test_signed_rank_exact(void **s) {
+    (void)s;
+    lat_stats_test t;
+    double all_pos[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    assert_int_equal(lat_stats_signed_rank(all_pos, 8, &t), 0);
+    assert_true(t.exact);
+    assert_true(fabs(t.p - 2.0 / 256) < 1e-12); /* only 2 of 2^8 sign patterns as extreme */
+    double mixed[6] = {1, -2, 3, -4, 5, -6};
+    assert_int_equal(lat_stats_signed_rank(mixed, 6, &t), 0);
+    assert_true(t.p > 0.5);
+    double ties[6] = {10, 10, 10, 10, 10, 10}; /* quantised: all one tick */
+    assert_int_equal(lat_stats_signed_rank(ties, 6, &t), 0);
+    assert_true(fabs(t.p - 2.0 / 64) < 1e-12);
+    lat_stats_shift h;
+    double d[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    assert_int_equal(lat_stats_hl_shift(d, 10, 0.05, &h), 0);
+    assert_true(fabs(h.est - 5.5) < 1e-9);
+    assert_true(h.lo > 2 && h.lo < 5.5 && h.hi > 5.5 && h.hi < 9);
+    assert_true(h.conf >= 0.95);
+    assert_int_equal(lat_stats_hl_shift(d, 3, 0.01, &h), 0);
+    assert_true(isinf(h.lo) && isinf(h.hi)); /* 3 rounds cannot give 99% */
+}
+
+/* Above the exact limit the normal approximations take over. */
+static void test_stats_large_samples(void **s) {
+    (void)s;
+    static double d[300], e[300];
+    lat_stats_rng g = {7};
+    for (int i = 0; i < 300; i++) {
+        d[i] = lat_stats_normal(&g);
+        e[i] = d[i] + 0.5;
+    }
+    lat_stats_test t;
+    assert_int_equal(lat_stats_signed_rank(d, 300, &t), 0);
+    assert_false(t.exact);
+    assert_true(t.p > 0.01);
+    assert_int_equal(lat_stats_signed_rank(e, 300, &t), 0);
+    assert_true(t.p < 1e-6);
+    lat_stats_shift h;
+    assert_int_equal(lat_stats_hl_shift(e, 300, 0.01, &h), 0);
+    assert_true(h.lo < 0.5 && h.hi > 0.5 && h.lo > 0.2 && h.hi < 0.8);
+    assert_int_equal(lat_stats_mann_whitney(d, 300, e, 300, &t), 0);
+    assert_true(t.p < 1e-6 && t.z < 0); /* d ranks lower */
+    double a[5] = {1, 2, 3, 4, 5}, b[5] = {6, 7, 8, 9, 10};
+    assert_int_equal(lat_stats_mann_whitney(a, 5, b, 5, &t), 0);
+    assert_true(t.exact);
+    assert_true(fabs(t.p - 2.0 / 252) < 1e-12); /* one of C(10,5) orders, two-sided */
+    assert_true(fabs(lat_stats_median(a, 5) - 3) < 1e-12);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_signed_rank_exact),
+        cmocka_unit_test(test_stats_large_samples),
+        cmocka_unit_test(test_none),
+        cmocka_unit_test(test_median),
+        cmocka_unit_test(test_tail),
+        cmocka_unit_test(test_variance),
+        cmocka_unit_test(test_loose_rule_fails),
+        cmocka_unit_test(test_nopin_too_few_cpus),
+        cmocka_unit_test(test_too_few_rounds),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
