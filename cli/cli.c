@@ -23,27 +23,27 @@ static void message(const char *cmd, const char *what, bool usage, const char *f
     if (usage) fprintf(stderr, "Try 'latlab help %s'.\n", cmd);
 }
 
+/* The message of a variadic cli_* call (fmt and its arguments). */
+#define SAY(cmd, what, usage)                                                                      \
+    do {                                                                                           \
+        va_list ap;                                                                                \
+        va_start(ap, fmt);                                                                         \
+        message(cmd, what, usage, fmt, ap);                                                        \
+        va_end(ap);                                                                                \
+    } while (0)
+
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    message(cmd, "", true, fmt, ap);
-    va_end(ap);
+    SAY(cmd, "", true);
     return CLI_USAGE;
 }
 
 int cli_error(const char *cmd, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    message(cmd, "", false, fmt, ap);
-    va_end(ap);
+    SAY(cmd, "", false);
     return CLI_ERR;
 }
 
 void cli_warn(const char *cmd, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    message(cmd, "warning: ", false, fmt, ap);
-    va_end(ap);
+    SAY(cmd, "warning: ", false);
 }
 
 static int progress_shown;
