@@ -460,7 +460,8 @@ int cmd_lab(int argc, char **argv) {
     cli_progress_done();
     int ret = CLI_OK;
     if (rc) {
-        ret = cli_lib_error(CMD, "running the protocol", rc);
+        ret = cli_lib_error(
+            CMD, res.log_error_path[0] ? res.log_error_path : "running the protocol", rc);
     } else {
         print_summary(&x, &res);
         ret = write_outputs(&x, &res, o.json_out);

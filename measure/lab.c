@@ -540,7 +540,16 @@ static int run_cell(const lat_lab_config *c, lat_lab_result *res, size_t *cap, i
         lat_pipe_result r;
         int rc = lat_pipe_run(&pc, &r);
         if (c->around_run) c->around_run(c->ud, conf, round, att, 0, &pc);
-        if (rc) return rc;
+        if (rc) {
+            snprintf(res->log_error_path, sizeof res->log_error_path, "%s", r.log_error_path);
+            return rc;
+        }
+        if (r.log_error) { /* a full disk: stop, never report from half the logs */
+            rc = r.log_error;
+            snprintf(res->log_error_path, sizeof res->log_error_path, "%s", r.log_error_path);
+            lat_pipe_result_release(&r);
+            return rc;
+        }
         lat_lab_run_rec rec;
         memset(&rec, 0, sizeof rec);
         rec.conf = conf, rec.round = round, rec.attempt = att, rec.floor_ns = floor_ns;
@@ -595,7 +604,12 @@ int lat_lab_run(const lat_lab_config *c, lat_lab_result *res) {
         if (!rc) rc = decide_all(c, res);
     }
     res->wall_s = (double)(lat_mono_ns() - t0) / 1e9;
-    if (rc) lat_lab_result_release(res);
+    if (rc) { /* a failed protocol keeps only which log failed, for the message */
+        char path[sizeof res->log_error_path];
+        memcpy(path, res->log_error_path, sizeof path);
+        lat_lab_result_release(res);
+        memcpy(res->log_error_path, path, sizeof path);
+    }
     return rc;
 }
 

@@ -18,7 +18,7 @@ pkgs="cmake make gcc g++ pkg-config zlib1g-dev libjansson-dev libck-dev libcmock
 if [ "$mode" = test ] || [ "$mode" = bench ]; then
     pkgs="$pkgs libbenchmark-dev libhdrhistogram-java openjdk-17-jdk-headless
           nodejs npm gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user clang
-          libclang-rt-14-dev libxml2-utils jq chromium linux-perf util-linux"
+          libclang-rt-14-dev libxml2-utils jq chromium linux-perf util-linux tmux"
     # The fleet-export tests' servers; without recommends (which would pull
     # node-exporter, smartmontools and ~30 more).  Nothing starts by itself.
     norec="prometheus prometheus-pushgateway curl"

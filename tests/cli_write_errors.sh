@@ -83,6 +83,10 @@ else
         [ $rc -eq 1 ] || fail "hist summary --json on a full filesystem exited $rc, want 1"
         grep -q "$mnt/d/s.json: No space left on device" "$T/err" || fail "hist summary --json: $(cat "$T/err")"
         [ -z "$(ls "$mnt/d")" ] || fail "partial files left on the full filesystem: $(ls "$mnt/d")"
+        "$L" lab --quick --out "$mnt/lab" >/dev/null 2>"$T/err"
+        rc=$?
+        [ $rc -eq 1 ] || fail "lab --out on a full filesystem exited $rc, want 1"
+        grep -q "$mnt/lab/.*: No space left on device" "$T/err" || fail "lab --out: no path and ENOSPC: $(cat "$T/err")"
     fi
 fi
 

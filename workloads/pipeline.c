@@ -812,7 +812,10 @@ static int open_logs(run *R) {
         snprintf(path, len, "%s%s.hlog", R->c.hlog_prefix, nm);
         R->hlog_path[s] = path;
         int rc = lat_afile_open(path, &R->hlog_f[s]);
-        if (rc < 0) return rc;
+        if (rc < 0) {
+            log_failed(R, s, rc);
+            return rc;
+        }
         double now = wall_s();
         rc = lat_hlog_writer_init(&R->hlog[s], lat_afile_stream(R->hlog_f[s]), now, now, 0);
         if (rc < 0) log_failed(R, s, rc);
@@ -1067,7 +1070,14 @@ fail:
     accounting_free(R);
     lat__free(R->slots);
     lat__free(R);
-    if (rc) lat_pipe_result_release(r);
+    if (rc) { /* a failed run keeps only which log failed, for the message */
+        char path[sizeof r->log_error_path];
+        int log_error = r->log_error;
+        memcpy(path, r->log_error_path, sizeof path);
+        lat_pipe_result_release(r);
+        r->log_error = log_error;
+        memcpy(r->log_error_path, path, sizeof path);
+    }
     return rc;
 }
 

@@ -183,6 +183,9 @@ typedef struct lat_lab_result {
     lat_hist *merged[LAT_LAB_NCONF][LAT_PIPE_NSTAGES]; /* usable runs merged */
     double wall_s;
     char stop[160]; /* why the rounds stopped */
+    /* A run's interval log could not be written: the path (the run's error
+     * is what lat_lab_run returns, and the protocol stops there). */
+    char log_error_path[256];
 } lat_lab_result;
 
 /* Run the protocol.  Returns 0 (res filled; release it), -EINVAL, -ENOMEM or

@@ -1,7 +1,8 @@
 /* latlab.h - umbrella header: includes every public latlab header.
  * Core floor (libc, zlib, pthreads): compiler error alloc atomicfile clock
- * hist hlog ring perf topo flight.  Measure floor (jansson): json report
- * bench http prom.  Workloads: pipeline.  latlab/core.h includes the core alone. */
+ * hist hlog ring perf topo flight.  Measure floor: trace (no jansson); json
+ * report bench http prom (jansson).  Workloads: pipeline.  latlab/core.h
+ * includes the core alone. */
 #ifndef LATLAB_LATLAB_H
 #define LATLAB_LATLAB_H
 
@@ -19,6 +20,7 @@
 #include "latlab/json.h"
 #include "latlab/pipeline.h"
 #include "latlab/report.h"
+#include "latlab/trace.h"
 #include "latlab/bench.h"
 #include "latlab/http.h"
 #include "latlab/prom.h"

@@ -2,6 +2,7 @@
 #include "lat_test.h"
 
 #include "latlab/alloccount.h"
+#include "latlab/hist.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -48,4 +49,13 @@ const char *lat_test_tmpdir(void) {
         atexit(rm_tmpdir);
     }
     return tmpdir;
+}
+
+int lat_test_hist_equal(const lat_hist *a, const lat_hist *b) {
+    if (!lat_hist_same_geometry(a, b) || a->total_count != b->total_count ||
+        lat_hist_min(a) != lat_hist_min(b) || lat_hist_max(a) != lat_hist_max(b))
+        return 0;
+    for (int32_t i = 0; i < a->counts_len; i++)
+        if (a->counts[i] != b->counts[i]) return 0;
+    return 1;
 }

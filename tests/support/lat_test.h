@@ -37,4 +37,8 @@ int lat_test_is_root(void);
 /* Path of a fresh temporary directory (removed at exit). */
 const char *lat_test_tmpdir(void);
 
+/* 1 when a and b have the same geometry, total, min, max and every count. */
+struct lat_hist;
+int lat_test_hist_equal(const struct lat_hist *a, const struct lat_hist *b);
+
 #endif
