@@ -34,7 +34,7 @@ CMDS(pipeline)
 CMD(lab)
 CMDS(book)
 CMDS(plot)
-CMD(top)
+CMDS(top)
 #undef CMD
 #undef CMDS
 
@@ -51,8 +51,7 @@ static const cli_cmd commands[] = {
     TABLE_CMD(dce, "dead-code elimination trap, ring costs and the ping-pong floor"),
     TABLE_CMD(sys, "run conditions: CPUs, topology, governor, isolation, kernel"),
     TABLE_CMD(hist, "read, merge and summarise HdrHistogram interval logs"),
-    {"top", cmd_top, "live per-stage tails from growing .hlog files or a tracer's socket",
-     cmd_top_usage, NULL},
+    TABLE_CMD(top, "live per-stage tails from growing .hlog files or a tracer's socket"),
     TABLE_CMD(plot, "latency-by-percentile SVG plots from .hlog/.hgrm files"),
     TABLE_CMD(stat, "count performance events of a command (perf stat-like)"),
     TABLE_CMD(silence, "ftrace check of what disturbs chosen CPUs (root)"),
