@@ -60,6 +60,10 @@ const char cmd_lab_usage[] =
     "  --gap US           a spin-loop gap is at least US microseconds (default 10)\n"
     "  --max-loss PCT     a run whose hot thread lost more is contaminated (default 20)\n"
     "  --seed N           order shuffle seed (default: from the clock; printed)\n"
+    "  --replay auto|none|FILE  after the rounds, a replay round: the pinned baseline at a\n"
+    "                     steady rate, then driven by an ITCH 5.0 capture on its own\n"
+    "                     timestamps (auto: a synthetic bursty one written to\n"
+    "                     OUT/replay.itch by itch-gen; default auto)\n"
     "  --shape full|compact|auto  (default auto: compact, pinned, on 2 CPUs)\n"
     "  --cpus LIST        plan hot threads within these CPUs\n"
     "  --oversubscribe    run even when the hot threads cannot each have a CPU\n"
@@ -221,7 +225,8 @@ enum {
     O_IV,
     O_GAP,
     O_LOSS,
-    O_SEED
+    O_SEED,
+    O_REPLAY
 };
 static const struct option opts[] = {
     {"out", required_argument, NULL, O_OUT},
@@ -239,11 +244,12 @@ static const struct option opts[] = {
     {"gap", required_argument, NULL, O_GAP},
     {"max-loss", required_argument, NULL, O_LOSS},
     {"seed", required_argument, NULL, O_SEED},
+    {"replay", required_argument, NULL, O_REPLAY},
     {NULL, 0, NULL, 0},
 };
 
 typedef struct lab_opts {
-    const char *out, *json_out;
+    const char *out, *json_out, *replay;
     bool quick, oversub, seed_set, iv_set;
     uint64_t events, rate, min_rounds, max_rounds, iv_ms, gap_us, seed;
     double budget, loss_pct;
@@ -287,6 +293,9 @@ static int parse_one(lab_opts *o, int ch) {
         return cli_parse_u64(CMD, "--gap", optarg, 1, 1000000, &o->gap_us);
     case O_LOSS:
         return cli_parse_double(CMD, "--max-loss", optarg, 0.1, 100, &o->loss_pct);
+    case O_REPLAY:
+        o->replay = optarg;
+        return optarg[0] ? 0 : cli_usage_error(CMD, "--replay: needs auto, none or a capture");
     case O_SEED:
         o->seed_set = true;
         return cli_parse_u64(CMD, "--seed", optarg, 0, UINT64_MAX, &o->seed);
@@ -297,6 +306,7 @@ static int parse_one(lab_opts *o, int ch) {
 static int parse_opts(int argc, char **argv, lab_opts *o) {
     memset(o, 0, sizeof *o);
     o->out = "lab-out";
+    o->replay = "auto";
     o->rate = 200000;
     o->iv_ms = 100;
     o->gap_us = 10;
@@ -310,6 +320,8 @@ static int parse_opts(int argc, char **argv, lab_opts *o) {
     }
     if (optind < argc) return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
     if (!o->out[0]) return cli_usage_error(CMD, "--out: empty path");
+    if (strcmp(o->replay, "auto") && strcmp(o->replay, "none") && access(o->replay, R_OK) != 0)
+        return cli_usage_error(CMD, "--replay: cannot read '%s': %s", o->replay, strerror(errno));
     if (o->min_rounds && o->max_rounds && o->min_rounds > o->max_rounds)
         return cli_usage_error(CMD, "--min-rounds: %" PRIu64 " is above --max-rounds %" PRIu64,
                                o->min_rounds, o->max_rounds);
@@ -464,10 +476,13 @@ int cmd_lab(int argc, char **argv) {
             CMD, res.log_error_path[0] ? res.log_error_path : "running the protocol", rc);
     } else {
         print_summary(&x, &res);
-        ret = write_outputs(&x, &res, o.json_out);
+        ret = lab_replay_round(CMD, o.replay, x.out, &x.cfg.pipe, x.over, &x.replay);
+        if (x.replay.ran) printf("\nreplay round (%s):\n%s", x.replay.capture, x.replay.text);
+        if (ret == CLI_OK) ret = write_outputs(&x, &res, o.json_out);
         lat_lab_result_release(&res);
     }
     json_decref(x.jruns);
+    lab_replay_free(&x.replay);
     free(x.flight_dump);
     for (int i = 0; i < 2; i++)
         free(x.sil[i].text);

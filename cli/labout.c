@@ -385,6 +385,13 @@ int lab_write_md(const lab_ctx *x, const lat_lab_result *res, const char *path) 
                 100.0 * (double)x->stamp_cost_ns * x->stamps_per_event / p50);
     md_silence(f, x);
     md_narrate(f, res);
+    if (x->replay.ran)
+        fprintf(f,
+                "## Replay round: steady vs bursty arrivals\n\n"
+                "The baseline pipeline (pinned) fed at a steady rate equal to the capture's mean, "
+                "then by the capture on its own timestamps (quiet gaps over 1 ms cut to 1 ms); "
+                "capture: %s.\n\n```\n%s```\n\n",
+                x->replay.capture, x->replay.text ? x->replay.text : "");
     fprintf(f, "Files: lab.json (every run), report.html, runs/<experiment>-r<round>.json, "
                "runs/<experiment>-1-<stage>.hlog (round 1 interval logs).\n");
     return lat_afile_commit(af);
@@ -457,6 +464,12 @@ int lab_write_json(const lab_ctx *x, const lat_lab_result *res, const char *path
         json_object_set_new(fl, "verdict", json_string(x->flight_text));
         json_object_set_new(fl, "gap", json_string(x->flight_gap));
         json_object_set_new(doc, "flight", fl);
+    }
+    if (x->replay.ran) {
+        json_t *rp = json_object();
+        json_object_set_new(rp, "capture", json_string(x->replay.capture));
+        if (x->replay.json) json_object_set_new(rp, "runs", json_incref(x->replay.json));
+        json_object_set_new(doc, "replay_round", rp);
     }
     int rc = lat_write_json_atomic(path, doc);
     json_decref(doc);

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "lab_replay.h"
 #include "latlab/lab.h"
 #include "latlab/topo.h"
 
@@ -44,6 +45,7 @@ typedef struct lab_ctx {
     double gap_us;
     uint64_t stamp_cost_ns; /* of the first run: one fenced stamp */
     unsigned stamps_per_event;
+    lab_replay replay; /* the replay round (steady vs bursty arrivals) */
 } lab_ctx;
 
 /* The platform account of configuration conf summed over its runs. */

@@ -38,6 +38,7 @@ bad co --stall-at 50 --events 10 --stall-at
 bad co sideways sideways
 bad lab --no-such-flag --no-such-flag
 bad lab --budget 0 --budget
+bad lab --replay /nonexistent/capture.itch --replay
 bad lab --min-rounds 9 --max-rounds 3 --min-rounds
 bad lab --out '' --out
 bad lab --seed x --seed
@@ -171,6 +172,12 @@ for x in alloc share-line no-pin; do
 done
 grep -q '\*\*Cause.\*\*' "$T/lab/LAB.md" && grep -q '\*\*Fix.\*\*' "$T/lab/LAB.md" || fail "narration"
 grep -q '^## Verdicts' "$T/lab/LAB.md" && grep -q '^## Rounds' "$T/lab/LAB.md" || fail "LAB.md sections"
+# the replay round: steady vs bursty arrivals, from a generated capture by default
+grep -q '^## Replay round: steady vs bursty arrivals' "$T/lab/LAB.md" || fail "LAB.md lacks the replay round"
+grep -q '^replay: .*on its own timestamps' "$T/lab/LAB.md" && grep -q '^steady: ' "$T/lab/LAB.md" ||
+    fail "the replay round lacks its steady and replay tables"
+[ -s "$T/lab/replay.itch" ] || fail "no generated capture"
+jq -e '.replay_round.runs.steady and .replay_round.runs.replay' "$T/lab/lab.json" >/dev/null || fail "lab.json replay_round"
 grep -q '\*\*Platform\*\* (summed over all [0-9]* runs; the share is their mean): .*lost' "$T/lab/LAB.md" || fail "LAB.md platform accounting"
 jq -e '.seed == 42 and (.runs | length) >= 4 and (.verdicts | keys | length) == 3 and
        ([.verdicts[] | has("confidence") and has("rounds_used") and has("rounds_set_aside")] | all) and
