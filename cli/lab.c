@@ -45,6 +45,9 @@ const char cmd_lab_usage[] =
     "is decided or the budget is spent: tail disease, median/throughput disease, variance\n"
     "disease, no significant change, or inconclusive on this machine with the reason.\n"
     "As root the silence check traces one pinned baseline and one no-pin run.\n"
+    "Step (e): where perf may sample (root, or perf_event_paranoid <= 1), perf record is\n"
+    "attached for round 1 of the baseline and of share-line; both flamegraphs, their diff\n"
+    "and the narration go to LAB.md, report.html and profile-*/ (otherwise it says why).\n"
     "Writes LAB.md, lab.json, report.html, <stage>.svg, intervals-*.svg, flight-alloc.txt\n"
     "(when the flight recorder fired), runs/<experiment>-r<round>.json and\n"
     "runs/<experiment>-1-<stage>.hlog (round 1) into the output folder.\n"
@@ -68,6 +71,7 @@ const char cmd_lab_usage[] =
     "  --cpus LIST        plan hot threads within these CPUs\n"
     "  --oversubscribe    run even when the hot threads cannot each have a CPU\n"
     "  --json FILE        also write lab.json here\n"
+    "  --no-profile       skip step (e): perf on round 1 of baseline and share-line\n"
     "\n"
     "Progress goes to stderr when it is a terminal.  exit 0 ok, 1 error, 2 usage.\n";
 
@@ -143,6 +147,13 @@ static void on_run(void *ud, const lat_lab_run_rec *rec, const lat_pipe_config *
     if (rc && !x->err) x->err = rc;
     json_array_append_new(x->jruns, j);
     if (rec->conf == LAT_LAB_ALLOC) remember_flight(x, c, r);
+    if ((rec->conf == LAT_LAB_BASE || rec->conf == LAT_LAB_SHARE) && rec->round == 0 &&
+        rec->attempt == 0) {
+        const lat_pipe_counters *w = &r->thr[LAT_PIPE_WORKER];
+        labprof_figures(&x->prof, rec->conf == LAT_LAB_BASE ? LABPROF_BASE : LABPROF_SHARE,
+                        rec->p50[LAT_PIPE_WORK], rec->p50[LAT_PIPE_E2E],
+                        w->cycles > 0 ? w->instructions / w->cycles : NAN, w->cache_misses);
+    }
 }
 
 /* The silence check: `latlab silence` traces the hot CPUs while the run goes. */
@@ -198,14 +209,20 @@ static void around_run(void *ud, int conf, unsigned round, unsigned att, int beg
     if (begin)
         cli_progress("round %u: %s%s...", round + 1, lat_lab_conf_name(conf),
                      att ? " (repeat: contaminated)" : "");
-    if (!x->root || round != 0 || att != 0 || (conf != LAT_LAB_BASE && conf != LAT_LAB_NOPIN))
-        return;
-    lab_silence *s = &x->sil[conf == LAT_LAB_BASE ? 0 : 1];
-    s->conf = conf;
-    if (begin)
-        silence_begin(x, s, c);
-    else
-        silence_end(s);
+    /* step (e): perf attached for round 1 of the baseline and of share-line
+     * (inside the silence check's window, so the tracer is not profiled) */
+    int side = conf == LAT_LAB_BASE ? LABPROF_BASE : conf == LAT_LAB_SHARE ? LABPROF_SHARE : -1;
+    bool prof = side >= 0 && round == 0 && att == 0;
+    if (prof && !begin) labprof_end(&x->prof, side);
+    if (x->root && round == 0 && att == 0 && (conf == LAT_LAB_BASE || conf == LAT_LAB_NOPIN)) {
+        lab_silence *s = &x->sil[conf == LAT_LAB_BASE ? 0 : 1];
+        s->conf = conf;
+        if (begin)
+            silence_begin(x, s, c);
+        else
+            silence_end(s);
+    }
+    if (prof && begin) labprof_begin(&x->prof, side);
 }
 
 /* ---- options ------------------------------------------------------------------------------ */
@@ -226,7 +243,8 @@ enum {
     O_GAP,
     O_LOSS,
     O_SEED,
-    O_REPLAY
+    O_REPLAY,
+    O_NOPROF
 };
 static const struct option opts[] = {
     {"out", required_argument, NULL, O_OUT},
@@ -245,12 +263,13 @@ static const struct option opts[] = {
     {"max-loss", required_argument, NULL, O_LOSS},
     {"seed", required_argument, NULL, O_SEED},
     {"replay", required_argument, NULL, O_REPLAY},
+    {"no-profile", no_argument, NULL, O_NOPROF},
     {NULL, 0, NULL, 0},
 };
 
 typedef struct lab_opts {
     const char *out, *json_out, *replay;
-    bool quick, oversub, seed_set, iv_set;
+    bool quick, oversub, seed_set, iv_set, no_profile;
     uint64_t events, rate, min_rounds, max_rounds, iv_ms, gap_us, seed;
     double budget, loss_pct;
     int shape, ncpus, cpus[LAT_MAX_CPUS];
@@ -263,6 +282,9 @@ static int parse_one(lab_opts *o, int ch) {
         return 0;
     case O_QUICK:
         o->quick = true;
+        return 0;
+    case O_NOPROF:
+        o->no_profile = true;
         return 0;
     case O_EVENTS:
         return cli_parse_u64(CMD, "--events", optarg, 1000, 1000000000000ull, &o->events);
@@ -370,6 +392,7 @@ static int setup(lab_ctx *x, const lab_opts *o) {
     x->gap_us = (double)o->gap_us;
     x->quick = o->quick;
     x->root = geteuid() == 0;
+    labprof_init(&x->prof, x->out, 999, o->no_profile ? "--no-profile" : NULL);
     if (!x->root)
         snprintf(x->silence_note, sizeof x->silence_note,
                  "not root: the silence check (ftrace) needs root; run `sudo latlab lab` for it");
@@ -476,6 +499,9 @@ int cmd_lab(int argc, char **argv) {
             CMD, res.log_error_path[0] ? res.log_error_path : "running the protocol", rc);
     } else {
         print_summary(&x, &res);
+        labprof_print(&x.prof, stdout);
+        int prc = labprof_write(&x.prof);
+        if (prc) cli_warn(CMD, "writing the profiles: %s", lat_strerror(prc));
         ret = lab_replay_round(CMD, o.replay, x.out, &x.cfg.pipe, x.over, &x.replay);
         if (x.replay.ran) printf("\nreplay round (%s):\n%s", x.replay.capture, x.replay.text);
         if (ret == CLI_OK) ret = write_outputs(&x, &res, o.json_out);
@@ -486,5 +512,6 @@ int cmd_lab(int argc, char **argv) {
     free(x.flight_dump);
     for (int i = 0; i < 2; i++)
         free(x.sil[i].text);
+    labprof_fini(&x.prof);
     return ret;
 }

@@ -384,6 +384,8 @@ int lab_write_md(const lab_ctx *x, const lat_lab_result *res, const char *path) 
                 x->stamp_cost_ns, 100.0 * (double)x->stamp_cost_ns / p50, p50, x->stamps_per_event,
                 100.0 * (double)x->stamp_cost_ns * x->stamps_per_event / p50);
     md_silence(f, x);
+    labprof_markdown(&x->prof, f);
+    fprintf(f, "\n");
     md_narrate(f, res);
     if (x->replay.ran)
         fprintf(f,
@@ -667,6 +669,7 @@ int lab_write_html(const lab_ctx *x, const lat_lab_result *res, const char *path
         if (x->flight_dump) lat_report_pre(rep, "the window around the outlier", x->flight_dump);
     }
     html_silence(rep, x);
+    labprof_report(&x->prof, rep);
     rc = lat_report_write(rep, path);
     lat_report_free(rep);
     return rc;

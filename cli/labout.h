@@ -11,6 +11,7 @@
 #include "lab_replay.h"
 #include "latlab/lab.h"
 #include "latlab/topo.h"
+#include "labprof.h"
 
 struct json_t;
 
@@ -42,6 +43,7 @@ typedef struct lab_ctx {
     uint64_t flight_thr;
     char silence_note[200]; /* why the silence check did not run */
     lab_silence sil[2];     /* [0] pinned baseline, [1] no-pin */
+    labprof prof;           /* step (e): perf on baseline and share-line round 1 */
     double gap_us;
     uint64_t stamp_cost_ns; /* of the first run: one fenced stamp */
     unsigned stamps_per_event;

@@ -35,6 +35,7 @@ CMD(lab)
 CMDS(book)
 CMDS(plot)
 CMDS(top)
+CMD(profile)
 #undef CMD
 #undef CMDS
 
@@ -51,6 +52,8 @@ static const cli_cmd commands[] = {
     TABLE_CMD(dce, "dead-code elimination trap, ring costs and the ping-pong floor"),
     TABLE_CMD(sys, "run conditions: CPUs, topology, governor, isolation, kernel"),
     TABLE_CMD(hist, "read, merge and summarise HdrHistogram interval logs"),
+    {"profile", cmd_profile, "where a run's cycles go: perf samples, flamegraphs, diff",
+     cmd_profile_usage, NULL},
     TABLE_CMD(top, "live per-stage tails from growing .hlog files or a tracer's socket"),
     TABLE_CMD(plot, "latency-by-percentile SVG plots from .hlog/.hgrm files"),
     TABLE_CMD(stat, "count performance events of a command (perf stat-like)"),

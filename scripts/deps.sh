@@ -13,12 +13,13 @@ set -eu
 mode=${1:-run}
 norec=""
 # The default build also compiles the unit tests (cmocka) and has C++ enabled.
-pkgs="cmake make gcc g++ pkg-config zlib1g-dev libjansson-dev libck-dev libcmocka-dev
+# linux-perf: `latlab profile` and the lab's step (e) sample stacks with perf record.
+pkgs="cmake make gcc g++ pkg-config zlib1g-dev libjansson-dev libck-dev libcmocka-dev linux-perf
       protobuf-c-compiler libprotobuf-c-dev golang-github-prometheus-client-model-dev"
 if [ "$mode" = test ] || [ "$mode" = bench ]; then
     pkgs="$pkgs libbenchmark-dev libhdrhistogram-java openjdk-17-jdk-headless
           nodejs npm gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user clang
-          libclang-rt-14-dev libxml2-utils jq chromium linux-perf util-linux tmux"
+          libclang-rt-14-dev libxml2-utils jq chromium util-linux tmux"
     # The fleet-export tests' servers; without recommends (which would pull
     # node-exporter, smartmontools and ~30 more).  Nothing starts by itself.
     norec="prometheus prometheus-pushgateway curl"

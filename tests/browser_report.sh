@@ -10,7 +10,8 @@
 #     the page and plot colours swapping under prefers-color-scheme light/dark.
 # Pages: one from tests/report_demo.c (every report item), one from
 # `latlab plot -o x.html`, the reports of `latlab lab --quick` and
-# `latlab book bench all --quick` (when those commands write one), and any
+# `latlab book bench all --quick` (when those commands write one), the page and
+# the standalone flame.svg of `latlab profile fold` on a recorded perf script, and any
 # report.html named in LAT_BROWSER_REPORTS (space-separated paths).
 set -u
 L=${LATLAB:?}
@@ -68,6 +69,26 @@ if "$L" lab --help 2>/dev/null | grep -q 'report\.html'; then
 fi
 if "$L" book bench --help 2>/dev/null | grep -q 'report\.html'; then
     own book "$T/book" "$L" book bench all --quick --out "$T/book"
+fi
+if "$L" profile --help 2>/dev/null | grep -q 'report\.html'; then
+    # a flamegraph page from a recorded perf script (no perf needed), and the
+    # standalone flame.svg rendered on its own, light and dark
+    own profile "$T/profile" "$L" profile fold -o "$T/profile" "$S/tests/data/profile/kernel_user.txt"
+    if [ -f "$T/profile/flame.svg" ]; then
+        cp "$T/profile/flame.svg" "$A/flame.svg"
+        for scheme in light dark; do
+            extra=()
+            [ $scheme = dark ] && extra=(--force-dark-mode --blink-settings=preferredColorScheme=0)
+            chrome "${extra[@]}" --window-size=1220,260 --screenshot="$A/flame.$scheme.png" \
+                "file://$A/flame.svg" >/dev/null || fail "flame.svg: screenshot failed: $(tail -3 "$T/chrome.err")"
+            [ "$(head -c 8 "$A/flame.$scheme.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] ||
+                fail "flame.$scheme.png is not a PNG"
+        done
+        chrome --dump-dom "file://$A/flame.svg" >"$A/flame.dom.svg" || fail "flame.svg: --dump-dom failed"
+        n=$(grep -o '<g class="lat-fl-f' "$A/flame.dom.svg" | wc -l)
+        [ "$n" -ge 10 ] || fail "flame.svg: the browser's DOM holds $n frames"
+        echo "browser_report: flame.svg ok ($n frames; $A/flame.light.png, $A/flame.dark.png)"
+    fi
 fi
 for extra in ${LAT_BROWSER_REPORTS:-}; do
     [ -f "$extra" ] || fail "LAT_BROWSER_REPORTS: $extra not found"

@@ -1019,9 +1019,12 @@ int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
     R->interval_cycles = R->cal->cycles_per_ns * 1e9 / (double)cfg->rate_hz;
     int nth = full ? 4 : 3;
     void *(*fns[4])(void *) = {producer, worker, consumer, aggregator};
+    /* Thread names (comm) so profiles and top say which stage a stack is. */
+    static const char *const names[4] = {"producer", "worker", "consumer", "aggregator"};
     for (int i = 0; i < 4; i++) {
         if (!full && fns[i] == consumer) continue;
         int e = pthread_create(&th[nthreads], NULL, fns[i], R);
+        if (!e) pthread_setname_np(th[nthreads], names[i]); /* best effort */
         if (e) {
             rc = -e;
             atomic_store_explicit(&R->go, -1, memory_order_release);

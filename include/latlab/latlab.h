@@ -20,6 +20,8 @@
 #include "latlab/json.h"
 #include "latlab/pipeline.h"
 #include "latlab/report.h"
+#include "latlab/flame.h"
+#include "latlab/profile.h"
 #include "latlab/trace.h"
 #include "latlab/bench.h"
 #include "latlab/http.h"

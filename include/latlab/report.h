@@ -181,6 +181,13 @@ int lat_report_table_row(lat_report *r, const char *const *cells);
  * page's theme applies; the plot's own theme setting is ignored here. */
 int lat_report_plot(lat_report *r, const lat_plot *p);
 
+/* A standalone SVG document made by latlab (e.g. lat_flame_render_svg), placed
+ * inline as a figure; its XML declaration is dropped.  The document is NOT
+ * escaped: pass only trusted SVG whose classes and <style> do not clash with
+ * the page's (latlab's own documents prefix theirs).  caption may be NULL.
+ * -EINVAL when svg does not start with "<svg" or "<?xml". */
+int lat_report_svg(lat_report *r, const char *caption, const char *svg, size_t len);
+
 /* A verdict line with a PASS/WARN/FAIL/INFO badge. */
 int lat_report_verdict(lat_report *r, lat_verdict kind, const char *text);
 

@@ -166,6 +166,29 @@ int lat_report_plot(lat_report *r, const lat_plot *p) {
     return done(r);
 }
 
+int lat_report_svg(lat_report *r, const char *caption, const char *svg, size_t len) {
+    if (!r || !svg) return -EINVAL;
+    if (len >= 5 && !memcmp(svg, "<?xml", 5)) {
+        const char *e = memchr(svg, '>', len);
+        if (!e) return -EINVAL;
+        len -= (size_t)(e + 1 - svg);
+        svg = e + 1;
+    }
+    while (len && (*svg == '\n' || *svg == ' ' || *svg == '\r' || *svg == '\t'))
+        svg++, len--;
+    if (len < 4 || memcmp(svg, "<svg", 4)) return -EINVAL;
+    close_open(r);
+    lat__sb_puts(&r->body, "<figure class=\"plot\">\n");
+    if (caption) {
+        lat__sb_puts(&r->body, "<figcaption>");
+        lat__sb_escape(&r->body, caption);
+        lat__sb_puts(&r->body, "</figcaption>\n");
+    }
+    lat__sb_putn(&r->body, svg, len);
+    lat__sb_puts(&r->body, "</figure>\n");
+    return done(r);
+}
+
 int lat_report_verdict(lat_report *r, lat_verdict kind, const char *text) {
     static const char *const names[] = {"INFO", "PASS", "WARN", "FAIL"};
     static const char *const cls[] = {"info", "pass", "warn", "fail"};

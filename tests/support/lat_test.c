@@ -51,6 +51,19 @@ const char *lat_test_tmpdir(void) {
     return tmpdir;
 }
 
+int lat_test_xml_check(const char *text) {
+    if (system("command -v xmllint >/dev/null 2>&1") != 0) return -1;
+    char path[512];
+    snprintf(path, sizeof path, "%s/xmlcheck.xml", lat_test_tmpdir());
+    FILE *f = fopen(path, "w");
+    if (!f) return 0;
+    fputs(text, f);
+    if (fclose(f)) return 0;
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "xmllint --noout '%s'", path);
+    return system(cmd) == 0;
+}
+
 int lat_test_hist_equal(const lat_hist *a, const lat_hist *b) {
     if (!lat_hist_same_geometry(a, b) || a->total_count != b->total_count ||
         lat_hist_min(a) != lat_hist_min(b) || lat_hist_max(a) != lat_hist_max(b))

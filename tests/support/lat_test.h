@@ -36,6 +36,8 @@ int lat_test_cpus(void);
 int lat_test_is_root(void);
 /* Path of a fresh temporary directory (removed at exit). */
 const char *lat_test_tmpdir(void);
+/* Is text well-formed XML (xmllint --noout)?  1 yes, 0 no, -1 xmllint missing. */
+int lat_test_xml_check(const char *text);
 
 /* 1 when a and b have the same geometry, total, min, max and every count. */
 struct lat_hist;

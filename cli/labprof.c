@@ -1,0 +1,201 @@
+/* labprof.c - the lab's step (e) in the tool (see labprof.h). */
+#include "labprof.h"
+
+#include "latlab/atomicfile.h"
+#include "latlab/error.h"
+#include "latlab/flame.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const side_name[2] = {"baseline", "share-line"};
+
+void labprof_init(labprof *p, const char *out, unsigned hz, const char *off) {
+    memset(p, 0, sizeof *p);
+    snprintf(p->out, sizeof p->out, "%s", out);
+    p->hz = hz ? hz : 999;
+    p->c2c = -1;
+    for (int i = 0; i < 2; i++) {
+        p->side[i].work_p50_ns = p->side[i].e2e_p50_ns = NAN;
+        p->side[i].ipc = p->side[i].cache_misses = NAN;
+    }
+    if (off) {
+        snprintf(p->why, sizeof p->why, "%s", off);
+        return;
+    }
+    p->enabled = lat_profile_available(NULL, p->why, sizeof p->why) == 0;
+    if (p->enabled) p->c2c = lat_profile_c2c_supported(out, NULL, p->c2c_why, sizeof p->c2c_why);
+}
+
+static void keep_message(labprof_side *s) {
+    _Static_assert(sizeof s->err == sizeof s->r.message, "message sizes");
+    memcpy(s->err, s->r.message, sizeof s->err);
+    s->err[sizeof s->err - 1] = 0;
+}
+
+static void side_dir(const labprof *p, int side, char *buf, size_t len) {
+    snprintf(buf, len, "%s/profile-%s", p->out, side_name[side]);
+}
+
+void labprof_begin(labprof *p, int side) {
+    if (!p->enabled || side < 0 || side > 1 || p->side[side].sess || p->side[side].have) return;
+    char dir[4200];
+    side_dir(p, side, dir, sizeof dir);
+    lat_profile_opts o = {.hz = p->hz};
+    labprof_side *s = &p->side[side];
+    if (lat_profile_attach(0, dir, &o, &s->sess, &s->r)) keep_message(s);
+}
+
+void labprof_end(labprof *p, int side) {
+    if (side < 0 || side > 1 || !p->side[side].sess) return;
+    labprof_side *s = &p->side[side];
+    int rc = lat_profile_detach(s->sess, &s->r);
+    s->sess = NULL;
+    if (rc)
+        keep_message(s);
+    else
+        s->have = lat_flame_samples(s->r.flame) > 0;
+    if (!rc && !s->have) snprintf(s->err, sizeof s->err, "no samples in the profiled round");
+}
+
+void labprof_figures(labprof *p, int side, double work_p50_ns, double e2e_p50_ns, double ipc,
+                     double cache_misses) {
+    if (side < 0 || side > 1) return;
+    labprof_side *s = &p->side[side];
+    s->work_p50_ns = work_p50_ns;
+    s->e2e_p50_ns = e2e_p50_ns;
+    s->ipc = ipc;
+    s->cache_misses = cache_misses;
+}
+
+bool labprof_ready(const labprof *p) {
+    return p->side[0].have && p->side[1].have;
+}
+
+static lat_profile_pair pair_of(const labprof *p, char *ev, size_t len) {
+    snprintf(ev, len, "%s at %u Hz", p->side[0].r.event, p->hz);
+    return (lat_profile_pair){
+        p->side[0].r.flame,     p->side[1].r.flame,     "baseline round", "share-line round",
+        p->side[0].work_p50_ns, p->side[1].work_p50_ns, "worker",         ev};
+}
+
+int labprof_write(const labprof *p) {
+    if (!labprof_ready(p)) return 0;
+    char dir[4200], ev[96];
+    snprintf(ev, sizeof ev, "%s at %u Hz", p->side[0].r.event, p->hz);
+    for (int i = 0; i < 2; i++) {
+        side_dir(p, i, dir, sizeof dir);
+        char title[96];
+        snprintf(title, sizeof title, "pipeline, %s round", side_name[i]);
+        int rc = lat_profile_write(p->side[i].r.flame, dir, title, ev);
+        if (rc) return rc;
+    }
+    snprintf(dir, sizeof dir, "%s/profile-diff.txt", p->out);
+    lat_afile *af;
+    int rc = lat_afile_open(dir, &af);
+    if (rc) return rc;
+    rc = lat_flame_write_diff(p->side[0].r.flame, p->side[1].r.flame, "baseline round",
+                              "share-line round", 40, lat_afile_stream(af));
+    if (rc) {
+        lat_afile_abort(af);
+        return rc;
+    }
+    return lat_afile_commit(af);
+}
+
+/* Counters and c2c lines, indented by ind. */
+static void extras(const labprof *p, FILE *f, const char *ind) {
+    const labprof_side *b = &p->side[0], *s = &p->side[1];
+    if (isfinite(b->ipc) && isfinite(s->ipc))
+        fprintf(f,
+                "%scounters (worker, same rounds): IPC %.2f -> %.2f, cache misses %.0f -> %.0f\n",
+                ind, b->ipc, s->ipc, b->cache_misses, s->cache_misses);
+    else
+        fprintf(f, "%scounters (worker): IPC and cache misses not counted here (no hardware PMU)\n",
+                ind);
+    if (p->c2c == 1)
+        fprintf(f,
+                "%sperf c2c: supported here; the HITM lines: `perf c2c record -- latlab pipeline "
+                "--share-line`, then `perf c2c report --stdio`\n",
+                ind);
+    else
+        fprintf(f, "%sperf c2c: not run: %s\n", ind, p->c2c == 0 ? p->c2c_why : "perf unavailable");
+}
+
+static void why_not(const labprof *p, FILE *f, const char *ind) {
+    if (!p->enabled) {
+        fprintf(f, "%snot run: %s\n", ind, p->why);
+        return;
+    }
+    for (int i = 0; i < 2; i++)
+        if (!p->side[i].have)
+            fprintf(f, "%s%s round not profiled: %s\n", ind, side_name[i],
+                    p->side[i].err[0] ? p->side[i].err : "the round did not run");
+}
+
+void labprof_print(const labprof *p, FILE *f) {
+    fprintf(f, "\n(e) ");
+    if (!labprof_ready(p)) {
+        fprintf(f, "sampling profiles of the baseline and share-line rounds:\n");
+        why_not(p, f, "  ");
+        return;
+    }
+    char ev[96];
+    lat_profile_pair pr = pair_of(p, ev, sizeof ev);
+    lat_profile_compare_text(&pr, 5, f);
+    extras(p, f, "  ");
+}
+
+void labprof_markdown(const labprof *p, FILE *f) {
+    fprintf(f, "\n## (e) Sampling profiles: which code (and why it cannot say why)\n\n");
+    if (!labprof_ready(p)) {
+        why_not(p, f, "- ");
+        return;
+    }
+    char ev[96];
+    lat_profile_pair pr = pair_of(p, ev, sizeof ev);
+    fprintf(f, "```\n");
+    lat_profile_compare_text(&pr, 5, f);
+    extras(p, f, "  ");
+    fprintf(f, "```\n\nFlamegraphs: [baseline](profile-baseline/flame.svg), "
+               "[share-line](profile-share-line/flame.svg); folded stacks in "
+               "profile-*/folded.txt, the whole diff in profile-diff.txt.\n");
+}
+
+/* Text a writer (why_not or extras) prints, in a string to free. */
+static char *text_of(const labprof *p, void (*fn)(const labprof *, FILE *, const char *)) {
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *m = open_memstream(&buf, &n);
+    if (!m) return NULL;
+    fn(p, m, "");
+    fclose(m);
+    return buf;
+}
+
+int labprof_report(const labprof *p, lat_report *rep) {
+    int rc = lat_report_section(rep, "(e) Sampling profiles: baseline vs share-line");
+    if (rc) return rc;
+    bool ready = labprof_ready(p);
+    if (ready) {
+        char ev[96];
+        lat_profile_pair pr = pair_of(p, ev, sizeof ev);
+        rc = lat_profile_compare_report(&pr, rep);
+    }
+    char *buf = text_of(p, ready ? extras : why_not);
+    if (!buf) return -ENOMEM;
+    if (!rc)
+        rc = ready ? lat_report_pre(rep, "counters and perf c2c", buf)
+                   : lat_report_verdict(rep, LAT_VERDICT_INFO, buf);
+    free(buf);
+    return rc;
+}
+
+void labprof_fini(labprof *p) {
+    for (int i = 0; i < 2; i++) {
+        if (p->side[i].sess) labprof_end(p, i);
+        lat_profile_release(&p->side[i].r);
+    }
+}

@@ -1,0 +1,423 @@
+/* profile.c - `latlab profile`: sample a command's call stacks with perf and
+ * draw them (flamegraph, folded stacks, top frames), compare two profiles, or
+ * fold a `perf script` text made elsewhere.
+ *
+ * The sampling is perf's (`perf record -g`, then `perf script`); the folding,
+ * the flamegraph and the comparison are latlab's (flame.h, profile.h), since
+ * Debian has no flamegraph package.  Exit codes: 0 ok, 1 runtime error (perf
+ * missing or not permitted, perf failed, the command failed - its profile is
+ * still written), 2 usage error. */
+#include "cli.h"
+
+#include "latlab/atomicfile.h"
+#include "latlab/clock.h"
+#include "latlab/error.h"
+#include "latlab/flame.h"
+#include "latlab/hist.h"
+#include "latlab/pipeline.h"
+#include "latlab/profile.h"
+#include "latlab/report.h"
+#include "latlab/topo.h"
+#include "labprof.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char cmd_profile_usage[] =
+    "usage: latlab profile [-F HZ] [--event E] [--user-only] [-o DIR] [--title T] -- CMD [ARGS]\n"
+    "       latlab profile diff [--limit N] [--no-threads] A B\n"
+    "       latlab profile fold [--folded] [-o DIR] [--title T] FILE\n"
+    "       latlab profile lab [-F HZ] [-o DIR] [--events N] [--rate HZ] [--oversubscribe]\n"
+    "\n"
+    "Run CMD under `perf record -g` (cycles where a hardware PMU exists, the cpu-clock\n"
+    "software timer otherwise; it says which) and read `perf script`: stacks are folded\n"
+    "per thread name and written to DIR (default ./profile), each atomically:\n"
+    "  flame.svg    a static flamegraph: width = share of samples, a tooltip per frame\n"
+    "               with its share and sample count, readable on light and dark pages\n"
+    "  folded.txt   the common folded format \"thread;outer;...;inner COUNT\"\n"
+    "  top.txt      frames by total and by self share, threads' shares\n"
+    "  report.html  the flamegraph and the top frames on one page\n"
+    "  perf.data, perf.log, perf-script.log  perf's own files\n"
+    "\n"
+    "  -F, --freq HZ      sampling frequency, 1..100000 (default 999)\n"
+    "  -e, --event E      perf event to sample (default: cycles, or cpu-clock without a PMU)\n"
+    "      --user-only    sample user space only (what perf_event_paranoid 2 allows a user)\n"
+    "  -o, --out DIR      output folder (default profile)\n"
+    "      --title T      flamegraph title (default: the command)\n"
+    "      --perf PATH    the perf tool to run (default: perf from PATH)\n"
+    "  -h, --help         this text\n"
+    "\n"
+    "diff: two folded files (folded.txt; the first frame of a line is its thread unless\n"
+    "--no-threads): every frame's total share in A and in B and the difference, sorted\n"
+    "by |difference| (--limit rows, default 30), then the verdict line \"profiles differ\n"
+    "by at most X points of share in any frame\".\n"
+    "fold: read FILE, the output of `perf script` (or folded stacks with --folded), and\n"
+    "write the same files as above without running anything.\n"
+    "lab: the seed's step (e) on its own: one baseline round without perf, then one\n"
+    "baseline and one --share-line round of the pipeline (threads producer, worker)\n"
+    "with perf attached to this process for exactly that round; prints both profiles'\n"
+    "top frames, the largest share difference, the work p50 ratio of the same rounds,\n"
+    "the narration and the profiling overhead (e2e p50 with and without perf); writes\n"
+    "DIR (default profile-lab)/profile-{baseline,share-line}/, profile-diff.txt,\n"
+    "STEP-E.md and report.html.  Default 400000 events at 200000/s per round.\n"
+    "\n"
+    "exit: 0 ok; 1 perf missing, not permitted (perf_event_paranoid), perf failed, a\n"
+    "malformed input (named with its line), or CMD failed (its status is printed; the\n"
+    "profile is still written); 2 usage error.\n";
+
+#define CMD "profile"
+
+static void print_top(const lat_flame *f, size_t limit) {
+    lat_flame_share *s;
+    size_t n;
+    if (lat_flame_shares(f, &s, &n)) return;
+    size_t shown = 0;
+    for (size_t i = 0; i < n && shown < limit; i++) {
+        if (s[i].kind == LAT_FLAME_THREAD) continue;
+        if (!shown) printf("  %7s %7s  %s\n", "total", "self", "frame");
+        printf("  %6.2f%% %6.2f%%  %s\n", s[i].total_pct, s[i].self_pct, s[i].name);
+        shown++;
+    }
+    lat_flame_shares_free(s);
+}
+
+static int finish_stdout(void) {
+    if (fflush(stdout) || ferror(stdout)) return cli_error(CMD, "writing to stdout failed");
+    return CLI_OK;
+}
+
+static int write_outputs(const lat_flame *f, const char *dir, const char *title, const char *note) {
+    int rc = lat_profile_write(f, dir, title, note);
+    if (rc) return cli_lib_error(CMD, dir, rc);
+    printf("wrote %s/flame.svg %s/folded.txt %s/top.txt %s/report.html\n", dir, dir, dir, dir);
+    return CLI_OK;
+}
+
+/* ---- options ----------------------------------------------------------------------- */
+
+enum { M_RECORD = 1, M_FOLD = 2, M_DIFF = 4, M_LAB = 8 };
+
+typedef struct prof_args {
+    uint64_t hz, limit, events, rate;
+    const char *event, *out, *title, *perf;
+    bool user_only, folded, threads, oversub;
+} prof_args;
+
+/* One parser for every mode; an option outside its modes is a usage error
+ * naming it.  Stops at the first operand ("+").  Returns 0, 2, or -1 after
+ * --help. */
+static int parse_opts(int argc, char **argv, int mode, prof_args *a) {
+    static const struct option opts[] = {
+        {"freq", required_argument, NULL, 'F'},  {"event", required_argument, NULL, 'e'},
+        {"user-only", no_argument, NULL, 'u'},   {"out", required_argument, NULL, 'o'},
+        {"title", required_argument, NULL, 't'}, {"perf", required_argument, NULL, 'p'},
+        {"folded", no_argument, NULL, 'f'},      {"limit", required_argument, NULL, 'n'},
+        {"no-threads", no_argument, NULL, 'T'},  {"events", required_argument, NULL, 'E'},
+        {"rate", required_argument, NULL, 'r'},  {"oversubscribe", no_argument, NULL, 'O'},
+        {"help", no_argument, NULL, 'h'},        {0, 0, 0, 0}};
+    static const struct {
+        int c, modes;
+        const char *flag;
+    } allowed[] = {{'F', M_RECORD | M_LAB, "-F"},
+                   {'e', M_RECORD, "--event"},
+                   {'u', M_RECORD, "--user-only"},
+                   {'o', M_RECORD | M_FOLD | M_LAB, "-o"},
+                   {'t', M_RECORD | M_FOLD, "--title"},
+                   {'p', M_RECORD, "--perf"},
+                   {'f', M_FOLD, "--folded"},
+                   {'n', M_DIFF, "--limit"},
+                   {'T', M_DIFF, "--no-threads"},
+                   {'E', M_LAB, "--events"},
+                   {'r', M_LAB, "--rate"},
+                   {'O', M_LAB, "--oversubscribe"}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+:F:e:o:h", opts, NULL)) != -1) {
+        for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
+            if (allowed[i].c == c && !(allowed[i].modes & mode))
+                return cli_usage_error(CMD, "%s: not with this form of 'profile' (see --help)",
+                                       allowed[i].flag);
+        switch (c) {
+        case 'F':
+            if (cli_parse_u64(CMD, "-F", optarg, 1, 100000, &a->hz)) return CLI_USAGE;
+            break;
+        case 'e':
+            if (!*optarg) return cli_usage_error(CMD, "--event: empty event name");
+            a->event = optarg;
+            break;
+        case 'u':
+            a->user_only = true;
+            break;
+        case 'o':
+            if (!*optarg) return cli_usage_error(CMD, "-o: empty output folder");
+            a->out = optarg;
+            break;
+        case 't':
+            a->title = optarg;
+            break;
+        case 'p':
+            if (!*optarg) return cli_usage_error(CMD, "--perf: empty path");
+            a->perf = optarg;
+            break;
+        case 'f':
+            a->folded = true;
+            break;
+        case 'n':
+            if (cli_parse_u64(CMD, "--limit", optarg, 1, 100000, &a->limit)) return CLI_USAGE;
+            break;
+        case 'T':
+            a->threads = false;
+            break;
+        case 'E':
+            if (cli_parse_u64(CMD, "--events", optarg, 1000, 100000000, &a->events))
+                return CLI_USAGE;
+            break;
+        case 'r':
+            if (cli_parse_u64(CMD, "--rate", optarg, 1, 10000000, &a->rate)) return CLI_USAGE;
+            break;
+        case 'O':
+            a->oversub = true;
+            break;
+        case 'h':
+            fputs(cmd_profile_usage, stdout);
+            return -1;
+        default:
+            return cli_getopt_fail(CMD, c, argv);
+        }
+    }
+    return 0;
+}
+
+/* ---- diff ---------------------------------------------------------------------------- */
+
+static int load_folded(const char *path, bool threads, lat_flame **out) {
+    FILE *in = fopen(path, "r");
+    if (!in) return cli_error(CMD, "%s: cannot open: %s", path, strerror(errno));
+    int rc = lat_flame_create(threads ? LAT_FLAME_FOLDED : LAT_FLAME_FOLDED_NOTHREAD, out);
+    if (!rc) rc = lat_flame_read(*out, in);
+    fclose(in);
+    if (rc == LAT_EFORMAT) {
+        int r = cli_error(CMD, "%s:%zu: not a folded stack line (\"a;b;c COUNT\")", path,
+                          lat_flame_error_line(*out));
+        lat_flame_destroy(*out);
+        *out = NULL;
+        return r;
+    }
+    if (rc) {
+        lat_flame_destroy(*out);
+        *out = NULL;
+        return cli_lib_error(CMD, path, rc);
+    }
+    if (!lat_flame_samples(*out)) {
+        lat_flame_destroy(*out);
+        *out = NULL;
+        return cli_error(CMD, "%s: no samples", path);
+    }
+    return 0;
+}
+
+static int cmd_diff(int argc, char **argv) {
+    prof_args o = {.limit = 30, .threads = true};
+    int rc = parse_opts(argc, argv, M_DIFF, &o);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    uint64_t limit = o.limit;
+    bool threads = o.threads;
+    if (argc - optind != 2) return cli_usage_error(CMD, "diff needs two folded files, A and B");
+    const char *pa = argv[optind], *pb = argv[optind + 1];
+    if (!*pa || !*pb) return cli_usage_error(CMD, "diff: empty file name");
+    lat_flame *a = NULL, *b = NULL;
+    rc = load_folded(pa, threads, &a);
+    if (!rc) rc = load_folded(pb, threads, &b);
+    if (!rc) {
+        int e = lat_flame_write_diff(a, b, pa, pb, (size_t)limit, stdout);
+        rc = e ? cli_lib_error(CMD, "diff", e) : finish_stdout();
+    }
+    lat_flame_destroy(a);
+    lat_flame_destroy(b);
+    return rc;
+}
+
+static int cmd_fold(int argc, char **argv) {
+    prof_args a = {.out = "profile"};
+    int rc = parse_opts(argc, argv, M_FOLD, &a);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    if (argc - optind != 1) return cli_usage_error(CMD, "fold needs one input file");
+    const char *path = argv[optind];
+    if (!*path) return cli_usage_error(CMD, "fold: empty file name");
+    FILE *in = fopen(path, "r");
+    if (!in) return cli_error(CMD, "%s: cannot open: %s", path, strerror(errno));
+    lat_flame *f;
+    rc = lat_flame_create(a.folded ? LAT_FLAME_FOLDED : LAT_FLAME_PERF_SCRIPT, &f);
+    if (!rc) rc = lat_flame_read(f, in);
+    fclose(in);
+    if (rc == LAT_EFORMAT) {
+        rc = cli_error(CMD, "%s:%zu: %s", path, lat_flame_error_line(f),
+                       a.folded ? "not a folded stack line (\"a;b;c COUNT\")"
+                                : "not perf script output (header, indented frames, blank line)");
+        lat_flame_destroy(f);
+        return rc;
+    }
+    if (rc) {
+        lat_flame_destroy(f);
+        return cli_lib_error(CMD, path, rc);
+    }
+    printf("%s: %llu samples, %zu distinct stacks\n", path,
+           (unsigned long long)lat_flame_samples(f), lat_flame_stacks(f));
+    print_top(f, 10);
+    rc = write_outputs(f, a.out, a.title ? a.title : path, NULL);
+    lat_flame_destroy(f);
+    return rc ? rc : finish_stdout();
+}
+
+static int cmd_record(int argc, char **argv) {
+    prof_args a = {.out = "profile", .hz = 999};
+    int rc = parse_opts(argc, argv, M_RECORD, &a);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    if (optind >= argc)
+        return cli_usage_error(CMD, "needs a command to run: latlab profile -- CMD");
+    if (!*argv[optind]) return cli_usage_error(CMD, "empty command name");
+    char **cmdv = argv + optind;
+
+    char title[256];
+    if (a.title) {
+        snprintf(title, sizeof title, "%s", a.title);
+    } else {
+        size_t k = 0;
+        title[0] = 0;
+        for (char **p = cmdv; *p && k + 2 < sizeof title; p++)
+            k += (size_t)snprintf(title + k, sizeof title - k, "%s%s", p == cmdv ? "" : " ", *p);
+    }
+    lat_profile_opts o = {
+        .hz = (unsigned)a.hz, .event = a.event, .perf = a.perf, .user_only = a.user_only};
+    lat_profile_result r;
+    rc = lat_profile_run(cmdv, a.out, &o, &r);
+    if (rc) {
+        if (r.failure == LAT_PROFILE_OK) return cli_lib_error(CMD, "profile", rc);
+        return cli_error(CMD, "%s", r.message);
+    }
+    fprintf(stderr, "latlab profile: event %s at %u Hz: %s\n", r.event, r.hz, r.event_why);
+    char note[200];
+    snprintf(note, sizeof note, "perf record -e %s -F %u -g", r.event, r.hz);
+    printf("%s: %llu samples of %s at %u Hz, %zu distinct stacks, %.2f s\n", title,
+           (unsigned long long)lat_flame_samples(r.flame), r.event, r.hz, lat_flame_stacks(r.flame),
+           r.wall_s);
+    print_top(r.flame, 10);
+    int wrc = write_outputs(r.flame, a.out, title, note);
+    int failure = r.failure, status = r.cmd_status;
+    char msg[sizeof r.message];
+    snprintf(msg, sizeof msg, "%s", r.message);
+    lat_profile_release(&r);
+    if (wrc) return wrc;
+    if (failure == LAT_PROFILE_CMD_FAILED)
+        return cli_error(CMD, "%s (status %d); the profile was written anyway", msg, status);
+    return finish_stdout();
+}
+
+/* ---- lab: step (e) on its own ------------------------------------------------------------ */
+
+static double p50_of(const lat_pipe_result *r, int stage) {
+    return r->h[stage] ? (double)lat_hist_value_at_percentile(r->h[stage], 50) : NAN;
+}
+
+/* One pipeline round; profiled as side (LABPROF_*) unless side < 0.  *e2e
+ * gets its e2e p50.  Returns 0 or a CLI exit code (message printed). */
+static int lab_round(const lat_pipe_config *base, labprof *lp, int side, bool share,
+                     const char *name, double *e2e) {
+    lat_pipe_config c = *base;
+    c.share_line = share;
+    if (side >= 0) {
+        labprof_begin(lp, side);
+        if (lp->side[side].err[0]) return cli_error(CMD, "%s: %s", name, lp->side[side].err);
+    }
+    lat_pipe_result r;
+    int rc = lat_pipe_run(&c, &r);
+    if (side >= 0) labprof_end(lp, side);
+    if (rc) return cli_lib_error(CMD, name, rc);
+    const lat_pipe_counters *w = &r.thr[LAT_PIPE_WORKER];
+    double work = p50_of(&r, LAT_PIPE_WORK);
+    *e2e = p50_of(&r, LAT_PIPE_E2E);
+    if (side >= 0)
+        labprof_figures(lp, side, work, *e2e, w->cycles > 0 ? w->instructions / w->cycles : NAN,
+                        w->cache_misses);
+    lat_pipe_result_release(&r);
+    printf("%-26s work p50 %6.0f ns  e2e p50 %10.0f ns", name, work, *e2e);
+    if (side >= 0 && lp->side[side].have)
+        printf("  %llu samples", (unsigned long long)lat_flame_samples(lp->side[side].r.flame));
+    printf("\n");
+    fflush(stdout);
+    if (side >= 0 && lp->side[side].err[0])
+        return cli_error(CMD, "%s: %s", name, lp->side[side].err);
+    return 0;
+}
+
+static int cmd_lab(int argc, char **argv) {
+    prof_args a = {.hz = 999, .events = 400000, .rate = 200000, .out = "profile-lab"};
+    int rc = parse_opts(argc, argv, M_LAB, &a);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    if (optind < argc) return cli_usage_error(CMD, "lab: unexpected argument '%s'", argv[optind]);
+    static labprof lp; /* large; one per process */
+    labprof_init(&lp, a.out, (unsigned)a.hz, NULL);
+    if (!lp.enabled) return cli_error(CMD, "lab: %s", lp.why);
+
+    lat_pipe_config base;
+    lat_pipe_config_default(&base);
+    base.events = a.events;
+    base.rate_hz = a.rate;
+    base.cal = lat_clock_default();
+    lat_topo *t = NULL;
+    if ((rc = lat_topo_load(NULL, &t))) return cli_lib_error(CMD, "topology", rc);
+    bool over = false;
+    char why[512];
+    rc = lat_pipe_place(&base, LAT_PIPE_AUTO, t, a.oversub, &over, why, sizeof why);
+    lat_topo_free(t);
+    if (rc == LAT_ETOOFEW_CPUS) return cli_error(CMD, "lab: %s", why);
+    if (rc) return cli_lib_error(CMD, "placement", rc);
+    if ((rc = lat_mkdir_p(a.out))) return cli_lib_error(CMD, a.out, rc);
+    printf("latlab profile lab: %s shape; %s%s\n%llu events at %llu/s per round; perf at %llu Hz\n",
+           lat_pipe_shape_name(base.shape), why, over ? " [oversubscribed]" : "",
+           (unsigned long long)a.events, (unsigned long long)a.rate, (unsigned long long)a.hz);
+    double e2e_plain = NAN, e2e_prof = NAN, e2e_share = NAN;
+    rc = lab_round(&base, &lp, -1, false, "baseline, no perf", &e2e_plain);
+    if (!rc) rc = lab_round(&base, &lp, LABPROF_BASE, false, "baseline, profiled", &e2e_prof);
+    if (!rc) rc = lab_round(&base, &lp, LABPROF_SHARE, true, "share-line, profiled", &e2e_share);
+    if (!rc && !labprof_ready(&lp)) rc = cli_error(CMD, "lab: a profiled round has no samples");
+    if (!rc) {
+        labprof_print(&lp, stdout);
+        printf("  profiling overhead: baseline e2e p50 %.0f ns without perf, %.0f ns with perf "
+               "record at %llu Hz (x%.2f; one round each, this session)\n",
+               e2e_plain, e2e_prof, (unsigned long long)a.hz, e2e_prof / e2e_plain);
+        char path[4200];
+        snprintf(path, sizeof path, "%s/STEP-E.md", a.out);
+        lat_afile *af;
+        if (!(rc = labprof_write(&lp)) && !(rc = lat_afile_open(path, &af))) {
+            labprof_markdown(&lp, lat_afile_stream(af));
+            rc = lat_afile_commit(af);
+        }
+        lat_report *rep = NULL;
+        snprintf(path, sizeof path, "%s/report.html", a.out);
+        if (!rc && !(rc = lat_report_create("latlab lab step (e): sampling profiles", &rep))) {
+            rc = labprof_report(&lp, rep);
+            if (!rc) rc = lat_report_write(rep, path);
+        }
+        lat_report_free(rep);
+        if (rc)
+            rc = cli_lib_error(CMD, a.out, rc);
+        else
+            printf("wrote %s/profile-{baseline,share-line}/, profile-diff.txt, STEP-E.md, "
+                   "report.html\n",
+                   a.out);
+    }
+    labprof_fini(&lp);
+    return rc ? rc : finish_stdout();
+}
+
+int cmd_profile(int argc, char **argv) {
+    if (argc >= 2 && !strcmp(argv[1], "lab")) return cmd_lab(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "diff")) return cmd_diff(argc - 1, argv + 1);
+    if (argc >= 2 && !strcmp(argv[1], "fold")) return cmd_fold(argc - 1, argv + 1);
+    return cmd_record(argc, argv);
+}
