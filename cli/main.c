@@ -31,7 +31,7 @@ CMDS(stat)
 CMDS(silence)
 CMDS(co)
 CMDS(pipeline)
-CMD(lab)
+CMDS(lab)
 CMDS(book)
 CMDS(plot)
 CMDS(top)
@@ -44,15 +44,14 @@ CMD(profile)
     { #n, cmd_##n, summary, NULL, &cmd_##n##_spec }
 
 static const cli_cmd commands[] = {
-    {"lab", cmd_lab, "the experiment protocol: baseline, alloc, share-line, no-pin (main job)",
-     cmd_lab_usage, NULL},
+    TABLE_CMD(lab, "the experiment protocol: baseline, alloc, share-line, no-pin (main job)"),
     TABLE_CMD(pipeline, "one run of the stamped producer -> worker pipeline"),
     TABLE_CMD(clock, "calibrate the cycle counter; drift, read cost, granularity"),
     TABLE_CMD(co, "coordinated omission: closed vs open loop over a stall"),
     TABLE_CMD(dce, "dead-code elimination trap, ring costs and the ping-pong floor"),
     TABLE_CMD(sys, "run conditions: CPUs, topology, governor, isolation, kernel"),
     TABLE_CMD(hist, "read, merge and summarise HdrHistogram interval logs"),
-    {"profile", cmd_profile, "where a run's cycles go: perf samples, flamegraphs, diff",
+    {"profile", cmd_profile, "sample a command's stacks with perf: flamegraph, folded, diff",
      cmd_profile_usage, NULL},
     TABLE_CMD(top, "live per-stage tails from growing .hlog files or a tracer's socket"),
     TABLE_CMD(plot, "latency-by-percentile SVG plots from .hlog/.hgrm files"),
