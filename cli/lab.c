@@ -186,21 +186,11 @@ typedef struct lab_opts {
     bool quick, oversub, seed_set, iv_set, no_profile;
     uint64_t events, rate, min_rounds, max_rounds, iv_ms, gap_us, seed;
     double budget, loss_pct;
-    int shape, ncpus, cpus[LAT_MAX_CPUS];
+    int shape;
+    lab_cpulist cpus;
 } lab_opts;
 
 static lab_opts lo; /* the table's destinations */
-
-static int opt_shape(const char *cmd, const char *flag, const char *v, void *dest) {
-    if ((*(int *)dest = lab_shape(v)) < 0)
-        return cli_usage_error(cmd, "%s: '%s' is not full, compact or auto", flag, v);
-    return 0;
-}
-
-static int opt_cpus(const char *cmd, const char *flag, const char *v, void *dest) {
-    (void)dest;
-    return cli_parse_cpulist(cmd, flag, v, lo.cpus, LAT_MAX_CPUS, &lo.ncpus);
-}
 
 static int opt_replay(const char *cmd, const char *flag, const char *v, void *dest) {
     if (!v[0]) return cli_usage_error(cmd, "%s: needs auto, none or a capture", flag);
@@ -236,9 +226,9 @@ static const cli_opt lab_table[] = {
                 "a run whose hot thread lost more is contaminated (default 20)", 0.1, 100),
     CLI_SEEN_OPT("seed", CLI_U64, &lo.seed, "N",
                  "order shuffle seed (default: from the clock; printed)", 0, 0, NULL, &lo.seed_set),
-    CLI_CUSTOM_OPT("shape", opt_shape, &lo.shape, "full|compact|auto",
+    CLI_CUSTOM_OPT("shape", lab_opt_shape, &lo.shape, "full|compact|auto",
                    "(default auto: compact, pinned, on 2 CPUs)"),
-    CLI_CUSTOM_OPT("cpus", opt_cpus, NULL, "LIST", "plan hot threads within these CPUs"),
+    CLI_CUSTOM_OPT("cpus", lab_opt_cpus, &lo.cpus, "LIST", "plan hot threads within these CPUs"),
     CLI_FLAG_OPT("oversubscribe", &lo.oversub,
                  "run even when the hot threads cannot each have a CPU"),
     CLI_CUSTOM_OPT("json", opt_json, &lo.json_out, "FILE", "also write lab.json here"),
@@ -305,8 +295,8 @@ static int parse_opts(int argc, char **argv, lab_opts *o) {
 static int setup(lab_ctx *x, const lab_opts *o) {
     lat_lab_config *c = &x->cfg;
     lat_lab_config_default(c);
-    int rc = lab_place(CMD, &c->pipe, o->shape, o->cpus, o->ncpus, o->oversub, &x->over, x->why,
-                       sizeof x->why);
+    int rc = lab_place(CMD, &c->pipe, o->shape, o->cpus.cpus, o->cpus.n, o->oversub, &x->over,
+                       x->why, sizeof x->why);
     if (rc) return rc;
     cli_progress("calibrating the cycle counter...");
     c->pipe.cal = lat_clock_default();

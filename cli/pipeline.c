@@ -125,7 +125,8 @@ static void pipe_prom_publish(void *ud, const lat_hist *const *h) {
 /* What the options say (the table's destinations). */
 typedef struct pipe_opts {
     lat_pipe_config c;
-    int shape, ncpus, cpus[LAT_MAX_CPUS];
+    int shape;
+    lab_cpulist cpus;
     bool oversub, flight_auto, idle_set, with_steady, hlog_iv_set, no_counters;
     bool events_set, rate_set, work_set, speed_set, loop_set, gap_set;
     uint64_t queue, sample_ring, work_iters;
@@ -135,17 +136,6 @@ typedef struct pipe_opts {
 } pipe_opts;
 
 static pipe_opts o;
-
-static int opt_shape(const char *cmd, const char *flag, const char *v, void *dest) {
-    if ((*(int *)dest = lab_shape(v)) < 0)
-        return cli_usage_error(cmd, "%s: '%s' is not full, compact or auto", flag, v);
-    return 0;
-}
-
-static int opt_cpus(const char *cmd, const char *flag, const char *v, void *dest) {
-    (void)dest;
-    return cli_parse_cpulist(cmd, flag, v, o.cpus, LAT_MAX_CPUS, &o.ncpus);
-}
 
 static int opt_idle(const char *cmd, const char *flag, const char *v, void *dest) {
     lat_idle *idle = dest;
@@ -183,12 +173,13 @@ static int opt_speed(const char *cmd, const char *flag, const char *v, void *des
 
 static const cli_opt pipe_table[] = {
     CLI_HEADING_ROW("shape and placement"),
-    CLI_CUSTOM_OPT("shape", opt_shape, &o.shape, "full|compact|auto",
+    CLI_CUSTOM_OPT("shape", lab_opt_shape, &o.shape, "full|compact|auto",
                    "full: producer -> q1 -> transformer -> q2 -> consumer\n"
                    "(3 hot threads); compact: the consumer merged into the\n"
                    "worker (2 hot threads); auto (default): full when three\n"
                    "hot threads can be pinned apart, else compact"),
-    CLI_CUSTOM_OPT("cpus", opt_cpus, NULL, "LIST", "plan hot threads within these CPUs (e.g. 1-3)"),
+    CLI_CUSTOM_OPT("cpus", lab_opt_cpus, &o.cpus, "LIST",
+                   "plan hot threads within these CPUs (e.g. 1-3)"),
     CLI_FLAG_OPT("oversubscribe", &o.oversub,
                  "too few CPUs: share them, backoff idle, and stamp every\n"
                  "table \"" LAB_OVERSUB_STAMP "\""),
@@ -473,7 +464,8 @@ int cmd_pipeline(int argc, char **argv) {
     bool over = false;
     char why[512];
     lat_idle_kind idle_req = c.idle.kind;
-    if ((rc = lab_place(CMD, &c, o.shape, o.cpus, o.ncpus, o.oversub, &over, why, sizeof why)) != 0)
+    if ((rc = lab_place(CMD, &c, o.shape, o.cpus.cpus, o.cpus.n, o.oversub, &over, why,
+                        sizeof why)) != 0)
         return rc;
     if (over && o.idle_set && idle_req != LAT_IDLE_BACKOFF)
         cli_warn(CMD, "--idle %s replaced by backoff: hot threads share CPUs",
