@@ -12,6 +12,7 @@
 #include "ringlab.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -123,8 +124,14 @@ static void silence_begin(lab_ctx *x, lab_silence *s, const lat_pipe_config *c) 
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
-        FILE *o = freopen(s->path, "w", stdout);
-        if (o) dup2(fileno(stdout), 2);
+        /* plain descriptors, not freopen: stdout is a wrapped stream (main.c)
+         * and only async-signal-safe calls belong between fork and exec */
+        int fd = open(s->path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
         execl("/proc/self/exe", "latlab", "silence", "--cpus", cpus, "--seconds", secs,
               (char *)NULL);
         _exit(127);
