@@ -11,49 +11,21 @@
  * the bake-off's winner, the ring the pipeline should use by default
  * (LAT_RING_DEFAULT_SEQ in ring.h). */
 #include "cli.h"
+#include "cliopts.h"
 #include "ringlab.h"
 
 #include <errno.h>
-#include <math.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "latlab/json.h"
 #include "latlab/atomicfile.h"
 #include "latlab/clock.h"
+#include "latlab/json.h"
 #include "latlab/ring.h"
-
-const char cmd_bench_usage[] =
-    "usage: latlab bench ring [--rounds N] [--ops N] [--items N] [--samples N] [--capacity N]\n"
-    "                         [--cpus A,B] [--json FILE]\n"
-    "\n"
-    "The SPSC ring bake-off: latlab's cached-index ring (ring) and per-slot sequence\n"
-    "ring (seqring) against Concurrency Kit's ck_ring and a mutex+condvar queue, all\n"
-    "in one run on two pinned CPUs:\n"
-    "  push+pop     same-thread push then pop, ns per pair (8-byte items)\n"
-    "  Mops/s       cross-core streaming throughput, 8-byte and 40-byte items\n"
-    "  round trip   p50/p99/p99.9 of a stamp sent through one queue and back through\n"
-    "               another (8-byte items)\n"
-    "  floor        the raw cache-line ping-pong between the same two CPUs, measured\n"
-    "               every round; latencies are also given as a ratio to it\n"
-    "Each figure is the median over the rounds and a ratio to ck_ring's.\n"
-    "\n"
-    "options:\n"
-    "  --rounds N     rounds, queues interleaved in each (default 5)\n"
-    "  --ops N        same-thread push+pop pairs per measurement (default 10000000)\n"
-    "  --items N      items per throughput run (default 2000000; mutex: N/20); the figure is\n"
-    "                 the fastest window of 65536 items in the run\n"
-    "  --samples N    round trips per latency run (default 100000; mutex: N/20)\n"
-    "  --capacity N   queue capacity for the throughput runs: a power of two, 2..16777216\n"
-    "                 (default 4096)\n"
-    "  --cpus A,B     the two CPUs (default: chosen by the topology planner)\n"
-    "  --json FILE    also write every figure (medians and each round) as JSON\n"
-    "\n"
-    "Needs two CPUs; exits 1 with a message on a single-CPU machine or affinity mask.\n";
 
 enum { F_ST, F_TP8, F_TP40, F_P50, F_P99, F_P999, F_N };
 static const char *fig_names[F_N] = {"same_thread_ns", "mops_8b",    "mops_40b",
@@ -132,8 +104,8 @@ static void print_table(const results *r, const int cpus[2], size_t cap) {
     double floor50 = r->floor_med[0];
     printf("ring bake-off: CPUs %d and %d, %d rounds (medians), capacity %zu, %.4f cycles/ns\n",
            cpus[0], cpus[1], r->rounds, cap, lat_clock_default()->cycles_per_ns);
-    printf("floor: cache-line ping-pong round trip p50 %.1f ns, p99 %.1f ns, p99.9 %.1f ns "
-           "(one hop %.1f ns)\n\n",
+    printf("floor: cache-line ping-pong round trip p50 %.1f ns, p99 %.1f ns, p99.9 %.1f ns (one "
+           "hop %.1f ns)\n\n",
            floor50, r->floor_med[1], r->floor_med[2], floor50 / 2);
     printf("%-8s %9s %6s  %10s %6s  %10s %6s\n", "queue", "push+pop", "vs ck", "Mops/s 8B", "vs ck",
            "Mops/s 40B", "vs ck");
@@ -156,9 +128,9 @@ static void print_table(const results *r, const int cpus[2], size_t cap) {
     }
     for (int k = 0; k < RL_NKINDS; k++)
         if (r->med[k][F_P50] < 0.9 * floor50)
-            printf("IMPLAUSIBLE: %s's round trip is below the ping-pong floor: the harness is "
-                   "lying\n",
-                   rl_kind_name((rl_kind)k));
+            printf(
+                "IMPLAUSIBLE: %s's round trip is below the ping-pong floor: the harness is lying\n",
+                rl_kind_name((rl_kind)k));
 }
 
 static json_t *fig_json(const double *med, const double (*v)[MAX_ROUNDS], int rounds) {
@@ -214,60 +186,66 @@ static int write_json(const char *path, const results *r, const int cpus[2], siz
     return err;
 }
 
-static int bench_ring(int argc, char **argv) {
-    static const struct option opts[] = {
-        {"rounds", required_argument, NULL, 'r'},   {"ops", required_argument, NULL, 'o'},
-        {"items", required_argument, NULL, 'i'},    {"samples", required_argument, NULL, 's'},
-        {"capacity", required_argument, NULL, 'C'}, {"cpus", required_argument, NULL, 'c'},
-        {"json", required_argument, NULL, 'j'},     {NULL, 0, NULL, 0},
-    };
-    uint64_t rounds = 5, ops = 10000000, items = 2000000, samples = 100000, cap = 4096;
-    const char *cpulist = NULL, *json_path = NULL;
-    int c, rc;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        switch (c) {
-        case 'r':
-            if ((rc = cli_parse_u64("bench", "--rounds", optarg, 1, MAX_ROUNDS, &rounds)))
-                return rc;
-            break;
-        case 'o':
-            if ((rc = cli_parse_u64("bench", "--ops", optarg, 1000, 10000000000ull, &ops)))
-                return rc;
-            break;
-        case 'i':
-            if ((rc = cli_parse_u64("bench", "--items", optarg, 1000, 10000000000ull, &items)))
-                return rc;
-            break;
-        case 's':
-            if ((rc = cli_parse_u64("bench", "--samples", optarg, 1000, 100000000ull, &samples)))
-                return rc;
-            break;
-        case 'C':
-            if ((rc = cli_parse_u64("bench", "--capacity", optarg, 2, 1u << 24, &cap))) return rc;
-            if (cap & (cap - 1)) /* every ring here (ours, ck_ring) indexes with a mask */
-                return cli_usage_error("bench", "--capacity: %" PRIu64 " must be a power of two",
-                                       cap);
-            break;
-        case 'c':
-            if (!*optarg) return cli_usage_error("bench", "--cpus: needs a CPU list");
-            cpulist = optarg;
-            break;
-        case 'j':
-            if (!*optarg) return cli_usage_error("bench", "--json: needs a file name");
-            json_path = optarg;
-            break;
-        default:
-            return cli_getopt_fail("bench", c, argv);
-        }
-    }
-    if (optind < argc) return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
-    int cpus[2];
-    if ((rc = cli_pick_two_cpus("bench", cpulist, cpus))) return rc;
-    (void)lat_clock_default(); /* calibrate before timing anything */
+static uint64_t rounds, ops, items, samples, cap;
+static const char *cpulist, *json_path;
 
+static const cli_opt ring_opts[] = {
+    CLI_NUM_OPT("rounds", CLI_U64, &rounds, "N", "rounds, queues interleaved in each (default 5)",
+                1, MAX_ROUNDS),
+    CLI_NUM_OPT("ops", CLI_U64, &ops, "N",
+                "same-thread push+pop pairs per measurement (default 10000000)", 1000,
+                10000000000.0),
+    CLI_NUM_OPT("items", CLI_U64, &items, "N",
+                "items per throughput run (default 2000000; mutex: N/20); the figure is\n"
+                "the fastest window of 65536 items in the run",
+                1000, 10000000000.0),
+    CLI_NUM_OPT("samples", CLI_U64, &samples, "N",
+                "round trips per latency run (default 100000; mutex: N/20)", 1000, 100000000),
+    CLI_NUM_OPT("capacity", CLI_U64, &cap, "N",
+                "queue capacity for the throughput runs: a power of two, 2..16777216\n"
+                "(default 4096)",
+                2, 1u << 24),
+    CLI_STR_OPT("cpus", CLI_STRING, &cpulist, "A,B",
+                "the two CPUs (default: chosen by the topology planner)"),
+    CLI_STR_OPT("json", CLI_PATH, &json_path, "FILE",
+                "also write every figure (medians and each round) as JSON"),
+    CLI_END,
+};
+
+static const cli_spec bench_ring_spec = {
+    .name = "bench",
+    .synopsis =
+        "latlab bench ring [--rounds N] [--ops N] [--items N] [--samples N] [--capacity N]\n"
+        "                         [--cpus A,B] [--json FILE]",
+    .about = "The SPSC ring bake-off: latlab's cached-index ring (ring) and per-slot sequence\n"
+             "ring (seqring) against Concurrency Kit's ck_ring and a mutex+condvar queue, all\n"
+             "in one run on two pinned CPUs:\n"
+             "  push+pop     same-thread push then pop, ns per pair (8-byte items)\n"
+             "  Mops/s       cross-core streaming throughput, 8-byte and 40-byte items\n"
+             "  round trip   p50/p99/p99.9 of a stamp sent through one queue and back through\n"
+             "               another (8-byte items)\n"
+             "  floor        the raw cache-line ping-pong between the same two CPUs, measured\n"
+             "               every round; latencies are also given as a ratio to it\n"
+             "Each figure is the median over the rounds and a ratio to ck_ring's.\n",
+    .opts = ring_opts,
+    .epilog = "Needs two CPUs; exits 1 with a message on a single-CPU machine or affinity mask.\n",
+};
+
+/* Options, checked before any work: 0, -1 after --help, or the exit status. */
+static int ring_parse(int argc, char **argv) {
+    rounds = 5, ops = 10000000, items = 2000000, samples = 100000, cap = 4096;
+    int first, rc = cli_parse(&bench_ring_spec, argc, argv, &first);
+    if (rc) return rc;
+    if (cap & (cap - 1)) /* every ring here (ours, ck_ring) indexes with a mask */
+        return cli_usage_error("bench", "--capacity: %" PRIu64 " must be a power of two", cap);
+    if (cpulist && !*cpulist) return cli_usage_error("bench", "--cpus: needs a CPU list");
+    return 0;
+}
+
+/* The rounds, then the medians over them; NULL after printing why. */
+static results *ring_rounds(const int cpus[2]) {
     results *res = calloc(1, sizeof *res);
-    if (!res) return cli_error("bench", "out of memory");
+    if (!res) return cli_error("bench", "out of memory"), NULL;
     res->rounds = (int)rounds;
     for (int i = 0; i < res->rounds; i++) {
         cli_progress("ring bake-off: round %d of %d", i + 1, res->rounds);
@@ -275,7 +253,7 @@ static int bench_ring(int argc, char **argv) {
         if (err) {
             cli_progress_done();
             free(res);
-            return cli_lib_error("bench", "ring bake-off", err);
+            return cli_lib_error("bench", "ring bake-off", err), NULL;
         }
     }
     cli_progress_done();
@@ -284,7 +262,17 @@ static int bench_ring(int argc, char **argv) {
             res->med[k][f] = med_of(res->v[k][f], res->rounds);
     for (int f = 0; f < 3; f++)
         res->floor_med[f] = med_of(res->floor_v[f], res->rounds);
+    return res;
+}
 
+static int bench_ring(int argc, char **argv) {
+    int rc = ring_parse(argc, argv);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    int cpus[2];
+    if ((rc = cli_pick_two_cpus("bench", cpulist, cpus))) return rc;
+    (void)lat_clock_default(); /* calibrate before timing anything */
+    results *res = ring_rounds(cpus);
+    if (!res) return CLI_ERR;
     print_table(res, cpus, (size_t)cap);
     rl_kind winner = pick_winner(res);
     printf("\nwinner (round-trip p50, unless the other ring streams >25%% faster): %s; the "
@@ -297,8 +285,18 @@ static int bench_ring(int argc, char **argv) {
     return CLI_OK;
 }
 
+static const cli_sub bench_subs[] = {
+    {"ring", bench_ring, &bench_ring_spec,
+     "the SPSC ring bake-off against ck_ring and a mutex queue", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+const cli_spec cmd_bench_spec = {.name = "bench", .subs = bench_subs};
+
 int cmd_bench(int argc, char **argv) {
     if (argc < 2) return cli_usage_error("bench", "which bake-off? (ring)");
-    if (!strcmp(argv[1], "ring")) return bench_ring(argc - 1, argv + 1);
-    return cli_usage_error("bench", "unknown bake-off '%s' (known: ring)", argv[1]);
+    const char *sub = argv[1];
+    if (sub[0] != '-' && strcmp(sub, "help") && !cli_group_find(&cmd_bench_spec, sub))
+        return cli_usage_error("bench", "unknown bake-off '%s' (known: ring)", sub);
+    return cli_group_run(&cmd_bench_spec, argc, argv);
 }

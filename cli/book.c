@@ -12,6 +12,7 @@
 #include "book_bench.h"
 #include "book_cli.h"
 #include "book_itchgen.h"
+#include "cliopts.h"
 
 #include "book.h"
 #include "opstream.h"
@@ -23,103 +24,15 @@
 #include "latlab/hlog.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-const char cmd_book_usage[] =
-    "usage: latlab book replay FILE|- [--stp MODE] [--fees MAKER:TAKER] [--band LO:HI]\n"
-    "                          [--tick T] [--price-scale S] [--capacity N] [--levels]\n"
-    "                          [--json FILE]\n"
-    "       latlab book itch FILE [--pace original|xN|max] [--loop N] [--tick T]\n"
-    "                          [--price-scale 10000] [--hgrm FILE] [--json FILE]\n"
-    "       latlab book lobster MESSAGE.csv [--orderbook ORDERBOOK.csv] [--levels L]\n"
-    "                          [--tick T] [--price-scale S] [--hgrm FILE] [--json FILE]\n"
-    "       latlab book lobster-synth DIR [--messages N] [--levels N] [--seed S] [--unseen-pm P]\n"
-    "       latlab book bench SCENARIO|all [options]   ('latlab book bench --help')\n"
-    "       latlab book itch-gen -o FILE [options]     (synthetic capture; see below)\n"
-    "\n"
-    "replay: one op per line (integers only, prices in the file's unit; '#' starts a comment):\n"
-    "  L <id> <owner> <B|S> <price> <qty> <GTC|IOC|FOK|POST>   limit order\n"
-    "  M <id> <owner> <B|S> <qty>                              market order\n"
-    "  C <id>                                                  cancel\n"
-    "  R <id> <new_qty>        set the open quantity (lower keeps priority, higher loses it)\n"
-    "  P <id> <price> <qty>    replace: new price and quantity, loses priority (may trade)\n"
-    "  E <id> <qty>            execution: the resting order is filled by qty (a trade\n"
-    "                          with taker 0; D when nothing is left)\n"
-    "  X ALL | X SIDE <B|S> | X OWNER <owner> | X RANGE <lo> <hi>   mass cancel\n"
-    "  S <depth>               snapshot (0 = every level)\n"
-    "events, one per line:\n"
-    "  A <id>                  accepted           J <id> <reason>   rejected\n"
-    "  T <maker> <taker> <price> <qty> [<maker_fee> <taker_fee>]   trade at the maker's price\n"
-    "                          (fees, in price x qty units, only when --fees is given)\n"
-    "  K <id>                  cancelled (also IOC/market remainders, unfillable FOK)\n"
-    "  D <id>                  done (filled)\n"
-    "  V <B|S> <price> <qty> <count> <seq>   level changed (only with --levels)\n"
-    "  S <depth> <seq> <crc32> <nbids> <nasks>, then SB/SA <price> <qty> <count> per level\n"
-    "  --stp MODE        self-trade prevention: none (default), cancel-taker, cancel-maker,\n"
-    "                    cancel-both\n"
-    "  --fees M:T        maker:taker fees in basis points (negative = rebate); default 0:0\n"
-    "  --price-scale S   prices in the file are in units of 1/S (default 1)\n"
-    "  --tick T          the tick in those scaled units, a decimal (default: one file unit);\n"
-    "                    e.g. --price-scale 10000 --tick 0.01 for USD x 10,000 prices on a\n"
-    "                    cent tick.  A price not on the tick is a malformed line.\n"
-    "  --band LO:HI      price band in the file's unit, at most 2^28 ticks (default 1 tick\n"
-    "                    to 2^24 ticks); memory grows only with the levels used\n"
-    "  --capacity N      resting orders the book can hold (default 1000000)\n"
-    "On stderr at the end: lines, ops, wall time, ops/s, rejected ops by reason and\n"
-    "malformed lines.  Malformed lines are reported with their line number and reason and\n"
-    "skipped.  Exit status: 0 every op accepted; 3 every line parsed but the book rejected\n"
-    "some ops (J events, counted by reason); 1 malformed lines, an unreadable input (a NUL\n"
-    "byte, a line over 4096 bytes, a read error) or a failed write; 2 usage.\n"
-    "\n"
-    "itch: reads an ITCH 5.0 capture (2-byte length prefixes; zero prefixes mean framing by\n"
-    "the type byte), builds one book per stock (band and capacity from a first pass), and\n"
-    "prints message counts, references to unknown orders, messages/s, the per-message\n"
-    "processing-time histogram (ns) and each stock's final top of book.  The books' memory\n"
-    "is capped at 1 GiB (an error names the file and the figure).\n"
-    "  --pace max        as fast as possible (default; closed loop: service time)\n"
-    "  --pace original   at the capture's own timestamps (open loop: latency from the\n"
-    "                    intended time);  --pace xN  the same, N times faster\n"
-    "  --loop N          replay the capture N times (books emptied in between, untimed)\n"
-    "  --tick T          fixed tick in USD (ITCH prices have 4 decimals: --price-scale is\n"
-    "                    10000 and nothing else); adds off the tick are rejected adds.\n"
-    "                    Default: each stock's tick is the gcd of its prices\n"
-    "  --hgrm FILE       write the latency histogram's percentile table\n"
-    "  --json FILE       write the results as JSON\n"
-    "\n"
-    "lobster: replays a LOBSTER message file (time,type,id,size,price,direction; types 1\n"
-    "new limit, 2 partial cancel, 3 delete, 4 visible execution, 5 hidden execution, 6\n"
-    "cross, 7 halt; prices USD x 10,000, so --price-scale defaults to 10000 and --tick to\n"
-    "0.01).  With --orderbook the book starts from the file's first row (one synthetic\n"
-    "order per visible level) and its top L levels (--levels, default: the file's) are\n"
-    "compared with every row; mismatches that the file's depth window explains (orders\n"
-    "beyond its N levels are never reported) are labelled \"outside the file's depth\".\n"
-    "Messages naming an order that rested before the window are applied to its price level\n"
-    "and counted; one that cannot be applied is reported with its line and reason.  Prints\n"
-    "per-type counts, messages/s and the per-message latency histogram.  Exit status: 0\n"
-    "clean (mismatches outside the file's depth included); 3 unappliable messages or book\n"
-    "mismatches not explained by the depth; 1 malformed lines or unreadable input.\n"
-    "  --show N          report at most N problems, and N mismatches outside the depth, on\n"
-    "                    stderr (default 10 each)\n"
-    "\n"
-    "lobster-synth: writes DIR/SYNTH_message_N.csv and DIR/SYNTH_orderbook_N.csv from\n"
-    "latlab's own book driven by a seeded random order flow (orders resting before the\n"
-    "first message, every message type; P per mille of events, default 5, placed beyond\n"
-    "level N and left out of the files as LOBSTER's depth window does).\n"
-    "\n"
-    "bench: " BOOK_BENCH_USAGE "\n" BOOK_ITCHGEN_USAGE;
-
 static const char *CMD = "book";
 
 /* ---- helpers shared with book_itch.c and book_lobster.c ------------------------------------ */
-
-int book_cli_scale(const char *cmd, const char *s, book_price_flags *pf) {
-    return cli_parse_u64(cmd, "--price-scale", s, 1, 1000000000000ull, &pf->scale);
-}
 
 int64_t book_cli_tick(const char *cmd, const book_price_flags *pf) {
     uint64_t scale = pf->scale ? pf->scale : 1;
@@ -133,21 +46,6 @@ int64_t book_cli_tick(const char *cmd, const book_price_flags *pf) {
         return -1;
     }
     return u;
-}
-
-int book_cli_common_opt(int c, const char *arg, book_price_flags *pf, char **argv) {
-    switch (c) {
-    case 't':
-        pf->tick = arg;
-        return -1;
-    case 'p':
-        return book_cli_scale(CMD, arg, pf) ? CLI_USAGE : -1;
-    case 'h':
-        fputs(cmd_book_usage, stdout);
-        return CLI_OK;
-    default:
-        return cli_getopt_fail(CMD, c, argv);
-    }
 }
 
 void book_tally_add(book_reject_tally *t, int err) {
@@ -295,56 +193,103 @@ static int parse_stp(const char *s, book_stp *out) {
 }
 
 /* -1 to go on, else the exit status. */
-static int replay_args(int argc, char **argv, replay_opts *o) {
-    static const struct option opts[] = {
-        {"stp", required_argument, 0, 's'},  {"fees", required_argument, 0, 'f'},
-        {"band", required_argument, 0, 'b'}, {"capacity", required_argument, 0, 'c'},
-        {"levels", no_argument, 0, 'l'},     {"json", required_argument, 0, 'j'},
-        {"tick", required_argument, 0, 't'}, {"price-scale", required_argument, 0, 'p'},
-        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
-    int c, rc;
+static replay_opts ro; /* the table's destinations */
+
+static int opt_stp(const char *cmd, const char *flag, const char *v, void *dest) {
+    if (parse_stp(v, dest))
+        return cli_usage_error(
+            cmd, "%s: '%s' is not none, cancel-taker, cancel-maker or cancel-both", flag, v);
+    return 0;
+}
+
+static int opt_fees(const char *cmd, const char *flag, const char *v, void *dest) {
+    replay_opts *o = dest;
     int64_t m, t;
-    uint64_t v;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 's':
-            if (parse_stp(optarg, &o->cfg.stp))
-                return cli_usage_error(
-                    CMD, "--stp: '%s' is not none, cancel-taker, cancel-maker or cancel-both",
-                    optarg);
-            break;
-        case 'f':
-            if (parse_pair(optarg, &m, &t) || m < -10000 || m > 10000 || t < -10000 || t > 10000)
-                return cli_usage_error(
-                    CMD, "--fees: '%s' is not MAKER:TAKER basis points (-10000..10000 each)",
-                    optarg);
-            o->cfg.maker_fee_bps = (int32_t)m;
-            o->cfg.taker_fee_bps = (int32_t)t;
-            o->fees = 1;
-            break;
-        case 'b':
-            if (parse_pair(optarg, &o->band_lo, &o->band_hi) || o->band_lo > o->band_hi)
-                return cli_usage_error(CMD, "--band: '%s' is not LO:HI with LO <= HI", optarg);
-            o->band_given = 1;
-            break;
-        case 'c':
-            if (cli_parse_u64(CMD, "--capacity", optarg, 1, (1u << 31) - 1, &v)) return CLI_USAGE;
-            o->cfg.max_orders = (uint32_t)v;
-            break;
-        case 'l':
-            o->levels = 1;
-            break;
-        case 'j':
-            if (!*optarg) return cli_usage_error(CMD, "--json: empty path");
-            o->json = optarg;
-            break;
-        default:
-            if ((rc = book_cli_common_opt(c, optarg, &o->pf, argv)) >= 0) return rc;
-        }
-    }
-    if (optind != argc - 1) return cli_usage_error(CMD, "replay needs one FILE (or - for stdin)");
-    o->path = argv[optind];
+    if (parse_pair(v, &m, &t) || m < -10000 || m > 10000 || t < -10000 || t > 10000)
+        return cli_usage_error(cmd, "%s: '%s' is not MAKER:TAKER basis points (-10000..10000 each)",
+                               flag, v);
+    o->cfg.maker_fee_bps = (int32_t)m;
+    o->cfg.taker_fee_bps = (int32_t)t;
+    o->fees = 1;
+    return 0;
+}
+
+static int opt_band(const char *cmd, const char *flag, const char *v, void *dest) {
+    replay_opts *o = dest;
+    if (parse_pair(v, &o->band_lo, &o->band_hi) || o->band_lo > o->band_hi)
+        return cli_usage_error(cmd, "%s: '%s' is not LO:HI with LO <= HI", flag, v);
+    o->band_given = 1;
+    return 0;
+}
+
+static uint64_t replay_capacity;
+static bool replay_levels;
+
+static const cli_opt replay_opts_table[] = {
+    CLI_CUSTOM_OPT("stp", opt_stp, &ro.cfg.stp, "MODE",
+                   "self-trade prevention: none (default), cancel-taker, cancel-maker,\n"
+                   "cancel-both"),
+    CLI_CUSTOM_OPT("fees", opt_fees, &ro, "M:T",
+                   "maker:taker fees in basis points (negative = rebate); default 0:0"),
+    BOOK_PRICE_ROWS(ro.pf,
+                    "the tick in those scaled units, a decimal (default: one file unit);\n"
+                    "e.g. --price-scale 10000 --tick 0.01 for USD x 10,000 prices on a\n"
+                    "cent tick.  A price not on the tick is a malformed line.",
+                    "prices in the file are in units of 1/S (default 1)"),
+    CLI_CUSTOM_OPT("band", opt_band, &ro, "LO:HI",
+                   "price band in the file's unit, at most 2^28 ticks (default 1 tick\n"
+                   "to 2^24 ticks); memory grows only with the levels used"),
+    CLI_NUM_OPT("capacity", CLI_U64, &replay_capacity, "N",
+                "resting orders the book can hold (default 1000000)", 1, (1u << 31) - 1),
+    CLI_FLAG_OPT("levels", &replay_levels, "also print a V event for every level change"),
+    CLI_STR_OPT("json", CLI_PATH, &ro.json, "FILE", "write the results as JSON"),
+    CLI_END,
+};
+
+const cli_spec book_replay_spec = {
+    .name = "book",
+    .synopsis = "latlab book replay FILE|- [--stp MODE] [--fees MAKER:TAKER] [--band LO:HI]\n"
+                "                          [--tick T] [--price-scale S] [--capacity N] [--levels]\n"
+                "                          [--json FILE]",
+    .about =
+        "One op per line (integers only, prices in the file's unit; '#' starts a comment):\n"
+        "  L <id> <owner> <B|S> <price> <qty> <GTC|IOC|FOK|POST>   limit order\n"
+        "  M <id> <owner> <B|S> <qty>                              market order\n"
+        "  C <id>                                                  cancel\n"
+        "  R <id> <new_qty>        set the open quantity (lower keeps priority, higher loses it)\n"
+        "  P <id> <price> <qty>    replace: new price and quantity, loses priority (may trade)\n"
+        "  E <id> <qty>            execution: the resting order is filled by qty (a trade\n"
+        "                          with taker 0; D when nothing is left)\n"
+        "  X ALL | X SIDE <B|S> | X OWNER <owner> | X RANGE <lo> <hi>   mass cancel\n"
+        "  S <depth>               snapshot (0 = every level)\n"
+        "events, one per line:\n"
+        "  A <id>                  accepted           J <id> <reason>   rejected\n"
+        "  T <maker> <taker> <price> <qty> [<maker_fee> <taker_fee>]   trade at the maker's price\n"
+        "                          (fees, in price x qty units, only when --fees is given)\n"
+        "  K <id>                  cancelled (also IOC/market remainders, unfillable FOK)\n"
+        "  D <id>                  done (filled)\n"
+        "  V <B|S> <price> <qty> <count> <seq>   level changed (only with --levels)\n"
+        "  S <depth> <seq> <crc32> <nbids> <nasks>, then SB/SA <price> <qty> <count> per level\n",
+    .opts = replay_opts_table,
+    .epilog =
+        "On stderr at the end: lines, ops, wall time, ops/s, rejected ops by reason and\n"
+        "malformed lines.  Malformed lines are reported with their line number and reason and\n"
+        "skipped.  Exit status: 0 every op accepted; 3 every line parsed but the book rejected\n"
+        "some ops (J events, counted by reason); 1 malformed lines, an unreadable input (a NUL\n"
+        "byte, a line over 4096 bytes, a read error) or a failed write; 2 usage.\n",
+    .max_args = -1,
+};
+
+/* -1 to go on, else the exit status. */
+static int replay_args(int argc, char **argv, replay_opts *o) {
+    ro = *o;
+    replay_capacity = o->cfg.max_orders;
+    int rc = cli_parse_one(&book_replay_spec, argc, argv, "replay needs one FILE (or - for stdin)",
+                           &ro.path);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    *o = ro;
+    o->cfg.max_orders = (uint32_t)replay_capacity;
+    o->levels = replay_levels;
     if ((o->tick = book_cli_tick(CMD, &o->pf)) < 0) return CLI_USAGE;
     if (!o->band_given) {
         o->band_lo = o->tick;
@@ -450,9 +395,7 @@ static int replay_json(const replay_ctx *c, const char *path, const char *json) 
         (json_int_t)book_order_count(c->b), "bid_levels",
         (json_int_t)book_level_count(c->b, BOOK_BUY), "ask_levels",
         (json_int_t)book_level_count(c->b, BOOK_SELL), "seq", (json_int_t)book_seq(c->b));
-    int e = o ? lat_write_json_atomic(json, o) : -ENOMEM;
-    json_decref(o);
-    return e ? cli_lib_error(CMD, json, e) : CLI_OK;
+    return cli_write_json(CMD, json, o);
 }
 
 static int cmd_replay(int argc, char **argv) {
@@ -490,23 +433,26 @@ static int cmd_replay(int argc, char **argv) {
     return rc;
 }
 
+static const cli_sub book_subs[] = {
+    {"replay", cmd_replay, &book_replay_spec, "text op stream in, one event per line out", NULL},
+    {"itch", book_itch_main, &book_itch_spec, "ITCH 5.0 replay into one book per stock", NULL},
+    {"itch-gen", book_itchgen_main, &book_itchgen_spec, "a synthetic ITCH 5.0 capture with bursts",
+     NULL},
+    {"lobster", book_lobster_main, &book_lobster_spec,
+     "LOBSTER replay, checked against its orderbook file", NULL},
+    {"lobster-synth", book_lobster_synth_main, &book_lobster_synth_spec,
+     "a synthetic LOBSTER message and orderbook pair", NULL},
+    {"bench", book_bench_main, &book_bench_spec, "the HDR tail-latency scenarios", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+const cli_spec cmd_book_spec = {
+    .name = "book",
+    .about = "The order-book workload (workloads/book/): the text op stream, ITCH 5.0 and LOBSTER\n"
+             "replays, synthetic inputs and the tail-latency scenarios.\n",
+    .subs = book_subs,
+};
+
 int cmd_book(int argc, char **argv) {
-    if (argc < 2)
-        return cli_usage_error(CMD, "needs a subcommand: replay, itch, itch-gen, lobster, "
-                                    "lobster-synth or bench");
-    const char *sub = argv[1];
-    if (!strcmp(sub, "--help") || !strcmp(sub, "-h") || !strcmp(sub, "help")) {
-        fputs(cmd_book_usage, stdout);
-        return CLI_OK;
-    }
-    if (!strcmp(sub, "replay")) return cmd_replay(argc - 1, argv + 1);
-    if (!strcmp(sub, "itch")) return book_itch_main(argc - 1, argv + 1);
-    if (!strcmp(sub, "lobster")) return book_lobster_main(argc - 1, argv + 1);
-    if (!strcmp(sub, "lobster-synth")) return book_lobster_synth_main(argc - 1, argv + 1);
-    if (!strcmp(sub, "bench")) return book_bench_main(argc - 1, argv + 1);
-    if (!strcmp(sub, "itch-gen")) return book_itchgen_main(argc - 1, argv + 1);
-    return cli_usage_error(CMD,
-                           "unknown subcommand '%s' (replay, itch, itch-gen, lobster, "
-                           "lobster-synth or bench)",
-                           sub);
+    return cli_group_run(&cmd_book_spec, argc, argv);
 }

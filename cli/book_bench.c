@@ -8,7 +8,9 @@
  * assuming it.  Under sanitizers (which own the allocator) the count is
  * reported as unavailable. */
 #include "cli.h"
+#include "cliopts.h"
 #include "book_bench.h"
+#include "promcli.h"
 #include "labrun.h"
 
 #include "latlab/json.h"
@@ -26,10 +28,10 @@
 #include "latlab/topo.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,8 +48,6 @@ static void window_cb(int begin, void *ud) {
 }
 
 /* ---- usage --------------------------------------------------------------------------------- */
-
-const char book_bench_usage[] = BOOK_BENCH_USAGE;
 
 static const char *CMD = "book";
 
@@ -93,16 +93,26 @@ static void fmt_ns(char *buf, size_t n, int64_t v) {
 
 /* "Where the tail comes from": only measured facts; or the not-identified
  * sentence when they point nowhere. */
-static void tail_paragraph(char *buf, size_t n, const run *rn) {
-    const book_bench_result *r = &rn->r;
-    size_t k = 0;
-    char t[32], mx[32], floor_s[32];
-    fmt_ns(t, sizeof t, r->tail_threshold_ns);
-    fmt_ns(mx, sizeof mx, lat_hist_max(&r->total));
-    fmt_ns(floor_s, sizeof floor_s, r->timer_floor_p50_ns);
-    int identified = 0;
-    /* which kind of op is over-represented among the slowest samples */
-    int best = -1;
+/* A paragraph built by appending (cut at the buffer's end). */
+typedef struct text_buf {
+    char *buf;
+    size_t n, k;
+} text_buf;
+
+static void say(text_buf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(text_buf *sb, const char *fmt, ...) {
+    if (sb->k >= sb->n) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int w = vsnprintf(sb->buf + sb->k, sb->n - sb->k, fmt, ap);
+    va_end(ap);
+    if (w > 0) sb->k += (size_t)w;
+}
+
+/* Which kind of op is over-represented among the slowest samples; more
+ * events per op in the tail.  Returns whether either explains it. */
+static int tail_kinds(text_buf *sb, const book_bench_result *r, const char *t) {
+    int identified = 0, best = -1;
     double best_ratio = 0;
     for (int i = 0; i < BOOK_OPK_COUNT; i++) {
         if (!r->ops_by_kind[i] || !r->tail_samples) continue;
@@ -111,115 +121,137 @@ static void tail_paragraph(char *buf, size_t n, const run *rn) {
         double ratio = share_tail / share_all;
         if (share_tail >= 0.5 && ratio >= 1.5 && ratio > best_ratio) best = i, best_ratio = ratio;
     }
-    k += (size_t)snprintf(buf + k, n - k, "%" PRIu64 " samples lie at or above p99.9 (%s). ",
-                          r->tail_samples, t);
+    say(sb, "%" PRIu64 " samples lie at or above p99.9 (%s). ", r->tail_samples, t);
     if (best >= 0) {
-        k += (size_t)snprintf(
-            buf + k, n - k,
+        say(sb,
             "%.0f%% of them were %s ops, which are %.0f%% of all ops (%.1fx over-represented). ",
             pct(r->tail_by_kind[best], r->tail_samples), book_opk_name((book_opk)best),
             pct(r->ops_by_kind[best], r->health.ops), best_ratio);
         identified = 1;
     }
     if (r->mean_events > 0 && r->tail_mean_events >= 1.5 * r->mean_events) {
-        k += (size_t)snprintf(buf + k, n - k,
-                              "They emitted %.1f events per op against %.1f on average: the "
-                              "slow ops are the ones doing more work (fills, level updates, "
-                              "cancellations). ",
-                              r->tail_mean_events, r->mean_events);
+        say(sb,
+            "They emitted %.1f events per op against %.1f on average: the "
+            "slow ops are the ones doing more work (fills, level updates, "
+            "cancellations). ",
+            r->tail_mean_events, r->mean_events);
         identified = 1;
     }
+    return identified;
+}
+
+/* Allocations, faults, switches, stolen time and the thread's CPU share.
+ * Returns whether waiting to run explains the tail. */
+static int tail_interference(text_buf *sb, const run *rn) {
+    const book_bench_result *r = &rn->r;
+    int identified = 0;
     if (lat_alloccount_available())
-        k += (size_t)snprintf(buf + k, n - k,
-                              "The measured window made %" PRIu64
-                              " allocation calls (counted), so the allocator %s. ",
-                              rn->allocs, rn->allocs ? "may contribute" : "is not a contributor");
-    k += (size_t)snprintf(buf + k, n - k,
-                          "The thread took %" PRIu64
-                          " minor page fault%s and was switched out %" PRIu64
-                          " time%s involuntarily (%" PRIu64 " voluntarily) during the window",
-                          r->minor_faults, r->minor_faults == 1 ? "" : "s", r->invol_switches,
-                          r->invol_switches == 1 ? "" : "s", r->vol_switches);
+        say(sb,
+            "The measured window made %" PRIu64
+            " allocation calls (counted), so the allocator %s. ",
+            rn->allocs, rn->allocs ? "may contribute" : "is not a contributor");
+    say(sb,
+        "The thread took %" PRIu64 " minor page fault%s and was switched out %" PRIu64
+        " time%s involuntarily (%" PRIu64 " voluntarily) during the window",
+        r->minor_faults, r->minor_faults == 1 ? "" : "s", r->invol_switches,
+        r->invol_switches == 1 ? "" : "s", r->vol_switches);
     if (r->steal_ms >= 0)
-        k += (size_t)snprintf(buf + k, n - k,
-                              ", and the hypervisor stole %.0f ms of CPU time (all CPUs, "
-                              "/proc/stat) over the %.2f s window",
-                              r->steal_ms, r->elapsed_s);
+        say(sb,
+            ", and the hypervisor stole %.0f ms of CPU time (all CPUs, "
+            "/proc/stat) over the %.2f s window",
+            r->steal_ms, r->elapsed_s);
     if (r->elapsed_s > 0 && r->cpu_s > 0) {
         double share = r->cpu_s / r->elapsed_s;
         if (share > 1) share = 1;
-        k += (size_t)snprintf(buf + k, n - k,
-                              ". The thread had a CPU for %.0f%% of the window's wall time "
-                              "(%.2f s of CPU in %.2f s; load average %.1f on %d CPUs)",
-                              100 * share, r->cpu_s, r->elapsed_s, r->loadavg1, r->ncpus);
+        say(sb,
+            ". The thread had a CPU for %.0f%% of the window's wall time "
+            "(%.2f s of CPU in %.2f s; load average %.1f on %d CPUs)",
+            100 * share, r->cpu_s, r->elapsed_s, r->loadavg1, r->ncpus);
         if (share < 0.9)
-            k += (size_t)snprintf(buf + k, n - k,
-                                  ", so it spent the rest waiting to run and any sample that "
-                                  "spans such a wait carries it");
+            say(sb, ", so it spent the rest waiting to run and any sample that "
+                    "spans such a wait carries it");
         if (share < 0.5 && r->tail_threshold_ns > 20 * q(&r->total, 50)) {
-            k += (size_t)snprintf(buf + k, n - k,
-                                  "; with the thread off its CPU for most of the window, "
-                                  "waiting to run is the dominant contributor to the samples "
-                                  "above p99.9, which sit %.0fx above the median",
-                                  (double)r->tail_threshold_ns / (double)q(&r->total, 50));
+            say(sb,
+                "; with the thread off its CPU for most of the window, "
+                "waiting to run is the dominant contributor to the samples "
+                "above p99.9, which sit %.0fx above the median",
+                (double)r->tail_threshold_ns / (double)q(&r->total, 50));
             identified = 1;
         }
     }
+    return identified;
+}
+
+/* How many samples the switches and faults can explain, and the max. */
+static void tail_max(text_buf *sb, const book_bench_result *r, const char *mx) {
     uint64_t interruptions =
         r->minor_faults + r->major_faults + r->invol_switches + r->vol_switches;
     if (r->open_loop)
         ; /* in an open loop one stall delays every op queued behind it: no per-sample bound */
     else if (interruptions && interruptions < r->tail_samples)
-        k += (size_t)snprintf(buf + k, n - k,
-                              ". Those %" PRIu64 " switches and faults can inflate at most %" PRIu64
-                              " samples (%.3f%%): enough to explain the quantiles above "
-                              "p%.3f, not the %" PRIu64 " samples at or above p99.9",
-                              interruptions, interruptions, pct(interruptions, r->health.ops),
-                              100.0 - pct(interruptions, r->health.ops), r->tail_samples);
+        say(sb,
+            ". Those %" PRIu64 " switches and faults can inflate at most %" PRIu64
+            " samples (%.3f%%): enough to explain the quantiles above "
+            "p%.3f, not the %" PRIu64 " samples at or above p99.9",
+            interruptions, interruptions, pct(interruptions, r->health.ops),
+            100.0 - pct(interruptions, r->health.ops), r->tail_samples);
     else if (interruptions)
-        k += (size_t)snprintf(buf + k, n - k,
-                              ". Those %" PRIu64 " switches and faults outnumber the %" PRIu64
-                              " samples at or above p99.9",
-                              interruptions, r->tail_samples);
-    k += (size_t)snprintf(buf + k, n - k, ". The max (%s) ", mx);
+        say(sb,
+            ". Those %" PRIu64 " switches and faults outnumber the %" PRIu64
+            " samples at or above p99.9",
+            interruptions, r->tail_samples);
+    say(sb, ". The max (%s) ", mx);
     if ((interruptions || r->steal_ms > 0) && lat_hist_max(&r->total) > 20 * r->tail_threshold_ns)
-        k += (size_t)snprintf(buf + k, n - k,
-                              "is %.0fx the p99.9 value: an operation of this kind does not take "
-                              "that long by itself, so it is consistent with the thread losing "
-                              "its CPU (a switch or stolen time) mid-operation. ",
-                              (double)lat_hist_max(&r->total) / (double)r->tail_threshold_ns);
+        say(sb,
+            "is %.0fx the p99.9 value: an operation of this kind does not take "
+            "that long by itself, so it is consistent with the thread losing "
+            "its CPU (a switch or stolen time) mid-operation. ",
+            (double)lat_hist_max(&r->total) / (double)r->tail_threshold_ns);
     else
-        k += (size_t)snprintf(buf + k, n - k, "is %.1fx the p99.9 value. ",
-                              r->tail_threshold_ns
-                                  ? (double)lat_hist_max(&r->total) / (double)r->tail_threshold_ns
-                                  : 0.0);
-    if (r->open_loop)
-        k +=
-            (size_t)snprintf(buf + k, n - k,
-                             "Open loop: %" PRIu64 " ops (%.1f%%) started more than 1 us after "
-                             "their intended time; the driver achieved %.0f ops/s against the "
-                             "%.0f ops/s asked for%s; every wait is in the samples. ",
-                             r->late_ops, pct(r->late_ops, r->health.ops),
-                             r->elapsed_s > 0 ? (double)r->health.ops / r->elapsed_s : 0.0, r->rate,
-                             pct(r->late_ops, r->health.ops) > 10
-                                 ? " (it fell behind: the queue of due operations grew, which "
-                                   "is what the open-loop percentiles show)"
-                                 : "");
-    if (r->open_loop && pct(r->late_ops, r->health.ops) > 10) {
-        k += (size_t)snprintf(buf + k, n - k,
-                              "The dominant contributor is queueing: with %.0f%% of the window "
-                              "on a CPU, operations waited for the ones due before them, so "
-                              "these percentiles measure the backlog, not the engine. ",
-                              r->elapsed_s > 0 ? 100.0 * r->cpu_s / r->elapsed_s : 0.0);
-        identified = 1;
-    }
-    k += (size_t)snprintf(buf + k, n - k,
-                          "Every sample includes the timer's own floor (two "
-                          "fenced counter reads: p50 %s). ",
-                          floor_s);
+        say(sb, "is %.1fx the p99.9 value. ",
+            r->tail_threshold_ns ? (double)lat_hist_max(&r->total) / (double)r->tail_threshold_ns
+                                 : 0.0);
+}
+
+/* Open loop: late starts and whether the backlog dominates. */
+static int tail_open_loop(text_buf *sb, const book_bench_result *r) {
+    if (!r->open_loop) return 0;
+    double late = pct(r->late_ops, r->health.ops);
+    say(sb,
+        "Open loop: %" PRIu64 " ops (%.1f%%) started more than 1 us after "
+        "their intended time; the driver achieved %.0f ops/s against the "
+        "%.0f ops/s asked for%s; every wait is in the samples. ",
+        r->late_ops, late, r->elapsed_s > 0 ? (double)r->health.ops / r->elapsed_s : 0.0, r->rate,
+        late > 10 ? " (it fell behind: the queue of due operations grew, which "
+                    "is what the open-loop percentiles show)"
+                  : "");
+    if (late <= 10) return 0;
+    say(sb,
+        "The dominant contributor is queueing: with %.0f%% of the window "
+        "on a CPU, operations waited for the ones due before them, so "
+        "these percentiles measure the backlog, not the engine. ",
+        r->elapsed_s > 0 ? 100.0 * r->cpu_s / r->elapsed_s : 0.0);
+    return 1;
+}
+
+static void tail_paragraph(char *buf, size_t n, const run *rn) {
+    const book_bench_result *r = &rn->r;
+    text_buf sb = {buf, n, 0};
+    char t[32], mx[32], floor_s[32];
+    fmt_ns(t, sizeof t, r->tail_threshold_ns);
+    fmt_ns(mx, sizeof mx, lat_hist_max(&r->total));
+    fmt_ns(floor_s, sizeof floor_s, r->timer_floor_p50_ns);
+    if (n) buf[0] = '\0';
+    int identified = tail_kinds(&sb, r, t);
+    identified |= tail_interference(&sb, rn);
+    tail_max(&sb, r, mx);
+    identified |= tail_open_loop(&sb, r);
+    say(&sb,
+        "Every sample includes the timer's own floor (two "
+        "fenced counter reads: p50 %s). ",
+        floor_s);
     if (!identified)
-        snprintf(buf + k, n - k,
-                 "The dominant contributor is not yet identified; next step: count cache and "
+        say(&sb, "The dominant contributor is not yet identified; next step: count cache and "
                  "branch misses over the measured window (perf stat -e "
                  "cache-misses,branch-misses; this VM exposes no hardware PMU, so on a "
                  "bare-metal host) and compare the slowest ops' book depth with the median's.");
@@ -514,242 +546,273 @@ static int parse_seed(const char *s, uint64_t *out) {
     return 0;
 }
 
-int book_bench_main(int argc, char **argv) {
-    static const struct option opts[] = {{"warmup", required_argument, 0, 'w'},
-                                         {"measured", required_argument, 0, 'm'},
-                                         {"seed", required_argument, 0, 's'},
-                                         {"depth", required_argument, 0, 'd'},
-                                         {"open-loop", required_argument, 0, 'o'},
-                                         {"also-open-loop", required_argument, 0, 'a'},
-                                         {"quick", no_argument, 0, 'q'},
-                                         {"cpu", required_argument, 0, 'c'},
-                                         {"out", required_argument, 0, 'O'},
-                                         {"intervals", required_argument, 0, 'i'},
-                                         {"json", required_argument, 0, 'j'},
-                                         {"help", no_argument, 0, 'h'},
-                                         CLI_PROM_PUSH_OPTIONS,
-                                         {0, 0, 0, 0}};
-    book_bench_cfg cfg = {.seed = 0xA5A5A5A5ull,
-                          .warmup = 200000,
-                          .measured = 1000000,
-                          .intervals = 10,
-                          .window = window_cb};
-    double open_rate = 0, also_rate = 0;
-    int cpu = -1, quick = 0, set_w = 0, set_m = 0;
-    const char *out = "book-bench", *json = NULL;
-    int c;
-    uint64_t v;
+static int opt_seed(const char *cmd, const char *flag, const char *v, void *dest) {
+    if (parse_seed(v, dest) || *(uint64_t *)dest == 0)
+        return cli_usage_error(cmd, "%s: '%s' is not a non-zero integer", flag, v);
+    return 0;
+}
+
+/* What the options say (the table's destinations). */
+typedef struct bb_opts {
+    book_bench_cfg cfg;
+    uint64_t depth, intervals;
+    double open_rate, also_rate;
+    int cpu;
+    bool quick, warmup_set, measured_set;
+    const char *out, *json, *which;
     cli_prom prom; /* --push: the scenarios' histograms as stage=<scenario> */
-    cli_prom_init(&prom);
-    prom.metric = "latlab_book_latency_seconds";
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        int pr = cli_prom_option(&prom, CMD, c, optarg);
-        if (pr == 1) continue;
-        if (pr) return pr;
-        switch (c) {
-        case 'w':
-            if (cli_parse_u64(CMD, "--warmup", optarg, 0, 1000000000, &cfg.warmup))
-                return CLI_USAGE;
-            set_w = 1;
-            break;
-        case 'm':
-            if (cli_parse_u64(CMD, "--measured", optarg, 1, 200000000, &cfg.measured))
-                return CLI_USAGE;
-            set_m = 1;
-            break;
-        case 's':
-            if (parse_seed(optarg, &cfg.seed) || cfg.seed == 0)
-                return cli_usage_error(CMD, "--seed: '%s' is not a non-zero integer", optarg);
-            break;
-        case 'd':
-            if (cli_parse_u64(CMD, "--depth", optarg, 2, 10000000, &v)) return CLI_USAGE;
-            cfg.depth = (uint32_t)v;
-            break;
-        case 'o':
-            if (cli_parse_double(CMD, "--open-loop", optarg, 1, 1e9, &open_rate)) return CLI_USAGE;
-            break;
-        case 'a':
-            if (cli_parse_double(CMD, "--also-open-loop", optarg, 1, 1e9, &also_rate))
-                return CLI_USAGE;
-            break;
-        case 'q':
-            quick = 1;
-            break;
-        case 'c':
-            if (cli_parse_int(CMD, "--cpu", optarg, 0, 4095, &cpu)) return CLI_USAGE;
-            break;
-        case 'O':
-            out = optarg;
-            break;
-        case 'i':
-            if (cli_parse_u64(CMD, "--intervals", optarg, 1, 1000, &v)) return CLI_USAGE;
-            cfg.intervals = (uint32_t)v;
-            break;
-        case 'j':
-            json = optarg;
-            break;
-        case 'h':
-            fputs(book_bench_usage, stdout);
-            return CLI_OK;
-        default:
-            return cli_getopt_fail(CMD, c, argv);
-        }
+} bb_opts;
+
+static bb_opts bo;
+
+static const cli_opt bb_table[] = {
+    CLI_SEEN_OPT("warmup", CLI_U64, &bo.cfg.warmup, "N",
+                 "ops run before the measured window (default 200000)", 0, 1000000000, NULL,
+                 &bo.warmup_set),
+    CLI_SEEN_OPT("measured", CLI_U64, &bo.cfg.measured, "N", "recorded ops (default 1000000)", 1,
+                 200000000, NULL, &bo.measured_set),
+    CLI_CUSTOM_OPT("seed", opt_seed, &bo.cfg.seed, "N",
+                   "xorshift seed (default 0xA5A5A5A5 = 2779096485; decimal)"),
+    CLI_NUM_OPT("depth", CLI_U64, &bo.depth, "N",
+                "resting orders the scenario holds (default per scenario)", 2, 10000000),
+    CLI_NUM_OPT("open-loop", CLI_DOUBLE, &bo.open_rate, "RATE",
+                "ops/s: each op is due at start + i/RATE and its latency runs\n"
+                "from that intended time (coordinated omission handled by\n"
+                "construction); default closed loop = pure service time",
+                1, 1e9),
+    CLI_NUM_OPT("also-open-loop", CLI_DOUBLE, &bo.also_rate, "RATE",
+                "after the closed-loop runs, run mixed_70_20_10 open loop\n"
+                "at RATE too (reported in its own table)",
+                1, 1e9),
+    CLI_FLAG_OPT("quick", &bo.quick, "2000 warm-up and 20000 measured ops (tests)"),
+    CLI_NUM_OPT("cpu", CLI_INT, &bo.cpu, "N", "pin the benchmark thread to CPU N", 0, 4095),
+    CLI_STR_OPT("out", CLI_STRING, &bo.out, "DIR",
+                "output folder (default book-bench): <scenario>.hlog/.hgrm,\n"
+                "BENCH.md, report.html, bench.json"),
+    CLI_NUM_OPT("intervals", CLI_U64, &bo.intervals, "N",
+                "interval histograms per scenario in the .hlog (default 10)", 1, 1000),
+    CLI_STR_OPT("json", CLI_STRING, &bo.json, "FILE", "also write the results as JSON to FILE"),
+    CLI_PROM_PUSH_ROWS(bo.prom),
+    CLI_END,
+};
+
+const cli_spec book_bench_spec = {
+    .name = "book",
+    .synopsis =
+        "latlab book bench SCENARIO|all [--warmup N] [--measured N] [--seed N] [--depth N]\n"
+        "                         [--open-loop RATE] [--also-open-loop RATE] [--quick]\n"
+        "                         [--cpu N] [--out DIR] [--intervals N] [--json FILE]",
+    .about = "The HDR tail-latency scenarios on latlab's order book, closed loop (service\n"
+             "time) or open loop (latency from the intended arrival time); writes per\n"
+             "scenario .hlog/.hgrm and BENCH.md, report.html, bench.json in --out.\n"
+             "scenarios: add_only cancel_only aggressive_walk mixed_70_20_10 thin_book_sweep\n"
+             "           mass_cancel_burst snapshot_capture (or all)\n",
+    .opts = bb_table,
+    .max_args = -1,
+};
+
+/* Options and the scenario, checked before any work: 0, -1 after --help, or
+ * the exit status.  sel[]: the scenarios chosen, *nsel how many. */
+static int bb_parse(int argc, char **argv, int sel[BOOK_SCN_COUNT], int *nsel) {
+    memset(&bo, 0, sizeof bo);
+    bo.cfg = (book_bench_cfg){.seed = 0xA5A5A5A5ull,
+                              .warmup = 200000,
+                              .measured = 1000000,
+                              .intervals = 10,
+                              .window = window_cb};
+    bo.cpu = -1, bo.out = "book-bench", bo.intervals = 10;
+    cli_prom_init(&bo.prom);
+    bo.prom.metric = "latlab_book_latency_seconds";
+    int rc = cli_parse_one(&book_bench_spec, argc, argv,
+                           "bench needs one SCENARIO (or all); see 'latlab book bench --help'",
+                           &bo.which);
+    if (rc) return rc;
+    bo.cfg.depth = (uint32_t)bo.depth;
+    bo.cfg.intervals = (uint32_t)bo.intervals;
+    if (bo.quick) {
+        if (!bo.warmup_set) bo.cfg.warmup = 2000;
+        if (!bo.measured_set) bo.cfg.measured = 20000;
     }
-    if (quick) {
-        if (!set_w) cfg.warmup = 2000;
-        if (!set_m) cfg.measured = 20000;
-    }
-    if (optind != argc - 1)
-        return cli_usage_error(CMD, "bench needs one SCENARIO (or all); see 'latlab book bench "
-                                    "--help'");
-    if (cli_prom_check(&prom, CMD)) return CLI_USAGE;
-    if (prom.push_delete) { /* the group is job/run/host: no run needed */
-        static const char *const any[1] = {"all"};
-        return cli_prom_push(&prom, CMD, 1, any, NULL);
-    }
-    const char *which = argv[optind];
-    int sel[BOOK_SCN_COUNT] = {0}, nsel = 0;
-    if (!strcmp(which, "all")) {
+    if (cli_prom_check(&bo.prom, CMD)) return CLI_USAGE;
+    if (!strcmp(bo.which, "all")) {
         for (int i = 0; i < BOOK_SCN_COUNT; i++)
             sel[i] = 1;
-        nsel = BOOK_SCN_COUNT;
+        *nsel = BOOK_SCN_COUNT;
+        return 0;
+    }
+    int s = book_scn_from_name(bo.which);
+    if (s < 0 && !bo.prom.push_delete)
+        return cli_usage_error(CMD,
+                               "unknown scenario '%s' (add_only, cancel_only, "
+                               "aggressive_walk, mixed_70_20_10, thin_book_sweep, "
+                               "mass_cancel_burst, snapshot_capture or all)",
+                               bo.which);
+    if (s >= 0) sel[s] = 1, *nsel = 1;
+    return 0;
+}
+
+/* The scenario of pass `pass` and its config (the --also-open-loop pass last). */
+static int pass_scenario(size_t pass, const int sel[BOOK_SCN_COUNT], int nsel,
+                         book_bench_cfg *rcfg) {
+    int s = -1;
+    *rcfg = bo.cfg;
+    if (pass < (size_t)nsel) {
+        int seen = -1;
+        for (int i = 0; i < BOOK_SCN_COUNT; i++)
+            if (sel[i] && ++seen == (int)pass) s = i;
+        rcfg->open_loop_rate = bo.open_rate;
     } else {
-        int s = book_scn_from_name(which);
-        if (s < 0)
-            return cli_usage_error(CMD,
-                                   "unknown scenario '%s' (add_only, cancel_only, "
-                                   "aggressive_walk, mixed_70_20_10, thin_book_sweep, "
-                                   "mass_cancel_burst, snapshot_capture or all)",
-                                   which);
-        sel[s] = 1;
-        nsel = 1;
+        s = BOOK_SCN_MIXED;
+        rcfg->open_loop_rate = bo.also_rate;
     }
-    if (cpu >= 0) {
-        int e = lat_pin_thread(cpu);
-        if (e) return cli_lib_error(CMD, "--cpu", e);
-    }
-    int e = lat_mkdir_p(out);
-    if (e) return cli_lib_error(CMD, out, e);
-    cfg.cal = lat_clock_default();
-    size_t nruns = (size_t)nsel + (also_rate > 0 ? 1 : 0);
-    run *runs = calloc(nruns, sizeof(run));
-    if (!runs) return cli_error(CMD, "out of memory");
-    int rc = CLI_OK;
-    size_t done = 0;
+    if (s != BOOK_SCN_MIXED && s != BOOK_SCN_CANCEL_ONLY && s != BOOK_SCN_SNAPSHOT_CAPTURE &&
+        s != BOOK_SCN_ADD_ONLY && bo.cfg.depth == 0)
+        rcfg->depth = 0; /* scenario default */
+    return s;
+}
+
+/* One run's line, intervals, health and CPU share on stdout. */
+static void print_run(const run *rn) {
+    const book_bench_result *r = &rn->r;
+    char a[24];
+    if (lat_alloccount_available())
+        snprintf(a, sizeof a, "%" PRIu64, rn->allocs);
+    else
+        snprintf(a, sizeof a, "n/a");
+    printf("%-18s %-6s %9" PRId64 " %8" PRId64 " %8" PRId64 " %8" PRId64 " %8" PRId64 " %10" PRId64
+           " %7s\n",
+           book_scn_name(r->scn), rn->open_loop ? "open" : "closed", lat_hist_total(&r->total),
+           q(&r->total, 50), q(&r->total, 99), q(&r->total, 99.9), q(&r->total, 99.99),
+           lat_hist_max(&r->total), a);
+    lat_hist_ci ci[4];
+    tail_cis(&r->total, ci);
+    lab_print_cis(stdout, tail_ps, ci, 4);
+    char hl[512];
+    health_line(hl, sizeof hl, r);
+    printf("  health: %s\n", hl);
+    if (rn->open_loop)
+        printf("  open loop at %.0f ops/s (achieved %.0f): %" PRIu64 " ops started > 1 us late\n",
+               r->rate, r->elapsed_s > 0 ? (double)r->health.ops / r->elapsed_s : 0.0, r->late_ops);
+    printf("  thread had a CPU for %.0f%% of the window (load average %.1f on %d CPUs)\n",
+           r->elapsed_s > 0 ? 100 * (r->cpu_s / r->elapsed_s > 1 ? 1 : r->cpu_s / r->elapsed_s)
+                            : 0.0,
+           r->loadavg1, r->ncpus);
+    fflush(stdout);
+}
+
+/* Every pass: run, print, write its histograms.  *done: the runs that
+ * finished.  CLI_OK or the exit status after a message. */
+static int run_passes(run *runs, size_t nruns, const int sel[BOOK_SCN_COUNT], int nsel,
+                      size_t *done) {
     char errbuf[4400];
     printf("%-18s %-6s %9s %8s %8s %8s %8s %10s %7s\n", "scenario", "loop", "samples", "p50", "p99",
            "p99.9", "p99.99", "max", "allocs");
     for (size_t pass = 0; pass < nruns; pass++) {
-        int s;
-        book_bench_cfg rcfg = cfg;
-        if (pass < (size_t)nsel) {
-            int seen = -1;
-            s = -1;
-            for (int i = 0; i < BOOK_SCN_COUNT; i++)
-                if (sel[i] && ++seen == (int)pass) s = i;
-            rcfg.open_loop_rate = open_rate;
-        } else {
-            s = BOOK_SCN_MIXED;
-            rcfg.open_loop_rate = also_rate;
-        }
-        if (s != BOOK_SCN_MIXED && s != BOOK_SCN_CANCEL_ONLY && s != BOOK_SCN_SNAPSHOT_CAPTURE &&
-            s != BOOK_SCN_ADD_ONLY && cfg.depth == 0)
-            rcfg.depth = 0; /* scenario default */
+        book_bench_cfg rcfg;
+        int s = pass_scenario(pass, sel, nsel, &rcfg);
         cli_progress("running %s...", book_scn_name((book_scn)s));
-        run *rn = &runs[done];
-        e = book_bench_run((book_scn)s, &rcfg, &rn->r);
+        run *rn = &runs[*done];
+        int e = book_bench_run((book_scn)s, &rcfg, &rn->r);
         cli_progress_done();
-        if (e) {
-            rc = cli_lib_error(CMD, book_scn_name((book_scn)s), e);
-            break;
-        }
+        if (e) return cli_lib_error(CMD, book_scn_name((book_scn)s), e);
         rn->allocs = window_allocs;
         rn->open_loop = rcfg.open_loop_rate > 0;
-        done++;
-        const book_bench_result *r = &rn->r;
-        char a[24];
-        if (lat_alloccount_available())
-            snprintf(a, sizeof a, "%" PRIu64, rn->allocs);
-        else
-            snprintf(a, sizeof a, "n/a");
-        printf("%-18s %-6s %9" PRId64 " %8" PRId64 " %8" PRId64 " %8" PRId64 " %8" PRId64
-               " %10" PRId64 " %7s\n",
-               book_scn_name(r->scn), rn->open_loop ? "open" : "closed", lat_hist_total(&r->total),
-               q(&r->total, 50), q(&r->total, 99), q(&r->total, 99.9), q(&r->total, 99.99),
-               lat_hist_max(&r->total), a);
-        lat_hist_ci ci[4];
-        tail_cis(&r->total, ci);
-        lab_print_cis(stdout, tail_ps, ci, 4);
-        char hl[512];
-        health_line(hl, sizeof hl, r);
-        printf("  health: %s\n", hl);
-        if (rn->open_loop)
-            printf("  open loop at %.0f ops/s (achieved %.0f): %" PRIu64
-                   " ops started > 1 us late\n",
-                   r->rate, r->elapsed_s > 0 ? (double)r->health.ops / r->elapsed_s : 0.0,
-                   r->late_ops);
-        printf("  thread had a CPU for %.0f%% of the window (load average %.1f on %d CPUs)\n",
-               r->elapsed_s > 0 ? 100 * (r->cpu_s / r->elapsed_s > 1 ? 1 : r->cpu_s / r->elapsed_s)
-                                : 0.0,
-               r->loadavg1, r->ncpus);
-        fflush(stdout);
+        (*done)++;
+        print_run(rn);
         char stem[64];
-        snprintf(stem, sizeof stem, "%s%s", book_scn_name(r->scn), rn->open_loop ? ".open" : "");
-        if (write_hist_files(out, stem, rn, errbuf, sizeof errbuf)) {
-            rc = cli_error(CMD, "%s", errbuf);
-            break;
-        }
+        snprintf(stem, sizeof stem, "%s%s", book_scn_name(rn->r.scn), rn->open_loop ? ".open" : "");
+        if (write_hist_files(bo.out, stem, rn, errbuf, sizeof errbuf))
+            return cli_error(CMD, "%s", errbuf);
     }
-    if (done) {
-        printf("values in ns; closed loop = pure service time; open loop = latency from the "
-               "intended arrival time\n");
-        lat_budget bud;
-        lat_budget_measure(&bud, cfg.cal, (double)runs[0].r.timer_floor_p50_ns, 2,
-                           runs[0].r.total.sig_figs);
-        lab_print_budget(stdout, &bud);
-        lat_runcond cond;
-        lat_runcond_collect(&cond, NULL);
-        char cmdline[1024] = "latlab book";
-        for (int i = 0; i < argc; i++) {
-            size_t l = strlen(cmdline);
-            snprintf(cmdline + l, sizeof cmdline - l, " %s", argv[i]);
-        }
-        if (write_bench_md(out, runs, done, &cond, &cfg, &bud, cpu, cmdline, errbuf, sizeof errbuf))
-            rc = cli_error(CMD, "%s", errbuf);
-        if (write_report_html(out, runs, done, &cond, &cfg, errbuf, sizeof errbuf))
-            rc = cli_error(CMD, "%s", errbuf);
-        json_t *arr = json_array();
-        for (size_t i = 0; i < done; i++)
-            json_array_append_new(arr, run_json(&runs[i]));
-        json_t *o = json_pack("{s:I,s:I,s:I,s:b,s:o,s:o}", "warmup", (json_int_t)cfg.warmup,
-                              "measured", (json_int_t)cfg.measured, "seed", (json_int_t)cfg.seed,
-                              "allocation_counting", lat_alloccount_available(), "conditions",
-                              lat_runcond_json(&cond), "runs", arr);
-        if (o) json_object_set_new(o, "error_budget", lat_budget_json(&bud));
-        if (o) json_object_set_new(o, "percentile_confidence", json_real(LAT_HIST_CI_DEFAULT));
-        char path[4096];
-        snprintf(path, sizeof path, "%s/bench.json", out);
-        if (!o || (e = lat_write_json_atomic(path, o)))
-            rc = cli_lib_error(CMD, path, o ? e : -ENOMEM);
-        if (json && o && (e = lat_write_json_atomic(json, o))) rc = cli_lib_error(CMD, json, e);
-        json_decref(o);
-        printf("wrote %s/BENCH.md, %s/report.html, %s/bench.json and .hlog/.hgrm per scenario\n",
-               out, out, out);
+    return CLI_OK;
+}
+
+/* bench.json in --out, and --json. */
+static int write_results_json(const run *runs, size_t done, const lat_runcond *cond,
+                              const lat_budget *bud) {
+    json_t *arr = json_array();
+    for (size_t i = 0; i < done; i++)
+        json_array_append_new(arr, run_json(&runs[i]));
+    json_t *o = json_pack("{s:I,s:I,s:I,s:b,s:o,s:o}", "warmup", (json_int_t)bo.cfg.warmup,
+                          "measured", (json_int_t)bo.cfg.measured, "seed", (json_int_t)bo.cfg.seed,
+                          "allocation_counting", lat_alloccount_available(), "conditions",
+                          lat_runcond_json(cond), "runs", arr);
+    if (o) json_object_set_new(o, "error_budget", lat_budget_json(bud));
+    if (o) json_object_set_new(o, "percentile_confidence", json_real(LAT_HIST_CI_DEFAULT));
+    char path[4096];
+    snprintf(path, sizeof path, "%s/bench.json", bo.out);
+    int rc = CLI_OK, e;
+    if (!o || (e = lat_write_json_atomic(path, o))) rc = cli_lib_error(CMD, path, o ? e : -ENOMEM);
+    if (bo.json && o && (e = lat_write_json_atomic(bo.json, o)))
+        rc = cli_lib_error(CMD, bo.json, e);
+    json_decref(o);
+    return rc;
+}
+
+/* BENCH.md, report.html and the JSON for the runs that finished. */
+static int write_results(const run *runs, size_t done, int argc, char **argv) {
+    char errbuf[4400];
+    int rc = CLI_OK;
+    printf("values in ns; closed loop = pure service time; open loop = latency from the "
+           "intended arrival time\n");
+    lat_budget bud;
+    lat_budget_measure(&bud, bo.cfg.cal, (double)runs[0].r.timer_floor_p50_ns, 2,
+                       runs[0].r.total.sig_figs);
+    lab_print_budget(stdout, &bud);
+    lat_runcond cond;
+    lat_runcond_collect(&cond, NULL);
+    char cmdline[1024] = "latlab book";
+    for (int i = 0; i < argc; i++) {
+        size_t l = strlen(cmdline);
+        snprintf(cmdline + l, sizeof cmdline - l, " %s", argv[i]);
     }
-    if (prom.push_url && done) { /* after the local results: an unreachable gateway exits 1 */
-        const char *names[LAT_PROM_MAX_SERIES];
-        const lat_hist *hs[LAT_PROM_MAX_SERIES];
-        char stems[LAT_PROM_MAX_SERIES][64];
-        size_t n = done < LAT_PROM_MAX_SERIES ? done : LAT_PROM_MAX_SERIES;
-        for (size_t i = 0; i < n; i++) {
-            snprintf(stems[i], sizeof stems[i], "%s%s", book_scn_name(runs[i].r.scn),
-                     runs[i].open_loop ? ".open" : "");
-            names[i] = stems[i];
-            hs[i] = &runs[i].r.total;
-        }
-        if (cli_prom_push(&prom, CMD, (int)n, names, hs)) rc = CLI_ERR;
+    if (write_bench_md(bo.out, runs, done, &cond, &bo.cfg, &bud, bo.cpu, cmdline, errbuf,
+                       sizeof errbuf))
+        rc = cli_error(CMD, "%s", errbuf);
+    if (write_report_html(bo.out, runs, done, &cond, &bo.cfg, errbuf, sizeof errbuf))
+        rc = cli_error(CMD, "%s", errbuf);
+    if (write_results_json(runs, done, &cond, &bud)) rc = CLI_ERR;
+    printf("wrote %s/BENCH.md, %s/report.html, %s/bench.json and .hlog/.hgrm per scenario\n",
+           bo.out, bo.out, bo.out);
+    return rc;
+}
+
+/* After the local results: an unreachable gateway exits 1. */
+static int push_runs(const run *runs, size_t done) {
+    const char *names[LAT_PROM_MAX_SERIES];
+    const lat_hist *hs[LAT_PROM_MAX_SERIES];
+    char stems[LAT_PROM_MAX_SERIES][64];
+    size_t n = done < LAT_PROM_MAX_SERIES ? done : LAT_PROM_MAX_SERIES;
+    for (size_t i = 0; i < n; i++) {
+        snprintf(stems[i], sizeof stems[i], "%s%s", book_scn_name(runs[i].r.scn),
+                 runs[i].open_loop ? ".open" : "");
+        names[i] = stems[i];
+        hs[i] = &runs[i].r.total;
     }
+    return cli_prom_push(&bo.prom, CMD, (int)n, names, hs) ? CLI_ERR : CLI_OK;
+}
+
+int book_bench_main(int argc, char **argv) {
+    int sel[BOOK_SCN_COUNT] = {0}, nsel = 0;
+    int rc = bb_parse(argc, argv, sel, &nsel);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    if (bo.prom.push_delete) { /* the group is job/run/host: no run needed */
+        static const char *const any[1] = {"all"};
+        return cli_prom_push(&bo.prom, CMD, 1, any, NULL);
+    }
+    if (bo.cpu >= 0) {
+        int e = lat_pin_thread(bo.cpu);
+        if (e) return cli_lib_error(CMD, "--cpu", e);
+    }
+    int e = lat_mkdir_p(bo.out);
+    if (e) return cli_lib_error(CMD, bo.out, e);
+    bo.cfg.cal = lat_clock_default();
+    size_t nruns = (size_t)nsel + (bo.also_rate > 0 ? 1 : 0), done = 0;
+    run *runs = calloc(nruns, sizeof(run));
+    if (!runs) return cli_error(CMD, "out of memory");
+    rc = run_passes(runs, nruns, sel, nsel, &done);
+    if (done && write_results(runs, done, argc, argv)) rc = CLI_ERR;
+    if (bo.prom.push_url && done && push_runs(runs, done)) rc = CLI_ERR;
     for (size_t i = 0; i < done; i++)
         book_bench_result_free(&runs[i].r);
     free(runs);

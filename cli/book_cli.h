@@ -1,5 +1,5 @@
 /* book_cli.h - helpers shared by the `latlab book` subcommands (cli/book.c,
- * cli/book_itch.c, cli/book_lobster.c): the --tick/--price-scale flags, the
+ * cli/book_itch.c, cli/book_lobster.c): the --tick/--price-scale rows, the
  * rejection tally printed on stderr, and the subcommand entry points. */
 #ifndef LATLAB_CLI_BOOK_CLI_H
 #define LATLAB_CLI_BOOK_CLI_H
@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "book.h"
+#include "cli.h"
 
 /* Exit status of replay and lobster when every line parsed but the book
  * rejected at least one op (J events / unappliable messages). */
@@ -20,12 +21,10 @@ typedef struct book_price_flags {
 } book_price_flags;
 /* Tick in input units, or -1 after a usage error naming the flag. */
 int64_t book_cli_tick(const char *cmd, const book_price_flags *pf);
-/* Parse --price-scale; 0 or CLI_USAGE. */
-int book_cli_scale(const char *cmd, const char *s, book_price_flags *pf);
-
-/* getopt cases every book command shares: 't' --tick, 'p' --price-scale,
- * 'h' --help and getopt's errors.  -1: handled, go on; else the exit status. */
-int book_cli_common_opt(int c, const char *arg, book_price_flags *pf, char **argv);
+/* The --tick and --price-scale rows of an options table (cli.h), into pf. */
+#define BOOK_PRICE_ROWS(pf, tick_help, scale_help)                                                 \
+    CLI_STR_OPT("tick", CLI_STRING, &(pf).tick, "T", tick_help),                                   \
+        CLI_NUM_OPT("price-scale", CLI_U64, &(pf).scale, "S", scale_help, 1, 1000000000000.0)
 
 /* Rejections by BOOK_E* code. */
 typedef struct book_reject_tally {
@@ -47,6 +46,8 @@ struct json_t;
 struct json_t *book_cli_latency_json(const struct lat_hist *h);
 int book_cli_write_hgrm(const char *cmd, const char *path, const struct lat_hist *h);
 
+/* The subcommands (cli/book.c dispatches) and their options tables. */
+extern const cli_spec book_itch_spec, book_lobster_spec, book_lobster_synth_spec;
 int book_itch_main(int argc, char **argv);
 int book_lobster_main(int argc, char **argv);
 int book_lobster_synth_main(int argc, char **argv);

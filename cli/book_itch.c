@@ -3,6 +3,7 @@
  * timestamps, with a per-message latency histogram. */
 #include "cli.h"
 #include "book_cli.h"
+#include "cliopts.h"
 
 #include "itch.h"
 #include "latlab/atomicfile.h"
@@ -12,7 +13,6 @@
 #include "latlab/json.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -20,7 +20,6 @@
 #include <string.h>
 #include <sys/resource.h>
 
-extern const char cmd_book_usage[];
 static const char *CMD = "book";
 
 typedef struct itch_opts {
@@ -88,43 +87,50 @@ static void print_px(char *out, size_t n, int64_t px) { /* 4 implied decimals */
     snprintf(out, n, "%" PRId64 ".%04" PRId64, px / 10000, px % 10000);
 }
 
+static itch_opts io; /* the table's destinations */
+
+static int opt_pace(const char *cmd, const char *flag, const char *v, void *dest) {
+    return cli_parse_pace(cmd, flag, v, 1e12, dest);
+}
+
+static const cli_opt itch_opts_table[] = {
+    CLI_CUSTOM_OPT("pace", opt_pace, &io.speed, "PACE",
+                   "max: as fast as possible (default; closed loop: service time);\n"
+                   "original: at the capture's own timestamps (open loop: latency from\n"
+                   "the intended time); xN: the same, N times faster"),
+    CLI_NUM_OPT("loop", CLI_U64, &io.loops, "N",
+                "replay the capture N times (books emptied in between, untimed)", 1, 1000000),
+    BOOK_PRICE_ROWS(io.pf,
+                    "fixed tick in USD (ITCH prices have 4 decimals: --price-scale is\n"
+                    "10000 and nothing else); adds off the tick are rejected adds.\n"
+                    "Default: each stock's tick is the gcd of its prices",
+                    "10000 (the only valid value)"),
+    CLI_STR_OPT("hgrm", CLI_PATH, &io.hgrm, "FILE",
+                "write the latency histogram's percentile table"),
+    CLI_STR_OPT("json", CLI_PATH, &io.json, "FILE", "write the results as JSON"),
+    CLI_END,
+};
+
+const cli_spec book_itch_spec = {
+    .name = "book",
+    .synopsis = "latlab book itch FILE [--pace original|xN|max] [--loop N] [--tick T]\n"
+                "                          [--price-scale 10000] [--hgrm FILE] [--json FILE]",
+    .about =
+        "Reads an ITCH 5.0 capture (2-byte length prefixes; zero prefixes mean framing by\n"
+        "the type byte), builds one book per stock (band and capacity from a first pass), and\n"
+        "prints message counts, references to unknown orders, messages/s, the per-message\n"
+        "processing-time histogram (ns) and each stock's final top of book.  The books' memory\n"
+        "is capped at 1 GiB (an error names the file and the figure).\n",
+    .opts = itch_opts_table,
+    .max_args = -1,
+};
+
 /* -1 to go on, else the exit status. */
 static int itch_args(int argc, char **argv, itch_opts *o) {
-    static const struct option opts[] = {
-        {"pace", required_argument, 0, 'P'}, {"loop", required_argument, 0, 'n'},
-        {"hgrm", required_argument, 0, 'g'}, {"json", required_argument, 0, 'j'},
-        {"tick", required_argument, 0, 't'}, {"price-scale", required_argument, 0, 'p'},
-        {"help", no_argument, 0, 'h'},       {0, 0, 0, 0}};
-    int c, rc;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'P':
-            if (!strcmp(optarg, "max"))
-                o->speed = 0;
-            else if (!strcmp(optarg, "original"))
-                o->speed = 1;
-            else if (optarg[0] == 'x') {
-                if (cli_parse_double(CMD, "--pace", optarg + 1, 1e-3, 1e12, &o->speed))
-                    return CLI_USAGE;
-            } else
-                return cli_usage_error(CMD, "--pace: '%s' is not original, xN or max", optarg);
-            break;
-        case 'n':
-            if (cli_parse_u64(CMD, "--loop", optarg, 1, 1000000, &o->loops)) return CLI_USAGE;
-            break;
-        case 'g':
-        case 'j':
-            if (!*optarg)
-                return cli_usage_error(CMD, "--%s: empty path", c == 'g' ? "hgrm" : "json");
-            *(c == 'g' ? &o->hgrm : &o->json) = optarg;
-            break;
-        default:
-            if ((rc = book_cli_common_opt(c, optarg, &o->pf, argv)) >= 0) return rc;
-        }
-    }
-    if (optind != argc - 1) return cli_usage_error(CMD, "itch needs one FILE");
-    o->path = argv[optind];
+    io = *o;
+    int rc = cli_parse_one(&book_itch_spec, argc, argv, "itch needs one FILE", &io.path);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    *o = io;
     if (o->pf.scale && o->pf.scale != 10000)
         return cli_usage_error(CMD,
                                "--price-scale: ITCH prices have 4 implied decimals; only 10000 "
@@ -256,9 +262,7 @@ static int itch_json(const itch_opts *o, size_t len, const itch_counts *cn, cons
         "speed", o->speed, "messages_per_s", wall_s > 0 ? (double)run->total_msgs / wall_s : 0.0,
         "messages_per_cpu_s", run->cpu_s > 0 ? (double)run->total_msgs / run->cpu_s : 0.0, "cpu_s",
         run->cpu_s, "wall_s", wall_s, "latency_ns", book_cli_latency_json(h), "stocks", stocks);
-    int err = j ? lat_write_json_atomic(o->json, j) : -ENOMEM;
-    json_decref(j);
-    return err ? cli_lib_error(CMD, o->json, err) : CLI_OK;
+    return cli_write_json(CMD, o->json, j);
 }
 
 static void print_summary(const itch_opts *o, size_t len, const itch_counts *cn,

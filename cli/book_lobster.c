@@ -5,6 +5,7 @@
  * from latlab's own book driven by a seeded random order flow. */
 #include "cli.h"
 #include "book_cli.h"
+#include "cliopts.h"
 
 #include "lobster.h"
 #include "opstream.h"
@@ -14,7 +15,6 @@
 #include "latlab/json.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -23,7 +23,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-extern const char cmd_book_usage[];
 static const char *CMD = "book";
 
 typedef struct lob_opts {
@@ -46,44 +45,55 @@ typedef struct lob_run {
     double wall_s, cpu_s;
 } lob_run;
 
+static lob_opts lo; /* the table's destinations */
+
+static const cli_opt lob_opts_table[] = {
+    CLI_STR_OPT("orderbook", CLI_PATH, &lo.ob_path, "ORDERBOOK.csv",
+                "start from its first row and compare the book with every row"),
+    CLI_NUM_OPT("levels", CLI_U64, &lo.levels, "L",
+                "levels compared with --orderbook (default: the file's)", 1, LOBSTER_MAX_LEVELS),
+    BOOK_PRICE_ROWS(lo.pf, "the tick in USD (default 0.01)",
+                    "prices in the file are in units of 1/S (default 10000)"),
+    CLI_STR_OPT("hgrm", CLI_PATH, &lo.hgrm, "FILE",
+                "write the latency histogram's percentile table"),
+    CLI_STR_OPT("json", CLI_PATH, &lo.json, "FILE", "write the results as JSON"),
+    CLI_NUM_OPT("show", CLI_U64, &lo.show, "N",
+                "report at most N problems, and N mismatches outside the depth, on\n"
+                "stderr (default 10 each)",
+                0, 1000000),
+    CLI_END,
+};
+
+const cli_spec book_lobster_spec = {
+    .name = "book",
+    .synopsis =
+        "latlab book lobster MESSAGE.csv [--orderbook ORDERBOOK.csv] [--levels L]\n"
+        "                          [--tick T] [--price-scale S] [--hgrm FILE] [--json FILE]",
+    .about =
+        "Replays a LOBSTER message file (time,type,id,size,price,direction; types 1\n"
+        "new limit, 2 partial cancel, 3 delete, 4 visible execution, 5 hidden execution, 6\n"
+        "cross, 7 halt; prices USD x 10,000, so --price-scale defaults to 10000 and --tick to\n"
+        "0.01).  With --orderbook the book starts from the file's first row (one synthetic\n"
+        "order per visible level) and its top L levels (--levels, default: the file's) are\n"
+        "compared with every row; mismatches that the file's depth window explains (orders\n"
+        "beyond its N levels are never reported) are labelled \"outside the file's depth\".\n"
+        "Messages naming an order that rested before the window are applied to its price level\n"
+        "and counted; one that cannot be applied is reported with its line and reason.  Prints\n"
+        "per-type counts, messages/s and the per-message latency histogram.\n",
+    .opts = lob_opts_table,
+    .epilog = "Exit status: 0 clean (mismatches outside the file's depth included); 3 unappliable\n"
+              "messages or book mismatches not explained by the depth; 1 malformed lines or\n"
+              "unreadable input; 2 usage.\n",
+    .max_args = -1,
+};
+
 /* -1 to go on, else the exit status. */
 static int lob_args(int argc, char **argv, lob_opts *o) {
-    static const struct option opts[] = {{"orderbook", required_argument, 0, 'o'},
-                                         {"levels", required_argument, 0, 'L'},
-                                         {"tick", required_argument, 0, 't'},
-                                         {"price-scale", required_argument, 0, 'p'},
-                                         {"hgrm", required_argument, 0, 'g'},
-                                         {"json", required_argument, 0, 'j'},
-                                         {"show", required_argument, 0, 'n'},
-                                         {"help", no_argument, 0, 'h'},
-                                         {0, 0, 0, 0}};
-    int c, rc;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-        case 'g':
-        case 'j':
-            if (!*optarg)
-                return cli_usage_error(CMD, "--%s: empty path",
-                                       c == 'o'   ? "orderbook"
-                                       : c == 'g' ? "hgrm"
-                                                  : "json");
-            *(c == 'o' ? &o->ob_path : c == 'g' ? &o->hgrm : &o->json) = optarg;
-            break;
-        case 'L':
-            if (cli_parse_u64(CMD, "--levels", optarg, 1, LOBSTER_MAX_LEVELS, &o->levels))
-                return CLI_USAGE;
-            break;
-        case 'n':
-            if (cli_parse_u64(CMD, "--show", optarg, 0, 1000000, &o->show)) return CLI_USAGE;
-            break;
-        default:
-            if ((rc = book_cli_common_opt(c, optarg, &o->pf, argv)) >= 0) return rc;
-        }
-    }
-    if (optind != argc - 1) return cli_usage_error(CMD, "lobster needs one MESSAGE.csv");
-    o->msg_path = argv[optind];
+    lo = *o;
+    int rc = cli_parse_one(&book_lobster_spec, argc, argv, "lobster needs one MESSAGE.csv",
+                           &lo.msg_path);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    *o = lo;
     if (o->levels && !o->ob_path)
         return cli_usage_error(CMD, "--levels: compares with --orderbook, which is not given");
     if (!o->pf.scale) o->pf.scale = 10000;
@@ -275,9 +285,7 @@ static int lob_json(const lob_run *run, const lob_opts *o) {
         "rows_outside_depth_only", (json_int_t)c->rows_depth_only, "wall_s", run->wall_s, "cpu_s",
         run->cpu_s, "messages_per_s", run->wall_s > 0 ? (double)c->messages / run->wall_s : 0.0,
         "latency_ns", book_cli_latency_json(&run->h));
-    int err = j ? lat_write_json_atomic(o->json, j) : -ENOMEM;
-    json_decref(j);
-    return err ? cli_lib_error(CMD, o->json, err) : CLI_OK;
+    return cli_write_json(CMD, o->json, j);
 }
 
 static int lob_status(const lob_run *run) {
@@ -335,29 +343,39 @@ done:
 
 /* ---- lobster-synth ----------------------------------------------------------------------- */
 
+static uint64_t synth_msgs, synth_levels, synth_seed, synth_unseen;
+
+static const cli_opt synth_opts_table[] = {
+    CLI_NUM_OPT("messages", CLI_U64, &synth_msgs, "N", "messages to write (default 10000)", 1,
+                100000000),
+    CLI_NUM_OPT("levels", CLI_U64, &synth_levels, "N", "levels in the orderbook file (default 5)",
+                1, LOBSTER_MAX_LEVELS),
+    CLI_NUM_OPT("seed", CLI_U64, &synth_seed, "S", "(default 1)", 0, 0),
+    CLI_NUM_OPT("unseen-pm", CLI_U64, &synth_unseen, "P",
+                "per mille of events beyond level N, left out of the files (default 5)", 0, 1000),
+    CLI_END,
+};
+
+const cli_spec book_lobster_synth_spec = {
+    .name = "book",
+    .synopsis =
+        "latlab book lobster-synth DIR [--messages N] [--levels N] [--seed S] [--unseen-pm P]",
+    .about = "Writes DIR/SYNTH_message_N.csv and DIR/SYNTH_orderbook_N.csv from latlab's own\n"
+             "book driven by a seeded random order flow (orders resting before the first\n"
+             "message, every message type; P per mille of events placed beyond level N and left\n"
+             "out of the files as LOBSTER's depth window does).\n",
+    .opts = synth_opts_table,
+    .max_args = -1,
+};
+
 int book_lobster_synth_main(int argc, char **argv) {
-    static const struct option opts[] = {
-        {"messages", required_argument, 0, 'm'}, {"levels", required_argument, 0, 'L'},
-        {"seed", required_argument, 0, 's'},     {"unseen-pm", required_argument, 0, 'u'},
-        {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
-    uint64_t msgs = 10000, levels = 5, seed = 1, unseen = 5;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        if (c == 'm' && cli_parse_u64(CMD, "--messages", optarg, 1, 100000000, &msgs))
-            return CLI_USAGE;
-        if (c == 'L' && cli_parse_u64(CMD, "--levels", optarg, 1, LOBSTER_MAX_LEVELS, &levels))
-            return CLI_USAGE;
-        if (c == 's' && cli_parse_u64(CMD, "--seed", optarg, 0, UINT64_MAX, &seed))
-            return CLI_USAGE;
-        if (c == 'u' && cli_parse_u64(CMD, "--unseen-pm", optarg, 0, 1000, &unseen))
-            return CLI_USAGE;
-        if (c == 'h') return fputs(cmd_book_usage, stdout), CLI_OK;
-        if (!strchr("mLsu", c)) return cli_getopt_fail(CMD, c, argv);
-    }
-    if (optind != argc - 1 || !*argv[optind])
-        return cli_usage_error(CMD, "lobster-synth needs one DIR");
-    const char *dir = argv[optind];
+    synth_msgs = 10000, synth_levels = 5, synth_seed = 1, synth_unseen = 5;
+    const char *dir = NULL;
+    int prc =
+        cli_parse_one(&book_lobster_synth_spec, argc, argv, "lobster-synth needs one DIR", &dir);
+    if (prc) return prc < 0 ? CLI_OK : prc;
+    uint64_t msgs = synth_msgs, levels = synth_levels, seed = synth_seed, unseen = synth_unseen;
+    if (!*dir) return cli_usage_error(CMD, "lobster-synth needs one DIR");
     if (mkdir(dir, 0777) && errno != EEXIST) return cli_error(CMD, "%s: %s", dir, strerror(errno));
     char mp[4096], op[4096];
     snprintf(mp, sizeof mp, "%s/SYNTH_message_%" PRIu64 ".csv", dir, levels);

@@ -15,33 +15,35 @@
 #include <string.h>
 #include <unistd.h>
 
-int cli_usage_error(const char *cmd, const char *fmt, ...) {
-    va_list ap;
-    fprintf(stderr, "latlab %s: ", cmd);
-    va_start(ap, fmt);
+/* "latlab CMD: <what><message>" on stderr; a usage error adds where help is. */
+static void message(const char *cmd, const char *what, bool usage, const char *fmt, va_list ap) {
+    fprintf(stderr, "latlab %s: %s", cmd, what);
     vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\nTry 'latlab help %s'.\n", cmd);
+    fputc('\n', stderr);
+    if (usage) fprintf(stderr, "Try 'latlab help %s'.\n", cmd);
+}
+
+/* The message of a variadic cli_* call (fmt and its arguments). */
+#define SAY(cmd, what, usage)                                                                      \
+    do {                                                                                           \
+        va_list ap;                                                                                \
+        va_start(ap, fmt);                                                                         \
+        message(cmd, what, usage, fmt, ap);                                                        \
+        va_end(ap);                                                                                \
+    } while (0)
+
+int cli_usage_error(const char *cmd, const char *fmt, ...) {
+    SAY(cmd, "", true);
     return CLI_USAGE;
 }
 
 int cli_error(const char *cmd, const char *fmt, ...) {
-    va_list ap;
-    fprintf(stderr, "latlab %s: ", cmd);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
+    SAY(cmd, "", false);
     return CLI_ERR;
 }
 
 void cli_warn(const char *cmd, const char *fmt, ...) {
-    va_list ap;
-    fprintf(stderr, "latlab %s: warning: ", cmd);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
+    SAY(cmd, "warning: ", false);
 }
 
 static int progress_shown;
@@ -282,6 +284,8 @@ static int parse_value(const cli_spec *sp, const cli_opt *o, const char *v) {
         return parse_choice(sp, o, flag, v);
     case CLI_CUSTOM:
         return o->parse(sp->name, flag, v, o->dest);
+    case CLI_HEADING:
+        break;
     }
     return CLI_USAGE;
 }
@@ -289,20 +293,21 @@ static int parse_value(const cli_spec *sp, const cli_opt *o, const char *v) {
 int cli_parse(const cli_spec *sp, int argc, char **argv, int *first_arg) {
     struct option lo[CLI_MAX_OPTS + 2];
     char shorts[2 * CLI_MAX_OPTS + 4] = "+:h";
-    int n = 0, ns = 3;
+    int n = 0, nl = 0, ns = 3;
     if (!sp->stop_at_args) memmove(shorts, shorts + 1, sizeof shorts - 1), ns--;
     for (; sp->opts && sp->opts[n].name && n < CLI_MAX_OPTS; n++) {
         const cli_opt *o = &sp->opts[n];
-        lo[n] = (struct option){o->name, o->kind == CLI_FLAG ? no_argument : required_argument,
-                                NULL, 256 + n};
+        if (o->kind == CLI_HEADING) continue;
+        lo[nl++] = (struct option){o->name, o->kind == CLI_FLAG ? no_argument : required_argument,
+                                   NULL, 256 + n};
         if (o->short_name) {
             shorts[ns++] = o->short_name;
             if (o->kind != CLI_FLAG) shorts[ns++] = ':';
         }
     }
     shorts[ns] = '\0';
-    lo[n] = (struct option){"help", no_argument, NULL, 'h'};
-    lo[n + 1] = (struct option){NULL, 0, NULL, 0};
+    lo[nl] = (struct option){"help", no_argument, NULL, 'h'};
+    lo[nl + 1] = (struct option){NULL, 0, NULL, 0};
     optind = 1;
     opterr = 0;
     int c;
@@ -310,7 +315,7 @@ int cli_parse(const cli_spec *sp, int argc, char **argv, int *first_arg) {
         const cli_opt *o = NULL;
         if (c >= 256 && c < 256 + n) o = &sp->opts[c - 256];
         for (int i = 0; !o && c < 256 && i < n; i++)
-            if (c == sp->opts[i].short_name) o = &sp->opts[i];
+            if (c == sp->opts[i].short_name && sp->opts[i].kind != CLI_HEADING) o = &sp->opts[i];
         if (o) {
             if (parse_value(sp, o, optarg)) return CLI_USAGE;
             if (o->seen) *o->seen = true;
@@ -330,30 +335,57 @@ int cli_parse(const cli_spec *sp, int argc, char **argv, int *first_arg) {
     return 0;
 }
 
+/* "-o, --output FILE" or "--json FILE" into buf; its length. */
+static int opt_left(const cli_opt *o, char *buf, size_t n) {
+    char sh[8] = "";
+    if (o->short_name) snprintf(sh, sizeof sh, "-%c, ", o->short_name);
+    return snprintf(buf, n, "%s--%s%s%s", sh, o->name, o->metavar ? " " : "",
+                    o->metavar ? o->metavar : "");
+}
+
+/* The option column: as wide as the widest option up to 26 (wider ones
+ * put their help on the next line), at least 16. */
+static int help_width(const cli_spec *sp) {
+    int width = 16;
+    char left[128];
+    for (int i = 0; sp->opts && sp->opts[i].name; i++) {
+        if (sp->opts[i].kind == CLI_HEADING) continue;
+        int len = opt_left(&sp->opts[i], left, sizeof left);
+        if (len > width && len <= 26) width = len;
+    }
+    return width;
+}
+
+static void help_row(FILE *f, int width, const char *left, const char *help) {
+    if ((int)strlen(left) > width)
+        fprintf(f, "  %s\n  %-*s  ", left, width, "");
+    else
+        fprintf(f, "  %-*s  ", width, left);
+    for (const char *h = help ? help : ""; *h;) {
+        size_t l = strcspn(h, "\n");
+        fprintf(f, "%.*s\n", (int)l, h);
+        h += l;
+        if (*h == '\n' && *++h) fprintf(f, "  %-*s  ", width, "");
+    }
+    if (!help || !*help) fputc('\n', f);
+}
+
 void cli_help(const cli_spec *sp, FILE *f) {
     fprintf(f, "usage: %s\n", sp->synopsis);
     if (sp->about) fprintf(f, "\n%s", sp->about);
-    fputs("\noptions:\n", f);
+    bool sections = sp->opts && sp->opts[0].name && sp->opts[0].kind == CLI_HEADING;
+    fputs(sections ? "\n" : "\noptions:\n", f);
+    int width = help_width(sp);
     for (int i = 0; sp->opts && sp->opts[i].name; i++) {
         const cli_opt *o = &sp->opts[i];
-        char left[64];
-        int len = snprintf(left, sizeof left, "%s%c%s--%s%s%s", o->short_name ? "-" : "",
-                           o->short_name ? o->short_name : ' ', o->short_name ? ", " : " ", o->name,
-                           o->metavar ? " " : "", o->metavar ? o->metavar : "");
-        const char *left_out = o->short_name ? left : left + 2;
-        if (!o->short_name) len -= 2;
-        fprintf(f, "  %-*s", len < 20 ? 20 : len, left_out);
-        for (const char *h = o->help; h && *h;) {
-            size_t l = strcspn(h, "\n");
-            fprintf(f, "%s%.*s\n", len >= 20 ? " " : "", (int)l, h);
-            h += l;
-            if (*h == '\n') {
-                h++;
-                fprintf(f, "  %-20s", "");
-                len = 0;
-            }
+        if (o->kind == CLI_HEADING) {
+            fprintf(f, "%s:\n", o->help);
+            continue;
         }
+        char left[128];
+        opt_left(o, left, sizeof left);
+        help_row(f, width, left, o->help);
     }
-    fputs("  -h, --help          this text\n", f);
+    help_row(f, width, "-h, --help", "this text");
     if (sp->epilog) fprintf(f, "\n%s", sp->epilog);
 }

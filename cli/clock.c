@@ -6,6 +6,7 @@
  * fenced and clock_gettime reads (pinned to the CPU it started on), the
  * counter's granularity and the invariant-TSC flag. */
 #include "cli.h"
+#include "cliopts.h"
 
 #include "latlab/json.h"
 #include "latlab/atomicfile.h"
@@ -126,9 +127,7 @@ static int write_json(const lat_clock_cal cal[NCAL], double spread_ppm,
     json_object_set_new(root, "invariant_tsc", inv < 0 ? json_null() : json_boolean(inv));
     if (lat_runcond_collect(&cond, NULL) == 0)
         json_object_set_new(root, "run_conditions", lat_runcond_json(&cond));
-    int rc = lat_write_json_atomic(json_path, root);
-    json_decref(root);
-    return rc;
+    return cli_write_json("clock", json_path, root);
 }
 
 int cmd_clock(int argc, char **argv) {
@@ -204,12 +203,9 @@ int cmd_clock(int argc, char **argv) {
     if (inv == 0)
         cli_warn("clock", "the TSC is not invariant: cycle counts change rate with frequency");
 
-    if (json_path && (rc = write_json(cal, spread_ppm, &drift, &rcost, unf_ns, fen_ns, pinned, gran,
-                                      gran_ns, inv))) {
-        ret = cli_error("clock", "%s: %s", json_path, lat_strerror(rc));
-        goto out;
-    }
-    ret = CLI_OK;
+    ret = json_path ? write_json(cal, spread_ppm, &drift, &rcost, unf_ns, fen_ns, pinned, gran,
+                                 gran_ns, inv)
+                    : CLI_OK;
 out:
     free(v);
     return ret;

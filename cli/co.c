@@ -11,7 +11,6 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,27 +23,6 @@
 #include "latlab/budget.h"
 #include "latlab/clock.h"
 #include "latlab/hist.h"
-
-const char cmd_co_usage[] =
-    "usage: latlab co [closed|open|both] [OPTIONS]\n"
-    "\n"
-    "Coordinated omission: the same service with one injected stall, measured\n"
-    "closed loop (wait for the reply, then send) and open loop (send on a\n"
-    "timetable, time from the intended send time), plus the closed-loop data\n"
-    "corrected with HdrHistogram's record_corrected (expected interval = 1/rate).\n"
-    "\n"
-    "  --events N        requests (default 20000)\n"
-    "  --rate HZ         open-loop send rate (default 10000/s: one every 100 us)\n"
-    "  --service DUR     busy work per request (default 20us)\n"
-    "  --stall DUR       the injected freeze (default 100ms)\n"
-    "  --stall-at N      the request that freezes (default 10000, or --events/2 when\n"
-    "                    that is fewer; must be < --events)\n"
-    "  --quick           small sizes for tests: 2000 events, stall 10ms at 1000\n"
-    "  --json FILE       the figures as JSON\n"
-    "\n"
-    "Prints per mode: n= p50= p99= p99.9= max=, then the 95% confidence interval of each\n"
-    "percentile; last, the error budget (clock step, stamp cost, histogram resolution,\n"
-    "the share of samples the correction synthesised).  exit 0 ok, 1 error, 2 usage.\n";
 
 #define CMD "co"
 
@@ -125,144 +103,166 @@ static json_t *mode_json(const lat_hist *h) {
     return o;
 }
 
-enum { O_EVENTS = 256, O_RATE, O_SERVICE, O_STALL, O_STALLAT, O_QUICK, O_JSON };
+static co_cfg cfg;
+static bool events_set, stall_set, stall_at_set, quick;
+static const char *json_path;
 
-static const struct option opts[] = {
-    {"events", required_argument, NULL, O_EVENTS},    {"rate", required_argument, NULL, O_RATE},
-    {"service", required_argument, NULL, O_SERVICE},  {"stall", required_argument, NULL, O_STALL},
-    {"stall-at", required_argument, NULL, O_STALLAT}, {"quick", no_argument, NULL, O_QUICK},
-    {"json", required_argument, NULL, O_JSON},        {NULL, 0, NULL, 0},
+static const cli_opt co_opts[] = {
+    CLI_SEEN_OPT("events", CLI_U64, &cfg.events, "N", "requests (default 20000)", 1, 100000000,
+                 NULL, &events_set),
+    CLI_NUM_OPT("rate", CLI_U64, &cfg.rate_hz, "HZ",
+                "open-loop send rate (default 10000/s: one every 100 us)", 1, 10000000),
+    CLI_NUM_OPT("service", CLI_DURATION, &cfg.service_ns, "DUR",
+                "busy work per request (default 20us)", 0, 0),
+    CLI_SEEN_OPT("stall", CLI_DURATION, &cfg.stall_ns, "DUR",
+                 "the injected freeze (default 100ms, at most 60s)", 0, 0, NULL, &stall_set),
+    CLI_SEEN_OPT("stall-at", CLI_U64, &cfg.stall_at, "N",
+                 "the request that freezes (default 10000, or --events/2 when\n"
+                 "that is fewer; must be < --events)",
+                 0, 100000000, NULL, &stall_at_set),
+    CLI_FLAG_OPT("quick", &quick, "small sizes for tests: 2000 events, stall 10ms at 1000"),
+    CLI_STR_OPT("json", CLI_PATH, &json_path, "FILE", "the figures as JSON"),
+    CLI_END,
 };
 
-int cmd_co(int argc, char **argv) {
-    co_cfg c = {20000, 10000, 20000, 100000000, 10000};
-    bool ev_set = false, stall_set = false, at_set = false, quick = false;
-    const char *json_path = NULL;
-    int ch;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        switch (ch) {
-        case O_EVENTS:
-            if (cli_parse_u64(CMD, "--events", optarg, 1, 100000000, &c.events)) return CLI_USAGE;
-            ev_set = true;
-            break;
-        case O_RATE:
-            if (cli_parse_u64(CMD, "--rate", optarg, 1, 10000000, &c.rate_hz)) return CLI_USAGE;
-            break;
-        case O_SERVICE:
-            if (cli_parse_duration_ns(CMD, "--service", optarg, &c.service_ns)) return CLI_USAGE;
-            break;
-        case O_STALL:
-            if (cli_parse_duration_ns(CMD, "--stall", optarg, &c.stall_ns)) return CLI_USAGE;
-            if (c.stall_ns > 60000000000ull) return cli_usage_error(CMD, "--stall: at most 60s");
-            stall_set = true;
-            break;
-        case O_STALLAT:
-            if (cli_parse_u64(CMD, "--stall-at", optarg, 0, 100000000, &c.stall_at))
-                return CLI_USAGE;
-            at_set = true;
-            break;
-        case O_QUICK:
-            quick = true;
-            break;
-        case O_JSON:
-            json_path = optarg;
-            break;
-        default:
-            return cli_getopt_fail(CMD, ch, argv);
-        }
-    }
+const cli_spec cmd_co_spec = {
+    .name = "co",
+    .synopsis = "latlab co [closed|open|both] [OPTIONS]",
+    .about = "Coordinated omission: the same service with one injected stall, measured\n"
+             "closed loop (wait for the reply, then send) and open loop (send on a\n"
+             "timetable, time from the intended send time), plus the closed-loop data\n"
+             "corrected with HdrHistogram's record_corrected (expected interval = 1/rate).\n",
+    .opts = co_opts,
+    .epilog =
+        "Prints per mode: n= p50= p99= p99.9= max=, then the 95% confidence interval of each\n"
+        "percentile; last, the error budget (clock step, stamp cost, histogram resolution,\n"
+        "the share of samples the correction synthesised).  exit 0 ok, 1 error, 2 usage.\n",
+    .max_args = -1,
+};
+
+typedef struct co_modes {
+    bool closed, open;
+} co_modes;
+
+/* Options and the mode, checked before any work: 0, -1 after --help, or the
+ * exit status. */
+static int parse(int argc, char **argv, co_modes *m) {
+    cfg = (co_cfg){20000, 10000, 20000, 100000000, 10000};
+    int first, rc = cli_parse(&cmd_co_spec, argc, argv, &first);
+    if (rc) return rc;
+    if (cfg.stall_ns > 60000000000ull) return cli_usage_error(CMD, "--stall: at most 60s");
     if (quick) {
-        if (!ev_set) c.events = 2000;
-        if (!stall_set) c.stall_ns = 10000000;
-        if (!at_set) c.stall_at = 1000;
+        if (!events_set) cfg.events = 2000;
+        if (!stall_set) cfg.stall_ns = 10000000;
+        if (!stall_at_set) cfg.stall_at = 1000;
     }
-    bool do_closed = true, do_open = true;
-    if (optind < argc) {
-        if (!strcmp(argv[optind], "closed"))
-            do_open = false;
-        else if (!strcmp(argv[optind], "open"))
-            do_closed = false;
-        else if (strcmp(argv[optind], "both"))
-            return cli_usage_error(CMD, "mode '%s' is not closed, open or both", argv[optind]);
-        if (optind + 1 < argc)
-            return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind + 1]);
+    *m = (co_modes){true, true};
+    if (first < argc) {
+        if (!strcmp(argv[first], "closed"))
+            m->open = false;
+        else if (!strcmp(argv[first], "open"))
+            m->closed = false;
+        else if (strcmp(argv[first], "both"))
+            return cli_usage_error(CMD, "mode '%s' is not closed, open or both", argv[first]);
+        if (first + 1 < argc)
+            return cli_usage_error(CMD, "unexpected argument '%s'", argv[first + 1]);
     }
-    if (!at_set && c.stall_at >= c.events) c.stall_at = c.events / 2; /* a default: move it */
-    if (c.stall_at >= c.events)
+    if (!stall_at_set && cfg.stall_at >= cfg.events)
+        cfg.stall_at = cfg.events / 2; /* a default: move it */
+    if (cfg.stall_at >= cfg.events)
         return cli_usage_error(CMD, "--stall-at: request %" PRIu64 " is beyond --events %" PRIu64,
-                               c.stall_at, c.events);
-    if (c.service_ns >= 1000000000u / c.rate_hz)
+                               cfg.stall_at, cfg.events);
+    if (cfg.service_ns >= 1000000000u / cfg.rate_hz)
         cli_warn(CMD,
                  "--service %" PRIu64 " ns is not below the send interval %" PRIu64
                  " ns: the open loop can never catch up",
-                 c.service_ns, 1000000000u / c.rate_hz);
+                 cfg.service_ns, 1000000000u / cfg.rate_hz);
+    return 0;
+}
 
-    lat_hist closed = {0}, corr = {0}, open = {0};
-    int rc;
-    if ((rc = lat_hist_init(&closed, 1, 3600000000000ll, 3)) ||
-        (rc = lat_hist_init(&corr, 1, 3600000000000ll, 3)) ||
-        (rc = lat_hist_init(&open, 1, 3600000000000ll, 3))) {
-        lat_hist_free(&closed);
-        lat_hist_free(&corr);
-        return cli_lib_error(CMD, "histogram", rc);
-    }
+/* The closing paragraph: how much the closed loop hid. */
+static void print_verdict(const lat_hist *closed, const lat_hist *open, const lat_hist *corr,
+                          const lat_budget *budget) {
+    int64_t cp = lat_hist_value_at_percentile(closed, 99.9);
+    int64_t op = lat_hist_value_at_percentile(open, 99.9);
+    int64_t kp = lat_hist_value_at_percentile(corr, 99.9);
+    char ratio[96];
+    lat_budget_change(budget, (double)cp, (double)op, ratio, sizeof ratio);
+    printf("closed loop hid the stall: its p99.9 is %.1fus against the open loop's %.1fus (%s); "
+           "only its max (%.1fms) betrays it.  The correction puts p99.9 back at %.1fus.\n",
+           (double)cp / 1e3, (double)op / 1e3, ratio, (double)lat_hist_max(closed) / 1e6,
+           (double)kp / 1e3);
+}
+
+typedef struct co_hists {
+    lat_hist closed, corr, open;
+} co_hists;
+
+static int write_json(const co_cfg *c, co_modes m, const co_hists *h, const lat_budget *budget) {
+    json_t *o = json_object();
+    json_t *cf = json_object();
+    json_object_set_new(cf, "events", json_integer((json_int_t)c->events));
+    json_object_set_new(cf, "rate_hz", json_integer((json_int_t)c->rate_hz));
+    json_object_set_new(cf, "service_ns", json_integer((json_int_t)c->service_ns));
+    json_object_set_new(cf, "stall_ns", json_integer((json_int_t)c->stall_ns));
+    json_object_set_new(cf, "stall_at", json_integer((json_int_t)c->stall_at));
+    json_object_set_new(o, "config", cf);
+    if (m.closed) json_object_set_new(o, "closed", mode_json(&h->closed));
+    if (m.open) json_object_set_new(o, "open", mode_json(&h->open));
+    if (m.closed) json_object_set_new(o, "corrected", mode_json(&h->corr));
+    json_object_set_new(o, "percentile_confidence", json_real(LAT_HIST_CI_DEFAULT));
+    json_object_set_new(o, "error_budget", lat_budget_json(budget));
+    int rc = lat_write_json_atomic(json_path, o);
+    json_decref(o);
+    return rc ? cli_lib_error(CMD, json_path, rc) : CLI_OK;
+}
+
+/* The runs the mode asks for, each printed as it ends. */
+static void run_modes(const co_cfg *c, co_modes m, co_hists *h) {
     printf("service %.1fus per request, one %.1fms stall at request %" PRIu64 ", %" PRIu64
            " requests, open loop at %" PRIu64 "/s\n",
-           (double)c.service_ns / 1e3, (double)c.stall_ns / 1e6, c.stall_at, c.events, c.rate_hz);
-    if (do_closed) {
+           (double)c->service_ns / 1e3, (double)c->stall_ns / 1e6, c->stall_at, c->events,
+           c->rate_hz);
+    if (m.closed) {
         cli_progress("closed loop...");
-        run_closed(&c, &closed, &corr);
+        run_closed(c, &h->closed, &h->corr);
         cli_progress_done();
-        print_line("closed", &closed);
+        print_line("closed", &h->closed);
     }
-    if (do_open) {
+    if (m.open) {
         cli_progress("open loop...");
-        run_open(&c, &open);
+        run_open(c, &h->open);
         cli_progress_done();
-        print_line("open", &open);
+        print_line("open", &h->open);
     }
-    if (do_closed) print_line("corrected", &corr);
+    if (m.closed) print_line("corrected", &h->corr);
+}
+
+int cmd_co(int argc, char **argv) {
+    co_modes m = {true, true};
+    int rc = parse(argc, argv, &m);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    const co_cfg c = cfg;
+    co_hists h = {.closed = {0}};
+    if ((rc = lat_hist_init(&h.closed, 1, 3600000000000ll, 3)) ||
+        (rc = lat_hist_init(&h.corr, 1, 3600000000000ll, 3)) ||
+        (rc = lat_hist_init(&h.open, 1, 3600000000000ll, 3))) {
+        lat_hist_free(&h.closed);
+        lat_hist_free(&h.corr);
+        return cli_lib_error(CMD, "histogram", rc);
+    }
+    run_modes(&c, m, &h);
     /* Figures are CLOCK_MONOTONIC differences: one stamp at each end. */
     lat_budget budget;
-    lat_budget_measure(&budget, NULL, 0, 2, closed.sig_figs);
-    if (do_closed) lat_budget_set_co(&budget, lat_hist_total(&closed), lat_hist_total(&corr));
-    if (do_closed && do_open) {
-        int64_t cp = lat_hist_value_at_percentile(&closed, 99.9);
-        int64_t op = lat_hist_value_at_percentile(&open, 99.9);
-        int64_t kp = lat_hist_value_at_percentile(&corr, 99.9);
-        char ratio[96];
-        lat_budget_change(&budget, (double)cp, (double)op, ratio, sizeof ratio);
-        printf("closed loop hid the stall: its p99.9 is %.1fus against the open loop's %.1fus "
-               "(%s); only its max (%.1fms) betrays it.  The correction puts p99.9 back at "
-               "%.1fus.\n",
-               (double)cp / 1e3, (double)op / 1e3, ratio, (double)lat_hist_max(&closed) / 1e6,
-               (double)kp / 1e3);
-    }
+    lat_budget_measure(&budget, NULL, 0, 2, h.closed.sig_figs);
+    if (m.closed) lat_budget_set_co(&budget, lat_hist_total(&h.closed), lat_hist_total(&h.corr));
+    if (m.closed && m.open) print_verdict(&h.closed, &h.open, &h.corr, &budget);
     char bline[512];
     lat_budget_format(&budget, bline, sizeof bline);
-    printf("%s%s\n", bline, do_closed ? " (in the corrected line)" : "");
-    int ret = CLI_OK;
-    if (json_path) {
-        json_t *o = json_object();
-        json_t *cf = json_object();
-        json_object_set_new(cf, "events", json_integer((json_int_t)c.events));
-        json_object_set_new(cf, "rate_hz", json_integer((json_int_t)c.rate_hz));
-        json_object_set_new(cf, "service_ns", json_integer((json_int_t)c.service_ns));
-        json_object_set_new(cf, "stall_ns", json_integer((json_int_t)c.stall_ns));
-        json_object_set_new(cf, "stall_at", json_integer((json_int_t)c.stall_at));
-        json_object_set_new(o, "config", cf);
-        if (do_closed) json_object_set_new(o, "closed", mode_json(&closed));
-        if (do_open) json_object_set_new(o, "open", mode_json(&open));
-        if (do_closed) json_object_set_new(o, "corrected", mode_json(&corr));
-        json_object_set_new(o, "percentile_confidence", json_real(LAT_HIST_CI_DEFAULT));
-        json_object_set_new(o, "error_budget", lat_budget_json(&budget));
-        rc = lat_write_json_atomic(json_path, o);
-        json_decref(o);
-        if (rc) ret = cli_lib_error(CMD, json_path, rc);
-    }
-    lat_hist_free(&closed);
-    lat_hist_free(&corr);
-    lat_hist_free(&open);
+    printf("%s%s\n", bline, m.closed ? " (in the corrected line)" : "");
+    int ret = json_path ? write_json(&c, m, &h, &budget) : CLI_OK;
+    lat_hist_free(&h.closed);
+    lat_hist_free(&h.corr);
+    lat_hist_free(&h.open);
     return ret;
 }

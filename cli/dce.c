@@ -10,6 +10,7 @@
  * is printed as IMPLAUSIBLE (the harness is lying).  Streaming throughput is
  * not bounded by the floor (many items are in flight) and is not judged. */
 #include "cli.h"
+#include "cliopts.h"
 #include "ringlab.h"
 
 #include <errno.h>
@@ -114,9 +115,7 @@ static int write_json(const dce_figs *f, double cycles_per_ns) {
     json_object_set_new(j, "floor_rtt_p99_ns", json_real(f->floor.p99_ns));
     json_object_set_new(j, "rtt_vs_floor", json_real(f->ratio));
     json_object_set_new(j, "implausible", json_boolean(f->implausible));
-    int err = lat_write_json_atomic(json_path, j);
-    json_decref(j);
-    return err;
+    return cli_write_json("dce", json_path, j);
 }
 
 int cmd_dce(int argc, char **argv) {
@@ -140,7 +139,5 @@ int cmd_dce(int argc, char **argv) {
     f.implausible = f.cross.p50_ns < 0.9 * f.floor.p50_ns;
     f.trap_sprung = f.trap_ns < 0.1 * f.barrier_ns;
     print_figs(&f, cal->cycles_per_ns);
-    if (json_path && (err = write_json(&f, cal->cycles_per_ns)))
-        return cli_lib_error("dce", json_path, err);
-    return CLI_OK;
+    return json_path ? write_json(&f, cal->cycles_per_ns) : CLI_OK;
 }

@@ -10,6 +10,7 @@
  * Corrupt or truncated input stops with exit 1 naming the file, line and
  * reason.  Files we write (-o, --json) are written atomically. */
 #include "cli.h"
+#include "cliopts.h"
 #include "hist_export.h"
 
 #include "latlab/json.h"
@@ -20,7 +21,6 @@
 #include "latlab/hlog.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
@@ -28,46 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-const char cmd_hist_usage[] =
-    "usage: latlab hist percentiles FILE.hlog [OPTIONS]\n"
-    "       latlab hist tags FILE.hlog [--json FILE]\n"
-    "       latlab hist merge A.hlog B.hlog... -o OUT.hlog\n"
-    "       latlab hist summary FILE.hlog [--scale R] [--confidence C] [--json FILE]\n"
-    "       latlab hist export FILE.hlog... --openmetrics|--text|--protobuf|--serve ADDR|--push "
-    "URL\n"
-    "\n"
-    "Read HdrHistogram interval logs (format 1.2 and 1.3: latlab's, Java's\n"
-    "HistogramLogWriter's, HdrHistogram_c's).\n"
-    "\n"
-    "percentiles: merge the intervals of one tag (default: the untagged ones) and print\n"
-    "the percentile distribution exactly as Java's HistogramLogProcessor writes its\n"
-    ".hgrm file; with --intervals, print its per-interval lines instead.\n"
-    "  --tag T         use the intervals tagged T\n"
-    "  --scale R       divide values by R in the output (default 1000000: ns -> ms,\n"
-    "                  like HistogramLogProcessor's -outputValueUnitRatio)\n"
-    "  --ticks N       percentile ticks per half distance (1..1000, default 5)\n"
-    "  --csv           CSV instead of the text table\n"
-    "  --start S       only intervals starting S seconds or more after StartTime\n"
-    "  --end S         only intervals starting at most S seconds after StartTime\n"
-    "  --intervals     per-interval lines (Java's out file) instead of the table\n"
-    "  -o, --output F  write to F (atomically) instead of stdout\n"
-    "  --json FILE     also write count, min, max, mean, stddev and percentiles as JSON\n"
-    "                  (each percentile with \"lo\"/\"hi\": its 95% interval, or --confidence's)\n"
-    "  --ci            two more columns, CI_Low and CI_High: the confidence interval of\n"
-    "                  each row's percentile from the counts (order statistics; rows whose\n"
-    "                  upper end is the maximum are flagged max-bound in the footer)\n"
-    "  --confidence C  the intervals' confidence, 0.5..0.9999 or 50..99.99 (default 0.95)\n"
-    "\n"
-    "tags: list the tags found (\"(untagged)\" for intervals without one).\n"
-    "merge: write the intervals of all inputs, ordered by start time, as one 1.3 log\n"
-    "  (-o OUT.hlog, required); timestamps are re-based on the earliest input.\n"
-    "summary: one line per tag: count, min, p50, p90, p99, p99.9, p99.99, max, mean\n"
-    "  (values divided by --scale, default 1: as recorded), then per tag a line of\n"
-    "  95% intervals (--confidence C to change) and the histogram's resolution.\n"
-    "\n" HIST_EXPORT_USAGE "\n"
-    "Exit status: 0 ok, 1 unreadable/corrupt/truncated input (file:line: reason) or\n"
-    "write error, 2 usage error.\n";
 
 #define CMD "hist"
 
@@ -138,232 +98,220 @@ static int out_close(out_t *o, const char *path, int status) {
     return 0;
 }
 
-static int write_json(const char *path, json_t *j) {
-    if (!j) return cli_error(CMD, "out of memory");
-    int rc = lat_write_json_atomic(path, j);
-    json_decref(j);
-    if (rc < 0) return cli_error(CMD, "%s: %s", path, lat_strerror(rc));
+/* --confidence: a fraction 0.5..0.9999 or a percentage 50..99.99. */
+static int opt_confidence(const char *cmd, const char *flag, const char *arg, void *dest) {
+    double c;
+    if (cli_parse_double(cmd, flag, arg, 0.5, 99.99, &c)) return CLI_USAGE;
+    if (c > 0.9999 && c < 50)
+        return cli_usage_error(cmd, "%s: '%s' is neither 0.5..0.9999 nor 50..99.99", flag, arg);
+    *(double *)dest = c >= 50 ? c / 100 : c;
     return 0;
 }
 
-/* --confidence: a fraction 0.5..0.9999 or a percentage 50..99.99. */
-static int parse_confidence(const char *arg, double *out) {
-    double c;
-    if (cli_parse_double(CMD, "--confidence", arg, 0.5, 99.99, &c)) return CLI_USAGE;
-    if (c > 0.9999 && c < 50)
-        return cli_usage_error(CMD, "--confidence: '%s' is neither 0.5..0.9999 nor 50..99.99", arg);
-    *out = c >= 50 ? c / 100 : c;
-    return 0;
-}
+#define CONFIDENCE_HELP "the intervals' confidence, 0.5..0.9999 or 50..99.99 (default 0.95)"
 
 /* ---- percentiles ------------------------------------------------------------------------ */
 
 static const double total_ps[] = {50, 90, 99, 99.9, 99.99};
 
-static int cmd_percentiles(int argc, char **argv) {
-    const char *tag = NULL, *outpath = NULL, *json = NULL;
-    double scale = 1e6, start = 0.0, end = INFINITY;
-    bool csv = false, intervals = false, have_end = false, ci = false;
-    double confidence = LAT_HIST_CI_DEFAULT;
-    int ticks = 5;
-    static const struct option opts[] = {{"tag", required_argument, NULL, 't'},
-                                         {"scale", required_argument, NULL, 's'},
-                                         {"ticks", required_argument, NULL, 'k'},
-                                         {"csv", no_argument, NULL, 'c'},
-                                         {"start", required_argument, NULL, 'S'},
-                                         {"end", required_argument, NULL, 'E'},
-                                         {"intervals", no_argument, NULL, 'i'},
-                                         {"output", required_argument, NULL, 'o'},
-                                         {"json", required_argument, NULL, 'j'},
-                                         {"ci", no_argument, NULL, 'C'},
-                                         {"confidence", required_argument, NULL, 'L'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'C':
-            ci = true;
-            break;
-        case 'L':
-            if (parse_confidence(optarg, &confidence)) return CLI_USAGE;
-            break;
-        case 't':
-            tag = optarg;
-            break;
-        case 's':
-            if (cli_parse_double(CMD, "--scale", optarg, 1e-300, 1e300, &scale)) return CLI_USAGE;
-            break;
-        case 'k':
-            if (cli_parse_int(CMD, "--ticks", optarg, 1, 1000, &ticks)) return CLI_USAGE;
-            break;
-        case 'c':
-            csv = true;
-            break;
-        case 'S':
-            if (cli_parse_double(CMD, "--start", optarg, 0, 1e15, &start)) return CLI_USAGE;
-            break;
-        case 'E':
-            if (cli_parse_double(CMD, "--end", optarg, 0, 1e15, &end)) return CLI_USAGE;
-            have_end = true;
-            break;
-        case 'i':
-            intervals = true;
-            break;
-        case 'o':
-            outpath = optarg;
-            break;
-        case 'j':
-            json = optarg;
-            break;
-        case 'h':
-            fputs(cmd_hist_usage, stdout);
-            return CLI_OK;
-        default:
-            return cli_getopt_fail(CMD, c, argv);
-        }
-    }
-    if (optind + 1 != argc)
-        return cli_usage_error(CMD, optind >= argc ? "percentiles needs one FILE.hlog"
-                                                   : "percentiles takes one FILE.hlog");
-    if (have_end && end < start) return cli_usage_error(CMD, "--end is before --start");
-    if (ci && intervals)
+/* What the options say (the table's destinations). */
+typedef struct pct_opts {
+    const char *tag, *outpath, *json, *path;
+    double scale, start, end, confidence;
+    bool csv, intervals, have_end, ci;
+    int ticks;
+} pct_opts;
+
+static pct_opts po;
+
+static const cli_opt pct_table[] = {
+    CLI_STR_OPT("tag", CLI_STRING, &po.tag, "T", "use the intervals tagged T"),
+    CLI_NUM_OPT("scale", CLI_DOUBLE, &po.scale, "R",
+                "divide values by R in the output (default 1000000: ns -> ms,\n"
+                "like HistogramLogProcessor's -outputValueUnitRatio)",
+                1e-300, 1e300),
+    CLI_NUM_OPT("ticks", CLI_INT, &po.ticks, "N",
+                "percentile ticks per half distance (1..1000, default 5)", 1, 1000),
+    CLI_FLAG_OPT("csv", &po.csv, "CSV instead of the text table"),
+    CLI_NUM_OPT("start", CLI_DOUBLE, &po.start, "S",
+                "only intervals starting S seconds or more after StartTime", 0, 1e15),
+    CLI_SEEN_OPT("end", CLI_DOUBLE, &po.end, "S",
+                 "only intervals starting at most S seconds after StartTime", 0, 1e15, NULL,
+                 &po.have_end),
+    CLI_FLAG_OPT("intervals", &po.intervals,
+                 "per-interval lines (Java's out file) instead of the table"),
+    CLI_SHORT_OPT("output", 'o', CLI_STRING, &po.outpath, "F",
+                  "write to F (atomically) instead of stdout", NULL),
+    CLI_STR_OPT("json", CLI_STRING, &po.json, "FILE",
+                "also write count, min, max, mean, stddev and percentiles as JSON\n"
+                "(each percentile with \"lo\"/\"hi\": its 95% interval, or --confidence's)"),
+    CLI_FLAG_OPT("ci", &po.ci,
+                 "two more columns, CI_Low and CI_High: the confidence interval of\n"
+                 "each row's percentile from the counts (order statistics; rows whose\n"
+                 "upper end is the maximum are flagged max-bound in the footer)"),
+    CLI_CUSTOM_OPT("confidence", opt_confidence, &po.confidence, "C", CONFIDENCE_HELP),
+    CLI_END,
+};
+
+static const cli_spec pct_spec = {
+    .name = CMD,
+    .synopsis = "latlab hist percentiles FILE.hlog [OPTIONS]",
+    .about = "Merge the intervals of one tag (default: the untagged ones) and print the\n"
+             "percentile distribution exactly as Java's HistogramLogProcessor writes its\n"
+             ".hgrm file; with --intervals, print its per-interval lines instead.\n",
+    .opts = pct_table,
+    .max_args = -1,
+};
+
+/* Options and the file, checked before it is read: 0, -1 after --help, or the exit status. */
+static int pct_parse(int argc, char **argv) {
+    po = (pct_opts){.scale = 1e6, .end = INFINITY, .confidence = LAT_HIST_CI_DEFAULT, .ticks = 5};
+    int first, rc = cli_parse(&pct_spec, argc, argv, &first);
+    if (rc) return rc;
+    if (first + 1 != argc)
+        return cli_usage_error(CMD, first >= argc ? "percentiles needs one FILE.hlog"
+                                                  : "percentiles takes one FILE.hlog");
+    po.path = argv[first];
+    if (po.have_end && po.end < po.start) return cli_usage_error(CMD, "--end is before --start");
+    if (po.ci && po.intervals)
         return cli_usage_error(CMD, "--ci: applies to the percentile table, not --intervals");
-    if (tag && (!*tag || strpbrk(tag, ", \r\n")))
-        return cli_usage_error(CMD, "--tag: '%s' is not a valid tag", tag);
-    const char *path = argv[optind];
-    lat_hlog_reader *r = NULL;
-    if (open_log(path, &r)) return CLI_ERR;
-    lat_hist total = {0};
-    out_t o;
-    int status = CLI_OK;
-    if (out_open(&o, outpath)) {
-        lat_hlog_reader_close(r);
-        return CLI_ERR;
+    if (po.tag && (!*po.tag || strpbrk(po.tag, ", \r\n")))
+        return cli_usage_error(CMD, "--tag: '%s' is not a valid tag", po.tag);
+    return 0;
+}
+
+/* "#[WHAT percentile ... between S and E seconds ...]" and the StartTime line. */
+static void range_header(FILE *f, const lat_hlog_reader *r, const char *what) {
+    char date[64];
+    double st = lat_hlog_reader_start_time(r);
+    java_date(date, sizeof date, st);
+    fprintf(f, "#[%s percentile %s between ", what,
+            strcmp(what, "Overall") ? "log" : "distribution");
+    jf(f, 0, 3, po.start);
+    fputs(" and ", f);
+    if (po.have_end)
+        jf(f, 0, 3, po.end);
+    else
+        fputs("<Infinite>", f);
+    fputs(" seconds (relative to StartTime)]\n#[StartTime: ", f);
+    jf(f, 0, 3, st);
+    fprintf(f, " (seconds since epoch), %s]\n", date);
+}
+
+/* One --intervals line: the interval's and the running total's percentiles. */
+static void interval_line(FILE *f, const lat_hlog_interval *iv, const lat_hist *total) {
+    /* Java prints the interval's end relative to StartTime. */
+    double t = iv->offset_s + iv->length_s, scale = po.scale;
+    const lat_hist *ih = &iv->hist;
+    int64_t ip[2], tp[5];
+    static const double int_ps[] = {50, 90};
+    lat_hist_values_at_percentiles(ih, int_ps, ip, 2);
+    lat_hist_values_at_percentiles(total, total_ps, tp, 5);
+    int w = po.csv ? 0 : 7;
+    const char *sep = po.csv ? "," : " ";
+    jf(f, po.csv ? 0 : 4, 3, t);
+    fprintf(f, po.csv ? ",%" PRId64 "," : ": I:%" PRId64 " ( ", lat_hist_total(ih));
+    jf(f, w, 3, (double)ip[0] / scale);
+    fputs(sep, f);
+    jf(f, w, 3, (double)ip[1] / scale);
+    fputs(sep, f);
+    jf(f, w, 3, (double)lat_hist_max(ih) / scale);
+    fprintf(f, po.csv ? ",%" PRId64 "," : " ) T:%" PRId64 " ( ", lat_hist_total(total));
+    for (int k = 0; k < 5; k++) {
+        jf(f, w, 3, (double)tp[k] / scale);
+        fputs(sep, f);
     }
-    FILE *f = o.f;
+    jf(f, w, 3, (double)lat_hist_max(total) / scale);
+    fputs(po.csv ? "\n" : " )\n", f);
+}
+
+static bool selected(const lat_hlog_interval *iv) {
+    if (po.tag ? strcmp(iv->tag, po.tag) != 0 : iv->tag[0] != '\0') return false;
+    return iv->offset_s >= po.start && iv->offset_s <= po.end;
+}
+
+/* Merge the selected intervals into *total (printing each with --intervals).
+ * 0 or the exit status after a message. */
+static int pct_accumulate(lat_hlog_reader *r, FILE *f, lat_hist *total) {
     bool header_done = false, have_total = false;
     lat_hlog_interval *iv;
     int rc;
     while ((rc = lat_hlog_next(r, &iv)) == 1) {
-        if (tag ? strcmp(iv->tag, tag) != 0 : iv->tag[0] != '\0') continue;
-        if (iv->offset_s < start) continue;
-        if (iv->offset_s > end) continue;
+        if (!selected(iv)) continue;
         /* Java: a copy of the first interval as declared, then auto-resizing. */
         if (!have_total) {
             const lat_hist *h = &iv->hist;
-            if (lat_hist_init(&total, h->lowest, iv->declared_highest, h->sig_figs) < 0 &&
-                lat_hist_copy(&total, h) < 0) {
-                status = cli_error(CMD, "out of memory");
-                goto done;
-            }
+            if (lat_hist_init(total, h->lowest, iv->declared_highest, h->sig_figs) < 0 &&
+                lat_hist_copy(total, h) < 0)
+                return cli_error(CMD, "out of memory");
             have_total = true;
         }
-        if ((rc = lat_hist_add_resize(&total, &iv->hist)) < 0) {
-            status = merge_error(path, iv->line, rc);
-            goto done;
-        }
-        if (!intervals) continue;
+        if ((rc = lat_hist_add_resize(total, &iv->hist)) < 0)
+            return merge_error(po.path, iv->line, rc);
+        if (!po.intervals) continue;
         if (!header_done) {
-            char date[64];
-            double st = lat_hlog_reader_start_time(r);
-            java_date(date, sizeof date, st);
-            fprintf(f, "#[Interval percentile log between ");
-            jf(f, 0, 3, start);
-            fprintf(f, " and ");
-            if (have_end)
-                jf(f, 0, 3, end);
-            else
-                fputs("<Infinite>", f);
-            fputs(" seconds (relative to StartTime)]\n#[StartTime: ", f);
-            jf(f, 0, 3, st);
-            fprintf(f, " (seconds since epoch), %s]\n", date);
-            fputs(csv ? "\"Timestamp\",\"Int_Count\",\"Int_50%\",\"Int_90%\",\"Int_Max\","
-                        "\"Total_Count\",\"Total_50%\",\"Total_90%\",\"Total_99%\","
-                        "\"Total_99.9%\",\"Total_99.99%\",\"Total_Max\"\n"
-                      : "Time: IntervalPercentiles:count ( 50% 90% Max ) TotalPercentiles:count "
-                        "( 50% 90% 99% 99.9% 99.99% Max )\n",
+            range_header(f, r, "Interval");
+            fputs(po.csv ? "\"Timestamp\",\"Int_Count\",\"Int_50%\",\"Int_90%\",\"Int_Max\","
+                           "\"Total_Count\",\"Total_50%\",\"Total_90%\",\"Total_99%\","
+                           "\"Total_99.9%\",\"Total_99.99%\",\"Total_Max\"\n"
+                         : "Time: IntervalPercentiles:count ( 50% 90% Max ) TotalPercentiles:count "
+                           "( 50% 90% 99% 99.9% 99.99% Max )\n",
                   f);
             header_done = true;
         }
-        /* Java prints the interval's end relative to StartTime. */
-        double t = iv->offset_s + iv->length_s;
-        const lat_hist *ih = &iv->hist;
-        int64_t ip[2], tp[5];
-        static const double int_ps[] = {50, 90};
-        lat_hist_values_at_percentiles(ih, int_ps, ip, 2);
-        lat_hist_values_at_percentiles(&total, total_ps, tp, 5);
-        int w = csv ? 0 : 7;
-        const char *sep = csv ? "," : " ";
-        jf(f, csv ? 0 : 4, 3, t);
-        fprintf(f, csv ? ",%" PRId64 "," : ": I:%" PRId64 " ( ", lat_hist_total(ih));
-        jf(f, w, 3, (double)ip[0] / scale);
-        fputs(sep, f);
-        jf(f, w, 3, (double)ip[1] / scale);
-        fputs(sep, f);
-        jf(f, w, 3, (double)lat_hist_max(ih) / scale);
-        fprintf(f, csv ? ",%" PRId64 "," : " ) T:%" PRId64 " ( ", lat_hist_total(&total));
-        for (int k = 0; k < 5; k++) {
-            jf(f, w, 3, (double)tp[k] / scale);
-            fputs(sep, f);
-        }
-        jf(f, w, 3, (double)lat_hist_max(&total) / scale);
-        fputs(csv ? "\n" : " )\n", f);
+        interval_line(f, iv, total);
     }
-    if (rc < 0) {
-        status = read_error(path, r, rc);
-        goto done;
+    if (rc < 0) return read_error(po.path, r, rc);
+    if (!have_total)
+        return cli_error(CMD, "%s: no intervals%s%s%s in the selected range", po.path,
+                         po.tag ? " tagged '" : " without a tag", po.tag ? po.tag : "",
+                         po.tag ? "'" : "");
+    return 0;
+}
+
+static int pct_json(const lat_hist *total) {
+    static const double jps[] = {50, 90, 99, 99.9, 99.99, 99.999, 100};
+    lat_hist_ci v[7];
+    lat_hist_cis_at_percentiles(total, jps, po.confidence, v, 7);
+    json_t *pa = json_array();
+    for (int k = 0; k < 7; k++) {
+        json_t *e = json_pack("{s:f, s:I, s:f, s:I, s:I, s:b}", "percentile", jps[k], "value",
+                              (json_int_t)v[k].value, "scaled", (double)v[k].value / po.scale, "lo",
+                              (json_int_t)v[k].lo, "hi", (json_int_t)v[k].hi, "max_bound",
+                              (int)v[k].max_bound);
+        if (v[k].max_bound)
+            json_object_set_new(e, "needs_n", json_integer((json_int_t)v[k].needed_n));
+        json_array_append_new(pa, e);
     }
-    if (!have_total) {
-        status = cli_error(CMD, "%s: no intervals%s%s%s in the selected range", path,
-                           tag ? " tagged '" : " without a tag", tag ? tag : "", tag ? "'" : "");
-        goto done;
+    json_t *j =
+        json_pack("{s:s, s:s?, s:f, s:I, s:I, s:I, s:f, s:f, s:o}", "file", po.path, "tag", po.tag,
+                  "scale", po.scale, "count", (json_int_t)lat_hist_total(total), "min",
+                  (json_int_t)lat_hist_min(total), "max", (json_int_t)lat_hist_max(total), "mean",
+                  lat_hist_mean(total), "stddev", lat_hist_stddev(total), "percentiles", pa);
+    if (j) json_object_set_new(j, "confidence", json_real(po.confidence));
+    return cli_write_json(CMD, po.json, j);
+}
+
+static int cmd_percentiles(int argc, char **argv) {
+    int status = pct_parse(argc, argv);
+    if (status) return status < 0 ? CLI_OK : status;
+    lat_hlog_reader *r = NULL;
+    if (open_log(po.path, &r)) return CLI_ERR;
+    lat_hist total = {0};
+    out_t o;
+    if (out_open(&o, po.outpath)) {
+        lat_hlog_reader_close(r);
+        return CLI_ERR;
     }
-    if (!intervals) {
-        char date[64];
-        double st = lat_hlog_reader_start_time(r);
-        java_date(date, sizeof date, st);
-        fputs("#[Overall percentile distribution between ", f);
-        jf(f, 0, 3, start);
-        fputs(" and ", f);
-        if (have_end)
-            jf(f, 0, 3, end);
-        else
-            fputs("<Infinite>", f);
-        fputs(" seconds (relative to StartTime)]\n#[StartTime: ", f);
-        jf(f, 0, 3, st);
-        fprintf(f, " (seconds since epoch), %s]\n", date);
-        if (lat_hist_write_percentiles_ci(f, &total, ticks, scale, csv, ci ? confidence : 0.0) <
-            0) {
+    status = pct_accumulate(r, o.f, &total);
+    if (!status && !po.intervals) {
+        range_header(o.f, r, "Overall");
+        if (lat_hist_write_percentiles_ci(o.f, &total, po.ticks, po.scale, po.csv,
+                                          po.ci ? po.confidence : 0.0) < 0)
             status = cli_error(CMD, "write error");
-            goto done;
-        }
     }
-    if (json) {
-        static const double jps[] = {50, 90, 99, 99.9, 99.99, 99.999, 100};
-        lat_hist_ci v[7];
-        lat_hist_cis_at_percentiles(&total, jps, confidence, v, 7);
-        json_t *pa = json_array();
-        for (int k = 0; k < 7; k++) {
-            json_t *e = json_pack("{s:f, s:I, s:f, s:I, s:I, s:b}", "percentile", jps[k], "value",
-                                  (json_int_t)v[k].value, "scaled", (double)v[k].value / scale,
-                                  "lo", (json_int_t)v[k].lo, "hi", (json_int_t)v[k].hi, "max_bound",
-                                  (int)v[k].max_bound);
-            if (v[k].max_bound)
-                json_object_set_new(e, "needs_n", json_integer((json_int_t)v[k].needed_n));
-            json_array_append_new(pa, e);
-        }
-        json_t *j = json_pack("{s:s, s:s?, s:f, s:I, s:I, s:I, s:f, s:f, s:o}", "file", path, "tag",
-                              tag, "scale", scale, "count", (json_int_t)lat_hist_total(&total),
-                              "min", (json_int_t)lat_hist_min(&total), "max",
-                              (json_int_t)lat_hist_max(&total), "mean", lat_hist_mean(&total),
-                              "stddev", lat_hist_stddev(&total), "percentiles", pa);
-        if (j) json_object_set_new(j, "confidence", json_real(confidence));
-        status = write_json(json, j);
-    }
-done:
-    status = out_close(&o, outpath, status);
+    if (!status && po.json) status = pct_json(&total);
+    status = out_close(&o, po.outpath, status);
     lat_hist_free(&total);
     lat_hlog_reader_close(r);
     return status;
@@ -520,80 +468,116 @@ static void summary_line(const tag_acc *a, const lat_hist *h, double scale, doub
     }
 }
 
-static int cmd_tags_or_summary(int argc, char **argv, bool summary) {
-    const char *json = NULL;
-    double scale = 1.0, confidence = LAT_HIST_CI_DEFAULT;
-    static const struct option opts[] = {{"json", required_argument, NULL, 'j'},
-                                         {"scale", required_argument, NULL, 's'},
-                                         {"confidence", required_argument, NULL, 'L'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'L':
-            if (!summary) return cli_usage_error(CMD, "--confidence applies to summary only");
-            if (parse_confidence(optarg, &confidence)) return CLI_USAGE;
-            break;
-        case 'j':
-            json = optarg;
-            if (!*json) return cli_usage_error(CMD, "--json: empty file name");
-            break;
-        case 's':
-            if (!summary) return cli_usage_error(CMD, "--scale applies to summary only");
-            if (cli_parse_double(CMD, "--scale", optarg, 1e-300, 1e300, &scale)) return CLI_USAGE;
-            break;
-        case 'h':
-            fputs(cmd_hist_usage, stdout);
-            return CLI_OK;
-        default:
-            return cli_getopt_fail(CMD, c, argv);
-        }
-    }
-    if (optind + 1 != argc)
+/* tags and summary share one table: --scale and --confidence are for summary. */
+static const char *ts_json;
+static double ts_scale, ts_confidence;
+static bool ts_scale_seen, ts_confidence_seen;
+
+static const cli_opt ts_table[] = {
+    {.name = "json",
+     .kind = CLI_STRING,
+     .dest = &ts_json,
+     .metavar = "FILE",
+     .help = "also write the list (tags) or the lines (summary) as JSON"},
+    CLI_SEEN_OPT("scale", CLI_DOUBLE, &ts_scale, "R",
+                 "summary: divide values by R (default 1: as recorded)", 1e-300, 1e300, NULL,
+                 &ts_scale_seen),
+    CLI_SEEN_OPT("confidence", CLI_CUSTOM, &ts_confidence, "C", "summary: " CONFIDENCE_HELP, 0, 0,
+                 opt_confidence, &ts_confidence_seen),
+    CLI_END,
+};
+
+static const cli_spec tags_spec = {
+    .name = CMD,
+    .synopsis = "latlab hist tags FILE.hlog [--json FILE]",
+    .about = "List the tags found (\"(untagged)\" for intervals without one).\n",
+    .opts = ts_table,
+    .max_args = -1,
+};
+
+static const cli_spec summary_spec = {
+    .name = CMD,
+    .synopsis = "latlab hist summary FILE.hlog [--scale R] [--confidence C] [--json FILE]",
+    .about = "One line per tag: count, min, p50, p90, p99, p99.9, p99.99, max, mean (values\n"
+             "divided by --scale, default 1: as recorded), then per tag a line of 95%\n"
+             "intervals (--confidence C to change) and the histogram's resolution.\n",
+    .opts = ts_table,
+    .max_args = -1,
+};
+
+/* Options and the file: 0, -1 after --help, or the exit status. */
+static int ts_parse(int argc, char **argv, bool summary, const char **path) {
+    ts_json = NULL, ts_scale = 1.0, ts_confidence = LAT_HIST_CI_DEFAULT;
+    int first, rc = cli_parse(summary ? &summary_spec : &tags_spec, argc, argv, &first);
+    if (rc) return rc;
+    if (!summary && ts_confidence_seen)
+        return cli_usage_error(CMD, "--confidence applies to summary only");
+    if (!summary && ts_scale_seen) return cli_usage_error(CMD, "--scale applies to summary only");
+    if (ts_json && !*ts_json) return cli_usage_error(CMD, "--json: empty file name");
+    if (first + 1 != argc)
         return cli_usage_error(CMD, "%s takes one FILE.hlog", summary ? "summary" : "tags");
-    const char *path = argv[optind];
-    tag_acc *a = NULL;
-    int n = 0;
-    int status = gather(path, summary, &a, &n);
-    if (status) {
-        free_accs(a, n);
-        return status;
-    }
-    json_t *arr = json ? json_array() : NULL;
-    if (summary)
-        printf("%-16s %12s %12s %12s %12s %12s %12s %12s %12s %14s\n", "tag", "count", "min", "p50",
-               "p90", "p99", "p99.9", "p99.99", "max", "mean");
-    for (int k = 0; k < n && !summary; k++) {
+    *path = argv[first];
+    return 0;
+}
+
+static void print_tags(const tag_acc *a, int n, json_t *arr) {
+    for (int k = 0; k < n; k++) {
         printf("%s\n", a[k].tag[0] ? a[k].tag : "(untagged)");
         if (arr)
             json_array_append_new(arr, json_pack("{s:s?, s:i, s:I}", "tag",
                                                  a[k].tag[0] ? a[k].tag : NULL, "intervals",
                                                  a[k].intervals, "count", (json_int_t)a[k].count));
     }
-    for (int k = 0; k < n && summary && status == 0; k++) {
+}
+
+static int print_summary(const tag_acc *a, int n, json_t *arr) {
+    printf("%-16s %12s %12s %12s %12s %12s %12s %12s %12s %14s\n", "tag", "count", "min", "p50",
+           "p90", "p99", "p99.9", "p99.99", "max", "mean");
+    for (int k = 0; k < n; k++) {
         lat_hist h;
-        if (build_hist(&a[k], &h) < 0) {
-            status = cli_error(CMD, "out of memory");
-            break;
-        }
-        summary_line(&a[k], &h, scale, confidence, arr);
+        if (build_hist(&a[k], &h) < 0) return cli_error(CMD, "out of memory");
+        summary_line(&a[k], &h, ts_scale, ts_confidence, arr);
         lat_hist_free(&h);
     }
-    if (summary && n > 0)
+    if (n > 0)
         printf("histogram resolution %.3g%% (%d sig figs); intervals at %g%% confidence from the "
                "counts (order statistics)\n",
-               100 * lat_budget_hist_resolution(a[0].sig_figs), a[0].sig_figs, 100 * confidence);
-    free_accs(a, n);
-    if (json && status == 0) {
-        json_t *j = json_pack("{s:s, s:o}", "file", path, summary ? "summary" : "tags", arr);
-        if (j && summary) json_object_set_new(j, "confidence", json_real(confidence));
-        status = write_json(json, j);
-    } else {
-        json_decref(arr);
+               100 * lat_budget_hist_resolution(a[0].sig_figs), a[0].sig_figs, 100 * ts_confidence);
+    return 0;
+}
+
+static int cmd_tags_or_summary(int argc, char **argv, bool summary) {
+    const char *path = NULL;
+    int status = ts_parse(argc, argv, summary, &path);
+    if (status) return status < 0 ? CLI_OK : status;
+    tag_acc *a = NULL;
+    int n = 0;
+    status = gather(path, summary, &a, &n);
+    if (status) {
+        free_accs(a, n);
+        return status;
     }
-    return status;
+    json_t *arr = ts_json ? json_array() : NULL;
+    if (summary)
+        status = print_summary(a, n, arr);
+    else
+        print_tags(a, n, arr);
+    free_accs(a, n);
+    if (!ts_json || status) {
+        json_decref(arr);
+        return status;
+    }
+    json_t *j = json_pack("{s:s, s:o}", "file", path, summary ? "summary" : "tags", arr);
+    if (j && summary) json_object_set_new(j, "confidence", json_real(ts_confidence));
+    return cli_write_json(CMD, ts_json, j);
+}
+
+static int cmd_tags(int argc, char **argv) {
+    return cmd_tags_or_summary(argc, argv, false);
+}
+
+static int cmd_summary(int argc, char **argv) {
+    return cmd_tags_or_summary(argc, argv, true);
 }
 
 /* ---- merge -------------------------------------------------------------------------------- */
@@ -617,37 +601,40 @@ static int cmp_mrec(const void *a, const void *b) {
     return x->seq - y->seq;
 }
 
+static const char *merge_out;
+
+static const cli_opt merge_table[] = {
+    CLI_SHORT_OPT("output", 'o', CLI_STRING, &merge_out, "OUT.hlog",
+                  "the merged log (required; written atomically)", NULL),
+    CLI_END,
+};
+
+static const cli_spec merge_spec = {
+    .name = CMD,
+    .synopsis = "latlab hist merge A.hlog B.hlog... -o OUT.hlog",
+    .about = "Write the intervals of all inputs, ordered by start time, as one 1.3 log;\n"
+             "timestamps are re-based on the earliest input.\n",
+    .opts = merge_table,
+    .max_args = -1,
+};
+
 static int cmd_merge(int argc, char **argv) {
-    const char *outpath = NULL;
-    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'o':
-            outpath = optarg;
-            break;
-        case 'h':
-            fputs(cmd_hist_usage, stdout);
-            return CLI_OK;
-        default:
-            return cli_getopt_fail(CMD, c, argv);
-        }
-    }
+    merge_out = NULL;
+    int first, prc = cli_parse(&merge_spec, argc, argv, &first);
+    if (prc) return prc < 0 ? CLI_OK : prc;
+    const char *outpath = merge_out;
     if (!outpath) return cli_usage_error(CMD, "merge needs -o OUT.hlog");
     if (!*outpath) return cli_usage_error(CMD, "-o: empty file name");
-    if (argc - optind < 1) return cli_usage_error(CMD, "merge needs input logs");
+    if (argc - first < 1) return cli_usage_error(CMD, "merge needs input logs");
     mrec *recs = NULL;
     size_t n = 0, cap = 0;
     double start_time = INFINITY;
     int status = CLI_OK;
-    int nin = argc - optind;
+    int nin = argc - first;
     lat_hlog_reader **readers = calloc((size_t)nin, sizeof *readers);
     if (!readers) return cli_error(CMD, "out of memory");
     for (int i = 0; i < nin && status == CLI_OK; i++) {
-        const char *path = argv[optind + i];
+        const char *path = argv[first + i];
         if (open_log(path, &readers[i])) {
             status = CLI_ERR;
             break;
@@ -705,19 +692,26 @@ static int cmd_merge(int argc, char **argv) {
     return status;
 }
 
+static const cli_sub hist_subs[] = {
+    {"percentiles", cmd_percentiles, &pct_spec, "the percentile table of one tag (.hgrm format)",
+     NULL},
+    {"tags", cmd_tags, &tags_spec, "the tags in a log", NULL},
+    {"merge", cmd_merge, &merge_spec, "several logs into one, by start time", NULL},
+    {"summary", cmd_summary, &summary_spec, "one line of percentiles per tag", NULL},
+    {"export", cli_hist_export, &hist_export_spec, "to Prometheus: file, /metrics or Pushgateway",
+     NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+const cli_spec cmd_hist_spec = {
+    .name = CMD,
+    .about = "Read HdrHistogram interval logs (format 1.2 and 1.3: latlab's, Java's\n"
+             "HistogramLogWriter's, HdrHistogram_c's).\n",
+    .subs = hist_subs,
+    .epilog = "Exit status: 0 ok, 1 unreadable/corrupt/truncated input (file:line: reason) or\n"
+              "write error, 2 usage error.\n",
+};
+
 int cmd_hist(int argc, char **argv) {
-    if (argc < 2)
-        return cli_usage_error(CMD,
-                               "needs a subcommand: percentiles, tags, merge, summary, export");
-    const char *sub = argv[1];
-    if (!strcmp(sub, "-h") || !strcmp(sub, "--help") || !strcmp(sub, "help")) {
-        fputs(cmd_hist_usage, stdout);
-        return CLI_OK;
-    }
-    if (!strcmp(sub, "percentiles")) return cmd_percentiles(argc - 1, argv + 1);
-    if (!strcmp(sub, "tags")) return cmd_tags_or_summary(argc - 1, argv + 1, false);
-    if (!strcmp(sub, "summary")) return cmd_tags_or_summary(argc - 1, argv + 1, true);
-    if (!strcmp(sub, "merge")) return cmd_merge(argc - 1, argv + 1);
-    if (!strcmp(sub, "export")) return cli_hist_export(argc - 1, argv + 1);
-    return cli_usage_error(CMD, "unknown subcommand '%s'", sub);
+    return cli_group_run(&cmd_hist_spec, argc, argv);
 }

@@ -16,7 +16,6 @@
 #include "latlab/prom.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,22 +23,6 @@
 #include <time.h>
 
 #define CMD "hist export"
-
-enum { X_OM = 1000, X_TEXT, X_PB, X_TAG, X_STAGE, X_UNIT, X_SERVE, X_SERVE_S };
-
-static const struct option xopts[] = {
-    {"openmetrics", no_argument, NULL, X_OM},
-    {"text", no_argument, NULL, X_TEXT},
-    {"protobuf", no_argument, NULL, X_PB},
-    {"output", required_argument, NULL, 'o'},
-    {"tag", required_argument, NULL, X_TAG},
-    {"stage", required_argument, NULL, X_STAGE},
-    {"unit", required_argument, NULL, X_UNIT},
-    {"serve", required_argument, NULL, X_SERVE},
-    {"serve-seconds", required_argument, NULL, X_SERVE_S},
-    CLI_PROM_PUSH_OPTIONS,
-    {NULL, 0, NULL, 0},
-};
 
 typedef struct xseries {
     char stage[LAT_PROM_LABEL_MAX];
@@ -134,112 +117,152 @@ static void wait_for_stop(double seconds) {
     }
 }
 
-int cli_hist_export(int argc, char **argv) {
-    int format = -1; /* LAT_PROM_TEXT, LAT_PROM_OPENMETRICS, 2 = protobuf */
-    const char *out = NULL, *tag = NULL, *stage = NULL, *serve = NULL;
-    double serve_s = 0;
+/* What the options say (the table's destinations). */
+typedef struct xopts {
+    bool om, text, pb;
+    const char *out, *tag, *stage, *serve;
+    double serve_s;
+    int format; /* LAT_PROM_TEXT, LAT_PROM_OPENMETRICS, 2 = protobuf; -1: none */
     cli_prom prom;
-    cli_prom_init(&prom);
-    int ch, rc;
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, ":o:", xopts, NULL)) != -1) {
-        if ((rc = cli_prom_option(&prom, CMD, ch, optarg)) != 0) {
-            if (rc == 1) continue;
-            return rc;
-        }
-        switch (ch) {
-        case X_OM:
-        case X_TEXT:
-        case X_PB: {
-            int f = ch == X_OM ? LAT_PROM_OPENMETRICS : ch == X_TEXT ? LAT_PROM_TEXT : 2;
-            if (format >= 0 && format != f)
-                return cli_usage_error(CMD,
-                                       "--openmetrics, --text and --protobuf exclude each other");
-            format = f;
-            break;
-        }
-        case 'o':
-            if (!*optarg) return cli_usage_error(CMD, "-o: empty path");
-            out = optarg;
-            break;
-        case X_TAG:
-            tag = optarg;
-            break;
-        case X_STAGE:
-            if (!*optarg || strlen(optarg) >= LAT_PROM_LABEL_MAX)
-                return cli_usage_error(CMD, "--stage: empty or too long");
-            stage = optarg;
-            break;
-        case X_UNIT:
-            if (!strcmp(optarg, "ns"))
-                prom.unit_s = 1e-9;
-            else if (!strcmp(optarg, "us"))
-                prom.unit_s = 1e-6;
-            else if (!strcmp(optarg, "ms"))
-                prom.unit_s = 1e-3;
-            else if (!strcmp(optarg, "s"))
-                prom.unit_s = 1;
-            else
-                return cli_usage_error(CMD, "--unit: '%s' is not ns, us, ms or s", optarg);
-            break;
-        case X_SERVE: {
-            /* Same syntax as --metrics. */
-            if ((rc = cli_prom_option(&prom, CMD, CLI_PROM_O_METRICS, optarg)) != 1) return rc;
-            serve = optarg;
-            break;
-        }
-        case X_SERVE_S:
-            if (cli_parse_double(CMD, "--serve-seconds", optarg, 0.001, 86400, &serve_s))
-                return CLI_USAGE;
-            break;
-        default:
-            return cli_getopt_fail(CMD, ch, argv);
-        }
-    }
-    if (optind >= argc) return cli_usage_error(CMD, "needs at least one FILE.hlog");
-    if (cli_prom_check(&prom, CMD)) return CLI_USAGE;
-    if (format < 0 && !serve && !prom.push_url)
+} xopts;
+
+static xopts xo;
+
+static int opt_stage(const char *cmd, const char *flag, const char *v, void *dest) {
+    if (!*v || strlen(v) >= LAT_PROM_LABEL_MAX)
+        return cli_usage_error(cmd, "%s: empty or too long", flag);
+    *(const char **)dest = v;
+    return 0;
+}
+
+static int opt_unit(const char *cmd, const char *flag, const char *v, void *dest) {
+    static const char *const names[] = {"ns", "us", "ms", "s"};
+    static const double secs[] = {1e-9, 1e-6, 1e-3, 1};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(v, names[i])) return *(double *)dest = secs[i], 0;
+    return cli_usage_error(cmd, "%s: '%s' is not ns, us, ms or s", flag, v);
+}
+
+static int opt_output(const char *cmd, const char *flag, const char *v, void *dest) {
+    (void)flag;
+    if (!*v) return cli_usage_error(cmd, "-o: empty path");
+    *(const char **)dest = v;
+    return 0;
+}
+
+static const cli_opt export_opts[] = {
+    CLI_FLAG_OPT("openmetrics", &xo.om, "OpenMetrics text (classic histograms)"),
+    CLI_FLAG_OPT("text", &xo.text, "Prometheus text format 0.0.4 (classic histograms)"),
+    CLI_FLAG_OPT("protobuf", &xo.pb,
+                 "delimited io.prometheus.client.MetricFamily: classic + native"),
+    CLI_SHORT_OPT("output", 'o', CLI_CUSTOM, &xo.out, "F",
+                  "write there (atomically) instead of stdout", opt_output),
+    CLI_STR_OPT("tag", CLI_STRING, &xo.tag, "T", "only intervals tagged T"),
+    CLI_CUSTOM_OPT("stage", opt_stage, &xo.stage, "NAME", "stage label (one series only)"),
+    CLI_CUSTOM_OPT("unit", opt_unit, &xo.prom.unit_s, "U",
+                   "what the logs' values are: ns (default), us, ms, s"),
+    CLI_CUSTOM_OPT("serve", cli_prom_opt_addr, &xo.serve, "ADDR",
+                   "serve GET /metrics on ADDR until SIGTERM/SIGINT (or --serve-seconds)"),
+    CLI_NUM_OPT("serve-seconds", CLI_DOUBLE, &xo.serve_s, "S", "stop serving after S seconds",
+                0.001, 86400),
+    CLI_PROM_PUSH_ROWS(xo.prom),
+    CLI_END,
+};
+
+const cli_spec hist_export_spec = {
+    .name = CMD,
+    .synopsis = "latlab hist export FILE.hlog... (--openmetrics|--text|--protobuf [-o F] |\n"
+                "                                   --serve ADDR | --push URL) [OPTIONS]",
+    .about = "Merge each file's intervals per tag and write them as Prometheus histograms\n"
+             "(stage label: the tag, else the file name without .hlog; q1-wake -> q1+wake).\n",
+    .opts = export_opts,
+    .epilog = "On stderr, per series: count, native schema and the conversions' relative error\n"
+              "bounds (classic 1/3; native 2^(2^-schema) - 1).\n",
+    .max_args = -1,
+};
+
+/* Options and their combinations, checked before any file is read: 0, -1
+ * after --help, or the exit status. */
+static int export_parse(int argc, char **argv, int *first) {
+    memset(&xo, 0, sizeof xo);
+    cli_prom_init(&xo.prom);
+    int rc = cli_parse(&hist_export_spec, argc, argv, first);
+    if (rc) return rc;
+    if (xo.serve) xo.prom.metrics_addr = xo.serve; /* cli_prom_serve serves at --metrics */
+    if (xo.om + xo.text + xo.pb > 1)
+        return cli_usage_error(CMD, "--openmetrics, --text and --protobuf exclude each other");
+    xo.format = xo.om ? LAT_PROM_OPENMETRICS : xo.text ? LAT_PROM_TEXT : xo.pb ? 2 : -1;
+    if (*first >= argc) return cli_usage_error(CMD, "needs at least one FILE.hlog");
+    if (cli_prom_check(&xo.prom, CMD)) return CLI_USAGE;
+    if (xo.format < 0 && !xo.serve && !xo.prom.push_url)
         return cli_usage_error(CMD, "needs --openmetrics, --text, --protobuf, --serve or --push");
-    if (out && format < 0) return cli_usage_error(CMD, "-o: needs a format (--openmetrics, ...)");
-    if (serve_s > 0 && !serve) return cli_usage_error(CMD, "--serve-seconds: only with --serve");
-    if (format == 2 && !lat_prom_have_protobuf())
+    if (xo.out && xo.format < 0)
+        return cli_usage_error(CMD, "-o: needs a format (--openmetrics, ...)");
+    if (xo.serve_s > 0 && !xo.serve)
+        return cli_usage_error(CMD, "--serve-seconds: only with --serve");
+    if (xo.format == 2 && !lat_prom_have_protobuf())
         return cli_error(CMD, "--protobuf: this latlab was built without protobuf-c "
                               "(native histograms are unavailable)");
+    return 0;
+}
 
-    xstate *x = calloc(1, sizeof *x);
-    if (!x) return cli_error(CMD, "out of memory");
+/* Every file into the series (one per stage), --stage applied.  0 or the exit status. */
+static int load_series(xstate *x, char **files, int nfiles) {
     int status = 0;
-    lat_prom_exporter *e = NULL;
+    for (int i = 0; i < nfiles && !status; i++)
+        status = read_file(x, files[i], xo.tag);
+    if (status) return status;
+    if (x->n == 0)
+        return cli_error(CMD, "no intervals%s%s%s in the input", xo.tag ? " tagged '" : "",
+                         xo.tag ? xo.tag : "", xo.tag ? "'" : "");
+    if (xo.stage) {
+        if (x->n > 1) return cli_usage_error(CMD, "--stage: the input has %d series", x->n);
+        snprintf(x->s[0].stage, sizeof x->s[0].stage, "%s", xo.stage);
+    }
+    return 0;
+}
+
+/* The exposition in the chosen format, to -o or stdout. */
+static int write_exposition(lat_prom_exporter *e) {
+    size_t cap = lat_prom_exporter_bound(e), len = 0;
+    void *buf = malloc(cap);
+    if (!buf) return cli_error(CMD, "out of memory");
+    int rc = xo.format == 2 ? lat_prom_exporter_protobuf(e, buf, cap, &len)
+                            : lat_prom_exporter_text(e, xo.format, buf, cap, &len);
+    int status = rc ? cli_lib_error(CMD, "exposition", rc) : write_output(xo.out, buf, len);
+    free(buf);
+    return status;
+}
+
+static int serve_until_stopped(int n, const char *const *names, const lat_hist *const *hs) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    lat_prom_server *srv = NULL;
+    int status = cli_prom_serve(&xo.prom, CMD, n, names, hs, &srv);
+    if (status) return status;
+    wait_for_stop(xo.serve_s);
+    lat_prom_server_destroy(srv);
+    return 0;
+}
+
+/* Convert, then write, push and serve as asked.  0 or the exit status. */
+static int export_series(const xstate *x) {
     const char *names[LAT_PROM_MAX_SERIES];
     const lat_hist *hs[LAT_PROM_MAX_SERIES];
-    for (int i = optind; i < argc && !status; i++)
-        status = read_file(x, argv[i], tag);
-    if (status) goto done;
-    if (x->n == 0) {
-        status = cli_error(CMD, "no intervals%s%s%s in the input", tag ? " tagged '" : "",
-                           tag ? tag : "", tag ? "'" : "");
-        goto done;
-    }
-    if (stage) {
-        if (x->n > 1) {
-            status = cli_usage_error(CMD, "--stage: the input has %d series", x->n);
-            goto done;
-        }
-        snprintf(x->s[0].stage, sizeof x->s[0].stage, "%s", stage);
-    }
     for (int i = 0; i < x->n; i++) {
         names[i] = x->s[i].stage;
         hs[i] = &x->s[i].h;
     }
-    if (prom.push_delete) {
-        status = cli_prom_push(&prom, CMD, x->n, names, NULL);
-        goto done;
-    }
-    if ((status = cli_prom_exporter(&prom, CMD, x->n, names, &e)) != 0) goto done;
-    for (int i = 0; i < x->n; i++) {
+    if (xo.prom.push_delete) return cli_prom_push(&xo.prom, CMD, x->n, names, NULL);
+    lat_prom_exporter *e = NULL;
+    int rc, status = cli_prom_exporter(&xo.prom, CMD, x->n, names, &e);
+    for (int i = 0; i < x->n && !status; i++) {
         if ((rc = lat_prom_exporter_set(e, i, hs[i])) != 0) {
             status = cli_lib_error(CMD, names[i], rc);
-            goto done;
+            break;
         }
         fprintf(stderr,
                 "latlab %s: stage=%s count=%lld classic_rel_error=%.4f native_schema=%d "
@@ -247,33 +270,20 @@ int cli_hist_export(int argc, char **argv) {
                 CMD, names[i], (long long)lat_hist_total(hs[i]), LAT_PROM_CLASSIC_REL_ERROR,
                 lat_prom_exporter_schema(e, i), lat_prom_exporter_rel_error(e, i));
     }
-    if (format >= 0) {
-        size_t cap = lat_prom_exporter_bound(e), len = 0;
-        void *buf = malloc(cap);
-        if (!buf) {
-            status = cli_error(CMD, "out of memory");
-            goto done;
-        }
-        rc = format == 2 ? lat_prom_exporter_protobuf(e, buf, cap, &len)
-                         : lat_prom_exporter_text(e, format, buf, cap, &len);
-        status = rc ? cli_lib_error(CMD, "exposition", rc) : write_output(out, buf, len);
-        free(buf);
-        if (status) goto done;
-    }
-    if (prom.push_url && (status = cli_prom_push(&prom, CMD, x->n, names, hs)) != 0) goto done;
-    if (serve) {
-        sigset_t set;
-        sigemptyset(&set);
-        sigaddset(&set, SIGINT);
-        sigaddset(&set, SIGTERM);
-        pthread_sigmask(SIG_BLOCK, &set, NULL);
-        lat_prom_server *srv = NULL;
-        if ((status = cli_prom_serve(&prom, CMD, x->n, names, hs, &srv)) != 0) goto done;
-        wait_for_stop(serve_s);
-        lat_prom_server_destroy(srv);
-    }
-done:
+    if (!status && xo.format >= 0) status = write_exposition(e);
+    if (!status && xo.prom.push_url) status = cli_prom_push(&xo.prom, CMD, x->n, names, hs);
+    if (!status && xo.serve) status = serve_until_stopped(x->n, names, hs);
     lat_prom_exporter_destroy(e);
+    return status;
+}
+
+int cli_hist_export(int argc, char **argv) {
+    int first, rc = export_parse(argc, argv, &first);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    xstate *x = calloc(1, sizeof *x);
+    if (!x) return cli_error(CMD, "out of memory");
+    int status = load_series(x, argv + first, argc - first);
+    if (!status) status = export_series(x);
     for (int i = 0; i < x->n; i++)
         lat_hist_free(&x->s[i].h);
     free(x);

@@ -13,7 +13,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
@@ -30,51 +29,6 @@
 #include "latlab/json.h"
 #include "latlab/pipeline.h"
 #include "latlab/topo.h"
-
-const char cmd_lab_usage[] =
-    "usage: latlab lab [OPTIONS]\n"
-    "\n"
-    "The pipeline lab's experiment protocol.  The baseline and the three experiments\n"
-    "(--alloc, --share-line, --no-pin) run interleaved in rounds, in an order shuffled by\n"
-    "a printed seed, so a change of the host's placement hits them alike; the cache-line\n"
-    "floor between the hot CPUs is measured every round.  Each run is cut into intervals\n"
-    "(per-interval p50, p99, p99.9, max, throughput per stage); the hot threads' platform\n"
-    "losses (gaps in their own spin loops, run-queue wait, switches, steal/irq/softirq) are\n"
-    "accounted; intervals and runs that lost too much are set aside (runs are repeated).\n"
-    "Each experiment is compared with the baseline of the same round on the work stage\n"
-    "(rank test, confidence interval on the ratio); rounds continue until every verdict\n"
-    "is decided or the budget is spent: tail disease, median/throughput disease, variance\n"
-    "disease, no significant change, or inconclusive on this machine with the reason.\n"
-    "As root the silence check traces one pinned baseline and one no-pin run.\n"
-    "Step (e): where perf may sample (root, or perf_event_paranoid <= 1), perf record is\n"
-    "attached for round 1 of the baseline and of share-line; both flamegraphs, their diff\n"
-    "and the narration go to LAB.md, report.html and profile-*/ (otherwise it says why).\n"
-    "Writes LAB.md, lab.json, report.html, <stage>.svg, intervals-*.svg, flight-alloc.txt\n"
-    "(when the flight recorder fired), runs/<experiment>-r<round>.json and\n"
-    "runs/<experiment>-1-<stage>.hlog (round 1) into the output folder.\n"
-    "\n"
-    "  --out DIR          output folder (default lab-out)\n"
-    "  --quick            tiny sizes for CI: a few seconds in all\n"
-    "  --budget S         time budget for the rounds (default 90 s; --quick 6 s)\n"
-    "  --min-rounds N     rounds before any verdict (default 8)\n"
-    "  --max-rounds N     at most this many rounds (default 40)\n"
-    "  --events N         events per run (default 200000 = 1 s at the default rate)\n"
-    "  --rate HZ          offered rate (default 200000/s)\n"
-    "  --interval MS      per-interval figures over MS of send time (default 100)\n"
-    "  --gap US           a spin-loop gap is at least US microseconds (default 10)\n"
-    "  --max-loss PCT     a run whose hot thread lost more is contaminated (default 20)\n"
-    "  --seed N           order shuffle seed (default: from the clock; printed)\n"
-    "  --replay auto|none|FILE  after the rounds, a replay round: the pinned baseline at a\n"
-    "                     steady rate, then driven by an ITCH 5.0 capture on its own\n"
-    "                     timestamps (auto: a synthetic bursty one written to\n"
-    "                     OUT/replay.itch by itch-gen; default auto)\n"
-    "  --shape full|compact|auto  (default auto: compact, pinned, on 2 CPUs)\n"
-    "  --cpus LIST        plan hot threads within these CPUs\n"
-    "  --oversubscribe    run even when the hot threads cannot each have a CPU\n"
-    "  --json FILE        also write lab.json here\n"
-    "  --no-profile       skip step (e): perf on round 1 of baseline and share-line\n"
-    "\n"
-    "Progress goes to stderr when it is a terminal.  exit 0 ok, 1 error, 2 usage.\n";
 
 #define CMD "lab"
 
@@ -234,120 +188,106 @@ static void around_run(void *ud, int conf, unsigned round, unsigned att, int beg
 
 /* ---- options ------------------------------------------------------------------------------ */
 
-enum {
-    O_OUT = 256,
-    O_QUICK,
-    O_EVENTS,
-    O_RATE,
-    O_SHAPE,
-    O_CPUS,
-    O_OVER,
-    O_JSON,
-    O_BUDGET,
-    O_MINR,
-    O_MAXR,
-    O_IV,
-    O_GAP,
-    O_LOSS,
-    O_SEED,
-    O_REPLAY,
-    O_NOPROF
-};
-static const struct option opts[] = {
-    {"out", required_argument, NULL, O_OUT},
-    {"quick", no_argument, NULL, O_QUICK},
-    {"events", required_argument, NULL, O_EVENTS},
-    {"rate", required_argument, NULL, O_RATE},
-    {"shape", required_argument, NULL, O_SHAPE},
-    {"cpus", required_argument, NULL, O_CPUS},
-    {"oversubscribe", no_argument, NULL, O_OVER},
-    {"json", required_argument, NULL, O_JSON},
-    {"budget", required_argument, NULL, O_BUDGET},
-    {"min-rounds", required_argument, NULL, O_MINR},
-    {"max-rounds", required_argument, NULL, O_MAXR},
-    {"interval", required_argument, NULL, O_IV},
-    {"gap", required_argument, NULL, O_GAP},
-    {"max-loss", required_argument, NULL, O_LOSS},
-    {"seed", required_argument, NULL, O_SEED},
-    {"replay", required_argument, NULL, O_REPLAY},
-    {"no-profile", no_argument, NULL, O_NOPROF},
-    {NULL, 0, NULL, 0},
-};
-
 typedef struct lab_opts {
     const char *out, *json_out, *replay;
     bool quick, oversub, seed_set, iv_set, no_profile;
     uint64_t events, rate, min_rounds, max_rounds, iv_ms, gap_us, seed;
     double budget, loss_pct;
-    int shape, ncpus, cpus[LAT_MAX_CPUS];
+    int shape;
+    lab_cpulist cpus;
 } lab_opts;
 
-static int parse_one(lab_opts *o, int ch) {
-    switch (ch) {
-    case O_OUT:
-        o->out = optarg;
-        return 0;
-    case O_QUICK:
-        o->quick = true;
-        return 0;
-    case O_NOPROF:
-        o->no_profile = true;
-        return 0;
-    case O_EVENTS:
-        return cli_parse_u64(CMD, "--events", optarg, 1000, 1000000000000ull, &o->events);
-    case O_RATE:
-        return cli_parse_u64(CMD, "--rate", optarg, 1000, 100000000, &o->rate);
-    case O_SHAPE:
-        if ((o->shape = lab_shape(optarg)) < 0)
-            return cli_usage_error(CMD, "--shape: '%s' is not full, compact or auto", optarg);
-        return 0;
-    case O_CPUS:
-        return cli_parse_cpulist(CMD, "--cpus", optarg, o->cpus, LAT_MAX_CPUS, &o->ncpus);
-    case O_OVER:
-        o->oversub = true;
-        return 0;
-    case O_JSON:
-        o->json_out = optarg;
-        return optarg[0] ? 0 : cli_usage_error(CMD, "--json: empty path");
-    case O_BUDGET:
-        return cli_parse_double(CMD, "--budget", optarg, 0.1, 86400, &o->budget);
-    case O_MINR:
-        return cli_parse_u64(CMD, "--min-rounds", optarg, 2, 1000, &o->min_rounds);
-    case O_MAXR:
-        return cli_parse_u64(CMD, "--max-rounds", optarg, 2, 1000, &o->max_rounds);
-    case O_IV:
-        o->iv_set = true;
-        return cli_parse_u64(CMD, "--interval", optarg, 1, 60000, &o->iv_ms);
-    case O_GAP:
-        return cli_parse_u64(CMD, "--gap", optarg, 1, 1000000, &o->gap_us);
-    case O_LOSS:
-        return cli_parse_double(CMD, "--max-loss", optarg, 0.1, 100, &o->loss_pct);
-    case O_REPLAY:
-        o->replay = optarg;
-        return optarg[0] ? 0 : cli_usage_error(CMD, "--replay: needs auto, none or a capture");
-    case O_SEED:
-        o->seed_set = true;
-        return cli_parse_u64(CMD, "--seed", optarg, 0, UINT64_MAX, &o->seed);
-    }
-    return CLI_USAGE;
+static lab_opts lo; /* the table's destinations */
+
+static int opt_replay(const char *cmd, const char *flag, const char *v, void *dest) {
+    if (!v[0]) return cli_usage_error(cmd, "%s: needs auto, none or a capture", flag);
+    *(const char **)dest = v;
+    return 0;
 }
 
+static int opt_json(const char *cmd, const char *flag, const char *v, void *dest) {
+    if (!v[0]) return cli_usage_error(cmd, "%s: empty path", flag);
+    *(const char **)dest = v;
+    return 0;
+}
+
+static const cli_opt lab_table[] = {
+    CLI_STR_OPT("out", CLI_STRING, &lo.out, "DIR", "output folder (default lab-out)"),
+    CLI_FLAG_OPT("quick", &lo.quick, "tiny sizes for CI: a few seconds in all"),
+    CLI_NUM_OPT("budget", CLI_DOUBLE, &lo.budget, "S",
+                "time budget for the rounds (default 90 s; --quick 6 s)", 0.1, 86400),
+    CLI_NUM_OPT("min-rounds", CLI_U64, &lo.min_rounds, "N", "rounds before any verdict (default 8)",
+                2, 1000),
+    CLI_NUM_OPT("max-rounds", CLI_U64, &lo.max_rounds, "N", "at most this many rounds (default 40)",
+                2, 1000),
+    CLI_NUM_OPT("events", CLI_U64, &lo.events, "N",
+                "events per run (default 200000 = 1 s at the default rate)", 1000, 1e12),
+    CLI_NUM_OPT("rate", CLI_U64, &lo.rate, "HZ", "offered rate (default 200000/s)", 1000,
+                100000000),
+    CLI_SEEN_OPT("interval", CLI_U64, &lo.iv_ms, "MS",
+                 "per-interval figures over MS of send time (default 100)", 1, 60000, NULL,
+                 &lo.iv_set),
+    CLI_NUM_OPT("gap", CLI_U64, &lo.gap_us, "US",
+                "a spin-loop gap is at least US microseconds (default 10)", 1, 1000000),
+    CLI_NUM_OPT("max-loss", CLI_DOUBLE, &lo.loss_pct, "PCT",
+                "a run whose hot thread lost more is contaminated (default 20)", 0.1, 100),
+    CLI_SEEN_OPT("seed", CLI_U64, &lo.seed, "N",
+                 "order shuffle seed (default: from the clock; printed)", 0, 0, NULL, &lo.seed_set),
+    CLI_CUSTOM_OPT("shape", lab_opt_shape, &lo.shape, "full|compact|auto",
+                   "(default auto: compact, pinned, on 2 CPUs)"),
+    CLI_CUSTOM_OPT("cpus", lab_opt_cpus, &lo.cpus, "LIST", "plan hot threads within these CPUs"),
+    CLI_FLAG_OPT("oversubscribe", &lo.oversub,
+                 "run even when the hot threads cannot each have a CPU"),
+    CLI_CUSTOM_OPT("json", opt_json, &lo.json_out, "FILE", "also write lab.json here"),
+    CLI_CUSTOM_OPT("replay", opt_replay, &lo.replay, "auto|none|FILE",
+                   "after the rounds, a replay round: the pinned baseline at a\n"
+                   "steady rate, then driven by an ITCH 5.0 capture on its own\n"
+                   "timestamps (auto: a synthetic bursty one written to\n"
+                   "OUT/replay.itch by itch-gen; default auto)"),
+    CLI_FLAG_OPT("no-profile", &lo.no_profile,
+                 "skip step (e): perf on round 1 of baseline and share-line"),
+    CLI_END,
+};
+
+const cli_spec cmd_lab_spec = {
+    .name = CMD,
+    .synopsis = "latlab lab [OPTIONS]",
+    .about =
+        "The pipeline lab's experiment protocol.  The baseline and the three experiments\n"
+        "(--alloc, --share-line, --no-pin) run interleaved in rounds, in an order shuffled by\n"
+        "a printed seed, so a change of the host's placement hits them alike; the cache-line\n"
+        "floor between the hot CPUs is measured every round.  Each run is cut into intervals\n"
+        "(per-interval p50, p99, p99.9, max, throughput per stage); the hot threads' platform\n"
+        "losses (gaps in their own spin loops, run-queue wait, switches, steal/irq/softirq) are\n"
+        "accounted; intervals and runs that lost too much are set aside (runs are repeated).\n"
+        "Each experiment is compared with the baseline of the same round on the work stage\n"
+        "(rank test, confidence interval on the ratio); rounds continue until every verdict\n"
+        "is decided or the budget is spent: tail disease, median/throughput disease, variance\n"
+        "disease, no significant change, or inconclusive on this machine with the reason.\n"
+        "As root the silence check traces one pinned baseline and one no-pin run.\n"
+        "Step (e): where perf may sample (root, or perf_event_paranoid <= 1), perf record is\n"
+        "attached for round 1 of the baseline and of share-line; both flamegraphs, their diff\n"
+        "and the narration go to LAB.md, report.html and profile-*/ (otherwise it says why).\n"
+        "Writes LAB.md, lab.json, report.html, <stage>.svg, intervals-*.svg, flight-alloc.txt\n"
+        "(when the flight recorder fired), runs/<experiment>-r<round>.json and\n"
+        "runs/<experiment>-1-<stage>.hlog (round 1) into the output folder.\n",
+    .opts = lab_table,
+    .epilog = "Progress goes to stderr when it is a terminal.  exit 0 ok, 1 error, 2 usage.\n",
+};
+
 static int parse_opts(int argc, char **argv, lab_opts *o) {
-    memset(o, 0, sizeof *o);
-    o->out = "lab-out";
-    o->replay = "auto";
-    o->rate = 200000;
-    o->iv_ms = 100;
-    o->gap_us = 10;
-    o->loss_pct = 20;
-    o->shape = LAT_PIPE_AUTO;
-    optind = 1;
-    int ch;
-    while ((ch = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        if (ch == '?' || ch == ':') return cli_getopt_fail(CMD, ch, argv);
-        if (parse_one(o, ch)) return CLI_USAGE;
-    }
-    if (optind < argc) return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
+    memset(&lo, 0, sizeof lo);
+    lo.out = "lab-out";
+    lo.replay = "auto";
+    lo.rate = 200000;
+    lo.iv_ms = 100;
+    lo.gap_us = 10;
+    lo.loss_pct = 20;
+    lo.shape = LAT_PIPE_AUTO;
+    int first, rc = cli_parse(&cmd_lab_spec, argc, argv, &first);
+    if (rc) return rc;
+    *o = lo;
+    if (first < argc) return cli_usage_error(CMD, "unexpected argument '%s'", argv[first]);
     if (!o->out[0]) return cli_usage_error(CMD, "--out: empty path");
     if (strcmp(o->replay, "auto") && strcmp(o->replay, "none") && access(o->replay, R_OK) != 0)
         return cli_usage_error(CMD, "--replay: cannot read '%s': %s", o->replay, strerror(errno));
@@ -362,8 +302,8 @@ static int parse_opts(int argc, char **argv, lab_opts *o) {
 static int setup(lab_ctx *x, const lab_opts *o) {
     lat_lab_config *c = &x->cfg;
     lat_lab_config_default(c);
-    int rc = lab_place(CMD, &c->pipe, o->shape, o->cpus, o->ncpus, o->oversub, &x->over, x->why,
-                       sizeof x->why);
+    int rc = lab_place(CMD, &c->pipe, o->shape, o->cpus.cpus, o->cpus.n, o->oversub, &x->over,
+                       x->why, sizeof x->why);
     if (rc) return rc;
     cli_progress("calibrating the cycle counter...");
     c->pipe.cal = lat_clock_default();
@@ -484,7 +424,7 @@ static int write_outputs(lab_ctx *x, const lat_lab_result *res, const char *json
 int cmd_lab(int argc, char **argv) {
     lab_opts o;
     int rc = parse_opts(argc, argv, &o);
-    if (rc) return rc;
+    if (rc) return rc < 0 ? CLI_OK : rc;
     static lab_ctx x;
     memset(&x, 0, sizeof x);
     x.out = o.out;

@@ -23,6 +23,17 @@ int lab_shape(const char *s) {
     return -1;
 }
 
+int lab_opt_shape(const char *cmd, const char *flag, const char *v, void *dest) {
+    if ((*(int *)dest = lab_shape(v)) < 0)
+        return cli_usage_error(cmd, "%s: '%s' is not full, compact or auto", flag, v);
+    return 0;
+}
+
+int lab_opt_cpus(const char *cmd, const char *flag, const char *v, void *dest) {
+    lab_cpulist *l = dest;
+    return cli_parse_cpulist(cmd, flag, v, l->cpus, LAT_MAX_CPUS, &l->n);
+}
+
 int lab_place(const char *cmd, lat_pipe_config *c, int shape, const int *cpus, int ncpus,
               bool oversubscribe, bool *over, char *why, size_t why_len) {
     lat_topo *t = NULL;

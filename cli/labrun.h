@@ -10,6 +10,7 @@
 #include "latlab/budget.h"
 #include "latlab/hist.h"
 #include "latlab/pipeline.h"
+#include "latlab/topo.h"
 
 struct json_t;
 
@@ -62,5 +63,14 @@ void lab_print_accounting(FILE *f, const lat_pipe_config *c, const lat_pipe_resu
 /* "spin"/"yield"/"backoff" -> kind; -1 when unknown. */
 /* "full"/"compact"/"auto" -> LAT_PIPE_*; -1 when unknown. */
 int lab_shape(const char *s);
+
+/* --shape and --cpus as options-table parsers (cli.h CLI_CUSTOM): dest is an
+ * int (the shape) or a lab_cpulist. */
+typedef struct lab_cpulist {
+    int cpus[LAT_MAX_CPUS];
+    int n;
+} lab_cpulist;
+int lab_opt_shape(const char *cmd, const char *flag, const char *v, void *dest);
+int lab_opt_cpus(const char *cmd, const char *flag, const char *v, void *dest);
 
 #endif

@@ -3,6 +3,7 @@
  * `latlab help [CMD]` and `latlab CMD --help` print the same text.  Exit codes:
  * 0 ok, 1 runtime error, 2 usage error. */
 #include "cli.h"
+#include "cliopts.h"
 
 #include "latlab/atomicfile.h"
 
@@ -23,48 +24,41 @@
     extern const cli_spec cmd_##n##_spec;
 CMDS(clock)
 CMDS(sys)
-CMD(hist)
+CMDS(hist)
 CMDS(dce)
-CMD(bench)
-CMD(stat)
-CMD(silence)
-CMD(co)
-CMD(pipeline)
-CMD(lab)
-CMD(book)
-CMD(plot)
+CMDS(bench)
+CMDS(stat)
+CMDS(silence)
+CMDS(co)
+CMDS(pipeline)
+CMDS(lab)
+CMDS(book)
+CMDS(plot)
+CMDS(top)
 CMD(profile)
-CMD(top)
 #undef CMD
 #undef CMDS
 
+/* A command whose help comes from its table (cmd_NAME, cmd_NAME_spec). */
+#define TABLE_CMD(n, summary)                                                                      \
+    { #n, cmd_##n, summary, NULL, &cmd_##n##_spec }
+
 static const cli_cmd commands[] = {
-    {"lab", cmd_lab, "the experiment protocol: baseline, alloc, share-line, no-pin (main job)",
-     cmd_lab_usage, NULL},
-    {"pipeline", cmd_pipeline, "one run of the stamped producer -> worker pipeline",
-     cmd_pipeline_usage, NULL},
-    {"clock", cmd_clock, "calibrate the cycle counter; drift, read cost, granularity", NULL,
-     &cmd_clock_spec},
-    {"co", cmd_co, "coordinated omission: closed vs open loop over a stall", cmd_co_usage, NULL},
-    {"dce", cmd_dce, "dead-code elimination trap, ring costs and the ping-pong floor", NULL,
-     &cmd_dce_spec},
-    {"sys", cmd_sys, "run conditions: CPUs, topology, governor, isolation, kernel", NULL,
-     &cmd_sys_spec},
-    {"hist", cmd_hist, "read, merge and summarise HdrHistogram interval logs", cmd_hist_usage,
-     NULL},
-    {"top", cmd_top, "live per-stage tails from growing .hlog files or a tracer's socket",
-     cmd_top_usage, NULL},
-    {"plot", cmd_plot, "latency-by-percentile SVG plots from .hlog/.hgrm files", cmd_plot_usage,
-     NULL},
-    {"stat", cmd_stat, "count performance events of a command (perf stat-like)", cmd_stat_usage,
-     NULL},
+    TABLE_CMD(lab, "the experiment protocol: baseline, alloc, share-line, no-pin (main job)"),
+    TABLE_CMD(pipeline, "one run of the stamped producer -> worker pipeline"),
+    TABLE_CMD(clock, "calibrate the cycle counter; drift, read cost, granularity"),
+    TABLE_CMD(co, "coordinated omission: closed vs open loop over a stall"),
+    TABLE_CMD(dce, "dead-code elimination trap, ring costs and the ping-pong floor"),
+    TABLE_CMD(sys, "run conditions: CPUs, topology, governor, isolation, kernel"),
+    TABLE_CMD(hist, "read, merge and summarise HdrHistogram interval logs"),
     {"profile", cmd_profile, "sample a command's stacks with perf: flamegraph, folded, diff",
      cmd_profile_usage, NULL},
-    {"silence", cmd_silence, "ftrace check of what disturbs chosen CPUs (root)", cmd_silence_usage,
-     NULL},
-    {"bench", cmd_bench, "bake-offs against peers (ring)", cmd_bench_usage, NULL},
-    {"book", cmd_book, "order book: replay, ITCH 5.0 replay, tail-latency scenarios",
-     cmd_book_usage, NULL},
+    TABLE_CMD(top, "live per-stage tails from growing .hlog files or a tracer's socket"),
+    TABLE_CMD(plot, "latency-by-percentile SVG plots from .hlog/.hgrm files"),
+    TABLE_CMD(stat, "count performance events of a command (perf stat-like)"),
+    TABLE_CMD(silence, "ftrace check of what disturbs chosen CPUs (root)"),
+    TABLE_CMD(bench, "bake-offs against peers (ring)"),
+    TABLE_CMD(book, "order book: replay, ITCH 5.0 replay, tail-latency scenarios"),
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -89,12 +83,16 @@ static void overview(FILE *f) {
           f);
 }
 
-static const char help_usage[] = "usage: latlab help [COMMAND]\n\n"
-                                 "Print the overview, or COMMAND's options (as COMMAND --help).\n";
+static const char help_usage[] =
+    "usage: latlab help [COMMAND [SUBCOMMAND]]\n\n"
+    "Print the overview, or COMMAND's options (as COMMAND --help); for a command of\n"
+    "subcommands, SUBCOMMAND's (as COMMAND SUBCOMMAND --help).\n";
 
-static void print_help(const cli_cmd *c) {
+/* sub: the word after the command (a command of subcommands prints that
+ * subcommand's help when it names one). */
+static void print_help(const cli_cmd *c, const char *sub) {
     if (c->spec)
-        cli_help(c->spec, stdout);
+        cli_help_for(c->spec, sub, stdout);
     else
         fputs(c->usage, stdout);
 }
@@ -114,7 +112,7 @@ static int help(int argc, char **argv) {
         overview(stderr);
         return CLI_USAGE;
     }
-    print_help(c);
+    print_help(c, argc > 2 ? argv[2] : NULL);
     return CLI_OK;
 }
 
@@ -226,7 +224,7 @@ static int dispatch(int argc, char **argv) {
     /* CMD --help anywhere before a "--" (after it, the arguments belong to a child). */
     for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            print_help(c);
+            print_help(c, argv[2]);
             return CLI_OK;
         }
     int rc = check_output_paths(c->name, argc, argv);

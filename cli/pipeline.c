@@ -2,12 +2,12 @@
  * capstone) with its experiments, placement through the planner, per-stage
  * tables, interval logs, JSON, counters and the flight recorder. */
 #include "cli.h"
+#include "cliopts.h"
 #include "labrun.h"
 #include "pipeline_replay.h"
 #include "promcli.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,115 +21,6 @@
 #include "latlab/pipeline.h"
 #include "latlab/ring.h"
 #include "latlab/topo.h"
-
-const char cmd_pipeline_usage[] =
-    "usage: latlab pipeline [OPTIONS]\n"
-    "\n"
-    "One run of the stamped pipeline: an open-loop producer paced on intended send\n"
-    "times, SPSC queues, a transformer doing fixed work, a consumer, and a cold\n"
-    "aggregator that records q1+wake, work, q2+wake and e2e into HdrHistograms.\n"
-    "\n"
-    "shape and placement:\n"
-    "  --shape full|compact|auto  full: producer -> q1 -> transformer -> q2 -> consumer\n"
-    "                             (3 hot threads); compact: the consumer merged into the\n"
-    "                             worker (2 hot threads); auto (default): full when three\n"
-    "                             hot threads can be pinned apart, else compact\n"
-    "  --cpus LIST                plan hot threads within these CPUs (e.g. 1-3)\n"
-    "  --oversubscribe            too few CPUs: share them, backoff idle, and stamp every\n"
-    "                             table \"" LAB_OVERSUB_STAMP "\"\n"
-    "  --idle spin|yield|backoff  how hot threads wait (default spin)\n"
-    "sizes:\n"
-    "  --events N                 events (default 2000000)\n"
-    "  --rate HZ                  offered rate, events/s (default 200000)\n"
-    "  --queue N                  q1/q2 capacity (default 4096)\n"
-    "  --sample-ring N            aggregation ring capacity (default 65536)\n"
-    "  --work-iters N             LCG rounds of work per event (default 40)\n"
-    "experiments:\n"
-    "  --alloc                    a 32 x u64 heap vector per event in the work stage\n"
-    "  --no-pin                   let the scheduler place the hot threads\n"
-    "  --share-line               the two stage counters on one 64-byte line\n"
-    "  --split-q1                 stamp as the producer pushes: send delay vs queue+wake\n"
-    "output:\n"
-    "  --json FILE                JSON summary (run conditions, config, placement,\n"
-    "                             percentiles, counters, drops)\n"
-    "  --hlog-dir DIR             per-stage interval logs DIR/<stage>.hlog\n"
-    "  --hlog-interval DUR        interval length (default 1s)\n"
-    "  --no-counters              do not open performance counters in the hot threads\n"
-    "flight recorder:\n"
-    "  --flight-threshold NS|auto freeze the last 4096 samples around the first e2e above\n"
-    "                             NS (a duration: 5us); auto: the e2e p99.9 of\n"
-    "                             --flight-baseline FILE (a pipeline JSON) or of a short\n"
-    "                             baseline run made first\n"
-    "  --flight-baseline FILE     JSON of an earlier `latlab pipeline` run\n"
-    "  --flight-out FILE          write the whole window there (default: the verdict and\n"
-    "                             20 neighbours either side on stderr)\n"
-    "  --inject-stall [STAGE:]SEQ:US  test hook: stall STAGE (work, q1, or q2 in the full\n"
-    "                             shape) for US microseconds at event SEQ (busy: the\n"
-    "                             program's time); producer or worker: that thread\n"
-    "                             sleeps off-CPU in its spin loop (a platform-like gap)\n"
-    PIPELINE_REPLAY_USAGE CLI_PROM_USAGE_HEADER CLI_PROM_SERVE_USAGE CLI_PROM_PUSH_USAGE "\n"
-    "exit: 0 ok, 1 runtime error (e.g. too few CPUs), 2 usage error.\n";
-
-enum {
-    O_SHAPE = 256,
-    O_CPUS,
-    O_OVERSUB,
-    O_IDLE,
-    O_EVENTS,
-    O_RATE,
-    O_QUEUE,
-    O_SRING,
-    O_WORK,
-    O_ALLOC,
-    O_NOPIN,
-    O_SHARE,
-    O_SPLIT,
-    O_JSON,
-    O_HLOG,
-    O_HLOGIV,
-    O_NOCNT,
-    O_FTHR,
-    O_FBASE,
-    O_FOUT,
-    O_STALL,
-    O_REPLAY,
-    O_SPEED,
-    O_LOOP,
-    O_MAXGAP,
-    O_WSTEADY,
-};
-
-static const struct option opts[] = {
-    {"shape", required_argument, NULL, O_SHAPE},
-    {"cpus", required_argument, NULL, O_CPUS},
-    {"oversubscribe", no_argument, NULL, O_OVERSUB},
-    {"idle", required_argument, NULL, O_IDLE},
-    {"events", required_argument, NULL, O_EVENTS},
-    {"rate", required_argument, NULL, O_RATE},
-    {"queue", required_argument, NULL, O_QUEUE},
-    {"sample-ring", required_argument, NULL, O_SRING},
-    {"work-iters", required_argument, NULL, O_WORK},
-    {"alloc", no_argument, NULL, O_ALLOC},
-    {"no-pin", no_argument, NULL, O_NOPIN},
-    {"share-line", no_argument, NULL, O_SHARE},
-    {"split-q1", no_argument, NULL, O_SPLIT},
-    {"json", required_argument, NULL, O_JSON},
-    {"hlog-dir", required_argument, NULL, O_HLOG},
-    {"hlog-interval", required_argument, NULL, O_HLOGIV},
-    {"no-counters", no_argument, NULL, O_NOCNT},
-    {"flight-threshold", required_argument, NULL, O_FTHR},
-    {"flight-baseline", required_argument, NULL, O_FBASE},
-    {"flight-out", required_argument, NULL, O_FOUT},
-    {"inject-stall", required_argument, NULL, O_STALL},
-    {"replay", required_argument, NULL, O_REPLAY},
-    {"speed", required_argument, NULL, O_SPEED},
-    {"loop", required_argument, NULL, O_LOOP},
-    {"max-gap", required_argument, NULL, O_MAXGAP},
-    {"with-steady", no_argument, NULL, O_WSTEADY},
-    CLI_PROM_SERVE_OPTIONS,
-    CLI_PROM_PUSH_OPTIONS,
-    {NULL, 0, NULL, 0},
-};
 
 #define CMD "pipeline"
 
@@ -229,293 +120,374 @@ static void pipe_prom_publish(void *ud, const lat_hist *const *h) {
     lat_prom_server_try_update(pp->srv, v, pp->n);
 }
 
-int cmd_pipeline(int argc, char **argv) {
-    lat_pipe_config c;
-    lat_pipe_config_default(&c);
-    int shape = LAT_PIPE_AUTO, ncpus = 0, cpus[LAT_MAX_CPUS];
-    bool oversub = false, flight_auto = false, idle_set = false, with_steady = false;
-    bool hlog_iv_set = false;
-    const char *json_path = NULL, *hlog_dir = NULL, *fbase = NULL, *fout = NULL;
-    const char *replay = NULL, *steady_flag = NULL, *speed_flag = NULL;
-    itchfeed_options ro = {.speed = 1, .loops = 1};
-    uint64_t v;
-    int ch, rc;
-    cli_prom prom;
-    cli_prom_init(&prom);
-    optind = 1;
-    while ((ch = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        if ((rc = cli_prom_option(&prom, CMD, ch, optarg)) != 0) {
-            if (rc == 1) continue;
-            return rc;
-        }
-        switch (ch) {
-        case O_SHAPE:
-            if ((shape = lab_shape(optarg)) < 0)
-                return cli_usage_error(CMD, "--shape: '%s' is not full, compact or auto", optarg);
-            break;
-        case O_CPUS:
-            if (cli_parse_cpulist(CMD, "--cpus", optarg, cpus, LAT_MAX_CPUS, &ncpus))
-                return CLI_USAGE;
-            break;
-        case O_OVERSUB:
-            oversub = true;
-            break;
-        case O_IDLE:
-            if (lat_idle_parse(optarg, &c.idle) || c.idle.kind == LAT_IDLE_BLOCK)
-                return cli_usage_error(CMD, "--idle: '%s' is not spin, yield or backoff%s", optarg,
-                                       c.idle.kind == LAT_IDLE_BLOCK
-                                           ? " (block needs wakeable rings; the pipeline's are not)"
-                                           : "");
-            idle_set = true;
-            break;
-        case O_EVENTS:
-            if (cli_parse_u64(CMD, "--events", optarg, 1, 1000000000000ull, &c.events))
-                return CLI_USAGE;
-            steady_flag = "--events";
-            break;
-        case O_RATE:
-            if (cli_parse_u64(CMD, "--rate", optarg, 1, 100000000, &c.rate_hz)) return CLI_USAGE;
-            steady_flag = "--rate";
-            break;
-        case O_QUEUE:
-            if (cli_parse_u64(CMD, "--queue", optarg, 2, 1u << 24, &v)) return CLI_USAGE;
-            c.queue_cap = (uint32_t)v;
-            break;
-        case O_SRING:
-            if (cli_parse_u64(CMD, "--sample-ring", optarg, 2, 1u << 26, &v)) return CLI_USAGE;
-            c.sample_cap = (uint32_t)v;
-            break;
-        case O_WORK:
-            if (cli_parse_u64(CMD, "--work-iters", optarg, 0, 1000000, &v)) return CLI_USAGE;
-            c.work_iters = (unsigned)v;
-            steady_flag = "--work-iters";
-            break;
-        case O_ALLOC:
-            c.alloc = true;
-            break;
-        case O_NOPIN:
-            c.no_pin = true;
-            break;
-        case O_SHARE:
-            c.share_line = true;
-            break;
-        case O_SPLIT:
-            c.split_q1 = true;
-            break;
-        case O_JSON:
-            json_path = optarg;
-            break;
-        case O_HLOG:
-            hlog_dir = optarg;
-            break;
-        case O_HLOGIV:
-            hlog_iv_set = true;
-            if (cli_parse_duration_ns(CMD, "--hlog-interval", optarg, &c.hlog_interval_ns))
-                return CLI_USAGE;
-            if (c.hlog_interval_ns < 1000000)
-                return cli_usage_error(CMD, "--hlog-interval: must be at least 1ms");
-            break;
-        case O_NOCNT:
-            c.perf = false;
-            break;
-        case O_FTHR:
-            if (!strcmp(optarg, "auto"))
-                flight_auto = true;
-            else if (cli_parse_duration_ns(CMD, "--flight-threshold", optarg,
-                                           &c.flight_threshold_ns))
-                return CLI_USAGE;
-            break;
-        case O_FBASE:
-            fbase = optarg;
-            break;
-        case O_FOUT:
-            fout = optarg;
-            break;
-        case O_STALL:
-            if ((rc = parse_stall(optarg, &c)) != 0) return rc;
-            break;
-        case O_REPLAY:
-            if (!optarg[0]) return cli_usage_error(CMD, "--replay: the capture path is empty");
-            replay = optarg;
-            break;
-        case O_SPEED:
-            if ((rc = pipeline_replay_speed(CMD, optarg, &ro.speed)) != 0) return rc;
-            speed_flag = "--speed";
-            break;
-        case O_LOOP:
-            if (cli_parse_u64(CMD, "--loop", optarg, 1, 1000000, &ro.loops)) return CLI_USAGE;
-            speed_flag = "--loop";
-            break;
-        case O_MAXGAP:
-            if (cli_parse_duration_ns(CMD, "--max-gap", optarg, &ro.max_gap_ns)) return CLI_USAGE;
-            if (!ro.max_gap_ns) return cli_usage_error(CMD, "--max-gap: must be above 0");
-            speed_flag = "--max-gap";
-            break;
-        case O_WSTEADY:
-            with_steady = true;
-            speed_flag = "--with-steady";
-            break;
-        default:
-            return cli_getopt_fail(CMD, ch, argv);
-        }
-    }
-    if (optind < argc) return cli_usage_error(CMD, "unexpected argument '%s'", argv[optind]);
-    if (hlog_iv_set && !hlog_dir)
-        return cli_usage_error(CMD, "--hlog-interval: only with --hlog-dir");
-    if (hlog_dir && !*hlog_dir) return cli_usage_error(CMD, "--hlog-dir: empty path");
-    if (cli_prom_check(&prom, CMD)) return CLI_USAGE;
-    if (prom.push_delete) { /* the group is job/run/host: no run, no stages needed */
-        static const char *const any[1] = {"e2e"};
-        return cli_prom_push(&prom, CMD, 1, any, NULL);
-    }
-    if (speed_flag && !replay) return cli_usage_error(CMD, "%s: only with --replay", speed_flag);
-    if (replay && steady_flag)
-        return cli_usage_error(CMD, "%s: not with --replay (the capture sets it)", steady_flag);
-    if (with_steady &&
-        (hlog_dir || fout || fbase || flight_auto || c.flight_threshold_ns != LAT_FLIGHT_NONE))
-        return cli_usage_error(CMD, "--with-steady: only with --json among the output options");
-    if (replay && c.stall_site) return cli_usage_error(CMD, "--inject-stall: not with --replay");
-    if (with_steady && (prom.metrics_addr || prom.push_url))
-        return cli_usage_error(CMD, "--with-steady: not with --metrics or --push");
-    if (fbase && !flight_auto)
-        return cli_usage_error(CMD, "--flight-baseline: only with --flight-threshold auto");
-    if (fout && !flight_auto && c.flight_threshold_ns == LAT_FLIGHT_NONE)
-        return cli_usage_error(CMD, "--flight-out: needs --flight-threshold");
-    if ((c.stall_site && c.stall_seq >= c.events) || (c.sleep_count && c.sleep_seq >= c.events))
-        return cli_usage_error(CMD, "--inject-stall: event %" PRIu64 " is beyond --events %" PRIu64,
-                               c.stall_site ? c.stall_seq : c.sleep_seq, c.events);
+/* ---- options ------------------------------------------------------------------------ */
 
+/* What the options say (the table's destinations). */
+typedef struct pipe_opts {
+    lat_pipe_config c;
+    int shape;
+    lab_cpulist cpus;
+    bool oversub, flight_auto, idle_set, with_steady, hlog_iv_set, no_counters;
+    bool events_set, rate_set, work_set, speed_set, loop_set, gap_set;
+    uint64_t queue, sample_ring, work_iters;
+    const char *json_path, *hlog_dir, *fbase, *fout, *replay;
+    itchfeed_options ro;
+    cli_prom prom;
+} pipe_opts;
+
+static pipe_opts o;
+
+static int opt_idle(const char *cmd, const char *flag, const char *v, void *dest) {
+    lat_idle *idle = dest;
+    if (lat_idle_parse(v, idle) || idle->kind == LAT_IDLE_BLOCK)
+        return cli_usage_error(cmd, "%s: '%s' is not spin, yield or backoff%s", flag, v,
+                               idle->kind == LAT_IDLE_BLOCK
+                                   ? " (block needs wakeable rings; the pipeline's are not)"
+                                   : "");
+    return 0;
+}
+
+static int opt_flight_threshold(const char *cmd, const char *flag, const char *v, void *dest) {
+    if (!strcmp(v, "auto")) {
+        o.flight_auto = true;
+        return 0;
+    }
+    return cli_parse_duration_ns(cmd, flag, v, dest);
+}
+
+static int opt_stall(const char *cmd, const char *flag, const char *v, void *dest) {
+    (void)cmd, (void)flag;
+    return parse_stall(v, dest);
+}
+
+static int opt_replay(const char *cmd, const char *flag, const char *v, void *dest) {
+    if (!v[0]) return cli_usage_error(cmd, "%s: the capture path is empty", flag);
+    *(const char **)dest = v;
+    return 0;
+}
+
+static int opt_speed(const char *cmd, const char *flag, const char *v, void *dest) {
+    (void)flag;
+    return pipeline_replay_speed(cmd, v, dest);
+}
+
+static const cli_opt pipe_table[] = {
+    CLI_HEADING_ROW("shape and placement"),
+    CLI_CUSTOM_OPT("shape", lab_opt_shape, &o.shape, "full|compact|auto",
+                   "full: producer -> q1 -> transformer -> q2 -> consumer\n"
+                   "(3 hot threads); compact: the consumer merged into the\n"
+                   "worker (2 hot threads); auto (default): full when three\n"
+                   "hot threads can be pinned apart, else compact"),
+    CLI_CUSTOM_OPT("cpus", lab_opt_cpus, &o.cpus, "LIST",
+                   "plan hot threads within these CPUs (e.g. 1-3)"),
+    CLI_FLAG_OPT("oversubscribe", &o.oversub,
+                 "too few CPUs: share them, backoff idle, and stamp every\n"
+                 "table \"" LAB_OVERSUB_STAMP "\""),
+    CLI_SEEN_OPT("idle", CLI_CUSTOM, &o.c.idle, "spin|yield|backoff",
+                 "how hot threads wait (default spin)", 0, 0, opt_idle, &o.idle_set),
+    CLI_HEADING_ROW("sizes"),
+    CLI_SEEN_OPT("events", CLI_U64, &o.c.events, "N", "events (default 2000000)", 1, 1e12, NULL,
+                 &o.events_set),
+    CLI_SEEN_OPT("rate", CLI_U64, &o.c.rate_hz, "HZ", "offered rate, events/s (default 200000)", 1,
+                 100000000, NULL, &o.rate_set),
+    CLI_NUM_OPT("queue", CLI_U64, &o.queue, "N", "q1/q2 capacity (default 4096)", 2, 1u << 24),
+    CLI_NUM_OPT("sample-ring", CLI_U64, &o.sample_ring, "N",
+                "aggregation ring capacity (default 65536)", 2, 1u << 26),
+    CLI_SEEN_OPT("work-iters", CLI_U64, &o.work_iters, "N",
+                 "LCG rounds of work per event (default 40)", 0, 1000000, NULL, &o.work_set),
+    CLI_HEADING_ROW("experiments"),
+    CLI_FLAG_OPT("alloc", &o.c.alloc, "a 32 x u64 heap vector per event in the work stage"),
+    CLI_FLAG_OPT("no-pin", &o.c.no_pin, "let the scheduler place the hot threads"),
+    CLI_FLAG_OPT("share-line", &o.c.share_line, "the two stage counters on one 64-byte line"),
+    CLI_FLAG_OPT("split-q1", &o.c.split_q1,
+                 "stamp as the producer pushes: send delay vs queue+wake"),
+    CLI_HEADING_ROW("output"),
+    CLI_STR_OPT("json", CLI_STRING, &o.json_path, "FILE",
+                "JSON summary (run conditions, config, placement,\n"
+                "percentiles, counters, drops)"),
+    CLI_STR_OPT("hlog-dir", CLI_STRING, &o.hlog_dir, "DIR",
+                "per-stage interval logs DIR/<stage>.hlog"),
+    CLI_SEEN_OPT("hlog-interval", CLI_DURATION, &o.c.hlog_interval_ns, "DUR",
+                 "interval length (default 1s)", 0, 0, NULL, &o.hlog_iv_set),
+    CLI_FLAG_OPT("no-counters", &o.no_counters,
+                 "do not open performance counters in the hot threads"),
+    CLI_HEADING_ROW("flight recorder"),
+    CLI_CUSTOM_OPT("flight-threshold", opt_flight_threshold, &o.c.flight_threshold_ns, "NS|auto",
+                   "freeze the last 4096 samples around the first e2e above\n"
+                   "NS (a duration: 5us); auto: the e2e p99.9 of\n"
+                   "--flight-baseline FILE (a pipeline JSON) or of a short\n"
+                   "baseline run made first"),
+    CLI_STR_OPT("flight-baseline", CLI_STRING, &o.fbase, "FILE",
+                "JSON of an earlier `latlab pipeline` run"),
+    CLI_STR_OPT("flight-out", CLI_STRING, &o.fout, "FILE",
+                "write the whole window there (default: the verdict and\n"
+                "20 neighbours either side on stderr)"),
+    CLI_CUSTOM_OPT("inject-stall", opt_stall, &o.c, "[STAGE:]SEQ:US",
+                   "test hook: stall STAGE (work, q1, or q2 in the full\n"
+                   "shape) for US microseconds at event SEQ (busy: the\n"
+                   "program's time); producer or worker: that thread\n"
+                   "sleeps off-CPU in its spin loop (a platform-like gap)"),
+    CLI_HEADING_ROW("replay (production-like arrivals; the order books are the work stage)"),
+    CLI_CUSTOM_OPT("replay", opt_replay, &o.replay, "FILE",
+                   "drive the pipeline with an ITCH 5.0 capture: message i is\n"
+                   "due at its capture time (ns since midnight, relative to the\n"
+                   "first) / speed, open loop (t0 = due time; the producer's\n"
+                   "lateness is the send stage); the worker applies it to its\n"
+                   "stock's book.  Timestamps going backwards are sent at once\n"
+                   "and counted.  Not with --events, --rate, --work-iters."),
+    CLI_SEEN_OPT("speed", CLI_CUSTOM, &o.ro.speed, "original|xN|max",
+                 "time scale (default original; max: back to back)", 0, 0, opt_speed, &o.speed_set),
+    CLI_SEEN_OPT("max-gap", CLI_DURATION, &o.ro.max_gap_ns, "DUR",
+                 "cut gaps longer than DUR (after --speed) to DUR, so a\n"
+                 "day-long capture replays its bursts without the quiet hours",
+                 0, 0, NULL, &o.gap_set),
+    CLI_FLAG_OPT("with-steady", &o.with_steady,
+                 "first run the same pipeline at a steady rate equal to the\n"
+                 "capture's mean (same events), then the replay: both tables"),
+    CLI_SEEN_OPT("loop", CLI_U64, &o.ro.loops, "N",
+                 "replay the capture N times (books emptied at the start of\n"
+                 "each later pass, counted as kind 'pass reset')",
+                 1, 1000000, NULL, &o.loop_set),
+    CLI_HEADING_ROW("Prometheus (see README, \"Fleet percentiles\")"),
+    CLI_PROM_SERVE_ROWS(o.prom),
+    CLI_PROM_PUSH_ROWS(o.prom),
+    CLI_END,
+};
+
+const cli_spec cmd_pipeline_spec = {
+    .name = CMD,
+    .synopsis = "latlab pipeline [OPTIONS]",
+    .about = "One run of the stamped pipeline: an open-loop producer paced on intended send\n"
+             "times, SPSC queues, a transformer doing fixed work, a consumer, and a cold\n"
+             "aggregator that records q1+wake, work, q2+wake and e2e into HdrHistograms.\n",
+    .opts = pipe_table,
+    .epilog = "exit: 0 ok, 1 runtime error (e.g. too few CPUs), 2 usage error.\n",
+};
+
+/* The flag that makes a steady run (refused with --replay), and the replay
+ * flags (refused without it); NULL when none was given. */
+static const char *steady_flag(void) {
+    return o.work_set ? "--work-iters" : o.rate_set ? "--rate" : o.events_set ? "--events" : NULL;
+}
+
+static const char *replay_flag(void) {
+    return o.with_steady ? "--with-steady"
+           : o.gap_set   ? "--max-gap"
+           : o.loop_set  ? "--loop"
+           : o.speed_set ? "--speed"
+                         : NULL;
+}
+
+/* Combinations, checked before any work: 0 or CLI_USAGE. */
+static int pipe_check(void) {
+    const lat_pipe_config *c = &o.c;
+    if (o.hlog_iv_set && c->hlog_interval_ns < 1000000)
+        return cli_usage_error(CMD, "--hlog-interval: must be at least 1ms");
+    if (o.gap_set && !o.ro.max_gap_ns) return cli_usage_error(CMD, "--max-gap: must be above 0");
+    if (o.hlog_iv_set && !o.hlog_dir)
+        return cli_usage_error(CMD, "--hlog-interval: only with --hlog-dir");
+    if (o.hlog_dir && !*o.hlog_dir) return cli_usage_error(CMD, "--hlog-dir: empty path");
+    if (cli_prom_check(&o.prom, CMD)) return CLI_USAGE;
+    if (o.prom.push_delete) return 0; /* the group is job/run/host: no run, no stages needed */
+    if (replay_flag() && !o.replay)
+        return cli_usage_error(CMD, "%s: only with --replay", replay_flag());
+    if (o.replay && steady_flag())
+        return cli_usage_error(CMD, "%s: not with --replay (the capture sets it)", steady_flag());
+    if (o.with_steady && (o.hlog_dir || o.fout || o.fbase || o.flight_auto ||
+                          c->flight_threshold_ns != LAT_FLIGHT_NONE))
+        return cli_usage_error(CMD, "--with-steady: only with --json among the output options");
+    if (o.replay && c->stall_site) return cli_usage_error(CMD, "--inject-stall: not with --replay");
+    if (o.with_steady && (o.prom.metrics_addr || o.prom.push_url))
+        return cli_usage_error(CMD, "--with-steady: not with --metrics or --push");
+    if (o.fbase && !o.flight_auto)
+        return cli_usage_error(CMD, "--flight-baseline: only with --flight-threshold auto");
+    if (o.fout && !o.flight_auto && c->flight_threshold_ns == LAT_FLIGHT_NONE)
+        return cli_usage_error(CMD, "--flight-out: needs --flight-threshold");
+    if ((c->stall_site && c->stall_seq >= c->events) ||
+        (c->sleep_count && c->sleep_seq >= c->events))
+        return cli_usage_error(CMD, "--inject-stall: event %" PRIu64 " is beyond --events %" PRIu64,
+                               c->stall_site ? c->stall_seq : c->sleep_seq, c->events);
+    return 0;
+}
+
+/* Parse and check: 0, -1 after --help, or the exit status. */
+static int pipe_parse(int argc, char **argv) {
+    memset(&o, 0, sizeof o);
+    lat_pipe_config_default(&o.c);
+    o.shape = LAT_PIPE_AUTO;
+    o.queue = o.c.queue_cap, o.sample_ring = o.c.sample_cap, o.work_iters = o.c.work_iters;
+    o.ro = (itchfeed_options){.speed = 1, .loops = 1};
+    cli_prom_init(&o.prom);
+    int first, rc = cli_parse(&cmd_pipeline_spec, argc, argv, &first);
+    if (rc) return rc;
+    o.c.queue_cap = (uint32_t)o.queue;
+    o.c.sample_cap = (uint32_t)o.sample_ring;
+    o.c.work_iters = (unsigned)o.work_iters;
+    if (o.no_counters) o.c.perf = false;
+    return pipe_check();
+}
+
+/* ---- the run ------------------------------------------------------------------------ */
+
+/* --flight-threshold auto: the baseline's e2e p99.9, from --flight-baseline
+ * or a short steady run made first.  0 or the exit status. */
+static int flight_auto_threshold(lat_pipe_config *c) {
+    if (o.fbase) return baseline_p999(o.fbase, &c->flight_threshold_ns);
+    lat_pipe_config b = *c;
+    b.events = c->events < 50000 ? c->events : 50000;
+    b.alloc = b.share_line = false;
+    b.stall_site = LAT_PIPE_STALL_NONE;
+    b.hlog_prefix = NULL;
+    b.perf = false;
+    b.source = NULL; /* the baseline runs steady at the same mean rate */
+    lat_pipe_result br;
+    int rc = lat_pipe_run(&b, &br);
+    if (rc != 0) return cli_lib_error(CMD, "baseline run", rc);
+    c->flight_threshold_ns = (uint64_t)lat_hist_value_at_percentile(br.h[LAT_PIPE_E2E], 99.9);
+    lat_pipe_result_release(&br);
+    fprintf(stderr,
+            "latlab pipeline: flight threshold auto: baseline e2e p99.9 = %" PRIu64
+            " ns (from a %" PRIu64 "-event run made first)\n",
+            c->flight_threshold_ns, b.events);
+    return 0;
+}
+
+static void print_header(const lat_pipe_config *c, const char *why, const itchfeed *feed) {
+    printf("latlab pipeline: %s%s\n", why,
+           c->no_pin ? " (planned only: --no-pin leaves placement to the scheduler)" : "");
+    printf("calibrated %.4f cycles/ns; %" PRIu64 " events at %" PRIu64 "/s, queue %u, sample ring "
+           "%u, work %u LCG rounds, idle %s%s%s%s%s\n",
+           c->cal->cycles_per_ns, c->events, c->rate_hz, c->queue_cap, c->sample_cap, c->work_iters,
+           lat_idle_name(c->idle.kind), c->alloc ? ", --alloc" : "", c->no_pin ? ", --no-pin" : "",
+           c->share_line ? ", --share-line" : "", c->split_q1 ? ", --split-q1" : "");
+    if (feed) pipeline_replay_header(stdout, o.replay, feed, o.ro.speed);
+    fflush(stdout);
+}
+
+/* The flight recorder's verdict, its window to --flight-out or stderr. */
+static int report_flight(const lat_pipe_result *r) {
+    lat_flight_verdict fv;
+    lat_flight_analyze(r->flight, &fv);
+    if (fv.shape == LAT_FLIGHT_NO_TRIGGER) {
+        printf("flight recorder: nothing above %" PRIu64 " ns\n", r->flight->threshold_ns);
+        return CLI_OK;
+    }
+    printf("flight recorder: %s\n", fv.text);
+    if (!o.fout) {
+        lat_flight_dump(r->flight, stderr, 20);
+        return CLI_OK;
+    }
+    lat_afile *af = NULL;
+    int rc = lat_afile_open(o.fout, &af);
+    if (rc == 0) {
+        lat_flight_dump(r->flight, lat_afile_stream(af), 0);
+        rc = lat_afile_commit(af);
+    }
+    return rc ? cli_lib_error(CMD, o.fout, rc) : CLI_OK;
+}
+
+static int write_json(const lat_pipe_config *c, const lat_pipe_result *r, bool over,
+                      const char *why, const itchfeed *feed, const lat_budget *budget) {
+    json_t *doc = lab_run_json(c, r, over, why);
+    lat_runcond rcnd;
+    if (doc && lat_runcond_collect(&rcnd, NULL) == 0)
+        json_object_set_new(doc, "run_conditions", lat_runcond_json(&rcnd));
+    if (doc) json_object_set_new(doc, "tool", json_string("latlab pipeline"));
+    if (doc && feed) json_object_set_new(doc, "replay", pipeline_replay_json(feed, o.ro.speed, r));
+    if (doc) json_object_set_new(doc, "error_budget", lat_budget_json(budget));
+    return cli_write_json(CMD, o.json_path, doc);
+}
+
+/* The tables and figures of a finished run, the flight recorder, JSON and
+ * the push.  CLI_OK or CLI_ERR. */
+static int report_run(const lat_pipe_config *c, lat_pipe_result *r, bool over, const char *why,
+                      const itchfeed *feed, pipe_prom *pp) {
+    const lat_hist *ph[LAT_PIPE_NSTAGES];
+    pipe_prom_pick(pp, (const lat_hist *const *)r->h, ph);
+    if (pp->srv) lat_prom_server_update(pp->srv, ph, pp->n);
+    lab_print_table(stdout, c, r, over, NULL);
+    lat_budget budget;
+    lab_budget(c, r, &budget);
+    lab_print_budget(stdout, &budget);
+    lab_print_details(stdout, c, r, over);
+    lab_print_accounting(stdout, c, r);
+    if (feed) pipeline_replay_print(stdout, feed, o.ro.speed, r);
+    int ret = CLI_OK;
+    if (r->log_error) ret = cli_lib_error(CMD, r->log_error_path, r->log_error);
+    if (r->flight && report_flight(r)) ret = CLI_ERR;
+    if (o.json_path && write_json(c, r, over, why, feed, &budget)) ret = CLI_ERR;
+    /* Local results are written first: an unreachable gateway still exits 1. */
+    if (o.prom.push_url && cli_prom_push(&o.prom, CMD, pp->n, pp->name, ph)) ret = CLI_ERR;
+    return ret;
+}
+
+/* --hlog-dir: created, and the prefix the run writes DIR/<stage>.hlog with. */
+static int hlog_prefix(lat_pipe_config *c, char **prefix) {
+    int rc = lat_mkdir_p(o.hlog_dir);
+    if (rc != 0) return cli_lib_error(CMD, o.hlog_dir, rc);
+    size_t len = strlen(o.hlog_dir) + 2;
+    if (!(*prefix = malloc(len))) return cli_lib_error(CMD, "memory", -ENOMEM);
+    snprintf(*prefix, len, "%s/", o.hlog_dir);
+    c->hlog_prefix = *prefix;
+    return 0;
+}
+
+/* Serve while running (--metrics), run, report. */
+static int run_and_report(lat_pipe_config *c, bool over, const char *why, itchfeed *feed) {
+    pipe_prom pp = {0};
+    pipe_prom_stages(&pp, c);
+    if (o.prom.metrics_addr) {
+        if (cli_prom_serve(&o.prom, CMD, pp.n, pp.name, NULL, &pp.srv)) return CLI_ERR;
+        c->publish = pipe_prom_publish;
+        c->publish_ud = &pp;
+    }
+    lat_pipe_result r;
+    int rc = lat_pipe_run(c, &r);
+    if (rc) {
+        cli_prom_serve_finish(&o.prom, pp.srv, NULL, 0);
+        return cli_lib_error(CMD, "run", rc);
+    }
+    int ret = report_run(c, &r, over, why, feed, &pp);
+    cli_prom_serve_finish(&o.prom, pp.srv, NULL, 0);
+    lat_pipe_result_release(&r);
+    return ret;
+}
+
+int cmd_pipeline(int argc, char **argv) {
+    int rc = pipe_parse(argc, argv);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    if (o.prom.push_delete) {
+        static const char *const any[1] = {"e2e"};
+        return cli_prom_push(&o.prom, CMD, 1, any, NULL);
+    }
+    lat_pipe_config c = o.c;
     bool over = false;
     char why[512];
     lat_idle_kind idle_req = c.idle.kind;
-    if ((rc = lab_place(CMD, &c, shape, cpus, ncpus, oversub, &over, why, sizeof why)) != 0)
+    if ((rc = lab_place(CMD, &c, o.shape, o.cpus.cpus, o.cpus.n, o.oversub, &over, why,
+                        sizeof why)) != 0)
         return rc;
-    if (over && idle_set && idle_req != LAT_IDLE_BACKOFF)
+    if (over && o.idle_set && idle_req != LAT_IDLE_BACKOFF)
         cli_warn(CMD, "--idle %s replaced by backoff: hot threads share CPUs",
                  lat_idle_name(idle_req));
     if (c.stall_site == LAT_PIPE_STALL_Q2 && c.shape != LAT_PIPE_FULL)
         return cli_usage_error(CMD, "--inject-stall: q2 exists only in the full shape");
-
-    pipe_prom pp = {0};
-    pipe_prom_stages(&pp, &c);
-
-    const lat_clock_cal *cal = lat_clock_default();
-    c.cal = cal;
-    if (with_steady) {
+    c.cal = lat_clock_default();
+    if (o.with_steady) {
         printf("latlab pipeline: %s\n", why);
-        return pipeline_replay_run_with_steady(CMD, replay, &ro, &c, over, json_path);
+        return pipeline_replay_run_with_steady(CMD, o.replay, &o.ro, &c, over, o.json_path);
     }
     itchfeed *feed = NULL;
-    if (replay && (rc = pipeline_replay_setup(CMD, replay, &ro, &c, &feed)) != 0) return rc;
-    printf("latlab pipeline: %s%s\n", why,
-           c.no_pin ? " (planned only: --no-pin leaves placement to the scheduler)" : "");
-    printf("calibrated %.4f cycles/ns; %" PRIu64 " events at %" PRIu64 "/s, queue %u, sample ring "
-           "%u, work %u LCG rounds, idle %s%s%s%s%s\n",
-           cal->cycles_per_ns, c.events, c.rate_hz, c.queue_cap, c.sample_cap, c.work_iters,
-           lat_idle_name(c.idle.kind), c.alloc ? ", --alloc" : "", c.no_pin ? ", --no-pin" : "",
-           c.share_line ? ", --share-line" : "", c.split_q1 ? ", --split-q1" : "");
-    if (feed) pipeline_replay_header(stdout, replay, feed, ro.speed);
-    fflush(stdout);
-
-    if (flight_auto) {
-        if (fbase) {
-            if ((rc = baseline_p999(fbase, &c.flight_threshold_ns)) != 0) return rc;
-        } else {
-            lat_pipe_config b = c;
-            b.events = c.events < 50000 ? c.events : 50000;
-            b.alloc = b.share_line = false;
-            b.stall_site = LAT_PIPE_STALL_NONE;
-            b.hlog_prefix = NULL;
-            b.perf = false;
-            b.source = NULL; /* the baseline runs steady at the same mean rate */
-            lat_pipe_result br;
-            if ((rc = lat_pipe_run(&b, &br)) != 0) return cli_lib_error(CMD, "baseline run", rc);
-            c.flight_threshold_ns =
-                (uint64_t)lat_hist_value_at_percentile(br.h[LAT_PIPE_E2E], 99.9);
-            lat_pipe_result_release(&br);
-            fprintf(stderr,
-                    "latlab pipeline: flight threshold auto: baseline e2e p99.9 = %" PRIu64
-                    " ns (from a %" PRIu64 "-event run made first)\n",
-                    c.flight_threshold_ns, b.events);
-        }
-    }
-
+    if (o.replay && (rc = pipeline_replay_setup(CMD, o.replay, &o.ro, &c, &feed)) != 0) return rc;
+    print_header(&c, why, feed);
     char *prefix = NULL;
-    if (hlog_dir) {
-        if ((rc = lat_mkdir_p(hlog_dir)) != 0) return cli_lib_error(CMD, hlog_dir, rc);
-        size_t len = strlen(hlog_dir) + 2;
-        prefix = malloc(len);
-        if (!prefix) return cli_lib_error(CMD, "memory", -ENOMEM);
-        snprintf(prefix, len, "%s/", hlog_dir);
-        c.hlog_prefix = prefix;
-    }
-
-    if (prom.metrics_addr) {
-        if (cli_prom_serve(&prom, CMD, pp.n, pp.name, NULL, &pp.srv)) {
-            free(prefix);
-            return CLI_ERR;
-        }
-        c.publish = pipe_prom_publish;
-        c.publish_ud = &pp;
-    }
-    lat_pipe_result r;
-    rc = lat_pipe_run(&c, &r);
-    if (rc) {
-        cli_prom_serve_finish(&prom, pp.srv, NULL, 0);
-        free(prefix);
+    if ((o.flight_auto && (rc = flight_auto_threshold(&c)) != 0) ||
+        (o.hlog_dir && (rc = hlog_prefix(&c, &prefix)) != 0)) {
         itchfeed_destroy(feed);
-        return cli_lib_error(CMD, "run", rc);
+        return rc;
     }
-    const lat_hist *ph[LAT_PIPE_NSTAGES];
-    pipe_prom_pick(&pp, (const lat_hist *const *)r.h, ph);
-    if (pp.srv) lat_prom_server_update(pp.srv, ph, pp.n);
-    lab_print_table(stdout, &c, &r, over, NULL);
-    lat_budget budget;
-    lab_budget(&c, &r, &budget);
-    lab_print_budget(stdout, &budget);
-    lab_print_details(stdout, &c, &r, over);
-    lab_print_accounting(stdout, &c, &r);
-    if (feed) pipeline_replay_print(stdout, feed, ro.speed, &r);
-
-    int ret = CLI_OK;
-    if (r.log_error) ret = cli_lib_error(CMD, r.log_error_path, r.log_error);
-    if (r.flight) {
-        lat_flight_verdict fv;
-        lat_flight_analyze(r.flight, &fv);
-        if (fv.shape == LAT_FLIGHT_NO_TRIGGER) {
-            printf("flight recorder: nothing above %" PRIu64 " ns\n", r.flight->threshold_ns);
-        } else {
-            printf("flight recorder: %s\n", fv.text);
-            if (fout) {
-                lat_afile *af = NULL;
-                if ((rc = lat_afile_open(fout, &af)) == 0) {
-                    lat_flight_dump(r.flight, lat_afile_stream(af), 0);
-                    rc = lat_afile_commit(af);
-                }
-                if (rc) ret = cli_lib_error(CMD, fout, rc);
-            } else {
-                lat_flight_dump(r.flight, stderr, 20);
-            }
-        }
-    }
-    if (json_path) {
-        json_t *doc = lab_run_json(&c, &r, over, why);
-        lat_runcond rcnd;
-        if (doc && lat_runcond_collect(&rcnd, NULL) == 0)
-            json_object_set_new(doc, "run_conditions", lat_runcond_json(&rcnd));
-        if (doc) json_object_set_new(doc, "tool", json_string("latlab pipeline"));
-        if (doc && feed)
-            json_object_set_new(doc, "replay", pipeline_replay_json(feed, ro.speed, &r));
-        if (doc) json_object_set_new(doc, "error_budget", lat_budget_json(&budget));
-        rc = doc ? lat_write_json_atomic(json_path, doc) : -ENOMEM;
-        json_decref(doc);
-        if (rc) ret = cli_lib_error(CMD, json_path, rc);
-    }
-    /* Local results are written first: an unreachable gateway still exits 1. */
-    if (prom.push_url && cli_prom_push(&prom, CMD, pp.n, pp.name, ph)) ret = CLI_ERR;
-    cli_prom_serve_finish(&prom, pp.srv, NULL, 0);
-    lat_pipe_result_release(&r);
+    rc = run_and_report(&c, over, why, feed);
     itchfeed_destroy(feed);
     free(prefix);
-    return ret;
+    return rc;
 }

@@ -4,6 +4,7 @@
 #include "pipeline_replay.h"
 
 #include "cli.h"
+#include "cliopts.h"
 #include "labrun.h"
 
 #include <errno.h>
@@ -16,16 +17,7 @@
 #include "latlab/json.h"
 
 int pipeline_replay_speed(const char *cmd, const char *s, double *speed) {
-    if (!strcmp(s, "max")) {
-        *speed = 0;
-        return 0;
-    }
-    if (!strcmp(s, "original")) {
-        *speed = 1;
-        return 0;
-    }
-    if (s[0] == 'x') return cli_parse_double(cmd, "--speed", s + 1, 1e-3, 1e9, speed);
-    return cli_usage_error(cmd, "--speed: '%s' is not original, xN or max", s);
+    return cli_parse_pace(cmd, "--speed", s, 1e9, speed);
 }
 
 int pipeline_replay_setup(const char *cmd, const char *path, const itchfeed_options *o,

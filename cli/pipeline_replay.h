@@ -15,22 +15,6 @@
 
 struct json_t;
 
-#define PIPELINE_REPLAY_USAGE                                                                      \
-    "replay (production-like arrivals; the order books are the work stage):\n"                     \
-    "  --replay FILE              drive the pipeline with an ITCH 5.0 capture: message i is\n"     \
-    "                             due at its capture time (ns since midnight, relative to the\n"   \
-    "                             first) / speed, open loop (t0 = due time; the producer's\n"      \
-    "                             lateness is the send stage); the worker applies it to its\n"     \
-    "                             stock's book.  Timestamps going backwards are sent at once\n"    \
-    "                             and counted.  Not with --events, --rate, --work-iters.\n"        \
-    "  --speed original|xN|max    time scale (default original; max: back to back)\n"              \
-    "  --max-gap DUR              cut gaps longer than DUR (after --speed) to DUR, so a\n"         \
-    "                             day-long capture replays its bursts without the quiet hours\n"   \
-    "  --with-steady              first run the same pipeline at a steady rate equal to the\n"     \
-    "                             capture's mean (same events), then the replay: both tables\n"    \
-    "  --loop N                   replay the capture N times (books emptied at the start of\n"     \
-    "                             each later pass, counted as kind 'pass reset')\n"
-
 /* "original" -> 1, "xN" -> N, "max" -> 0.  Prints a usage error naming
  * --speed and returns 2 when s is none of these; 0 otherwise. */
 int pipeline_replay_speed(const char *cmd, const char *s, double *speed);

@@ -7,6 +7,7 @@
  * or as a one-page HTML report (plot + summary table) when OUT ends in .html;
  * a summary table goes to stdout and --json writes the same figures. */
 #include "cli.h"
+#include "cliopts.h"
 
 #include "latlab/json.h"
 #include "latlab/atomicfile.h"
@@ -16,45 +17,11 @@
 #include "latlab/report.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char cmd_plot_usage[] =
-    "usage: latlab plot FILE... -o OUT.svg|OUT.html [options]\n"
-    "\n"
-    "Plot latency against percentile (HdrHistogram style: x = 1/(1-p) on a log\n"
-    "scale, labelled 0%, 90%, 99%, 99.9%, ...) for one or more histograms.\n"
-    "FILE is an interval log (.hlog; all intervals of a tag are merged) or a\n"
-    "percentile table (.hgrm, plain or CSV).  A log with several tags gives one\n"
-    "series per tag unless --tag picks one.\n"
-    "\n"
-    "options:\n"
-    "  -o, --output OUT     write OUT.svg (standalone SVG) or OUT.html (a page with\n"
-    "                       the plot and a summary table); written atomically\n"
-    "  --tag T              only intervals tagged T (.hlog inputs)\n"
-    "  --label NAME         legend label for the next FILE, in order (repeatable;\n"
-    "                       default: the file name without its extension)\n"
-    "  --slo DURATION       horizontal SLO line, e.g. 1us, 250ns, 2ms (repeatable)\n"
-    "  --log-y              logarithmic latency axis (default linear from 0)\n"
-    "  --theme T            auto (follows the viewer's light/dark setting), light\n"
-    "                       or dark (default auto)\n"
-    "  --title TEXT         plot title (default: the file names)\n"
-    "  --unit U             unit of the recorded values / .hgrm Value column:\n"
-    "                       ns, us, ms or s (default ns; Java's\n"
-    "                       HistogramLogProcessor writes .hgrm in ms)\n"
-    "  --ticks N            percentile ticks per half distance to 100% (default 5)\n"
-    "  --ci                 with .hlog input: draw each point's 95% confidence interval\n"
-    "                       (order statistics from the counts) as a band; off by default\n"
-    "                       so a log and its .hgrm draw the same picture\n"
-    "  --json FILE          also write the per-series summary as JSON\n"
-    "  -h, --help           this text\n"
-    "\n"
-    "Exit status: 0 ok, 1 unreadable or corrupt input (file and line named) or\n"
-    "write failure, 2 usage error.\n";
 
 #define CMD "plot"
 #define MAX_LABELS 64
@@ -253,7 +220,6 @@ static int load_hlog(ctx *c, const char *path, const char *label) {
     size_t ng = 0;
     int rc = lat_hlog_reader_open(path, &r);
     if (rc) return cli_error(CMD, "%s: cannot read: %s", path, lat_strerror(rc));
-    lat_hlog_reader_fit(r, true); /* merged with lat_hist_add_resize below */
     lat_hlog_interval *iv;
     while ((rc = lat_hlog_next(r, &iv)) > 0) {
         if (c->tag && strcmp(iv->tag, c->tag)) continue;
@@ -422,165 +388,187 @@ static int write_json(const ctx *c, const char *path, const char *out, const uin
 /* ---- main
  * ----------------------------------------------------------------------------------------- */
 
-int cmd_plot(int argc, char **argv) {
-    enum { O_TAG = 256, O_LABEL, O_SLO, O_LOGY, O_THEME, O_TITLE, O_UNIT, O_TICKS, O_JSON, O_CI };
-    static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
-                                         {"tag", required_argument, NULL, O_TAG},
-                                         {"label", required_argument, NULL, O_LABEL},
-                                         {"slo", required_argument, NULL, O_SLO},
-                                         {"log-y", no_argument, NULL, O_LOGY},
-                                         {"theme", required_argument, NULL, O_THEME},
-                                         {"title", required_argument, NULL, O_TITLE},
-                                         {"unit", required_argument, NULL, O_UNIT},
-                                         {"ticks", required_argument, NULL, O_TICKS},
-                                         {"json", required_argument, NULL, O_JSON},
-                                         {"ci", no_argument, NULL, O_CI},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {NULL, 0, NULL, 0}};
-    const char *out = NULL, *title = NULL, *json = NULL;
-    const char *labels[MAX_LABELS];
-    size_t nlabels = 0, nslo = 0;
+/* What the options say (the table's destinations). */
+typedef struct plot_opts {
+    const char *out, *title, *json, *tag;
+    cli_list labels;
     uint64_t slos[LAT_PLOT_MAX_SLOS];
-    bool log_y = false;
-    lat_theme theme = LAT_THEME_AUTO;
-    ctx c;
-    memset(&c, 0, sizeof c);
-    c.unit_ns = 1;
-    c.ticks = 5;
+    size_t nslo;
+    uint64_t ticks;
+    double unit_ns;
+    bool log_y, ci, html;
+    lat_theme theme;
+} plot_opts;
 
-    optind = 0;
-    opterr = 0;
-    int ch;
-    while ((ch = getopt_long(argc, argv, ":ho:", opts, NULL)) != -1) {
-        switch (ch) {
-        case 'h':
-            fputs(cmd_plot_usage, stdout);
-            return CLI_OK;
-        case 'o':
-            out = optarg;
-            break;
-        case O_TAG:
-            if (!*optarg || strpbrk(optarg, ", \r\n") || strlen(optarg) >= LAT_HLOG_TAG_MAX)
-                return cli_usage_error(CMD, "--tag: '%s' is not a valid tag", optarg);
-            c.tag = optarg;
-            break;
-        case O_LABEL:
-            if (nlabels == MAX_LABELS)
-                return cli_usage_error(CMD, "--label: at most %d labels", MAX_LABELS);
-            labels[nlabels++] = optarg;
-            break;
-        case O_SLO: {
-            uint64_t ns;
-            int rc = cli_parse_duration_ns(CMD, "--slo", optarg, &ns);
-            if (rc) return rc;
-            if (ns == 0) return cli_usage_error(CMD, "--slo: must be above zero");
-            if (nslo == LAT_PLOT_MAX_SLOS)
-                return cli_usage_error(CMD, "--slo: at most %d lines", LAT_PLOT_MAX_SLOS);
-            slos[nslo++] = ns;
-            break;
-        }
-        case O_LOGY:
-            log_y = true;
-            break;
-        case O_THEME:
-            if (!strcmp(optarg, "auto"))
-                theme = LAT_THEME_AUTO;
-            else if (!strcmp(optarg, "light"))
-                theme = LAT_THEME_LIGHT;
-            else if (!strcmp(optarg, "dark"))
-                theme = LAT_THEME_DARK;
-            else
-                return cli_usage_error(CMD, "--theme: '%s': use auto, light or dark", optarg);
-            break;
-        case O_TITLE:
-            title = optarg;
-            break;
-        case O_UNIT:
-            if (!strcmp(optarg, "ns"))
-                c.unit_ns = 1;
-            else if (!strcmp(optarg, "us"))
-                c.unit_ns = 1e3;
-            else if (!strcmp(optarg, "ms"))
-                c.unit_ns = 1e6;
-            else if (!strcmp(optarg, "s"))
-                c.unit_ns = 1e9;
-            else
-                return cli_usage_error(CMD, "--unit: '%s': use ns, us, ms or s", optarg);
-            break;
-        case O_TICKS: {
-            uint64_t t;
-            int rc = cli_parse_u64(CMD, "--ticks", optarg, 1, 1000, &t);
-            if (rc) return rc;
-            c.ticks = (unsigned)t;
-            break;
-        }
-        case O_JSON:
-            json = optarg;
-            break;
-        case O_CI:
-            c.ci = true;
-            break;
-        default:
-            return cli_getopt_fail(CMD, ch, argv);
-        }
-    }
-    int nfiles = argc - optind;
+static plot_opts po;
+
+static int opt_tag(const char *cmd, const char *flag, const char *v, void *dest) {
+    if (!*v || strpbrk(v, ", \r\n") || strlen(v) >= LAT_HLOG_TAG_MAX)
+        return cli_usage_error(cmd, "%s: '%s' is not a valid tag", flag, v);
+    *(const char **)dest = v;
+    return 0;
+}
+
+static int opt_label(const char *cmd, const char *flag, const char *v, void *dest) {
+    if (((cli_list *)dest)->n == MAX_LABELS)
+        return cli_usage_error(cmd, "%s: at most %d labels", flag, MAX_LABELS);
+    return cli_list_add(cmd, flag, v, dest);
+}
+
+static int opt_slo(const char *cmd, const char *flag, const char *v, void *dest) {
+    plot_opts *o = dest;
+    uint64_t ns;
+    int rc = cli_parse_duration_ns(cmd, flag, v, &ns);
+    if (rc) return rc;
+    if (ns == 0) return cli_usage_error(cmd, "%s: must be above zero", flag);
+    if (o->nslo == LAT_PLOT_MAX_SLOS)
+        return cli_usage_error(cmd, "%s: at most %d lines", flag, LAT_PLOT_MAX_SLOS);
+    o->slos[o->nslo++] = ns;
+    return 0;
+}
+
+static int opt_theme(const char *cmd, const char *flag, const char *v, void *dest) {
+    static const char *const names[] = {"auto", "light", "dark"};
+    static const lat_theme themes[] = {LAT_THEME_AUTO, LAT_THEME_LIGHT, LAT_THEME_DARK};
+    for (int i = 0; i < 3; i++)
+        if (!strcmp(v, names[i])) return *(lat_theme *)dest = themes[i], 0;
+    return cli_usage_error(cmd, "%s: '%s': use auto, light or dark", flag, v);
+}
+
+static int opt_unit(const char *cmd, const char *flag, const char *v, void *dest) {
+    static const char *const names[] = {"ns", "us", "ms", "s"};
+    static const double ns[] = {1, 1e3, 1e6, 1e9};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(v, names[i])) return *(double *)dest = ns[i], 0;
+    return cli_usage_error(cmd, "%s: '%s': use ns, us, ms or s", flag, v);
+}
+
+static const cli_opt plot_opts_table[] = {
+    CLI_SHORT_OPT("output", 'o', CLI_STRING, &po.out, "OUT",
+                  "write OUT.svg (standalone SVG) or OUT.html (a page with\n"
+                  "the plot and a summary table); written atomically",
+                  NULL),
+    CLI_CUSTOM_OPT("tag", opt_tag, &po.tag, "T", "only intervals tagged T (.hlog inputs)"),
+    CLI_CUSTOM_OPT("label", opt_label, &po.labels, "NAME",
+                   "legend label for the next FILE, in order (repeatable;\n"
+                   "default: the file name without its extension)"),
+    CLI_CUSTOM_OPT("slo", opt_slo, &po, "DURATION",
+                   "horizontal SLO line, e.g. 1us, 250ns, 2ms (repeatable)"),
+    CLI_FLAG_OPT("log-y", &po.log_y, "logarithmic latency axis (default linear from 0)"),
+    CLI_CUSTOM_OPT("theme", opt_theme, &po.theme, "T",
+                   "auto (follows the viewer's light/dark setting), light\n"
+                   "or dark (default auto)"),
+    CLI_STR_OPT("title", CLI_STRING, &po.title, "TEXT", "plot title (default: the file names)"),
+    CLI_CUSTOM_OPT("unit", opt_unit, &po.unit_ns, "U",
+                   "unit of the recorded values / .hgrm Value column:\n"
+                   "ns, us, ms or s (default ns; Java's\n"
+                   "HistogramLogProcessor writes .hgrm in ms)"),
+    CLI_NUM_OPT("ticks", CLI_U64, &po.ticks, "N",
+                "percentile ticks per half distance to 100% (default 5)", 1, 1000),
+    CLI_FLAG_OPT("ci", &po.ci,
+                 "with .hlog input: draw each point's 95% confidence interval\n"
+                 "(order statistics from the counts) as a band; off by default\n"
+                 "so a log and its .hgrm draw the same picture"),
+    CLI_STR_OPT("json", CLI_STRING, &po.json, "FILE", "also write the per-series summary as JSON"),
+    CLI_END,
+};
+
+const cli_spec cmd_plot_spec = {
+    .name = "plot",
+    .synopsis = "latlab plot FILE... -o OUT.svg|OUT.html [options]",
+    .about = "Plot latency against percentile (HdrHistogram style: x = 1/(1-p) on a log\n"
+             "scale, labelled 0%, 90%, 99%, 99.9%, ...) for one or more histograms.\n"
+             "FILE is an interval log (.hlog; all intervals of a tag are merged) or a\n"
+             "percentile table (.hgrm, plain or CSV).  A log with several tags gives one\n"
+             "series per tag unless --tag picks one.\n",
+    .opts = plot_opts_table,
+    .epilog = "Exit status: 0 ok, 1 unreadable or corrupt input (file and line named) or\n"
+              "write failure, 2 usage error.\n",
+    .max_args = -1,
+};
+
+/* Options and files, checked before any work: 0, -1 after --help, or the exit status. */
+static int plot_parse(int argc, char **argv, int *first) {
+    po = (plot_opts){.theme = LAT_THEME_AUTO, .unit_ns = 1, .ticks = 5};
+    int rc = cli_parse(&cmd_plot_spec, argc, argv, first);
+    if (rc) return rc;
+    int nfiles = argc - *first;
+    const char *out = po.out;
     if (nfiles < 1) return cli_usage_error(CMD, "no input FILE given");
     if (!out) return cli_usage_error(CMD, "-o/--output: required (OUT.svg or OUT.html)");
     if (!*out) return cli_usage_error(CMD, "-o/--output: empty path");
-    if (nlabels > (size_t)nfiles)
-        return cli_usage_error(CMD, "--label: %zu labels for %d files", nlabels, nfiles);
+    if (po.labels.n > nfiles)
+        return cli_usage_error(CMD, "--label: %d labels for %d files", po.labels.n, nfiles);
     size_t olen = strlen(out);
-    bool html = olen >= 5 && (!strcmp(out + olen - 5, ".html") || !strcmp(out + olen - 4, ".htm"));
+    po.html = olen >= 5 && (!strcmp(out + olen - 5, ".html") || !strcmp(out + olen - 4, ".htm"));
     const char *base = strrchr(out, '/'), *ext = strrchr(base ? base + 1 : out, '.');
     if (ext && strcmp(ext, ".svg") && strcmp(ext, ".html") && strcmp(ext, ".htm"))
         return cli_usage_error(CMD,
                                "-o/--output: '%s': plot writes .svg or .html (an SVG "
                                "written under another extension would mislead)",
                                out);
+    return 0;
+}
 
-    char auto_title[256];
-    if (!title) {
-        size_t used = 0;
-        auto_title[0] = 0;
-        for (int i = 0; i < nfiles && used < sizeof auto_title - 1; i++) {
-            const char *b = strrchr(argv[optind + i], '/');
-            b = b ? b + 1 : argv[optind + i];
-            used += (size_t)snprintf(auto_title + used, sizeof auto_title - used, "%s%s",
-                                     i ? ", " : "", b);
-        }
-        if (c.tag && used < sizeof auto_title - 1)
-            snprintf(auto_title + used, sizeof auto_title - used, " (tag %s)", c.tag);
-        title = auto_title;
+/* "a.hlog, b.hgrm (tag T)": the file names. */
+static void auto_title(char *buf, size_t n, char **files, int nfiles, const char *tag) {
+    size_t used = 0;
+    buf[0] = 0;
+    for (int i = 0; i < nfiles && used < n - 1; i++) {
+        const char *b = strrchr(files[i], '/');
+        b = b ? b + 1 : files[i];
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "", b);
     }
+    if (tag && used < n - 1) snprintf(buf + used, n - used, " (tag %s)", tag);
+}
 
-    int rc = lat_plot_create(title, &c.plot);
-    if (rc) return cli_lib_error(CMD, "plot", rc);
-    lat_plot_set_log_y(c.plot, log_y);
-    lat_plot_set_theme(c.plot, theme);
-    for (size_t i = 0; i < nslo; i++)
-        lat_plot_add_slo(c.plot, NULL, (double)slos[i]);
-
+/* Every FILE into a series: 0 or the exit status after a message. */
+static int load_all(ctx *c, char **files, int nfiles) {
+    int rc = 0;
     for (int i = 0; i < nfiles && rc == 0; i++) {
-        const char *path = argv[optind + i];
-        char *label = (size_t)i < nlabels ? strdup(labels[i]) : base_label(path);
-        if (!label) {
-            rc = cli_lib_error(CMD, path, -ENOMEM);
-            break;
-        }
-        rc = is_hgrm(path) ? load_hgrm(&c, path, label) : load_hlog(&c, path, label);
+        const char *path = files[i];
+        char *label = i < po.labels.n ? strdup(po.labels.v[i]) : base_label(path);
+        if (!label) return cli_lib_error(CMD, path, -ENOMEM);
+        rc = is_hgrm(path) ? load_hgrm(c, path, label) : load_hlog(c, path, label);
         free(label);
     }
-    if (rc == 0) {
-        print_table(&c);
-        int w = html ? write_html(&c, out, title, slos, nslo, log_y, theme)
-                     : lat_plot_save_svg(c.plot, out);
-        if (w) rc = cli_lib_error(CMD, out, w);
+    return rc;
+}
+
+/* The table on stdout, the plot to -o, the summary to --json. */
+static int plot_write(const ctx *c, const char *title) {
+    print_table(c);
+    int w = po.html ? write_html(c, po.out, title, po.slos, po.nslo, po.log_y, po.theme)
+                    : lat_plot_save_svg(c->plot, po.out);
+    if (w) return cli_lib_error(CMD, po.out, w);
+    if (po.json && (w = write_json(c, po.json, po.out, po.slos, po.nslo)))
+        return cli_lib_error(CMD, po.json, w);
+    return 0;
+}
+
+int cmd_plot(int argc, char **argv) {
+    int first, rc = plot_parse(argc, argv, &first);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    ctx c;
+    memset(&c, 0, sizeof c);
+    c.unit_ns = po.unit_ns;
+    c.ticks = (unsigned)po.ticks;
+    c.ci = po.ci;
+    c.tag = po.tag;
+    char auto_buf[256];
+    const char *title = po.title;
+    if (!title) {
+        auto_title(auto_buf, sizeof auto_buf, argv + first, argc - first, c.tag);
+        title = auto_buf;
     }
-    if (rc == 0 && json) {
-        int w = write_json(&c, json, out, slos, nslo);
-        if (w) rc = cli_lib_error(CMD, json, w);
-    }
+    rc = lat_plot_create(title, &c.plot);
+    if (rc) return cli_lib_error(CMD, "plot", rc);
+    lat_plot_set_log_y(c.plot, po.log_y);
+    lat_plot_set_theme(c.plot, po.theme);
+    for (size_t i = 0; i < po.nslo; i++)
+        lat_plot_add_slo(c.plot, NULL, (double)po.slos[i]);
+    rc = load_all(&c, argv + first, argc - first);
+    if (rc == 0) rc = plot_write(&c, title);
     for (size_t k = 0; k < c.ns; k++)
         free(c.s[k].label);
     lat_plot_free(c.plot);

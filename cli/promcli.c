@@ -31,51 +31,28 @@ static int check_label(const char *cmd, const char *flag, const char *v) {
     return 0;
 }
 
-int cli_prom_option(cli_prom *p, const char *cmd, int ch, const char *arg) {
-    switch (ch) {
-    case CLI_PROM_O_METRICS: {
-        char host[256];
-        int port;
-        if (!*arg || lat_http_split_addr(arg, host, sizeof host, &port) != 0)
-            return cli_usage_error(cmd, "--metrics: '%s' is not HOST:PORT (e.g. 127.0.0.1:9464)",
-                                   arg);
-        p->metrics_addr = arg;
-        return 1;
-    }
-    case CLI_PROM_O_LINGER:
-        if (cli_parse_double(cmd, "--metrics-linger", arg, 0, 3600, &p->linger_s)) return CLI_USAGE;
-        return 1;
-    case CLI_PROM_O_PUSH: {
-        char host[256], prefix[512];
-        int port;
-        if (lat_http_parse_url(arg, host, sizeof host, &port, prefix, sizeof prefix) != 0)
-            return cli_usage_error(cmd, "--push: '%s' is not a URL like http://127.0.0.1:9091",
-                                   arg);
-        p->push_url = arg;
-        return 1;
-    }
-    case CLI_PROM_O_PUSH_DELETE:
-        p->push_delete = true;
-        return 1;
-    case CLI_PROM_O_JOB:
-        if (check_label(cmd, "--push-job", arg)) return CLI_USAGE;
-        p->job = arg;
-        return 1;
-    case CLI_PROM_O_RUN:
-        if (check_label(cmd, "--run-label", arg)) return CLI_USAGE;
-        p->run_label = arg;
-        return 1;
-    case CLI_PROM_O_HOST:
-        if (check_label(cmd, "--host-label", arg)) return CLI_USAGE;
-        p->host_label = arg;
-        return 1;
-    case CLI_PROM_O_BUCKETS:
-        if (cli_parse_int(cmd, "--native-buckets", arg, 4, 10000, &p->native_budget))
-            return CLI_USAGE;
-        return 1;
-    default:
-        return 0;
-    }
+int cli_prom_opt_addr(const char *cmd, const char *flag, const char *v, void *dest) {
+    char host[256];
+    int port;
+    if (!*v || lat_http_split_addr(v, host, sizeof host, &port) != 0)
+        return cli_usage_error(cmd, "%s: '%s' is not HOST:PORT (e.g. 127.0.0.1:9464)", flag, v);
+    *(const char **)dest = v;
+    return 0;
+}
+
+int cli_prom_opt_url(const char *cmd, const char *flag, const char *v, void *dest) {
+    char host[256], prefix[512];
+    int port;
+    if (lat_http_parse_url(v, host, sizeof host, &port, prefix, sizeof prefix) != 0)
+        return cli_usage_error(cmd, "%s: '%s' is not a URL like http://127.0.0.1:9091", flag, v);
+    *(const char **)dest = v;
+    return 0;
+}
+
+int cli_prom_opt_label(const char *cmd, const char *flag, const char *v, void *dest) {
+    if (check_label(cmd, flag, v)) return CLI_USAGE;
+    *(const char **)dest = v;
+    return 0;
 }
 
 int cli_prom_check(cli_prom *p, const char *cmd) {

@@ -6,54 +6,41 @@
 #ifndef LATLAB_CLI_PROMCLI_H
 #define LATLAB_CLI_PROMCLI_H
 
-#include <getopt.h>
 #include <stdbool.h>
 
+#include "cli.h"
 #include "latlab/hist.h"
 #include "latlab/prom.h"
 
-enum {
-    CLI_PROM_O_METRICS = 900,
-    CLI_PROM_O_LINGER,
-    CLI_PROM_O_PUSH,
-    CLI_PROM_O_PUSH_DELETE,
-    CLI_PROM_O_RUN,
-    CLI_PROM_O_HOST,
-    CLI_PROM_O_JOB,
-    CLI_PROM_O_BUCKETS,
-};
-
-/* getopt_long entries (push and labels; add CLI_PROM_SERVE_OPTIONS where a
- * long run can serve). */
-#define CLI_PROM_PUSH_OPTIONS                                                                      \
-    {"push", required_argument, NULL, CLI_PROM_O_PUSH},                                            \
-        {"push-delete", no_argument, NULL, CLI_PROM_O_PUSH_DELETE},                                \
-        {"push-job", required_argument, NULL, CLI_PROM_O_JOB},                                     \
-        {"run-label", required_argument, NULL, CLI_PROM_O_RUN},                                    \
-        {"host-label", required_argument, NULL, CLI_PROM_O_HOST}, {                                \
-        "native-buckets", required_argument, NULL, CLI_PROM_O_BUCKETS                              \
-    }
-#define CLI_PROM_SERVE_OPTIONS                                                                     \
-    {"metrics", required_argument, NULL, CLI_PROM_O_METRICS}, {                                    \
-        "metrics-linger", required_argument, NULL, CLI_PROM_O_LINGER                               \
-    }
-
-#define CLI_PROM_USAGE_HEADER "Prometheus (see README, \"Fleet percentiles\"):\n"
-#define CLI_PROM_PUSH_USAGE                                                                        \
-    "  --push URL                 at the end, PUT the histograms to a Pushgateway\n"               \
-    "                             (http://HOST:PORT) as job/run/host; unreachable: exit 1,\n"      \
-    "                             local results still written\n"                                   \
-    "  --push-delete              instead of running, DELETE the group job/run/host at --push\n"   \
-    "                             (needs --run-label)\n"                                           \
-    "  --push-job NAME            job label (default latlab)\n"                                    \
-    "  --run-label NAME           run label (default: UTC start time and pid)\n"                   \
-    "  --host-label NAME          host label (default: the host name)\n"                           \
-    "  --native-buckets N         native histogram bucket budget (4..10000, default 160)\n"
-#define CLI_PROM_SERVE_USAGE                                                                       \
-    "  --metrics ADDR             serve GET /metrics on ADDR (127.0.0.1:9464, :9464; port 0:\n"    \
-    "                             a free one, printed on stderr) while running: text for\n"        \
-    "                             classic histograms, protobuf (native too) when asked\n"          \
-    "  --metrics-linger S         keep serving S seconds after the run (final state)\n"
+/* The flags as rows of an options table (cli.h: cli_opt) into the cli_prom
+ * p (a static object: the table holds its fields' addresses); the push rows
+ * for every exporter, the serve rows where a long run can serve. */
+int cli_prom_opt_addr(const char *cmd, const char *flag, const char *v, void *dest);
+int cli_prom_opt_url(const char *cmd, const char *flag, const char *v, void *dest);
+int cli_prom_opt_label(const char *cmd, const char *flag, const char *v, void *dest);
+#define CLI_PROM_PUSH_ROWS(p)                                                                      \
+    CLI_CUSTOM_OPT("push", cli_prom_opt_url, &(p).push_url, "URL",                                 \
+                   "at the end, PUT the histograms to a Pushgateway\n"                             \
+                   "(http://HOST:PORT) as job/run/host; unreachable: exit 1,\n"                    \
+                   "local results still written"),                                                 \
+        CLI_FLAG_OPT("push-delete", &(p).push_delete,                                              \
+                     "instead of running, DELETE the group job/run/host at --push\n"               \
+                     "(needs --run-label)"),                                                       \
+        CLI_CUSTOM_OPT("push-job", cli_prom_opt_label, &(p).job, "NAME",                           \
+                       "job label (default latlab)"),                                              \
+        CLI_CUSTOM_OPT("run-label", cli_prom_opt_label, &(p).run_label, "NAME",                    \
+                       "run label (default: UTC start time and pid)"),                             \
+        CLI_CUSTOM_OPT("host-label", cli_prom_opt_label, &(p).host_label, "NAME",                  \
+                       "host label (default: the host name)"),                                     \
+        CLI_NUM_OPT("native-buckets", CLI_INT, &(p).native_budget, "N",                            \
+                    "native histogram bucket budget (4..10000, default 160)", 4, 10000)
+#define CLI_PROM_SERVE_ROWS(p)                                                                     \
+    CLI_CUSTOM_OPT("metrics", cli_prom_opt_addr, &(p).metrics_addr, "ADDR",                        \
+                   "serve GET /metrics on ADDR (127.0.0.1:9464, :9464; port 0:\n"                  \
+                   "a free one, printed on stderr) while running: text for\n"                      \
+                   "classic histograms, protobuf (native too) when asked"),                        \
+        CLI_NUM_OPT("metrics-linger", CLI_DOUBLE, &(p).linger_s, "S",                              \
+                    "keep serving S seconds after the run (final state)", 0, 3600)
 
 typedef struct cli_prom {
     const char *metrics_addr;
@@ -71,9 +58,6 @@ typedef struct cli_prom {
 } cli_prom;
 
 void cli_prom_init(cli_prom *p);
-/* One getopt result: 1 when it was ours (and valid), 0 when not ours,
- * CLI_USAGE (message printed) when ours and invalid. */
-int cli_prom_option(cli_prom *p, const char *cmd, int ch, const char *arg);
 /* After parsing, before any work: combinations, URL and address syntax,
  * defaults for the labels.  0 or CLI_USAGE. */
 int cli_prom_check(cli_prom *p, const char *cmd);

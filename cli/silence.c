@@ -18,7 +18,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <sched.h>
 #include <signal.h>
@@ -31,31 +30,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-const char cmd_silence_usage[] =
-    "usage: latlab silence --cpus LIST [--seconds S] [--top N] [--json FILE] [-- CMD [ARGS...]]\n"
-    "       latlab silence --cleanup\n"
-    "\n"
-    "The ftrace silence check (root): trace sched_switch, sched_wakeup, IRQs, softirqs and\n"
-    "IRQ vectors on the chosen CPUs through a private tracefs instance, then report what ran\n"
-    "or interrupted there: counts per CPU, the top intruding tasks (and how long they held\n"
-    "the CPU), the top interrupts, and ring overruns.  With CMD (e.g. your workload pinned\n"
-    "with taskset), trace while it runs; its own tasks are not counted as intruders.\n"
-    "tracefs is mounted if needed; the instance is always removed (also on Ctrl-C).\n"
-    "\n"
-    "  --cpus LIST       CPUs to trace, e.g. 1 or 2-3 (required)\n"
-    "  --seconds S       how long to trace (default 1); with CMD: until it exits, or at most\n"
-    "                    S seconds if given (then CMD gets SIGTERM)\n"
-    "  --top N           rows in the intruder and interrupt tables (default 10)\n"
-    "  --buffer-kb N     trace buffer per CPU in KiB (default 8192)\n"
-    "  --json FILE       write the results as JSON (atomically)\n"
-    "  --cleanup         only remove tracefs instances left by runs that died (each run\n"
-    "                    also does so, and says so, before it starts)\n"
-    "  -h, --help        this text\n"
-    "\n"
-    "Exit: 0 done, 1 not root / no tracefs / tracing failed, 2 usage error; with CMD,\n"
-    "CMD's status (127: not found, 126: not runnable, 128+N: killed by signal N).\n"
-    "A tracefs mount made by latlab is unmounted when it is done.\n";
 
 #define MAXCPU 1024
 #define MAXTASK 512
@@ -106,6 +80,14 @@ typedef struct silence {
     int (*forks)[2]; /* parent, child */
     int nforks;
     uint64_t dropped_tasks;
+    /* the run */
+    char **cmd; /* the workload, or NULL */
+    int go[2];  /* the workload waits on it until tracing is on */
+    int status;
+    bool child_done;
+    int reader_cpu;
+    uint64_t traced_ns;
+    struct sigaction old[3];
 } silence;
 
 static const char *const events[] = {
@@ -441,110 +423,101 @@ static uint64_t mono_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-int cmd_silence(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"cpus", required_argument, NULL, 'c'}, {"seconds", required_argument, NULL, 's'},
-        {"top", required_argument, NULL, 't'},  {"buffer-kb", required_argument, NULL, 'b'},
-        {"json", required_argument, NULL, 'J'}, {"cleanup", no_argument, NULL, 'C'},
-        {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
-    };
-    static silence S;
-    silence *s = &S;
-    memset(s, 0, sizeof *s);
-    double seconds = 1.0;
-    bool seconds_given = false;
-    int top = 10, rc;
-    uint64_t buffer_kb = 8192;
-    const char *json_path = NULL;
-    bool have_cpus = false, cleanup_only = false;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'C':
-            cleanup_only = true;
-            break;
-        case 'c':
-            if ((rc = cli_parse_cpulist("silence", "--cpus", optarg, s->cpus, MAXCPU, &s->ncpus)))
-                return rc;
-            have_cpus = true;
-            break;
-        case 's':
-            if ((rc = cli_parse_double("silence", "--seconds", optarg, 0.001, 86400, &seconds)))
-                return rc;
-            seconds_given = true;
-            break;
-        case 't':
-            if ((rc = cli_parse_int("silence", "--top", optarg, 1, 1000, &top))) return rc;
-            break;
-        case 'b':
-            if ((rc = cli_parse_u64("silence", "--buffer-kb", optarg, 64, 1 << 20, &buffer_kb)))
-                return rc;
-            break;
-        case 'J':
-            json_path = optarg;
-            break;
-        case 'h':
-            fputs(cmd_silence_usage, stdout);
-            return CLI_OK;
-        default:
-            return cli_getopt_fail("silence", c, argv);
-        }
-    }
+static double seconds;
+static bool seconds_given, have_cpus, cleanup_only;
+static int top;
+static uint64_t buffer_kb;
+static const char *json_path, *cpus_arg;
+
+static const cli_opt silence_opts[] = {
+    CLI_SEEN_OPT("cpus", CLI_STRING, &cpus_arg, "LIST", "CPUs to trace, e.g. 1 or 2-3 (required)",
+                 0, 0, NULL, &have_cpus),
+    CLI_SEEN_OPT("seconds", CLI_DOUBLE, &seconds, "S",
+                 "how long to trace (default 1); with CMD: until it exits, or at most\n"
+                 "S seconds if given (then CMD gets SIGTERM)",
+                 0.001, 86400, NULL, &seconds_given),
+    CLI_NUM_OPT("top", CLI_INT, &top, "N", "rows in the intruder and interrupt tables (default 10)",
+                1, 1000),
+    CLI_NUM_OPT("buffer-kb", CLI_U64, &buffer_kb, "N", "trace buffer per CPU in KiB (default 8192)",
+                64, 1 << 20),
+    CLI_STR_OPT("json", CLI_PATH, &json_path, "FILE", "write the results as JSON (atomically)"),
+    CLI_FLAG_OPT("cleanup", &cleanup_only,
+                 "only remove tracefs instances left by runs that died (each run\n"
+                 "also does so, and says so, before it starts)"),
+    CLI_END,
+};
+
+const cli_spec cmd_silence_spec = {
+    .name = "silence",
+    .synopsis =
+        "latlab silence --cpus LIST [--seconds S] [--top N] [--json FILE] [-- CMD [ARGS...]]\n"
+        "       latlab silence --cleanup",
+    .about =
+        "The ftrace silence check (root): trace sched_switch, sched_wakeup, IRQs, softirqs and\n"
+        "IRQ vectors on the chosen CPUs through a private tracefs instance, then report what ran\n"
+        "or interrupted there: counts per CPU, the top intruding tasks (and how long they held\n"
+        "the CPU), the top interrupts, and ring overruns.  With CMD (e.g. your workload pinned\n"
+        "with taskset), trace while it runs; its own tasks are not counted as intruders.\n"
+        "tracefs is mounted if needed; the instance is always removed (also on Ctrl-C).\n",
+    .opts = silence_opts,
+    .epilog = "Exit: 0 done, 1 not root / no tracefs / tracing failed, 2 usage error; with CMD,\n"
+              "CMD's status (127: not found, 126: not runnable, 128+N: killed by signal N).\n"
+              "A tracefs mount made by latlab is unmounted when it is done.\n",
+    .max_args = -1,
+    .stop_at_args = true,
+};
+
+static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+
+/* Options, checked before any work: 0, -1 after --help, or the exit status. */
+static int silence_parse(silence *s, int argc, char **argv) {
+    seconds = 1.0, top = 10, buffer_kb = 8192;
+    int first, rc = cli_parse(&cmd_silence_spec, argc, argv, &first);
+    if (rc) return rc;
+    if (have_cpus &&
+        (rc = cli_parse_cpulist("silence", "--cpus", cpus_arg, s->cpus, MAXCPU, &s->ncpus)))
+        return rc;
+    s->cmd = first < argc ? argv + first : NULL;
     if (cleanup_only) {
-        if (have_cpus || optind < argc)
+        if (have_cpus || s->cmd)
             return cli_usage_error("silence", "--cleanup takes no --cpus and no command");
-        if (geteuid() != 0) return cli_error("silence", "needs root: --cleanup edits tracefs");
-        if (find_tracefs(s)) return CLI_ERR;
-        int n = remove_stale(s);
-        printf("latlab silence --cleanup: %d stale instance%s removed\n", n, n == 1 ? "" : "s");
-        cleanup(s); /* unmounts tracefs if we mounted it */
-        return CLI_OK;
+        return 0;
     }
     if (!have_cpus) return cli_usage_error("silence", "--cpus is required (e.g. --cpus 1)");
-    char **cmd = optind < argc ? argv + optind : NULL;
     long ncpu_conf = sysconf(_SC_NPROCESSORS_CONF);
     for (int i = 0; i < s->ncpus; i++)
         if (s->cpus[i] >= ncpu_conf)
             return cli_usage_error("silence",
                                    "--cpus: CPU %d does not exist (this machine has %ld)",
                                    s->cpus[i], ncpu_conf);
-    if (geteuid() != 0)
-        return cli_error("silence", "needs root: ftrace (tracefs) is root-only; run it with sudo");
+    return 0;
+}
 
+static int silence_cleanup_only(silence *s) {
+    if (geteuid() != 0) return cli_error("silence", "needs root: --cleanup edits tracefs");
     if (find_tracefs(s)) return CLI_ERR;
-    s->tasks = calloc(MAXTASK, sizeof *s->tasks);
-    s->wl = calloc(MAXWL, sizeof *s->wl);
-    s->forks = calloc(MAXWL, sizeof *s->forks);
-    if (!s->tasks || !s->wl || !s->forks) {
-        free(s->tasks);
-        free(s->wl);
-        free(s->forks);
-        return cli_error("silence", "out of memory");
-    }
-    int ret = CLI_ERR;
-    int go[2] = {-1, -1};
-    int status = 0;
-    bool child_done = false;
-    struct sigaction sa = {.sa_handler = on_signal}, old[3];
-    sigemptyset(&sa.sa_mask);
-    const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
-    for (int i = 0; i < 3; i++)
-        sigaction(sigs[i], &sa, &old[i]);
+    int n = remove_stale(s);
+    printf("latlab silence --cleanup: %d stale instance%s removed\n", n, n == 1 ? "" : "s");
+    cleanup(s); /* unmounts tracefs if we mounted it */
+    return CLI_OK;
+}
 
+/* The private instance: CPU mask, buffer, events.  0 or -1 after a message. */
+static int setup_instance(silence *s) {
     remove_stale(s);
     snprintf(s->inst, sizeof s->inst, "%.63s/instances/latlab-silence-%d", s->tracefs,
              (int)getpid());
     if (mkdir(s->inst, 0700) < 0) {
         cli_error("silence", "cannot create tracefs instance %s: %s", s->inst, strerror(errno));
-        goto out;
+        return -1;
     }
     s->inst_made = true;
     char mask[MAXCPU / 4 + MAXCPU / 32 + 8], num[32];
     cpumask_hex(s->cpus, s->ncpus, mask, sizeof mask);
+    int rc;
     if ((rc = inst_write(s, "tracing_on", "0")) || (rc = inst_write(s, "tracing_cpumask", mask))) {
         cli_error("silence", "configuring the instance: %s", strerror(-rc));
-        goto out;
+        return -1;
     }
     snprintf(num, sizeof num, "%llu", (unsigned long long)buffer_kb);
     if (inst_write(s, "buffer_size_kb", num))
@@ -556,38 +529,44 @@ int cmd_silence(int argc, char **argv) {
             s->enabled[s->nenabled++] = events[i];
         else if (i < 2) {
             cli_error("silence", "cannot enable %s in %s", events[i], s->inst);
-            goto out;
+            return -1;
         }
     }
     inst_write(s, "trace", "");
+    return 0;
+}
 
-    /* The workload inherits our CPU set; then the reader moves off the traced CPUs. */
-    if (cmd) {
-        if (pipe2(go, O_CLOEXEC)) {
-            cli_error("silence", "pipe: %s", strerror(errno));
-            goto out;
-        }
-        fflush(NULL);
-        s->child = fork();
-        if (s->child < 0) {
-            cli_error("silence", "fork: %s", strerror(errno));
-            goto out;
-        }
-        if (s->child == 0) {
-            char b;
-            for (int i = 0; i < 3; i++)
-                sigaction(sigs[i], &old[i], NULL);
-            close(go[1]);
-            if (read(go[0], &b, 1) != 1) _exit(127);
-            execvp(cmd[0], cmd);
-            fprintf(stderr, "latlab silence: cannot run '%s': %s\n", cmd[0], strerror(errno));
-            _exit(errno == ENOENT ? 127 : 126);
-        }
-        close(go[0]);
-        go[0] = -1;
+/* Fork the workload, held on the go pipe until tracing is on.  0 or -1. */
+static int start_child(silence *s) {
+    if (pipe2(s->go, O_CLOEXEC)) {
+        cli_error("silence", "pipe: %s", strerror(errno));
+        return -1;
     }
+    fflush(NULL);
+    s->child = fork();
+    if (s->child < 0) {
+        cli_error("silence", "fork: %s", strerror(errno));
+        return -1;
+    }
+    if (s->child == 0) {
+        char b;
+        for (int i = 0; i < 3; i++)
+            sigaction(sigs[i], &s->old[i], NULL);
+        close(s->go[1]);
+        if (read(s->go[0], &b, 1) != 1) _exit(127);
+        execvp(s->cmd[0], s->cmd);
+        fprintf(stderr, "latlab silence: cannot run '%s': %s\n", s->cmd[0], strerror(errno));
+        _exit(errno == ENOENT ? 127 : 126);
+    }
+    close(s->go[0]);
+    s->go[0] = -1;
+    return 0;
+}
+
+/* The workload inherited our CPU set; the reader moves off the traced CPUs. */
+static void move_reader_off(silence *s) {
     cpu_set_t mine, off;
-    int reader_cpu = -1;
+    s->reader_cpu = -1;
     CPU_ZERO(&off);
     if (sched_getaffinity(0, sizeof mine, &mine) == 0) {
         for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
@@ -597,101 +576,103 @@ int cmd_silence(int argc, char **argv) {
                 traced |= s->cpus[i] == cpu;
             if (!traced) {
                 CPU_SET(cpu, &off);
-                if (reader_cpu < 0) reader_cpu = cpu;
+                if (s->reader_cpu < 0) s->reader_cpu = cpu;
             }
         }
     }
-    if (reader_cpu >= 0)
+    if (s->reader_cpu >= 0)
         sched_setaffinity(0, sizeof off, &off);
     else
         cli_warn("silence", "every CPU we may run on is traced: the reader's own activity will "
                             "show up in the trace");
+}
 
+static bool child_exited(const silence *s) {
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    /* WNOWAIT: keep the zombie so its comm stays readable */
+    return waitid(P_PID, (id_t)s->child, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+           si.si_pid == s->child;
+}
+
+/* Tracing on, the workload released, then wait: --seconds, the workload's
+ * exit or a signal.  0 or -1 after a message. */
+static int trace(silence *s) {
+    int rc;
     if ((rc = inst_write(s, "tracing_on", "1"))) {
         cli_error("silence", "tracing_on: %s", strerror(-rc));
-        goto out;
+        return -1;
     }
     uint64_t t0 = mono_ns();
-    if (cmd) {
-        if (write(go[1], "g", 1) != 1) {
-            cli_error("silence", "starting '%s': %s", cmd[0], strerror(errno));
-            goto out;
+    if (s->cmd) {
+        if (write(s->go[1], "g", 1) != 1) {
+            cli_error("silence", "starting '%s': %s", s->cmd[0], strerror(errno));
+            return -1;
         }
-        close(go[1]);
-        go[1] = -1;
+        close(s->go[1]);
+        s->go[1] = -1;
     }
     uint64_t limit = (uint64_t)(seconds * 1e9);
     while (!got_signal) {
         uint64_t el = mono_ns() - t0;
-        if ((!cmd || seconds_given) && el >= limit) break;
-        if (cmd) {
-            siginfo_t si;
-            memset(&si, 0, sizeof si);
-            /* WNOWAIT: keep the zombie so its comm stays readable */
-            if (waitid(P_PID, (id_t)s->child, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-                si.si_pid == s->child)
-                break;
-        }
-        uint64_t left = cmd && !seconds_given ? 20000000ull : limit - el;
+        if ((!s->cmd || seconds_given) && el >= limit) break;
+        if (s->cmd && child_exited(s)) break;
+        uint64_t left = s->cmd && !seconds_given ? 20000000ull : limit - el;
         if (left > 20000000ull) left = 20000000ull;
         struct timespec d = {0, (long)left};
         nanosleep(&d, NULL);
     }
     inst_write(s, "tracing_on", "0");
-    uint64_t traced_ns = mono_ns() - t0;
-    if (cmd) {
-        char path[64];
-        snprintf(path, sizeof path, "/proc/%d/comm", (int)s->child);
-        FILE *f = fopen(path, "r");
-        if (f) {
-            if (fgets(s->child_comm, sizeof s->child_comm, f))
-                s->child_comm[strcspn(s->child_comm, "\n")] = 0;
-            fclose(f);
-        }
-        if (got_signal || seconds_given) {
-            siginfo_t si;
-            memset(&si, 0, sizeof si);
-            if (waitid(P_PID, (id_t)s->child, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-                si.si_pid != s->child)
-                kill(s->child, got_signal ? got_signal : SIGTERM);
-        }
-        while (waitpid(s->child, &status, 0) < 0 && errno == EINTR) {
-        }
-        child_done = true;
-    }
-    if (got_signal) {
-        cli_warn("silence", "interrupted by signal %d: reporting what was traced", (int)got_signal);
-    }
+    s->traced_ns = mono_ns() - t0;
+    return 0;
+}
 
-    for (int i = 0; i < s->ncpus; i++)
-        collect_forks(s, s->cpus[i]);
-    build_workload(s);
-    for (int i = 0; i < s->ncpus; i++)
-        parse_cpu(s, s->cpus[i]);
+/* The workload's name (before it is reaped), then its end. */
+static void finish_child(silence *s) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/comm", (int)s->child);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (fgets(s->child_comm, sizeof s->child_comm, f))
+            s->child_comm[strcspn(s->child_comm, "\n")] = 0;
+        fclose(f);
+    }
+    if ((got_signal || seconds_given) && !child_exited(s))
+        kill(s->child, got_signal ? got_signal : SIGTERM);
+    while (waitpid(s->child, &s->status, 0) < 0 && errno == EINTR) {
+    }
+    s->child_done = true;
+}
 
+static uint64_t print_cpus(const silence *s) {
     printf("silence check: CPU%s ", s->ncpus > 1 ? "s" : "");
     for (int i = 0; i < s->ncpus; i++)
         printf("%s%d", i ? "," : "", s->cpus[i]);
-    printf(" traced for %.3f s", (double)traced_ns / 1e9);
-    if (reader_cpu >= 0) printf(" (reader on CPU %d)", reader_cpu);
-    if (cmd)
-        printf(", workload '%s' pid %d (%d tasks)", s->child_comm[0] ? s->child_comm : cmd[0],
+    printf(" traced for %.3f s", (double)s->traced_ns / 1e9);
+    if (s->reader_cpu >= 0) printf(" (reader on CPU %d)", s->reader_cpu);
+    if (s->cmd)
+        printf(", workload '%s' pid %d (%d tasks)", s->child_comm[0] ? s->child_comm : s->cmd[0],
                (int)s->child, s->nwl);
     printf("\n\n  %4s %12s %12s %8s %8s %8s %12s %9s\n", "cpu", "sched_switch", "sched_wakeup",
            "irq", "softirq", "vectors", "intruded_us", "overrun");
     uint64_t total_overrun = 0;
     for (int i = 0; i < s->ncpus; i++) {
-        cpu_stat *cs = &s->cs[s->cpus[i]];
+        const cpu_stat *cs = &s->cs[s->cpus[i]];
         printf("  %4d %12llu %12llu %8llu %8llu %8llu %12.1f %9llu\n", s->cpus[i],
                (unsigned long long)cs->sw, (unsigned long long)cs->wake,
                (unsigned long long)cs->irq, (unsigned long long)cs->softirq,
                (unsigned long long)cs->vec, cs->intruded_us, (unsigned long long)cs->overrun);
         total_overrun += cs->overrun;
     }
+    return total_overrun;
+}
+
+static void print_report(silence *s) {
+    uint64_t total_overrun = print_cpus(s);
     qsort(s->tasks, (size_t)s->ntasks, sizeof *s->tasks, by_held);
     qsort(s->irqs, (size_t)s->nirqs, sizeof *s->irqs, by_count);
     printf("\n  top intruding tasks (switched in on a traced CPU%s):\n",
-           cmd ? ", not the workload" : "");
+           s->cmd ? ", not the workload" : "");
     if (!s->ntasks)
         printf("    none\n");
     else
@@ -714,76 +695,132 @@ int cmd_silence(int argc, char **argv) {
                (unsigned long long)total_overrun);
     if (s->dropped_tasks)
         printf("\n  note: more than %d distinct tasks; the rest are not in the table\n", MAXTASK);
-    if (cmd && child_done) {
-        if (WIFEXITED(status))
-            printf("\n  workload exited with status %d\n", WEXITSTATUS(status));
-        else if (WIFSIGNALED(status))
-            printf("\n  workload killed by signal %d\n", WTERMSIG(status));
+    if (s->cmd && s->child_done) {
+        if (WIFEXITED(s->status))
+            printf("\n  workload exited with status %d\n", WEXITSTATUS(s->status));
+        else if (WIFSIGNALED(s->status))
+            printf("\n  workload killed by signal %d\n", WTERMSIG(s->status));
     }
     fflush(stdout);
-    ret = CLI_OK;
+}
 
-    if (json_path) {
-        json_t *root = json_object(), *cpus = json_array(), *tasks = json_array(),
-               *irqs = json_array();
-        json_object_set_new(root, "traced_ns", json_integer((json_int_t)traced_ns));
-        json_object_set_new(root, "reader_cpu", json_integer(reader_cpu));
-        json_object_set_new(root, "interrupted", json_boolean(got_signal != 0));
-        for (int i = 0; i < s->ncpus; i++) {
-            cpu_stat *cs = &s->cs[s->cpus[i]];
-            json_t *o = json_object();
-            json_object_set_new(o, "cpu", json_integer(s->cpus[i]));
-            json_object_set_new(o, "sched_switch", json_integer((json_int_t)cs->sw));
-            json_object_set_new(o, "sched_wakeup", json_integer((json_int_t)cs->wake));
-            json_object_set_new(o, "irq", json_integer((json_int_t)cs->irq));
-            json_object_set_new(o, "softirq", json_integer((json_int_t)cs->softirq));
-            json_object_set_new(o, "vectors", json_integer((json_int_t)cs->vec));
-            json_object_set_new(o, "intruded_us", json_real(cs->intruded_us));
-            json_object_set_new(o, "overrun", json_integer((json_int_t)cs->overrun));
-            json_array_append_new(cpus, o);
-        }
-        for (int i = 0; i < s->ntasks; i++) {
-            json_t *o = json_object();
-            json_object_set_new(o, "cpu", json_integer(s->tasks[i].cpu));
-            json_object_set_new(o, "pid", json_integer(s->tasks[i].pid));
-            json_object_set_new(o, "comm", json_string(s->tasks[i].comm));
-            json_object_set_new(o, "switched_in", json_integer((json_int_t)s->tasks[i].count));
-            json_object_set_new(o, "wakeups", json_integer((json_int_t)s->tasks[i].wakeups));
-            json_object_set_new(o, "held_us", json_real(s->tasks[i].held_us));
-            json_array_append_new(tasks, o);
-        }
-        for (int i = 0; i < s->nirqs; i++) {
-            json_t *o = json_object();
-            json_object_set_new(o, "cpu", json_integer(s->irqs[i].cpu));
-            json_object_set_new(o, "source", json_string(s->irqs[i].name));
-            json_object_set_new(o, "count", json_integer((json_int_t)s->irqs[i].count));
-            json_array_append_new(irqs, o);
-        }
-        json_object_set_new(root, "cpus", cpus);
-        json_object_set_new(root, "intruders", tasks);
-        json_object_set_new(root, "interrupts", irqs);
-        rc = lat_write_json_atomic(json_path, root);
-        json_decref(root);
-        if (rc) ret = cli_lib_error("silence", json_path, rc);
+static json_t *cpus_json(const silence *s) {
+    json_t *cpus = json_array();
+    for (int i = 0; i < s->ncpus; i++) {
+        const cpu_stat *cs = &s->cs[s->cpus[i]];
+        json_t *o = json_object();
+        json_object_set_new(o, "cpu", json_integer(s->cpus[i]));
+        json_object_set_new(o, "sched_switch", json_integer((json_int_t)cs->sw));
+        json_object_set_new(o, "sched_wakeup", json_integer((json_int_t)cs->wake));
+        json_object_set_new(o, "irq", json_integer((json_int_t)cs->irq));
+        json_object_set_new(o, "softirq", json_integer((json_int_t)cs->softirq));
+        json_object_set_new(o, "vectors", json_integer((json_int_t)cs->vec));
+        json_object_set_new(o, "intruded_us", json_real(cs->intruded_us));
+        json_object_set_new(o, "overrun", json_integer((json_int_t)cs->overrun));
+        json_array_append_new(cpus, o);
     }
-out:
-    if (go[0] >= 0) close(go[0]);
-    if (go[1] >= 0) close(go[1]); /* an unreleased child sees EOF and exits */
-    if (s->child > 0 && !child_done) {
+    return cpus;
+}
+
+static json_t *tasks_json(const silence *s) {
+    json_t *tasks = json_array();
+    for (int i = 0; i < s->ntasks; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "cpu", json_integer(s->tasks[i].cpu));
+        json_object_set_new(o, "pid", json_integer(s->tasks[i].pid));
+        json_object_set_new(o, "comm", json_string(s->tasks[i].comm));
+        json_object_set_new(o, "switched_in", json_integer((json_int_t)s->tasks[i].count));
+        json_object_set_new(o, "wakeups", json_integer((json_int_t)s->tasks[i].wakeups));
+        json_object_set_new(o, "held_us", json_real(s->tasks[i].held_us));
+        json_array_append_new(tasks, o);
+    }
+    return tasks;
+}
+
+static int write_json(const silence *s) {
+    json_t *root = json_object(), *irqs = json_array();
+    json_object_set_new(root, "traced_ns", json_integer((json_int_t)s->traced_ns));
+    json_object_set_new(root, "reader_cpu", json_integer(s->reader_cpu));
+    json_object_set_new(root, "interrupted", json_boolean(got_signal != 0));
+    for (int i = 0; i < s->nirqs; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "cpu", json_integer(s->irqs[i].cpu));
+        json_object_set_new(o, "source", json_string(s->irqs[i].name));
+        json_object_set_new(o, "count", json_integer((json_int_t)s->irqs[i].count));
+        json_array_append_new(irqs, o);
+    }
+    json_object_set_new(root, "cpus", cpus_json(s));
+    json_object_set_new(root, "intruders", tasks_json(s));
+    json_object_set_new(root, "interrupts", irqs);
+    int rc = lat_write_json_atomic(json_path, root);
+    json_decref(root);
+    return rc ? cli_lib_error("silence", json_path, rc) : CLI_OK;
+}
+
+/* Trace, read the trace, report: CLI_OK or CLI_ERR after a message. */
+static int silence_run(silence *s) {
+    if (setup_instance(s) || (s->cmd && start_child(s))) return CLI_ERR;
+    move_reader_off(s);
+    if (trace(s)) return CLI_ERR;
+    if (s->cmd) finish_child(s);
+    if (got_signal)
+        cli_warn("silence", "interrupted by signal %d: reporting what was traced", (int)got_signal);
+    for (int i = 0; i < s->ncpus; i++)
+        collect_forks(s, s->cpus[i]);
+    build_workload(s);
+    for (int i = 0; i < s->ncpus; i++)
+        parse_cpu(s, s->cpus[i]);
+    print_report(s);
+    return json_path ? write_json(s) : CLI_OK;
+}
+
+/* Everything undone: the pipe, an unreleased child, the instance, the handlers. */
+static void teardown(silence *s) {
+    if (s->go[0] >= 0) close(s->go[0]);
+    if (s->go[1] >= 0) close(s->go[1]); /* an unreleased child sees EOF and exits */
+    if (s->child > 0 && !s->child_done) {
         kill(s->child, SIGTERM);
         while (waitpid(s->child, NULL, 0) < 0 && errno == EINTR) {
         }
     }
     cleanup(s);
     for (int i = 0; i < 3; i++)
-        sigaction(sigs[i], &old[i], NULL);
+        sigaction(sigs[i], &s->old[i], NULL);
     free(s->tasks);
     free(s->wl);
     free(s->forks);
     s->tasks = NULL;
+}
+
+int cmd_silence(int argc, char **argv) {
+    static silence S;
+    silence *s = &S;
+    memset(s, 0, sizeof *s);
+    s->go[0] = s->go[1] = -1;
+    int rc = silence_parse(s, argc, argv);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    if (cleanup_only) return silence_cleanup_only(s);
+    if (geteuid() != 0)
+        return cli_error("silence", "needs root: ftrace (tracefs) is root-only; run it with sudo");
+    if (find_tracefs(s)) return CLI_ERR;
+    s->tasks = calloc(MAXTASK, sizeof *s->tasks);
+    s->wl = calloc(MAXWL, sizeof *s->wl);
+    s->forks = calloc(MAXWL, sizeof *s->forks);
+    if (!s->tasks || !s->wl || !s->forks) {
+        free(s->tasks);
+        free(s->wl);
+        free(s->forks);
+        return cli_error("silence", "out of memory");
+    }
+    struct sigaction sa = {.sa_handler = on_signal};
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; i++)
+        sigaction(sigs[i], &sa, &s->old[i]);
+    int ret = silence_run(s);
+    teardown(s);
     if (got_signal && ret == CLI_OK) ret = 128 + got_signal;
     /* With CMD the exit status is CMD's, as with `latlab stat` (127: not found). */
-    if (ret == CLI_OK && cmd && child_done)
-        ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (ret == CLI_OK && s->cmd && s->child_done)
+        ret = WIFEXITED(s->status) ? WEXITSTATUS(s->status) : 128 + WTERMSIG(s->status);
     return ret;
 }

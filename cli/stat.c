@@ -11,6 +11,7 @@
  * is ours: its exit code, 128+N when killed by signal N, 127/126 when it could
  * not be run. */
 #include "cli.h"
+#include "cliopts.h"
 
 #include "latlab/json.h"
 #include "latlab/atomicfile.h"
@@ -20,7 +21,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
@@ -32,27 +32,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-const char cmd_stat_usage[] =
-    "usage: latlab stat [-e LIST] [--per-thread] [--json FILE] [--] CMD [ARGS...]\n"
-    "\n"
-    "Run CMD and count performance events over its whole life (all its threads and\n"
-    "children), like `perf stat`.  Events that cannot be counted on this machine are\n"
-    "listed with the reason; counts multiplexed on the PMU are scaled and show their\n"
-    "coverage.  The exit status is CMD's (128+N if killed by signal N; 127 if it\n"
-    "could not be found, 126 if it could not be run).\n"
-    "\n"
-    "  -e, --events LIST   comma-separated events (default: " LAT_PERF_DEFAULT_EVENTS ")\n"
-    "                      names: cycles instructions branches branch-misses\n"
-    "                      cache-references cache-misses LLC-load-misses\n"
-    "                      L1-dcache-load-misses stalled-cycles-frontend\n"
-    "                      stalled-cycles-backend task-clock context-switches\n"
-    "                      cpu-migrations page-faults minor-faults major-faults, raw rNNNN,\n"
-    "                      pmu/event=0x..,umask=0x../ ; suffix :u or :k for user/kernel only\n"
-    "      --per-thread    also count each thread of CMD (threads are found by polling\n"
-    "                      every 10 ms; shorter-lived ones are only in the total)\n"
-    "      --json FILE     write the results as JSON (atomically)\n"
-    "  -h, --help          this text\n";
 
 #define MAX_THREADS 256
 
@@ -183,246 +162,289 @@ static json_t *counts_json(const lat_perf *p, const lat_perf_count *c, size_t n)
     return arr;
 }
 
-int cmd_stat(int argc, char **argv) {
-    static const struct option longopts[] = {
-        {"events", required_argument, NULL, 'e'},
-        {"per-thread", no_argument, NULL, 'T'},
-        {"json", required_argument, NULL, 'J'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
-    const char *events = NULL, *json_path = NULL;
-    static char *events_buf; /* several -e joined (static: reachable until exit) */
-    bool per_thread = false;
-    report = stderr;
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "+:e:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'e': /* each -e adds to the list, as with perf stat */
-            if (events) {
-                size_t n = strlen(events) + strlen(optarg) + 2;
-                char *both = malloc(n);
-                if (!both) return cli_error("stat", "out of memory");
-                snprintf(both, n, "%s,%s", events, optarg);
-                free(events_buf);
-                events = events_buf = both;
-            } else {
-                events = optarg;
-            }
-            break;
-        case 'T':
-            per_thread = true;
-            break;
-        case 'J':
-            json_path = optarg;
-            break;
-        case 'h':
-            fputs(cmd_stat_usage, stdout);
-            return CLI_OK;
-        default:
-            return cli_getopt_fail("stat", c, argv);
-        }
-    }
-    if (optind >= argc) return cli_usage_error("stat", "no command given (latlab stat -- CMD)");
-    char **cmd = argv + optind;
-    if (events && !*events) return cli_usage_error("stat", "-e: empty event list");
-    { /* validate the list before forking so a typo is a usage error */
-        char err[256];
-        lat_perf *probe;
-        lat_perf_opts o = {.err = err, .err_len = sizeof err};
-        int rc = lat_perf_open(&probe, events, &o);
-        if (rc == LAT_EFORMAT || rc == -E2BIG || rc == -ENOENT)
-            return cli_usage_error("stat", "-e: %s", err[0] ? err : lat_strerror(rc));
-        if (rc) return cli_lib_error("stat", "opening counters", rc);
-        lat_perf_close(probe);
-    }
+static cli_list events_given; /* each -e adds to the list, as with perf stat */
+static bool per_thread;
+static const char *json_path;
 
-    int go[2], ex[2];
-    if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC))
+static const cli_opt stat_opts[] = {
+    CLI_SHORT_OPT("events", 'e', CLI_CUSTOM, &events_given, "LIST",
+                  "comma-separated events (default: " LAT_PERF_DEFAULT_EVENTS ")\n"
+                  "names: cycles instructions branches branch-misses\n"
+                  "cache-references cache-misses LLC-load-misses\n"
+                  "L1-dcache-load-misses stalled-cycles-frontend\n"
+                  "stalled-cycles-backend task-clock context-switches\n"
+                  "cpu-migrations page-faults minor-faults major-faults, raw rNNNN,\n"
+                  "pmu/event=0x..,umask=0x../ ; suffix :u or :k for user/kernel only;\n"
+                  "given more than once, the lists add up",
+                  cli_list_add),
+    CLI_FLAG_OPT("per-thread", &per_thread,
+                 "also count each thread of CMD (threads are found by polling\n"
+                 "every 10 ms; shorter-lived ones are only in the total)"),
+    CLI_STR_OPT("json", CLI_PATH, &json_path, "FILE", "write the results as JSON (atomically)"),
+    CLI_END,
+};
+
+const cli_spec cmd_stat_spec = {
+    .name = "stat",
+    .synopsis = "latlab stat [-e LIST] [--per-thread] [--json FILE] [--] CMD [ARGS...]",
+    .about = "Run CMD and count performance events over its whole life (all its threads and\n"
+             "children), like `perf stat`.  Events that cannot be counted on this machine are\n"
+             "listed with the reason; counts multiplexed on the PMU are scaled and show their\n"
+             "coverage.  The exit status is CMD's (128+N if killed by signal N; 127 if it\n"
+             "could not be found, 126 if it could not be run).\n",
+    .opts = stat_opts,
+    .max_args = -1,
+    .stop_at_args = true,
+};
+
+/* One run of the child and what was counted. */
+typedef struct stat_run {
+    char **cmd;
+    const char *events; /* NULL: the default list */
+    pid_t pid;
+    int go[2], ex[2]; /* go: the child waits on it; ex: its exec errno comes back */
+    lat_perf *p;
+    thread_set *ts;
+    int nts;
+    int status, exit_code;
+    struct rusage ru;
+    uint64_t wall;
+    size_t n;
+    lat_perf_count cnt[LAT_PERF_MAX_EVENTS];
+    lat_perf_derived d;
+} stat_run;
+
+/* Options, the command and the event list, checked before anything is forked:
+ * 0, -1 after --help, or the exit status. */
+static int stat_parse(int argc, char **argv, stat_run *r) {
+    static char joined[4096]; /* the -e lists joined (static: reachable until exit) */
+    int first, rc = cli_parse(&cmd_stat_spec, argc, argv, &first);
+    if (rc) return rc;
+    if (first >= argc) return cli_usage_error("stat", "no command given (latlab stat -- CMD)");
+    r->cmd = argv + first;
+    if (events_given.n) {
+        if (cli_list_join(&events_given, ",", joined, sizeof joined) >= sizeof joined)
+            return cli_usage_error("stat", "-e: the event list is too long");
+        if (!joined[0]) return cli_usage_error("stat", "-e: empty event list");
+        r->events = joined;
+    }
+    /* validate the list before forking so a typo is a usage error */
+    char err[256];
+    lat_perf *probe;
+    lat_perf_opts o = {.err = err, .err_len = sizeof err};
+    rc = lat_perf_open(&probe, r->events, &o);
+    if (rc == LAT_EFORMAT || rc == -E2BIG || rc == -ENOENT)
+        return cli_usage_error("stat", "-e: %s", err[0] ? err : lat_strerror(rc));
+    if (rc) return cli_lib_error("stat", "opening counters", rc);
+    lat_perf_close(probe);
+    return 0;
+}
+
+/* Fork the child, held on the go pipe until its counters are open. */
+static int stat_fork(stat_run *r) {
+    if (pipe2(r->go, O_CLOEXEC) || pipe2(r->ex, O_CLOEXEC))
         return cli_error("stat", "pipe: %s", strerror(errno));
     fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) return cli_error("stat", "fork: %s", strerror(errno));
-    if (pid == 0) {
+    r->pid = fork();
+    if (r->pid < 0) return cli_error("stat", "fork: %s", strerror(errno));
+    if (r->pid == 0) {
         char b;
-        close(go[1]);
-        close(ex[0]);
-        if (read(go[0], &b, 1) != 1) _exit(127);
-        execvp(cmd[0], cmd);
+        close(r->go[1]);
+        close(r->ex[0]);
+        if (read(r->go[0], &b, 1) != 1) _exit(127);
+        execvp(r->cmd[0], r->cmd);
         int e = errno;
-        if (write(ex[1], &e, sizeof e) < 0) _exit(127);
+        if (write(r->ex[1], &e, sizeof e) < 0) _exit(127);
         _exit(e == ENOENT ? 127 : 126);
     }
-    close(go[0]);
-    close(ex[1]);
+    close(r->go[0]);
+    close(r->ex[1]);
+    return 0;
+}
 
-    lat_perf *p = NULL;
+static void stat_free(stat_run *r) {
+    lat_perf_close(r->p);
+    for (int k = 0; k < r->nts; k++)
+        lat_perf_close(r->ts[k].p);
+    free(r->ts);
+}
+
+/* Open the counters on the child, let it go and wait for it (polling its
+ * threads with --per-thread).  0, or the exit status after a message. */
+static int stat_wait(stat_run *r) {
     char err[256];
     lat_perf_opts o = {
-        .pid = pid, .inherit = true, .enable_on_exec = true, .err = err, .err_len = sizeof err};
-    int rc = lat_perf_open(&p, events, &o);
-    thread_set *ts = NULL;
-    int nts = 0;
+        .pid = r->pid, .inherit = true, .enable_on_exec = true, .err = err, .err_len = sizeof err};
+    int rc = lat_perf_open(&r->p, r->events, &o);
     if (!rc && per_thread) {
-        ts = calloc(MAX_THREADS, sizeof *ts);
-        if (ts) poll_threads(pid, events, ts, &nts, true);
+        r->ts = calloc(MAX_THREADS, sizeof *r->ts);
+        if (r->ts) poll_threads(r->pid, r->events, r->ts, &r->nts, true);
     }
     /* Ctrl-C reaches the child (same process group); we stay to report. */
     struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
     sigaction(SIGINT, &ign, &old_int);
     sigaction(SIGQUIT, &ign, &old_quit);
     uint64_t t0 = now_ns();
-    if (rc == 0 && write(go[1], "g", 1) != 1) rc = -errno;
-    close(go[1]);
+    if (rc == 0 && write(r->go[1], "g", 1) != 1) rc = -errno;
+    close(r->go[1]);
     if (rc) { /* the child sees EOF on the pipe and exits 127 */
-        waitpid(pid, NULL, 0);
-        lat_perf_close(p);
-        free(ts);
+        waitpid(r->pid, NULL, 0);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
         return cli_lib_error("stat", "opening counters", rc);
     }
-    int status = 0;
-    struct rusage ru;
-    memset(&ru, 0, sizeof ru);
+    memset(&r->ru, 0, sizeof r->ru);
     for (;;) {
-        pid_t w = wait4(pid, &status, per_thread ? WNOHANG : 0, &ru);
-        if (w == pid) break;
+        pid_t w = wait4(r->pid, &r->status, per_thread ? WNOHANG : 0, &r->ru);
+        if (w == r->pid) break;
         if (w < 0 && errno != EINTR) break;
         if (w == 0) {
             struct timespec d = {0, 10000000};
             nanosleep(&d, NULL);
-            poll_threads(pid, events, ts, &nts, false);
+            poll_threads(r->pid, r->events, r->ts, &r->nts, false);
         }
     }
-    uint64_t wall = now_ns() - t0;
+    r->wall = now_ns() - t0;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
+    return 0;
+}
 
+/* The child's exit status as ours; *exec_failed when it never ran CMD. */
+static int stat_exit_code(stat_run *r, bool *exec_failed) {
     int exec_err = 0;
-    bool exec_failed = read(ex[0], &exec_err, sizeof exec_err) == (ssize_t)sizeof exec_err;
-    close(ex[0]);
-    int exit_code;
-    if (WIFEXITED(status))
-        exit_code = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status))
-        exit_code = 128 + WTERMSIG(status);
-    else
-        exit_code = CLI_ERR;
-    if (exec_failed) {
-        cli_error("stat", "cannot run '%s': %s", cmd[0], strerror(exec_err));
-        lat_perf_close(p);
-        for (int k = 0; k < nts; k++)
-            lat_perf_close(ts[k].p);
-        free(ts);
-        return exit_code;
-    }
+    *exec_failed = read(r->ex[0], &exec_err, sizeof exec_err) == (ssize_t)sizeof exec_err;
+    close(r->ex[0]);
+    int code = CLI_ERR;
+    if (WIFEXITED(r->status))
+        code = WEXITSTATUS(r->status);
+    else if (WIFSIGNALED(r->status))
+        code = 128 + WTERMSIG(r->status);
+    if (*exec_failed) cli_error("stat", "cannot run '%s': %s", r->cmd[0], strerror(exec_err));
+    return code;
+}
 
-    size_t n = lat_perf_nevents(p);
-    lat_perf_count cnt[LAT_PERF_MAX_EVENTS];
-    rc = lat_perf_read(p, cnt, n);
+static void stat_read(stat_run *r) {
+    r->n = lat_perf_nevents(r->p);
+    int rc = lat_perf_read(r->p, r->cnt, r->n);
     if (rc < 0) cli_warn("stat", "reading counters: %s", lat_strerror(rc));
-    lat_perf_derived d;
-    lat_perf_derive(p, cnt, n, 0, &d);
-    int itc = lat_perf_find(p, "task-clock"); /* inherit sums enabled time: use the wall */
-    if (itc >= 0 && !isnan(d.cpu_utilization))
-        d.cpu_utilization = cnt[itc].scaled / (double)(wall ? wall : 1);
+    lat_perf_derive(r->p, r->cnt, r->n, 0, &r->d);
+    int itc = lat_perf_find(r->p, "task-clock"); /* inherit sums enabled time: use the wall */
+    if (itc >= 0 && !isnan(r->d.cpu_utilization))
+        r->d.cpu_utilization = r->cnt[itc].scaled / (double)(r->wall ? r->wall : 1);
+}
 
-    fprintf(report, "\n Performance counter stats for '");
-    for (char **a = cmd; *a; a++)
-        fprintf(report, "%s%s", a == cmd ? "" : " ", *a);
-    fprintf(report, "':\n\n");
-    for (size_t i = 0; i < n; i++) {
-        char note[96];
-        note_for(p, i, cnt, n, &d, wall, note, sizeof note);
-        print_count(lat_perf_name(p, i), &cnt[i], note);
+static void print_threads(const stat_run *r) {
+    fprintf(report, "\n Per thread (%d seen):\n  %-8s %-16s", r->nts, "tid", "comm");
+    for (size_t i = 0; i < r->n; i++)
+        if (r->cnt[i].state != LAT_PERF_UNAVAILABLE)
+            fprintf(report, " %16.16s", lat_perf_name(r->p, i));
+    fputc('\n', report);
+    for (int k = 0; k < r->nts; k++) {
+        lat_perf_count t[LAT_PERF_MAX_EVENTS];
+        lat_perf_read(r->ts[k].p, t, r->n);
+        fprintf(report, "  %-8d %-16s", (int)r->ts[k].tid, r->ts[k].comm);
+        for (size_t i = 0; i < r->n; i++) {
+            if (r->cnt[i].state == LAT_PERF_UNAVAILABLE) continue;
+            if (t[i].state == LAT_PERF_UNAVAILABLE || t[i].state == LAT_PERF_NOT_COUNTED)
+                fprintf(report, " %16s", "-");
+            else if (is_clock(lat_perf_name(r->p, i)))
+                fprintf(report, " %11.2f msec", t[i].scaled / 1e6);
+            else
+                fprintf(report, " %16.0f", t[i].scaled);
+        }
+        fputc('\n', report);
     }
-    fprintf(report, "\n  %14.9f seconds time elapsed\n", (double)wall / 1e9);
+}
+
+static void print_report(const stat_run *r) {
+    fprintf(report, "\n Performance counter stats for '");
+    for (char **a = r->cmd; *a; a++)
+        fprintf(report, "%s%s", a == r->cmd ? "" : " ", *a);
+    fprintf(report, "':\n\n");
+    for (size_t i = 0; i < r->n; i++) {
+        char note[96];
+        note_for(r->p, i, r->cnt, r->n, &r->d, r->wall, note, sizeof note);
+        print_count(lat_perf_name(r->p, i), &r->cnt[i], note);
+    }
+    fprintf(report, "\n  %14.9f seconds time elapsed\n", (double)r->wall / 1e9);
     fprintf(report, "  %14.9f seconds user\n",
-            (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6);
+            (double)r->ru.ru_utime.tv_sec + r->ru.ru_utime.tv_usec / 1e6);
     fprintf(report, "  %14.9f seconds sys\n",
-            (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+            (double)r->ru.ru_stime.tv_sec + r->ru.ru_stime.tv_usec / 1e6);
     bool any = false;
-    for (size_t i = 0; i < n; i++) {
-        const char *r = lat_perf_reason(p, i);
-        if (!r) continue;
+    for (size_t i = 0; i < r->n; i++) {
+        const char *why = lat_perf_reason(r->p, i);
+        if (!why) continue;
         if (!any) fprintf(report, "\n Notes:\n");
         any = true;
-        fprintf(report, "  %-24s %s\n", lat_perf_name(p, i), r);
+        fprintf(report, "  %-24s %s\n", lat_perf_name(r->p, i), why);
     }
-    if (per_thread && nts) {
-        fprintf(report, "\n Per thread (%d seen):\n  %-8s %-16s", nts, "tid", "comm");
-        for (size_t i = 0; i < n; i++)
-            if (cnt[i].state != LAT_PERF_UNAVAILABLE)
-                fprintf(report, " %16.16s", lat_perf_name(p, i));
-        fputc('\n', report);
-        for (int k = 0; k < nts; k++) {
-            lat_perf_count t[LAT_PERF_MAX_EVENTS];
-            lat_perf_read(ts[k].p, t, n);
-            fprintf(report, "  %-8d %-16s", (int)ts[k].tid, ts[k].comm);
-            for (size_t i = 0; i < n; i++) {
-                if (cnt[i].state == LAT_PERF_UNAVAILABLE) continue;
-                if (t[i].state == LAT_PERF_UNAVAILABLE || t[i].state == LAT_PERF_NOT_COUNTED)
-                    fprintf(report, " %16s", "-");
-                else if (is_clock(lat_perf_name(p, i)))
-                    fprintf(report, " %11.2f msec", t[i].scaled / 1e6);
-                else
-                    fprintf(report, " %16.0f", t[i].scaled);
-            }
-            fputc('\n', report);
-        }
-    }
+    if (per_thread && r->nts) print_threads(r);
     fflush(report);
-    if (WIFSIGNALED(status))
-        cli_warn("stat", "'%s' was killed by signal %d (%s)", cmd[0], WTERMSIG(status),
-                 strsignal(WTERMSIG(status)));
+    if (WIFSIGNALED(r->status))
+        cli_warn("stat", "'%s' was killed by signal %d (%s)", r->cmd[0], WTERMSIG(r->status),
+                 strsignal(WTERMSIG(r->status)));
+}
 
-    int ret = exit_code;
-    if (json_path) {
-        json_t *root = json_object();
-        json_t *argv_j = json_array();
-        for (char **a = cmd; *a; a++)
-            json_array_append_new(argv_j, json_string(*a));
-        json_object_set_new(root, "command", argv_j);
-        json_object_set_new(root, "exit_status", json_integer(exit_code));
-        json_object_set_new(root, "elapsed_ns", json_integer((json_int_t)wall));
-        json_object_set_new(root, "user_ns",
-                            json_integer((json_int_t)ru.ru_utime.tv_sec * 1000000000 +
-                                         (json_int_t)ru.ru_utime.tv_usec * 1000));
-        json_object_set_new(root, "sys_ns",
-                            json_integer((json_int_t)ru.ru_stime.tv_sec * 1000000000 +
-                                         (json_int_t)ru.ru_stime.tv_usec * 1000));
-        json_object_set_new(root, "events", counts_json(p, cnt, n));
-        json_t *dj = json_object();
-        json_object_set_new(dj, "ipc", dnum(d.ipc));
-        json_object_set_new(dj, "branch_miss_pct", dnum(d.branch_miss_pct));
-        json_object_set_new(dj, "cache_miss_pct", dnum(d.cache_miss_pct));
-        json_object_set_new(dj, "cpu_utilization", dnum(d.cpu_utilization));
-        json_object_set_new(root, "derived", dj);
-        if (per_thread) {
-            json_t *tj = json_array();
-            for (int k = 0; k < nts; k++) {
-                lat_perf_count t[LAT_PERF_MAX_EVENTS];
-                lat_perf_total(ts[k].p, t, n);
-                json_t *o2 = json_object();
-                json_object_set_new(o2, "tid", json_integer(ts[k].tid));
-                json_object_set_new(o2, "comm", json_string(ts[k].comm));
-                json_object_set_new(o2, "events", counts_json(ts[k].p, t, n));
-                json_array_append_new(tj, o2);
-            }
-            json_object_set_new(root, "threads", tj);
-        }
-        int jrc = lat_write_json_atomic(json_path, root);
-        json_decref(root);
-        if (jrc) {
-            cli_lib_error("stat", json_path, jrc);
-            if (ret == 0) ret = CLI_ERR;
-        }
+static json_t *threads_json(const stat_run *r) {
+    json_t *tj = json_array();
+    for (int k = 0; k < r->nts; k++) {
+        lat_perf_count t[LAT_PERF_MAX_EVENTS];
+        lat_perf_total(r->ts[k].p, t, r->n);
+        json_t *o2 = json_object();
+        json_object_set_new(o2, "tid", json_integer(r->ts[k].tid));
+        json_object_set_new(o2, "comm", json_string(r->ts[k].comm));
+        json_object_set_new(o2, "events", counts_json(r->ts[k].p, t, r->n));
+        json_array_append_new(tj, o2);
     }
-    lat_perf_close(p);
-    for (int k = 0; k < nts; k++)
-        lat_perf_close(ts[k].p);
-    free(ts);
-    return ret;
+    return tj;
+}
+
+static json_int_t tv_ns(struct timeval tv) {
+    return (json_int_t)tv.tv_sec * 1000000000 + (json_int_t)tv.tv_usec * 1000;
+}
+
+/* 0, or CLI_ERR after a message. */
+static int write_json(const stat_run *r) {
+    json_t *root = json_object();
+    json_t *argv_j = json_array();
+    for (char **a = r->cmd; *a; a++)
+        json_array_append_new(argv_j, json_string(*a));
+    json_object_set_new(root, "command", argv_j);
+    json_object_set_new(root, "exit_status", json_integer(r->exit_code));
+    json_object_set_new(root, "elapsed_ns", json_integer((json_int_t)r->wall));
+    json_object_set_new(root, "user_ns", json_integer(tv_ns(r->ru.ru_utime)));
+    json_object_set_new(root, "sys_ns", json_integer(tv_ns(r->ru.ru_stime)));
+    json_object_set_new(root, "events", counts_json(r->p, r->cnt, r->n));
+    json_t *dj = json_object();
+    json_object_set_new(dj, "ipc", dnum(r->d.ipc));
+    json_object_set_new(dj, "branch_miss_pct", dnum(r->d.branch_miss_pct));
+    json_object_set_new(dj, "cache_miss_pct", dnum(r->d.cache_miss_pct));
+    json_object_set_new(dj, "cpu_utilization", dnum(r->d.cpu_utilization));
+    json_object_set_new(root, "derived", dj);
+    if (per_thread) json_object_set_new(root, "threads", threads_json(r));
+    int jrc = lat_write_json_atomic(json_path, root);
+    json_decref(root);
+    return jrc ? cli_lib_error("stat", json_path, jrc) : 0;
+}
+
+int cmd_stat(int argc, char **argv) {
+    static stat_run r; /* big (counts); one per process */
+    report = stderr;
+    int rc = stat_parse(argc, argv, &r);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    if ((rc = stat_fork(&r)) || (rc = stat_wait(&r))) {
+        stat_free(&r);
+        return rc;
+    }
+    bool exec_failed;
+    r.exit_code = stat_exit_code(&r, &exec_failed);
+    if (!exec_failed) {
+        stat_read(&r);
+        print_report(&r);
+        if (json_path && write_json(&r) && r.exit_code == 0) r.exit_code = CLI_ERR;
+    }
+    stat_free(&r);
+    return r.exit_code;
 }

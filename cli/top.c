@@ -23,7 +23,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -37,30 +36,42 @@
 #include <time.h>
 #include <unistd.h>
 
-const char cmd_top_usage[] =
-    "usage: latlab top [OPTIONS] FILE.hlog...\n"
-    "       latlab top [OPTIONS] --connect SOCKET\n"
-    "\n"
-    "Live per-stage tails.  Follows HdrHistogram interval logs as they grow (like\n"
-    "tail -f; any writer: latlab's tracer and pipeline, Java's HistogramLogWriter,\n"
-    "HdrHistogram_c), or a running traced process through the unix socket its tracer\n"
-    "publishes (lat_trace_config.socket_path).  Only complete lines are read.\n"
-    "\n"
-    "One row per stage (a file's untagged intervals are named after the file, tagged\n"
-    "ones by their tag): the last interval's count, p50, p99, p99.9 and max, the\n"
-    "cumulative p99.9 (since top started reading) and a sparkline of p99.9 over the\n"
-    "last minute.  On a terminal the screen refreshes once a second and q quits;\n"
-    "otherwise (or with --plain) one line per stage per interval is printed.\n"
-    "\n"
-    "  --connect PATH  read a tracer's unix socket instead of files\n"
-    "  --scale R       divide values by R (default 1000: ns -> us)\n"
-    "  --plain         plain lines even on a terminal\n"
-    "  --no-follow     read the files to their end once, print plain lines, exit\n"
-    "\n"
-    "Limits: 256 stages (rows), lines of up to 16 MiB.\n"
-    "\n"
-    "Exit status: 0 ok (q, --no-follow done, the socket closed), 1 unreadable or\n"
-    "corrupt input (file:line: reason) or a write error, 2 usage error.\n";
+static const char *top_sock;
+static double top_scale;
+static bool top_plain, top_no_follow;
+
+static const cli_opt top_opts[] = {
+    CLI_STR_OPT("connect", CLI_STRING, &top_sock, "PATH",
+                "read a tracer's unix socket instead of files"),
+    CLI_NUM_OPT("scale", CLI_DOUBLE, &top_scale, "R", "divide values by R (default 1000: ns -> us)",
+                1e-300, 1e300),
+    CLI_FLAG_OPT("plain", &top_plain, "plain lines even on a terminal"),
+    CLI_FLAG_OPT("no-follow", &top_no_follow,
+                 "read the files to their end once, print plain lines, exit"),
+    CLI_END,
+};
+
+const cli_spec cmd_top_spec = {
+    .name = "top",
+    .synopsis = "latlab top [OPTIONS] FILE.hlog...\n"
+                "       latlab top [OPTIONS] --connect SOCKET",
+    .about = "Live per-stage tails.  Follows HdrHistogram interval logs as they grow (like\n"
+             "tail -f; any writer: latlab's tracer and pipeline, Java's HistogramLogWriter,\n"
+             "HdrHistogram_c), or a running traced process through the unix socket its tracer\n"
+             "publishes (lat_trace_config.socket_path).  Only complete lines are read.\n"
+             "\n"
+             "One row per stage (a file's untagged intervals are named after the file, tagged\n"
+             "ones by their tag): the last interval's count, p50, p99, p99.9 and max, the\n"
+             "cumulative p99.9 (since top started reading) and a sparkline of p99.9 over the\n"
+             "last minute.  On a terminal the screen refreshes once a second and q quits;\n"
+             "otherwise (or with --plain) one line per stage per interval is printed.\n",
+    .opts = top_opts,
+    .epilog = "Limits: 256 stages (rows), lines of up to 16 MiB.\n"
+              "\n"
+              "Exit status: 0 ok (q, --no-follow done, the socket closed), 1 unreadable or\n"
+              "corrupt input (file:line: reason) or a write error, 2 usage error.\n",
+    .max_args = -1,
+};
 
 #define CMD "top"
 #define SPARK_N 128                /* p99.9 history per row */
@@ -418,42 +429,18 @@ static double now_s(void) {
 /* ---- the command ------------------------------------------------------------------------- */
 
 int cmd_top(int argc, char **argv) {
-    const char *sock = NULL;
-    double scale = 1000;
-    bool plain = false, follow = true;
-    static const struct option opts[] = {
-        {"connect", required_argument, NULL, 'c'}, {"scale", required_argument, NULL, 's'},
-        {"plain", no_argument, NULL, 'p'},         {"no-follow", no_argument, NULL, 'n'},
-        {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-        switch (c) {
-        case 'c':
-            sock = optarg;
-            break;
-        case 's':
-            if (cli_parse_double(CMD, "--scale", optarg, 1e-300, 1e300, &scale)) return CLI_USAGE;
-            break;
-        case 'p':
-            plain = true;
-            break;
-        case 'n':
-            follow = false;
-            break;
-        case 'h':
-            fputs(cmd_top_usage, stdout);
-            return CLI_OK;
-        default:
-            return cli_getopt_fail(CMD, c, argv);
-        }
-    }
-    int nfiles = argc - optind;
+    top_sock = NULL, top_scale = 1000, top_plain = false, top_no_follow = false;
+    int first, prc = cli_parse(&cmd_top_spec, argc, argv, &first);
+    if (prc) return prc < 0 ? CLI_OK : prc;
+    const char *sock = top_sock;
+    double scale = top_scale;
+    bool plain = top_plain, follow = !top_no_follow;
+    int nfiles = argc - first;
     if (sock && !*sock) return cli_usage_error(CMD, "--connect: empty socket path");
     if (sock && nfiles) return cli_usage_error(CMD, "--connect takes no FILE.hlog arguments");
     if (!sock && nfiles == 0) return cli_usage_error(CMD, "needs FILE.hlog... or --connect PATH");
     if (sock && !follow) return cli_usage_error(CMD, "--no-follow is for files, not --connect");
-    for (int i = optind; i < argc; i++)
+    for (int i = first; i < argc; i++)
         if (!*argv[i]) return cli_usage_error(CMD, "empty file name");
 
     static top T; /* rows hold sparkline history: keep them off the stack */
@@ -464,7 +451,7 @@ int cmd_top(int argc, char **argv) {
     if (!T.src) return cli_error(CMD, "out of memory");
     int status = CLI_OK;
     for (int i = 0; i < T.nsrc && status == CLI_OK; i++) {
-        const char *p = sock ? sock : argv[optind + i];
+        const char *p = sock ? sock : argv[first + i];
         int rc = open_source(&T.src[i], p, sock != NULL);
         if (rc) status = cli_error(CMD, "%s: %s", p, strerror(-rc));
     }
