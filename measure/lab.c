@@ -244,6 +244,12 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
     bool flat50 = v->p50_below_tick || (t->s50.lo > -lim && t->s50.hi < lim);
     bool flat999 = t->s999.lo > -lim && t->s999.hi < lim;
     bool flat_sp = t->within_ratio < p->min_var_ratio && t->across_ratio < p->min_var_ratio;
+    /* "no change" is claimed only when nothing moved significantly: a real
+     * but sub-threshold shift (a tail x1.15 whose interval excludes 1, say,
+     * or a p50 below one counter tick) is an effect this machine cannot
+     * classify, not the absence of one */
+    bool tail_moved = t->t999.p < p->alpha && (t->s999.lo > 0 || t->s999.hi < 0);
+    bool small_effect = tail_moved || (t->t50.p < p->alpha && v->p50_below_tick);
     if (median_up) {
         v->kind = LAT_LAB_MEDIAN;
         v->confidence = 1 - t->t50.p;
@@ -253,7 +259,7 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
     } else if (tail_up && !spread_hint) {
         v->kind = LAT_LAB_TAIL;
         v->confidence = 1 - t->t999.p;
-    } else if (flat50 && flat999 && flat_sp) {
+    } else if (flat50 && flat999 && flat_sp && !small_effect) {
         v->kind = LAT_LAB_NO_CHANGE;
         v->confidence = 1 - p->alpha;
     } else {
@@ -269,6 +275,14 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
                      "intervals or rounds (x%.2f): a tail or a variance disease, not yet told "
                      "apart",
                      exp(t->s999.est), fmax(t->within_ratio, t->across_ratio));
+        else if (tail_moved && !tail_up)
+            snprintf(r, room,
+                     "an effect too small to classify here: work p99.9 x%.2f [%.2f, %.2f] "
+                     "(p=%.4f) is significant but below the x%.2f a tail disease needs, and "
+                     "work p50 moved %+.1f ns (%s)",
+                     exp(t->s999.est), exp(t->s999.lo), exp(t->s999.hi), t->t999.p,
+                     p->min_tail_ratio, t->sns.est,
+                     v->p50_below_tick ? "below the counter's granularity" : "not significant");
         else if (t->t50.p < p->alpha && v->p50_below_tick)
             snprintf(r, room,
                      "work p50 moved %+.1f ns, below the counter's granularity (%.0f ticks of "
