@@ -40,7 +40,7 @@ static int reg(lat_bench_runner *r) {
         {"optimistic_reader", 3, optimistic_reader},
         {"exclusive_writer", 1, latch_writer},
     };
-    lat_bench_group *g = lat_bench_concurrent_group_new(r, "Contention");
+    lat_bench_group *g = lat_bench_concurrent_group_create(r, "Contention");
     if (!g) return -ENOMEM;
     int rc = lat_bench_group_sample_duration(g, 50000000ull);
     if (rc) return rc;

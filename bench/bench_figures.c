@@ -60,16 +60,16 @@ static int run_once(void *hist, lat_bench_report **out) {
     lat_bench_config_quick(&cfg);
     cfg.min_samples = 20;
     lat_bench_runner *r;
-    int rc = lat_bench_runner_new("figures", &cfg, &r);
+    int rc = lat_bench_runner_create("figures", &cfg, &r);
     if (rc) return rc;
-    lat_bench_group *g = lat_bench_group_new(r, "ops");
+    lat_bench_group *g = lat_bench_group_create(r, "ops");
     if (!g) rc = -ENOMEM;
     if (!rc) rc = lat_bench_add(g, &(lat_bench_def){.name = names[0], .fn = hash_fn});
     if (!rc) rc = lat_bench_add(g, &(lat_bench_def){.name = names[1], .fn = copy_fn});
     if (!rc) rc = lat_bench_add(g, &(lat_bench_def){.name = names[2], .fn = hist_fn, .arg = hist});
     if (!rc) rc = lat_bench_run(r);
     if (!rc) rc = lat_bench_report_clone(lat_bench_runner_report(r), out);
-    lat_bench_runner_free(r);
+    lat_bench_runner_destroy(r);
     return rc;
 }
 
@@ -175,7 +175,7 @@ int main(int argc, char **argv) {
                 changed += (int)(c->improved + c->regressed);
                 inconclusive += (int)c->inconclusive;
                 runs_changed += c->improved + c->regressed > 0;
-                lat_bench_comparison_free(c);
+                lat_bench_comparison_destroy(c);
             }
             if (tsv)
                 printf("latlab_fp\t%s\t%d\t%d\t%d\t%d\t%.3f\n", rule[m], fp, runs_changed, changed,
@@ -188,7 +188,7 @@ int main(int argc, char **argv) {
         if (!tsv) printf("the measuring thread had a CPU %.0f%% of the wall time\n", share * 100);
     }
     for (int k = 0; k < runs; k++)
-        lat_bench_report_free(reps[k]);
+        lat_bench_report_destroy(reps[k]);
     free(reps);
     fig_hist_free(hist);
     return 0;

@@ -193,7 +193,7 @@ int main(int argc, char **argv) {
         ours_cpu_best[k] = tc[0]; /* median() sorted tc */
         ours_stream[k] = median(ts, (size_t)reps);
     }
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
 
     /* ---- 6-percentile summary ---- */
     gen(2, v, n);
@@ -254,7 +254,7 @@ int main(int argc, char **argv) {
     double sum_batch = median(tb, SUMREPS), sum_single = median(ts, SUMREPS),
            sum_iter = median(ti, SUMREPS), sum_ci = median(tci, SUMREPS),
            sum_ci5 = median(tci5, SUMREPS);
-    lat_hist_free(&s);
+    lat_hist_fini(&s);
 
     if (summary_only) {
         printf("\n6-percentile summary on (1, 1e9, 3) with %zu values (us per call, median of "
@@ -297,13 +297,13 @@ int main(int argc, char **argv) {
         if (lat_hist_decode(buf, enc_len, &d)) return 1;
         uint64_t t2 = lat_mono_ns();
         if (lat_hist_total(&d) != (int64_t)m) return 1;
-        lat_hist_free(&d);
+        lat_hist_fini(&d);
         lat_hist_buf_free(buf);
         te[r] = (double)(t1 - t0);
         td[r] = (double)(t2 - t1);
     }
     double enc = median(te, CREPS), dec = median(td, CREPS);
-    lat_hist_free(&e);
+    lat_hist_fini(&e);
     free(v);
 
     java_figs j;

@@ -97,7 +97,7 @@ static int ring_prepare(void *arg, uint64_t n, void **ctx) {
 }
 static void ring_release(void *arg, void *ctx) {
     (void)arg;
-    lat_ring_free(ctx);
+    lat_ring_destroy(ctx);
 }
 
 static void ring_push_pop(void *ctx, uint64_t n, uint64_t idx) {
@@ -145,7 +145,7 @@ static void consumer(void *ctx, const lat_bench_control *ctl, lat_bench_worker_r
 }
 
 static int reg(lat_bench_runner *r) {
-    lat_bench_group *g = lat_bench_group_new(r, "clock");
+    lat_bench_group *g = lat_bench_group_create(r, "clock");
     if (!g) return -ENOMEM;
     int rc;
     if ((rc = lat_bench_add(g, &(lat_bench_def){.name = "lat_cycles", .fn = clock_read})) ||
@@ -155,7 +155,7 @@ static int reg(lat_bench_runner *r) {
                                                 .fn = clock_to_ns,
                                                 .arg = (void *)lat_clock_default()})))
         return rc;
-    if (!(g = lat_bench_group_new(r, "hist"))) return -ENOMEM;
+    if (!(g = lat_bench_group_create(r, "hist"))) return -ENOMEM;
     if ((rc = lat_bench_add(g, &(lat_bench_def){.name = "record",
                                                 .fn = hist_record,
                                                 .prepare = hist_prepare,
@@ -165,7 +165,7 @@ static int reg(lat_bench_runner *r) {
                                                 .prepare = hist_prepare,
                                                 .release = hist_release})))
         return rc;
-    if (!(g = lat_bench_group_new(r, "ring"))) return -ENOMEM;
+    if (!(g = lat_bench_group_create(r, "ring"))) return -ENOMEM;
     if ((rc = lat_bench_add(g, &(lat_bench_def){.name = "push_pop_one_thread",
                                                 .fn = ring_push_pop,
                                                 .prepare = ring_prepare,
@@ -173,7 +173,7 @@ static int reg(lat_bench_runner *r) {
                                                 .bytes_per_op = sizeof(uint64_t)})))
         return rc;
     static const lat_bench_worker spsc[] = {{"producer", 1, producer}, {"consumer", 1, consumer}};
-    if (!(g = lat_bench_concurrent_group_new(r, "ring_spsc"))) return -ENOMEM;
+    if (!(g = lat_bench_concurrent_group_create(r, "ring_spsc"))) return -ENOMEM;
     if ((rc = lat_bench_group_sample_duration(g, 20000000ull))) return rc;
     return lat_bench_add_concurrent(g, &(lat_bench_concurrent_def){.name = "producer_consumer",
                                                                    .workers = spsc,

@@ -245,7 +245,7 @@ int main(int argc, char **argv) {
            BATCHES, BATCH);
     printf("  %-52s %9s %9s\n", "region", "median", "min");
     lat_perf *p1 = NULL, *p4 = NULL;
-    if (lat_perf_open(&p1, "task-clock", NULL) || lat_perf_open(&p4,
+    if (lat_perf_create(&p1, "task-clock", NULL) || lat_perf_create(&p4,
                                                                 "task-clock,context-switches,"
                                                                 "cpu-migrations,page-faults",
                                                                 NULL)) {
@@ -264,8 +264,8 @@ int main(int argc, char **argv) {
     lat_perf_start(p4);
     measure("lat_perf 2 x read (left enabled), 1 event", r_perf_reads, p1);
     measure("lat_perf 2 x read (left enabled), 4 software events", r_perf_reads, p4);
-    lat_perf_close(p1);
-    lat_perf_close(p4);
+    lat_perf_destroy(p1);
+    lat_perf_destroy(p4);
     side_by_side(argv[0]);
     return 0;
 }

@@ -110,8 +110,8 @@ int main(int argc, char **argv) {
     (void)hlog_len;
     lat_prom_exporter_destroy(e);
     for (int s = 0; s < NSTAGE; s++) {
-        lat_hist_free(&h[s]);
-        lat_hist_free(&copy[s]);
+        lat_hist_fini(&h[s]);
+        lat_hist_fini(&copy[s]);
     }
     free(buf);
     free(t);

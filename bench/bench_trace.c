@@ -117,7 +117,7 @@ int main(int argc, char **argv) {
     lat_trace_counts n;
     lat_trace_sink_counts_get(k, &n);
     if (n.dropped) printf("  (ship dropped %llu: ring was full)\n", (unsigned long long)n.dropped);
-    lat_spsc_free(ring);
+    lat_spsc_destroy(ring);
     lat_trace_destroy(t);
 
     /* The aggregator: 4 stages, drain mode, blocks shipped untimed. */

@@ -185,7 +185,7 @@ static int reg(lat_bench_runner *r) {
         {"appender", 3, appender},
         {"flusher", 1, flusher},
     };
-    lat_bench_group *g = lat_bench_concurrent_group_new(r, "Storage");
+    lat_bench_group *g = lat_bench_concurrent_group_create(r, "Storage");
     if (!g) return -ENOMEM;
     int rc;
     if ((rc = lat_bench_group_domain(g, LAT_BENCH_IO)) ||

@@ -429,7 +429,7 @@ static int cmd_replay(int argc, char **argv) {
     if (o.json && replay_json(&ctx, path, o.json)) rc = CLI_ERR;
     free(ctx.lv[0]);
     free(ctx.lv[1]);
-    book_free(ctx.b);
+    book_destroy(ctx.b);
     return rc;
 }
 

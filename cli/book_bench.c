@@ -530,9 +530,9 @@ static int write_report_html(const char *dir, const run *runs, size_t n, const l
     e = lat_report_write(rep, path);
 out:
     if (e) snprintf(err, errlen, "%s: %s", path, lat_strerror(e));
-    lat_plot_free(pc);
-    lat_plot_free(po);
-    lat_report_free(rep);
+    lat_plot_destroy(pc);
+    lat_plot_destroy(po);
+    lat_report_destroy(rep);
     return e;
 }
 
@@ -814,7 +814,7 @@ int book_bench_main(int argc, char **argv) {
     if (done && write_results(runs, done, argc, argv)) rc = CLI_ERR;
     if (bo.prom.push_url && done && push_runs(runs, done)) rc = CLI_ERR;
     for (size_t i = 0; i < done; i++)
-        book_bench_result_free(&runs[i].r);
+        book_bench_result_fini(&runs[i].r);
     free(runs);
     return rc;
 }

@@ -330,7 +330,7 @@ int book_itch_main(int argc, char **argv) {
     if (!o.json) json_decref(stocks);
     if (book_cli_check_stdout(CMD)) rc = CLI_ERR;
 done:
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
     itch_replay_free(r);
     free(buf);
     return rc;

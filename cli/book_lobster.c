@@ -334,7 +334,7 @@ int book_lobster_main(int argc, char **argv) {
         if (book_cli_check_stdout(CMD)) rc = CLI_ERR;
     }
 done:
-    lat_hist_free(&run.h);
+    lat_hist_fini(&run.h);
     lobster_replay_destroy(run.r);
     if (run.ob) fclose(run.ob);
     fclose(run.msg);

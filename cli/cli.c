@@ -211,7 +211,7 @@ int cli_pick_two_cpus(const char *cmd, const char *list, int cpus[2]) {
     if (err) return cli_lib_error(cmd, "reading the CPU topology", err);
     lat_plan plan;
     err = lat_topo_plan(t, 2, 0, 0, &plan);
-    lat_topo_free(t);
+    lat_topo_destroy(t);
     if (err == LAT_ETOOFEW_CPUS)
         return cli_error(cmd,
                          "needs two CPUs to put producer and consumer on different cores, "

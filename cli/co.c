@@ -247,8 +247,8 @@ int cmd_co(int argc, char **argv) {
     if ((rc = lat_hist_init(&h.closed, 1, 3600000000000ll, 3)) ||
         (rc = lat_hist_init(&h.corr, 1, 3600000000000ll, 3)) ||
         (rc = lat_hist_init(&h.open, 1, 3600000000000ll, 3))) {
-        lat_hist_free(&h.closed);
-        lat_hist_free(&h.corr);
+        lat_hist_fini(&h.closed);
+        lat_hist_fini(&h.corr);
         return cli_lib_error(CMD, "histogram", rc);
     }
     run_modes(&c, m, &h);
@@ -261,8 +261,8 @@ int cmd_co(int argc, char **argv) {
     lat_budget_format(&budget, bline, sizeof bline);
     printf("%s%s\n", bline, m.closed ? " (in the corrected line)" : "");
     int ret = json_path ? write_json(&c, m, &h, &budget) : CLI_OK;
-    lat_hist_free(&h.closed);
-    lat_hist_free(&h.corr);
-    lat_hist_free(&h.open);
+    lat_hist_fini(&h.closed);
+    lat_hist_fini(&h.corr);
+    lat_hist_fini(&h.open);
     return ret;
 }

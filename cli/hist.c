@@ -48,7 +48,7 @@ static int merge_error(const char *path, int line, int rc) {
 }
 
 static int open_log(const char *path, lat_hlog_reader **r) {
-    int rc = lat_hlog_reader_open(path, r);
+    int rc = lat_hlog_reader_create(path, r);
     if (rc == -EFBIG)
         return cli_error(CMD, "%s: larger than the %zu MiB limit for an interval log", path,
                          LAT_HLOG_MAX_FILE_BYTES >> 20);
@@ -300,7 +300,7 @@ static int cmd_percentiles(int argc, char **argv) {
     lat_hist total = {0};
     out_t o;
     if (out_open(&o, po.outpath)) {
-        lat_hlog_reader_close(r);
+        lat_hlog_reader_destroy(r);
         return CLI_ERR;
     }
     status = pct_accumulate(r, o.f, &total);
@@ -312,8 +312,8 @@ static int cmd_percentiles(int argc, char **argv) {
     }
     if (!status && po.json) status = pct_json(&total);
     status = out_close(&o, po.outpath, status);
-    lat_hist_free(&total);
-    lat_hlog_reader_close(r);
+    lat_hist_fini(&total);
+    lat_hlog_reader_destroy(r);
     return status;
 }
 
@@ -414,7 +414,7 @@ static int gather(const char *path, bool slots, tag_acc **accs, int *n) {
     else if (*n == 0)
         status = cli_error(CMD, "%s: no intervals", path);
 done:
-    lat_hlog_reader_close(r);
+    lat_hlog_reader_destroy(r);
     return status;
 }
 
@@ -537,7 +537,7 @@ static int print_summary(const tag_acc *a, int n, json_t *arr) {
         lat_hist h;
         if (build_hist(&a[k], &h) < 0) return cli_error(CMD, "out of memory");
         summary_line(&a[k], &h, ts_scale, ts_confidence, arr);
-        lat_hist_free(&h);
+        lat_hist_fini(&h);
     }
     if (n > 0)
         printf("histogram resolution %.3g%% (%d sig figs); intervals at %g%% confidence from the "
@@ -686,7 +686,7 @@ static int cmd_merge(int argc, char **argv) {
         }
     }
     for (int i = 0; i < nin; i++)
-        lat_hlog_reader_close(readers[i]);
+        lat_hlog_reader_destroy(readers[i]);
     free(readers);
     free(recs);
     return status;

@@ -69,7 +69,7 @@ static int add_interval(xstate *x, const char *stage, const lat_hist *h) {
 
 static int read_file(xstate *x, const char *path, const char *tag) {
     lat_hlog_reader *r = NULL;
-    int rc = lat_hlog_reader_open(path, &r);
+    int rc = lat_hlog_reader_create(path, &r);
     if (rc < 0) return cli_error(CMD, "%s: %s", path, lat_strerror(rc));
     lat_hlog_reader_fit(r, true); /* memory follows the data; merged with add_resize */
     char base[LAT_PROM_LABEL_MAX];
@@ -85,7 +85,7 @@ static int read_file(xstate *x, const char *path, const char *tag) {
         status = cli_error(CMD, "%s:%d: %s", path, lat_hlog_reader_line(r),
                            why && *why ? why : lat_strerror(rc));
     }
-    lat_hlog_reader_close(r);
+    lat_hlog_reader_destroy(r);
     return status;
 }
 
@@ -285,7 +285,7 @@ int cli_hist_export(int argc, char **argv) {
     int status = load_series(x, argv + first, argc - first);
     if (!status) status = export_series(x);
     for (int i = 0; i < x->n; i++)
-        lat_hist_free(&x->s[i].h);
+        lat_hist_fini(&x->s[i].h);
     free(x);
     return status;
 }

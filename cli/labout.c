@@ -541,14 +541,14 @@ void lab_write_svgs(const lab_ctx *x, const lat_lab_result *res) {
                 lat_plot_add_series(pl, lat_lab_conf_name(c), NULL, 0);
         snprintf(p, sizeof p, "%s/%s.svg", x->out, lat_pipe_stages[s].file);
         lat_plot_save_svg(pl, p);
-        lat_plot_free(pl);
+        lat_plot_destroy(pl);
     }
     for (int w = 0; w < 3; w++) {
         lat_plot *pl = interval_plot(res, w);
         if (!pl) continue;
         snprintf(p, sizeof p, "%s/intervals-%s.svg", x->out, iv_fig_file[w]);
         lat_plot_save_svg(pl, p);
-        lat_plot_free(pl);
+        lat_plot_destroy(pl);
     }
 }
 
@@ -647,7 +647,7 @@ int lab_write_html(const lab_ctx *x, const lat_lab_result *res, const char *path
     for (int w = 0; w < 3; w++) {
         lat_plot *pl = interval_plot(res, w);
         if (pl) lat_report_plot(rep, pl);
-        lat_plot_free(pl);
+        lat_plot_destroy(pl);
     }
     html_confs(rep, x, res);
     lat_report_section(rep, "Latency by percentile, per stage (usable runs merged)");
@@ -660,7 +660,7 @@ int lab_write_html(const lab_ctx *x, const lat_lab_result *res, const char *path
             if (res->merged[c][s])
                 lat_plot_add_hist(pl, lat_lab_conf_name(c), res->merged[c][s], 1.0, 0);
         lat_report_plot(rep, pl);
-        lat_plot_free(pl);
+        lat_plot_destroy(pl);
     }
     if (x->flight_done) {
         lat_report_section(rep, "Flight recorder (alloc)");
@@ -671,6 +671,6 @@ int lab_write_html(const lab_ctx *x, const lat_lab_result *res, const char *path
     html_silence(rep, x);
     labprof_report(&x->prof, rep);
     rc = lat_report_write(rep, path);
-    lat_report_free(rep);
+    lat_report_destroy(rep);
     return rc;
 }

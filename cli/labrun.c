@@ -44,7 +44,7 @@ int lab_place(const char *cmd, lat_pipe_config *c, int shape, const int *cpus, i
         lat_cpuset_zero(&want);
         for (int i = 0; i < ncpus; i++) {
             if (!lat_cpuset_has(lat_topo_affinity(t), cpus[i])) {
-                lat_topo_free(t);
+                lat_topo_destroy(t);
                 return cli_usage_error(cmd, "--cpus: CPU %d is not online or not allowed here",
                                        cpus[i]);
             }
@@ -54,7 +54,7 @@ int lab_place(const char *cmd, lat_pipe_config *c, int shape, const int *cpus, i
         lat_topo_set_affinity(t, &have);
     }
     rc = lat_pipe_place(c, shape, t, oversubscribe, over, why, why_len);
-    lat_topo_free(t);
+    lat_topo_destroy(t);
     if (rc == LAT_ETOOFEW_CPUS) return cli_error(cmd, "%s", why);
     if (rc) return cli_lib_error(cmd, "planning the placement", rc);
     return 0;

@@ -344,7 +344,7 @@ static int flight_auto_threshold(lat_pipe_config *c) {
     int rc = lat_pipe_run(&b, &br);
     if (rc != 0) return cli_lib_error(CMD, "baseline run", rc);
     c->flight_threshold_ns = (uint64_t)lat_hist_value_at_percentile(br.h[LAT_PIPE_E2E], 99.9);
-    lat_pipe_result_release(&br);
+    lat_pipe_result_fini(&br);
     fprintf(stderr,
             "latlab pipeline: flight threshold auto: baseline e2e p99.9 = %" PRIu64
             " ns (from a %" PRIu64 "-event run made first)\n",
@@ -449,7 +449,7 @@ static int run_and_report(lat_pipe_config *c, bool over, const char *why, itchfe
     }
     int ret = report_run(c, &r, over, why, feed, &pp);
     cli_prom_serve_finish(&o.prom, pp.srv, NULL, 0);
-    lat_pipe_result_release(&r);
+    lat_pipe_result_fini(&r);
     return ret;
 }
 

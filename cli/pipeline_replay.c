@@ -181,7 +181,7 @@ int pipeline_replay_round(FILE *out, const char *cmd, const char *path, const it
         return cli_lib_error(cmd, "steady run", err);
     }
     if ((err = lat_pipe_run(&rc, &rr)) != 0) {
-        lat_pipe_result_release(&sr);
+        lat_pipe_result_fini(&sr);
         itchfeed_destroy(feed);
         return cli_lib_error(cmd, "replay run", err);
     }
@@ -199,8 +199,8 @@ int pipeline_replay_round(FILE *out, const char *cmd, const char *path, const it
         *json =
             json_pack("{s:o*,s:o*}", "steady", lab_run_json(&sc, &sr, over, NULL), "replay", rj);
     }
-    lat_pipe_result_release(&sr);
-    lat_pipe_result_release(&rr);
+    lat_pipe_result_fini(&sr);
+    lat_pipe_result_fini(&rr);
     itchfeed_destroy(feed);
     return 0;
 }

@@ -185,7 +185,7 @@ static int load_hgrm(ctx *c, const char *path, const char *label) {
     rc = lat_plot_add_series(c->plot, label, h.points, h.n);
     if (rc) rc = cli_lib_error(CMD, path, rc);
 out:
-    lat_hgrm_release(&h);
+    lat_hgrm_fini(&h);
     return rc;
 }
 
@@ -218,7 +218,7 @@ static int load_hlog(ctx *c, const char *path, const char *label) {
     lat_hlog_reader *r = NULL;
     group groups[LAT_PLOT_MAX_SERIES];
     size_t ng = 0;
-    int rc = lat_hlog_reader_open(path, &r);
+    int rc = lat_hlog_reader_create(path, &r);
     if (rc) return cli_error(CMD, "%s: cannot read: %s", path, lat_strerror(rc));
     lat_hlog_interval *iv;
     while ((rc = lat_hlog_next(r, &iv)) > 0) {
@@ -271,8 +271,8 @@ static int load_hlog(ctx *c, const char *path, const char *label) {
     rc = 0;
 out:
     for (size_t g = 0; g < ng; g++)
-        lat_hist_free(&groups[g].acc);
-    lat_hlog_reader_close(r);
+        lat_hist_fini(&groups[g].acc);
+    lat_hlog_reader_destroy(r);
     return rc;
 }
 
@@ -352,7 +352,7 @@ static int write_html(const ctx *c, const char *out, const char *title, const ui
     lat_report_plot(r, c->plot);
     rc = lat_report_write(r, out);
 fail:
-    lat_report_free(r);
+    lat_report_destroy(r);
     return rc;
 }
 
@@ -571,6 +571,6 @@ int cmd_plot(int argc, char **argv) {
     if (rc == 0) rc = plot_write(&c, title);
     for (size_t k = 0; k < c.ns; k++)
         free(c.s[k].label);
-    lat_plot_free(c.plot);
+    lat_plot_destroy(c.plot);
     return rc;
 }

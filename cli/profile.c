@@ -343,7 +343,7 @@ static int lab_round(const lat_pipe_config *base, labprof *lp, int side, bool sh
     if (side >= 0)
         labprof_figures(lp, side, work, *e2e, w->cycles > 0 ? w->instructions / w->cycles : NAN,
                         w->cache_misses);
-    lat_pipe_result_release(&r);
+    lat_pipe_result_fini(&r);
     printf("%-26s work p50 %6.0f ns  e2e p50 %10.0f ns", name, work, *e2e);
     if (side >= 0 && lp->side[side].have)
         printf("  %llu samples", (unsigned long long)lat_flame_samples(lp->side[side].r.flame));
@@ -373,7 +373,7 @@ static int cmd_lab(int argc, char **argv) {
     bool over = false;
     char why[512];
     rc = lat_pipe_place(&base, LAT_PIPE_AUTO, t, a.oversub, &over, why, sizeof why);
-    lat_topo_free(t);
+    lat_topo_destroy(t);
     if (rc == LAT_ETOOFEW_CPUS) return cli_error(CMD, "lab: %s", why);
     if (rc) return cli_lib_error(CMD, "placement", rc);
     if ((rc = lat_mkdir_p(a.out))) return cli_lib_error(CMD, a.out, rc);
@@ -403,7 +403,7 @@ static int cmd_lab(int argc, char **argv) {
             rc = labprof_report(&lp, rep);
             if (!rc) rc = lat_report_write(rep, path);
         }
-        lat_report_free(rep);
+        lat_report_destroy(rep);
         if (rc)
             rc = cli_lib_error(CMD, a.out, rc);
         else

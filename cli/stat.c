@@ -76,7 +76,7 @@ static void poll_threads(pid_t pid, const char *events, thread_set *ts, int *nts
         if (*nts == MAX_THREADS) break;
         lat_perf_opts o = {.pid = tid, .enable_on_exec = first};
         thread_set *t = &ts[*nts];
-        if (lat_perf_open(&t->p, events, &o)) continue;
+        if (lat_perf_create(&t->p, events, &o)) continue;
         if (!first) lat_perf_start(t->p);
         t->tid = tid;
         snprintf(t->comm, sizeof t->comm, "?");
@@ -232,11 +232,11 @@ static int stat_parse(int argc, char **argv, stat_run *r) {
     char err[256];
     lat_perf *probe;
     lat_perf_opts o = {.err = err, .err_len = sizeof err};
-    rc = lat_perf_open(&probe, r->events, &o);
+    rc = lat_perf_create(&probe, r->events, &o);
     if (rc == LAT_EFORMAT || rc == -E2BIG || rc == -ENOENT)
         return cli_usage_error("stat", "-e: %s", err[0] ? err : lat_strerror(rc));
     if (rc) return cli_lib_error("stat", "opening counters", rc);
-    lat_perf_close(probe);
+    lat_perf_destroy(probe);
     return 0;
 }
 
@@ -263,9 +263,9 @@ static int stat_fork(stat_run *r) {
 }
 
 static void stat_free(stat_run *r) {
-    lat_perf_close(r->p);
+    lat_perf_destroy(r->p);
     for (int k = 0; k < r->nts; k++)
-        lat_perf_close(r->ts[k].p);
+        lat_perf_destroy(r->ts[k].p);
     free(r->ts);
 }
 
@@ -275,7 +275,7 @@ static int stat_wait(stat_run *r) {
     char err[256];
     lat_perf_opts o = {
         .pid = r->pid, .inherit = true, .enable_on_exec = true, .err = err, .err_len = sizeof err};
-    int rc = lat_perf_open(&r->p, r->events, &o);
+    int rc = lat_perf_create(&r->p, r->events, &o);
     if (!rc && per_thread) {
         r->ts = calloc(MAX_THREADS, sizeof *r->ts);
         if (r->ts) poll_threads(r->pid, r->events, r->ts, &r->nts, true);

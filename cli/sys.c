@@ -156,6 +156,6 @@ oom:
 out:
     json_decref(jplans);
     json_decref(root);
-    lat_topo_free(t);
+    lat_topo_destroy(t);
     return ret;
 }

@@ -294,7 +294,7 @@ static int parse_batch(top *T, int si, const char *batch, size_t blen, const int
         status = cli_error(CMD, "%s:%d: %s", s->name, k >= 1 && k <= nl ? lines[k - 1] : s->line,
                            why && *why ? why : lat_strerror(rc));
     }
-    lat_hlog_reader_close(rd);
+    lat_hlog_reader_destroy(rd);
     return status;
 }
 
@@ -488,7 +488,7 @@ int cmd_top(int argc, char **argv) {
         free(T.src[i].hdr);
     }
     for (int i = 0; i < T.nrows; i++)
-        lat_hist_free(&T.rows[i].cum);
+        lat_hist_fini(&T.rows[i].cum);
     free(T.src);
     return status;
 }

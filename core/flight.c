@@ -41,11 +41,11 @@ int lat_flight_create(lat_flight **out, size_t capacity, unsigned nstages, const
     *out = f;
     return 0;
 fail:
-    lat_flight_free(f);
+    lat_flight_destroy(f);
     return -ENOMEM;
 }
 
-void lat_flight_free(lat_flight *f) {
+void lat_flight_destroy(lat_flight *f) {
     if (!f) return;
     lat__free(f->ring);
     lat__free(f);

@@ -72,7 +72,7 @@ int lat__hist_geometry(lat_hist *h, int64_t lowest, int64_t highest, int sig_fig
     return 0;
 }
 
-void lat_hist_free(lat_hist *h) {
+void lat_hist_fini(lat_hist *h) {
     if (!h) return;
     lat__free(h->counts);
     memset(h, 0, sizeof *h);
@@ -94,7 +94,7 @@ int lat_hist_create(int64_t lowest, int64_t highest, int sig_figs, lat_hist **ou
 
 void lat_hist_destroy(lat_hist *h) {
     if (!h) return;
-    lat_hist_free(h);
+    lat_hist_fini(h);
     lat__free(h);
 }
 
@@ -239,7 +239,7 @@ static int grow_to(lat_hist *dst, int64_t need) {
     g.min_value = dst->min_value;
     g.max_value = dst->max_value;
     g.overflow_count = dst->overflow_count;
-    lat_hist_free(dst);
+    lat_hist_fini(dst);
     *dst = g;
     return 0;
 }
@@ -667,15 +667,15 @@ int lat_hist_recorder_init(lat_hist_recorder *r, int64_t lowest, int64_t highest
     atomic_init(&r->reader_busy, 0);
     return 0;
 fail:
-    lat_hist_free(&r->bufs[0]);
-    lat_hist_free(&r->bufs[1]);
+    lat_hist_fini(&r->bufs[0]);
+    lat_hist_fini(&r->bufs[1]);
     return rc;
 }
 
-void lat_hist_recorder_free(lat_hist_recorder *r) {
+void lat_hist_recorder_fini(lat_hist_recorder *r) {
     if (!r) return;
-    lat_hist_free(&r->bufs[0]);
-    lat_hist_free(&r->bufs[1]);
+    lat_hist_fini(&r->bufs[0]);
+    lat_hist_fini(&r->bufs[1]);
 }
 
 /* Java WriterReaderPhaser.flipPhase: after it returns, every writer that

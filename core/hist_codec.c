@@ -347,7 +347,7 @@ static int decode_plain(const uint8_t *p, size_t len, lat_hist *out, int64_t *fi
     fix_extremes(out);
     return 0;
 fail:
-    lat_hist_free(out);
+    lat_hist_fini(out);
     return rc;
 }
 

@@ -331,7 +331,7 @@ int lat_hlog_reader_open_mem(const char *text, size_t len, lat_hlog_reader **out
     return reader_from_buf(copy, len, out);
 }
 
-int lat_hlog_reader_open(const char *path, lat_hlog_reader **out) {
+int lat_hlog_reader_create(const char *path, lat_hlog_reader **out) {
     if (!path || !out) return -EINVAL;
     *out = NULL;
     FILE *f = fopen(path, "rb");
@@ -372,9 +372,9 @@ fail:
     return rc;
 }
 
-void lat_hlog_reader_close(lat_hlog_reader *r) {
+void lat_hlog_reader_destroy(lat_hlog_reader *r) {
     if (!r) return;
-    lat_hist_free(&r->cur.hist);
+    lat_hist_fini(&r->cur.hist);
     lat__free(r->text);
     lat__free(r);
 }
@@ -498,7 +498,7 @@ int lat_hlog_next(lat_hlog_reader *r, lat_hlog_interval **out) {
             }
         }
         lat_hlog_interval *cur = &r->cur;
-        lat_hist_free(&cur->hist);
+        lat_hist_fini(&cur->hist);
         memset(cur, 0, sizeof *cur);
         int k = 0;
         if (fl[0] >= 4 && !memcmp(f[0], "Tag=", 4)) {

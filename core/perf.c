@@ -1,6 +1,6 @@
 /* perf.c - perf_event_open counter sets that degrade gracefully (see perf.h).
  *
- * Setup (lat_perf_open) parses names, probes each event alone, explains every
+ * Setup (lat_perf_create) parses names, probes each event alone, explains every
  * failure, then opens the survivors in groups: hardware under a pinned leader,
  * software in a second group (inherit mode: one group per event, because the
  * kernel sums inherited children per event).  The region calls (start, stop,
@@ -642,7 +642,7 @@ static int new_group(lat_perf *p, size_t i, bool pinned, bool enable_on_exec) {
     return g;
 }
 
-int lat_perf_open(lat_perf **out, const char *events, const lat_perf_opts *opts) {
+int lat_perf_create(lat_perf **out, const char *events, const lat_perf_opts *opts) {
     static const lat_perf_opts defaults = {0};
     char(*names)[LAT_PERF_NAME_MAX * 2] = NULL;
     lat_perf *p = NULL;
@@ -789,11 +789,11 @@ int lat_perf_open(lat_perf **out, const char *events, const lat_perf_opts *opts)
     return 0;
 fail:
     lat__free(names);
-    lat_perf_close(p);
+    lat_perf_destroy(p);
     return rc;
 }
 
-void lat_perf_close(lat_perf *p) {
+void lat_perf_destroy(lat_perf *p) {
     if (!p) return;
     for (size_t i = 0; i < p->nev; i++)
         if (p->ev[i].fd >= 0) ksys.close(p->ev[i].fd);
@@ -1009,7 +1009,7 @@ int lat_perf_probe(const char *event, const lat_perf_opts *opts, char *reason, s
         return -EINVAL;
     }
     lat_perf *p;
-    int rc = lat_perf_open(&p, event, &o);
+    int rc = lat_perf_create(&p, event, &o);
     if (rc) {
         seterr(reason, reason_len, "%s", err);
         return rc;
@@ -1017,7 +1017,7 @@ int lat_perf_probe(const char *event, const lat_perf_opts *opts, char *reason, s
     rc = p->ev[0].fd >= 0 ? 0 : p->ev[0].err;
     if (p->ev[0].reason[0]) seterr(reason, reason_len, "%s", p->ev[0].reason);
     if (p->ev[0].fallback && !rc) rc = 0;
-    lat_perf_close(p);
+    lat_perf_destroy(p);
     return rc;
 }
 

@@ -286,7 +286,7 @@ void lat_ring_fini(lat_ring *r) {
         *out = r;                                                                                  \
         return 0;                                                                                  \
     }                                                                                              \
-    void T##_free(T *r) {                                                                          \
+    void T##_destroy(T *r) {                                                                       \
         if (!r) return;                                                                            \
         void *self = r->ctl.self;                                                                  \
         T##_fini(r);                                                                               \

@@ -339,11 +339,11 @@ int lat_topo_load(const char *root, lat_topo **out) {
     *out = t;
     return 0;
 fail:
-    lat_topo_free(t);
+    lat_topo_destroy(t);
     return rc;
 }
 
-void lat_topo_free(lat_topo *t) {
+void lat_topo_destroy(lat_topo *t) {
     if (!t) return;
     lat__free(t->root);
     lat__free(t->cpu);
@@ -839,7 +839,7 @@ int lat_runcond_collect(lat_runcond *rc, const char *root) {
     rc_caches_and_build(rc, root, t);
     rc_warnings(rc);
 fail:
-    lat_topo_free(t);
+    lat_topo_destroy(t);
     lat__free(cpuinfo);
     return ret;
 }

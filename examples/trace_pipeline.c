@@ -140,7 +140,7 @@ int main(int argc, char **argv) {
     printf("events %" PRIu64 " recorded %" PRIu64 " dropped %" PRIu64 " intervals %" PRIu64 "\n",
            events, n.recorded, n.dropped, n.intervals);
     lat_trace_destroy(tr);
-    lat_spsc_free(q1);
-    lat_spsc_free(q2);
+    lat_spsc_destroy(q1);
+    lat_spsc_destroy(q2);
     return rc == 0 && n.recorded + n.dropped == events ? 0 : 1;
 }

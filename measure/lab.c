@@ -250,6 +250,11 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
      * classify, not the absence of one */
     bool tail_moved = t->t999.p < p->alpha && (t->s999.lo > 0 || t->s999.hi < 0);
     bool small_effect = tail_moved || (t->t50.p < p->alpha && v->p50_below_tick);
+    /* ... and only with a counter that resolves the no-change band: the
+     * smallest median effect the rule classifies (min_median_ticks ticks)
+     * must fit inside it, or a real shift of a tick or two could hide */
+    double resolved = p->min_median_ticks * p->tick_ns;
+    bool resolves = resolved <= (p->no_change_ratio - 1) * v->base_p50_ns;
     if (median_up) {
         v->kind = LAT_LAB_MEDIAN;
         v->confidence = 1 - t->t50.p;
@@ -259,7 +264,7 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
     } else if (tail_up && !spread_hint) {
         v->kind = LAT_LAB_TAIL;
         v->confidence = 1 - t->t999.p;
-    } else if (flat50 && flat999 && flat_sp && !small_effect) {
+    } else if (flat50 && flat999 && flat_sp && !small_effect && resolves) {
         v->kind = LAT_LAB_NO_CHANGE;
         v->confidence = 1 - p->alpha;
     } else {
@@ -275,6 +280,15 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
                      "intervals or rounds (x%.2f): a tail or a variance disease, not yet told "
                      "apart",
                      exp(t->s999.est), fmax(t->within_ratio, t->across_ratio));
+        else if (flat50 && flat999 && flat_sp && !small_effect && !resolves)
+            snprintf(r, room,
+                     "no change this counter can vouch for: the smallest median effect it "
+                     "classifies (%.0f ticks of %.0f ns) is %.0f%% of the work p50 (%.0f ns), "
+                     "wider than the +-%.0f%% 'no change' allows; work p50 moved %+.1f ns, "
+                     "p99.9 x%.2f [%.2f, %.2f]",
+                     p->min_median_ticks, p->tick_ns, 100 * resolved / v->base_p50_ns,
+                     v->base_p50_ns, 100 * (p->no_change_ratio - 1), t->sns.est, exp(t->s999.est),
+                     exp(t->s999.lo), exp(t->s999.hi));
         else if (tail_moved && !tail_up)
             snprintf(r, room,
                      "an effect too small to classify here: work p99.9 x%.2f [%.2f, %.2f] "
@@ -556,7 +570,7 @@ static int run_cell(const lat_lab_config *c, lat_lab_result *res, size_t *cap, i
         if (r.log_error) { /* a full disk: stop, never report from half the logs */
             rc = r.log_error;
             snprintf(res->log_error_path, sizeof res->log_error_path, "%s", r.log_error_path);
-            lat_pipe_result_release(&r);
+            lat_pipe_result_fini(&r);
             return rc;
         }
         lat_lab_run_rec rec;
@@ -565,7 +579,7 @@ static int run_cell(const lat_lab_config *c, lat_lab_result *res, size_t *cap, i
         rc = reduce_run(c, &pc, &r, &rec);
         if (!rc && !rec.contaminated) rc = merge_run(res, conf, &r);
         if (!rc && c->on_run) c->on_run(c->ud, &rec, &pc, &r);
-        lat_pipe_result_release(&r);
+        lat_pipe_result_fini(&r);
         if (!rc) rc = push_rec(res, cap, &rec);
         if (rc) {
             lat__free(rec.iv);

@@ -608,7 +608,7 @@ int lat_profile_write(const lat_flame *f, const char *dir, const char *title, co
     if (!rc && note) rc = lat_report_text(rep, note);
     if (!rc) rc = lat_profile_report_add(rep, f, title, note, 15);
     if (!rc) rc = lat_report_write(rep, path);
-    lat_report_free(rep);
+    lat_report_destroy(rep);
     return rc;
 }
 

@@ -234,8 +234,8 @@ static void free_sink(sink_priv *k, unsigned n) {
     if (!k) return;
     lat_spsc_fini(&k->pub.ring);
     for (unsigned s = 0; s < n; s++) {
-        lat_hist_free(&k->iv[s]);
-        lat_hist_free(&k->cum[s]);
+        lat_hist_fini(&k->iv[s]);
+        lat_hist_fini(&k->cum[s]);
     }
     lat__free(k);
 }
@@ -247,9 +247,9 @@ void lat_trace_destroy(lat_trace *t) {
     for (unsigned i = 0; i < ns; i++)
         free_sink(t->sinks[i], t->n);
     for (unsigned s = 0; s < t->n; s++) {
-        lat_hist_recorder_free(&t->rec[s]);
-        lat_hist_free(&t->iv[s]);
-        lat_hist_free(&t->cum[s]);
+        lat_hist_recorder_fini(&t->rec[s]);
+        lat_hist_fini(&t->iv[s]);
+        lat_hist_fini(&t->cum[s]);
         if (t->hlog_f[s]) fclose(t->hlog_f[s]);
     }
     for (int i = 0; i < TRACE_CLIENTS; i++)
@@ -257,7 +257,7 @@ void lat_trace_destroy(lat_trace *t) {
     if (t->listen_fd >= 0) close(t->listen_fd);
     if (t->sock_path) unlink(t->sock_path);
     lat__free(t->sock_path);
-    lat_flight_free(t->flight);
+    lat_flight_destroy(t->flight);
     pthread_mutex_destroy(&t->mu);
     lat__free(t);
 }

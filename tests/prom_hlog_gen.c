@@ -50,6 +50,6 @@ int main(int argc, char **argv) {
             lat_hist_reset(&h);
         }
     }
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
     return fclose(f) ? 1 : 0;
 }

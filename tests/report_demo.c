@@ -118,10 +118,10 @@ int main(int argc, char **argv) {
                    "10004  1000001122      334        138\n");
     rc = lat_report_write(r, argv[1]) ? 1 : 0;
 out:
-    lat_plot_free(p1);
-    lat_plot_free(p2);
-    lat_plot_free(p3);
-    lat_report_free(r);
+    lat_plot_destroy(p1);
+    lat_plot_destroy(p2);
+    lat_plot_destroy(p3);
+    lat_report_destroy(r);
     lat_hist_destroy(base);
     lat_hist_destroy(alloc);
     lat_hist_destroy(stage);

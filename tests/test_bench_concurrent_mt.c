@@ -136,8 +136,8 @@ static void test_totals_equal_worker_sums(void **state) {
     harness_log *h = calloc(1, sizeof *h);
     lat_bench_config cfg = tiny();
     lat_bench_runner *r;
-    assert_int_equal(lat_bench_runner_new("mt", &cfg, &r), 0);
-    lat_bench_group *g = lat_bench_concurrent_group_new(r, "conc");
+    assert_int_equal(lat_bench_runner_create("mt", &cfg, &r), 0);
+    lat_bench_group *g = lat_bench_concurrent_group_create(r, "conc");
     assert_non_null(g);
     assert_int_equal(lat_bench_group_lifecycle(g, &(lat_bench_lifecycle){before, after, h}), 0);
     assert_int_equal(lat_bench_group_domain(g, LAT_BENCH_IO), 0);
@@ -206,7 +206,7 @@ static void test_totals_equal_worker_sums(void **state) {
         if (res->ops[i])
             assert_true(fabs(res->ns_per_op[i] - res->duration_ns[i] * 3 / (double)res->ops[i]) <
                         1e-6 * res->ns_per_op[i]);
-    lat_bench_runner_free(r);
+    lat_bench_runner_destroy(r);
     free(h);
 }
 
@@ -216,8 +216,8 @@ static void test_backend_brackets_release(void **state) {
     lat_bench_config cfg = tiny();
     cfg.warm_up_ns = 0;
     lat_bench_runner *r;
-    assert_int_equal(lat_bench_runner_new("mt", &cfg, &r), 0);
-    lat_bench_group *g = lat_bench_concurrent_group_new(r, "conc");
+    assert_int_equal(lat_bench_runner_create("mt", &cfg, &r), 0);
+    lat_bench_group *g = lat_bench_concurrent_group_create(r, "conc");
     assert_int_equal(lat_bench_group_sample_duration(g, 1000000), 0);
     assert_int_equal(lat_bench_group_lifecycle(g, &(lat_bench_lifecycle){before, after, h}), 0);
     assert_int_equal(
@@ -243,7 +243,7 @@ static void test_backend_brackets_release(void **state) {
     assert_string_equal(res->metrics[1].name, "window_ms");
     assert_true(res->metrics[1].stats.min >= 1.0); /* at least the 1 ms window */
     assert_int_equal(res->n_meta, 1);
-    lat_bench_runner_free(r);
+    lat_bench_runner_destroy(r);
     free(h);
 }
 

@@ -68,8 +68,8 @@ static lat_bench_config vconfig(vclock *clk) {
 static const lat_bench_result *run_one(lat_bench_runner **rp, lat_bench_config *cfg, synth *s,
                                        uint64_t fixed_chunk) {
     lat_bench_runner *r;
-    assert_int_equal(lat_bench_runner_new("unit", cfg, &r), 0);
-    lat_bench_group *g = lat_bench_group_new(r, "synthetic");
+    assert_int_equal(lat_bench_runner_create("unit", cfg, &r), 0);
+    lat_bench_group *g = lat_bench_group_create(r, "synthetic");
     assert_non_null(g);
     assert_int_equal(
         lat_bench_add(
@@ -98,7 +98,7 @@ static void test_calibration_lands_in_window(void **state) {
         assert_true(fabs(res->mean_ns_per_op - costs[i]) <=
                     costs[i] * 0.01 + 1.0 / (double)res->chunk_size);
         assert_true(res->timer_overhead_ns == 0); /* the virtual clock does not move */
-        lat_bench_runner_free(r);
+        lat_bench_runner_destroy(r);
     }
 }
 
@@ -118,7 +118,7 @@ static void test_budget_and_warmup(void **state) {
         assert_true(fabs(res->ns_per_op[i] - 1000) < 1e-9);
     assert_true(fabs(res->latency.cv_pct) < 1e-9);
     assert_false(res->unstable);
-    lat_bench_runner_free(r);
+    lat_bench_runner_destroy(r);
 
     /* Budget 1 s wants 500 samples: clamped to 100, using 20% of it: warned. */
     cfg.budget_ns = 1000000000;
@@ -126,13 +126,13 @@ static void test_budget_and_warmup(void **state) {
     assert_int_equal(res->n, 100);
     assert_true(res->budget_capped);
     assert_int_equal(res->n_notes, 1);
-    lat_bench_runner_free(r);
+    lat_bench_runner_destroy(r);
 
     /* Budget 10 ms wants 5: clamped up to min_samples. */
     cfg.budget_ns = 10000000;
     res = run_one(&r, &cfg, &s, 0);
     assert_int_equal(res->n, 20);
-    lat_bench_runner_free(r);
+    lat_bench_runner_destroy(r);
 
     /* A fixed chunk skips calibration. */
     cfg.budget_ns = 100000000;
@@ -140,7 +140,7 @@ static void test_budget_and_warmup(void **state) {
     assert_int_equal(res->chunk_size, 500);
     assert_int_equal(res->calibration_passes, 0);
     assert_int_equal(res->n, 100); /* 0.5 ms samples: 200 wanted, 100 max */
-    lat_bench_runner_free(r);
+    lat_bench_runner_destroy(r);
 }
 
 /* ---- lifecycle and backend order ------------------------------------------------------- */
@@ -212,8 +212,8 @@ static void test_lifecycle_order_and_warmup_dropped(void **state) {
     lat_bench_config cfg = vconfig(&t->clk);
     cfg.min_samples = cfg.max_samples = 3;
     lat_bench_runner *r;
-    assert_int_equal(lat_bench_runner_new("unit", &cfg, &r), 0);
-    lat_bench_group *g = lat_bench_group_new(r, "life");
+    assert_int_equal(lat_bench_runner_create("unit", &cfg, &r), 0);
+    lat_bench_group *g = lat_bench_group_create(r, "life");
     assert_int_equal(lat_bench_group_lifecycle(g, &(lat_bench_lifecycle){t_before, t_after, t}), 0);
     assert_int_equal(
         lat_bench_group_backend(g, &(lat_bench_backend){"trace", t_begin, t_end, t_collect, t}), 0);
@@ -251,7 +251,7 @@ static void test_lifecycle_order_and_warmup_dropped(void **state) {
         assert_true(res->metrics[2].values[i] == 2000 * 1000);
     }
     assert_true(res->metrics[0].stats.mean == 1);
-    lat_bench_runner_free(r);
+    lat_bench_runner_destroy(r);
     free(t);
 }
 
@@ -264,8 +264,8 @@ static lat_bench_runner *six_cases(vclock *clk, synth *s, bool shuffle, uint64_t
     cfg.shuffle = shuffle;
     cfg.seed = seed;
     lat_bench_runner *r;
-    assert_int_equal(lat_bench_runner_new("order", &cfg, &r), 0);
-    lat_bench_group *g = lat_bench_group_new(r, "g");
+    assert_int_equal(lat_bench_runner_create("order", &cfg, &r), 0);
+    lat_bench_group *g = lat_bench_group_create(r, "g");
     const char *names[] = {"a", "b", "c", "d", "e", "f"};
     for (int i = 0; i < 6; i++)
         assert_int_equal(
@@ -294,18 +294,18 @@ static void test_seeded_case_order(void **state) {
     char o1[8], o2[8], o3[8], o4[8];
     lat_bench_runner *r = six_cases(&clk, &s, false, 0);
     order_of(r, o1);
-    lat_bench_runner_free(r);
+    lat_bench_runner_destroy(r);
     assert_string_equal(o1, "abcdef");
     r = six_cases(&clk, &s, true, 7);
     order_of(r, o2);
     assert_true(lat_bench_runner_report(r)->shuffled);
-    lat_bench_runner_free(r);
+    lat_bench_runner_destroy(r);
     r = six_cases(&clk, &s, true, 7);
     order_of(r, o3);
-    lat_bench_runner_free(r);
+    lat_bench_runner_destroy(r);
     r = six_cases(&clk, &s, true, 8);
     order_of(r, o4);
-    lat_bench_runner_free(r);
+    lat_bench_runner_destroy(r);
     assert_string_equal(o2, o3);
     assert_string_not_equal(o2, o4); /* seeds 7 and 8 differ (checked once, fixed forever) */
 }
@@ -316,8 +316,8 @@ static void test_filter(void **state) {
     synth s = {&clk, 10, 0, 1, 0};
     lat_bench_config cfg = vconfig(&clk);
     lat_bench_runner *r;
-    assert_int_equal(lat_bench_runner_new("f", &cfg, &r), 0);
-    lat_bench_group *g = lat_bench_group_new(r, "grp");
+    assert_int_equal(lat_bench_runner_create("f", &cfg, &r), 0);
+    lat_bench_group *g = lat_bench_group_create(r, "grp");
     assert_int_equal(lat_bench_add(g, &(lat_bench_def){.name = "alpha", .fn = synth_fn, .arg = &s}),
                      0);
     assert_int_equal(lat_bench_add(g, &(lat_bench_def){.name = "beta", .fn = synth_fn, .arg = &s}),
@@ -330,7 +330,7 @@ static void test_filter(void **state) {
     assert_true(lat_bench_case_selected(r, 1));
     assert_string_equal(lat_bench_case_name(r, 1), "grp/beta");
     assert_null(lat_bench_case_name(r, 2));
-    lat_bench_runner_free(r);
+    lat_bench_runner_destroy(r);
 }
 
 /* ---- JSON and compatibility ------------------------------------------------------------------ */
@@ -344,8 +344,8 @@ static lat_bench_runner *suite_run(double cost, double jitter, uint64_t rng, con
     lat_bench_config cfg = vconfig(&clk);
     cfg.min_samples = cfg.max_samples = 30;
     lat_bench_runner *r;
-    assert_int_equal(lat_bench_runner_new("suite", &cfg, &r), 0);
-    lat_bench_group *g = lat_bench_group_new(r, "grp");
+    assert_int_equal(lat_bench_runner_create("suite", &cfg, &r), 0);
+    lat_bench_group *g = lat_bench_group_create(r, "grp");
     assert_int_equal(lat_bench_group_metadata(g, "filesystem", "ext4"), 0);
     const char *meta[] = {"variant", meta_v, NULL};
     assert_int_equal(
@@ -403,9 +403,9 @@ static void test_json_round_trip(void **state) {
     json_decref(j1);
     json_decref(j2);
     json_decref(j3);
-    lat_bench_report_free(back);
-    lat_bench_report_free(loaded);
-    lat_bench_runner_free(r);
+    lat_bench_report_destroy(back);
+    lat_bench_report_destroy(loaded);
+    lat_bench_runner_destroy(r);
 }
 
 static void test_compatibility_rules(void **state) {
@@ -421,7 +421,7 @@ static void test_compatibility_rules(void **state) {
     free(old->hostname);
     old->hostname = NULL;
     assert_int_equal(lat_bench_compatible(old, cur, why, sizeof why), 0);
-    lat_bench_report_free(old);
+    lat_bench_report_destroy(old);
 
 #define REFUSE(mutation, needle)                                                                   \
     do {                                                                                           \
@@ -429,7 +429,7 @@ static void test_compatibility_rules(void **state) {
         mutation;                                                                                  \
         assert_int_equal(lat_bench_compatible(old, cur, why, sizeof why), LAT_EINCOMPATIBLE);      \
         assert_non_null(strstr(why, needle));                                                      \
-        lat_bench_report_free(old);                                                                \
+        lat_bench_report_destroy(old);                                                                \
     } while (0)
 
     REFUSE(old->schema_version = 99, "schema");
@@ -440,7 +440,7 @@ static void test_compatibility_rules(void **state) {
     assert_int_equal(lat_bench_compatible(old, cur, why, sizeof why), LAT_EINCOMPATIBLE);
     assert_non_null(strstr(why, "result set"));
     old->n_results = 2;
-    lat_bench_report_free(old);
+    lat_bench_report_destroy(old);
     REFUSE((free(old->results[1].name), old->results[1].name = strdup("three")), "no result");
     REFUSE(old->results[0].kind = LAT_BENCH_CONCURRENT, "kind");
     REFUSE(old->results[0].domain = LAT_BENCH_IO, "domain");
@@ -456,8 +456,8 @@ static void test_compatibility_rules(void **state) {
     lat_bench_comparison *cmp = NULL;
     assert_int_equal(lat_bench_compare(cur, lat_bench_runner_report(r2), NULL, &cmp),
                      LAT_EINCOMPATIBLE);
-    lat_bench_runner_free(r2);
-    lat_bench_runner_free(r);
+    lat_bench_runner_destroy(r2);
+    lat_bench_runner_destroy(r);
 }
 
 /* ---- comparison verdicts on a deterministic workload
@@ -483,7 +483,7 @@ static void test_compare_verdicts(void **state) {
         assert_int_equal(c->changes[i].verdict, LAT_BENCH_UNCHANGED);
         assert_true(fabs(c->changes[i].ratio - 1) < 0.05);
     }
-    lat_bench_comparison_free(c);
+    lat_bench_comparison_destroy(c);
 
     assert_int_equal(lat_bench_compare(b, lat_bench_runner_report(slow), NULL, &c), 0);
     assert_int_equal(c->regressed, 2);
@@ -496,11 +496,11 @@ static void test_compare_verdicts(void **state) {
     lat_bench_comparison_print(c, devnull);
     lat_bench_report_print(b, devnull);
     fclose(devnull);
-    lat_bench_comparison_free(c);
+    lat_bench_comparison_destroy(c);
 
     assert_int_equal(lat_bench_compare(b, lat_bench_runner_report(fast), NULL, &c), 0);
     assert_int_equal(c->improved, 2);
-    lat_bench_comparison_free(c);
+    lat_bench_comparison_destroy(c);
 
     /* Significant but immaterial: 2% slower with no jitter is p ~ 0 yet unchanged. */
     lat_bench_runner *tiny = suite_run(102, 0.5, 9, "x");
@@ -510,14 +510,14 @@ static void test_compare_verdicts(void **state) {
         0);
     assert_true(c->changes[0].p < 0.05);
     assert_int_equal(c->changes[0].verdict, LAT_BENCH_UNCHANGED);
-    lat_bench_comparison_free(c);
+    lat_bench_comparison_destroy(c);
     /* ... and regressed with a 1% materiality. */
     lat_bench_compare_opts o = {.alpha = 0.05, .materiality = 0.01, .noise_mult = 1};
     assert_int_equal(
         lat_bench_compare(lat_bench_runner_report(tiny0), lat_bench_runner_report(tiny), &o, &c),
         0);
     assert_int_equal(c->changes[0].verdict, LAT_BENCH_REGRESSED);
-    lat_bench_comparison_free(c);
+    lat_bench_comparison_destroy(c);
 
     /* Noise floor: a 25% shift inside +-80% per-sample scatter (relative MAD
      * ~40%) is significant to Mann-Whitney (p ~0.04) yet not called a change. */
@@ -531,15 +531,15 @@ static void test_compare_verdicts(void **state) {
     assert_int_equal(c->changes[0].verdict, LAT_BENCH_INCONCLUSIVE);
     assert_false(c->changes[0].busy);
     assert_int_equal(c->inconclusive, 1);
-    lat_bench_comparison_free(c);
+    lat_bench_comparison_destroy(c);
     lat_bench_compare_opts off = {.alpha = 0.05, .materiality = 0.05, .noise_mult = 0};
     assert_int_equal(lat_bench_compare(lat_bench_runner_report(noisy0),
                                        lat_bench_runner_report(noisy1), &off, &c),
                      0);
     assert_int_equal(c->changes[0].verdict, LAT_BENCH_REGRESSED);
-    lat_bench_comparison_free(c);
-    lat_bench_runner_free(noisy0);
-    lat_bench_runner_free(noisy1);
+    lat_bench_comparison_destroy(c);
+    lat_bench_runner_destroy(noisy0);
+    lat_bench_runner_destroy(noisy1);
 
     /* Busy machine: the same 20% slowdown, but one run's thread had a CPU
      * only half the time: inconclusive, not regressed (and off when asked). */
@@ -553,20 +553,20 @@ static void test_compare_verdicts(void **state) {
     assert_int_equal(lat_bench_compare(busy_old, busy_new, NULL, &c), 0);
     assert_int_equal(c->inconclusive, 2);
     assert_true(c->changes[0].busy);
-    lat_bench_comparison_free(c);
+    lat_bench_comparison_destroy(c);
     lat_bench_compare_opts noguard = {.alpha = 0.05, .materiality = 0.05, .noise_mult = 1};
     assert_int_equal(lat_bench_compare(busy_old, busy_new, &noguard, &c), 0);
     assert_int_equal(c->regressed, 2);
-    lat_bench_comparison_free(c);
-    lat_bench_report_free(busy_old);
-    lat_bench_report_free(busy_new);
+    lat_bench_comparison_destroy(c);
+    lat_bench_report_destroy(busy_old);
+    lat_bench_report_destroy(busy_new);
 
-    lat_bench_runner_free(tiny);
-    lat_bench_runner_free(tiny0);
-    lat_bench_runner_free(base);
-    lat_bench_runner_free(same);
-    lat_bench_runner_free(slow);
-    lat_bench_runner_free(fast);
+    lat_bench_runner_destroy(tiny);
+    lat_bench_runner_destroy(tiny0);
+    lat_bench_runner_destroy(base);
+    lat_bench_runner_destroy(same);
+    lat_bench_runner_destroy(slow);
+    lat_bench_runner_destroy(fast);
 }
 
 /* The newest compatible report in a folder is picked; incompatible ones are skipped. */
@@ -602,13 +602,13 @@ static void test_find_baseline(void **state) {
         lat_bench_find_baseline(dir, lat_bench_runner_report(cur), &found, why, sizeof why), 0);
     assert_non_null(strstr(found, "/b.json"));
     free(found);
-    lat_bench_report_free(ra);
-    lat_bench_report_free(rb);
-    lat_bench_report_free(ro);
-    lat_bench_runner_free(a);
-    lat_bench_runner_free(b);
-    lat_bench_runner_free(other);
-    lat_bench_runner_free(cur);
+    lat_bench_report_destroy(ra);
+    lat_bench_report_destroy(rb);
+    lat_bench_report_destroy(ro);
+    lat_bench_runner_destroy(a);
+    lat_bench_runner_destroy(b);
+    lat_bench_runner_destroy(other);
+    lat_bench_runner_destroy(cur);
 }
 
 /* Per-op latencies recorded by the benchmark become a tail (measured samples only). */
@@ -626,8 +626,8 @@ static void test_tail_from_recorded_latencies(void **state) {
     lat_bench_config cfg = vconfig(&clk);
     cfg.min_samples = cfg.max_samples = 5;
     lat_bench_runner *r;
-    assert_int_equal(lat_bench_runner_new("unit", &cfg, &r), 0);
-    lat_bench_group *g = lat_bench_group_new(r, "tail");
+    assert_int_equal(lat_bench_runner_create("unit", &cfg, &r), 0);
+    lat_bench_group *g = lat_bench_group_create(r, "tail");
     assert_int_equal(
         lat_bench_add(
             g, &(lat_bench_def){.name = "rec", .fn = rec_fn, .arg = &clk, .chunk_size = 1000}),
@@ -653,9 +653,9 @@ static void test_tail_from_recorded_latencies(void **state) {
         assert_true(back->results[0].tail.hi_ns[k] == res->tail.hi_ns[k]);
         assert_true(back->results[0].tail.needs_n[k] == res->tail.needs_n[k]);
     }
-    lat_bench_report_free(back);
+    lat_bench_report_destroy(back);
     json_decref(j);
-    lat_bench_runner_free(r);
+    lat_bench_runner_destroy(r);
     lat_bench_record_ns(5); /* outside a benchmark: ignored */
 }
 
@@ -683,8 +683,8 @@ static void test_counters_or_one_note(void **state) {
     cfg.counters = true;
     cfg.pin = true;
     lat_bench_runner *r;
-    assert_int_equal(lat_bench_runner_new("pmu", &cfg, &r), 0);
-    lat_bench_group *g = lat_bench_group_new(r, "g");
+    assert_int_equal(lat_bench_runner_create("pmu", &cfg, &r), 0);
+    lat_bench_group *g = lat_bench_group_create(r, "g");
     assert_int_equal(lat_bench_add(g, &(lat_bench_def){.name = "spin", .fn = spin_fn}), 0);
     assert_int_equal(lat_bench_run(r), 0);
     const lat_bench_result *res = &lat_bench_runner_report(r)->results[0];
@@ -701,7 +701,7 @@ static void test_counters_or_one_note(void **state) {
         for (uint32_t i = 0; i < res->n_notes; i++)
             if (strstr(res->notes[i], "counters")) printf("(%s)\n", res->notes[i]);
     }
-    lat_bench_runner_free(r);
+    lat_bench_runner_destroy(r);
 }
 
 /* History: a level earlier runs of the same code already reached (a bimodal
@@ -714,7 +714,7 @@ static void test_compare_history_seen_level(void **state) {
         lat_bench_runner *r = suite_run(costs[i], 1, 300 + (uint64_t)i, "x");
         assert_int_equal(lat_bench_report_clone(lat_bench_runner_report(r), &hist[i]), 0);
         hist[i]->timestamp_ns = 1000 + i; /* hist[3] (cost 100) is the newest */
-        lat_bench_runner_free(r);
+        lat_bench_runner_destroy(r);
     }
     const lat_bench_report *const *h = (const lat_bench_report *const *)hist;
     lat_bench_runner *slow = suite_run(150, 1, 400, "x");
@@ -723,19 +723,19 @@ static void test_compare_history_seen_level(void **state) {
     assert_int_equal(lat_bench_compare_history(h, 4, lat_bench_runner_report(slow), NULL, &c), 0);
     assert_true(c->changes[0].seen);
     assert_int_equal(c->changes[0].verdict, LAT_BENCH_INCONCLUSIVE);
-    lat_bench_comparison_free(c);
+    lat_bench_comparison_destroy(c);
     /* The newest alone has no range: the same run is a regression. */
     assert_int_equal(lat_bench_compare(hist[3], lat_bench_runner_report(slow), NULL, &c), 0);
     assert_int_equal(c->changes[0].verdict, LAT_BENCH_REGRESSED);
-    lat_bench_comparison_free(c);
+    lat_bench_comparison_destroy(c);
     assert_int_equal(lat_bench_compare_history(h, 4, lat_bench_runner_report(slower), NULL, &c), 0);
     assert_false(c->changes[0].seen);
     assert_int_equal(c->changes[0].verdict, LAT_BENCH_REGRESSED);
-    lat_bench_comparison_free(c);
-    lat_bench_runner_free(slow);
-    lat_bench_runner_free(slower);
+    lat_bench_comparison_destroy(c);
+    lat_bench_runner_destroy(slow);
+    lat_bench_runner_destroy(slower);
     for (int i = 0; i < 4; i++)
-        lat_bench_report_free(hist[i]);
+        lat_bench_report_destroy(hist[i]);
 }
 
 /* History: the run-to-run drift of earlier runs joins the noise floor. */
@@ -747,7 +747,7 @@ static void test_compare_history_drift(void **state) {
         lat_bench_runner *r = suite_run(costs[i], 1, 100 + (uint64_t)i, "x");
         assert_int_equal(lat_bench_report_clone(lat_bench_runner_report(r), &hist[i]), 0);
         hist[i]->timestamp_ns = 1000 + i; /* hist[4] (cost 100) is the newest */
-        lat_bench_runner_free(r);
+        lat_bench_runner_destroy(r);
     }
     lat_bench_runner *cur = suite_run(112, 1, 200, "x");
     lat_bench_runner *big = suite_run(150, 1, 201, "x");
@@ -759,15 +759,15 @@ static void test_compare_history_drift(void **state) {
     assert_true(c->changes[0].drift > 0.05 && c->changes[0].drift < 0.10);
     assert_true(fabs(c->changes[0].ratio - 1.12) < 0.02);
     assert_int_equal(c->changes[0].verdict, LAT_BENCH_INCONCLUSIVE);
-    lat_bench_comparison_free(c);
+    lat_bench_comparison_destroy(c);
     /* Against the newest alone there is no drift: regressed. */
     assert_int_equal(lat_bench_compare(hist[4], lat_bench_runner_report(cur), NULL, &c), 0);
     assert_int_equal(c->changes[0].verdict, LAT_BENCH_REGRESSED);
-    lat_bench_comparison_free(c);
+    lat_bench_comparison_destroy(c);
     /* A 50% slowdown stands out of the drift. */
     assert_int_equal(lat_bench_compare_history(h, 5, lat_bench_runner_report(big), NULL, &c), 0);
     assert_int_equal(c->changes[0].verdict, LAT_BENCH_REGRESSED);
-    lat_bench_comparison_free(c);
+    lat_bench_comparison_destroy(c);
 
     /* Loading the history from a folder: compatible ones, oldest first, newest kept. */
     char dir[512], p[600], why[256];
@@ -787,14 +787,14 @@ static void test_compare_history_drift(void **state) {
     assert_int_equal(n, 3);
     for (size_t i = 0; i < n; i++) {
         assert_true(got[i]->timestamp_ns == 1002 + (int64_t)i);
-        lat_bench_report_free(got[i]);
+        lat_bench_report_destroy(got[i]);
     }
     free(got);
-    lat_bench_runner_free(other);
+    lat_bench_runner_destroy(other);
     for (int i = 0; i < 5; i++)
-        lat_bench_report_free(hist[i]);
-    lat_bench_runner_free(cur);
-    lat_bench_runner_free(big);
+        lat_bench_report_destroy(hist[i]);
+    lat_bench_runner_destroy(cur);
+    lat_bench_runner_destroy(big);
 }
 
 int main(void) {

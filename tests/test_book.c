@@ -401,7 +401,7 @@ static void pair_init(pair *p, int64_t lo, int64_t hi, int64_t tick, uint32_t ca
 }
 
 static void pair_free(pair *p) {
-    book_free(p->b);
+    book_destroy(p->b);
     free(p->eb);
     free(p->r);
 }
@@ -741,7 +741,7 @@ static void test_sparse_memory(void **state) {
     assert_int_equal(px, 1); /* found across 2^27 empty levels */
     book_reset(b);
     assert_int_equal(book_memory_bytes(b), m1); /* pages kept */
-    book_free(b);
+    book_destroy(b);
     /* one past the limit is refused; the limit itself is fine */
     cfg.price_hi = BOOK_MAX_LEVELS + 1;
     assert_int_equal(book_create(&cfg, &b), -EINVAL);
@@ -762,7 +762,7 @@ static void test_band_extremes(void **state) {
     int64_t px;
     assert_int_equal(book_best(b, BOOK_SELL, &px, NULL), 0);
     assert_true(px == INT64_MAX - 1);
-    book_free(b);
+    book_destroy(b);
     cfg = (book_config){
         .price_lo = INT64_MAX - 1000, .price_hi = INT64_MAX, .tick = 1, .max_orders = 8};
     assert_int_equal(book_create(&cfg, &b), 0);
@@ -771,7 +771,7 @@ static void test_band_extremes(void **state) {
     assert_int_equal(book_market(b, 2, 2, BOOK_BUY, 2), 0);
     assert_int_equal(book_best(b, BOOK_SELL, &px, NULL), 0);
     assert_true(px == INT64_MAX);
-    book_free(b);
+    book_destroy(b);
 }
 
 /* book_execute: a trade against an outside taker, DONE at zero; over-execution
@@ -849,7 +849,7 @@ static void test_growth_enomem(void **state) {
     g_fail_allocs = 0;
     assert_int_equal(book_replace(b, 3, 9000000, 5), 0);
     assert_int_equal(book_reserve(b, BOOK_BUY, 5000000, 5001000), 0);
-    book_free(b);
+    book_destroy(b);
     lat_set_alloc_hooks(NULL);
 }
 
@@ -1158,7 +1158,7 @@ static void test_no_allocation(void **state) {
     printf("200000 ops, %llu events, %llu allocations\n", (unsigned long long)nev,
            (unsigned long long)allocs);
     assert_int_equal(allocs, 0);
-    book_free(b);
+    book_destroy(b);
 }
 
 /* A 2^28-level band pre-sized with book_reserve(): operations inside the
@@ -1193,7 +1193,7 @@ static void test_no_allocation_sparse(void **state) {
     book_reset(b);
     uint64_t allocs = lat_alloc_count_end();
     assert_int_equal(allocs, 0);
-    book_free(b);
+    book_destroy(b);
 }
 
 int main(void) {

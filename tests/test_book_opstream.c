@@ -172,7 +172,7 @@ static void test_apply(void **state) {
     assert_int_equal(book_order_count(b), 0);
     parse_ok("L 2 1 S 20000 5 GTC", 100, &op);
     assert_int_equal(book_op_apply(b, &op), BOOK_EBAND);
-    book_free(b);
+    book_destroy(b);
 }
 
 int main(void) {

@@ -72,7 +72,7 @@ static void test_health(void **state) {
             assert_int_equal(r.ops_by_kind[BOOK_OPK_PACKAGE], 10000);
             break;
         }
-        book_bench_result_free(&r);
+        book_bench_result_fini(&r);
     }
 }
 
@@ -85,12 +85,12 @@ static void test_no_allocation_in_window(void **state) {
         printf("%-18s allocations in the measured window: %llu\n", book_scn_name((book_scn)s),
                (unsigned long long)window_allocs);
         assert_int_equal(window_allocs, 0);
-        book_bench_result_free(&r);
+        book_bench_result_fini(&r);
     }
     run(BOOK_SCN_MIXED, 2e6, &r); /* open loop too */
     assert_int_equal(window_allocs, 0);
     assert_true(r.open_loop);
-    book_bench_result_free(&r);
+    book_bench_result_fini(&r);
 }
 
 static void test_bad_args(void **state) {

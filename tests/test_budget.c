@@ -20,7 +20,7 @@ static void test_resolution(void **state) {
         int64_t v = (int64_t)h.sub_bucket_count;
         double rel = (double)lat_hist_size_of_equivalent_range(&h, v) / (double)v;
         assert_true(fabs(lat_budget_hist_resolution(s) - rel) < 1e-15);
-        lat_hist_free(&h);
+        lat_hist_fini(&h);
     }
     assert_true(fabs(lat_budget_hist_resolution(3) - 2.0 / 2048) < 1e-15);
     assert_true(isnan(lat_budget_hist_resolution(6)));

@@ -392,7 +392,7 @@ static void test_svg(void **state) {
     char path[512];
     snprintf(path, sizeof path, "%s/r.html", lat_test_tmpdir());
     assert_int_equal(lat_report_write(r, path), 0);
-    lat_report_free(r);
+    lat_report_destroy(r);
     char *page = read_text(path, NULL);
     assert_non_null(strstr(page, "<figcaption>cap</figcaption>\n<svg"));
     assert_null(strstr(page, "<?xml"));

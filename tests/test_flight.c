@@ -34,8 +34,8 @@ static void test_create_args(void **state) {
     assert_int_equal(lat_flight_create(&f, 1000, 3, NULL, 1000, 0), 0);
     assert_int_equal(f->mask + 1, 1024); /* rounded up to a power of two */
     assert_string_equal(f->names[1], "stage1");
-    lat_flight_free(f);
-    lat_flight_free(NULL);
+    lat_flight_destroy(f);
+    lat_flight_destroy(NULL);
 }
 
 static void test_wraps_keeps_last(void **state) {
@@ -68,7 +68,7 @@ static void test_wraps_keeps_last(void **state) {
     assert_non_null(strstr(buf, "# showing the last 5 samples"));
     assert_non_null(strstr(buf, "   9999 "));
     free(buf);
-    lat_flight_free(f);
+    lat_flight_destroy(f);
 }
 
 static void test_freeze_after_post(void **state) {
@@ -94,7 +94,7 @@ static void test_freeze_after_post(void **state) {
     /* 8 after the trigger, 55 before it. */
     assert_int_equal(lat_flight_at(f, 63)->seq, 208);
     assert_int_equal(lat_flight_at(f, 0)->seq, 145);
-    lat_flight_free(f);
+    lat_flight_destroy(f);
 }
 
 static void test_verdict_one_event_in_work(void **state) {
@@ -119,7 +119,7 @@ static void test_verdict_one_event_in_work(void **state) {
     assert_int_equal(v.after_run, 9);
     assert_non_null(strstr(v.text, "one event slow in work"));
     printf("verdict: %s\n", v.text);
-    lat_flight_free(f);
+    lat_flight_destroy(f);
 }
 
 static void test_verdict_run_in_q2(void **state) {
@@ -143,7 +143,7 @@ static void test_verdict_run_in_q2(void **state) {
     assert_int_equal(v.run_max_ns, 100000);
     assert_non_null(strstr(v.text, "consecutive events slow in q2+wake"));
     printf("verdict: %s\n", v.text);
-    lat_flight_free(f);
+    lat_flight_destroy(f);
 }
 
 static void test_dump_marks_outlier(void **state) {
@@ -182,7 +182,7 @@ static void test_dump_marks_outlier(void **state) {
     assert_int_equal(lines, 4 + 9);
     free(buf);
     assert_int_equal(lat_flight_dump(NULL, stdout, 0), -EINVAL);
-    lat_flight_free(f);
+    lat_flight_destroy(f);
 }
 
 static void test_record_allocates_nothing(void **state) {
@@ -197,7 +197,7 @@ static void test_record_allocates_nothing(void **state) {
         lat_flight_record(f, &s);
     }
     assert_int_equal(lat_alloc_count_end(), 0);
-    lat_flight_free(f);
+    lat_flight_destroy(f);
 }
 
 int main(void) {

@@ -122,8 +122,8 @@ static void test_classic_raw(void **state) {
     lat_hist_iter_percentile(&it, &raw, 1);
     check_iter("pct1", run_iter(&it), 16, 200029870, 10001, -7830535108802568190, 100007935,
                "1400.006103515625");
-    lat_hist_free(&raw);
-    lat_hist_free(&cor);
+    lat_hist_fini(&raw);
+    lat_hist_fini(&cor);
 }
 
 static void test_classic_corrected(void **state) {
@@ -166,9 +166,9 @@ static void test_classic_corrected(void **state) {
     lat_hist_iter_recorded(&it, &ac);
     check_iter("addcor recorded", run_iter(&it), 4227, 133368465398, 20000, -5142916224189213367,
                100007935, "278008.81999999989");
-    lat_hist_free(&ac);
-    lat_hist_free(&raw);
-    lat_hist_free(&cor);
+    lat_hist_fini(&ac);
+    lat_hist_fini(&raw);
+    lat_hist_fini(&cor);
 }
 
 static void test_geometry(void **state) {
@@ -176,15 +176,15 @@ static void test_geometry(void **state) {
     lat_hist h;
     assert_int_equal(lat_hist_init(&h, 1, 3600000000000, 3), 0);
     assert_int_equal(h.counts_len, 33792); /* 10 more buckets than 3.6e9 */
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
     assert_int_equal(lat_hist_init(&h, 1, INT64_C(3600000000), 3), 0);
     assert_int_equal(h.counts_len, 23552);
     assert_int_equal(h.sub_bucket_count, 2048);
     assert_int_equal(h.bucket_count, 22);
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
     assert_int_equal(lat_hist_init(&h, 1, 1000000000, 3), 0);
     assert_in_range(lat_hist_memory_size(&h), 160000, 180000);
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
     /* bad parameters */
     assert_int_equal(lat_hist_init(&h, 0, 100, 3), -EINVAL);
     assert_int_equal(lat_hist_init(&h, 10, 19, 3), -EINVAL);
@@ -196,9 +196,9 @@ static void test_geometry(void **state) {
         assert_true(lat_hist_record(&h, INT64_MAX));
         assert_true(lat_hist_max(&h) >=
                     INT64_MAX - lat_hist_size_of_equivalent_range(&h, INT64_MAX));
-        lat_hist_free(&h);
+        lat_hist_fini(&h);
     }
-    lat_hist_free(NULL);
+    lat_hist_fini(NULL);
     lat_hist_destroy(NULL);
 }
 
@@ -237,13 +237,13 @@ static void test_equivalence(void **state) {
     assert_int_equal(lat_hist_index(&h, 2049), 2048);
     for (int32_t i = 0; i < h.counts_len; i++)
         assert_int_equal(lat_hist_index(&h, lat_hist_value_from_index(&h, i)), i);
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
     /* lowest > 1: unit magnitude */
     assert_int_equal(lat_hist_init(&h, 1000, H_MAX, 2), 0);
     assert_int_equal(h.unit_magnitude, 9);
     assert_int_equal(lat_hist_lowest_equivalent(&h, 1023), 512);
     assert_int_equal(lat_hist_size_of_equivalent_range(&h, 0), 512);
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
 }
 
 static void test_out_of_range(void **state) {
@@ -267,7 +267,7 @@ static void test_out_of_range(void **state) {
     assert_int_equal(lat_hist_count_at(&h, -1), 0);
     assert_int_equal(lat_hist_min(&h), 0);
     assert_int_equal(lat_hist_min_nonzero(&h), lat_hist_lowest_equivalent(&h, 1000));
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
 }
 
 static void test_small_counts_java_ceil(void **state) {
@@ -284,7 +284,7 @@ static void test_small_counts_java_ceil(void **state) {
     assert_int_equal(lat_hist_value_at_percentile(&h, 250), 2);
     assert_int_equal(lat_hist_value_at_percentile(&h, NAN), 1);
     expect_double(lat_hist_percentile_at_or_below(&h, 1), "50");
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
 }
 
 static void test_merge_reset_copy(void **state) {
@@ -319,11 +319,11 @@ static void test_merge_reset_copy(void **state) {
     expect_double(lat_hist_mean(&sum), "0");
     for (int32_t i = 0; i < sum.counts_len; i++)
         assert_int_equal(sum.counts[i], 0);
-    lat_hist_free(&small);
-    lat_hist_free(&cp);
-    lat_hist_free(&sum);
-    lat_hist_free(&raw);
-    lat_hist_free(&cor);
+    lat_hist_fini(&small);
+    lat_hist_fini(&cp);
+    lat_hist_fini(&sum);
+    lat_hist_fini(&raw);
+    lat_hist_fini(&cor);
 }
 
 static void test_counts_beyond_2_31(void **state) {
@@ -352,8 +352,8 @@ static void test_counts_beyond_2_31(void **state) {
     assert_non_null(strstr(text, "Total count    =  20000000000]"));
     assert_non_null(strstr(text, " 20000000000\n"));
     free(text);
-    lat_hist_free(&h);
-    lat_hist_free(&d);
+    lat_hist_fini(&h);
+    lat_hist_fini(&d);
 }
 
 static void test_v2_bytes(void **state) {
@@ -386,7 +386,7 @@ static void test_v2_bytes(void **state) {
     assert_memory_equal(d.counts, h.counts, (size_t)h.counts_len * 8);
     assert_int_equal(lat_hist_min(&d), 1);
     assert_int_equal(lat_hist_max(&d), lat_hist_max(&h));
-    lat_hist_free(&d);
+    lat_hist_fini(&d);
     /* compressed + base64 round trip keeps everything, min/max included */
     char *b64;
     assert_int_equal(lat_hist_encode_base64(&h, &b64), 0);
@@ -398,7 +398,7 @@ static void test_v2_bytes(void **state) {
     assert_int_equal(lat_hist_min(&d), lat_hist_min(&h));
     assert_int_equal(lat_hist_max(&d), lat_hist_max(&h));
     assert_int_equal(lat_hist_value_at_percentile(&d, 99), lat_hist_value_at_percentile(&h, 99));
-    lat_hist_free(&d);
+    lat_hist_fini(&d);
     /* empty histogram: Java writes one zero */
     lat_hist_reset(&h);
     assert_int_equal(lat_hist_encode(&h, buf, sizeof buf, &n), 0);
@@ -406,10 +406,10 @@ static void test_v2_bytes(void **state) {
     assert_int_equal(buf[40], 0);
     assert_int_equal(lat_hist_decode(buf, n, &d), 0);
     assert_int_equal(lat_hist_total(&d), 0);
-    lat_hist_free(&d);
+    lat_hist_fini(&d);
     /* too small a buffer */
     assert_int_equal(lat_hist_encode(&h, buf, 20, &n), -ENOSPC);
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
 }
 
 static void test_decode_garbage(void **state) {
@@ -427,11 +427,11 @@ static void test_decode_garbage(void **state) {
     /* bit flips never crash (results may decode or fail) */
     for (size_t k = 0; k < n; k++) {
         buf[k] ^= 0x5a;
-        if (lat_hist_decode(buf, n, &d) == 0) lat_hist_free(&d);
+        if (lat_hist_decode(buf, n, &d) == 0) lat_hist_fini(&d);
         buf[k] ^= 0x5a;
     }
     assert_int_equal(lat_hist_decode(buf, n, &d), 0);
-    lat_hist_free(&d);
+    lat_hist_fini(&d);
     lat_hist_buf_free(buf);
     static const uint8_t junk[] = {1, 2, 3, 4, 5, 6, 7, 8};
     assert_int_equal(lat_hist_decode(junk, sizeof junk, &d), LAT_ECOOKIE);
@@ -446,8 +446,8 @@ static void test_decode_garbage(void **state) {
     big[bn++] = 0x02;
     big[7] = (uint8_t)(bn - 40);
     assert_int_equal(lat_hist_decode(big, bn, &d), LAT_EGEOMETRY);
-    lat_hist_free(&tiny);
-    lat_hist_free(&h);
+    lat_hist_fini(&tiny);
+    lat_hist_fini(&h);
 }
 
 static void test_batch_matches_single(void **state) {
@@ -482,7 +482,7 @@ static void test_batch_matches_single(void **state) {
     }
     assert_int_equal(lat_hist_values_at_percentiles(&h, ps, out, LAT_HIST_MAX_BATCH + 1), -EINVAL);
     assert_int_equal(lat_hist_values_at_percentiles(&h, NULL, out, 1), -EINVAL);
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
 }
 
 static void test_java_format(void **state) {
@@ -550,7 +550,7 @@ static void test_hgrm_small(void **state) {
                         81);
     assert_non_null(strstr(text, "100.031,1.000000000000,105,Infinity\n"));
     free(text);
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
 }
 
 static void test_record_allocates_nothing(void **state) {
@@ -575,7 +575,7 @@ static void test_record_allocates_nothing(void **state) {
     (void)lat_hist_mean(&h);
     uint64_t n = lat_alloc_count_end();
     assert_int_equal(n, 0);
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
 }
 
 /* A failing allocator: init reports -ENOMEM and leaks nothing. */
@@ -630,10 +630,10 @@ static void test_recorder_single(void **state) {
     assert_int_equal(lat_hist_recorder_interval(&r, &snap), 0);
     assert_int_equal(lat_hist_total(&snap), 0);
     assert_int_equal(lat_hist_recorder_interval(&r, &other), LAT_EINCOMPATIBLE);
-    lat_hist_free(&other);
-    lat_hist_free(&snap);
-    lat_hist_recorder_free(&r);
-    lat_hist_recorder_free(NULL);
+    lat_hist_fini(&other);
+    lat_hist_fini(&snap);
+    lat_hist_recorder_fini(&r);
+    lat_hist_recorder_fini(NULL);
 }
 
 static void test_base64_vectors(void **state) {
@@ -693,7 +693,7 @@ static void test_hlog_reader_styles(void **state) {
     assert_true(iv->length_s == 0.5);
     assert_int_equal(iv->line, 7);
     assert_int_equal(lat_hlog_next(r, &iv), 0);
-    lat_hlog_reader_close(r);
+    lat_hlog_reader_destroy(r);
     /* relative timestamps, no BaseTime: based on StartTime (Java's rule) */
     snprintf(text, sizeof text,
              "#[StartTime: 1700000000.000 (seconds since epoch), Tue Nov 14 22:13:20 UTC 2023]\n"
@@ -703,7 +703,7 @@ static void test_hlog_reader_styles(void **state) {
     assert_int_equal(lat_hlog_next(r, &iv), 1);
     assert_true(iv->start_s == 1700000002.0);
     assert_true(iv->offset_s == 2.0);
-    lat_hlog_reader_close(r);
+    lat_hlog_reader_destroy(r);
     /* our own writer round trip, with BaseTime and a tag */
     char *out = NULL;
     size_t ol = 0;
@@ -723,7 +723,7 @@ static void test_hlog_reader_styles(void **state) {
     assert_string_equal(iv->tag, "T1");
     assert_true(iv->start_s == 1700000001.5);
     assert_int_equal(lat_hist_max(&iv->hist), lat_hist_max(&h));
-    lat_hlog_reader_close(r);
+    lat_hlog_reader_destroy(r);
     free(out);
     /* errors carry the line and a reason */
     static const struct {
@@ -746,10 +746,10 @@ static void test_hlog_reader_styles(void **state) {
             print_error("case %zu: reason '%s'\n", i, lat_hlog_reader_reason(r));
             fail();
         }
-        lat_hlog_reader_close(r);
+        lat_hlog_reader_destroy(r);
     }
     lat_hist_buf_free(b64);
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
 }
 
 int main(void) {

@@ -116,7 +116,7 @@ static void write_log(const char *path, int intervals, int ntags, int64_t highes
                                                  1700000000.0 + (ntags > 1 ? 0 : i), 1.0),
                          0);
     }
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
     assert_int_equal(fclose(f), 0);
 }
 
@@ -214,8 +214,8 @@ static void test_total_count_overflow(void **state) {
     assert_true(a.highest >= 5000000);
     assert_int_equal(lat_hist_count_at(&a, 5000000), 5);
     assert_int_equal(lat_hist_count_at(&a, 10), INT64_MAX - 5);
-    lat_hist_free(&a);
-    lat_hist_free(&b);
+    lat_hist_fini(&a);
+    lat_hist_fini(&b);
 }
 
 int main(void) {

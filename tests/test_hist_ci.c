@@ -229,7 +229,7 @@ static void test_uniform(void **state) {
     assert_true(ci[6].max_bound);
     assert_int_equal(ci[6].needed_n, 3688);
     assert_int_equal(ci[6].hi, 2000);
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
 }
 
 static void test_bimodal(void **state) {
@@ -244,7 +244,7 @@ static void test_bimodal(void **state) {
     assert_int_equal(ci.value, 100);
     assert_int_equal(ci.lo, 100);
     assert_int_equal(ci.hi, lat_hist_highest_equivalent(&h, 1000000));
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
 }
 
 static void test_single_value_and_n1(void **state) {
@@ -273,7 +273,7 @@ static void test_single_value_and_n1(void **state) {
     assert_true(ci[5].value == 0 && ci[5].lo == 0 && ci[5].hi == 0 && !ci[5].max_bound);
     assert_int_equal(lat_hist_cis_at_percentiles(&h, PS, 1.5, ci, NPS), -EINVAL);
     assert_int_equal(lat_hist_cis_at_percentiles(&h, NULL, 0.95, ci, 1), -EINVAL);
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
 }
 
 static void test_n71_p99(void **state) {
@@ -289,7 +289,7 @@ static void test_n71_p99(void **state) {
     assert_int_equal(ci.hi, 710);
     assert_true(ci.max_bound);
     assert_int_equal(ci.needed_n, 368);
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
 }
 
 static void test_billion_counts_2sf(void **state) {
@@ -308,7 +308,7 @@ static void test_billion_counts_2sf(void **state) {
     }
     assert_int_equal(lat_hist_total(&h), 1000000000);
     check_hist("1e9 counts, 2 sig figs", &h, 0.95);
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
 }
 
 static void test_allocation_free(void **state) {
@@ -323,7 +323,7 @@ static void test_allocation_free(void **state) {
     for (int i = 0; i < 100; i++)
         lat_hist_cis_at_percentiles(&h, PS, 0.95, ci, NPS);
     assert_int_equal(lat_alloc_count_end(), 0);
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
 }
 
 /* ---- coverage by simulation
@@ -409,7 +409,7 @@ static void test_coverage(void **state) {
                 fail();
             }
         }
-        lat_hist_free(&h);
+        lat_hist_fini(&h);
     }
 }
 

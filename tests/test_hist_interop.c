@@ -75,7 +75,7 @@ static void figures(char *buf, size_t cap, const char *tag, const lat_hist *h) {
 /* Per-tag figures of a log (tags sorted; "" first), concatenated. */
 static char *log_figures(const char *path) {
     lat_hlog_reader *r;
-    assert_int_equal(lat_hlog_reader_open(path, &r), 0);
+    assert_int_equal(lat_hlog_reader_create(path, &r), 0);
     char tags[8][LAT_HLOG_TAG_MAX];
     lat_hist acc[8];
     int n = 0, rc;
@@ -95,7 +95,7 @@ static char *log_figures(const char *path) {
     }
     if (rc < 0) printf("%s:%d: %s\n", path, lat_hlog_reader_line(r), lat_hlog_reader_reason(r));
     assert_int_equal(rc, 0);
-    lat_hlog_reader_close(r);
+    lat_hlog_reader_destroy(r);
     /* sort by tag */
     for (int a = 0; a < n; a++)
         for (int b = a + 1; b < n; b++)
@@ -113,7 +113,7 @@ static char *log_figures(const char *path) {
     for (int k = 0; k < n; k++) {
         figures(out + len, 512, tags[k], &acc[k]);
         len += strlen(out + len);
-        lat_hist_free(&acc[k]);
+        lat_hist_fini(&acc[k]);
     }
     return out;
 }
@@ -146,7 +146,7 @@ static void write_our_log(const char *path) {
         double start = 1700000000.0 + (i >= 5 ? i - 5 : i);
         assert_int_equal(lat_hlog_write_interval(&w, &h, tag, start, 1.0), 0);
     }
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
     fclose(f);
 }
 
@@ -263,7 +263,7 @@ static void test_java_reader_and_writer(void **state) {
     want = slurp(ofig);
     assert_string_equal(hex, want);
     free(want);
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
 }
 
 /* Java's auto-resizing histograms (new Histogram(3)) declare a different
@@ -362,7 +362,7 @@ static void test_hdr_histogram_js(void **state) {
     char *js = slurp(out);
     printf("hdr-histogram-js read our log:\n%s", js);
     lat_hlog_reader *r;
-    assert_int_equal(lat_hlog_reader_open(log, &r), 0);
+    assert_int_equal(lat_hlog_reader_create(log, &r), 0);
     lat_hist acc[2];
     bool have[2] = {false, false};
     lat_hlog_interval *iv;
@@ -376,7 +376,7 @@ static void test_hdr_histogram_js(void **state) {
         have[k] = true;
     }
     assert_int_equal(rc, 0);
-    lat_hlog_reader_close(r);
+    lat_hlog_reader_destroy(r);
     char *line = js;
     for (int k = 0; k < 2; k++) {
         assert_true(have[k]);
@@ -413,8 +413,8 @@ static void test_hdr_histogram_js(void **state) {
     assert_true(strtod(mean_s, NULL) == lat_hist_mean(&acc[1]));
     free(one);
     free(js);
-    lat_hist_free(&acc[0]);
-    lat_hist_free(&acc[1]);
+    lat_hist_fini(&acc[0]);
+    lat_hist_fini(&acc[1]);
 }
 
 int main(void) {

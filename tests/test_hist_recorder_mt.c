@@ -64,10 +64,10 @@ static void test_recorder_two_writers_one_reader(void **state) {
     assert_int_equal(lat_hist_max(&want), lat_hist_max(&sum));
     assert_int_equal(lat_hist_min(&want), lat_hist_min(&sum));
     printf("reader took %d snapshots while 2 writers recorded %d values each\n", snaps, PER_WRITER);
-    lat_hist_free(&want);
-    lat_hist_free(&snap);
-    lat_hist_free(&sum);
-    lat_hist_recorder_free(&rec);
+    lat_hist_fini(&want);
+    lat_hist_fini(&snap);
+    lat_hist_fini(&sum);
+    lat_hist_recorder_fini(&rec);
 }
 
 static void *atomic_writer(void *arg) {
@@ -90,7 +90,7 @@ static void test_atomic_record_two_writers(void **state) {
     assert_int_equal(lat_hist_count_between(&shared, 2000, 2499), PER_WRITER);
     assert_int_equal(lat_hist_min(&shared), 1000);
     assert_int_equal(lat_hist_max(&shared), lat_hist_highest_equivalent(&shared, 2499));
-    lat_hist_free(&shared);
+    lat_hist_fini(&shared);
 }
 
 int main(void) {

@@ -138,7 +138,7 @@ static void check_books_match_serial(const itchfeed *f, const capture *cap) {
 }
 
 static void release_all(lat_pipe_result *r, itchfeed *f, capture *cap) {
-    lat_pipe_result_release(r);
+    lat_pipe_result_fini(r);
     itchfeed_destroy(f);
     free(cap->buf);
 }
@@ -180,7 +180,7 @@ static void test_pacing_fidelity_and_books(void **state) {
         assert_true(a.mean_rate_hz > 0);
         assert_true(a.busiest_1ms >= a.busiest_100us);
         assert_true(a.busiest_100us >= 1);
-        lat_pipe_result_release(&r);
+        lat_pipe_result_fini(&r);
         itchfeed_destroy(f);
     }
     free(cap.buf);

@@ -104,7 +104,7 @@ static bool two_cpus(lat_pipe_config *c) {
     bool over = false;
     char why[256];
     int rc = lat_pipe_place(c, LAT_PIPE_COMPACT, t, false, &over, why, sizeof why);
-    lat_topo_free(t);
+    lat_topo_destroy(t);
     return rc == 0 && !over;
 }
 
@@ -144,7 +144,7 @@ static bool sleeps_once(lat_pipe_config *c, uint64_t tick) {
         ok = x->start <= a && a - x->start <= slack && x->start + x->len == b;
     }
     ok = ok && g->total >= 3 * lat_clock_from_ns(lat_clock_default(), 2000000);
-    lat_pipe_result_release(&r);
+    lat_pipe_result_fini(&r);
     return ok;
 }
 
@@ -189,7 +189,7 @@ static bool attribution_once(lat_pipe_config *c, int role) {
            (unsigned long)e2e->above999_gap, (unsigned long)fv.trigger_seq, r.flight_gap);
     if (ok && fv.trigger_seq >= 9000 && fv.trigger_seq <= 14000)
         ok = strstr(r.flight_gap, lat_pipe_role_name(c->shape, role)) != NULL;
-    lat_pipe_result_release(&r);
+    lat_pipe_result_fini(&r);
     return ok;
 }
 

@@ -127,6 +127,10 @@ static void params(lat_lab_params *p) {
 static void check_case(int effect, bool drown) {
     lat_lab_params p;
     params(&p);
+    /* "no change" is decidable only with a counter that resolves its band
+     * (3 ticks within 25% of a 50 ns p50): a 4 ns counter here; the 10 ns
+     * one is test_coarse_counter_cannot_vouch_for_no_change */
+    if (effect == C_NONE) p.tick_ns = 4;
     rates r = score(&p, effect, drown);
     printf("%-20s %-8s right %3d  inconclusive %3d  wrong disease %3d  (of %d)\n",
            case_name[effect], drown ? "drowned" : "clean", r.right, r.inconclusive, r.wrong_disease,
@@ -286,6 +290,28 @@ static void test_small_effect_is_not_no_change(void **s) {
     assert_non_null(strstr(v.reason, "too small to classify"));
 }
 
+/* Nothing moves, but the counter steps in 10 ns against a 50 ns p50: a
+ * shift of one or two ticks (20-40%) would go unseen, so "no change" is
+ * not a claim this machine can make. */
+static void test_coarse_counter_cannot_vouch_for_no_change(void **s) {
+    (void)s;
+    lat_lab_params p;
+    params(&p);
+    p.tick_ns = 10;
+    int none = 0, vouched = 0;
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        static world w;
+        gen_world(seed, C_NONE, false, &w);
+        lat_lab_verdict v;
+        assert_int_equal(lat_lab_decide(&p, LAT_LAB_ALLOC, w.cell[0], w.cell[1], ROUNDS, &v), 0);
+        none += v.kind == LAT_LAB_NO_CHANGE;
+        vouched += v.kind == LAT_LAB_UNDECIDED && strstr(v.reason, "can vouch for") != NULL;
+    }
+    printf("coarse counter: %d no-change, %d 'cannot vouch' of 40\n", none, vouched);
+    assert_int_equal(none, 0);
+    assert_true(vouched >= 30);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_signed_rank_exact),
@@ -298,6 +324,7 @@ int main(void) {
         cmocka_unit_test(test_nopin_too_few_cpus),
         cmocka_unit_test(test_too_few_rounds),
         cmocka_unit_test(test_small_effect_is_not_no_change),
+        cmocka_unit_test(test_coarse_counter_cannot_vouch_for_no_change),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,10 +33,10 @@ static void test_page_faults(void **state) {
     lat_perf *p;
     char err[200];
     lat_perf_opts o = {.err = err, .err_len = sizeof err};
-    assert_int_equal(lat_perf_open(&p, "page-faults,minor-faults", &o), 0);
+    assert_int_equal(lat_perf_create(&p, "page-faults,minor-faults", &o), 0);
     if (lat_perf_ncountable(p) < 2) {
         LAT_SKIP("page-faults cannot be counted here: %s", lat_perf_reason(p, 0));
-        lat_perf_close(p);
+        lat_perf_destroy(p);
         return;
     }
     const size_t pages = 256;
@@ -62,16 +62,16 @@ static void test_page_faults(void **state) {
     /* stopped: a second region with nothing in it counts (almost) nothing */
     assert_int_equal(lat_perf_read(p, c, 2), 2);
     assert_true(c[0].value < pages);
-    lat_perf_close(p);
+    lat_perf_destroy(p);
 }
 
 static void test_task_clock(void **state) {
     (void)state;
     lat_perf *p;
-    assert_int_equal(lat_perf_open(&p, "task-clock", NULL), 0);
+    assert_int_equal(lat_perf_create(&p, "task-clock", NULL), 0);
     if (lat_perf_error(p, 0)) {
         LAT_SKIP("task-clock: %s", lat_perf_reason(p, 0));
-        lat_perf_close(p);
+        lat_perf_destroy(p);
         return;
     }
     lat_perf_count c;
@@ -89,13 +89,13 @@ static void test_task_clock(void **state) {
     assert_int_equal(c.state, LAT_PERF_COUNTED);
     assert_true(r > 0.5 && r < 2.0);
     assert_true(c.enabled_ns >= c.value / 2);
-    lat_perf_close(p);
+    lat_perf_destroy(p);
 }
 
 static void test_context_switches(void **state) {
     (void)state;
     lat_perf *p;
-    assert_int_equal(lat_perf_open(&p, "context-switches", NULL), 0);
+    assert_int_equal(lat_perf_create(&p, "context-switches", NULL), 0);
     assert_int_equal(lat_perf_error(p, 0), 0); /* counter or getrusage: never nothing */
     lat_perf_count c;
     assert_int_equal(lat_perf_start(p), 0);
@@ -109,7 +109,7 @@ static void test_context_switches(void **state) {
            lat_perf_state_name(c.state));
     assert_true(counts(&c));
     assert_true(c.value >= 5);
-    lat_perf_close(p);
+    lat_perf_destroy(p);
 }
 
 static const char *known_reasons[] = {
@@ -159,7 +159,7 @@ static void test_hardware_reasons(void **state) {
     }
     /* One set with everything: no event reads a silent 0. */
     lat_perf *p;
-    assert_int_equal(lat_perf_open(&p,
+    assert_int_equal(lat_perf_create(&p,
                                    "cycles,instructions,branches,branch-misses,cache-references,"
                                    "cache-misses,LLC-load-misses,L1-dcache-load-misses,"
                                    "stalled-cycles-frontend,stalled-cycles-backend,task-clock,"
@@ -188,7 +188,7 @@ static void test_hardware_reasons(void **state) {
             assert_int_equal(c[i].state, LAT_PERF_UNAVAILABLE);
     }
     assert_true(c[10].value > 0); /* task-clock */
-    lat_perf_close(p);
+    lat_perf_destroy(p);
 }
 
 /* ---- fake sysfs ---------------------------------------------------------------- */
@@ -289,18 +289,18 @@ static void test_pmu_parser(void **state) {
     /* a list: commas inside pmu/.../ do not split */
     lat_perf *p;
     lat_perf_opts o = {.sysfs_root = root, .err = err, .err_len = sizeof err};
-    assert_int_equal(lat_perf_open(&p, "cpu/event=0x3c,umask=1/,task-clock", &o), 0);
+    assert_int_equal(lat_perf_create(&p, "cpu/event=0x3c,umask=1/,task-clock", &o), 0);
     assert_int_equal(lat_perf_nevents(p), 2);
     assert_string_equal(lat_perf_name(p, 0), "cpu/event=0x3c,umask=1/");
     assert_string_equal(lat_perf_name(p, 1), "task-clock");
     assert_true(lat_perf_is_hardware(p, 0));
     assert_int_equal(lat_perf_find(p, "task-clock"), 1);
-    lat_perf_close(p);
-    assert_int_equal(lat_perf_open(&p, "task-clock,,cycles", &o), LAT_EFORMAT);
-    assert_int_equal(lat_perf_open(&p, "task-clock,", &o), LAT_EFORMAT);
-    assert_int_equal(lat_perf_open(&p, "bogus-event", &o), LAT_EFORMAT);
+    lat_perf_destroy(p);
+    assert_int_equal(lat_perf_create(&p, "task-clock,,cycles", &o), LAT_EFORMAT);
+    assert_int_equal(lat_perf_create(&p, "task-clock,", &o), LAT_EFORMAT);
+    assert_int_equal(lat_perf_create(&p, "bogus-event", &o), LAT_EFORMAT);
     assert_non_null(strstr(err, "bogus-event"));
-    lat_perf_close(NULL);
+    lat_perf_destroy(NULL);
 }
 
 static void test_region_no_alloc(void **state) {
@@ -310,7 +310,7 @@ static void test_region_no_alloc(void **state) {
         return;
     }
     lat_perf *p;
-    assert_int_equal(lat_perf_open(&p, "task-clock,page-faults,context-switches,cycles", NULL), 0);
+    assert_int_equal(lat_perf_create(&p, "task-clock,page-faults,context-switches,cycles", NULL), 0);
     lat_perf_count c[4];
     lat_alloc_count_begin();
     for (int i = 0; i < 100; i++) {
@@ -320,13 +320,13 @@ static void test_region_no_alloc(void **state) {
     }
     uint64_t n = lat_alloc_count_end();
     assert_int_equal(n, 0);
-    lat_perf_close(p);
+    lat_perf_destroy(p);
 }
 
 static void test_totals_and_derive(void **state) {
     (void)state;
     lat_perf *p;
-    assert_int_equal(lat_perf_open(&p, "task-clock,page-faults", NULL), 0);
+    assert_int_equal(lat_perf_create(&p, "task-clock,page-faults", NULL), 0);
     lat_perf_count a[2], b[2], t[2];
     for (int r = 0; r < 2; r++) {
         lat_perf_start(p);
@@ -345,11 +345,11 @@ static void test_totals_and_derive(void **state) {
     assert_true(!isnan(d.page_faults_per_op));
     assert_true(fabs(d.page_faults_per_op - (double)t[1].value / 1000.0) < 1e-9);
     assert_true(d.cpu_utilization > 0);
-    lat_perf_close(p);
+    lat_perf_destroy(p);
 
     /* derived from made-up counts */
     assert_int_equal(
-        lat_perf_open(&p, "cycles,instructions,branches,branch-misses,cache-misses", NULL), 0);
+        lat_perf_create(&p, "cycles,instructions,branches,branch-misses,cache-misses", NULL), 0);
     lat_perf_count f[5] = {
         {.value = 1000, .scaled = 1000, .state = LAT_PERF_COUNTED},
         {.value = 2500, .scaled = 2500, .state = LAT_PERF_COUNTED},
@@ -363,14 +363,14 @@ static void test_totals_and_derive(void **state) {
         assert_true(fabs(d.branch_miss_pct - 1.0) < 1e-9);
         assert_true(isnan(d.cache_misses_per_op));
     }
-    lat_perf_close(p);
+    lat_perf_destroy(p);
 }
 
 static void test_inherit_child(void **state) {
     (void)state;
     lat_perf *p;
     lat_perf_opts o = {.inherit = true};
-    assert_int_equal(lat_perf_open(&p, "page-faults,task-clock", &o), 0);
+    assert_int_equal(lat_perf_create(&p, "page-faults,task-clock", &o), 0);
     lat_perf_start(p);
     pid_t pid = fork();
     assert_true(pid >= 0);
@@ -391,7 +391,7 @@ static void test_inherit_child(void **state) {
            lat_perf_state_name(c[0].state));
     assert_true(counts(&c[0]));
     assert_true(c[0].value >= 512);
-    lat_perf_close(p);
+    lat_perf_destroy(p);
 }
 
 /* As nobody with perf_event_paranoid >= 2: kernel events refused, software
@@ -412,7 +412,7 @@ static void test_unprivileged(void **state) {
     if (pid == 0) {
         if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534)) _exit(90);
         lat_perf *p;
-        if (lat_perf_open(&p, "task-clock,context-switches,cpu-migrations,page-faults,cycles",
+        if (lat_perf_create(&p, "task-clock,context-switches,cpu-migrations,page-faults,cycles",
                           NULL))
             _exit(91);
         const char *r0 = lat_perf_reason(p, 0), *r1 = lat_perf_reason(p, 1),
@@ -437,7 +437,7 @@ static void test_unprivileged(void **state) {
                "  cycles: %s\n",
                r0, (unsigned long long)c[1].value, r1, r2, r4);
         fflush(stdout);
-        lat_perf_close(p);
+        lat_perf_destroy(p);
         _exit(0);
     }
     int st;

@@ -166,8 +166,8 @@ static lat_perf *open_set(const char *events, const char *root) {
     lat_perf *p = NULL;
     char err[200] = "";
     lat_perf_opts o = {.sysfs_root = root, .err = err, .err_len = sizeof err};
-    int rc = lat_perf_open(&p, events, &o);
-    if (rc) printf("lat_perf_open(%s): %d %s\n", events, rc, err);
+    int rc = lat_perf_create(&p, events, &o);
+    if (rc) printf("lat_perf_create(%s): %d %s\n", events, rc, err);
     assert_int_equal(rc, 0);
     return p;
 }
@@ -208,7 +208,7 @@ static void test_scaled_by_enabled_over_running(void **state) {
     assert_true(t[0].scaled == 600.0);
     assert_int_equal(t[0].state, LAT_PERF_SCALED);
     assert_int_equal(lat_perf_stop(p), 0);
-    lat_perf_close(p);
+    lat_perf_destroy(p);
     assert_int_equal(pmu.closes, pmu.opens); /* probes and the set: every fd closed */
 }
 
@@ -225,7 +225,7 @@ static void test_not_counted_when_running_is_zero(void **state) {
         assert_true(c[i].coverage == 0.0);
     }
     assert_string_equal(lat_perf_state_name(c[0].state), lat_perf_state_name(LAT_PERF_NOT_COUNTED));
-    lat_perf_close(p);
+    lat_perf_destroy(p);
 }
 
 static void test_pinned_leader_not_schedulable(void **state) {
@@ -241,7 +241,7 @@ static void test_pinned_leader_not_schedulable(void **state) {
     /* and it stays so */
     assert_int_equal(lat_perf_read(p, c, 3), 3);
     assert_int_equal(c[0].state, LAT_PERF_NOT_COUNTED);
-    lat_perf_close(p);
+    lat_perf_destroy(p);
 }
 
 static void test_eacces_retries_with_exclude_kernel(void **state) {
@@ -264,7 +264,7 @@ static void test_eacces_retries_with_exclude_kernel(void **state) {
     assert_int_equal(c[0].state, LAT_PERF_COUNTED);
     assert_int_equal(c[1].state, LAT_PERF_FALLBACK);
     assert_int_equal(c[2].state, LAT_PERF_UNAVAILABLE);
-    lat_perf_close(p);
+    lat_perf_destroy(p);
 }
 
 static void test_eintr_retried(void **state) {
@@ -281,7 +281,7 @@ static void test_eintr_retried(void **state) {
     assert_int_equal(pmu.reads, reads + 2); /* interrupted once, then read */
     assert_int_equal(c.value, 77);
     assert_int_equal(c.state, LAT_PERF_COUNTED);
-    lat_perf_close(p);
+    lat_perf_destroy(p);
 }
 
 static void test_enoent_reasons(void **state) {
@@ -291,14 +291,14 @@ static void test_enoent_reasons(void **state) {
     assert_int_equal(lat_perf_error(p, 0), 0);
     assert_int_not_equal(lat_perf_error(p, 1), 0);
     assert_non_null(strstr(lat_perf_reason(p, 1), "no hardware PMU"));
-    lat_perf_close(p);
+    lat_perf_destroy(p);
     p = open_set("cycles,instructions", sysfs_cpu);
     assert_non_null(strstr(lat_perf_reason(p, 1), "this CPU's PMU has no such event"));
     lat_perf_count c[2];
     pmu.enabled = pmu.running = 10;
     assert_int_equal(lat_perf_read(p, c, 2), 2);
     assert_int_equal(c[1].state, LAT_PERF_UNAVAILABLE);
-    lat_perf_close(p);
+    lat_perf_destroy(p);
 }
 
 static void test_einval_in_group_opens_alone(void **state) {
@@ -314,7 +314,7 @@ static void test_einval_in_group_opens_alone(void **state) {
     assert_int_equal(lat_perf_read(p, c, 2), 2);
     assert_int_equal(c[0].value, 5);
     assert_int_equal(c[1].value, 9);
-    lat_perf_close(p);
+    lat_perf_destroy(p);
 }
 
 int main(void) {

@@ -29,7 +29,7 @@ static int plan(lat_pipe_config *c, int shape, bool share, bool *over) {
     assert_int_equal(lat_topo_load(NULL, &t), 0);
     char why[512];
     int rc = lat_pipe_place(c, shape, t, share, over, why, sizeof why);
-    lat_topo_free(t);
+    lat_topo_destroy(t);
     return rc;
 }
 
@@ -77,7 +77,7 @@ static void test_compact_pinned_exactly_once(void **state) {
     assert_int_equal(r.thr[LAT_PIPE_PRODUCER].cpu_end, c.cpus[LAT_PIPE_PRODUCER]);
     assert_int_equal(r.thr[LAT_PIPE_WORKER].cpu_end, c.cpus[LAT_PIPE_WORKER]);
     assert_false(r.thr[LAT_PIPE_CONSUMER].ran);
-    lat_pipe_result_release(&r);
+    lat_pipe_result_fini(&r);
 }
 
 /* A half-size run of the full shape, oversubscribed when the CPUs are few. */
@@ -100,7 +100,7 @@ static void test_full_oversubscribed_exactly_once(void **state) {
     assert_non_null(r.h[LAT_PIPE_Q2]);
     assert_null(r.h[LAT_PIPE_SEND]);
     assert_true(r.thr[LAT_PIPE_CONSUMER].ran);
-    lat_pipe_result_release(&r);
+    lat_pipe_result_fini(&r);
 }
 
 static void test_tiny_sample_ring_counts_drops(void **state) {
@@ -119,7 +119,7 @@ static void test_tiny_sample_ring_counts_drops(void **state) {
     assert_int_equal(r.recorded + r.dropped, c.events);
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
         if (r.h[s]) assert_int_equal(lat_hist_total(r.h[s]), (int64_t)r.recorded);
-    lat_pipe_result_release(&r);
+    lat_pipe_result_fini(&r);
 }
 
 /* Counting allocator hook: counts allocations made by each hot thread in its loop. */
@@ -151,7 +151,7 @@ static void test_alloc_shows_allocations(void **state) {
     assert_int_equal(lat_pipe_run(&c, &r), 0);
     for (int k = 0; k < LAT_PIPE_NHOT; k++)
         assert_int_equal(a.n[k], 0);
-    lat_pipe_result_release(&r);
+    lat_pipe_result_fini(&r);
 
     memset(&a, 0, sizeof a);
     c.alloc = true;
@@ -159,7 +159,7 @@ static void test_alloc_shows_allocations(void **state) {
     assert_true(a.n[LAT_PIPE_WORKER] >= c.events);
     assert_int_equal(a.n[LAT_PIPE_PRODUCER], 0);
     assert_int_equal(a.n[LAT_PIPE_CONSUMER], 0);
-    lat_pipe_result_release(&r);
+    lat_pipe_result_fini(&r);
 }
 
 static void test_share_line_addresses(void **state) {
@@ -174,14 +174,14 @@ static void test_share_line_addresses(void **state) {
     uintptr_t a = r.counter_addr[0], b = r.counter_addr[1];
     assert_true(a / 64 != b / 64);
     assert_true((b > a ? b - a : a - b) >= 128);
-    lat_pipe_result_release(&r);
+    lat_pipe_result_fini(&r);
     c.share_line = true;
     assert_int_equal(lat_pipe_run(&c, &r), 0);
     a = r.counter_addr[0], b = r.counter_addr[1];
     assert_true(a / 64 == b / 64);
     assert_int_equal(b > a ? b - a : a - b, 8);
     check_exact(&r, c.events);
-    lat_pipe_result_release(&r);
+    lat_pipe_result_fini(&r);
 }
 
 /* The recorder freezes on the first outlier; on a loaded machine scheduling
@@ -210,13 +210,13 @@ static void flight_case(int shape, int site, const char *stage, int kind) {
         if (v.trigger_seq != 2000) {
             printf("noise crossed the threshold first (seq %llu); retrying\n",
                    (unsigned long long)v.trigger_seq);
-            lat_pipe_result_release(&r);
+            lat_pipe_result_fini(&r);
             continue;
         }
         assert_string_equal(r.flight->names[v.stage], stage);
         assert_int_equal(v.shape, kind);
         assert_non_null(strstr(v.text, stage));
-        lat_pipe_result_release(&r);
+        lat_pipe_result_fini(&r);
         return;
     }
     fail_msg("the injected stall never was the first outlier in 4 tries");
@@ -274,7 +274,7 @@ static void test_publish_hook(void **state) {
     assert_false(seen.shrank);
     assert_false(seen.bad_stages);
     assert_true(seen.last_e2e <= (int64_t)c.events);
-    lat_pipe_result_release(&r);
+    lat_pipe_result_fini(&r);
 }
 
 static void test_bad_config(void **state) {
@@ -289,7 +289,7 @@ static void test_bad_config(void **state) {
     c.stall_site = LAT_PIPE_STALL_Q2;
     assert_int_equal(lat_pipe_run(&c, &r), -EINVAL);
     assert_int_equal(lat_pipe_run(NULL, &r), -EINVAL);
-    lat_pipe_result_release(NULL);
+    lat_pipe_result_fini(NULL);
 }
 
 int main(void) {

@@ -67,7 +67,7 @@ static void test_auto_full_on_four(void **state) {
     for (int k = 0; k < 3; k++)
         assert_true(c.cpus[k] > 0);
     assert_non_null(strstr(why, "auto chose full"));
-    lat_topo_free(t);
+    lat_topo_destroy(t);
 }
 
 static void test_auto_compact_on_two(void **state) {
@@ -93,7 +93,7 @@ static void test_auto_compact_on_two(void **state) {
     assert_true(over);
     assert_int_equal(c.shape, LAT_PIPE_FULL);
     assert_int_equal(c.idle.kind, LAT_IDLE_BACKOFF);
-    lat_topo_free(t);
+    lat_topo_destroy(t);
 }
 
 static void test_smt_pairs_avoided(void **state) {
@@ -108,7 +108,7 @@ static void test_smt_pairs_avoided(void **state) {
     assert_int_equal(lat_pipe_place(&c, LAT_PIPE_AUTO, t, false, &over, why, sizeof why), 0);
     assert_int_equal(c.shape, LAT_PIPE_COMPACT);
     assert_true(c.cpus[0] % 2 != c.cpus[1] % 2); /* siblings are c and c+2 */
-    lat_topo_free(t);
+    lat_topo_destroy(t);
 }
 
 static void test_one_cpu(void **state) {
@@ -126,7 +126,7 @@ static void test_one_cpu(void **state) {
     assert_int_equal(c.shape, LAT_PIPE_COMPACT);
     assert_int_equal(c.idle.kind, LAT_IDLE_BACKOFF);
     assert_int_equal(lat_pipe_place(NULL, LAT_PIPE_AUTO, t, true, &over, why, sizeof why), -EINVAL);
-    lat_topo_free(t);
+    lat_topo_destroy(t);
 }
 
 int main(void) {

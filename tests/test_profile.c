@@ -123,7 +123,7 @@ static void test_compare(void **state) {
     char path[512];
     snprintf(path, sizeof path, "%s/cmp.html", lat_test_tmpdir());
     assert_int_equal(lat_report_write(rep, path), 0);
-    lat_report_free(rep);
+    lat_report_destroy(rep);
     FILE *f = fopen(path, "r");
     char page[200000];
     size_t n = fread(page, 1, sizeof page - 1, f);

@@ -105,7 +105,7 @@ static void test_classic_counts(void **st) {
     assert_true(c.cumulative[1] == 3); /* + 12 */
     double mean = lat_hist_mean(&h) * NS * (double)c.count;
     assert_true(fabs(c.sum_s - mean) <= 1e-9 * mean);
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
 }
 
 static void test_native_index(void **st) {
@@ -185,13 +185,13 @@ static void test_native_fill(void **st) {
     assert_int_equal(lat_hist_init(&narrow, 1, 1000000, 3), 0);
     lat_hist_record(&narrow, 1000);
     assert_int_equal(lat_prom_native_schema(&narrow, NS, 160), 8);
-    lat_hist_free(&narrow);
+    lat_hist_fini(&narrow);
     assert_int_equal(lat_hist_init(&narrow, 1, 1000000, 1), 0);
     lat_hist_record(&narrow, 1000);
     assert_int_equal(lat_prom_native_schema(&narrow, NS, 160), 3);
-    lat_hist_free(&narrow);
+    lat_hist_fini(&narrow);
     lat_prom_native_fini(&n);
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
 }
 
 /* Prometheus' histogram_quantile on classic buckets (promql/quantile.go). */
@@ -261,7 +261,7 @@ static void test_error_bounds(void **st) {
     for (int i = 0; i < 100000; i++) /* bimodal, a long tail */
         lat_hist_record(&h, (int64_t)(i % 100 == 0 ? 2e6 + 1e5 * urand() : 200 + 50 * urand()));
     check_bounds(&h);
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
 }
 
 static const char *const stages[] = {"q1+wake", "work", "e2e"};
@@ -318,10 +318,10 @@ static void test_exporter(void **st) {
     lat_hist_record(&narrow, 1000);
     assert_int_equal(lat_prom_exporter_set(e, 2, &narrow), 0);
     assert_int_equal(lat_prom_exporter_schema(e, 2), s0);
-    lat_hist_free(&narrow);
+    lat_hist_fini(&narrow);
     free(buf);
     for (int i = 0; i < 3; i++)
-        lat_hist_free(&h[i]);
+        lat_hist_fini(&h[i]);
     lat_prom_exporter_destroy(e);
 }
 
@@ -448,7 +448,7 @@ static void test_server(void **st) {
     lat_prom_server_counts(s, &ok, &refused);
     assert_true(ok == 4 && refused == 4); /* 3 GETs + 1 after; 404, 405, 400, 431 */
     lat_prom_server_destroy(s);
-    lat_hist_free(&h);
+    lat_hist_fini(&h);
     /* A bad address fails cleanly. */
     e = make_exporter();
     assert_int_equal(lat_prom_server_create("nonsense", e, &s), -EINVAL);

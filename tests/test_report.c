@@ -143,7 +143,7 @@ static void test_plot_two_series(void **state) {
     assert_non_null(strstr(svg, "prefers-color-scheme:dark"));
     assert_null(strstr(svg, "class=\"lat-empty\""));
     free(svg);
-    lat_plot_free(p);
+    lat_plot_destroy(p);
 }
 
 static void test_plot_units_and_range(void **state) {
@@ -166,7 +166,7 @@ static void test_plot_units_and_range(void **state) {
         texts_of(svg, "lat-xtick", t, sizeof t);
         assert_string_equal(t, "0%|90%|99%");
         free(svg);
-        lat_plot_free(p);
+        lat_plot_destroy(p);
     }
 }
 
@@ -203,7 +203,7 @@ static void test_plot_x_range(void **state) {
         for (size_t i = 0; i < n; i++)
             assert_true(xs[i] >= 78 - 0.01 && xs[i] <= 772 + 0.01);
         free(svg);
-        lat_plot_free(p);
+        lat_plot_destroy(p);
     }
 }
 
@@ -227,7 +227,7 @@ static void test_plot_legend_placement(void **state) {
         else
             assert_true(x < 100 && y < 80); /* rising tail: top-left */
         free(svg);
-        lat_plot_free(p);
+        lat_plot_destroy(p);
     }
 }
 
@@ -254,7 +254,7 @@ static void test_plot_log_y_and_slo(void **state) {
     assert_string_equal(t, "SLO 5us|budget");
     assert_int_equal(count_of(svg, "<path "), 1);
     free(svg);
-    lat_plot_free(p);
+    lat_plot_destroy(p);
 }
 
 static void test_plot_empty_and_single(void **state) {
@@ -275,7 +275,7 @@ static void test_plot_empty_and_single(void **state) {
     assert_non_null(strstr(svg, "idle (no samples)"));
     assert_int_equal(count_of(svg, "<path "), 1);
     free(svg);
-    lat_plot_free(p);
+    lat_plot_destroy(p);
 
     /* single value (as a one-value histogram's .hgrm: 0% and 100% rows) */
     assert_int_equal(lat_plot_create("one", &p), 0);
@@ -298,7 +298,7 @@ static void test_plot_empty_and_single(void **state) {
         assert_null(strstr(svg, "inf"));
         free(svg);
     }
-    lat_plot_free(p);
+    lat_plot_destroy(p);
 
     /* all-zero values */
     assert_int_equal(lat_plot_create(NULL, &p), 0);
@@ -311,7 +311,7 @@ static void test_plot_empty_and_single(void **state) {
         assert_null(strstr(svg, "nan"));
         free(svg);
     }
-    lat_plot_free(p);
+    lat_plot_destroy(p);
 }
 
 static void test_plot_rejects(void **state) {
@@ -348,8 +348,8 @@ static void test_plot_rejects(void **state) {
     free(svg);
     assert_int_equal(lat_plot_write_svg(NULL, stdout), -EINVAL);
     assert_int_equal(lat_plot_save_svg(p, NULL), -EINVAL);
-    lat_plot_free(p);
-    lat_plot_free(NULL);
+    lat_plot_destroy(p);
+    lat_plot_destroy(NULL);
 }
 
 static void test_plot_save_atomic(void **state) {
@@ -365,7 +365,7 @@ static void test_plot_save_atomic(void **state) {
     assert_int_equal(access(path, R_OK), 0);
     snprintf(path, sizeof path, "%s/no/such/dir/p.svg", lat_test_tmpdir());
     assert_true(lat_plot_save_svg(p, path) < 0);
-    lat_plot_free(p);
+    lat_plot_destroy(p);
 }
 
 /* ---- histograms --------------------------------------------------------------------------- */
@@ -419,13 +419,13 @@ static void test_plot_from_hist(void **state) {
     char *banded = render(two);
     assert_int_equal(count_of(banded, "<polygon class=\"lat-band "), 1);
     free(banded);
-    lat_plot_free(two);
-    lat_plot_free(q);
+    lat_plot_destroy(two);
+    lat_plot_destroy(q);
     /* 250 us max: microsecond axis with the max column */
     assert_non_null(strstr(svg, "latency (us)"));
     assert_non_null(strstr(svg, ">max</text>"));
     free(svg);
-    lat_plot_free(p);
+    lat_plot_destroy(p);
 
     /* one-value histogram */
     lat_hist_reset(h);
@@ -437,7 +437,7 @@ static void test_plot_from_hist(void **state) {
     assert_int_equal(count_of(svg, "<path "), 1);
     assert_non_null(strstr(svg, "latency (ns)"));
     free(svg);
-    lat_plot_free(p);
+    lat_plot_destroy(p);
     lat_hist_destroy(h);
 }
 
@@ -474,7 +474,7 @@ static void test_hgrm_parse(void **state) {
     assert_true(fabs(h.mean_ns - 962.625) < 1e-9);
     assert_true(fabs(h.stddev_ns - 9786.324) < 1e-9);
     assert_true(fabs(h.max_ns - 100031) < 1e-9);
-    lat_hgrm_release(&h);
+    lat_hgrm_fini(&h);
     assert_null(h.points);
 
     /* CSV in ms (HistogramLogProcessor's default unit), CRLF line ends */
@@ -484,14 +484,14 @@ static void test_hgrm_parse(void **state) {
     assert_true(fabs(h.points[1].pct - 90) < 1e-9);
     assert_int_equal(h.total_count, 10);
     assert_true(isnan(h.mean_ns));
-    lat_hgrm_release(&h);
+    lat_hgrm_fini(&h);
 
     /* nothing but a header: valid and empty */
     const char *hdr = "       Value     Percentile TotalCount 1/(1-Percentile)\n\n";
     assert_int_equal(lat_hgrm_parse(hdr, strlen(hdr), 1.0, &h, NULL), 0);
     assert_int_equal(h.n, 0);
     assert_null(h.points);
-    lat_hgrm_release(&h);
+    lat_hgrm_fini(&h);
     assert_int_equal(lat_hgrm_parse("", 0, 1.0, &h, NULL), 0);
     assert_int_equal(h.n, 0);
 
@@ -518,7 +518,7 @@ static void test_hgrm_parse(void **state) {
     }
     assert_int_equal(lat_hgrm_parse(NULL, 0, 1.0, &h, NULL), -EINVAL);
     assert_int_equal(lat_hgrm_parse("", 0, 0.0, &h, NULL), -EINVAL);
-    lat_hgrm_release(NULL);
+    lat_hgrm_fini(NULL);
 }
 
 /* ---- HTML --------------------------------------------------------------------------------------
@@ -560,7 +560,7 @@ static void test_report_page(void **state) {
     size_t n = make_tail(a, 3, 300, 4000);
     assert_int_equal(lat_plot_add_series(p, "baseline", a, n), 0);
     assert_int_equal(lat_report_plot(r, p), 0);
-    lat_plot_free(p);
+    lat_plot_destroy(p);
     assert_int_equal(lat_report_verdict(r, LAT_VERDICT_PASS, "alloc: p99.9 3x worse"), 0);
     assert_int_equal(lat_report_verdict(r, (lat_verdict)9, "x"), -EINVAL);
     assert_int_equal(lat_report_text(r, "plain & simple"), 0);
@@ -570,7 +570,7 @@ static void test_report_page(void **state) {
     char path[512];
     snprintf(path, sizeof path, "%s/report.html", lat_test_tmpdir());
     assert_int_equal(lat_report_write(r, path), 0);
-    lat_report_free(r);
+    lat_report_destroy(r);
 
     char *html = slurp(path);
     assert_non_null(strstr(html, "<title>lab &lt;run&gt; &amp; co</title>"));
@@ -638,9 +638,9 @@ static int build_all(const char *dir) {
     }
     lat_hgrm h;
     if (!rc) rc = lat_hgrm_parse(hgrm_plain, strlen(hgrm_plain), 1, &h, NULL);
-    if (!rc) lat_hgrm_release(&h);
-    lat_report_free(r);
-    lat_plot_free(p);
+    if (!rc) lat_hgrm_fini(&h);
+    lat_report_destroy(r);
+    lat_plot_destroy(p);
     return rc;
 }
 

@@ -40,7 +40,7 @@
                     assert_int_equal(v, next_out++);                                               \
             }                                                                                      \
             assert_int_equal(R##_len(r), 0);                                                       \
-            R##_free(r);                                                                           \
+            R##_destroy(r);                                                                        \
         }                                                                                          \
     }                                                                                              \
     static void R##_full_empty(void **state) {                                                     \
@@ -75,7 +75,7 @@
             assert_false(R##_try_pop(r, out));                                                     \
             assert_int_equal(R##_len(r), 0);                                                       \
         }                                                                                          \
-        R##_free(r);                                                                               \
+        R##_destroy(r);                                                                            \
     }                                                                                              \
     static void R##_batch_spans(void **state) {                                                    \
         (void)state;                                                                               \
@@ -133,7 +133,7 @@
             assert_true(R##_try_push(r, &next_in)); /* single ops still line up */                 \
             assert_true(R##_try_pop(r, &v));                                                       \
             assert_int_equal(v, next_in);                                                          \
-            R##_free(r);                                                                           \
+            R##_destroy(r);                                                                        \
         }                                                                                          \
     }                                                                                              \
     static void R##_caller_storage(void **state) {                                                 \
@@ -165,7 +165,7 @@
         assert_int_equal(R##_create(8, ((size_t)1 << 31) + 1, 0, &rp), -EINVAL);                   \
         assert_int_equal(R##_create(8, 8, 0x80, &rp), -EINVAL);                                    \
         assert_int_equal(R##_storage_size(0, 8), 0);                                               \
-        R##_free(NULL);                                                                            \
+        R##_destroy(NULL);                                                                         \
         R##_fini(NULL);                                                                            \
     }                                                                                              \
     static void R##_no_alloc_hot_path(void **state) {                                              \
@@ -193,7 +193,7 @@
             (void)R##_len(r);                                                                      \
         }                                                                                          \
         assert_int_equal(lat_alloc_count_end(), 0);                                                \
-        R##_free(r);                                                                               \
+        R##_destroy(r);                                                                            \
     }                                                                                              \
     static void R##_close_test(void **state) {                                                     \
         (void)state;                                                                               \
@@ -211,7 +211,7 @@
         assert_int_equal(R##_pop_wait(r, &v, &idle), 0);       /* drains first */                  \
         assert_int_equal(R##_pop_wait(r, &v, &idle), 0);                                           \
         assert_int_equal(R##_pop_wait(r, &v, &idle), -EPIPE);                                      \
-        R##_free(r);                                                                               \
+        R##_destroy(r);                                                                            \
     }                                                                                              \
     static void R##_typed(void **state) {                                                          \
         (void)state;                                                                               \
@@ -239,7 +239,7 @@
         /* typed and untyped calls interleave */                                                   \
         assert_true(R##_try_pop(r, &out));                                                         \
         assert_true(R##_try_push(r, &in));                                                         \
-        R##_free(r);                                                                               \
+        R##_destroy(r);                                                                            \
         /* a typed call with the wrong item size aborts in checked builds */                       \
         pid_t pid = fork();                                                                        \
         assert_true(pid >= 0);                                                                     \
@@ -347,7 +347,7 @@ static void layout(void **state) {
     assert_true(lat_spsc_try_pop_t(q, &w));
     assert_int_equal(lat_spsc_pop_wait_t(q, &w, &idle), 0);
     assert_int_equal(w, 42);
-    lat_spsc_free(q);
+    lat_spsc_destroy(q);
 }
 
 int main(void) {

@@ -161,9 +161,9 @@ static void run_job(int seqring, int batch, lat_idle idle, unsigned flags, uint6
     assert_int_equal(j.errors, 0);
     assert_int_equal(j.sum_in, j.sum_out);
     if (seqring)
-        lat_seqring_free(j.ring);
+        lat_seqring_destroy(j.ring);
     else
-        lat_ring_free(j.ring);
+        lat_ring_destroy(j.ring);
 }
 
 /* On 2 shared vCPUs a pure spinner can starve its peer for a whole time slice,
@@ -241,9 +241,9 @@ static void blocking_wakes(int seqring) {
     /* asleep ~100 ms; a spinner would have burnt ~100 ms of CPU */
     assert_true(s.cpu_ns < 50ull * 1000 * 1000);
     if (seqring)
-        lat_seqring_free(s.ring);
+        lat_seqring_destroy(s.ring);
     else
-        lat_ring_free(s.ring);
+        lat_ring_destroy(s.ring);
 }
 
 static void block_ring(void **state) {

@@ -115,9 +115,9 @@ static void test_fake_sizes(void **state) {
         assert_int_equal(ci.cpu, sizes[i] - 1);
         assert_int_equal(lat_cpuset_count(&ci.siblings), 1);
         assert_int_equal(lat_topo_cpu_info(t, sizes[i], &ci), -EINVAL);
-        lat_topo_free(t);
+        lat_topo_destroy(t);
     }
-    lat_topo_free(NULL);
+    lat_topo_destroy(NULL);
 }
 
 static void test_fake_missing(void **state) {
@@ -141,7 +141,7 @@ static void test_fake_missing(void **state) {
     assert_true(lat_cpuset_has(&ci.siblings, 2));
     const lat_cache *caches;
     assert_int_equal(lat_topo_caches(t, &caches), 0);
-    lat_topo_free(t);
+    lat_topo_destroy(t);
 }
 
 static void test_fake_smt_and_caches(void **state) {
@@ -186,7 +186,7 @@ static void test_fake_smt_and_caches(void **state) {
     }
     assert_false(p.smt_shared);
     assert_false(p.uses_cpu0);
-    lat_topo_free(t);
+    lat_topo_destroy(t);
 }
 
 /* ---- the planner ------------------------------------------------------------------------------
@@ -230,15 +230,15 @@ static void test_plan_refuses_and_accepts(void **state) {
     assert_int_equal(lat_topo_plan(t4, -1, 0, 0, &p), -EINVAL);
     assert_int_equal(lat_topo_plan(t4, LAT_PLAN_MAX_HOT + 1, 0, 0, &p), -EINVAL);
     assert_int_equal(lat_topo_plan(NULL, 1, 0, 0, &p), -EINVAL);
-    lat_topo_free(t2);
-    lat_topo_free(t4);
+    lat_topo_destroy(t2);
+    lat_topo_destroy(t4);
     /* 1 CPU: one hot thread is possible, two are not */
     lat_topo *t1;
     assert_int_equal(lat_topo_load(make_tree(1, 0, NULL), &t1), 0);
     assert_int_equal(lat_topo_plan(t1, 1, 2, 0, &p), 0);
     assert_int_equal(p.hot[0], 0);
     assert_int_equal(lat_topo_plan(t1, 2, 0, 0, &p), LAT_ETOOFEW_CPUS);
-    lat_topo_free(t1);
+    lat_topo_destroy(t1);
 }
 
 static void test_plan_smt_avoidance(void **state) {
@@ -255,7 +255,7 @@ static void test_plan_smt_avoidance(void **state) {
     assert_int_equal(lat_topo_plan(t, 3, 0, 0, &p), 0);
     assert_true(p.smt_shared);
     assert_non_null(strstr(p.note, "SMT"));
-    lat_topo_free(t);
+    lat_topo_destroy(t);
 }
 
 static void test_plan_isolated_preference(void **state) {
@@ -274,7 +274,7 @@ static void test_plan_isolated_preference(void **state) {
     assert_int_equal(lat_topo_plan(t, 3, 0, 0, &p), 0);
     assert_int_equal(p.hot[2], 1);
     assert_non_null(strstr(p.note, "1 of 3 hot threads on non-isolated"));
-    lat_topo_free(t);
+    lat_topo_destroy(t);
 }
 
 static void test_hybrid_detection(void **state) {
@@ -295,7 +295,7 @@ static void test_hybrid_detection(void **state) {
     assert_int_equal(p.hot[1], 2);
     assert_int_equal(p.hot[2], 3);
     assert_int_equal(p.hot[3], 0); /* a P-core, even CPU 0, before an E-core */
-    lat_topo_free(t);
+    lat_topo_destroy(t);
 
     /* little-first numbering: 0-5 little, 6-7 big; 95% counts as big */
     root = make_tree(8, 0, NULL);
@@ -305,7 +305,7 @@ static void test_hybrid_detection(void **state) {
     assert_true(lat_topo_hybrid(t));
     lat_cpuset_format(lat_topo_perf_cores(t), buf, sizeof buf);
     assert_string_equal(buf, "6-7");
-    lat_topo_free(t);
+    lat_topo_destroy(t);
 
     /* by max frequency when capacities are absent: 5.0 GHz vs 3.8 GHz */
     root = make_tree(6, 0, NULL);
@@ -319,7 +319,7 @@ static void test_hybrid_detection(void **state) {
     assert_int_equal(lat_topo_cpu_info(t, 3, &ci), 0);
     assert_false(ci.perf_core);
     assert_int_equal(ci.max_freq_khz, 3800000);
-    lat_topo_free(t);
+    lat_topo_destroy(t);
 
     /* within 10%: not hybrid, every CPU is a performance core */
     root = make_tree(4, 0, NULL);
@@ -328,7 +328,7 @@ static void test_hybrid_detection(void **state) {
     assert_int_equal(lat_topo_load(root, &t), 0);
     assert_false(lat_topo_hybrid(t));
     assert_int_equal(lat_cpuset_count(lat_topo_perf_cores(t)), 4);
-    lat_topo_free(t);
+    lat_topo_destroy(t);
 
     /* Intel hybrid names its P-cores directly */
     root = make_tree(8, 0, NULL);
@@ -338,7 +338,7 @@ static void test_hybrid_detection(void **state) {
     assert_true(lat_topo_hybrid(t));
     lat_cpuset_format(lat_topo_perf_cores(t), buf, sizeof buf);
     assert_string_equal(buf, "0-3");
-    lat_topo_free(t);
+    lat_topo_destroy(t);
 }
 
 static void test_topo_json_and_sets(void **state) {
@@ -370,7 +370,7 @@ static void test_topo_json_and_sets(void **state) {
                      32768);
     json_decref(j);
     assert_null(lat_topo_json(NULL));
-    lat_topo_free(t);
+    lat_topo_destroy(t);
 
     lat_cpuset a, b, c;
     lat_cpuset_parse("0-7", &a);
@@ -422,7 +422,7 @@ static void test_real_pin(void **state) {
     int n = lat_cpuset_count(aff);
     assert_int_equal(lat_topo_plan(t, n + 1, 0, 0, &p), LAT_ETOOFEW_CPUS);
     assert_int_equal(lat_topo_plan(t, n, 1, 0, &p), 0);
-    lat_topo_free(t);
+    lat_topo_destroy(t);
 }
 
 /* ---- run conditions

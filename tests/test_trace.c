@@ -107,11 +107,11 @@ static void check_exact(const lat_trace_stage *st, unsigned nst, unsigned points
         }
         assert_int_equal(lat_trace_hist_copy(t, s, LAT_TRACE_CUMULATIVE, &got), 0);
         assert_true(lat_test_hist_equal(&want, &got));
-        lat_hist_free(&got);
+        lat_hist_fini(&got);
         assert_int_equal(lat_trace_hist_copy(t, s, LAT_TRACE_INTERVAL, &got), 0);
         assert_true(lat_test_hist_equal(&want, &got)); /* the one interval */
-        lat_hist_free(&got);
-        lat_hist_free(&want);
+        lat_hist_fini(&got);
+        lat_hist_fini(&want);
     }
     lat_trace_destroy(t);
 }
@@ -218,12 +218,12 @@ static void test_merged_is_sum_of_sinks(void **state) {
             assert_int_equal(lat_trace_sink_hist_copy(k[i], s, &h), 0);
             assert_int_equal(lat_hist_total(&h), 1000);
             lat_hist_add(&sum, &h);
-            lat_hist_free(&h);
+            lat_hist_fini(&h);
         }
         assert_int_equal(lat_trace_hist_copy(t, s, LAT_TRACE_CUMULATIVE, &merged), 0);
         assert_true(lat_test_hist_equal(&sum, &merged));
-        lat_hist_free(&merged);
-        lat_hist_free(&sum);
+        lat_hist_fini(&merged);
+        lat_hist_fini(&sum);
     }
     lat_trace_destroy(t);
 }
@@ -252,8 +252,8 @@ static void test_drain_equals_thread(void **state) {
         assert_int_equal(lat_trace_hist_copy(b, s, LAT_TRACE_CUMULATIVE, &hb), 0);
         assert_int_equal(lat_hist_total(&ha), 10000);
         assert_true(lat_test_hist_equal(&ha, &hb));
-        lat_hist_free(&ha);
-        lat_hist_free(&hb);
+        lat_hist_fini(&ha);
+        lat_hist_fini(&hb);
     }
     lat_trace_destroy(a);
     lat_trace_destroy(b);
@@ -325,19 +325,19 @@ static void test_logs_callback_flight(void **state) {
     assert_ptr_equal(own, f);
     assert_null(lat_trace_flight(t));
     lat_trace_destroy(t);
-    lat_flight_free(own);
+    lat_flight_destroy(own);
     /* The work log ('+' -> '-' only matters for q1+wake) reads back. */
     const char *names[] = {"q1-wake", "work", "e2e"};
     for (int s = 0; s < 3; s++) {
         char path[400];
         snprintf(path, sizeof path, "%s%s.hlog", prefix, names[s]);
         lat_hlog_reader *r;
-        assert_int_equal(lat_hlog_reader_open(path, &r), 0);
+        assert_int_equal(lat_hlog_reader_create(path, &r), 0);
         lat_hlog_interval *iv;
         assert_int_equal(lat_hlog_next(r, &iv), 1);
         assert_int_equal(lat_hist_total(&iv->hist), 500);
         assert_int_equal(lat_hlog_next(r, &iv), 0);
-        lat_hlog_reader_close(r);
+        lat_hlog_reader_destroy(r);
     }
 }
 
@@ -377,7 +377,7 @@ static void test_socket_stream(void **state) {
         assert_int_equal(lat_hist_total(&iv->hist), 300);
     }
     assert_int_equal(lat_hlog_next(rd, &iv), 0);
-    lat_hlog_reader_close(rd);
+    lat_hlog_reader_destroy(rd);
 }
 
 int main(void) {

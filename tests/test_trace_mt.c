@@ -91,13 +91,13 @@ static void fan_out(size_t ring_cap) {
         for (int i = 0; i < 2; i++) {
             assert_int_equal(lat_trace_sink_hist_copy(sh[i].k, s, &h), 0);
             lat_hist_add(&sum, &h);
-            lat_hist_free(&h);
+            lat_hist_fini(&h);
         }
         assert_int_equal(lat_trace_hist_copy(t, s, LAT_TRACE_CUMULATIVE, &merged), 0);
         assert_int_equal(lat_hist_total(&merged), (int64_t)rec);
         assert_true(lat_test_hist_equal(&sum, &merged));
-        lat_hist_free(&merged);
-        lat_hist_free(&sum);
+        lat_hist_fini(&merged);
+        lat_hist_fini(&sum);
     }
     lat_trace_destroy(t);
 }
@@ -189,8 +189,8 @@ static void test_three_stage_drain_on_consumer(void **state) {
     assert_int_equal(lat_trace_figures_get(p.t, 2, LAT_TRACE_CUMULATIVE, &f), 0);
     assert_int_equal(f.count, (int64_t)n.recorded);
     lat_trace_destroy(p.t);
-    lat_spsc_free(p.q1);
-    lat_spsc_free(p.q2);
+    lat_spsc_destroy(p.q1);
+    lat_spsc_destroy(p.q2);
 }
 
 int main(void) {

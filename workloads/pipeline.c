@@ -62,7 +62,7 @@ static int q_create(qring **q, size_t cap, size_t elem) {
     return lat_spsc_create(elem, cap, 0, q);
 }
 static void q_free(qring *q) {
-    lat_spsc_free(q);
+    lat_spsc_destroy(q);
 }
 LAT_INLINE bool q_push(qring *q, const void *item) {
     return lat_spsc_try_push(q, item);
@@ -235,7 +235,7 @@ static lat_perf *thread_begin(run *R, int role) {
         R->pin_err[role] = lat_pin_thread(R->c.cpus[role]);
     }
     lat_perf *p = NULL;
-    if (R->c.perf && lat_perf_open(&p, perf_events, NULL) != 0) p = NULL;
+    if (R->c.perf && lat_perf_create(&p, perf_events, NULL) != 0) p = NULL;
     return p;
 }
 
@@ -279,7 +279,7 @@ static void thread_loop_end(run *R, int role, lat_perf *p) {
         int n = lat_perf_read(p, cnt, 6);
         for (int i = 0; i < n && i < 6; i++)
             *dst[i] = count_value(&cnt[i]);
-        lat_perf_close(p);
+        lat_perf_destroy(p);
     }
 }
 
@@ -298,7 +298,7 @@ static void *producer(void *arg) {
     bool can_sleep = R->c.idle.kind != LAT_IDLE_SPIN;
     uint64_t sleep_gap = lat_clock_from_ns(R->cal, 50000);
     if (!wait_go(R)) {
-        lat_perf_close(p);
+        lat_perf_destroy(p);
         return NULL;
     }
     thread_loop_start(R, LAT_PIPE_PRODUCER, p);
@@ -381,7 +381,7 @@ static void *worker(void *arg) {
     bool alloc = R->c.alloc;
     const lat_pipe_source *src = R->c.source && R->c.source->work ? R->c.source : NULL;
     if (!wait_go(R)) {
-        lat_perf_close(p);
+        lat_perf_destroy(p);
         return NULL;
     }
     thread_loop_start(R, LAT_PIPE_WORKER, p);
@@ -464,7 +464,7 @@ static void *consumer(void *arg) {
     uint64_t stall_seq = R->c.stall_site == LAT_PIPE_STALL_Q2 ? R->c.stall_seq : UINT64_MAX;
     uint64_t stall_cycles = lat_clock_from_ns(R->cal, R->c.stall_ns);
     if (!wait_go(R)) {
-        lat_perf_close(p);
+        lat_perf_destroy(p);
         return NULL;
     }
     thread_loop_start(R, LAT_PIPE_CONSUMER, p);
@@ -577,7 +577,7 @@ static void iv_add(run *R, iv_state *v, const sample *s, uint64_t t3, const uint
 
 static void iv_fini(iv_state *v) {
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
-        lat_hist_free(&v->h[s]);
+        lat_hist_fini(&v->h[s]);
 }
 
 /* Keep the slowest samples of each stage with their hop's bounds. */
@@ -603,7 +603,7 @@ static void *aggregator(void *arg) {
     iv_state fv;
     if (!wait_go(R)) {
         for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
-            lat_hist_free(&ih[s]);
+            lat_hist_fini(&ih[s]);
         return NULL;
     }
     bool figs = iv_init(R, &fv);
@@ -681,7 +681,7 @@ static void *aggregator(void *arg) {
     if (figs) iv_close(R, &fv);
     iv_fini(&fv);
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
-        lat_hist_free(&ih[s]);
+        lat_hist_fini(&ih[s]);
     r->wall_ns = lat_clock_to_ns(R->cal, last_t - R->start_cycles);
     return NULL;
 }
@@ -782,13 +782,13 @@ static bool valid(const lat_pipe_config *c) {
            (!c->source || (c->source->send_offset_ns && c->source->nkinds <= LAT_PIPE_MAXKINDS));
 }
 
-void lat_pipe_result_release(lat_pipe_result *r) {
+void lat_pipe_result_fini(lat_pipe_result *r) {
     if (!r) return;
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
         lat_hist_destroy(r->h[s]);
     for (int k = 0; k < LAT_PIPE_MAXKINDS; k++)
         lat_hist_destroy(r->h_kind[k]);
-    lat_flight_free(r->flight);
+    lat_flight_destroy(r->flight);
     for (int k = 0; k < LAT_PIPE_NHOT; k++)
         lat_gaps_destroy(r->gaps[k]);
     lat__free(r->iv);
@@ -1072,7 +1072,7 @@ fail:
         char path[sizeof r->log_error_path];
         int log_error = r->log_error;
         memcpy(path, r->log_error_path, sizeof path);
-        lat_pipe_result_release(r);
+        lat_pipe_result_fini(r);
         r->log_error = log_error;
         memcpy(r->log_error_path, path, sizeof path);
     }

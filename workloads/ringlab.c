@@ -164,14 +164,14 @@ static void *ring_new(size_t item, size_t cap) {
     return lat_ring_create(item, cap, 0, &r) ? NULL : r;
 }
 static void ring_del(void *q) {
-    lat_ring_free(q);
+    lat_ring_destroy(q);
 }
 static void *seq_new(size_t item, size_t cap) {
     lat_seqring *r = NULL;
     return lat_seqring_create(item, cap, 0, &r) ? NULL : r;
 }
 static void seq_del(void *q) {
-    lat_seqring_free(q);
+    lat_seqring_destroy(q);
 }
 
 /* Per-kind, per-type operations with one shape: (void *q, T *v).

@@ -183,8 +183,8 @@ typedef struct lat_bench_runner lat_bench_runner;
 typedef struct lat_bench_group lat_bench_group;
 
 /* Create a runner for suite (copied).  cfg NULL = defaults.  0 / -ENOMEM / -EINVAL. */
-int lat_bench_runner_new(const char *suite, const lat_bench_config *cfg, lat_bench_runner **out);
-void lat_bench_runner_free(lat_bench_runner *r); /* NULL is fine */
+int lat_bench_runner_create(const char *suite, const lat_bench_config *cfg, lat_bench_runner **out);
+void lat_bench_runner_destroy(lat_bench_runner *r); /* NULL is fine */
 /* The runner's configuration (mutable until lat_bench_run). */
 lat_bench_config *lat_bench_runner_config(lat_bench_runner *r);
 /* Only run cases whose "group/name" contains filter (or matches it as an
@@ -192,8 +192,8 @@ lat_bench_config *lat_bench_runner_config(lat_bench_runner *r);
 int lat_bench_runner_filter(lat_bench_runner *r, const char *filter);
 
 /* Groups belong to the runner.  NULL on bad arguments or no memory. */
-lat_bench_group *lat_bench_group_new(lat_bench_runner *r, const char *name);
-lat_bench_group *lat_bench_concurrent_group_new(lat_bench_runner *r, const char *name);
+lat_bench_group *lat_bench_group_create(lat_bench_runner *r, const char *name);
+lat_bench_group *lat_bench_concurrent_group_create(lat_bench_runner *r, const char *name);
 /* Group settings (before lat_bench_run).  0 or -EINVAL / -ENOMEM. */
 int lat_bench_group_metadata(lat_bench_group *g, const char *key, const char *value);
 int lat_bench_group_domain(lat_bench_group *g, lat_bench_domain d);
@@ -357,7 +357,7 @@ typedef struct lat_bench_report {
  * calling thread for the run when cfg.pin and restores its mask after. */
 int lat_bench_run(lat_bench_runner *r);
 /* The run's report (NULL before lat_bench_run); owned by the runner, valid
- * until lat_bench_runner_free (lat_bench_report_clone keeps a copy). */
+ * until lat_bench_runner_destroy (lat_bench_report_clone keeps a copy). */
 const lat_bench_report *lat_bench_runner_report(const lat_bench_runner *r);
 /* The measured timer overhead (ns per sample), measuring it on first call. */
 double lat_bench_timer_overhead_ns(lat_bench_runner *r);
@@ -395,7 +395,7 @@ int lat_bench_report_from_json(const struct json_t *j, lat_bench_report **out, c
 /* Atomic write / read of a report file. */
 int lat_bench_report_save(const lat_bench_report *rep, const char *path);
 int lat_bench_report_load(const char *path, lat_bench_report **out, char *err, size_t errlen);
-void lat_bench_report_free(lat_bench_report *rep); /* NULL is fine */
+void lat_bench_report_destroy(lat_bench_report *rep); /* NULL is fine */
 /* A deep copy (0 / -ENOMEM). */
 int lat_bench_report_clone(const lat_bench_report *rep, lat_bench_report **out);
 
@@ -477,11 +477,11 @@ int lat_bench_compare_history(const lat_bench_report *const *hist, size_t nh,
                               const lat_bench_report *cur, const lat_bench_compare_opts *opts,
                               lat_bench_comparison **out);
 /* Every compatible report in dir, oldest first, at most max (the newest
- * ones).  0 and *out / *n (free each with lat_bench_report_free and the array
+ * ones).  0 and *out / *n (free each with lat_bench_report_destroy and the array
  * with free()), -ENOENT with why when none qualifies. */
 int lat_bench_load_history(const char *dir, const lat_bench_report *cur, size_t max,
                            lat_bench_report ***out, size_t *n, char *why, size_t whylen);
-void lat_bench_comparison_free(lat_bench_comparison *c);
+void lat_bench_comparison_destroy(lat_bench_comparison *c);
 void lat_bench_comparison_print(const lat_bench_comparison *c, FILE *out);
 /* Newest compatible *.json report in dir (by timestamp_ns).  0 and *path
  * (free with free()), -ENOENT with why (the newest refusal) when none qualifies. */

@@ -62,7 +62,7 @@ typedef struct lat_flight {
 int lat_flight_create(lat_flight **out, size_t capacity, unsigned nstages, const char *const *names,
                       uint64_t threshold_ns, uint64_t post);
 /* Free a recorder; NULL is fine. */
-void lat_flight_free(lat_flight *f);
+void lat_flight_destroy(lat_flight *f);
 
 /* Change the threshold (before the trigger; no effect once triggered). */
 static inline void lat_flight_set_threshold(lat_flight *f, uint64_t threshold_ns) {

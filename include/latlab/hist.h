@@ -69,7 +69,7 @@ int lat_hist_init(lat_hist *h, int64_t lowest, int64_t highest, int sig_figs);
  * counts (NULL): enough for the index math, nothing to free.  0 / -EINVAL. */
 int lat__hist_geometry(lat_hist *h, int64_t lowest, int64_t highest, int sig_figs);
 /* Release h's counts and zero h.  NULL and zeroed/freed histograms are fine. */
-void lat_hist_free(lat_hist *h);
+void lat_hist_fini(lat_hist *h);
 /* Heap-allocated form: *out on success (0), else -EINVAL/-ENOMEM. */
 int lat_hist_create(int64_t lowest, int64_t highest, int sig_figs, lat_hist **out);
 /* Free a histogram from lat_hist_create.  NULL is fine. */
@@ -378,7 +378,7 @@ int lat_hist_encode_base64(const lat_hist *h, char **out);
 void lat_hist_buf_free(void *buf);
 
 /* Decode an encoding (compressed or not) into *out, which is initialised with
- * the declared geometry (caller frees it with lat_hist_free).  On error *out is
+ * the declared geometry (caller frees it with lat_hist_fini).  On error *out is
  * left zeroed. */
 int lat_hist_decode(const void *buf, size_t len, lat_hist *out);
 int lat_hist_decode_base64(const char *text, size_t len, lat_hist *out);
@@ -423,7 +423,7 @@ typedef struct lat_hist_recorder {
 
 /* 0 / -EINVAL / -ENOMEM; same parameters as lat_hist_init. */
 int lat_hist_recorder_init(lat_hist_recorder *r, int64_t lowest, int64_t highest, int sig_figs);
-void lat_hist_recorder_free(lat_hist_recorder *r); /* NULL is fine; no writers may run */
+void lat_hist_recorder_fini(lat_hist_recorder *r); /* NULL is fine; no writers may run */
 
 /* Writer side: thread-safe, lock-free, allocation-free. */
 LAT_INLINE bool lat_hist_recorder_record_n(lat_hist_recorder *r, int64_t v, int64_t n) {

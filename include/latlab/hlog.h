@@ -106,9 +106,9 @@ typedef struct lat_hlog_interval {
  * reading stops at a NUL byte, which the first lat_hlog_next call then
  * reports with its line. */
 #define LAT_HLOG_MAX_FILE_BYTES ((size_t)1 << 30)
-int lat_hlog_reader_open(const char *path, lat_hlog_reader **out);
+int lat_hlog_reader_create(const char *path, lat_hlog_reader **out);
 int lat_hlog_reader_open_mem(const char *text, size_t len, lat_hlog_reader **out);
-void lat_hlog_reader_close(lat_hlog_reader *r); /* NULL is fine */
+void lat_hlog_reader_destroy(lat_hlog_reader *r); /* NULL is fine */
 /* fit: decode each interval fitted to its values (lat_hist_decode_base64_fit)
  * instead of the geometry it declares, so memory follows the data (a 5-figure
  * 1..2^62 interval of small values: 2 MB, not 48 MB).  Queries answer the

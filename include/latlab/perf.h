@@ -50,7 +50,7 @@
 /* Longest reason text. */
 #define LAT_PERF_REASON_MAX 192
 
-/* What lat_perf_open(NULL events) counts. */
+/* What lat_perf_create(NULL events) counts. */
 #define LAT_PERF_DEFAULT_EVENTS                                                                    \
     "task-clock,context-switches,cpu-migrations,page-faults,cycles,instructions,branches,"         \
     "branch-misses"
@@ -64,7 +64,7 @@ typedef enum lat_perf_state {
     LAT_PERF_UNAVAILABLE = 4, /* could not open; lat_perf_reason() says why */
 } lat_perf_state;
 
-/* Options for lat_perf_open; zero-initialise ({0}) for the defaults. */
+/* Options for lat_perf_create; zero-initialise ({0}) for the defaults. */
 typedef struct lat_perf_opts {
     pid_t pid;              /* 0: the calling thread; >0: that thread or process */
     int cpu;                /* -1 or 0 with pid: any CPU.  Use -1; 0 is treated as -1
@@ -99,10 +99,10 @@ typedef struct lat_perf lat_perf;
  * (opts->err says which), -E2BIG for more than LAT_PERF_MAX_EVENTS, -ENOMEM,
  * -EINVAL for NULL out.  Setup only: allocates, makes many syscalls.  With
  * pid 0 the set counts the calling thread: call start/stop/read from it. */
-int lat_perf_open(lat_perf **out, const char *events, const lat_perf_opts *opts);
+int lat_perf_create(lat_perf **out, const char *events, const lat_perf_opts *opts);
 
 /* Close every descriptor and free.  NULL is fine. */
-void lat_perf_close(lat_perf *p);
+void lat_perf_destroy(lat_perf *p);
 
 /* Enable every group (one ioctl each; also one getrusage() when a fallback
  * is in use).  No allocation, no lock.  Returns 0 or a negative errno.  Not

@@ -250,11 +250,11 @@ bool lat_pipe_stage_present(int stage, int shape, bool split_q1);
 int lat_pipe_flight_slot(int stage, int shape, bool split_q1);
 const char *lat_pipe_shape_name(int shape);
 
-/* Run once.  Returns 0 (r filled; release with lat_pipe_result_release), or
+/* Run once.  Returns 0 (r filled; release with lat_pipe_result_fini), or
  * -EINVAL (bad config), -ENOMEM, a thread/pinning error (negative errno).
  * Blocks for the run (about events / rate_hz seconds). */
 int lat_pipe_run(const lat_pipe_config *c, lat_pipe_result *r);
-void lat_pipe_result_release(lat_pipe_result *r); /* NULL is fine */
+void lat_pipe_result_fini(lat_pipe_result *r); /* NULL is fine */
 
 /* Cost of one fenced cycle read in ns, median of n back-to-back pairs. */
 uint64_t lat_pipe_stamp_cost_ns(const lat_clock_cal *cal, unsigned n);

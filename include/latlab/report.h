@@ -49,7 +49,7 @@ typedef struct lat_plot lat_plot;
 /* New empty plot, 800x500, linear y, auto theme.  title may be NULL (no
  * title).  Returns 0 and *out, or -EINVAL / -ENOMEM. */
 int lat_plot_create(const char *title, lat_plot **out);
-void lat_plot_free(lat_plot *p);
+void lat_plot_destroy(lat_plot *p);
 
 /* Add a series: the n points are copied.  Percentiles must be within 0..100
  * and non-decreasing, values finite and >= 0 (else -EINVAL, nothing added).
@@ -135,13 +135,13 @@ bool lat_hgrm_bracket(const lat_hgrm *h, double q, double *lo);
 /* Parse .hgrm text (Java's plain layout or its CSV variant, as HistogramLogProcessor writes them).
  * ns_per_value converts the Value column to ns: 1 for ns, 1e3 for us, 1e6 for
  * ms (HistogramLogProcessor's default output unit).  On success returns 0
- * and fills *out (release with lat_hgrm_release).  Malformed text returns
+ * and fills *out (release with lat_hgrm_fini).  Malformed text returns
  * LAT_EFORMAT with *err_line (may be NULL) set to the 1-based line number; text
  * without any rows is valid (n == 0).  -EINVAL for NULL text/out or a
  * non-positive ns_per_value, -ENOMEM. */
 int lat_hgrm_parse(const char *text, size_t len, double ns_per_value, lat_hgrm *out,
                    size_t *err_line);
-void lat_hgrm_release(lat_hgrm *h); /* frees points, zeroes *h; NULL is fine */
+void lat_hgrm_fini(lat_hgrm *h); /* frees points, zeroes *h; NULL is fine */
 
 /* ---- HTML report -------------------------------------------------------------- */
 
@@ -157,7 +157,7 @@ typedef enum lat_verdict {
 /* New empty report titled title (the <title> and the <h1>; not NULL).
  * Returns 0 and *out, or -EINVAL / -ENOMEM. */
 int lat_report_create(const char *title, lat_report **out);
-void lat_report_free(lat_report *r);
+void lat_report_destroy(lat_report *r);
 /* Page theme (default LAT_THEME_AUTO). */
 int lat_report_set_theme(lat_report *r, lat_theme theme);
 

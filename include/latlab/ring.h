@@ -303,7 +303,7 @@ void lat_ring_fini(lat_ring *r);
  * Returns as lat_ring_init.  [any] */
 int lat_ring_create(size_t item_size, size_t capacity, unsigned flags, lat_ring **out);
 /* Free a ring made by lat_ring_create; NULL is fine.  [setup] */
-void lat_ring_free(lat_ring *r);
+void lat_ring_destroy(lat_ring *r);
 /* Forget which threads own the two sides (debug builds check ownership).  [setup] */
 void lat_ring_reset_owners(lat_ring *r);
 /* Mark the ring closed and wake both sides: pop_wait returns -EPIPE once the
@@ -537,7 +537,7 @@ int lat_seqring_init(lat_seqring *r, size_t item_size, size_t capacity, unsigned
                      void *storage, size_t storage_bytes);
 void lat_seqring_fini(lat_seqring *r);
 int lat_seqring_create(size_t item_size, size_t capacity, unsigned flags, lat_seqring **out);
-void lat_seqring_free(lat_seqring *r);
+void lat_seqring_destroy(lat_seqring *r);
 void lat_seqring_reset_owners(lat_seqring *r);
 void lat_seqring_close(lat_seqring *r);
 static inline bool lat_seqring_closed(const lat_seqring *r) {
@@ -797,7 +797,7 @@ typedef lat_ring lat_spsc;
 #define lat_spsc_init LAT__SPSC(init)
 #define lat_spsc_fini LAT__SPSC(fini)
 #define lat_spsc_create LAT__SPSC(create)
-#define lat_spsc_free LAT__SPSC(free)
+#define lat_spsc_destroy LAT__SPSC(destroy)
 #define lat_spsc_reset_owners LAT__SPSC(reset_owners)
 #define lat_spsc_close LAT__SPSC(close)
 #define lat_spsc_closed LAT__SPSC(closed)

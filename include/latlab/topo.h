@@ -94,11 +94,11 @@ typedef struct lat_cache {
  * and *out, -ENOMEM, or -ENOENT when no CPU can be found at all. */
 int lat_topo_load(const char *root, lat_topo **out);
 /* NULL is fine. */
-void lat_topo_free(lat_topo *t);
+void lat_topo_destroy(lat_topo *t);
 
 /* Sets: online, the affinity mask, isolated (/sys/.../cpu/isolated), nohz_full,
  * and the performance cores (every online CPU on a non-hybrid machine).
- * The pointers stay valid until lat_topo_free. */
+ * The pointers stay valid until lat_topo_destroy. */
 const lat_cpuset *lat_topo_online(const lat_topo *t);
 const lat_cpuset *lat_topo_affinity(const lat_topo *t);
 const lat_cpuset *lat_topo_isolated(const lat_topo *t);
@@ -120,7 +120,7 @@ bool lat_topo_hybrid(const lat_topo *t);
 int lat_topo_cpu_info(const lat_topo *t, int cpu, lat_topo_cpu *out);
 
 /* The caches of the first online CPU, sorted by level; returns the count
- * (0..LAT_TOPO_MAX_CACHES) and *out (valid until lat_topo_free). */
+ * (0..LAT_TOPO_MAX_CACHES) and *out (valid until lat_topo_destroy). */
 int lat_topo_caches(const lat_topo *t, const lat_cache **out);
 
 /* ---- pinning --------------------------------------------------------------------- */

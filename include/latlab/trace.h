@@ -256,7 +256,7 @@ int lat_trace_figures_get(lat_trace *t, unsigned stage, int which, lat_trace_fig
 int lat_trace_percentiles(lat_trace *t, unsigned stage, int which, const double *ps, int64_t *out,
                           size_t n);
 /* A deep copy of the same histogram into dst (uninitialised; free with
- * lat_hist_free).  Returns 0, -EINVAL or -ENOMEM.  [any] */
+ * lat_hist_fini).  Returns 0, -EINVAL or -ENOMEM.  [any] */
 int lat_trace_hist_copy(lat_trace *t, unsigned stage, int which, lat_hist *dst);
 /* One sink's cumulative histogram of a stage (the sum over the sinks equals
  * the merged cumulative one), as of the last closed interval.  [any] */
@@ -268,7 +268,7 @@ void lat_trace_sink_counts_get(lat_trace_sink *k, lat_trace_counts *out);
 /* The flight recorder, NULL when none.  Read it after lat_trace_stop (it is
  * written by the aggregator).  [setup] */
 const lat_flight *lat_trace_flight(const lat_trace *t);
-/* Hand the flight recorder to the caller (free it with lat_flight_free); the
+/* Hand the flight recorder to the caller (free it with lat_flight_destroy); the
  * tracer keeps none after this.  NULL when there is none.  [setup], after
  * lat_trace_stop. */
 lat_flight *lat_trace_flight_take(lat_trace *t);

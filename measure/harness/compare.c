@@ -189,7 +189,7 @@ int lat_bench_compare_history(const lat_bench_report *const *hist, size_t nh,
         lat__free(ov);
         lat__free(nv);
         if (rc) {
-            lat_bench_comparison_free(c);
+            lat_bench_comparison_destroy(c);
             return rc;
         }
         ch->old_median_ns = so.median;
@@ -243,7 +243,7 @@ int lat_bench_compare_history(const lat_bench_report *const *hist, size_t nh,
     return 0;
 }
 
-void lat_bench_comparison_free(lat_bench_comparison *c) {
+void lat_bench_comparison_destroy(lat_bench_comparison *c) {
     if (!c) return;
     lat__free(c->baseline);
     lat__free(c->changes);
@@ -315,7 +315,7 @@ int lat_bench_find_baseline(const char *dir, const lat_bench_report *cur, char *
             why_set(why, whylen, "%s: %s", e->d_name, reason);
         }
         lat__free(p);
-        lat_bench_report_free(rep);
+        lat_bench_report_destroy(rep);
     }
     closedir(d);
     if (!best) {
@@ -367,14 +367,14 @@ int lat_bench_load_history(const char *dir, const lat_bench_report *cur, size_t 
                 newest_bad_ts = ts;
                 why_set(why, whylen, "%s: %s", e->d_name, reason);
             }
-            lat_bench_report_free(rep);
+            lat_bench_report_destroy(rep);
             continue;
         }
         if (cnt == cap) {
             size_t nc = cap ? cap * 2 : 8;
             lat_bench_report **l2 = realloc(list, nc * sizeof *l2);
             if (!l2) {
-                lat_bench_report_free(rep);
+                lat_bench_report_destroy(rep);
                 rc = -ENOMEM;
                 break;
             }
@@ -390,14 +390,14 @@ int lat_bench_load_history(const char *dir, const lat_bench_report *cur, size_t 
     }
     if (rc) {
         for (size_t i = 0; i < cnt; i++)
-            lat_bench_report_free(list[i]);
+            lat_bench_report_destroy(list[i]);
         free(list);
         return rc;
     }
     qsort(list, cnt, sizeof *list, cmp_report_ts);
     if (cnt > max) { /* keep the newest max */
         for (size_t i = 0; i < cnt - max; i++)
-            lat_bench_report_free(list[i]);
+            lat_bench_report_destroy(list[i]);
         memmove(list, list + (cnt - max), max * sizeof *list);
         cnt = max;
     }

@@ -19,7 +19,7 @@ static const char *const events = "cycles,instructions,branches,branch-misses,ca
 int lat__bench_pmu_open(struct lat_perf **out, char *note, size_t notelen) {
     lat_perf *p = NULL;
     *out = NULL;
-    int rc = lat_perf_open(&p, events, NULL);
+    int rc = lat_perf_create(&p, events, NULL);
     if (rc) {
         snprintf(note, notelen, "hardware counters unavailable: %s", strerror(-rc));
         return rc;
@@ -28,7 +28,7 @@ int lat__bench_pmu_open(struct lat_perf **out, char *note, size_t notelen) {
         const char *why = lat_perf_reason(p, PMU_CYCLES);
         snprintf(note, notelen, "hardware counters unavailable (cycles/op etc. omitted): %s",
                  why ? why : "cycles cannot be counted");
-        lat_perf_close(p);
+        lat_perf_destroy(p);
         return -ENOENT;
     }
     note[0] = 0;
@@ -46,7 +46,7 @@ int lat__bench_pmu_open(struct lat_perf **out, char *note, size_t notelen) {
 }
 
 void lat__bench_pmu_close(struct lat_perf *p) {
-    lat_perf_close(p);
+    lat_perf_destroy(p);
 }
 
 int lat__bench_pmu_start(struct lat_perf *p) {

@@ -330,7 +330,7 @@ out:
                 o->push_url, run, host);
     lat_prom_exporter_destroy(e);
     for (int i = 0; h && i < n; i++)
-        lat_hist_free(&h[i]);
+        lat_hist_fini(&h[i]);
     lat__free(h);
     lat__free(np);
     lat__free(names);
@@ -379,7 +379,7 @@ static int compare_with_baseline(const main_opts *o, const lat_bench_report *rep
         else
             crc = lat_bench_compare(base, rep, &co, &cmp);
         for (size_t h = 0; h < nh; h++)
-            lat_bench_report_free(hist[h]);
+            lat_bench_report_destroy(hist[h]);
         free(hist);
         if (crc == 0) {
             cmp->baseline = lat__strdup(base_path);
@@ -396,8 +396,8 @@ static int compare_with_baseline(const main_opts *o, const lat_bench_report *rep
             }
         }
     }
-    lat_bench_comparison_free(cmp);
-    lat_bench_report_free(base);
+    lat_bench_comparison_destroy(cmp);
+    lat_bench_report_destroy(base);
     lat__free(base_path);
     return status;
 }
@@ -458,7 +458,7 @@ int lat_bench_main(int argc, char **argv, const char *suite, int (*reg)(lat_benc
     cfg.cooldown_ns = o.cooldown_ms * 1000000ull;
 
     lat_bench_runner *r = NULL;
-    int rc = lat_bench_runner_new(suite, &cfg, &r);
+    int rc = lat_bench_runner_create(suite, &cfg, &r);
     if (rc) {
         fprintf(err, "%s: %s\n", o.prog, lat_strerror(rc));
         return 1;
@@ -485,6 +485,6 @@ int lat_bench_main(int argc, char **argv, const char *suite, int (*reg)(lat_benc
     /* After the report is written: an unreachable gateway still exits 1. */
     if (o.push_url && push_results(&o, rep, err)) status = 1;
 done:
-    lat_bench_runner_free(r);
+    lat_bench_runner_destroy(r);
     return status;
 }

@@ -63,7 +63,7 @@ void lat__bench_result_clear(lat_bench_result *res) {
     memset(res, 0, sizeof *res);
 }
 
-void lat_bench_report_free(lat_bench_report *rep) {
+void lat_bench_report_destroy(lat_bench_report *rep) {
     if (!rep) return;
     for (uint32_t i = 0; i < rep->n_results; i++)
         lat__bench_result_clear(&rep->results[i]);
@@ -543,7 +543,7 @@ int lat_bench_report_from_json(const json_t *j, lat_bench_report **out, char *er
     *out = rep;
     return 0;
 fail:
-    lat_bench_report_free(rep);
+    lat_bench_report_destroy(rep);
     return rc;
 }
 

@@ -151,7 +151,7 @@ void lat_bench_config_quick(lat_bench_config *c) {
 
 /* ---- runner and registration -------------------------------------------------------------- */
 
-int lat_bench_runner_new(const char *suite, const lat_bench_config *cfg, lat_bench_runner **out) {
+int lat_bench_runner_create(const char *suite, const lat_bench_config *cfg, lat_bench_runner **out) {
     if (!suite || !*suite || !out) return -EINVAL;
     lat_bench_runner *r = lat__calloc(1, sizeof *r);
     if (!r) return -ENOMEM;
@@ -177,7 +177,7 @@ static void kv_free(lat_bench_kv *kv, uint32_t n) {
     lat__free(kv);
 }
 
-void lat_bench_runner_free(lat_bench_runner *r) {
+void lat_bench_runner_destroy(lat_bench_runner *r) {
     if (!r) return;
     for (uint32_t i = 0; i < r->n_cases; i++) {
         bench_case *c = &r->cases[i];
@@ -197,7 +197,7 @@ void lat_bench_runner_free(lat_bench_runner *r) {
         lat__free(g);
     }
     lat__free(r->groups);
-    lat_bench_report_free(r->report);
+    lat_bench_report_destroy(r->report);
     lat__free(r->suite);
     lat__free(r->filter);
     lat__free(r->cpus);
@@ -234,10 +234,10 @@ static lat_bench_group *group_new(lat_bench_runner *r, const char *name, lat_ben
     return g;
 }
 
-lat_bench_group *lat_bench_group_new(lat_bench_runner *r, const char *name) {
+lat_bench_group *lat_bench_group_create(lat_bench_runner *r, const char *name) {
     return group_new(r, name, LAT_BENCH_STANDARD);
 }
-lat_bench_group *lat_bench_concurrent_group_new(lat_bench_runner *r, const char *name) {
+lat_bench_group *lat_bench_concurrent_group_create(lat_bench_runner *r, const char *name) {
     return group_new(r, name, LAT_BENCH_CONCURRENT);
 }
 
@@ -918,7 +918,7 @@ static int run_concurrent(lat_bench_runner *r, bench_case *c, lat_bench_result *
             for (uint32_t t = 0; t < nthreads; t++)
                 if (slots[t].hist) lat_hist_add(&all, slots[t].hist);
             tail_from(&res->tail, &all);
-            lat_hist_free(&all);
+            lat_hist_fini(&all);
         }
     }
     /* Counters: per role and combined. */
@@ -1030,7 +1030,7 @@ int lat_bench_run(lat_bench_runner *r) {
                     restore = true;
                 }
             }
-            lat_topo_free(topo);
+            lat_topo_destroy(topo);
         }
     }
     if (cfg->counters && !r->cfg.clock_ns) {

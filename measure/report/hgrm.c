@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void lat_hgrm_release(lat_hgrm *h) {
+void lat_hgrm_fini(lat_hgrm *h) {
     if (!h) return;
     lat__free(h->points);
     lat__free(h->counts);

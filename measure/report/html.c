@@ -40,7 +40,7 @@ int lat_report_create(const char *title, lat_report **out) {
     return 0;
 }
 
-void lat_report_free(lat_report *r) {
+void lat_report_destroy(lat_report *r) {
     if (!r) return;
     lat__sb_release(&r->body);
     lat__free(r->title);

@@ -60,7 +60,7 @@ int lat_plot_create(const char *title, lat_plot **out) {
     return 0;
 }
 
-void lat_plot_free(lat_plot *p) {
+void lat_plot_destroy(lat_plot *p) {
     if (!p) return;
     for (size_t i = 0; i < p->ns; i++) {
         lat__free(p->s[i].label);

@@ -29,15 +29,15 @@ int main(void) {
     CHECK(lat_hist_decode(buf, len, &back) == 0);
     CHECK(lat_hist_value_at_percentile(&back, 50.0) == lat_hist_value_at_percentile(&h, 50.0));
     lat_hist_buf_free(buf);
-    lat_hist_free(&h);
-    lat_hist_free(&back);
+    lat_hist_fini(&h);
+    lat_hist_fini(&back);
 
     lat_ring *q;
     CHECK(lat_ring_create(sizeof(uint64_t), 8, 0, &q) == 0);
     uint64_t x = 42, y = 0;
     CHECK(lat_ring_try_push(q, &x));
     CHECK(lat_ring_try_pop(q, &y) && y == 42);
-    lat_ring_free(q);
+    lat_ring_destroy(q);
 
     lat_runcond rc;
     CHECK(lat_runcond_collect(&rc, NULL) == 0);

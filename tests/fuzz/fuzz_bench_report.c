@@ -26,12 +26,12 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
         if (lat_bench_compatible(rep, back, NULL, 0) == 0 &&
             lat_bench_compare(rep, back, NULL, &c) == 0) {
             if (c->improved || c->regressed) abort();
-            lat_bench_comparison_free(c);
+            lat_bench_comparison_destroy(c);
         }
         json_decref(out);
         json_decref(out2);
-        lat_bench_report_free(back);
-        lat_bench_report_free(rep);
+        lat_bench_report_destroy(back);
+        lat_bench_report_destroy(rep);
     }
     json_decref(j);
     return 0;

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size) {
         if (lat_plot_write_svg(pl, devnull) != 0) abort();
         fclose(devnull);
     }
-    lat_plot_free(pl);
-    lat_hgrm_release(&h);
+    lat_plot_destroy(pl);
+    lat_hgrm_fini(&h);
     return 0;
 }

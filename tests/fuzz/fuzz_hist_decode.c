@@ -38,7 +38,7 @@ static void check(const lat_hist *h) {
         if (lat_hist_decode(buf, len, &d) != 0) abort();
         if (d.total_count != h->total_count) abort();
         if (memcmp(d.counts, h->counts, (size_t)h->counts_len * sizeof(int64_t)) != 0) abort();
-        lat_hist_free(&d);
+        lat_hist_fini(&d);
         lat_hist_buf_free(buf);
     }
 }
@@ -47,11 +47,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     lat_hist h;
     if (lat_hist_decode(data, size, &h) == 0) {
         check(&h);
-        lat_hist_free(&h);
+        lat_hist_fini(&h);
     }
     if (lat_hist_decode_base64((const char *)data, size, &h) == 0) {
         check(&h);
-        lat_hist_free(&h);
+        lat_hist_fini(&h);
     }
     return 0;
 }

@@ -31,7 +31,7 @@ static void same_answers(const lat_hlog_interval *iv) {
         lat_hist_min(&d) != lat_hist_min(&iv->hist) ||
         lat_hist_mean(&d) != lat_hist_mean(&iv->hist))
         abort();
-    lat_hist_free(&d);
+    lat_hist_fini(&d);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -73,15 +73,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         n++;
     }
     fclose(out);
-    lat_hlog_reader_close(r);
-    lat_hist_free(&acc);
+    lat_hlog_reader_destroy(r);
+    lat_hist_fini(&acc);
     /* the merged log reads back to as many intervals */
     if (lat_hlog_reader_open_mem(text, text_len, &r) != 0) abort();
     int back = 0;
     while (lat_hlog_next(r, &iv) == 1)
         back++;
     if (back != n) abort();
-    lat_hlog_reader_close(r);
+    lat_hlog_reader_destroy(r);
     free(text);
     return 0;
 }

@@ -23,6 +23,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (!why || !*why || lat_hlog_reader_line(r) < 1) abort();
     }
     (void)n;
-    lat_hlog_reader_close(r);
+    lat_hlog_reader_destroy(r);
     return 0;
 }

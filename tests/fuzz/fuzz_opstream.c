@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         }
     }
     if (r != 0 && r != LAT_EFORMAT) abort(); /* fmemopen never fails to read */
-    book_free(b);
+    book_destroy(b);
     fclose(f);
     return 0;
 }

@@ -474,11 +474,11 @@ int book_create(const book_config *cfg, book **out) {
     *out = b;
     return 0;
 fail:
-    book_free(b);
+    book_destroy(b);
     return -ENOMEM;
 }
 
-void book_free(book *b) {
+void book_destroy(book *b) {
     if (!b) return;
     for (int k = 0; k < 2; k++) {
         lat__free(b->s[k].dir);

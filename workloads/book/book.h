@@ -152,7 +152,7 @@ typedef struct book book;
  * band but the page directory and bitmaps, 1 bit + 4 bytes per 32 levels). */
 int book_create(const book_config *cfg, book **out);
 /* NULL is fine. */
-void book_free(book *b);
+void book_destroy(book *b);
 /* Empty the book (no events), sequence back to 0.  No allocation; bound pages
  * and grown capacity are kept.  Cost proportional to what was used. */
 void book_reset(book *b);

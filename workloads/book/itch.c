@@ -296,7 +296,7 @@ void itch_replay_free(itch_replay *r) {
     if (!r) return;
     for (int i = 0; i < ITCH_NSTOCKS; i++) {
         if (!r->stock[i]) continue;
-        book_free(r->stock[i]->bk);
+        book_destroy(r->stock[i]->bk);
         lat__free(r->stock[i]);
     }
     lat__free(r);

@@ -236,7 +236,7 @@ int lobster_replay_create(int64_t tick, int64_t price_hi, uint32_t levels, uint3
 
 void lobster_replay_destroy(lobster_replay *r) {
     if (!r) return;
-    book_free(r->b);
+    book_destroy(r->b);
     lat__free(r);
 }
 
@@ -584,7 +584,7 @@ int lobster_synth_write(const lobster_synth_cfg *cfg, FILE *msg, FILE *ob,
             break;
         }
     }
-    book_free(g->b);
+    book_destroy(g->b);
     lat__free(g);
     if (!err && (ferror(msg) || ferror(ob))) err = -EIO;
     return err;

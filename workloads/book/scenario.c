@@ -439,7 +439,7 @@ static void prefill(gen *g) {
 }
 
 static void gen_free(gen *g) {
-    book_free(g->b);
+    book_destroy(g->b);
     lat__free(g->free_ids);
     lat__free(g->live);
     lat__free(g->pos);
@@ -488,14 +488,14 @@ static int gen_init(gen *g, book_scn s, const book_bench_cfg *cfg) {
 
 /* ---- measurement ------------------------------------------------------------------- */
 
-void book_bench_result_free(book_bench_result *res) {
+void book_bench_result_fini(book_bench_result *res) {
     if (!res) return;
-    lat_hist_free(&res->total);
+    lat_hist_fini(&res->total);
     for (int k = 0; k < BOOK_OPK_COUNT; k++)
-        lat_hist_free(&res->kind[k]);
+        lat_hist_fini(&res->kind[k]);
     if (res->interval)
         for (uint32_t i = 0; i < res->nintervals; i++)
-            lat_hist_free(&res->interval[i]);
+            lat_hist_fini(&res->interval[i]);
     lat__free(res->interval);
     lat__free(res->interval_start_s);
     lat__free(res->interval_len_s);
@@ -692,8 +692,8 @@ int book_bench_run(book_scn s, const book_bench_cfg *cfg, book_bench_result *res
     res->tail_mean_events = res->tail_samples ? (double)ev_tail / (double)res->tail_samples : 0;
     err = 0;
 fail:
-    if (err) book_bench_result_free(res);
-    lat_hist_free(&floor_h);
+    if (err) book_bench_result_fini(res);
+    lat_hist_fini(&floor_h);
     lat__free(lat_ns);
     lat__free(kinds);
     lat__free(evs);

@@ -131,9 +131,9 @@ typedef struct book_bench_result {
 } book_bench_result;
 
 /* Run one scenario.  *res must be zeroed; on success it owns histograms and
- * must be released with book_bench_result_free().  Returns 0, -EINVAL or
+ * must be released with book_bench_result_fini().  Returns 0, -EINVAL or
  * -ENOMEM (nothing to free then). */
 int book_bench_run(book_scn s, const book_bench_cfg *cfg, book_bench_result *res);
-void book_bench_result_free(book_bench_result *res);
+void book_bench_result_fini(book_bench_result *res);
 
 #endif /* LATLAB_BOOK_SCENARIO_H */
