@@ -288,22 +288,22 @@ static void md_silence(FILE *f, const lab_ctx *x) {
 
 static const char *const cause_text[LAT_LAB_NCONF] = {
     "",
-    "One small heap allocation (a 32 x u64 vector) per event in the work stage: usually a "
-    "free-list pop, sometimes a trip into the allocator's slow path or the kernel.",
-    "The two stage counters moved 8 bytes apart onto one 64-byte line instead of 128 bytes "
-    "apart: every relaxed increment drags the line between the two cores (false sharing).",
-    "The hot threads were left to the scheduler instead of the planner's pinned CPUs; nothing in "
-    "the code changed, only placement."};
+    ("One small heap allocation (a 32 x u64 vector) per event in the work stage: usually a "
+     "free-list pop, sometimes a trip into the allocator's slow path or the kernel."),
+    ("The two stage counters moved 8 bytes apart onto one 64-byte line instead of 128 bytes "
+     "apart: every relaxed increment drags the line between the two cores (false sharing)."),
+    ("The hot threads were left to the scheduler instead of the planner's pinned CPUs; nothing in "
+     "the code changed, only placement.")};
 static const char *const fix_text[LAT_LAB_NCONF] = {
     "",
-    "Keep the hot path allocation-free: preallocate at setup, reuse a pool or the message's own "
-    "storage, and prove it with a counting allocator rather than code review.  Medians measure "
-    "the design, tails measure the discipline.",
-    "Give each writer's counter its own line: pad or align to 128 bytes (adjacent-line prefetch "
-    "pulls pairs), as the baseline does.  Confirm with IPC/cache-miss counters and `perf c2c` "
-    "where the machine has a PMU.",
-    "Pin every hot thread to its own CPU (the planner avoids CPU 0 and SMT siblings), keep cold "
-    "threads off them, and check the hot CPUs are quiet with `latlab silence`."};
+    ("Keep the hot path allocation-free: preallocate at setup, reuse a pool or the message's own "
+     "storage, and prove it with a counting allocator rather than code review.  Medians measure "
+     "the design, tails measure the discipline."),
+    ("Give each writer's counter its own line: pad or align to 128 bytes (adjacent-line prefetch "
+     "pulls pairs), as the baseline does.  Confirm with IPC/cache-miss counters and `perf c2c` "
+     "where the machine has a PMU."),
+    ("Pin every hot thread to its own CPU (the planner avoids CPU 0 and SMT siblings), keep cold "
+     "threads off them, and check the hot CPUs are quiet with `latlab silence`.")};
 
 static void md_narrate(FILE *f, const lat_lab_result *res) {
     fprintf(f, "## Cause -> measurement -> fix\n\n");
