@@ -246,9 +246,9 @@ int main(int argc, char **argv) {
     printf("  %-52s %9s %9s\n", "region", "median", "min");
     lat_perf *p1 = NULL, *p4 = NULL;
     if (lat_perf_create(&p1, "task-clock", NULL) || lat_perf_create(&p4,
-                                                                "task-clock,context-switches,"
-                                                                "cpu-migrations,page-faults",
-                                                                NULL)) {
+                                                                    "task-clock,context-switches,"
+                                                                    "cpu-migrations,page-faults",
+                                                                    NULL)) {
         printf("cannot open counters\n");
         return 1;
     }

@@ -4,7 +4,7 @@
  * Geometry, query semantics and the V2 encoding follow the Java reference
  * (org.HdrHistogram 2.1.x), so encodings and logs interchange byte for byte and
  * percentiles agree with Java and hdr-histogram-js (not HdrHistogram_c, which
- * rounds percentiles to nearest). 
+ * rounds percentiles to nearest).
  *
  * Split: this header + core/hist.c (core, queries, iterators, recorder),
  * core/hist_codec.c (V2/V1/V0 codec, zlib, base64); the text formats (interval

@@ -19,7 +19,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-
 /* ---- CPU sets ------------------------------------------------------------------ */
 
 #define LAT_MAX_CPUS 1024

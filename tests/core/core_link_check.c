@@ -11,7 +11,7 @@
 #define CHECK(c)                                                                                   \
     do {                                                                                           \
         if (!(c)) {                                                                                \
-            fprintf(stderr, "core_link_check: %s:%d: %s\n", __FILE__, __LINE__, #c);              \
+            fprintf(stderr, "core_link_check: %s:%d: %s\n", __FILE__, __LINE__, #c);               \
             return 1;                                                                              \
         }                                                                                          \
     } while (0)
@@ -22,7 +22,8 @@ int main(void) {
 
     lat_hist h, back;
     CHECK(lat_hist_init(&h, 1, 3600000000000LL, 3) == 0);
-    for (int64_t v = 1; v <= 10000; v++) CHECK(lat_hist_record(&h, v));
+    for (int64_t v = 1; v <= 10000; v++)
+        CHECK(lat_hist_record(&h, v));
     uint8_t *buf = NULL;
     size_t len = 0;
     CHECK(lat_hist_encode_compressed(&h, 6, &buf, &len) == 0);

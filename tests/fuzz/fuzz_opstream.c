@@ -17,8 +17,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size == 0) return 0;
     FILE *f = fmemopen((void *)data, size, "r");
     if (!f) return 0;
-    book_config cfg = {.price_lo = 100, .price_hi = 1000000, .tick = 100, .max_orders = 64,
-                       .reserve_orders = 4, .reserve_levels = 1};
+    book_config cfg = {.price_lo = 100,
+                       .price_hi = 1000000,
+                       .tick = 100,
+                       .max_orders = 64,
+                       .reserve_orders = 4,
+                       .reserve_levels = 1};
     book *b;
     if (book_create(&cfg, &b)) {
         fclose(f);
