@@ -114,6 +114,7 @@ int lat_cpustat_parse(const char *text, size_t len, int cpu, lat_cpustat *out) {
         if (!eol) eol = end;
         if (eol - p > wl && !memcmp(p, want, (size_t)wl) && (p[wl] == ' ' || p[wl] == '\t'))
             return cpu_fields(p + wl, eol, out);
+        if (eol == end) break;
         p = eol + 1;
     }
     return -ENOENT;
@@ -131,8 +132,15 @@ int lat_cpustat_read(const char *path, int cpu, lat_cpustat *out) {
     return rc;
 }
 
+/* Saturating: fields near UINT64_MAX (a corrupt file) must not wrap the sum
+ * below one of its parts. */
 uint64_t lat_cpustat_total(const lat_cpustat *c) {
-    return c->user + c->nice + c->system + c->idle + c->iowait + c->irq + c->softirq + c->steal;
+    const uint64_t f[8] = {c->user, c->nice, c->system, c->idle,
+                           c->iowait, c->irq, c->softirq, c->steal};
+    uint64_t t = 0;
+    for (int i = 0; i < 8; i++)
+        t = f[i] > UINT64_MAX - t ? UINT64_MAX : t + f[i];
+    return t;
 }
 
 double lat_cpustat_tick_ns(void) {

@@ -95,6 +95,14 @@ static void test_cpustat_fixtures(void **s) {
     assert_int_equal(c.steal, 0);
     assert_int_equal(lat_cpustat_total(&c), 50 + 25 + 500 + 4 + 5);
     assert_int_equal(lat_cpustat_parse("cpu0 1 2\n", 9, 0, &c), LAT_EFORMAT);
+    /* fields near UINT64_MAX (a corrupt file, found by fuzz_platform): the
+     * total saturates instead of wrapping below steal */
+    const char *big = "cpu0 18446744073709551615 1 1 1 1 1 1 18446744073709551615";
+    assert_int_equal(lat_cpustat_parse(big, strlen(big), 0, &c), 0);
+    assert_true(lat_cpustat_total(&c) == UINT64_MAX);
+    assert_true(lat_cpustat_total(&c) >= c.steal);
+    /* the last line without a newline, and the wanted cpu absent */
+    assert_int_equal(lat_cpustat_parse("cpu1 1 2 3 4", 12, 0, &c), -ENOENT);
     assert_true(lat_cpustat_tick_ns() > 0);
 }
 
