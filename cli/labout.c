@@ -344,7 +344,7 @@ int lab_write_md(const lab_ctx *x, const lat_lab_result *res, const char *path) 
     if (x->over) fprintf(f, "**%s**\n\n", LAB_OVERSUB_STAMP);
     fprintf(f,
             "## Protocol\n\n%" PRIu64 " events per run at %" PRIu64 "/s offered (open loop), "
-            "%.0f ms intervals, counter tick %.0f ns, calibrated %.4f cycles/ns.  %u rounds "
+            "%.0f ms intervals, counter tick %.1f ns, calibrated %.4f cycles/ns.  %u rounds "
             "(min %u, max %u, budget %.0f s) in %.1f s; stopped: %s.  Order shuffled with seed "
             "%" PRIu64 " (replay with `--seed %" PRIu64 "`).  A run is contaminated and "
             "repeated (at most %u times) when a hot thread lost more than %.0f%% of its loop "

@@ -76,6 +76,9 @@ typedef struct lat_lab_params {
     double min_median_ratio;  /* smallest p50 growth called a median effect */
     double min_median_ticks;  /* ... and at least this many counter ticks */
     double min_tail_ratio;    /* smallest p99.9 growth called a tail effect */
+    double tail_excess_ratio; /* p50 and p99.9 both up: a tail disease needs p99.9's
+                               * ratio this far beyond p50's, a median disease
+                               * needs it below (<= 1: the median always wins) */
     double min_var_ratio;     /* smallest growth of spread called variance */
     double no_change_ratio;   /* "no change" when every CI lies within 1/x .. x */
     double tick_ns;           /* the counter's granularity */
@@ -191,7 +194,7 @@ typedef struct lat_lab_result {
 /* Run the protocol.  Returns 0 (res filled; release it), -EINVAL, -ENOMEM or
  * a pipeline error. */
 int lat_lab_run(const lat_lab_config *c, lat_lab_result *res);
-void lat_lab_result_release(lat_lab_result *res); /* NULL is fine */
+void lat_lab_result_fini(lat_lab_result *res); /* NULL is fine */
 /* The usable (final, uncontaminated) run of conf in round, or NULL. */
 const lat_lab_run_rec *lat_lab_cell_run(const lat_lab_result *res, int conf, unsigned round);
 
