@@ -268,6 +268,10 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
     bool tail_beyond =
         p->tail_excess_ratio > 1 && t->tx.p < p->alpha && t->sx.lo > 0 && t->sx.est >= xlim;
     bool tail_within = p->tail_excess_ratio <= 1 || t->sx.hi < xlim;
+    /* a p50 that moved significantly but by less than the rule classifies (a
+     * tick or two) may have moved as far as the tail did: a tail disease
+     * then needs the tail to grow beyond it too */
+    bool p50_moved = p->tail_excess_ratio > 1 && t->t50.p < p->alpha && t->s50.lo > 0;
     if (median_up && tail_up && tail_beyond) {
         v->kind = LAT_LAB_TAIL;
         v->confidence = 1 - fmax(t->t999.p, t->tx.p);
@@ -279,9 +283,9 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
     } else if (within_sp || across_sp) { /* a tail that differs run to run is variance */
         v->kind = LAT_LAB_VARIANCE;
         v->confidence = 1 - (within_sp ? t->within_p : t->across_p);
-    } else if (tail_up && !spread_hint) {
+    } else if (tail_up && !spread_hint && (!p50_moved || tail_beyond)) {
         v->kind = LAT_LAB_TAIL;
-        v->confidence = 1 - t->t999.p;
+        v->confidence = 1 - (p50_moved ? fmax(t->t999.p, t->tx.p) : t->t999.p);
     } else if (flat50 && flat999 && flat_sp && !small_effect && resolves) {
         v->kind = LAT_LAB_NO_CHANGE;
         v->confidence = 1 - p->alpha;
@@ -299,6 +303,14 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
                      "decided",
                      exp(t->s50.est), exp(t->s999.est), exp(t->sx.est), exp(t->sx.lo),
                      exp(t->sx.hi), p->tail_excess_ratio);
+        else if (tail_up && p50_moved && !tail_beyond && !spread_hint)
+            snprintf(r, room,
+                     "the work tail grew (p99.9 x%.2f) and the p50 moved too (%+.1f ns, x%.2f, "
+                     "below the %.0f ticks the rule classifies); whether the tail grew beyond "
+                     "the median (x%.2f [%.2f, %.2f]; a tail disease needs x%.2f) is not yet "
+                     "decided",
+                     exp(t->s999.est), t->sns.est, exp(t->s50.est), p->min_median_ticks,
+                     exp(t->sx.est), exp(t->sx.lo), exp(t->sx.hi), p->tail_excess_ratio);
         else if (tail_up && spread_hint)
             snprintf(r, room,
                      "the work tail grew (p99.9 x%.2f) but so did the spread of e2e between "
@@ -332,8 +344,15 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
                      "effects not separable from this machine's noise after %u rounds "
                      "(work p50 p=%.3f, p99.9 p=%.3f, spread p=%.3f)",
                      v->rounds, t->t50.p, t->t999.p, fmin(t->within_p, t->across_p));
-    } else if (v->kind == LAT_LAB_TAIL && v->p50_below_tick) {
-        snprintf(r, room, "work p50 moved %+.1f ns: below the counter's granularity", t->sns.est);
+    } else if (v->kind == LAT_LAB_TAIL) {
+        int k = 0;
+        if (v->p50_below_tick)
+            k = snprintf(r, room, "work p50 moved %+.1f ns: below the counter's granularity",
+                         t->sns.est);
+        if (k >= 0 && (size_t)k < room && (p50_moved || median_up))
+            snprintf(r + k, room - (size_t)k,
+                     "%sthe tail grew x%.2f [%.2f, %.2f] beyond the median", k ? "; " : "",
+                     exp(t->sx.est), exp(t->sx.lo), exp(t->sx.hi));
     }
     if (conf == LAT_LAB_NOPIN && p->ncpus <= p->nhot &&
         (v->kind == LAT_LAB_NO_CHANGE || v->kind == LAT_LAB_UNDECIDED)) {

@@ -22,11 +22,11 @@
 #define NIV 10
 #define SEEDS 240
 
-enum { C_NONE, C_MEDIAN, C_TAIL, C_VAR, C_ERRATIC };
-static const int expect_kind[] = {LAT_LAB_NO_CHANGE, LAT_LAB_MEDIAN, LAT_LAB_TAIL, LAT_LAB_VARIANCE,
-                                  LAT_LAB_VARIANCE};
-static const char *const case_name[] = {"no change", "median shift", "tail growth",
-                                        "variance explosion", "erratic tail"};
+enum { C_NONE, C_MEDIAN, C_TAIL, C_VAR, C_ERRATIC, C_PROP };
+static const int expect_kind[] = {LAT_LAB_NO_CHANGE, LAT_LAB_MEDIAN,   LAT_LAB_TAIL,
+                                  LAT_LAB_VARIANCE,  LAT_LAB_VARIANCE, LAT_LAB_MEDIAN};
+static const char *const case_name[] = {"no change",          "median shift", "tail growth",
+                                        "variance explosion", "erratic tail", "small shift"};
 
 typedef struct world {
     lat_lab_fig iv[2][ROUNDS][NIV];
@@ -35,7 +35,7 @@ typedef struct world {
 
 static double g_quantum = 10;
 static double g_alloc_extra = 0;
-    /* ns alloc adds to the p50 beyond its 1-2 ticks */ /* the counter's step the figures come in */
+/* ns alloc adds to the p50 beyond its 1-2 ticks */ /* the counter's step the figures come in */
 
 static double tick(double ns) {
     return g_quantum * floor(ns / g_quantum + 0.5);
@@ -46,6 +46,9 @@ static void gen_cell(lat_stats_rng *g, int effect, bool is_exp, double far, doub
                      double drift_e, bool drown, lat_lab_fig *iv) {
     double shift = 0, tail = 1, sig_e = 0.35;
     if (is_exp && effect == C_MEDIAN) shift = far > 1 ? 110 : 40; /* a line transfer */
+    /* the whole distribution x1.3 with a p50 move of 1-2 ticks: a median
+     * effect the rule cannot classify (below 3 ticks), never a tail one */
+    if (is_exp && effect == C_PROP) shift = 15;
     if (is_exp && effect == C_TAIL) tail = 1.5 + 1.3 * lat_stats_uniform(g);
     if (is_exp && effect == C_VAR) {
         sig_e = 1.6;
@@ -144,7 +147,7 @@ static void check_case(int effect, bool drown) {
     if (effect == C_NONE) assert_true(r.no_change_as_disease <= 0.05 * r.n);
     /* an always-inconclusive rule must not pass ("no change" drowned in gaps
      * rarely has the rounds to bound every ratio: inconclusive is honest) */
-    double need = !drown ? 0.6 : effect == C_NONE ? 0.05 : 0.3;
+    double need = effect == C_PROP ? 0 : !drown ? 0.6 : effect == C_NONE ? 0.05 : 0.3;
     assert_true(r.right >= need * r.n);
 }
 
@@ -163,6 +166,20 @@ static void test_tail(void **s) {
     check_case(C_TAIL, false);
     check_case(C_TAIL, true);
 }
+/* Old rule: a p50 below 3 ticks counted as flat, so a proportional x1.3
+ * growth read as a tail disease. */
+static void test_small_shift(void **s) {
+    (void)s;
+    check_case(C_PROP, false);
+    check_case(C_PROP, true);
+    lat_lab_params p;
+    params(&p);
+    p.tail_excess_ratio = 1; /* the old rule */
+    rates r = score(&p, C_PROP, false);
+    printf("small shift, old rule: wrong disease %d of %d\n", r.wrong_disease, r.n);
+    assert_true(r.wrong_disease > 0.02 * r.n);
+}
+
 static void test_variance(void **s) {
     (void)s;
     check_case(C_VAR, false);
@@ -359,6 +376,7 @@ int main(void) {
         cmocka_unit_test(test_median),
         cmocka_unit_test(test_tail),
         cmocka_unit_test(test_fine_counter),
+        cmocka_unit_test(test_small_shift),
         cmocka_unit_test(test_variance),
         cmocka_unit_test(test_loose_rule_fails),
         cmocka_unit_test(test_nopin_too_few_cpus),
