@@ -691,3 +691,50 @@ void lat_lab_result_fini(lat_lab_result *res) {
             lat_hist_destroy(res->merged[x][s]);
     memset(res, 0, sizeof *res);
 }
+
+/* ---- placement ---------------------------------------------------------------------------- */
+
+void lat_lab_placement_of(const lat_lab_result *res, lat_lab_placement *o) {
+    memset(o, 0, sizeof *o);
+    o->near_ns = o->far_ns = NAN;
+    if (!res || !res->rounds) return;
+    double *fl = lat__alloc(2 * res->rounds * sizeof *fl);
+    if (!fl) return;
+    double *f2 = fl + res->rounds;
+    for (unsigned k = 0; k < res->rounds; k++) {
+        double v = NAN;
+        for (size_t i = 0; i < res->nruns; i++)
+            if (res->runs[i].round == k && !isnan(res->runs[i].floor_ns)) v = res->runs[i].floor_ns;
+        if (!isnan(v) && v > 0) fl[o->measured++] = v;
+    }
+    if (o->measured) {
+        double lo = fl[0], hi = fl[0];
+        for (unsigned i = 1; i < o->measured; i++)
+            lo = fmin(lo, fl[i]), hi = fmax(hi, fl[i]);
+        double cut = hi / lo > LAT_LAB_PLACEMENT_SPLIT ? sqrt(lo * hi) : INFINITY;
+        unsigned nf = 0;
+        for (unsigned i = 0; i < o->measured; i++)
+            if (fl[i] > cut)
+                f2[nf++] = fl[i];
+            else
+                fl[o->near++] = fl[i];
+        o->far = nf;
+        if (o->near) o->near_ns = lat_stats_median(fl, o->near);
+        if (nf) o->far_ns = lat_stats_median(f2, nf);
+        o->moved = o->near && nf;
+    }
+    lat__free(fl);
+}
+
+void lat_lab_placement_text(const lat_lab_placement *pl, char *buf, size_t len) {
+    if (!pl->measured)
+        snprintf(buf, len, "the cache-line floor was not measured");
+    else if (pl->moved)
+        snprintf(buf, len,
+                 "the host moved the vCPUs: %u rounds near (floor %.0f ns), %u far (%.0f ns); "
+                 "false sharing costs far less near",
+                 pl->near, pl->near_ns, pl->far, pl->far_ns);
+    else
+        snprintf(buf, len, "one placement in all %u rounds (floor %.0f ns)", pl->measured,
+                 pl->near_ns);
+}

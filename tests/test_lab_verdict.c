@@ -263,6 +263,39 @@ static void test_too_few_rounds(void **s) {
     assert_non_null(strstr(v.reason, "clean paired rounds"));
 }
 
+/* Placement from per-round floors: two clusters, one, none. */
+static void test_placement(void **s) {
+    (void)s;
+    static const double floors[] = {120, 410, 130, 395, 125, 420, 118};
+    lat_lab_run_rec runs[7];
+    memset(runs, 0, sizeof runs);
+    lat_lab_result res;
+    memset(&res, 0, sizeof res);
+    res.runs = runs, res.nruns = 7, res.rounds = 7;
+    for (unsigned k = 0; k < 7; k++)
+        runs[k].round = k, runs[k].floor_ns = floors[k];
+    lat_lab_placement pl;
+    lat_lab_placement_of(&res, &pl);
+    assert_true(pl.moved);
+    assert_int_equal(pl.near, 4);
+    assert_int_equal(pl.far, 3);
+    assert_true(fabs(pl.near_ns - 122.5) < 1e-9 && fabs(pl.far_ns - 410) < 1e-9);
+    char buf[200];
+    lat_lab_placement_text(&pl, buf, sizeof buf);
+    assert_non_null(strstr(buf, "4 rounds near (floor 122 ns), 3 far (410 ns)"));
+    for (unsigned k = 0; k < 7; k++)
+        runs[k].floor_ns = 120 + k; /* one placement */
+    lat_lab_placement_of(&res, &pl);
+    assert_false(pl.moved);
+    assert_int_equal(pl.near, 7);
+    for (unsigned k = 0; k < 7; k++)
+        runs[k].floor_ns = NAN; /* not measured */
+    lat_lab_placement_of(&res, &pl);
+    assert_int_equal(pl.measured, 0);
+    lat_lab_placement_text(&pl, buf, sizeof buf);
+    assert_non_null(strstr(buf, "not measured"));
+}
+
 static void test_signed_rank_exact(void **s) {
     (void)s;
     lat_stats_test t;
@@ -377,6 +410,7 @@ int main(void) {
         cmocka_unit_test(test_tail),
         cmocka_unit_test(test_fine_counter),
         cmocka_unit_test(test_small_shift),
+        cmocka_unit_test(test_placement),
         cmocka_unit_test(test_variance),
         cmocka_unit_test(test_loose_rule_fails),
         cmocka_unit_test(test_nopin_too_few_cpus),
