@@ -129,7 +129,7 @@ typedef struct run {
     int pin_err[LAT_PIPE_NHOT]; /* per hot thread: pinning failure (read after join) */
     uint64_t ivc;               /* interval length in cycles (0 = no intervals) */
     size_t iv_cap;
-    struct slow_heap *slow; /* per stage: the slowest samples (aggregator's) */
+    struct slow_heap *slow; /* per stage: the slowest samples (tracer thread) */
     sample flight_raw;      /* the flight trigger's stamps */
     bool flight_raw_set;
     /* Written on the tracer's thread (its callbacks), read after lat_trace_stop. */
@@ -141,7 +141,7 @@ typedef struct run {
     uint64_t vol0[LAT_PIPE_NHOT], invol0[LAT_PIPE_NHOT];
 } run;
 
-/* ---- the slowest samples of a stage: a bounded min-heap (aggregator only) ------------- */
+/* ---- the slowest samples of a stage: a bounded min-heap (the tracer thread only) ----- */
 
 typedef struct slow {
     uint64_t ns, from, to; /* latency, and the hop's [from, to] in cycles */
