@@ -101,5 +101,19 @@ jq -e '(.queues | keys | sort) == ["ck_ring","mutex","ring","seqring"]
        and .rounds == 1 and (.queues.seqring.mops_8b_rounds | length) == 1' \
     "$tmp/bench.json" >/dev/null || fail "bench JSON: $(cat "$tmp/bench.json")"
 
+jq -e '[.queues[] | .same_thread_56b_ns > 0] | all' "$tmp/bench.json" >/dev/null ||
+    fail "bench JSON lacks the 56-byte same-thread figure"
+
+# --same-thread: only the push+pop figures, both item sizes, ratio to ck_ring
+"$LATLAB" bench ring --same-thread --rounds 1 --ops 20000 --json "$tmp/st.json" \
+    >"$tmp/st.out" 2>"$tmp/err" || fail "bench ring --same-thread failed: $(cat "$tmp/err")"
+grep -q "push+pop 56B" "$tmp/st.out" || fail "--same-thread table lacks the 56-byte column"
+if grep -q "floor" "$tmp/st.out"; then fail "--same-thread ran the cross-core floor"; fi
+jq -e '.same_thread_only == true and .pipeline_item_bytes == 56
+       and ([.queues[] | .same_thread_ns > 0 and .same_thread_56b_ns > 0
+              and (has("mops_8b") | not)] | all)
+       and .queues.ck_ring.same_thread_56b_vs_ck == 1' "$tmp/st.json" >/dev/null ||
+    fail "--same-thread JSON: $(cat "$tmp/st.json")"
+
 [ $fails -eq 0 ] || exit 1
 echo "ok"
