@@ -26,12 +26,13 @@
 #include "latlab/json.h"
 #include "latlab/ring.h"
 
-enum { F_ST, F_ST56, F_TP8, F_TP40, F_P50, F_P99, F_P999, F_N };
-static const char *fig_names[F_N] = {"same_thread_ns", "same_thread_56b_ns", "mops_8b",
-                                     "mops_40b",       "rtt_p50_ns",         "rtt_p99_ns",
-                                     "rtt_p999_ns"};
+enum { F_ST, F_ST56, F_ST56P, F_TP8, F_TP40, F_P50, F_P99, F_P999, F_N };
+static const char *fig_names[F_N] = {
+    "same_thread_ns", "same_thread_56b_ns", "same_thread_56b_prepared_ns",
+    "mops_8b",        "mops_40b",           "rtt_p50_ns",
+    "rtt_p99_ns",     "rtt_p999_ns"};
 /* --same-thread measures only these (no second CPU involved). */
-#define SAME_THREAD_FIGS(f) ((f) == F_ST || (f) == F_ST56)
+#define SAME_THREAD_FIGS(f) ((f) <= F_ST56P)
 
 #define MAX_ROUNDS 101
 
@@ -55,14 +56,16 @@ static double med_of(const double *v, int n) {
  * queue interleaved (rl_same_thread_all); NaN for a queue not built in. */
 static int same_thread_round(results *res, int round, uint64_t ops) {
     static const uint64_t scales[RL_NKINDS] = {1, 1, 1, 20};
-    double st[RL_NKINDS], st56[RL_NKINDS];
-    int err = rl_same_thread_all(8, ops, scales, st);
-    if (!err) err = rl_same_thread_all(RL_PIPELINE_ITEM, ops, scales, st56);
+    double st[RL_NKINDS], st56[RL_NKINDS], st56p[RL_NKINDS];
+    int err = rl_same_thread_all(8, false, ops, scales, st);
+    if (!err) err = rl_same_thread_all(RL_PIPELINE_ITEM, false, ops, scales, st56);
+    if (!err) err = rl_same_thread_all(RL_PIPELINE_ITEM, true, ops, scales, st56p);
     if (err) return err;
     for (int k = 0; k < RL_NKINDS; k++) {
         bool ok = rl_kind_available((rl_kind)k);
         res->v[k][F_ST][round] = ok ? st[k] : NAN;
         res->v[k][F_ST56][round] = ok ? st56[k] : NAN;
+        res->v[k][F_ST56P][round] = ok ? st56p[k] : NAN;
     }
     return 0;
 }
@@ -121,19 +124,22 @@ static rl_kind pick_winner(const results *r) {
  * median over the rounds, and the ratio to ck_ring's from the same run. */
 static void print_same_thread(const results *r) {
     const double *ck = r->med[RL_CK];
-    printf("%-8s %12s %6s  %12s %6s   (same thread, capacity 1024, median of %d)\n", "queue",
-           "push+pop 8B", "vs ck", "push+pop 56B", "vs ck", r->rounds);
+    printf("same thread, capacity 1024, medians of %d rounds; 56 B = the pipeline's message and "
+           "the tracer's stamp block,\n'written': its first word stored just before the push (as "
+           "the pipeline does), 'prepared': written beforehand\n",
+           r->rounds);
+    printf("%-8s %12s %6s  %12s %6s  %12s %6s\n", "queue", "push+pop 8B", "vs ck", "56B written",
+           "vs ck", "56B prepared", "vs ck");
     if (!rl_kind_available(RL_CK))
         printf("(ck_ring: Concurrency Kit was not found at build time - install libck-dev and "
                "rebuild; its rows and the 'vs ck' ratios are nan)\n");
     for (int k = 0; k < RL_NKINDS; k++) {
         const double *m = r->med[k];
-        printf("%-8s %9.2f ns %5.2fx  %9.2f ns %5.2fx\n", rl_kind_name((rl_kind)k), m[F_ST],
-               m[F_ST] / ck[F_ST], m[F_ST56], m[F_ST56] / ck[F_ST56]);
+        printf("%-8s %9.2f ns %5.2fx  %9.2f ns %5.2fx  %9.2f ns %5.2fx\n", rl_kind_name((rl_kind)k),
+               m[F_ST], m[F_ST] / ck[F_ST], m[F_ST56], m[F_ST56] / ck[F_ST56], m[F_ST56P],
+               m[F_ST56P] / ck[F_ST56P]);
     }
-    printf("(56 B = the pipeline's message and the tracer's stamp block; the pipeline's default "
-           "ring is %s)\n",
-           LAT_RING_DEFAULT_NAME);
+    printf("(the pipeline's default ring is %s)\n", LAT_RING_DEFAULT_NAME);
 }
 
 static void print_table(const results *r, const int cpus[2], size_t cap) {
@@ -208,6 +214,8 @@ static int write_json(const char *path, const results *r, const int cpus[2], siz
         const double *ck = r->med[RL_CK];
         json_object_set_new(o, "same_thread_vs_ck", json_real(r->med[k][F_ST] / ck[F_ST]));
         json_object_set_new(o, "same_thread_56b_vs_ck", json_real(r->med[k][F_ST56] / ck[F_ST56]));
+        json_object_set_new(o, "same_thread_56b_prepared_vs_ck",
+                            json_real(r->med[k][F_ST56P] / ck[F_ST56P]));
         if (!r->same_thread_only) {
             json_object_set_new(o, "mops_8b_vs_ck", json_real(r->med[k][F_TP8] / ck[F_TP8]));
             json_object_set_new(o, "mops_40b_vs_ck", json_real(r->med[k][F_TP40] / ck[F_TP40]));

@@ -107,10 +107,12 @@ jq -e '[.queues[] | .same_thread_56b_ns > 0] | all' "$tmp/bench.json" >/dev/null
 # --same-thread: only the push+pop figures, both item sizes, ratio to ck_ring
 "$LATLAB" bench ring --same-thread --rounds 1 --ops 20000 --json "$tmp/st.json" \
     >"$tmp/st.out" 2>"$tmp/err" || fail "bench ring --same-thread failed: $(cat "$tmp/err")"
-grep -q "push+pop 56B" "$tmp/st.out" || fail "--same-thread table lacks the 56-byte column"
+grep -q "56B written" "$tmp/st.out" && grep -q "56B prepared" "$tmp/st.out" ||
+    fail "--same-thread table lacks the 56-byte columns"
 if grep -q "floor" "$tmp/st.out"; then fail "--same-thread ran the cross-core floor"; fi
 jq -e '.same_thread_only == true and .pipeline_item_bytes == 56
        and ([.queues[] | .same_thread_ns > 0 and .same_thread_56b_ns > 0
+              and .same_thread_56b_prepared_ns > 0
               and (has("mops_8b") | not)] | all)
        and .queues.ck_ring.same_thread_56b_vs_ck == 1' "$tmp/st.json" >/dev/null ||
     fail "--same-thread JSON: $(cat "$tmp/st.json")"

@@ -42,9 +42,11 @@ bool rl_kind_available(rl_kind k);
 double rl_same_thread_ns(rl_kind k, size_t item_size, uint64_t ops);
 
 /* The same for every queue at once, chunks interleaved across the queues;
- * queue k runs ops / scale[k] pairs.  Returns 0, -ENOMEM or -EIO. */
-int rl_same_thread_all(size_t item_size, uint64_t ops, const uint64_t scale[RL_NKINDS],
-                       double out[RL_NKINDS]);
+ * queue k runs ops / scale[k] pairs.  prepared: push items written before the
+ * timing instead of an item whose first word was just stored (ringlab.c,
+ * ST_AT).  Returns 0, -EINVAL (item size), -ENOMEM or -EIO. */
+int rl_same_thread_all(size_t item_size, bool prepared, uint64_t ops,
+                       const uint64_t scale[RL_NKINDS], double out[RL_NKINDS]);
 
 /* The DCE pair: ns/op of a multiply-add whose result is unused (the optimizer
  * deletes it) and of the same through lat_do_not_optimize(). */
