@@ -593,7 +593,8 @@ int lat__seqring_room(lat_seqring *r, uint64_t h);
  *       waits for them to reach the cache (~15 cycles here; that is what
  *       ck_ring's memcpy pays for the pipeline's 56-byte message, 20 cycles
  *       per push+pop against 5).  So each 16 bytes are read as two 8-byte
- *       loads (movq + movhpd) and written with one 16-byte store;
+ *       loads (movq, then movhps or punpcklqdq) and written with one 16-byte
+ *       store;
  *   out (pop):  the slot was written by the producer with those 16-byte
  *       stores (or long ago by another core), so 16-byte loads and stores.
  * 8-byte words, not 16-byte moves, for sizes that are not a multiple of 8,
@@ -613,10 +614,11 @@ LAT_INLINE void lat__seqring_copy_in(void *restrict dst, const void *restrict sr
         size_t i = 0;
 #pragma GCC unroll 4
         for (; i + 16 <= n; i += 16) {
+            /* 8-byte loads through the intrinsics' may_alias types, so the
+             * compiler never assumes the caller's fields and these differ */
             __m128i lo = _mm_loadl_epi64((const __m128i *)(const void *)(s + i));
-            __m128d w =
-                _mm_loadh_pd(_mm_castsi128_pd(lo), (const double *)(const void *)(s + i + 8));
-            _mm_storeu_si128((__m128i *)(void *)(d + i), _mm_castpd_si128(w));
+            __m128i hi = _mm_loadl_epi64((const __m128i *)(const void *)(s + i + 8));
+            _mm_storeu_si128((__m128i *)(void *)(d + i), _mm_unpacklo_epi64(lo, hi));
         }
         if (i < n) memcpy(d + i, s + i, 8);
         return;
