@@ -64,8 +64,9 @@ void cli_progress_done(void) {
     progress_shown = 0;
 }
 
-int cli_getopt_fail(const char *cmd, int c, char **argv) {
-    extern int optind, optopt;
+/* After getopt_long returned '?' or ':' (optstring starts with ':'): which
+ * option was unknown or lacks its argument; returns 2. */
+static int getopt_fail(const char *cmd, int c, char **argv) {
     const char *arg = optind > 0 ? argv[optind - 1] : NULL;
     /* A long option: name it as typed (getopt_long sets optopt to its value
      * code, which would print as a short option the user never typed). */
@@ -245,9 +246,13 @@ static int parse_choice(const cli_spec *sp, const cli_opt *o, const char *flag, 
     return cli_usage_error(sp->name, "%s: '%s' is not one of %s", flag, v, o->choices);
 }
 
-static int parse_value(const cli_spec *sp, const cli_opt *o, const char *v) {
+/* as_short: the option was given by its short name, which messages then use. */
+static int parse_value(const cli_spec *sp, const cli_opt *o, bool as_short, const char *v) {
     char flag[80];
-    snprintf(flag, sizeof flag, "--%s", o->name);
+    if (as_short)
+        snprintf(flag, sizeof flag, "-%c", o->short_name);
+    else
+        snprintf(flag, sizeof flag, "--%s", o->name);
     bool ranged = o->min != 0 || o->max != 0;
     switch (o->kind) {
     case CLI_FLAG:
@@ -290,6 +295,34 @@ static int parse_value(const cli_spec *sp, const cli_opt *o, const char *v) {
     return CLI_USAGE;
 }
 
+/* Does form f take the option typed as "--name" (len chars) or "-c"? */
+static bool form_takes(const cli_spec *f, const char *name, size_t len, char c) {
+    for (const cli_opt *o = f->opts; o && o->name; o++) {
+        if (o->kind == CLI_HEADING) continue;
+        if (name ? strlen(o->name) == len && !strncmp(o->name, name, len) : c && o->short_name == c)
+            return true;
+    }
+    return false;
+}
+
+/* getopt returned '?' or ':' (c): an option another form of the command
+ * takes is named as such; anything else as getopt_fail says. */
+static int option_fail(const cli_spec *sp, int c, char **argv) {
+    const char *arg = optind > 0 ? argv[optind - 1] : NULL;
+    bool is_long = arg && arg[0] == '-' && arg[1] == '-';
+    const char *name = is_long ? arg + 2 : NULL;
+    size_t len = is_long ? strcspn(name, "=") : 0;
+    for (const cli_spec *const *f = sp->forms; c == '?' && f && *f; f++)
+        if (*f != sp && form_takes(*f, name, len, (char)optopt)) {
+            if (is_long)
+                return cli_usage_error(sp->name, "--%.*s: not with this form of '%s' (see --help)",
+                                       (int)len, name, sp->name);
+            return cli_usage_error(sp->name, "-%c: not with this form of '%s' (see --help)", optopt,
+                                   sp->name);
+        }
+    return getopt_fail(sp->name, c, argv);
+}
+
 int cli_parse(const cli_spec *sp, int argc, char **argv, int *first_arg) {
     struct option lo[CLI_MAX_OPTS + 2];
     char shorts[2 * CLI_MAX_OPTS + 4] = "+:h";
@@ -313,17 +346,18 @@ int cli_parse(const cli_spec *sp, int argc, char **argv, int *first_arg) {
     int c;
     while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
         const cli_opt *o = NULL;
+        bool as_short = c < 256;
         if (c >= 256 && c < 256 + n) o = &sp->opts[c - 256];
         for (int i = 0; !o && c < 256 && i < n; i++)
             if (c == sp->opts[i].short_name && sp->opts[i].kind != CLI_HEADING) o = &sp->opts[i];
         if (o) {
-            if (parse_value(sp, o, optarg)) return CLI_USAGE;
+            if (parse_value(sp, o, as_short, optarg)) return CLI_USAGE;
             if (o->seen) *o->seen = true;
         } else if (c == 'h') {
             cli_help(sp, stdout);
             return -1;
         } else {
-            return cli_getopt_fail(sp->name, c, argv);
+            return option_fail(sp, c, argv);
         }
     }
     int nargs = argc - optind;
@@ -370,9 +404,7 @@ static void help_row(FILE *f, int width, const char *left, const char *help) {
     if (!help || !*help) fputc('\n', f);
 }
 
-void cli_help(const cli_spec *sp, FILE *f) {
-    fprintf(f, "usage: %s\n", sp->synopsis);
-    if (sp->about) fprintf(f, "\n%s", sp->about);
+void cli_help_options(const cli_spec *sp, FILE *f) {
     bool sections = sp->opts && sp->opts[0].name && sp->opts[0].kind == CLI_HEADING;
     fputs(sections ? "\n" : "\noptions:\n", f);
     int width = help_width(sp);
@@ -387,5 +419,11 @@ void cli_help(const cli_spec *sp, FILE *f) {
         help_row(f, width, left, o->help);
     }
     help_row(f, width, "-h, --help", "this text");
+}
+
+void cli_help(const cli_spec *sp, FILE *f) {
+    fprintf(f, "usage: %s\n", sp->synopsis);
+    if (sp->about) fprintf(f, "\n%s", sp->about);
+    cli_help_options(sp, f);
     if (sp->epilog) fprintf(f, "\n%s", sp->epilog);
 }
