@@ -80,12 +80,22 @@ static int getopt_fail(const char *cmd, int c, char **argv) {
     return cli_usage_error(cmd, "unknown option '%s'", arg ? arg : "?");
 }
 
+/* What every number parser checks first: a value is there, starts with no
+ * '+' or blank, and (unless negative_ok) no '-'.  what: "number",
+ * "duration".  0, or CLI_USAGE after the message. */
+static int check_start(const char *cmd, const char *flag, const char *s, const char *what,
+                       bool negative_ok) {
+    if (!s || !*s) return cli_usage_error(cmd, "%s: needs a %s", flag, what);
+    if (*s == '-' && !negative_ok)
+        return cli_usage_error(cmd, "%s: '%s' must not be negative", flag, s);
+    if (*s == '+' || *s == ' ' || *s == '\t')
+        return cli_usage_error(cmd, "%s: '%s' is not a %s", flag, s, what);
+    return 0;
+}
+
 int cli_parse_u64(const char *cmd, const char *flag, const char *s, uint64_t min, uint64_t max,
                   uint64_t *out) {
-    if (!s || !*s) return cli_usage_error(cmd, "%s: needs a number", flag);
-    if (*s == '-') return cli_usage_error(cmd, "%s: '%s' must not be negative", flag, s);
-    if (*s == '+' || *s == ' ' || *s == '\t')
-        return cli_usage_error(cmd, "%s: '%s' is not a number", flag, s);
+    if (check_start(cmd, flag, s, "number", false)) return CLI_USAGE;
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
@@ -98,9 +108,7 @@ int cli_parse_u64(const char *cmd, const char *flag, const char *s, uint64_t min
 }
 
 int cli_parse_int(const char *cmd, const char *flag, const char *s, int min, int max, int *out) {
-    if (!s || !*s) return cli_usage_error(cmd, "%s: needs a number", flag);
-    if (*s == '+' || *s == ' ' || *s == '\t')
-        return cli_usage_error(cmd, "%s: '%s' is not a number", flag, s);
+    if (check_start(cmd, flag, s, "number", true)) return CLI_USAGE;
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
@@ -141,10 +149,7 @@ int cli_parse_double(const char *cmd, const char *flag, const char *s, double mi
 }
 
 int cli_parse_duration_ns(const char *cmd, const char *flag, const char *s, uint64_t *out_ns) {
-    if (!s || !*s) return cli_usage_error(cmd, "%s: needs a duration", flag);
-    if (*s == '-') return cli_usage_error(cmd, "%s: '%s' must not be negative", flag, s);
-    if (*s == '+' || *s == ' ' || *s == '\t')
-        return cli_usage_error(cmd, "%s: '%s' is not a duration", flag, s);
+    if (check_start(cmd, flag, s, "duration", false)) return CLI_USAGE;
     char *end;
     errno = 0;
     double v = strtod(s, &end);

@@ -399,18 +399,14 @@ static int duo_run(duo *d) {
         }                                                                                          \
     }
 
-MEASURE(ring8, uint64_t, u8b_ring)
-MEASURE(seq8, uint64_t, u8b_seq)
+/* One kind's measurements for both item sizes: 8 bytes (uint64_t), 40 (msg40). */
+#define MEASURE_KIND(k) MEASURE(k##8, uint64_t, u8b_##k) MEASURE(k##40, msg40, m40_##k)
+MEASURE_KIND(ring)
+MEASURE_KIND(seq)
 #if LAT_HAVE_CK
-MEASURE(ck8, uint64_t, u8b_ck)
+MEASURE_KIND(ck)
 #endif
-MEASURE(mq8, uint64_t, u8b_mq)
-MEASURE(ring40, msg40, m40_ring)
-MEASURE(seq40, msg40, m40_seq)
-#if LAT_HAVE_CK
-MEASURE(ck40, msg40, m40_ck)
-#endif
-MEASURE(mq40, msg40, m40_mq)
+MEASURE_KIND(mq)
 
 typedef struct kind_ops {
     void *(*make)(size_t item, size_t cap);
@@ -422,39 +418,23 @@ typedef struct kind_ops {
     void (*pong[2])(duo *);
 } kind_ops;
 
+/* The table row of kind k: its queue's make/delete and what MEASURE_KIND made. */
+#define KIND_ROW(k)                                                                                \
+    {                                                                                              \
+        .make = k##_new, .del = k##_del, .st = {st_##k##8, st_##k##40},                            \
+        .prod = {tp_prod_##k##8, tp_prod_##k##40}, .cons = {tp_cons_##k##8, tp_cons_##k##40},      \
+        .ping = {rt_ping_##k##8, rt_ping_##k##40}, .pong = {rt_pong_##k##8, rt_pong_##k##40},      \
+    }
+
 static const kind_ops kinds[RL_NKINDS] = {
-    {ring_new,
-     ring_del,
-     {st_ring8, st_ring40},
-     {tp_prod_ring8, tp_prod_ring40},
-     {tp_cons_ring8, tp_cons_ring40},
-     {rt_ping_ring8, rt_ping_ring40},
-     {rt_pong_ring8, rt_pong_ring40}},
-    {seq_new,
-     seq_del,
-     {st_seq8, st_seq40},
-     {tp_prod_seq8, tp_prod_seq40},
-     {tp_cons_seq8, tp_cons_seq40},
-     {rt_ping_seq8, rt_ping_seq40},
-     {rt_pong_seq8, rt_pong_seq40}},
+    KIND_ROW(ring),
+    KIND_ROW(seq),
 #if LAT_HAVE_CK
-    {ck_new,
-     ck_del,
-     {st_ck8, st_ck40},
-     {tp_prod_ck8, tp_prod_ck40},
-     {tp_cons_ck8, tp_cons_ck40},
-     {rt_ping_ck8, rt_ping_ck40},
-     {rt_pong_ck8, rt_pong_ck40}},
+    KIND_ROW(ck),
 #else
     {NULL}, /* Concurrency Kit was not found at build time */
 #endif
-    {mq_new,
-     mq_del,
-     {st_mq8, st_mq40},
-     {tp_prod_mq8, tp_prod_mq40},
-     {tp_cons_mq8, tp_cons_mq40},
-     {rt_ping_mq8, rt_ping_mq40},
-     {rt_pong_mq8, rt_pong_mq40}},
+    KIND_ROW(mq),
 };
 
 bool rl_kind_available(rl_kind k) {
