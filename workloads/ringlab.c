@@ -523,18 +523,24 @@ void rl_dce_pair(uint64_t ops, double *trap_ns, double *barrier_ns) {
     *barrier_ns = cycles_to_ns((double)bar) / (double)chunk;
 }
 
+/* A zeroed duo: side 0 runs f0 on cpu_a, side 1 f1 on cpu_b, over n items. */
+static void duo_setup(duo *d, int cpu_a, int cpu_b, uint64_t n, void (*f0)(duo *),
+                      void (*f1)(duo *)) {
+    memset(d, 0, sizeof *d);
+    d->cpu[0] = cpu_a;
+    d->cpu[1] = cpu_b;
+    d->n = n;
+    d->fn[0] = f0;
+    d->fn[1] = f1;
+}
+
 int rl_throughput(rl_kind k, size_t item_size, size_t cap, int cpu_a, int cpu_b, uint64_t n,
                   double *mops, double *overall_mops) {
     int si = size_index(item_size);
     if ((unsigned)k >= RL_NKINDS || si < 0 || n < 32) return -EINVAL;
     if (!rl_kind_available(k)) return -ENOTSUP;
     duo d;
-    memset(&d, 0, sizeof d);
-    d.cpu[0] = cpu_a;
-    d.cpu[1] = cpu_b;
-    d.n = n;
-    d.fn[0] = kinds[k].prod[si];
-    d.fn[1] = kinds[k].cons[si];
+    duo_setup(&d, cpu_a, cpu_b, n, kinds[k].prod[si], kinds[k].cons[si]);
     d.window = n / RL_WINDOW >= 4 ? RL_WINDOW : n / 4;
     if (n / d.window > RL_MAX_WINDOWS) d.window = n / RL_MAX_WINDOWS;
     d.q[0] = kinds[k].make(item_size, cap);
@@ -569,12 +575,7 @@ int rl_roundtrip(rl_kind k, size_t cap, int cpu_a, int cpu_b, uint64_t n, rl_lat
     if ((unsigned)k >= RL_NKINDS || n == 0) return -EINVAL;
     if (!rl_kind_available(k)) return -ENOTSUP;
     duo d;
-    memset(&d, 0, sizeof d);
-    d.cpu[0] = cpu_a;
-    d.cpu[1] = cpu_b;
-    d.n = n;
-    d.fn[0] = kinds[k].ping[0];
-    d.fn[1] = kinds[k].pong[0];
+    duo_setup(&d, cpu_a, cpu_b, n, kinds[k].ping[0], kinds[k].pong[0]);
     int err = lat_hist_create(1, 100000000000ll, 3, &d.hist);
     if (err) return err;
     d.q[0] = kinds[k].make(8, cap);
