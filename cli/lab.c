@@ -321,12 +321,12 @@ static int setup(lab_ctx *x, const lab_opts *o) {
     if (c->max_rounds < c->min_rounds) c->max_rounds = c->min_rounds;
     c->params.min_rounds = c->min_rounds;
     c->seed = o->seed_set ? o->seed : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-    /* the effective tick of a stage figure: the coarser of the counter's step
-     * and the cost of one fenced stamp (stage values move in those steps) */
-    uint64_t g = lat_clock_granularity_cycles(2000);
-    double tick = fmax((double)lat_clock_to_ns(c->pipe.cal, g),
-                       (double)lat_pipe_stamp_cost_ns(c->pipe.cal, 10001));
-    c->params.tick_ns = tick > 0 ? tick : 1;
+    /* the tick of a stage figure: the counter's step, the spacing of the
+     * values a stamped duration can take.  Not the stamp's cost: that is a
+     * constant inside both sides of a comparison, not a resolution. */
+    uint64_t g = lat_clock_granularity_cycles(4000);
+    double tick = (double)g / c->pipe.cal->cycles_per_ns;
+    c->params.tick_ns = tick > 0 ? tick : 0.1;
     c->params.nhot = c->pipe.shape == LAT_PIPE_FULL ? 3 : 2;
     lat_cpuset mine;
     c->params.ncpus = lat_thread_affinity(&mine) == 0 ? lat_cpuset_count(&mine) : 2;
@@ -357,7 +357,7 @@ static void print_header(const lab_ctx *x) {
         printf("note: the compact shape measures q1+wake, work and e2e with two pinned hot "
                "threads (the consumer runs inside the worker); q2+wake is not measured.\n");
     if (x->over) printf("[%s]\n", LAB_OVERSUB_STAMP);
-    printf("calibrated %.4f cycles/ns, counter tick %.0f ns; %" PRIu64 " events per run at %" PRIu64
+    printf("calibrated %.4f cycles/ns, counter tick %.1f ns; %" PRIu64 " events per run at %" PRIu64
            "/s, %.0f ms intervals; rounds %u..%u, budget %.0f s; order seed %" PRIu64
            " (replay: --seed %" PRIu64 ")\n",
            c->pipe.cal->cycles_per_ns, c->params.tick_ns, c->pipe.events, c->pipe.rate_hz,
@@ -376,8 +376,12 @@ static void print_header(const lab_ctx *x) {
 static void print_summary(const lab_ctx *x, const lat_lab_result *res) {
     char loss[300];
     lab_loss_summary(x, res, loss, sizeof loss);
-    printf("\n%u rounds in %.1f s; stopped: %s\nplatform: %s\n", res->rounds, res->wall_s,
-           res->stop, loss);
+    lat_lab_placement pl;
+    lat_lab_placement_of(res, &pl);
+    char place[200];
+    lat_lab_placement_text(&pl, place, sizeof place);
+    printf("\n%u rounds in %.1f s; stopped: %s\nplatform: %s\nplacement: %s\n", res->rounds,
+           res->wall_s, res->stop, loss, place);
     for (int cf = 0; cf < LAT_LAB_NCONF; cf++) {
         char title[160];
         snprintf(title, sizeof title, "== %s (%s), usable runs merged", lat_lab_conf_name(cf),
@@ -452,7 +456,7 @@ int cmd_lab(int argc, char **argv) {
         ret = lab_replay_round(CMD, o.replay, x.out, &x.cfg.pipe, x.over, &x.replay);
         if (x.replay.ran) printf("\nreplay round (%s):\n%s", x.replay.capture, x.replay.text);
         if (ret == CLI_OK) ret = write_outputs(&x, &res, o.json_out);
-        lat_lab_result_release(&res);
+        lat_lab_result_fini(&res);
     }
     json_decref(x.jruns);
     lab_replay_free(&x.replay);

@@ -161,6 +161,11 @@ static void md_verdicts(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
     char loss[300];
     lab_loss_summary(x, res, loss, sizeof loss);
     fprintf(f, "\nPlatform: %s.\n", loss);
+    lat_lab_placement pl;
+    lat_lab_placement_of(res, &pl);
+    char place[200];
+    lat_lab_placement_text(&pl, place, sizeof place);
+    fprintf(f, "\nPlacement: %s.\n", place);
     fprintf(f, "\nConfidence is 1 - p of the deciding Wilcoxon signed-rank test over paired "
                "rounds; brackets are Hodges-Lehmann confidence intervals on the ratio of the "
                "per-round medians of per-interval figures (work stage).\n\n");
@@ -340,7 +345,7 @@ int lab_write_md(const lab_ctx *x, const lat_lab_result *res, const char *path) 
     if (x->over) fprintf(f, "**%s**\n\n", LAB_OVERSUB_STAMP);
     fprintf(f,
             "## Protocol\n\n%" PRIu64 " events per run at %" PRIu64 "/s offered (open loop), "
-            "%.0f ms intervals, counter tick %.0f ns, calibrated %.4f cycles/ns.  %u rounds "
+            "%.0f ms intervals, counter tick %.1f ns, calibrated %.4f cycles/ns.  %u rounds "
             "(min %u, max %u, budget %.0f s) in %.1f s; stopped: %s.  Order shuffled with seed "
             "%" PRIu64 " (replay with `--seed %" PRIu64 "`).  A run is contaminated and "
             "repeated (at most %u times) when a hot thread lost more than %.0f%% of its loop "
@@ -435,6 +440,14 @@ int lab_write_json(const lab_ctx *x, const lat_lab_result *res, const char *path
     json_object_set_new(doc, "rounds", json_integer(res->rounds));
     json_object_set_new(doc, "wall_s", json_real(res->wall_s));
     json_object_set_new(doc, "stopped", json_string(res->stop));
+    lat_lab_placement pl;
+    lat_lab_placement_of(res, &pl);
+    json_object_set_new(
+        doc, "placement",
+        json_pack("{s:i, s:i, s:i, s:o, s:o, s:b}", "rounds_measured", pl.measured, "near_rounds",
+                  pl.near, "far_rounds", pl.far, "near_floor_ns",
+                  isnan(pl.near_ns) ? json_null() : json_real(pl.near_ns), "far_floor_ns",
+                  isnan(pl.far_ns) ? json_null() : json_real(pl.far_ns), "moved", pl.moved));
     json_t *ord = json_array();
     for (unsigned k = 0; k < res->rounds; k++) {
         json_t *r = json_array();

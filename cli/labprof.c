@@ -196,6 +196,6 @@ int labprof_report(const labprof *p, lat_report *rep) {
 void labprof_fini(labprof *p) {
     for (int i = 0; i < 2; i++) {
         if (p->side[i].sess) labprof_end(p, i);
-        lat_profile_release(&p->side[i].r);
+        lat_profile_result_fini(&p->side[i].r);
     }
 }

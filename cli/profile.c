@@ -324,7 +324,7 @@ static int cmd_record(int argc, char **argv) {
     int failure = r.failure, status = r.cmd_status;
     char msg[sizeof r.message];
     snprintf(msg, sizeof msg, "%s", r.message);
-    lat_profile_release(&r);
+    lat_profile_result_fini(&r);
     if (wrc) return wrc;
     if (failure == LAT_PROFILE_CMD_FAILED)
         return cli_error(CMD, "%s (status %d); the profile was written anyway", msg, status);

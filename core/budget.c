@@ -34,21 +34,6 @@ static uint64_t mode_of(uint64_t *d, size_t n) {
     return best;
 }
 
-/* The timer's step: the most common non-zero difference between two
- * back-to-back reads.  Not the smallest: this VM's counter advances ~26 ticks
- * at a time and shows a rare 1-tick step where two reads straddle an
- * interpolation, which says nothing about what a duration can resolve. */
-static uint64_t counter_step_cycles(void) {
-    uint64_t d[PAIRS];
-    for (unsigned i = 0; i < PAIRS; i++) {
-        uint64_t a = lat_cycles(), b = lat_cycles();
-        while (b == a)
-            b = lat_cycles();
-        d[i] = b - a;
-    }
-    return mode_of(d, PAIRS);
-}
-
 /* The same step, and the median back-to-back pair, of CLOCK_MONOTONIC. */
 static void measure_os_clock(double *step_ns, double *pair_ns) {
     uint64_t d[PAIRS], s[PAIRS];
@@ -93,7 +78,7 @@ int lat_budget_measure(lat_budget *b, const lat_clock_cal *cal, double stamp_ns,
     b->co_share = NAN;
     if (cal && cal->cycles_per_ns > 0) {
         b->timer = "tsc";
-        b->granularity_ns = (double)counter_step_cycles() / cal->cycles_per_ns;
+        b->granularity_ns = (double)lat_clock_granularity_cycles(PAIRS) / cal->cycles_per_ns;
         b->stamp_ns = stamp_ns > 0 ? stamp_ns : (double)fenced_pair_cycles() / cal->cycles_per_ns;
         b->calibration_ppm = cal->error_ppm;
     } else {

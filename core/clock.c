@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -140,16 +141,49 @@ int lat_clock_invariant(void) {
 #endif
 }
 
-uint64_t lat_clock_granularity_cycles(unsigned n) {
-    uint64_t best = UINT64_MAX;
-    if (n == 0) n = 1000;
-    for (unsigned i = 0; i < n; i++) {
-        uint64_t a = lat_cycles();
-        uint64_t b = lat_cycles();
-        /* Wait for the next distinct value when the counter steps coarsely. */
-        while (b == a)
-            b = lat_cycles();
-        if (b - a < best) best = b - a;
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+uint64_t lat_clock_step_of(uint64_t *d, size_t n) {
+    if (!d || n < 2) return 1;
+    qsort(d, n, sizeof d[0], cmp_u64);
+    /* clusters: runs of values no more than 2 apart; rare ones (an interrupt
+     * inside a pair) are ignored */
+    size_t min_count = n / 200 > 1 ? n / 200 : 1;
+    uint64_t prev_at = 0, gaps[64];
+    size_t ngaps = 0, clusters = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && d[j] <= d[j - 1] + 2)
+            j++;
+        if (d[j - 1] - d[i] > 6) return 1; /* a dense spread: the counter resolves cycles */
+        if (j - i >= min_count) {
+            if (clusters++ && ngaps < 64) gaps[ngaps++] = d[i] - prev_at;
+            prev_at = d[i];
+        }
+        i = j;
     }
-    return best;
+    if (ngaps == 0) return 1;
+    qsort(gaps, ngaps, sizeof gaps[0], cmp_u64);
+    uint64_t step = gaps[ngaps / 2];
+    return step > 2 ? step : 1;
+}
+
+uint64_t lat_clock_granularity_cycles(unsigned n) {
+    if (n < 200) n = 200;
+    if (n > 20000) n = 20000;
+    uint64_t d[20000];
+    uint32_t x = 2463534242u;
+    for (unsigned i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+        unsigned spins =
+            x % 160; /* a short random delay: a random phase against the counter's steps */
+        uint64_t a = lat_cycles();
+        for (unsigned k = 0; k < spins; k++)
+            __asm__ volatile("" : "+r"(k));
+        d[i] = lat_cycles() - a;
+    }
+    return lat_clock_step_of(d, n);
 }

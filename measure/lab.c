@@ -64,6 +64,7 @@ void lat_lab_params_default(lat_lab_params *p) {
     p->min_median_ratio = 1.10;
     p->min_median_ticks = 3;
     p->min_tail_ratio = 1.25;
+    p->tail_excess_ratio = 1.25;
     p->min_var_ratio = 1.5;
     p->no_change_ratio = 1.25;
     p->tick_ns = 10;
@@ -121,7 +122,7 @@ static cell_figs reduce_cell(const lat_lab_params *p, const lat_lab_cell *c, dou
  * pooled within-run deviations of log e2e p99.9 from each run's median. */
 typedef struct paired {
     size_t n;
-    double *d50, *dns, *d999, *eb, *ee, *mb;
+    double *d50, *dns, *d999, *dx, *eb, *ee, *mb; /* dx: d999 - d50 */
     double *devb, *deve;
     size_t ndevb, ndeve;
 } paired;
@@ -141,16 +142,16 @@ static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const 
     }
     size_t rows = nrounds + 1, devs = most * rows;
     double *scratch = lat__alloc(6 * most * sizeof *scratch);
-    double *all = lat__alloc((6 * rows + 2 * devs) * sizeof *all);
+    double *all = lat__alloc((7 * rows + 2 * devs) * sizeof *all);
     if (!scratch || !all) {
         lat__free(scratch);
         lat__free(all);
         return -ENOMEM;
     }
-    double **cols[6] = {&q->d50, &q->dns, &q->d999, &q->eb, &q->ee, &q->mb};
-    for (int i = 0; i < 6; i++)
+    double **cols[7] = {&q->d50, &q->dns, &q->d999, &q->dx, &q->eb, &q->ee, &q->mb};
+    for (int i = 0; i < 7; i++)
         *cols[i] = all + (size_t)i * rows;
-    q->devb = all + 6 * rows;
+    q->devb = all + 7 * rows;
     q->deve = q->devb + devs;
     q->n = q->ndevb = q->ndeve = 0;
     double *sb = scratch, *se = scratch + 3 * most;
@@ -166,6 +167,7 @@ static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const 
         q->d50[i] = log(e.p50 / b.p50);
         q->dns[i] = e.p50 - b.p50;
         q->d999[i] = log(e.p999 / b.p999);
+        q->dx[i] = q->d999[i] - q->d50[i];
         add_devs(sb + 2 * base[k].n, b.used, b.e999, q->devb, &q->ndevb);
         add_devs(se + 2 * exp[k].n, e.used, e.e999, q->deve, &q->ndeve);
         q->eb[i] = b.e999;
@@ -198,8 +200,8 @@ static int across_spread(const paired *q, double *ratio, double *pval) {
 }
 
 typedef struct tests {
-    lat_stats_test t50, t999;
-    lat_stats_shift s50, sns, s999;
+    lat_stats_test t50, t999, tx;
+    lat_stats_shift s50, sns, s999, sx; /* x: the tail's growth beyond the median's */
     double across_ratio, across_p, within_ratio, within_p;
 } tests;
 
@@ -223,6 +225,8 @@ static int run_tests(const lat_lab_params *p, const paired *q, tests *t) {
     rc = rc ? rc : lat_stats_hl_shift(q->d50, q->n, p->alpha, &t->s50);
     rc = rc ? rc : lat_stats_hl_shift(q->dns, q->n, p->alpha, &t->sns);
     rc = rc ? rc : lat_stats_hl_shift(q->d999, q->n, p->alpha, &t->s999);
+    rc = rc ? rc : lat_stats_signed_rank(q->dx, q->n, &t->tx);
+    rc = rc ? rc : lat_stats_hl_shift(q->dx, q->n, p->alpha, &t->sx);
     rc = rc ? rc : across_spread(q, &t->across_ratio, &t->across_p);
     rc = rc ? rc : within_spread(q, &t->within_ratio, &t->within_p);
     return rc;
@@ -255,15 +259,33 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
      * must fit inside it, or a real shift of a tick or two could hide */
     double resolved = p->min_median_ticks * p->tick_ns;
     bool resolves = resolved <= (p->no_change_ratio - 1) * v->base_p50_ns;
-    if (median_up) {
+    /* both the median and the tail grew: a tail disease only if the tail grew
+     * beyond the median by tail_excess_ratio (an episodic cost on top of a
+     * per-event one, alloc on a counter that resolves its small p50 move); a
+     * median disease if it did not (the whole distribution moved, a line
+     * transfer per event); undecided in between */
+    double xlim = p->tail_excess_ratio > 1 ? log(p->tail_excess_ratio) : 0;
+    bool tail_beyond =
+        p->tail_excess_ratio > 1 && t->tx.p < p->alpha && t->sx.lo > 0 && t->sx.est >= xlim;
+    bool tail_within = p->tail_excess_ratio <= 1 || t->sx.hi < xlim;
+    /* a p50 that moved significantly but by less than the rule classifies (a
+     * tick or two) may have moved as far as the tail did: a tail disease
+     * then needs the tail to grow beyond it too */
+    bool p50_moved = p->tail_excess_ratio > 1 && t->t50.p < p->alpha && t->s50.lo > 0;
+    if (median_up && tail_up && tail_beyond) {
+        v->kind = LAT_LAB_TAIL;
+        v->confidence = 1 - fmax(t->t999.p, t->tx.p);
+    } else if (median_up && tail_up && !tail_within) {
+        v->kind = LAT_LAB_UNDECIDED;
+    } else if (median_up) {
         v->kind = LAT_LAB_MEDIAN;
         v->confidence = 1 - t->t50.p;
     } else if (within_sp || across_sp) { /* a tail that differs run to run is variance */
         v->kind = LAT_LAB_VARIANCE;
         v->confidence = 1 - (within_sp ? t->within_p : t->across_p);
-    } else if (tail_up && !spread_hint) {
+    } else if (tail_up && !spread_hint && (!p50_moved || tail_beyond)) {
         v->kind = LAT_LAB_TAIL;
-        v->confidence = 1 - t->t999.p;
+        v->confidence = 1 - (p50_moved ? fmax(t->t999.p, t->tx.p) : t->t999.p);
     } else if (flat50 && flat999 && flat_sp && !small_effect && resolves) {
         v->kind = LAT_LAB_NO_CHANGE;
         v->confidence = 1 - p->alpha;
@@ -274,7 +296,22 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
     char *r = v->reason + len;
     size_t room = sizeof v->reason - len;
     if (v->kind == LAT_LAB_UNDECIDED) {
-        if (tail_up && spread_hint)
+        if (median_up && tail_up)
+            snprintf(r, room,
+                     "work p50 x%.2f and p99.9 x%.2f both grew; whether the tail grew beyond "
+                     "the median (x%.2f [%.2f, %.2f]; a tail disease needs x%.2f) is not yet "
+                     "decided",
+                     exp(t->s50.est), exp(t->s999.est), exp(t->sx.est), exp(t->sx.lo),
+                     exp(t->sx.hi), p->tail_excess_ratio);
+        else if (tail_up && p50_moved && !tail_beyond && !spread_hint)
+            snprintf(r, room,
+                     "the work tail grew (p99.9 x%.2f) and the p50 moved too (%+.1f ns, x%.2f, "
+                     "below the %.0f ticks the rule classifies); whether the tail grew beyond "
+                     "the median (x%.2f [%.2f, %.2f]; a tail disease needs x%.2f) is not yet "
+                     "decided",
+                     exp(t->s999.est), t->sns.est, exp(t->s50.est), p->min_median_ticks,
+                     exp(t->sx.est), exp(t->sx.lo), exp(t->sx.hi), p->tail_excess_ratio);
+        else if (tail_up && spread_hint)
             snprintf(r, room,
                      "the work tail grew (p99.9 x%.2f) but so did the spread of e2e between "
                      "intervals or rounds (x%.2f): a tail or a variance disease, not yet told "
@@ -283,7 +320,7 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
         else if (flat50 && flat999 && flat_sp && !small_effect && !resolves)
             snprintf(r, room,
                      "no change this counter can vouch for: the smallest median effect it "
-                     "classifies (%.0f ticks of %.0f ns) is %.0f%% of the work p50 (%.0f ns), "
+                     "classifies (%.0f ticks of %.1f ns) is %.0f%% of the work p50 (%.0f ns), "
                      "wider than the +-%.0f%% 'no change' allows; work p50 moved %+.1f ns, "
                      "p99.9 x%.2f [%.2f, %.2f]",
                      p->min_median_ticks, p->tick_ns, 100 * resolved / v->base_p50_ns,
@@ -300,15 +337,22 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
         else if (t->t50.p < p->alpha && v->p50_below_tick)
             snprintf(r, room,
                      "work p50 moved %+.1f ns, below the counter's granularity (%.0f ticks of "
-                     "%.0f ns), and the tail did not move beyond its noise",
+                     "%.1f ns), and the tail did not move beyond its noise",
                      t->sns.est, p->min_median_ticks, p->tick_ns);
         else
             snprintf(r, room,
                      "effects not separable from this machine's noise after %u rounds "
                      "(work p50 p=%.3f, p99.9 p=%.3f, spread p=%.3f)",
                      v->rounds, t->t50.p, t->t999.p, fmin(t->within_p, t->across_p));
-    } else if (v->kind == LAT_LAB_TAIL && v->p50_below_tick) {
-        snprintf(r, room, "work p50 moved %+.1f ns: below the counter's granularity", t->sns.est);
+    } else if (v->kind == LAT_LAB_TAIL) {
+        int k = 0;
+        if (v->p50_below_tick)
+            k = snprintf(r, room, "work p50 moved %+.1f ns: below the counter's granularity",
+                         t->sns.est);
+        if (k >= 0 && (size_t)k < room && (p50_moved || median_up))
+            snprintf(r + k, room - (size_t)k,
+                     "%sthe tail grew x%.2f [%.2f, %.2f] beyond the median", k ? "; " : "",
+                     exp(t->sx.est), exp(t->sx.lo), exp(t->sx.hi));
     }
     if (conf == LAT_LAB_NOPIN && p->ncpus <= p->nhot &&
         (v->kind == LAT_LAB_NO_CHANGE || v->kind == LAT_LAB_UNDECIDED)) {
@@ -630,13 +674,13 @@ int lat_lab_run(const lat_lab_config *c, lat_lab_result *res) {
     if (rc) { /* a failed protocol keeps only which log failed, for the message */
         char path[sizeof res->log_error_path];
         memcpy(path, res->log_error_path, sizeof path);
-        lat_lab_result_release(res);
+        lat_lab_result_fini(res);
         memcpy(res->log_error_path, path, sizeof path);
     }
     return rc;
 }
 
-void lat_lab_result_release(lat_lab_result *res) {
+void lat_lab_result_fini(lat_lab_result *res) {
     if (!res) return;
     for (size_t i = 0; i < res->nruns; i++)
         lat__free(res->runs[i].iv);
@@ -646,4 +690,51 @@ void lat_lab_result_release(lat_lab_result *res) {
         for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
             lat_hist_destroy(res->merged[x][s]);
     memset(res, 0, sizeof *res);
+}
+
+/* ---- placement ---------------------------------------------------------------------------- */
+
+void lat_lab_placement_of(const lat_lab_result *res, lat_lab_placement *o) {
+    memset(o, 0, sizeof *o);
+    o->near_ns = o->far_ns = NAN;
+    if (!res || !res->rounds) return;
+    double *fl = lat__alloc(2 * res->rounds * sizeof *fl);
+    if (!fl) return;
+    double *f2 = fl + res->rounds;
+    for (unsigned k = 0; k < res->rounds; k++) {
+        double v = NAN;
+        for (size_t i = 0; i < res->nruns; i++)
+            if (res->runs[i].round == k && !isnan(res->runs[i].floor_ns)) v = res->runs[i].floor_ns;
+        if (!isnan(v) && v > 0) fl[o->measured++] = v;
+    }
+    if (o->measured) {
+        double lo = fl[0], hi = fl[0];
+        for (unsigned i = 1; i < o->measured; i++)
+            lo = fmin(lo, fl[i]), hi = fmax(hi, fl[i]);
+        double cut = hi / lo > LAT_LAB_PLACEMENT_SPLIT ? sqrt(lo * hi) : INFINITY;
+        unsigned nf = 0;
+        for (unsigned i = 0; i < o->measured; i++)
+            if (fl[i] > cut)
+                f2[nf++] = fl[i];
+            else
+                fl[o->near++] = fl[i];
+        o->far = nf;
+        if (o->near) o->near_ns = lat_stats_median(fl, o->near);
+        if (nf) o->far_ns = lat_stats_median(f2, nf);
+        o->moved = o->near && nf;
+    }
+    lat__free(fl);
+}
+
+void lat_lab_placement_text(const lat_lab_placement *pl, char *buf, size_t len) {
+    if (!pl->measured)
+        snprintf(buf, len, "the cache-line floor was not measured");
+    else if (pl->moved)
+        snprintf(buf, len,
+                 "the host moved the vCPUs: %u rounds near (floor %.0f ns), %u far (%.0f ns); "
+                 "false sharing costs far less near",
+                 pl->near, pl->near_ns, pl->far, pl->far_ns);
+    else
+        snprintf(buf, len, "one placement in all %u rounds (floor %.0f ns)", pl->measured,
+                 pl->near_ns);
 }

@@ -534,7 +534,7 @@ int lat_profile_c2c_supported(const char *workdir, const char *perf, char *why, 
     return ok;
 }
 
-void lat_profile_release(lat_profile_result *r) {
+void lat_profile_result_fini(lat_profile_result *r) {
     if (!r) return;
     lat_flame_destroy(r->flame);
     r->flame = NULL;

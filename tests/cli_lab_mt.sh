@@ -182,6 +182,11 @@ grep -q '\*\*Platform\*\* (summed over all [0-9]* runs; the share is their mean)
 jq -e '.seed == 42 and (.runs | length) >= 4 and (.verdicts | keys | length) == 3 and
        ([.verdicts[] | has("confidence") and has("rounds_used") and has("rounds_set_aside")] | all) and
        (.order | length) == .rounds' "$T/lab/lab.json" >/dev/null || fail "lab.json"
+grep -Eq '^placement: (the host moved the vCPUs|one placement in all|the cache-line floor was not measured)' "$T/lab.out" ||
+    fail "no placement line"
+grep -q '^Placement: ' "$T/lab/LAB.md" || fail "LAB.md placement"
+jq -e '.placement.near_rounds + .placement.far_rounds == .placement.rounds_measured' "$T/lab/lab.json" >/dev/null ||
+    fail "lab.json placement"
 grep -q '<svg' "$T/lab/report.html" || fail "report has no plot"
 grep -q 'per-interval' "$T/lab/report.html" || fail "report has no per-interval plot"
 jq -e '.runs[0].platform.worker.gaps >= 0 and .runs[0].platform.producer.gap_lost_ns >= 0 and

@@ -82,6 +82,43 @@ static void test_inverse_and_errors(void **state) {
     assert_int_equal(lat_clock_drift(&c, (clockid_t)12345, 10000000, &d), -EINVAL);
 }
 
+/* The step finder on synthetic pair differences with known answers. */
+static void test_step_of(void **state) {
+    (void)state;
+    enum { N = 2000 };
+    static uint64_t d[N];
+    uint32_t x = 12345;
+    /* an AMD-like guest: the counter advances 26 at a time, reads inside one
+     * step differ by 1, a few pairs caught an interrupt */
+    for (int i = 0; i < N; i++) {
+        x = x * 1103515245u + 12345u;
+        uint64_t m = (x >> 8) % 7;
+        d[i] = (x >> 4) % 13 == 0 ? 1 : 26 * (m + 1) + ((x >> 12) & 1);
+        if (i % 500 == 7) d[i] = 90000 + (uint64_t)i;
+    }
+    assert_int_equal(lat_clock_step_of(d, N), 26);
+    /* a cycle-resolving counter: differences spread over every value */
+    for (int i = 0; i < N; i++) {
+        x = x * 1103515245u + 12345u;
+        d[i] = 24 + (x >> 8) % 160;
+    }
+    assert_int_equal(lat_clock_step_of(d, N), 1);
+    /* a coarse 1 us step on a 1 GHz counter */
+    for (int i = 0; i < N; i++) {
+        x = x * 1103515245u + 12345u;
+        d[i] = 1000 * ((x >> 8) % 3);
+    }
+    assert_int_equal(lat_clock_step_of(d, N), 1000);
+    /* every pair the same: nothing to tell, 1 */
+    for (int i = 0; i < N; i++)
+        d[i] = 40;
+    assert_int_equal(lat_clock_step_of(d, N), 1);
+    /* this machine's counter, as measured */
+    uint64_t g = lat_clock_granularity_cycles(4000);
+    printf("this counter's step: %llu ticks\n", (unsigned long long)g);
+    assert_true(g >= 1 && g < 100000);
+}
+
 static void test_drift_default_granularity(void **state) {
     (void)state;
     const lat_clock_cal *c = lat_clock_default();
@@ -196,6 +233,7 @@ int main(void) {
         cmocka_unit_test(test_calibration_vs_raw),
         cmocka_unit_test(test_inverse_and_errors),
         cmocka_unit_test(test_drift_default_granularity),
+        cmocka_unit_test(test_step_of),
         cmocka_unit_test(test_hot_path_no_alloc),
         cmocka_unit_test(test_barrier_values),
     };

@@ -279,7 +279,7 @@ static void test_contaminated_run_repeated(void **s) {
     for (size_t i = 0; i < res.nruns; i++)
         if (res.runs[i].conf == LAT_LAB_BASE && res.runs[i].round == 0) attempts++;
     assert_true(attempts >= 2);
-    lat_lab_result_release(&res);
+    lat_lab_result_fini(&res);
 }
 
 int main(void) {

@@ -22,19 +22,23 @@
 #define NIV 10
 #define SEEDS 240
 
-enum { C_NONE, C_MEDIAN, C_TAIL, C_VAR, C_ERRATIC };
-static const int expect_kind[] = {LAT_LAB_NO_CHANGE, LAT_LAB_MEDIAN, LAT_LAB_TAIL, LAT_LAB_VARIANCE,
-                                  LAT_LAB_VARIANCE};
-static const char *const case_name[] = {"no change", "median shift", "tail growth",
-                                        "variance explosion", "erratic tail"};
+enum { C_NONE, C_MEDIAN, C_TAIL, C_VAR, C_ERRATIC, C_PROP };
+static const int expect_kind[] = {LAT_LAB_NO_CHANGE, LAT_LAB_MEDIAN,   LAT_LAB_TAIL,
+                                  LAT_LAB_VARIANCE,  LAT_LAB_VARIANCE, LAT_LAB_MEDIAN};
+static const char *const case_name[] = {"no change",          "median shift", "tail growth",
+                                        "variance explosion", "erratic tail", "small shift"};
 
 typedef struct world {
     lat_lab_fig iv[2][ROUNDS][NIV];
     lat_lab_cell cell[2][ROUNDS];
 } world;
 
+static double g_quantum = 10;
+static double g_alloc_extra = 0;
+/* ns alloc adds to the p50 beyond its 1-2 ticks */ /* the counter's step the figures come in */
+
 static double tick(double ns) {
-    return 10 * floor(ns / 10 + 0.5);
+    return g_quantum * floor(ns / g_quantum + 0.5);
 }
 
 /* One configuration's intervals in one round. */
@@ -42,6 +46,9 @@ static void gen_cell(lat_stats_rng *g, int effect, bool is_exp, double far, doub
                      double drift_e, bool drown, lat_lab_fig *iv) {
     double shift = 0, tail = 1, sig_e = 0.35;
     if (is_exp && effect == C_MEDIAN) shift = far > 1 ? 110 : 40; /* a line transfer */
+    /* the whole distribution x1.3 with a p50 move of 1-2 ticks: a median
+     * effect the rule cannot classify (below 3 ticks), never a tail one */
+    if (is_exp && effect == C_PROP) shift = 15;
     if (is_exp && effect == C_TAIL) tail = 1.5 + 1.3 * lat_stats_uniform(g);
     if (is_exp && effect == C_VAR) {
         sig_e = 1.6;
@@ -60,7 +67,7 @@ static void gen_cell(lat_stats_rng *g, int effect, bool is_exp, double far, doub
         lat_lab_fig *f = &iv[i];
         double base50 = far > 1 ? 60 : 50;
         f->work_p50 = tick(base50 + shift + (lat_stats_uniform(g) < 0.2 ? 10 : 0) +
-                           (is_exp && effect == C_TAIL ? alloc_ticks : 0));
+                           (is_exp && effect == C_TAIL ? alloc_ticks + g_alloc_extra : 0));
         f->work_p99 = tick(f->work_p50 * 1.3);
         f->work_p999 = tick((base50 + shift) * 2 * tail * rt * exp(0.25 * lat_stats_normal(g)));
         f->work_max = f->work_p999 * 20;
@@ -140,7 +147,7 @@ static void check_case(int effect, bool drown) {
     if (effect == C_NONE) assert_true(r.no_change_as_disease <= 0.05 * r.n);
     /* an always-inconclusive rule must not pass ("no change" drowned in gaps
      * rarely has the rounds to bound every ratio: inconclusive is honest) */
-    double need = !drown ? 0.6 : effect == C_NONE ? 0.05 : 0.3;
+    double need = effect == C_PROP ? 0 : !drown ? 0.6 : effect == C_NONE ? 0.05 : 0.3;
     assert_true(r.right >= need * r.n);
 }
 
@@ -159,12 +166,61 @@ static void test_tail(void **s) {
     check_case(C_TAIL, false);
     check_case(C_TAIL, true);
 }
+/* Old rule: a p50 below 3 ticks counted as flat, so a proportional x1.3
+ * growth read as a tail disease. */
+static void test_small_shift(void **s) {
+    (void)s;
+    check_case(C_PROP, false);
+    check_case(C_PROP, true);
+    lat_lab_params p;
+    params(&p);
+    p.tail_excess_ratio = 1; /* the old rule */
+    rates r = score(&p, C_PROP, false);
+    printf("small shift, old rule: wrong disease %d of %d\n", r.wrong_disease, r.n);
+    assert_true(r.wrong_disease > 0.02 * r.n);
+}
+
 static void test_variance(void **s) {
     (void)s;
     check_case(C_VAR, false);
     check_case(C_VAR, true);
     check_case(C_ERRATIC, false);
     check_case(C_ERRATIC, true);
+}
+
+/* A counter that resolves cycles (0.5 ns): alloc's 10-20 ns p50 move is now
+ * many ticks, so the median grew too; the tail grew far beyond it, and that
+ * must still read as a tail disease (or inconclusive), never as a median
+ * one; a line transfer per event (the whole distribution moves) must still
+ * read as a median disease.  Without the excess rule (tail_excess_ratio 1:
+ * the median always wins) the tail worlds are called median diseases: the
+ * check can fail. */
+static void check_fine(int effect, double excess, bool expect_pass) {
+    lat_lab_params p;
+    params(&p);
+    p.tick_ns = 0.5;
+    p.tail_excess_ratio = excess;
+    g_quantum = 0.5;
+    g_alloc_extra = 8; /* a fine counter sees the whole malloc+free */
+    rates r = score(&p, effect, false);
+    g_quantum = 10;
+    g_alloc_extra = 0;
+    printf("fine counter, %-12s excess x%.2f: right %3d  inconclusive %3d  wrong disease %3d\n",
+           case_name[effect], excess, r.right, r.inconclusive, r.wrong_disease);
+    if (expect_pass) {
+        assert_true(r.right + r.inconclusive >= 0.95 * r.n);
+        assert_true(r.wrong_disease <= 0.02 * r.n);
+        assert_true(r.right >= 0.5 * r.n);
+    } else {
+        assert_true(r.wrong_disease > 0.02 * r.n);
+    }
+}
+
+static void test_fine_counter(void **s) {
+    (void)s;
+    check_fine(C_TAIL, 1.25, true);
+    check_fine(C_MEDIAN, 1.25, true);
+    check_fine(C_TAIL, 1.0, false);
 }
 
 /* The checker can fail: a rule without significance or effect bounds calls
@@ -205,6 +261,39 @@ static void test_too_few_rounds(void **s) {
     assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, w.cell[0], w.cell[1], 4, &v), 0);
     assert_int_equal(v.kind, LAT_LAB_UNDECIDED);
     assert_non_null(strstr(v.reason, "clean paired rounds"));
+}
+
+/* Placement from per-round floors: two clusters, one, none. */
+static void test_placement(void **s) {
+    (void)s;
+    static const double floors[] = {120, 410, 130, 395, 125, 420, 118};
+    lat_lab_run_rec runs[7];
+    memset(runs, 0, sizeof runs);
+    lat_lab_result res;
+    memset(&res, 0, sizeof res);
+    res.runs = runs, res.nruns = 7, res.rounds = 7;
+    for (unsigned k = 0; k < 7; k++)
+        runs[k].round = k, runs[k].floor_ns = floors[k];
+    lat_lab_placement pl;
+    lat_lab_placement_of(&res, &pl);
+    assert_true(pl.moved);
+    assert_int_equal(pl.near, 4);
+    assert_int_equal(pl.far, 3);
+    assert_true(fabs(pl.near_ns - 122.5) < 1e-9 && fabs(pl.far_ns - 410) < 1e-9);
+    char buf[200];
+    lat_lab_placement_text(&pl, buf, sizeof buf);
+    assert_non_null(strstr(buf, "4 rounds near (floor 122 ns), 3 far (410 ns)"));
+    for (unsigned k = 0; k < 7; k++)
+        runs[k].floor_ns = 120 + k; /* one placement */
+    lat_lab_placement_of(&res, &pl);
+    assert_false(pl.moved);
+    assert_int_equal(pl.near, 7);
+    for (unsigned k = 0; k < 7; k++)
+        runs[k].floor_ns = NAN; /* not measured */
+    lat_lab_placement_of(&res, &pl);
+    assert_int_equal(pl.measured, 0);
+    lat_lab_placement_text(&pl, buf, sizeof buf);
+    assert_non_null(strstr(buf, "not measured"));
 }
 
 static void test_signed_rank_exact(void **s) {
@@ -319,6 +408,9 @@ int main(void) {
         cmocka_unit_test(test_none),
         cmocka_unit_test(test_median),
         cmocka_unit_test(test_tail),
+        cmocka_unit_test(test_fine_counter),
+        cmocka_unit_test(test_small_shift),
+        cmocka_unit_test(test_placement),
         cmocka_unit_test(test_variance),
         cmocka_unit_test(test_loose_rule_fails),
         cmocka_unit_test(test_nopin_too_few_cpus),

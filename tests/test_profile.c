@@ -27,7 +27,7 @@ static void test_missing_perf_and_bad_args(void **state) {
     assert_int_equal(r.failure, LAT_PROFILE_NO_PERF);
     assert_non_null(strstr(r.message, "linux-perf"));
     assert_null(r.flame);
-    lat_profile_release(&r);
+    lat_profile_result_fini(&r);
     lat_profile_session *s;
     assert_int_equal(lat_profile_attach(0, lat_test_tmpdir(), &o, &s, &r), -ENOENT);
     lat_profile_opts bad = {.hz = 100001};
@@ -77,7 +77,7 @@ static void test_attach_self(void **state) {
            r.event);
     assert_true(n >= 10);
     assert_true(share > 50);
-    lat_profile_release(&r);
+    lat_profile_result_fini(&r);
     assert_null(r.flame);
 }
 

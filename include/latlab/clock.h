@@ -15,6 +15,7 @@
 #ifndef LATLAB_CLOCK_H
 #define LATLAB_CLOCK_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -147,8 +148,17 @@ static inline uint64_t lat_clock_from_ns(const lat_clock_cal *c, uint64_t ns) {
  * the CPU cannot tell us, so it reports unknown). */
 int lat_clock_invariant(void);
 
-/* Smallest non-zero delta between back-to-back unfenced reads over n tries, in
- * counter ticks (virtual machines often step in tens of ns). */
+/* The counter's step, in counter ticks: how far apart the values a duration
+ * can take lie.  n pairs of reads (200..20000) around short random delays;
+ * their differences are clustered (lat_clock_step_of).  1 on a counter that
+ * resolves cycles; 26 on an AMD EPYC guest whose TSC advances every 10 ns
+ * (two reads inside one step differ by 1 there, so the smallest difference
+ * says nothing about what a duration resolves).  Not the read cost: that is
+ * a constant every stamped duration carries, not a resolution. */
 uint64_t lat_clock_granularity_cycles(unsigned n);
+/* The pure part: the median spacing between clusters of the sorted
+ * differences d[0..n) (sorted in place); 1 when they spread densely.  For
+ * tests. */
+uint64_t lat_clock_step_of(uint64_t *d, size_t n);
 
 #endif /* LATLAB_CLOCK_H */

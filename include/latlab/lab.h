@@ -76,6 +76,9 @@ typedef struct lat_lab_params {
     double min_median_ratio;  /* smallest p50 growth called a median effect */
     double min_median_ticks;  /* ... and at least this many counter ticks */
     double min_tail_ratio;    /* smallest p99.9 growth called a tail effect */
+    double tail_excess_ratio; /* p50 and p99.9 both up: a tail disease needs p99.9's
+                               * ratio this far beyond p50's, a median disease
+                               * needs it below (<= 1: the median always wins) */
     double min_var_ratio;     /* smallest growth of spread called variance */
     double no_change_ratio;   /* "no change" when every CI lies within 1/x .. x */
     double tick_ns;           /* the counter's granularity */
@@ -188,10 +191,26 @@ typedef struct lat_lab_result {
     char log_error_path[256];
 } lat_lab_result;
 
+/* Where the host put the vCPUs, read from the per-round cache-line floor:
+ * a KVM host can move them between two placements (a ~130 ns and a ~480 ns
+ * round trip here) even inside one run.  Rounds split at the geometric mean
+ * of the smallest and largest floor when those differ by more than
+ * LAT_LAB_PLACEMENT_SPLIT; otherwise all rounds are "near". */
+#define LAT_LAB_PLACEMENT_SPLIT 1.8
+typedef struct lat_lab_placement {
+    unsigned measured;      /* rounds with a floor */
+    unsigned near, far;     /* rounds in each placement */
+    double near_ns, far_ns; /* their median floors (NAN when none) */
+    bool moved;             /* both placements seen */
+} lat_lab_placement;
+void lat_lab_placement_of(const lat_lab_result *res, lat_lab_placement *out);
+/* "the host moved the vCPUs: 5 rounds near (floor 121 ns), 7 far (412 ns)" */
+void lat_lab_placement_text(const lat_lab_placement *pl, char *buf, size_t len);
+
 /* Run the protocol.  Returns 0 (res filled; release it), -EINVAL, -ENOMEM or
  * a pipeline error. */
 int lat_lab_run(const lat_lab_config *c, lat_lab_result *res);
-void lat_lab_result_release(lat_lab_result *res); /* NULL is fine */
+void lat_lab_result_fini(lat_lab_result *res); /* NULL is fine */
 /* The usable (final, uncontaminated) run of conf in round, or NULL. */
 const lat_lab_run_rec *lat_lab_cell_run(const lat_lab_result *res, int conf, unsigned round);
 

@@ -60,10 +60,10 @@ typedef struct lat_profile_result {
  * r->message set: -ENOENT (no perf), -EACCES (not permitted), -ECHILD (perf
  * failed or the command could not run), LAT_EFORMAT (unparsable output),
  * -EINVAL (bad arguments: empty argv, hz out of range, NULL), -ENOMEM.
- * o may be NULL.  *r is overwritten; release it with lat_profile_release. */
+ * o may be NULL.  *r is overwritten; release it with lat_profile_result_fini. */
 int lat_profile_run(char *const argv[], const char *workdir, const lat_profile_opts *o,
                     lat_profile_result *r);
-void lat_profile_release(lat_profile_result *r);
+void lat_profile_result_fini(lat_profile_result *r);
 
 /* Attach perf record to the running process pid (0: this one) and all its
  * threads, including threads they create later, for a window the caller
