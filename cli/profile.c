@@ -207,44 +207,46 @@ static int parse_form(const cli_spec *sp, struct prof_args d, int argc, char **a
     return cli_parse(sp, argc, argv, first);
 }
 
-/* ---- diff ---------------------------------------------------------------------------- */
+/* ---- diff and fold ------------------------------------------------------------------- */
 
-static int load_folded(const char *path, bool threads, lat_flame **out) {
+/* Read path in format fmt into *out; need_samples: an empty profile is an
+ * error.  0, or the exit status after the message (a malformed line is named
+ * with the file and line). */
+static int load_profile(const char *path, lat_flame_format fmt, bool need_samples,
+                        lat_flame **out) {
+    *out = NULL;
     FILE *in = fopen(path, "r");
     if (!in) return cli_error(CMD, "%s: cannot open: %s", path, strerror(errno));
-    int rc = lat_flame_create(threads ? LAT_FLAME_FOLDED : LAT_FLAME_FOLDED_NOTHREAD, out);
+    int rc = lat_flame_create(fmt, out);
     if (!rc) rc = lat_flame_read(*out, in);
     fclose(in);
-    if (rc == LAT_EFORMAT) {
-        int r = cli_error(CMD, "%s:%zu: not a folded stack line (\"a;b;c COUNT\")", path,
-                          lat_flame_error_line(*out));
+    int status = CLI_OK;
+    if (rc == LAT_EFORMAT)
+        status = cli_error(CMD, "%s:%zu: %s", path, lat_flame_error_line(*out),
+                           fmt == LAT_FLAME_PERF_SCRIPT
+                               ? "not perf script output (header, indented frames, blank line)"
+                               : "not a folded stack line (\"a;b;c COUNT\")");
+    else if (rc)
+        status = cli_lib_error(CMD, path, rc);
+    else if (need_samples && !lat_flame_samples(*out))
+        status = cli_error(CMD, "%s: no samples", path);
+    if (status) {
         lat_flame_destroy(*out);
         *out = NULL;
-        return r;
     }
-    if (rc) {
-        lat_flame_destroy(*out);
-        *out = NULL;
-        return cli_lib_error(CMD, path, rc);
-    }
-    if (!lat_flame_samples(*out)) {
-        lat_flame_destroy(*out);
-        *out = NULL;
-        return cli_error(CMD, "%s: no samples", path);
-    }
-    return 0;
+    return status;
 }
 
 static int cmd_diff(int argc, char **argv) {
     int first, rc = parse_form(&diff_spec, (struct prof_args){.limit = 30}, argc, argv, &first);
     if (rc) return rc < 0 ? CLI_OK : rc;
-    bool threads = !pa.no_threads;
     if (argc - first != 2) return cli_usage_error(CMD, "diff needs two folded files, A and B");
     const char *path_a = argv[first], *path_b = argv[first + 1];
     if (!*path_a || !*path_b) return cli_usage_error(CMD, "diff: empty file name");
     lat_flame *a = NULL, *b = NULL;
-    rc = load_folded(path_a, threads, &a);
-    if (!rc) rc = load_folded(path_b, threads, &b);
+    lat_flame_format fmt = pa.no_threads ? LAT_FLAME_FOLDED_NOTHREAD : LAT_FLAME_FOLDED;
+    rc = load_profile(path_a, fmt, true, &a);
+    if (!rc) rc = load_profile(path_b, fmt, true, &b);
     if (!rc) {
         int e = lat_flame_write_diff(a, b, path_a, path_b, (size_t)pa.limit, stdout);
         rc = e ? cli_lib_error(CMD, "diff", e) : finish_stdout();
@@ -262,23 +264,9 @@ static int cmd_fold(int argc, char **argv) {
     if (argc - first != 1) return cli_usage_error(CMD, "fold needs one input file");
     const char *path = argv[first];
     if (!*path) return cli_usage_error(CMD, "fold: empty file name");
-    FILE *in = fopen(path, "r");
-    if (!in) return cli_error(CMD, "%s: cannot open: %s", path, strerror(errno));
     lat_flame *f;
-    rc = lat_flame_create(a.folded ? LAT_FLAME_FOLDED : LAT_FLAME_PERF_SCRIPT, &f);
-    if (!rc) rc = lat_flame_read(f, in);
-    fclose(in);
-    if (rc == LAT_EFORMAT) {
-        rc = cli_error(CMD, "%s:%zu: %s", path, lat_flame_error_line(f),
-                       a.folded ? "not a folded stack line (\"a;b;c COUNT\")"
-                                : "not perf script output (header, indented frames, blank line)");
-        lat_flame_destroy(f);
-        return rc;
-    }
-    if (rc) {
-        lat_flame_destroy(f);
-        return cli_lib_error(CMD, path, rc);
-    }
+    rc = load_profile(path, a.folded ? LAT_FLAME_FOLDED : LAT_FLAME_PERF_SCRIPT, false, &f);
+    if (rc) return rc;
     printf("%s: %llu samples, %zu distinct stacks\n", path,
            (unsigned long long)lat_flame_samples(f), lat_flame_stacks(f));
     print_top(f, 10);
