@@ -399,18 +399,14 @@ static int duo_run(duo *d) {
         }                                                                                          \
     }
 
-MEASURE(ring8, uint64_t, u8b_ring)
-MEASURE(seq8, uint64_t, u8b_seq)
+/* One kind's measurements for both item sizes: 8 bytes (uint64_t), 40 (msg40). */
+#define MEASURE_KIND(k) MEASURE(k##8, uint64_t, u8b_##k) MEASURE(k##40, msg40, m40_##k)
+MEASURE_KIND(ring)
+MEASURE_KIND(seq)
 #if LAT_HAVE_CK
-MEASURE(ck8, uint64_t, u8b_ck)
+MEASURE_KIND(ck)
 #endif
-MEASURE(mq8, uint64_t, u8b_mq)
-MEASURE(ring40, msg40, m40_ring)
-MEASURE(seq40, msg40, m40_seq)
-#if LAT_HAVE_CK
-MEASURE(ck40, msg40, m40_ck)
-#endif
-MEASURE(mq40, msg40, m40_mq)
+MEASURE_KIND(mq)
 
 typedef struct kind_ops {
     void *(*make)(size_t item, size_t cap);
@@ -422,39 +418,23 @@ typedef struct kind_ops {
     void (*pong[2])(duo *);
 } kind_ops;
 
+/* The table row of kind k: its queue's make/delete and what MEASURE_KIND made. */
+#define KIND_ROW(k)                                                                                \
+    {                                                                                              \
+        .make = k##_new, .del = k##_del, .st = {st_##k##8, st_##k##40},                            \
+        .prod = {tp_prod_##k##8, tp_prod_##k##40}, .cons = {tp_cons_##k##8, tp_cons_##k##40},      \
+        .ping = {rt_ping_##k##8, rt_ping_##k##40}, .pong = {rt_pong_##k##8, rt_pong_##k##40},      \
+    }
+
 static const kind_ops kinds[RL_NKINDS] = {
-    {ring_new,
-     ring_del,
-     {st_ring8, st_ring40},
-     {tp_prod_ring8, tp_prod_ring40},
-     {tp_cons_ring8, tp_cons_ring40},
-     {rt_ping_ring8, rt_ping_ring40},
-     {rt_pong_ring8, rt_pong_ring40}},
-    {seq_new,
-     seq_del,
-     {st_seq8, st_seq40},
-     {tp_prod_seq8, tp_prod_seq40},
-     {tp_cons_seq8, tp_cons_seq40},
-     {rt_ping_seq8, rt_ping_seq40},
-     {rt_pong_seq8, rt_pong_seq40}},
+    KIND_ROW(ring),
+    KIND_ROW(seq),
 #if LAT_HAVE_CK
-    {ck_new,
-     ck_del,
-     {st_ck8, st_ck40},
-     {tp_prod_ck8, tp_prod_ck40},
-     {tp_cons_ck8, tp_cons_ck40},
-     {rt_ping_ck8, rt_ping_ck40},
-     {rt_pong_ck8, rt_pong_ck40}},
+    KIND_ROW(ck),
 #else
     {NULL}, /* Concurrency Kit was not found at build time */
 #endif
-    {mq_new,
-     mq_del,
-     {st_mq8, st_mq40},
-     {tp_prod_mq8, tp_prod_mq40},
-     {tp_cons_mq8, tp_cons_mq40},
-     {rt_ping_mq8, rt_ping_mq40},
-     {rt_pong_mq8, rt_pong_mq40}},
+    KIND_ROW(mq),
 };
 
 bool rl_kind_available(rl_kind k) {
@@ -543,18 +523,24 @@ void rl_dce_pair(uint64_t ops, double *trap_ns, double *barrier_ns) {
     *barrier_ns = cycles_to_ns((double)bar) / (double)chunk;
 }
 
+/* A zeroed duo: side 0 runs f0 on cpu_a, side 1 f1 on cpu_b, over n items. */
+static void duo_setup(duo *d, int cpu_a, int cpu_b, uint64_t n, void (*f0)(duo *),
+                      void (*f1)(duo *)) {
+    memset(d, 0, sizeof *d);
+    d->cpu[0] = cpu_a;
+    d->cpu[1] = cpu_b;
+    d->n = n;
+    d->fn[0] = f0;
+    d->fn[1] = f1;
+}
+
 int rl_throughput(rl_kind k, size_t item_size, size_t cap, int cpu_a, int cpu_b, uint64_t n,
                   double *mops, double *overall_mops) {
     int si = size_index(item_size);
     if ((unsigned)k >= RL_NKINDS || si < 0 || n < 32) return -EINVAL;
     if (!rl_kind_available(k)) return -ENOTSUP;
     duo d;
-    memset(&d, 0, sizeof d);
-    d.cpu[0] = cpu_a;
-    d.cpu[1] = cpu_b;
-    d.n = n;
-    d.fn[0] = kinds[k].prod[si];
-    d.fn[1] = kinds[k].cons[si];
+    duo_setup(&d, cpu_a, cpu_b, n, kinds[k].prod[si], kinds[k].cons[si]);
     d.window = n / RL_WINDOW >= 4 ? RL_WINDOW : n / 4;
     if (n / d.window > RL_MAX_WINDOWS) d.window = n / RL_MAX_WINDOWS;
     d.q[0] = kinds[k].make(item_size, cap);
@@ -589,12 +575,7 @@ int rl_roundtrip(rl_kind k, size_t cap, int cpu_a, int cpu_b, uint64_t n, rl_lat
     if ((unsigned)k >= RL_NKINDS || n == 0) return -EINVAL;
     if (!rl_kind_available(k)) return -ENOTSUP;
     duo d;
-    memset(&d, 0, sizeof d);
-    d.cpu[0] = cpu_a;
-    d.cpu[1] = cpu_b;
-    d.n = n;
-    d.fn[0] = kinds[k].ping[0];
-    d.fn[1] = kinds[k].pong[0];
+    duo_setup(&d, cpu_a, cpu_b, n, kinds[k].ping[0], kinds[k].pong[0]);
     int err = lat_hist_create(1, 100000000000ll, 3, &d.hist);
     if (err) return err;
     d.q[0] = kinds[k].make(8, cap);
