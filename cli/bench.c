@@ -355,8 +355,8 @@ static int bench_ring(int argc, char **argv) {
 
 static const cli_sub bench_subs[] = {
     {"ring", bench_ring, &bench_ring_spec,
-     "the SPSC ring bake-off against ck_ring and a mutex queue", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+     "the SPSC ring bake-off against ck_ring and a mutex queue"},
+    {NULL, NULL, NULL, NULL},
 };
 
 const cli_spec cmd_bench_spec = {.name = "bench", .subs = bench_subs};

@@ -454,20 +454,16 @@ static uint64_t expected_sum(uint64_t ops, bool prepared) {
         }                                                                                          \
     }
 
-/* Every queue kind for one item type. */
+/* One kind's measurements for every item size: 8 bytes (uint64_t), 40 (msg40)
+ * and 56 (msg56, the pipeline's message). */
+#define MEASURE_KIND(k)                                                                            \
+    MEASURE(k##8, uint64_t, u8b_##k) MEASURE(k##40, msg40, m40_##k) MEASURE(k##56, msg56, m56_##k)
+MEASURE_KIND(ring)
+MEASURE_KIND(seq)
 #if LAT_HAVE_CK
-#define MEASURE_CK(sz, T, tag) MEASURE(ck##sz, T, tag##_ck)
-#else
-#define MEASURE_CK(sz, T, tag)
+MEASURE_KIND(ck)
 #endif
-#define MEASURE_ALL(sz, T, tag)                                                                    \
-    MEASURE(ring##sz, T, tag##_ring)                                                               \
-    MEASURE(seq##sz, T, tag##_seq)                                                                 \
-    MEASURE_CK(sz, T, tag)                                                                         \
-    MEASURE(mq##sz, T, tag##_mq)
-MEASURE_ALL(8, uint64_t, u8b)
-MEASURE_ALL(40, msg40, m40)
-MEASURE_ALL(56, msg56, m56)
+MEASURE_KIND(mq)
 
 typedef struct kind_ops {
     void *(*make)(size_t item, size_t cap);
@@ -481,39 +477,25 @@ typedef struct kind_ops {
     void (*pong[3])(duo *);
 } kind_ops;
 
+/* The table row of kind k: its queue's make/delete and what MEASURE_KIND made. */
+#define KIND_ROW(k)                                                                                \
+    {                                                                                              \
+        .make = k##_new, .del = k##_del, .st = {st_##k##8, st_##k##40, st_##k##56},                \
+        .prod = {tp_prod_##k##8, tp_prod_##k##40, tp_prod_##k##56},                                \
+        .cons = {tp_cons_##k##8, tp_cons_##k##40, tp_cons_##k##56},                                \
+        .ping = {rt_ping_##k##8, rt_ping_##k##40, rt_ping_##k##56},                                \
+        .pong = {rt_pong_##k##8, rt_pong_##k##40, rt_pong_##k##56},                                \
+    }
+
 static const kind_ops kinds[RL_NKINDS] = {
-    {ring_new,
-     ring_del,
-     {st_ring8, st_ring40, st_ring56},
-     {tp_prod_ring8, tp_prod_ring40, tp_prod_ring56},
-     {tp_cons_ring8, tp_cons_ring40, tp_cons_ring56},
-     {rt_ping_ring8, rt_ping_ring40, rt_ping_ring56},
-     {rt_pong_ring8, rt_pong_ring40, rt_pong_ring56}},
-    {seq_new,
-     seq_del,
-     {st_seq8, st_seq40, st_seq56},
-     {tp_prod_seq8, tp_prod_seq40, tp_prod_seq56},
-     {tp_cons_seq8, tp_cons_seq40, tp_cons_seq56},
-     {rt_ping_seq8, rt_ping_seq40, rt_ping_seq56},
-     {rt_pong_seq8, rt_pong_seq40, rt_pong_seq56}},
+    KIND_ROW(ring),
+    KIND_ROW(seq),
 #if LAT_HAVE_CK
-    {ck_new,
-     ck_del,
-     {st_ck8, st_ck40, st_ck56},
-     {tp_prod_ck8, tp_prod_ck40, tp_prod_ck56},
-     {tp_cons_ck8, tp_cons_ck40, tp_cons_ck56},
-     {rt_ping_ck8, rt_ping_ck40, rt_ping_ck56},
-     {rt_pong_ck8, rt_pong_ck40, rt_pong_ck56}},
+    KIND_ROW(ck),
 #else
     {NULL}, /* Concurrency Kit was not found at build time */
 #endif
-    {mq_new,
-     mq_del,
-     {st_mq8, st_mq40, st_mq56},
-     {tp_prod_mq8, tp_prod_mq40, tp_prod_mq56},
-     {tp_cons_mq8, tp_cons_mq40, tp_cons_mq56},
-     {rt_ping_mq8, rt_ping_mq40, rt_ping_mq56},
-     {rt_pong_mq8, rt_pong_mq40, rt_pong_mq56}},
+    KIND_ROW(mq),
 };
 
 bool rl_kind_available(rl_kind k) {
@@ -606,18 +588,24 @@ void rl_dce_pair(uint64_t ops, double *trap_ns, double *barrier_ns) {
     *barrier_ns = cycles_to_ns((double)bar) / (double)chunk;
 }
 
+/* A zeroed duo: side 0 runs f0 on cpu_a, side 1 f1 on cpu_b, over n items. */
+static void duo_setup(duo *d, int cpu_a, int cpu_b, uint64_t n, void (*f0)(duo *),
+                      void (*f1)(duo *)) {
+    memset(d, 0, sizeof *d);
+    d->cpu[0] = cpu_a;
+    d->cpu[1] = cpu_b;
+    d->n = n;
+    d->fn[0] = f0;
+    d->fn[1] = f1;
+}
+
 int rl_throughput(rl_kind k, size_t item_size, size_t cap, int cpu_a, int cpu_b, uint64_t n,
                   double *mops, double *overall_mops) {
     int si = size_index(item_size);
     if ((unsigned)k >= RL_NKINDS || si < 0 || n < 32) return -EINVAL;
     if (!rl_kind_available(k)) return -ENOTSUP;
     duo d;
-    memset(&d, 0, sizeof d);
-    d.cpu[0] = cpu_a;
-    d.cpu[1] = cpu_b;
-    d.n = n;
-    d.fn[0] = kinds[k].prod[si];
-    d.fn[1] = kinds[k].cons[si];
+    duo_setup(&d, cpu_a, cpu_b, n, kinds[k].prod[si], kinds[k].cons[si]);
     d.window = n / RL_WINDOW >= 4 ? RL_WINDOW : n / 4;
     if (n / d.window > RL_MAX_WINDOWS) d.window = n / RL_MAX_WINDOWS;
     d.q[0] = kinds[k].make(item_size, cap);
@@ -652,12 +640,7 @@ int rl_roundtrip(rl_kind k, size_t cap, int cpu_a, int cpu_b, uint64_t n, rl_lat
     if ((unsigned)k >= RL_NKINDS || n == 0) return -EINVAL;
     if (!rl_kind_available(k)) return -ENOTSUP;
     duo d;
-    memset(&d, 0, sizeof d);
-    d.cpu[0] = cpu_a;
-    d.cpu[1] = cpu_b;
-    d.n = n;
-    d.fn[0] = kinds[k].ping[0];
-    d.fn[1] = kinds[k].pong[0];
+    duo_setup(&d, cpu_a, cpu_b, n, kinds[k].ping[0], kinds[k].pong[0]);
     int err = lat_hist_create(1, 100000000000ll, 3, &d.hist);
     if (err) return err;
     d.q[0] = kinds[k].make(8, cap);
