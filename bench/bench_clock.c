@@ -53,26 +53,17 @@ static inline __attribute__((always_inline)) uint64_t raw_read_fenced(void) {
         out = lat_cycles_fenced() - t0;                                                            \
     } while (0)
 
-static LAT_NOINLINE uint64_t block_lib(void) {
-    uint64_t out;
-    BLOCK(lat_cycles());
-    return out;
-}
-static LAT_NOINLINE uint64_t block_raw(void) {
-    uint64_t out;
-    BLOCK(raw_read());
-    return out;
-}
-static LAT_NOINLINE uint64_t block_lib_fenced(void) {
-    uint64_t out;
-    BLOCK(lat_cycles_fenced());
-    return out;
-}
-static LAT_NOINLINE uint64_t block_raw_fenced(void) {
-    uint64_t out;
-    BLOCK(raw_read_fenced());
-    return out;
-}
+/* One out-of-line function per way of reading: each block runs alone. */
+#define BLOCK_FN(name, read_expr)                                                                  \
+    static LAT_NOINLINE uint64_t name(void) {                                                      \
+        uint64_t out;                                                                              \
+        BLOCK(read_expr);                                                                          \
+        return out;                                                                                \
+    }
+BLOCK_FN(block_lib, lat_cycles())
+BLOCK_FN(block_raw, raw_read())
+BLOCK_FN(block_lib_fenced, lat_cycles_fenced())
+BLOCK_FN(block_raw_fenced, raw_read_fenced())
 
 static double median_per_read_ns(uint64_t *v, size_t n, const lat_clock_cal *c) {
     return (double)lat_clock_to_ns(c, lat_stats_median_high_u64(v, n) * 1000) / 1000.0 / PER_BLOCK;

@@ -10,7 +10,6 @@
 #include "latlab/compiler.h"
 #include "support/rwlatch.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -31,21 +30,7 @@ static void optimistic_reader(void *ctx, const lat_bench_control *ctl,
 }
 
 static int reg(lat_bench_runner *r) {
-    static const lat_bench_worker workers[] = {
-        {"optimistic_reader", 3, optimistic_reader},
-        {"exclusive_writer", 1, latch_writer},
-    };
-    lat_bench_group *g = lat_bench_concurrent_group_create(r, "Contention");
-    if (!g) return -ENOMEM;
-    int rc = lat_bench_group_sample_duration(g, 50000000ull); /* 50 ms */
-    if (rc) return rc;
-    return lat_bench_add_concurrent(g, &(lat_bench_concurrent_def){
-                                           .name = "rwlock_readers_vs_writer",
-                                           .workers = workers,
-                                           .n_workers = 2,
-                                           .prepare = latch_prepare,
-                                           .release = latch_release,
-                                       });
+    return latch_register(r, "rwlock_readers_vs_writer", optimistic_reader);
 }
 
 LAT_BENCH_MAIN_FLAGS("contention", reg, LAT_BENCH_MAIN_QUICK)

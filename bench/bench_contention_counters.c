@@ -13,7 +13,6 @@
 #include "latlab/compiler.h"
 #include "support/rwlatch.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -36,21 +35,7 @@ static void optimistic_reader(void *ctx, const lat_bench_control *ctl,
 }
 
 static int reg(lat_bench_runner *r) {
-    static const lat_bench_worker workers[] = {
-        {"optimistic_reader", 3, optimistic_reader},
-        {"exclusive_writer", 1, latch_writer},
-    };
-    lat_bench_group *g = lat_bench_concurrent_group_create(r, "Contention");
-    if (!g) return -ENOMEM;
-    int rc = lat_bench_group_sample_duration(g, 50000000ull);
-    if (rc) return rc;
-    return lat_bench_add_concurrent(g, &(lat_bench_concurrent_def){
-                                           .name = "rwlock_read_misses",
-                                           .workers = workers,
-                                           .n_workers = 2,
-                                           .prepare = latch_prepare,
-                                           .release = latch_release,
-                                       });
+    return latch_register(r, "rwlock_read_misses", optimistic_reader);
 }
 
 LAT_BENCH_MAIN_FLAGS("contention_counters", reg, LAT_BENCH_MAIN_QUICK)

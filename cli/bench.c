@@ -2,14 +2,13 @@
  *
  * latlab's cached-index ring and per-slot sequence ring against Concurrency
  * Kit's ck_ring (the C ring to beat) and a mutex + condition-variable queue, in
- * one run, on two pinned CPUs: same-thread push+pop, cross-core streaming
- * throughput for 8-byte and 40-byte items, and round-trip latency through two
- * queues, with the raw cache-line ping-pong between the same CPUs measured in
- * every round as the floor.  Rounds interleave the queues so drifting host
- * noise hits all of them alike; figures are medians over the rounds, each
- * also given as a ratio to ck_ring and to the floor.  The result also names
- * the bake-off's winner, the ring the pipeline should use by default
- * (LAT_RING_DEFAULT_SEQ in ring.h). */
+ * one run, on two pinned CPUs: same-thread push+pop (8-byte items and the
+ * pipeline's 56-byte message), cross-core streaming throughput for 8-byte and
+ * 40-byte items, and round-trip latency through two queues, with the raw cache-line ping-pong
+ * between the same CPUs measured in every round as the floor.  Rounds interleave the queues so
+ * drifting host noise hits all of them alike; figures are medians over the rounds, each also given
+ * as a ratio to ck_ring and to the floor.  The result also names the bake-off's winner, the ring
+ * the pipeline should use by default (LAT_RING_DEFAULT_SEQ in ring.h). */
 #include "cli.h"
 #include "cliopts.h"
 #include "ringlab.h"
@@ -27,14 +26,19 @@
 #include "latlab/json.h"
 #include "latlab/ring.h"
 
-enum { F_ST, F_TP8, F_TP40, F_P50, F_P99, F_P999, F_N };
-static const char *fig_names[F_N] = {"same_thread_ns", "mops_8b",    "mops_40b",
-                                     "rtt_p50_ns",     "rtt_p99_ns", "rtt_p999_ns"};
+enum { F_ST, F_ST56, F_ST56P, F_TP8, F_TP40, F_P50, F_P99, F_P999, F_N };
+static const char *fig_names[F_N] = {
+    "same_thread_ns", "same_thread_56b_ns", "same_thread_56b_prepared_ns",
+    "mops_8b",        "mops_40b",           "rtt_p50_ns",
+    "rtt_p99_ns",     "rtt_p999_ns"};
+/* --same-thread measures only these (no second CPU involved). */
+#define SAME_THREAD_FIGS(f) ((f) <= F_ST56P)
 
 #define MAX_ROUNDS 101
 
 typedef struct results {
     int rounds;
+    bool same_thread_only; /* --same-thread: only F_ST and F_ST56 were measured */
     double v[RL_NKINDS][F_N][MAX_ROUNDS];
     double med[RL_NKINDS][F_N];
     double all[RL_NKINDS][2][MAX_ROUNDS]; /* whole-run Mops/s, 8 B and 40 B */
@@ -48,26 +52,42 @@ static double med_of(const double *v, int n) {
     return rl_median(tmp, n);
 }
 
+/* Same-thread push+pop of 8-byte items and of the pipeline's message, every
+ * queue interleaved (rl_same_thread_all); NaN for a queue not built in. */
+static int same_thread_round(results *res, int round, uint64_t ops) {
+    static const uint64_t scales[RL_NKINDS] = {1, 1, 1, 20};
+    double st[RL_NKINDS], st56[RL_NKINDS], st56p[RL_NKINDS];
+    int err = rl_same_thread_all(8, false, ops, scales, st);
+    if (!err) err = rl_same_thread_all(RL_PIPELINE_ITEM, false, ops, scales, st56);
+    if (!err) err = rl_same_thread_all(RL_PIPELINE_ITEM, true, ops, scales, st56p);
+    if (err) return err;
+    for (int k = 0; k < RL_NKINDS; k++) {
+        bool ok = rl_kind_available((rl_kind)k);
+        res->v[k][F_ST][round] = ok ? st[k] : NAN;
+        res->v[k][F_ST56][round] = ok ? st56[k] : NAN;
+        res->v[k][F_ST56P][round] = ok ? st56p[k] : NAN;
+    }
+    return 0;
+}
+
 static int run_round(results *res, int round, const int cpus[2], uint64_t ops, uint64_t items,
                      uint64_t samples, size_t cap) {
+    int err = same_thread_round(res, round, ops);
+    if (err || res->same_thread_only) return err;
     rl_lat fl;
-    int err = rl_pingpong(cpus[0], cpus[1], samples, &fl);
-    if (err) return err;
+    if ((err = rl_pingpong(cpus[0], cpus[1], samples, &fl))) return err;
     res->floor_v[0][round] = fl.p50_ns;
     res->floor_v[1][round] = fl.p99_ns;
     res->floor_v[2][round] = fl.p999_ns;
     static const uint64_t scales[RL_NKINDS] = {1, 1, 1, 20};
-    double st[RL_NKINDS];
-    if ((err = rl_same_thread_all(8, ops, scales, st))) return err;
     for (int k = 0; k < RL_NKINDS; k++) {
         uint64_t scale = scales[k];
         if (!rl_kind_available((rl_kind)k)) {
-            for (int f = 0; f < F_N; f++)
+            for (int f = F_TP8; f < F_N; f++)
                 res->v[k][f][round] = NAN;
             res->all[k][0][round] = res->all[k][1][round] = NAN;
             continue;
         }
-        res->v[k][F_ST][round] = st[k];
         double m8, m40;
         if ((err = rl_throughput((rl_kind)k, 8, cap, cpus[0], cpus[1], items / scale, &m8,
                                  &res->all[k][0][round])))
@@ -99,24 +119,49 @@ static rl_kind pick_winner(const results *r) {
     return lat;
 }
 
-static void print_table(const results *r, const int cpus[2], size_t cap) {
+/* Same-thread push+pop: every queue at capacity 1024, the same item type,
+ * inlined typed calls, interleaved chunks (fastest of 40 per round), the
+ * median over the rounds, and the ratio to ck_ring's from the same run. */
+static void print_same_thread(const results *r) {
     const double *ck = r->med[RL_CK];
-    double floor50 = r->floor_med[0];
-    printf("ring bake-off: CPUs %d and %d, %d rounds (medians), capacity %zu, %.4f cycles/ns\n",
-           cpus[0], cpus[1], r->rounds, cap, lat_clock_default()->cycles_per_ns);
-    printf("floor: cache-line ping-pong round trip p50 %.1f ns, p99 %.1f ns, p99.9 %.1f ns (one "
-           "hop %.1f ns)\n\n",
-           floor50, r->floor_med[1], r->floor_med[2], floor50 / 2);
-    printf("%-8s %9s %6s  %10s %6s  %10s %6s\n", "queue", "push+pop", "vs ck", "Mops/s 8B", "vs ck",
-           "Mops/s 40B", "vs ck");
+    printf("same thread, capacity 1024, medians of %d rounds; 56 B = the pipeline's message and "
+           "the tracer's stamp block,\n'written': its first word stored just before the push (as "
+           "the pipeline does), 'prepared': written beforehand\n",
+           r->rounds);
+    printf("%-8s %12s %6s  %12s %6s  %12s %6s\n", "queue", "push+pop 8B", "vs ck", "56B written",
+           "vs ck", "56B prepared", "vs ck");
     if (!rl_kind_available(RL_CK))
         printf("(ck_ring: Concurrency Kit was not found at build time - install libck-dev and "
                "rebuild; its rows and the 'vs ck' ratios are nan)\n");
     for (int k = 0; k < RL_NKINDS; k++) {
         const double *m = r->med[k];
-        printf("%-8s %6.2f ns %5.2fx  %10.1f %5.2fx  %10.1f %5.2fx\n", rl_kind_name((rl_kind)k),
-               m[F_ST], m[F_ST] / ck[F_ST], m[F_TP8], m[F_TP8] / ck[F_TP8], m[F_TP40],
-               m[F_TP40] / ck[F_TP40]);
+        printf("%-8s %9.2f ns %5.2fx  %9.2f ns %5.2fx  %9.2f ns %5.2fx\n", rl_kind_name((rl_kind)k),
+               m[F_ST], m[F_ST] / ck[F_ST], m[F_ST56], m[F_ST56] / ck[F_ST56], m[F_ST56P],
+               m[F_ST56P] / ck[F_ST56P]);
+    }
+    printf("(the pipeline's default ring is %s)\n", LAT_RING_DEFAULT_NAME);
+}
+
+static void print_table(const results *r, const int cpus[2], size_t cap) {
+    const double *ck = r->med[RL_CK];
+    double floor50 = r->floor_med[0];
+    if (r->same_thread_only) {
+        printf("ring bake-off, same thread only: %d rounds (medians), %.4f cycles/ns\n", r->rounds,
+               lat_clock_default()->cycles_per_ns);
+        print_same_thread(r);
+        return;
+    }
+    printf("ring bake-off: CPUs %d and %d, %d rounds (medians), capacity %zu, %.4f cycles/ns\n",
+           cpus[0], cpus[1], r->rounds, cap, lat_clock_default()->cycles_per_ns);
+    printf("floor: cache-line ping-pong round trip p50 %.1f ns, p99 %.1f ns, p99.9 %.1f ns (one "
+           "hop %.1f ns)\n\n",
+           floor50, r->floor_med[1], r->floor_med[2], floor50 / 2);
+    print_same_thread(r);
+    printf("\n%-8s %10s %6s  %10s %6s\n", "queue", "Mops/s 8B", "vs ck", "Mops/s 40B", "vs ck");
+    for (int k = 0; k < RL_NKINDS; k++) {
+        const double *m = r->med[k];
+        printf("%-8s %10.1f %5.2fx  %10.1f %5.2fx\n", rl_kind_name((rl_kind)k), m[F_TP8],
+               m[F_TP8] / ck[F_TP8], m[F_TP40], m[F_TP40] / ck[F_TP40]);
     }
     printf("\n%-8s %9s %9s %9s %6s %9s  %s\n", "queue", "RTT p50", "p99", "p99.9", "vs ck",
            "vs floor", "ns/item 8B vs floor hop");
@@ -133,9 +178,11 @@ static void print_table(const results *r, const int cpus[2], size_t cap) {
                 rl_kind_name((rl_kind)k));
 }
 
-static json_t *fig_json(const double *med, const double (*v)[MAX_ROUNDS], int rounds) {
+static json_t *fig_json(const double *med, const double (*v)[MAX_ROUNDS], int rounds,
+                        bool same_thread_only) {
     json_t *o = json_object();
     for (int f = 0; f < F_N; f++) {
+        if (same_thread_only && !SAME_THREAD_FIGS(f)) continue;
         json_object_set_new(o, fig_names[f], json_real(med[f]));
         json_t *a = json_array();
         for (int i = 0; i < rounds; i++)
@@ -158,6 +205,32 @@ static int write_json(const char *path, const results *r, const int cpus[2], siz
     json_object_set_new(j, "rounds", json_integer(r->rounds));
     json_object_set_new(j, "capacity", json_integer((json_int_t)cap));
     json_object_set_new(j, "cycles_per_ns", json_real(lat_clock_default()->cycles_per_ns));
+    json_object_set_new(j, "same_thread_only", json_boolean(r->same_thread_only));
+    json_object_set_new(j, "pipeline_item_bytes", json_integer(RL_PIPELINE_ITEM));
+    json_object_set_new(j, "compiled_default", json_string(LAT_RING_DEFAULT_NAME));
+    json_t *q = json_object();
+    for (int k = 0; k < RL_NKINDS; k++) {
+        json_t *o = fig_json(r->med[k], r->v[k], r->rounds, r->same_thread_only);
+        const double *ck = r->med[RL_CK];
+        json_object_set_new(o, "same_thread_vs_ck", json_real(r->med[k][F_ST] / ck[F_ST]));
+        json_object_set_new(o, "same_thread_56b_vs_ck", json_real(r->med[k][F_ST56] / ck[F_ST56]));
+        json_object_set_new(o, "same_thread_56b_prepared_vs_ck",
+                            json_real(r->med[k][F_ST56P] / ck[F_ST56P]));
+        if (!r->same_thread_only) {
+            json_object_set_new(o, "mops_8b_vs_ck", json_real(r->med[k][F_TP8] / ck[F_TP8]));
+            json_object_set_new(o, "mops_40b_vs_ck", json_real(r->med[k][F_TP40] / ck[F_TP40]));
+            json_object_set_new(o, "rtt_p50_vs_ck", json_real(r->med[k][F_P50] / ck[F_P50]));
+            json_object_set_new(o, "rtt_p50_vs_floor",
+                                json_real(r->med[k][F_P50] / r->floor_med[0]));
+        }
+        json_object_set_new(q, rl_kind_name((rl_kind)k), o);
+    }
+    json_object_set_new(j, "queues", q);
+    if (r->same_thread_only) {
+        int err = lat_write_json_atomic(path, j);
+        json_decref(j);
+        return err;
+    }
     json_t *fl = json_object();
     json_object_set_new(fl, "rtt_p50_ns", json_real(r->floor_med[0]));
     json_object_set_new(fl, "rtt_p99_ns", json_real(r->floor_med[1]));
@@ -167,26 +240,14 @@ static int write_json(const char *path, const results *r, const int cpus[2], siz
         json_array_append_new(fr, json_real(r->floor_v[0][i]));
     json_object_set_new(fl, "rtt_p50_ns_rounds", fr);
     json_object_set_new(j, "floor", fl);
-    json_t *q = json_object();
-    for (int k = 0; k < RL_NKINDS; k++) {
-        json_t *o = fig_json(r->med[k], r->v[k], r->rounds);
-        const double *ck = r->med[RL_CK];
-        json_object_set_new(o, "same_thread_vs_ck", json_real(r->med[k][F_ST] / ck[F_ST]));
-        json_object_set_new(o, "mops_8b_vs_ck", json_real(r->med[k][F_TP8] / ck[F_TP8]));
-        json_object_set_new(o, "mops_40b_vs_ck", json_real(r->med[k][F_TP40] / ck[F_TP40]));
-        json_object_set_new(o, "rtt_p50_vs_ck", json_real(r->med[k][F_P50] / ck[F_P50]));
-        json_object_set_new(o, "rtt_p50_vs_floor", json_real(r->med[k][F_P50] / r->floor_med[0]));
-        json_object_set_new(q, rl_kind_name((rl_kind)k), o);
-    }
-    json_object_set_new(j, "queues", q);
     json_object_set_new(j, "winner", json_string(rl_kind_name(winner)));
-    json_object_set_new(j, "compiled_default", json_string(LAT_RING_DEFAULT_NAME));
     int err = lat_write_json_atomic(path, j);
     json_decref(j);
     return err;
 }
 
 static uint64_t rounds, ops, items, samples, cap;
+static bool same_thread_only;
 static const char *cpulist, *json_path;
 
 static const cli_opt ring_opts[] = {
@@ -205,6 +266,8 @@ static const cli_opt ring_opts[] = {
                 "queue capacity for the throughput runs: a power of two, 2..16777216\n"
                 "(default 4096)",
                 2, 1u << 24),
+    CLI_FLAG_OPT("same-thread", &same_thread_only,
+                 "only the same-thread push+pop figures (seconds; no second CPU used)"),
     CLI_STR_OPT("cpus", CLI_STRING, &cpulist, "A,B",
                 "the two CPUs (default: chosen by the topology planner)"),
     CLI_STR_OPT("json", CLI_PATH, &json_path, "FILE",
@@ -216,11 +279,12 @@ static const cli_spec bench_ring_spec = {
     .name = "bench",
     .synopsis =
         "latlab bench ring [--rounds N] [--ops N] [--items N] [--samples N] [--capacity N]\n"
-        "                         [--cpus A,B] [--json FILE]",
+        "                         [--same-thread] [--cpus A,B] [--json FILE]",
     .about = "The SPSC ring bake-off: latlab's cached-index ring (ring) and per-slot sequence\n"
              "ring (seqring) against Concurrency Kit's ck_ring and a mutex+condvar queue, all\n"
              "in one run on two pinned CPUs:\n"
-             "  push+pop     same-thread push then pop, ns per pair (8-byte items)\n"
+             "  push+pop     same-thread push then pop, ns per pair: 8-byte items and the\n"
+             "               pipeline's 56-byte message (capacity 1024 for every queue)\n"
              "  Mops/s       cross-core streaming throughput, 8-byte and 40-byte items\n"
              "  round trip   p50/p99/p99.9 of a stamp sent through one queue and back through\n"
              "               another (8-byte items)\n"
@@ -234,6 +298,7 @@ static const cli_spec bench_ring_spec = {
 /* Options, checked before any work: 0, -1 after --help, or the exit status. */
 static int ring_parse(int argc, char **argv) {
     rounds = 5, ops = 10000000, items = 2000000, samples = 100000, cap = 4096;
+    same_thread_only = false;
     int first, rc = cli_parse(&bench_ring_spec, argc, argv, &first);
     if (rc) return rc;
     if (cap & (cap - 1)) /* every ring here (ours, ck_ring) indexes with a mask */
@@ -247,6 +312,7 @@ static results *ring_rounds(const int cpus[2]) {
     results *res = calloc(1, sizeof *res);
     if (!res) return cli_error("bench", "out of memory"), NULL;
     res->rounds = (int)rounds;
+    res->same_thread_only = same_thread_only;
     for (int i = 0; i < res->rounds; i++) {
         cli_progress("ring bake-off: round %d of %d", i + 1, res->rounds);
         int err = run_round(res, i, cpus, ops, items, samples, (size_t)cap);
@@ -268,17 +334,19 @@ static results *ring_rounds(const int cpus[2]) {
 static int bench_ring(int argc, char **argv) {
     int rc = ring_parse(argc, argv);
     if (rc) return rc < 0 ? CLI_OK : rc;
-    int cpus[2];
-    if ((rc = cli_pick_two_cpus("bench", cpulist, cpus))) return rc;
+    int cpus[2] = {-1, -1};
+    if (!same_thread_only && (rc = cli_pick_two_cpus("bench", cpulist, cpus))) return rc;
     (void)lat_clock_default(); /* calibrate before timing anything */
     results *res = ring_rounds(cpus);
     if (!res) return CLI_ERR;
     print_table(res, cpus, (size_t)cap);
     rl_kind winner = pick_winner(res);
-    printf("\nwinner (round-trip p50, unless the other ring streams >25%% faster): %s; the "
-           "pipeline's compiled default is %s (LAT_RING_DEFAULT_SEQ=%d)%s\n",
-           rl_kind_name(winner), LAT_RING_DEFAULT_NAME, LAT_RING_DEFAULT_SEQ,
-           strcmp(rl_kind_name(winner), LAT_RING_DEFAULT_NAME) ? " -- differs on this run" : "");
+    if (!same_thread_only)
+        printf("\nwinner (round-trip p50, unless the other ring streams >25%% faster): %s; the "
+               "pipeline's compiled default is %s (LAT_RING_DEFAULT_SEQ=%d)%s\n",
+               rl_kind_name(winner), LAT_RING_DEFAULT_NAME, LAT_RING_DEFAULT_SEQ,
+               strcmp(rl_kind_name(winner), LAT_RING_DEFAULT_NAME) ? " -- differs on this run"
+                                                                   : "");
     int err = json_path ? write_json(json_path, res, cpus, (size_t)cap, winner) : 0;
     free(res);
     if (err) return cli_lib_error("bench", json_path, err);
@@ -287,8 +355,8 @@ static int bench_ring(int argc, char **argv) {
 
 static const cli_sub bench_subs[] = {
     {"ring", bench_ring, &bench_ring_spec,
-     "the SPSC ring bake-off against ck_ring and a mutex queue", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+     "the SPSC ring bake-off against ck_ring and a mutex queue"},
+    {NULL, NULL, NULL, NULL},
 };
 
 const cli_spec cmd_bench_spec = {.name = "bench", .subs = bench_subs};

@@ -434,16 +434,15 @@ static int cmd_replay(int argc, char **argv) {
 }
 
 static const cli_sub book_subs[] = {
-    {"replay", cmd_replay, &book_replay_spec, "text op stream in, one event per line out", NULL},
-    {"itch", book_itch_main, &book_itch_spec, "ITCH 5.0 replay into one book per stock", NULL},
-    {"itch-gen", book_itchgen_main, &book_itchgen_spec, "a synthetic ITCH 5.0 capture with bursts",
-     NULL},
+    {"replay", cmd_replay, &book_replay_spec, "text op stream in, one event per line out"},
+    {"itch", book_itch_main, &book_itch_spec, "ITCH 5.0 replay into one book per stock"},
+    {"itch-gen", book_itchgen_main, &book_itchgen_spec, "a synthetic ITCH 5.0 capture with bursts"},
     {"lobster", book_lobster_main, &book_lobster_spec,
-     "LOBSTER replay, checked against its orderbook file", NULL},
+     "LOBSTER replay, checked against its orderbook file"},
     {"lobster-synth", book_lobster_synth_main, &book_lobster_synth_spec,
-     "a synthetic LOBSTER message and orderbook pair", NULL},
-    {"bench", book_bench_main, &book_bench_spec, "the HDR tail-latency scenarios", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+     "a synthetic LOBSTER message and orderbook pair"},
+    {"bench", book_bench_main, &book_bench_spec, "the HDR tail-latency scenarios"},
+    {NULL, NULL, NULL, NULL},
 };
 
 const cli_spec cmd_book_spec = {

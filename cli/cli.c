@@ -64,8 +64,9 @@ void cli_progress_done(void) {
     progress_shown = 0;
 }
 
-int cli_getopt_fail(const char *cmd, int c, char **argv) {
-    extern int optind, optopt;
+/* After getopt_long returned '?' or ':' (optstring starts with ':'): which
+ * option was unknown or lacks its argument; returns 2. */
+static int getopt_fail(const char *cmd, int c, char **argv) {
     const char *arg = optind > 0 ? argv[optind - 1] : NULL;
     /* A long option: name it as typed (getopt_long sets optopt to its value
      * code, which would print as a short option the user never typed). */
@@ -79,12 +80,22 @@ int cli_getopt_fail(const char *cmd, int c, char **argv) {
     return cli_usage_error(cmd, "unknown option '%s'", arg ? arg : "?");
 }
 
+/* What every number parser checks first: a value is there, starts with no
+ * '+' or blank, and (unless negative_ok) no '-'.  what: "number",
+ * "duration".  0, or CLI_USAGE after the message. */
+static int check_start(const char *cmd, const char *flag, const char *s, const char *what,
+                       bool negative_ok) {
+    if (!s || !*s) return cli_usage_error(cmd, "%s: needs a %s", flag, what);
+    if (*s == '-' && !negative_ok)
+        return cli_usage_error(cmd, "%s: '%s' must not be negative", flag, s);
+    if (*s == '+' || *s == ' ' || *s == '\t')
+        return cli_usage_error(cmd, "%s: '%s' is not a %s", flag, s, what);
+    return 0;
+}
+
 int cli_parse_u64(const char *cmd, const char *flag, const char *s, uint64_t min, uint64_t max,
                   uint64_t *out) {
-    if (!s || !*s) return cli_usage_error(cmd, "%s: needs a number", flag);
-    if (*s == '-') return cli_usage_error(cmd, "%s: '%s' must not be negative", flag, s);
-    if (*s == '+' || *s == ' ' || *s == '\t')
-        return cli_usage_error(cmd, "%s: '%s' is not a number", flag, s);
+    if (check_start(cmd, flag, s, "number", false)) return CLI_USAGE;
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
@@ -97,9 +108,7 @@ int cli_parse_u64(const char *cmd, const char *flag, const char *s, uint64_t min
 }
 
 int cli_parse_int(const char *cmd, const char *flag, const char *s, int min, int max, int *out) {
-    if (!s || !*s) return cli_usage_error(cmd, "%s: needs a number", flag);
-    if (*s == '+' || *s == ' ' || *s == '\t')
-        return cli_usage_error(cmd, "%s: '%s' is not a number", flag, s);
+    if (check_start(cmd, flag, s, "number", true)) return CLI_USAGE;
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
@@ -140,10 +149,7 @@ int cli_parse_double(const char *cmd, const char *flag, const char *s, double mi
 }
 
 int cli_parse_duration_ns(const char *cmd, const char *flag, const char *s, uint64_t *out_ns) {
-    if (!s || !*s) return cli_usage_error(cmd, "%s: needs a duration", flag);
-    if (*s == '-') return cli_usage_error(cmd, "%s: '%s' must not be negative", flag, s);
-    if (*s == '+' || *s == ' ' || *s == '\t')
-        return cli_usage_error(cmd, "%s: '%s' is not a duration", flag, s);
+    if (check_start(cmd, flag, s, "duration", false)) return CLI_USAGE;
     char *end;
     errno = 0;
     double v = strtod(s, &end);
@@ -245,9 +251,13 @@ static int parse_choice(const cli_spec *sp, const cli_opt *o, const char *flag, 
     return cli_usage_error(sp->name, "%s: '%s' is not one of %s", flag, v, o->choices);
 }
 
-static int parse_value(const cli_spec *sp, const cli_opt *o, const char *v) {
+/* as_short: the option was given by its short name, which messages then use. */
+static int parse_value(const cli_spec *sp, const cli_opt *o, bool as_short, const char *v) {
     char flag[80];
-    snprintf(flag, sizeof flag, "--%s", o->name);
+    if (as_short)
+        snprintf(flag, sizeof flag, "-%c", o->short_name);
+    else
+        snprintf(flag, sizeof flag, "--%s", o->name);
     bool ranged = o->min != 0 || o->max != 0;
     switch (o->kind) {
     case CLI_FLAG:
@@ -290,6 +300,34 @@ static int parse_value(const cli_spec *sp, const cli_opt *o, const char *v) {
     return CLI_USAGE;
 }
 
+/* Does form f take the option typed as "--name" (len chars) or "-c"? */
+static bool form_takes(const cli_spec *f, const char *name, size_t len, char c) {
+    for (const cli_opt *o = f->opts; o && o->name; o++) {
+        if (o->kind == CLI_HEADING) continue;
+        if (name ? strlen(o->name) == len && !strncmp(o->name, name, len) : c && o->short_name == c)
+            return true;
+    }
+    return false;
+}
+
+/* getopt returned '?' or ':' (c): an option another form of the command
+ * takes is named as such; anything else as getopt_fail says. */
+static int option_fail(const cli_spec *sp, int c, char **argv) {
+    const char *arg = optind > 0 ? argv[optind - 1] : NULL;
+    bool is_long = arg && arg[0] == '-' && arg[1] == '-';
+    const char *name = is_long ? arg + 2 : NULL;
+    size_t len = is_long ? strcspn(name, "=") : 0;
+    for (const cli_spec *const *f = sp->forms; c == '?' && f && *f; f++)
+        if (*f != sp && form_takes(*f, name, len, (char)optopt)) {
+            if (is_long)
+                return cli_usage_error(sp->name, "--%.*s: not with this form of '%s' (see --help)",
+                                       (int)len, name, sp->name);
+            return cli_usage_error(sp->name, "-%c: not with this form of '%s' (see --help)", optopt,
+                                   sp->name);
+        }
+    return getopt_fail(sp->name, c, argv);
+}
+
 int cli_parse(const cli_spec *sp, int argc, char **argv, int *first_arg) {
     struct option lo[CLI_MAX_OPTS + 2];
     char shorts[2 * CLI_MAX_OPTS + 4] = "+:h";
@@ -313,17 +351,18 @@ int cli_parse(const cli_spec *sp, int argc, char **argv, int *first_arg) {
     int c;
     while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
         const cli_opt *o = NULL;
+        bool as_short = c < 256;
         if (c >= 256 && c < 256 + n) o = &sp->opts[c - 256];
         for (int i = 0; !o && c < 256 && i < n; i++)
             if (c == sp->opts[i].short_name && sp->opts[i].kind != CLI_HEADING) o = &sp->opts[i];
         if (o) {
-            if (parse_value(sp, o, optarg)) return CLI_USAGE;
+            if (parse_value(sp, o, as_short, optarg)) return CLI_USAGE;
             if (o->seen) *o->seen = true;
         } else if (c == 'h') {
             cli_help(sp, stdout);
             return -1;
         } else {
-            return cli_getopt_fail(sp->name, c, argv);
+            return option_fail(sp, c, argv);
         }
     }
     int nargs = argc - optind;
@@ -370,9 +409,7 @@ static void help_row(FILE *f, int width, const char *left, const char *help) {
     if (!help || !*help) fputc('\n', f);
 }
 
-void cli_help(const cli_spec *sp, FILE *f) {
-    fprintf(f, "usage: %s\n", sp->synopsis);
-    if (sp->about) fprintf(f, "\n%s", sp->about);
+void cli_help_options(const cli_spec *sp, FILE *f) {
     bool sections = sp->opts && sp->opts[0].name && sp->opts[0].kind == CLI_HEADING;
     fputs(sections ? "\n" : "\noptions:\n", f);
     int width = help_width(sp);
@@ -387,5 +424,11 @@ void cli_help(const cli_spec *sp, FILE *f) {
         help_row(f, width, left, o->help);
     }
     help_row(f, width, "-h, --help", "this text");
+}
+
+void cli_help(const cli_spec *sp, FILE *f) {
+    fprintf(f, "usage: %s\n", sp->synopsis);
+    if (sp->about) fprintf(f, "\n%s", sp->about);
+    cli_help_options(sp, f);
     if (sp->epilog) fprintf(f, "\n%s", sp->epilog);
 }

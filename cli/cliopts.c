@@ -44,40 +44,25 @@ int cli_group_run(const cli_spec *g, int argc, char **argv) {
     return cli_usage_error(g->name, "unknown subcommand '%s' (%s)", name, names);
 }
 
-static void sub_help(const cli_sub *s, FILE *f) {
-    if (s->spec)
-        cli_help(s->spec, f);
-    else
-        fputs(s->usage, f);
-}
-
-/* The sub's synopsis: its spec's, or its usage text's first line. */
-static void sub_synopsis(const cli_spec *g, const cli_sub *s, FILE *f) {
-    if (s->spec) {
-        fprintf(f, "%s\n", s->spec->synopsis);
-        return;
-    }
-    const char *u = s->usage;
-    if (!strncmp(u, "usage: ", 7)) u += 7;
-    fprintf(f, "%.*s   ('latlab help %s %s')\n", (int)strcspn(u, "\n"), u, g->name, s->name);
-}
-
 static void group_help(const cli_spec *g, FILE *f) {
     int width = 0;
     for (const cli_sub *s = g->subs; s->name; s++)
         if ((int)strlen(s->name) > width) width = (int)strlen(s->name);
+    /* the command's own form (no subcommand word) comes first */
+    if (g->synopsis) fprintf(f, "usage: %s\n", g->synopsis);
     for (const cli_sub *s = g->subs; s->name; s++) {
-        fputs(s == g->subs ? "usage: " : "       ", f);
-        sub_synopsis(g, s, f);
+        fputs(s == g->subs && !g->synopsis ? "usage: " : "       ", f);
+        fprintf(f, "%s\n", s->spec->synopsis);
     }
     if (g->about) fprintf(f, "\n%s", g->about);
+    if (g->opts) cli_help_options(g, f);
     fputs("\nsubcommands:\n", f);
     for (const cli_sub *s = g->subs; s->name; s++)
         fprintf(f, "  %-*s  %s\n", width, s->name, s->summary);
     fprintf(f, "\n'latlab help %s SUBCOMMAND' for one subcommand's help.\n", g->name);
     for (const cli_sub *s = g->subs; s->name; s++) {
         fprintf(f, "\n---- %s %s\n", g->name, s->name);
-        sub_help(s, f);
+        cli_help(s->spec, f);
     }
     if (g->epilog) fprintf(f, "\n%s", g->epilog);
 }
@@ -85,7 +70,7 @@ static void group_help(const cli_spec *g, FILE *f) {
 void cli_help_for(const cli_spec *sp, const char *sub, FILE *f) {
     const cli_sub *s = sp->subs ? cli_group_find(sp, sub) : NULL;
     if (s)
-        sub_help(s, f);
+        cli_help(s->spec, f);
     else if (sp->subs)
         group_help(sp, f);
     else

@@ -25,7 +25,6 @@ typedef struct cli_sub {
     int (*fn)(int argc, char **argv); /* argv[0] is the subcommand's name */
     const cli_spec *spec;             /* its options and help */
     const char *summary;              /* one line for the command's list */
-    const char *usage;                /* a subcommand not on a table yet: its help text */
 } cli_sub;
 
 /* g: a spec with subs.  argv[0] is the command's name.  "help", "-h",
@@ -39,8 +38,9 @@ const cli_sub *cli_group_find(const cli_spec *g, const char *name);
 
 /* `latlab help CMD [SUB]` and `latlab CMD [SUB] --help`: for a spec without
  * subs, cli_help.  With subs: SUB's help when sub names one; else one usage
- * line per subcommand, the list with summaries, the about text, then every
- * subcommand's help and the epilog. */
+ * line per subcommand (the command's own form first, when its spec has a
+ * synopsis), the about text, the own form's options, the list with
+ * summaries, then every subcommand's help and the epilog. */
 void cli_help_for(const cli_spec *sp, const char *sub, FILE *f);
 
 /* cli_parse for a command of exactly one positional argument: *arg is it;

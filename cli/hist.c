@@ -693,14 +693,12 @@ static int cmd_merge(int argc, char **argv) {
 }
 
 static const cli_sub hist_subs[] = {
-    {"percentiles", cmd_percentiles, &pct_spec, "the percentile table of one tag (.hgrm format)",
-     NULL},
-    {"tags", cmd_tags, &tags_spec, "the tags in a log", NULL},
-    {"merge", cmd_merge, &merge_spec, "several logs into one, by start time", NULL},
-    {"summary", cmd_summary, &summary_spec, "one line of percentiles per tag", NULL},
-    {"export", cli_hist_export, &hist_export_spec, "to Prometheus: file, /metrics or Pushgateway",
-     NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+    {"percentiles", cmd_percentiles, &pct_spec, "the percentile table of one tag (.hgrm format)"},
+    {"tags", cmd_tags, &tags_spec, "the tags in a log"},
+    {"merge", cmd_merge, &merge_spec, "several logs into one, by start time"},
+    {"summary", cmd_summary, &summary_spec, "one line of percentiles per tag"},
+    {"export", cli_hist_export, &hist_export_spec, "to Prometheus: file, /metrics or Pushgateway"},
+    {NULL, NULL, NULL, NULL},
 };
 
 const cli_spec cmd_hist_spec = {

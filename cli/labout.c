@@ -19,6 +19,7 @@
 #include "latlab/atomicfile.h"
 #include "latlab/json.h"
 #include "latlab/report.h"
+#include "latlab/stats.h"
 
 void lab_rec_platform(const lab_ctx *x, const lat_lab_run_rec *rec, char *buf, size_t len) {
     lab_platform_text(buf, len, x->cfg.pipe.shape, rec->thr, &rec->cpu, x->gap_us);
@@ -97,11 +98,6 @@ void lab_conf_platform(const lab_ctx *x, const lat_lab_result *res, int conf, ch
              s.contaminated, p);
 }
 
-static int cmp_dd(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 void lab_loss_summary(const lab_ctx *x, const lat_lab_result *res, char *buf, size_t len) {
     double *v = res->nruns ? malloc(res->nruns * sizeof *v) : NULL;
     size_t n = 0, bad = 0;
@@ -117,7 +113,7 @@ void lab_loss_summary(const lab_ctx *x, const lat_lab_result *res, char *buf, si
         free(v);
         return;
     }
-    qsort(v, n, sizeof *v, cmp_dd);
+    lat_stats_sort(v, n);
     snprintf(buf, len,
              "the hot threads' worst loss per run: median %.1f%% (range %.1f..%.1f%%) over %zu "
              "runs, %zu contaminated (threshold %.0f%%)",
@@ -500,11 +496,6 @@ static double iv_value(const lat_lab_fig *f, int which) {
     return which == 0 ? f->work_p50 : which == 1 ? f->work_p999 : f->e2e_p999;
 }
 
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The distribution of one per-interval figure across clean intervals, per conf. */
 static lat_plot *interval_plot(const lat_lab_result *res, int which) {
     char title[96];
@@ -527,7 +518,7 @@ static lat_plot *interval_plot(const lat_lab_result *res, int which) {
                 if (r->iv[j].lost <= 0.02 && iv_value(&r->iv[j], which) >= 0)
                     v[k++] = iv_value(&r->iv[j], which);
         }
-        if (k) qsort(v, k, sizeof *v, cmp_d);
+        lat_stats_sort(v, k);
         for (size_t i = 0; i < k; i++)
             pts[i] = (lat_plot_point){k > 1 ? 100.0 * (double)i / (double)(k - 1) : 100, v[i]};
         lat_plot_add_series(pl, lat_lab_conf_name(c), pts, k);

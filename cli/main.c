@@ -15,9 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CMD(n)                                                                                     \
-    extern int cmd_##n(int, char **);                                                              \
-    extern const char cmd_##n##_usage[];
 /* A command whose options are declared in a table (cli.h: cli_spec). */
 #define CMDS(n)                                                                                    \
     extern int cmd_##n(int, char **);                                                              \
@@ -35,13 +32,12 @@ CMDS(lab)
 CMDS(book)
 CMDS(plot)
 CMDS(top)
-CMD(profile)
-#undef CMD
+CMDS(profile)
 #undef CMDS
 
 /* A command whose help comes from its table (cmd_NAME, cmd_NAME_spec). */
 #define TABLE_CMD(n, summary)                                                                      \
-    { #n, cmd_##n, summary, NULL, &cmd_##n##_spec }
+    { #n, cmd_##n, summary, &cmd_##n##_spec }
 
 static const cli_cmd commands[] = {
     TABLE_CMD(lab, "the experiment protocol: baseline, alloc, share-line, no-pin (main job)"),
@@ -51,8 +47,7 @@ static const cli_cmd commands[] = {
     TABLE_CMD(dce, "dead-code elimination trap, ring costs and the ping-pong floor"),
     TABLE_CMD(sys, "run conditions: CPUs, topology, governor, isolation, kernel"),
     TABLE_CMD(hist, "read, merge and summarise HdrHistogram interval logs"),
-    {"profile", cmd_profile, "sample a command's stacks with perf: flamegraph, folded, diff",
-     cmd_profile_usage, NULL},
+    TABLE_CMD(profile, "sample a command's stacks with perf: flamegraph, folded, diff"),
     TABLE_CMD(top, "live per-stage tails from growing .hlog files or a tracer's socket"),
     TABLE_CMD(plot, "latency-by-percentile SVG plots from .hlog/.hgrm files"),
     TABLE_CMD(stat, "count performance events of a command (perf stat-like)"),
@@ -91,10 +86,7 @@ static const char help_usage[] =
 /* sub: the word after the command (a command of subcommands prints that
  * subcommand's help when it names one). */
 static void print_help(const cli_cmd *c, const char *sub) {
-    if (c->spec)
-        cli_help_for(c->spec, sub, stdout);
-    else
-        fputs(c->usage, stdout);
+    cli_help_for(c->spec, sub, stdout);
 }
 
 static int help(int argc, char **argv) {

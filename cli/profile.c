@@ -8,6 +8,7 @@
  * missing or not permitted, perf failed, the command failed - its profile is
  * still written), 2 usage error. */
 #include "cli.h"
+#include "cliopts.h"
 
 #include "latlab/atomicfile.h"
 #include "latlab/clock.h"
@@ -21,53 +22,10 @@
 #include "labprof.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char cmd_profile_usage[] =
-    "usage: latlab profile [-F HZ] [--event E] [--user-only] [-o DIR] [--title T] -- CMD [ARGS]\n"
-    "       latlab profile diff [--limit N] [--no-threads] A B\n"
-    "       latlab profile fold [--folded] [-o DIR] [--title T] FILE\n"
-    "       latlab profile lab [-F HZ] [-o DIR] [--events N] [--rate HZ] [--oversubscribe]\n"
-    "\n"
-    "Run CMD under `perf record -g` (cycles where a hardware PMU exists, the cpu-clock\n"
-    "software timer otherwise; it says which) and read `perf script`: stacks are folded\n"
-    "per thread name and written to DIR (default ./profile), each atomically:\n"
-    "  flame.svg    a static flamegraph: width = share of samples, a tooltip per frame\n"
-    "               with its share and sample count, readable on light and dark pages\n"
-    "  folded.txt   the common folded format \"thread;outer;...;inner COUNT\"\n"
-    "  top.txt      frames by total and by self share, threads' shares\n"
-    "  report.html  the flamegraph and the top frames on one page\n"
-    "  perf.data, perf.log, perf-script.log  perf's own files\n"
-    "\n"
-    "  -F, --freq HZ      sampling frequency, 1..100000 (default 999)\n"
-    "  -e, --event E      perf event to sample (default: cycles, or cpu-clock without a PMU)\n"
-    "      --user-only    sample user space only (what perf_event_paranoid 2 allows a user)\n"
-    "  -o, --out DIR      output folder (default profile)\n"
-    "      --title T      flamegraph title (default: the command)\n"
-    "      --perf PATH    the perf tool to run (default: perf from PATH)\n"
-    "  -h, --help         this text\n"
-    "\n"
-    "diff: two folded files (folded.txt; the first frame of a line is its thread unless\n"
-    "--no-threads): every frame's total share in A and in B and the difference, sorted\n"
-    "by |difference| (--limit rows, default 30), then the verdict line \"profiles differ\n"
-    "by at most X points of share in any frame\".\n"
-    "fold: read FILE, the output of `perf script` (or folded stacks with --folded), and\n"
-    "write the same files as above without running anything.\n"
-    "lab: the seed's step (e) on its own: one baseline round without perf, then one\n"
-    "baseline and one --share-line round of the pipeline (threads producer, worker)\n"
-    "with perf attached to this process for exactly that round; prints both profiles'\n"
-    "top frames, the largest share difference, the work p50 ratio of the same rounds,\n"
-    "the narration and the profiling overhead (e2e p50 with and without perf); writes\n"
-    "DIR (default profile-lab)/profile-{baseline,share-line}/, profile-diff.txt,\n"
-    "STEP-E.md and report.html.  Default 400000 events at 200000/s per round.\n"
-    "\n"
-    "exit: 0 ok; 1 perf missing, not permitted (perf_event_paranoid), perf failed, a\n"
-    "malformed input (named with its line), or CMD failed (its status is printed; the\n"
-    "profile is still written); 2 usage error.\n";
 
 #define CMD "profile"
 
@@ -97,143 +55,200 @@ static int write_outputs(const lat_flame *f, const char *dir, const char *title,
     return CLI_OK;
 }
 
-/* ---- options ----------------------------------------------------------------------- */
+/* ---- options: one table per form (profile, diff, fold, lab) ------------------------ */
 
-enum { M_RECORD = 1, M_FOLD = 2, M_DIFF = 4, M_LAB = 8 };
-
-typedef struct prof_args {
+/* The options of the form that runs (one per process); each form sets its
+ * defaults before parsing. */
+static struct prof_args {
     uint64_t hz, limit, events, rate;
     const char *event, *out, *title, *perf;
-    bool user_only, folded, threads, oversub;
-} prof_args;
+    bool user_only, folded, no_threads, oversub;
+} pa;
 
-/* One parser for every mode; an option outside its modes is a usage error
- * naming it.  Stops at the first operand ("+").  Returns 0, 2, or -1 after
- * --help. */
-static int parse_opts(int argc, char **argv, int mode, prof_args *a) {
-    static const struct option opts[] = {
-        {"freq", required_argument, NULL, 'F'},  {"event", required_argument, NULL, 'e'},
-        {"user-only", no_argument, NULL, 'u'},   {"out", required_argument, NULL, 'o'},
-        {"title", required_argument, NULL, 't'}, {"perf", required_argument, NULL, 'p'},
-        {"folded", no_argument, NULL, 'f'},      {"limit", required_argument, NULL, 'n'},
-        {"no-threads", no_argument, NULL, 'T'},  {"events", required_argument, NULL, 'E'},
-        {"rate", required_argument, NULL, 'r'},  {"oversubscribe", no_argument, NULL, 'O'},
-        {"help", no_argument, NULL, 'h'},        {0, 0, 0, 0}};
-    static const struct {
-        int c, modes;
-        const char *flag;
-    } allowed[] = {{'F', M_RECORD | M_LAB, "-F"},
-                   {'e', M_RECORD, "--event"},
-                   {'u', M_RECORD, "--user-only"},
-                   {'o', M_RECORD | M_FOLD | M_LAB, "-o"},
-                   {'t', M_RECORD | M_FOLD, "--title"},
-                   {'p', M_RECORD, "--perf"},
-                   {'f', M_FOLD, "--folded"},
-                   {'n', M_DIFF, "--limit"},
-                   {'T', M_DIFF, "--no-threads"},
-                   {'E', M_LAB, "--events"},
-                   {'r', M_LAB, "--rate"},
-                   {'O', M_LAB, "--oversubscribe"}};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "+:F:e:o:h", opts, NULL)) != -1) {
-        for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++)
-            if (allowed[i].c == c && !(allowed[i].modes & mode))
-                return cli_usage_error(CMD, "%s: not with this form of 'profile' (see --help)",
-                                       allowed[i].flag);
-        switch (c) {
-        case 'F':
-            if (cli_parse_u64(CMD, "-F", optarg, 1, 100000, &a->hz)) return CLI_USAGE;
-            break;
-        case 'e':
-            if (!*optarg) return cli_usage_error(CMD, "--event: empty event name");
-            a->event = optarg;
-            break;
-        case 'u':
-            a->user_only = true;
-            break;
-        case 'o':
-            if (!*optarg) return cli_usage_error(CMD, "-o: empty output folder");
-            a->out = optarg;
-            break;
-        case 't':
-            a->title = optarg;
-            break;
-        case 'p':
-            if (!*optarg) return cli_usage_error(CMD, "--perf: empty path");
-            a->perf = optarg;
-            break;
-        case 'f':
-            a->folded = true;
-            break;
-        case 'n':
-            if (cli_parse_u64(CMD, "--limit", optarg, 1, 100000, &a->limit)) return CLI_USAGE;
-            break;
-        case 'T':
-            a->threads = false;
-            break;
-        case 'E':
-            if (cli_parse_u64(CMD, "--events", optarg, 1000, 100000000, &a->events))
-                return CLI_USAGE;
-            break;
-        case 'r':
-            if (cli_parse_u64(CMD, "--rate", optarg, 1, 10000000, &a->rate)) return CLI_USAGE;
-            break;
-        case 'O':
-            a->oversub = true;
-            break;
-        case 'h':
-            fputs(cmd_profile_usage, stdout);
-            return -1;
-        default:
-            return cli_getopt_fail(CMD, c, argv);
-        }
-    }
+static int opt_event(const char *cmd, const char *flag, const char *v, void *dest) {
+    if (!*v) return cli_usage_error(cmd, "%s: empty event name", flag);
+    *(const char **)dest = v;
     return 0;
 }
 
-/* ---- diff ---------------------------------------------------------------------------- */
+#define FREQ_ROW                                                                                   \
+    {                                                                                              \
+        .name = "freq", .short_name = 'F', .kind = CLI_U64, .dest = &pa.hz, .metavar = "HZ",       \
+        .help = "sampling frequency, 1..100000 (default 999)", .min = 1, .max = 100000             \
+    }
+#define OUT_ROW(deflt)                                                                             \
+    {                                                                                              \
+        .name = "out", .short_name = 'o', .kind = CLI_PATH, .dest = &pa.out, .metavar = "DIR",     \
+        .help = "output folder (default " deflt ")"                                                \
+    }
 
-static int load_folded(const char *path, bool threads, lat_flame **out) {
+static const cli_opt record_opts[] = {
+    FREQ_ROW,
+    {.name = "event",
+     .short_name = 'e',
+     .kind = CLI_CUSTOM,
+     .dest = &pa.event,
+     .metavar = "E",
+     .help = "perf event to sample (default: cycles, or cpu-clock without a PMU)",
+     .parse = opt_event},
+    CLI_FLAG_OPT("user-only", &pa.user_only,
+                 "sample user space only (what perf_event_paranoid 2 allows a user)"),
+    OUT_ROW("profile"),
+    CLI_STR_OPT("title", CLI_STRING, &pa.title, "T", "flamegraph title (default: the command)"),
+    CLI_STR_OPT("perf", CLI_PATH, &pa.perf, "PATH",
+                "the perf tool to run (default: perf from PATH)"),
+    CLI_END,
+};
+
+static const cli_opt diff_opts[] = {
+    CLI_NUM_OPT("limit", CLI_U64, &pa.limit, "N", "rows shown (default 30)", 1, 100000),
+    CLI_FLAG_OPT("no-threads", &pa.no_threads, "the first frame of a line is not its thread"),
+    CLI_END,
+};
+
+static const cli_opt fold_opts[] = {
+    CLI_FLAG_OPT("folded", &pa.folded, "FILE holds folded stacks, not `perf script` output"),
+    OUT_ROW("profile"),
+    CLI_STR_OPT("title", CLI_STRING, &pa.title, "T", "flamegraph title (default: FILE)"),
+    CLI_END,
+};
+
+static const cli_opt lab_opts[] = {
+    FREQ_ROW,
+    OUT_ROW("profile-lab"),
+    CLI_NUM_OPT("events", CLI_U64, &pa.events, "N", "events per round (default 400000)", 1000,
+                100000000),
+    CLI_NUM_OPT("rate", CLI_U64, &pa.rate, "HZ", "events per second (default 200000)", 1, 10000000),
+    CLI_FLAG_OPT("oversubscribe", &pa.oversub,
+                 "run even when the hot threads cannot each have a CPU"),
+    CLI_END,
+};
+
+extern const cli_spec cmd_profile_spec;
+static const cli_spec diff_spec, fold_spec, lab_spec;
+/* An option of one form given to another is refused as "not with this form". */
+static const cli_spec *const profile_forms[] = {&cmd_profile_spec, &diff_spec, &fold_spec,
+                                                &lab_spec, NULL};
+
+static const cli_spec diff_spec = {
+    .name = CMD,
+    .synopsis = "latlab profile diff [--limit N] [--no-threads] A B",
+    .about = "Two folded files (folded.txt; the first frame of a line is its thread unless\n"
+             "--no-threads): every frame's total share in A and in B and the difference, sorted\n"
+             "by |difference| (--limit rows), then the verdict line \"profiles differ by at\n"
+             "most X points of share in any frame\".\n",
+    .opts = diff_opts,
+    .max_args = -1,
+    .forms = profile_forms,
+};
+
+static const cli_spec fold_spec = {
+    .name = CMD,
+    .synopsis = "latlab profile fold [--folded] [-o DIR] [--title T] FILE",
+    .about = "Read FILE, the output of `perf script` (or folded stacks with --folded), and\n"
+             "write the same files as `latlab profile` without running anything.\n",
+    .opts = fold_opts,
+    .max_args = -1,
+    .forms = profile_forms,
+};
+
+static const cli_spec lab_spec = {
+    .name = CMD,
+    .synopsis = "latlab profile lab [-F HZ] [-o DIR] [--events N] [--rate HZ] [--oversubscribe]",
+    .about = "The seed's step (e) on its own: one baseline round without perf, then one\n"
+             "baseline and one --share-line round of the pipeline (threads producer, worker)\n"
+             "with perf attached to this process for exactly that round; prints both profiles'\n"
+             "top frames, the largest share difference, the work p50 ratio of the same rounds,\n"
+             "the narration and the profiling overhead (e2e p50 with and without perf); writes\n"
+             "DIR/profile-{baseline,share-line}/, profile-diff.txt, STEP-E.md and report.html.\n",
+    .opts = lab_opts,
+    .forms = profile_forms,
+};
+
+static int cmd_diff(int argc, char **argv);
+static int cmd_fold(int argc, char **argv);
+static int cmd_lab(int argc, char **argv);
+
+static const cli_sub profile_subs[] = {
+    {"diff", cmd_diff, &diff_spec, "compare two folded profiles frame by frame"},
+    {"fold", cmd_fold, &fold_spec, "draw a `perf script` text (or folded stacks) made elsewhere"},
+    {"lab", cmd_lab, &lab_spec, "the lab's step (e): profiles of baseline and share-line"},
+    {NULL, NULL, NULL, NULL},
+};
+
+/* The command's own form (record) and, through subs, the others. */
+const cli_spec cmd_profile_spec = {
+    .name = CMD,
+    .synopsis =
+        "latlab profile [-F HZ] [--event E] [--user-only] [-o DIR] [--title T] -- CMD [ARGS]",
+    .about = "Run CMD under `perf record -g` (cycles where a hardware PMU exists, the cpu-clock\n"
+             "software timer otherwise; it says which) and read `perf script`: stacks are folded\n"
+             "per thread name and written to DIR (default ./profile), each atomically:\n"
+             "  flame.svg    a static flamegraph: width = share of samples, a tooltip per frame\n"
+             "               with its share and sample count, readable on light and dark pages\n"
+             "  folded.txt   the common folded format \"thread;outer;...;inner COUNT\"\n"
+             "  top.txt      frames by total and by self share, threads' shares\n"
+             "  report.html  the flamegraph and the top frames on one page\n"
+             "  perf.data, perf.log, perf-script.log  perf's own files\n",
+    .opts = record_opts,
+    .epilog = "exit: 0 ok; 1 perf missing, not permitted (perf_event_paranoid), perf failed, a\n"
+              "malformed input (named with its line), or CMD failed (its status is printed; the\n"
+              "profile is still written); 2 usage error.\n",
+    .max_args = -1,
+    .stop_at_args = true,
+    .subs = profile_subs,
+    .forms = profile_forms,
+};
+
+/* Parse argv against the form sp with the defaults d: 0 with *first the first
+ * operand, CLI_USAGE, or -1 after --help. */
+static int parse_form(const cli_spec *sp, struct prof_args d, int argc, char **argv, int *first) {
+    pa = d;
+    return cli_parse(sp, argc, argv, first);
+}
+
+/* ---- diff and fold ------------------------------------------------------------------- */
+
+/* Read path in format fmt into *out; need_samples: an empty profile is an
+ * error.  0, or the exit status after the message (a malformed line is named
+ * with the file and line). */
+static int load_profile(const char *path, lat_flame_format fmt, bool need_samples,
+                        lat_flame **out) {
+    *out = NULL;
     FILE *in = fopen(path, "r");
     if (!in) return cli_error(CMD, "%s: cannot open: %s", path, strerror(errno));
-    int rc = lat_flame_create(threads ? LAT_FLAME_FOLDED : LAT_FLAME_FOLDED_NOTHREAD, out);
+    int rc = lat_flame_create(fmt, out);
     if (!rc) rc = lat_flame_read(*out, in);
     fclose(in);
-    if (rc == LAT_EFORMAT) {
-        int r = cli_error(CMD, "%s:%zu: not a folded stack line (\"a;b;c COUNT\")", path,
-                          lat_flame_error_line(*out));
+    int status = CLI_OK;
+    if (rc == LAT_EFORMAT)
+        status = cli_error(CMD, "%s:%zu: %s", path, lat_flame_error_line(*out),
+                           fmt == LAT_FLAME_PERF_SCRIPT
+                               ? "not perf script output (header, indented frames, blank line)"
+                               : "not a folded stack line (\"a;b;c COUNT\")");
+    else if (rc)
+        status = cli_lib_error(CMD, path, rc);
+    else if (need_samples && !lat_flame_samples(*out))
+        status = cli_error(CMD, "%s: no samples", path);
+    if (status) {
         lat_flame_destroy(*out);
         *out = NULL;
-        return r;
     }
-    if (rc) {
-        lat_flame_destroy(*out);
-        *out = NULL;
-        return cli_lib_error(CMD, path, rc);
-    }
-    if (!lat_flame_samples(*out)) {
-        lat_flame_destroy(*out);
-        *out = NULL;
-        return cli_error(CMD, "%s: no samples", path);
-    }
-    return 0;
+    return status;
 }
 
 static int cmd_diff(int argc, char **argv) {
-    prof_args o = {.limit = 30, .threads = true};
-    int rc = parse_opts(argc, argv, M_DIFF, &o);
+    int first, rc = parse_form(&diff_spec, (struct prof_args){.limit = 30}, argc, argv, &first);
     if (rc) return rc < 0 ? CLI_OK : rc;
-    uint64_t limit = o.limit;
-    bool threads = o.threads;
-    if (argc - optind != 2) return cli_usage_error(CMD, "diff needs two folded files, A and B");
-    const char *pa = argv[optind], *pb = argv[optind + 1];
-    if (!*pa || !*pb) return cli_usage_error(CMD, "diff: empty file name");
+    if (argc - first != 2) return cli_usage_error(CMD, "diff needs two folded files, A and B");
+    const char *path_a = argv[first], *path_b = argv[first + 1];
+    if (!*path_a || !*path_b) return cli_usage_error(CMD, "diff: empty file name");
     lat_flame *a = NULL, *b = NULL;
-    rc = load_folded(pa, threads, &a);
-    if (!rc) rc = load_folded(pb, threads, &b);
+    lat_flame_format fmt = pa.no_threads ? LAT_FLAME_FOLDED_NOTHREAD : LAT_FLAME_FOLDED;
+    rc = load_profile(path_a, fmt, true, &a);
+    if (!rc) rc = load_profile(path_b, fmt, true, &b);
     if (!rc) {
-        int e = lat_flame_write_diff(a, b, pa, pb, (size_t)limit, stdout);
+        int e = lat_flame_write_diff(a, b, path_a, path_b, (size_t)pa.limit, stdout);
         rc = e ? cli_lib_error(CMD, "diff", e) : finish_stdout();
     }
     lat_flame_destroy(a);
@@ -242,29 +257,16 @@ static int cmd_diff(int argc, char **argv) {
 }
 
 static int cmd_fold(int argc, char **argv) {
-    prof_args a = {.out = "profile"};
-    int rc = parse_opts(argc, argv, M_FOLD, &a);
+    int first,
+        rc = parse_form(&fold_spec, (struct prof_args){.out = "profile"}, argc, argv, &first);
     if (rc) return rc < 0 ? CLI_OK : rc;
-    if (argc - optind != 1) return cli_usage_error(CMD, "fold needs one input file");
-    const char *path = argv[optind];
+    const struct prof_args a = pa;
+    if (argc - first != 1) return cli_usage_error(CMD, "fold needs one input file");
+    const char *path = argv[first];
     if (!*path) return cli_usage_error(CMD, "fold: empty file name");
-    FILE *in = fopen(path, "r");
-    if (!in) return cli_error(CMD, "%s: cannot open: %s", path, strerror(errno));
     lat_flame *f;
-    rc = lat_flame_create(a.folded ? LAT_FLAME_FOLDED : LAT_FLAME_PERF_SCRIPT, &f);
-    if (!rc) rc = lat_flame_read(f, in);
-    fclose(in);
-    if (rc == LAT_EFORMAT) {
-        rc = cli_error(CMD, "%s:%zu: %s", path, lat_flame_error_line(f),
-                       a.folded ? "not a folded stack line (\"a;b;c COUNT\")"
-                                : "not perf script output (header, indented frames, blank line)");
-        lat_flame_destroy(f);
-        return rc;
-    }
-    if (rc) {
-        lat_flame_destroy(f);
-        return cli_lib_error(CMD, path, rc);
-    }
+    rc = load_profile(path, a.folded ? LAT_FLAME_FOLDED : LAT_FLAME_PERF_SCRIPT, false, &f);
+    if (rc) return rc;
     printf("%s: %llu samples, %zu distinct stacks\n", path,
            (unsigned long long)lat_flame_samples(f), lat_flame_stacks(f));
     print_top(f, 10);
@@ -274,13 +276,13 @@ static int cmd_fold(int argc, char **argv) {
 }
 
 static int cmd_record(int argc, char **argv) {
-    prof_args a = {.out = "profile", .hz = 999};
-    int rc = parse_opts(argc, argv, M_RECORD, &a);
+    int first, rc = parse_form(&cmd_profile_spec, (struct prof_args){.out = "profile", .hz = 999},
+                               argc, argv, &first);
     if (rc) return rc < 0 ? CLI_OK : rc;
-    if (optind >= argc)
-        return cli_usage_error(CMD, "needs a command to run: latlab profile -- CMD");
-    if (!*argv[optind]) return cli_usage_error(CMD, "empty command name");
-    char **cmdv = argv + optind;
+    const struct prof_args a = pa;
+    if (first >= argc) return cli_usage_error(CMD, "needs a command to run: latlab profile -- CMD");
+    if (!*argv[first]) return cli_usage_error(CMD, "empty command name");
+    char **cmdv = argv + first;
 
     char title[256];
     if (a.title) {
@@ -355,10 +357,13 @@ static int lab_round(const lat_pipe_config *base, labprof *lp, int side, bool sh
 }
 
 static int cmd_lab(int argc, char **argv) {
-    prof_args a = {.hz = 999, .events = 400000, .rate = 200000, .out = "profile-lab"};
-    int rc = parse_opts(argc, argv, M_LAB, &a);
+    int first,
+        rc = parse_form(
+            &lab_spec,
+            (struct prof_args){.hz = 999, .events = 400000, .rate = 200000, .out = "profile-lab"},
+            argc, argv, &first);
     if (rc) return rc < 0 ? CLI_OK : rc;
-    if (optind < argc) return cli_usage_error(CMD, "lab: unexpected argument '%s'", argv[optind]);
+    const struct prof_args a = pa;
     static labprof lp; /* large; one per process */
     labprof_init(&lp, a.out, (unsigned)a.hz, NULL);
     if (!lp.enabled) return cli_error(CMD, "lab: %s", lp.why);
@@ -416,8 +421,7 @@ static int cmd_lab(int argc, char **argv) {
 }
 
 int cmd_profile(int argc, char **argv) {
-    if (argc >= 2 && !strcmp(argv[1], "lab")) return cmd_lab(argc - 1, argv + 1);
-    if (argc >= 2 && !strcmp(argv[1], "diff")) return cmd_diff(argc - 1, argv + 1);
-    if (argc >= 2 && !strcmp(argv[1], "fold")) return cmd_fold(argc - 1, argv + 1);
+    const cli_sub *sub = argc >= 2 ? cli_group_find(&cmd_profile_spec, argv[1]) : NULL;
+    if (sub) return sub->fn(argc - 1, argv + 1);
     return cmd_record(argc, argv);
 }

@@ -123,6 +123,14 @@ static lat_hist_ci row_ci(const lat_hist *h, const lat_hist_iter *it, double con
     return ci;
 }
 
+/* A row's CI_Low and CI_High columns, each after sep, width wide. */
+static void put_ci(FILE *f, char sep, int width, int S, const lat_hist_ci *ci, double scale) {
+    fputc(sep, f);
+    jfmt(f, width, S, (double)ci->lo / scale);
+    fputc(sep, f);
+    jfmt(f, width, S, (double)ci->hi / scale);
+}
+
 int lat_hist_write_percentiles_ci(FILE *f, const lat_hist *h, int ticks_per_half, double scale,
                                   bool csv, double confidence) {
     if (!f || !h || !(scale > 0)) return -EINVAL;
@@ -162,12 +170,7 @@ int lat_hist_write_percentiles_ci(FILE *f, const lat_hist *h, int ticks_per_half
                 jfmt(f, 0, 2, 1.0 / (1.0 - pl));
             else
                 fputs("Infinity", f);
-            if (ci_on) {
-                fputc(',', f);
-                jfmt(f, 0, S, (double)ci.lo / scale);
-                fputc(',', f);
-                jfmt(f, 0, S, (double)ci.hi / scale);
-            }
+            if (ci_on) put_ci(f, ',', 0, S, &ci, scale);
             fputc('\n', f);
         } else {
             jfmt(f, 12, S, v);
@@ -180,12 +183,7 @@ int lat_hist_write_percentiles_ci(FILE *f, const lat_hist *h, int ticks_per_half
             } else if (ci_on) {
                 fprintf(f, " %14s", "");
             }
-            if (ci_on) {
-                fputc(' ', f);
-                jfmt(f, 12, S, (double)ci.lo / scale);
-                fputc(' ', f);
-                jfmt(f, 12, S, (double)ci.hi / scale);
-            }
+            if (ci_on) put_ci(f, ' ', 12, S, &ci, scale);
             fputc('\n', f);
         }
     }
@@ -428,6 +426,21 @@ static bool header_number(const char *line, size_t n, size_t plen, double *out) 
     return parse_num(line + i, j - i, out);
 }
 
+/* The number after a "#[StartTime: " or "#[BaseTime: " prefix (skip bytes
+ * long) into *dst, *have set; a malformed one fails the line naming it. */
+static int header_time(lat_hlog_reader *r, const char *line, size_t n, size_t skip,
+                       const char *name, double *dst, bool *have) {
+    double v;
+    if (!header_number(line, n, skip, &v)) {
+        char why[32];
+        snprintf(why, sizeof why, "malformed %s", name);
+        return fail_line(r, LAT_EFORMAT, why);
+    }
+    *dst = v;
+    *have = true;
+    return 0;
+}
+
 static int handle_comment(lat_hlog_reader *r, const char *line, size_t n) {
     static const char vpre[] = "#[Histogram log format version ";
     static const char spre[] = "#[StartTime: ";
@@ -443,17 +456,10 @@ static int handle_comment(lat_hlog_reader *r, const char *line, size_t n) {
         if (strncmp(r->version, "1.", 2) != 0)
             return fail_line(r, LAT_EFORMAT, "unsupported log format version (want 1.x)");
     } else if (n >= sizeof spre - 1 && !memcmp(line, spre, sizeof spre - 1)) {
-        double v;
-        if (!header_number(line, n, sizeof spre - 1, &v))
-            return fail_line(r, LAT_EFORMAT, "malformed StartTime");
-        r->start_time_s = v;
-        r->have_start = true;
+        return header_time(r, line, n, sizeof spre - 1, "StartTime", &r->start_time_s,
+                           &r->have_start);
     } else if (n >= sizeof bpre - 1 && !memcmp(line, bpre, sizeof bpre - 1)) {
-        double v;
-        if (!header_number(line, n, sizeof bpre - 1, &v))
-            return fail_line(r, LAT_EFORMAT, "malformed BaseTime");
-        r->base_time_s = v;
-        r->have_base = true;
+        return header_time(r, line, n, sizeof bpre - 1, "BaseTime", &r->base_time_s, &r->have_base);
     }
     return 0;
 }

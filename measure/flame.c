@@ -117,19 +117,36 @@ static size_t utf8_len(const unsigned char *s, size_t n) {
 
 /* ---- the tables ---------------------------------------------------------------- */
 
-static int rehash_frames(lat_flame *f, size_t slots) {
+/* Put value in the first free slot from h on (open addressing, linear
+ * probing; slots is a power of two with a free slot left). */
+static void slot_put(uint32_t *t, size_t slots, uint64_t h, uint32_t value) {
+    size_t j = h & (slots - 1);
+    while (t[j])
+        j = (j + 1) & (slots - 1);
+    t[j] = value;
+}
+
+/* Replace *table by a table of `slots` slots holding entries first..n-1 (as
+ * index + 1), each placed by hash_at(f, index). */
+static int rehash(const lat_flame *f, size_t first, size_t n,
+                  uint64_t (*hash_at)(const lat_flame *, size_t), size_t slots, uint32_t **table,
+                  size_t *nslots) {
     uint32_t *t = lat__calloc(slots, sizeof *t);
     if (!t) return -ENOMEM;
-    for (size_t i = 0; i < f->nframes; i++) {
-        size_t j = f->frames[i].hash & (slots - 1);
-        while (t[j])
-            j = (j + 1) & (slots - 1);
-        t[j] = (uint32_t)i + 1;
-    }
-    lat__free(f->fslot);
-    f->fslot = t;
-    f->fslots = slots;
+    for (size_t i = first; i < n; i++)
+        slot_put(t, slots, hash_at(f, i), (uint32_t)i + 1);
+    lat__free(*table);
+    *table = t;
+    *nslots = slots;
     return 0;
+}
+
+static uint64_t frame_hash_at(const lat_flame *f, size_t i) {
+    return f->frames[i].hash;
+}
+
+static int rehash_frames(lat_flame *f, size_t slots) {
+    return rehash(f, 0, f->nframes, frame_hash_at, slots, &f->fslot, &f->fslots);
 }
 
 /* Intern name[0..n) of kind, cleaned (';' -> ':', invalid UTF-8 and control
@@ -182,10 +199,7 @@ static int intern(lat_flame *f, const char *name, size_t n, int kind, uint32_t *
     }
     memcpy(copy, buf, m + 1);
     f->frames[f->nframes] = (frame){copy, (uint32_t)kind, h};
-    size_t j = h & (f->fslots - 1);
-    while (f->fslot[j])
-        j = (j + 1) & (f->fslots - 1);
-    f->fslot[j] = (uint32_t)f->nframes + 1;
+    slot_put(f->fslot, f->fslots, h, (uint32_t)f->nframes + 1);
     *id = (uint32_t)f->nframes++;
 out:
     if (buf != small) lat__free(buf);
@@ -196,19 +210,12 @@ static uint64_t node_hash(uint32_t parent, uint32_t fr) {
     return mix(((uint64_t)parent << 32) ^ fr);
 }
 
+static uint64_t node_hash_at(const lat_flame *f, size_t i) {
+    return node_hash(f->nodes[i].parent, f->nodes[i].frame);
+}
+
 static int rehash_nodes(lat_flame *f, size_t slots) {
-    uint32_t *t = lat__calloc(slots, sizeof *t);
-    if (!t) return -ENOMEM;
-    for (size_t i = 1; i < f->nnodes; i++) {
-        size_t j = node_hash(f->nodes[i].parent, f->nodes[i].frame) & (slots - 1);
-        while (t[j])
-            j = (j + 1) & (slots - 1);
-        t[j] = (uint32_t)i + 1;
-    }
-    lat__free(f->nslot);
-    f->nslot = t;
-    f->nslots = slots;
-    return 0;
+    return rehash(f, 1, f->nnodes, node_hash_at, slots, &f->nslot, &f->nslots);
 }
 
 /* The child of parent for frame fr, created when missing. */
@@ -231,10 +238,7 @@ static int child_of(lat_flame *f, uint32_t parent, uint32_t fr, uint32_t *out) {
     uint32_t id = (uint32_t)f->nnodes++;
     f->nodes[id] = (node){fr, parent, NONE, f->nodes[parent].child, 0, 0};
     f->nodes[parent].child = id;
-    size_t j = h & (f->nslots - 1);
-    while (f->nslot[j])
-        j = (j + 1) & (f->nslots - 1);
-    f->nslot[j] = id + 1;
+    slot_put(f->nslot, f->nslots, h, id + 1);
     *out = id;
     return 0;
 }
@@ -873,6 +877,10 @@ static int cmp_self(const void *a, const void *b) {
     return strcmp(x->name, y->name);
 }
 
+void lat_flame_shares_sort_self(lat_flame_share *s, size_t n) {
+    if (s && n > 1) qsort(s, n, sizeof *s, cmp_self);
+}
+
 int lat_flame_write_top(const lat_flame *f, size_t limit, FILE *out) {
     if (!f || !out) return -EINVAL;
     if (!limit) limit = 20;
@@ -901,7 +909,7 @@ int lat_flame_write_top(const lat_flame *f, size_t limit, FILE *out) {
                 (unsigned long long)s[i].total, s[i].name);
         shown++;
     }
-    if (n) qsort(s, n, sizeof *s, cmp_self);
+    lat_flame_shares_sort_self(s, n);
     fprintf(out, "\ntop frames by self share (the sampled frame itself):\n  %7s %7s %9s  %s\n",
             "self", "total", "samples", "frame");
     shown = 0;

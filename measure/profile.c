@@ -614,12 +614,6 @@ int lat_profile_write(const lat_flame *f, const char *dir, const char *title, co
 
 /* ---- two profiles side by side ------------------------------------------------------------ */
 
-static int cmp_by_self(const void *x, const void *y) {
-    const lat_flame_share *a = x, *b = y;
-    if (a->self != b->self) return a->self > b->self ? -1 : 1;
-    return strcmp(a->name, b->name);
-}
-
 /* "worker 61.0%, producer 39.0%" and the top frames by self share. */
 static int one_profile(const lat_flame *f, const char *name, size_t top, FILE *out) {
     lat_flame_share *s;
@@ -630,7 +624,7 @@ static int one_profile(const lat_flame *f, const char *name, size_t top, FILE *o
     for (size_t i = 0; i < n; i++)
         if (s[i].kind == LAT_FLAME_THREAD) fprintf(out, " %s %.1f%%", s[i].name, s[i].total_pct);
     fprintf(out, "\n    top %zu frames by self share:", top);
-    if (n) qsort(s, n, sizeof *s, cmp_by_self);
+    lat_flame_shares_sort_self(s, n);
     for (size_t i = 0, shown = 0; i < n && shown < top; i++) {
         if (s[i].kind == LAT_FLAME_THREAD || !s[i].self) continue;
         fprintf(out, "%s %s %.1f%%", shown ? "," : "", s[i].name, s[i].self_pct);

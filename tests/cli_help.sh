@@ -5,7 +5,7 @@
 # for a command of subcommands `latlab help CMD SUB` == `latlab CMD SUB --help`,
 # with SUB's text inside CMD's.  Each help names an option that is then
 # refused with a bad value (exit 2 naming it), and an unknown option exits 2
-# naming it, before any work.
+# naming it, before any work.  Every command is on a table (profile too).
 set -u
 : "${LATLAB:?set LATLAB to the latlab binary}"
 tmp=$(mktemp -d)
@@ -61,6 +61,20 @@ done
 # A table row's own range check names the flag (clock: --samples 1000..100000000).
 "$LATLAB" clock --samples 5 >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q -- "--samples" "$tmp/err" || fail "clock --samples 5: $(cat "$tmp/err")"
+
+# A command of several forms, each with its own table (profile: its own form,
+# diff, fold, lab): an option of another form is refused as such, naming it;
+# a value is refused naming the flag as it was given (-F or --freq).
+"$LATLAB" profile fold --limit 3 x >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q -- "--limit: not with this form" "$tmp/err" ||
+    fail "profile fold --limit: $(cat "$tmp/err")"
+"$LATLAB" profile -F 0 -- true >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q -- "-F: 0 is out of range" "$tmp/err" || fail "profile -F 0: $(cat "$tmp/err")"
+"$LATLAB" profile --freq 0 -- true >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q -- "--freq: 0 is out of range" "$tmp/err" ||
+    fail "profile --freq 0: $(cat "$tmp/err")"
+"$LATLAB" help profile >"$tmp/a"
+grep -q "^  -F, --freq HZ" "$tmp/a" || fail "help profile lacks its own form's options"
 
 [ $fails -eq 0 ] || exit 1
 echo "cli_help: every help form agrees"

@@ -526,122 +526,133 @@ typedef struct phase {
     uint64_t ops;
 } phase;
 
-static uint64_t run_phase(const phase *ph) {
-    pair p;
-    pair_init(&p, ph->lo, ph->hi, ph->tick, ph->cap);
-    uint64_t next_id = 1, checks = 0;
+/* One random operation's order fields, drawn in a fixed order (the random
+ * stream, hence every phase, is the same on every run). */
+typedef struct rand_order {
+    uint64_t id;
+    uint32_t owner, qty;
+    int side;
+    int64_t price;
+} rand_order;
+
+static rand_order draw_order(const phase *ph, const pair *p, uint64_t *next_id) {
+    rand_order o;
+    o.owner = 1 + (uint32_t)rn(4);
+    o.side = (int)rn(2);
+    /* mostly passive (buys below the mid, sells above) so the book has depth;
+     * the rest lands anywhere in the window and may cross */
+    int64_t off = rn(4) ? 1 + (int64_t)rn((uint64_t)ph->spread)
+                        : (int64_t)rn((uint64_t)(2 * ph->spread + 1)) - ph->spread;
+    o.price = ph->mid + (o.side == BOOK_BUY ? -off : off) * ph->tick;
+    o.qty = 1 + (uint32_t)rn(rn(8) == 0 ? 500 : 50);
+    o.id = (*next_id)++;
+    if (rn(50) == 0 && r_count(p->r))
+        o.id = live_id(p->r); /* duplicate */
+    else if (rn(50) == 0)
+        o.id = 1 + rn(*next_id); /* maybe reused */
+    return o;
+}
+
+/* The same limit order to the book and to the reference: same result. */
+static void same_limit(pair *p, const rand_order *o, int tif, unsigned flags) {
+    int a = book_limit(p->b, o->id, o->owner, (book_side)o->side, o->price, o->qty, (book_tif)tif,
+                       flags);
+    int c = r_order(p->r, o->id, o->owner, o->side, o->price, o->qty, tif, flags, 0);
+    assert_int_equal(a, c);
+}
+
+/* k < 660: a new order (GTC, IOC, FOK, post-only or market).  Its name. */
+static const char *new_order_op(pair *p, const phase *ph, uint64_t k, rand_order *o) {
+    if (k < 420) {
+        if (rn(100) == 0) o->price += 1 + (int64_t)rn((uint64_t)ph->tick); /* off tick / band */
+        if (rn(200) == 0) o->price = rn(2) ? ph->lo - ph->tick : ph->hi + ph->tick;
+        if (rn(200) == 0) o->qty = 0;
+        same_limit(p, o, BOOK_GTC, 0);
+        return "GTC";
+    }
+    if (k < 500) {
+        same_limit(p, o, BOOK_IOC, 0);
+        return "IOC";
+    }
+    if (k < 560) {
+        same_limit(p, o, BOOK_FOK, 0);
+        return "FOK";
+    }
+    if (k < 620) {
+        int tif = rn(50) == 0 ? BOOK_IOC : BOOK_GTC; /* post-only IOC is a bad argument */
+        same_limit(p, o, tif, BOOK_POST_ONLY);
+        return "POST";
+    }
+    if (rn(100) == 0) o->qty = 0;
+    int a = book_market(p->b, o->id, o->owner, (book_side)o->side, o->qty);
+    int c = r_order(p->r, o->id, o->owner, o->side, 0, o->qty, BOOK_IOC, 0, 1);
+    assert_int_equal(a, c);
+    return "market";
+}
+
+/* 660 <= k < 990: cancel, replace or modify a live (mostly) order.  Its name. */
+static const char *edit_op(pair *p, const phase *ph, uint64_t k, uint64_t next_id, int64_t price) {
+    uint64_t id = rn(10) ? live_id(p->r) : 1 + rn(next_id);
+    if (k < 820) {
+        assert_int_equal(book_cancel(p->b, id), r_cancel(p->r, id));
+        return "cancel";
+    }
+    uint32_t q = (uint32_t)rn(60);
+    if (k < 900) {
+        if (rn(50) == 0) price += 1 + (int64_t)rn((uint64_t)ph->tick);
+        assert_int_equal(book_replace(p->b, id, price, q), r_replace(p->r, id, price, q));
+        return "replace";
+    }
+    assert_int_equal(book_modify(p->b, id, q), r_modify(p->r, id, q));
+    return "modify";
+}
+
+/* A bad side, then a bad time in force: both refused alike. */
+static void bad_arg_op(pair *p, const rand_order *o) {
+    int bad = 2 + (int)rn(3);
+    int a = book_limit(p->b, o->id, o->owner, (book_side)bad, o->price, o->qty, BOOK_GTC, 0);
+    int c = r_order(p->r, o->id, o->owner, bad, o->price, o->qty, BOOK_GTC, 0, 0);
+    assert_int_equal(a, c);
+    a = book_limit(p->b, o->id, o->owner, (book_side)o->side, o->price, o->qty,
+                   (book_tif)(3 + rn(3)), 0);
+    c = r_order(p->r, o->id, o->owner, o->side, o->price, o->qty, 3, 0, 0);
+    assert_int_equal(a, c);
+}
+
+/* A mass cancel with a random filter: the same orders go, in the same order. */
+static void mass_op(pair *p, const phase *ph, const rand_order *o) {
     static uint64_t ids_a[RMAX], ids_b[RMAX];
-    for (uint64_t op = 0; op < ph->ops; op++) {
-        if (rn(5000) == 0) set_stp(&p, (book_stp)rn(4));
-        if (rn(20000) == 0) set_fees(&p, (int32_t)rn(11) - 5, (int32_t)rn(21) - 3);
-        uint64_t k = rn(1000);
-        uint32_t owner = 1 + (uint32_t)rn(4);
-        int side = (int)rn(2);
-        /* mostly passive (buys below the mid, sells above) so the book has depth;
-         * the rest lands anywhere in the window and may cross */
-        int64_t off = rn(4) ? 1 + (int64_t)rn((uint64_t)ph->spread)
-                            : (int64_t)rn((uint64_t)(2 * ph->spread + 1)) - ph->spread;
-        int64_t price = ph->mid + (side == BOOK_BUY ? -off : off) * ph->tick;
-        uint32_t qty = 1 + (uint32_t)rn(rn(8) == 0 ? 500 : 50);
-        uint64_t id = next_id++;
-        if (rn(50) == 0 && r_count(p.r))
-            id = live_id(p.r); /* duplicate */
-        else if (rn(50) == 0)
-            id = 1 + rn(next_id); /* maybe reused */
-        const char *what;
-        if (k < 420) { /* GTC */
-            what = "GTC";
-            if (rn(100) == 0) price += 1 + (int64_t)rn((uint64_t)ph->tick); /* off tick / band */
-            if (rn(200) == 0) price = rn(2) ? ph->lo - ph->tick : ph->hi + ph->tick;
-            if (rn(200) == 0) qty = 0;
-            int a = book_limit(p.b, id, owner, (book_side)side, price, qty, BOOK_GTC, 0);
-            int c = r_order(p.r, id, owner, side, price, qty, BOOK_GTC, 0, 0);
-            assert_int_equal(a, c);
-        } else if (k < 500) {
-            what = "IOC";
-            int a = book_limit(p.b, id, owner, (book_side)side, price, qty, BOOK_IOC, 0);
-            int c = r_order(p.r, id, owner, side, price, qty, BOOK_IOC, 0, 0);
-            assert_int_equal(a, c);
-        } else if (k < 560) {
-            what = "FOK";
-            int a = book_limit(p.b, id, owner, (book_side)side, price, qty, BOOK_FOK, 0);
-            int c = r_order(p.r, id, owner, side, price, qty, BOOK_FOK, 0, 0);
-            assert_int_equal(a, c);
-        } else if (k < 620) {
-            what = "POST";
-            int tif = rn(50) == 0 ? BOOK_IOC : BOOK_GTC; /* post-only IOC is a bad argument */
-            int a = book_limit(p.b, id, owner, (book_side)side, price, qty, (book_tif)tif,
-                               BOOK_POST_ONLY);
-            int c = r_order(p.r, id, owner, side, price, qty, tif, BOOK_POST_ONLY, 0);
-            assert_int_equal(a, c);
-        } else if (k < 660) {
-            what = "market";
-            if (rn(100) == 0) qty = 0;
-            int a = book_market(p.b, id, owner, (book_side)side, qty);
-            int c = r_order(p.r, id, owner, side, 0, qty, BOOK_IOC, 0, 1);
-            assert_int_equal(a, c);
-        } else if (k < 820) {
-            what = "cancel";
-            uint64_t cid = rn(10) ? live_id(p.r) : 1 + rn(next_id);
-            assert_int_equal(book_cancel(p.b, cid), r_cancel(p.r, cid));
-        } else if (k < 900) {
-            what = "replace";
-            uint64_t rid = rn(10) ? live_id(p.r) : 1 + rn(next_id);
-            uint32_t q = (uint32_t)rn(60);
-            if (rn(50) == 0) price += 1 + (int64_t)rn((uint64_t)ph->tick);
-            assert_int_equal(book_replace(p.b, rid, price, q), r_replace(p.r, rid, price, q));
-        } else if (k < 990) {
-            what = "modify";
-            uint64_t mid = rn(10) ? live_id(p.r) : 1 + rn(next_id);
-            uint32_t q = (uint32_t)rn(60);
-            assert_int_equal(book_modify(p.b, mid, q), r_modify(p.r, mid, q));
-        } else if (k < 993) {
-            what = "bad arg";
-            int bad = 2 + (int)rn(3);
-            int a = book_limit(p.b, id, owner, (book_side)bad, price, qty, BOOK_GTC, 0);
-            int c = r_order(p.r, id, owner, bad, price, qty, BOOK_GTC, 0, 0);
-            assert_int_equal(a, c);
-            a = book_limit(p.b, id, owner, (book_side)side, price, qty, (book_tif)(3 + rn(3)), 0);
-            c = r_order(p.r, id, owner, side, price, qty, 3, 0, 0);
-            assert_int_equal(a, c);
-        } else {
-            what = "mass";
-            book_filter f;
-            switch (rn(8)) {
-            case 0:
-                f = book_filter_all();
-                break;
-            case 1:
-            case 2:
-                f = book_filter_side((book_side)side);
-                break;
-            case 3:
-            case 4:
-            case 5:
-                f = book_filter_owner(owner);
-                break;
-            default: {
-                int64_t a = price, b = ph->mid + ((int64_t)rn(9) - 4) * ph->tick;
-                f = a <= b ? book_filter_range(a, b) : book_filter_range(b, a);
-                if (rn(2)) f.side = side;
-                if (rn(3) == 0) {
-                    f.by_owner = 1;
-                    f.owner = owner;
-                }
-            }
-            }
-            int64_t a = book_mass_cancel(p.b, &f, ids_a, RMAX);
-            int64_t c = r_mass(p.r, &f, ids_b, RMAX);
-            assert_int_equal(a, c);
-            assert_memory_equal(ids_a, ids_b, (size_t)(a < RMAX ? a : RMAX) * sizeof(uint64_t));
-        }
-        check_events(&p, op, what);
-        if (op % 997 == 0 || k >= 993) {
-            check_state(&p, op, rn(3) ? 0 : 1 + rn(5));
-            checks++;
+    book_filter f;
+    switch (rn(8)) {
+    case 0:
+        f = book_filter_all();
+        break;
+    case 1:
+    case 2:
+        f = book_filter_side((book_side)o->side);
+        break;
+    case 3:
+    case 4:
+    case 5:
+        f = book_filter_owner(o->owner);
+        break;
+    default: {
+        int64_t a = o->price, b = ph->mid + ((int64_t)rn(9) - 4) * ph->tick;
+        f = a <= b ? book_filter_range(a, b) : book_filter_range(b, a);
+        if (rn(2)) f.side = o->side;
+        if (rn(3) == 0) {
+            f.by_owner = 1;
+            f.owner = o->owner;
         }
     }
-    check_state(&p, ph->ops, 0);
+    }
+    int64_t a = book_mass_cancel(p->b, &f, ids_a, RMAX);
+    int64_t c = r_mass(p->r, &f, ids_b, RMAX);
+    assert_int_equal(a, c);
+    assert_memory_equal(ids_a, ids_b, (size_t)(a < RMAX ? a : RMAX) * sizeof(uint64_t));
+}
+
+static void print_phase(const phase *ph) {
     printf("phase '%s': %llu ops; events: %llu accepted, %llu rejected, %llu trades, %llu "
            "cancelled, %llu done, %llu level; mean resting orders %.1f\n",
            ph->name, (unsigned long long)ph->ops, (unsigned long long)g_evcount[1],
@@ -650,6 +661,37 @@ static uint64_t run_phase(const phase *ph) {
            (unsigned long long)g_evcount[6], (double)g_resting_sum / (double)ph->ops);
     memset(g_evcount, 0, sizeof g_evcount);
     g_resting_sum = 0;
+}
+
+static uint64_t run_phase(const phase *ph) {
+    pair p;
+    pair_init(&p, ph->lo, ph->hi, ph->tick, ph->cap);
+    uint64_t next_id = 1, checks = 0;
+    for (uint64_t op = 0; op < ph->ops; op++) {
+        if (rn(5000) == 0) set_stp(&p, (book_stp)rn(4));
+        if (rn(20000) == 0) set_fees(&p, (int32_t)rn(11) - 5, (int32_t)rn(21) - 3);
+        uint64_t k = rn(1000);
+        rand_order o = draw_order(ph, &p, &next_id);
+        const char *what;
+        if (k < 660) {
+            what = new_order_op(&p, ph, k, &o);
+        } else if (k < 990) {
+            what = edit_op(&p, ph, k, next_id, o.price);
+        } else if (k < 993) {
+            what = "bad arg";
+            bad_arg_op(&p, &o);
+        } else {
+            what = "mass";
+            mass_op(&p, ph, &o);
+        }
+        check_events(&p, op, what);
+        if (op % 997 == 0 || k >= 993) {
+            check_state(&p, op, rn(3) ? 0 : 1 + rn(5));
+            checks++;
+        }
+    }
+    check_state(&p, ph->ops, 0);
+    print_phase(ph);
     pair_free(&p);
     return checks;
 }

@@ -31,20 +31,28 @@ const char *rl_kind_name(rl_kind k);
  * measurements then return -ENOTSUP, or -1 / a skipped slot). */
 bool rl_kind_available(rl_kind k);
 
-/* Same-thread push then pop of one item, ops pairs in 40 chunks: ns per pair
- * in the fastest chunk (preemption only ever adds time).  -1 on a lost item. */
+/* Item sizes: 8 (a u64), 40, or 56 (the pipeline's message and the tracer's
+ * stamp block); every queue copies a constant-size item (typed calls). */
+#define RL_PIPELINE_ITEM 56
+
+/* Same-thread push then pop of one item, ops pairs in 40 chunks at each of 4
+ * code placements of the loop: ns per pair in the fastest chunk (preemption
+ * only ever adds time; placement is the binary's luck, not the queue's).  -1
+ * on a lost item. */
 double rl_same_thread_ns(rl_kind k, size_t item_size, uint64_t ops);
 
 /* The same for every queue at once, chunks interleaved across the queues;
- * queue k runs ops / scale[k] pairs.  Returns 0, -ENOMEM or -EIO. */
-int rl_same_thread_all(size_t item_size, uint64_t ops, const uint64_t scale[RL_NKINDS],
-                       double out[RL_NKINDS]);
+ * queue k runs ops / scale[k] pairs.  prepared: push items written before the
+ * timing instead of an item whose first word was just stored (ringlab.c,
+ * ST_AT).  Returns 0, -EINVAL (item size), -ENOMEM or -EIO. */
+int rl_same_thread_all(size_t item_size, bool prepared, uint64_t ops,
+                       const uint64_t scale[RL_NKINDS], double out[RL_NKINDS]);
 
 /* The DCE pair: ns/op of a multiply-add whose result is unused (the optimizer
  * deletes it) and of the same through lat_do_not_optimize(). */
 void rl_dce_pair(uint64_t ops, double *trap_ns, double *barrier_ns);
 
-/* Producer on cpu_a streams n (>= 32) items of item_size (8 or 40) to a
+/* Producer on cpu_a streams n (>= 32) items of item_size (8, 40 or 56) to a
  * consumer on cpu_b through a queue of capacity cap.  *mops = million items
  * per second in the fastest window of 65536 items (n/4 for short runs; at
  * most 256 windows), not counting the first: a window in which the scheduler

@@ -32,3 +32,21 @@ void latch_writer(void *ctx, const lat_bench_control *ctl, lat_bench_worker_resu
     }
     out->operations = ops;
 }
+
+int latch_register(lat_bench_runner *r, const char *name, lat_bench_worker_fn reader) {
+    const lat_bench_worker workers[] = {
+        {"optimistic_reader", 3, reader},
+        {"exclusive_writer", 1, latch_writer},
+    };
+    lat_bench_group *g = lat_bench_concurrent_group_create(r, "Contention");
+    if (!g) return -ENOMEM;
+    int rc = lat_bench_group_sample_duration(g, 50000000ull); /* 50 ms */
+    if (rc) return rc;
+    return lat_bench_add_concurrent(g, &(lat_bench_concurrent_def){
+                                           .name = name,
+                                           .workers = workers,
+                                           .n_workers = 2,
+                                           .prepare = latch_prepare,
+                                           .release = latch_release,
+                                       });
+}

@@ -19,5 +19,9 @@ int latch_prepare(void *arg, uint32_t threads, void **ctx);
 void latch_release(void *arg, void *ctx);
 /* The writer role: take the write lock, bump the value, release; repeat. */
 void latch_writer(void *ctx, const lat_bench_control *ctl, lat_bench_worker_result *out);
+/* The scenario both benchmarks run, registered as `name` in the group
+ * "Contention": three `reader` threads against one latch_writer on a fresh
+ * latch per sample, 50 ms samples.  Returns 0 or a negative errno. */
+int latch_register(lat_bench_runner *r, const char *name, lat_bench_worker_fn reader);
 
 #endif

@@ -107,6 +107,9 @@ typedef struct lat_flame_share {
  * gives n == 0 and *out == NULL.  Returns 0, -EINVAL, -ENOMEM. */
 int lat_flame_shares(const lat_flame *f, lat_flame_share **out, size_t *n);
 void lat_flame_shares_free(lat_flame_share *s);
+/* Sort shares (from lat_flame_shares) by self share, largest first, then
+ * name: the order of a "top frames by self share" table. */
+void lat_flame_shares_sort_self(lat_flame_share *s, size_t n);
 /* The share of the frame called name of kind (e.g. the thread "worker"),
  * or NAN when absent or the profile is empty. */
 double lat_flame_total_pct(const lat_flame *f, const char *name, lat_flame_kind kind);

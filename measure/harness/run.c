@@ -151,7 +151,8 @@ void lat_bench_config_quick(lat_bench_config *c) {
 
 /* ---- runner and registration -------------------------------------------------------------- */
 
-int lat_bench_runner_create(const char *suite, const lat_bench_config *cfg, lat_bench_runner **out) {
+int lat_bench_runner_create(const char *suite, const lat_bench_config *cfg,
+                            lat_bench_runner **out) {
     if (!suite || !*suite || !out) return -EINVAL;
     lat_bench_runner *r = lat__calloc(1, sizeof *r);
     if (!r) return -ENOMEM;
@@ -448,6 +449,30 @@ static uint64_t thread_cpu_ns(void) {
     return lat_clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
+/* The end of a sample, the same for both kinds of benchmark: the group's
+ * after_sample hook, the backend's collect (which may replace the duration
+ * *ns) and, when measuring, the scenario metrics into res.  0 or a negative
+ * errno. */
+static int end_sample(lat_bench_group *g, void *ctx, const lat_bench_sample_info *info,
+                      lat_bench_metrics *m, lat_bench_result *res, double *ns) {
+    lat__bench_metrics_clear(m);
+    if (g->has_lifecycle && g->lifecycle.after_sample)
+        g->lifecycle.after_sample(g->lifecycle.ud, ctx, info, m);
+    if (g->has_backend && g->backend.collect) {
+        uint64_t d = (uint64_t)*ns;
+        int rc = g->backend.collect(g->backend.ud, m, &d);
+        if (rc) return rc;
+        if (d != (uint64_t)*ns) *ns = (double)d;
+    }
+    if (info->phase != LAT_BENCH_MEASUREMENT) return 0;
+    for (uint32_t i = 0; i < m->n; i++) {
+        int rc = lat__bench_series_push(res, m->items[i].name, m->items[i].unit, "scenario",
+                                        m->items[i].value);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
 static int run_std_sample(lat_bench_runner *r, bench_case *c, lat_bench_result *res,
                           lat_bench_phase phase, uint32_t index, uint64_t chunk,
                           lat_bench_metrics *m, sample_out *so) {
@@ -475,20 +500,7 @@ static int run_std_sample(lat_bench_runner *r, bench_case *c, lat_bench_result *
     so->raw_ns = ticks_to_ns(r, t1 - t0);
     so->ns = so->raw_ns - r->overhead_ns;
     if (so->ns < 0) so->ns = 0;
-    lat__bench_metrics_clear(m);
-    if (g->has_lifecycle && g->lifecycle.after_sample)
-        g->lifecycle.after_sample(g->lifecycle.ud, ctx, &info, m);
-    if (g->has_backend && g->backend.collect) {
-        uint64_t d = (uint64_t)so->ns;
-        if ((rc = g->backend.collect(g->backend.ud, m, &d)) != 0) goto out;
-        if (d != (uint64_t)so->ns) so->ns = (double)d;
-    }
-    if (phase == LAT_BENCH_MEASUREMENT)
-        for (uint32_t i = 0; i < m->n; i++) {
-            rc = lat__bench_series_push(res, m->items[i].name, m->items[i].unit, "scenario",
-                                        m->items[i].value);
-            if (rc) goto out;
-        }
+    rc = end_sample(g, ctx, &info, m, res, &so->ns);
 out:
     if (c->def.release) c->def.release(c->def.arg, ctx);
     return rc;
@@ -784,20 +796,7 @@ join:
     if (rc) goto out;
     if (g->has_backend && g->backend.end && (rc = g->backend.end(g->backend.ud)) != 0) goto out;
     cs->duration_ns = ticks_to_ns(r, t1 - t0);
-    lat__bench_metrics_clear(m);
-    if (g->has_lifecycle && g->lifecycle.after_sample)
-        g->lifecycle.after_sample(g->lifecycle.ud, ctx, &info, m);
-    if (g->has_backend && g->backend.collect) {
-        uint64_t d = (uint64_t)cs->duration_ns;
-        if ((rc = g->backend.collect(g->backend.ud, m, &d)) != 0) goto out;
-        if (d != (uint64_t)cs->duration_ns) cs->duration_ns = (double)d;
-    }
-    if (phase == LAT_BENCH_MEASUREMENT)
-        for (uint32_t i = 0; i < m->n; i++) {
-            rc = lat__bench_series_push(res, m->items[i].name, m->items[i].unit, "scenario",
-                                        m->items[i].value);
-            if (rc) goto out;
-        }
+    if ((rc = end_sample(g, ctx, &info, m, res, &cs->duration_ns)) != 0) goto out;
     t = 0;
     for (uint32_t w = 0; w < c->cdef.n_workers; w++) {
         cs->role_ops[w] = 0;

@@ -55,6 +55,13 @@ int lat_report_set_theme(lat_report *r, lat_theme theme) {
 }
 
 /* Close an open key/value block or table before another kind of item. */
+/* open, text escaped, close: one element's markup. */
+static void put_escaped(lat__sbuf *b, const char *open, const char *text, const char *close) {
+    lat__sb_puts(b, open);
+    lat__sb_escape(b, text);
+    lat__sb_puts(b, close);
+}
+
 static void close_open(lat_report *r) {
     if (r->open == OPEN_KV)
         lat__sb_puts(&r->body, "</dl>\n");
@@ -72,18 +79,14 @@ static int done(lat_report *r) {
 int lat_report_section(lat_report *r, const char *heading) {
     if (!r || !heading) return -EINVAL;
     close_open(r);
-    lat__sb_puts(&r->body, "<h2>");
-    lat__sb_escape(&r->body, heading);
-    lat__sb_puts(&r->body, "</h2>\n");
+    put_escaped(&r->body, "<h2>", heading, "</h2>\n");
     return done(r);
 }
 
 int lat_report_text(lat_report *r, const char *text) {
     if (!r || !text) return -EINVAL;
     close_open(r);
-    lat__sb_puts(&r->body, "<p>");
-    lat__sb_escape(&r->body, text);
-    lat__sb_puts(&r->body, "</p>\n");
+    put_escaped(&r->body, "<p>", text, "</p>\n");
     return done(r);
 }
 
@@ -94,9 +97,7 @@ int lat_report_kv(lat_report *r, const char *key, const char *value) {
         lat__sb_puts(&r->body, "<dl class=\"kv\">\n");
         r->open = OPEN_KV;
     }
-    lat__sb_puts(&r->body, "<dt>");
-    lat__sb_escape(&r->body, key);
-    lat__sb_puts(&r->body, "</dt><dd>");
+    put_escaped(&r->body, "<dt>", key, "</dt><dd>");
     lat__sb_escape(&r->body, value ? value : "");
     lat__sb_puts(&r->body, "</dd>\n");
     return done(r);
@@ -129,15 +130,11 @@ int lat_report_table_begin(lat_report *r, const char *caption, size_t ncols,
     close_open(r);
     lat__sb_puts(&r->body, "<div class=\"tw\"><table>\n");
     if (caption) {
-        lat__sb_puts(&r->body, "<caption>");
-        lat__sb_escape(&r->body, caption);
-        lat__sb_puts(&r->body, "</caption>\n");
+        put_escaped(&r->body, "<caption>", caption, "</caption>\n");
     }
     lat__sb_puts(&r->body, "<thead><tr>");
     for (size_t i = 0; i < ncols; i++) {
-        lat__sb_puts(&r->body, "<th>");
-        lat__sb_escape(&r->body, header[i] ? header[i] : "");
-        lat__sb_puts(&r->body, "</th>");
+        put_escaped(&r->body, "<th>", header[i] ? header[i] : "", "</th>");
     }
     lat__sb_puts(&r->body, "</tr></thead>\n<tbody>\n");
     r->open = OPEN_TABLE;
@@ -149,9 +146,8 @@ int lat_report_table_row(lat_report *r, const char *const *cells) {
     if (!r || !cells || r->open != OPEN_TABLE) return -EINVAL;
     lat__sb_puts(&r->body, "<tr>");
     for (size_t i = 0; i < r->ncols; i++) {
-        lat__sb_puts(&r->body, numeric(cells[i]) ? "<td class=\"n\">" : "<td>");
-        lat__sb_escape(&r->body, cells[i] ? cells[i] : "");
-        lat__sb_puts(&r->body, "</td>");
+        put_escaped(&r->body, numeric(cells[i]) ? "<td class=\"n\">" : "<td>",
+                    cells[i] ? cells[i] : "", "</td>");
     }
     lat__sb_puts(&r->body, "</tr>\n");
     return done(r);
@@ -180,9 +176,7 @@ int lat_report_svg(lat_report *r, const char *caption, const char *svg, size_t l
     close_open(r);
     lat__sb_puts(&r->body, "<figure class=\"plot\">\n");
     if (caption) {
-        lat__sb_puts(&r->body, "<figcaption>");
-        lat__sb_escape(&r->body, caption);
-        lat__sb_puts(&r->body, "</figcaption>\n");
+        put_escaped(&r->body, "<figcaption>", caption, "</figcaption>\n");
     }
     lat__sb_putn(&r->body, svg, len);
     lat__sb_puts(&r->body, "</figure>\n");
@@ -206,13 +200,9 @@ int lat_report_pre(lat_report *r, const char *caption, const char *text) {
     close_open(r);
     lat__sb_puts(&r->body, "<figure class=\"pre\">");
     if (caption) {
-        lat__sb_puts(&r->body, "<figcaption>");
-        lat__sb_escape(&r->body, caption);
-        lat__sb_puts(&r->body, "</figcaption>");
+        put_escaped(&r->body, "<figcaption>", caption, "</figcaption>");
     }
-    lat__sb_puts(&r->body, "<pre>");
-    lat__sb_escape(&r->body, text);
-    lat__sb_puts(&r->body, "</pre></figure>\n");
+    put_escaped(&r->body, "<pre>", text, "</pre></figure>\n");
     return done(r);
 }
 
