@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "alloc_internal.h"
+#include "latlab/atomicfile.h"
 #include "latlab/hlog.h"
 
 #define TRACE_CLIENTS 8 /* `latlab top` connections at once */
@@ -64,8 +65,11 @@ struct lat_trace {
     _Atomic uint64_t unset, nonmono, oor;
     /* Outputs (aggregator-owned after create). */
     FILE *hlog_f[LAT_TRACE_MAX_STAGES];
+    lat_afile *hlog_af[LAT_TRACE_MAX_STAGES]; /* hlog_atomic: the temporaries (own hlog_f) */
+    char *hlog_path[LAT_TRACE_MAX_STAGES];
+    bool hlog_bad[LAT_TRACE_MAX_STAGES]; /* a write failed: no more lines into it */
     lat_hlog_writer hlog[LAT_TRACE_MAX_STAGES];
-    int out_err;
+    int out_err; /* the first output error (error_path names it) */
     int listen_fd;
     int clients[TRACE_CLIENTS];
     char *sock_path;
@@ -114,6 +118,20 @@ static bool config_ok(const lat_trace_config *c) {
     return c->flight_stage < (int)c->nstages;
 }
 
+/* The first output error wins; its path goes to the caller's buffer. */
+static void output_failed(lat_trace *t, const char *path, int rc) {
+    if (t->out_err) return;
+    t->out_err = rc;
+    if (t->c.error_path && t->c.error_path_cap)
+        snprintf(t->c.error_path, t->c.error_path_cap, "%s", path);
+}
+
+/* A log's write failed: recorded, and nothing more is written into it. */
+static void log_failed(lat_trace *t, unsigned s, int rc) {
+    t->hlog_bad[s] = true;
+    output_failed(t, t->hlog_path[s], rc);
+}
+
 /* "q1+wake" -> "<prefix>q1-wake.hlog" */
 static int open_logs(lat_trace *t) {
     for (unsigned s = 0; s < t->n; s++) {
@@ -125,16 +143,23 @@ static int open_logs(lat_trace *t) {
         for (char *q = nm; *q; q++)
             if (*q == '+') *q = '-';
         snprintf(path, len, "%s%s.hlog", t->c.hlog_prefix, nm);
-        t->hlog_f[s] = fopen(path, "w");
-        int e = errno;
-        lat__free(path);
-        if (!t->hlog_f[s]) return -e;
+        t->hlog_path[s] = path;
+        int rc = 0;
+        if (t->c.hlog_atomic) {
+            rc = lat_afile_open(path, &t->hlog_af[s]);
+            if (rc == 0) t->hlog_f[s] = lat_afile_stream(t->hlog_af[s]);
+        } else if (!(t->hlog_f[s] = fopen(path, "w"))) {
+            rc = -errno;
+        }
+        if (rc) {
+            output_failed(t, path, rc);
+            return rc;
+        }
         /* Whole lines: the buffer holds an interval's line, and it is flushed
          * once per interval, so a reader never sees half a line written. */
         setvbuf(t->hlog_f[s], NULL, _IOFBF, HLOG_BUF_BYTES);
-        if (lat_hlog_writer_init(&t->hlog[s], t->hlog_f[s], t->start_s, t->start_s, 0) != 0 ||
-            fflush(t->hlog_f[s]) != 0)
-            return -EIO;
+        rc = lat_hlog_writer_init(&t->hlog[s], t->hlog_f[s], t->start_s, t->start_s, 0);
+        if (rc) log_failed(t, s, rc); /* a write error: the run goes on */
     }
     return 0;
 }
@@ -152,6 +177,7 @@ static int open_socket(lat_trace *t) {
     if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, TRACE_CLIENTS) != 0) {
         int e = -errno;
         close(fd);
+        output_failed(t, a.sun_path, e);
         return e;
     }
     t->listen_fd = fd;
@@ -250,7 +276,11 @@ void lat_trace_destroy(lat_trace *t) {
         lat_hist_recorder_fini(&t->rec[s]);
         lat_hist_fini(&t->iv[s]);
         lat_hist_fini(&t->cum[s]);
-        if (t->hlog_f[s]) fclose(t->hlog_f[s]);
+        if (t->hlog_af[s])
+            lat_afile_abort(t->hlog_af[s]); /* not committed: the old file stays */
+        else if (t->hlog_f[s])
+            fclose(t->hlog_f[s]);
+        lat__free(t->hlog_path[s]);
     }
     for (int i = 0; i < TRACE_CLIENTS; i++)
         if (t->clients[i] >= 0) close(t->clients[i]);
@@ -407,10 +437,10 @@ static void close_interval(lat_trace *t) {
     pthread_mutex_unlock(&t->mu);
     /* iv and cum change only here, on this thread: reading them unlocked is safe. */
     for (unsigned s = 0; s < t->n; s++) {
-        if (!t->hlog_f[s]) continue;
+        if (!t->hlog_f[s] || t->hlog_bad[s]) continue;
         int rc = lat_hlog_write_interval(&t->hlog[s], &t->iv[s], NULL, start, len);
-        if (fflush(t->hlog_f[s]) != 0 && rc == 0) rc = -EIO;
-        if (rc && !t->out_err) t->out_err = rc;
+        if (rc == 0 && fflush(t->hlog_f[s]) != 0) rc = errno ? -errno : -EIO;
+        if (rc) log_failed(t, s, rc);
     }
     if (t->listen_fd >= 0) stream_interval(t, start, len);
     uint64_t idx = atomic_load_explicit(&t->intervals, memory_order_relaxed);
@@ -482,6 +512,7 @@ int lat_trace_start(lat_trace *t) {
         atomic_store(&t->mode, MODE_IDLE);
         return -e;
     }
+    pthread_setname_np(t->thread, "aggregator"); /* best effort: names it in profiles */
     return 0;
 }
 
@@ -518,6 +549,23 @@ int lat_trace_stop(lat_trace *t) {
     for (unsigned i = 0; i < ns; i++)
         lat_spsc_reset_owners(&t->sinks[i]->pub.ring);
     return t->out_err;
+}
+
+int lat_trace_logs_commit(lat_trace *t) {
+    if (!t) return -EINVAL;
+    if (atomic_load(&t->mode) != MODE_STOPPED) return -EBUSY;
+    if (t->out_err) return t->out_err; /* an incomplete log: keep the old files */
+    for (unsigned s = 0; s < t->n; s++) {
+        if (!t->hlog_af[s]) continue;
+        int rc = lat_afile_commit(t->hlog_af[s]);
+        t->hlog_af[s] = NULL;
+        t->hlog_f[s] = NULL;
+        if (rc) {
+            output_failed(t, t->hlog_path[s], rc);
+            return rc; /* the rest are removed by destroy */
+        }
+    }
+    return 0;
 }
 
 /* ---- readers ------------------------------------------------------------------------------ */

@@ -3,7 +3,8 @@
  * samples, drops counted with a tiny aggregation ring, stamps monotonic and
  * e2e >= every part, --alloc allocates in the hot thread while the baseline
  * does not, --share-line really shares one 64-byte line, and the flight
- * recorder fires on an injected stall and names the right stage.  Runs the
+ * recorder fires on an injected stall and names the right stage, the interval
+ * logs add up to the result's histograms.  Runs the
  * compact shape pinned and the full shape oversubscribed so it passes on 2
  * CPUs (and under TSan, which runs every *_mt test). */
 #include <pthread.h>
@@ -11,9 +12,11 @@
 #include "lat_test.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "latlab/error.h"
+#include "latlab/hlog.h"
 #include "latlab/pipeline.h"
 #include "latlab/topo.h"
 
@@ -277,6 +280,51 @@ static void test_publish_hook(void **state) {
     lat_pipe_result_fini(&r);
 }
 
+/* The interval logs (the tracer's, committed at the end) and the result's
+ * histograms are one record: per stage, the logs' intervals add up to the
+ * result's histogram, count, max and every bucket. */
+static void test_logs_add_up_to_result(void **state) {
+    (void)state;
+    lat_pipe_config c;
+    full_oversubscribed(&c);
+    char prefix[300];
+    snprintf(prefix, sizeof prefix, "%s/pipe-", lat_test_tmpdir());
+    c.hlog_prefix = prefix;
+    c.hlog_interval_ns = 5000000; /* several intervals in the run */
+    lat_pipe_result r;
+    assert_int_equal(lat_pipe_run(&c, &r), 0);
+    check_exact(&r, c.events);
+    assert_int_equal(r.log_error, 0);
+    int logs = 0;
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        char path[400];
+        snprintf(path, sizeof path, "%s%s.hlog", prefix, lat_pipe_stages[s].file);
+        lat_hlog_reader *rd = NULL;
+        int rc = lat_hlog_reader_create(path, &rd);
+        if (!r.h[s]) { /* absent stage: no log */
+            assert_true(rc < 0);
+            continue;
+        }
+        assert_int_equal(rc, 0);
+        lat_hist sum;
+        assert_int_equal(lat_hist_init(&sum, 1, 100000000000ll, 3), 0);
+        lat_hlog_interval *iv;
+        int n = 0;
+        while ((rc = lat_hlog_next(rd, &iv)) == 1) {
+            lat_hist_add(&sum, &iv->hist);
+            n++;
+        }
+        assert_int_equal(rc, 0);
+        assert_true(n >= 1);
+        assert_true(lat_test_hist_equal(&sum, r.h[s]));
+        lat_hist_fini(&sum);
+        lat_hlog_reader_destroy(rd);
+        logs++;
+    }
+    assert_int_equal(logs, 4); /* q1+wake, work, q2+wake, e2e */
+    lat_pipe_result_fini(&r);
+}
+
 static void test_bad_config(void **state) {
     (void)state;
     lat_pipe_config c;
@@ -304,6 +352,7 @@ int main(void) {
         cmocka_unit_test(test_flight_q1_stall_run),
         cmocka_unit_test(test_flight_q2_stall_run_full),
         cmocka_unit_test(test_publish_hook),
+        cmocka_unit_test(test_logs_add_up_to_result),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

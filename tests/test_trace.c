@@ -3,13 +3,16 @@
  * and 5 stages including drops on a tiny ring, unset and backwards stamps,
  * merged == sum of the per-sink histograms, drain mode == thread mode,
  * stamp/ship allocate nothing, interval logs and the socket stream read back,
- * the flight recorder fires on the outlier. */
+ * atomic interval logs (committed whole or not at all, failures named), the
+ * flight recorder fires on the outlier. */
 #include "lat_test.h"
 
 #include "latlab/hlog.h"
 #include "latlab/trace.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -341,6 +344,122 @@ static void test_logs_callback_flight(void **state) {
     }
 }
 
+/* A file's whole text (at most 1 MiB), or "" when it cannot be read. */
+static const char *slurp(const char *path) {
+    static char buf[1 << 20];
+    FILE *f = fopen(path, "r");
+    size_t n = 0;
+    if (f) {
+        n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+    }
+    buf[n] = 0;
+    return buf;
+}
+
+/* Temporary files (".tmp.") left in dir. */
+static int temporaries(const char *dir) {
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        n += strstr(e->d_name, ".tmp.") != NULL;
+    if (d) closedir(d);
+    return n;
+}
+
+static lat_trace *atomic_run(const char *prefix, char *err, size_t cap, int *stop_rc) {
+    lat_trace_config c;
+    lat_trace_config_default(&c);
+    c.hlog_prefix = prefix;
+    c.hlog_atomic = true;
+    c.error_path = err;
+    c.error_path_cap = cap;
+    lat_trace *t = make(st3, 3, &c);
+    lat_trace_sink *k;
+    assert_int_equal(lat_trace_sink_create(t, 256, &k), 0);
+    for (uint64_t i = 0; i < 100; i++) {
+        lat_trace_stamps b = block(i, 3);
+        assert_true(lat_trace_ship(k, &b));
+    }
+    assert_int_equal(lat_trace_logs_commit(t), -EBUSY); /* not before stop */
+    *stop_rc = lat_trace_stop(t);
+    return t;
+}
+
+/* hlog_atomic: a log replaces its target only when committed after a clean
+ * run; a write error or no commit leaves the old files and no temporaries;
+ * the failing path is named. */
+static void test_atomic_logs(void **state) {
+    (void)state;
+    const char *dir = lat_test_tmpdir();
+    char prefix[300], e2e[400], q1[400], err[400];
+    snprintf(prefix, sizeof prefix, "%s/at-", dir);
+    snprintf(e2e, sizeof e2e, "%se2e.hlog", prefix);
+    FILE *f = fopen(e2e, "w");
+    assert_non_null(f);
+    fputs("old\n", f);
+    fclose(f);
+    int rc;
+    lat_trace *t = atomic_run(prefix, err, sizeof err, &rc);
+    assert_int_equal(rc, 0);
+    assert_string_equal(slurp(e2e), "old\n"); /* stopped, not committed yet */
+    assert_int_equal(lat_trace_logs_commit(t), 0);
+    lat_trace_destroy(t);
+    assert_int_equal(temporaries(dir), 0);
+    lat_hlog_reader *r;
+    lat_hlog_interval *iv;
+    assert_int_equal(lat_hlog_reader_create(e2e, &r), 0);
+    assert_int_equal(lat_hlog_next(r, &iv), 1);
+    assert_int_equal(lat_hist_total(&iv->hist), 100);
+    lat_hlog_reader_destroy(r);
+    char *before = strdup(slurp(e2e));
+    assert_non_null(before);
+
+    /* No commit: destroy removes the temporaries, the committed log stays. */
+    t = atomic_run(prefix, err, sizeof err, &rc);
+    assert_int_equal(rc, 0);
+    lat_trace_destroy(t);
+    assert_string_equal(slurp(e2e), before);
+    free(before);
+    assert_int_equal(temporaries(dir), 0);
+
+    /* A write error (the e2e log is /dev/full): the run goes on, stop and
+     * commit return it with the path, and no log of the run is kept. */
+    snprintf(prefix, sizeof prefix, "%s/full-", dir);
+    snprintf(e2e, sizeof e2e, "%se2e.hlog", prefix);
+    snprintf(q1, sizeof q1, "%sq1-wake.hlog", prefix);
+    assert_int_equal(symlink("/dev/full", e2e), 0);
+    err[0] = 0;
+    t = atomic_run(prefix, err, sizeof err, &rc);
+    assert_int_equal(rc, -ENOSPC);
+    assert_string_equal(err, e2e);
+    assert_int_equal(lat_trace_logs_commit(t), -ENOSPC);
+    lat_trace_counts n;
+    lat_trace_counts_get(t, &n);
+    assert_int_equal(n.recorded, 100); /* the histograms are whole */
+    lat_trace_destroy(t);
+    assert_int_equal(access(q1, F_OK), -1);
+    assert_int_equal(temporaries(dir), 0);
+
+    /* A log that cannot be opened fails create, naming it. */
+    snprintf(prefix, sizeof prefix, "%s/no-such-dir/x-", dir);
+    lat_trace_config c;
+    lat_trace_config_default(&c);
+    c.stages = st3;
+    c.nstages = 3;
+    c.cal = &cal1;
+    c.hlog_prefix = prefix;
+    c.hlog_atomic = true;
+    c.error_path = err;
+    c.error_path_cap = sizeof err;
+    t = NULL;
+    assert_int_equal(lat_trace_create(&c, &t), -ENOENT);
+    assert_null(t);
+    snprintf(q1, sizeof q1, "%sq1-wake.hlog", prefix);
+    assert_string_equal(err, q1);
+}
+
 static void test_socket_stream(void **state) {
     (void)state;
     char path[100];
@@ -392,6 +511,7 @@ int main(void) {
         cmocka_unit_test(test_drain_equals_thread),
         cmocka_unit_test(test_stamp_ship_allocate_nothing),
         cmocka_unit_test(test_logs_callback_flight),
+        cmocka_unit_test(test_atomic_logs),
         cmocka_unit_test(test_socket_stream),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

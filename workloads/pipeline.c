@@ -1,10 +1,14 @@
 /* pipeline.c - the lab's stamped pipeline (see pipeline.h).
  *
  * Threads: producer (hot), worker/transformer (hot), consumer (hot, full shape
- * only), aggregator (cold, backoff idle).  Hot threads only read the cycle
- * counter, move fixed-size messages through SPSC rings (ring.h) and bump one
- * relaxed counter each; the aggregator converts and records (hist.h), writes
- * interval logs (hlog.h) and feeds the flight recorder (flight.h).  Counters
+ * only), and the stage tracer's aggregator (trace.h: cold, backoff idle).  Hot
+ * threads only read the cycle counter, move fixed-size messages through SPSC
+ * rings (ring.h) and bump one relaxed counter each; the last one ships the
+ * stamps into its tracer sink.  The tracer converts and records the stages,
+ * writes the interval logs (atomically: hlog_atomic) and feeds the flight
+ * recorder; what is the lab's own (per-event checks, per-source-kind work,
+ * per-interval figures by intended send time, the slowest samples for
+ * attribution, the publisher) runs in the tracer's callbacks.  Counters
  * per hot thread come from perf.h, placement from topo.h.  Platform
  * accounting: the producer's spin-to-send loop and the workers' empty-queue
  * poll loops already read the counter, so each read is checked against the
@@ -28,13 +32,12 @@
 
 #include "alloc_internal.h"
 #include "latlab/error.h"
-#include "latlab/atomicfile.h"
-#include "latlab/hlog.h"
 #include "latlab/json.h"
 #include "latlab/perf.h"
 #include "latlab/platform.h"
 #include "latlab/stats.h"
 #include "latlab/topo.h"
+#include "latlab/trace.h"
 
 /* ---- messages ------------------------------------------------------------------ */
 
@@ -49,10 +52,15 @@ typedef struct msg {
     uint64_t kind;
 } msg;
 
-/* What the last hot stage ships to the aggregator: raw stamps, converted off-path. */
+/* One event's raw stamps as the lab's accounting reads them, from the block
+ * the last hot stage ships to the tracer (id = seq, points below). */
 typedef struct sample {
     uint64_t seq, t0, tp, t1, t2, t3, kind;
 } sample;
+
+/* Stamp points of the tracer's block; PT_KIND is no stage's point, so the
+ * tracer passes it through to on_block untouched. */
+enum { PT_T0 = 0, PT_TP = 1, PT_T1 = 2, PT_T2 = 3, PT_T3 = 4, PT_KIND = 5 };
 
 /* ---- queues and idling: thin bindings to ring.h ---------------------------------------- */
 
@@ -100,9 +108,12 @@ typedef struct run {
     lat_pipe_config c;
     const lat_clock_cal *cal;
     lat_pipe_result *r;
-    qring *q1, *q2, *qa;
-    _Atomic uint64_t *slots; /* 32 counters, 256 bytes, 128-byte aligned */
-    unsigned ia, ib;         /* the two stage counters' slots */
+    qring *q1, *q2;
+    lat_trace *tr;                /* the stage tracer: aggregation, logs, flight recorder */
+    lat_trace_sink *sink;         /* the last hot stage's */
+    int tstage[LAT_PIPE_NSTAGES]; /* tracer stage of each LAT_PIPE_* stage, -1 absent */
+    _Atomic uint64_t *slots;      /* 32 counters, 256 bytes, 128-byte aligned */
+    unsigned ia, ib;              /* the two stage counters' slots */
     /* Start gate: each thread bumps `ready` once set up (pinned, counters
      * open) and waits for `go`; the main thread waits for all, writes
      * start_cycles, then stores go = 1 (release), which pairs with each
@@ -112,28 +123,25 @@ typedef struct run {
     _Atomic int go;
     uint64_t start_cycles; /* first intended send; written before go */
     double interval_cycles;
-    /* Set by the last hot stage when it is finished; the aggregator drains
-     * then stops.  release (writer) pairs with acquire (aggregator) so the
-     * dropped count and every pushed sample are visible once done reads 1. */
-    _Atomic int done;
-    uint64_t dropped; /* last hot stage's; read after done */
-    uint64_t shipped;
+    uint64_t shipped; /* last hot stage's; read after join */
     uint64_t sent;
     uint64_t full_spins;
-    lat_afile *hlog_f[LAT_PIPE_NSTAGES]; /* temporary file, renamed when the run is done */
-    lat_hlog_writer hlog[LAT_PIPE_NSTAGES];
-    char *hlog_path[LAT_PIPE_NSTAGES];
     int pin_err[LAT_PIPE_NHOT]; /* per hot thread: pinning failure (read after join) */
     uint64_t ivc;               /* interval length in cycles (0 = no intervals) */
     size_t iv_cap;
-    struct slow_heap *slow; /* per stage: the slowest samples (aggregator's) */
+    struct slow_heap *slow; /* per stage: the slowest samples (tracer thread) */
     sample flight_raw;      /* the flight trigger's stamps */
     bool flight_raw_set;
+    /* Written on the tracer's thread (its callbacks), read after lat_trace_stop. */
+    struct iv_state *fv;     /* per-interval figures, NULL = off */
+    uint64_t last_t;         /* latest completion stamp seen */
+    uint64_t trace_iv_ns;    /* the tracer's interval */
+    uint64_t pub_ns, pub_at; /* publish interval, last publish (lat_mono_ns) */
     lat_schedstat ss0[LAT_PIPE_NHOT];
     uint64_t vol0[LAT_PIPE_NHOT], invol0[LAT_PIPE_NHOT];
 } run;
 
-/* ---- the slowest samples of a stage: a bounded min-heap (aggregator only) ------------- */
+/* ---- the slowest samples of a stage: a bounded min-heap (the tracer thread only) ----- */
 
 typedef struct slow {
     uint64_t ns, from, to; /* latency, and the hop's [from, to] in cycles */
@@ -354,16 +362,11 @@ static void *producer(void *arg) {
     return NULL;
 }
 
-/* Ship a finished sample to the aggregator, or count a drop: never block. */
-LAT_INLINE void ship(run *R, const msg *m, uint64_t t3, uint64_t *dropped) {
-    sample s = {m->seq, m->t0, m->tp, m->t1, m->t2, t3, m->kind};
-    if (!q_push(R->qa, &s)) (*dropped)++;
-}
-
-static void finish_last_stage(run *R, uint64_t shipped, uint64_t dropped) {
-    R->shipped = shipped;
-    R->dropped = dropped;
-    atomic_store_explicit(&R->done, 1, memory_order_release);
+/* Ship a finished event's stamps to the tracer (a full sink counts a drop
+ * there): never blocks, allocates nothing, no lock, no system call. */
+LAT_INLINE void ship(run *R, const msg *m, uint64_t t3) {
+    lat_trace_stamps b = {{m->t0, m->tp, m->t1, m->t2, t3, m->kind}, m->seq};
+    lat_trace_ship(R->sink, &b);
 }
 
 static void *worker(void *arg) {
@@ -373,7 +376,7 @@ static void *worker(void *arg) {
     idle_init(&id, R->c.idle);
     bool compact = R->c.shape == LAT_PIPE_COMPACT;
     _Atomic uint64_t *mine = compact ? &R->slots[R->ib] : &R->slots[R->ia];
-    uint64_t n = R->c.events, dropped = 0, shipped = 0;
+    uint64_t n = R->c.events, shipped = 0;
     unsigned iters = R->c.work_iters;
     uint64_t stall_seq = R->c.stall_site ? R->c.stall_seq : UINT64_MAX;
     int stall_site = R->c.stall_site;
@@ -437,7 +440,7 @@ static void *worker(void *arg) {
         m.t2 = lat_cycles_fenced();
         last = m.t2;
         if (compact) {
-            ship(R, &m, m.t2, &dropped);
+            ship(R, &m, m.t2);
             shipped++;
         } else {
             while (!q_push(R->q2, &m)) {
@@ -450,7 +453,7 @@ static void *worker(void *arg) {
         }
     }
     thread_loop_end(R, LAT_PIPE_WORKER, p);
-    if (compact) finish_last_stage(R, shipped, dropped);
+    if (compact) R->shipped = shipped;
     return NULL;
 }
 
@@ -460,7 +463,7 @@ static void *consumer(void *arg) {
     idler id;
     idle_init(&id, R->c.idle);
     _Atomic uint64_t *mine = &R->slots[R->ib];
-    uint64_t n = R->c.events, dropped = 0, shipped = 0;
+    uint64_t n = R->c.events, shipped = 0;
     uint64_t stall_seq = R->c.stall_site == LAT_PIPE_STALL_Q2 ? R->c.stall_seq : UINT64_MAX;
     uint64_t stall_cycles = lat_clock_from_ns(R->cal, R->c.stall_ns);
     if (!wait_go(R)) {
@@ -488,38 +491,17 @@ static void *consumer(void *arg) {
         lat_gaps_note(g, last, t3);
         last = t3;
         atomic_fetch_add_explicit(mine, 1, memory_order_relaxed);
-        ship(R, &m, t3, &dropped);
+        ship(R, &m, t3);
         shipped++;
     }
     thread_loop_end(R, LAT_PIPE_CONSUMER, p);
-    finish_last_stage(R, shipped, dropped);
+    R->shipped = shipped;
     return NULL;
 }
 
-/* ---- aggregator (cold) --------------------------------------------------------------------- */
+/* ---- aggregation: the stage tracer, and the lab's per-event accounting ------------------- */
 
-/* The first failure of an interval log: remembered for the caller (the
- * run goes on; no log of this run is kept). */
-static void log_failed(run *R, int s, int rc) {
-    if (R->r->log_error) return;
-    R->r->log_error = rc;
-    snprintf(R->r->log_error_path, sizeof R->r->log_error_path, "%s", R->hlog_path[s]);
-}
-
-static void write_intervals(run *R, lat_hist *ih, double start_s, double len_s) {
-    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
-        if (!R->hlog_f[s]) continue;
-        int rc = lat_hlog_write_interval(&R->hlog[s], &ih[s], NULL, start_s, len_s);
-        if (rc < 0) log_failed(R, s, rc);
-        lat_hist_reset(&ih[s]);
-    }
-}
-
-static double wall_s(void) {
-    return (double)lat_clock_ns(CLOCK_REALTIME) / 1e9;
-}
-
-/* Per-interval figures: the aggregator's current interval. */
+/* Per-interval figures by intended send time: the interval being filled. */
 typedef struct iv_state {
     lat_hist h[LAT_PIPE_NSTAGES];
     bool on;
@@ -529,13 +511,13 @@ typedef struct iv_state {
     uint64_t prev_done; /* the previous interval's */
 } iv_state;
 
+/* Before the run; start_cycles is taken at the first sample (iv_add). */
 static bool iv_init(run *R, iv_state *v) {
     memset(v, 0, sizeof *v);
     if (!R->ivc || !R->r->iv) return false;
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
         if (R->r->h[s] && lat_hist_init(&v->h[s], 1, HIST_HIGHEST_NS, 3) != 0) return false;
     v->on = true;
-    v->prev_done = v->last_done = R->start_cycles;
     return true;
 }
 
@@ -564,6 +546,7 @@ static void iv_close(run *R, iv_state *v) {
 }
 
 static void iv_add(run *R, iv_state *v, const sample *s, uint64_t t3, const uint64_t *ns) {
+    if (!v->prev_done) v->prev_done = v->last_done = R->start_cycles;
     uint64_t k = s->t0 > R->start_cycles ? (s->t0 - R->start_cycles) / R->ivc : 0;
     if (k > v->cur) {
         iv_close(R, v);
@@ -588,102 +571,126 @@ static void note_slow(run *R, const sample *s, uint64_t t3, const uint64_t *ns) 
         if (R->r->h[k]) slow_add(&R->slow[k], ns[k], from[k], to[k]);
 }
 
-static void *aggregator(void *arg) {
-    run *R = arg;
+/* The tracer's per-block callback (on its aggregator thread): the lab's checks
+ * and the figures the stage histograms cannot keep.  Blocks are shipped after
+ * `go`, so start_cycles is visible here (go's release/acquire, then the ring's). */
+static void on_block(void *ud, const lat_trace_stamps *b, const int64_t *tns) {
+    run *R = ud;
     lat_pipe_result *r = R->r;
-    idler id;
-    idle_init(&id, lat_idle_backoff(10, 20, 1000, 1000000));
     bool full = R->c.shape == LAT_PIPE_FULL;
-    lat_hist ih[LAT_PIPE_NSTAGES];
-    memset(ih, 0, sizeof ih);
-    bool logs = R->c.hlog_prefix != NULL;
-    for (int s = 0; logs && s < LAT_PIPE_NSTAGES; s++)
-        if (r->h[s] && lat_hist_init(&ih[s], 1, HIST_HIGHEST_NS, 3) != 0) logs = false;
-    uint64_t iv_ns = R->c.hlog_interval_ns ? R->c.hlog_interval_ns : 1000000000ull;
-    iv_state fv;
-    if (!wait_go(R)) {
-        for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
-            lat_hist_fini(&ih[s]);
-        return NULL;
+    sample s = {b->id,       b->t[PT_T0], b->t[PT_TP],  b->t[PT_T1],
+                b->t[PT_T2], b->t[PT_T3], b->t[PT_KIND]};
+    uint64_t t3 = full ? s.t3 : s.t2;
+    if (s.tp < s.t0 || s.t1 < s.tp || s.t2 < s.t1 || t3 < s.t2) r->nonmonotonic++;
+    uint64_t ns[LAT_PIPE_NSTAGES] = {0}; /* clamped by the tracer: never negative here */
+    for (int k = 0; k < LAT_PIPE_NSTAGES; k++)
+        if (R->tstage[k] >= 0 && tns[R->tstage[k]] > 0) ns[k] = (uint64_t)tns[R->tstage[k]];
+    for (int k = 0; k < LAT_PIPE_NSTAGES; k++)
+        if (r->h[k] && ns[k] > ns[LAT_PIPE_E2E]) r->e2e_below_part++;
+    if (s.kind < LAT_PIPE_MAXKINDS && r->h_kind[s.kind])
+        lat_hist_record(r->h_kind[s.kind], (int64_t)ns[LAT_PIPE_WORK]);
+    if (!R->flight_raw_set) {
+        /* The tracer records a block into the flight recorder before this
+         * call: the first block that finds it triggered is the trigger. */
+        const lat_flight *f = lat_trace_flight(R->tr);
+        if (f && lat_flight_triggered(f)) {
+            r->flight_fired = 1;
+            R->flight_raw = s;
+            R->flight_raw_set = true;
+        }
     }
-    bool figs = iv_init(R, &fv);
-    double iv_start = wall_s();
-    uint64_t next_iv = lat_mono_ns() + iv_ns;
-    uint64_t pub_ns = R->c.publish_interval_ns ? R->c.publish_interval_ns : 1000000000ull;
-    uint64_t next_pub = lat_mono_ns() + pub_ns;
-    uint64_t last_t = R->start_cycles;
-    for (;;) {
-        sample s;
-        if (!q_pop(R->qa, &s)) {
-            if (atomic_load_explicit(&R->done, memory_order_acquire)) {
-                if (!q_pop(R->qa, &s)) break; /* drained */
-            } else {
-                if (logs && lat_mono_ns() >= next_iv) {
-                    double now = wall_s();
-                    write_intervals(R, ih, iv_start, now - iv_start);
-                    iv_start = now;
-                    next_iv = lat_mono_ns() + iv_ns;
-                }
-                if (R->c.publish && lat_mono_ns() >= next_pub) {
-                    R->c.publish(R->c.publish_ud, (const lat_hist *const *)r->h);
-                    next_pub = lat_mono_ns() + pub_ns;
-                }
-                idle_wait(&id);
-                continue;
-            }
-        }
-        idle_reset(&id);
-        uint64_t t3 = full ? s.t3 : s.t2;
-        if (s.tp < s.t0 || s.t1 < s.tp || s.t2 < s.t1 || t3 < s.t2) r->nonmonotonic++;
-        /* Clamp: two cores' counter reads a hair out of order must not wrap
-         * into a near-2^64 latency. */
-        uint64_t d[LAT_PIPE_NSTAGES];
-        d[LAT_PIPE_SEND] = s.tp > s.t0 ? s.tp - s.t0 : 0;
-        d[LAT_PIPE_Q1] = s.t1 > s.tp ? s.t1 - s.tp : 0;
-        d[LAT_PIPE_WORK] = s.t2 > s.t1 ? s.t2 - s.t1 : 0;
-        d[LAT_PIPE_Q2] = t3 > s.t2 ? t3 - s.t2 : 0;
-        d[LAT_PIPE_E2E] = t3 > s.t0 ? t3 - s.t0 : 0;
-        uint64_t ns[LAT_PIPE_NSTAGES];
-        for (int k = 0; k < LAT_PIPE_NSTAGES; k++)
-            ns[k] = lat_clock_to_ns(R->cal, d[k]);
-        for (int k = 0; k < LAT_PIPE_NSTAGES; k++) {
-            if (!r->h[k]) continue;
-            if (ns[k] > ns[LAT_PIPE_E2E]) r->e2e_below_part++;
-            if (!lat_hist_record(r->h[k], (int64_t)ns[k])) r->out_of_range++;
-            if (logs) lat_hist_record(&ih[k], (int64_t)ns[k]);
-        }
-        if (s.kind < LAT_PIPE_MAXKINDS && r->h_kind[s.kind])
-            lat_hist_record(r->h_kind[s.kind], (int64_t)ns[LAT_PIPE_WORK]);
-        if (r->flight) {
-            lat_flight_sample fs = {.seq = s.seq, .e2e_ns = ns[LAT_PIPE_E2E]};
-            for (int k = 0; k < LAT_PIPE_NSTAGES; k++) {
-                int slot = lat_pipe_flight_slot(k, R->c.shape, R->c.split_q1);
-                if (slot >= 0) fs.stage_ns[slot] = ns[k];
-            }
-            if (lat_flight_record(r->flight, &fs)) {
-                r->flight_fired = 1;
-                R->flight_raw = s;
-                R->flight_raw_set = true;
-            }
-        }
-        if (figs) iv_add(R, &fv, &s, t3, ns);
-        if (R->slow) note_slow(R, &s, t3, ns);
-        r->recorded++;
-        /* A saturated aggregator is never idle: publish from here too, with
-         * the clock read once per 4096 samples. */
-        if (R->c.publish && (r->recorded & 4095) == 0 && lat_mono_ns() >= next_pub) {
-            R->c.publish(R->c.publish_ud, (const lat_hist *const *)r->h);
-            next_pub = lat_mono_ns() + pub_ns;
-        }
-        if (t3 > last_t) last_t = t3;
+    if (R->fv) iv_add(R, R->fv, &s, t3, ns);
+    if (R->slow) note_slow(R, &s, t3, ns);
+    if (t3 > R->last_t) R->last_t = t3;
+}
+
+/* The tracer's per-interval callback: the publisher gets the cumulative
+ * histograms (h[stage], NULL for absent stages) at the first interval close
+ * a publish interval after the last one, and at the last, partial one. */
+static void on_interval(void *ud, const lat_trace_interval *iv) {
+    run *R = ud;
+    if (!R->c.publish) return;
+    uint64_t now = lat_mono_ns();
+    if (R->pub_at && now - R->pub_at + R->trace_iv_ns / 2 < R->pub_ns) return;
+    const lat_hist *h[LAT_PIPE_NSTAGES] = {0};
+    for (int k = 0; k < LAT_PIPE_NSTAGES; k++)
+        if (R->tstage[k] >= 0) h[k] = iv->cumulative[R->tstage[k]];
+    R->c.publish(R->c.publish_ud, h);
+    R->pub_at = now;
+}
+
+/* The tracer for this run: the stages present, in the flight recorder's slot
+ * order (q1+wake, work, q2+wake, send), then e2e, its trigger.  Its interval
+ * is the interval logs' (else the publisher's; the tracer's floor is 1 ms). */
+static int trace_create(run *R, const lat_pipe_config *cfg) {
+    static const int order[] = {LAT_PIPE_Q1, LAT_PIPE_WORK, LAT_PIPE_Q2, LAT_PIPE_SEND,
+                                LAT_PIPE_E2E};
+    bool full = cfg->shape == LAT_PIPE_FULL;
+    const unsigned from[LAT_PIPE_NSTAGES] = {PT_T0, PT_TP, PT_T1, PT_T2, PT_T0};
+    const unsigned to[LAT_PIPE_NSTAGES] = {PT_TP, PT_T1, PT_T2, PT_T3, full ? PT_T3 : PT_T2};
+    lat_trace_stage st[LAT_PIPE_NSTAGES];
+    unsigned n = 0;
+    for (int i = 0; i < LAT_PIPE_NSTAGES; i++) {
+        int k = order[i];
+        R->tstage[k] = -1;
+        if (!lat_pipe_stage_present(k, cfg->shape, cfg->split_q1)) continue;
+        st[n] = (lat_trace_stage){lat_pipe_stages[k].name, from[k], to[k]};
+        R->tstage[k] = (int)n++;
     }
-    if (logs) write_intervals(R, ih, iv_start, wall_s() - iv_start);
-    if (figs) iv_close(R, &fv);
-    iv_fini(&fv);
-    for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
-        lat_hist_fini(&ih[s]);
-    r->wall_ns = lat_clock_to_ns(R->cal, last_t - R->start_cycles);
-    return NULL;
+    R->pub_ns = cfg->publish_interval_ns ? cfg->publish_interval_ns : 1000000000ull;
+    uint64_t iv = cfg->hlog_interval_ns ? cfg->hlog_interval_ns : 1000000000ull;
+    if (!cfg->hlog_prefix && cfg->publish) iv = R->pub_ns;
+    R->trace_iv_ns = iv < 1000000ull ? 1000000ull : iv;
+    lat_trace_config tc;
+    lat_trace_config_default(&tc);
+    tc.stages = st;
+    tc.nstages = n;
+    tc.highest_ns = HIST_HIGHEST_NS;
+    tc.interval_ns = R->trace_iv_ns;
+    tc.sink_capacity = cfg->sample_cap;
+    tc.cal = R->cal;
+    tc.hlog_prefix = cfg->hlog_prefix;
+    tc.hlog_atomic = true; /* an old log is replaced only by a complete one */
+    tc.error_path = R->r->log_error_path;
+    tc.error_path_cap = sizeof R->r->log_error_path;
+    tc.on_block = on_block;
+    tc.on_interval = on_interval;
+    tc.ud = R;
+    tc.flight_threshold_ns = cfg->flight_threshold_ns;
+    tc.flight_post = cfg->flight_post;
+    tc.flight_stage = R->tstage[LAT_PIPE_E2E];
+    int rc = lat_trace_create(&tc, &R->tr);
+    if (rc && R->r->log_error_path[0]) R->r->log_error = rc; /* a log could not be opened */
+    if (rc == 0) rc = lat_trace_sink_create(R->tr, 0, &R->sink);
+    return rc;
+}
+
+/* After the hot threads joined: drain, stop, and take the stages' histograms,
+ * the counts and the flight recorder into the result.  A log's write error is
+ * the result's log_error (the run stands); anything else fails the run. */
+static int trace_finish(run *R, lat_pipe_result *r) {
+    int e = lat_trace_stop(R->tr);
+    if (e) r->log_error = e; /* error_path named it */
+    int rc = 0;
+    for (int k = 0; k < LAT_PIPE_NSTAGES && rc == 0; k++) {
+        if (!r->h[k] || R->tstage[k] < 0) continue;
+        lat_hist h;
+        rc = lat_trace_hist_copy(R->tr, (unsigned)R->tstage[k], LAT_TRACE_CUMULATIVE, &h);
+        if (rc == 0) {
+            lat_hist_add(r->h[k], &h); /* the same geometry: nothing falls outside */
+            lat_hist_fini(&h);
+        }
+    }
+    lat_trace_counts n;
+    lat_trace_counts_get(R->tr, &n);
+    r->recorded = n.recorded;
+    r->dropped = n.dropped;
+    r->out_of_range = n.out_of_range;
+    r->flight = lat_trace_flight_take(R->tr);
+    if (R->fv) iv_close(R, R->fv);
+    r->wall_ns =
+        R->last_t > R->start_cycles ? lat_clock_to_ns(R->cal, R->last_t - R->start_cycles) : 0;
+    return rc;
 }
 
 /* ---- set-up ---------------------------------------------------------------------------------- */
@@ -793,29 +800,6 @@ void lat_pipe_result_fini(lat_pipe_result *r) {
         lat_gaps_destroy(r->gaps[k]);
     lat__free(r->iv);
     memset(r, 0, sizeof *r);
-}
-
-static int open_logs(run *R) {
-    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
-        if (!R->r->h[s]) continue;
-        size_t len = strlen(R->c.hlog_prefix) + 32;
-        char *path = lat__alloc(len);
-        if (!path) return -ENOMEM;
-        /* "q1+wake" -> "q1-wake" keeps file names shell-friendly */
-        char nm[16];
-        snprintf(nm, sizeof nm, "%s", lat_pipe_stages[s].file);
-        snprintf(path, len, "%s%s.hlog", R->c.hlog_prefix, nm);
-        R->hlog_path[s] = path;
-        int rc = lat_afile_open(path, &R->hlog_f[s]);
-        if (rc < 0) {
-            log_failed(R, s, rc);
-            return rc;
-        }
-        double now = wall_s();
-        rc = lat_hlog_writer_init(&R->hlog[s], lat_afile_stream(R->hlog_f[s]), now, now, 0);
-        if (rc < 0) log_failed(R, s, rc);
-    }
-    return 0;
 }
 
 /* ---- platform accounting and attribution (cold: before and after the run) ------------- */
@@ -965,7 +949,9 @@ int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
     run *R = lat__calloc(1, sizeof *R);
     if (!R) return -ENOMEM;
     int rc = -ENOMEM, nthreads = 0;
-    pthread_t th[4];
+    pthread_t th[3];
+    iv_state fv; /* per-interval figures, filled on the tracer's thread */
+    memset(&fv, 0, sizeof fv);
     R->c = *cfg;
     R->r = r;
     R->cal = cfg->cal ? cfg->cal : lat_clock_default();
@@ -991,32 +977,23 @@ int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
     }
     for (unsigned k = 0; cfg->source && cfg->source->work && k < cfg->source->nkinds; k++)
         if ((rc = lat_hist_create(1, HIST_HIGHEST_NS, 3, &r->h_kind[k])) != 0) goto fail;
-    if (cfg->flight_threshold_ns != LAT_FLIGHT_NONE) {
-        const char *names[LAT_FLIGHT_STAGES];
-        unsigned ns = 0;
-        for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
-            int slot = lat_pipe_flight_slot(s, cfg->shape, cfg->split_q1);
-            if (slot >= 0) names[slot] = lat_pipe_stages[s].name, ns++;
-        }
-        rc = lat_flight_create(&r->flight, LAT_FLIGHT_DEFAULT_CAP, ns, names,
-                               cfg->flight_threshold_ns, cfg->flight_post);
-        if (rc) goto fail;
-    }
     if ((rc = q_create(&R->q1, cfg->queue_cap, sizeof(msg))) != 0) goto fail;
     if (full && (rc = q_create(&R->q2, cfg->queue_cap, sizeof(msg))) != 0) goto fail;
-    if ((rc = q_create(&R->qa, cfg->sample_cap, sizeof(sample))) != 0) goto fail;
-    if (cfg->hlog_prefix && (rc = open_logs(R)) != 0) goto fail;
     if ((rc = accounting_create(R, cfg, r)) != 0) goto fail;
+    if (iv_init(R, &fv)) R->fv = &fv;
+    if ((rc = trace_create(R, cfg)) != 0) goto fail;
+    if ((rc = lat_trace_start(R->tr)) != 0) goto fail;
     lat_cpustat cs0, cs1;
     cpustat_sum(cfg, &cs0);
 
     r->stamp_cost_ns = lat_pipe_stamp_cost_ns(R->cal, 10001);
     R->interval_cycles = R->cal->cycles_per_ns * 1e9 / (double)cfg->rate_hz;
-    int nth = full ? 4 : 3;
-    void *(*fns[4])(void *) = {producer, worker, consumer, aggregator};
-    /* Thread names (comm) so profiles and top say which stage a stack is. */
-    static const char *const names[4] = {"producer", "worker", "consumer", "aggregator"};
-    for (int i = 0; i < 4; i++) {
+    int nth = full ? 3 : 2;
+    void *(*fns[3])(void *) = {producer, worker, consumer};
+    /* Thread names (comm) so profiles and top say which stage a stack is (the
+     * tracer names its thread "aggregator"). */
+    static const char *const names[3] = {"producer", "worker", "consumer"};
+    for (int i = 0; i < 3; i++) {
         if (!full && fns[i] == consumer) continue;
         int e = pthread_create(&th[nthreads], NULL, fns[i], R);
         if (!e) pthread_setname_np(th[nthreads], names[i]); /* best effort */
@@ -1038,10 +1015,10 @@ int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
     for (int i = 0; i < nthreads; i++)
         pthread_join(th[i], NULL);
     nthreads = 0;
+    if ((rc = trace_finish(R, r)) != 0) goto fail;
     r->sent = R->sent;
     r->transformed = atomic_load_explicit(&R->slots[full ? R->ia : R->ib], memory_order_relaxed);
     r->consumed = full ? atomic_load_explicit(&R->slots[R->ib], memory_order_relaxed) : R->shipped;
-    r->dropped = R->dropped;
     r->q1_full_spins = R->full_spins;
     if (r->flight) lat_flight_freeze(r->flight);
     cpustat_sum(cfg, &cs1);
@@ -1050,21 +1027,14 @@ int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
     rc = 0;
     for (int k = 0; k < LAT_PIPE_NHOT; k++)
         if (R->pin_err[k]) rc = R->pin_err[k];
-    /* Keep the logs only when every one of them is complete. */
-    for (int s = 0; rc == 0 && !r->log_error && s < LAT_PIPE_NSTAGES; s++) {
-        if (!R->hlog_f[s]) continue;
-        int e = lat_afile_commit(R->hlog_f[s]);
-        R->hlog_f[s] = NULL;
-        if (e < 0) log_failed(R, s, e);
-    }
+    /* Keep the logs only when every one of them is complete (the tracer's
+     * hlog_atomic: otherwise destroy removes them and the old files stay). */
+    if (rc == 0 && !r->log_error && cfg->hlog_prefix) r->log_error = lat_trace_logs_commit(R->tr);
 fail:
-    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
-        lat_afile_abort(R->hlog_f[s]);
-        lat__free(R->hlog_path[s]);
-    }
+    lat_trace_destroy(R->tr); /* stops it first when a step above failed */
+    iv_fini(&fv);
     q_free(R->q1);
     q_free(R->q2);
-    q_free(R->qa);
     accounting_free(R);
     lat__free(R->slots);
     lat__free(R);

@@ -1,10 +1,10 @@
 /* pipeline.h - the stamped pipeline of the lab: an open-loop producer, SPSC
- * queues, a transformer doing fixed work, a consumer, and a cold aggregator
- * that turns the stamps into per-stage histograms.
+ * queues, a transformer doing fixed work, a consumer, and the stage tracer
+ * (trace.h) whose cold aggregator turns the stamps into per-stage histograms.
  *
  * Shapes.  full (the seed's):
  *
- *   producer -> q1 -> transformer -> q2 -> consumer -> sample ring -> aggregator
+ *   producer -> q1 -> transformer -> q2 -> consumer -> tracer sink -> aggregator
  *   t0 = intended     t1 dequeued,         t3 dequeued                (unpinned,
  *   send time         t2 work done                                     backoff idle)
  *
@@ -15,11 +15,13 @@
  *
  * Every stamp is a raw fenced cycle-counter read carried inside the message;
  * the hot threads never convert, never allocate (unless the alloc experiment
- * asks them to), never block: a full sample ring counts a drop and moves on.
- * The aggregator converts with the run's calibration and records q1+wake,
- * work, q2+wake (full only) and e2e (plus the producer's own send delay with
- * split_q1), writes optional per-stage interval logs (.hlog) and feeds an
- * optional flight recorder.
+ * asks them to), never block: the last one ships the stamps into its tracer
+ * sink (lat_trace_ship), where a full ring counts a drop and moves on.  The
+ * tracer's aggregator converts with the run's calibration and records
+ * q1+wake, work, q2+wake (full only) and e2e (plus the producer's own send
+ * delay with split_q1), writes optional per-stage interval logs (.hlog) and
+ * feeds an optional flight recorder; the lab's own per-event accounting
+ * (per-interval figures, tail attribution, checks) runs in its callbacks.
  *
  * Experiments: alloc (a 32 x u64 heap vector per event in the work stage),
  * no-pin (hot threads unpinned), share_line (the two stage counters 8 bytes
@@ -121,11 +123,13 @@ typedef struct lat_pipe_config {
     unsigned sleep_count;
     /* Optional publisher of the running totals (a /metrics server, say):
      * the aggregator calls publish(ud, h) with the cumulative per-stage
-     * histograms (h[stage], NULL for absent stages) about every
-     * publish_interval_ns (default 1 s), from its idle path (or every 4096
-     * samples when it is never idle).  It runs on the
-     * aggregator thread, never a hot one, and must not block (a trylock);
-     * the final state is the caller's to publish after lat_pipe_run. */
+     * histograms (h[stage], NULL for absent stages) as the tracer's
+     * intervals close: about every publish_interval_ns (default 1 s; at
+     * least 1 ms) without interval logs, else at the first log interval
+     * close a publish interval after the last (at most once per log
+     * interval), and at the end of the run.  It runs on the aggregator
+     * thread, never a hot one, and must not block (a trylock); the final
+     * state is the caller's to publish after lat_pipe_run. */
     void (*publish)(void *ud, const lat_hist *const *h);
     void *publish_ud;
     uint64_t publish_interval_ns;

@@ -115,6 +115,18 @@ typedef struct lat_trace_config {
     const char *hlog_prefix; /* NULL: none; else one interval log per stage at
                                 "<prefix><name>.hlog" ('+' in a name becomes '-'),
                                 written as whole lines, flushed every interval */
+    bool hlog_atomic;        /* false: each log is written in place, valid up to its last
+                                line at every moment (`latlab top` follows it).  true:
+                                each log grows in a temporary file beside its target
+                                (atomicfile.h), equally valid line by line, and replaces
+                                the target only in lat_trace_logs_commit; without a
+                                commit, or after a write error, lat_trace_destroy
+                                removes the temporaries and the old files stay */
+    char *error_path;        /* NULL, or error_path_cap bytes that receive the path of
+                                the first output (log or socket) that failed to open,
+                                write or commit; read it after lat_trace_create failed
+                                or after lat_trace_stop / lat_trace_logs_commit */
+    size_t error_path_cap;
     const char *socket_path; /* NULL: none; else a unix stream socket that sends
                                 each client an interval log (tag = stage) as the
                                 intervals close (`latlab top --connect PATH`) */
@@ -142,10 +154,12 @@ void lat_trace_config_default(lat_trace_config *c);
 
 /* Build a tracer: histograms (four per stage: the interval recorder's two, the
  * last interval, the cumulative one), outputs (files are created and get their
- * header now; the socket listens now).  Setup cost: allocation, file and
- * socket system calls, the default calibration on first use (200 ms).  Returns 0 and *out, or
- * -EINVAL (bad config: stages, names, points, range), -ENOMEM, or a negative errno from opening a
- * log or the socket.  [any] */
+ * header now; the socket listens now).  A log or socket that cannot be opened
+ * fails create; a failed write (the header's included) is recorded instead
+ * (the first one, with error_path) and returned by stop: the run goes on.  Setup cost: allocation,
+ * file and socket system calls, the default calibration on first use (200 ms).  Returns 0 and *out,
+ * or -EINVAL (bad config: stages, names, points, range), -ENOMEM, or a negative errno from opening
+ * a log or the socket.  [any] */
 int lat_trace_create(const lat_trace_config *c, lat_trace **out);
 /* Stop (as lat_trace_stop), close the outputs, free everything, sinks
  * included.  NULL is fine.  [setup] */
@@ -211,6 +225,14 @@ int lat_trace_drain(lat_trace *t);
  * it).  Idempotent.  Returns 0 or the first output error (negative errno).
  * [setup] */
 int lat_trace_stop(lat_trace *t);
+
+/* Interval logs with hlog_atomic: after lat_trace_stop, rename every complete
+ * log over its target.  Returns 0; the first write error of the run (then no
+ * log is committed: the old files stay); or the first failed commit's negative
+ * errno (the logs committed before it stay).  The failing path goes to the
+ * config's error_path.  Without hlog_atomic it commits nothing and returns
+ * the first output error.  -EBUSY before lat_trace_stop.  [setup] */
+int lat_trace_logs_commit(lat_trace *t);
 
 /* ---- reading (any thread, while running) ------------------------------------------------- */
 
