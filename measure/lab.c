@@ -4,12 +4,17 @@
  * of the work stage's p50 and p99.9 and of e2e's p99.9 with their spread, and
  * tests the per-round differences (logs: ratios) with the signed-rank test;
  * the Hodges-Lehmann interval on those differences is the ratio's confidence
- * interval.  Precedence: a median effect (p50 up by at least a ratio and a
- * number of counter ticks) is a median/throughput disease whatever the tail
- * does (a slower median drags every percentile up); else a grown spread
- * (e2e per-interval figures differing interval to interval or round to
- * round: the seed's "differently on every run") is a variance disease; else
- * a consistent tail effect with a flat p50 is a tail disease. */
+ * interval.  Precedence: when p50 and p99.9 both grew, the tail's growth
+ * beyond the median's (their per-round difference, tested the same way)
+ * decides: beyond tail_excess_ratio a tail disease (an episodic cost on top
+ * of a per-event one), below it a median/throughput disease (the whole
+ * distribution moved), undecided between; a median effect alone (p50 up by a
+ * ratio and a number of counter ticks) is a median disease; else a grown
+ * spread (e2e's per-interval figures differing interval to interval inside a
+ * run, or round to round: the seed's "differently on every run") is a
+ * variance disease; else a consistent tail effect is a tail disease, which
+ * beside a p50 below the counter's resolution must outgrow the median growth
+ * that can hide there. */
 #include "latlab/lab.h"
 
 #include <errno.h>
@@ -118,20 +123,13 @@ static cell_figs reduce_cell(const lat_lab_params *p, const lat_lab_cell *c, dou
     return o;
 }
 
-/* Paired per-round differences of every figure the rule reads, and the
- * pooled within-run deviations of log e2e p99.9 from each run's median. */
+/* Paired per-round differences of every figure the rule reads.  The round is
+ * the unit: intervals of one run share its platform episodes, so they are
+ * never pooled as if independent. */
 typedef struct paired {
     size_t n;
-    double *d50, *dns, *d999, *dx, *eb, *ee, *mb; /* dx: d999 - d50 */
-    double *devb, *deve;
-    size_t ndevb, ndeve;
+    double *d50, *dns, *d999, *dx, *dsp, *eb, *ee, *mb; /* dx: d999 - d50; dsp: log spread ratio */
 } paired;
-
-/* Append |x - median| of the sorted log e2e p99.9 values of a cell. */
-static void add_devs(const double *e, size_t k, double med, double *dst, size_t *n) {
-    for (size_t i = 0; i < k; i++)
-        dst[(*n)++] = fabs(e[i] - med);
-}
 
 static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const lat_lab_cell *exp,
                        unsigned nrounds, paired *q, lat_lab_verdict *v) {
@@ -140,20 +138,18 @@ static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const 
         if (base[k].n > most) most = base[k].n;
         if (exp[k].n > most) most = exp[k].n;
     }
-    size_t rows = nrounds + 1, devs = most * rows;
+    size_t rows = nrounds + 1;
     double *scratch = lat__alloc(6 * most * sizeof *scratch);
-    double *all = lat__alloc((7 * rows + 2 * devs) * sizeof *all);
+    double *all = lat__alloc(8 * rows * sizeof *all);
     if (!scratch || !all) {
         lat__free(scratch);
         lat__free(all);
         return -ENOMEM;
     }
-    double **cols[7] = {&q->d50, &q->dns, &q->d999, &q->dx, &q->eb, &q->ee, &q->mb};
-    for (int i = 0; i < 7; i++)
+    double **cols[8] = {&q->d50, &q->dns, &q->d999, &q->dx, &q->dsp, &q->eb, &q->ee, &q->mb};
+    for (int i = 0; i < 8; i++)
         *cols[i] = all + (size_t)i * rows;
-    q->devb = all + 7 * rows;
-    q->deve = q->devb + devs;
-    q->n = q->ndevb = q->ndeve = 0;
+    q->n = 0;
     double *sb = scratch, *se = scratch + 3 * most;
     for (unsigned k = 0; k < nrounds; k++) {
         cell_figs b = reduce_cell(p, &base[k], sb), e = reduce_cell(p, &exp[k], se);
@@ -168,8 +164,7 @@ static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const 
         q->dns[i] = e.p50 - b.p50;
         q->d999[i] = log(e.p999 / b.p999);
         q->dx[i] = q->d999[i] - q->d50[i];
-        add_devs(sb + 2 * base[k].n, b.used, b.e999, q->devb, &q->ndevb);
-        add_devs(se + 2 * exp[k].n, e.used, e.e999, q->deve, &q->ndeve);
+        q->dsp[i] = log((e.spread + 0.02) / (b.spread + 0.02));
         q->eb[i] = b.e999;
         q->ee[i] = e.e999;
         q->mb[i] = b.p50;
@@ -205,17 +200,19 @@ typedef struct tests {
     double across_ratio, across_p, within_ratio, within_p;
 } tests;
 
-/* Within-run spread: Mann-Whitney on the pooled deviations (a rank
- * Brown-Forsythe test), and the ratio of their medians. */
-static int within_spread(const paired *q, double *ratio, double *pval) {
+/* Within-run spread: per round, the IQR of log e2e p99.9 over the run's
+ * intervals; a signed-rank test on the paired log ratios and its
+ * Hodges-Lehmann estimate. */
+static int within_spread(const lat_lab_params *p, const paired *q, double *ratio, double *pval) {
     *ratio = 1, *pval = 1;
-    if (!q->ndeve || !q->ndevb) return 0;
     lat_stats_test t;
-    int rc = lat_stats_mann_whitney(q->deve, q->ndeve, q->devb, q->ndevb, &t);
-    double sa = lat_stats_median(q->deve, q->ndeve), sb = lat_stats_median(q->devb, q->ndevb);
-    *ratio = (sa + 0.02) / (sb + 0.02);
-    *pval = rc == 0 && t.z > 0 ? t.p : 1;
-    return rc;
+    lat_stats_shift h;
+    int rc = lat_stats_signed_rank(q->dsp, q->n, &t);
+    rc = rc ? rc : lat_stats_hl_shift(q->dsp, q->n, p->alpha, &h);
+    if (rc) return rc;
+    *ratio = exp(h.est);
+    *pval = h.est > 0 ? t.p : 1;
+    return 0;
 }
 
 static int run_tests(const lat_lab_params *p, const paired *q, tests *t) {
@@ -228,7 +225,7 @@ static int run_tests(const lat_lab_params *p, const paired *q, tests *t) {
     rc = rc ? rc : lat_stats_signed_rank(q->dx, q->n, &t->tx);
     rc = rc ? rc : lat_stats_hl_shift(q->dx, q->n, p->alpha, &t->sx);
     rc = rc ? rc : across_spread(q, &t->across_ratio, &t->across_p);
-    rc = rc ? rc : within_spread(q, &t->within_ratio, &t->within_p);
+    rc = rc ? rc : within_spread(p, q, &t->within_ratio, &t->within_p);
     return rc;
 }
 
@@ -268,10 +265,18 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
     bool tail_beyond =
         p->tail_excess_ratio > 1 && t->tx.p < p->alpha && t->sx.lo > 0 && t->sx.est >= xlim;
     bool tail_within = p->tail_excess_ratio <= 1 || t->sx.hi < xlim;
-    /* a p50 that moved significantly but by less than the rule classifies (a
-     * tick or two) may have moved as far as the tail did: a tail disease
-     * then needs the tail to grow beyond it too */
-    bool p50_moved = p->tail_excess_ratio > 1 && t->t50.p < p->alpha && t->s50.lo > 0;
+    /* a p50 below the granularity the rule classifies hides a median growth
+     * of up to its measured shift plus one counter step (a 50 ns p50 read in
+     * 10 ns steps may be 59): a tail disease must outgrow that hidden growth
+     * by tail_excess_ratio, or a proportional shift of the whole distribution
+     * (false sharing whose line transfer mostly overlaps the work) would read
+     * as a tail disease */
+    double hidden = 1, tail_need = p->min_tail_ratio;
+    if (v->p50_below_tick && p->tail_excess_ratio > 1 && v->base_p50_ns > 0) {
+        hidden = (v->base_p50_ns + fmax(t->sns.est, 0) + p->tick_ns) / v->base_p50_ns;
+        tail_need = fmax(tail_need, hidden * p->tail_excess_ratio);
+    }
+    bool tail_clear = t->s999.est >= log(tail_need);
     if (median_up && tail_up && tail_beyond) {
         v->kind = LAT_LAB_TAIL;
         v->confidence = 1 - fmax(t->t999.p, t->tx.p);
@@ -283,9 +288,9 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
     } else if (within_sp || across_sp) { /* a tail that differs run to run is variance */
         v->kind = LAT_LAB_VARIANCE;
         v->confidence = 1 - (within_sp ? t->within_p : t->across_p);
-    } else if (tail_up && !spread_hint && (!p50_moved || tail_beyond)) {
+    } else if (tail_up && !spread_hint && tail_clear) {
         v->kind = LAT_LAB_TAIL;
-        v->confidence = 1 - (p50_moved ? fmax(t->t999.p, t->tx.p) : t->t999.p);
+        v->confidence = 1 - t->t999.p;
     } else if (flat50 && flat999 && flat_sp && !small_effect && resolves) {
         v->kind = LAT_LAB_NO_CHANGE;
         v->confidence = 1 - p->alpha;
@@ -303,14 +308,12 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
                      "decided",
                      exp(t->s50.est), exp(t->s999.est), exp(t->sx.est), exp(t->sx.lo),
                      exp(t->sx.hi), p->tail_excess_ratio);
-        else if (tail_up && p50_moved && !tail_beyond && !spread_hint)
+        else if (tail_up && !tail_clear && !spread_hint)
             snprintf(r, room,
-                     "the work tail grew (p99.9 x%.2f) and the p50 moved too (%+.1f ns, x%.2f, "
-                     "below the %.0f ticks the rule classifies); whether the tail grew beyond "
-                     "the median (x%.2f [%.2f, %.2f]; a tail disease needs x%.2f) is not yet "
-                     "decided",
-                     exp(t->s999.est), t->sns.est, exp(t->s50.est), p->min_median_ticks,
-                     exp(t->sx.est), exp(t->sx.lo), exp(t->sx.hi), p->tail_excess_ratio);
+                     "the work tail grew (p99.9 x%.2f), but a median growth up to x%.2f can "
+                     "hide below the counter's %.1f ns step (work p50 %.0f ns, moved %+.1f ns): "
+                     "a tail disease here needs p99.9 x%.2f",
+                     exp(t->s999.est), hidden, p->tick_ns, v->base_p50_ns, t->sns.est, tail_need);
         else if (tail_up && spread_hint)
             snprintf(r, room,
                      "the work tail grew (p99.9 x%.2f) but so did the spread of e2e between "
@@ -349,10 +352,14 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
         if (v->p50_below_tick)
             k = snprintf(r, room, "work p50 moved %+.1f ns: below the counter's granularity",
                          t->sns.est);
-        if (k >= 0 && (size_t)k < room && (p50_moved || median_up))
+        if (k >= 0 && (size_t)k < room && median_up)
             snprintf(r + k, room - (size_t)k,
                      "%sthe tail grew x%.2f [%.2f, %.2f] beyond the median", k ? "; " : "",
                      exp(t->sx.est), exp(t->sx.lo), exp(t->sx.hi));
+        else if (k >= 0 && (size_t)k < room && hidden > 1)
+            snprintf(r + k, room - (size_t)k,
+                     "; p99.9 x%.2f outgrew the x%.2f a median could hide below it by x%.2f",
+                     exp(t->s999.est), hidden, exp(t->s999.est) / hidden);
     }
     if (conf == LAT_LAB_NOPIN && p->ncpus <= p->nhot &&
         (v->kind == LAT_LAB_NO_CHANGE || v->kind == LAT_LAB_UNDECIDED)) {
@@ -553,11 +560,16 @@ static int decide_all(const lat_lab_config *c, lat_lab_result *res) {
     return rc;
 }
 
-static bool all_decided(const lat_lab_result *res) {
-    for (int x = 1; x < LAT_LAB_NCONF; x++)
+/* Every verdict decided, and each the same as after the previous round: the
+ * rule is looked at after every round, and one look's fluke must not stop
+ * the protocol (optional stopping inflates the error rate). */
+static bool all_decided(const lat_lab_result *res, const int *prev) {
+    for (int x = 1; x < LAT_LAB_NCONF; x++) {
         if (res->verdict[x].kind == LAT_LAB_UNDECIDED &&
             !strstr(res->verdict[x].reason, "too few CPUs"))
             return false;
+        if (res->verdict[x].kind != prev[x]) return false;
+    }
     return true;
 }
 
@@ -647,10 +659,12 @@ int lat_lab_run(const lat_lab_config *c, lat_lab_result *res) {
     uint64_t t0 = lat_mono_ns();
     int rc = 0;
     snprintf(res->stop, sizeof res->stop, "the round limit (%u) was reached", c->max_rounds);
+    int prev[LAT_LAB_NCONF] = {0};
     for (unsigned k = 0; k < c->max_rounds && !rc; k++) {
         double spent = (double)(lat_mono_ns() - t0) / 1e9;
-        if (k >= c->min_rounds && all_decided(res)) {
-            snprintf(res->stop, sizeof res->stop, "every verdict decided after %u rounds", k);
+        if (k > c->min_rounds && all_decided(res, prev)) {
+            snprintf(res->stop, sizeof res->stop,
+                     "every verdict decided after %u rounds (the same after %u)", k, k - 1);
             break;
         }
         if (k > 0 && spent + 1.5 * spent / k > c->budget_s) { /* a round can run long */
@@ -668,6 +682,8 @@ int lat_lab_run(const lat_lab_config *c, lat_lab_result *res) {
         for (int i = 0; i < LAT_LAB_NCONF && !rc; i++)
             rc = run_cell(c, res, &cap, ord[i], k, fl, t0);
         res->rounds = k + 1;
+        for (int x = 0; x < LAT_LAB_NCONF; x++)
+            prev[x] = res->verdict[x].kind;
         if (!rc) rc = decide_all(c, res);
     }
     res->wall_s = (double)(lat_mono_ns() - t0) / 1e9;

@@ -7,7 +7,8 @@
 # median/throughput disease, no-pin: variance disease), how many were
 # inconclusive, how many were wrong.
 #   usage: scripts/lab-repro.sh N [latlab lab options...]
-#   LATLAB=path/to/latlab to use another binary (default build/latlab).
+#   LATLAB=path/to/latlab to use another binary (default build/latlab);
+#   KEEP=DIR keeps every run's output (rN/, rN.out) in DIR.
 set -u
 N=${1:-}
 case "$N" in ''|*[!0-9]*|0) echo "usage: $0 N [latlab lab options...]" >&2; exit 2 ;; esac
@@ -16,8 +17,13 @@ HERE=$(cd "$(dirname "$0")/.." && pwd)
 L=${LATLAB:-$HERE/build/latlab}
 [ -x "$L" ] || { echo "$0: $L not found (run make build)" >&2; exit 1; }
 command -v jq >/dev/null || { echo "$0: needs jq" >&2; exit 1; }
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
+if [ -n "${KEEP:-}" ]; then
+    mkdir -p "$KEEP" || exit 1
+    T=$KEEP
+else
+    T=$(mktemp -d)
+    trap 'rm -rf "$T"' EXIT
+fi
 EXPS="alloc share-line no-pin"
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs"
 printf '%-4s' run
