@@ -216,8 +216,8 @@ static const cli_opt lab_table[] = {
     CLI_FLAG_OPT("quick", &lo.quick, "tiny sizes for CI: a few seconds in all"),
     CLI_NUM_OPT("budget", CLI_DOUBLE, &lo.budget, "S",
                 "time budget for the rounds (default 90 s; --quick 6 s)", 0.1, 86400),
-    CLI_NUM_OPT("min-rounds", CLI_U64, &lo.min_rounds, "N", "rounds before any verdict (default 8)",
-                2, 1000),
+    CLI_NUM_OPT("min-rounds", CLI_U64, &lo.min_rounds, "N",
+                "rounds before any verdict (default 10)", 2, 1000),
     CLI_NUM_OPT("max-rounds", CLI_U64, &lo.max_rounds, "N", "at most this many rounds (default 40)",
                 2, 1000),
     CLI_NUM_OPT("events", CLI_U64, &lo.events, "N",
@@ -316,7 +316,7 @@ static int setup(lab_ctx *x, const lab_opts *o) {
     c->max_run_lost = o->loss_pct / 100;
     if (o->quick) c->max_repeats = 1;
     c->budget_s = o->budget > 0 ? o->budget : o->quick ? 6 : c->budget_s;
-    c->min_rounds = o->min_rounds ? (unsigned)o->min_rounds : 8;
+    c->min_rounds = o->min_rounds ? (unsigned)o->min_rounds : 10;
     c->max_rounds = o->max_rounds ? (unsigned)o->max_rounds : o->quick ? c->min_rounds : 40;
     if (c->max_rounds < c->min_rounds) c->max_rounds = c->min_rounds;
     c->params.min_rounds = c->min_rounds;

@@ -73,7 +73,7 @@ void lat_lab_params_default(lat_lab_params *p) {
     p->min_var_ratio = 1.5;
     p->no_change_ratio = 1.25;
     p->tick_ns = 10;
-    p->min_rounds = 8;
+    p->min_rounds = 10;
     p->max_interval_lost = 0.05;
     p->backlog_ns = 100000;
     p->min_intervals = 3;
@@ -124,12 +124,22 @@ static cell_figs reduce_cell(const lat_lab_params *p, const lat_lab_cell *c, dou
 }
 
 /* Paired per-round differences of every figure the rule reads.  The round is
- * the unit: intervals of one run share its platform episodes, so they are
- * never pooled as if independent. */
+ * the unit of every test that can give a verdict: intervals of one run share
+ * its platform episodes, so they are not independent.  The intervals'
+ * deviations pooled over rounds (devb, deve) only ever make a tail verdict
+ * more cautious (a hint of spread), never a variance verdict. */
 typedef struct paired {
     size_t n;
     double *d50, *dns, *d999, *dx, *dsp, *eb, *ee, *mb; /* dx: d999 - d50; dsp: log spread ratio */
+    double *wb, *we;                                    /* log work p99.9 of each side */
+    double *devb, *deve; /* |log e2e p99.9 - its run's median|, every clean interval */
+    size_t ndevb, ndeve;
 } paired;
+
+static void add_devs(const double *e, size_t k, double med, double *dst, size_t *n) {
+    for (size_t i = 0; i < k; i++)
+        dst[(*n)++] = fabs(e[i] - med);
+}
 
 static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const lat_lab_cell *exp,
                        unsigned nrounds, paired *q, lat_lab_verdict *v) {
@@ -138,18 +148,21 @@ static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const 
         if (base[k].n > most) most = base[k].n;
         if (exp[k].n > most) most = exp[k].n;
     }
-    size_t rows = nrounds + 1;
+    size_t rows = nrounds + 1, devs = most * rows;
     double *scratch = lat__alloc(6 * most * sizeof *scratch);
-    double *all = lat__alloc(8 * rows * sizeof *all);
+    double *all = lat__alloc((10 * rows + 2 * devs) * sizeof *all);
     if (!scratch || !all) {
         lat__free(scratch);
         lat__free(all);
         return -ENOMEM;
     }
-    double **cols[8] = {&q->d50, &q->dns, &q->d999, &q->dx, &q->dsp, &q->eb, &q->ee, &q->mb};
-    for (int i = 0; i < 8; i++)
+    double **cols[10] = {&q->d50, &q->dns, &q->d999, &q->dx, &q->dsp,
+                         &q->eb,  &q->ee,  &q->mb,   &q->wb, &q->we};
+    for (int i = 0; i < 10; i++)
         *cols[i] = all + (size_t)i * rows;
-    q->n = 0;
+    q->devb = all + 10 * rows;
+    q->deve = q->devb + devs;
+    q->n = q->ndevb = q->ndeve = 0;
     double *sb = scratch, *se = scratch + 3 * most;
     for (unsigned k = 0; k < nrounds; k++) {
         cell_figs b = reduce_cell(p, &base[k], sb), e = reduce_cell(p, &exp[k], se);
@@ -165,8 +178,12 @@ static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const 
         q->d999[i] = log(e.p999 / b.p999);
         q->dx[i] = q->d999[i] - q->d50[i];
         q->dsp[i] = log((e.spread + 0.02) / (b.spread + 0.02));
+        add_devs(sb + 2 * base[k].n, b.used, b.e999, q->devb, &q->ndevb);
+        add_devs(se + 2 * exp[k].n, e.used, e.e999, q->deve, &q->ndeve);
         q->eb[i] = b.e999;
         q->ee[i] = e.e999;
+        q->wb[i] = log(b.p999);
+        q->we[i] = log(e.p999);
         q->mb[i] = b.p50;
     }
     lat__free(scratch);
@@ -175,15 +192,15 @@ static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const 
 
 /* Across-round spread: Mann-Whitney on absolute deviations from each side's
  * median (a rank version of the Brown-Forsythe test); ratio of their medians. */
-static int across_spread(const paired *q, double *ratio, double *pval) {
-    size_t n = q->n;
+static int across_spread(const double *eb, const double *ee, size_t n, double *ratio,
+                         double *pval) {
     double *da = lat__alloc(2 * n * sizeof *da);
     if (!da) return -ENOMEM;
     double *db = da + n;
-    double mb = lat_stats_median(q->eb, n), me = lat_stats_median(q->ee, n);
+    double mb = lat_stats_median(eb, n), me = lat_stats_median(ee, n);
     for (size_t i = 0; i < n; i++) {
-        db[i] = fabs(q->eb[i] - mb);
-        da[i] = fabs(q->ee[i] - me);
+        db[i] = fabs(eb[i] - mb);
+        da[i] = fabs(ee[i] - me);
     }
     lat_stats_test t;
     int rc = lat_stats_mann_whitney(da, n, db, n, &t);
@@ -198,6 +215,8 @@ typedef struct tests {
     lat_stats_test t50, t999, tx;
     lat_stats_shift s50, sns, s999, sx; /* x: the tail's growth beyond the median's */
     double across_ratio, across_p, within_ratio, within_p;
+    double tail_across_ratio, tail_across_p; /* work p99.9 differing round to round */
+    double pooled_ratio, pooled_p;           /* intervals pooled: a hint only */
 } tests;
 
 /* Within-run spread: per round, the IQR of log e2e p99.9 over the run's
@@ -215,6 +234,19 @@ static int within_spread(const lat_lab_params *p, const paired *q, double *ratio
     return 0;
 }
 
+/* Mann-Whitney on the pooled interval deviations: more power, but the
+ * intervals of a run are not independent, so it is read as a hint only. */
+static int pooled_spread(const paired *q, double *ratio, double *pval) {
+    *ratio = 1, *pval = 1;
+    if (!q->ndeve || !q->ndevb) return 0;
+    lat_stats_test t;
+    int rc = lat_stats_mann_whitney(q->deve, q->ndeve, q->devb, q->ndevb, &t);
+    double sa = lat_stats_median(q->deve, q->ndeve), sb = lat_stats_median(q->devb, q->ndevb);
+    *ratio = (sa + 0.02) / (sb + 0.02);
+    *pval = rc == 0 && t.z > 0 ? t.p : 1;
+    return rc;
+}
+
 static int run_tests(const lat_lab_params *p, const paired *q, tests *t) {
     int rc = 0;
     rc = rc ? rc : lat_stats_signed_rank(q->d50, q->n, &t->t50);
@@ -224,7 +256,9 @@ static int run_tests(const lat_lab_params *p, const paired *q, tests *t) {
     rc = rc ? rc : lat_stats_hl_shift(q->d999, q->n, p->alpha, &t->s999);
     rc = rc ? rc : lat_stats_signed_rank(q->dx, q->n, &t->tx);
     rc = rc ? rc : lat_stats_hl_shift(q->dx, q->n, p->alpha, &t->sx);
-    rc = rc ? rc : across_spread(q, &t->across_ratio, &t->across_p);
+    rc = rc ? rc : across_spread(q->eb, q->ee, q->n, &t->across_ratio, &t->across_p);
+    rc = rc ? rc : across_spread(q->wb, q->we, q->n, &t->tail_across_ratio, &t->tail_across_p);
+    rc = rc ? rc : pooled_spread(q, &t->pooled_ratio, &t->pooled_p);
     rc = rc ? rc : within_spread(p, q, &t->within_ratio, &t->within_p);
     return rc;
 }
@@ -239,8 +273,12 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
     bool across_sp = t->across_p < p->alpha && t->across_ratio >= p->min_var_ratio;
     /* a hint of grown spread makes a tail ambiguous: tail or variance */
     double hint = 1 + (p->min_var_ratio - 1) / 2;
+    /* ... and so does a work tail that differs round to round more than the
+     * baseline's: a tail disease is the same episodic cost every run */
     bool spread_hint = (t->within_p < 10 * p->alpha && t->within_ratio >= hint) ||
-                       (t->across_p < 10 * p->alpha && t->across_ratio >= hint);
+                       (t->across_p < 10 * p->alpha && t->across_ratio >= hint) ||
+                       (t->tail_across_p < 10 * p->alpha && t->tail_across_ratio >= hint) ||
+                       (t->pooled_p < p->alpha && t->pooled_ratio >= hint);
     double lim = log(p->no_change_ratio);
     bool flat50 = v->p50_below_tick || (t->s50.lo > -lim && t->s50.hi < lim);
     bool flat999 = t->s999.lo > -lim && t->s999.hi < lim;
@@ -271,9 +309,13 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
      * by tail_excess_ratio, or a proportional shift of the whole distribution
      * (false sharing whose line transfer mostly overlaps the work) would read
      * as a tail disease */
+    /* ... and above it, the p50 ratio's upper confidence bound: a p50 that
+     * grew x1.67 [1.00, 1.73] is not flat because its interval touches 1 */
     double hidden = 1, tail_need = p->min_tail_ratio;
-    if (v->p50_below_tick && p->tail_excess_ratio > 1 && v->base_p50_ns > 0) {
-        hidden = (v->base_p50_ns + fmax(t->sns.est, 0) + p->tick_ns) / v->base_p50_ns;
+    if (p->tail_excess_ratio > 1 && v->base_p50_ns > 0) {
+        if (v->p50_below_tick)
+            hidden = (v->base_p50_ns + fmax(t->sns.est, 0) + p->tick_ns) / v->base_p50_ns;
+        hidden = fmax(hidden, exp(fmax(t->s50.hi, 0)));
         tail_need = fmax(tail_need, hidden * p->tail_excess_ratio);
     }
     bool tail_clear = t->s999.est >= log(tail_need);
@@ -310,16 +352,19 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
                      exp(t->sx.hi), p->tail_excess_ratio);
         else if (tail_up && !tail_clear && !spread_hint)
             snprintf(r, room,
-                     "the work tail grew (p99.9 x%.2f), but a median growth up to x%.2f can "
-                     "hide below the counter's %.1f ns step (work p50 %.0f ns, moved %+.1f ns): "
-                     "a tail disease here needs p99.9 x%.2f",
-                     exp(t->s999.est), hidden, p->tick_ns, v->base_p50_ns, t->sns.est, tail_need);
+                     "the work tail grew (p99.9 x%.2f), but a median growth up to x%.2f is not "
+                     "excluded (work p50 %.0f ns, moved %+.1f ns, x%.2f [%.2f, %.2f], counter "
+                     "step %.1f ns): a tail disease here needs p99.9 x%.2f",
+                     exp(t->s999.est), hidden, v->base_p50_ns, t->sns.est, exp(t->s50.est),
+                     exp(t->s50.lo), exp(t->s50.hi), p->tick_ns, tail_need);
         else if (tail_up && spread_hint)
             snprintf(r, room,
-                     "the work tail grew (p99.9 x%.2f) but so did the spread of e2e between "
-                     "intervals or rounds (x%.2f): a tail or a variance disease, not yet told "
-                     "apart",
-                     exp(t->s999.est), fmax(t->within_ratio, t->across_ratio));
+                     "the work tail grew (p99.9 x%.2f) but so did the spread between intervals "
+                     "or rounds (e2e x%.2f, work p99.9 round to round x%.2f): a tail or a "
+                     "variance disease, not yet told apart",
+                     exp(t->s999.est),
+                     fmax(fmax(t->within_ratio, t->across_ratio), t->pooled_ratio),
+                     t->tail_across_ratio);
         else if (flat50 && flat999 && flat_sp && !small_effect && !resolves)
             snprintf(r, room,
                      "no change this counter can vouch for: the smallest median effect it "
@@ -357,9 +402,10 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
                      "%sthe tail grew x%.2f [%.2f, %.2f] beyond the median", k ? "; " : "",
                      exp(t->sx.est), exp(t->sx.lo), exp(t->sx.hi));
         else if (k >= 0 && (size_t)k < room && hidden > 1)
-            snprintf(r + k, room - (size_t)k,
-                     "; p99.9 x%.2f outgrew the x%.2f a median could hide below it by x%.2f",
-                     exp(t->s999.est), hidden, exp(t->s999.est) / hidden);
+            snprintf(
+                r + k, room - (size_t)k,
+                "; p99.9 x%.2f outgrew the largest median growth not excluded (x%.2f) by x%.2f",
+                exp(t->s999.est), hidden, exp(t->s999.est) / hidden);
     }
     if (conf == LAT_LAB_NOPIN && p->ncpus <= p->nhot &&
         (v->kind == LAT_LAB_NO_CHANGE || v->kind == LAT_LAB_UNDECIDED)) {
@@ -443,7 +489,7 @@ void lat_lab_config_default(lat_lab_config *c) {
     lat_lab_params_default(&c->params);
     c->pipe.interval_ns = 100000000ull;
     c->seed = 1;
-    c->min_rounds = 8;
+    c->min_rounds = 10;
     c->max_rounds = 40;
     c->budget_s = 90;
     c->max_repeats = 2;

@@ -171,7 +171,7 @@ typedef struct lat_lab_config {
 void lat_lab_thread_accounting(const lat_pipe_config *c, const lat_pipe_result *r,
                                lat_lab_thread_acct out[LAT_PIPE_NHOT]);
 
-/* Defaults: 8..40 rounds, 90 s budget, 2 repeats, 20% lost share (the run's
+/* Defaults: 10..40 rounds, 90 s budget, 2 repeats, 20% lost share (the run's
  * clean intervals are still the only ones read: an interval is set aside above
  * max_interval_lost). */
 void lat_lab_config_default(lat_lab_config *c);
