@@ -263,46 +263,53 @@ static int run_tests(const lat_lab_params *p, const paired *q, tests *t) {
     return rc;
 }
 
-static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_verdict *v) {
+typedef struct facts {
+    bool median_up, tail_up, within_sp, across_sp, spread_hint, flat50, flat999, flat_sp,
+        tail_moved, small_effect, resolves, tail_beyond, tail_within, tail_clear;
+    double resolved, hidden, tail_need;
+} facts;
+
+/* What the tests say, read against the parameters. */
+static void read_facts(const lat_lab_params *p, const tests *t, lat_lab_verdict *v, facts *f) {
     double tick2 = p->min_median_ticks * p->tick_ns;
     v->p50_below_tick = fabs(t->sns.est) < tick2;
-    bool median_up = t->t50.p < p->alpha && t->s50.lo > 0 &&
-                     t->s50.est >= log(p->min_median_ratio) && !v->p50_below_tick;
-    bool tail_up = t->t999.p < p->alpha && t->s999.lo > 0 && t->s999.est >= log(p->min_tail_ratio);
-    bool within_sp = t->within_p < p->alpha && t->within_ratio >= p->min_var_ratio;
-    bool across_sp = t->across_p < p->alpha && t->across_ratio >= p->min_var_ratio;
+    f->median_up = t->t50.p < p->alpha && t->s50.lo > 0 && t->s50.est >= log(p->min_median_ratio) &&
+                   !v->p50_below_tick;
+    f->tail_up = t->t999.p < p->alpha && t->s999.lo > 0 && t->s999.est >= log(p->min_tail_ratio);
+    f->within_sp = t->within_p < p->alpha && t->within_ratio >= p->min_var_ratio;
+    f->across_sp = t->across_p < p->alpha && t->across_ratio >= p->min_var_ratio;
     /* a hint of grown spread makes a tail ambiguous: tail or variance */
     double hint = 1 + (p->min_var_ratio - 1) / 2;
     /* ... and so does a work tail that differs round to round more than the
      * baseline's: a tail disease is the same episodic cost every run */
-    bool spread_hint = (t->within_p < 10 * p->alpha && t->within_ratio >= hint) ||
-                       (t->across_p < 10 * p->alpha && t->across_ratio >= hint) ||
-                       (t->tail_across_p < 10 * p->alpha && t->tail_across_ratio >= hint) ||
-                       (t->pooled_p < p->alpha && t->pooled_ratio >= hint);
+    f->spread_hint = (t->within_p < 10 * p->alpha && t->within_ratio >= hint) ||
+                     (t->across_p < 10 * p->alpha && t->across_ratio >= hint) ||
+                     (t->tail_across_p < 10 * p->alpha && t->tail_across_ratio >= hint) ||
+                     (t->pooled_p < p->alpha && t->pooled_ratio >= hint);
     double lim = log(p->no_change_ratio);
-    bool flat50 = v->p50_below_tick || (t->s50.lo > -lim && t->s50.hi < lim);
-    bool flat999 = t->s999.lo > -lim && t->s999.hi < lim;
-    bool flat_sp = t->within_ratio < p->min_var_ratio && t->across_ratio < p->min_var_ratio;
+    f->flat50 = v->p50_below_tick || (t->s50.lo > -lim && t->s50.hi < lim);
+    f->flat999 = t->s999.lo > -lim && t->s999.hi < lim;
+    f->flat_sp = t->within_ratio < p->min_var_ratio && t->across_ratio < p->min_var_ratio;
     /* "no change" is claimed only when nothing moved significantly: a real
      * but sub-threshold shift (a tail x1.15 whose interval excludes 1, say,
      * or a p50 below one counter tick) is an effect this machine cannot
      * classify, not the absence of one */
-    bool tail_moved = t->t999.p < p->alpha && (t->s999.lo > 0 || t->s999.hi < 0);
-    bool small_effect = tail_moved || (t->t50.p < p->alpha && v->p50_below_tick);
+    f->tail_moved = t->t999.p < p->alpha && (t->s999.lo > 0 || t->s999.hi < 0);
+    f->small_effect = f->tail_moved || (t->t50.p < p->alpha && v->p50_below_tick);
     /* ... and only with a counter that resolves the no-change band: the
      * smallest median effect the rule classifies (min_median_ticks ticks)
      * must fit inside it, or a real shift of a tick or two could hide */
-    double resolved = p->min_median_ticks * p->tick_ns;
-    bool resolves = resolved <= (p->no_change_ratio - 1) * v->base_p50_ns;
+    f->resolved = p->min_median_ticks * p->tick_ns;
+    f->resolves = f->resolved <= (p->no_change_ratio - 1) * v->base_p50_ns;
     /* both the median and the tail grew: a tail disease only if the tail grew
      * beyond the median by tail_excess_ratio (an episodic cost on top of a
      * per-event one, alloc on a counter that resolves its small p50 move); a
      * median disease if it did not (the whole distribution moved, a line
      * transfer per event); undecided in between */
     double xlim = p->tail_excess_ratio > 1 ? log(p->tail_excess_ratio) : 0;
-    bool tail_beyond =
+    f->tail_beyond =
         p->tail_excess_ratio > 1 && t->tx.p < p->alpha && t->sx.lo > 0 && t->sx.est >= xlim;
-    bool tail_within = p->tail_excess_ratio <= 1 || t->sx.hi < xlim;
+    f->tail_within = p->tail_excess_ratio <= 1 || t->sx.hi < xlim;
     /* a p50 below the granularity the rule classifies hides a median growth
      * of up to its measured shift plus one counter step (a 50 ns p50 read in
      * 10 ns steps may be 59): a tail disease must outgrow that hidden growth
@@ -311,53 +318,37 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
      * as a tail disease */
     /* ... and above it, the p50 ratio's upper confidence bound: a p50 that
      * grew x1.67 [1.00, 1.73] is not flat because its interval touches 1 */
-    double hidden = 1, tail_need = p->min_tail_ratio;
+    f->hidden = 1, f->tail_need = p->min_tail_ratio;
     if (p->tail_excess_ratio > 1 && v->base_p50_ns > 0) {
         if (v->p50_below_tick)
-            hidden = (v->base_p50_ns + fmax(t->sns.est, 0) + p->tick_ns) / v->base_p50_ns;
-        hidden = fmax(hidden, exp(fmax(t->s50.hi, 0)));
-        tail_need = fmax(tail_need, hidden * p->tail_excess_ratio);
+            f->hidden = (v->base_p50_ns + fmax(t->sns.est, 0) + p->tick_ns) / v->base_p50_ns;
+        f->hidden = fmax(f->hidden, exp(fmax(t->s50.hi, 0)));
+        f->tail_need = fmax(f->tail_need, f->hidden * p->tail_excess_ratio);
     }
-    bool tail_clear = t->s999.est >= log(tail_need);
-    if (median_up && tail_up && tail_beyond) {
-        v->kind = LAT_LAB_TAIL;
-        v->confidence = 1 - fmax(t->t999.p, t->tx.p);
-    } else if (median_up && tail_up && !tail_within) {
-        v->kind = LAT_LAB_UNDECIDED;
-    } else if (median_up) {
-        v->kind = LAT_LAB_MEDIAN;
-        v->confidence = 1 - t->t50.p;
-    } else if (within_sp || across_sp) { /* a tail that differs run to run is variance */
-        v->kind = LAT_LAB_VARIANCE;
-        v->confidence = 1 - (within_sp ? t->within_p : t->across_p);
-    } else if (tail_up && !spread_hint && tail_clear) {
-        v->kind = LAT_LAB_TAIL;
-        v->confidence = 1 - t->t999.p;
-    } else if (flat50 && flat999 && flat_sp && !small_effect && resolves) {
-        v->kind = LAT_LAB_NO_CHANGE;
-        v->confidence = 1 - p->alpha;
-    } else {
-        v->kind = LAT_LAB_UNDECIDED;
-    }
+    f->tail_clear = t->s999.est >= log(f->tail_need);
+}
+
+/* Why: the reason of an undecided verdict, notes on a tail one. */
+static void explain(const lat_lab_params *p, const tests *t, const facts *f, lat_lab_verdict *v) {
     size_t len = strlen(v->reason);
     char *r = v->reason + len;
     size_t room = sizeof v->reason - len;
     if (v->kind == LAT_LAB_UNDECIDED) {
-        if (median_up && tail_up)
+        if (f->median_up && f->tail_up)
             snprintf(r, room,
                      "work p50 x%.2f and p99.9 x%.2f both grew; whether the tail grew beyond "
                      "the median (x%.2f [%.2f, %.2f]; a tail disease needs x%.2f) is not yet "
                      "decided",
                      exp(t->s50.est), exp(t->s999.est), exp(t->sx.est), exp(t->sx.lo),
                      exp(t->sx.hi), p->tail_excess_ratio);
-        else if (tail_up && !tail_clear && !spread_hint)
+        else if (f->tail_up && !f->tail_clear && !f->spread_hint)
             snprintf(r, room,
                      "the work tail grew (p99.9 x%.2f), but a median growth up to x%.2f is not "
                      "excluded (work p50 %.0f ns, moved %+.1f ns, x%.2f [%.2f, %.2f], counter "
                      "step %.1f ns): a tail disease here needs p99.9 x%.2f",
-                     exp(t->s999.est), hidden, v->base_p50_ns, t->sns.est, exp(t->s50.est),
-                     exp(t->s50.lo), exp(t->s50.hi), p->tick_ns, tail_need);
-        else if (tail_up && spread_hint)
+                     exp(t->s999.est), f->hidden, v->base_p50_ns, t->sns.est, exp(t->s50.est),
+                     exp(t->s50.lo), exp(t->s50.hi), p->tick_ns, f->tail_need);
+        else if (f->tail_up && f->spread_hint)
             snprintf(r, room,
                      "the work tail grew (p99.9 x%.2f) but so did the spread between intervals "
                      "or rounds (e2e x%.2f, work p99.9 round to round x%.2f): a tail or a "
@@ -365,16 +356,16 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
                      exp(t->s999.est),
                      fmax(fmax(t->within_ratio, t->across_ratio), t->pooled_ratio),
                      t->tail_across_ratio);
-        else if (flat50 && flat999 && flat_sp && !small_effect && !resolves)
+        else if (f->flat50 && f->flat999 && f->flat_sp && !f->small_effect && !f->resolves)
             snprintf(r, room,
                      "no change this counter can vouch for: the smallest median effect it "
                      "classifies (%.0f ticks of %.1f ns) is %.0f%% of the work p50 (%.0f ns), "
                      "wider than the +-%.0f%% 'no change' allows; work p50 moved %+.1f ns, "
                      "p99.9 x%.2f [%.2f, %.2f]",
-                     p->min_median_ticks, p->tick_ns, 100 * resolved / v->base_p50_ns,
+                     p->min_median_ticks, p->tick_ns, 100 * f->resolved / v->base_p50_ns,
                      v->base_p50_ns, 100 * (p->no_change_ratio - 1), t->sns.est, exp(t->s999.est),
                      exp(t->s999.lo), exp(t->s999.hi));
-        else if (tail_moved && !tail_up)
+        else if (f->tail_moved && !f->tail_up)
             snprintf(r, room,
                      "an effect too small to classify here: work p99.9 x%.2f [%.2f, %.2f] "
                      "(p=%.4f) is significant but below the x%.2f a tail disease needs, and "
@@ -397,16 +388,42 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
         if (v->p50_below_tick)
             k = snprintf(r, room, "work p50 moved %+.1f ns: below the counter's granularity",
                          t->sns.est);
-        if (k >= 0 && (size_t)k < room && median_up)
+        if (k >= 0 && (size_t)k < room && f->median_up)
             snprintf(r + k, room - (size_t)k,
                      "%sthe tail grew x%.2f [%.2f, %.2f] beyond the median", k ? "; " : "",
                      exp(t->sx.est), exp(t->sx.lo), exp(t->sx.hi));
-        else if (k >= 0 && (size_t)k < room && hidden > 1)
+        else if (k >= 0 && (size_t)k < room && f->hidden > 1)
             snprintf(
                 r + k, room - (size_t)k,
                 "; p99.9 x%.2f outgrew the largest median growth not excluded (x%.2f) by x%.2f",
-                exp(t->s999.est), hidden, exp(t->s999.est) / hidden);
+                exp(t->s999.est), f->hidden, exp(t->s999.est) / f->hidden);
     }
+}
+
+static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_verdict *v) {
+    facts fs, *f = &fs;
+    read_facts(p, t, v, f);
+    if (f->median_up && f->tail_up && f->tail_beyond) {
+        v->kind = LAT_LAB_TAIL;
+        v->confidence = 1 - fmax(t->t999.p, t->tx.p);
+    } else if (f->median_up && f->tail_up && !f->tail_within) {
+        v->kind = LAT_LAB_UNDECIDED;
+    } else if (f->median_up) {
+        v->kind = LAT_LAB_MEDIAN;
+        v->confidence = 1 - t->t50.p;
+    } else if (f->within_sp || f->across_sp) { /* a tail that differs run to run is variance */
+        v->kind = LAT_LAB_VARIANCE;
+        v->confidence = 1 - (f->within_sp ? t->within_p : t->across_p);
+    } else if (f->tail_up && !f->spread_hint && f->tail_clear) {
+        v->kind = LAT_LAB_TAIL;
+        v->confidence = 1 - t->t999.p;
+    } else if (f->flat50 && f->flat999 && f->flat_sp && !f->small_effect && f->resolves) {
+        v->kind = LAT_LAB_NO_CHANGE;
+        v->confidence = 1 - p->alpha;
+    } else {
+        v->kind = LAT_LAB_UNDECIDED;
+    }
+    explain(p, t, f, v);
     if (conf == LAT_LAB_NOPIN && p->ncpus <= p->nhot &&
         (v->kind == LAT_LAB_NO_CHANGE || v->kind == LAT_LAB_UNDECIDED)) {
         bool none = v->kind == LAT_LAB_NO_CHANGE;
