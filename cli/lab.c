@@ -376,10 +376,8 @@ static void print_header(const lab_ctx *x) {
 static void print_summary(const lab_ctx *x, const lat_lab_result *res) {
     char loss[300];
     lab_loss_summary(x, res, loss, sizeof loss);
-    lat_lab_placement pl;
-    lat_lab_placement_of(res, &pl);
     char place[200];
-    lat_lab_placement_text(&pl, place, sizeof place);
+    lat_lab_placement_text(&res->placement, place, sizeof place);
     printf("\n%u rounds in %.1f s; stopped: %s\nplatform: %s\nplacement: %s\n", res->rounds,
            res->wall_s, res->stop, loss, place);
     for (int cf = 0; cf < LAT_LAB_NCONF; cf++) {

@@ -161,10 +161,8 @@ static void md_verdicts(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
     char loss[300];
     lab_loss_summary(x, res, loss, sizeof loss);
     fprintf(f, "\nPlatform: %s.\n", loss);
-    lat_lab_placement pl;
-    lat_lab_placement_of(res, &pl);
     char place[200];
-    lat_lab_placement_text(&pl, place, sizeof place);
+    lat_lab_placement_text(&res->placement, place, sizeof place);
     fprintf(f, "\nPlacement: %s.\n", place);
     fprintf(f, "\nConfidence is 1 - p of the deciding Wilcoxon signed-rank test over paired "
                "rounds; brackets are Hodges-Lehmann confidence intervals on the ratio of the "
@@ -440,8 +438,7 @@ int lab_write_json(const lab_ctx *x, const lat_lab_result *res, const char *path
     json_object_set_new(doc, "rounds", json_integer(res->rounds));
     json_object_set_new(doc, "wall_s", json_real(res->wall_s));
     json_object_set_new(doc, "stopped", json_string(res->stop));
-    lat_lab_placement pl;
-    lat_lab_placement_of(res, &pl);
+    const lat_lab_placement pl = res->placement;
     json_object_set_new(
         doc, "placement",
         json_pack("{s:i, s:i, s:i, s:o, s:o, s:b}", "rounds_measured", pl.measured, "near_rounds",

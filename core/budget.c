@@ -9,16 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PAIRS 1001
+#include "latlab/stats.h"
 
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
+#define PAIRS 1001
 
 /* The most common value of d[0..n) (sorted here); ties go to the smaller. */
 static uint64_t mode_of(uint64_t *d, size_t n) {
-    qsort(d, n, sizeof d[0], cmp_u64);
+    lat_stats_sort_u64(d, n);
     uint64_t best = d[0];
     size_t best_run = 0;
     for (size_t i = 0; i < n;) {
@@ -44,8 +41,7 @@ static void measure_os_clock(double *step_ns, double *pair_ns) {
             b = lat_mono_ns();
         s[i] = b - a;
     }
-    qsort(d, PAIRS, sizeof d[0], cmp_u64);
-    *pair_ns = (double)d[PAIRS / 2];
+    *pair_ns = (double)lat_stats_median_high_u64(d, PAIRS);
     *step_ns = (double)mode_of(s, PAIRS);
 }
 
@@ -57,8 +53,7 @@ static uint64_t fenced_pair_cycles(void) {
         uint64_t b = lat_cycles_fenced();
         d[i] = b - a;
     }
-    qsort(d, PAIRS, sizeof d[0], cmp_u64);
-    return d[PAIRS / 2];
+    return lat_stats_median_high_u64(d, PAIRS);
 }
 
 double lat_budget_hist_resolution(int sig_figs) {

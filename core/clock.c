@@ -9,8 +9,10 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "latlab/stats.h"
+
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
@@ -141,14 +143,9 @@ int lat_clock_invariant(void) {
 #endif
 }
 
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 uint64_t lat_clock_step_of(uint64_t *d, size_t n) {
     if (!d || n < 2) return 1;
-    qsort(d, n, sizeof d[0], cmp_u64);
+    lat_stats_sort_u64(d, n);
     /* clusters: runs of values no more than 2 apart; rare ones (an interrupt
      * inside a pair) are ignored */
     size_t min_count = n / 200 > 1 ? n / 200 : 1;
@@ -166,20 +163,20 @@ uint64_t lat_clock_step_of(uint64_t *d, size_t n) {
         i = j;
     }
     if (ngaps == 0) return 1;
-    qsort(gaps, ngaps, sizeof gaps[0], cmp_u64);
-    uint64_t step = gaps[ngaps / 2];
+    uint64_t step = lat_stats_median_high_u64(gaps, ngaps);
     return step > 2 ? step : 1;
 }
 
 uint64_t lat_clock_granularity_cycles(unsigned n) {
+    enum { MAXPAIRS = 4096 }; /* 32 KiB of stack; plenty to see a step */
     if (n < 200) n = 200;
-    if (n > 20000) n = 20000;
-    uint64_t d[20000];
+    if (n > MAXPAIRS) n = MAXPAIRS;
+    uint64_t d[MAXPAIRS];
     uint32_t x = 2463534242u;
     for (unsigned i = 0; i < n; i++) {
+        /* a short random delay: a random phase against the counter's steps */
         x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-        unsigned spins =
-            x % 160; /* a short random delay: a random phase against the counter's steps */
+        unsigned spins = x % 160;
         uint64_t a = lat_cycles();
         for (unsigned k = 0; k < spins; k++)
             __asm__ volatile("" : "+r"(k));

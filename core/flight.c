@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "alloc_internal.h"
+#include "latlab/stats.h"
 
 int lat_flight_create(lat_flight **out, size_t capacity, unsigned nstages, const char *const *names,
                       uint64_t threshold_ns, uint64_t post) {
@@ -65,11 +66,6 @@ const lat_flight_sample *lat_flight_at(const lat_flight *f, uint64_t i) {
     return &f->ring[(first_index(f) + i) & f->mask];
 }
 
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Is window sample i slow in stage s? */
 static int slow_in(const lat_flight *f, uint64_t i, unsigned s, const uint64_t *median,
                    uint64_t margin) {
@@ -104,8 +100,7 @@ int lat_flight_analyze(const lat_flight *f, lat_flight_verdict *v) {
     for (unsigned s = 0; s < f->nstages; s++) {
         for (uint64_t i = 0; i < n; i++)
             tmp[i] = lat_flight_at(f, i)->stage_ns[s];
-        qsort(tmp, n, sizeof *tmp, cmp_u64);
-        median[s] = tmp[n / 2];
+        median[s] = lat_stats_median_high_u64(tmp, n);
     }
     lat__free(tmp);
 

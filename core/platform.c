@@ -135,8 +135,8 @@ int lat_cpustat_read(const char *path, int cpu, lat_cpustat *out) {
 /* Saturating: fields near UINT64_MAX (a corrupt file) must not wrap the sum
  * below one of its parts. */
 uint64_t lat_cpustat_total(const lat_cpustat *c) {
-    const uint64_t f[8] = {c->user, c->nice, c->system, c->idle,
-                           c->iowait, c->irq, c->softirq, c->steal};
+    const uint64_t f[8] = {c->user,   c->nice, c->system,  c->idle,
+                           c->iowait, c->irq,  c->softirq, c->steal};
     uint64_t t = 0;
     for (int i = 0; i < 8; i++)
         t = f[i] > UINT64_MAX - t ? UINT64_MAX : t + f[i];

@@ -271,8 +271,8 @@ typedef struct facts {
 
 /* What the tests say, read against the parameters. */
 static void read_facts(const lat_lab_params *p, const tests *t, lat_lab_verdict *v, facts *f) {
-    double tick2 = p->min_median_ticks * p->tick_ns;
-    v->p50_below_tick = fabs(t->sns.est) < tick2;
+    f->resolved = p->min_median_ticks * p->tick_ns;
+    v->p50_below_tick = fabs(t->sns.est) < f->resolved;
     f->median_up = t->t50.p < p->alpha && t->s50.lo > 0 && t->s50.est >= log(p->min_median_ratio) &&
                    !v->p50_below_tick;
     f->tail_up = t->t999.p < p->alpha && t->s999.lo > 0 && t->s999.est >= log(p->min_tail_ratio);
@@ -299,7 +299,6 @@ static void read_facts(const lat_lab_params *p, const tests *t, lat_lab_verdict 
     /* ... and only with a counter that resolves the no-change band: the
      * smallest median effect the rule classifies (min_median_ticks ticks)
      * must fit inside it, or a real shift of a tick or two could hide */
-    f->resolved = p->min_median_ticks * p->tick_ns;
     f->resolves = f->resolved <= (p->no_change_ratio - 1) * v->base_p50_ns;
     /* both the median and the tail grew: a tail disease only if the tail grew
      * beyond the median by tail_excess_ratio (an episodic cost on top of a
@@ -750,6 +749,7 @@ int lat_lab_run(const lat_lab_config *c, lat_lab_result *res) {
         if (!rc) rc = decide_all(c, res);
     }
     res->wall_s = (double)(lat_mono_ns() - t0) / 1e9;
+    lat_lab_placement_of(res, &res->placement);
     if (rc) { /* a failed protocol keeps only which log failed, for the message */
         char path[sizeof res->log_error_path];
         memcpy(path, res->log_error_path, sizeof path);

@@ -429,7 +429,7 @@ static void test_compatibility_rules(void **state) {
         mutation;                                                                                  \
         assert_int_equal(lat_bench_compatible(old, cur, why, sizeof why), LAT_EINCOMPATIBLE);      \
         assert_non_null(strstr(why, needle));                                                      \
-        lat_bench_report_destroy(old);                                                                \
+        lat_bench_report_destroy(old);                                                             \
     } while (0)
 
     REFUSE(old->schema_version = 99, "schema");

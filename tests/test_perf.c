@@ -160,12 +160,12 @@ static void test_hardware_reasons(void **state) {
     /* One set with everything: no event reads a silent 0. */
     lat_perf *p;
     assert_int_equal(lat_perf_create(&p,
-                                   "cycles,instructions,branches,branch-misses,cache-references,"
-                                   "cache-misses,LLC-load-misses,L1-dcache-load-misses,"
-                                   "stalled-cycles-frontend,stalled-cycles-backend,task-clock,"
-                                   "context-switches,cpu-migrations,page-faults,minor-faults,"
-                                   "major-faults",
-                                   NULL),
+                                     "cycles,instructions,branches,branch-misses,cache-references,"
+                                     "cache-misses,LLC-load-misses,L1-dcache-load-misses,"
+                                     "stalled-cycles-frontend,stalled-cycles-backend,task-clock,"
+                                     "context-switches,cpu-migrations,page-faults,minor-faults,"
+                                     "major-faults",
+                                     NULL),
                      0);
     lat_perf_count c[LAT_PERF_MAX_EVENTS];
     lat_perf_start(p);
@@ -310,7 +310,8 @@ static void test_region_no_alloc(void **state) {
         return;
     }
     lat_perf *p;
-    assert_int_equal(lat_perf_create(&p, "task-clock,page-faults,context-switches,cycles", NULL), 0);
+    assert_int_equal(lat_perf_create(&p, "task-clock,page-faults,context-switches,cycles", NULL),
+                     0);
     lat_perf_count c[4];
     lat_alloc_count_begin();
     for (int i = 0; i < 100; i++) {
@@ -413,7 +414,7 @@ static void test_unprivileged(void **state) {
         if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534)) _exit(90);
         lat_perf *p;
         if (lat_perf_create(&p, "task-clock,context-switches,cpu-migrations,page-faults,cycles",
-                          NULL))
+                            NULL))
             _exit(91);
         const char *r0 = lat_perf_reason(p, 0), *r1 = lat_perf_reason(p, 1),
                    *r2 = lat_perf_reason(p, 2), *r4 = lat_perf_reason(p, 4);

@@ -149,7 +149,7 @@ static inline uint64_t lat_clock_from_ns(const lat_clock_cal *c, uint64_t ns) {
 int lat_clock_invariant(void);
 
 /* The counter's step, in counter ticks: how far apart the values a duration
- * can take lie.  n pairs of reads (200..20000) around short random delays;
+ * can take lie.  n pairs of reads (200..4096) around short random delays;
  * their differences are clustered (lat_clock_step_of).  1 on a counter that
  * resolves cycles; 26 on an AMD EPYC guest whose TSC advances every 10 ns
  * (two reads inside one step differ by 1 there, so the smallest difference

@@ -14,5 +14,6 @@
 #include "latlab/perf.h"
 #include "latlab/topo.h"
 #include "latlab/flight.h"
+#include "latlab/stats.h"
 
 #endif /* LATLAB_CORE_H */

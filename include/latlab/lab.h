@@ -176,6 +176,19 @@ void lat_lab_thread_accounting(const lat_pipe_config *c, const lat_pipe_result *
  * max_interval_lost). */
 void lat_lab_config_default(lat_lab_config *c);
 
+/* Where the host put the vCPUs, read from the per-round cache-line floor:
+ * a KVM host can move them between two placements (a ~130 ns and a ~480 ns
+ * round trip here) even inside one run.  Rounds split at the geometric mean
+ * of the smallest and largest floor when those differ by more than
+ * LAT_LAB_PLACEMENT_SPLIT; otherwise all rounds are "near". */
+#define LAT_LAB_PLACEMENT_SPLIT 1.8
+typedef struct lat_lab_placement {
+    unsigned measured;      /* rounds with a floor */
+    unsigned near, far;     /* rounds in each placement */
+    double near_ns, far_ns; /* their median floors (NAN when none) */
+    bool moved;             /* both placements seen */
+} lat_lab_placement;
+
 typedef struct lat_lab_result {
     uint64_t seed;
     unsigned rounds;             /* rounds run */
@@ -189,20 +202,10 @@ typedef struct lat_lab_result {
     /* A run's interval log could not be written: the path (the run's error
      * is what lat_lab_run returns, and the protocol stops there). */
     char log_error_path[256];
+    lat_lab_placement placement; /* of the rounds run (lat_lab_placement_of) */
 } lat_lab_result;
 
-/* Where the host put the vCPUs, read from the per-round cache-line floor:
- * a KVM host can move them between two placements (a ~130 ns and a ~480 ns
- * round trip here) even inside one run.  Rounds split at the geometric mean
- * of the smallest and largest floor when those differ by more than
- * LAT_LAB_PLACEMENT_SPLIT; otherwise all rounds are "near". */
-#define LAT_LAB_PLACEMENT_SPLIT 1.8
-typedef struct lat_lab_placement {
-    unsigned measured;      /* rounds with a floor */
-    unsigned near, far;     /* rounds in each placement */
-    double near_ns, far_ns; /* their median floors (NAN when none) */
-    bool moved;             /* both placements seen */
-} lat_lab_placement;
+/* Filled into res->placement when the protocol ends. */
 void lat_lab_placement_of(const lat_lab_result *res, lat_lab_placement *out);
 /* "the host moved the vCPUs: 5 rounds near (floor 121 ns), 7 far (412 ns)" */
 void lat_lab_placement_text(const lat_lab_placement *pl, char *buf, size_t len);
