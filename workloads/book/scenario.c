@@ -529,6 +529,90 @@ static double cycles_s(const lat_clock_cal *cal, uint64_t c) {
     return (double)lat_clock_to_ns(cal, c) / 1e9;
 }
 
+/* The timer's own floor: two back-to-back fenced reads. */
+static int timer_floor(const lat_clock_cal *cal, book_bench_result *res) {
+    lat_hist h;
+    int err = lat_hist_init(&h, 1, 1000000000, 3);
+    if (err) return err;
+    for (int i = 0; i < 100000; i++) {
+        uint64_t a = lat_cycles_fenced();
+        uint64_t b = lat_cycles_fenced();
+        lat_hist_record(&h, (int64_t)lat_clock_to_ns(cal, b - a));
+    }
+    res->timer_floor_p50_ns = lat_hist_value_at_percentile(&h, 50);
+    res->timer_floor_p99_ns = lat_hist_value_at_percentile(&h, 99);
+    lat_hist_fini(&h);
+    return 0;
+}
+
+/* One measured op's share of the book's health counters. */
+static void count_health(book_bench_health *h, const op *o, int rc, uint64_t events,
+                         uint64_t trades, uint32_t depth_before) {
+    h->ops++;
+    h->events += events;
+    h->trades += trades;
+    if (o->type == OP_LIMIT) {
+        h->submits++;
+        if (o->kind == BOOK_OPK_CROSSING) h->crossing_submits++;
+    }
+    if (o->type == OP_CANCEL) {
+        h->cancels++;
+        if (rc == BOOK_EUNKNOWN) h->cancel_misses++;
+    }
+    if (o->empty || depth_before == 0) h->empty_book_ops++;
+}
+
+/* The measured window ends: its wall and CPU time, steal, faults, switches
+ * and the intervals' bounds. */
+static void close_window(const book_bench_cfg *cfg, const lat_clock_cal *cal,
+                         book_bench_result *res, uint64_t *bound, uint64_t start,
+                         const struct rusage *ru0) {
+    uint32_t nint = res->nintervals;
+    uint64_t end = lat_cycles_fenced();
+    bound[nint] = end;
+    if (cfg->window) cfg->window(0, cfg->window_ud);
+    struct rusage ru1;
+    getrusage(RUSAGE_THREAD, &ru1);
+    double st = steal_ms_now();
+    res->steal_ms = (st >= 0 && res->steal_ms >= 0) ? st - res->steal_ms : -1;
+    res->elapsed_s = cycles_s(cal, end - start);
+    res->cpu_s = (double)(ru1.ru_utime.tv_sec - ru0->ru_utime.tv_sec) +
+                 (double)(ru1.ru_stime.tv_sec - ru0->ru_stime.tv_sec) +
+                 (double)(ru1.ru_utime.tv_usec - ru0->ru_utime.tv_usec) / 1e6 +
+                 (double)(ru1.ru_stime.tv_usec - ru0->ru_stime.tv_usec) / 1e6;
+    res->loadavg1 = loadavg1();
+    res->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    for (uint32_t k = 0; k < nint; k++) {
+        uint64_t b0 = bound[k] ? bound[k] : start, b1 = bound[k + 1] ? bound[k + 1] : end;
+        if (b1 < b0) b1 = b0;
+        res->interval_start_s[k] = cycles_s(cal, b0 - start);
+        res->interval_len_s[k] = cycles_s(cal, b1 - b0);
+    }
+    res->minor_faults = (uint64_t)(ru1.ru_minflt - ru0->ru_minflt);
+    res->major_faults = (uint64_t)(ru1.ru_majflt - ru0->ru_majflt);
+    res->vol_switches = (uint64_t)(ru1.ru_nvcsw - ru0->ru_nvcsw);
+    res->invol_switches = (uint64_t)(ru1.ru_nivcsw - ru0->ru_nivcsw);
+}
+
+/* Tail attribution: samples at or above the p99.9 value's bucket, by kind,
+ * and the book events they caused. */
+static void attribute_tail(book_bench_result *res, uint64_t n, const uint32_t *lat_ns,
+                           const uint8_t *kinds, const uint16_t *evs) {
+    res->tail_threshold_ns = lat_hist_value_at_percentile(&res->total, 99.9);
+    int64_t cut = lat_hist_lowest_equivalent(&res->total, res->tail_threshold_ns);
+    uint64_t ev_all = 0, ev_tail = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        ev_all += evs[i];
+        if ((int64_t)lat_ns[i] >= cut) {
+            res->tail_samples++;
+            res->tail_by_kind[kinds[i]]++;
+            ev_tail += evs[i];
+        }
+    }
+    res->mean_events = (double)ev_all / (double)n;
+    res->tail_mean_events = res->tail_samples ? (double)ev_tail / (double)res->tail_samples : 0;
+}
+
 int book_bench_run(book_scn s, const book_bench_cfg *cfg, book_bench_result *res) {
     if ((unsigned)s >= BOOK_SCN_COUNT || !cfg || !res || cfg->measured == 0 ||
         cfg->open_loop_rate < 0)
@@ -543,7 +627,6 @@ int book_bench_run(book_scn s, const book_bench_cfg *cfg, book_bench_result *res
     uint8_t *kinds = lat__calloc(cfg->measured, 1);
     uint16_t *evs = lat__calloc(cfg->measured, sizeof(uint16_t));
     uint64_t *bound = lat__calloc(nint + 1, sizeof(uint64_t));
-    lat_hist floor_h = {0};
     memset(res, 0, sizeof *res);
     res->scn = s;
     res->depth = g.depth;
@@ -556,20 +639,12 @@ int book_bench_run(book_scn s, const book_bench_cfg *cfg, book_bench_result *res
         !res->interval_len_s)
         goto fail;
     if ((err = lat_hist_init(&res->total, 1, 1000000000, 3))) goto fail;
-    if ((err = lat_hist_init(&floor_h, 1, 1000000000, 3))) goto fail;
     for (int k = 0; k < BOOK_OPK_COUNT; k++)
         if ((err = lat_hist_init(&res->kind[k], 1, 1000000000, 3))) goto fail;
     for (uint32_t i = 0; i < nint; i++)
         if ((err = lat_hist_init(&res->interval[i], 1, 1000000000, 3))) goto fail;
 
-    /* the timer's own floor: two back-to-back fenced reads */
-    for (int i = 0; i < 100000; i++) {
-        uint64_t a = lat_cycles_fenced();
-        uint64_t b = lat_cycles_fenced();
-        lat_hist_record(&floor_h, (int64_t)lat_clock_to_ns(cal, b - a));
-    }
-    res->timer_floor_p50_ns = lat_hist_value_at_percentile(&floor_h, 50);
-    res->timer_floor_p99_ns = lat_hist_value_at_percentile(&floor_h, 99);
+    if ((err = timer_floor(cal, res))) goto fail;
 
     prefill(&g);
     res->open_loop = cfg->open_loop_rate > 0;
@@ -580,7 +655,7 @@ int book_bench_run(book_scn s, const book_bench_cfg *cfg, book_bench_result *res
     uint64_t late_cycles = lat_clock_from_ns(cal, 1000);
     book_bench_health *h = &res->health;
     double depth_sum = 0;
-    struct rusage ru0, ru1;
+    struct rusage ru0;
 
     for (int phase = 0; phase < 2; phase++) {
         int rec = phase == 1;
@@ -631,69 +706,19 @@ int book_bench_run(book_scn s, const book_bench_cfg *cfg, book_bench_result *res
                 kinds[i] = (uint8_t)o.kind;
                 evs[i] = ev > UINT16_MAX ? UINT16_MAX : (uint16_t)ev;
                 res->ops_by_kind[o.kind]++;
-                h->ops++;
-                h->events += ev;
-                h->trades += g.trades - tr0;
+                count_health(h, &o, rc, ev, g.trades - tr0, depth_before);
                 depth_sum += depth_before;
-                if (o.type == OP_LIMIT) {
-                    h->submits++;
-                    if (o.kind == BOOK_OPK_CROSSING) h->crossing_submits++;
-                }
-                if (o.type == OP_CANCEL) {
-                    h->cancels++;
-                    if (rc == BOOK_EUNKNOWN) h->cancel_misses++;
-                }
-                if (o.empty || depth_before == 0) h->empty_book_ops++;
             }
             settle(&g, (o.type == OP_LIMIT || o.type == OP_MARKET) ? o.id : 0, rc);
             refill(&g, &o);
         }
-        if (rec) {
-            uint64_t end = lat_cycles_fenced();
-            bound[nint] = end;
-            if (cfg->window) cfg->window(0, cfg->window_ud);
-            getrusage(RUSAGE_THREAD, &ru1);
-            double st = steal_ms_now();
-            res->steal_ms = (st >= 0 && res->steal_ms >= 0) ? st - res->steal_ms : -1;
-            res->elapsed_s = cycles_s(cal, end - start);
-            res->cpu_s = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
-                         (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
-                         (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
-                         (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
-            res->loadavg1 = loadavg1();
-            res->ncpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
-            for (uint32_t k = 0; k < nint; k++) {
-                uint64_t b0 = bound[k] ? bound[k] : start, b1 = bound[k + 1] ? bound[k + 1] : end;
-                if (b1 < b0) b1 = b0;
-                res->interval_start_s[k] = cycles_s(cal, b0 - start);
-                res->interval_len_s[k] = cycles_s(cal, b1 - b0);
-            }
-        }
+        if (rec) close_window(cfg, cal, res, bound, start, &ru0);
     }
     h->mean_depth = h->ops ? depth_sum / (double)h->ops : 0;
-    res->minor_faults = (uint64_t)(ru1.ru_minflt - ru0.ru_minflt);
-    res->major_faults = (uint64_t)(ru1.ru_majflt - ru0.ru_majflt);
-    res->vol_switches = (uint64_t)(ru1.ru_nvcsw - ru0.ru_nvcsw);
-    res->invol_switches = (uint64_t)(ru1.ru_nivcsw - ru0.ru_nivcsw);
-
-    /* tail attribution: samples at or above the p99.9 value's bucket */
-    res->tail_threshold_ns = lat_hist_value_at_percentile(&res->total, 99.9);
-    int64_t cut = lat_hist_lowest_equivalent(&res->total, res->tail_threshold_ns);
-    uint64_t ev_all = 0, ev_tail = 0;
-    for (uint64_t i = 0; i < cfg->measured; i++) {
-        ev_all += evs[i];
-        if ((int64_t)lat_ns[i] >= cut) {
-            res->tail_samples++;
-            res->tail_by_kind[kinds[i]]++;
-            ev_tail += evs[i];
-        }
-    }
-    res->mean_events = (double)ev_all / (double)cfg->measured;
-    res->tail_mean_events = res->tail_samples ? (double)ev_tail / (double)res->tail_samples : 0;
+    attribute_tail(res, cfg->measured, lat_ns, kinds, evs);
     err = 0;
 fail:
     if (err) book_bench_result_fini(res);
-    lat_hist_fini(&floor_h);
     lat__free(lat_ns);
     lat__free(kinds);
     lat__free(evs);
