@@ -642,6 +642,119 @@ static int new_group(lat_perf *p, size_t i, bool pinned, bool enable_on_exec) {
     return g;
 }
 
+/* 1. Probe each event alone. */
+static void probe_all(lat_perf *p, const char *root) {
+    size_t n = p->nev;
+    for (size_t i = 0; i < n; i++) {
+        ev *e = &p->ev[i];
+        e->err = probe(p, e, root);
+        bool kernel_only_event = e->attr.type == PERF_TYPE_SOFTWARE &&
+                                 (e->attr.config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
+                                  e->attr.config == PERF_COUNT_SW_CPU_MIGRATIONS);
+        if (!e->err && e->user_only && kernel_only_event) {
+            /* It would open but read 0: switches and migrations happen in the kernel. */
+            e->err = -EACCES;
+            snprintf(e->reason, sizeof e->reason,
+                     "not permitted: %s allows user-space counting only and this event happens "
+                     "in the kernel; run as root or grant CAP_PERFMON",
+                     p->paranoid == INT_MIN ? "perf_event_paranoid" : "perf_event_paranoid=N");
+            if (p->paranoid != INT_MIN)
+                snprintf(e->reason, sizeof e->reason,
+                         "not permitted: perf_event_paranoid=%d allows user-space counting only "
+                         "and this event happens in the kernel; run as root or grant CAP_PERFMON",
+                         p->paranoid);
+        } else if (!e->err && e->user_only) {
+            snprintf(e->reason, sizeof e->reason,
+                     "user space only: perf_event_paranoid=%d; run as root or grant CAP_PERFMON "
+                     "to count the kernel too",
+                     p->paranoid);
+        }
+    }
+}
+
+/* 2. Open the survivors in groups. */
+static void open_groups(lat_perf *p, const lat_perf_opts *opts, const char *root) {
+    size_t n = p->nev;
+    int hwg = -1, swg = -1;
+    for (size_t i = 0; i < n; i++) {
+        ev *e = &p->ev[i];
+        if (e->err) continue;
+        if (!p->group_format) {
+            int g = new_group(p, i, false, opts->enable_on_exec);
+            if (g < 0) e->err = g;
+            goto opened;
+        }
+        int *gp = e->hw ? &hwg : &swg;
+        if (*gp < 0) {
+            int g = new_group(p, i, e->hw && !opts->no_pin, opts->enable_on_exec);
+            if (g < 0)
+                e->err = g;
+            else
+                *gp = g;
+        } else {
+            long fd = open_one(p, e, p->grp[*gp].fd, false, false, false);
+            if (fd == -EINVAL) { /* cannot join (another PMU, too many): alone */
+                int g = new_group(p, i, false, opts->enable_on_exec);
+                if (g < 0) e->err = g;
+            } else if (fd < 0) {
+                e->err = (int)fd;
+            } else {
+                e->fd = (int)fd;
+                add_to_group(p, i, *gp);
+            }
+        }
+    opened:
+        if (e->err)
+            explain(e->err, e->hw, p->paranoid, root, e->reason, sizeof e->reason);
+        else if (p->group_format && ksys.ioctl(e->fd, PERF_EVENT_IOC_ID, (uintptr_t)&e->id) < 0)
+            e->id = 0;
+    }
+}
+
+/* 3. getrusage stands in where the kernel will not count. */
+static void use_fallbacks(lat_perf *p, const lat_perf_opts *opts) {
+    size_t n = p->nev;
+    for (size_t i = 0; i < n; i++) {
+        ev *e = &p->ev[i];
+        if (e->err && e->can_fallback) {
+            e->fallback = e->can_fallback;
+            char why[LAT_PERF_REASON_MAX];
+            memcpy(why, e->reason, sizeof why);
+            const char *who = p->inherit ? "RUSAGE_CHILDREN" : "RUSAGE_THREAD";
+            if (e->err == -EACCES || e->err == -EPERM)
+                snprintf(e->reason, sizeof e->reason,
+                         "from getrusage(%s): perf_event_paranoid=%d forbids counting kernel "
+                         "events; run as root or grant CAP_PERFMON",
+                         who, p->paranoid);
+            else
+                snprintf(e->reason, sizeof e->reason,
+                         "from getrusage(%s): the perf counter is unavailable (%.120s)", who, why);
+            e->err = 0;
+            p->fb_used = true;
+        }
+    }
+    if (p->fb_used) {
+        fb_now(p, &p->fb_start, &p->fb_start_ns);
+        p->fb_running = opts->enable_on_exec; /* the counters start by themselves then */
+    }
+}
+
+/* Where the derived figures' inputs sit (-1: not requested). */
+static void index_events(lat_perf *p) {
+    p->ix_cycles = index_of(p, "cycles");
+    p->ix_instr = index_of(p, "instructions");
+    p->ix_br = index_of(p, "branches");
+    p->ix_brmiss = index_of(p, "branch-misses");
+    p->ix_cref = index_of(p, "cache-references");
+    p->ix_cmiss = index_of(p, "cache-misses");
+    p->ix_llc = index_of(p, "LLC-load-misses");
+    p->ix_pf = index_of(p, "page-faults");
+    p->ix_minflt = index_of(p, "minor-faults");
+    p->ix_majflt = index_of(p, "major-faults");
+    p->ix_cs = index_of(p, "context-switches");
+    p->ix_task = index_of(p, "task-clock");
+}
+
 int lat_perf_create(lat_perf **out, const char *events, const lat_perf_opts *opts) {
     static const lat_perf_opts defaults = {0};
     char(*names)[LAT_PERF_NAME_MAX * 2] = NULL;
@@ -685,105 +798,10 @@ int lat_perf_create(lat_perf **out, const char *events, const lat_perf_opts *opt
     }
     p->nev = n;
 
-    /* 1. probe each event alone */
-    for (size_t i = 0; i < n; i++) {
-        ev *e = &p->ev[i];
-        e->err = probe(p, e, root);
-        bool kernel_only_event = e->attr.type == PERF_TYPE_SOFTWARE &&
-                                 (e->attr.config == PERF_COUNT_SW_CONTEXT_SWITCHES ||
-                                  e->attr.config == PERF_COUNT_SW_CPU_MIGRATIONS);
-        if (!e->err && e->user_only && kernel_only_event) {
-            /* It would open but read 0: switches and migrations happen in the kernel. */
-            e->err = -EACCES;
-            snprintf(e->reason, sizeof e->reason,
-                     "not permitted: %s allows user-space counting only and this event happens "
-                     "in the kernel; run as root or grant CAP_PERFMON",
-                     p->paranoid == INT_MIN ? "perf_event_paranoid" : "perf_event_paranoid=N");
-            if (p->paranoid != INT_MIN)
-                snprintf(e->reason, sizeof e->reason,
-                         "not permitted: perf_event_paranoid=%d allows user-space counting only "
-                         "and this event happens in the kernel; run as root or grant CAP_PERFMON",
-                         p->paranoid);
-        } else if (!e->err && e->user_only) {
-            snprintf(e->reason, sizeof e->reason,
-                     "user space only: perf_event_paranoid=%d; run as root or grant CAP_PERFMON "
-                     "to count the kernel too",
-                     p->paranoid);
-        }
-    }
-
-    /* 2. open the survivors in groups */
-    int hwg = -1, swg = -1;
-    for (size_t i = 0; i < n; i++) {
-        ev *e = &p->ev[i];
-        if (e->err) continue;
-        if (!p->group_format) {
-            int g = new_group(p, i, false, opts->enable_on_exec);
-            if (g < 0) e->err = g;
-            goto opened;
-        }
-        int *gp = e->hw ? &hwg : &swg;
-        if (*gp < 0) {
-            int g = new_group(p, i, e->hw && !opts->no_pin, opts->enable_on_exec);
-            if (g < 0)
-                e->err = g;
-            else
-                *gp = g;
-        } else {
-            long fd = open_one(p, e, p->grp[*gp].fd, false, false, false);
-            if (fd == -EINVAL) { /* cannot join (another PMU, too many): alone */
-                int g = new_group(p, i, false, opts->enable_on_exec);
-                if (g < 0) e->err = g;
-            } else if (fd < 0) {
-                e->err = (int)fd;
-            } else {
-                e->fd = (int)fd;
-                add_to_group(p, i, *gp);
-            }
-        }
-    opened:
-        if (e->err)
-            explain(e->err, e->hw, p->paranoid, root, e->reason, sizeof e->reason);
-        else if (p->group_format && ksys.ioctl(e->fd, PERF_EVENT_IOC_ID, (uintptr_t)&e->id) < 0)
-            e->id = 0;
-    }
-
-    /* 3. getrusage stands in where the kernel will not count */
-    for (size_t i = 0; i < n; i++) {
-        ev *e = &p->ev[i];
-        if (e->err && e->can_fallback) {
-            e->fallback = e->can_fallback;
-            char why[LAT_PERF_REASON_MAX];
-            memcpy(why, e->reason, sizeof why);
-            const char *who = p->inherit ? "RUSAGE_CHILDREN" : "RUSAGE_THREAD";
-            if (e->err == -EACCES || e->err == -EPERM)
-                snprintf(e->reason, sizeof e->reason,
-                         "from getrusage(%s): perf_event_paranoid=%d forbids counting kernel "
-                         "events; run as root or grant CAP_PERFMON",
-                         who, p->paranoid);
-            else
-                snprintf(e->reason, sizeof e->reason,
-                         "from getrusage(%s): the perf counter is unavailable (%.120s)", who, why);
-            e->err = 0;
-            p->fb_used = true;
-        }
-    }
-    if (p->fb_used) {
-        fb_now(p, &p->fb_start, &p->fb_start_ns);
-        p->fb_running = opts->enable_on_exec; /* the counters start by themselves then */
-    }
-    p->ix_cycles = index_of(p, "cycles");
-    p->ix_instr = index_of(p, "instructions");
-    p->ix_br = index_of(p, "branches");
-    p->ix_brmiss = index_of(p, "branch-misses");
-    p->ix_cref = index_of(p, "cache-references");
-    p->ix_cmiss = index_of(p, "cache-misses");
-    p->ix_llc = index_of(p, "LLC-load-misses");
-    p->ix_pf = index_of(p, "page-faults");
-    p->ix_minflt = index_of(p, "minor-faults");
-    p->ix_majflt = index_of(p, "major-faults");
-    p->ix_cs = index_of(p, "context-switches");
-    p->ix_task = index_of(p, "task-clock");
+    probe_all(p, root);
+    open_groups(p, opts, root);
+    use_fallbacks(p, opts);
+    index_events(p);
     lat__free(names);
     *out = p;
     return 0;
