@@ -373,36 +373,8 @@ static void read_pmu(const json_t *j, lat_bench_pmu *p) {
     p->coverage = jnum(j, "coverage");
 }
 
-static int read_result(const json_t *j, lat_bench_result *r, jerr *e) {
-    if (!json_is_object(j)) return bad(e, "result is not an object");
-    r->name = jstrdup(j, "name");
-    r->group = jstrdup(j, "group");
-    if (!r->name || !r->group) return bad(e, "result without name or group");
-    const char *kind = json_string_value(json_object_get(j, "kind"));
-    const char *dom = json_string_value(json_object_get(j, "domain"));
-    if (!kind || (strcmp(kind, "standard") && strcmp(kind, "concurrent")))
-        return bad(e, "result kind is not standard or concurrent");
-    if (!dom || (strcmp(dom, "cpu") && strcmp(dom, "io"))) return bad(e, "domain is not cpu or io");
-    r->kind = strcmp(kind, "concurrent") == 0 ? LAT_BENCH_CONCURRENT : LAT_BENCH_STANDARD;
-    r->domain = strcmp(dom, "io") == 0 ? LAT_BENCH_IO : LAT_BENCH_CPU;
-    r->execution_index = (uint32_t)juint(j, "execution_index");
-    r->bytes_per_op = juint(j, "bytes_per_op");
-    r->chunk_size = juint(j, "chunk_size");
-    r->sample_duration_ns = juint(j, "sample_duration_ns");
-    r->calibration_passes = (uint32_t)juint(j, "calibration_passes");
-    r->warmup_samples = (uint32_t)juint(j, "warmup_samples");
-    r->timer_overhead_ns = jnum(j, "timer_overhead_ns");
-    r->budget_capped = json_is_true(json_object_get(j, "budget_capped"));
-    json_t *meta = json_object_get(j, "metadata");
-    if (meta && !json_is_object(meta)) return bad(e, "metadata is not an object");
-    const char *k;
-    json_t *v;
-    uint32_t cap = 0;
-    json_object_foreach(meta, k, v) {
-        if (!json_is_string(v)) return bad(e, "metadata value is not a string");
-        int rc = lat__bench_kv_push(&r->meta, &r->n_meta, &cap, k, json_string_value(v));
-        if (rc) return rc;
-    }
+/* The per-sample arrays, all of one length (cpu_ns optional). */
+static int read_samples(const json_t *j, lat_bench_result *r, jerr *e) {
     json_t *smp = json_object_get(j, "samples");
     if (!json_is_object(smp)) return bad(e, "result without samples");
     int rc;
@@ -422,27 +394,14 @@ static int read_result(const json_t *j, lat_bench_result *r, jerr *e) {
     if (json_is_array(cpu) && json_array_size(cpu) > 0 &&
         (rc = read_darr(cpu, &r->cpu_ns, &n, e, "samples.cpu_ns")))
         return rc;
-    json_t *stats = json_object_get(j, "stats");
-    r->mean_ns_per_op = jnum(stats, "mean_ns_per_op");
-    r->total_ops = juint(stats, "total_ops");
-    r->total_ns = jnum(stats, "total_ns");
-    r->cpu_share = jnum(stats, "cpu_share");
+    return 0;
+}
 
-    json_t *sm = json_object_get(j, "sample_metrics");
+/* The per-role figures of a concurrent result. */
+static int read_roles(const json_t *j, lat_bench_result *r, jerr *e) {
     size_t i;
-    json_array_foreach(sm, i, v) {
-        const char *name = json_string_value(json_object_get(v, "name"));
-        json_t *vals = json_object_get(v, "values");
-        if (!name || !json_is_array(vals)) return bad(e, "sample_metrics entry malformed");
-        for (size_t x = 0; x < json_array_size(vals); x++) {
-            json_t *xv = json_array_get(vals, x);
-            rc = lat__bench_series_push(r, name, json_string_value(json_object_get(v, "unit")),
-                                        json_string_value(json_object_get(v, "section")),
-                                        json_is_number(xv) ? json_number_value(xv) : NAN);
-            if (rc) return rc;
-        }
-    }
-
+    json_t *v;
+    int rc;
     json_t *roles = json_object_get(j, "roles");
     if (roles && !json_is_array(roles)) return bad(e, "roles is not an array");
     size_t nr = json_array_size(roles);
@@ -482,6 +441,63 @@ static int read_result(const json_t *j, lat_bench_result *r, jerr *e) {
         }
         read_pmu(json_object_get(v, "pmu"), &ro->pmu);
     }
+    return 0;
+}
+
+static int read_result(const json_t *j, lat_bench_result *r, jerr *e) {
+    if (!json_is_object(j)) return bad(e, "result is not an object");
+    r->name = jstrdup(j, "name");
+    r->group = jstrdup(j, "group");
+    if (!r->name || !r->group) return bad(e, "result without name or group");
+    const char *kind = json_string_value(json_object_get(j, "kind"));
+    const char *dom = json_string_value(json_object_get(j, "domain"));
+    if (!kind || (strcmp(kind, "standard") && strcmp(kind, "concurrent")))
+        return bad(e, "result kind is not standard or concurrent");
+    if (!dom || (strcmp(dom, "cpu") && strcmp(dom, "io"))) return bad(e, "domain is not cpu or io");
+    r->kind = strcmp(kind, "concurrent") == 0 ? LAT_BENCH_CONCURRENT : LAT_BENCH_STANDARD;
+    r->domain = strcmp(dom, "io") == 0 ? LAT_BENCH_IO : LAT_BENCH_CPU;
+    r->execution_index = (uint32_t)juint(j, "execution_index");
+    r->bytes_per_op = juint(j, "bytes_per_op");
+    r->chunk_size = juint(j, "chunk_size");
+    r->sample_duration_ns = juint(j, "sample_duration_ns");
+    r->calibration_passes = (uint32_t)juint(j, "calibration_passes");
+    r->warmup_samples = (uint32_t)juint(j, "warmup_samples");
+    r->timer_overhead_ns = jnum(j, "timer_overhead_ns");
+    r->budget_capped = json_is_true(json_object_get(j, "budget_capped"));
+    json_t *meta = json_object_get(j, "metadata");
+    if (meta && !json_is_object(meta)) return bad(e, "metadata is not an object");
+    const char *k;
+    json_t *v;
+    uint32_t cap = 0;
+    json_object_foreach(meta, k, v) {
+        if (!json_is_string(v)) return bad(e, "metadata value is not a string");
+        int rc = lat__bench_kv_push(&r->meta, &r->n_meta, &cap, k, json_string_value(v));
+        if (rc) return rc;
+    }
+    int rc = read_samples(j, r, e);
+    if (rc) return rc;
+    json_t *stats = json_object_get(j, "stats");
+    r->mean_ns_per_op = jnum(stats, "mean_ns_per_op");
+    r->total_ops = juint(stats, "total_ops");
+    r->total_ns = jnum(stats, "total_ns");
+    r->cpu_share = jnum(stats, "cpu_share");
+
+    json_t *sm = json_object_get(j, "sample_metrics");
+    size_t i;
+    json_array_foreach(sm, i, v) {
+        const char *name = json_string_value(json_object_get(v, "name"));
+        json_t *vals = json_object_get(v, "values");
+        if (!name || !json_is_array(vals)) return bad(e, "sample_metrics entry malformed");
+        for (size_t x = 0; x < json_array_size(vals); x++) {
+            json_t *xv = json_array_get(vals, x);
+            rc = lat__bench_series_push(r, name, json_string_value(json_object_get(v, "unit")),
+                                        json_string_value(json_object_get(v, "section")),
+                                        json_is_number(xv) ? json_number_value(xv) : NAN);
+            if (rc) return rc;
+        }
+    }
+
+    if ((rc = read_roles(j, r, e))) return rc;
     json_t *tail = json_object_get(j, "tail");
     if (json_is_object(tail)) {
         r->tail.count = juint(tail, "count");
