@@ -824,6 +824,86 @@ static int role_event_add(lat_bench_role *role, uint32_t *cap, const char *name,
     return 0;
 }
 
+/* Sample i of every role and of the whole: ops, rates and per-thread
+ * counters from the workers' slots. */
+static int record_conc_sample(lat_bench_result *res, const worker_slot *slots, uint32_t nthreads,
+                              const uint64_t *role_ops, uint32_t *ecap, uint32_t i, double d) {
+    uint32_t nroles = res->n_roles;
+    int rc = 0;
+    uint64_t ops = 0;
+    uint32_t t = 0;
+    for (uint32_t w = 0; w < nroles; w++) {
+        lat_bench_role *ro = &res->roles[w];
+        uint64_t ro_ops = role_ops[w];
+        ro->ops[i] = ro_ops;
+        ro->ops_per_sec[i] = (double)ro_ops * 1e9 / d;
+        ro->ns_per_op[i] = ro_ops ? d * ro->threads / (double)ro_ops : d * ro->threads;
+        ro->total_ops += ro_ops;
+        ro->n = i + 1;
+        ops += ro_ops;
+        for (uint32_t k = 0; k < ro->threads; k++, t++) {
+            const lat_bench_worker_result *wr = &slots[t].out;
+            for (uint32_t e = 0; e < wr->n_counters; e++)
+                if (wr->counters[e].name && (rc = role_event_add(ro, &ecap[w], wr->counters[e].name,
+                                                                 wr->counters[e].value)))
+                    return rc;
+        }
+    }
+    res->ops[i] = ops;
+    res->duration_ns[i] = d;
+    for (uint32_t k = 0; k < nthreads; k++)
+        res->cpu_ns[i] += (double)slots[k].cpu_ns;
+    res->ns_per_op[i] = ops ? d * nthreads / (double)ops : d * nthreads;
+    res->throughput[i] = (double)ops * 1e9 / d;
+    res->total_ops += ops;
+    res->total_ns += d;
+    res->n = i + 1;
+    return 0;
+}
+
+/* After the samples: the merged per-op tail, the counters per role and in
+ * all, and each role's summaries and event rates. */
+static void finish_concurrent(const lat_bench_runner *r, const bench_case *c, lat_bench_result *res,
+                              const worker_slot *slots, uint32_t nthreads) {
+    uint32_t nroles = res->n_roles;
+    /* Per-op tail: every thread's histogram merged. */
+    if (r->cfg.record_latency) {
+        lat_hist all;
+        if (lat_hist_init(&all, REC_LOWEST, REC_HIGHEST, REC_DIGITS) == 0) {
+            for (uint32_t t = 0; t < nthreads; t++)
+                if (slots[t].hist) lat_hist_add(&all, slots[t].hist);
+            tail_from(&res->tail, &all);
+            lat_hist_fini(&all);
+        }
+    }
+    /* Counters: per role and combined. */
+    if (r->perf) {
+        pmu_acc all = {0};
+        uint32_t t = 0;
+        for (uint32_t w = 0; w < nroles; w++) {
+            pmu_acc ra = {0};
+            for (uint32_t k = 0; k < c->workers[w].threads; k++, t++)
+                lat__bench_pmu_merge(&ra, &slots[t].pmu);
+            lat__bench_pmu_finish(&ra, res->roles[w].total_ops, &res->roles[w].pmu);
+            lat__bench_pmu_merge(&all, &ra);
+        }
+        lat__bench_pmu_finish(&all, res->total_ops, &res->pmu);
+    }
+    res->mean_ns_per_op = res->total_ops ? res->total_ns * nthreads / (double)res->total_ops : 0;
+    for (uint32_t w = 0; w < nroles; w++) {
+        lat_bench_role *ro = &res->roles[w];
+        if (ro->n) {
+            lat_bench_summarize(ro->ops_per_sec, ro->n, &ro->throughput);
+            lat_bench_summarize(ro->ns_per_op, ro->n, &ro->latency);
+        }
+        for (uint32_t e = 0; e < ro->n_events; e++) {
+            lat_bench_event *ev = &ro->events[e];
+            ev->per_op = ro->total_ops ? (double)ev->total / (double)ro->total_ops : 0;
+            ev->per_sec = res->total_ns > 0 ? (double)ev->total * 1e9 / res->total_ns : 0;
+        }
+    }
+}
+
 static int run_concurrent(lat_bench_runner *r, bench_case *c, lat_bench_result *res) {
     const lat_bench_config *cfg = &r->cfg;
     uint32_t nroles = c->cdef.n_workers, nthreads = 0;
@@ -879,73 +959,11 @@ static int run_concurrent(lat_bench_runner *r, bench_case *c, lat_bench_result *
     for (uint32_t i = 0; i < n; i++) {
         rc = run_conc_sample(r, c, res, LAT_BENCH_MEASUREMENT, i, window, slots, nthreads, &m, &cs);
         if (rc) goto out;
-        double d = cs.duration_ns > 0 ? cs.duration_ns : 1e-3;
-        uint64_t ops = 0;
-        uint32_t t = 0;
-        for (uint32_t w = 0; w < nroles; w++) {
-            lat_bench_role *ro = &res->roles[w];
-            uint64_t ro_ops = role_ops[w];
-            ro->ops[i] = ro_ops;
-            ro->ops_per_sec[i] = (double)ro_ops * 1e9 / d;
-            ro->ns_per_op[i] = ro_ops ? d * ro->threads / (double)ro_ops : d * ro->threads;
-            ro->total_ops += ro_ops;
-            ro->n = i + 1;
-            ops += ro_ops;
-            for (uint32_t k = 0; k < ro->threads; k++, t++) {
-                const lat_bench_worker_result *wr = &slots[t].out;
-                for (uint32_t e = 0; e < wr->n_counters; e++)
-                    if (wr->counters[e].name &&
-                        (rc = role_event_add(ro, &ecap[w], wr->counters[e].name,
-                                             wr->counters[e].value)))
-                        goto out;
-            }
-        }
-        res->ops[i] = ops;
-        res->duration_ns[i] = d;
-        for (uint32_t k = 0; k < nthreads; k++)
-            res->cpu_ns[i] += (double)slots[k].cpu_ns;
-        res->ns_per_op[i] = ops ? d * nthreads / (double)ops : d * nthreads;
-        res->throughput[i] = (double)ops * 1e9 / d;
-        res->total_ops += ops;
-        res->total_ns += d;
-        res->n = i + 1;
+        rc = record_conc_sample(res, slots, nthreads, role_ops, ecap, i,
+                                cs.duration_ns > 0 ? cs.duration_ns : 1e-3);
+        if (rc) goto out;
     }
-    /* Per-op tail: every thread's histogram merged. */
-    if (r->cfg.record_latency) {
-        lat_hist all;
-        if (lat_hist_init(&all, REC_LOWEST, REC_HIGHEST, REC_DIGITS) == 0) {
-            for (uint32_t t = 0; t < nthreads; t++)
-                if (slots[t].hist) lat_hist_add(&all, slots[t].hist);
-            tail_from(&res->tail, &all);
-            lat_hist_fini(&all);
-        }
-    }
-    /* Counters: per role and combined. */
-    if (r->perf) {
-        pmu_acc all = {0};
-        uint32_t t = 0;
-        for (uint32_t w = 0; w < nroles; w++) {
-            pmu_acc ra = {0};
-            for (uint32_t k = 0; k < c->workers[w].threads; k++, t++)
-                lat__bench_pmu_merge(&ra, &slots[t].pmu);
-            lat__bench_pmu_finish(&ra, res->roles[w].total_ops, &res->roles[w].pmu);
-            lat__bench_pmu_merge(&all, &ra);
-        }
-        lat__bench_pmu_finish(&all, res->total_ops, &res->pmu);
-    }
-    res->mean_ns_per_op = res->total_ops ? res->total_ns * nthreads / (double)res->total_ops : 0;
-    for (uint32_t w = 0; w < nroles; w++) {
-        lat_bench_role *ro = &res->roles[w];
-        if (ro->n) {
-            lat_bench_summarize(ro->ops_per_sec, ro->n, &ro->throughput);
-            lat_bench_summarize(ro->ns_per_op, ro->n, &ro->latency);
-        }
-        for (uint32_t e = 0; e < ro->n_events; e++) {
-            lat_bench_event *ev = &ro->events[e];
-            ev->per_op = ro->total_ops ? (double)ev->total / (double)ro->total_ops : 0;
-            ev->per_sec = res->total_ns > 0 ? (double)ev->total * 1e9 / res->total_ns : 0;
-        }
-    }
+    finish_concurrent(r, c, res, slots, nthreads);
 out:
     lat__bench_metrics_clear(&m);
     lat__free(m.items);
