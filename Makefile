@@ -91,11 +91,11 @@ fuzz: deps-test
 	  rc=$${PIPESTATUS[0]}; rm -rf $$work; [ $$rc -eq 0 ] || { echo "fuzz: $$n failed ($$rc)"; exit 1; }; done
 
 AARCH64_CC ?= aarch64-linux-gnu-gcc
-AARCH64_LIB = core/clock.c core/error.c
+AARCH64_LIB = core/clock.c core/error.c core/stats.c core/alloc.c
 aarch64: deps-test
 	@mkdir -p build-aarch64
 	@set -e; for t in tests/arch/test_*.c; do n=$$(basename $$t .c); \
-	  $(AARCH64_CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static -Iinclude \
+	  $(AARCH64_CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static -Iinclude -Icore \
 	    -o build-aarch64/$$n $$t $(AARCH64_LIB) -lpthread -lm; \
 	  echo "== qemu-aarch64 $$n"; qemu-aarch64 build-aarch64/$$n; done
 
