@@ -78,9 +78,11 @@ static void on_run(void *ud, const lat_lab_run_rec *rec, const lat_pipe_config *
     char plat[1024];
     lab_rec_platform(x, rec, plat, sizeof plat);
     printf(
-        "round %2u %-10s work p50 %4.0f p99.9 %6.0f ns | e2e p50 %9.0f p99.9 %10.0f ns | %s%s%s\n",
+        "round %2u %-10s work p50 %4.0f p99.9 %6.0f ns | e2e p50 %9.0f p99.9 %10.0f ns | floor "
+        "%.0f -> %.0f ns | %s%s%s\n",
         rec->round + 1, lat_lab_conf_name(rec->conf), rec->p50[LAT_PIPE_WORK],
-        rec->p999[LAT_PIPE_WORK], rec->p50[LAT_PIPE_E2E], rec->p999[LAT_PIPE_E2E], plat,
+        rec->p999[LAT_PIPE_WORK], rec->p50[LAT_PIPE_E2E], rec->p999[LAT_PIPE_E2E], rec->floor_ns,
+        rec->floor_after_ns, plat,
         rec->contaminated ? " | CONTAMINATED: " : "", rec->contaminated ? rec->why : "");
     fflush(stdout);
     json_t *j = lab_run_json(c, r, x->over, x->why);
@@ -91,6 +93,10 @@ static void on_run(void *ud, const lat_lab_run_rec *rec, const lat_pipe_config *
     json_object_set_new(j, "contaminated", json_boolean(rec->contaminated));
     if (rec->contaminated) json_object_set_new(j, "why", json_string(rec->why));
     json_object_set_new(j, "platform_text", json_string(plat));
+    json_object_set_new(j, "floor_before_ns",
+                        isnan(rec->floor_ns) ? json_null() : json_real(rec->floor_ns));
+    json_object_set_new(j, "floor_after_ns",
+                        isnan(rec->floor_after_ns) ? json_null() : json_real(rec->floor_after_ns));
     double worst = 0;
     for (int k = 0; k < LAT_PIPE_NHOT; k++)
         if (rec->thr[k].ran && rec->thr[k].lost_share > worst) worst = rec->thr[k].lost_share;
@@ -215,7 +221,7 @@ static const cli_opt lab_table[] = {
     CLI_STR_OPT("out", CLI_STRING, &lo.out, "DIR", "output folder (default lab-out)"),
     CLI_FLAG_OPT("quick", &lo.quick, "tiny sizes for CI: a few seconds in all"),
     CLI_NUM_OPT("budget", CLI_DOUBLE, &lo.budget, "S",
-                "time budget for the rounds (default 90 s; --quick 6 s)", 0.1, 86400),
+                "time budget for the rounds (default 120 s; --quick 6 s)", 0.1, 86400),
     CLI_NUM_OPT("min-rounds", CLI_U64, &lo.min_rounds, "N",
                 "rounds before any verdict (default 10)", 2, 1000),
     CLI_NUM_OPT("max-rounds", CLI_U64, &lo.max_rounds, "N", "at most this many rounds (default 40)",

@@ -134,9 +134,12 @@ static void md_verdicts(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
                "|---|---|---|--:|--:|--:|---|---|--:|---|\n");
     for (int c = 1; c < LAT_LAB_NCONF; c++) {
         const lat_lab_verdict *v = &res->verdict[c];
-        char p50[64];
+        char p50[96];
         if (isnan(v->p50_ratio))
             snprintf(p50, sizeof p50, "n/a");
+        else if (v->p50_below_tick && !isnan(v->mean_shift_ns))
+            snprintf(p50, sizeof p50, "%+.0f ns (below granularity; body mean %+.1f ns)",
+                     v->p50_shift_ns, v->mean_shift_ns);
         else if (v->p50_below_tick)
             snprintf(p50, sizeof p50, "%+.0f ns (below granularity)", v->p50_shift_ns);
         else
@@ -172,7 +175,9 @@ static void md_verdicts(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
 static void md_rounds(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
     (void)x;
     fprintf(f, "## Rounds\n\nEach cell: work p50 / p99.9 ns (medians over the run's clean "
-               "intervals are what the verdict reads), worst hot-thread loss; `x` = set aside.\n\n"
+               "intervals are what the verdict reads), worst hot-thread loss, the run's placement "
+               "(n near, f far, m moved during the run); `x` = set aside.  Floor: the cache-line "
+               "round trip before the round's first run.\n\n"
                "| round | order | floor ns |");
     for (int c = 0; c < LAT_LAB_NCONF; c++)
         fprintf(f, " %s |", lat_lab_conf_name(c));
@@ -182,7 +187,7 @@ static void md_rounds(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
         for (int i = 0; i < LAT_LAB_NCONF; i++)
             fprintf(f, "%s%s", i ? "," : "", lat_lab_conf_name(res->order[k][i]));
         double fl = NAN;
-        for (size_t i = 0; i < res->nruns; i++)
+        for (size_t i = 0; i < res->nruns && isnan(fl); i++)
             if (res->runs[i].round == k) fl = res->runs[i].floor_ns;
         fprintf(f, " | %.0f |", fl);
         for (int c = 0; c < LAT_LAB_NCONF; c++) {
@@ -203,8 +208,8 @@ static void md_rounds(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
             double lost = 0;
             for (int t = 0; t < LAT_PIPE_NHOT; t++)
                 lost = fmax(lost, r->thr[t].lost_share);
-            fprintf(f, " %.0f / %.0f, %.1f%% |", r->p50[LAT_PIPE_WORK], r->p999[LAT_PIPE_WORK],
-                    100 * lost);
+            fprintf(f, " %.0f / %.0f, %.1f%%, %c |", r->p50[LAT_PIPE_WORK],
+                    r->p999[LAT_PIPE_WORK], 100 * lost, "nfm"[lat_lab_run_placement(res, r)]);
         }
         fprintf(f, "\n");
     }
@@ -421,6 +426,21 @@ static json_t *verdict_json(const lat_lab_verdict *v, int c) {
                         isnan(v->p999_ratio) ? json_null() : json_real(v->p999_ratio));
     json_object_set_new(o, "e2e_spread_ratio",
                         isnan(v->spread_ratio) ? json_null() : json_real(v->spread_ratio));
+    json_object_set_new(o, "work_body_mean_ratio",
+                        isnan(v->mean_ratio) ? json_null() : json_real(v->mean_ratio));
+    json_object_set_new(o, "work_body_mean_shift_ns",
+                        isnan(v->mean_shift_ns) ? json_null() : json_real(v->mean_shift_ns));
+    static const char *const where[2] = {"near", "far"};
+    json_object_set_new(o, "decided_in",
+                        v->decided_in >= 0 ? json_string(where[v->decided_in]) : json_null());
+    json_t *pk = json_object();
+    for (int i = 0; i < 2; i++)
+        if (v->placement_kind[i] >= 0)
+            json_object_set_new(pk, where[i],
+                                json_pack("{s:s, s:i}", "verdict",
+                                          lat_lab_kind_name(v->placement_kind[i]), "rounds",
+                                          (int)v->placement_rounds[i]));
+    json_object_set_new(o, "by_placement", pk);
     json_object_set_new(o, "reason", json_string(v->reason));
     json_object_set_new(o, "text", json_string(t));
     return o;
@@ -441,10 +461,11 @@ int lab_write_json(const lab_ctx *x, const lat_lab_result *res, const char *path
     const lat_lab_placement pl = res->placement;
     json_object_set_new(
         doc, "placement",
-        json_pack("{s:i, s:i, s:i, s:o, s:o, s:b}", "rounds_measured", pl.measured, "near_rounds",
-                  pl.near, "far_rounds", pl.far, "near_floor_ns",
-                  isnan(pl.near_ns) ? json_null() : json_real(pl.near_ns), "far_floor_ns",
-                  isnan(pl.far_ns) ? json_null() : json_real(pl.far_ns), "moved", pl.moved));
+        json_pack("{s:i, s:i, s:i, s:i, s:o, s:o, s:b}", "runs_measured", pl.measured,
+                  "near_runs", pl.near, "far_runs", pl.far, "moved_during_run", pl.during,
+                  "near_floor_ns", isnan(pl.near_ns) ? json_null() : json_real(pl.near_ns),
+                  "far_floor_ns", isnan(pl.far_ns) ? json_null() : json_real(pl.far_ns), "moved",
+                  pl.moved));
     json_t *ord = json_array();
     for (unsigned k = 0; k < res->rounds; k++) {
         json_t *r = json_array();

@@ -28,7 +28,7 @@ EXPS="alloc share-line no-pin"
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs"
 printf '%-4s' run
 for x in $EXPS; do printf ' | %-44s' "$x"; done
-printf ' | %-7s | %-9s | %-7s | %s\n' loss placement wall load
+printf ' | %-7s | %-12s | %-7s | %s\n' loss placement wall load
 declare -A match incon wrong
 for x in $EXPS; do match[$x]=0; incon[$x]=0; wrong[$x]=0; done
 for i in $(seq 1 "$N"); do
@@ -59,12 +59,12 @@ for i in $(seq 1 "$N"); do
     done
     loss=$(jq -r '[.runs[].lost_share_max] | if length > 0 then (add / length * 1000 | round / 10 | tostring) + "%" else "n/a" end' "$J")
     wall=$(echo "$t1 - $t0" | bc)
-    place=$(jq -r '.placement | "\(.near_rounds)n/\(.far_rounds)f"' "$J")
-    printf ' | %-7s | %-9s | %6.1fs | %s->%s\n' "$loss" "$place" "$wall" "$load0" "$(cut -d' ' -f1 /proc/loadavg)"
+    place=$(jq -r '.placement | "\(.near_runs)n/\(.far_runs)f/\(.moved_during_run)m"' "$J")
+    printf ' | %-7s | %-12s | %6.1fs | %s->%s\n' "$loss" "$place" "$wall" "$load0" "$(cut -d' ' -f1 /proc/loadavg)"
 done
 echo
 echo "summary over $N runs (r = rounds used / set aside; loss = mean of each run's worst hot-thread loss;"
-echo "placement = rounds with the near / far cache-line floor):"
+echo "placement = runs with the near / far cache-line floor / moved during the run):"
 total_wrong=0
 for x in $EXPS; do
     printf '  %-10s matched %2d  inconclusive %2d  wrong %2d\n' "$x" "${match[$x]}" "${incon[$x]}" "${wrong[$x]}"

@@ -185,7 +185,7 @@ jq -e '.seed == 42 and (.runs | length) >= 4 and (.verdicts | keys | length) == 
 grep -Eq '^placement: (the host moved the vCPUs|one placement in all|the cache-line floor was not measured)' "$T/lab.out" ||
     fail "no placement line"
 grep -q '^Placement: ' "$T/lab/LAB.md" || fail "LAB.md placement"
-jq -e '.placement.near_rounds + .placement.far_rounds == .placement.rounds_measured' "$T/lab/lab.json" >/dev/null ||
+jq -e '.placement.near_runs + .placement.far_runs + .placement.moved_during_run == .placement.runs_measured' "$T/lab/lab.json" >/dev/null ||
     fail "lab.json placement"
 grep -q '<svg' "$T/lab/report.html" || fail "report has no plot"
 grep -q 'per-interval' "$T/lab/report.html" || fail "report has no per-interval plot"

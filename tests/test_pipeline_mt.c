@@ -12,6 +12,7 @@
 #include "lat_test.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -64,6 +65,7 @@ static void test_compact_pinned_exactly_once(void **state) {
     lat_pipe_config c;
     small(&c);
     c.split_q1 = true;
+    c.interval_ns = 50000000; /* 50 ms: a few intervals */
     bool over;
     int rc = plan(&c, LAT_PIPE_COMPACT, false, &over);
     if (rc == LAT_ETOOFEW_CPUS)
@@ -80,6 +82,17 @@ static void test_compact_pinned_exactly_once(void **state) {
     assert_int_equal(r.thr[LAT_PIPE_PRODUCER].cpu_end, c.cpus[LAT_PIPE_PRODUCER]);
     assert_int_equal(r.thr[LAT_PIPE_WORKER].cpu_end, c.cpus[LAT_PIPE_WORKER]);
     assert_false(r.thr[LAT_PIPE_CONSUMER].ran);
+    /* each interval's body mean lies between its smallest sample and its p99
+     * (it is the mean of the samples at or below the p99) */
+    assert_true(r.niv >= 1);
+    for (size_t i = 0; i < r.niv; i++) {
+        const lat_pipe_interval *v = &r.iv[i];
+        if (!v->count) continue;
+        double m = v->body_mean[LAT_PIPE_WORK];
+        assert_true(isfinite(m));
+        assert_true(m >= 1 && m <= (double)v->p99[LAT_PIPE_WORK]);
+        assert_true(isnan(v->body_mean[LAT_PIPE_Q2])); /* absent in compact */
+    }
     lat_pipe_result_fini(&r);
 }
 

@@ -504,6 +504,8 @@ static void *consumer(void *arg) {
 /* Per-interval figures by intended send time: the interval being filled. */
 typedef struct iv_state {
     lat_hist h[LAT_PIPE_NSTAGES];
+    lat_hist steady;     /* work of the events that met no queue */
+    uint64_t steady_q1;  /* ns: q1+wake below this met no queue */
     bool on;
     uint64_t cur;       /* index of the interval being filled */
     uint64_t count;     /* samples in it */
@@ -517,8 +519,22 @@ static bool iv_init(run *R, iv_state *v) {
     if (!R->ivc || !R->r->iv) return false;
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
         if (R->r->h[s] && lat_hist_init(&v->h[s], 1, HIST_HIGHEST_NS, 3) != 0) return false;
+    if (lat_hist_init(&v->steady, 1, HIST_HIGHEST_NS, 3) != 0) return false;
+    v->steady_q1 = R->c.steady_q1_ns ? R->c.steady_q1_ns : LAT_PIPE_STEADY_Q1_NS;
     v->on = true;
     return true;
+}
+
+/* Mean of the recorded values at or below upto (NAN when none). */
+static double body_mean(const lat_hist *h, int64_t upto) {
+    lat_hist_iter it;
+    lat_hist_iter_recorded(&it, h);
+    double sum = 0, n = 0;
+    while (lat_hist_iter_next(&it) && it.value <= upto) {
+        sum += (double)lat_hist_median_equivalent(h, it.value) * (double)it.count_at_value;
+        n += (double)it.count_at_value;
+    }
+    return n > 0 ? sum / n : NAN;
 }
 
 static void iv_close(run *R, iv_state *v) {
@@ -529,6 +545,7 @@ static void iv_close(run *R, iv_state *v) {
     static const double ps[] = {50, 99, 99.9};
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
         o->p50[s] = o->p99[s] = o->p999[s] = o->max[s] = -1;
+        o->body_mean[s] = NAN;
         if (!r->h[s]) continue;
         int64_t x[3];
         lat_hist_values_at_percentiles(&v->h[s], ps, x, 3);
@@ -536,8 +553,19 @@ static void iv_close(run *R, iv_state *v) {
         o->p99[s] = x[1];
         o->p999[s] = x[2];
         o->max[s] = lat_hist_max(&v->h[s]);
+        o->body_mean[s] = body_mean(&v->h[s], x[1]);
         lat_hist_reset(&v->h[s]);
     }
+    o->steady_count = (uint64_t)lat_hist_total(&v->steady);
+    o->steady_p50 = o->steady_p99 = o->steady_p999 = -1;
+    o->steady_mean = NAN;
+    if (o->steady_count) {
+        int64_t x[3];
+        lat_hist_values_at_percentiles(&v->steady, ps, x, 3);
+        o->steady_p50 = x[0], o->steady_p99 = x[1], o->steady_p999 = x[2];
+        o->steady_mean = body_mean(&v->steady, x[1]);
+    }
+    lat_hist_reset(&v->steady);
     uint64_t span = lat_clock_to_ns(R->cal, v->last_done - v->prev_done);
     o->tput_hz = span ? (double)v->count * 1e9 / (double)span : 0;
     if (v->cur + 1 > r->niv) r->niv = (size_t)v->cur + 1;
@@ -554,6 +582,7 @@ static void iv_add(run *R, iv_state *v, const sample *s, uint64_t t3, const uint
     }
     for (int st = 0; st < LAT_PIPE_NSTAGES; st++)
         if (R->r->h[st]) lat_hist_record(&v->h[st], (int64_t)ns[st]);
+    if (ns[LAT_PIPE_Q1] < v->steady_q1) lat_hist_record(&v->steady, (int64_t)ns[LAT_PIPE_WORK]);
     v->count++;
     if (t3 > v->last_done) v->last_done = t3;
 }
@@ -561,6 +590,7 @@ static void iv_add(run *R, iv_state *v, const sample *s, uint64_t t3, const uint
 static void iv_fini(iv_state *v) {
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
         lat_hist_fini(&v->h[s]);
+    lat_hist_fini(&v->steady);
 }
 
 /* Keep the slowest samples of each stage with their hop's bounds. */
@@ -1187,8 +1217,16 @@ static json_t *intervals_json(const lat_pipe_config *c, const lat_pipe_result *r
             json_object_set_new(st, "p99", json_integer(v->p99[s]));
             json_object_set_new(st, "p99.9", json_integer(v->p999[s]));
             json_object_set_new(st, "max", json_integer(v->max[s]));
+            if (isfinite(v->body_mean[s]))
+                json_object_set_new(st, "body_mean", json_real(v->body_mean[s]));
             json_object_set_new(x, lat_pipe_stages[s].name, st);
         }
+        if (v->steady_count)
+            json_object_set_new(
+                x, "work_steady",
+                json_pack("{s:I, s:I, s:I, s:I, s:f}", "count", (json_int_t)v->steady_count, "p50",
+                          (json_int_t)v->steady_p50, "p99", (json_int_t)v->steady_p99, "p99.9",
+                          (json_int_t)v->steady_p999, "body_mean", v->steady_mean));
         json_object_set_new(x, "tput_hz", json_real(v->tput_hz));
         json_t *l = json_object();
         for (int k = 0; k < LAT_PIPE_NHOT; k++)

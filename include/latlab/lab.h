@@ -17,7 +17,13 @@
  * VM are dominated by platform noise) and, for variance, on e2e: a Wilcoxon
  * signed-rank test over rounds with a Hodges-Lehmann confidence interval on
  * the ratio (stats.h).  A p50 change below the counter's granularity is
- * reported as such, never as a ratio.  Rounds continue until every verdict is
+ * reported as such, never as a ratio; the work body's mean, which resolves
+ * below one counter step, then bounds how much the median may have grown.
+ * When the host moved the vCPUs during the rounds (the cache-line floor
+ * measured every round splits into a near and a far placement), each
+ * placement's rounds are decided on their own: false sharing shows in the
+ * far placement and hides behind the work in the near one, and the far
+ * placement's own wide work tail hides alloc's.  Rounds continue until every verdict is
  * decided at the stated confidence or the time budget is spent; undecided
  * verdicts are "inconclusive on this machine" with a reason.
  *
@@ -57,7 +63,10 @@ int lat_lab_expected(int conf);
 
 /* The figures of one interval of one run that the verdict reads. */
 typedef struct lat_lab_fig {
-    double work_p50, work_p99, work_p999, work_max; /* ns */
+    /* ns; p50 .. p99.9 and the mean over the events that met no queue when
+     * most did (lat_pipe_interval's steady figures), else over all */
+    double work_p50, work_p99, work_p999, work_max;
+    double work_mean; /* ns: mean of the body (samples <= p99); 0 or NAN: not measured */
     double e2e_p50, e2e_p999;                       /* ns */
     double tput_hz;
     double lost; /* largest share of the interval a hot thread lost in gaps */
@@ -67,7 +76,9 @@ typedef struct lat_lab_fig {
 typedef struct lat_lab_cell {
     const lat_lab_fig *iv;
     size_t n;
-    bool usable; /* false: contaminated after every repeat, or missing */
+    bool usable;        /* false: contaminated after every repeat, or missing */
+    unsigned placement; /* the run's host placement: LAT_LAB_NEAR (or one placement),
+                         * LAT_LAB_FAR, or LAT_LAB_MOVED during the run */
 } lat_lab_cell;
 
 /* The verdict rule's named parameters. */
@@ -83,6 +94,7 @@ typedef struct lat_lab_params {
     double no_change_ratio;   /* "no change" when every CI lies within 1/x .. x */
     double tick_ns;           /* the counter's granularity */
     unsigned min_rounds;      /* paired rounds needed before deciding */
+    unsigned min_placement_rounds; /* ... in one placement, when the rounds span two */
     double max_interval_lost; /* interval set aside above this lost share */
     double backlog_ns;        /* interval set aside when e2e p50 exceeds this (0: off) */
     unsigned min_intervals;   /* clean intervals a cell needs to count */
@@ -100,8 +112,16 @@ typedef struct lat_lab_verdict {
     double p50_ratio, p50_lo, p50_hi, p50_p, p50_shift_ns, base_p50_ns;
     double p999_ratio, p999_lo, p999_hi, p999_p;
     double spread_ratio, spread_p; /* e2e spread: experiment / baseline */
+    /* work body mean (sub-tick): per-round ratio (HL estimate, CI), shift in ns */
+    double mean_ratio, mean_lo, mean_hi, mean_shift_ns;
+    /* The rounds spanned both placements: each was decided on its own, and
+     * the verdict is the disease one of them shows (undecided when they show
+     * different ones).  placement_kind[i] is placement i's kind (-1: none). */
+    int placement_kind[2];
+    unsigned placement_rounds[2];
+    int decided_in; /* placement the verdict rests on, or -1 (all rounds, one placement) */
     bool p50_below_tick;           /* the p50 change is below min_median_ticks */
-    char reason[240];              /* for UNDECIDED, and notes otherwise */
+    char reason[400];              /* for UNDECIDED, and notes otherwise */
 } lat_lab_verdict;
 
 /* The verdict for experiment conf from nrounds paired cells.  Pure. */
@@ -132,7 +152,9 @@ typedef struct lat_lab_run_rec {
     double p50[LAT_PIPE_NSTAGES], p99[LAT_PIPE_NSTAGES], p999[LAT_PIPE_NSTAGES],
         max[LAT_PIPE_NSTAGES]; /* ns; NAN for absent stages */
     double wall_ns;
-    double floor_ns; /* cache-line round trip measured this round (NAN: none) */
+    /* cache-line round trip between the hot CPUs just before and just after
+     * the run (NAN: not measured) */
+    double floor_ns, floor_after_ns;
     lat_lab_thread_acct thr[LAT_PIPE_NHOT];
     lat_pipe_cpustat cpu;
     lat_pipe_tail tail[LAT_PIPE_NSTAGES];
@@ -171,22 +193,25 @@ typedef struct lat_lab_config {
 void lat_lab_thread_accounting(const lat_pipe_config *c, const lat_pipe_result *r,
                                lat_lab_thread_acct out[LAT_PIPE_NHOT]);
 
-/* Defaults: 10..40 rounds, 90 s budget, 2 repeats, 20% lost share (the run's
+/* Defaults: 10..40 rounds, 120 s budget, 2 repeats, 20% lost share (the run's
  * clean intervals are still the only ones read: an interval is set aside above
  * max_interval_lost). */
 void lat_lab_config_default(lat_lab_config *c);
 
-/* Where the host put the vCPUs, read from the per-round cache-line floor:
- * a KVM host can move them between two placements (a ~130 ns and a ~480 ns
- * round trip here) even inside one run.  Rounds split at the geometric mean
- * of the smallest and largest floor when those differ by more than
- * LAT_LAB_PLACEMENT_SPLIT; otherwise all rounds are "near". */
+/* Where the host put the vCPUs, read from the cache-line floor measured
+ * before and after every run: a KVM host can move them between two
+ * placements (a ~130 ns and a ~480 ns round trip here), between two runs of
+ * one round or inside a run.  Floors split at the geometric mean of the
+ * smallest and largest when those differ by more than
+ * LAT_LAB_PLACEMENT_SPLIT; otherwise every run is "near".  A run whose two
+ * floors fall on either side was moved during the run. */
 #define LAT_LAB_PLACEMENT_SPLIT 1.8
+enum { LAT_LAB_NEAR = 0, LAT_LAB_FAR = 1, LAT_LAB_MOVED = 2 };
 typedef struct lat_lab_placement {
-    unsigned measured;      /* rounds with a floor */
-    unsigned near, far;     /* rounds in each placement */
-    double near_ns, far_ns; /* their median floors (NAN when none) */
-    bool moved;             /* both placements seen */
+    unsigned measured;          /* runs with a floor */
+    unsigned near, far, during; /* runs in each placement, runs moved during the run */
+    double near_ns, far_ns;     /* their median floors (NAN when none) */
+    bool moved;                 /* both placements seen */
 } lat_lab_placement;
 
 typedef struct lat_lab_result {
@@ -207,7 +232,10 @@ typedef struct lat_lab_result {
 
 /* Filled into res->placement when the protocol ends. */
 void lat_lab_placement_of(const lat_lab_result *res, lat_lab_placement *out);
-/* "the host moved the vCPUs: 5 rounds near (floor 121 ns), 7 far (412 ns)" */
+/* The placement of one of res's runs (LAT_LAB_NEAR when its floor was not
+ * measured). */
+int lat_lab_run_placement(const lat_lab_result *res, const lat_lab_run_rec *rec);
+/* "the host moved the vCPUs: 5 runs near (floor 121 ns), 7 far (412 ns), 1 during a run" */
 void lat_lab_placement_text(const lat_lab_placement *pl, char *buf, size_t len);
 
 /* Run the protocol.  Returns 0 (res filled; release it), -EINVAL, -ENOMEM or

@@ -112,8 +112,14 @@ typedef struct lat_pipe_config {
     uint64_t gap_threshold_ns;
     size_t gap_capacity;
     /* Per-interval figures: 0 = none; else the run is cut into intervals of
-     * this many ns of intended send time and r->iv gets one entry each. */
+     * this many ns of intended send time and r->iv gets one entry each.
+     * steady_q1_ns: the intervals also keep the work figures of the events
+     * whose q1+wake stayed below it (0 = LAT_PIPE_STEADY_Q1_NS), the ones
+     * that met no queue: an event that arrives into a backlog (after a
+     * platform gap) runs back to back with the one before, and its work
+     * window absorbs that one's pending stores. */
     uint64_t interval_ns;
+    uint64_t steady_q1_ns;
     /* Test hook: the hot thread of sleep_role (LAT_PIPE_PRODUCER or
      * LAT_PIPE_WORKER) sleeps sleep_ns inside its spin/poll loop before
      * event sleep_seq + k * sleep_every, k < sleep_count (at most
@@ -167,6 +173,8 @@ typedef struct lat_pipe_cpustat {
     double steal_pct, irq_pct, softirq_pct;
 } lat_pipe_cpustat;
 
+#define LAT_PIPE_STEADY_Q1_NS 1000
+
 /* One interval of intended send time (config interval_ns). */
 typedef struct lat_pipe_interval {
     uint64_t count;                /* samples recorded in it */
@@ -174,6 +182,16 @@ typedef struct lat_pipe_interval {
     int64_t p99[LAT_PIPE_NSTAGES];
     int64_t p999[LAT_PIPE_NSTAGES];
     int64_t max[LAT_PIPE_NSTAGES];
+    /* ns: mean of the samples at or below the interval's p99 (the body; NAN
+     * for absent stages).  Stamps come in counter steps, but their phase
+     * against the step varies from event to event, so this mean resolves a
+     * shift smaller than one step where the percentiles cannot. */
+    double body_mean[LAT_PIPE_NSTAGES];
+    /* The work stage over the events that met no queue (config steady_q1_ns):
+     * how many, their p50 / p99 / p99.9 (ns; -1 when none) and body mean. */
+    uint64_t steady_count;
+    int64_t steady_p50, steady_p99, steady_p999;
+    double steady_mean;
     double tput_hz;                  /* completions per second of wall time */
     uint64_t lost_ns[LAT_PIPE_NHOT]; /* spin-loop gap time inside it, per hot thread */
 } lat_pipe_interval;
