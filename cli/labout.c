@@ -441,6 +441,10 @@ static json_t *verdict_json(const lat_lab_verdict *v, int c) {
                                           lat_lab_kind_name(v->placement_kind[i]), "rounds",
                                           (int)v->placement_rounds[i]));
     json_object_set_new(o, "by_placement", pk);
+    json_object_set_new(o, "work_figures", json_string(v->steady_figures ? "met no queue" : "all events"));
+    json_object_set_new(o, "backlog_widening", isnan(v->backlog_widening)
+                                                   ? json_null()
+                                                   : json_real(v->backlog_widening));
     json_object_set_new(o, "reason", json_string(v->reason));
     json_object_set_new(o, "text", json_string(t));
     return o;

@@ -70,6 +70,8 @@ void lat_lab_params_default(lat_lab_params *p) {
     p->min_median_ticks = 3;
     p->min_tail_ratio = 1.4;
     p->tail_excess_ratio = 1.25;
+    p->tail_log_multiple = 1.5;
+    p->steady_widen = 1.25;
     p->min_var_ratio = 1.5;
     p->no_change_ratio = 1.25;
     p->tick_ns = 10;
@@ -97,7 +99,17 @@ typedef struct cell_figs {
     unsigned used, aside;
 } cell_figs;
 
-static cell_figs reduce_cell(const lat_lab_params *p, const lat_lab_cell *c, double *scratch) {
+/* An interval's work figures: of the events that met no queue (steady) when
+ * it has them, else of all. */
+static void work_figs(const lat_lab_fig *f, bool steady, double *p50, double *p999, double *mean) {
+    bool s = steady && f->steady_p50 > 0 && f->steady_p999 > 0;
+    *p50 = s ? f->steady_p50 : f->work_p50;
+    *p999 = s ? f->steady_p999 : f->work_p999;
+    *mean = s ? f->steady_mean : f->work_mean;
+}
+
+static cell_figs reduce_cell(const lat_lab_params *p, const lat_lab_cell *c, bool steady,
+                             double *scratch) {
     cell_figs o = {0};
     if (!c || !c->usable || !c->iv) return o;
     double *a = scratch, *b = scratch + c->n, *e = scratch + 2 * c->n, *m = scratch + 3 * c->n;
@@ -108,10 +120,8 @@ static cell_figs reduce_cell(const lat_lab_params *p, const lat_lab_cell *c, dou
             o.aside++;
             continue;
         }
-        a[k] = c->iv[i].work_p50;
-        b[k] = c->iv[i].work_p999;
+        work_figs(&c->iv[i], steady, &a[k], &b[k], &m[k]);
         e[k] = log(c->iv[i].e2e_p999);
-        m[k] = c->iv[i].work_mean;
         have_mean = have_mean && isfinite(m[k]) && m[k] > 0;
         k++;
     }
@@ -138,6 +148,7 @@ typedef struct paired {
     size_t n;
     double *d50, *dns, *d999, *dx, *dsp, *eb, *ee, *mb; /* dx: d999 - d50; dsp: log spread ratio */
     double *dm, *dmns; /* log ratio and shift (ns) of the body means */
+    double *dy;        /* d999 - tail_log_multiple * d50 */
     bool have_mean;    /* every paired round has both body means */
     double *wb, *we;                                    /* log work p99.9 of each side */
     double *devb, *deve; /* |log e2e p99.9 - its run's median|, every clean interval */
@@ -150,7 +161,7 @@ static void add_devs(const double *e, size_t k, double med, double *dst, size_t 
 }
 
 static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const lat_lab_cell *exp,
-                       unsigned nrounds, paired *q, lat_lab_verdict *v) {
+                       unsigned nrounds, bool steady, paired *q, lat_lab_verdict *v) {
     size_t most = 1;
     for (unsigned k = 0; k < nrounds; k++) {
         if (base[k].n > most) most = base[k].n;
@@ -158,23 +169,24 @@ static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const 
     }
     size_t rows = nrounds + 1, devs = most * rows;
     double *scratch = lat__alloc(8 * most * sizeof *scratch);
-    double *all = lat__alloc((12 * rows + 2 * devs) * sizeof *all);
+    double *all = lat__alloc((13 * rows + 2 * devs) * sizeof *all);
     if (!scratch || !all) {
         lat__free(scratch);
         lat__free(all);
         return -ENOMEM;
     }
-    double **cols[12] = {&q->d50, &q->dns, &q->d999, &q->dx, &q->dsp, &q->eb,
-                         &q->ee,  &q->mb,  &q->wb,   &q->we, &q->dm,  &q->dmns};
-    for (int i = 0; i < 12; i++)
+    double **cols[13] = {&q->d50, &q->dns, &q->d999, &q->dx,  &q->dsp, &q->eb, &q->ee,
+                         &q->mb,  &q->wb,  &q->we,   &q->dm, &q->dmns, &q->dy};
+    for (int i = 0; i < 13; i++)
         *cols[i] = all + (size_t)i * rows;
-    q->devb = all + 12 * rows;
+    q->devb = all + 13 * rows;
     q->deve = q->devb + devs;
     q->n = q->ndevb = q->ndeve = 0;
     q->have_mean = true;
     double *sb = scratch, *se = scratch + 4 * most;
     for (unsigned k = 0; k < nrounds; k++) {
-        cell_figs b = reduce_cell(p, &base[k], sb), e = reduce_cell(p, &exp[k], se);
+        cell_figs b = reduce_cell(p, &base[k], steady, sb),
+                  e = reduce_cell(p, &exp[k], steady, se);
         v->iv_used += b.used + e.used;
         v->iv_set_aside += b.aside + e.aside;
         if (!b.ok || !e.ok) {
@@ -186,6 +198,7 @@ static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const 
         q->dns[i] = e.p50 - b.p50;
         q->d999[i] = log(e.p999 / b.p999);
         q->dx[i] = q->d999[i] - q->d50[i];
+        q->dy[i] = q->d999[i] - p->tail_log_multiple * q->d50[i];
         q->dsp[i] = log((e.spread + 0.02) / (b.spread + 0.02));
         add_devs(sb + 2 * base[k].n, b.used, b.e999, q->devb, &q->ndevb);
         add_devs(se + 2 * exp[k].n, e.used, e.e999, q->deve, &q->ndeve);
@@ -226,6 +239,7 @@ static int across_spread(const double *eb, const double *ee, size_t n, double *r
 typedef struct tests {
     lat_stats_test t50, t999, tx;
     lat_stats_shift s50, sns, s999, sx; /* x: the tail's growth beyond the median's */
+    lat_stats_shift sy;                 /* y: ... beyond tail_log_multiple times it */
     bool have_mean;
     lat_stats_shift sm, smns; /* the body means: log ratio, shift in ns */
     double across_ratio, across_p, within_ratio, within_p;
@@ -270,6 +284,7 @@ static int run_tests(const lat_lab_params *p, const paired *q, tests *t) {
     rc = rc ? rc : lat_stats_hl_shift(q->d999, q->n, p->alpha, &t->s999);
     rc = rc ? rc : lat_stats_signed_rank(q->dx, q->n, &t->tx);
     rc = rc ? rc : lat_stats_hl_shift(q->dx, q->n, p->alpha, &t->sx);
+    rc = rc ? rc : lat_stats_hl_shift(q->dy, q->n, p->alpha, &t->sy);
     rc = rc ? rc : across_spread(q->eb, q->ee, q->n, &t->across_ratio, &t->across_p);
     rc = rc ? rc : across_spread(q->wb, q->we, q->n, &t->tail_across_ratio, &t->tail_across_p);
     rc = rc ? rc : pooled_spread(q, &t->pooled_ratio, &t->pooled_p);
@@ -324,11 +339,16 @@ static void read_facts(const lat_lab_params *p, const tests *t, lat_lab_verdict 
      * beyond the median by tail_excess_ratio (an episodic cost on top of a
      * per-event one, alloc on a counter that resolves its small p50 move); a
      * median disease if it did not (the whole distribution moved, a line
-     * transfer per event); undecided in between */
+     * transfer per event); undecided in between.  "Beyond" is also read
+     * against the median's own growth: a line transfer per event that
+     * triples the p50 also widens the distribution (its cost varies: p99.9
+     * x3.5 here), so the tail outgrows the median by x1.2 without being the
+     * disease; the median is the disease while the tail's log growth stays
+     * below tail_log_multiple times the median's */
     double xlim = p->tail_excess_ratio > 1 ? log(p->tail_excess_ratio) : 0;
-    f->tail_beyond =
-        p->tail_excess_ratio > 1 && t->tx.p < p->alpha && t->sx.lo > 0 && t->sx.est >= xlim;
-    f->tail_within = p->tail_excess_ratio <= 1 || t->sx.hi < xlim;
+    f->tail_beyond = p->tail_excess_ratio > 1 && t->tx.p < p->alpha && t->sx.lo > 0 &&
+                     t->sx.est >= xlim && t->sy.lo > 0;
+    f->tail_within = p->tail_excess_ratio <= 1 || t->sx.hi < xlim || t->sy.hi < 0;
     /* a p50 below the granularity the rule classifies hides a median growth
      * of up to its measured shift plus one counter step (a 50 ns p50 read in
      * 10 ns steps may be 59): a tail disease must outgrow that hidden growth
@@ -477,6 +497,32 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
     }
 }
 
+/* How much the backlog widens the baseline's work tail: over the baseline's
+ * rounds, the median of (p99.9 of all events / p99.9 of those that met no
+ * queue) over each run's clean intervals (NAN: not measured).  Read from the
+ * baseline alone, so choosing the figures by it never looks at an effect. */
+static double backlog_widening(const lat_lab_params *p, const lat_lab_cell *base, unsigned n) {
+    size_t most = 1;
+    for (unsigned k = 0; k < n; k++)
+        if (base[k].n > most) most = base[k].n;
+    double *r = lat__alloc((n + most) * sizeof *r);
+    if (!r) return NAN;
+    double *iv = r + n;
+    unsigned nr = 0;
+    for (unsigned k = 0; k < n; k++) {
+        if (!base[k].usable || !base[k].iv) continue;
+        size_t m = 0;
+        for (size_t i = 0; i < base[k].n; i++) {
+            const lat_lab_fig *f = &base[k].iv[i];
+            if (interval_clean(p, f) && f->steady_p999 > 0) iv[m++] = f->work_p999 / f->steady_p999;
+        }
+        if (m) r[nr++] = lat_stats_median(iv, m);
+    }
+    double w = nr ? lat_stats_median(r, nr) : NAN;
+    lat__free(r);
+    return w;
+}
+
 /* The verdict on one set of rounds (one placement, or all of them). */
 static int decide_one(const lat_lab_params *p, int conf, const lat_lab_cell *base,
                       const lat_lab_cell *expc, unsigned nrounds, unsigned min_rounds,
@@ -485,11 +531,14 @@ static int decide_one(const lat_lab_params *p, int conf, const lat_lab_cell *bas
     v->p50_ratio = v->p50_lo = v->p50_hi = v->p999_ratio = v->p999_lo = v->p999_hi = NAN;
     v->spread_ratio = v->p50_shift_ns = v->base_p50_ns = NAN;
     v->mean_ratio = v->mean_lo = v->mean_hi = v->mean_shift_ns = NAN;
+    v->backlog_widening = NAN;
     v->p50_p = v->p999_p = v->spread_p = 1;
     v->placement_kind[0] = v->placement_kind[1] = -1;
     v->decided_in = -1;
+    v->backlog_widening = backlog_widening(p, base, nrounds);
+    v->steady_figures = p->steady_widen > 0 && v->backlog_widening >= p->steady_widen;
     paired q;
-    int rc = pair_rounds(p, base, expc, nrounds, &q, v);
+    int rc = pair_rounds(p, base, expc, nrounds, v->steady_figures, &q, v);
     if (rc) return rc;
     v->rounds = (unsigned)q.n;
     if (q.n < min_rounds || q.n < 2) {
@@ -516,6 +565,13 @@ static int decide_one(const lat_lab_params *p, int conf, const lat_lab_cell *bas
             v->mean_shift_ns = t.smns.est;
         }
         classify(p, conf, &t, v);
+        if (v->steady_figures) {
+            size_t len = strlen(v->reason);
+            snprintf(v->reason + len, sizeof v->reason - len,
+                     "%swork figures of the events that met no queue (a backlog widens the "
+                     "baseline's work p99.9 x%.2f)",
+                     len ? "; " : "", v->backlog_widening);
+        }
     }
     lat__free(q.d50);
     return rc;
@@ -718,18 +774,14 @@ static int reduce_run(const lat_lab_config *c, const lat_pipe_config *pc, const 
         const lat_pipe_interval *s = &r->iv[i];
         if (!s->count || s->count < expect / 4) continue; /* partial last interval */
         lat_lab_fig *f = &rec->iv[rec->niv++];
-        /* the work figures of the events that met no queue (the worker's
-         * steady state), when most did: a platform gap's backlog runs its
-         * events back to back, which widens the work tail of every
-         * configuration by how far apart the vCPUs sit, not by the experiment */
-        if (s->steady_count >= 1000 && 2 * s->steady_count >= s->count) {
-            f->work_p50 = (double)s->steady_p50, f->work_p99 = (double)s->steady_p99;
-            f->work_p999 = (double)s->steady_p999, f->work_mean = s->steady_mean;
-        } else {
-            f->work_p50 = (double)s->p50[LAT_PIPE_WORK], f->work_p99 = (double)s->p99[LAT_PIPE_WORK];
-            f->work_p999 = (double)s->p999[LAT_PIPE_WORK], f->work_mean = s->body_mean[LAT_PIPE_WORK];
-        }
+        f->work_p50 = (double)s->p50[LAT_PIPE_WORK], f->work_p99 = (double)s->p99[LAT_PIPE_WORK];
+        f->work_p999 = (double)s->p999[LAT_PIPE_WORK], f->work_mean = s->body_mean[LAT_PIPE_WORK];
         f->work_max = (double)s->max[LAT_PIPE_WORK];
+        /* the events that met no queue, when most did */
+        if (s->steady_count >= 1000 && 2 * s->steady_count >= s->count) {
+            f->steady_p50 = (double)s->steady_p50, f->steady_p999 = (double)s->steady_p999;
+            f->steady_mean = s->steady_mean;
+        }
         f->e2e_p50 = (double)s->p50[LAT_PIPE_E2E], f->e2e_p999 = (double)s->p999[LAT_PIPE_E2E];
         f->tput_hz = s->tput_hz;
         for (int k = 0; k < LAT_PIPE_NHOT; k++) {

@@ -63,10 +63,11 @@ int lat_lab_expected(int conf);
 
 /* The figures of one interval of one run that the verdict reads. */
 typedef struct lat_lab_fig {
-    /* ns; p50 .. p99.9 and the mean over the events that met no queue when
-     * most did (lat_pipe_interval's steady figures), else over all */
-    double work_p50, work_p99, work_p999, work_max;
+    double work_p50, work_p99, work_p999, work_max; /* ns, all events */
     double work_mean; /* ns: mean of the body (samples <= p99); 0 or NAN: not measured */
+    /* ns: the work figures of the events that met no queue (lat_pipe_interval's
+     * steady ones); 0: not measured, or too few of them */
+    double steady_p50, steady_p999, steady_mean;
     double e2e_p50, e2e_p999;                       /* ns */
     double tput_hz;
     double lost; /* largest share of the interval a hot thread lost in gaps */
@@ -90,11 +91,19 @@ typedef struct lat_lab_params {
     double tail_excess_ratio; /* p50 and p99.9 both up: a tail disease needs p99.9's
                                * ratio this far beyond p50's, a median disease
                                * needs it below (<= 1: the median always wins) */
+    double tail_log_multiple; /* ... and a tail disease needs log(p99.9 ratio) above this
+                               * multiple of log(p50 ratio), a median disease below */
     double min_var_ratio;     /* smallest growth of spread called variance */
     double no_change_ratio;   /* "no change" when every CI lies within 1/x .. x */
     double tick_ns;           /* the counter's granularity */
     unsigned min_rounds;      /* paired rounds needed before deciding */
     unsigned min_placement_rounds; /* ... in one placement, when the rounds span two */
+    /* The verdict reads the work figures of all events, or of the events that
+     * met no queue when the backlog alone widens the baseline's tail by this
+     * ratio (its p99.9 over all events / over those): in a far placement a
+     * gap's backlog runs events back to back and every configuration's tail
+     * widens by the vCPUs' distance, not by the experiment (0: never). */
+    double steady_widen;
     double max_interval_lost; /* interval set aside above this lost share */
     double backlog_ns;        /* interval set aside when e2e p50 exceeds this (0: off) */
     unsigned min_intervals;   /* clean intervals a cell needs to count */
@@ -120,6 +129,8 @@ typedef struct lat_lab_verdict {
     int placement_kind[2];
     unsigned placement_rounds[2];
     int decided_in; /* placement the verdict rests on, or -1 (all rounds, one placement) */
+    bool steady_figures;     /* read the events that met no queue (see steady_widen) */
+    double backlog_widening; /* the baseline's: p99.9 all events / met no queue (NAN) */
     bool p50_below_tick;           /* the p50 change is below min_median_ticks */
     char reason[400];              /* for UNDECIDED, and notes otherwise */
 } lat_lab_verdict;
