@@ -472,7 +472,12 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
     } else if (f->median_up) {
         v->kind = LAT_LAB_MEDIAN;
         v->confidence = 1 - t->t50.p;
-    } else if (f->within_sp || f->across_sp) { /* a tail that differs run to run is variance */
+    } else if ((f->within_sp || f->across_sp) &&
+               (!(f->tail_up && f->tail_clear) || fmin(t->within_p, t->across_p) < p->alpha / 10)) {
+        /* the spread grew: variance; beside a work tail that grew as much as
+         * a tail disease needs, only on ten times the evidence (the seed's
+         * no-pin scatters its runs far beyond that; a tail disease whose
+         * e2e spread came out x2 in ten rounds does not), else undecided */
         v->kind = LAT_LAB_VARIANCE;
         v->confidence = 1 - (f->within_sp ? t->within_p : t->across_p);
     } else if (f->tail_up && !f->spread_hint && f->tail_clear) {
@@ -581,6 +586,17 @@ static bool is_disease(int kind) {
     return kind == LAT_LAB_TAIL || kind == LAT_LAB_MEDIAN || kind == LAT_LAB_VARIANCE;
 }
 
+/* A placement's tail disease is checked against the e2e spread over the
+ * rounds of both (more rounds than either alone): one that grew there as
+ * much as hints at variance makes the tail ambiguous.  1: it did. */
+static int pooled_spread_grew(const lat_lab_params *p, int conf, const lat_lab_cell *base,
+                              const lat_lab_cell *expc, unsigned nrounds, lat_lab_verdict *pooled) {
+    int rc = decide_one(p, conf, base, expc, nrounds, p->min_rounds, pooled);
+    if (rc) return rc;
+    double hint = 1 + (p->min_var_ratio - 1) / 2;
+    return pooled->spread_p < 10 * p->alpha && pooled->spread_ratio >= hint;
+}
+
 /* Runs in both placements: decide each placement's rounds (both runs of the
  * pair in it; a pair split by a move, or moved during a run, is in neither)
  * on its own, then combine.  One
@@ -594,6 +610,7 @@ static int decide_placed(const lat_lab_params *p, int conf, const lat_lab_cell *
     if (!sub) return -ENOMEM;
     lat_lab_verdict pv[2];
     int rc = 0;
+
     for (unsigned pl = 0; pl < 2 && !rc; pl++) {
         unsigned n = 0;
         for (unsigned k = 0; k < nrounds; k++)
@@ -608,6 +625,7 @@ static int decide_placed(const lat_lab_params *p, int conf, const lat_lab_cell *
     if (rc) return rc;
     static const char *const where[2] = {"near", "far"};
     int d = is_disease(pv[0].kind) ? 0 : is_disease(pv[1].kind) ? 1 : -1;
+    lat_lab_verdict pooled;
     if (d >= 0 && is_disease(pv[1 - d].kind) && pv[1 - d].kind != pv[d].kind) {
         *v = pv[d];
         v->kind = LAT_LAB_UNDECIDED;
@@ -617,6 +635,17 @@ static int decide_placed(const lat_lab_params *p, int conf, const lat_lab_cell *
                  "one (%u rounds)",
                  lat_lab_kind_name(pv[0].kind), pv[0].rounds, lat_lab_kind_name(pv[1].kind),
                  pv[1].rounds);
+    } else if (d >= 0 && pv[d].kind == LAT_LAB_TAIL &&
+               (rc = pooled_spread_grew(p, conf, base, expc, nrounds, &pooled)) != 0) {
+        if (rc < 0) return rc;
+        *v = pv[d];
+        v->kind = LAT_LAB_UNDECIDED;
+        v->confidence = 0;
+        snprintf(v->reason, sizeof v->reason,
+                 "the work tail grew in the %s placement (p99.9 x%.2f, %u rounds), but over the "
+                 "rounds of both the e2e spread grew too (x%.2f, p=%.3f): a tail or a variance "
+                 "disease, not yet told apart",
+                 where[d], pv[d].p999_ratio, pv[d].rounds, pooled.spread_ratio, pooled.spread_p);
     } else if (d >= 0) {
         *v = pv[d];
         v->decided_in = d;
