@@ -72,6 +72,7 @@ void lat_lab_params_default(lat_lab_params *p) {
     p->tail_excess_ratio = 1.25;
     p->tail_log_multiple = 1.5;
     p->steady_widen = 1.25;
+    p->median_dominates = 2;
     p->min_var_ratio = 1.5;
     p->no_change_ratio = 1.25;
     p->tick_ns = 10;
@@ -464,7 +465,13 @@ static void explain(const lat_lab_params *p, const tests *t, const facts *f, lat
 static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_verdict *v) {
     facts fs, *f = &fs;
     read_facts(p, t, v, f);
-    if (f->median_up && f->tail_up && f->tail_beyond) {
+    if (f->median_up && t->s50.lo >= log(p->median_dominates)) {
+        /* the p50 at least doubled: the median is the disease, whatever the
+         * tail did (false sharing far: p50 x3, p99.9 x3.9 with two rounds at
+         * x11, which leaves "beyond the median" undecided in 13 rounds) */
+        v->kind = LAT_LAB_MEDIAN;
+        v->confidence = 1 - t->t50.p;
+    } else if (f->median_up && f->tail_up && f->tail_beyond) {
         v->kind = LAT_LAB_TAIL;
         v->confidence = 1 - fmax(t->t999.p, t->tx.p);
     } else if (f->median_up && f->tail_up && !f->tail_within) {

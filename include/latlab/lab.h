@@ -93,6 +93,8 @@ typedef struct lat_lab_params {
                                * needs it below (<= 1: the median always wins) */
     double tail_log_multiple; /* ... and a tail disease needs log(p99.9 ratio) above this
                                * multiple of log(p50 ratio), a median disease below */
+    double median_dominates;  /* a p50 grown at least this much (lower confidence
+                               * bound) is a median disease whatever the tail did */
     double min_var_ratio;     /* smallest growth of spread called variance */
     double no_change_ratio;   /* "no change" when every CI lies within 1/x .. x */
     double tick_ns;           /* the counter's granularity */
