@@ -77,13 +77,12 @@ static void on_run(void *ud, const lat_lab_run_rec *rec, const lat_pipe_config *
     }
     char plat[1024];
     lab_rec_platform(x, rec, plat, sizeof plat);
-    printf(
-        "round %2u %-10s work p50 %4.0f p99.9 %6.0f ns | e2e p50 %9.0f p99.9 %10.0f ns | floor "
-        "%.0f -> %.0f ns | %s%s%s\n",
-        rec->round + 1, lat_lab_conf_name(rec->conf), rec->p50[LAT_PIPE_WORK],
-        rec->p999[LAT_PIPE_WORK], rec->p50[LAT_PIPE_E2E], rec->p999[LAT_PIPE_E2E], rec->floor_ns,
-        rec->floor_after_ns, plat,
-        rec->contaminated ? " | CONTAMINATED: " : "", rec->contaminated ? rec->why : "");
+    printf("round %2u %-10s work p50 %4.0f p99.9 %6.0f ns | e2e p50 %9.0f p99.9 %10.0f ns | floor "
+           "%.0f -> %.0f ns | %s%s%s\n",
+           rec->round + 1, lat_lab_conf_name(rec->conf), rec->p50[LAT_PIPE_WORK],
+           rec->p999[LAT_PIPE_WORK], rec->p50[LAT_PIPE_E2E], rec->p999[LAT_PIPE_E2E], rec->floor_ns,
+           rec->floor_after_ns, plat, rec->contaminated ? " | CONTAMINATED: " : "",
+           rec->contaminated ? rec->why : "");
     fflush(stdout);
     json_t *j = lab_run_json(c, r, x->over, x->why);
     if (!j) return;

@@ -208,8 +208,8 @@ static void md_rounds(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
             double lost = 0;
             for (int t = 0; t < LAT_PIPE_NHOT; t++)
                 lost = fmax(lost, r->thr[t].lost_share);
-            fprintf(f, " %.0f / %.0f, %.1f%%, %c |", r->p50[LAT_PIPE_WORK],
-                    r->p999[LAT_PIPE_WORK], 100 * lost, "nfm"[lat_lab_run_placement(res, r)]);
+            fprintf(f, " %.0f / %.0f, %.1f%%, %c |", r->p50[LAT_PIPE_WORK], r->p999[LAT_PIPE_WORK],
+                    100 * lost, "nfm"[lat_lab_run_placement(res, r)]);
         }
         fprintf(f, "\n");
     }
@@ -441,10 +441,10 @@ static json_t *verdict_json(const lat_lab_verdict *v, int c) {
                                           lat_lab_kind_name(v->placement_kind[i]), "rounds",
                                           (int)v->placement_rounds[i]));
     json_object_set_new(o, "by_placement", pk);
-    json_object_set_new(o, "work_figures", json_string(v->steady_figures ? "met no queue" : "all events"));
-    json_object_set_new(o, "backlog_widening", isnan(v->backlog_widening)
-                                                   ? json_null()
-                                                   : json_real(v->backlog_widening));
+    json_object_set_new(o, "work_figures",
+                        json_string(v->steady_figures ? "met no queue" : "all events"));
+    json_object_set_new(o, "backlog_widening",
+                        isnan(v->backlog_widening) ? json_null() : json_real(v->backlog_widening));
     json_object_set_new(o, "reason", json_string(v->reason));
     json_object_set_new(o, "text", json_string(t));
     return o;
@@ -465,11 +465,10 @@ int lab_write_json(const lab_ctx *x, const lat_lab_result *res, const char *path
     const lat_lab_placement pl = res->placement;
     json_object_set_new(
         doc, "placement",
-        json_pack("{s:i, s:i, s:i, s:i, s:o, s:o, s:b}", "runs_measured", pl.measured,
-                  "near_runs", pl.near, "far_runs", pl.far, "moved_during_run", pl.during,
-                  "near_floor_ns", isnan(pl.near_ns) ? json_null() : json_real(pl.near_ns),
-                  "far_floor_ns", isnan(pl.far_ns) ? json_null() : json_real(pl.far_ns), "moved",
-                  pl.moved));
+        json_pack("{s:i, s:i, s:i, s:i, s:o, s:o, s:b}", "runs_measured", pl.measured, "near_runs",
+                  pl.near, "far_runs", pl.far, "moved_during_run", pl.during, "near_floor_ns",
+                  isnan(pl.near_ns) ? json_null() : json_real(pl.near_ns), "far_floor_ns",
+                  isnan(pl.far_ns) ? json_null() : json_real(pl.far_ns), "moved", pl.moved));
     json_t *ord = json_array();
     for (unsigned k = 0; k < res->rounds; k++) {
         json_t *r = json_array();

@@ -148,10 +148,10 @@ static cell_figs reduce_cell(const lat_lab_params *p, const lat_lab_cell *c, boo
 typedef struct paired {
     size_t n;
     double *d50, *dns, *d999, *dx, *dsp, *eb, *ee, *mb; /* dx: d999 - d50; dsp: log spread ratio */
-    double *dm, *dmns; /* log ratio and shift (ns) of the body means */
-    double *dy;        /* d999 - tail_log_multiple * d50 */
-    bool have_mean;    /* every paired round has both body means */
-    double *wb, *we;                                    /* log work p99.9 of each side */
+    double *dm, *dmns;   /* log ratio and shift (ns) of the body means */
+    double *dy;          /* d999 - tail_log_multiple * d50 */
+    bool have_mean;      /* every paired round has both body means */
+    double *wb, *we;     /* log work p99.9 of each side */
     double *devb, *deve; /* |log e2e p99.9 - its run's median|, every clean interval */
     size_t ndevb, ndeve;
 } paired;
@@ -176,7 +176,7 @@ static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const 
         lat__free(all);
         return -ENOMEM;
     }
-    double **cols[13] = {&q->d50, &q->dns, &q->d999, &q->dx,  &q->dsp, &q->eb, &q->ee,
+    double **cols[13] = {&q->d50, &q->dns, &q->d999, &q->dx, &q->dsp,  &q->eb, &q->ee,
                          &q->mb,  &q->wb,  &q->we,   &q->dm, &q->dmns, &q->dy};
     for (int i = 0; i < 13; i++)
         *cols[i] = all + (size_t)i * rows;
@@ -186,8 +186,7 @@ static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const 
     q->have_mean = true;
     double *sb = scratch, *se = scratch + 4 * most;
     for (unsigned k = 0; k < nrounds; k++) {
-        cell_figs b = reduce_cell(p, &base[k], steady, sb),
-                  e = reduce_cell(p, &exp[k], steady, se);
+        cell_figs b = reduce_cell(p, &base[k], steady, sb), e = reduce_cell(p, &exp[k], steady, se);
         v->iv_used += b.used + e.used;
         v->iv_set_aside += b.aside + e.aside;
         if (!b.ok || !e.ok) {
@@ -543,7 +542,6 @@ static int decide_one(const lat_lab_params *p, int conf, const lat_lab_cell *bas
     v->p50_ratio = v->p50_lo = v->p50_hi = v->p999_ratio = v->p999_lo = v->p999_hi = NAN;
     v->spread_ratio = v->p50_shift_ns = v->base_p50_ns = NAN;
     v->mean_ratio = v->mean_lo = v->mean_hi = v->mean_shift_ns = NAN;
-    v->backlog_widening = NAN;
     v->p50_p = v->p999_p = v->spread_p = 1;
     v->placement_kind[0] = v->placement_kind[1] = -1;
     v->decided_in = -1;
@@ -617,7 +615,6 @@ static int decide_placed(const lat_lab_params *p, int conf, const lat_lab_cell *
     if (!sub) return -ENOMEM;
     lat_lab_verdict pv[2];
     int rc = 0;
-
     for (unsigned pl = 0; pl < 2 && !rc; pl++) {
         unsigned n = 0;
         for (unsigned k = 0; k < nrounds; k++)
@@ -853,16 +850,20 @@ const lat_lab_run_rec *lat_lab_cell_run(const lat_lab_result *res, int conf, uns
     return best;
 }
 
+static double placement_cut(const lat_lab_result *res);
+static int placement_at(const lat_lab_run_rec *r, double cut);
+
 static int decide_all(const lat_lab_config *c, lat_lab_result *res) {
     unsigned n = res->rounds;
+    double cut = placement_cut(res);
     lat_lab_cell *cells = lat__calloc((size_t)LAT_LAB_NCONF * (n ? n : 1), sizeof *cells);
     if (!cells) return -ENOMEM;
     for (int x = 0; x < LAT_LAB_NCONF; x++)
         for (unsigned k = 0; k < n; k++) {
             const lat_lab_run_rec *r = lat_lab_cell_run(res, x, k);
-            cells[(size_t)x * n + k] = (lat_lab_cell){r ? r->iv : NULL, r ? r->niv : 0, r != NULL,
-                                                      r ? (unsigned)lat_lab_run_placement(res, r)
-                                                        : LAT_LAB_NEAR};
+            cells[(size_t)x * n + k] =
+                (lat_lab_cell){r ? r->iv : NULL, r ? r->niv : 0, r != NULL,
+                               r ? (unsigned)placement_at(r, cut) : LAT_LAB_NEAR};
         }
     int rc = 0;
     for (int x = 1; x < LAT_LAB_NCONF && !rc; x++)

@@ -39,7 +39,7 @@ typedef struct world {
     lat_lab_cell cell[2][ROUNDS];
 } world;
 
-static double g_quantum = 10;  /* the counter's step the figures come in */
+static double g_quantum = 10; /* the counter's step the figures come in */
 /* alloc's tail grows in both placements (else only in the near one: the far
  * placement's own work tail, 3x its p50 here, hides it, as measured) */
 static bool g_tail_everywhere = false;
@@ -99,9 +99,9 @@ static void gen_cell(lat_stats_rng *g, int effect, bool is_exp, double far, doub
     for (int i = 0; i < NIV; i++) {
         lat_lab_fig *f = &iv[i];
         double base50 = far > 1 ? 60 : 50;
-        f->work_p50 = tick(base50 + shift + (lat_stats_uniform(g) < 0.2 ? 10 : 0) +
-                           (is_exp && effect == C_TAIL ? g_quantum < 1 ? alloc_ns : alloc_ticks
-                                                       : 0));
+        f->work_p50 =
+            tick(base50 + shift + (lat_stats_uniform(g) < 0.2 ? 10 : 0) +
+                 (is_exp && effect == C_TAIL ? g_quantum < 1 ? alloc_ns : alloc_ticks : 0));
         f->work_p99 = tick(f->work_p50 * 1.3);
         f->work_mean = (base50 + 0.5) * rt + shift + (is_exp && effect == C_TAIL ? alloc_ns : 0) +
                        mean_run + 0.5 * lat_stats_normal(g);
@@ -175,6 +175,14 @@ static rates score(const lat_lab_params *p, int effect, bool drown) {
     return r;
 }
 
+/* score() with one of the world switches above turned on. */
+static rates score_with(bool *flag, const lat_lab_params *p, int effect) {
+    *flag = true;
+    rates r = score(p, effect, false);
+    *flag = false;
+    return r;
+}
+
 static void params(lat_lab_params *p) {
     lat_lab_params_default(p);
     p->ncpus = 4; /* the no-pin "too few CPUs" rule is tested separately */
@@ -239,9 +247,7 @@ static void test_tail(void **s) {
     lat_lab_params p;
     params(&p);
     rates with = score(&p, C_TAIL, false);
-    g_no_mean = true;
-    rates without = score(&p, C_TAIL, false);
-    g_no_mean = false;
+    rates without = score_with(&g_no_mean, &p, C_TAIL);
     printf("tail growth: right %d with the body mean, %d without\n", with.right, without.right);
     assert_true(with.right > without.right + SEEDS / 10);
     assert_true(without.wrong_disease <= 0.02 * SEEDS);
@@ -277,9 +283,7 @@ static void test_placement_mixed(void **s) {
     params(&p);
     p.tail_excess_ratio = 1;
     p.min_tail_ratio = 1.25;
-    g_pool_placements = true;
-    rates r = score(&p, C_MIXED, false);
-    g_pool_placements = false;
+    rates r = score_with(&g_pool_placements, &p, C_MIXED);
     printf("%s, pooled, old rule: wrong disease %d of %d\n", case_name[C_MIXED], r.wrong_disease,
            r.n);
     assert_true(r.wrong_disease > 0.02 * SEEDS);
@@ -342,8 +346,8 @@ static void test_backlog_reads_steady_figures(void **s) {
             static world w;
             backlog_world(seed, &w);
             lat_lab_verdict v;
-            assert_int_equal(
-                lat_lab_decide(&p, LAT_LAB_ALLOC, w.cell[0], w.cell[1], ROUNDS, &v), 0);
+            assert_int_equal(lat_lab_decide(&p, LAT_LAB_ALLOC, w.cell[0], w.cell[1], ROUNDS, &v),
+                             0);
             right[pass] += v.placement_kind[LAT_LAB_FAR] == LAT_LAB_TAIL;
             wrong += v.kind == LAT_LAB_MEDIAN || v.kind == LAT_LAB_VARIANCE;
             steady += v.decided_in == LAT_LAB_FAR && v.steady_figures;
@@ -365,9 +369,7 @@ static void test_tail_in_one_placement(void **s) {
     lat_lab_params p;
     params(&p);
     rates placed = score(&p, C_TAIL, false);
-    g_pool_placements = true;
-    rates pooled = score(&p, C_TAIL, false);
-    g_pool_placements = false;
+    rates pooled = score_with(&g_pool_placements, &p, C_TAIL);
     printf("tail in the near placement: right %d placed, %d pooled (of %d)\n", placed.right,
            pooled.right, placed.n);
     assert_true(placed.right > pooled.right + SEEDS / 10);

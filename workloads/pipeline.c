@@ -504,8 +504,8 @@ static void *consumer(void *arg) {
 /* Per-interval figures by intended send time: the interval being filled. */
 typedef struct iv_state {
     lat_hist h[LAT_PIPE_NSTAGES];
-    lat_hist steady;     /* work of the events that met no queue */
-    uint64_t steady_q1;  /* ns: q1+wake below this met no queue */
+    lat_hist steady;    /* work of the events that met no queue */
+    uint64_t steady_q1; /* ns: q1+wake below this met no queue */
     bool on;
     uint64_t cur;       /* index of the interval being filled */
     uint64_t count;     /* samples in it */
@@ -537,33 +537,34 @@ static double body_mean(const lat_hist *h, int64_t upto) {
     return n > 0 ? sum / n : NAN;
 }
 
+/* An interval histogram's p50 / p99 / p99.9 (x) and body mean. */
+static double iv_figs(const lat_hist *h, int64_t x[3]) {
+    static const double ps[] = {50, 99, 99.9};
+    lat_hist_values_at_percentiles(h, ps, x, 3);
+    return body_mean(h, x[1]);
+}
+
 static void iv_close(run *R, iv_state *v) {
     lat_pipe_result *r = R->r;
     if (!v->count || v->cur >= R->iv_cap) return;
     lat_pipe_interval *o = &r->iv[v->cur];
     o->count = v->count;
-    static const double ps[] = {50, 99, 99.9};
+    int64_t x[3];
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
         o->p50[s] = o->p99[s] = o->p999[s] = o->max[s] = -1;
         o->body_mean[s] = NAN;
         if (!r->h[s]) continue;
-        int64_t x[3];
-        lat_hist_values_at_percentiles(&v->h[s], ps, x, 3);
-        o->p50[s] = x[0];
-        o->p99[s] = x[1];
-        o->p999[s] = x[2];
+        o->body_mean[s] = iv_figs(&v->h[s], x);
+        o->p50[s] = x[0], o->p99[s] = x[1], o->p999[s] = x[2];
         o->max[s] = lat_hist_max(&v->h[s]);
-        o->body_mean[s] = body_mean(&v->h[s], x[1]);
         lat_hist_reset(&v->h[s]);
     }
     o->steady_count = (uint64_t)lat_hist_total(&v->steady);
     o->steady_p50 = o->steady_p99 = o->steady_p999 = -1;
     o->steady_mean = NAN;
     if (o->steady_count) {
-        int64_t x[3];
-        lat_hist_values_at_percentiles(&v->steady, ps, x, 3);
+        o->steady_mean = iv_figs(&v->steady, x);
         o->steady_p50 = x[0], o->steady_p99 = x[1], o->steady_p999 = x[2];
-        o->steady_mean = body_mean(&v->steady, x[1]);
     }
     lat_hist_reset(&v->steady);
     uint64_t span = lat_clock_to_ns(R->cal, v->last_done - v->prev_done);

@@ -68,7 +68,7 @@ typedef struct lat_lab_fig {
     /* ns: the work figures of the events that met no queue (lat_pipe_interval's
      * steady ones); 0: not measured, or too few of them */
     double steady_p50, steady_p999, steady_mean;
-    double e2e_p50, e2e_p999;                       /* ns */
+    double e2e_p50, e2e_p999; /* ns */
     double tput_hz;
     double lost; /* largest share of the interval a hot thread lost in gaps */
 } lat_lab_fig;
@@ -84,21 +84,21 @@ typedef struct lat_lab_cell {
 
 /* The verdict rule's named parameters. */
 typedef struct lat_lab_params {
-    double alpha;             /* per test, two-sided (confidence = 1 - alpha) */
-    double min_median_ratio;  /* smallest p50 growth called a median effect */
-    double min_median_ticks;  /* ... and at least this many counter ticks */
-    double min_tail_ratio;    /* smallest p99.9 growth called a tail effect */
-    double tail_excess_ratio; /* p50 and p99.9 both up: a tail disease needs p99.9's
-                               * ratio this far beyond p50's, a median disease
-                               * needs it below (<= 1: the median always wins) */
-    double tail_log_multiple; /* ... and a tail disease needs log(p99.9 ratio) above this
-                               * multiple of log(p50 ratio), a median disease below */
-    double median_dominates;  /* a p50 grown at least this much (lower confidence
-                               * bound) is a median disease whatever the tail did */
-    double min_var_ratio;     /* smallest growth of spread called variance */
-    double no_change_ratio;   /* "no change" when every CI lies within 1/x .. x */
-    double tick_ns;           /* the counter's granularity */
-    unsigned min_rounds;      /* paired rounds needed before deciding */
+    double alpha;                  /* per test, two-sided (confidence = 1 - alpha) */
+    double min_median_ratio;       /* smallest p50 growth called a median effect */
+    double min_median_ticks;       /* ... and at least this many counter ticks */
+    double min_tail_ratio;         /* smallest p99.9 growth called a tail effect */
+    double tail_excess_ratio;      /* p50 and p99.9 both up: a tail disease needs p99.9's
+                                    * ratio this far beyond p50's, a median disease
+                                    * needs it below (<= 1: the median always wins) */
+    double tail_log_multiple;      /* ... and a tail disease needs log(p99.9 ratio) above this
+                                    * multiple of log(p50 ratio), a median disease below */
+    double median_dominates;       /* a p50 grown at least this much (lower confidence
+                                    * bound) is a median disease whatever the tail did */
+    double min_var_ratio;          /* smallest growth of spread called variance */
+    double no_change_ratio;        /* "no change" when every CI lies within 1/x .. x */
+    double tick_ns;                /* the counter's granularity */
+    unsigned min_rounds;           /* paired rounds needed before deciding */
     unsigned min_placement_rounds; /* ... in one placement, when the rounds span two */
     /* The verdict reads the work figures of all events, or of the events that
      * met no queue when the backlog alone widens the baseline's tail by this
@@ -130,11 +130,11 @@ typedef struct lat_lab_verdict {
      * different ones).  placement_kind[i] is placement i's kind (-1: none). */
     int placement_kind[2];
     unsigned placement_rounds[2];
-    int decided_in; /* placement the verdict rests on, or -1 (all rounds, one placement) */
+    int decided_in;          /* placement the verdict rests on, or -1 (all rounds, one placement) */
     bool steady_figures;     /* read the events that met no queue (see steady_widen) */
     double backlog_widening; /* the baseline's: p99.9 all events / met no queue (NAN) */
-    bool p50_below_tick;           /* the p50 change is below min_median_ticks */
-    char reason[400];              /* for UNDECIDED, and notes otherwise */
+    bool p50_below_tick;     /* the p50 change is below min_median_ticks */
+    char reason[400];        /* for UNDECIDED, and notes otherwise */
 } lat_lab_verdict;
 
 /* The verdict for experiment conf from nrounds paired cells.  Pure. */
