@@ -214,6 +214,11 @@ static void check_attribution(int role) {
     c.sleep_role = role;
     /* 500 ms: far longer than a loaded machine's own gaps, so it makes the tail */
     c.sleep_seq = 10000, c.sleep_count = 1, c.sleep_ns = 500000000;
+    /* 50 us between sends: the 0.1% slowest (20 events queued first behind
+     * the stall) then span 1 ms of q1, several histogram buckets at 500 ms
+     * (262 us wide); 10 us apart they could share the p99.9's bucket, and
+     * none would be "above p99.9" */
+    c.rate_hz = 20000;
     c.flight_threshold_ns = 100000000;
     bool ok = false;
     for (int t = 0; t < 3 && !ok; t++)
