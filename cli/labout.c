@@ -130,8 +130,8 @@ static const char *matched(const lat_lab_verdict *v, int conf) {
 
 static void md_verdicts(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
     fprintf(f, "## Verdicts\n\n| experiment | seed expects | verdict | confidence | rounds used | "
-               "set aside | work p50 | work p99.9 | e2e spread | vs seed |\n"
-               "|---|---|---|--:|--:|--:|---|---|--:|---|\n");
+               "set aside | work p50 | work p99.9 | work p99.99 | e2e spread | vs seed |\n"
+               "|---|---|---|--:|--:|--:|---|---|---|--:|---|\n");
     for (int c = 1; c < LAT_LAB_NCONF; c++) {
         const lat_lab_verdict *v = &res->verdict[c];
         char p50[96];
@@ -144,15 +144,18 @@ static void md_verdicts(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
             snprintf(p50, sizeof p50, "%+.0f ns (below granularity)", v->p50_shift_ns);
         else
             snprintf(p50, sizeof p50, "x%.2f [%.2f, %.2f]", v->p50_ratio, v->p50_lo, v->p50_hi);
-        char p999[64] = "n/a", sp[32] = "n/a";
+        char p999[64] = "n/a", p9999[64] = "n/a", sp[32] = "n/a";
         if (!isnan(v->p999_ratio))
             snprintf(p999, sizeof p999, "x%.2f [%.2f, %.2f]", v->p999_ratio, v->p999_lo,
                      v->p999_hi);
+        if (!isnan(v->p9999_ratio))
+            snprintf(p9999, sizeof p9999, "x%.2f [%.2f, %.2f]", v->p9999_ratio, v->p9999_lo,
+                     v->p9999_hi);
         if (!isnan(v->spread_ratio)) snprintf(sp, sizeof sp, "x%.2f", v->spread_ratio);
-        fprintf(f, "| %s | %s | %s | %.1f%% | %u | %u | %s | %s | %s | %s |\n",
+        fprintf(f, "| %s | %s | %s | %.1f%% | %u | %u | %s | %s | %s | %s | %s |\n",
                 lat_lab_conf_name(c), lat_lab_kind_name(lat_lab_expected(c)),
                 lat_lab_kind_name(v->kind), 100 * v->confidence, v->rounds, v->set_aside, p50, p999,
-                sp, matched(v, c));
+                p9999, sp, matched(v, c));
     }
     fprintf(f, "\n");
     for (int c = 1; c < LAT_LAB_NCONF; c++) {
@@ -320,12 +323,12 @@ static void md_narrate(FILE *f, const lat_lab_result *res) {
         fprintf(f,
                 "**Measurement.** Over %u paired rounds (each against the baseline run of the "
                 "same round, so the host's placement hit both alike): work p50 %s, work p99.9 "
-                "x%.2f [%.2f, %.2f] (p = %.4f), e2e per-interval spread x%.2f (p = %.4f); the "
-                "baseline's work p50 was %.0f ns.\n\n",
+                "x%.2f [%.2f, %.2f] (p = %.4f), work p99.99 x%.2f [%.2f, %.2f] (p = %.4f), e2e "
+                "per-interval spread x%.2f (p = %.4f); the baseline's work p50 was %.0f ns.\n\n",
                 v->rounds,
                 v->p50_below_tick ? "moved by less than the counter's granularity" : "changed",
-                v->p999_ratio, v->p999_lo, v->p999_hi, v->p999_p, v->spread_ratio, v->spread_p,
-                v->base_p50_ns);
+                v->p999_ratio, v->p999_lo, v->p999_hi, v->p999_p, v->p9999_ratio, v->p9999_lo,
+                v->p9999_hi, v->p9999_p, v->spread_ratio, v->spread_p, v->base_p50_ns);
         fprintf(f, "**Verdict.** %s", t);
         if (v->kind != lat_lab_expected(c))
             fprintf(f, " (the seed's reference machine shows %s)",
@@ -424,6 +427,9 @@ static json_t *verdict_json(const lat_lab_verdict *v, int c) {
     json_object_set_new(o, "work_p50_below_granularity", json_boolean(v->p50_below_tick));
     json_object_set_new(o, "work_p999_ratio",
                         isnan(v->p999_ratio) ? json_null() : json_real(v->p999_ratio));
+    json_object_set_new(o, "work_p9999_ratio",
+                        isnan(v->p9999_ratio) ? json_null() : json_real(v->p9999_ratio));
+    json_object_set_new(o, "tail_read_at", json_string(v->deep_tail ? "p99.99" : "p99.9"));
     json_object_set_new(o, "e2e_spread_ratio",
                         isnan(v->spread_ratio) ? json_null() : json_real(v->spread_ratio));
     json_object_set_new(o, "work_body_mean_ratio",

@@ -1,7 +1,7 @@
 /* lab.c - the pipeline lab's protocol and verdict rule (see lab.h).
  *
  * The verdict reads, per paired round, the medians over the clean intervals
- * of the work stage's p50 and p99.9 and of e2e's p99.9 with their spread, and
+ * of the work stage's p50, p99.9 and p99.99 and of e2e's p99.9 with their spread, and
  * tests the per-round differences (logs: ratios) with the signed-rank test;
  * the Hodges-Lehmann interval on those differences is the ratio's confidence
  * interval.  Precedence: when p50 and p99.9 both grew, the tail's growth
@@ -12,9 +12,10 @@
  * ratio and a number of counter ticks) is a median disease; else a grown
  * spread (e2e's per-interval figures differing interval to interval inside a
  * run, or round to round: the seed's "differently on every run") is a
- * variance disease; else a consistent tail effect is a tail disease, which
- * beside a p50 below the counter's resolution must outgrow the median growth
- * that can hide there. */
+ * variance disease; else a consistent tail effect (the p99.9's, or the
+ * p99.99's where an episodic cost is too rare to move the p99.9) is a tail
+ * disease, which beside a p50 below the counter's resolution must outgrow the
+ * median growth that can hide there. */
 #include "latlab/lab.h"
 
 #include <errno.h>
@@ -69,6 +70,8 @@ void lat_lab_params_default(lat_lab_params *p) {
     p->min_median_ratio = 1.10;
     p->min_median_ticks = 3;
     p->min_tail_ratio = 1.4;
+    p->min_deep_ratio = 1.6;
+    p->deep_alpha = 0.001;
     p->tail_excess_ratio = 1.25;
     p->tail_log_multiple = 1.5;
     p->steady_widen = 1.25;
@@ -97,6 +100,7 @@ typedef struct cell_figs {
     bool ok;
     double p50, p999, e999, spread; /* ns, ns, log ns, IQR of log e2e p99.9 */
     double mean;                    /* ns, median of the intervals' body means (NAN: none) */
+    double p9999;                   /* ns, the run's p99.99 (NAN: not measured) */
     unsigned used, aside;
 } cell_figs;
 
@@ -136,6 +140,8 @@ static cell_figs reduce_cell(const lat_lab_params *p, const lat_lab_cell *c, boo
     o.e999 = lat_stats_quantile_sorted(e, k, 0.5);
     o.spread = lat_stats_quantile_sorted(e, k, 0.75) - lat_stats_quantile_sorted(e, k, 0.25);
     o.mean = have_mean ? lat_stats_median(m, k) : NAN;
+    double deep = steady ? c->steady_p9999 : c->p9999;
+    o.p9999 = isfinite(deep) && deep > 0 ? deep : NAN;
     o.ok = true;
     return o;
 }
@@ -150,7 +156,9 @@ typedef struct paired {
     double *d50, *dns, *d999, *dx, *dsp, *eb, *ee, *mb; /* dx: d999 - d50; dsp: log spread ratio */
     double *dm, *dmns;   /* log ratio and shift (ns) of the body means */
     double *dy;          /* d999 - tail_log_multiple * d50 */
+    double *d9999;       /* log ratio of the work p99.99 */
     bool have_mean;      /* every paired round has both body means */
+    bool have_deep;      /* ... and both p99.99 */
     double *wb, *we;     /* log work p99.9 of each side */
     double *devb, *deve; /* |log e2e p99.9 - its run's median|, every clean interval */
     size_t ndevb, ndeve;
@@ -170,20 +178,20 @@ static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const 
     }
     size_t rows = nrounds + 1, devs = most * rows;
     double *scratch = lat__alloc(8 * most * sizeof *scratch);
-    double *all = lat__alloc((13 * rows + 2 * devs) * sizeof *all);
+    double *all = lat__alloc((14 * rows + 2 * devs) * sizeof *all);
     if (!scratch || !all) {
         lat__free(scratch);
         lat__free(all);
         return -ENOMEM;
     }
-    double **cols[13] = {&q->d50, &q->dns, &q->d999, &q->dx, &q->dsp,  &q->eb, &q->ee,
-                         &q->mb,  &q->wb,  &q->we,   &q->dm, &q->dmns, &q->dy};
-    for (int i = 0; i < 13; i++)
+    double **cols[14] = {&q->d50, &q->dns, &q->d999, &q->dx, &q->dsp,  &q->eb, &q->ee,
+                         &q->mb,  &q->wb,  &q->we,   &q->dm, &q->dmns, &q->dy, &q->d9999};
+    for (int i = 0; i < 14; i++)
         *cols[i] = all + (size_t)i * rows;
-    q->devb = all + 13 * rows;
+    q->devb = all + 14 * rows;
     q->deve = q->devb + devs;
     q->n = q->ndevb = q->ndeve = 0;
-    q->have_mean = true;
+    q->have_mean = q->have_deep = true;
     double *sb = scratch, *se = scratch + 4 * most;
     for (unsigned k = 0; k < nrounds; k++) {
         cell_figs b = reduce_cell(p, &base[k], steady, sb), e = reduce_cell(p, &exp[k], steady, se);
@@ -210,6 +218,8 @@ static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const 
         q->have_mean = q->have_mean && !isnan(b.mean) && !isnan(e.mean);
         q->dm[i] = q->have_mean ? log(e.mean / b.mean) : 0;
         q->dmns[i] = q->have_mean ? e.mean - b.mean : 0;
+        q->have_deep = q->have_deep && !isnan(b.p9999) && !isnan(e.p9999);
+        q->d9999[i] = q->have_deep ? log(e.p9999 / b.p9999) : 0;
     }
     lat__free(scratch);
     return 0;
@@ -237,10 +247,10 @@ static int across_spread(const double *eb, const double *ee, size_t n, double *r
 }
 
 typedef struct tests {
-    lat_stats_test t50, t999, tx;
-    lat_stats_shift s50, sns, s999, sx; /* x: the tail's growth beyond the median's */
-    lat_stats_shift sy;                 /* y: ... beyond tail_log_multiple times it */
-    bool have_mean;
+    lat_stats_test t50, t999, tx, t9999;
+    lat_stats_shift s50, sns, s999, sx, s9999; /* x: the tail's growth beyond the median's */
+    lat_stats_shift sy;                        /* y: ... beyond tail_log_multiple times it */
+    bool have_mean, have_deep;
     lat_stats_shift sm, smns; /* the body means: log ratio, shift in ns */
     double across_ratio, across_p, within_ratio, within_p;
     double tail_across_ratio, tail_across_p; /* work p99.9 differing round to round */
@@ -290,6 +300,11 @@ static int run_tests(const lat_lab_params *p, const paired *q, tests *t) {
     rc = rc ? rc : pooled_spread(q, &t->pooled_ratio, &t->pooled_p);
     rc = rc ? rc : within_spread(p, q, &t->within_ratio, &t->within_p);
     t->have_mean = q->have_mean;
+    t->have_deep = q->have_deep;
+    if (q->have_deep) {
+        rc = rc ? rc : lat_stats_signed_rank(q->d9999, q->n, &t->t9999);
+        rc = rc ? rc : lat_stats_hl_shift(q->d9999, q->n, p->alpha, &t->s9999);
+    }
     if (q->have_mean) {
         rc = rc ? rc : lat_stats_hl_shift(q->dm, q->n, p->alpha, &t->sm);
         rc = rc ? rc : lat_stats_hl_shift(q->dmns, q->n, p->alpha, &t->smns);
@@ -299,8 +314,9 @@ static int run_tests(const lat_lab_params *p, const paired *q, tests *t) {
 
 typedef struct facts {
     bool median_up, tail_up, within_sp, across_sp, spread_hint, flat50, flat999, flat_sp,
-        tail_moved, small_effect, resolves, tail_beyond, tail_within, tail_clear;
-    double resolved, hidden, tail_need;
+        tail_moved, small_effect, resolves, tail_beyond, tail_within, tail_clear, deep_up,
+        deep_clear, tail_ok;
+    double resolved, hidden, tail_need, deep_need;
 } facts;
 
 /* What the tests say, read against the parameters. */
@@ -374,6 +390,21 @@ static void read_facts(const lat_lab_params *p, const tests *t, lat_lab_verdict 
         f->tail_need = fmax(f->tail_need, f->hidden * p->tail_excess_ratio);
     }
     f->tail_clear = t->s999.est >= log(f->tail_need);
+    /* the deep tail: an episodic cost too rare to move the p99.9 moves the
+     * p99.99 (alloc here, per run: x1.7-1.9 in both placements, where its
+     * p99.9 grew x1.2-1.8 near and not beyond the backlog far; false sharing
+     * near x1.1, no-pin x1.05).  It must outgrow the largest median growth
+     * not excluded as the p99.9 must, and a variance hint stops it alike.
+     * Rare events scatter more from run to run (platform noise inside work
+     * windows moved a round's p99.99 ratio anywhere in x0.01-500 here), so
+     * its test needs ten times the evidence (deep_alpha) and its interval's
+     * lower bound must clear that growth too: ten rounds of false sharing
+     * near once read p99.99 x1.72 [1.01, 26.6] */
+    f->deep_need = fmax(p->min_deep_ratio, f->hidden * fmax(p->tail_excess_ratio, 1));
+    f->deep_up = p->min_deep_ratio > 0 && t->have_deep && t->t9999.p < p->deep_alpha &&
+                 t->s9999.lo > 0 && t->s9999.est >= log(p->min_deep_ratio);
+    f->deep_clear = f->deep_up && t->s9999.est >= log(f->deep_need) && t->s9999.lo > log(f->hidden);
+    f->tail_ok = (f->tail_up && f->tail_clear) || f->deep_clear;
 }
 
 /* "body mean +9.3 ns (x1.19 [1.17, 1.21])", or that it was not measured. */
@@ -386,9 +417,27 @@ static const char *mean_note(const tests *t, char *buf, size_t len) {
     return buf;
 }
 
+/* "p99.99 x1.34 [1.08, 1.87] (p=0.0040; a tail disease needs ...)", or that
+ * it was not measured. */
+static const char *deep_note(const lat_lab_params *p, const tests *t, const facts *f, char *buf,
+                             size_t len) {
+    if (!t->have_deep)
+        snprintf(buf, len, "p99.99 not measured");
+    else if (f->deep_clear)
+        snprintf(buf, len, "p99.99 x%.2f [%.2f, %.2f]", exp(t->s9999.est), exp(t->s9999.lo),
+                 exp(t->s9999.hi));
+    else
+        snprintf(buf, len,
+                 "p99.99 x%.2f [%.2f, %.2f] (p=%.4f; a tail disease needs x%.2f at p < %g with "
+                 "the lower bound above x%.2f)",
+                 exp(t->s9999.est), exp(t->s9999.lo), exp(t->s9999.hi), t->t9999.p, f->deep_need,
+                 p->deep_alpha, f->hidden);
+    return buf;
+}
+
 /* Why: the reason of an undecided verdict, notes on a tail one. */
 static void explain(const lat_lab_params *p, const tests *t, const facts *f, lat_lab_verdict *v) {
-    char mn[80];
+    char mn[80], dn[160];
     size_t len = strlen(v->reason);
     char *r = v->reason + len;
     size_t room = sizeof v->reason - len;
@@ -408,12 +457,12 @@ static void explain(const lat_lab_params *p, const tests *t, const facts *f, lat
                      exp(t->s999.est), f->hidden, v->base_p50_ns, t->sns.est, exp(t->s50.est),
                      exp(t->s50.lo), exp(t->s50.hi), mean_note(t, mn, sizeof mn), p->tick_ns,
                      f->tail_need);
-        else if (f->tail_up && f->spread_hint)
+        else if ((f->tail_up || f->deep_clear) && f->spread_hint)
             snprintf(r, room,
-                     "the work tail grew (p99.9 x%.2f) but so did the spread between intervals "
-                     "or rounds (e2e x%.2f, work p99.9 round to round x%.2f): a tail or a "
-                     "variance disease, not yet told apart",
-                     exp(t->s999.est),
+                     "the work tail grew (p99.9 x%.2f, %s) but so did the spread between "
+                     "intervals or rounds (e2e x%.2f, work p99.9 round to round x%.2f): a tail "
+                     "or a variance disease, not yet told apart",
+                     exp(t->s999.est), deep_note(p, t, f, dn, sizeof dn),
                      fmax(fmax(t->within_ratio, t->across_ratio), t->pooled_ratio),
                      t->tail_across_ratio);
         else if (f->flat50 && f->flat999 && f->flat_sp && !f->small_effect && !f->resolves)
@@ -428,10 +477,10 @@ static void explain(const lat_lab_params *p, const tests *t, const facts *f, lat
         else if (f->tail_moved && !f->tail_up)
             snprintf(r, room,
                      "an effect too small to classify here: work p99.9 x%.2f [%.2f, %.2f] "
-                     "(p=%.4f) is significant but below the x%.2f a tail disease needs, and "
-                     "work p50 moved %+.1f ns (%s; %s)",
+                     "(p=%.4f) is significant but below the x%.2f a tail disease needs, %s, "
+                     "and work p50 moved %+.1f ns (%s; %s)",
                      exp(t->s999.est), exp(t->s999.lo), exp(t->s999.hi), t->t999.p,
-                     p->min_tail_ratio, t->sns.est,
+                     p->min_tail_ratio, deep_note(p, t, f, dn, sizeof dn), t->sns.est,
                      v->p50_below_tick ? "below the counter's granularity" : "not significant",
                      mean_note(t, mn, sizeof mn));
         else if (t->t50.p < p->alpha && v->p50_below_tick)
@@ -453,6 +502,12 @@ static void explain(const lat_lab_params *p, const tests *t, const facts *f, lat
             snprintf(r + k, room - (size_t)k,
                      "%sthe tail grew x%.2f [%.2f, %.2f] beyond the median", k ? "; " : "",
                      exp(t->sx.est), exp(t->sx.lo), exp(t->sx.hi));
+        else if (k >= 0 && (size_t)k < room && v->deep_tail)
+            snprintf(r + k, room - (size_t)k,
+                     "; p99.99 x%.2f [%.2f, %.2f] outgrew the largest median growth not "
+                     "excluded (x%.2f), where p99.9 x%.2f did not reach x%.2f",
+                     exp(t->s9999.est), exp(t->s9999.lo), exp(t->s9999.hi), f->hidden,
+                     exp(t->s999.est), f->tail_need);
         else if (k >= 0 && (size_t)k < room && f->hidden > 1)
             snprintf(
                 r + k, room - (size_t)k,
@@ -479,16 +534,17 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
         v->kind = LAT_LAB_MEDIAN;
         v->confidence = 1 - t->t50.p;
     } else if ((f->within_sp || f->across_sp) &&
-               (!(f->tail_up && f->tail_clear) || fmin(t->within_p, t->across_p) < p->alpha / 10)) {
+               (!f->tail_ok || fmin(t->within_p, t->across_p) < p->alpha / 10)) {
         /* the spread grew: variance; beside a work tail that grew as much as
          * a tail disease needs, only on ten times the evidence (the seed's
          * no-pin scatters its runs far beyond that; a tail disease whose
          * e2e spread came out x2 in ten rounds does not), else undecided */
         v->kind = LAT_LAB_VARIANCE;
         v->confidence = 1 - (f->within_sp ? t->within_p : t->across_p);
-    } else if (f->tail_up && !f->spread_hint && f->tail_clear) {
+    } else if (f->tail_ok && !f->spread_hint) {
         v->kind = LAT_LAB_TAIL;
-        v->confidence = 1 - t->t999.p;
+        v->deep_tail = !(f->tail_up && f->tail_clear);
+        v->confidence = 1 - (v->deep_tail ? t->t9999.p : t->t999.p);
     } else if (f->flat50 && f->flat999 && f->flat_sp && !f->small_effect && f->resolves) {
         v->kind = LAT_LAB_NO_CHANGE;
         v->confidence = 1 - p->alpha;
@@ -542,7 +598,8 @@ static int decide_one(const lat_lab_params *p, int conf, const lat_lab_cell *bas
     v->p50_ratio = v->p50_lo = v->p50_hi = v->p999_ratio = v->p999_lo = v->p999_hi = NAN;
     v->spread_ratio = v->p50_shift_ns = v->base_p50_ns = NAN;
     v->mean_ratio = v->mean_lo = v->mean_hi = v->mean_shift_ns = NAN;
-    v->p50_p = v->p999_p = v->spread_p = 1;
+    v->p9999_ratio = v->p9999_lo = v->p9999_hi = NAN;
+    v->p50_p = v->p999_p = v->p9999_p = v->spread_p = 1;
     v->placement_kind[0] = v->placement_kind[1] = -1;
     v->decided_in = -1;
     v->backlog_widening = backlog_widening(p, base, nrounds);
@@ -568,6 +625,10 @@ static int decide_one(const lat_lab_params *p, int conf, const lat_lab_cell *bas
         v->base_p50_ns = lat_stats_median(q.mb, q.n);
         v->p999_ratio = exp(t.s999.est), v->p999_lo = exp(t.s999.lo);
         v->p999_hi = exp(t.s999.hi), v->p999_p = t.t999.p;
+        if (t.have_deep) {
+            v->p9999_ratio = exp(t.s9999.est), v->p9999_lo = exp(t.s9999.lo);
+            v->p9999_hi = exp(t.s9999.hi), v->p9999_p = t.t9999.p;
+        }
         v->spread_ratio = fmax(t.within_ratio, t.across_ratio);
         v->spread_p = fmin(t.within_p, t.across_p);
         if (t.have_mean) {
@@ -789,6 +850,11 @@ static int reduce_run(const lat_lab_config *c, const lat_pipe_config *pc, const 
         rec->max[s] = (double)lat_hist_max(r->h[s]);
         rec->tail[s] = r->tail[s];
     }
+    const lat_hist *w = r->h[LAT_PIPE_WORK];
+    if (w && lat_hist_total(w) >= LAT_LAB_DEEP_COUNT)
+        rec->work_p9999 = (double)lat_hist_value_at_percentile(w, 99.99);
+    if (r->steady && lat_hist_total(r->steady) >= LAT_LAB_DEEP_COUNT)
+        rec->steady_p9999 = (double)lat_hist_value_at_percentile(r->steady, 99.99);
     rec->wall_ns = (double)r->wall_ns;
     rec->cpu = r->cpu;
     rec->faults = rec->cs = rec->migrations = NAN;
@@ -862,8 +928,12 @@ static int decide_all(const lat_lab_config *c, lat_lab_result *res) {
         for (unsigned k = 0; k < n; k++) {
             const lat_lab_run_rec *r = lat_lab_cell_run(res, x, k);
             cells[(size_t)x * n + k] =
-                (lat_lab_cell){r ? r->iv : NULL, r ? r->niv : 0, r != NULL,
-                               r ? (unsigned)placement_at(r, cut) : LAT_LAB_NEAR};
+                (lat_lab_cell){r ? r->iv : NULL,
+                               r ? r->niv : 0,
+                               r != NULL,
+                               r ? (unsigned)placement_at(r, cut) : LAT_LAB_NEAR,
+                               r ? r->work_p9999 : 0,
+                               r ? r->steady_p9999 : 0};
         }
     int rc = 0;
     for (int x = 1; x < LAT_LAB_NCONF && !rc; x++)

@@ -93,6 +93,14 @@ static void test_compact_pinned_exactly_once(void **state) {
         assert_true(m >= 1 && m <= (double)v->p99[LAT_PIPE_WORK]);
         assert_true(isnan(v->body_mean[LAT_PIPE_Q2])); /* absent in compact */
     }
+    /* the run's events that met no queue: the intervals' steady counts merged */
+    uint64_t steady = 0;
+    for (size_t i = 0; i < r.niv; i++)
+        steady += r.iv[i].steady_count;
+    assert_non_null(r.steady);
+    assert_true(steady > 0);
+    assert_int_equal((uint64_t)lat_hist_total(r.steady), steady);
+    assert_true(lat_hist_max(r.steady) <= lat_hist_max(r.h[LAT_PIPE_WORK]));
     lat_pipe_result_fini(&r);
 }
 

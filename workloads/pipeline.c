@@ -565,6 +565,7 @@ static void iv_close(run *R, iv_state *v) {
     if (o->steady_count) {
         o->steady_mean = iv_figs(&v->steady, x);
         o->steady_p50 = x[0], o->steady_p99 = x[1], o->steady_p999 = x[2];
+        if (r->steady) lat_hist_add(r->steady, &v->steady);
     }
     lat_hist_reset(&v->steady);
     uint64_t span = lat_clock_to_ns(R->cal, v->last_done - v->prev_done);
@@ -830,6 +831,7 @@ void lat_pipe_result_fini(lat_pipe_result *r) {
     for (int k = 0; k < LAT_PIPE_NHOT; k++)
         lat_gaps_destroy(r->gaps[k]);
     lat__free(r->iv);
+    lat_hist_destroy(r->steady);
     memset(r, 0, sizeof *r);
 }
 
@@ -852,6 +854,8 @@ static int accounting_create(run *R, const lat_pipe_config *cfg, lat_pipe_result
         R->iv_cap = n > 1e6 ? 1000000 : (size_t)n;
         r->iv = lat__calloc(R->iv_cap, sizeof *r->iv);
         if (!r->iv) return -ENOMEM;
+        int rc = lat_hist_create(1, HIST_HIGHEST_NS, 3, &r->steady);
+        if (rc) return rc;
     }
     /* the slowest 1% (+2) of each stage, enough for everything above p99 */
     uint64_t cap = cfg->events / 100 + 2;

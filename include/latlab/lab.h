@@ -19,6 +19,8 @@
  * the ratio (stats.h).  A p50 change below the counter's granularity is
  * reported as such, never as a ratio; the work body's mean, which resolves
  * below one counter step, then bounds how much the median may have grown.
+ * A tail disease reads the p99.9, or the p99.99 where an episodic cost is too
+ * rare to move the p99.9 (alloc's malloc slow path).
  * When the host moved the vCPUs during the rounds (the cache-line floor
  * measured every round splits into a near and a far placement), each
  * placement's rounds are decided on their own: false sharing shows in the
@@ -52,7 +54,7 @@ void lat_lab_conf_apply(int conf, lat_pipe_config *c);
 enum {
     LAT_LAB_UNDECIDED = 0, /* inconclusive (reason says why) */
     LAT_LAB_NO_CHANGE,     /* decided: no effect beyond the stated bounds */
-    LAT_LAB_TAIL,          /* p99.9 up, p50 flat (or below granularity) */
+    LAT_LAB_TAIL,          /* p99.9 or p99.99 up, p50 flat (or below granularity) */
     LAT_LAB_MEDIAN,        /* p50 up (and with it throughput) */
     LAT_LAB_VARIANCE,      /* spread across intervals / rounds explodes */
     LAT_LAB_NKINDS
@@ -80,7 +82,14 @@ typedef struct lat_lab_cell {
     bool usable;        /* false: contaminated after every repeat, or missing */
     unsigned placement; /* the run's host placement: LAT_LAB_NEAR (or one placement),
                          * LAT_LAB_FAR, or LAT_LAB_MOVED during the run */
+    /* ns: the run's work p99.99 over all its events, and over those that met
+     * no queue.  A whole run's, not an interval's: an episodic cost fires a
+     * few times a second, which the 20 slowest of a run's 200,000 events
+     * show and an interval's two slowest mostly do not.  0: not measured
+     * (fewer than LAT_LAB_DEEP_COUNT events) */
+    double p9999, steady_p9999;
 } lat_lab_cell;
+#define LAT_LAB_DEEP_COUNT 10000
 
 /* The verdict rule's named parameters. */
 typedef struct lat_lab_params {
@@ -88,6 +97,10 @@ typedef struct lat_lab_params {
     double min_median_ratio;       /* smallest p50 growth called a median effect */
     double min_median_ticks;       /* ... and at least this many counter ticks */
     double min_tail_ratio;         /* smallest p99.9 growth called a tail effect */
+    double min_deep_ratio;         /* smallest p99.99 growth called a tail effect: an
+                                    * episodic cost too rare to move the p99.9 (alloc's
+                                    * slow path); 0: the p99.99 is not read */
+    double deep_alpha;             /* ... at this level: its rare events scatter most */
     double tail_excess_ratio;      /* p50 and p99.9 both up: a tail disease needs p99.9's
                                     * ratio this far beyond p50's, a median disease
                                     * needs it below (<= 1: the median always wins) */
@@ -122,6 +135,8 @@ typedef struct lat_lab_verdict {
     /* work p50: per-round ratio (HL estimate, CI) and shift in ns */
     double p50_ratio, p50_lo, p50_hi, p50_p, p50_shift_ns, base_p50_ns;
     double p999_ratio, p999_lo, p999_hi, p999_p;
+    double p9999_ratio, p9999_lo, p9999_hi, p9999_p; /* work p99.99 (NAN: not measured) */
+    bool deep_tail;                /* a tail verdict that rests on the p99.99, not the p99.9 */
     double spread_ratio, spread_p; /* e2e spread: experiment / baseline */
     /* work body mean (sub-tick): per-round ratio (HL estimate, CI), shift in ns */
     double mean_ratio, mean_lo, mean_hi, mean_shift_ns;
@@ -134,7 +149,7 @@ typedef struct lat_lab_verdict {
     bool steady_figures;     /* read the events that met no queue (see steady_widen) */
     double backlog_widening; /* the baseline's: p99.9 all events / met no queue (NAN) */
     bool p50_below_tick;     /* the p50 change is below min_median_ticks */
-    char reason[400];        /* for UNDECIDED, and notes otherwise */
+    char reason[512];        /* for UNDECIDED, and notes otherwise */
 } lat_lab_verdict;
 
 /* The verdict for experiment conf from nrounds paired cells.  Pure. */
@@ -163,7 +178,8 @@ typedef struct lat_lab_run_rec {
     bool contaminated;
     char why[120]; /* why it is contaminated */
     double p50[LAT_PIPE_NSTAGES], p99[LAT_PIPE_NSTAGES], p999[LAT_PIPE_NSTAGES],
-        max[LAT_PIPE_NSTAGES]; /* ns; NAN for absent stages */
+        max[LAT_PIPE_NSTAGES];       /* ns; NAN for absent stages */
+    double work_p9999, steady_p9999; /* ns, as lat_lab_cell's (0: not measured) */
     double wall_ns;
     /* cache-line round trip between the hot CPUs just before and just after
      * the run (NAN: not measured) */

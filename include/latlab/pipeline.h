@@ -235,6 +235,9 @@ typedef struct lat_pipe_result {
     uint64_t run_start_cycles; /* the first intended send */
     lat_pipe_interval *iv;     /* niv entries (config interval_ns), else NULL */
     size_t niv;
+    /* ns: the work stage over the events that met no queue, the whole run
+     * (the intervals' steady figures merged; NULL without intervals) */
+    lat_hist *steady;
     lat_pipe_tail tail[LAT_PIPE_NSTAGES];
     char flight_gap[200];                    /* the gap explaining the flight outlier, or "" */
     uint64_t sleeps[LAT_PIPE_MAX_SLEEPS][2]; /* test hook: [start, end) cycles */
