@@ -223,10 +223,10 @@ static const cli_opt lab_table[] = {
                 "time budget for the rounds (default 120 s; --quick 6 s)", 0.1, 86400),
     CLI_NUM_OPT("min-rounds", CLI_U64, &lo.min_rounds, "N",
                 "rounds before any verdict (default 10)", 2, 1000),
-    CLI_NUM_OPT("max-rounds", CLI_U64, &lo.max_rounds, "N", "at most this many rounds (default 40)",
+    CLI_NUM_OPT("max-rounds", CLI_U64, &lo.max_rounds, "N", "at most this many rounds (default 80)",
                 2, 1000),
     CLI_NUM_OPT("events", CLI_U64, &lo.events, "N",
-                "events per run (default 200000 = 1 s at the default rate)", 1000, 1e12),
+                "events per run (default 100000 = 0.5 s at the default rate)", 1000, 1e12),
     CLI_NUM_OPT("rate", CLI_U64, &lo.rate, "HZ", "offered rate (default 200000/s)", 1000,
                 100000000),
     CLI_SEEN_OPT("interval", CLI_U64, &lo.iv_ms, "MS",
@@ -314,7 +314,7 @@ static int setup(lab_ctx *x, const lab_opts *o) {
     c->pipe.cal = lat_clock_default();
     cli_progress_done();
     c->pipe.rate_hz = o->rate;
-    c->pipe.events = o->events ? o->events : o->quick ? 20000 : 200000;
+    c->pipe.events = o->events ? o->events : o->quick ? 20000 : 100000;
     c->pipe.interval_ns = o->iv_ms * 1000000ull;
     if (o->quick && !o->iv_set) c->pipe.interval_ns = 20000000ull;
     c->pipe.gap_threshold_ns = o->gap_us * 1000;
@@ -322,7 +322,7 @@ static int setup(lab_ctx *x, const lab_opts *o) {
     if (o->quick) c->max_repeats = 1;
     c->budget_s = o->budget > 0 ? o->budget : o->quick ? 6 : c->budget_s;
     c->min_rounds = o->min_rounds ? (unsigned)o->min_rounds : 10;
-    c->max_rounds = o->max_rounds ? (unsigned)o->max_rounds : o->quick ? c->min_rounds : 40;
+    c->max_rounds = o->max_rounds ? (unsigned)o->max_rounds : o->quick ? c->min_rounds : 80;
     if (c->max_rounds < c->min_rounds) c->max_rounds = c->min_rounds;
     c->params.min_rounds = c->min_rounds;
     c->seed = o->seed_set ? o->seed : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);

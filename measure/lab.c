@@ -828,11 +828,12 @@ void lat_lab_verdict_text(const lat_lab_verdict *v, char *buf, size_t len) {
 void lat_lab_config_default(lat_lab_config *c) {
     memset(c, 0, sizeof *c);
     lat_pipe_config_default(&c->pipe);
+    c->pipe.events = 100000; /* 0.5 s at the default rate: two rounds where one 1 s run fit */
     lat_lab_params_default(&c->params);
     c->pipe.interval_ns = 100000000ull;
     c->seed = 1;
     c->min_rounds = 10;
-    c->max_rounds = 40;
+    c->max_rounds = 80;
     c->budget_s = 120;
     c->max_repeats = 2;
     c->max_run_lost = 0.20;

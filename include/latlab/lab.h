@@ -84,7 +84,7 @@ typedef struct lat_lab_cell {
                          * LAT_LAB_FAR, or LAT_LAB_MOVED during the run */
     /* ns: the run's work p99.99 over all its events, and over those that met
      * no queue.  A whole run's, not an interval's: an episodic cost fires a
-     * few times a second, which the 20 slowest of a run's 200,000 events
+     * few times a second, which the 10 slowest of a run's 100,000 events
      * show and an interval's two slowest mostly do not.  0: not measured
      * (fewer than LAT_LAB_DEEP_COUNT events) */
     double p9999, steady_p9999;
@@ -222,7 +222,7 @@ typedef struct lat_lab_config {
 void lat_lab_thread_accounting(const lat_pipe_config *c, const lat_pipe_result *r,
                                lat_lab_thread_acct out[LAT_PIPE_NHOT]);
 
-/* Defaults: 10..40 rounds, 120 s budget, 2 repeats, 20% lost share (the run's
+/* Defaults: 10..80 rounds, 120 s budget, 2 repeats, 20% lost share (the run's
  * clean intervals are still the only ones read: an interval is set aside above
  * max_interval_lost). */
 void lat_lab_config_default(lat_lab_config *c);
