@@ -167,7 +167,7 @@ grep -q 'order seed 42 (replay: --seed 42)' "$T/lab.out" || fail "seed not print
 grep -Eq '^round +1 baseline .* worker lost [0-9.]+ [mu]s \([0-9.]+%\) in [0-9]+ gaps >= 10 us, longest' "$T/lab.out" \
     || fail "no platform line: $(grep '^round' "$T/lab.out" | head -2)"
 for x in alloc share-line no-pin; do
-    grep -Eq "^verdict $x: (tail disease|median/throughput disease|variance disease|no significant change) \(confidence [0-9.]+%\)|^verdict $x: inconclusive on this machine: .+" "$T/lab.out" || fail "no verdict for $x"
+    grep -Eq "^verdict $x: (tail disease|median/throughput disease|variance disease|no significant change) \(confidence [0-9.]+%\)|^verdict $x: inconclusive on this machine: .+" "$T/lab.out" || fail "no verdict for $x: $(grep "^verdict $x" "$T/lab.out")"
     grep -q "^### $x " "$T/lab/LAB.md" || fail "LAB.md lacks the $x narration"
 done
 grep -q '\*\*Cause.\*\*' "$T/lab/LAB.md" && grep -q '\*\*Fix.\*\*' "$T/lab/LAB.md" || fail "narration"
@@ -183,12 +183,14 @@ grep -q '\*\*Platform\*\* (summed over all [0-9]* runs; the share is their mean)
 jq -e '.seed == 42 and (.runs | length) >= 4 and (.verdicts | keys | length) == 3 and
        ([.verdicts[] | has("confidence") and has("rounds_used") and has("rounds_set_aside") and
          has("work_p9999_ratio") and (.tail_read_at | test("^p99[.]99?$"))] | all) and
-       (.order | length) == .rounds' "$T/lab/lab.json" >/dev/null || fail "lab.json"
+       (.order | length) == .rounds' "$T/lab/lab.json" >/dev/null ||
+    fail "lab.json: $(jq -c '{seed, rounds, runs: (.runs | length), order: (.order | length),
+                             verdicts: [.verdicts[] | {tail_read_at, work_p9999_ratio, rounds_used}]}' "$T/lab/lab.json")"
 grep -Eq '^placement: (the host moved the vCPUs|one placement in all|the cache-line floor was not measured)' "$T/lab.out" ||
-    fail "no placement line"
+    fail "no placement line: $(grep -i '^placement' "$T/lab.out" | head -2)"
 grep -q '^Placement: ' "$T/lab/LAB.md" || fail "LAB.md placement"
 jq -e '.placement.near_runs + .placement.far_runs + .placement.moved_during_run == .placement.runs_measured' "$T/lab/lab.json" >/dev/null ||
-    fail "lab.json placement"
+    fail "lab.json placement: $(jq -c '.placement' "$T/lab/lab.json")"
 grep -q '<svg' "$T/lab/report.html" || fail "report has no plot"
 grep -q 'per-interval' "$T/lab/report.html" || fail "report has no per-interval plot"
 jq -e '.runs[0].platform.worker.gaps >= 0 and .runs[0].platform.producer.gap_lost_ns >= 0 and
