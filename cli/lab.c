@@ -92,10 +92,8 @@ static void on_run(void *ud, const lat_lab_run_rec *rec, const lat_pipe_config *
     json_object_set_new(j, "contaminated", json_boolean(rec->contaminated));
     if (rec->contaminated) json_object_set_new(j, "why", json_string(rec->why));
     json_object_set_new(j, "platform_text", json_string(plat));
-    json_object_set_new(j, "floor_before_ns",
-                        isnan(rec->floor_ns) ? json_null() : json_real(rec->floor_ns));
-    json_object_set_new(j, "floor_after_ns",
-                        isnan(rec->floor_after_ns) ? json_null() : json_real(rec->floor_after_ns));
+    json_object_set_new(j, "floor_before_ns", lat_json_real_or_null(rec->floor_ns));
+    json_object_set_new(j, "floor_after_ns", lat_json_real_or_null(rec->floor_after_ns));
     double worst = 0;
     for (int k = 0; k < LAT_PIPE_NHOT; k++)
         if (rec->thr[k].ran && rec->thr[k].lost_share > worst) worst = rec->thr[k].lost_share;

@@ -121,6 +121,15 @@ void lab_loss_summary(const lab_ctx *x, const lat_lab_result *res, char *buf, si
     free(v);
 }
 
+/* "x1.23 [1.10, 1.40]", or "n/a" for a ratio not measured (NAN). */
+static const char *ratio_ci(char *buf, size_t len, double r, double lo, double hi) {
+    if (isnan(r))
+        snprintf(buf, len, "n/a");
+    else
+        snprintf(buf, len, "x%.2f [%.2f, %.2f]", r, lo, hi);
+    return buf;
+}
+
 static const char *matched(const lat_lab_verdict *v, int conf) {
     if (v->kind == lat_lab_expected(conf)) return "matched";
     return v->kind == LAT_LAB_UNDECIDED ? "inconclusive" : "WRONG";
@@ -143,14 +152,10 @@ static void md_verdicts(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
         else if (v->p50_below_tick)
             snprintf(p50, sizeof p50, "%+.0f ns (below granularity)", v->p50_shift_ns);
         else
-            snprintf(p50, sizeof p50, "x%.2f [%.2f, %.2f]", v->p50_ratio, v->p50_lo, v->p50_hi);
-        char p999[64] = "n/a", p9999[64] = "n/a", sp[32] = "n/a";
-        if (!isnan(v->p999_ratio))
-            snprintf(p999, sizeof p999, "x%.2f [%.2f, %.2f]", v->p999_ratio, v->p999_lo,
-                     v->p999_hi);
-        if (!isnan(v->p9999_ratio))
-            snprintf(p9999, sizeof p9999, "x%.2f [%.2f, %.2f]", v->p9999_ratio, v->p9999_lo,
-                     v->p9999_hi);
+            ratio_ci(p50, sizeof p50, v->p50_ratio, v->p50_lo, v->p50_hi);
+        char p999[64], p9999[64], sp[32] = "n/a";
+        ratio_ci(p999, sizeof p999, v->p999_ratio, v->p999_lo, v->p999_hi);
+        ratio_ci(p9999, sizeof p9999, v->p9999_ratio, v->p9999_lo, v->p9999_hi);
         if (!isnan(v->spread_ratio)) snprintf(sp, sizeof sp, "x%.2f", v->spread_ratio);
         fprintf(f, "| %s | %s | %s | %.1f%% | %u | %u | %s | %s | %s | %s | %s |\n",
                 lat_lab_conf_name(c), lat_lab_kind_name(lat_lab_expected(c)),
@@ -420,22 +425,15 @@ static json_t *verdict_json(const lat_lab_verdict *v, int c) {
     json_object_set_new(o, "rounds_set_aside", json_integer(v->set_aside));
     json_object_set_new(o, "intervals_used", json_integer(v->iv_used));
     json_object_set_new(o, "intervals_set_aside", json_integer(v->iv_set_aside));
-    json_object_set_new(o, "work_p50_ratio",
-                        isnan(v->p50_ratio) ? json_null() : json_real(v->p50_ratio));
-    json_object_set_new(o, "work_p50_shift_ns",
-                        isnan(v->p50_shift_ns) ? json_null() : json_real(v->p50_shift_ns));
+    json_object_set_new(o, "work_p50_ratio", lat_json_real_or_null(v->p50_ratio));
+    json_object_set_new(o, "work_p50_shift_ns", lat_json_real_or_null(v->p50_shift_ns));
     json_object_set_new(o, "work_p50_below_granularity", json_boolean(v->p50_below_tick));
-    json_object_set_new(o, "work_p999_ratio",
-                        isnan(v->p999_ratio) ? json_null() : json_real(v->p999_ratio));
-    json_object_set_new(o, "work_p9999_ratio",
-                        isnan(v->p9999_ratio) ? json_null() : json_real(v->p9999_ratio));
+    json_object_set_new(o, "work_p999_ratio", lat_json_real_or_null(v->p999_ratio));
+    json_object_set_new(o, "work_p9999_ratio", lat_json_real_or_null(v->p9999_ratio));
     json_object_set_new(o, "tail_read_at", json_string(v->deep_tail ? "p99.99" : "p99.9"));
-    json_object_set_new(o, "e2e_spread_ratio",
-                        isnan(v->spread_ratio) ? json_null() : json_real(v->spread_ratio));
-    json_object_set_new(o, "work_body_mean_ratio",
-                        isnan(v->mean_ratio) ? json_null() : json_real(v->mean_ratio));
-    json_object_set_new(o, "work_body_mean_shift_ns",
-                        isnan(v->mean_shift_ns) ? json_null() : json_real(v->mean_shift_ns));
+    json_object_set_new(o, "e2e_spread_ratio", lat_json_real_or_null(v->spread_ratio));
+    json_object_set_new(o, "work_body_mean_ratio", lat_json_real_or_null(v->mean_ratio));
+    json_object_set_new(o, "work_body_mean_shift_ns", lat_json_real_or_null(v->mean_shift_ns));
     static const char *const where[2] = {"near", "far"};
     json_object_set_new(o, "decided_in",
                         v->decided_in >= 0 ? json_string(where[v->decided_in]) : json_null());
@@ -449,8 +447,7 @@ static json_t *verdict_json(const lat_lab_verdict *v, int c) {
     json_object_set_new(o, "by_placement", pk);
     json_object_set_new(o, "work_figures",
                         json_string(v->steady_figures ? "met no queue" : "all events"));
-    json_object_set_new(o, "backlog_widening",
-                        isnan(v->backlog_widening) ? json_null() : json_real(v->backlog_widening));
+    json_object_set_new(o, "backlog_widening", lat_json_real_or_null(v->backlog_widening));
     json_object_set_new(o, "reason", json_string(v->reason));
     json_object_set_new(o, "text", json_string(t));
     return o;
@@ -469,12 +466,12 @@ int lab_write_json(const lab_ctx *x, const lat_lab_result *res, const char *path
     json_object_set_new(doc, "wall_s", json_real(res->wall_s));
     json_object_set_new(doc, "stopped", json_string(res->stop));
     const lat_lab_placement pl = res->placement;
-    json_object_set_new(
-        doc, "placement",
-        json_pack("{s:i, s:i, s:i, s:i, s:o, s:o, s:b}", "runs_measured", pl.measured, "near_runs",
-                  pl.near, "far_runs", pl.far, "moved_during_run", pl.during, "near_floor_ns",
-                  isnan(pl.near_ns) ? json_null() : json_real(pl.near_ns), "far_floor_ns",
-                  isnan(pl.far_ns) ? json_null() : json_real(pl.far_ns), "moved", pl.moved));
+    json_object_set_new(doc, "placement",
+                        json_pack("{s:i, s:i, s:i, s:i, s:o, s:o, s:b}", "runs_measured",
+                                  pl.measured, "near_runs", pl.near, "far_runs", pl.far,
+                                  "moved_during_run", pl.during, "near_floor_ns",
+                                  lat_json_real_or_null(pl.near_ns), "far_floor_ns",
+                                  lat_json_real_or_null(pl.far_ns), "moved", pl.moved));
     json_t *ord = json_array();
     for (unsigned k = 0; k < res->rounds; k++) {
         json_t *r = json_array();

@@ -139,10 +139,6 @@ static void note_for(const lat_perf *p, size_t i, const lat_perf_count *c, size_
         snprintf(buf, len, "%.3f K/sec", c[i].scaled / ((double)wall_ns / 1e9) / 1e3);
 }
 
-static json_t *dnum(double v) {
-    return isnan(v) ? json_null() : json_real(v);
-}
-
 static json_t *counts_json(const lat_perf *p, const lat_perf_count *c, size_t n) {
     json_t *arr = json_array();
     for (size_t i = 0; i < n; i++) {
@@ -418,10 +414,10 @@ static int write_json(const stat_run *r) {
     json_object_set_new(root, "sys_ns", json_integer(tv_ns(r->ru.ru_stime)));
     json_object_set_new(root, "events", counts_json(r->p, r->cnt, r->n));
     json_t *dj = json_object();
-    json_object_set_new(dj, "ipc", dnum(r->d.ipc));
-    json_object_set_new(dj, "branch_miss_pct", dnum(r->d.branch_miss_pct));
-    json_object_set_new(dj, "cache_miss_pct", dnum(r->d.cache_miss_pct));
-    json_object_set_new(dj, "cpu_utilization", dnum(r->d.cpu_utilization));
+    json_object_set_new(dj, "ipc", lat_json_real_or_null(r->d.ipc));
+    json_object_set_new(dj, "branch_miss_pct", lat_json_real_or_null(r->d.branch_miss_pct));
+    json_object_set_new(dj, "cache_miss_pct", lat_json_real_or_null(r->d.cache_miss_pct));
+    json_object_set_new(dj, "cpu_utilization", lat_json_real_or_null(r->d.cpu_utilization));
     json_object_set_new(root, "derived", dj);
     if (per_thread) json_object_set_new(root, "threads", threads_json(r));
     int jrc = lat_write_json_atomic(json_path, root);

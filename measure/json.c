@@ -105,8 +105,8 @@ int lat_write_json_atomic(const char *path, const struct json_t *json) {
     return rc;
 }
 
-static json_t *real_or_null(double v) {
-    return isnan(v) ? json_null() : json_real(v);
+json_t *lat_json_real_or_null(double v) {
+    return isfinite(v) ? json_real(v) : json_null();
 }
 
 json_t *lat_budget_json(const lat_budget *b) {
@@ -114,9 +114,9 @@ json_t *lat_budget_json(const lat_budget *b) {
     return json_pack("{s:s, s:f, s:f, s:i, s:o, s:i, s:f, s:o}", "timer", b->timer ? b->timer : "",
                      "granularity_ns", b->granularity_ns, "stamp_ns", b->stamp_ns,
                      "stamps_per_figure", (int)b->stamps_per_figure, "calibration_ppm",
-                     real_or_null(b->calibration_ppm), "hist_sig_figs", b->sig_figs,
+                     lat_json_real_or_null(b->calibration_ppm), "hist_sig_figs", b->sig_figs,
                      "hist_resolution", b->hist_resolution, "co_synthesised_share",
-                     real_or_null(b->co_share));
+                     lat_json_real_or_null(b->co_share));
 }
 
 void lat_json_set_ci(json_t *obj, const char *key, const char *unit, const lat_hist_ci *ci) {

@@ -314,8 +314,8 @@ static int run_tests(const lat_lab_params *p, const paired *q, tests *t) {
 
 typedef struct facts {
     bool median_up, tail_up, within_sp, across_sp, spread_hint, flat50, flat999, flat_sp,
-        tail_moved, small_effect, resolves, tail_beyond, tail_within, tail_clear, deep_up,
-        deep_clear, tail_ok, tail_grew, var_held;
+        tail_moved, small_effect, resolves, tail_beyond, tail_within, tail_clear, deep_clear,
+        tail_ok, tail_grew, var_held;
     double resolved, hidden, tail_need, deep_need;
 } facts;
 
@@ -401,9 +401,8 @@ static void read_facts(const lat_lab_params *p, const tests *t, lat_lab_verdict 
      * lower bound must clear that growth too: ten rounds of false sharing
      * near once read p99.99 x1.72 [1.01, 26.6] */
     f->deep_need = fmax(p->min_deep_ratio, f->hidden * fmax(p->tail_excess_ratio, 1));
-    f->deep_up = p->min_deep_ratio > 0 && t->have_deep && t->t9999.p < p->deep_alpha &&
-                 t->s9999.lo > 0 && t->s9999.est >= log(p->min_deep_ratio);
-    f->deep_clear = f->deep_up && t->s9999.est >= log(f->deep_need) && t->s9999.lo > log(f->hidden);
+    f->deep_clear = p->min_deep_ratio > 0 && t->have_deep && t->t9999.p < p->deep_alpha &&
+                    t->s9999.est >= log(f->deep_need) && t->s9999.lo > log(f->hidden);
     f->tail_ok = (f->tail_up && f->tail_clear) || f->deep_clear;
     /* the work tail grew at all (p99.9 or p99.99, significant upwards) */
     f->tail_grew = (t->t999.p < p->alpha && t->s999.lo > 0) ||

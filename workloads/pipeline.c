@@ -1148,10 +1148,6 @@ int lat_pipe_place(lat_pipe_config *c, int shape, const lat_topo *t, bool oversu
 
 /* ---- JSON ---------------------------------------------------------------------------------- */
 
-static json_t *num_or_null(double v) {
-    return isnan(v) ? json_null() : json_real(v);
-}
-
 static const double pcts[] = {50, 90, 99, 99.9, 99.99};
 static const char *const pct_keys[] = {"p50", "p90", "p99", "p99.9", "p99.99"};
 
@@ -1187,9 +1183,9 @@ static json_t *platform_json(const lat_pipe_config *c, const lat_pipe_result *r)
     json_object_set_new(o, "gap_threshold_ns",
                         json_integer((json_int_t)(c->gap_threshold_ns ? c->gap_threshold_ns
                                                                       : LAT_GAPS_DEFAULT_NS)));
-    json_object_set_new(o, "hot_cpu_steal_pct", num_or_null(r->cpu.steal_pct));
-    json_object_set_new(o, "hot_cpu_irq_pct", num_or_null(r->cpu.irq_pct));
-    json_object_set_new(o, "hot_cpu_softirq_pct", num_or_null(r->cpu.softirq_pct));
+    json_object_set_new(o, "hot_cpu_steal_pct", lat_json_real_or_null(r->cpu.steal_pct));
+    json_object_set_new(o, "hot_cpu_irq_pct", lat_json_real_or_null(r->cpu.irq_pct));
+    json_object_set_new(o, "hot_cpu_softirq_pct", lat_json_real_or_null(r->cpu.softirq_pct));
     json_t *at = json_object();
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
         const lat_pipe_tail *t = &r->tail[s];
@@ -1272,14 +1268,14 @@ json_t *lat_pipe_result_json(const lat_pipe_config *c, const lat_pipe_result *r)
                             c->no_pin || c->cpus[k] < 0 ? json_null() : json_integer(c->cpus[k]));
         json_object_set_new(th, "cpu_start", json_integer(t->cpu_start));
         json_object_set_new(th, "cpu_end", json_integer(t->cpu_end));
-        json_object_set_new(th, "context_switches", num_or_null(t->ctx_switches));
-        json_object_set_new(th, "migrations", num_or_null(t->migrations));
-        json_object_set_new(th, "page_faults", num_or_null(t->page_faults));
-        json_object_set_new(th, "cycles", num_or_null(t->cycles));
-        json_object_set_new(th, "instructions", num_or_null(t->instructions));
-        json_object_set_new(th, "cache_misses", num_or_null(t->cache_misses));
+        json_object_set_new(th, "context_switches", lat_json_real_or_null(t->ctx_switches));
+        json_object_set_new(th, "migrations", lat_json_real_or_null(t->migrations));
+        json_object_set_new(th, "page_faults", lat_json_real_or_null(t->page_faults));
+        json_object_set_new(th, "cycles", lat_json_real_or_null(t->cycles));
+        json_object_set_new(th, "instructions", lat_json_real_or_null(t->instructions));
+        json_object_set_new(th, "cache_misses", lat_json_real_or_null(t->cache_misses));
         double ipc = t->cycles > 0 ? t->instructions / t->cycles : NAN;
-        json_object_set_new(th, "ipc", num_or_null(ipc));
+        json_object_set_new(th, "ipc", lat_json_real_or_null(ipc));
         json_object_set_new(th, "loop_ns", json_integer((json_int_t)t->loop_ns));
         json_object_set_new(pl, roles[k], th);
     }
@@ -1322,8 +1318,9 @@ json_t *lat_pipe_result_json(const lat_pipe_config *c, const lat_pipe_result *r)
     json_object_set_new(ic, "stamps_per_event", json_integer(r->stamps_per_event));
     double p50 =
         r->h[LAT_PIPE_E2E] ? (double)lat_hist_value_at_percentile(r->h[LAT_PIPE_E2E], 50) : 0;
-    json_object_set_new(ic, "stamp_pct_of_e2e_p50",
-                        num_or_null(p50 > 0 ? 100.0 * (double)r->stamp_cost_ns / p50 : NAN));
+    json_object_set_new(
+        ic, "stamp_pct_of_e2e_p50",
+        lat_json_real_or_null(p50 > 0 ? 100.0 * (double)r->stamp_cost_ns / p50 : NAN));
     json_object_set_new(o, "instrumentation", ic);
     json_t *ad = json_array();
     for (int i = 0; i < 2; i++) {

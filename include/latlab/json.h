@@ -32,6 +32,9 @@ struct json_t *lat_budget_json(const lat_budget *b);
  * "p99.9_hi_ns", "p99.9_needs_n"; unit may be ""). */
 void lat_json_set_ci(struct json_t *obj, const char *key, const char *unit, const lat_hist_ci *ci);
 
+/* A JSON real, or null for a value not finite (NAN: not measured). */
+struct json_t *lat_json_real_or_null(double v);
+
 /* Write a JSON value (indented, keys in insertion order) atomically to path
  * (see atomicfile.h).  0, -EINVAL (NULL json), -ENOMEM or a negative errno. */
 int lat_write_json_atomic(const char *path, const struct json_t *json);

@@ -9,6 +9,7 @@
 #include "alloc_internal.h"
 #include "latlab/atomicfile.h"
 #include "latlab/error.h"
+#include "latlab/json.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -143,23 +144,22 @@ void lat__bench_series_finish(lat_bench_result *res) {
 /* ---- JSON out -----------------------------------------------------------------------------------
  */
 
-static json_t *jreal(double x) {
-    return isfinite(x) ? json_real(x) : json_null();
-}
-
 static json_t *jsummary(const lat_bench_summary *s) {
     return json_pack("{s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:i}", "n",
-                     (json_int_t)s->n, "mean", jreal(s->mean), "median", jreal(s->median), "p95",
-                     jreal(s->p95), "min", jreal(s->min), "max", jreal(s->max), "stddev",
-                     jreal(s->stddev), "cv_pct", jreal(s->cv_pct), "mad", jreal(s->mad), "q1",
-                     jreal(s->q1), "q3", jreal(s->q3), "fence_lo", jreal(s->fence_lo), "fence_hi",
-                     jreal(s->fence_hi), "outliers", (json_int_t)s->outliers);
+                     (json_int_t)s->n, "mean", lat_json_real_or_null(s->mean), "median",
+                     lat_json_real_or_null(s->median), "p95", lat_json_real_or_null(s->p95), "min",
+                     lat_json_real_or_null(s->min), "max", lat_json_real_or_null(s->max), "stddev",
+                     lat_json_real_or_null(s->stddev), "cv_pct", lat_json_real_or_null(s->cv_pct),
+                     "mad", lat_json_real_or_null(s->mad), "q1", lat_json_real_or_null(s->q1), "q3",
+                     lat_json_real_or_null(s->q3), "fence_lo", lat_json_real_or_null(s->fence_lo),
+                     "fence_hi", lat_json_real_or_null(s->fence_hi), "outliers",
+                     (json_int_t)s->outliers);
 }
 
 static json_t *jdarr(const double *v, uint32_t n) {
     json_t *a = json_array();
     for (uint32_t i = 0; a && i < n; i++)
-        json_array_append_new(a, jreal(v[i]));
+        json_array_append_new(a, lat_json_real_or_null(v[i]));
     return a;
 }
 static json_t *juarr(const uint64_t *v, uint32_t n) {
@@ -171,11 +171,12 @@ static json_t *juarr(const uint64_t *v, uint32_t n) {
 
 static json_t *jpmu(const lat_bench_pmu *p) {
     if (!p->valid) return json_null();
-    return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "cycles_per_op", jreal(p->cycles_per_op),
-                     "instructions_per_op", jreal(p->instructions_per_op), "ipc", jreal(p->ipc),
-                     "branch_miss_pct", jreal(p->branch_miss_pct), "cache_misses_per_op",
-                     jreal(p->cache_misses_per_op), "stalled_pct", jreal(p->stalled_pct),
-                     "coverage", jreal(p->coverage));
+    return json_pack(
+        "{s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "cycles_per_op", lat_json_real_or_null(p->cycles_per_op),
+        "instructions_per_op", lat_json_real_or_null(p->instructions_per_op), "ipc",
+        lat_json_real_or_null(p->ipc), "branch_miss_pct", lat_json_real_or_null(p->branch_miss_pct),
+        "cache_misses_per_op", lat_json_real_or_null(p->cache_misses_per_op), "stalled_pct",
+        lat_json_real_or_null(p->stalled_pct), "coverage", lat_json_real_or_null(p->coverage));
 }
 
 /* The tail's intervals as sibling keys: "p50_lo_ns", "p50_hi_ns", ...,
@@ -187,9 +188,9 @@ static void tail_ci_to_json(json_t *tail, const lat_bench_tail *t) {
     char k[48];
     for (int i = 0; i < LAT_BENCH_TAIL_PCTS; i++) {
         snprintf(k, sizeof k, "%s_lo_ns", tail_keys[i]);
-        json_object_set_new(tail, k, jreal(t->lo_ns[i]));
+        json_object_set_new(tail, k, lat_json_real_or_null(t->lo_ns[i]));
         snprintf(k, sizeof k, "%s_hi_ns", tail_keys[i]);
-        json_object_set_new(tail, k, jreal(t->hi_ns[i]));
+        json_object_set_new(tail, k, lat_json_real_or_null(t->hi_ns[i]));
         if (t->needs_n[i]) {
             snprintf(k, sizeof k, "%s_needs_n", tail_keys[i]);
             json_object_set_new(tail, k, json_integer((json_int_t)t->needs_n[i]));
@@ -217,10 +218,11 @@ static json_t *jresult(const lat_bench_result *r) {
         const lat_bench_role *ro = &r->roles[i];
         json_t *ev = json_array();
         for (uint32_t e = 0; e < ro->n_events; e++)
-            json_array_append_new(ev, json_pack("{s:s,s:I,s:o,s:o}", "name", ro->events[e].name,
-                                                "total", (json_int_t)ro->events[e].total, "per_op",
-                                                jreal(ro->events[e].per_op), "per_sec",
-                                                jreal(ro->events[e].per_sec)));
+            json_array_append_new(ev,
+                                  json_pack("{s:s,s:I,s:o,s:o}", "name", ro->events[e].name,
+                                            "total", (json_int_t)ro->events[e].total, "per_op",
+                                            lat_json_real_or_null(ro->events[e].per_op), "per_sec",
+                                            lat_json_real_or_null(ro->events[e].per_sec)));
         json_array_append_new(
             roles,
             json_pack("{s:s,s:i,s:I,s:o,s:o,s:{s:o,s:o,s:o},s:o,s:o}", "name", ro->name, "threads",
@@ -235,9 +237,11 @@ static json_t *jresult(const lat_bench_result *r) {
         json_array_append_new(notes, json_string(r->notes[i]));
     json_t *tail = r->tail.count
                        ? json_pack("{s:I,s:o,s:o,s:o,s:o,s:o}", "count", (json_int_t)r->tail.count,
-                                   "p50_ns", jreal(r->tail.p50_ns), "p90_ns", jreal(r->tail.p90_ns),
-                                   "p99_ns", jreal(r->tail.p99_ns), "p999_ns",
-                                   jreal(r->tail.p999_ns), "max_ns", jreal(r->tail.max_ns))
+                                   "p50_ns", lat_json_real_or_null(r->tail.p50_ns), "p90_ns",
+                                   lat_json_real_or_null(r->tail.p90_ns), "p99_ns",
+                                   lat_json_real_or_null(r->tail.p99_ns), "p999_ns",
+                                   lat_json_real_or_null(r->tail.p999_ns), "max_ns",
+                                   lat_json_real_or_null(r->tail.max_ns))
                        : json_null();
     if (r->tail.count) tail_ci_to_json(tail, &r->tail);
     return json_pack(
@@ -250,9 +254,10 @@ static json_t *jresult(const lat_bench_result *r) {
         (json_int_t)r->bytes_per_op, "metadata", meta, "chunk_size", (json_int_t)r->chunk_size,
         "sample_duration_ns", (json_int_t)r->sample_duration_ns, "calibration_passes",
         (json_int_t)r->calibration_passes, "warmup_samples", (json_int_t)r->warmup_samples,
-        "timer_overhead_ns", jreal(r->timer_overhead_ns), "unstable", r->unstable, "budget_capped",
-        r->budget_capped, "stats", "mean_ns_per_op", jreal(r->mean_ns_per_op), "total_ops",
-        (json_int_t)r->total_ops, "total_ns", jreal(r->total_ns), "cpu_share", jreal(r->cpu_share),
+        "timer_overhead_ns", lat_json_real_or_null(r->timer_overhead_ns), "unstable", r->unstable,
+        "budget_capped", r->budget_capped, "stats", "mean_ns_per_op",
+        lat_json_real_or_null(r->mean_ns_per_op), "total_ops", (json_int_t)r->total_ops, "total_ns",
+        lat_json_real_or_null(r->total_ns), "cpu_share", lat_json_real_or_null(r->cpu_share),
         "ns_per_op", jsummary(&r->latency), "throughput", jsummary(&r->thr), "metrics",
         metric_stats, "samples", "ns_per_op", jdarr(r->ns_per_op, r->n), "throughput",
         jdarr(r->throughput, r->n), "duration_ns", jdarr(r->duration_ns, r->n), "cpu_ns",
