@@ -13,6 +13,7 @@
 #include "latlab/ring.h"
 #include "latlab/perf.h"
 #include "latlab/topo.h"
+#include "latlab/noise.h"
 #include "latlab/flight.h"
 #include "latlab/stats.h"
 

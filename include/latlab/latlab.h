@@ -17,6 +17,7 @@
 #include "latlab/perf.h"
 #include "latlab/topo.h"
 #include "latlab/flight.h"
+#include "latlab/noise.h"
 #include "latlab/json.h"
 #include "latlab/pipeline.h"
 #include "latlab/report.h"
