@@ -16,6 +16,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -544,19 +545,26 @@ int lat_noise_start(lat_noise *n) {
     if (!n) return -EINVAL;
     if (n->started) return -EBUSY;
     n->t0_ns = lat_mono_ns();
-    for (int i = 0; i < n->ncpus; i++) {
+    /* the threads block every signal (they inherit the mask): a handler of
+     * the program's never runs inside a burst */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = 0;
+    for (int i = 0; i < n->ncpus && !rc; i++) {
         pthread_attr_t a;
-        int rc = fifo_attr(&a, n->cpu[i].cpu, n->spec.priority);
+        rc = fifo_attr(&a, n->cpu[i].cpu, n->spec.priority);
         if (!rc) {
             rc = -pthread_create(&n->cpu[i].tid, &a, noise_thread, &n->cpu[i]);
             pthread_attr_destroy(&a);
         }
-        if (rc) {
-            stop_threads(n);
-            atomic_store_explicit(&n->stop, false, memory_order_relaxed);
-            return rc;
-        }
-        n->cpu[i].running = true;
+        n->cpu[i].running = rc == 0;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc) {
+        stop_threads(n);
+        atomic_store_explicit(&n->stop, false, memory_order_relaxed);
+        return rc;
     }
     n->started = true;
     return 0;
