@@ -278,10 +278,12 @@ static const char *const fields[] = {"cpus",  "share",  "burst", "rate",
 static int parse_piece(const char **p, lat_noise_spec *s, unsigned *seen, char *why, size_t len) {
     const char *eq = strchr(*p, '=');
     size_t klen = strcspn(*p, ",=");
+    int shown = (int)strcspn(*p, ","); /* a piece is quoted up to 32 characters */
+    if (shown > 32) shown = 32;
     if (!eq || (*p)[klen] != '=')
-        return fail(why, len, "%.*s: not FIELD=VALUE (like share=10%%)", (int)strcspn(*p, ","), *p);
+        return fail(why, len, "%.*s: not FIELD=VALUE (like share=10%%)", shown, *p);
     char key[16], val[512];
-    if (klen >= sizeof key) return fail(why, len, "%.*s: unknown field", (int)klen, *p);
+    if (klen >= sizeof key) return fail(why, len, "%.*s: unknown field", shown, *p);
     memcpy(key, *p, klen);
     key[klen] = '\0';
     const char *v = eq + 1;
