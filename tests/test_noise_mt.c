@@ -4,11 +4,13 @@
  * the injector, so the other tasks of a shared machine do not add gaps; the
  * host still adds its own (up to ~1,200/s of 13-500 us here), so bursts are
  * matched to gaps by time, from the injector's log.  The gap accounting must
- * recover the injected bursts: count within 5% of the bursts done, and each
- * length within two counter ticks or 2 us (the larger) of the burst plus the
- * run's median switch cost, for at least 85% of them; the report agrees
- * with the log.  Also: the same seed gives the same schedule, another seed
- * another; stop ends the threads at once, mid-stall.  Not root: SKIPPED. */
+ * recover the injected bursts: count within 5% of the bursts done; each gap
+ * starts within two counter ticks or 2 us (the larger) of its burst's due
+ * time (95%), and its length is the burst plus the run's median switch back
+ * within the same tolerance (80%: the switch back varies by a few us in a
+ * VM); the report agrees with the log.  Also: the same seed gives the same
+ * schedule, another seed another; stop ends the threads at once, mid-stall.
+ * Not root: SKIPPED. */
 #include "lat_test.h"
 
 #include "latlab/clock.h"
@@ -121,18 +123,19 @@ static void test_gaps_recover_bursts(void **st) {
     assert_int_equal(rep.cpu[0].taken_ns, lat_clock_to_ns(cal, cyc));
 
     /* Match each burst [due, end) to the longest gap overlapping it.  A gap
-     * is the burst plus what the injector cannot see: the switch back to
-     * the spinner and the host's timer delivery, a few us in a VM and about
+     * is the burst plus what the injector cannot see: the switch back to the
+     * spinner (and the host's timer delivery), a few us in a VM and about
      * constant: the median of gap - burst over the run, reported. */
-    int64_t *err = calloc(nb, sizeof *err);
-    assert_non_null(err);
+    int64_t *err = calloc(nb, sizeof *err), *lead = calloc(nb, sizeof *lead);
+    assert_true(err && lead);
     size_t found = 0;
     for (size_t i = 0; i < nb; i++) {
         long k = lat_gaps_find(sp.g, log[i].due, log[i].end);
-        if (k >= 0) err[found++] = (int64_t)sp.g->list[k].len - (int64_t)(log[i].end - log[i].due);
+        if (k < 0) continue;
+        const lat_gap *g = &sp.g->list[k];
+        lead[found] = (int64_t)log[i].due - (int64_t)g->start;
+        err[found++] = (int64_t)g->len - (int64_t)(log[i].end - log[i].due);
     }
-    qsort(err, found, sizeof *err, cmp_i64);
-    int64_t over = found ? err[found / 2] : 0;
     uint64_t tick = lat_clock_granularity_cycles(4000);
 #ifdef LAT_SANITIZED
     /* the sanitizer's hooks in the injector's and the spinner's lock and
@@ -142,23 +145,32 @@ static void test_gaps_recover_bursts(void **st) {
     int64_t tol = (int64_t)lat_clock_from_ns(cal, 2000);
 #endif
     if (2 * (int64_t)tick > tol) tol = 2 * (int64_t)tick;
-    size_t within = 0;
-    for (size_t i = 0; i < found; i++)
+    qsort(err, found, sizeof *err, cmp_i64);
+    int64_t over = found ? err[found / 2] : 0;
+    size_t within = 0, starts = 0;
+    for (size_t i = 0; i < found; i++) {
         if (err[i] - over >= -tol && err[i] - over <= tol) within++;
-    double ns = 1 / cal->cycles_per_ns;
-    printf("noise: %zu bursts of 50 us done, %zu recovered as gaps (count error %.2f%%); gap - "
-           "burst: median %.0f ns (the switch costs), p5 %.0f ns, p95 %.0f ns; %zu of %zu "
-           "(%.2f%%) within %.0f ns of burst + median; wake-up %.0f ns mean; took %.2f%%; the "
-           "spinner saw %" PRIu64 " gaps in all (the host's included)\n",
-           nb, found, 100.0 * ((double)nb - (double)found) / (double)nb, (double)over * ns,
-           found ? (double)err[found / 20] * ns : 0, found ? (double)err[found * 19 / 20] * ns : 0,
-           within, found, found ? 100.0 * (double)within / (double)found : 0, (double)tol * ns,
+        if (lead[i] >= -tol && lead[i] <= tol) starts++;
+    }
+    double ns = 1 / cal->cycles_per_ns, pc = found ? 100.0 / (double)found : 0;
+    printf("noise: %zu bursts of 50 us done, %zu recovered as gaps (count error %.2f%%); "
+           "tolerance %.0f ns: gap starts at the burst's due time in %.2f%%; gap - burst: "
+           "median %.0f ns (the switch costs), p5 %.0f ns, p95 %.0f ns, within tolerance of "
+           "burst + median in %.2f%%; wake-up %.0f ns mean; took %.2f%%; the spinner saw "
+           "%" PRIu64 " gaps in all (the host's included)\n",
+           nb, found, 100.0 * ((double)nb - (double)found) / (double)nb, (double)tol * ns,
+           pc * (double)starts, (double)over * ns, found ? (double)err[found / 20] * ns : 0,
+           found ? (double)err[found * 19 / 20] * ns : 0, pc * (double)within,
            (double)rep.cpu[0].late_mean_ns, 100 * rep.share, sp.g->count);
     assert_true((double)found >= 0.95 * (double)nb);
-    /* 91-96% here on a loaded 2-vCPU VM: the switch costs vary by a few us */
-    assert_true((double)within >= 0.85 * (double)found);
-    /* the switch costs are small beside the burst, not a second burst */
+    /* the gap begins when the burst was due: the start is exact */
+    assert_true((double)starts >= 0.95 * (double)found);
+    /* its end carries the switch back, which varies by a few us in a VM
+     * (85-93% within 2 us here, loaded) */
+    assert_true((double)within >= 0.80 * (double)found);
+    /* the switch back is a small cost beside the burst, not a second burst */
     assert_true(over >= 0 && (double)over * ns < 25000);
+    free(lead);
     free(err);
     lat_noise_destroy(n);
     lat_gaps_destroy(sp.g);
