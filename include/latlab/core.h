@@ -13,8 +13,11 @@
 #include "latlab/ring.h"
 #include "latlab/perf.h"
 #include "latlab/topo.h"
-#include "latlab/noise.h"
 #include "latlab/flight.h"
 #include "latlab/stats.h"
+
+#ifdef LATLAB_EXPERIMENTAL
+#include "latlab/noise.h" /* experimental: injected platform noise */
+#endif
 
 #endif /* LATLAB_CORE_H */

@@ -31,6 +31,11 @@
 #ifndef LATLAB_NOISE_H
 #define LATLAB_NOISE_H
 
+/* Experimental: its API may change in any release (see latlab.h). */
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/noise.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 
