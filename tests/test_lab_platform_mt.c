@@ -258,7 +258,11 @@ static void test_contaminated_run_repeated(void **s) {
     lc.pipe.interval_ns = 20000000;
     lc.min_rounds = lc.max_rounds = 2;
     lc.params.min_rounds = 2;
-    lc.budget_s = 60;
+    /* The rounds (2) and the repeats (3 per cell) bound this test; the time
+     * budget must not: under a sanitizer with injected noise one round of
+     * contaminated, repeated runs took over 24 s, and the protocol then
+     * declined to start round 2 (it stops once a round would overrun). */
+    lc.budget_s = 3600;
     lc.max_repeats = 3;
     lc.max_run_lost = 0.4;
     inj x = {0};
@@ -268,6 +272,7 @@ static void test_contaminated_run_repeated(void **s) {
     assert_int_equal(lat_lab_run(&lc, &res), 0);
     assert_int_equal(x.injected, 1);
     assert_int_equal(res.rounds, 2);
+    assert_non_null(strstr(res.stop, "round limit"));
     const lat_lab_run_rec *first = NULL;
     for (size_t i = 0; i < res.nruns; i++)
         if (res.runs[i].conf == LAT_LAB_BASE && res.runs[i].round == 0 && !first)
