@@ -7,7 +7,6 @@
 #include "lab_replay.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +38,7 @@ static int write_capture(const char *cmd, const lat_pipe_config *base, const cha
 }
 
 int lab_replay_round(const char *cmd, const char *spec, const char *out_dir,
-                     const lat_pipe_config *base, bool over, lab_replay *r) {
+                     const lat_pipe_config *base, bool over, lat_lab_replay *r) {
     memset(r, 0, sizeof *r);
     if (!spec || !strcmp(spec, "none")) return 0;
     char path[4200];
@@ -60,10 +59,4 @@ int lab_replay_round(const char *cmd, const char *spec, const char *out_dir,
     if (fclose(mem) != 0 && !rc) rc = cli_lib_error(cmd, "replay round", -ENOMEM);
     if (rc == 0) r->ran = true;
     return rc;
-}
-
-void lab_replay_free(lab_replay *r) {
-    free(r->text);
-    json_decref(r->json);
-    memset(r, 0, sizeof *r);
 }

@@ -6,21 +6,13 @@
 
 #include "latlab/pipeline.h"
 
-struct json_t;
-
-typedef struct lab_replay {
-    bool ran;
-    char capture[4400];  /* the capture replayed, and where it came from */
-    char *text;          /* both stage tables and the replay figures (malloc'd) */
-    struct json_t *json; /* {"steady": run, "replay": run} */
-} lab_replay;
+#include "latlab/lab_report.h"
 
 /* spec: "auto" (a synthetic capture in out_dir/replay.itch), "none", or a
  * capture's path.  base: the lab's placed, pinned baseline configuration.
  * Returns 0 (r filled; r->ran false for "none") or an exit status after
  * printing why. */
 int lab_replay_round(const char *cmd, const char *spec, const char *out_dir,
-                     const lat_pipe_config *base, bool over, lab_replay *r);
-void lab_replay_free(lab_replay *r);
+                     const lat_pipe_config *base, bool over, lat_lab_replay *r);
 
 #endif

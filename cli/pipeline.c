@@ -3,7 +3,7 @@
  * tables, interval logs, JSON, counters and the flight recorder. */
 #include "cli.h"
 #include "cliopts.h"
-#include "labrun.h"
+#include "pipeplace.h"
 #include "pipeline_replay.h"
 #include "promcli.h"
 
@@ -14,6 +14,8 @@
 
 #include <jansson.h>
 
+#include "latlab/pipeline_report.h"
+#include "latlab/lab_account.h"
 #include "latlab/json.h"
 #include "latlab/atomicfile.h"
 #include "latlab/budget.h"
@@ -182,7 +184,7 @@ static const cli_opt pipe_table[] = {
                    "plan hot threads within these CPUs (e.g. 1-3)"),
     CLI_FLAG_OPT("oversubscribe", &o.oversub,
                  "too few CPUs: share them, backoff idle, and stamp every\n"
-                 "table \"" LAB_OVERSUB_STAMP "\""),
+                 "table \"" LAT_PIPE_OVERSUB_STAMP "\""),
     CLI_SEEN_OPT("idle", CLI_CUSTOM, &o.c.idle, "spin|yield|backoff",
                  "how hot threads wait (default spin)", 0, 0, opt_idle, &o.idle_set),
     CLI_HEADING_ROW("sizes"),
@@ -388,7 +390,7 @@ static int report_flight(const lat_pipe_result *r) {
 
 static int write_json(const lat_pipe_config *c, const lat_pipe_result *r, bool over,
                       const char *why, const itchfeed *feed, const lat_budget *budget) {
-    json_t *doc = lab_run_json(c, r, over, why);
+    json_t *doc = lat_pipe_run_json(c, r, over, why);
     lat_runcond rcnd;
     if (doc && lat_runcond_collect(&rcnd, NULL) == 0)
         json_object_set_new(doc, "run_conditions", lat_runcond_json(&rcnd));
@@ -405,12 +407,12 @@ static int report_run(const lat_pipe_config *c, lat_pipe_result *r, bool over, c
     const lat_hist *ph[LAT_PIPE_NSTAGES];
     pipe_prom_pick(pp, (const lat_hist *const *)r->h, ph);
     if (pp->srv) lat_prom_server_update(pp->srv, ph, pp->n);
-    lab_print_table(stdout, c, r, over, NULL);
+    lat_pipe_print_table(stdout, c, r, over, NULL);
     lat_budget budget;
-    lab_budget(c, r, &budget);
-    lab_print_budget(stdout, &budget);
-    lab_print_details(stdout, c, r, over);
-    lab_print_accounting(stdout, c, r);
+    lat_pipe_budget(c, r, &budget);
+    lat_pipe_print_budget(stdout, &budget);
+    lat_pipe_print_details(stdout, c, r, over);
+    lat_lab_print_accounting(stdout, c, r);
     if (feed) pipeline_replay_print(stdout, feed, o.ro.speed, r);
     int ret = CLI_OK;
     if (r->log_error) ret = cli_lib_error(CMD, r->log_error_path, r->log_error);

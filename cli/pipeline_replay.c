@@ -5,7 +5,6 @@
 
 #include "cli.h"
 #include "cliopts.h"
-#include "labrun.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "latlab/pipeline_report.h"
 #include "latlab/error.h"
 #include "latlab/json.h"
 
@@ -189,15 +189,15 @@ int pipeline_replay_round(FILE *out, const char *cmd, const char *path, const it
     snprintf(title, sizeof title,
              "steady: %" PRIu64 " events at %" PRIu64 "/s (the capture's mean)", sc.events,
              sc.rate_hz);
-    lab_print_table(out, &sc, &sr, over, title);
+    lat_pipe_print_table(out, &sc, &sr, over, title);
     snprintf(title, sizeof title, "replay: %s on its own timestamps", path);
-    lab_print_table(out, &rc, &rr, over, title);
+    lat_pipe_print_table(out, &rc, &rr, over, title);
     pipeline_replay_print(out, feed, o->speed, &rr);
     if (json) {
-        json_t *rj = lab_run_json(&rc, &rr, over, NULL);
+        json_t *rj = lat_pipe_run_json(&rc, &rr, over, NULL);
         if (rj) json_object_set_new(rj, "replay", pipeline_replay_json(feed, o->speed, &rr));
-        *json =
-            json_pack("{s:o*,s:o*}", "steady", lab_run_json(&sc, &sr, over, NULL), "replay", rj);
+        *json = json_pack("{s:o*,s:o*}", "steady", lat_pipe_run_json(&sc, &sr, over, NULL),
+                          "replay", rj);
     }
     lat_pipe_result_fini(&sr);
     lat_pipe_result_fini(&rr);

@@ -1,35 +1,56 @@
-/* labout.h - what `latlab lab` writes: the state its callbacks collect while
- * the protocol runs (measure/lab.c) and the writers of LAB.md, lab.json and
- * report.html from it.  Split from lab.c so that option parsing and the run
- * stay short. */
-#ifndef LATLAB_CLI_LABOUT_H
-#define LATLAB_CLI_LABOUT_H
+/* lab_report.h - what one lab session collects beside the protocol's result
+ * (lab.h), and the writers of its files.
+ *
+ * A session is the lab as the tool runs it: the protocol's configuration,
+ * the run conditions, every run's JSON (also written to <out>/runs/), the
+ * flight recorder's window around the first alloc outlier, the silence
+ * check's reports, the profiling step (lab_profile.h) and the replay round
+ * (lab_replay.h).  lat_lab_session_record() is meant to be called from the
+ * protocol's on_run callback; the writers then render LAB.md (verdicts, their
+ * confidence and the rounds behind them, the platform account and tail
+ * attribution per configuration, the silence check side by side, the cause
+ * -> measurement -> fix narration), lab.json (every run, and the verdict
+ * parameters used) and report.html (per-stage and per-interval plots).
+ * Nothing here prints to stdout or stderr except the functions named print,
+ * which write to the FILE they are given.  Not thread-safe: one session is
+ * filled from the thread that runs the protocol. */
+#ifndef LATLAB_LAB_REPORT_H
+#define LATLAB_LAB_REPORT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
-#include "lab_replay.h"
 #include "latlab/lab.h"
+#include "latlab/lab_profile.h"
 #include "latlab/topo.h"
-#include "labprof.h"
 
 struct json_t;
 
-/* The silence check of one round (root only). */
-typedef struct lab_silence {
+/* The silence check of one round (root only): filled by the caller that
+ * runs the tracer. */
+typedef struct lat_lab_silence {
     int conf;   /* LAT_LAB_BASE or LAT_LAB_NOPIN */
     bool ran;   /* the tracer was started */
     int status; /* its exit status */
-    char *text; /* its report (malloc'd), or NULL */
+    char *text; /* its report (malloc'd, freed by the session), or NULL */
     int pid;    /* while running */
     char path[4096];
-} lab_silence;
+} lat_lab_silence;
 
-typedef struct lab_ctx {
-    const char *out;
-    char runs_dir[4096];
+/* The replay round's outcome (lab_replay.h). */
+typedef struct lat_lab_replay {
+    bool ran;
+    char capture[4400];  /* the capture replayed, and where it came from */
+    char *text;          /* both stage tables and the replay figures (malloc'd) */
+    struct json_t *json; /* {"steady": run, "replay": run} */
+} lat_lab_replay;
+
+typedef struct lat_lab_session {
+    const char *out;     /* the output folder (not copied) */
+    char runs_dir[4096]; /* <out>/runs */
     bool over, quick, root;
-    char why[512];
+    char why[512]; /* the placement's reason */
     char banner[768];
     lat_runcond rcnd;
     lat_lab_config cfg;
@@ -42,27 +63,58 @@ typedef struct lab_ctx {
     char *flight_dump; /* malloc'd, a window around the outlier */
     uint64_t flight_thr;
     char silence_note[200]; /* why the silence check did not run */
-    lab_silence sil[2];     /* [0] pinned baseline, [1] no-pin */
-    labprof prof;           /* step (e): perf on baseline and share-line round 1 */
+    lat_lab_silence sil[2]; /* [0] pinned baseline, [1] no-pin */
+    lat_lab_prof prof;      /* step (e): perf on baseline and share-line round 1 */
     double gap_us;
     uint64_t stamp_cost_ns; /* of the first run: one fenced stamp */
     unsigned stamps_per_event;
-    lab_replay replay; /* the replay round (steady vs bursty arrivals) */
-} lab_ctx;
+    lat_lab_replay replay; /* the replay round (steady vs bursty arrivals) */
+} lat_lab_session;
+
+/* Zero s, set out and runs_dir, create the runs array.  0 or -ENOMEM (s is
+ * then safe to fini).  Creates no folder. */
+int lat_lab_session_init(lat_lab_session *s, const char *out);
+/* Release everything the session owns (the profiling step included).  NULL
+ * is fine. */
+void lat_lab_session_fini(lat_lab_session *s);
+/* The protocol's on_run for a session: remember the stamp cost, write the
+ * run's JSON (runs/<experiment>-r<round>[-contaminated].json, with plat, the
+ * run's platform account), keep the alloc run's flight window
+ * (flight-alloc.txt), hand round 1's baseline and share-line figures to the
+ * profiling step.  A failed write is kept in s->err. */
+void lat_lab_session_record(lat_lab_session *s, const lat_lab_run_rec *rec,
+                            const lat_pipe_config *c, const lat_pipe_result *r, const char *plat);
 
 /* The platform account of configuration conf summed over its runs. */
-void lab_conf_platform(const lab_ctx *x, const lat_lab_result *res, int conf, char *buf,
-                       size_t len);
+void lat_lab_conf_platform(const lat_lab_session *x, const lat_lab_result *res, int conf, char *buf,
+                           size_t len);
 /* "the hot threads' worst loss per run: median 84.9% (range 43.7..99.6%) over
  * 60 runs, 60 contaminated (threshold 10%)" */
-void lab_loss_summary(const lab_ctx *x, const lat_lab_result *res, char *buf, size_t len);
+void lat_lab_loss_summary(const lat_lab_session *x, const lat_lab_result *res, char *buf,
+                          size_t len);
 /* The one-line platform account of a run record. */
-void lab_rec_platform(const lab_ctx *x, const lat_lab_run_rec *rec, char *buf, size_t len);
+void lat_lab_rec_platform(const lat_lab_session *x, const lat_lab_run_rec *rec, char *buf,
+                          size_t len);
 
-int lab_write_md(const lab_ctx *x, const lat_lab_result *res, const char *path);
-int lab_write_json(const lab_ctx *x, const lat_lab_result *res, const char *path);
-int lab_write_html(const lab_ctx *x, const lat_lab_result *res, const char *path);
+/* The writers: 0 or a negative errno (files are written atomically). */
+int lat_lab_write_md(const lat_lab_session *x, const lat_lab_result *res, const char *path);
+int lat_lab_write_json(const lat_lab_session *x, const lat_lab_result *res, const char *path);
+int lat_lab_write_html(const lat_lab_session *x, const lat_lab_result *res, const char *path);
 /* <stage>.svg (merged histograms) and intervals-<figure>.svg into out. */
-void lab_write_svgs(const lab_ctx *x, const lat_lab_result *res);
+void lat_lab_write_svgs(const lat_lab_session *x, const lat_lab_result *res);
+/* LAB.md, lab.json (and a copy at json_out unless NULL), the SVGs and
+ * report.html into out, then s->err.  0, or a negative errno with the file
+ * that failed in failed (len bytes). */
+int lat_lab_write_all(const lat_lab_session *x, const lat_lab_result *res, const char *json_out,
+                      char *failed, size_t len);
+/* The verdict parameters as JSON (new reference or NULL). */
+struct json_t *lat_lab_params_json(const lat_lab_params *p);
 
-#endif
+/* The session's header (banner, shape note, calibration, rounds, the
+ * contamination rules, run conditions) and, after the rounds, the summary
+ * (rounds, platform, placement, per configuration its merged table,
+ * platform and verdict, the flight recorder). */
+void lat_lab_print_header(FILE *f, const lat_lab_session *x);
+void lat_lab_print_summary(FILE *f, const lat_lab_session *x, const lat_lab_result *res);
+
+#endif /* LATLAB_LAB_REPORT_H */
