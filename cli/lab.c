@@ -5,7 +5,6 @@
  * protocol when root (it re-executes the tool: `latlab silence`), and has the
  * session write LAB.md, lab.json and report.html. */
 #include "cli.h"
-#include "lab_replay.h"
 #include "pipeplace.h"
 
 #include <errno.h>
@@ -277,10 +276,11 @@ static int finish(lat_lab_session *x, const lat_lab_result *res, const lab_opts 
     lat_lab_prof_print(&x->prof, stdout);
     int rc = lat_lab_prof_write(&x->prof);
     if (rc) cli_warn(CMD, "writing the profiles: %s", lat_strerror(rc));
-    rc = lab_replay_round(CMD, o->replay, x->out, &x->cfg.pipe, x->over, &x->replay);
+    char failed[4400];
+    rc = lat_lab_replay_round(o->replay, x->out, &x->cfg.pipe, x->over, &x->replay, failed,
+                              sizeof failed);
     if (x->replay.ran) printf("\nreplay round (%s):\n%s", x->replay.capture, x->replay.text);
-    if (rc) return rc;
-    char failed[4200];
+    if (rc) return cli_error(CMD, "%s", failed);
     if ((rc = lat_lab_write_all(x, res, o->json_out, failed, sizeof failed)) != 0)
         return cli_lib_error(CMD, failed, rc);
     printf("wrote %s/LAB.md, lab.json, report.html, <stage>.svg, intervals-*.svg, runs/\n", x->out);

@@ -362,7 +362,7 @@ static void print_header(const lat_pipe_config *c, const char *why, const itchfe
            c->cal->cycles_per_ns, c->events, c->rate_hz, c->queue_cap, c->sample_cap, c->work_iters,
            lat_idle_name(c->idle.kind), c->alloc ? ", --alloc" : "", c->no_pin ? ", --no-pin" : "",
            c->share_line ? ", --share-line" : "", c->split_q1 ? ", --split-q1" : "");
-    if (feed) pipeline_replay_header(stdout, o.replay, feed, o.ro.speed);
+    if (feed) itchfeed_report_header(stdout, o.replay, feed, o.ro.speed);
     fflush(stdout);
 }
 
@@ -395,7 +395,7 @@ static int write_json(const lat_pipe_config *c, const lat_pipe_result *r, bool o
     if (doc && lat_runcond_collect(&rcnd, NULL) == 0)
         json_object_set_new(doc, "run_conditions", lat_runcond_json(&rcnd));
     if (doc) json_object_set_new(doc, "tool", json_string("latlab pipeline"));
-    if (doc && feed) json_object_set_new(doc, "replay", pipeline_replay_json(feed, o.ro.speed, r));
+    if (doc && feed) json_object_set_new(doc, "replay", itchfeed_report_json(feed, o.ro.speed, r));
     if (doc) json_object_set_new(doc, "error_budget", lat_budget_json(budget));
     return cli_write_json(CMD, o.json_path, doc);
 }
@@ -413,7 +413,7 @@ static int report_run(const lat_pipe_config *c, lat_pipe_result *r, bool over, c
     lat_pipe_print_budget(stdout, &budget);
     lat_pipe_print_details(stdout, c, r, over);
     lat_lab_print_accounting(stdout, c, r);
-    if (feed) pipeline_replay_print(stdout, feed, o.ro.speed, r);
+    if (feed) itchfeed_report_print(stdout, feed, o.ro.speed, r);
     int ret = CLI_OK;
     if (r->log_error) ret = cli_lib_error(CMD, r->log_error_path, r->log_error);
     if (r->flight && report_flight(r)) ret = CLI_ERR;

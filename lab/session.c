@@ -29,9 +29,7 @@ void lat_lab_session_fini(lat_lab_session *s) {
     if (!s) return;
     json_decref(s->jruns);
     s->jruns = NULL;
-    free(s->replay.text);
-    json_decref(s->replay.json);
-    memset(&s->replay, 0, sizeof s->replay);
+    lat_lab_replay_fini(&s->replay);
     free(s->flight_dump);
     s->flight_dump = NULL;
     for (int i = 0; i < 2; i++) {

@@ -23,6 +23,7 @@
 
 #include "latlab/lab.h"
 #include "latlab/lab_profile.h"
+#include "latlab/lab_replay.h"
 #include "latlab/topo.h"
 
 struct json_t;
@@ -37,14 +38,6 @@ typedef struct lat_lab_silence {
     int pid;    /* while running */
     char path[4096];
 } lat_lab_silence;
-
-/* The replay round's outcome (lab_replay.h). */
-typedef struct lat_lab_replay {
-    bool ran;
-    char capture[4400];  /* the capture replayed, and where it came from */
-    char *text;          /* both stage tables and the replay figures (malloc'd) */
-    struct json_t *json; /* {"steady": run, "replay": run} */
-} lat_lab_replay;
 
 typedef struct lat_lab_session {
     const char *out;     /* the output folder (not copied) */

@@ -1,10 +1,6 @@
-/* pipeline_replay.c - the replay side of `latlab pipeline` (see
- * pipeline_replay.h): capture loading with file-and-offset errors, and the
- * per-kind, arrival and final-book output. */
-#include "pipeline_replay.h"
-
-#include "cli.h"
-#include "cliopts.h"
+/* itchfeed_report.c - a replay feed's presentation and the steady-vs-replay
+ * round (see itchfeed_report.h). */
+#include "itchfeed_report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -12,28 +8,27 @@
 
 #include <jansson.h>
 
-#include "latlab/pipeline_report.h"
 #include "latlab/error.h"
 #include "latlab/json.h"
+#include "latlab/pipeline_report.h"
 
-int pipeline_replay_speed(const char *cmd, const char *s, double *speed) {
-    return cli_parse_pace(cmd, "--speed", s, 1e9, speed);
-}
-
-int pipeline_replay_setup(const char *cmd, const char *path, const itchfeed_options *o,
-                          lat_pipe_config *c, itchfeed **out) {
+int itchfeed_load(const char *path, const itchfeed_options *o, lat_pipe_config *c, itchfeed **out,
+                  char *err, size_t len) {
     size_t off = 0;
     int rc = itchfeed_create_file(path, o, out, &off);
     if (rc == LAT_ETRUNCATED)
-        return cli_error(cmd, "%s: offset %zu: truncated message (the input ends inside it)", path,
-                         off);
-    if (rc == LAT_EFORMAT)
-        return cli_error(cmd,
-                         "%s: offset %zu: not an ITCH 5.0 message (unknown type or a length "
-                         "prefix that disagrees with the type)",
-                         path, off);
-    if (rc == -ENODATA) return cli_error(cmd, "%s: no ITCH messages in the file", path);
-    if (rc) return cli_lib_error(cmd, path, rc);
+        snprintf(err, len, "%s: offset %zu: truncated message (the input ends inside it)", path,
+                 off);
+    else if (rc == LAT_EFORMAT)
+        snprintf(err, len,
+                 "%s: offset %zu: not an ITCH 5.0 message (unknown type or a length "
+                 "prefix that disagrees with the type)",
+                 path, off);
+    else if (rc == -ENODATA)
+        snprintf(err, len, "%s: no ITCH messages in the file", path);
+    else if (rc)
+        snprintf(err, len, "%s: %s", path, lat_strerror(rc));
+    if (rc) return rc;
     itchfeed_pipe_config(*out, c);
     return 0;
 }
@@ -51,7 +46,7 @@ static double window_rate(uint64_t events, double window_s) {
     return (double)events / window_s;
 }
 
-void pipeline_replay_header(FILE *f, const char *path, const itchfeed *feed, double speed) {
+void itchfeed_report_header(FILE *f, const char *path, const itchfeed *feed, double speed) {
     char sp[32];
     speed_label(sp, sizeof sp, speed);
     uint64_t n = itchfeed_messages(feed);
@@ -61,7 +56,7 @@ void pipeline_replay_header(FILE *f, const char *path, const itchfeed *feed, dou
             path, n, itchfeed_events(feed) / n, itchfeed_events(feed) / n == 1 ? "" : "es", sp);
 }
 
-void pipeline_replay_print(FILE *f, const itchfeed *feed, double speed, const lat_pipe_result *r) {
+void itchfeed_report_print(FILE *f, const itchfeed *feed, double speed, const lat_pipe_result *r) {
     char sp[32];
     speed_label(sp, sizeof sp, speed);
     fprintf(f, "work by message kind (ns):\n");
@@ -128,7 +123,7 @@ void pipeline_replay_print(FILE *f, const itchfeed *feed, double speed, const la
     }
 }
 
-json_t *pipeline_replay_json(const itchfeed *feed, double speed, const lat_pipe_result *r) {
+json_t *itchfeed_report_json(const itchfeed *feed, double speed, const lat_pipe_result *r) {
     char sp[32];
     speed_label(sp, sizeof sp, speed);
     itchfeed_arrival a;
@@ -164,11 +159,12 @@ json_t *pipeline_replay_json(const itchfeed *feed, double speed, const lat_pipe_
         (json_int_t)cn->over_exec);
 }
 
-int pipeline_replay_round(FILE *out, const char *cmd, const char *path, const itchfeed_options *o,
-                          const lat_pipe_config *base, bool over, json_t **json) {
+int itchfeed_steady_vs_replay(FILE *out, const char *path, const itchfeed_options *o,
+                              const lat_pipe_config *base, bool over, json_t **json, char *err_msg,
+                              size_t len) {
     lat_pipe_config rc = *base, sc;
     itchfeed *feed = NULL;
-    int err = pipeline_replay_setup(cmd, path, o, &rc, &feed);
+    int err = itchfeed_load(path, o, &rc, &feed, err_msg, len);
     if (err) return err;
     sc = *base; /* steady: the same events at the capture's mean rate */
     sc.source = NULL;
@@ -178,12 +174,14 @@ int pipeline_replay_round(FILE *out, const char *cmd, const char *path, const it
     lat_pipe_result sr, rr;
     if ((err = lat_pipe_run(&sc, &sr)) != 0) {
         itchfeed_destroy(feed);
-        return cli_lib_error(cmd, "steady run", err);
+        snprintf(err_msg, len, "steady run: %s", lat_strerror(err));
+        return err;
     }
     if ((err = lat_pipe_run(&rc, &rr)) != 0) {
         lat_pipe_result_fini(&sr);
         itchfeed_destroy(feed);
-        return cli_lib_error(cmd, "replay run", err);
+        snprintf(err_msg, len, "replay run: %s", lat_strerror(err));
+        return err;
     }
     char title[512];
     snprintf(title, sizeof title,
@@ -192,10 +190,10 @@ int pipeline_replay_round(FILE *out, const char *cmd, const char *path, const it
     lat_pipe_print_table(out, &sc, &sr, over, title);
     snprintf(title, sizeof title, "replay: %s on its own timestamps", path);
     lat_pipe_print_table(out, &rc, &rr, over, title);
-    pipeline_replay_print(out, feed, o->speed, &rr);
+    itchfeed_report_print(out, feed, o->speed, &rr);
     if (json) {
         json_t *rj = lat_pipe_run_json(&rc, &rr, over, NULL);
-        if (rj) json_object_set_new(rj, "replay", pipeline_replay_json(feed, o->speed, &rr));
+        if (rj) json_object_set_new(rj, "replay", itchfeed_report_json(feed, o->speed, &rr));
         *json = json_pack("{s:o*,s:o*}", "steady", lat_pipe_run_json(&sc, &sr, over, NULL),
                           "replay", rj);
     }
@@ -203,20 +201,4 @@ int pipeline_replay_round(FILE *out, const char *cmd, const char *path, const it
     lat_pipe_result_fini(&rr);
     itchfeed_destroy(feed);
     return 0;
-}
-
-int pipeline_replay_run_with_steady(const char *cmd, const char *path, const itchfeed_options *o,
-                                    const lat_pipe_config *base, bool over, const char *json_path) {
-    json_t *doc = NULL;
-    int rc = pipeline_replay_round(stdout, cmd, path, o, base, over, json_path ? &doc : NULL);
-    if (rc == 0 && fflush(stdout) != 0) rc = cli_error(cmd, "writing stdout failed");
-    if (rc == 0 && json_path) {
-        lat_runcond rcnd;
-        if (doc && lat_runcond_collect(&rcnd, NULL) == 0)
-            json_object_set_new(doc, "run_conditions", lat_runcond_json(&rcnd));
-        int err = doc ? lat_write_json_atomic(json_path, doc) : -ENOMEM;
-        if (err) rc = cli_lib_error(cmd, json_path, err);
-    }
-    json_decref(doc);
-    return rc;
 }
