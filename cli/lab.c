@@ -19,7 +19,6 @@
 #include "latlab/atomicfile.h"
 #include "latlab/error.h"
 #include "latlab/lab_report.h"
-#include "latlab/pipeline_report.h"
 
 #define CMD "lab"
 
@@ -43,14 +42,8 @@ static void on_run(void *ud, const lat_lab_run_rec *rec, const lat_pipe_config *
 
 /* The silence check: `latlab silence` traces the hot CPUs while the run goes. */
 static void silence_begin(lat_lab_session *x, lat_lab_silence *s, const lat_pipe_config *c) {
-    char cpus[64] = "", secs[32];
-    for (int k = 0, n = 0; k < LAT_PIPE_NHOT; k++)
-        if (x->cfg.pipe.cpus[k] >= 0)
-            n += snprintf(cpus + n, sizeof cpus - (size_t)n, "%s%d", n ? "," : "",
-                          x->cfg.pipe.cpus[k]);
-    snprintf(secs, sizeof secs, "%.3f", (double)c->events / (double)c->rate_hz + 0.2);
-    /* the tracer writes a .part file; it becomes silence-<conf>.txt once complete */
-    snprintf(s->path, sizeof s->path, "%s/silence-%s.txt.part", x->out, lat_lab_conf_name(s->conf));
+    char cpus[64], secs[32];
+    lat_lab_silence_plan(x, s, c, cpus, sizeof cpus, secs, sizeof secs);
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
@@ -68,54 +61,30 @@ static void silence_begin(lat_lab_session *x, lat_lab_silence *s, const lat_pipe
     }
     s->pid = pid;
     s->ran = pid > 0;
-    if (s->ran) {
-        struct timespec ts = {0, 100000000}; /* let the tracer set up first */
-        nanosleep(&ts, NULL);
-    }
+    struct timespec ts = {0, 100000000}; /* let the tracer set up first */
+    if (s->ran) nanosleep(&ts, NULL);
 }
 
 static void silence_end(lat_lab_silence *s) {
     if (!s->ran || s->pid <= 0) return;
     int st = 0;
     waitpid(s->pid, &st, 0);
-    s->pid = 0;
-    s->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-    FILE *f = fopen(s->path, "r");
-    if (!f) return;
-    char done[sizeof s->path];
-    snprintf(done, sizeof done, "%.*s", (int)(strlen(s->path) - 5), s->path);
-    rename(s->path, done);
-    size_t cap = 65536, n;
-    s->text = calloc(1, cap);
-    if (s->text) {
-        n = fread(s->text, 1, cap - 1, f);
-        s->text[n] = 0;
-    }
-    fclose(f);
+    lat_lab_silence_done(s, WIFEXITED(st) ? WEXITSTATUS(st) : 128);
 }
 
 static void around_run(void *ud, int conf, unsigned round, unsigned att, int begin,
                        lat_pipe_config *c) {
     lat_lab_session *x = ud;
-    if (begin)
+    lat_lab_silence *s = lat_lab_session_silence(x, conf, round, att);
+    if (begin) {
         cli_progress("round %u: %s%s...", round + 1, lat_lab_conf_name(conf),
                      att ? " (repeat: contaminated)" : "");
-    /* step (e): perf attached for round 1 of the baseline and of share-line
-     * (inside the silence check's window, so the tracer is not profiled) */
-    int side = conf == LAT_LAB_BASE    ? LAT_LAB_PROF_BASE
-               : conf == LAT_LAB_SHARE ? LAT_LAB_PROF_SHARE
-                                       : -1;
-    bool prof = side >= 0 && round == 0 && att == 0;
-    if (prof && !begin) lat_lab_prof_end(&x->prof, side);
-    if (x->root && round == 0 && att == 0 && (conf == LAT_LAB_BASE || conf == LAT_LAB_NOPIN)) {
-        lat_lab_silence *s = &x->sil[conf == LAT_LAB_BASE ? 0 : 1];
-        s->conf = conf;
-        if (begin)
-            silence_begin(x, s, c);
-        else
-            silence_end(s);
+        if (s) silence_begin(x, s, c);
+        lat_lab_session_around(x, conf, round, att, 1); /* inside the tracer's window */
+    } else {
+        lat_lab_session_around(x, conf, round, att, 0);
+        if (s) silence_end(s);
     }
-    if (prof && begin) lat_lab_prof_begin(&x->prof, side);
 }
 
 /* ---- options ------------------------------------------------------------------------------ */
@@ -236,8 +205,10 @@ static int setup(lat_lab_session *x, const lab_opts *o) {
     cli_progress("calibrating the cycle counter...");
     lat_lab_config_default(c); /* calibrates and measures the counter's tick */
     cli_progress_done();
-    int rc = lab_place(CMD, &c->pipe, o->shape, o->cpus.cpus, o->cpus.n, o->oversub, &x->over,
-                       x->why, sizeof x->why);
+    bool over;
+    char why[sizeof x->why];
+    int rc = lab_place(CMD, &c->pipe, o->shape, o->cpus.cpus, o->cpus.n, o->oversub, &over, why,
+                       sizeof why);
     if (rc) return rc;
     c->pipe.rate_hz = o->rate;
     c->pipe.events = o->events ? o->events : o->quick ? 20000 : 100000;
@@ -251,23 +222,13 @@ static int setup(lat_lab_session *x, const lab_opts *o) {
     if (c->max_rounds < c->min_rounds) c->max_rounds = c->min_rounds;
     c->seed = o->seed_set ? o->seed : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
     lat_lab_config_derive(c); /* backlog rule, hot threads, CPUs, min rounds */
-    if (x->over) c->floor_round_trips = 0;
+    if (over) c->floor_round_trips = 0;
     c->on_run = on_run;
     c->around_run = around_run;
     c->ud = x;
-    c->hlog_dir = x->runs_dir;
-    x->gap_us = (double)o->gap_us;
     x->quick = o->quick;
-    x->root = geteuid() == 0;
-    lat_lab_prof_init(&x->prof, x->out, 999, o->no_profile ? "--no-profile" : NULL);
-    if (!x->root)
-        snprintf(x->silence_note, sizeof x->silence_note,
-                 "not root: the silence check (ftrace) needs root; run `sudo latlab lab` for it");
-    if ((rc = lat_runcond_collect(&x->rcnd, NULL)) != 0)
-        return cli_lib_error(CMD, "run conditions", rc);
-    snprintf(x->banner, sizeof x->banner, "latlab lab: %s shape, %s; %s",
-             lat_pipe_shape_name(c->pipe.shape), x->over ? "oversubscribed" : "pinned", x->why);
-    return 0;
+    rc = lat_lab_session_setup(x, over, why, geteuid() == 0, o->no_profile ? "--no-profile" : NULL);
+    return rc ? cli_lib_error(CMD, "run conditions", rc) : 0;
 }
 
 /* After the rounds: the summary, the profiling step, the replay round, the files. */

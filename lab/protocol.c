@@ -209,7 +209,8 @@ static int merge_run(lat_lab_result *res, int conf, const lat_pipe_result *r) {
     return 0;
 }
 
-/* One configuration in one round: run, repeat while contaminated. */
+/* The cache-line round trip between the first two hot CPUs (NAN: not
+ * measured, or the measurement failed). */
 static double measure_floor(const lat_lab_config *c) {
     if (!c->floor_round_trips || c->pipe.cpus[0] < 0 || c->pipe.cpus[1] < 0) return NAN;
     lat_pingpong_result l;
@@ -217,6 +218,7 @@ static double measure_floor(const lat_lab_config *c) {
                                                                                          : NAN;
 }
 
+/* One configuration in one round: run, repeat while contaminated. */
 static int run_cell(const lat_lab_config *c, lat_lab_result *res, size_t *cap, int conf,
                     unsigned round, uint64_t t0) {
     for (unsigned att = 0; att <= c->max_repeats; att++) {

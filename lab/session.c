@@ -39,6 +39,75 @@ void lat_lab_session_fini(lat_lab_session *s) {
     lat_lab_prof_fini(&s->prof);
 }
 
+int lat_lab_session_setup(lat_lab_session *x, bool over, const char *why, bool root,
+                          const char *prof_off) {
+    const lat_lab_config *c = &x->cfg;
+    x->over = over;
+    x->root = root;
+    snprintf(x->why, sizeof x->why, "%s", why ? why : "");
+    x->cfg.hlog_dir = x->runs_dir;
+    x->gap_us = (double)x->cfg.pipe.gap_threshold_ns / 1e3;
+    lat_lab_prof_init(&x->prof, x->out, 999, prof_off);
+    if (!root)
+        snprintf(x->silence_note, sizeof x->silence_note,
+                 "not root: the silence check (ftrace) needs root; run `sudo latlab lab` for it");
+    int rc = lat_runcond_collect(&x->rcnd, NULL);
+    if (rc) return rc;
+    snprintf(x->banner, sizeof x->banner, "latlab lab: %s shape, %s; %s",
+             lat_pipe_shape_name(c->pipe.shape), over ? "oversubscribed" : "pinned", x->why);
+    return 0;
+}
+
+lat_lab_silence *lat_lab_session_silence(lat_lab_session *x, int conf, unsigned round,
+                                         unsigned attempt) {
+    if (!x->root || round != 0 || attempt != 0 || (conf != LAT_LAB_BASE && conf != LAT_LAB_NOPIN))
+        return NULL;
+    lat_lab_silence *s = &x->sil[conf == LAT_LAB_BASE ? 0 : 1];
+    s->conf = conf;
+    return s;
+}
+
+void lat_lab_session_around(lat_lab_session *x, int conf, unsigned round, unsigned attempt,
+                            int begin) {
+    int side = conf == LAT_LAB_BASE    ? LAT_LAB_PROF_BASE
+               : conf == LAT_LAB_SHARE ? LAT_LAB_PROF_SHARE
+                                       : -1;
+    if (side < 0 || round != 0 || attempt != 0) return;
+    if (begin)
+        lat_lab_prof_begin(&x->prof, side);
+    else
+        lat_lab_prof_end(&x->prof, side);
+}
+
+void lat_lab_silence_plan(const lat_lab_session *x, lat_lab_silence *s, const lat_pipe_config *c,
+                          char *cpus, size_t cpus_len, char *secs, size_t secs_len) {
+    cpus[0] = 0;
+    for (int k = 0, n = 0; k < LAT_PIPE_NHOT && (size_t)n < cpus_len; k++)
+        if (x->cfg.pipe.cpus[k] >= 0)
+            n +=
+                snprintf(cpus + n, cpus_len - (size_t)n, "%s%d", n ? "," : "", x->cfg.pipe.cpus[k]);
+    snprintf(secs, secs_len, "%.3f", (double)c->events / (double)c->rate_hz + 0.2);
+    /* the tracer writes a .part file; it becomes silence-<conf>.txt once complete */
+    snprintf(s->path, sizeof s->path, "%s/silence-%s.txt.part", x->out, lat_lab_conf_name(s->conf));
+}
+
+void lat_lab_silence_done(lat_lab_silence *s, int status) {
+    s->pid = 0;
+    s->status = status;
+    FILE *f = fopen(s->path, "r");
+    if (!f) return;
+    char done[sizeof s->path];
+    snprintf(done, sizeof done, "%.*s", (int)(strlen(s->path) - 5), s->path);
+    rename(s->path, done);
+    size_t cap = 65536, n;
+    s->text = calloc(1, cap);
+    if (s->text) {
+        n = fread(s->text, 1, cap - 1, f);
+        s->text[n] = 0;
+    }
+    fclose(f);
+}
+
 static void remember_flight(lat_lab_session *x, const lat_pipe_config *c,
                             const lat_pipe_result *r) {
     lat_flight_verdict fv;

@@ -70,6 +70,33 @@ int lat_lab_session_init(lat_lab_session *s, const char *out);
 /* Release everything the session owns (the profiling step included).  NULL
  * is fine. */
 void lat_lab_session_fini(lat_lab_session *s);
+/* After the caller filled s->cfg (placed, sized): over and why (the
+ * placement's), root (the silence check runs only as root; otherwise
+ * silence_note says why), prof_off (NULL: the profiling step runs where perf
+ * may sample, at 999 Hz; else the reason it is off).  Sets the run logs'
+ * folder (cfg.hlog_dir = runs_dir), gap_us, the banner, and collects the run
+ * conditions: 0 or their negative errno. */
+int lat_lab_session_setup(lat_lab_session *s, bool over, const char *why, bool root,
+                          const char *prof_off);
+/* Where a run's watchers go, for the protocol's around_run: the silence
+ * check's slot for round 1's pinned baseline and no-pin run as root (NULL
+ * for other runs); lat_lab_session_around() starts (begin) or stops the
+ * profiling step around round 1 of the baseline and of share-line.  Call it
+ * after the silence check started and before it stops, so the tracer is not
+ * profiled. */
+lat_lab_silence *lat_lab_session_silence(lat_lab_session *s, int conf, unsigned round,
+                                         unsigned attempt);
+void lat_lab_session_around(lat_lab_session *s, int conf, unsigned round, unsigned attempt,
+                            int begin);
+/* The silence check's plan for the run of c: the hot CPUs as a list
+ * ("0,1") and the seconds to trace (the run's send time + 0.2 s) for the
+ * tracer's arguments, and sl->path, the .part file its report goes to.  The
+ * caller starts the tracer (the tool runs `latlab silence`), then after the
+ * run calls lat_lab_silence_done with its exit status: the report is renamed
+ * to silence-<conf>.txt and read into sl->text (at most 64 KiB). */
+void lat_lab_silence_plan(const lat_lab_session *s, lat_lab_silence *sl, const lat_pipe_config *c,
+                          char *cpus, size_t cpus_len, char *secs, size_t secs_len);
+void lat_lab_silence_done(lat_lab_silence *sl, int status);
 /* The protocol's on_run for a session: remember the stamp cost, write the
  * run's JSON (runs/<experiment>-r<round>[-contaminated].json, with plat, the
  * run's platform account), keep the alloc run's flight window
