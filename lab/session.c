@@ -1,6 +1,8 @@
-/* session.c - one lab session (see lab_report.h): what the protocol's
+/* session.c - one lab session (see lab_session.h): what the protocol's
  * callbacks collect, the printed header and summary, and the files written
  * at the end (the writers are report.c's). */
+#include "latlab/lab_session.h"
+
 #include "latlab/lab_report.h"
 
 #include <errno.h>

@@ -36,7 +36,7 @@ enum {
     LAT_LAB_NKINDS
 };
 const char *lat_lab_kind_name(int kind);
-/* The disease the seed expects for conf (LAT_LAB_TAIL for alloc, ...). */
+/* The disease experiment conf is built to show (LAT_LAB_TAIL for alloc, ...). */
 int lat_lab_expected(int conf);
 
 /* The figures of one interval of one run that the verdict reads. */

@@ -18,7 +18,7 @@ struct json_t;
 
 #define LAT_PIPE_OVERSUB_STAMP "oversubscribed: latencies are not representative"
 
-/* The per-stage table (one line per stage, seed shape), stamped when
+/* The per-stage table (one line per stage, `latlab pipeline`'s shape), stamped when
  * oversubscribed.  title may be NULL. */
 void lat_pipe_print_table(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r, bool over,
                           const char *title);
