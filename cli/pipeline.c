@@ -3,8 +3,8 @@
  * tables, interval logs, JSON, counters and the flight recorder. */
 #include "cli.h"
 #include "cliopts.h"
-#include "labrun.h"
 #include "noisecli.h"
+#include "pipeplace.h"
 #include "pipeline_replay.h"
 #include "promcli.h"
 
@@ -15,6 +15,8 @@
 
 #include <jansson.h>
 
+#include "latlab/pipeline_report.h"
+#include "latlab/lab_account.h"
 #include "latlab/json.h"
 #include "latlab/atomicfile.h"
 #include "latlab/budget.h"
@@ -184,7 +186,7 @@ static const cli_opt pipe_table[] = {
                    "plan hot threads within these CPUs (e.g. 1-3)"),
     CLI_FLAG_OPT("oversubscribe", &o.oversub,
                  "too few CPUs: share them, backoff idle, and stamp every\n"
-                 "table \"" LAB_OVERSUB_STAMP "\""),
+                 "table \"" LAT_PIPE_OVERSUB_STAMP "\""),
     CLI_SEEN_OPT("idle", CLI_CUSTOM, &o.c.idle, "spin|yield|backoff",
                  "how hot threads wait (default spin)", 0, 0, opt_idle, &o.idle_set),
     CLI_HEADING_ROW("sizes"),
@@ -365,7 +367,7 @@ static void print_header(const lat_pipe_config *c, const char *why, const itchfe
            c->cal->cycles_per_ns, c->events, c->rate_hz, c->queue_cap, c->sample_cap, c->work_iters,
            lat_idle_name(c->idle.kind), c->alloc ? ", --alloc" : "", c->no_pin ? ", --no-pin" : "",
            c->share_line ? ", --share-line" : "", c->split_q1 ? ", --split-q1" : "");
-    if (feed) pipeline_replay_header(stdout, o.replay, feed, o.ro.speed);
+    if (feed) itchfeed_report_header(stdout, o.replay, feed, o.ro.speed);
     fflush(stdout);
 }
 
@@ -393,12 +395,12 @@ static int report_flight(const lat_pipe_result *r) {
 
 static int write_json(const lat_pipe_config *c, const lat_pipe_result *r, bool over,
                       const char *why, const itchfeed *feed, const lat_budget *budget) {
-    json_t *doc = lab_run_json(c, r, over, why);
+    json_t *doc = lat_pipe_run_json(c, r, over, why);
     lat_runcond rcnd;
     if (doc && lat_runcond_collect(&rcnd, NULL) == 0)
         json_object_set_new(doc, "run_conditions", lat_runcond_json(&rcnd));
     if (doc) json_object_set_new(doc, "tool", json_string("latlab pipeline"));
-    if (doc && feed) json_object_set_new(doc, "replay", pipeline_replay_json(feed, o.ro.speed, r));
+    if (doc && feed) json_object_set_new(doc, "replay", itchfeed_report_json(feed, o.ro.speed, r));
     if (doc) json_object_set_new(doc, "error_budget", lat_budget_json(budget));
     json_t *noise = cli_noise_json(&o.noise); /* --noise: what it took */
     if (doc && noise)
@@ -415,13 +417,13 @@ static int report_run(const lat_pipe_config *c, lat_pipe_result *r, bool over, c
     const lat_hist *ph[LAT_PIPE_NSTAGES];
     pipe_prom_pick(pp, (const lat_hist *const *)r->h, ph);
     if (pp->srv) lat_prom_server_update(pp->srv, ph, pp->n);
-    lab_print_table(stdout, c, r, over, NULL);
+    lat_pipe_print_table(stdout, c, r, over, NULL);
     lat_budget budget;
-    lab_budget(c, r, &budget);
-    lab_print_budget(stdout, &budget);
-    lab_print_details(stdout, c, r, over);
-    lab_print_accounting(stdout, c, r);
-    if (feed) pipeline_replay_print(stdout, feed, o.ro.speed, r);
+    lat_pipe_budget(c, r, &budget);
+    lat_pipe_print_budget(stdout, &budget);
+    lat_pipe_print_details(stdout, c, r, over);
+    lat_lab_print_accounting(stdout, c, r);
+    if (feed) itchfeed_report_print(stdout, feed, o.ro.speed, r);
     int ret = CLI_OK;
     if (r->log_error) ret = cli_lib_error(CMD, r->log_error_path, r->log_error);
     if (r->flight && report_flight(r)) ret = CLI_ERR;

@@ -19,7 +19,7 @@
 #include "latlab/profile.h"
 #include "latlab/report.h"
 #include "latlab/topo.h"
-#include "labprof.h"
+#include "latlab/lab_profile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -327,24 +327,24 @@ static double p50_of(const lat_pipe_result *r, int stage) {
 
 /* One pipeline round; profiled as side (LABPROF_*) unless side < 0.  *e2e
  * gets its e2e p50.  Returns 0 or a CLI exit code (message printed). */
-static int lab_round(const lat_pipe_config *base, labprof *lp, int side, bool share,
+static int lab_round(const lat_pipe_config *base, lat_lab_prof *lp, int side, bool share,
                      const char *name, double *e2e) {
     lat_pipe_config c = *base;
     c.share_line = share;
     if (side >= 0) {
-        labprof_begin(lp, side);
+        lat_lab_prof_begin(lp, side);
         if (lp->side[side].err[0]) return cli_error(CMD, "%s: %s", name, lp->side[side].err);
     }
     lat_pipe_result r;
     int rc = lat_pipe_run(&c, &r);
-    if (side >= 0) labprof_end(lp, side);
+    if (side >= 0) lat_lab_prof_end(lp, side);
     if (rc) return cli_lib_error(CMD, name, rc);
     const lat_pipe_counters *w = &r.thr[LAT_PIPE_WORKER];
     double work = p50_of(&r, LAT_PIPE_WORK);
     *e2e = p50_of(&r, LAT_PIPE_E2E);
     if (side >= 0)
-        labprof_figures(lp, side, work, *e2e, w->cycles > 0 ? w->instructions / w->cycles : NAN,
-                        w->cache_misses);
+        lat_lab_prof_figures(lp, side, work, *e2e,
+                             w->cycles > 0 ? w->instructions / w->cycles : NAN, w->cache_misses);
     lat_pipe_result_fini(&r);
     printf("%-26s work p50 %6.0f ns  e2e p50 %10.0f ns", name, work, *e2e);
     if (side >= 0 && lp->side[side].have)
@@ -364,8 +364,8 @@ static int cmd_lab(int argc, char **argv) {
             argc, argv, &first);
     if (rc) return rc < 0 ? CLI_OK : rc;
     const struct prof_args a = pa;
-    static labprof lp; /* large; one per process */
-    labprof_init(&lp, a.out, (unsigned)a.hz, NULL);
+    static lat_lab_prof lp; /* large; one per process */
+    lat_lab_prof_init(&lp, a.out, (unsigned)a.hz, NULL);
     if (!lp.enabled) return cli_error(CMD, "lab: %s", lp.why);
 
     lat_pipe_config base;
@@ -387,25 +387,27 @@ static int cmd_lab(int argc, char **argv) {
            (unsigned long long)a.events, (unsigned long long)a.rate, (unsigned long long)a.hz);
     double e2e_plain = NAN, e2e_prof = NAN, e2e_share = NAN;
     rc = lab_round(&base, &lp, -1, false, "baseline, no perf", &e2e_plain);
-    if (!rc) rc = lab_round(&base, &lp, LABPROF_BASE, false, "baseline, profiled", &e2e_prof);
-    if (!rc) rc = lab_round(&base, &lp, LABPROF_SHARE, true, "share-line, profiled", &e2e_share);
-    if (!rc && !labprof_ready(&lp)) rc = cli_error(CMD, "lab: a profiled round has no samples");
+    if (!rc) rc = lab_round(&base, &lp, LAT_LAB_PROF_BASE, false, "baseline, profiled", &e2e_prof);
+    if (!rc)
+        rc = lab_round(&base, &lp, LAT_LAB_PROF_SHARE, true, "share-line, profiled", &e2e_share);
+    if (!rc && !lat_lab_prof_ready(&lp))
+        rc = cli_error(CMD, "lab: a profiled round has no samples");
     if (!rc) {
-        labprof_print(&lp, stdout);
+        lat_lab_prof_print(&lp, stdout);
         printf("  profiling overhead: baseline e2e p50 %.0f ns without perf, %.0f ns with perf "
                "record at %llu Hz (x%.2f; one round each, this session)\n",
                e2e_plain, e2e_prof, (unsigned long long)a.hz, e2e_prof / e2e_plain);
         char path[4200];
         snprintf(path, sizeof path, "%s/STEP-E.md", a.out);
         lat_afile *af;
-        if (!(rc = labprof_write(&lp)) && !(rc = lat_afile_open(path, &af))) {
-            labprof_markdown(&lp, lat_afile_stream(af));
+        if (!(rc = lat_lab_prof_write(&lp)) && !(rc = lat_afile_open(path, &af))) {
+            lat_lab_prof_markdown(&lp, lat_afile_stream(af));
             rc = lat_afile_commit(af);
         }
         lat_report *rep = NULL;
         snprintf(path, sizeof path, "%s/report.html", a.out);
         if (!rc && !(rc = lat_report_create("latlab lab step (e): sampling profiles", &rep))) {
-            rc = labprof_report(&lp, rep);
+            rc = lat_lab_prof_report(&lp, rep);
             if (!rc) rc = lat_report_write(rep, path);
         }
         lat_report_destroy(rep);
@@ -416,7 +418,7 @@ static int cmd_lab(int argc, char **argv) {
                    "report.html\n",
                    a.out);
     }
-    labprof_fini(&lp);
+    lat_lab_prof_fini(&lp);
     return rc ? rc : finish_stdout();
 }
 
