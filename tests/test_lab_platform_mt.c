@@ -123,17 +123,17 @@ static void small_config(lat_pipe_config *c) {
     c->perf = false;
 }
 
-/* The worker sleeps 3 x 2 ms: each sleep is a recorded gap that starts within
- * a counter tick of the sleep (one tick for each of the two reads) and ends
- * with it.  A loaded machine can preempt the thread between those reads, so
+/* The worker sleeps 3 x 2 ms: each sleep is a recorded gap that starts at
+ * most 2 us before the sleep (the loop's last read) and ends with it.  A loaded machine can preempt the thread between those reads, so
  * the check gets three tries. */
 static bool sleeps_once(lat_pipe_config *c, uint64_t tick) {
-#ifdef LAT_SANITIZED
-    /* instrumented code between the two reads costs hundreds of cycles */
+    /* The code between the loop's last read and the sleep's first stamp costs
+     * 60-110 cycles on a quiet host, hundreds when instrumented or when the
+     * host is loaded (measured: 258-458 cycles with both CPUs busy), so a
+     * bound of two ticks held only on a fast, quiet host.  2 us is 0.1% of
+     * the 2 ms sleep: the gap is still the sleep's, not a neighbour's. */
     uint64_t slack = lat_clock_from_ns(lat_clock_default(), 2000);
-#else
-    uint64_t slack = 2 * tick;
-#endif
+    if (slack < 2 * tick) slack = 2 * tick;
     lat_pipe_result r;
     assert_int_equal(lat_pipe_run(c, &r), 0);
     bool ok = r.nsleeps == 3;
@@ -156,7 +156,7 @@ static bool sleeps_once(lat_pipe_config *c, uint64_t tick) {
     return ok;
 }
 
-static void test_sleeps_reported_within_a_tick(void **s) {
+static void test_sleeps_reported_as_gaps(void **s) {
     (void)s;
     lat_pipe_config c;
     small_config(&c);
@@ -297,7 +297,7 @@ int main(void) {
         cmocka_unit_test(test_gaps_recorder),
         cmocka_unit_test(test_schedstat_fixtures),
         cmocka_unit_test(test_cpustat_fixtures),
-        cmocka_unit_test(test_sleeps_reported_within_a_tick),
+        cmocka_unit_test(test_sleeps_reported_as_gaps),
         cmocka_unit_test(test_attribution_worker),
         cmocka_unit_test(test_attribution_producer),
         cmocka_unit_test(test_contaminated_run_repeated),

@@ -6,6 +6,11 @@
 #ifndef LATLAB_LAB_ACCOUNT_H
 #define LATLAB_LAB_ACCOUNT_H
 
+/* Experimental: its API may change in any release (see latlab.h). */
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/lab_account.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -8,6 +8,11 @@
 #ifndef LATLAB_LAB_REPORT_H
 #define LATLAB_LAB_REPORT_H
 
+/* Experimental: its API may change in any release (see latlab.h). */
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/lab_report.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
+
 #include <stddef.h>
 
 #include "latlab/lab_session.h"

@@ -15,6 +15,11 @@
 #ifndef LATLAB_LAB_SESSION_H
 #define LATLAB_LAB_SESSION_H
 
+/* Experimental: its API may change in any release (see latlab.h). */
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/lab_session.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
+
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>

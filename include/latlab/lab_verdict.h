@@ -17,6 +17,11 @@
 #ifndef LATLAB_LAB_VERDICT_H
 #define LATLAB_LAB_VERDICT_H
 
+/* Experimental: its API may change in any release (see latlab.h). */
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/lab_verdict.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

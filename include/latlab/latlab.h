@@ -2,15 +2,17 @@
  *
  * Stable headers keep their API within a major version (the soname's
  * number).  Core floor (libc, zlib, pthreads): compiler error alloc
- * atomicfile clock hist hlog ring perf topo flight gaps stats budget.  Measure
- * floor: trace (no jansson); json report bench http prom (jansson).
+ * atomicfile clock hist hlog ring perf topo flight gaps stats budget
+ * pingpong.  Measure floor: trace (no jansson); json report bench http
+ * prom (jansson).
  *
- * Experimental headers (the lab's experiment protocol, the demo pipeline,
- * the platform account and error budget, injected platform noise,
- * profiling, the counting malloc interposer) may change in any release.  Each refuses to compile unless
- * LATLAB_EXPERIMENTAL is defined before it is included, and this header
- * includes them only then (zstd's ZSTD_STATIC_LINKING_ONLY pattern).
- * tests/headers.sh fails when a public header is missing here.
+ * Experimental headers may change in any release: the demo pipeline and
+ * its report, the lab floor (lab_*.h, lab.h; in liblatlab-lab), the
+ * platform account, injected platform noise, per-sample censoring,
+ * profiling, the counting malloc interposer.  Each refuses to compile
+ * unless LATLAB_EXPERIMENTAL is defined before it is included, and this
+ * header includes them only then (zstd's ZSTD_STATIC_LINKING_ONLY
+ * pattern).  tests/headers.sh fails when a public header is missing here.
  * latlab/core.h includes the core floor alone. */
 #ifndef LATLAB_LATLAB_H
 #define LATLAB_LATLAB_H
@@ -28,6 +30,7 @@
 #include "latlab/flight.h"
 #include "latlab/gaps.h"
 #include "latlab/stats.h"
+#include "latlab/pingpong.h"
 #include "latlab/budget.h"
 #include "latlab/json.h"
 #include "latlab/report.h"
@@ -42,7 +45,16 @@
 #include "latlab/flame.h"
 #include "latlab/profile.h"
 #include "latlab/pipeline.h"
+#include "latlab/pipeline_report.h"
+/* the lab floor: liblatlab-lab (and liblatbook for its replay round) */
+#include "latlab/lab_verdict.h"
 #include "latlab/lab.h"
+#include "latlab/lab_placement.h"
+#include "latlab/lab_account.h"
+#include "latlab/lab_profile.h"
+#include "latlab/lab_replay.h"
+#include "latlab/lab_session.h"
+#include "latlab/lab_report.h"
 #include "latlab/noise.h"
 #endif
 
