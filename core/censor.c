@@ -19,26 +19,13 @@ int lat_censor_init(lat_censor *c, const lat_censor_timeline *tl, unsigned ntl, 
     return 0;
 }
 
-/* First gap of t ending after from (binary search; the list is sorted). */
-static size_t first_ending_after(const lat_censor_timeline *t, uint64_t from) {
-    size_t lo = 0, hi = t->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->gaps[mid].start + t->gaps[mid].len <= from)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* Move each cursor to the first gap ending after from: forward when from did
  * not decrease (amortised O(1) per sample), else by binary search. */
 static void advance(lat_censor *c, uint64_t from) {
     for (unsigned k = 0; k < c->ntl; k++) {
         const lat_censor_timeline *t = &c->tl[k];
         if (from < c->last_from) {
-            c->cur[k] = first_ending_after(t, from);
+            c->cur[k] = lat_gaps_search(t->gaps, t->n, from);
             continue;
         }
         size_t i = c->cur[k];

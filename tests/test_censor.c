@@ -143,6 +143,15 @@ static void test_out_of_order(void **s) {
     assert_int_equal(one(&c, 1199, 1300, 1), G);
 }
 
+static void test_gaps_search(void **s) {
+    (void)s;
+    assert_int_equal(lat_gaps_search(gaps0, 3, 0), 0);
+    assert_int_equal(lat_gaps_search(gaps0, 3, 149), 0);
+    assert_int_equal(lat_gaps_search(gaps0, 3, 150), 1); /* [100, 150) ends at 150 */
+    assert_int_equal(lat_gaps_search(gaps0, 3, 9000), 3);
+    assert_int_equal(lat_gaps_search(NULL, 3, 0), 0);
+}
+
 static void test_bad_args(void **s) {
     (void)s;
     lat_censor c;
@@ -216,6 +225,7 @@ int main(void) {
         cmocka_unit_test(test_backlog),
         cmocka_unit_test(test_horizon_unknown),
         cmocka_unit_test(test_out_of_order),
+        cmocka_unit_test(test_gaps_search),
         cmocka_unit_test(test_bad_args),
         cmocka_unit_test(test_ipw_known_answer),
         cmocka_unit_test(test_support_rule),
