@@ -17,6 +17,7 @@
 #include "latlab/json.h"
 #include "latlab/atomicfile.h"
 #include "latlab/budget.h"
+#include "latlab/censor.h"
 #include "latlab/error.h"
 #include "latlab/pipeline.h"
 #include "latlab/ring.h"
@@ -398,6 +399,40 @@ static int write_json(const lat_pipe_config *c, const lat_pipe_result *r, bool o
     return cli_write_json(CMD, o.json_path, doc);
 }
 
+/* Per-sample censoring: per stage the kept share (samples and send time),
+ * why the others left, and the net figures (kept samples; weighted: the
+ * censoring's bias toward short windows removed) beside the gross ones. */
+static void print_censoring(FILE *f, const lat_pipe_result *r) {
+    if (!r->censor_judged) return;
+    fprintf(f,
+            "censoring: %" PRIu64 " samples judged, %" PRIu64 " not (buffer full); a figure "
+            "leaves when its\n  window overlapped a platform gap on a thread carrying it, or "
+            "it queued behind one\n",
+            r->censor_judged, r->censor_unjudged);
+    static const double ps[] = {50, 99, 99.9};
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        const lat_pipe_censor_fig *c = &r->censor[s];
+        if (!c->net || !r->h[s]) continue;
+        fprintf(f,
+                "%-8s kept %6.2f%% of samples, %6.2f%% of time (left: gap %" PRIu64
+                ", backlog %" PRIu64 ", unknown %" PRIu64 ")\n",
+                lat_pipe_stage_name(s), 100.0 * (double)c->kept / (double)r->censor_judged,
+                100.0 * c->kept_time_share, c->by_gap, c->by_backlog, c->unknown);
+        int64_t g[3], n[3];
+        lat_hist_values_at_percentiles(r->h[s], ps, g, 3);
+        lat_hist_values_at_percentiles(c->net, ps, n, 3);
+        fprintf(f, "  gross p50=%9" PRId64 "ns p99=%9" PRId64 "ns p99.9=%9" PRId64 "ns\n", g[0],
+                g[1], g[2]);
+        fprintf(f,
+                "  net   p50=%9" PRId64 "ns p99=%9" PRId64 "ns p99.9=%9" PRId64
+                "ns  weighted p99.9=%" PRId64 "ns\n",
+                n[0], n[1], n[2], c->ipw_p999);
+        if (!lat_censor_supports(c->kept, 99.9))
+            fprintf(f, "  too few kept samples for a p99.9: %" PRIu64 " needed\n",
+                    lat_censor_min_kept(99.9));
+    }
+}
+
 /* The tables and figures of a finished run, the flight recorder, JSON and
  * the push.  CLI_OK or CLI_ERR. */
 static int report_run(const lat_pipe_config *c, lat_pipe_result *r, bool over, const char *why,
@@ -411,6 +446,7 @@ static int report_run(const lat_pipe_config *c, lat_pipe_result *r, bool over, c
     lab_print_budget(stdout, &budget);
     lab_print_details(stdout, c, r, over);
     lab_print_accounting(stdout, c, r);
+    print_censoring(stdout, r);
     if (feed) pipeline_replay_print(stdout, feed, o.ro.speed, r);
     int ret = CLI_OK;
     if (r->log_error) ret = cli_lib_error(CMD, r->log_error_path, r->log_error);

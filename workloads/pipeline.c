@@ -38,6 +38,7 @@
 #include "latlab/stats.h"
 #include "latlab/topo.h"
 #include "latlab/trace.h"
+#include "pipecensor.h"
 
 /* ---- messages ------------------------------------------------------------------ */
 
@@ -139,6 +140,7 @@ typedef struct run {
     uint64_t pub_ns, pub_at; /* publish interval, last publish (lat_mono_ns) */
     lat_schedstat ss0[LAT_PIPE_NHOT];
     uint64_t vol0[LAT_PIPE_NHOT], invol0[LAT_PIPE_NHOT];
+    lat__pipe_cbuf cb; /* each sample's stamps for censoring (the tracer thread) */
 } run;
 
 /* ---- the slowest samples of a stage: a bounded min-heap (the tracer thread only) ----- */
@@ -633,6 +635,7 @@ static void on_block(void *ud, const lat_trace_stamps *b, const int64_t *tns) {
     }
     if (R->fv) iv_add(R, R->fv, &s, t3, ns);
     if (R->slow) note_slow(R, &s, t3, ns);
+    lat__pipe_cbuf_add(&R->cb, s.t0, s.tp, s.t1, s.t2, t3);
     if (t3 > R->last_t) R->last_t = t3;
 }
 
@@ -832,10 +835,21 @@ void lat_pipe_result_fini(lat_pipe_result *r) {
         lat_gaps_destroy(r->gaps[k]);
     lat__free(r->iv);
     lat_hist_destroy(r->steady);
+    lat__pipe_censor_fini(r);
     memset(r, 0, sizeof *r);
 }
 
 /* ---- platform accounting and attribution (cold: before and after the run) ------------- */
+
+/* Gap list entries per thread: the config's, else room for 10,000 gaps per
+ * second of run (eight times the busiest host measured), at least the
+ * recorder's default: censoring needs every gap (16 bytes each). */
+static size_t gap_capacity(const lat_pipe_config *cfg) {
+    if (cfg->gap_capacity) return cfg->gap_capacity;
+    double n = (double)cfg->events / (double)cfg->rate_hz * 10000;
+    if (n > (double)(1u << 22)) return 1u << 22;
+    return n > LAT_GAPS_DEFAULT_CAP ? (size_t)n : LAT_GAPS_DEFAULT_CAP;
+}
 
 static int accounting_create(run *R, const lat_pipe_config *cfg, lat_pipe_result *r) {
     bool full = cfg->shape == LAT_PIPE_FULL;
@@ -843,9 +857,13 @@ static int accounting_create(run *R, const lat_pipe_config *cfg, lat_pipe_result
     uint64_t thr = lat_clock_from_ns(R->cal, thr_ns);
     for (int k = 0; k < LAT_PIPE_NHOT; k++) {
         if (k == LAT_PIPE_CONSUMER && !full) continue;
-        int rc = lat_gaps_create(cfg->gap_capacity, thr ? thr : 1, &r->gaps[k]);
+        int rc = lat_gaps_create(gap_capacity(cfg), thr ? thr : 1, &r->gaps[k]);
         if (rc) return rc;
     }
+    size_t ccap = cfg->censor_cap ? cfg->censor_cap : LAT_PIPE_CENSOR_CAP;
+    if (ccap > cfg->events) ccap = (size_t)cfg->events;
+    int crc = lat__pipe_cbuf_init(&R->cb, ccap);
+    if (crc) return crc;
     if (cfg->interval_ns) {
         R->ivc = lat_clock_from_ns(R->cal, cfg->interval_ns);
         if (!R->ivc) R->ivc = 1;
@@ -871,6 +889,7 @@ static int accounting_create(run *R, const lat_pipe_config *cfg, lat_pipe_result
 }
 
 static void accounting_free(run *R) {
+    lat__pipe_cbuf_fini(&R->cb);
     if (!R->slow) return;
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
         lat__free(R->slow[s].v);
@@ -1059,7 +1078,8 @@ int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
     cpustat_sum(cfg, &cs1);
     cpustat_delta(&cs0, &cs1, &r->cpu);
     accounting_finish(R, r);
-    rc = 0;
+    if ((rc = lat__pipe_censor_finish(cfg, R->cal, &R->cb, R->start_cycles, R->ivc, r)) != 0)
+        goto fail;
     for (int k = 0; k < LAT_PIPE_NHOT; k++)
         if (R->pin_err[k]) rc = R->pin_err[k];
     /* Keep the logs only when every one of them is complete (the tracer's
@@ -1235,6 +1255,12 @@ static json_t *intervals_json(const lat_pipe_config *c, const lat_pipe_result *r
                 json_object_set_new(l, lat_pipe_role_name(c->shape, k),
                                     json_integer((json_int_t)v->lost_ns[k]));
         json_object_set_new(x, "lost_ns", l);
+        json_t *kept = json_object();
+        for (int s = 0; s < LAT_PIPE_NSTAGES && r->censor_judged; s++)
+            if (r->h[s])
+                json_object_set_new(kept, lat_pipe_stages[s].name,
+                                    json_integer((json_int_t)v->kept[s]));
+        json_object_set_new(x, "kept", kept);
         json_array_append_new(a, x);
     }
     return a;
@@ -1330,6 +1356,8 @@ json_t *lat_pipe_result_json(const lat_pipe_config *c, const lat_pipe_result *r)
     }
     json_object_set_new(o, "stage_counter_addrs", ad);
     json_object_set_new(o, "platform", platform_json(c, r));
+    json_t *cens = lat__pipe_censor_json(r);
+    if (cens) json_object_set_new(o, "censoring", cens);
     if (r->niv) {
         json_object_set_new(o, "interval_ns", json_integer((json_int_t)c->interval_ns));
         json_object_set_new(o, "intervals", intervals_json(c, r));
