@@ -45,36 +45,42 @@ static bool overlaps(const lat_censor *c, unsigned k, uint64_t from, uint64_t to
     return false;
 }
 
-/* One figure: GAP, UNKNOWN (past a horizon) or KEPT. */
-static uint8_t judge_window(const lat_censor *c, const lat_censor_window *w) {
+/* One figure: GAP (*who: the timelines whose gaps overlapped it), UNKNOWN
+ * (past a horizon) or KEPT. */
+static uint8_t judge_window(const lat_censor *c, const lat_censor_window *w, unsigned *who) {
     uint64_t to = w->to > w->from ? w->to : w->from + 1; /* an empty window: one cycle */
     bool unknown = false;
+    *who = 0;
     for (unsigned k = 0; k < c->ntl; k++) {
         if (!(w->threads & (1u << k))) continue;
-        if (overlaps(c, k, w->from, to)) return LAT_CENSOR_GAP;
+        if (overlaps(c, k, w->from, to)) *who |= 1u << k;
         if (to > c->tl[k].horizon) unknown = true;
     }
-    return unknown ? LAT_CENSOR_UNKNOWN : LAT_CENSOR_KEPT;
+    return *who ? LAT_CENSOR_GAP : unknown ? LAT_CENSOR_UNKNOWN : LAT_CENSOR_KEPT;
 }
 
-bool lat_censor_judge(lat_censor *c, const lat_censor_event *e, uint8_t *why) {
+bool lat_censor_judge(lat_censor *c, const lat_censor_event *e, uint8_t *why, unsigned *who) {
     if (!c || !e || !why) return false;
+    unsigned mine[LAT_CENSOR_MAXFIG];
+    if (!who) who = mine;
     uint64_t from = UINT64_MAX;
     for (unsigned f = 0; f < c->nfig; f++)
         if (e->fig[f].threads && e->fig[f].from < from) from = e->fig[f].from;
     if (from != UINT64_MAX) advance(c, from);
-    if (!e->queued) c->tainted = false; /* found no queue: any backlog has drained */
-    bool gap = false, any = false;
+    if (!e->queued) c->tainted = 0; /* found no queue: any backlog has drained */
+    unsigned gap = 0;
+    bool any = false;
     for (unsigned f = 0; f < c->nfig; f++) {
-        why[f] = e->fig[f].threads ? judge_window(c, &e->fig[f]) : LAT_CENSOR_KEPT;
-        if (why[f] == LAT_CENSOR_GAP) gap = true;
+        who[f] = 0;
+        why[f] = e->fig[f].threads ? judge_window(c, &e->fig[f], &who[f]) : LAT_CENSOR_KEPT;
+        gap |= who[f];
     }
     for (unsigned f = 0; f < c->nfig; f++) {
         if (c->tainted && e->queued && e->fig[f].threads && why[f] == LAT_CENSOR_KEPT)
-            why[f] = LAT_CENSOR_BACKLOG;
+            why[f] = LAT_CENSOR_BACKLOG, who[f] = c->tainted;
         if (why[f] != LAT_CENSOR_KEPT) any = true;
     }
-    if (gap) c->tainted = true; /* those queued behind it meet the gap's backlog */
+    c->tainted |= gap; /* those queued behind it meet the gap's backlog */
     return any;
 }
 

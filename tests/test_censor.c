@@ -32,7 +32,7 @@ static uint8_t one(lat_censor *c, uint64_t from, uint64_t to, unsigned threads) 
     lat_censor_event e = {.queued = false};
     e.fig[0] = (lat_censor_window){from, to, threads};
     uint8_t why[1];
-    lat_censor_judge(c, &e, why);
+    lat_censor_judge(c, &e, why, NULL);
     return why[0];
 }
 
@@ -68,6 +68,17 @@ static void test_two_threads(void **s) {
     assert_int_equal(one(&c, 310, 320, 3), G);
     assert_int_equal(one(&c, 1100, 1150, 2), K); /* thread 0's gap, figure on thread 1 */
     assert_int_equal(one(&c, 1100, 1150, 0), K); /* an absent figure */
+    /* both threads' gaps over one window: both to blame */
+    lat_censor_event e = {.queued = false};
+    e.fig[0] = (lat_censor_window){120, 350, 3};
+    uint8_t why[1];
+    unsigned who[1];
+    assert_true(lat_censor_judge(&c, &e, why, who));
+    assert_int_equal(why[0], G);
+    assert_int_equal(who[0], 3);
+    e.fig[0].threads = 2;
+    lat_censor_judge(&c, &e, why, who);
+    assert_int_equal(who[0], 2);
 }
 
 /* A window of 60,000 cycles with no gap on its thread is the thread's own
@@ -112,9 +123,12 @@ static void test_backlog(void **s) {
                          {K, K}, {K, K}, {K, K}, {K, K}, {G, K}, {B, B}};
     for (size_t i = 0; i < sizeof e / sizeof e[0]; i++) {
         uint8_t why[2];
-        bool any = lat_censor_judge(&c, &e[i], why);
-        assert_int_equal(why[0], want[i][0]);
-        assert_int_equal(why[1], want[i][1]);
+        unsigned who[2];
+        bool any = lat_censor_judge(&c, &e[i], why, who);
+        for (int f = 0; f < 2; f++) {
+            assert_int_equal(why[f], want[i][f]);
+            assert_int_equal(who[f], want[i][f] == K ? 0u : 2u); /* the worker's gaps */
+        }
         assert_int_equal(any, want[i][0] != K || want[i][1] != K);
     }
 }

@@ -99,7 +99,8 @@ typedef struct tally {
 } tally;
 
 static void record(const lat_clock_cal *cal, const lat_censor_event *e, const uint8_t *why,
-                   uint64_t spacing, tally *ty, lat_pipe_result *r, lat_pipe_interval *iv) {
+                   const unsigned *who, uint64_t spacing, tally *ty, lat_pipe_result *r,
+                   lat_pipe_interval *iv) {
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
         lat_pipe_censor_fig *f = &r->censor[s];
         if (!f->net) continue;
@@ -113,6 +114,8 @@ static void record(const lat_clock_cal *cal, const lat_censor_event *e, const ui
             continue;
         }
         lat_hist_record(f->cens, ns);
+        for (int k = 0; k < LAT_PIPE_NHOT; k++)
+            if (who[s] & (1u << k)) f->by_thread[k]++;
         if (why[s] == LAT_CENSOR_GAP) f->by_gap++;
         if (why[s] == LAT_CENSOR_BACKLOG) f->by_backlog++;
         if (why[s] == LAT_CENSOR_UNKNOWN) f->unknown++;
@@ -166,11 +169,13 @@ int lat__pipe_censor_finish(const lat_pipe_config *c, const lat_clock_cal *cal,
         lat_censor_event e;
         event_of(r, full, t, have_prev ? prev : NULL, &e);
         uint8_t why[LAT_CENSOR_MAXFIG];
-        lat_censor_judge(&j, &e, why);
+        unsigned who[LAT_CENSOR_MAXFIG];
+        lat_censor_judge(&j, &e, why, who);
+        if (c->censor_hook) c->censor_hook(c->censor_ud, t, why, who);
         if (!r->censor_judged) ty.first_t0 = ty.prev_t0 = t[0];
         uint64_t spacing = t[0] > ty.prev_t0 ? t[0] - ty.prev_t0 : 0;
         uint64_t k = ivc && t[0] > start ? (t[0] - start) / ivc : 0;
-        record(cal, &e, why, spacing, &ty, r, ivc && k < r->niv ? &r->iv[k] : NULL);
+        record(cal, &e, why, who, spacing, &ty, r, ivc && k < r->niv ? &r->iv[k] : NULL);
         if (t[0] > ty.last_t0) ty.last_t0 = t[0];
         ty.prev_t0 = t[0];
         memcpy(prev, t, sizeof prev);
@@ -198,7 +203,7 @@ static json_t *hist_json(const lat_hist *h) {
     return o;
 }
 
-static json_t *fig_json(const lat_pipe_censor_fig *f, uint64_t judged) {
+static json_t *fig_json(const lat_pipe_censor_fig *f, uint64_t judged, int shape) {
     json_t *x = json_object();
     json_object_set_new(x, "kept", json_integer((json_int_t)f->kept));
     json_object_set_new(x, "censored_gap", json_integer((json_int_t)f->by_gap));
@@ -209,6 +214,12 @@ static json_t *fig_json(const lat_pipe_censor_fig *f, uint64_t judged) {
     json_object_set_new(x, "kept_time_share",
                         isfinite(f->kept_time_share) ? json_real(f->kept_time_share) : json_null());
     json_object_set_new(x, "gap_rate_hz", json_real(f->gap_rate_hz));
+    json_t *by = json_object();
+    for (int k = 0; k < LAT_PIPE_NHOT; k++)
+        if (f->by_thread[k])
+            json_object_set_new(by, lat_pipe_role_name(shape, k),
+                                json_integer((json_int_t)f->by_thread[k]));
+    json_object_set_new(x, "censored_by_thread", by);
     json_object_set_new(x, "net_ns", hist_json(f->net));
     json_object_set_new(x, "net_weighted_ns",
                         json_pack("{s:I, s:I, s:I}", "p50", (json_int_t)f->ipw_p50, "p99",
@@ -235,7 +246,7 @@ json_t *lat__pipe_censor_json(const lat_pipe_result *r) {
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
         if (r->censor[s].net)
             json_object_set_new(st, lat_pipe_stages[s].name,
-                                fig_json(&r->censor[s], r->censor_judged));
+                                fig_json(&r->censor[s], r->censor_judged, r->shape));
     json_object_set_new(o, "stages", st);
     return o;
 }

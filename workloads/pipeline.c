@@ -35,6 +35,7 @@
 #include "latlab/json.h"
 #include "latlab/perf.h"
 #include "latlab/platform.h"
+#include "latlab/preempt.h"
 #include "latlab/stats.h"
 #include "latlab/topo.h"
 #include "latlab/trace.h"
@@ -389,14 +390,20 @@ static void *worker(void *arg) {
         lat_perf_destroy(p);
         return NULL;
     }
+    /* The work window [t1, t2) has no spin loop: the kernel says whether it
+     * took the CPU there (preempt.h); then the window is a recorded gap.  A
+     * long window the kernel did not interrupt is the thread's own time. */
+    lat_preempt pre;
+    lat_preempt_init(&pre); /* -ENOSYS: never fires */
     thread_loop_start(R, LAT_PIPE_WORKER, p);
     lat_gaps *g = R->r->gaps[LAT_PIPE_WORKER];
     unsigned nsl = 0;
     uint64_t sleep_at = next_sleep(R, LAT_PIPE_WORKER, &nsl);
+    bool in_work = R->c.sleep_in_work;
     uint64_t last = lat_cycles();
     for (uint64_t i = 0; i < n; i++) {
         msg m;
-        if (LAT_UNLIKELY(i == sleep_at)) {
+        if (LAT_UNLIKELY(i == sleep_at && !in_work)) {
             uint64_t now = lat_cycles();
             lat_gaps_note(g, last, now);
             last = test_sleep(R);
@@ -415,8 +422,13 @@ static void *worker(void *arg) {
             spin_for(stall_cycles); /* busy: the program's time, not a gap */
             last = lat_cycles();
         }
+        lat_preempt_arm(&pre);
         m.t1 = lat_cycles_fenced();
         lat_gaps_note(g, last, m.t1);
+        if (LAT_UNLIKELY(i == sleep_at && in_work)) { /* test hook: off-CPU inside work */
+            test_sleep(R);
+            sleep_at = next_sleep(R, LAT_PIPE_WORKER, &nsl);
+        }
         uint64_t acc = m.payload; /* fixed work: an LCG, ~100 ns at 40 rounds */
         if (src)
             m.kind = src->work(src->ud, m.seq, m.payload, m.t0, m.tp, m.t1);
@@ -440,6 +452,7 @@ static void *worker(void *arg) {
         m.payload = acc;
         atomic_fetch_add_explicit(mine, 1, memory_order_relaxed);
         m.t2 = lat_cycles_fenced();
+        if (LAT_UNLIKELY(lat_preempt_fired(&pre))) lat_gaps_note(g, m.t1, m.t2);
         last = m.t2;
         if (compact) {
             ship(R, &m, m.t2);
@@ -454,6 +467,7 @@ static void *worker(void *arg) {
             idle_reset(&id);
         }
     }
+    lat_preempt_fini(&pre);
     thread_loop_end(R, LAT_PIPE_WORKER, p);
     if (compact) R->shipped = shipped;
     return NULL;

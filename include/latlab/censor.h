@@ -80,7 +80,7 @@ typedef struct lat_censor {
     unsigned ntl, nfig;
     size_t cur[LAT_CENSOR_MAXTL]; /* first gap ending after the last event's earliest from */
     uint64_t last_from;
-    bool tainted; /* the current busy period holds a sample with a GAP figure */
+    unsigned tainted; /* timelines whose gaps censored a figure in this busy period */
 } lat_censor;
 
 /* Set up a join over ntl timelines (copied; their gaps are not) and nfig
@@ -89,10 +89,12 @@ typedef struct lat_censor {
 int lat_censor_init(lat_censor *c, const lat_censor_timeline *tl, unsigned ntl, unsigned nfig);
 
 /* Judge the next sample (samples in due order): why[f] gets LAT_CENSOR_* for
- * each of the nfig figures.  Returns true when any figure left.  Fastest
- * when the earliest window start does not decrease from sample to sample;
- * any order is correct for the GAP rule. */
-bool lat_censor_judge(lat_censor *c, const lat_censor_event *e, uint8_t *why);
+ * each of the nfig figures, and who[f] (who may be NULL) the timelines to
+ * blame as a bit mask: for GAP those whose gaps overlapped the window, for
+ * BACKLOG those whose gaps built the queue, else 0.  Returns true when any
+ * figure left.  Fastest when the earliest window start does not decrease
+ * from sample to sample; any order is correct for the GAP rule. */
+bool lat_censor_judge(lat_censor *c, const lat_censor_event *e, uint8_t *why, unsigned *who);
 
 /* Percentiles (pcts in percent, n of them; out in the histogram's unit) of
  * the kept values in h, each value v weighted by exp(rate * v) (at most

@@ -127,11 +127,20 @@ typedef struct lat_pipe_config {
     int sleep_role;
     uint64_t sleep_seq, sleep_every, sleep_ns;
     unsigned sleep_count;
+    /* ... with sleep_role LAT_PIPE_WORKER: sleep inside the work window
+     * (after t1) instead of the poll loop. */
+    bool sleep_in_work;
     /* Per-sample censoring (censor.h), after the run: the aggregator keeps
      * each sample's stamps (24 bytes) for the first censor_cap samples
      * (0 = min(events, LAT_PIPE_CENSOR_CAP)); later samples count in the
      * gross figures only (r->censor_unjudged). */
     size_t censor_cap;
+    /* Test hook: after the run, for each judged sample in order: its stamps
+     * t[5] (t0, tp, t1, t2, t3; compact: t3 = t2; cycles), and per stage
+     * why[stage] (LAT_CENSOR_*, censor.h) and who[stage] (bits 1 << role of
+     * the hot threads whose gaps censored it). */
+    void (*censor_hook)(void *ud, const uint64_t *t, const uint8_t *why, const unsigned *who);
+    void *censor_ud;
     /* Optional publisher of the running totals (a /metrics server, say):
      * the aggregator calls publish(ud, h) with the cumulative per-stage
      * histograms (h[stage], NULL for absent stages) as the tracer's
@@ -220,6 +229,7 @@ typedef struct lat_pipe_tail {
  * censored samples' own figures (kept + censored = the judged samples). */
 typedef struct lat_pipe_censor_fig {
     uint64_t kept, by_gap, by_backlog, unknown; /* samples */
+    uint64_t by_thread[LAT_PIPE_NHOT]; /* censored (gap or backlog) by that thread's gaps */
     /* share of the run's send time (each sample owns the spacing since the
      * sample before it) whose samples kept this figure */
     double kept_time_share;
