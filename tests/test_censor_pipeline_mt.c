@@ -35,16 +35,6 @@ static void hook(void *ud, const uint64_t *t, const uint8_t *why, const unsigned
     s->n++;
 }
 
-static bool two_cpus(lat_pipe_config *c) {
-    lat_topo *t = NULL;
-    if (lat_test_cpus() < 2 || lat_topo_load(NULL, &t) != 0) return false;
-    bool over = false;
-    char why[256];
-    int rc = lat_pipe_place(c, LAT_PIPE_COMPACT, t, false, &over, why, sizeof why);
-    lat_topo_destroy(t);
-    return rc == 0 && !over;
-}
-
 static void config(lat_pipe_config *c, seen *s, int role, bool in_work) {
     lat_pipe_config_default(c);
     c->events = NEV;
@@ -116,7 +106,7 @@ static void run_case(int role, bool in_work) {
     seen *s = calloc(1, sizeof *s);
     assert_non_null(s);
     config(&c, s, role, in_work);
-    if (!two_cpus(&c)) {
+    if (!lat_test_place_compact(&c)) {
         free(s);
         LAT_SKIP("needs 2 CPUs for two pinned hot threads");
     }
