@@ -4,10 +4,16 @@
  * The aggregator (cold thread) appends each sample's stamps to a buffer
  * allocated before the run; after the hot threads are joined and the tracer
  * stopped, lat__pipe_censor_finish joins the buffer to the hot threads' gap
- * lists and fills r->censor[] and the intervals' kept counts.  Memory: 24
- * bytes per buffered sample (min(events, censor_cap)), plus the result's net
- * and censored histograms (two per stage).  Only the aggregator writes the
- * buffer; it is read after lat_trace_stop joined that thread. */
+ * lists and fills r->censor[] and the intervals' kept counts.  Why after the
+ * run and not online: a gap is recorded when its thread runs again, so the
+ * aggregator could judge a sample only once every hot thread had published
+ * progress past it (a store per spin, read across cores); after the run
+ * every gap is in.  Memory bound: 24 bytes per buffered sample, min(events,
+ * censor_cap) of them (at most LAT_PIPE_CENSOR_CAP by default: 48 MiB; the
+ * lab's 100,000-event runs 2.4 MB), plus 16 bytes per gap list entry (room
+ * for 10,000 gaps per second of run per hot thread) and two histograms per
+ * stage.  Only the aggregator writes the buffer; it is read after
+ * lat_trace_stop joined that thread. */
 #ifndef LATLAB_PIPECENSOR_H
 #define LATLAB_PIPECENSOR_H
 

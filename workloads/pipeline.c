@@ -14,8 +14,10 @@
  * poll loops already read the counter, so each read is checked against the
  * previous one and gaps go into a preallocated recorder (gaps.h); schedstat
  * and context switches are read around each hot loop, /proc/stat around the
- * run (platform.h).  After the run the slowest samples of each stage are
- * matched against those gaps (tail attribution). */
+ * run (platform.h); the worker's work window, which has no spin loop, asks
+ * the rseq probe (preempt.h) whether the kernel took the CPU there.  After the
+ * run the slowest samples of each stage are matched against those gaps (tail
+ * attribution), and every buffered sample is censored (pipecensor.h). */
 #include "latlab/pipeline.h"
 
 #include <errno.h>

@@ -23,6 +23,11 @@
  * feeds an optional flight recorder; the lab's own per-event accounting
  * (per-interval figures, tail attribution, checks) runs in its callbacks.
  *
+ * Censoring (censor.h): after the run each sample's stage windows are joined
+ * to the hot threads' gap lists; a figure the platform touched (a gap on a
+ * thread carrying its window, the backlog a gap built) leaves the net
+ * figures (r->censor[stage]); the gross histograms r->h keep every sample.
+ *
  * Experiments: alloc (a 32 x u64 heap vector per event in the work stage),
  * no-pin (hot threads unpinned), share_line (the two stage counters 8 bytes
  * apart on one 64-byte line instead of 128 bytes apart).
