@@ -225,6 +225,16 @@ static bool wait_go(run *R) {
     return g > 0;
 }
 
+/* A hot thread's first read in its loop.  The run starts at start_cycles
+ * whether or not the thread is there: when it reaches its loop later (its
+ * set-up was preempted), the stretch it missed is a gap like any other, so
+ * the samples due meanwhile are not taken for the pipeline's own. */
+static uint64_t first_read(const run *R, lat_gaps *g) {
+    uint64_t now = lat_cycles();
+    if (now > R->start_cycles) lat_gaps_note(g, R->start_cycles, now);
+    return now;
+}
+
 static void spin_for(uint64_t cycles) {
     uint64_t end = lat_cycles() + cycles;
     while (lat_cycles() < end)
@@ -320,7 +330,7 @@ static void *producer(void *arg) {
     lat_gaps *g = R->r->gaps[LAT_PIPE_PRODUCER];
     unsigned nsl = 0;
     uint64_t sleep_at = next_sleep(R, LAT_PIPE_PRODUCER, &nsl);
-    uint64_t last = lat_cycles();
+    uint64_t last = first_read(R, g);
     const lat_pipe_source *src = R->c.source;
     for (uint64_t seq = 0; seq < n; seq++) {
         uint64_t intended = start + (uint64_t)((double)seq * iv), payload = seq * 0x9E3779B9ull;
@@ -402,7 +412,7 @@ static void *worker(void *arg) {
     unsigned nsl = 0;
     uint64_t sleep_at = next_sleep(R, LAT_PIPE_WORKER, &nsl);
     bool in_work = R->c.sleep_in_work;
-    uint64_t last = lat_cycles();
+    uint64_t last = first_read(R, g);
     for (uint64_t i = 0; i < n; i++) {
         msg m;
         if (LAT_UNLIKELY(i == sleep_at && !in_work)) {
@@ -490,7 +500,7 @@ static void *consumer(void *arg) {
     }
     thread_loop_start(R, LAT_PIPE_CONSUMER, p);
     lat_gaps *g = R->r->gaps[LAT_PIPE_CONSUMER];
-    uint64_t last = lat_cycles();
+    uint64_t last = first_read(R, g);
     for (uint64_t i = 0; i < n; i++) {
         msg m;
         while (!q_pop(R->q2, &m)) {
