@@ -3,7 +3,9 @@
  * (the test hook) censors exactly the samples due during each sleep, blamed
  * on the thread that slept; a sleep inside the worker's work window censors
  * that sample's work figure (the rseq preemption probe) and the samples
- * queued behind it; the run's kept/censored accounting adds up (per stage,
+ * queued behind it; a worker that reaches its loop after the run's start
+ * has the samples due meanwhile censored on it; the run's kept/censored
+ * accounting adds up (per stage,
  * histograms, intervals).  Three tries each: a loaded machine's own gaps can
  * land on the same samples. */
 #include "lat_test.h"
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define NEV 40000
 
@@ -143,11 +146,53 @@ static void test_sleep_inside_work_censored(void **st) {
     run_case(LAT_PIPE_WORKER, true);
 }
 
+/* The worker's set-up sleeps 5 ms (the thread hook): it reaches its loop
+ * about 4 ms after the run's start, so the stretch it missed is its first gap
+ * and the samples due meanwhile are censored on it, not kept with ms of
+ * q1+wake. */
+static void late_start(void *ud, int role, int begin) {
+    (void)ud;
+    struct timespec ts = {0, 5000000};
+    if (role == LAT_PIPE_WORKER && begin) nanosleep(&ts, NULL);
+}
+
+static void test_late_loop_start_censored(void **st) {
+    (void)st;
+    lat_pipe_config c;
+    seen *s = calloc(1, sizeof *s);
+    assert_non_null(s);
+    config(&c, s, LAT_PIPE_WORKER, false);
+    c.sleep_count = 0;
+    c.thread_hook = late_start;
+    if (!lat_test_place_compact(&c)) {
+        free(s);
+        LAT_SKIP("needs 2 CPUs for two pinned hot threads");
+    }
+    lat_pipe_result r;
+    assert_int_equal(lat_pipe_run(&c, &r), 0);
+    check_accounting(&r, s->n);
+    const lat_gaps *g = r.gaps[LAT_PIPE_WORKER];
+    assert_true(lat_gaps_kept(g) > 0);
+    assert_true(g->list[0].start == r.run_start_cycles);
+    uint64_t end = g->list[0].start + g->list[0].len;
+    size_t due = 0, blamed = 0;
+    for (size_t i = 0; i < s->n && s->t[i][0] < end; i++, due++)
+        blamed += s->why[i][LAT_PIPE_Q1] == LAT_CENSOR_GAP &&
+                  (s->who[i][LAT_PIPE_Q1] & (1u << LAT_PIPE_WORKER));
+    printf("worker late by %.1f us: %zu samples due meanwhile, %zu censored on it\n",
+           (double)g->list[0].len / r.cycles_per_ns / 1e3, due, blamed);
+    assert_true(due > 0);
+    assert_int_equal(blamed, due);
+    lat_pipe_result_fini(&r);
+    free(s);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_worker_sleep_censored_on_worker),
         cmocka_unit_test(test_producer_sleep_censored_on_producer),
         cmocka_unit_test(test_sleep_inside_work_censored),
+        cmocka_unit_test(test_late_loop_start_censored),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
