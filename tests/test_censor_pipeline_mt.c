@@ -5,9 +5,8 @@
  * that sample's work figure (the rseq preemption probe) and the samples
  * queued behind it; a worker that reaches its loop after the run's start
  * has the samples due meanwhile censored on it; the run's kept/censored
- * accounting adds up (per stage,
- * histograms, intervals).  Three tries each: a loaded machine's own gaps can
- * land on the same samples. */
+ * accounting adds up (per stage, histograms, intervals).  Three tries each:
+ * a loaded machine's own gaps can land on the same samples. */
 #include "lat_test.h"
 
 #include "latlab/censor.h"
