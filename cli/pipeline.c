@@ -405,9 +405,9 @@ static int write_json(const lat_pipe_config *c, const lat_pipe_result *r, bool o
 static void print_censoring(FILE *f, const lat_pipe_result *r) {
     if (!r->censor_judged) return;
     fprintf(f,
-            "censoring: %" PRIu64 " samples judged, %" PRIu64 " not (buffer full); a figure "
-            "leaves when its\n  window overlapped a platform gap on a thread carrying it, or "
-            "it queued behind one\n",
+            "censoring: %" PRIu64 " samples judged, %" PRIu64 " not (buffer full, or a window "
+            "over 2^32 cycles);\n  a figure leaves when its window overlapped a platform gap "
+            "on a thread carrying it,\n  or it queued behind one\n",
             r->censor_judged, r->censor_unjudged);
     static const double ps[] = {50, 99, 99.9};
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {

@@ -281,8 +281,9 @@ typedef struct lat_pipe_result {
     char flight_gap[200];                    /* the gap explaining the flight outlier, or "" */
     uint64_t sleeps[LAT_PIPE_MAX_SLEEPS][2]; /* test hook: [start, end) cycles */
     unsigned nsleeps;
-    /* Per-sample censoring (config censor_cap): samples judged, samples
-     * beyond the buffer (not judged), and per stage the kept/censored split. */
+    /* Per-sample censoring (config censor_cap): samples judged; samples not
+     * judged (beyond the buffer, or a window of 2^32 cycles or more: in the
+     * gross figures only); per stage the kept/censored split. */
     uint64_t censor_judged, censor_unjudged;
     lat_pipe_censor_fig censor[LAT_PIPE_NSTAGES];
     /* Interval logs: each is written to a temporary file beside its target
