@@ -139,9 +139,6 @@ static void test_sleep_inside_work_censored(void **st) {
     (void)st;
     lat_preempt p;
     if (lat_preempt_init(&p) != 0) LAT_SKIP("no rseq registration: gaps inside work are not seen");
-#if defined(__SANITIZE_THREAD__)
-    LAT_SKIP("timing of the sleeps needs a pipeline that keeps up with its rate (not under TSan)");
-#endif
     run_case(LAT_PIPE_WORKER, true);
 }
 
