@@ -21,6 +21,11 @@
 #ifndef LATLAB_PREEMPT_H
 #define LATLAB_PREEMPT_H
 
+/* Experimental: its API may change in any release (see latlab.h). */
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/preempt.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
+
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
