@@ -7,11 +7,12 @@
  *
  * Experimental headers (the lab's experiment protocol, the demo pipeline,
  * the platform account and error budget, injected platform noise,
- * per-sample censoring and the preemption probe,
- * profiling, the counting malloc interposer) may change in any release.  Each refuses to compile
- * unless LATLAB_EXPERIMENTAL is defined before it is included, and this header includes them only
- * then (zstd's ZSTD_STATIC_LINKING_ONLY pattern). tests/headers.sh fails when a public header is
- * missing here. latlab/core.h includes the core floor alone. */
+ * per-sample censoring and the preemption probe, profiling, the counting
+ * malloc interposer) may change in any release.  Each refuses to compile
+ * unless LATLAB_EXPERIMENTAL is defined before it is included, and this
+ * header includes them only then (zstd's ZSTD_STATIC_LINKING_ONLY pattern).
+ * tests/headers.sh fails when a public header is missing here.
+ * latlab/core.h includes the core floor alone. */
 #ifndef LATLAB_LATLAB_H
 #define LATLAB_LATLAB_H
 
