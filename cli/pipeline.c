@@ -423,6 +423,7 @@ static int report_run(const lat_pipe_config *c, lat_pipe_result *r, bool over, c
     lat_pipe_print_budget(stdout, &budget);
     lat_pipe_print_details(stdout, c, r, over);
     lat_lab_print_accounting(stdout, c, r);
+    lat_pipe_print_censoring(stdout, r);
     if (feed) itchfeed_report_print(stdout, feed, o.ro.speed, r);
     int ret = CLI_OK;
     if (r->log_error) ret = cli_lib_error(CMD, r->log_error_path, r->log_error);

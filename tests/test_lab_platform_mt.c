@@ -106,16 +106,6 @@ static void test_cpustat_fixtures(void **s) {
     assert_true(lat_cpustat_tick_ns() > 0);
 }
 
-static bool two_cpus(lat_pipe_config *c) {
-    lat_topo *t = NULL;
-    if (lat_test_cpus() < 2 || lat_topo_load(NULL, &t) != 0) return false;
-    bool over = false;
-    char why[256];
-    int rc = lat_pipe_place(c, LAT_PIPE_COMPACT, t, false, &over, why, sizeof why);
-    lat_topo_destroy(t);
-    return rc == 0 && !over;
-}
-
 static void small_config(lat_pipe_config *c) {
     lat_pipe_config_default(c);
     c->events = 20000;
@@ -160,7 +150,7 @@ static void test_sleeps_reported_as_gaps(void **s) {
     (void)s;
     lat_pipe_config c;
     small_config(&c);
-    if (!two_cpus(&c)) LAT_SKIP("needs 2 CPUs for two pinned hot threads");
+    if (!lat_test_place_compact(&c)) LAT_SKIP("needs 2 CPUs for two pinned hot threads");
     c.sleep_role = LAT_PIPE_WORKER;
     c.sleep_seq = 4000, c.sleep_every = 5000, c.sleep_count = 3, c.sleep_ns = 2000000;
     /* one tick of a stamp: the counter's step or one fenced read, whichever is coarser */
@@ -204,7 +194,7 @@ static bool attribution_once(lat_pipe_config *c, int role) {
 static void check_attribution(int role) {
     lat_pipe_config c;
     small_config(&c);
-    if (!two_cpus(&c)) LAT_SKIP("needs 2 CPUs for two pinned hot threads");
+    if (!lat_test_place_compact(&c)) LAT_SKIP("needs 2 CPUs for two pinned hot threads");
 #if defined(__SANITIZE_THREAD__)
     /* Races in this path are covered by the other tests here; what this one
      * checks is timing: under TSan the worker cannot keep up with the rate,
@@ -254,7 +244,7 @@ static void test_contaminated_run_repeated(void **s) {
     lat_lab_config lc;
     lat_lab_config_default(&lc);
     small_config(&lc.pipe);
-    if (!two_cpus(&lc.pipe)) LAT_SKIP("needs 2 CPUs for two pinned hot threads");
+    if (!lat_test_place_compact(&lc.pipe)) LAT_SKIP("needs 2 CPUs for two pinned hot threads");
     lc.pipe.interval_ns = 20000000;
     lc.min_rounds = lc.max_rounds = 2;
     lc.params.min_rounds = 2;

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "latlab/budget.h"
+#include "latlab/censor.h"
 #include "latlab/error.h"
 #include "latlab/ring.h"
 #include "latlab/topo.h"
@@ -143,4 +144,38 @@ json_t *lat_pipe_run_json(const lat_pipe_config *c, const lat_pipe_result *r, bo
     json_object_set_new(o, "oversubscribed", json_boolean(over));
     if (over) json_object_set_new(o, "warning", json_string(LAT_PIPE_OVERSUB_STAMP));
     return o;
+}
+
+/* Per-sample censoring: per stage the kept share (samples and send time),
+ * why the others left, and the net figures (kept samples; weighted: the
+ * censoring's bias toward short windows removed) beside the gross ones. */
+void lat_pipe_print_censoring(FILE *f, const lat_pipe_result *r) {
+    if (!r->censor_judged) return;
+    fprintf(f,
+            "censoring: %" PRIu64 " samples judged, %" PRIu64 " not (buffer full, or a window "
+            "over 2^32 cycles);\n  a figure leaves when its window overlapped a platform gap "
+            "on a thread carrying it,\n  or it queued behind one\n",
+            r->censor_judged, r->censor_unjudged);
+    static const double ps[] = {50, 99, 99.9};
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        const lat_pipe_censor_fig *c = &r->censor[s];
+        if (!c->net || !r->h[s]) continue;
+        fprintf(f,
+                "%-8s kept %6.2f%% of samples, %6.2f%% of time (left: gap %" PRIu64
+                ", backlog %" PRIu64 ", unknown %" PRIu64 ")\n",
+                lat_pipe_stage_name(s), 100.0 * (double)c->kept / (double)r->censor_judged,
+                100.0 * c->kept_time_share, c->by_gap, c->by_backlog, c->unknown);
+        int64_t g[3], n[3];
+        lat_hist_values_at_percentiles(r->h[s], ps, g, 3);
+        lat_hist_values_at_percentiles(c->net, ps, n, 3);
+        fprintf(f, "  gross p50=%9" PRId64 "ns p99=%9" PRId64 "ns p99.9=%9" PRId64 "ns\n", g[0],
+                g[1], g[2]);
+        fprintf(f,
+                "  net   p50=%9" PRId64 "ns p99=%9" PRId64 "ns p99.9=%9" PRId64
+                "ns  weighted p99.9=%" PRId64 "ns\n",
+                n[0], n[1], n[2], c->ipw_p999);
+        if (!lat_censor_supports(c->kept, 99.9))
+            fprintf(f, "  too few kept samples for a p99.9: %" PRIu64 " needed\n",
+                    lat_censor_min_kept(99.9));
+    }
 }

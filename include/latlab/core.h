@@ -17,7 +17,9 @@
 #include "latlab/stats.h"
 
 #ifdef LATLAB_EXPERIMENTAL
-#include "latlab/noise.h" /* experimental: injected platform noise */
+#include "latlab/noise.h"   /* experimental: injected platform noise */
+#include "latlab/censor.h"  /* experimental: per-sample censoring */
+#include "latlab/preempt.h" /* experimental: the rseq preemption probe */
 #endif
 
 #endif /* LATLAB_CORE_H */

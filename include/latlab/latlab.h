@@ -8,11 +8,12 @@
  *
  * Experimental headers may change in any release: the demo pipeline and
  * its report, the lab floor (lab_*.h, lab.h; in liblatlab-lab), the
- * platform account, injected platform noise, per-sample censoring,
- * profiling, the counting malloc interposer.  Each refuses to compile
- * unless LATLAB_EXPERIMENTAL is defined before it is included, and this
- * header includes them only then (zstd's ZSTD_STATIC_LINKING_ONLY
- * pattern).  tests/headers.sh fails when a public header is missing here.
+ * platform account, injected platform noise, per-sample censoring and the
+ * preemption probe, profiling, the counting malloc interposer.  Each
+ * refuses to compile unless LATLAB_EXPERIMENTAL is defined before it is
+ * included, and this header includes them only then (zstd's
+ * ZSTD_STATIC_LINKING_ONLY pattern).  tests/headers.sh fails when a public
+ * header is missing here.
  * latlab/core.h includes the core floor alone. */
 #ifndef LATLAB_LATLAB_H
 #define LATLAB_LATLAB_H
@@ -56,6 +57,8 @@
 #include "latlab/lab_session.h"
 #include "latlab/lab_report.h"
 #include "latlab/noise.h"
+#include "latlab/censor.h"
+#include "latlab/preempt.h"
 #endif
 
 #endif /* LATLAB_LATLAB_H */

@@ -37,6 +37,11 @@ int lat_pipe_budget(const lat_pipe_config *c, const lat_pipe_result *r, lat_budg
 void lat_pipe_print_budget(FILE *f, const lat_budget *b);
 /* processed/dropped lines, per-thread counters and the instrumentation cost. */
 void lat_pipe_print_details(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r, bool over);
+/* Per-sample censoring (the run's censor figures): per stage the kept share of
+ * samples and of send time, why the others left, the net figures beside the
+ * gross ones, and whether the kept samples support a p99.9.  Nothing when the
+ * run judged no sample. */
+void lat_pipe_print_censoring(FILE *f, const lat_pipe_result *r);
 
 /* The backlog rule, written once: a median e2e of LAT_PIPE_BACKLOG_SENDS
  * send intervals or more means the run measured queueing backlog, not the
