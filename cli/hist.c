@@ -630,7 +630,7 @@ static int cmd_merge(int argc, char **argv) {
     size_t n = 0, cap = 0;
     double start_time = INFINITY;
     int status = CLI_OK;
-    int nin = argc - first;
+    int nin = cli_hist_unique_paths(CMD, argv + first, argc - first);
     lat_hlog_reader **readers = calloc((size_t)nin, sizeof *readers);
     if (!readers) return cli_error(CMD, "out of memory");
     for (int i = 0; i < nin && status == CLI_OK; i++) {

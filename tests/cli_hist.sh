@@ -32,9 +32,15 @@ n=$("$LATLAB" hist percentiles "$log" --intervals | grep -c ': I:')
 n=$("$LATLAB" hist percentiles "$log" --intervals --start 1 --end 1.5 | grep -c ': I:')
 [ "$n" = 1 ] || fail "range: $n lines"
 
-"$LATLAB" hist merge "$log" "$log" -o "$tmp/m.hlog" || fail "merge exit $?"
+cp "$log" "$tmp/other.hlog"
+"$LATLAB" hist merge "$log" "$tmp/other.hlog" -o "$tmp/m.hlog" || fail "merge exit $?"
 head -1 "$tmp/m.hlog" | grep -qF '#[Histogram log format version 1.3]' || fail "merge header"
 "$LATLAB" hist summary "$tmp/m.hlog" | grep -Eq '^\(untagged\) +600000 ' || fail "merged count"
+# One file named twice (the same path, or a link to it) is read once, and said.
+ln -s "$log" "$tmp/link.hlog"
+"$LATLAB" hist merge "$log" "$tmp/link.hlog" "$log" -o "$tmp/m1.hlog" 2>"$tmp/err" || fail "merge twice exit $?"
+"$LATLAB" hist summary "$tmp/m1.hlog" | grep -Eq '^\(untagged\) +300000 ' || fail "merge counted a file twice"
+[ "$(grep -c 'is the same file as' "$tmp/err")" = 2 ] || fail "merge twice message: $(cat "$tmp/err")"
 
 # Corrupt and truncated input: exit 1, file:line: reason; -o target untouched.
 echo keep >"$tmp/keep.hgrm"

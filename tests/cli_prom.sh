@@ -41,6 +41,11 @@ tail -1 "$tmp/x.om" | grep -qx '# EOF' || fail "openmetrics: no # EOF"
 grep -q '^latlab_stage_latency_seconds_count{stage="latlab_tagged",run="[^"]*",host="[^"]*"} 300000$' "$tmp/x.om" ||
     fail "untagged series: $(grep _count "$tmp/x.om")"
 grep -q '^latlab_stage_latency_seconds_count{stage="B",' "$tmp/x.om" || fail "tag B series"
+# The same file twice is read once (not every sample counted twice), and said.
+"$LATLAB" hist export "$log" "$log" --openmetrics -o "$tmp/x2.om" 2>"$tmp/x2.err" || fail "export twice exit $?"
+grep -q '^latlab_stage_latency_seconds_count{stage="latlab_tagged",.*} 300000$' "$tmp/x2.om" ||
+    fail "export twice: $(grep _count "$tmp/x2.om")"
+grep -q 'is the same file as' "$tmp/x2.err" || fail "export twice message: $(cat "$tmp/x2.err")"
 grep -q 'stage=B count=100000 classic_rel_error=0.3333 native_schema=' "$tmp/x.err" || fail "stated error"
 "$LATLAB" hist export "$log" --text --tag B --stage e2e --run-label r --host-label h | grep -q \
     '^latlab_stage_latency_seconds_bucket{stage="e2e",run="r",host="h",le="+Inf"} 100000$' ||
