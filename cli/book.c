@@ -71,6 +71,18 @@ int book_cli_check_stdout(const char *cmd) {
     return cli_error(cmd, "writing stdout: %s", strerror(errno ? errno : EIO));
 }
 
+const char *book_cli_cross_mark(int crossed) {
+    return crossed == 2 ? "  CROSSED (bid above ask)" : crossed == 1 ? "  LOCKED (bid = ask)" : "";
+}
+
+void book_cli_say_crossed(FILE *f, unsigned n) {
+    if (!n) return;
+    fprintf(f,
+            "%u book%s crossed or locked: resting orders that would have traded; the feed "
+            "is inconsistent (messages missing, or the replay starts mid-day)\n",
+            n, n == 1 ? " is" : "s are");
+}
+
 void book_cli_print_latency(const lat_hist *h) {
     printf("latency ns      p50 %" PRId64 "  p99 %" PRId64 "  p99.9 %" PRId64 "  p99.99 %" PRId64
            "  max %" PRId64 "  (%" PRId64 " samples)\n",

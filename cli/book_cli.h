@@ -46,6 +46,12 @@ struct json_t;
 struct json_t *book_cli_latency_json(const struct lat_hist *h);
 int book_cli_write_hgrm(const char *cmd, const char *path, const struct lat_hist *h);
 
+/* The mark a book table puts after a crossed (2) or locked (1) book's row
+ * (book_crossed), "" otherwise; and the sentence under the table (to f)
+ * when n books are: a replayed feed never crosses a book of its own. */
+const char *book_cli_cross_mark(int crossed);
+void book_cli_say_crossed(FILE *f, unsigned n);
+
 /* The subcommands (cli/book.c dispatches) and their options tables. */
 extern const cli_spec book_itch_spec, book_lobster_spec, book_lobster_synth_spec;
 int book_itch_main(int argc, char **argv);
