@@ -109,6 +109,31 @@ grep -q '"recorded": '"$events" "$tmp/run.json" || [ "$rec" = $events ] ||
     fail "not every event recorded: $(grep -o '"recorded": [0-9]*' "$tmp/run.json")"
 echo "pipeline served e2e counts $c1 -> $c2 during the run, recorded all $events"
 
+# ---- slow clients and SIGTERM: idle connections do not delay a scrape or the exit ---------
+"$LATLAB" hist export "$log" --serve 127.0.0.1:0 >/dev/null 2>"$tmp/sv.err" &
+spid=$!
+pids+=($spid)
+sport=$(served_port "$tmp/sv.err") || fail "hist export --serve did not start"
+exec 7<>"/dev/tcp/127.0.0.1/$sport" 8<>"/dev/tcp/127.0.0.1/$sport" 9<>"/dev/tcp/127.0.0.1/$sport"
+printf 'GET /met' >&9 # a request that never ends
+curl -fs "http://127.0.0.1:$sport/metrics" | grep -q '_count{stage="B"' || fail "scrape beside idle clients"
+# answered while the idle ones still wait (their deadline would give them a 408)
+timeout 0.2 cat <&7 | grep -q . && fail "the scrape waited for an idle client's deadline"
+kill -TERM $spid
+wait $spid
+rc=$?
+[ $rc = 0 ] || fail "hist export --serve on SIGTERM: exit $rc"
+# it stopped at once: no idle client was kept to its deadline (that would be a 408)
+cat <&9 <&7 | grep -q '408' && fail "SIGTERM waited for a slow client's deadline"
+exec 7>&- 8>&- 9>&-
+
+# ---- a name that does not resolve: the resolver's words, not a routing error --------------
+"$LATLAB" hist export "$log" --push http://nosuchhost.invalid:9091 2>"$tmp/nx.err"
+[ $? = 1 ] || fail "push to nosuchhost.invalid: exit not 1"
+grep -q "nosuchhost.invalid" "$tmp/nx.err" && ! grep -q "No route to host" "$tmp/nx.err" ||
+    fail "resolver error: $(cat "$tmp/nx.err")"
+cat "$tmp/nx.err"
+
 # ---- unreachable Pushgateway: exit 1, clear error, local results written ----------------
 dead=$(free_port)
 "$LATLAB" pipeline --shape compact --oversubscribe --events 5000 --rate 50000 --no-counters \
