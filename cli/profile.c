@@ -25,6 +25,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 
 #define CMD "profile"
@@ -272,6 +273,20 @@ static int cmd_fold(int argc, char **argv) {
     return rc ? rc : finish_stdout();
 }
 
+/* A SIGTERM or SIGHUP came while perf ran: it was passed on to perf and the
+ * command, which stopped; their profile is written.  End as the signal
+ * would have ended us (status 128 + sig). */
+static void end_by_signal(int sig, bool written) {
+    fflush(stdout);
+    fprintf(stderr,
+            "latlab profile: %s: passed on to perf record and the command, which stopped%s\n",
+            strsignal(sig),
+            written ? "; the profile of what ran until then is written"
+                    : " before a profile was recorded");
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
 static int cmd_record(int argc, char **argv) {
     int first, rc = parse_form(&cmd_profile_spec, (struct prof_args){.out = "profile", .hz = 999},
                                argc, argv, &first);
@@ -294,6 +309,7 @@ static int cmd_record(int argc, char **argv) {
         .hz = (unsigned)a.hz, .event = a.event, .perf = a.perf, .user_only = a.user_only};
     lat_profile_result r;
     rc = lat_profile_run(cmdv, a.out, &o, &r);
+    if (rc && r.signal) end_by_signal(r.signal, false);
     if (rc) {
         if (r.failure == LAT_PROFILE_OK) return cli_lib_error(CMD, "profile", rc);
         return cli_error(CMD, "%s", r.message);
@@ -306,11 +322,12 @@ static int cmd_record(int argc, char **argv) {
            r.wall_s);
     print_top(r.flame, 10);
     int wrc = write_outputs(r.flame, a.out, title, note);
-    int failure = r.failure, status = r.cmd_status;
+    int failure = r.failure, status = r.cmd_status, sig = r.signal;
     char msg[sizeof r.message];
     snprintf(msg, sizeof msg, "%s", r.message);
     lat_profile_result_fini(&r);
     if (wrc) return wrc;
+    if (sig) end_by_signal(sig, true);
     if (failure == LAT_PROFILE_CMD_FAILED)
         return cli_error(CMD, "%s (status %d); the profile was written anyway", msg, status);
     return finish_stdout();
