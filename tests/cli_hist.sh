@@ -21,7 +21,12 @@ echo "$out" | grep -Eq '^\(untagged\) +300000 ' || fail "summary untagged count"
 echo "$out" | grep -Eq '^B +100000 ' || fail "summary B count"
 grep -q '"p99_99"' "$tmp/s.json" || fail "summary json"
 
-"$LATLAB" hist percentiles "$log" -o "$tmp/p.hgrm" --json "$tmp/p.json" || fail "percentiles exit $?"
+"$LATLAB" hist percentiles "$log" -o "$tmp/p.hgrm" --json "$tmp/p.json" 2>"$tmp/err" || fail "percentiles exit $?"
+# no --scale: the unit comes from the data (a median of 701 ns prints in ns, not 0.001 ms)
+grep -q "values divided by 1 (the median is 701" "$tmp/err" || fail "auto scale: $(cat "$tmp/err")"
+grep -Eq '^ +701\.000 0\.5' "$tmp/p.hgrm" || fail "auto scale table: $(sed -n 4,8p "$tmp/p.hgrm")"
+"$LATLAB" hist percentiles "$log" --intervals 2>"$tmp/err" | grep -q ': I:' || fail "auto scale --intervals"
+grep -q "values divided by 1 " "$tmp/err" || fail "auto scale --intervals: $(cat "$tmp/err")"
 head -1 "$tmp/p.hgrm" | grep -q '^#\[Overall percentile distribution between 0.000 and <Infinite>' || fail "hgrm header"
 grep -q '^#\[Max     = ' "$tmp/p.hgrm" || fail "hgrm footer"
 grep -q '"count": 300000' "$tmp/p.json" || fail "percentiles json: $(cat "$tmp/p.json")"
