@@ -47,6 +47,20 @@ ln -s "$log" "$tmp/link.hlog"
 "$LATLAB" hist summary "$tmp/m1.hlog" | grep -Eq '^\(untagged\) +300000 ' || fail "merge counted a file twice"
 [ "$(grep -c 'is the same file as' "$tmp/err")" = 2 ] || fail "merge twice message: $(cat "$tmp/err")"
 
+# A killed run's temporary of the same target (its process gone) is removed by
+# the next write; a live process's, or one of another naming, stays.
+dead=$(sh -c 'echo $$')
+sleep 30 & live=$!
+: >"$tmp/m1.hlog.tmp.$dead.AbCdEf"
+: >"$tmp/m1.hlog.tmp.$live.AbCdEf"
+: >"$tmp/m1.hlog.tmp.XyZ123"
+"$LATLAB" hist merge "$log" -o "$tmp/m1.hlog" || fail "merge over stale temporaries"
+kill $live
+[ ! -e "$tmp/m1.hlog.tmp.$dead.AbCdEf" ] || fail "a dead run's temporary stayed"
+[ -e "$tmp/m1.hlog.tmp.$live.AbCdEf" ] || fail "a live process's temporary was removed"
+[ -e "$tmp/m1.hlog.tmp.XyZ123" ] || fail "a temporary of another naming was removed"
+rm -f "$tmp"/m1.hlog.tmp.*
+
 # Corrupt and truncated input: exit 1, file:line: reason; -o target untouched.
 echo keep >"$tmp/keep.hgrm"
 head -c 3000 "$log" >"$tmp/trunc.hlog"
