@@ -189,7 +189,10 @@ static int export_parse(int argc, char **argv, int *first) {
     cli_prom_init(&xo.prom);
     int rc = cli_parse(&hist_export_spec, argc, argv, first);
     if (rc) return rc;
-    if (xo.serve) xo.prom.metrics_addr = xo.serve; /* cli_prom_serve serves at --metrics */
+    if (xo.serve) { /* cli_prom_serve serves at --metrics: named --serve in its messages */
+        xo.prom.metrics_addr = xo.serve;
+        xo.prom.metrics_flag = "--serve";
+    }
     if (xo.om + xo.text + xo.pb > 1)
         return cli_usage_error(CMD, "--openmetrics, --text and --protobuf exclude each other");
     xo.format = xo.om ? LAT_PROM_OPENMETRICS : xo.text ? LAT_PROM_TEXT : xo.pb ? 2 : -1;

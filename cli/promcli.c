@@ -129,7 +129,8 @@ int cli_prom_serve(const cli_prom *p, const char *cmd, int n, const char *const 
     int rc = lat_prom_server_create(p->metrics_addr, e, out);
     if (rc) {
         lat_prom_exporter_destroy(e);
-        return cli_error(cmd, "--metrics %s: %s", p->metrics_addr, lat_strerror(rc));
+        return cli_error(cmd, "%s %s: %s", p->metrics_flag ? p->metrics_flag : "--metrics",
+                         p->metrics_addr, lat_strerror(rc));
     }
     if (initial && (rc = lat_prom_server_update(*out, initial, n)) != 0) {
         lat_prom_server_destroy(*out);

@@ -133,6 +133,9 @@ exec 7>&- 8>&- 9>&-
 grep -q "nosuchhost.invalid" "$tmp/nx.err" && ! grep -q "No route to host" "$tmp/nx.err" ||
     fail "resolver error: $(cat "$tmp/nx.err")"
 cat "$tmp/nx.err"
+"$LATLAB" hist export "$log" --serve nosuchhost.invalid:0 2>"$tmp/nx.err"
+[ $? = 1 ] && grep -q -- "--serve nosuchhost.invalid:0: " "$tmp/nx.err" && ! grep -q "No route to host" "$tmp/nx.err" ||
+    fail "serve on nosuchhost.invalid: $(cat "$tmp/nx.err")"
 
 # ---- unreachable Pushgateway: exit 1, clear error, local results written ----------------
 dead=$(free_port)
