@@ -127,6 +127,13 @@ rc=$?
 cat <&9 <&7 | grep -q '408' && fail "SIGTERM waited for a slow client's deadline"
 exec 7>&- 8>&- 9>&-
 
+# ---- an IPv6 address is printed in brackets (where the host has ::1) -------------------------
+if "$LATLAB" hist export "$log" --serve '[::1]:0' --serve-seconds 0.2 2>"$tmp/v6.err" >/dev/null; then
+    grep -q 'serving http://\[::1\]:[0-9]*/metrics' "$tmp/v6.err" || fail "IPv6 URL: $(cat "$tmp/v6.err")"
+else
+    echo "note: no IPv6 loopback here: $(tail -1 "$tmp/v6.err")"
+fi
+
 # ---- a name that does not resolve: the resolver's words, not a routing error --------------
 "$LATLAB" hist export "$log" --push http://nosuchhost.invalid:9091 2>"$tmp/nx.err"
 [ $? = 1 ] || fail "push to nosuchhost.invalid: exit not 1"
