@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "labout.h"
 #include "labrun.h"
+#include "noisecli.h"
 #include "ringlab.h"
 
 #include <errno.h>
@@ -198,6 +199,7 @@ typedef struct lab_opts {
     double budget, loss_pct;
     int shape;
     lab_cpulist cpus;
+    cli_noise noise; /* --noise SPEC */
 } lab_opts;
 
 static lab_opts lo; /* the table's destinations */
@@ -249,6 +251,7 @@ static const cli_opt lab_table[] = {
                    "OUT/replay.itch by itch-gen; default auto)"),
     CLI_FLAG_OPT("no-profile", &lo.no_profile,
                  "skip step (e): perf on round 1 of baseline and share-line"),
+    CLI_NOISE_ROW(lo.noise), /* the rounds run under it; lab.json "noise" */
     CLI_END,
 };
 
@@ -441,10 +444,14 @@ int cmd_lab(int argc, char **argv) {
     snprintf(fp, sizeof fp, "%s/flight-alloc.txt", x.out);
     unlink(fp);
     print_header(&x);
+    if ((rc = cli_noise_begin(&o.noise, CMD, x.cfg.pipe.cpus, LAT_PIPE_NHOT)) != 0) return rc;
     x.jruns = json_array();
     lat_lab_result res;
     rc = lat_lab_run(&x.cfg, &res);
     cli_progress_done();
+    cli_noise_end(&o.noise, stdout); /* --noise: what it took, printed and in lab.json */
+    x.noise = cli_noise_json(&o.noise);
+    cli_noise_free(&o.noise);
     int ret = CLI_OK;
     if (rc) {
         ret = cli_lib_error(
@@ -460,6 +467,7 @@ int cmd_lab(int argc, char **argv) {
         lat_lab_result_fini(&res);
     }
     json_decref(x.jruns);
+    json_decref(x.noise);
     lab_replay_free(&x.replay);
     free(x.flight_dump);
     for (int i = 0; i < 2; i++)

@@ -506,6 +506,7 @@ int lab_write_json(const lab_ctx *x, const lat_lab_result *res, const char *path
         if (x->replay.json) json_object_set_new(rp, "runs", json_incref(x->replay.json));
         json_object_set_new(doc, "replay_round", rp);
     }
+    if (x->noise) json_object_set_new(doc, "noise", json_incref(x->noise));
     int rc = lat_write_json_atomic(path, doc);
     json_decref(doc);
     return rc;

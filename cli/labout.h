@@ -48,6 +48,8 @@ typedef struct lab_ctx {
     uint64_t stamp_cost_ns; /* of the first run: one fenced stamp */
     unsigned stamps_per_event;
     lab_replay replay; /* the replay round (steady vs bursty arrivals) */
+    /* --noise: what it took (lab.json "noise"), or NULL */
+    struct json_t *noise;
 } lab_ctx;
 
 /* The platform account of configuration conf summed over its runs. */

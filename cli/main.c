@@ -33,6 +33,7 @@ CMDS(book)
 CMDS(plot)
 CMDS(top)
 CMDS(profile)
+CMDS(noise)
 #undef CMDS
 
 /* A command whose help comes from its table (cmd_NAME, cmd_NAME_spec). */
@@ -52,6 +53,7 @@ static const cli_cmd commands[] = {
     TABLE_CMD(plot, "latency-by-percentile SVG plots from .hlog/.hgrm files"),
     TABLE_CMD(stat, "count performance events of a command (perf stat-like)"),
     TABLE_CMD(silence, "ftrace check of what disturbs chosen CPUs (root)"),
+    TABLE_CMD(noise, "inject platform noise: SCHED_FIFO bursts take a share of CPUs (root)"),
     TABLE_CMD(bench, "bake-offs against peers (ring)"),
     TABLE_CMD(book, "order book: replay, ITCH 5.0 replay, tail-latency scenarios"),
 };

@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "cliopts.h"
 #include "labrun.h"
+#include "noisecli.h"
 #include "pipeline_replay.h"
 #include "promcli.h"
 
@@ -133,6 +134,7 @@ typedef struct pipe_opts {
     const char *json_path, *hlog_dir, *fbase, *fout, *replay;
     itchfeed_options ro;
     cli_prom prom;
+    cli_noise noise; /* --noise SPEC */
 } pipe_opts;
 
 static pipe_opts o;
@@ -201,6 +203,7 @@ static const cli_opt pipe_table[] = {
     CLI_FLAG_OPT("share-line", &o.c.share_line, "the two stage counters on one 64-byte line"),
     CLI_FLAG_OPT("split-q1", &o.c.split_q1,
                  "stamp as the producer pushes: send delay vs queue+wake"),
+    CLI_NOISE_ROW(o.noise),
     CLI_HEADING_ROW("output"),
     CLI_STR_OPT("json", CLI_STRING, &o.json_path, "FILE",
                 "JSON summary (run conditions, config, placement,\n"
@@ -297,6 +300,8 @@ static int pipe_check(void) {
                           c->flight_threshold_ns != LAT_FLIGHT_NONE))
         return cli_usage_error(CMD, "--with-steady: only with --json among the output options");
     if (o.replay && c->stall_site) return cli_usage_error(CMD, "--inject-stall: not with --replay");
+    if (o.with_steady && o.noise.text)
+        return cli_usage_error(CMD, "--noise: not with --with-steady");
     if (o.with_steady && (o.prom.metrics_addr || o.prom.push_url))
         return cli_usage_error(CMD, "--with-steady: not with --metrics or --push");
     if (o.fbase && !o.flight_auto)
@@ -395,6 +400,11 @@ static int write_json(const lat_pipe_config *c, const lat_pipe_result *r, bool o
     if (doc) json_object_set_new(doc, "tool", json_string("latlab pipeline"));
     if (doc && feed) json_object_set_new(doc, "replay", pipeline_replay_json(feed, o.ro.speed, r));
     if (doc) json_object_set_new(doc, "error_budget", lat_budget_json(budget));
+    json_t *noise = cli_noise_json(&o.noise); /* --noise: what it took */
+    if (doc && noise)
+        json_object_set_new(doc, "noise", noise);
+    else
+        json_decref(noise);
     return cli_write_json(CMD, o.json_path, doc);
 }
 
@@ -442,12 +452,20 @@ static int run_and_report(lat_pipe_config *c, bool over, const char *why, itchfe
         c->publish_ud = &pp;
     }
     lat_pipe_result r = {0}; /* its error path is read even when the run fails at once */
-    int rc = lat_pipe_run(c, &r);
+    int rc = cli_noise_begin(&o.noise, CMD, c->cpus, LAT_PIPE_NHOT); /* --noise */
+    if (rc) {
+        cli_prom_serve_finish(&o.prom, pp.srv, NULL, 0);
+        return rc;
+    }
+    rc = lat_pipe_run(c, &r);
+    cli_noise_end(&o.noise, stdout);
     if (rc) { /* an output that could not be opened is named: the kernel's errno is about it */
+        cli_noise_free(&o.noise);
         cli_prom_serve_finish(&o.prom, pp.srv, NULL, 0);
         return cli_lib_error(CMD, r.log_error_path[0] ? r.log_error_path : "run", rc);
     }
     int ret = report_run(c, &r, over, why, feed, &pp);
+    cli_noise_free(&o.noise);
     cli_prom_serve_finish(&o.prom, pp.srv, NULL, 0);
     lat_pipe_result_fini(&r);
     return ret;

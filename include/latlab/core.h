@@ -16,4 +16,8 @@
 #include "latlab/flight.h"
 #include "latlab/stats.h"
 
+#ifdef LATLAB_EXPERIMENTAL
+#include "latlab/noise.h" /* experimental: injected platform noise */
+#endif
+
 #endif /* LATLAB_CORE_H */

@@ -25,6 +25,11 @@
 #ifndef LATLAB_FLAME_H
 #define LATLAB_FLAME_H
 
+/* Experimental: its API may change in any release (see latlab.h). */
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/flame.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
+
 #include "latlab/report.h"
 
 #include <stdbool.h>

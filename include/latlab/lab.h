@@ -37,6 +37,11 @@
 #ifndef LATLAB_LAB_H
 #define LATLAB_LAB_H
 
+/* Experimental: its API may change in any release (see latlab.h). */
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/lab.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

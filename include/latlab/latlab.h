@@ -1,8 +1,17 @@
 /* latlab.h - umbrella header: includes every public latlab header.
- * Core floor (libc, zlib, pthreads): compiler error alloc atomicfile clock
- * hist hlog ring perf topo flight.  Measure floor: trace (no jansson); json
- * report bench http prom (jansson).  Workloads: pipeline.  latlab/core.h
- * includes the core alone. */
+ *
+ * Stable headers keep their API within a major version (the soname's
+ * number).  Core floor (libc, zlib, pthreads): compiler error alloc
+ * atomicfile clock hist hlog ring perf topo flight gaps stats budget.  Measure
+ * floor: trace (no jansson); json report bench http prom (jansson).
+ *
+ * Experimental headers (the lab's experiment protocol, the demo pipeline,
+ * the platform account and error budget, injected platform noise,
+ * profiling, the counting malloc interposer) may change in any release.  Each refuses to compile unless
+ * LATLAB_EXPERIMENTAL is defined before it is included, and this header
+ * includes them only then (zstd's ZSTD_STATIC_LINKING_ONLY pattern).
+ * tests/headers.sh fails when a public header is missing here.
+ * latlab/core.h includes the core floor alone. */
 #ifndef LATLAB_LATLAB_H
 #define LATLAB_LATLAB_H
 
@@ -17,14 +26,24 @@
 #include "latlab/perf.h"
 #include "latlab/topo.h"
 #include "latlab/flight.h"
+#include "latlab/gaps.h"
+#include "latlab/stats.h"
+#include "latlab/budget.h"
 #include "latlab/json.h"
-#include "latlab/pipeline.h"
 #include "latlab/report.h"
-#include "latlab/flame.h"
-#include "latlab/profile.h"
 #include "latlab/trace.h"
 #include "latlab/bench.h"
 #include "latlab/http.h"
 #include "latlab/prom.h"
+
+#ifdef LATLAB_EXPERIMENTAL
+#include "latlab/alloccount.h"
+#include "latlab/platform.h"
+#include "latlab/flame.h"
+#include "latlab/profile.h"
+#include "latlab/pipeline.h"
+#include "latlab/lab.h"
+#include "latlab/noise.h"
+#endif
 
 #endif /* LATLAB_LATLAB_H */

@@ -34,6 +34,11 @@
 #ifndef LATLAB_PIPELINE_H
 #define LATLAB_PIPELINE_H
 
+/* Experimental: its API may change in any release (see latlab.h). */
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/pipeline.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

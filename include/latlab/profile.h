@@ -17,6 +17,11 @@
 #ifndef LATLAB_PROFILE_H
 #define LATLAB_PROFILE_H
 
+/* Experimental: its API may change in any release (see latlab.h). */
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/profile.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
+
 #include "latlab/flame.h"
 
 #include <stdbool.h>
