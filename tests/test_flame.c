@@ -484,7 +484,7 @@ static void expect_error(lat_flame_format fmt, const char *text, size_t line) {
     if (!rc) rc = lat_flame_finish(f);
     assert_int_equal(rc, LAT_EFORMAT);
     assert_int_equal(lat_flame_error_line(f), line);
-    assert_true(*lat_flame_error_reason(f)); /* says why */
+    assert_true(*lat_flame_error_reason(f));                    /* says why */
     assert_int_equal(lat_flame_feed(f, "x\n", 2), LAT_EFORMAT); /* sticky */
     assert_int_equal(lat_flame_finish(f), LAT_EFORMAT);
     lat_flame_destroy(f);

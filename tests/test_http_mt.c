@@ -65,10 +65,9 @@ static void test_slow_clients_do_not_block(void **st) {
     /* A scrape now is answered while all of them are still waiting. */
     int status = 0;
     char err[256];
-    assert_int_equal(
-        lat_http_request_send("127.0.0.1", port, "GET", "/metrics", NULL, NULL, 0, 5000, &status,
-                              err, sizeof err),
-        0);
+    assert_int_equal(lat_http_request_send("127.0.0.1", port, "GET", "/metrics", NULL, NULL, 0,
+                                           5000, &status, err, sizeof err),
+                     0);
     assert_int_equal(status, 200);
     char buf[512];
     for (int i = 0; i < 6; i++)
