@@ -183,11 +183,10 @@ static int check_output_paths(const char *cmd, int argc, char **argv) {
         struct stat st;
         if (slash && slash != dir) {
             *slash = '\0';
-            if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-                int rc = cli_error(cmd,
-                                   "%s: directory %s does not exist (files never create "
-                                   "directories)",
-                                   val, dir);
+            int e = stat(dir, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+            if (e) { /* the kernel's reason: missing, not a folder, not searchable */
+                int rc = cli_error(cmd, "%s: %s: %s%s", val, dir, strerror(e),
+                                   e == ENOENT ? " (files never create directories)" : "");
                 free(dir);
                 return rc;
             }

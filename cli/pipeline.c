@@ -454,7 +454,7 @@ static int run_and_report(lat_pipe_config *c, bool over, const char *why, itchfe
         c->publish = pipe_prom_publish;
         c->publish_ud = &pp;
     }
-    lat_pipe_result r;
+    lat_pipe_result r = {0}; /* its error path is read even when the run fails at once */
     int rc = cli_noise_begin(&o.noise, CMD, c->cpus, LAT_PIPE_NHOT); /* --noise */
     if (rc) {
         cli_prom_serve_finish(&o.prom, pp.srv, NULL, 0);
@@ -462,10 +462,10 @@ static int run_and_report(lat_pipe_config *c, bool over, const char *why, itchfe
     }
     rc = lat_pipe_run(c, &r);
     cli_noise_end(&o.noise, stdout);
-    if (rc) {
+    if (rc) { /* an output that could not be opened is named: the kernel's errno is about it */
         cli_noise_free(&o.noise);
         cli_prom_serve_finish(&o.prom, pp.srv, NULL, 0);
-        return cli_lib_error(CMD, "run", rc);
+        return cli_lib_error(CMD, r.log_error_path[0] ? r.log_error_path : "run", rc);
     }
     int ret = report_run(c, &r, over, why, feed, &pp);
     cli_noise_free(&o.noise);

@@ -25,6 +25,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 
 #define CMD "profile"
@@ -209,11 +210,10 @@ static int parse_form(const cli_spec *sp, struct prof_args d, int argc, char **a
 
 /* ---- diff and fold ------------------------------------------------------------------- */
 
-/* Read path in format fmt into *out; need_samples: an empty profile is an
- * error.  0, or the exit status after the message (a malformed line is named
- * with the file and line). */
-static int load_profile(const char *path, lat_flame_format fmt, bool need_samples,
-                        lat_flame **out) {
+/* Read path in format fmt into *out; a profile without samples (an empty
+ * input) is an error, the same for fold and diff.  0, or the exit status
+ * after the message (a malformed line is named with the file, line and why). */
+static int load_profile(const char *path, lat_flame_format fmt, lat_flame **out) {
     *out = NULL;
     FILE *in = fopen(path, "r");
     if (!in) return cli_error(CMD, "%s: cannot open: %s", path, strerror(errno));
@@ -223,12 +223,10 @@ static int load_profile(const char *path, lat_flame_format fmt, bool need_sample
     int status = CLI_OK;
     if (rc == LAT_EFORMAT)
         status = cli_error(CMD, "%s:%zu: %s", path, lat_flame_error_line(*out),
-                           fmt == LAT_FLAME_PERF_SCRIPT
-                               ? "not perf script output (header, indented frames, blank line)"
-                               : "not a folded stack line (\"a;b;c COUNT\")");
+                           lat_flame_error_reason(*out));
     else if (rc)
         status = cli_lib_error(CMD, path, rc);
-    else if (need_samples && !lat_flame_samples(*out))
+    else if (!lat_flame_samples(*out))
         status = cli_error(CMD, "%s: no samples", path);
     if (status) {
         lat_flame_destroy(*out);
@@ -245,8 +243,8 @@ static int cmd_diff(int argc, char **argv) {
     if (!*path_a || !*path_b) return cli_usage_error(CMD, "diff: empty file name");
     lat_flame *a = NULL, *b = NULL;
     lat_flame_format fmt = pa.no_threads ? LAT_FLAME_FOLDED_NOTHREAD : LAT_FLAME_FOLDED;
-    rc = load_profile(path_a, fmt, true, &a);
-    if (!rc) rc = load_profile(path_b, fmt, true, &b);
+    rc = load_profile(path_a, fmt, &a);
+    if (!rc) rc = load_profile(path_b, fmt, &b);
     if (!rc) {
         int e = lat_flame_write_diff(a, b, path_a, path_b, (size_t)pa.limit, stdout);
         rc = e ? cli_lib_error(CMD, "diff", e) : finish_stdout();
@@ -265,7 +263,7 @@ static int cmd_fold(int argc, char **argv) {
     const char *path = argv[first];
     if (!*path) return cli_usage_error(CMD, "fold: empty file name");
     lat_flame *f;
-    rc = load_profile(path, a.folded ? LAT_FLAME_FOLDED : LAT_FLAME_PERF_SCRIPT, false, &f);
+    rc = load_profile(path, a.folded ? LAT_FLAME_FOLDED : LAT_FLAME_PERF_SCRIPT, &f);
     if (rc) return rc;
     printf("%s: %llu samples, %zu distinct stacks\n", path,
            (unsigned long long)lat_flame_samples(f), lat_flame_stacks(f));
@@ -273,6 +271,20 @@ static int cmd_fold(int argc, char **argv) {
     rc = write_outputs(f, a.out, a.title ? a.title : path, NULL);
     lat_flame_destroy(f);
     return rc ? rc : finish_stdout();
+}
+
+/* A SIGTERM or SIGHUP came while perf ran: it was passed on to perf and the
+ * command, which stopped; their profile is written.  End as the signal
+ * would have ended us (status 128 + sig). */
+static void end_by_signal(int sig, bool written) {
+    fflush(stdout);
+    fprintf(stderr,
+            "latlab profile: %s: passed on to perf record and the command, which stopped%s\n",
+            strsignal(sig),
+            written ? "; the profile of what ran until then is written"
+                    : " before a profile was recorded");
+    signal(sig, SIG_DFL);
+    raise(sig);
 }
 
 static int cmd_record(int argc, char **argv) {
@@ -297,6 +309,7 @@ static int cmd_record(int argc, char **argv) {
         .hz = (unsigned)a.hz, .event = a.event, .perf = a.perf, .user_only = a.user_only};
     lat_profile_result r;
     rc = lat_profile_run(cmdv, a.out, &o, &r);
+    if (rc && r.signal) end_by_signal(r.signal, false);
     if (rc) {
         if (r.failure == LAT_PROFILE_OK) return cli_lib_error(CMD, "profile", rc);
         return cli_error(CMD, "%s", r.message);
@@ -309,11 +322,12 @@ static int cmd_record(int argc, char **argv) {
            r.wall_s);
     print_top(r.flame, 10);
     int wrc = write_outputs(r.flame, a.out, title, note);
-    int failure = r.failure, status = r.cmd_status;
+    int failure = r.failure, status = r.cmd_status, sig = r.signal;
     char msg[sizeof r.message];
     snprintf(msg, sizeof msg, "%s", r.message);
     lat_profile_result_fini(&r);
     if (wrc) return wrc;
+    if (sig) end_by_signal(sig, true);
     if (failure == LAT_PROFILE_CMD_FAILED)
         return cli_error(CMD, "%s (status %d); the profile was written anyway", msg, status);
     return finish_stdout();

@@ -108,6 +108,7 @@ void itchfeed_report_print(FILE *f, const itchfeed *feed, double speed, const la
             cn->messages, cn->unknown_ref, cn->dup_add, cn->rejected_add, cn->over_exec);
     fprintf(f, "\nfinal books:\n%-6s %-8s %7s %12s %10s %12s %10s\n", "locate", "symbol", "orders",
             "bid", "bid_qty", "ask", "ask_qty");
+    unsigned crossed = 0;
     for (int i = itch_replay_stock_next(bk, -1); i >= 0; i = itch_replay_stock_next(bk, i)) {
         const itch_stock *s = itch_replay_stock(bk, (uint16_t)i);
         char cell[4][32] = {"-", "-", "-", "-"};
@@ -118,9 +119,13 @@ void itchfeed_report_print(FILE *f, const itchfeed *feed, double speed, const la
             snprintf(cell[2 * side], 32, "%" PRId64 ".%04" PRId64, px / 10000, px % 10000);
             snprintf(cell[2 * side + 1], 32, "%" PRIu64, q);
         }
-        fprintf(f, "%-6d %-8s %7u %12s %10s %12s %10s\n", i, s->symbol[0] ? s->symbol : "?",
-                s->bk ? book_order_count(s->bk) : 0, cell[0], cell[1], cell[2], cell[3]);
+        int x = book_crossed(s->bk);
+        crossed += x != 0;
+        fprintf(f, "%-6d %-8s %7u %12s %10s %12s %10s%s\n", i, s->symbol[0] ? s->symbol : "?",
+                s->bk ? book_order_count(s->bk) : 0, cell[0], cell[1], cell[2], cell[3],
+                book_cross_mark(x));
     }
+    book_say_crossed(f, crossed);
 }
 
 json_t *itchfeed_report_json(const itchfeed *feed, double speed, const lat_pipe_result *r) {
@@ -201,4 +206,16 @@ int itchfeed_steady_vs_replay(FILE *out, const char *path, const itchfeed_option
     lat_pipe_result_fini(&rr);
     itchfeed_destroy(feed);
     return 0;
+}
+
+const char *book_cross_mark(int crossed) {
+    return crossed == 2 ? "  CROSSED (bid above ask)" : crossed == 1 ? "  LOCKED (bid = ask)" : "";
+}
+
+void book_say_crossed(FILE *f, unsigned n) {
+    if (!n) return;
+    fprintf(f,
+            "%u book%s crossed or locked: resting orders that would have traded; the feed "
+            "is inconsistent (messages missing, or the replay starts mid-day)\n",
+            n, n == 1 ? " is" : "s are");
 }

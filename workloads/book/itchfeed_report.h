@@ -32,6 +32,11 @@ void itchfeed_report_print(FILE *f, const itchfeed *feed, double speed, const la
 
 /* The same as a JSON object (new reference). */
 struct json_t *itchfeed_report_json(const itchfeed *feed, double speed, const lat_pipe_result *r);
+/* The mark a book table puts after a crossed (2) or locked (1) book's row
+ * (book_crossed), "" otherwise; and the sentence under the table (to f)
+ * when n books are: a replayed feed never crosses a book of its own. */
+const char *book_cross_mark(int crossed);
+void book_say_crossed(FILE *f, unsigned n);
 
 /* The same pipeline (base: placed, e.g. the lab's pinned baseline config)
  * fed first at a steady rate equal to the capture's mean offered rate, then
