@@ -32,11 +32,11 @@ static void on_run(void *ud, const lat_lab_run_rec *rec, const lat_pipe_config *
     char plat[1024];
     lat_lab_rec_platform(x, rec, plat, sizeof plat);
     printf("round %2u %-10s work p50 %4.0f p99.9 %6.0f ns | e2e p50 %9.0f p99.9 %10.0f ns | floor "
-           "%.0f -> %.0f ns | %s%s%s\n",
+           "%.0f -> %.0f ns | kept %.0f%% | %s%s%s\n",
            rec->round + 1, lat_lab_conf_name(rec->conf), rec->p50[LAT_PIPE_WORK],
            rec->p999[LAT_PIPE_WORK], rec->p50[LAT_PIPE_E2E], rec->p999[LAT_PIPE_E2E], rec->floor_ns,
-           rec->floor_after_ns, plat, rec->contaminated ? " | CONTAMINATED: " : "",
-           rec->contaminated ? rec->why : "");
+           rec->floor_after_ns, 100 * rec->kept_e2e, plat,
+           rec->contaminated ? " | CONTAMINATED: " : "", rec->contaminated ? rec->why : "");
     fflush(stdout);
     lat_lab_session_record(x, rec, c, r, plat);
 }
@@ -148,7 +148,7 @@ static const cli_opt lab_table[] = {
                    "timestamps (auto: a synthetic bursty one written to\n"
                    "OUT/replay.itch by itch-gen; default auto)"),
     CLI_FLAG_OPT("no-profile", &lo.no_profile,
-                 "skip step (e): perf on round 1 of baseline and share-line"),
+                 "skip the profiling step: perf on round 1 of baseline and share-line"),
     CLI_NOISE_ROW(lo.noise), /* the rounds run under it; lab.json "noise" */
     CLI_END,
 };

@@ -156,12 +156,12 @@ static const cli_spec fold_spec = {
 static const cli_spec lab_spec = {
     .name = CMD,
     .synopsis = "latlab profile lab [-F HZ] [-o DIR] [--events N] [--rate HZ] [--oversubscribe]",
-    .about = "The seed's step (e) on its own: one baseline round without perf, then one\n"
+    .about = "The lab's profiling step on its own: one baseline round without perf, then one\n"
              "baseline and one --share-line round of the pipeline (threads producer, worker)\n"
              "with perf attached to this process for exactly that round; prints both profiles'\n"
              "top frames, the largest share difference, the work p50 ratio of the same rounds,\n"
              "the narration and the profiling overhead (e2e p50 with and without perf); writes\n"
-             "DIR/profile-{baseline,share-line}/, profile-diff.txt, STEP-E.md and report.html.\n",
+             "DIR/profile-{baseline,share-line}/, profile-diff.txt, PROFILES.md and report.html.\n",
     .opts = lab_opts,
     .forms = profile_forms,
 };
@@ -173,7 +173,7 @@ static int cmd_lab(int argc, char **argv);
 static const cli_sub profile_subs[] = {
     {"diff", cmd_diff, &diff_spec, "compare two folded profiles frame by frame"},
     {"fold", cmd_fold, &fold_spec, "draw a `perf script` text (or folded stacks) made elsewhere"},
-    {"lab", cmd_lab, &lab_spec, "the lab's step (e): profiles of baseline and share-line"},
+    {"lab", cmd_lab, &lab_spec, "the lab's profiling step: profiles of baseline and share-line"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -333,7 +333,8 @@ static int cmd_record(int argc, char **argv) {
     return finish_stdout();
 }
 
-/* ---- lab: step (e) on its own ------------------------------------------------------------ */
+/* ---- lab: the profiling step on its own
+ * ------------------------------------------------------------ */
 
 static double p50_of(const lat_pipe_result *r, int stage) {
     return r->h[stage] ? (double)lat_hist_value_at_percentile(r->h[stage], 50) : NAN;
@@ -412,7 +413,7 @@ static int cmd_lab(int argc, char **argv) {
                "record at %llu Hz (x%.2f; one round each, this session)\n",
                e2e_plain, e2e_prof, (unsigned long long)a.hz, e2e_prof / e2e_plain);
         char path[4200];
-        snprintf(path, sizeof path, "%s/STEP-E.md", a.out);
+        snprintf(path, sizeof path, "%s/PROFILES.md", a.out);
         lat_afile *af;
         if (!(rc = lat_lab_prof_write(&lp)) && !(rc = lat_afile_open(path, &af))) {
             lat_lab_prof_markdown(&lp, lat_afile_stream(af));
@@ -420,7 +421,7 @@ static int cmd_lab(int argc, char **argv) {
         }
         lat_report *rep = NULL;
         snprintf(path, sizeof path, "%s/report.html", a.out);
-        if (!rc && !(rc = lat_report_create("latlab lab step (e): sampling profiles", &rep))) {
+        if (!rc && !(rc = lat_report_create("latlab lab: sampling profiles", &rep))) {
             rc = lat_lab_prof_report(&lp, rep);
             if (!rc) rc = lat_report_write(rep, path);
         }
@@ -428,7 +429,7 @@ static int cmd_lab(int argc, char **argv) {
         if (rc)
             rc = cli_lib_error(CMD, a.out, rc);
         else
-            printf("wrote %s/profile-{baseline,share-line}/, profile-diff.txt, STEP-E.md, "
+            printf("wrote %s/profile-{baseline,share-line}/, profile-diff.txt, PROFILES.md, "
                    "report.html\n",
                    a.out);
     }

@@ -1,4 +1,4 @@
-/* profile.c - the lab's profiling step (e) (see lab_profile.h). */
+/* profile.c - the lab's profiling step (see lab_profile.h). */
 #include "latlab/lab_profile.h"
 
 #include "latlab/atomicfile.h"
@@ -136,7 +136,7 @@ static void why_not(const lat_lab_prof *p, FILE *f, const char *ind) {
 }
 
 void lat_lab_prof_print(const lat_lab_prof *p, FILE *f) {
-    fprintf(f, "\n(e) ");
+    fprintf(f, "\nprofiling: ");
     if (!lat_lab_prof_ready(p)) {
         fprintf(f, "sampling profiles of the baseline and share-line rounds:\n");
         why_not(p, f, "  ");
@@ -149,7 +149,7 @@ void lat_lab_prof_print(const lat_lab_prof *p, FILE *f) {
 }
 
 void lat_lab_prof_markdown(const lat_lab_prof *p, FILE *f) {
-    fprintf(f, "\n## (e) Sampling profiles: which code (and why it cannot say why)\n\n");
+    fprintf(f, "\n## Sampling profiles: which code (and why it cannot say why)\n\n");
     if (!lat_lab_prof_ready(p)) {
         why_not(p, f, "- ");
         return;
@@ -177,7 +177,7 @@ static char *text_of(const lat_lab_prof *p,
 }
 
 int lat_lab_prof_report(const lat_lab_prof *p, lat_report *rep) {
-    int rc = lat_report_section(rep, "(e) Sampling profiles: baseline vs share-line");
+    int rc = lat_report_section(rep, "Sampling profiles: baseline vs share-line");
     if (rc) return rc;
     bool ready = lat_lab_prof_ready(p);
     if (ready) {

@@ -97,6 +97,11 @@ static int reduce_run(const lat_lab_config *c, const lat_pipe_config *pc, const 
         rec->cs = nan_sum(rec->cs, t->ctx_switches);
         rec->migrations = nan_sum(rec->migrations, t->migrations);
     }
+    rec->kept_work = rec->kept_e2e = NAN;
+    if (r->censor_judged) {
+        rec->kept_work = (double)r->censor[LAT_PIPE_WORK].kept / (double)r->censor_judged;
+        rec->kept_e2e = (double)r->censor[LAT_PIPE_E2E].kept / (double)r->censor_judged;
+    }
     rec->iv = r->niv ? lat__calloc(r->niv, sizeof *rec->iv) : NULL;
     if (r->niv && !rec->iv) return -ENOMEM;
     uint64_t expect = pc->interval_ns ? pc->rate_hz * pc->interval_ns / 1000000000ull : 0;
@@ -166,16 +171,19 @@ static int decide_all(const lat_lab_config *c, lat_lab_result *res) {
     int rc = 0;
     for (int x = 1; x < LAT_LAB_NCONF && !rc; x++)
         rc = lat_lab_decide(&c->params, x, cells, cells + (size_t)x * n, n, &res->verdict[x]);
+    if (!rc) lat_lab_apply_aa(res->verdict);
     lat__free(cells);
     return rc;
 }
 
-/* Every verdict decided, and each the same as after the previous round: the
- * rule is looked at after every round, and one look's fluke must not stop
- * the protocol (optional stopping inflates the error rate). */
+/* Every verdict decided, and each (the A/A control's too) the same as after
+ * the previous round: the rule is looked at after every round, and one look's
+ * fluke must not stop the protocol (optional stopping inflates the error
+ * rate).  The A/A control need not be decided: on a counter too coarse to
+ * claim "no change" it stays inconclusive, and that is its answer. */
 static bool all_decided(const lat_lab_result *res, const int *prev) {
     for (int x = 1; x < LAT_LAB_NCONF; x++) {
-        if (res->verdict[x].kind == LAT_LAB_UNDECIDED &&
+        if (x != LAT_LAB_AA && res->verdict[x].kind == LAT_LAB_UNDECIDED &&
             !strstr(res->verdict[x].reason, "too few CPUs"))
             return false;
         if (res->verdict[x].kind != prev[x]) return false;

@@ -139,7 +139,7 @@ static const char *matched(const lat_lab_verdict *v, int conf) {
 /* ---- LAB.md ------------------------------------------------------------------------------- */
 
 static void md_verdicts(FILE *f, const lat_lab_session *x, const lat_lab_result *res) {
-    fprintf(f, "## Verdicts\n\n| experiment | seed expects | verdict | confidence | rounds used | "
+    fprintf(f, "## Verdicts\n\n| experiment | expected | verdict | confidence | rounds used | "
                "set aside | work p50 | work p99.9 | work p99.99 | e2e spread | vs seed |\n"
                "|---|---|---|--:|--:|--:|---|---|---|--:|---|\n");
     for (int c = 1; c < LAT_LAB_NCONF; c++) {
@@ -307,7 +307,9 @@ static const char *const cause_text[LAT_LAB_NCONF] = {
     ("The two stage counters moved 8 bytes apart onto one 64-byte line instead of 128 bytes "
      "apart: every relaxed increment drags the line between the two cores (false sharing)."),
     ("The hot threads were left to the scheduler instead of the planner's pinned CPUs; nothing in "
-     "the code changed, only placement.")};
+     "the code changed, only placement."),
+    ("Nothing: the baseline again, in the same round.  The control: decided by the same rules, "
+     "it must read no change; a disease here is the host's, and no verdict above stands.")};
 static const char *const fix_text[LAT_LAB_NCONF] = {
     "",
     ("Keep the hot path allocation-free: preallocate at setup, reuse a pool or the message's own "
@@ -317,7 +319,9 @@ static const char *const fix_text[LAT_LAB_NCONF] = {
      "pulls pairs), as the baseline does.  Confirm with IPC/cache-miss counters and `perf c2c` "
      "where the machine has a PMU."),
     ("Pin every hot thread to its own CPU (the planner avoids CPU 0 and SMT siblings), keep cold "
-     "threads off them, and check the hot CPUs are quiet with `latlab silence`.")};
+     "threads off them, and check the hot CPUs are quiet with `latlab silence`."),
+    ("None needed when it reads no change.  When it reads a disease, quiet the host (`latlab "
+     "silence` names what runs on the hot CPUs) or run on one with isolated CPUs, and repeat.")};
 
 static void md_narrate(FILE *f, const lat_lab_result *res) {
     fprintf(f, "## Cause -> measurement -> fix\n\n");
@@ -338,8 +342,7 @@ static void md_narrate(FILE *f, const lat_lab_result *res) {
                 v->p9999_hi, v->p9999_p, v->spread_ratio, v->spread_p, v->base_p50_ns);
         fprintf(f, "**Verdict.** %s", t);
         if (v->kind != lat_lab_expected(c))
-            fprintf(f, " (the seed's reference machine shows %s)",
-                    lat_lab_kind_name(lat_lab_expected(c)));
+            fprintf(f, " (the expected signature is %s)", lat_lab_kind_name(lat_lab_expected(c)));
         fprintf(f, ".\n\n**Fix.** %s\n\n", fix_text[c]);
     }
 }
@@ -585,8 +588,8 @@ void lat_lab_write_svgs(const lat_lab_session *x, const lat_lab_result *res) {
 }
 
 static void html_verdicts(lat_report *rep, const lat_lab_result *res) {
-    static const char *const hdr[] = {"experiment",  "seed expects", "verdict", "confidence",
-                                      "rounds used", "set aside",    "vs seed"};
+    static const char *const hdr[] = {"experiment",  "expected",  "verdict", "confidence",
+                                      "rounds used", "set aside", "vs seed"};
     lat_report_section(rep, "Verdicts");
     for (int c = 1; c < LAT_LAB_NCONF; c++) {
         char t[1100], line[1200];

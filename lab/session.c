@@ -157,6 +157,8 @@ static json_t *run_json(const lat_lab_session *x, const lat_lab_run_rec *rec,
     for (int k = 0; k < LAT_PIPE_NHOT; k++)
         if (rec->thr[k].ran && rec->thr[k].lost_share > worst) worst = rec->thr[k].lost_share;
     json_object_set_new(j, "lost_share_max", json_real(worst));
+    json_object_set_new(j, "kept_share_work", lat_json_real_or_null(rec->kept_work));
+    json_object_set_new(j, "kept_share_e2e", lat_json_real_or_null(rec->kept_e2e));
     return j;
 }
 

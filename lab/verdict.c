@@ -29,9 +29,10 @@
 #include "latlab/clock.h"
 #include "latlab/stats.h"
 
-static const char *const conf_names[LAT_LAB_NCONF] = {"baseline", "alloc", "share-line", "no-pin"};
+static const char *const conf_names[LAT_LAB_NCONF] = {"baseline", "alloc", "share-line", "no-pin",
+                                                      "aa-control"};
 static const char *const conf_flags[LAT_LAB_NCONF] = {"no flags", "--alloc", "--share-line",
-                                                      "--no-pin"};
+                                                      "--no-pin", "no flags (the baseline again)"};
 static const char *const kind_names[LAT_LAB_NKINDS] = {"inconclusive", "no significant change",
                                                        "tail disease", "median/throughput disease",
                                                        "variance disease"};
@@ -669,8 +670,25 @@ static int decide_one(const lat_lab_params *p, int conf, const lat_lab_cell *bas
     return rc;
 }
 
-static bool is_disease(int kind) {
+bool lat_lab_is_disease(int kind) {
     return kind == LAT_LAB_TAIL || kind == LAT_LAB_MEDIAN || kind == LAT_LAB_VARIANCE;
+}
+
+bool lat_lab_apply_aa(lat_lab_verdict *v) {
+    const lat_lab_verdict *aa = &v[LAT_LAB_AA];
+    if (!lat_lab_is_disease(aa->kind)) return false;
+    char why[sizeof aa->reason];
+    snprintf(why, sizeof why,
+             "this host fails its own A/A control: the baseline against itself read %s "
+             "(work p50 x%.2f, p99.9 x%.2f, e2e spread x%.2f over %u rounds)",
+             lat_lab_kind_name(aa->kind), aa->p50_ratio, aa->p999_ratio, aa->spread_ratio,
+             aa->rounds);
+    for (int x = LAT_LAB_ALLOC; x < LAT_LAB_AA; x++) {
+        v[x].kind = LAT_LAB_UNDECIDED;
+        v[x].confidence = 0;
+        snprintf(v[x].reason, sizeof v[x].reason, "%s", why);
+    }
+    return true;
 }
 
 /* A placement's tail disease is checked against the e2e spread over the
@@ -710,9 +728,9 @@ static int decide_placed(const lat_lab_params *p, int conf, const lat_lab_cell *
     lat__free(sub);
     if (rc) return rc;
     static const char *const where[2] = {"near", "far"};
-    int d = is_disease(pv[0].kind) ? 0 : is_disease(pv[1].kind) ? 1 : -1;
+    int d = lat_lab_is_disease(pv[0].kind) ? 0 : lat_lab_is_disease(pv[1].kind) ? 1 : -1;
     lat_lab_verdict pooled;
-    if (d >= 0 && is_disease(pv[1 - d].kind) && pv[1 - d].kind != pv[d].kind) {
+    if (d >= 0 && lat_lab_is_disease(pv[1 - d].kind) && pv[1 - d].kind != pv[d].kind) {
         *v = pv[d];
         v->kind = LAT_LAB_UNDECIDED;
         v->confidence = 0;
@@ -751,7 +769,7 @@ static int decide_placed(const lat_lab_params *p, int conf, const lat_lab_cell *
                      "; neither placement alone decides (%u near rounds, %u far)", pv[0].rounds,
                      pv[1].rounds);
         }
-        if (is_disease(v->kind)) {
+        if (lat_lab_is_disease(v->kind)) {
             char was[40];
             snprintf(was, sizeof was, "%s", lat_lab_kind_name(v->kind));
             v->kind = LAT_LAB_UNDECIDED;

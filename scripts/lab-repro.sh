@@ -3,9 +3,12 @@
 # test): runs `latlab lab` N times and prints one row per run (each verdict,
 # its confidence and rounds used, the hot threads' mean platform loss, the
 # wall time, the load average) and a summary per experiment: how many runs
-# matched the seed's expectation (alloc: tail disease, share-line:
+# matched its expected signature (alloc: tail disease, share-line:
 # median/throughput disease, no-pin: variance disease), how many were
-# inconclusive, how many were wrong.
+# inconclusive, how many were wrong; the A/A control's reading (the baseline
+# against itself: "no significant change", inconclusive, or a disease, which
+# makes every verdict of that lab run inconclusive); and the share of samples
+# per-sample censoring kept (mean over the run's pipeline runs, e2e figure).
 #   usage: scripts/lab-repro.sh N [latlab lab options...]
 #   LATLAB=path/to/latlab to use another binary (default build/latlab);
 #   KEEP=DIR keeps every run's output (rN/, rN.out) in DIR.
@@ -28,9 +31,10 @@ EXPS="alloc share-line no-pin"
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs"
 printf '%-4s' run
 for x in $EXPS; do printf ' | %-44s' "$x"; done
-printf ' | %-7s | %-12s | %-7s | %s\n' loss placement wall load
+printf ' | %-26s | %-6s | %-7s | %-12s | %-7s | %s\n' aa-control kept loss placement wall load
 declare -A match incon wrong
 for x in $EXPS; do match[$x]=0; incon[$x]=0; wrong[$x]=0; done
+aa_none=0 aa_incon=0 aa_disease=0
 for i in $(seq 1 "$N"); do
     load0=$(cut -d' ' -f1 /proc/loadavg)
     t0=$(date +%s.%N)
@@ -57,6 +61,15 @@ for i in $(seq 1 "$N"); do
             *) wrong[$x]=$((wrong[$x] + 1)) ;;
         esac
     done
+    aa=$(jq -r '.verdicts["aa-control"] // empty | .verdict' "$J")
+    case "$aa" in
+        "no significant change") aa_none=$((aa_none + 1)) ;;
+        inconclusive) aa_incon=$((aa_incon + 1)) ;;
+        "") aa="n/a" ;;
+        *) aa_disease=$((aa_disease + 1)) ;;
+    esac
+    kept=$(jq -r '[.runs[].kept_share_e2e | select(. != null)] | if length > 0 then (add / length * 1000 | round / 10 | tostring) + "%" else "n/a" end' "$J")
+    printf ' | %-26s | %-6s' "$aa" "$kept"
     loss=$(jq -r '[.runs[].lost_share_max] | if length > 0 then (add / length * 1000 | round / 10 | tostring) + "%" else "n/a" end' "$J")
     wall=$(echo "$t1 - $t0" | bc)
     place=$(jq -r '.placement | "\(.near_runs)n/\(.far_runs)f/\(.moved_during_run)m"' "$J")
@@ -71,3 +84,4 @@ for x in $EXPS; do
     total_wrong=$((total_wrong + wrong[$x]))
 done
 echo "  wrong verdicts in all: $total_wrong of $((N * 3))"
+echo "  A/A control: no significant change $aa_none  inconclusive $aa_incon  disease $aa_disease"

@@ -80,15 +80,15 @@ grep -q "status 3" "$T/err" || fail "status not said: $(cat "$T/err")"
 "$L" profile -o "$T/nx" -- /nonexistent/cmd >/dev/null 2>"$T/err"; rc=$?
 [ $rc -eq 1 ] && grep -q "cannot run the command" "$T/err" || fail "missing command: $rc $(cat "$T/err")"
 
-# step (e) on its own, small: both rounds profiled, the comparison printed and written
+# the profiling step on its own, small: both rounds profiled, the comparison printed and written
 "$L" profile lab --events 20000 --rate 100000 -o "$T/lab" >"$T/out" 2>"$T/err" ||
     fail "profile lab: $(cat "$T/err") $(cat "$T/out")"
-for want in "(e) sampling profiles" "largest share difference" "work p50 in the same rounds" \
+for want in "profiling: sampling profiles" "largest share difference" "work p50 in the same rounds" \
     "profiling overhead"; do
     grep -qF "$want" "$T/out" || fail "profile lab: no '$want' in: $(cat "$T/out")"
 done
 for o in profile-baseline/flame.svg profile-share-line/flame.svg profile-share-line/folded.txt \
-    profile-diff.txt STEP-E.md report.html; do
+    profile-diff.txt PROFILES.md report.html; do
     [ -s "$T/lab/$o" ] || fail "profile lab: no $o"
 done
 grep -Eq '^(producer|worker);' "$T/lab/profile-baseline/folded.txt" ||
@@ -110,12 +110,12 @@ if [ "$par" -ge 2 ]; then
     [ $rc -eq 1 ] || fail "nobody: exit $rc: $(cat "$T/err")"
     grep -q "perf_event_paranoid is $par" "$T/err" && grep -q "sysctl kernel.perf_event_paranoid" "$T/err" ||
         fail "nobody: the error does not name perf_event_paranoid: $(cat "$T/err")"
-    # the lab says why step (e) did not run, and goes on
+    # the lab says why the profiling step did not run, and goes on
     setpriv --reuid=nobody --regid=nogroup --clear-groups "$L" lab --quick --out "$T/nobody/lab" \
         >"$T/out" 2>"$T/err" || fail "nobody: lab --quick failed: $(tail -3 "$T/err")"
-    grep -A2 '^(e)' "$T/out" | grep -q "not run: .*perf_event_paranoid is $par" ||
-        fail "nobody: the lab does not say why step (e) did not run: $(grep -A3 '^(e)' "$T/out")"
-    grep -q "perf_event_paranoid" "$T/nobody/lab/LAB.md" || fail "nobody: LAB.md says nothing of step (e)"
+    grep -A2 '^profiling:' "$T/out" | grep -q "not run: .*perf_event_paranoid is $par" ||
+        fail "nobody: the lab does not say why the profiling step did not run: $(grep -A3 '^profiling:' "$T/out")"
+    grep -q "perf_event_paranoid" "$T/nobody/lab/LAB.md" || fail "nobody: LAB.md says nothing of the profiling step"
     if [ "$par" -eq 2 ]; then
         setpriv --reuid=nobody --regid=nogroup --clear-groups "$L" profile --user-only \
             -o "$T/nobody/u" -- sh -c 'i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done' \

@@ -714,6 +714,67 @@ static void test_coarse_counter_cannot_vouch_for_no_change(void **s) {
     assert_true(vouched >= 30);
 }
 
+/* The A/A control: worlds where both sides come from the baseline (the
+ * "no change" world, clean and drowned in gaps) decided as LAT_LAB_AA read a
+ * disease in at most 5% of 240 seeds, with the 10 ns counter of these hosts
+ * and a fine one. */
+static void test_aa_world(void **s) {
+    (void)s;
+    static world w;
+    for (int fine = 0; fine < 2; fine++)
+        for (int drown = 0; drown < 2; drown++) {
+            lat_lab_params p;
+            params(&p);
+            if (fine) p.tick_ns = 4;
+            int disease = 0, n = 0;
+            for (uint64_t sd = 1; sd <= SEEDS; sd++, n++) {
+                gen_world(sd, C_NONE, drown, &w);
+                lat_lab_verdict v;
+                assert_int_equal(lat_lab_decide(&p, LAT_LAB_AA, w.cell[0], w.cell[1], ROUNDS, &v),
+                                 0);
+                disease += lat_lab_is_disease(v.kind);
+            }
+            printf("A/A %s counter, %s: disease %d of %d\n", fine ? "4 ns" : "10 ns",
+                   drown ? "drowned" : "clean", disease, n);
+            assert_true(disease <= 0.05 * n);
+        }
+}
+
+/* lat_lab_apply_aa: a control that reads a disease makes every experiment
+ * undecided (figures kept, the reason names the control); one that reads no
+ * change, or is itself undecided, changes nothing. */
+static void test_aa_overrides(void **s) {
+    (void)s;
+    static const int aa_kind[] = {LAT_LAB_TAIL, LAT_LAB_MEDIAN, LAT_LAB_VARIANCE, LAT_LAB_NO_CHANGE,
+                                  LAT_LAB_UNDECIDED};
+    for (size_t i = 0; i < sizeof aa_kind / sizeof *aa_kind; i++) {
+        lat_lab_verdict v[LAT_LAB_NCONF];
+        memset(v, 0, sizeof v);
+        v[LAT_LAB_ALLOC].kind = LAT_LAB_TAIL, v[LAT_LAB_ALLOC].p999_ratio = 1.9;
+        v[LAT_LAB_SHARE].kind = LAT_LAB_MEDIAN;
+        v[LAT_LAB_NOPIN].kind = LAT_LAB_UNDECIDED;
+        snprintf(v[LAT_LAB_NOPIN].reason, sizeof v[0].reason, "too few CPUs");
+        v[LAT_LAB_AA].kind = aa_kind[i], v[LAT_LAB_AA].p50_ratio = 1.3, v[LAT_LAB_AA].rounds = 12;
+        bool fails = lat_lab_is_disease(aa_kind[i]);
+        assert_int_equal(lat_lab_apply_aa(v), fails);
+        assert_int_equal(v[LAT_LAB_AA].kind, aa_kind[i]);
+        if (fails) {
+            for (int x = LAT_LAB_ALLOC; x < LAT_LAB_AA; x++) {
+                assert_int_equal(v[x].kind, LAT_LAB_UNDECIDED);
+                assert_non_null(strstr(v[x].reason, "fails its own A/A control"));
+                assert_non_null(strstr(v[x].reason, lat_lab_kind_name(aa_kind[i])));
+            }
+            assert_true(v[LAT_LAB_ALLOC].p999_ratio == 1.9); /* figures kept */
+        } else {
+            assert_int_equal(v[LAT_LAB_ALLOC].kind, LAT_LAB_TAIL);
+            assert_int_equal(v[LAT_LAB_SHARE].kind, LAT_LAB_MEDIAN);
+            assert_string_equal(v[LAT_LAB_NOPIN].reason, "too few CPUs");
+        }
+    }
+    assert_string_equal(lat_lab_conf_name(LAT_LAB_AA), "aa-control");
+    assert_int_equal(lat_lab_expected(LAT_LAB_AA), LAT_LAB_NO_CHANGE);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_signed_rank_exact),
@@ -736,6 +797,8 @@ int main(void) {
         cmocka_unit_test(test_too_few_rounds),
         cmocka_unit_test(test_small_effect_is_not_no_change),
         cmocka_unit_test(test_coarse_counter_cannot_vouch_for_no_change),
+        cmocka_unit_test(test_aa_world),
+        cmocka_unit_test(test_aa_overrides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -58,7 +58,11 @@ typedef struct lat_lab_run_rec {
     lat_pipe_cpustat cpu;
     lat_pipe_tail tail[LAT_PIPE_NSTAGES];
     double faults, cs, migrations; /* summed over hot threads (NAN unknown) */
-    lat_lab_fig *iv;               /* per-interval figures (owned) */
+    /* Per-sample censoring (censor.h): the share of the run's judged samples
+     * whose work / e2e figure no platform gap touched (NAN: none judged).
+     * Reported only: the verdicts still read the intervals. */
+    double kept_work, kept_e2e;
+    lat_lab_fig *iv; /* per-interval figures (owned) */
     size_t niv, iv_set_aside;
 } lat_lab_run_rec;
 

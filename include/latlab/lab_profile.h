@@ -1,4 +1,4 @@
-/* lab_profile.h - the lab's profiling step (e): perf attached to this process
+/* lab_profile.h - the lab's profiling step: perf attached to this process
  * for one baseline round and one share-line round of the in-process pipeline,
  * then both profiles, their diff, the work p50 ratio of the same rounds and
  * the narration, printed and written (files, LAB.md section, report.html
@@ -34,7 +34,7 @@ typedef struct lat_lab_prof {
     char out[4096]; /* profiles go to <out>/profile-baseline, <out>/profile-share-line */
     unsigned hz;
     bool enabled;
-    char why[512]; /* why step (e) does not run */
+    char why[512]; /* why the profiling step does not run */
     int c2c;       /* 1 supported, 0 not (c2c_why says why), < 0 unknown */
     char c2c_why[200];
     lat_lab_prof_side side[2];
@@ -55,7 +55,7 @@ bool lat_lab_prof_ready(const lat_lab_prof *p);
  * folded.txt, top.txt, report.html) and <out>/profile-diff.txt.  Returns 0 or a negative errno
  * (nothing when not ready). */
 int lat_lab_prof_write(const lat_lab_prof *p);
-/* The step (e) block: the comparison, counters, c2c; or why it did not run. */
+/* The profiling step's block: the comparison, counters, c2c; or why it did not run. */
 void lat_lab_prof_print(const lat_lab_prof *p, FILE *f);
 /* The same as a LAB.md section (## heading included). */
 void lat_lab_prof_markdown(const lat_lab_prof *p, FILE *f);

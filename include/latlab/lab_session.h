@@ -60,7 +60,7 @@ typedef struct lat_lab_session {
     uint64_t flight_thr;
     char silence_note[200]; /* why the silence check did not run */
     lat_lab_silence sil[2]; /* [0] pinned baseline, [1] no-pin */
-    lat_lab_prof prof;      /* step (e): perf on baseline and share-line round 1 */
+    lat_lab_prof prof;      /* the profiling step: perf on baseline and share-line round 1 */
     double gap_us;
     uint64_t stamp_cost_ns; /* of the first run: one fenced stamp */
     unsigned stamps_per_event;

@@ -26,9 +26,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Configurations. */
-enum { LAT_LAB_BASE = 0, LAT_LAB_ALLOC, LAT_LAB_SHARE, LAT_LAB_NOPIN, LAT_LAB_NCONF };
-const char *lat_lab_conf_name(int conf); /* "baseline", "alloc", "share-line", "no-pin" */
+/* Configurations.  LAT_LAB_AA, the A/A control, is the baseline run a second
+ * time in every round and decided against the first by the same rules: a
+ * host whose noise makes a configuration differ from itself reads a disease
+ * there, and then no experiment's verdict can be trusted (lat_lab_apply_aa). */
+enum { LAT_LAB_BASE = 0, LAT_LAB_ALLOC, LAT_LAB_SHARE, LAT_LAB_NOPIN, LAT_LAB_AA, LAT_LAB_NCONF };
+/* "baseline", "alloc", "share-line", "no-pin", "aa-control" */
+const char *lat_lab_conf_name(int conf);
 const char *lat_lab_conf_flag(int conf); /* "no flags", "--alloc", ... */
 
 /* Verdict kinds. */
@@ -41,6 +45,8 @@ enum {
     LAT_LAB_NKINDS
 };
 const char *lat_lab_kind_name(int kind);
+/* A disease kind (tail, median or variance), not no change nor undecided. */
+bool lat_lab_is_disease(int kind);
 /* The disease experiment conf is built to show (LAT_LAB_TAIL for alloc, ...). */
 int lat_lab_expected(int conf);
 
@@ -139,6 +145,12 @@ typedef struct lat_lab_verdict {
 /* The verdict for experiment conf from nrounds paired cells.  Pure. */
 int lat_lab_decide(const lat_lab_params *p, int conf, const lat_lab_cell *base,
                    const lat_lab_cell *exp, unsigned nrounds, lat_lab_verdict *out);
+/* The A/A control's word over the experiments: when v[LAT_LAB_AA] reads a
+ * disease, every experiment's verdict v[LAT_LAB_ALLOC..LAT_LAB_NOPIN] becomes
+ * undecided, its figures kept, its reason "this host fails its own A/A
+ * control: ..." with the control's reading.  Returns true when it did.  v has
+ * LAT_LAB_NCONF entries.  Pure. */
+bool lat_lab_apply_aa(lat_lab_verdict *v);
 /* One line: "tail disease (confidence 99.2%, 9 rounds): work p50 +1 tick ..." */
 void lat_lab_verdict_text(const lat_lab_verdict *v, char *buf, size_t len);
 

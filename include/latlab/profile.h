@@ -116,7 +116,7 @@ int lat_profile_report_add(lat_report *rep, const lat_flame *f, const char *capt
  * negative errno when perf is missing or cannot be started. */
 int lat_profile_c2c_supported(const char *workdir, const char *perf, char *why, size_t why_len);
 
-/* ---- the lab's step (e): two profiles side by side ------------------------------------ */
+/* ---- the lab's profiling step: two profiles side by side ---------------------------- */
 
 /* Two profiles of the same program, e.g. a baseline round and a share-line
  * round, with the work p50 of those same rounds. */
