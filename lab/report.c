@@ -140,7 +140,7 @@ static const char *matched(const lat_lab_verdict *v, int conf) {
 
 static void md_verdicts(FILE *f, const lat_lab_session *x, const lat_lab_result *res) {
     fprintf(f, "## Verdicts\n\n| experiment | expected | verdict | confidence | rounds used | "
-               "set aside | work p50 | work p99.9 | work p99.99 | e2e spread | vs seed |\n"
+               "set aside | work p50 | work p99.9 | work p99.99 | e2e spread | matched |\n"
                "|---|---|---|--:|--:|--:|---|---|---|--:|---|\n");
     for (int c = 1; c < LAT_LAB_NCONF; c++) {
         const lat_lab_verdict *v = &res->verdict[c];
@@ -589,7 +589,7 @@ void lat_lab_write_svgs(const lat_lab_session *x, const lat_lab_result *res) {
 
 static void html_verdicts(lat_report *rep, const lat_lab_result *res) {
     static const char *const hdr[] = {"experiment",  "expected",  "verdict", "confidence",
-                                      "rounds used", "set aside", "vs seed"};
+                                      "rounds used", "set aside", "matched"};
     lat_report_section(rep, "Verdicts");
     for (int c = 1; c < LAT_LAB_NCONF; c++) {
         char t[1100], line[1200];
