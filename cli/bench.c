@@ -11,7 +11,7 @@
  * the pipeline should use by default (LAT_RING_DEFAULT_SEQ in ring.h). */
 #include "cli.h"
 #include "cliopts.h"
-#include "ringlab.h"
+#include "ringbench.h"
 
 #include "latlab/pingpong.h"
 
@@ -51,20 +51,20 @@ typedef struct results {
 static double med_of(const double *v, int n) {
     double tmp[MAX_ROUNDS];
     memcpy(tmp, v, sizeof(double) * (size_t)n);
-    return rl_median(tmp, n);
+    return ringbench_median(tmp, n);
 }
 
 /* Same-thread push+pop of 8-byte items and of the pipeline's message, every
- * queue interleaved (rl_same_thread_all); NaN for a queue not built in. */
+ * queue interleaved (ringbench_same_thread_all); NaN for a queue not built in. */
 static int same_thread_round(results *res, int round, uint64_t ops) {
     static const uint64_t scales[RL_NKINDS] = {1, 1, 1, 20};
     double st[RL_NKINDS], st56[RL_NKINDS], st56p[RL_NKINDS];
-    int err = rl_same_thread_all(8, false, ops, scales, st);
-    if (!err) err = rl_same_thread_all(RL_PIPELINE_ITEM, false, ops, scales, st56);
-    if (!err) err = rl_same_thread_all(RL_PIPELINE_ITEM, true, ops, scales, st56p);
+    int err = ringbench_same_thread_all(8, false, ops, scales, st);
+    if (!err) err = ringbench_same_thread_all(RL_PIPELINE_ITEM, false, ops, scales, st56);
+    if (!err) err = ringbench_same_thread_all(RL_PIPELINE_ITEM, true, ops, scales, st56p);
     if (err) return err;
     for (int k = 0; k < RL_NKINDS; k++) {
-        bool ok = rl_kind_available((rl_kind)k);
+        bool ok = ringbench_kind_available((ringbench_kind)k);
         res->v[k][F_ST][round] = ok ? st[k] : NAN;
         res->v[k][F_ST56][round] = ok ? st56[k] : NAN;
         res->v[k][F_ST56P][round] = ok ? st56p[k] : NAN;
@@ -84,23 +84,23 @@ static int run_round(results *res, int round, const int cpus[2], uint64_t ops, u
     static const uint64_t scales[RL_NKINDS] = {1, 1, 1, 20};
     for (int k = 0; k < RL_NKINDS; k++) {
         uint64_t scale = scales[k];
-        if (!rl_kind_available((rl_kind)k)) {
+        if (!ringbench_kind_available((ringbench_kind)k)) {
             for (int f = F_TP8; f < F_N; f++)
                 res->v[k][f][round] = NAN;
             res->all[k][0][round] = res->all[k][1][round] = NAN;
             continue;
         }
         double m8, m40;
-        if ((err = rl_throughput((rl_kind)k, 8, cap, cpus[0], cpus[1], items / scale, &m8,
+        if ((err = ringbench_throughput((ringbench_kind)k, 8, cap, cpus[0], cpus[1], items / scale, &m8,
                                  &res->all[k][0][round])))
             return err;
-        if ((err = rl_throughput((rl_kind)k, 40, cap, cpus[0], cpus[1], items / scale, &m40,
+        if ((err = ringbench_throughput((ringbench_kind)k, 40, cap, cpus[0], cpus[1], items / scale, &m40,
                                  &res->all[k][1][round])))
             return err;
         res->v[k][F_TP8][round] = m8;
         res->v[k][F_TP40][round] = m40;
-        rl_lat l;
-        if ((err = rl_roundtrip((rl_kind)k, 1024, cpus[0], cpus[1], samples / scale, &l)))
+        ringbench_lat l;
+        if ((err = ringbench_roundtrip((ringbench_kind)k, 1024, cpus[0], cpus[1], samples / scale, &l)))
             return err;
         res->v[k][F_P50][round] = l.p50_ns;
         res->v[k][F_P99][round] = l.p99_ns;
@@ -111,10 +111,10 @@ static int run_round(results *res, int round, const int cpus[2], uint64_t ops, u
 
 /* The winner among latlab's two rings: the better round-trip p50, unless the
  * other one streams 8-byte items more than 25% faster. */
-static rl_kind pick_winner(const results *r) {
+static ringbench_kind pick_winner(const results *r) {
     const double *a = r->med[RL_RING], *b = r->med[RL_SEQRING];
-    rl_kind lat = b[F_P50] <= a[F_P50] ? RL_SEQRING : RL_RING;
-    rl_kind other = lat == RL_RING ? RL_SEQRING : RL_RING;
+    ringbench_kind lat = b[F_P50] <= a[F_P50] ? RL_SEQRING : RL_RING;
+    ringbench_kind other = lat == RL_RING ? RL_SEQRING : RL_RING;
     if (r->med[other][F_TP8] > 1.25 * r->med[lat][F_TP8] &&
         r->med[other][F_P50] < 1.1 * r->med[lat][F_P50])
         return other;
@@ -132,12 +132,12 @@ static void print_same_thread(const results *r) {
            r->rounds);
     printf("%-8s %12s %6s  %12s %6s  %12s %6s\n", "queue", "push+pop 8B", "vs ck", "56B written",
            "vs ck", "56B prepared", "vs ck");
-    if (!rl_kind_available(RL_CK))
+    if (!ringbench_kind_available(RL_CK))
         printf("(ck_ring: Concurrency Kit was not found at build time - install libck-dev and "
                "rebuild; its rows and the 'vs ck' ratios are nan)\n");
     for (int k = 0; k < RL_NKINDS; k++) {
         const double *m = r->med[k];
-        printf("%-8s %9.2f ns %5.2fx  %9.2f ns %5.2fx  %9.2f ns %5.2fx\n", rl_kind_name((rl_kind)k),
+        printf("%-8s %9.2f ns %5.2fx  %9.2f ns %5.2fx  %9.2f ns %5.2fx\n", ringbench_kind_name((ringbench_kind)k),
                m[F_ST], m[F_ST] / ck[F_ST], m[F_ST56], m[F_ST56] / ck[F_ST56], m[F_ST56P],
                m[F_ST56P] / ck[F_ST56P]);
     }
@@ -162,14 +162,14 @@ static void print_table(const results *r, const int cpus[2], size_t cap) {
     printf("\n%-8s %10s %6s  %10s %6s\n", "queue", "Mops/s 8B", "vs ck", "Mops/s 40B", "vs ck");
     for (int k = 0; k < RL_NKINDS; k++) {
         const double *m = r->med[k];
-        printf("%-8s %10.1f %5.2fx  %10.1f %5.2fx\n", rl_kind_name((rl_kind)k), m[F_TP8],
+        printf("%-8s %10.1f %5.2fx  %10.1f %5.2fx\n", ringbench_kind_name((ringbench_kind)k), m[F_TP8],
                m[F_TP8] / ck[F_TP8], m[F_TP40], m[F_TP40] / ck[F_TP40]);
     }
     printf("\n%-8s %9s %9s %9s %6s %9s  %s\n", "queue", "RTT p50", "p99", "p99.9", "vs ck",
            "vs floor", "ns/item 8B vs floor hop");
     for (int k = 0; k < RL_NKINDS; k++) {
         const double *m = r->med[k];
-        printf("%-8s %6.1f ns %6.1f ns %6.1f ns %5.2fx %8.2fx  %.3fx\n", rl_kind_name((rl_kind)k),
+        printf("%-8s %6.1f ns %6.1f ns %6.1f ns %5.2fx %8.2fx  %.3fx\n", ringbench_kind_name((ringbench_kind)k),
                m[F_P50], m[F_P99], m[F_P999], m[F_P50] / ck[F_P50], m[F_P50] / floor50,
                (1e3 / m[F_TP8]) / (floor50 / 2));
     }
@@ -177,7 +177,7 @@ static void print_table(const results *r, const int cpus[2], size_t cap) {
         if (r->med[k][F_P50] < 0.9 * floor50)
             printf(
                 "IMPLAUSIBLE: %s's round trip is below the ping-pong floor: the harness is lying\n",
-                rl_kind_name((rl_kind)k));
+                ringbench_kind_name((ringbench_kind)k));
 }
 
 static json_t *fig_json(const double *med, const double (*v)[MAX_ROUNDS], int rounds,
@@ -197,7 +197,7 @@ static json_t *fig_json(const double *med, const double (*v)[MAX_ROUNDS], int ro
 }
 
 static int write_json(const char *path, const results *r, const int cpus[2], size_t cap,
-                      rl_kind winner) {
+                      ringbench_kind winner) {
     json_t *j = json_object();
     json_object_set_new(j, "command", json_string("bench ring"));
     json_t *jc = json_array();
@@ -225,7 +225,7 @@ static int write_json(const char *path, const results *r, const int cpus[2], siz
             json_object_set_new(o, "rtt_p50_vs_floor",
                                 json_real(r->med[k][F_P50] / r->floor_med[0]));
         }
-        json_object_set_new(q, rl_kind_name((rl_kind)k), o);
+        json_object_set_new(q, ringbench_kind_name((ringbench_kind)k), o);
     }
     json_object_set_new(j, "queues", q);
     if (r->same_thread_only) {
@@ -242,7 +242,7 @@ static int write_json(const char *path, const results *r, const int cpus[2], siz
         json_array_append_new(fr, json_real(r->floor_v[0][i]));
     json_object_set_new(fl, "rtt_p50_ns_rounds", fr);
     json_object_set_new(j, "floor", fl);
-    json_object_set_new(j, "winner", json_string(rl_kind_name(winner)));
+    json_object_set_new(j, "winner", json_string(ringbench_kind_name(winner)));
     int err = lat_write_json_atomic(path, j);
     json_decref(j);
     return err;
@@ -342,12 +342,12 @@ static int bench_ring(int argc, char **argv) {
     results *res = ring_rounds(cpus);
     if (!res) return CLI_ERR;
     print_table(res, cpus, (size_t)cap);
-    rl_kind winner = pick_winner(res);
+    ringbench_kind winner = pick_winner(res);
     if (!same_thread_only)
         printf("\nwinner (round-trip p50, unless the other ring streams >25%% faster): %s; the "
                "pipeline's compiled default is %s (LAT_RING_DEFAULT_SEQ=%d)%s\n",
-               rl_kind_name(winner), LAT_RING_DEFAULT_NAME, LAT_RING_DEFAULT_SEQ,
-               strcmp(rl_kind_name(winner), LAT_RING_DEFAULT_NAME) ? " -- differs on this run"
+               ringbench_kind_name(winner), LAT_RING_DEFAULT_NAME, LAT_RING_DEFAULT_SEQ,
+               strcmp(ringbench_kind_name(winner), LAT_RING_DEFAULT_NAME) ? " -- differs on this run"
                                                                    : "");
     int err = json_path ? write_json(json_path, res, cpus, (size_t)cap, winner) : 0;
     free(res);

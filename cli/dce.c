@@ -11,7 +11,7 @@
  * not bounded by the floor (many items are in flight) and is not judged. */
 #include "cli.h"
 #include "cliopts.h"
-#include "ringlab.h"
+#include "ringbench.h"
 
 #include "latlab/pingpong.h"
 
@@ -66,7 +66,7 @@ typedef struct dce_figs {
     const char *ring;
     double trap_ns, barrier_ns, st_ns, mops, stream_ns, ratio;
     lat_pingpong_result floor;
-    rl_lat cross;
+    ringbench_lat cross;
     bool implausible, trap_sprung;
 } dce_figs;
 
@@ -126,16 +126,16 @@ int cmd_dce(int argc, char **argv) {
     if (rc) return rc < 0 ? CLI_OK : rc;
     dce_figs f = {.ring = NULL};
     if ((rc = cli_pick_two_cpus("dce", cpulist, f.cpus))) return rc;
-    rl_kind kind = ring_choice ? RL_SEQRING : RL_RING;
+    ringbench_kind kind = ring_choice ? RL_SEQRING : RL_RING;
     const lat_clock_cal *cal = lat_clock_default();
-    f.ring = rl_kind_name(kind);
+    f.ring = ringbench_kind_name(kind);
 
-    rl_dce_pair(ops, &f.trap_ns, &f.barrier_ns);
-    f.st_ns = rl_same_thread_ns(kind, 8, ops);
+    ringbench_dce_pair(ops, &f.trap_ns, &f.barrier_ns);
+    f.st_ns = ringbench_same_thread_ns(kind, 8, ops);
     if (f.st_ns < 0) return cli_error("dce", "same-thread run failed (items lost or reordered)");
     int err = lat_pingpong(f.cpus[0], f.cpus[1], samples, &f.floor);
-    if (!err) err = rl_roundtrip(kind, 1024, f.cpus[0], f.cpus[1], samples, &f.cross);
-    if (!err) err = rl_throughput(kind, 8, 4096, f.cpus[0], f.cpus[1], samples * 20, &f.mops, NULL);
+    if (!err) err = ringbench_roundtrip(kind, 1024, f.cpus[0], f.cpus[1], samples, &f.cross);
+    if (!err) err = ringbench_throughput(kind, 8, 4096, f.cpus[0], f.cpus[1], samples * 20, &f.mops, NULL);
     if (err) return cli_lib_error("dce", "cross-core run", err);
     f.stream_ns = 1e3 / f.mops;
     f.ratio = f.cross.p50_ns / f.floor.p50_ns;
