@@ -2,7 +2,7 @@
  * the library's (lab/: the protocol, the verdicts, the placement, the
  * session's files); this file parses the flags, places the hot threads,
  * prints progress and one line per run, runs the silence check inside the
- * protocol when root (it re-executes the tool: `latlab silence`), and has the
+ * protocol when root (the silence engine, in a thread), and has the
  * session write LAB.md, lab.json and report.html. */
 #include "cli.h"
 #include "noisecli.h"
@@ -41,36 +41,14 @@ static void on_run(void *ud, const lat_lab_run_rec *rec, const lat_pipe_config *
     lat_lab_session_record(x, rec, c, r, plat);
 }
 
-/* The silence check: `latlab silence` traces the hot CPUs while the run goes. */
+/* The silence check: the engine (latlab/silence.h) traces the hot CPUs
+ * while the run goes and writes what `latlab silence` would print. */
 static void silence_begin(lat_lab_session *x, lat_lab_silence *s, const lat_pipe_config *c) {
-    char cpus[64], secs[32];
-    lat_lab_silence_plan(x, s, c, cpus, sizeof cpus, secs, sizeof secs);
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        /* plain descriptors, not freopen: stdout is a wrapped stream (main.c)
-         * and only async-signal-safe calls belong between fork and exec */
-        int fd = open(s->path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-            close(fd);
-        }
-        execl("/proc/self/exe", "latlab", "silence", "--cpus", cpus, "--seconds", secs,
-              (char *)NULL);
-        _exit(127);
-    }
-    s->pid = pid;
-    s->ran = pid > 0;
-    struct timespec ts = {0, 100000000}; /* let the tracer set up first */
-    if (s->ran) nanosleep(&ts, NULL);
+    lat_lab_silence_start(x, s, c);
 }
 
 static void silence_end(lat_lab_silence *s) {
-    if (!s->ran || s->pid <= 0) return;
-    int st = 0;
-    waitpid(s->pid, &st, 0);
-    lat_lab_silence_done(s, WIFEXITED(st) ? WEXITSTATUS(st) : 128);
+    lat_lab_silence_stop(s);
 }
 
 static void around_run(void *ud, int conf, unsigned round, unsigned att, int begin,

@@ -6,11 +6,15 @@
 #include "latlab/lab_report.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -18,6 +22,7 @@
 #include "latlab/flight.h"
 #include "latlab/json.h"
 #include "latlab/pipeline_report.h"
+#include "latlab/silence.h"
 
 int lat_lab_session_init(lat_lab_session *s, const char *out) {
     memset(s, 0, sizeof *s);
@@ -37,6 +42,7 @@ void lat_lab_session_fini(lat_lab_session *s) {
     free(s->flight_dump);
     s->flight_dump = NULL;
     for (int i = 0; i < 2; i++) {
+        lat_lab_silence_stop(&s->sil[i]); /* a tracer still running */
         free(s->sil[i].text);
         s->sil[i].text = NULL;
     }
@@ -110,6 +116,99 @@ void lat_lab_silence_done(lat_lab_silence *s, int status) {
         s->text[n] = 0;
     }
     fclose(f);
+}
+
+/* The silence check's tracer thread: the engine, its report in the file. */
+struct lat_lab_silence_job {
+    pthread_t thread;
+    FILE *f;
+    int cpus[LAT_PIPE_NHOT];
+    lat_silence_config c;
+    lat_silence_report r;
+    int status;
+};
+
+static void job_warn(void *ud, const char *msg) {
+    struct lat_lab_silence_job *j = ud;
+    fprintf(j->f, "latlab silence: warning: %s\n", msg);
+    fflush(j->f);
+}
+
+static void *job_main(void *arg) {
+    struct lat_lab_silence_job *j = arg;
+    char err[1024];
+    if (lat_silence_run(&j->c, &j->r, err, sizeof err)) {
+        fprintf(j->f, "latlab silence: %s\n", err);
+        j->status = 1;
+    } else {
+        lat_silence_report_print(&j->r, j->f, 10);
+    }
+    return NULL;
+}
+
+static void job_free(struct lat_lab_silence_job *j) {
+    if (!j) return;
+    if (j->f) fclose(j->f);
+    lat_silence_report_fini(&j->r);
+    free(j);
+}
+
+/* The job for the plan: the hot CPUs, the seconds, the report file. */
+static int job_make(const lat_lab_session *x, lat_lab_silence *s, const lat_pipe_config *c,
+                    struct lat_lab_silence_job **out) {
+    char cpus[64], secs[32];
+    lat_lab_silence_plan(x, s, c, cpus, sizeof cpus, secs, sizeof secs);
+    struct lat_lab_silence_job *j = calloc(1, sizeof *j);
+    if (!j) return -ENOMEM;
+    int n = 0; /* ascending, once each, as `latlab silence --cpus` reads the list */
+    for (int cpu = 0; cpu < LAT_SILENCE_MAXCPU && n < LAT_PIPE_NHOT; cpu++)
+        for (int k = 0; k < LAT_PIPE_NHOT; k++)
+            if (x->cfg.pipe.cpus[k] == cpu) {
+                j->cpus[n++] = cpu;
+                break;
+            }
+    int rc = lat_silence_report_init(&j->r, j->cpus, n);
+    int fd = rc ? -1 : open(s->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (!rc && (fd < 0 || !(j->f = fdopen(fd, "w")))) rc = -errno;
+    if (rc) {
+        if (fd >= 0 && !j->f) close(fd);
+        job_free(j);
+        return rc;
+    }
+    j->c = (lat_silence_config){.cpus = j->cpus, .ncpus = n, .seconds = strtod(secs, NULL)};
+    j->c.buffer_kb = 8192;
+    j->c.warn = job_warn;
+    j->c.ud = j;
+    *out = j;
+    return 0;
+}
+
+int lat_lab_silence_start(const lat_lab_session *x, lat_lab_silence *s, const lat_pipe_config *c) {
+    struct lat_lab_silence_job *j = NULL;
+    s->ran = false;
+    int rc = job_make(x, s, c, &j);
+    if (rc) return rc;
+    if ((rc = pthread_create(&j->thread, NULL, job_main, j))) {
+        job_free(j);
+        return -rc;
+    }
+    s->job = j;
+    s->ran = true;
+    struct timespec ts = {0, 100000000}; /* let the tracer set up first */
+    nanosleep(&ts, NULL);
+    return 0;
+}
+
+void lat_lab_silence_stop(lat_lab_silence *s) {
+    struct lat_lab_silence_job *j = s->job;
+    if (!j) return;
+    pthread_join(j->thread, NULL);
+    int status = j->status;
+    fclose(j->f);
+    j->f = NULL;
+    job_free(j);
+    s->job = NULL;
+    lat_lab_silence_done(s, status);
 }
 
 static void remember_flight(lat_lab_session *x, const lat_pipe_config *c,

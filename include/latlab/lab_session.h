@@ -38,8 +38,9 @@ typedef struct lat_lab_silence {
     bool ran;   /* the tracer was started */
     int status; /* its exit status */
     char *text; /* its report (malloc'd, freed by the session), or NULL */
-    int pid;    /* while running */
+    int pid;    /* while running (a tracer process the caller started), or 0 */
     char path[4096];
+    struct lat_lab_silence_job *job; /* lat_lab_silence_start's tracer, while running */
 } lat_lab_silence;
 
 typedef struct lat_lab_session {
@@ -95,12 +96,22 @@ void lat_lab_session_around(lat_lab_session *s, int conf, unsigned round, unsign
 /* The silence check's plan for the run of c: the hot CPUs as a list
  * ("0,1") and the seconds to trace (the run's send time + 0.2 s) for the
  * tracer's arguments, and sl->path, the .part file its report goes to.  The
- * caller starts the tracer (the tool runs `latlab silence`), then after the
+ * caller starts the tracer (lat_lab_silence_start does it all), then after the
  * run calls lat_lab_silence_done with its exit status: the report is renamed
  * to silence-<conf>.txt and read into sl->text (at most 64 KiB). */
 void lat_lab_silence_plan(const lat_lab_session *s, lat_lab_silence *sl, const lat_pipe_config *c,
                           char *cpus, size_t cpus_len, char *secs, size_t secs_len);
 void lat_lab_silence_done(lat_lab_silence *sl, int status);
+/* The silence check in this process (the engine of silence.h, root only):
+ * plan it for the run of c, start a thread that traces the hot CPUs and
+ * writes the report `latlab silence` prints (warnings and errors as it
+ * words them) to sl->path, and give it 100 ms to set up.  Sets sl->ran;
+ * 0 or negative errno (nothing started).  lat_lab_silence_stop waits for
+ * it (the traced time ends on its own) and calls lat_lab_silence_done with
+ * its status: 0, or 1 when tracing failed.  Not thread-safe: one check at a
+ * time per process. */
+int lat_lab_silence_start(const lat_lab_session *s, lat_lab_silence *sl, const lat_pipe_config *c);
+void lat_lab_silence_stop(lat_lab_silence *sl);
 /* The protocol's on_run for a session: remember the stamp cost, write the
  * run's JSON (runs/<experiment>-r<round>[-contaminated].json, with plat, the
  * run's platform account), keep the alloc run's flight window

@@ -58,6 +58,7 @@
 #include "latlab/lab_report.h"
 #include "latlab/noise.h"
 #include "latlab/censor.h"
+#include "latlab/silence.h"
 #include "latlab/preempt.h"
 #endif
 
