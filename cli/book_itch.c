@@ -337,7 +337,7 @@ int book_itch_main(int argc, char **argv) {
     if (book_cli_check_stdout(CMD)) rc = CLI_ERR;
 done:
     lat_hist_fini(&h);
-    itch_replay_free(r);
+    itch_replay_destroy(r);
     free(buf);
     return rc;
 }

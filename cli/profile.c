@@ -168,12 +168,12 @@ static const cli_spec lab_spec = {
 
 static int cmd_diff(int argc, char **argv);
 static int cmd_fold(int argc, char **argv);
-static int cmd_lab(int argc, char **argv);
+static int cmd_profile_lab(int argc, char **argv);
 
 static const cli_sub profile_subs[] = {
     {"diff", cmd_diff, &diff_spec, "compare two folded profiles frame by frame"},
     {"fold", cmd_fold, &fold_spec, "draw a `perf script` text (or folded stacks) made elsewhere"},
-    {"lab", cmd_lab, &lab_spec, "the lab's profiling step: profiles of baseline and share-line"},
+    {"lab", cmd_profile_lab, &lab_spec, "the lab's profiling step: profiles of baseline and share-line"},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -371,7 +371,7 @@ static int lab_round(const lat_pipe_config *base, lat_lab_prof *lp, int side, bo
     return 0;
 }
 
-static int cmd_lab(int argc, char **argv) {
+static int cmd_profile_lab(int argc, char **argv) {
     int first,
         rc = parse_form(
             &lab_spec,

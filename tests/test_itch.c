@@ -95,7 +95,7 @@ static void test_synthetic_replay(void **state) {
     assert_true(px == 100200 && q == 40);
     assert_int_equal(book_best(s->bk, BOOK_SELL, &px, &q), BOOK_EEMPTY);
     assert_int_equal(book_order_count(s->bk), 2);
-    itch_replay_free(r);
+    itch_replay_destroy(r);
 }
 
 static void test_truncated_and_garbage(void **state) {
@@ -135,7 +135,7 @@ static void test_truncated_and_garbage(void **state) {
         }
         int rc = itch_replay_create(g, len, 4096, &r, &off);
         if (rc == 0)
-            itch_replay_free(r);
+            itch_replay_destroy(r);
         else
             assert_true(off < len);
         free(g);
@@ -199,7 +199,7 @@ static void test_ritch_counts(void **state) {
     }
     assert_int_equal(seen, 3);
     assert_string_equal(itch_replay_stock(r, 1)->symbol, "ALC");
-    itch_replay_free(r);
+    itch_replay_destroy(r);
 }
 
 /* Issue 19: a 5.7 KB capture naming 50 stocks, each with adds spanning 2^22
@@ -228,7 +228,7 @@ static void test_many_stocks_memory(void **state) {
         itch_replay_apply(r, &m);
     assert_int_equal(itch_replay_counts(r)->rejected_add, 0);
     assert_int_equal(book_order_count(itch_replay_stock(r, 50)->bk), 3);
-    itch_replay_free(r);
+    itch_replay_destroy(r);
     r = NULL;
     opt.max_bytes = 1 << 20; /* the cap: refused, with the figure reached */
     assert_int_equal(itch_replay_create_opts(buf, n, &opt, &r, &off, &bytes), -ENOMEM);
@@ -241,7 +241,7 @@ static void test_many_stocks_memory(void **state) {
     while (itch_next(&rd, &m) == 1)
         itch_replay_apply(r, &m);
     assert_int_equal(itch_replay_counts(r)->rejected_add, 100); /* prices 1 and 2 */
-    itch_replay_free(r);
+    itch_replay_destroy(r);
 }
 
 int main(void) {

@@ -134,7 +134,7 @@ static void check_books_match_serial(const itchfeed *f, const capture *cap) {
         compared++;
     }
     assert_true(compared > 0);
-    itch_replay_free(ref);
+    itch_replay_destroy(ref);
 }
 
 static void release_all(lat_pipe_result *r, itchfeed *f, capture *cap) {

@@ -106,7 +106,7 @@ static void test_replays_cleanly(void **state) {
         nstocks++;
     }
     assert_int_equal(nstocks, c.stocks);
-    itch_replay_free(r);
+    itch_replay_destroy(r);
     free(cap.buf);
 }
 

@@ -32,6 +32,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     while ((rc = itch_next(&rd, &m)) == 1)
         itch_replay_apply(r, &m);
     if (rc != 0) abort(); /* the first pass accepted it, so must the second */
-    itch_replay_free(r);
+    itch_replay_destroy(r);
     return 0;
 }

@@ -278,7 +278,7 @@ nomem:
     err = -ENOMEM;
 fail:
     if (bytes) *bytes = r->bytes;
-    itch_replay_free(r);
+    itch_replay_destroy(r);
     return err;
 }
 
@@ -292,7 +292,7 @@ size_t itch_replay_bytes(const itch_replay *r) {
     return r->bytes;
 }
 
-void itch_replay_free(itch_replay *r) {
+void itch_replay_destroy(itch_replay *r) {
     if (!r) return;
     for (int i = 0; i < ITCH_NSTOCKS; i++) {
         if (!r->stock[i]) continue;

@@ -105,7 +105,7 @@ typedef struct itch_replay_opts {
 int itch_replay_create_opts(const uint8_t *buf, size_t len, const itch_replay_opts *opt,
                             itch_replay **out, size_t *err_off, size_t *bytes);
 size_t itch_replay_bytes(const itch_replay *r);
-void itch_replay_free(itch_replay *r);
+void itch_replay_destroy(itch_replay *r);
 /* Empty every book and zero the counts (for another loop).  No allocation. */
 void itch_replay_reset(itch_replay *r);
 /* Apply one framed message.  Never fails; anomalies are counted. */

@@ -196,7 +196,7 @@ int itchfeed_create_file(const char *path, const itchfeed_options *o, itchfeed *
 
 void itchfeed_destroy(itchfeed *f) {
     if (!f) return;
-    itch_replay_free(f->books);
+    itch_replay_destroy(f->books);
     lat__free(f->frame);
     lat__free(f->due);
     lat__free(f->rec_t0);

@@ -1,4 +1,4 @@
-/* report.c - the harness's results as data: freeing, notes and metric series,
+/* results.c - the harness's results as data: freeing, notes and metric series,
  * the JSON report (schema LAT_BENCH_SCHEMA_VERSION, written atomically and read
  * back for comparison) and the printed tables (to a caller-given FILE*).
  *

@@ -1,4 +1,4 @@
-/* stats.c - the harness's statistics: interpolated percentiles, the per-sample
+/* sample_stats.c - the harness's statistics: interpolated percentiles, the per-sample
  * summary (mean, median, p95, MAD, population CV, Tukey fences), the stability
  * rule, and the Mann-Whitney U test used by comparison (the rank test and the
  * percentile interpolation are the statistics module's, stats.h).
