@@ -307,9 +307,9 @@ static int pct_pick_scale(void) {
     int status = pct_accumulate(r, NULL, &total);
     po.intervals = iv;
     lat_hlog_reader_destroy(r);
+    int64_t p50 = !status && lat_hist_total(&total) ? lat_hist_value_at_percentile(&total, 50) : 0;
+    lat_hist_fini(&total); /* on an error too: the first interval may have made it */
     if (status) return status;
-    int64_t p50 = lat_hist_total(&total) ? lat_hist_value_at_percentile(&total, 50) : 0;
-    lat_hist_fini(&total);
     po.scale = p50 >= 1000000 ? 1e6 : p50 >= 1000 ? 1e3 : 1;
     fprintf(stderr,
             "latlab %s: values divided by %.0f (the median is %" PRId64
