@@ -1,0 +1,431 @@
+/* load.c - `latlab load TARGET`: an open-loop load generator for a real
+ * service (HTTP/1.1, Redis, memcached or a fixed-size echo over TCP) that
+ * checks itself.  The engine (measure/load.c) runs on its own pinned thread;
+ * this thread prints a live line per second on stderr, writes the interval log
+ * (.hlog, tagged latency/service/lag) as it goes, then the table, the verdict
+ * and the JSON (cli/loadout.c).  Exit 0 ok, 1 the run could not go on (or a
+ * write failed), 2 usage, 4 invalid with --strict. */
+#include "cli.h"
+#include "cliopts.h"
+#include "load.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "latlab/atomicfile.h"
+#include "latlab/clock.h"
+#include "latlab/hlog.h"
+
+#define CMD "load"
+#define EXIT_INVALID 4
+
+static struct {
+    double rate;
+    uint64_t duration_ns, connections, inflight, timeout_ns, gap_ns, seed, echo_size;
+    uint64_t key_space, value_size, max_response;
+    int arrivals, protocol, mc_op, cpu;
+    double lag_fraction, ci_width;
+    const char *json, *hlog, *method, *path, *body, *redis_cmd, *host;
+    cli_list headers;
+    bool strict, quiet, rate_seen, seed_seen, path_seen;
+} o;
+
+static const cli_opt load_opts[] = {
+    CLI_SEEN_OPT("rate", CLI_DOUBLE, &o.rate, "R", "requests per second (required)", 0.001, 1e8,
+                 NULL, &o.rate_seen),
+    CLI_NUM_OPT("duration", CLI_DURATION, &o.duration_ns, "DUR",
+                "how long the schedule runs (default 10s)", 0, 0),
+    CLI_CHOICE_OPT("arrivals", &o.arrivals, "constant|poisson",
+                   "the schedule: evenly spaced, or a Poisson process (default constant)"),
+    CLI_SEEN_OPT("seed", CLI_U64, &o.seed, "N",
+                 "the Poisson stream (default: from the clock;\n"
+                 "always printed so a run can be repeated)",
+                 0, 0, NULL, &o.seed_seen),
+    CLI_NUM_OPT("connections", CLI_U64, &o.connections, "N", "TCP connections (default 8)", 1,
+                4096),
+    CLI_NUM_OPT("inflight", CLI_U64, &o.inflight, "N",
+                "requests in flight per connection at most (default 1: no\n"
+                "pipelining); a request finding every connection full waits, and\n"
+                "the wait counts in its latency",
+                1, 1024),
+    CLI_CHOICE_OPT("protocol", &o.protocol, "echo|http|redis|memcached",
+                   "the wire protocol (default http)"),
+    CLI_NUM_OPT("timeout", CLI_DURATION, &o.timeout_ns, "DUR",
+                "a request without a response this long fails (default 10s)", 0, 0),
+    CLI_NUM_OPT("cpu", CLI_INT, &o.cpu, "CPU", "pin the sending thread there (default: not pinned)",
+                0, 4095),
+    CLI_STR_OPT("json", CLI_PATH, &o.json, "FILE", "the results and the verdict as JSON"),
+    CLI_STR_OPT("hlog", CLI_PATH, &o.hlog, "FILE",
+                "interval log, one line per second per tag (latency, service, lag)"),
+    CLI_FLAG_OPT("strict", &o.strict, "exit 4 when the verdict is invalid"),
+    CLI_FLAG_OPT("quiet", &o.quiet, "no live line on stderr"),
+    CLI_HEADING_ROW("the verdict"),
+    CLI_NUM_OPT("lag-fraction", CLI_DOUBLE, &o.lag_fraction, "F",
+                "a percentile is valid when the schedule lag there is below F\n"
+                "of the latency (default 0.1)",
+                0.001, 1),
+    CLI_NUM_OPT("ci-width", CLI_DOUBLE, &o.ci_width, "F",
+                "a printed percentile's 95% interval may span at most F of its\n"
+                "value (default 0.5)",
+                0.001, 100),
+    CLI_NUM_OPT("gap", CLI_DURATION, &o.gap_ns, "DUR",
+                "the sending thread's platform gap threshold; also the lag that\n"
+                "makes a request late (default 10us)",
+                0, 0),
+    CLI_HEADING_ROW("protocols"),
+    CLI_STR_OPT("method", CLI_STRING, &o.method, "M", "http: request method (default GET)"),
+    CLI_SEEN_OPT("path", CLI_STRING, &o.path, "P", "http: request path (default /, or the URL's)",
+                 0, 0, NULL, &o.path_seen),
+    CLI_LIST_OPT("header", &o.headers, "H",
+                 "http: one more header line 'Name: value' (repeatable)"),
+    CLI_STR_OPT("body", CLI_STRING, &o.body, "TEXT", "http: request body"),
+    CLI_STR_OPT("host", CLI_STRING, &o.host, "NAME",
+                "http: Host header (default the target's host)"),
+    CLI_STR_OPT("redis-cmd", CLI_STRING, &o.redis_cmd, "CMD",
+                "redis: the command, words split at spaces; {key} is the key\n"
+                "(default PING)"),
+    CLI_CHOICE_OPT("mc-op", &o.mc_op, "get|set", "memcached: the operation (default get)"),
+    CLI_NUM_OPT("key-space", CLI_U64, &o.key_space, "N",
+                "redis {key}, memcached: keys key:0000000000 .. N-1 in turn (default 1)", 1,
+                10000000000ull),
+    CLI_NUM_OPT("value-size", CLI_U64, &o.value_size, "BYTES",
+                "memcached set: value size (default 32)", 1, 60000),
+    CLI_NUM_OPT("echo-size", CLI_U64, &o.echo_size, "BYTES",
+                "echo: request and response size (default 64)", 1, 60000),
+    CLI_NUM_OPT("max-response", CLI_U64, &o.max_response, "BYTES",
+                "a longer response is oversized: the request fails (default 1 MiB)", 1, 1ull << 32),
+    CLI_END,
+};
+
+const cli_spec cmd_load_spec = {
+    .name = "load",
+    .synopsis = "latlab load TARGET --rate R [OPTIONS]",
+    .about = "Open-loop load on a real service: every request has an intended send time from\n"
+             "the schedule and none is skipped.  latency = completion - intended send (what a\n"
+             "user waits), service = completion - actual send, lag = actual - intended send\n"
+             "(the generator's own health).  TARGET is HOST:PORT, [IPV6]:PORT or, for http,\n"
+             "http://HOST[:PORT][/PATH].  One sending thread spins on the cycle counter to each\n"
+             "send time; responses are read through epoll.\n",
+    .opts = load_opts,
+    .epilog = "Prints a live line per second on stderr (rate, the second's p50/p99/p99.9,\n"
+              "errors, lag p99), then the table with 95% intervals, errors by kind (refused,\n"
+              "reset, closed, malformed, oversized, timeout, aborted), the sending thread's\n"
+              "platform gaps, and last the verdict: \"valid\" or \"invalid: <reason>\".\n"
+              "Exit 0 ok, 1 the run could not go on (unreachable, refused, every connection\n"
+              "down for a second) or a write failed, 2 usage, 4 invalid with --strict.\n",
+    .min_args = 1,
+    .max_args = 1,
+};
+
+static const char *const proto_names[] = {"echo", "http", "redis", "memcached"};
+static const lat_loadproto_kind proto_kinds[] = {LAT_LOADPROTO_ECHO, LAT_LOADPROTO_HTTP,
+                                                 LAT_LOADPROTO_REDIS, LAT_LOADPROTO_MEMCACHED};
+
+/* TARGET into host, port (and a path for http:// URLs).  0 or CLI_USAGE. */
+static int split_target(const char *t, char *host, size_t hn, char *port, const char **path) {
+    const char *s = t, *def_port = NULL;
+    *path = NULL;
+    if (!strncmp(s, "http://", 7)) {
+        s += 7;
+        def_port = "80";
+        const char *sl = strchr(s, '/');
+        *path = sl;
+    }
+    size_t len = *path ? (size_t)(*path - s) : strlen(s);
+    const char *hs = s, *he, *ps = NULL;
+    if (*s == '[') {
+        he = memchr(s, ']', len);
+        if (!he) return cli_usage_error(CMD, "target '%s': no ']'", t);
+        hs = s + 1;
+        if (he + 1 < s + len && he[1] == ':') ps = he + 2;
+    } else {
+        const char *c = memchr(s, ':', len);
+        he = c ? c : s + len;
+        if (c) ps = c + 1;
+    }
+    size_t hl = (size_t)(he - hs), pl = ps ? (size_t)(s + len - ps) : 0;
+    if (!hl || hl >= hn) return cli_usage_error(CMD, "target '%s': no host", t);
+    if (!ps && !def_port) return cli_usage_error(CMD, "target '%s' is not HOST:PORT", t);
+    memcpy(host, hs, hl);
+    host[hl] = 0;
+    if (ps) {
+        if (!pl || pl > 5 || strspn(ps, "0123456789") < pl)
+            return cli_usage_error(CMD, "target '%s': bad port", t);
+        memcpy(port, ps, pl);
+        port[pl] = 0;
+    } else {
+        strcpy(port, def_port);
+    }
+    return 0;
+}
+
+static char host_buf[256], headers_buf[8192];
+
+/* Options that depend on each other; CLI_OK or CLI_USAGE. */
+static int check_opts(const char *target, const char **url_path) {
+    char port[8];
+    if (split_target(target, host_buf, sizeof host_buf, port, url_path)) return CLI_USAGE;
+    if (!o.rate_seen) return cli_usage_error(CMD, "--rate: required");
+    if (!o.duration_ns) return cli_usage_error(CMD, "--duration: must be more than 0");
+    lat_loadproto_kind k = proto_kinds[o.protocol];
+    if (k != LAT_LOADPROTO_HTTP && (o.method || o.path_seen || o.headers.n || o.body || o.host))
+        return cli_usage_error(CMD,
+                               "--method/--path/--header/--body/--host: only with --protocol http");
+    if (k != LAT_LOADPROTO_REDIS && o.redis_cmd)
+        return cli_usage_error(CMD, "--redis-cmd: only with --protocol redis");
+    if (k != LAT_LOADPROTO_ECHO && o.echo_size)
+        return cli_usage_error(CMD, "--echo-size: only with --protocol echo");
+    if (*url_path && k != LAT_LOADPROTO_HTTP)
+        return cli_usage_error(CMD, "target '%s': an http:// URL needs --protocol http", target);
+    if (cli_list_join(&o.headers, "\r\n", headers_buf, sizeof headers_buf) >= sizeof headers_buf)
+        return cli_usage_error(CMD, "--header: too long together");
+    for (int i = 0; i < o.headers.n; i++)
+        if (!strchr(o.headers.v[i], ':') || strpbrk(o.headers.v[i], "\r\n"))
+            return cli_usage_error(CMD, "--header: '%s' is not 'Name: value'", o.headers.v[i]);
+    return CLI_OK;
+}
+
+/* Build the request; CLI_OK or CLI_USAGE naming what is wrong. */
+static int build_proto(lat_loadproto *p, const char *url_path) {
+    lat_loadproto_opts po = {
+        .kind = proto_kinds[o.protocol],
+        .echo_size = o.echo_size,
+        .method = o.method,
+        .path = o.path_seen ? o.path : url_path,
+        .host = o.host ? o.host : host_buf,
+        .headers = o.headers.n ? headers_buf : NULL,
+        .body = o.body,
+        .redis_cmd = o.redis_cmd,
+        .mc_set = o.mc_op == 1,
+        .key_space = o.key_space,
+        .value_size = o.value_size,
+        .max_response = o.max_response,
+    };
+    int rc = lat_loadproto_init(p, &po);
+    if (rc == -E2BIG)
+        return cli_usage_error(CMD, "the request is larger than %d bytes", LAT_LOADPROTO_REQ_MAX);
+    if (rc)
+        return cli_usage_error(
+            CMD, "--method/--path/--redis-cmd: empty, or a line break or space where none may be");
+    return CLI_OK;
+}
+
+static int resolve(const char *target, lat_load_cfg *c) {
+    char host[256], port[8];
+    const char *path;
+    split_target(target, host, sizeof host, port, &path);
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
+    int e = getaddrinfo(host, port, &hints, &res);
+    if (e) return cli_error(CMD, "%s: %s", target, gai_strerror(e));
+    memcpy(&c->addr, res->ai_addr, res->ai_addrlen);
+    c->addr_len = res->ai_addrlen;
+    freeaddrinfo(res);
+    return CLI_OK;
+}
+
+/* ---- the run: the engine's thread and this one's live line ------------------------- */
+
+static lat_load *running;
+static void on_signal(int sig) {
+    (void)sig;
+    lat_load_stop(running); /* an atomic store: async-signal-safe */
+}
+
+typedef struct live {
+    lat_load *l;
+    load_run *r;
+    lat_hist ilat, isvc, ilag;
+    lat_afile *hf;
+    lat_hlog_writer w;
+    double t0_s, last_s;
+    uint64_t last_completed;
+    atomic_bool done;
+    int hlog_rc;
+} live;
+
+static void *engine(void *arg) {
+    live *lv = arg;
+    lv->r->run_rc = lat_load_run(lv->l);
+    atomic_store_explicit(&lv->done, true, memory_order_release); /* pairs with the poll below */
+    return NULL;
+}
+
+static double wall_s(void) {
+    return (double)lat_clock_ns(CLOCK_REALTIME) / 1e9;
+}
+
+/* Take the interval since the last tick: into the totals, the log, the live line. */
+static void tick(live *lv) {
+    double now = wall_s();
+    lat_load_interval(lv->l, &lv->ilat, &lv->isvc, &lv->ilag);
+    lat_hist_add(&lv->r->latency, &lv->ilat);
+    lat_hist_add(&lv->r->service, &lv->isvc);
+    lat_hist_add(&lv->r->lag, &lv->ilag);
+    if (lv->hf && !lv->hlog_rc) {
+        const lat_hist *h[3] = {&lv->ilat, &lv->isvc, &lv->ilag};
+        static const char *const tags[3] = {"latency", "service", "lag"};
+        for (int k = 0; k < 3 && !lv->hlog_rc; k++)
+            lv->hlog_rc =
+                lat_hlog_write_interval(&lv->w, h[k], tags[k], lv->last_s, now - lv->last_s);
+    }
+    lat_load_counts c;
+    lat_load_counts_get(lv->l, &c);
+    if (!o.quiet) {
+        double ps[3] = {50, 99, 99.9};
+        int64_t v[3];
+        lat_hist_values_at_percentiles(&lv->ilat, ps, v, 3);
+        uint64_t err = c.failed;
+        for (int k = 0; k < LAT_LOAD_NERR; k++)
+            if (k == LAT_LOAD_REFUSED) err += c.errors[k];
+        fprintf(stderr,
+                "[%5.1fs] rate %.0f/s  p50 %.3f ms  p99 %.3f ms  p99.9 %.3f ms  errors %" PRIu64
+                "  lag p99 %.1f us\n",
+                now - lv->t0_s, (double)(c.completed - lv->last_completed) / (now - lv->last_s),
+                (double)v[0] / 1e6, (double)v[1] / 1e6, (double)v[2] / 1e6, err,
+                (double)lat_hist_value_at_percentile(&lv->ilag, 99) / 1e3);
+    }
+    lv->last_completed = c.completed;
+    lv->last_s = now;
+}
+
+static void live_loop(live *lv) {
+    double next = lv->t0_s + 1;
+    while (!atomic_load_explicit(&lv->done, memory_order_acquire)) {
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+        if (wall_s() >= next) {
+            tick(lv);
+            next += 1;
+        }
+    }
+    tick(lv); /* the last part-second */
+}
+
+static int open_hlog(live *lv) {
+    if (!o.hlog) return 0;
+    int rc = lat_afile_open(o.hlog, &lv->hf);
+    if (rc) return cli_lib_error(CMD, o.hlog, rc);
+    rc = lat_hlog_writer_init(&lv->w, lat_afile_stream(lv->hf), lv->t0_s, lv->t0_s, 0);
+    if (rc) return cli_lib_error(CMD, o.hlog, rc);
+    return 0;
+}
+
+static int close_hlog(live *lv) {
+    if (!lv->hf) return 0;
+    int rc = lv->hlog_rc;
+    if (rc) {
+        lat_afile_abort(lv->hf);
+        return cli_lib_error(CMD, o.hlog, rc);
+    }
+    rc = lat_afile_commit(lv->hf);
+    return rc ? cli_lib_error(CMD, o.hlog, rc) : 0;
+}
+
+static int run_engine(load_run *r) {
+    live lv = {.r = r};
+    int rc = lat_load_create(&r->cfg, &lv.l);
+    if (rc) return cli_lib_error(CMD, "engine", rc);
+    if (lat_load_hist_init(&lv.ilat) || lat_load_hist_init(&lv.isvc) ||
+        lat_load_hist_init(&lv.ilag)) {
+        rc = cli_lib_error(CMD, "histogram", -ENOMEM);
+        goto out;
+    }
+    lv.t0_s = lv.last_s = wall_s();
+    if ((rc = open_hlog(&lv))) goto out;
+    running = lv.l;
+    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    pthread_t th;
+    if ((rc = pthread_create(&th, NULL, engine, &lv))) {
+        rc = cli_lib_error(CMD, "thread", -rc);
+        goto out;
+    }
+    live_loop(&lv);
+    pthread_join(th, NULL);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    lat_load_counts_get(lv.l, &r->counts);
+    const double *ia;
+    size_t nia = lat_load_interarrivals(lv.l, &ia);
+    lat_load_verdict_in vin = {
+        .arrivals = r->cfg.arrivals,
+        .interarrivals = ia,
+        .n_interarrivals = nia,
+        .latency = &r->latency,
+        .lag = &r->lag,
+        .counts = &r->counts,
+        .ps = load_ps,
+        .nps = load_nps,
+        .lag_fraction = o.lag_fraction,
+        .ci_width = o.ci_width,
+    };
+    lat_load_verdict_judge(&vin, &r->verdict);
+    rc = close_hlog(&lv);
+out:
+    if (lv.hf && rc) lat_afile_abort(lv.hf);
+    running = NULL;
+    lat_hist_fini(&lv.ilat);
+    lat_hist_fini(&lv.isvc);
+    lat_hist_fini(&lv.ilag);
+    lat_load_destroy(lv.l);
+    return rc;
+}
+
+static int parse(int argc, char **argv, const char **url_path, const char **target) {
+    memset(&o, 0, sizeof o);
+    o.duration_ns = 10000000000ull;
+    o.connections = 8;
+    o.inflight = 1;
+    o.protocol = 1;
+    o.cpu = -1;
+    int first, rc = cli_parse(&cmd_load_spec, argc, argv, &first);
+    if (rc) return rc;
+    *target = argv[first];
+    return check_opts(argv[first], url_path) ? CLI_USAGE : 0;
+}
+
+int cmd_load(int argc, char **argv) {
+    const char *url_path = NULL, *target = NULL;
+    int rc = parse(argc, argv, &url_path, &target);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    static lat_loadproto proto;
+    if ((rc = build_proto(&proto, url_path ? url_path : "/"))) return rc;
+    load_run r = {.target = target, .protocol = proto_names[o.protocol]};
+    if (!o.seed_seen) o.seed = lat_clock_ns(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32);
+    r.cfg = (lat_load_cfg){
+        .proto = &proto,
+        .arrivals = o.arrivals ? LAT_LOAD_POISSON : LAT_LOAD_CONSTANT,
+        .rate_hz = o.rate,
+        .duration_ns = o.duration_ns,
+        .seed = o.seed,
+        .connections = (unsigned)o.connections,
+        .max_inflight = (unsigned)o.inflight,
+        .timeout_ns = o.timeout_ns,
+        .cpu = o.cpu,
+        .gap_ns = o.gap_ns,
+    };
+    if ((rc = resolve(r.target, &r.cfg))) return rc;
+    if (lat_load_hist_init(&r.latency) || lat_load_hist_init(&r.service) ||
+        lat_load_hist_init(&r.lag))
+        return cli_lib_error(CMD, "histogram", -ENOMEM);
+    rc = run_engine(&r);
+    if (!rc && r.run_rc)
+        cli_error(CMD, "%s: the run could not go on: %s", r.target, strerror(-r.run_rc));
+    int prc = (!rc) ? load_print(&r) : CLI_OK;
+    int jrc = (!rc && o.json) ? load_write_json(&r, o.json) : CLI_OK;
+    lat_hist_fini(&r.latency);
+    lat_hist_fini(&r.service);
+    lat_hist_fini(&r.lag);
+    if (rc) return rc;
+    if (r.run_rc || prc || jrc) return CLI_ERR;
+    return o.strict && !r.verdict.valid ? EXIT_INVALID : CLI_OK;
+}
