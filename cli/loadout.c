@@ -16,7 +16,7 @@
 
 #include "latlab/json.h"
 
-const double load_ps[] = {50, 90, 99, 99.9, 99.99};
+const double load_ps[] = {50, 90, 95, 99, 99.9, 99.99};
 const size_t load_nps = sizeof load_ps / sizeof load_ps[0];
 
 static const char *arrivals_name(const load_run *r) {
@@ -73,7 +73,7 @@ int load_print(const load_run *r) {
     print_table(r);
     printf("\nsending thread: %" PRIu64 " platform gaps of %.1f us or more, %.2f ms in all (%.3f%% "
            "of the run, longest %.1f us); %" PRIu64 " requests sent late (lag > %.1f us), %" PRIu64
-           " of them after a gap: %.3f%% of requests late because of the platform\n",
+           " of them because of the gaps: %.3f%% of requests late because of the platform\n",
            c->gaps, (double)(r->cfg.gap_ns ? r->cfg.gap_ns : 10000) / 1e3, (double)c->gap_ns / 1e6,
            v->platform_loss * 100, (double)c->gap_longest_ns / 1e3, c->late,
            (double)(r->cfg.gap_ns ? r->cfg.gap_ns : 10000) / 1e3, c->late_gap,
@@ -92,7 +92,7 @@ int load_print(const load_run *r) {
 }
 
 static json_t *hist_json(const lat_hist *h) {
-    lat_hist_ci ci[5];
+    lat_hist_ci ci[8];
     lat_hist_cis_at_percentiles(h, load_ps, LAT_HIST_CI_DEFAULT, ci, load_nps);
     json_t *o = json_object();
     json_object_set_new(o, "n", json_integer(lat_hist_total(h)));

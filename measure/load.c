@@ -29,6 +29,7 @@
 #define HIST_HIGHEST 3600000000000ll /* 1 hour in ns */
 #define RBUF 65536
 #define NEVENTS 64
+#define GAP_RING 64
 
 /* ---- the schedule -------------------------------------------------------------------- */
 
@@ -104,11 +105,13 @@ struct lat_load {
     double *ia; /* inter-arrival reservoir */
     size_t ia_n;
     uint64_t ia_seen, rng, last_send;
-    uint64_t last_gap_end; /* cycles: end of the latest platform gap */
-    uint64_t late_cycles;  /* cfg.late_ns in cycles */
-    uint64_t inflight;     /* requests in flight on every connection */
-    uint64_t down_since;   /* cycles since when no connection is up (0: some is) */
-    unsigned rr, up;       /* round-robin cursor; connections up */
+    uint64_t late_cycles;       /* cfg.late_ns in cycles */
+    uint64_t inflight;          /* requests in flight on every connection */
+    uint64_t down_since;        /* cycles since when no connection is up (0: some is) */
+    unsigned rr, up;            /* round-robin cursor; connections up */
+    bool gap_backlog;           /* the last send was late because of a platform gap */
+    lat_gap gap_ring[GAP_RING]; /* the latest gaps, for gap_overlap */
+    uint64_t gap_n;
 };
 
 #define CIDX(f) (offsetof(lat_load_counts, f) / sizeof(uint64_t))
@@ -358,6 +361,10 @@ static void on_readable(lat_load *l, conn *c) {
             return;
         }
         complete(l, c, now);
+        if (c->ps.close) { /* "Connection: close": reopen before sending more */
+            conn_fail(l, c, LAT_LOAD_CLOSED, now);
+            return;
+        }
     }
 }
 
@@ -418,6 +425,17 @@ static void sample_arrival(lat_load *l, uint64_t now) {
     l->last_send = now;
 }
 
+/* Cycles of platform gaps since `from` (the recent ones kept in the ring). */
+static uint64_t gap_overlap(const lat_load *l, uint64_t from) {
+    uint64_t sum = 0;
+    for (unsigned k = 0; k < GAP_RING && k < l->gap_n; k++) {
+        const lat_gap *g = &l->gap_ring[(l->gap_n - 1 - k) % GAP_RING];
+        if (g->start + g->len <= from) break;
+        sum += g->start >= from ? g->len : g->start + g->len - from;
+    }
+    return sum;
+}
+
 /* Send request seq (intended at `intended` cycles) on c: 0, or -1 when the
  * connection failed (the request was not sent; it stays due). */
 static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended) {
@@ -447,7 +465,13 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended) {
     CADD(l, sent, 1);
     if (lag > l->late_cycles) {
         CADD(l, late, 1);
-        if (l->last_gap_end > intended) CADD(l, late_gap, 1);
+        /* Late because of gaps: without the gap time inside its wait it would
+         * have been on time; or it is in the unbroken run of late sends after
+         * such a one (the backlog the gap left). */
+        l->gap_backlog = l->gap_backlog || lag - gap_overlap(l, intended) <= l->late_cycles;
+        if (l->gap_backlog) CADD(l, late_gap, 1);
+    } else {
+        l->gap_backlog = false;
     }
     sample_arrival(l, now);
     return 0;
@@ -474,7 +498,6 @@ static void advance(lat_load *l, run *r) {
  * -EIO when no connection has been up for a second. */
 static int housekeep(lat_load *l, run *r, uint64_t now) {
     uint64_t tmo = cyc(l, l->cfg.timeout_ns);
-    bool connecting = false;
     for (unsigned i = 0; i < l->cfg.connections; i++) {
         conn *c = &l->conns[i];
         if (c->state == C_UP && c->inflight && now - c->q[c->head].sent > tmo)
@@ -486,7 +509,6 @@ static int housekeep(lat_load *l, run *r, uint64_t now) {
                 c->retry_at = now + cyc(l, 10000000);
             }
         }
-        connecting |= c->state == C_CONNECTING;
     }
     if (!r->done && atomic_load_explicit(&l->stop, memory_order_relaxed)) r->done = true;
     if (r->waiting && now > r->next) {
@@ -496,7 +518,7 @@ static int housekeep(lat_load *l, run *r, uint64_t now) {
     CSET(l, gaps, l->gaps->count);
     CSET(l, gap_ns, (uint64_t)ns_of(l, l->gaps->total));
     CSET(l, gap_longest_ns, (uint64_t)ns_of(l, l->gaps->longest));
-    if (l->up || connecting) {
+    if (l->up) { /* reconnecting for ever to a refusing target is no run */
         l->down_since = 0;
     } else if (!l->down_since) {
         l->down_since = now;
@@ -543,7 +565,7 @@ static int loop(lat_load *l, run *r) {
         uint64_t now = lat_cycles();
         if (LAT_UNLIKELY(now - prev >= thr)) {
             lat_gaps_note(l->gaps, prev, now);
-            l->last_gap_end = now;
+            l->gap_ring[l->gap_n++ % GAP_RING] = (lat_gap){prev, now - prev};
         }
         prev = now;
         if (!r->done && now >= r->next) {

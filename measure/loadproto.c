@@ -32,6 +32,8 @@ const char *lat_loadproto_name(lat_loadproto_kind k) {
 
 /* ---- requests ---------------------------------------------------------------------- */
 
+static const char alpha[] = "abcdefghijklmnopqrstuvwxyz";
+
 typedef struct reqbuf {
     lat_loadproto *p;
     int err;
@@ -127,7 +129,7 @@ static int build_memcached(reqbuf *b, const lat_loadproto_opts *o) {
     }
     putf(b, " 0 0 %llu\r\n", v);
     for (size_t i = 0; i < v && !b->err; i++)
-        put(b, "abcdefghijklmnopqrstuvwxyz" + i % 26, 1);
+        put(b, &alpha[i % 26], 1);
     put(b, "\r\n", 2);
     return b->err;
 }
@@ -145,7 +147,7 @@ int lat_loadproto_init(lat_loadproto *p, const lat_loadproto_opts *o) {
     case LAT_LOADPROTO_ECHO:
         p->echo_size = o->echo_size ? o->echo_size : 64;
         for (size_t i = 0; i < p->echo_size && !b.err; i++)
-            put(&b, "abcdefghijklmnopqrstuvwxyz" + i % 26, 1);
+            put(&b, &alpha[i % 26], 1);
         return b.err;
     case LAT_LOADPROTO_HTTP:
         return build_http(&b, o);

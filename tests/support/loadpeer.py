@@ -59,6 +59,20 @@ def drop(c, rst=False):
     c.close()
 
 
+def send(c, out):
+    """All of out to c; False (c dropped) when the client went away."""
+    try:
+        n = c.send(out)  # nonblocking: one syscall when it all fits (the usual case)
+        if n < len(out):
+            c.setblocking(True)
+            c.sendall(out[n:])
+            c.setblocking(False)
+        return True
+    except OSError:
+        drop(c)
+        return False
+
+
 def reply(c, n):
     """Answer the nth request (1-based) on c; False when c was dropped."""
     global answered
@@ -75,9 +89,8 @@ def reply(c, n):
     last = a.close_after and perconn[c] >= a.close_after
     if last:
         out = out.replace(b"HTTP/1.1 200 OK\r\n", b"HTTP/1.1 200 OK\r\nConnection: close\r\n")
-    c.setblocking(True)
-    c.sendall(out)
-    c.setblocking(False)
+    if not send(c, out):
+        return False
     answered += 1
     if last:
         drop(c)
@@ -95,10 +108,8 @@ def serve(c):
         drop(c)
         return
     if a.mode == "echo":
-        c.setblocking(True)
-        c.sendall(d)
-        c.setblocking(False)
-        answered += len(d)
+        if send(c, d):
+            answered += len(d)
         return
     b = bufs.get(c, b"") + d
     while b"\r\n\r\n" in b:
@@ -112,7 +123,10 @@ next_stall = time.monotonic() + a.every
 while True:
     now = time.monotonic()
     if a.stall and now >= next_stall:
-        time.sleep(a.stall)
+        # Frozen until an absolute end, so a stall that starts late ends on time.
+        end = next_stall + a.stall
+        while time.monotonic() < end:
+            time.sleep(max(0.0, end - time.monotonic()))
         next_stall += a.every
         continue
     timeout = max(0.0, next_stall - now) if a.stall else 1.0
