@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "cliopts.h"
 #include "load.h"
+#include "promcli.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -35,6 +36,7 @@ static struct {
     double lag_fraction, ci_width;
     const char *json, *hlog, *method, *path, *body, *redis_cmd, *host;
     cli_list headers;
+    cli_prom prom;
     bool strict, quiet, rate_seen, seed_seen, path_seen;
 } o;
 
@@ -67,6 +69,9 @@ static const cli_opt load_opts[] = {
                 "interval log, one line per second per tag (latency, service, lag)"),
     CLI_FLAG_OPT("strict", &o.strict, "exit 4 when the verdict is invalid"),
     CLI_FLAG_OPT("quiet", &o.quiet, "no live line on stderr"),
+    CLI_HEADING_ROW("Prometheus (series latency, service, lag of latlab_load_seconds)"),
+    CLI_PROM_SERVE_ROWS(o.prom),
+    CLI_PROM_PUSH_ROWS(o.prom),
     CLI_HEADING_ROW("the verdict"),
     CLI_NUM_OPT("lag-fraction", CLI_DOUBLE, &o.lag_fraction, "F",
                 "a percentile is valid when the schedule lag there is below F\n"
@@ -249,7 +254,10 @@ typedef struct live {
     uint64_t last_completed;
     atomic_bool done;
     int hlog_rc;
+    lat_prom_server *srv; /* --metrics */
 } live;
+
+static const char *const series[3] = {"latency", "service", "lag"};
 
 static void *engine(void *arg) {
     live *lv = arg;
@@ -271,11 +279,12 @@ static void tick(live *lv) {
     lat_hist_add(&lv->r->lag, &lv->ilag);
     if (lv->hf && !lv->hlog_rc) {
         const lat_hist *h[3] = {&lv->ilat, &lv->isvc, &lv->ilag};
-        static const char *const tags[3] = {"latency", "service", "lag"};
         for (int k = 0; k < 3 && !lv->hlog_rc; k++)
             lv->hlog_rc =
-                lat_hlog_write_interval(&lv->w, h[k], tags[k], lv->last_s, now - lv->last_s);
+                lat_hlog_write_interval(&lv->w, h[k], series[k], lv->last_s, now - lv->last_s);
     }
+    const lat_hist *tot[3] = {&lv->r->latency, &lv->r->service, &lv->r->lag};
+    if (lv->srv) lat_prom_server_update(lv->srv, tot, 3);
     lat_load_counts c;
     lat_load_counts_get(lv->l, &c);
     if (!o.quiet) {
@@ -319,14 +328,35 @@ static int open_hlog(live *lv) {
 }
 
 static int close_hlog(live *lv) {
-    if (!lv->hf) return 0;
+    lat_afile *f = lv->hf;
+    lv->hf = NULL;
+    if (!f) return 0;
     int rc = lv->hlog_rc;
     if (rc) {
-        lat_afile_abort(lv->hf);
+        lat_afile_abort(f);
         return cli_lib_error(CMD, o.hlog, rc);
     }
-    rc = lat_afile_commit(lv->hf);
+    rc = lat_afile_commit(f);
     return rc ? cli_lib_error(CMD, o.hlog, rc) : 0;
+}
+
+/* The verdict on the run just ended. */
+static void judge(load_run *r, const lat_load *l) {
+    const double *ia;
+    size_t nia = lat_load_interarrivals(l, &ia);
+    lat_load_verdict_in vin = {
+        .arrivals = r->cfg.arrivals,
+        .interarrivals = ia,
+        .n_interarrivals = nia,
+        .latency = &r->latency,
+        .lag = &r->lag,
+        .counts = &r->counts,
+        .ps = load_ps,
+        .nps = load_nps,
+        .lag_fraction = o.lag_fraction,
+        .ci_width = o.ci_width,
+    };
+    lat_load_verdict_judge(&vin, &r->verdict);
 }
 
 static int run_engine(load_run *r) {
@@ -340,6 +370,11 @@ static int run_engine(load_run *r) {
     }
     lv.t0_s = lv.last_s = wall_s();
     if ((rc = open_hlog(&lv))) goto out;
+    const lat_hist *tot[3] = {&r->latency, &r->service, &r->lag}; /* served from the start */
+    if (o.prom.metrics_addr && cli_prom_serve(&o.prom, CMD, 3, series, tot, &lv.srv)) {
+        rc = CLI_ERR;
+        goto out;
+    }
     running = lv.l;
     struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
     sigaction(SIGINT, &sa, &old_int);
@@ -354,24 +389,13 @@ static int run_engine(load_run *r) {
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     lat_load_counts_get(lv.l, &r->counts);
-    const double *ia;
-    size_t nia = lat_load_interarrivals(lv.l, &ia);
-    lat_load_verdict_in vin = {
-        .arrivals = r->cfg.arrivals,
-        .interarrivals = ia,
-        .n_interarrivals = nia,
-        .latency = &r->latency,
-        .lag = &r->lag,
-        .counts = &r->counts,
-        .ps = load_ps,
-        .nps = load_nps,
-        .lag_fraction = o.lag_fraction,
-        .ci_width = o.ci_width,
-    };
-    lat_load_verdict_judge(&vin, &r->verdict);
+    judge(r, lv.l);
+    cli_prom_serve_finish(&o.prom, lv.srv, NULL, 0);
+    lv.srv = NULL;
     rc = close_hlog(&lv);
 out:
-    if (lv.hf && rc) lat_afile_abort(lv.hf);
+    if (lv.hf) lat_afile_abort(lv.hf);
+    if (lv.srv) cli_prom_serve_finish(&o.prom, lv.srv, NULL, 0);
     running = NULL;
     lat_hist_fini(&lv.ilat);
     lat_hist_fini(&lv.isvc);
@@ -387,8 +411,11 @@ static int parse(int argc, char **argv, const char **url_path, const char **targ
     o.inflight = 1;
     o.protocol = 1;
     o.cpu = -1;
+    cli_prom_init(&o.prom);
+    o.prom.metric = "latlab_load_seconds";
     int first, rc = cli_parse(&cmd_load_spec, argc, argv, &first);
     if (rc) return rc;
+    if (cli_prom_check(&o.prom, CMD)) return CLI_USAGE;
     *target = argv[first];
     return check_opts(argv[first], url_path) ? CLI_USAGE : 0;
 }
@@ -397,6 +424,7 @@ int cmd_load(int argc, char **argv) {
     const char *url_path = NULL, *target = NULL;
     int rc = parse(argc, argv, &url_path, &target);
     if (rc) return rc < 0 ? CLI_OK : rc;
+    if (o.prom.push_delete) return cli_prom_push(&o.prom, CMD, 3, series, NULL);
     static lat_loadproto proto;
     if ((rc = build_proto(&proto, url_path ? url_path : "/"))) return rc;
     load_run r = {.target = target, .protocol = proto_names[o.protocol]};
@@ -422,6 +450,8 @@ int cmd_load(int argc, char **argv) {
         cli_error(CMD, "%s: the run could not go on: %s", r.target, strerror(-r.run_rc));
     int prc = (!rc) ? load_print(&r) : CLI_OK;
     int jrc = (!rc && o.json) ? load_write_json(&r, o.json) : CLI_OK;
+    const lat_hist *tot[3] = {&r.latency, &r.service, &r.lag};
+    if (!rc && o.prom.push_url && cli_prom_push(&o.prom, CMD, 3, series, tot)) jrc = CLI_ERR;
     lat_hist_fini(&r.latency);
     lat_hist_fini(&r.service);
     lat_hist_fini(&r.lag);

@@ -35,6 +35,8 @@ usage --redis-cmd 127.0.0.1:9 --rate 10 --redis-cmd PING
 usage --header 127.0.0.1:9 --rate 10 --header nocolon
 usage HOST:PORT 127.0.0.1 --rate 10
 usage --connections 127.0.0.1:9 --rate 10 --connections 0
+usage --push 127.0.0.1:9 --rate 10 --push ftp://x
+usage --metrics 127.0.0.1:9 --rate 10 --metrics nonsense
 "$LATLAB" help load >"$tmp/h1" && "$LATLAB" load --help >"$tmp/h2" && cmp -s "$tmp/h1" "$tmp/h2" ||
     fail "help load differs from load --help"
 
@@ -47,11 +49,12 @@ grep -qi refused "$tmp/r.err" || fail "refused: no reason: $(cat "$tmp/r.err")"
 
 # Start the peer with args; sets peer_port and peer_pid.
 peer() {
+    rm -f "$tmp/peer.out" # not the last peer's port: the new one may not have truncated it yet
     "$PY" "$SRC/tests/support/loadpeer.py" --count-file "$tmp/count" "$@" >"$tmp/peer.out" 2>"$tmp/peer.log" &
     peer_pid=$!
     pids+=("$peer_pid")
     for _ in $(seq 200); do
-        peer_port=$(awk '/^listening/{print $2}' "$tmp/peer.out")
+        peer_port=$(awk '/^listening/{print $2}' "$tmp/peer.out" 2>/dev/null)
         [ -n "$peer_port" ] && return 0
         sleep 0.05
     done
@@ -133,6 +136,25 @@ stop_peer
 [ $rc = 4 ] || fail "impossible rate with --strict -> exit $rc (want 4): $(tail -3 "$tmp/v.out")"
 check_all_done "$tmp/v.json" "impossible rate"
 grep -q '^verdict.*invalid: .*schedule lag' "$tmp/v.out" || fail "invalid verdict without the lag: $(tail -1 "$tmp/v.out")"
+
+# ---- Prometheus: /metrics while running; an unreachable Pushgateway is exit 1, results kept ----
+peer
+"$LATLAB" load "127.0.0.1:$peer_port" --rate 500 --duration 2s --quiet --metrics 127.0.0.1:0 \
+    --push "http://127.0.0.1:$(free_port)" --json "$tmp/m.json" >"$tmp/m.out" 2>"$tmp/m.err" &
+lp=$!
+if command -v curl >/dev/null; then
+    mport=$(served_port "$tmp/m.err") || fail "--metrics: no serving line: $(cat "$tmp/m.err")"
+    sleep 1.2
+    curl -sf "http://127.0.0.1:$mport/metrics" >"$tmp/metrics" || fail "--metrics: scrape failed"
+    for t in latency service lag; do
+        grep -q "^latlab_load_seconds_count{stage=\"$t\"" "$tmp/metrics" || fail "/metrics: no $t series"
+    done
+fi
+wait $lp
+rc=$?
+stop_peer
+[ $rc = 1 ] || fail "unreachable --push -> exit $rc (want 1)"
+check_all_done "$tmp/m.json" "metrics run"
 
 # ---- faults: each counted by kind, nothing lost ---------------------------------------------
 fault() { # kind peer-args...
