@@ -97,6 +97,8 @@ done
 # The log reads back: its latency intervals hold every completed request.
 "$LATLAB" hist percentiles "$tmp/e.hlog" --tag latency >"$tmp/hs.out" 2>&1 || fail "hist percentiles of the load log: $(cat "$tmp/hs.out")"
 grep -q 'Total count *= *1000\]' "$tmp/hs.out" || fail "hlog latency count: $(tail -3 "$tmp/hs.out")"
+"$LATLAB" plot "$tmp/e.hlog" -o "$tmp/e.svg" >"$tmp/plot.out" 2>&1 || fail "plot of the load log: $(cat "$tmp/plot.out")"
+for t in latency service lag; do grep -q "$t" "$tmp/e.svg" || fail "plot: no $t series"; done
 
 # ---- HTTP, chunked replies; Poisson arrivals pass Anderson-Darling ---------------------------
 peer --chunked

@@ -11,6 +11,8 @@ LATLAB=${LATLAB:?path of the latlab tool}
 SRC=${LAT_SRC_DIR:?source dir}
 # shellcheck source=support/servers.sh
 . "$SRC/tests/support/servers.sh"
+# shellcheck source=support/nginx.sh
+. "$SRC/tests/support/nginx.sh"
 PATH=$PATH:/usr/sbin
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 ran=0
@@ -35,26 +37,8 @@ wait_port() { # port
 # ---- nginx ------------------------------------------------------------------------------
 if command -v nginx >/dev/null; then
     port=$(free_port)
-    mkdir -p "$tmp/nginx"
-    cat >"$tmp/nginx.conf" <<CONF
-daemon off;
-master_process off;
-worker_processes 1;
-pid $tmp/nginx/nginx.pid;
-error_log $tmp/nginx.log;
-events { worker_connections 256; }
-http {
-    access_log $tmp/access.log;
-    client_body_temp_path $tmp/nginx/body;
-    proxy_temp_path $tmp/nginx/proxy;
-    fastcgi_temp_path $tmp/nginx/fastcgi;
-    uwsgi_temp_path $tmp/nginx/uwsgi;
-    scgi_temp_path $tmp/nginx/scgi;
-    keepalive_requests 1000000;
-    server { listen 127.0.0.1:$port; location / { return 200 "ok"; } }
-}
-CONF
-    nginx -c "$tmp/nginx.conf" -p "$tmp/nginx" 2>"$tmp/nginx.err" &
+    nginx_conf "$tmp/nginx" "$port" "$tmp/access.log"
+    nginx -c "$tmp/nginx/nginx.conf" -p "$tmp/nginx" 2>"$tmp/nginx.err" &
     pids+=("$!")
     wait_port "$port"
     load nginx "$tmp/nginx.json" "http://127.0.0.1:$port/"

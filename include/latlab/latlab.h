@@ -1,7 +1,7 @@
 /* latlab.h - umbrella header: includes every public latlab header.
  * Core floor (libc, zlib, pthreads): compiler error alloc atomicfile clock
  * hist hlog ring perf topo flight.  Measure floor: trace (no jansson); json
- * report bench http prom (jansson).  Workloads: pipeline.  latlab/core.h
+ * report bench http prom (jansson), load loadproto loadverdict.  Workloads: pipeline.  latlab/core.h
  * includes the core alone. */
 #ifndef LATLAB_LATLAB_H
 #define LATLAB_LATLAB_H
@@ -26,5 +26,8 @@
 #include "latlab/bench.h"
 #include "latlab/http.h"
 #include "latlab/prom.h"
+#include "latlab/loadproto.h"
+#include "latlab/load.h"
+#include "latlab/loadverdict.h"
 
 #endif /* LATLAB_LATLAB_H */
