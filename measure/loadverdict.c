@@ -115,6 +115,14 @@ int lat_load_verdict_judge(const lat_load_verdict_in *in, lat_load_verdict *v) {
                    (unsigned long long)c->failed);
     if (!c->completed) add_reason(v, "no request completed");
     judge_pcts(in, v);
+    bool lag_bad = false;
+    for (size_t i = 0; i < v->npct; i++)
+        lag_bad |= v->pct[i].printed && !v->pct[i].lag_ok;
+    if (lag_bad && c->cap_waits)
+        add_reason(v,
+                   "%llu requests found every connection at its in-flight cap and waited (more "
+                   "connections or a higher cap would not)",
+                   (unsigned long long)c->cap_waits);
     if (c->sent) {
         v->late_share = (double)c->late / (double)c->sent;
         v->late_gap_share = (double)c->late_gap / (double)c->sent;

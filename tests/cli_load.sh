@@ -6,7 +6,8 @@
 # the interval log holds latency/service/lag lines; a Poisson schedule passes
 # the Anderson-Darling test and a constant one fails it; a rate beyond what
 # one thread can send is invalid with the lag named, and --strict exits 4;
-# faults (reset, malformed, oversized, keep-alive closed by the server) are
+# faults (reset, malformed, oversized, a connection closed with a request in
+# flight, no response within --timeout, keep-alive closed by the server) are
 # each counted by kind, nothing is lost (completed + failed == scheduled).
 set -u
 LATLAB=${LATLAB:?path of the latlab tool}
@@ -164,18 +165,21 @@ fault() { # kind peer-args...
     shift
     peer "$@"
     "$LATLAB" load "127.0.0.1:$peer_port" --rate 500 --duration 1s --connections 2 \
-        --max-response 65536 --json "$tmp/f.json" >"$tmp/f.out" 2>"$tmp/f.err"
+        --max-response 65536 --timeout 300ms --json "$tmp/f.json" >"$tmp/f.out" 2>"$tmp/f.err"
     local rc=$?
     stop_peer
     [ $rc = 0 ] || fail "$kind: exit $rc (want 0: the run went on)"
     check_all_done "$tmp/f.json" "$kind"
-    [ "$(j "$tmp/f.json" "d['counts']['errors']['$kind']")" -ge 1 ] || fail "$kind: not counted: $(grep errors "$tmp/f.out")"
+    [ "$(j "$tmp/f.json" "d['counts']['errors']['$kind']")" = 1 ] || fail "$kind: not counted once: $(grep errors "$tmp/f.out")"
+    [ "$(j "$tmp/f.json" "d['counts']['failed']")" = 1 ] || fail "$kind: failed != 1: $(grep errors "$tmp/f.out")"
     grep -q "^verdict.*invalid: .*requests failed" "$tmp/f.out" || fail "$kind: verdict does not name the failures"
     "$LATLAB" load "127.0.0.1:$peer_port" --rate 10 --duration 10ms >/dev/null 2>&1 && fail "$kind: peer still up?"
 }
 fault reset --reset-at 100
 fault malformed --malformed-at 100
 fault oversized --oversized-at 100
+fault closed --drop-at 100
+fault timeout --hang-at 100
 # keep-alive closed by the server ("Connection: close"): reopened, nothing lost
 peer --close-after 50
 "$LATLAB" load "127.0.0.1:$peer_port" --rate 500 --duration 1s --connections 2 --json "$tmp/k.json" \

@@ -6,7 +6,8 @@ echo (bytes back as they come).  Faults on request: a stall of --stall
 seconds every --every seconds (nothing is read or answered meanwhile: the
 coordinated-omission case), a reset (RST) of the connection at the Nth
 request, a malformed or an oversized reply at the Nth request, or closing
-keep-alive connections after N replies each.  Prints "listening PORT" once
+keep-alive connections after N replies each, closing a connection instead of
+answering the Nth request, or never answering it.  Prints "listening PORT" once
 bound (port 0 picks one) and, on SIGTERM, "requests N" (requests answered)
 to --count-file."""
 import argparse, selectors, signal, socket, struct, sys, time
@@ -21,6 +22,8 @@ ap.add_argument("--reset-at", type=int, default=0)
 ap.add_argument("--malformed-at", type=int, default=0)
 ap.add_argument("--oversized-at", type=int, default=0)
 ap.add_argument("--close-after", type=int, default=0)
+ap.add_argument("--drop-at", type=int, default=0)  # close (FIN) instead of answering
+ap.add_argument("--hang-at", type=int, default=0)  # never answer; the connection stays open
 ap.add_argument("--count-file", default="")
 a = ap.parse_args()
 
@@ -34,6 +37,8 @@ sel.register(ls, selectors.EVENT_READ)
 print("listening", ls.getsockname()[1], flush=True)
 
 answered = 0
+seen = 0  # requests read (the Nth of the fault options counts these)
+hung = []
 bufs = {}
 perconn = {}
 
@@ -79,6 +84,13 @@ def reply(c, n):
     if n == a.reset_at:
         drop(c, rst=True)
         return False
+    if n == a.drop_at:
+        drop(c)
+        return False
+    if n == a.hang_at:
+        sel.unregister(c)  # kept open, never read again
+        hung.append(c)
+        return False
     if n == a.malformed_at:
         out = b"HTTP/1.1 2x0 nonsense\r\n\r\n"
     elif n == a.oversized_at:
@@ -99,7 +111,7 @@ def reply(c, n):
 
 
 def serve(c):
-    global answered
+    global answered, seen
     try:
         d = c.recv(65536)
     except ConnectionError:
@@ -114,7 +126,8 @@ def serve(c):
     b = bufs.get(c, b"") + d
     while b"\r\n\r\n" in b:
         _, b = b.split(b"\r\n\r\n", 1)
-        if not reply(c, answered + 1):
+        seen += 1
+        if not reply(c, seen):
             return
     bufs[c] = b
 
