@@ -344,10 +344,14 @@ static int close_hlog(live *lv) {
 static void judge(load_run *r, const lat_load *l) {
     const double *ia;
     size_t nia = lat_load_interarrivals(l, &ia);
+    const double *pairs;
+    size_t npairs = lat_load_latency_pairs(l, &pairs);
     lat_load_verdict_in vin = {
         .arrivals = r->cfg.arrivals,
         .interarrivals = ia,
         .n_interarrivals = nia,
+        .latency_pairs = pairs,
+        .n_pairs = npairs,
         .latency = &r->latency,
         .lag = &r->lag,
         .counts = &r->counts,

@@ -84,6 +84,9 @@ int load_print(const load_run *r) {
            LAT_AD_EXP_CRIT_1PCT,
            r->cfg.arrivals == LAT_LOAD_CONSTANT ? "; a constant schedule is checked by its lag"
                                                 : "");
+    printf("latencies, lag 1 (consecutive completions): Spearman rho %.3f on %zu sampled pairs; "
+           "%s at 1%% (reported, not judged)\n",
+           v->lag1_rho, v->lag1_n, v->lag1_independent ? "independence not rejected" : "dependent");
     printf(
         "verdict (lag below %.0f%% of latency at each percentile, intervals within %.0f%%): %s%s\n",
         v->lag_fraction * 100, v->ci_width * 100, v->valid ? "valid" : "invalid: ", v->reason);
@@ -141,6 +144,9 @@ static json_t *verdict_json(const lat_load_verdict *v) {
     json_object_set_new(o, "anderson_darling_critical_1pct", json_real(LAT_AD_EXP_CRIT_1PCT));
     json_object_set_new(o, "exponential_not_rejected", json_boolean(v->ad_pass));
     json_object_set_new(o, "arrivals_ok", json_boolean(v->arrivals_ok));
+    json_object_set_new(o, "lag1_spearman_rho", lat_json_real_or_null(v->lag1_rho));
+    json_object_set_new(o, "lag1_pairs", json_integer((json_int_t)v->lag1_n));
+    json_object_set_new(o, "lag1_independent", json_boolean(v->lag1_independent));
     for (size_t i = 0; i < v->npct; i++) {
         const lat_load_pct *p = &v->pct[i];
         json_t *e = json_object();

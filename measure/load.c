@@ -71,6 +71,12 @@ const char *lat_load_err_name(lat_load_err k) {
     return (unsigned)k < LAT_LOAD_NERR ? n[k] : "?";
 }
 
+typedef struct reservoir {
+    double *v; /* cap * w values */
+    size_t n, w;
+    uint64_t seen;
+} reservoir;
+
 typedef struct stamp {
     uint64_t intended, sent; /* cycles */
 } stamp;
@@ -102,9 +108,10 @@ struct lat_load {
     lat_gaps *gaps;
     acounts c;
     atomic_bool stop;
-    double *ia; /* inter-arrival reservoir */
-    size_t ia_n;
-    uint64_t ia_seen, rng, last_send;
+    reservoir ia;    /* inter-arrival times of actual sends, ns */
+    reservoir pairs; /* (latency, next completion's latency), ns */
+    double last_latency;
+    uint64_t rng, last_send;
     uint64_t late_cycles;       /* cfg.late_ns in cycles */
     uint64_t inflight;          /* requests in flight on every connection */
     uint64_t down_since;        /* cycles since when no connection is up (0: some is) */
@@ -143,7 +150,8 @@ void lat_load_destroy(lat_load *l) {
     lat_gaps_destroy(l->gaps);
     free(l->req);
     free(l->rbuf);
-    free(l->ia);
+    free(l->ia.v);
+    free(l->pairs.v);
     free(l);
 }
 
@@ -172,8 +180,10 @@ int lat_load_create(const lat_load_cfg *cfg, lat_load **out) {
     l->conns = calloc(cfg->connections, sizeof *l->conns);
     l->req = malloc(rl ? rl : 1);
     l->rbuf = malloc(RBUF);
-    l->ia = malloc(l->cfg.arrival_samples * sizeof *l->ia);
-    if (!l->conns || !l->req || !l->rbuf || !l->ia) goto fail;
+    l->ia = (reservoir){malloc(l->cfg.arrival_samples * sizeof(double)), 0, 1, 0};
+    l->pairs = (reservoir){malloc(l->cfg.arrival_samples * 2 * sizeof(double)), 0, 2, 0};
+    l->last_latency = -1;
+    if (!l->conns || !l->req || !l->rbuf || !l->ia.v || !l->pairs.v) goto fail;
     memcpy(l->req, cfg->proto->req, rl);
     for (unsigned i = 0; i < cfg->connections; i++) {
         conn *c = &l->conns[i];
@@ -213,8 +223,13 @@ int lat_load_interval(lat_load *l, lat_hist *latency, lat_hist *service, lat_his
 }
 
 size_t lat_load_interarrivals(const lat_load *l, const double **out) {
-    if (out) *out = l->ia;
-    return l->ia_n;
+    if (out) *out = l->ia.v;
+    return l->ia.n;
+}
+
+size_t lat_load_latency_pairs(const lat_load *l, const double **out) {
+    if (out) *out = l->pairs.v;
+    return l->pairs.n;
 }
 
 /* ---- connections --------------------------------------------------------------------- */
@@ -328,12 +343,28 @@ static int connect_all(lat_load *l) {
 
 /* ---- requests and responses --------------------------------------------------------- */
 
+/* Keep a uniform sample of what is offered (Algorithm R): w values at a time. */
+static void keep(lat_load *l, reservoir *r, const double *v) {
+    uint64_t seen = r->seen++;
+    size_t at = r->n;
+    if (r->n < l->cfg.arrival_samples)
+        r->n++;
+    else if (splitmix(&l->rng) % (seen + 1) < l->cfg.arrival_samples)
+        at = splitmix(&l->rng) % l->cfg.arrival_samples;
+    else
+        return;
+    memcpy(r->v + at * r->w, v, r->w * sizeof *v);
+}
+
 static void complete(lat_load *l, conn *c, uint64_t now) {
     stamp s = c->q[c->head];
     c->head = c->head + 1 == l->cfg.max_inflight ? 0 : c->head + 1;
     c->inflight--;
     l->inflight--;
-    lat_hist_recorder_record(&l->rec[0], ns_of(l, now - s.intended));
+    int64_t lat = ns_of(l, now - s.intended);
+    lat_hist_recorder_record(&l->rec[0], lat);
+    if (l->last_latency >= 0) keep(l, &l->pairs, (double[2]){l->last_latency, (double)lat});
+    l->last_latency = (double)lat;
     lat_hist_recorder_record(&l->rec[1], ns_of(l, now - s.sent));
     CADD(l, completed, 1);
     if (c->ps.error_reply) CADD(l, error_replies, 1);
@@ -412,15 +443,11 @@ static conn *free_conn(lat_load *l) {
     return NULL;
 }
 
-/* Uniform sample of the inter-arrival times (Algorithm R). */
+/* The inter-arrival time of actual sends. */
 static void sample_arrival(lat_load *l, uint64_t now) {
     if (l->last_send) {
         double d = (double)ns_of(l, now - l->last_send);
-        uint64_t seen = l->ia_seen++;
-        if (l->ia_n < l->cfg.arrival_samples)
-            l->ia[l->ia_n++] = d;
-        else if (splitmix(&l->rng) % (seen + 1) < l->cfg.arrival_samples)
-            l->ia[splitmix(&l->rng) % l->cfg.arrival_samples] = d;
+        keep(l, &l->ia, &d);
     }
     l->last_send = now;
 }

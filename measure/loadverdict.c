@@ -43,6 +43,46 @@ double lat_ad_exponential(const double *x, size_t n) {
     return a2 * (1.0 + 0.6 / (double)n);
 }
 
+/* Ranks (1-based, ties averaged) of v[k * stride], k < n, into r. */
+static int rank(const double *v, size_t n, size_t stride, double *r) {
+    /* sort (value, index) pairs: cmp_double reads the value */
+    double *key = malloc(n * 2 * sizeof *key);
+    if (!key) return -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        key[2 * i] = v[i * stride];
+        key[2 * i + 1] = (double)i;
+    }
+    qsort(key, n, 2 * sizeof *key, cmp_double);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j + 1 < n && key[2 * (j + 1)] == key[2 * i])
+            j++;
+        for (size_t k = i; k <= j; k++)
+            r[(size_t)key[2 * k + 1]] = (double)(i + j) / 2 + 1;
+        i = j + 1;
+    }
+    free(key);
+    return 0;
+}
+
+double lat_spearman_pairs(const double *x, size_t n) {
+    if (!x || n < 8) return NAN;
+    double *r = malloc(n * 2 * sizeof *r);
+    if (!r || rank(x, n, 2, r) || rank(x + 1, n, 2, r + n)) {
+        free(r);
+        return NAN;
+    }
+    double m = ((double)n + 1) / 2, sxy = 0, sxx = 0, syy = 0;
+    for (size_t i = 0; i < n; i++) {
+        double a = r[i] - m, b = r[n + i] - m;
+        sxy += a * b;
+        sxx += a * a;
+        syy += b * b;
+    }
+    free(r);
+    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
+}
+
 __attribute__((format(printf, 2, 3))) static void add_reason(lat_load_verdict *v, const char *fmt,
                                                              ...) {
     size_t k = strlen(v->reason);
@@ -103,6 +143,10 @@ int lat_load_verdict_judge(const lat_load_verdict_in *in, lat_load_verdict *v) {
     v->ad_a2 = lat_ad_exponential(in->interarrivals, in->n_interarrivals);
     v->ad_pass = !isnan(v->ad_a2) && v->ad_a2 < LAT_AD_EXP_CRIT_1PCT;
     v->arrivals_ok = in->arrivals != LAT_LOAD_POISSON || v->ad_pass;
+    v->lag1_n = in->n_pairs;
+    v->lag1_rho = lat_spearman_pairs(in->latency_pairs, in->n_pairs);
+    v->lag1_independent = !isnan(v->lag1_rho) &&
+                          fabs(v->lag1_rho) * sqrt((double)in->n_pairs - 1) < LAT_SPEARMAN_Z_1PCT;
     if (!v->arrivals_ok) {
         if (isnan(v->ad_a2))
             add_reason(v, "too few inter-arrivals (%zu) to test the Poisson schedule", v->ad_n);

@@ -5,7 +5,8 @@
  * and fails for constant; a percentile whose lag is not below the fraction of
  * its latency makes the verdict invalid and is named, while a small lag keeps
  * it valid; percentiles without enough samples are not printed; failed
- * requests make it invalid. */
+ * requests make it invalid; Spearman's rho is 1 / -1 for monotone pairs
+ * (ties too), near 0 for independent ones, NAN when a side is constant. */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -42,6 +43,23 @@ static void test_ad(void **state) {
         x[i] = i % 10 ? 10 : -log(unif()) * 50000; /* bursts */
     assert_true(lat_ad_exponential(x, 1000) > LAT_AD_EXP_CRIT_1PCT);
     assert_true(isnan(lat_ad_exponential(x, 3)));
+}
+
+static void test_spearman(void **state) {
+    (void)state;
+    double x[2 * 1000];
+    for (int i = 0; i < 1000; i++) x[2 * i] = unif(), x[2 * i + 1] = unif();
+    double rho = lat_spearman_pairs(x, 1000);
+    assert_true(fabs(rho) * sqrt(999) < 4); /* independent: |z| small */
+    for (int i = 0; i < 1000; i++) x[2 * i + 1] = x[2 * i] * 3 + 1; /* monotone */
+    assert_true(fabs(lat_spearman_pairs(x, 1000) - 1) < 1e-12);
+    for (int i = 0; i < 1000; i++) x[2 * i + 1] = -x[2 * i];
+    assert_true(fabs(lat_spearman_pairs(x, 1000) + 1) < 1e-12);
+    for (int i = 0; i < 1000; i++) x[2 * i] = i % 2, x[2 * i + 1] = i % 2; /* ties */
+    assert_true(fabs(lat_spearman_pairs(x, 1000) - 1) < 1e-12);
+    for (int i = 0; i < 1000; i++) x[2 * i + 1] = 5; /* one side constant */
+    assert_true(isnan(lat_spearman_pairs(x, 1000)));
+    assert_true(isnan(lat_spearman_pairs(x, 3)));
 }
 
 static void test_sched(void **state) {
@@ -136,6 +154,7 @@ static void test_verdict(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ad),
+        cmocka_unit_test(test_spearman),
         cmocka_unit_test(test_sched),
         cmocka_unit_test(test_verdict),
     };

@@ -81,7 +81,7 @@ typedef struct lat_load_cfg {
     int cpu;                /* pin the sending thread there; -1: no pinning */
     uint64_t gap_ns;        /* gap threshold; 0 = LAT_GAPS_DEFAULT_NS */
     uint64_t late_ns;       /* "late" lag; 0 = the gap threshold */
-    size_t arrival_samples; /* inter-arrival reservoir size; 0 = 1000 */
+    size_t arrival_samples; /* inter-arrival and latency-pair samples kept; 0 = 1000 */
 } lat_load_cfg;
 
 /* Counters: consistent enough to print while running (each read atomically). */
@@ -127,5 +127,9 @@ void lat_load_counts_get(const lat_load *l, lat_load_counts *out);
 /* The sampled inter-arrival times of actual sends, ns (valid after the run;
  * a uniform sample of at most cfg->arrival_samples).  Returns the count. */
 size_t lat_load_interarrivals(const lat_load *l, const double **out);
+/* The sampled pairs (latency, latency of the next completion), ns, as 2n
+ * values (after the run; at most cfg->arrival_samples pairs): the lag-1
+ * dependence of latencies.  Returns n. */
+size_t lat_load_latency_pairs(const lat_load *l, const double **out);
 
 #endif /* LATLAB_LOAD_H */

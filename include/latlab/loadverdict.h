@@ -11,7 +11,9 @@
  * max-bound and its relative width is at most ci_width (percentiles without
  * enough samples are not printed at all); (4) no request failed.  The
  * platform's share (requests late because of the sending thread's gaps) is
- * reported beside.  Pure computation: no I/O, allocation only for a sorted
+ * reported beside, and so is the lag-1 dependence of latencies (Spearman's
+ * rank correlation of consecutive completions: a stalled service makes
+ * neighbours wait together).  Pure computation: no I/O, allocation only for a sorted
  * copy of the sample. */
 #ifndef LATLAB_LOADVERDICT_H
 #define LATLAB_LOADVERDICT_H
@@ -32,12 +34,22 @@ double lat_ad_exponential(const double *x, size_t n);
  * scale estimated): larger values reject "these are exponential". */
 #define LAT_AD_EXP_CRIT_1PCT 1.957
 
+/* Spearman's rank correlation of the pairs (x[2i], x[2i+1]), i < n, ties
+ * ranked by their mean rank.  NAN when n < 8 or a side is constant, or out
+ * of memory. */
+double lat_spearman_pairs(const double *x, size_t n);
+
+/* |rho| * sqrt(n - 1) above this: dependent at the 1% level (two-sided). */
+#define LAT_SPEARMAN_Z_1PCT 2.576
+
 #define LAT_LOAD_VERDICT_MAX 8
 
 typedef struct lat_load_verdict_in {
     lat_load_arrivals arrivals;
     const double *interarrivals; /* ns, a sample */
     size_t n_interarrivals;
+    const double *latency_pairs; /* (latency, next latency), ns; reported only */
+    size_t n_pairs;
     const lat_hist *latency, *lag;
     const lat_load_counts *counts;
     const double *ps;    /* percentiles to print and judge, ascending */
@@ -62,6 +74,9 @@ typedef struct lat_load_verdict {
     size_t ad_n;
     bool ad_pass;
     bool arrivals_ok;
+    double lag1_rho; /* Spearman, latencies in completion order; NAN: too few */
+    size_t lag1_n;
+    bool lag1_independent; /* not rejected at 1%: reported, not judged */
     lat_load_pct pct[LAT_LOAD_VERDICT_MAX];
     size_t npct;
     double late_share, late_gap_share; /* of requests sent */
