@@ -117,6 +117,7 @@ struct lat_load {
     uint64_t down_since;        /* cycles since when no connection is up (0: some is) */
     unsigned rr, up;            /* round-robin cursor; connections up */
     bool gap_backlog;           /* the last send was late because of a platform gap */
+    uint64_t prev_lag;          /* cycles, the last send's */
     lat_gap gap_ring[GAP_RING]; /* the latest gaps, for gap_overlap */
     uint64_t gap_n;
 };
@@ -493,13 +494,17 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended) {
     if (lag > l->late_cycles) {
         CADD(l, late, 1);
         /* Late because of gaps: without the gap time inside its wait it would
-         * have been on time; or it is in the unbroken run of late sends after
-         * such a one (the backlog the gap left). */
-        l->gap_backlog = l->gap_backlog || lag - gap_overlap(l, intended) <= l->late_cycles;
+         * have been on time; or it follows, late, one that was while the
+         * backlog the gap left shrinks (a sender that cannot keep up at all
+         * grows it: that lateness is its own, not the platform's). */
+        uint64_t ov = gap_overlap(l, intended);
+        bool by_gap = ov >= lag || lag - ov <= l->late_cycles;
+        l->gap_backlog = by_gap || (l->gap_backlog && lag <= l->prev_lag + l->late_cycles);
         if (l->gap_backlog) CADD(l, late_gap, 1);
     } else {
         l->gap_backlog = false;
     }
+    l->prev_lag = lag;
     sample_arrival(l, now);
     return 0;
 }

@@ -16,7 +16,7 @@
  * (except across send(), which on loopback runs the receiver's network stack
  * inline); a request sent later than late_ns is "late", and "late because of a
  * gap" when, without the gap time inside its wait, it would have been on time,
- * or it follows, late, one that was (the backlog the gap left).  Failed requests are counted
+ * or it follows, late, one that was while that backlog shrinks.  Failed requests are counted
  * by kind and the connection is reopened; the run stops (fatal) when no
  * connection can be opened for a second, or at the start when any cannot.
  *
