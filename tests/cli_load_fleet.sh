@@ -33,15 +33,10 @@ global:
   scrape_interval: 1s
   evaluation_interval: 1s
 scrape_configs:
-  - job_name: pushgateway
-    honor_labels: true
-    static_configs:
-      - targets: ['127.0.0.1:$pg']
+$(pgw_job "$pg")
 EOF
-pc=$(free_port)
-"$PROM" --config.file="$tmp/prom.yml" --storage.tsdb.path="$tmp/tsdb" \
-    --web.listen-address="127.0.0.1:$pc" --log.level=warn >"$tmp/prom.log" 2>&1 &
-pids+=($!)
+prom_start classic
+pc=$prom_port
 port=""
 for _ in $(seq 200); do
     port=$(awk '/^listening/{print $2}' "$tmp/peer.out" 2>/dev/null)

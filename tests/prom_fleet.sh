@@ -89,22 +89,14 @@ scrape_configs:
   - job_name: latlab
     static_configs:
       - targets: ['127.0.0.1:$pa', '127.0.0.1:$pb']
-  - job_name: pushgateway
-    honor_labels: true
-    static_configs:
-      - targets: ['127.0.0.1:$pg']
+$(pgw_job "$pg")
 EOF
-pc=$(free_port)
-"$PROM" --config.file="$tmp/prom.yml" --storage.tsdb.path="$tmp/tsdb_classic" \
-    --web.listen-address="127.0.0.1:$pc" --log.level=warn >"$tmp/prom_classic.log" 2>&1 &
-pids+=($!)
+prom_start classic
+pc=$prom_port
 pn=0
 if [ $have_pb = 1 ]; then
-    pn=$(free_port)
-    "$PROM" --config.file="$tmp/prom.yml" --storage.tsdb.path="$tmp/tsdb_native" \
-        --enable-feature=native-histograms \
-        --web.listen-address="127.0.0.1:$pn" --log.level=warn >"$tmp/prom_native.log" 2>&1 &
-    pids+=($!)
+    prom_start native --enable-feature=native-histograms
+    pn=$prom_port
 else
     echo "SKIPPED (native part): latlab was built without protobuf-c"
 fi

@@ -34,3 +34,17 @@ check() {
         exit !(got != "" && e <= b) }' || fail "$1 outside the bound"
 }
 
+# A Prometheus on $tmp/prom.yml (storage $tmp/tsdb_NAME, log $tmp/prom_NAME.log)
+# with ARGS added; sets prom_port.  prom_start NAME ARGS...
+prom_start() {
+    local name=$1
+    shift
+    prom_port=$(free_port)
+    "$PROM" --config.file="$tmp/prom.yml" --storage.tsdb.path="$tmp/tsdb_$name" "$@" \
+        --web.listen-address="127.0.0.1:$prom_port" --log.level=warn >"$tmp/prom_$name.log" 2>&1 &
+    pids+=($!)
+}
+# The scrape job of a Pushgateway on port $1 (its groups' labels kept).
+pgw_job() {
+    printf '  - job_name: pushgateway\n    honor_labels: true\n    static_configs:\n      - targets: [%s]\n' "'127.0.0.1:$1'"
+}
