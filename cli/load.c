@@ -34,7 +34,7 @@ static struct {
     uint64_t key_space, value_size, max_response;
     int arrivals, protocol, mc_op, cpu;
     double lag_fraction, ci_width;
-    const char *json, *hlog, *method, *path, *body, *redis_cmd, *host;
+    const char *json, *hlog, *hgrm, *method, *path, *body, *redis_cmd, *host;
     cli_list headers;
     cli_prom prom;
     bool strict, quiet, rate_seen, seed_seen, path_seen;
@@ -67,6 +67,8 @@ static const cli_opt load_opts[] = {
     CLI_STR_OPT("json", CLI_PATH, &o.json, "FILE", "the results and the verdict as JSON"),
     CLI_STR_OPT("hlog", CLI_PATH, &o.hlog, "FILE",
                 "interval log, one line per second per tag (latency, service, lag)"),
+    CLI_STR_OPT("hgrm", CLI_PATH, &o.hgrm, "FILE",
+                "the whole run's latency percentiles (.hgrm, us, with 95% intervals)"),
     CLI_FLAG_OPT("strict", &o.strict, "exit 4 when the verdict is invalid"),
     CLI_FLAG_OPT("quiet", &o.quiet, "no live line on stderr"),
     CLI_HEADING_ROW("Prometheus (series latency, service, lag of latlab_load_seconds)"),
@@ -408,6 +410,18 @@ out:
     return rc;
 }
 
+/* The latency distribution as Java's .hgrm (values in us), atomically. */
+static int write_hgrm(const lat_hist *h) {
+    lat_afile *f;
+    int rc = lat_afile_open(o.hgrm, &f);
+    if (!rc)
+        rc = lat_hist_write_percentiles_ci(lat_afile_stream(f), h, 5, 1e3, false,
+                                           LAT_HIST_CI_DEFAULT);
+    if (!rc) return (rc = lat_afile_commit(f)) ? cli_lib_error(CMD, o.hgrm, rc) : 0;
+    lat_afile_abort(f);
+    return cli_lib_error(CMD, o.hgrm, rc);
+}
+
 static int parse(int argc, char **argv, const char **url_path, const char **target) {
     memset(&o, 0, sizeof o);
     o.duration_ns = 10000000000ull;
@@ -454,6 +468,7 @@ int cmd_load(int argc, char **argv) {
         cli_error(CMD, "%s: the run could not go on: %s", r.target, strerror(-r.run_rc));
     int prc = (!rc) ? load_print(&r) : CLI_OK;
     int jrc = (!rc && o.json) ? load_write_json(&r, o.json) : CLI_OK;
+    if (!rc && o.hgrm && write_hgrm(&r.latency)) jrc = CLI_ERR;
     const lat_hist *tot[3] = {&r.latency, &r.service, &r.lag};
     if (!rc && o.prom.push_url && cli_prom_push(&o.prom, CMD, 3, series, tot)) jrc = CLI_ERR;
     lat_hist_fini(&r.latency);

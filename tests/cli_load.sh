@@ -82,7 +82,7 @@ check_all_done() { # json what
 # ---- echo: every scheduled request completes; the peer echoed exactly those bytes -----------
 peer --mode echo
 "$LATLAB" load "127.0.0.1:$peer_port" --protocol echo --echo-size 100 --rate 1000 --duration 1s \
-    --connections 4 --json "$tmp/e.json" --hlog "$tmp/e.hlog" >"$tmp/e.out" 2>"$tmp/e.err" ||
+    --connections 4 --json "$tmp/e.json" --hlog "$tmp/e.hlog" --hgrm "$tmp/e.hgrm" >"$tmp/e.out" 2>"$tmp/e.err" ||
     fail "echo run exit $?"
 stop_peer
 check_all_done "$tmp/e.json" echo
@@ -98,8 +98,23 @@ done
 # The log reads back: its latency intervals hold every completed request.
 "$LATLAB" hist percentiles "$tmp/e.hlog" --tag latency >"$tmp/hs.out" 2>&1 || fail "hist percentiles of the load log: $(cat "$tmp/hs.out")"
 grep -q 'Total count *= *1000\]' "$tmp/hs.out" || fail "hlog latency count: $(tail -3 "$tmp/hs.out")"
+grep -q 'Total count *= *1000\]' "$tmp/e.hgrm" || fail "hgrm: $(tail -3 "$tmp/e.hgrm")"
 "$LATLAB" plot "$tmp/e.hlog" -o "$tmp/e.svg" >"$tmp/plot.out" 2>&1 || fail "plot of the load log: $(cat "$tmp/plot.out")"
 for t in latency service lag; do grep -q "$t" "$tmp/e.svg" || fail "plot: no $t series"; done
+
+# ---- memory does not grow with the duration: 0.3 s and 3 s at 3000/s --------------------------
+peer --mode echo
+rss() { # max RSS (KiB) of a load run of $1
+    "$PY" -c 'import resource, subprocess, sys
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' "$LATLAB" load "127.0.0.1:$peer_port" \
+        --protocol echo --rate 3000 --connections 8 --quiet --duration "$1" || fail "rss run $1"
+}
+short=$(rss 300ms)
+long=$(rss 3s)
+stop_peer
+echo "max RSS: $short KiB for 0.3 s, $long KiB for 3 s"
+[ $((long - short)) -lt 4096 ] || fail "memory grew with the duration: $short KiB -> $long KiB"
 
 # ---- HTTP, chunked replies; Poisson arrivals pass Anderson-Darling ---------------------------
 peer --chunked
