@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -192,6 +193,10 @@ static int check_opts(const char *target, const char **url_path) {
         return cli_usage_error(CMD, "--echo-size: only with --protocol echo");
     if (*url_path && k != LAT_LOADPROTO_HTTP)
         return cli_usage_error(CMD, "target '%s': an http:// URL needs --protocol http", target);
+    cpu_set_t allowed;
+    if (o.cpu >= 0 &&
+        (sched_getaffinity(0, sizeof allowed, &allowed) || !CPU_ISSET(o.cpu, &allowed)))
+        return cli_usage_error(CMD, "--cpu: CPU %d is not one this process may run on", o.cpu);
     if (cli_list_join(&o.headers, "\r\n", headers_buf, sizeof headers_buf) >= sizeof headers_buf)
         return cli_usage_error(CMD, "--header: too long together");
     for (int i = 0; i < o.headers.n; i++)

@@ -37,6 +37,7 @@ usage --header 127.0.0.1:9 --rate 10 --header nocolon
 usage HOST:PORT 127.0.0.1 --rate 10
 usage --connections 127.0.0.1:9 --rate 10 --connections 0
 usage --push 127.0.0.1:9 --rate 10 --push ftp://x
+usage --cpu 127.0.0.1:9 --rate 10 --cpu 4095
 usage --metrics 127.0.0.1:9 --rate 10 --metrics nonsense
 "$LATLAB" help load >"$tmp/h1" && "$LATLAB" load --help >"$tmp/h2" && cmp -s "$tmp/h1" "$tmp/h2" ||
     fail "help load differs from load --help"
@@ -82,7 +83,7 @@ check_all_done() { # json what
 # ---- echo: every scheduled request completes; the peer echoed exactly those bytes -----------
 peer --mode echo
 "$LATLAB" load "127.0.0.1:$peer_port" --protocol echo --echo-size 100 --rate 1000 --duration 1s \
-    --connections 4 --json "$tmp/e.json" --hlog "$tmp/e.hlog" --hgrm "$tmp/e.hgrm" >"$tmp/e.out" 2>"$tmp/e.err" ||
+    --connections 4 --cpu 0 --json "$tmp/e.json" --hlog "$tmp/e.hlog" --hgrm "$tmp/e.hgrm" >"$tmp/e.out" 2>"$tmp/e.err" ||
     fail "echo run exit $?"
 stop_peer
 check_all_done "$tmp/e.json" echo
