@@ -49,9 +49,9 @@ static const cli_opt load_opts[] = {
     CLI_CHOICE_OPT("arrivals", &o.arrivals, "constant|poisson",
                    "the schedule: evenly spaced, or a Poisson process (default constant)"),
     CLI_SEEN_OPT("seed", CLI_U64, &o.seed, "N",
-                 "the Poisson stream (default: from the clock;\n"
-                 "always printed so a run can be repeated)",
-                 0, 0, NULL, &o.seed_seen),
+                 "the Poisson stream, 0..2^53-1 (exact in any JSON reader;\n"
+                 "default: from the clock; always printed so a run can be repeated)",
+                 0, 9007199254740991.0, NULL, &o.seed_seen),
     CLI_NUM_OPT("connections", CLI_U64, &o.connections, "N", "TCP connections (default 8)", 1,
                 4096),
     CLI_NUM_OPT("inflight", CLI_U64, &o.inflight, "N",
@@ -451,7 +451,8 @@ int cmd_load(int argc, char **argv) {
     static lat_loadproto proto;
     if ((rc = build_proto(&proto, url_path ? url_path : "/"))) return rc;
     load_run r = {.target = target, .protocol = proto_names[o.protocol]};
-    if (!o.seed_seen) o.seed = lat_clock_ns(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32);
+    if (!o.seed_seen)
+        o.seed = (lat_clock_ns(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32)) & ((1ull << 53) - 1);
     r.cfg = (lat_load_cfg){
         .proto = &proto,
         .arrivals = o.arrivals ? LAT_LOAD_POISSON : LAT_LOAD_CONSTANT,

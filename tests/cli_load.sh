@@ -38,6 +38,7 @@ usage HOST:PORT 127.0.0.1 --rate 10
 usage --connections 127.0.0.1:9 --rate 10 --connections 0
 usage --push 127.0.0.1:9 --rate 10 --push ftp://x
 usage --cpu 127.0.0.1:9 --rate 10 --cpu 4095
+usage --seed 127.0.0.1:9 --rate 10 --seed 9007199254740992
 usage --metrics 127.0.0.1:9 --rate 10 --metrics nonsense
 "$LATLAB" help load >"$tmp/h1" && "$LATLAB" load --help >"$tmp/h2" && cmp -s "$tmp/h1" "$tmp/h2" ||
     fail "help load differs from load --help"
