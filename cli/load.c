@@ -31,7 +31,7 @@
 
 static struct {
     double rate;
-    uint64_t duration_ns, connections, inflight, timeout_ns, gap_ns, seed, echo_size;
+    uint64_t duration_ns, connections, inflight, threads, timeout_ns, gap_ns, seed, echo_size;
     uint64_t key_space, value_size, max_response;
     int arrivals, protocol, mc_op, cpu;
     double lag_fraction, ci_width;
@@ -54,6 +54,11 @@ static const cli_opt load_opts[] = {
                  0, 9007199254740991.0, NULL, &o.seed_seen),
     CLI_NUM_OPT("connections", CLI_U64, &o.connections, "N", "TCP connections (default 8)", 1,
                 4096),
+    CLI_NUM_OPT("threads", CLI_U64, &o.threads, "T",
+                "sending threads (default 1), each with its share of the rate and\n"
+                "of the connections; constant arrivals interleave into one timetable,\n"
+                "Poisson ones are independent streams (their sum is Poisson)",
+                1, 64),
     CLI_NUM_OPT("inflight", CLI_U64, &o.inflight, "N",
                 "requests in flight per connection at most (default 1: no\n"
                 "pipelining); a request finding every connection full waits, and\n"
@@ -193,10 +198,15 @@ static int check_opts(const char *target, const char **url_path) {
         return cli_usage_error(CMD, "--echo-size: only with --protocol echo");
     if (*url_path && k != LAT_LOADPROTO_HTTP)
         return cli_usage_error(CMD, "target '%s': an http:// URL needs --protocol http", target);
+    if (o.connections < o.threads)
+        return cli_usage_error(CMD, "--connections: fewer than --threads (%" PRIu64 ")", o.threads);
     cpu_set_t allowed;
-    if (o.cpu >= 0 &&
-        (sched_getaffinity(0, sizeof allowed, &allowed) || !CPU_ISSET(o.cpu, &allowed)))
-        return cli_usage_error(CMD, "--cpu: CPU %d is not one this process may run on", o.cpu);
+    if (o.cpu >= 0 && sched_getaffinity(0, sizeof allowed, &allowed))
+        return cli_usage_error(CMD, "--cpu: cannot read this process's CPUs");
+    for (int k = 0; o.cpu >= 0 && k < (int)o.threads; k++)
+        if (o.cpu + k >= CPU_SETSIZE || !CPU_ISSET(o.cpu + k, &allowed))
+            return cli_usage_error(
+                CMD, "--cpu: CPU %d (thread %d) is not one this process may run on", o.cpu + k, k);
     if (cli_list_join(&o.headers, "\r\n", headers_buf, sizeof headers_buf) >= sizeof headers_buf)
         return cli_usage_error(CMD, "--header: too long together");
     for (int i = 0; i < o.headers.n; i++)
@@ -243,33 +253,47 @@ static int resolve(const char *target, lat_load_cfg *c) {
     return CLI_OK;
 }
 
-/* ---- the run: the engine's thread and this one's live line ------------------------- */
+/* ---- the run: the engines' threads and this one's live line ------------------------ */
 
-static lat_load *running;
+#define MAX_THREADS 64
+
+/* One engine per sending thread; the signal handler stops them all. */
+static lat_load *running[MAX_THREADS];
+static int nrunning;
 static void on_signal(int sig) {
     (void)sig;
-    lat_load_stop(running); /* an atomic store: async-signal-safe */
+    for (int k = 0; k < nrunning; k++)
+        lat_load_stop(running[k]); /* atomic stores */
 }
 
 typedef struct live {
-    lat_load *l;
+    lat_load *l[MAX_THREADS];
+    int n;
+    int rc[MAX_THREADS];
     load_run *r;
-    lat_hist ilat, isvc, ilag;
+    lat_hist ilat, isvc, ilag, part[3]; /* the interval; one engine's part of it */
     lat_afile *hf;
     lat_hlog_writer w;
     double t0_s, last_s;
     uint64_t last_completed;
-    atomic_bool done;
+    atomic_int left; /* engines still running */
     int hlog_rc;
     lat_prom_server *srv; /* --metrics */
 } live;
 
+typedef struct engine_arg {
+    live *lv;
+    int k;
+} engine_arg;
+
 static const char *const series[3] = {"latency", "service", "lag"};
 
 static void *engine(void *arg) {
-    live *lv = arg;
-    lv->r->run_rc = lat_load_run(lv->l);
-    atomic_store_explicit(&lv->done, true, memory_order_release); /* pairs with the poll below */
+    engine_arg *a = arg;
+    a->lv->rc[a->k] = lat_load_run(a->lv->l[a->k]);
+    /* release: this engine's last counts and records happen-before the
+     * acquire load in live_loop that sees it gone */
+    atomic_fetch_sub_explicit(&a->lv->left, 1, memory_order_release);
     return NULL;
 }
 
@@ -277,10 +301,44 @@ static double wall_s(void) {
     return (double)lat_clock_ns(CLOCK_REALTIME) / 1e9;
 }
 
+/* Every engine's counters added (the largest for the maxima; the gap time as
+ * the mean per sending thread, so it compares with the run's length). */
+static void counts_sum(const live *lv, lat_load_counts *out) {
+    memset(out, 0, sizeof *out);
+    uint64_t backlog = 0, longest = 0, run = 0;
+    for (int k = 0; k < lv->n; k++) {
+        lat_load_counts c;
+        lat_load_counts_get(lv->l[k], &c);
+        const uint64_t *s = (const uint64_t *)&c;
+        uint64_t *d = (uint64_t *)out;
+        for (size_t i = 0; i < sizeof c / sizeof *s; i++)
+            d[i] += s[i];
+        if (c.backlog_max > backlog) backlog = c.backlog_max;
+        if (c.gap_longest_ns > longest) longest = c.gap_longest_ns;
+        if (c.run_ns > run) run = c.run_ns;
+    }
+    out->backlog_max = backlog;
+    out->gap_longest_ns = longest;
+    out->run_ns = run;
+    out->gap_ns /= (uint64_t)lv->n;
+}
+
+/* The interval since the last tick, from every engine, into ilat/isvc/ilag. */
+static void take_interval(live *lv) {
+    lat_hist *iv[3] = {&lv->ilat, &lv->isvc, &lv->ilag};
+    for (int j = 0; j < 3; j++)
+        lat_hist_reset(iv[j]);
+    for (int k = 0; k < lv->n; k++) {
+        lat_load_interval(lv->l[k], &lv->part[0], &lv->part[1], &lv->part[2]);
+        for (int j = 0; j < 3; j++)
+            lat_hist_add(iv[j], &lv->part[j]);
+    }
+}
+
 /* Take the interval since the last tick: into the totals, the log, the live line. */
 static void tick(live *lv) {
     double now = wall_s();
-    lat_load_interval(lv->l, &lv->ilat, &lv->isvc, &lv->ilag);
+    take_interval(lv);
     lat_hist_add(&lv->r->latency, &lv->ilat);
     lat_hist_add(&lv->r->service, &lv->isvc);
     lat_hist_add(&lv->r->lag, &lv->ilag);
@@ -293,19 +351,17 @@ static void tick(live *lv) {
     const lat_hist *tot[3] = {&lv->r->latency, &lv->r->service, &lv->r->lag};
     if (lv->srv) lat_prom_server_update(lv->srv, tot, 3);
     lat_load_counts c;
-    lat_load_counts_get(lv->l, &c);
+    counts_sum(lv, &c);
     if (!o.quiet) {
         double ps[3] = {50, 99, 99.9};
         int64_t v[3];
         lat_hist_values_at_percentiles(&lv->ilat, ps, v, 3);
-        uint64_t err = c.failed;
-        for (int k = 0; k < LAT_LOAD_NERR; k++)
-            if (k == LAT_LOAD_REFUSED) err += c.errors[k];
         fprintf(stderr,
                 "[%5.1fs] rate %.0f/s  p50 %.3f ms  p99 %.3f ms  p99.9 %.3f ms  errors %" PRIu64
                 "  lag p99 %.1f us\n",
                 now - lv->t0_s, (double)(c.completed - lv->last_completed) / (now - lv->last_s),
-                (double)v[0] / 1e6, (double)v[1] / 1e6, (double)v[2] / 1e6, err,
+                (double)v[0] / 1e6, (double)v[1] / 1e6, (double)v[2] / 1e6,
+                c.failed + c.errors[LAT_LOAD_REFUSED],
                 (double)lat_hist_value_at_percentile(&lv->ilag, 99) / 1e3);
     }
     lv->last_completed = c.completed;
@@ -314,7 +370,7 @@ static void tick(live *lv) {
 
 static void live_loop(live *lv) {
     double next = lv->t0_s + 1;
-    while (!atomic_load_explicit(&lv->done, memory_order_acquire)) {
+    while (atomic_load_explicit(&lv->left, memory_order_acquire) > 0) {
         struct timespec ts = {0, 10000000};
         nanosleep(&ts, NULL);
         if (wall_s() >= next) {
@@ -347,12 +403,32 @@ static int close_hlog(live *lv) {
     return rc ? cli_lib_error(CMD, o.hlog, rc) : 0;
 }
 
-/* The verdict on the run just ended. */
-static void judge(load_run *r, const lat_load *l) {
-    const double *ia;
-    size_t nia = lat_load_interarrivals(l, &ia);
-    const double *pairs;
-    size_t npairs = lat_load_latency_pairs(l, &pairs);
+/* Every engine's samples of width w (1: inter-arrivals, 2: latency pairs)
+ * pooled into one array (the caller frees it); returns the count. */
+static size_t pool(const live *lv, int w, double **out) {
+    size_t n = 0;
+    for (int k = 0; k < lv->n; k++) {
+        const double *x;
+        n += w == 1 ? lat_load_interarrivals(lv->l[k], &x) : lat_load_latency_pairs(lv->l[k], &x);
+    }
+    *out = malloc((n ? n : 1) * (size_t)w * sizeof **out);
+    if (!*out) return 0;
+    size_t at = 0;
+    for (int k = 0; k < lv->n; k++) {
+        const double *x;
+        size_t m =
+            w == 1 ? lat_load_interarrivals(lv->l[k], &x) : lat_load_latency_pairs(lv->l[k], &x);
+        memcpy(*out + at * (size_t)w, x, m * (size_t)w * sizeof *x);
+        at += m;
+    }
+    return n;
+}
+
+/* The verdict on the run just ended (the engines' samples pooled: each
+ * thread's Poisson stream has the same rate, so its gaps share one law). */
+static void judge(load_run *r, const live *lv) {
+    double *ia, *pairs;
+    size_t nia = pool(lv, 1, &ia), npairs = pool(lv, 2, &pairs);
     lat_load_verdict_in vin = {
         .arrivals = r->cfg.arrivals,
         .interarrivals = ia,
@@ -368,17 +444,64 @@ static void judge(load_run *r, const lat_load *l) {
         .ci_width = o.ci_width,
     };
     lat_load_verdict_judge(&vin, &r->verdict);
+    free(ia);
+    free(pairs);
+}
+
+/* Engine k of n: its share of the rate and of the connections, its own
+ * Poisson stream and CPU, one start for all, and (constant arrivals) its
+ * phase, so the threads' sends interleave into one evenly spaced timetable. */
+static lat_load_cfg engine_cfg(const lat_load_cfg *c, int k, int n, uint64_t start) {
+    lat_load_cfg e = *c;
+    e.rate_hz = c->rate_hz / n;
+    e.connections = c->connections / (unsigned)n + ((unsigned)k < c->connections % (unsigned)n);
+    e.seed = c->seed + (uint64_t)k;
+    e.cpu = c->cpu >= 0 ? c->cpu + k : -1;
+    e.start_cycles = start;
+    e.offset_ns = c->arrivals == LAT_LOAD_CONSTANT ? (uint64_t)((double)k * 1e9 / c->rate_hz) : 0;
+    return e;
+}
+
+/* Create the engines and the interval histograms: 0 or the exit status. */
+static int make_engines(live *lv, const lat_load_cfg *c) {
+    /* One start for several threads, after every connection had time to open. */
+    uint64_t start =
+        lv->n > 1 ? lat_cycles() + lat_clock_from_ns(lat_clock_default(), 200000000) : 0;
+    for (int k = 0; k < lv->n; k++) {
+        lat_load_cfg e = engine_cfg(c, k, lv->n, start);
+        int rc = lat_load_create(&e, &lv->l[k]);
+        if (rc) return cli_lib_error(CMD, "engine", rc);
+    }
+    lat_hist *h[6] = {&lv->ilat, &lv->isvc, &lv->ilag, &lv->part[0], &lv->part[1], &lv->part[2]};
+    for (int j = 0; j < 6; j++)
+        if (lat_load_hist_init(h[j])) return cli_lib_error(CMD, "histogram", -ENOMEM);
+    return 0;
+}
+
+/* Run every engine on its thread while this one ticks; then join. */
+static int run_threads(live *lv) {
+    pthread_t th[MAX_THREADS];
+    engine_arg args[MAX_THREADS];
+    int started = 0, rc = 0;
+    atomic_store_explicit(&lv->left, lv->n, memory_order_relaxed);
+    for (; started < lv->n; started++) {
+        args[started] = (engine_arg){lv, started};
+        if ((rc = pthread_create(&th[started], NULL, engine, &args[started]))) break;
+    }
+    if (rc) { /* what started stops; what did not never counts */
+        on_signal(0);
+        atomic_fetch_sub_explicit(&lv->left, lv->n - started, memory_order_relaxed);
+    }
+    live_loop(lv);
+    for (int k = 0; k < started; k++)
+        pthread_join(th[k], NULL);
+    return rc ? cli_lib_error(CMD, "thread", -rc) : 0;
 }
 
 static int run_engine(load_run *r) {
-    live lv = {.r = r};
-    int rc = lat_load_create(&r->cfg, &lv.l);
-    if (rc) return cli_lib_error(CMD, "engine", rc);
-    if (lat_load_hist_init(&lv.ilat) || lat_load_hist_init(&lv.isvc) ||
-        lat_load_hist_init(&lv.ilag)) {
-        rc = cli_lib_error(CMD, "histogram", -ENOMEM);
-        goto out;
-    }
+    live lv = {.r = r, .n = (int)o.threads};
+    int rc = make_engines(&lv, &r->cfg);
+    if (rc) goto out;
     lv.t0_s = lv.last_s = wall_s();
     if ((rc = open_hlog(&lv))) goto out;
     const lat_hist *tot[3] = {&r->latency, &r->service, &r->lag}; /* served from the start */
@@ -386,32 +509,32 @@ static int run_engine(load_run *r) {
         rc = CLI_ERR;
         goto out;
     }
-    running = lv.l;
+    for (int k = 0; k < lv.n; k++)
+        running[k] = lv.l[k];
+    nrunning = lv.n;
     struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    pthread_t th;
-    if ((rc = pthread_create(&th, NULL, engine, &lv))) {
-        rc = cli_lib_error(CMD, "thread", -rc);
-        goto out;
-    }
-    live_loop(&lv);
-    pthread_join(th, NULL);
+    rc = run_threads(&lv);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    lat_load_counts_get(lv.l, &r->counts);
-    judge(r, lv.l);
+    nrunning = 0;
+    if (rc) goto out;
+    counts_sum(&lv, &r->counts);
+    for (int k = 0; k < lv.n && !r->run_rc; k++)
+        r->run_rc = lv.rc[k];
+    judge(r, &lv);
     cli_prom_serve_finish(&o.prom, lv.srv, NULL, 0);
     lv.srv = NULL;
     rc = close_hlog(&lv);
 out:
     if (lv.hf) lat_afile_abort(lv.hf);
     if (lv.srv) cli_prom_serve_finish(&o.prom, lv.srv, NULL, 0);
-    running = NULL;
-    lat_hist_fini(&lv.ilat);
-    lat_hist_fini(&lv.isvc);
-    lat_hist_fini(&lv.ilag);
-    lat_load_destroy(lv.l);
+    lat_hist *h[6] = {&lv.ilat, &lv.isvc, &lv.ilag, &lv.part[0], &lv.part[1], &lv.part[2]};
+    for (int j = 0; j < 6; j++)
+        lat_hist_fini(h[j]);
+    for (int k = 0; k < lv.n; k++)
+        lat_load_destroy(lv.l[k]);
     return rc;
 }
 
@@ -432,6 +555,7 @@ static int parse(int argc, char **argv, const char **url_path, const char **targ
     o.duration_ns = 10000000000ull;
     o.connections = 8;
     o.inflight = 1;
+    o.threads = 1;
     o.protocol = 1;
     o.cpu = -1;
     cli_prom_init(&o.prom);
@@ -450,7 +574,7 @@ int cmd_load(int argc, char **argv) {
     if (o.prom.push_delete) return cli_prom_push(&o.prom, CMD, 3, series, NULL);
     static lat_loadproto proto;
     if ((rc = build_proto(&proto, url_path ? url_path : "/"))) return rc;
-    load_run r = {.target = target, .protocol = proto_names[o.protocol]};
+    load_run r = {.target = target, .protocol = proto_names[o.protocol], .threads = (int)o.threads};
     if (!o.seed_seen)
         o.seed = (lat_clock_ns(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32)) & ((1ull << 53) - 1);
     r.cfg = (lat_load_cfg){

@@ -15,7 +15,8 @@ typedef struct load_run {
     const char *target;   /* as given */
     const char *protocol; /* name */
     const char *describe; /* what each request is, one line */
-    lat_load_cfg cfg;
+    lat_load_cfg cfg;     /* the whole run's (each sending thread gets its share) */
+    int threads;
     lat_hist latency, service, lag; /* the whole run */
     lat_load_counts counts;
     lat_load_verdict verdict;

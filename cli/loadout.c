@@ -25,10 +25,11 @@ static const char *arrivals_name(const load_run *r) {
 
 static void print_head(const load_run *r) {
     const lat_load_counts *c = &r->counts;
-    printf("latlab load %s (%s): %s %.0f/s for %.1f s, %u connections (in-flight cap %u), seed "
-           "%" PRIu64 "\n",
+    printf("latlab load %s (%s): %s %.0f/s for %.1f s, %d sending thread%s, %u connections "
+           "(in-flight cap %u), seed %" PRIu64 "\n",
            r->target, r->protocol, arrivals_name(r), r->cfg.rate_hz,
-           (double)r->cfg.duration_ns / 1e9, r->cfg.connections, r->cfg.max_inflight, r->cfg.seed);
+           (double)r->cfg.duration_ns / 1e9, r->threads, r->threads == 1 ? "" : "s",
+           r->cfg.connections, r->cfg.max_inflight, r->cfg.seed);
     printf("requests: scheduled %" PRIu64 "  sent %" PRIu64 "  completed %" PRIu64
            "  failed %" PRIu64 "  error replies %" PRIu64 "\n",
            c->scheduled, c->sent, c->completed, c->failed, c->error_replies);
@@ -71,9 +72,10 @@ int load_print(const load_run *r) {
     const lat_load_verdict *v = &r->verdict;
     print_head(r);
     print_table(r);
-    printf("\nsending thread: %" PRIu64 " platform gaps of %.1f us or more, %.2f ms in all (%.3f%% "
+    printf("\n%s: %" PRIu64 " platform gaps of %.1f us or more, %.2f ms in all (%.3f%% "
            "of the run, longest %.1f us); %" PRIu64 " requests sent late (lag > %.1f us), %" PRIu64
            " of them because of the gaps: %.3f%% of requests late because of the platform\n",
+           r->threads == 1 ? "sending thread" : "sending threads (gap time: the mean per thread)",
            c->gaps, (double)(r->cfg.gap_ns ? r->cfg.gap_ns : 10000) / 1e3, (double)c->gap_ns / 1e6,
            v->platform_loss * 100, (double)c->gap_longest_ns / 1e3, c->late,
            (double)(r->cfg.gap_ns ? r->cfg.gap_ns : 10000) / 1e3, c->late_gap,
@@ -175,6 +177,7 @@ int load_write_json(const load_run *r, const char *path) {
     json_object_set_new(cf, "duration_ns", json_integer((json_int_t)r->cfg.duration_ns));
     json_object_set_new(cf, "seed", json_integer((json_int_t)r->cfg.seed));
     json_object_set_new(cf, "connections", json_integer(r->cfg.connections));
+    json_object_set_new(cf, "threads", json_integer(r->threads));
     json_object_set_new(cf, "inflight", json_integer(r->cfg.max_inflight));
     json_object_set_new(o, "config", cf);
     json_object_set_new(o, "counts", counts_json(&r->counts));

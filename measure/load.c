@@ -518,7 +518,7 @@ typedef struct run {
 } run;
 
 static void advance(lat_load *l, run *r) {
-    uint64_t t = lat_load_sched_next(&r->s);
+    uint64_t t = lat_load_sched_next(&r->s) + l->cfg.offset_ns;
     r->due_counted = r->waiting = false;
     if (t >= l->cfg.duration_ns || atomic_load_explicit(&l->stop, memory_order_relaxed))
         r->done = true;
@@ -635,7 +635,7 @@ int lat_load_run(lat_load *l) {
     if ((rc = connect_all(l))) return rc;
     run r = {.seq = 0};
     lat_load_sched_init(&r.s, l->cfg.arrivals, l->cfg.rate_hz, l->cfg.seed);
-    r.t0 = lat_cycles() + cyc(l, 1000000);
+    r.t0 = l->cfg.start_cycles ? l->cfg.start_cycles : lat_cycles() + cyc(l, 1000000);
     r.next = r.t0;
     advance(l, &r);
     rc = loop(l, &r);

@@ -39,6 +39,8 @@ usage --connections 127.0.0.1:9 --rate 10 --connections 0
 usage --push 127.0.0.1:9 --rate 10 --push ftp://x
 usage --cpu 127.0.0.1:9 --rate 10 --cpu 4095
 usage --seed 127.0.0.1:9 --rate 10 --seed 9007199254740992
+usage --connections 127.0.0.1:9 --rate 10 --threads 4 --connections 2
+usage --threads 127.0.0.1:9 --rate 10 --threads 0
 usage --metrics 127.0.0.1:9 --rate 10 --metrics nonsense
 "$LATLAB" help load >"$tmp/h1" && "$LATLAB" load --help >"$tmp/h2" && cmp -s "$tmp/h1" "$tmp/h2" ||
     fail "help load differs from load --help"
@@ -138,6 +140,16 @@ else
     grep -q 'not Poisson' "$tmp/p.out" && ! grep -q '^verdict.*: valid' "$tmp/p.out" ||
         grep -q 'exponential not rejected' "$tmp/p.out" || fail "poisson: no arrival verdict"
 fi
+
+# ---- two sending threads: their shares add up, nothing lost, the peer saw them all ----------
+peer
+"$LATLAB" load "127.0.0.1:$peer_port" --rate 1000 --duration 1s --threads 2 --connections 8 \
+    --json "$tmp/t.json" >"$tmp/t.out" 2>"$tmp/t.err" || fail "two threads: exit $?"
+stop_peer
+[ "$(j "$tmp/t.json" "d['counts']['scheduled']")" = 1000 ] || fail "two threads: scheduled != 1000"
+[ "$(j "$tmp/t.json" "d['counts']['completed']")" = 1000 ] || fail "two threads: completed != 1000"
+[ "$served" = 1000 ] || fail "two threads: the peer answered $served"
+grep -q '2 sending threads' "$tmp/t.out" || fail "two threads: not said"
 
 # ---- a constant schedule fails the same test ---------------------------------------------------
 peer

@@ -82,6 +82,10 @@ typedef struct lat_load_cfg {
     uint64_t gap_ns;        /* gap threshold; 0 = LAT_GAPS_DEFAULT_NS */
     uint64_t late_ns;       /* "late" lag; 0 = the gap threshold */
     size_t arrival_samples; /* inter-arrival and latency-pair samples kept; 0 = 1000 */
+    uint64_t start_cycles;  /* the schedule's zero on the cycle counter; 0: 1 ms after
+                               the connections are up.  Several engines given one
+                               start share one timetable (sending threads) */
+    uint64_t offset_ns;     /* added to every intended time (interleaves engines) */
 } lat_load_cfg;
 
 /* Counters: consistent enough to print while running (each read atomically). */
