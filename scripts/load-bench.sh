@@ -82,7 +82,7 @@ for r in $RATES; do row nginx "$r" "127.0.0.1:$port"; done
 echo
 echo "2. highest rate with a valid verdict (stepped), beside wrk closed loop (1 thread, $CONNS connections)"
 best=0
-for r in 5000 10000 20000 40000 60000 80000 100000 150000; do
+for r in 1000 2000 5000 10000 20000 40000 60000 80000 100000 150000; do
     row nginx "$r" "127.0.0.1:$port" >"$tmp/row"
     cat "$tmp/row"
     if [ "$valid" = True ]; then best=$r; else break; fi
