@@ -82,13 +82,19 @@ int load_print(const load_run *r) {
            v->late_gap_share * 100);
     printf("arrivals (%s): Anderson-Darling A2* %.2f on %zu sampled inter-arrivals; exponential "
            "%s at 1%% (critical %.3f)%s\n",
-           arrivals_name(r), v->ad_a2, v->ad_n, v->ad_pass ? "not rejected" : "rejected",
+           arrivals_name(r), v->ad_a2, v->ad_n,
+           isnan(v->ad_a2) ? "not tested (too few)"
+           : v->ad_pass    ? "not rejected"
+                           : "rejected",
            LAT_AD_EXP_CRIT_1PCT,
            r->cfg.arrivals == LAT_LOAD_CONSTANT ? "; a constant schedule is checked by its lag"
                                                 : "");
     printf("latencies, lag 1 (consecutive completions): Spearman rho %.3f on %zu sampled pairs; "
            "%s at 1%% (reported, not judged)\n",
-           v->lag1_rho, v->lag1_n, v->lag1_independent ? "independence not rejected" : "dependent");
+           v->lag1_rho, v->lag1_n,
+           isnan(v->lag1_rho)    ? "not tested (too few)"
+           : v->lag1_independent ? "independence not rejected"
+                                 : "dependent");
     printf(
         "verdict (lag below %.0f%% of latency at each percentile, intervals within %.0f%%): %s%s\n",
         v->lag_fraction * 100, v->ci_width * 100, v->valid ? "valid" : "invalid: ", v->reason);

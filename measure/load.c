@@ -299,18 +299,19 @@ static void conn_fail(lat_load *l, conn *c, lat_load_err kind, uint64_t now) {
     conn_close(l, c, now);
 }
 
-/* A connection finished connecting (or failed to). */
-static void conn_connected(lat_load *l, conn *c, uint64_t now) {
+/* A connection finished connecting (or failed to): 0 or the errno it failed with. */
+static int conn_connected(lat_load *l, conn *c, uint64_t now) {
     int err = 0;
     socklen_t sl = sizeof err;
     if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &sl) || err) {
         CADD(l, errors[LAT_LOAD_REFUSED], 1);
         conn_close(l, c, now + cyc(l, 10000000));
-        return;
+        return err ? err : EIO;
     }
     c->state = C_UP;
     l->up++;
     watch(l, c, EPOLL_CTL_MOD, EPOLLIN);
+    return 0;
 }
 
 /* Open every connection and wait (up to 2 s) until all are up: 0 or the
@@ -331,8 +332,8 @@ static int connect_all(lat_load *l) {
         for (int i = 0; i < k; i++) {
             conn *c = ev[i].data.ptr;
             if (c->state != C_CONNECTING) continue;
-            conn_connected(l, c, lat_cycles());
-            if (c->state == C_DOWN) return -ECONNREFUSED;
+            int err = conn_connected(l, c, lat_cycles());
+            if (err) return -err;
         }
         if (lat_mono_ns() > deadline) {
             CADD(l, errors[LAT_LOAD_REFUSED], 1);
