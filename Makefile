@@ -7,6 +7,7 @@
 #   make core     the core floor alone (libc, zlib, pthreads): build, link a program, run it;
 #                 and the tool without Concurrency Kit
 #   make asan     ASan+UBSan build, whole suite      make tsan   TSan build, concurrent tests
+#                 (plain, then under injected noise: scripts/under-noise.sh)
 #   make bench    build and run the benchmark programs
 #   make fuzz     libFuzzer targets, FUZZ_SECONDS each (default 60)
 #   make aarch64  cross-compile the architecture-specific code, run its tests under qemu
@@ -74,6 +75,11 @@ tsan: deps-test
 	cmake --build build-tsan -j $(JOBS)
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 	  ctest --test-dir build-tsan --output-on-failure -j 1 -L concurrent
+	@# ...and again while 10% of both CPUs goes to injected bursts (the noise tests
+	@# themselves excluded: they measure their own injector)
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 scripts/under-noise.sh build-tsan/latlab \
+	  "--cpus 0-$$(( $(JOBS) - 1 )) --share 10% --burst 50us --rate 2kHz --stall 5ms/2s" -- \
+	  ctest --test-dir build-tsan --output-on-failure -j 1 -L concurrent -E noise
 
 bench: deps-test build
 	@set -e; for b in $(BUILD)/bench/bench_*; do [ -x "$$b" ] || continue; \

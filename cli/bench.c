@@ -13,6 +13,8 @@
 #include "cliopts.h"
 #include "ringlab.h"
 
+#include "latlab/pingpong.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -74,8 +76,8 @@ static int run_round(results *res, int round, const int cpus[2], uint64_t ops, u
                      uint64_t samples, size_t cap) {
     int err = same_thread_round(res, round, ops);
     if (err || res->same_thread_only) return err;
-    rl_lat fl;
-    if ((err = rl_pingpong(cpus[0], cpus[1], samples, &fl))) return err;
+    lat_pingpong_result fl;
+    if ((err = lat_pingpong(cpus[0], cpus[1], samples, &fl))) return err;
     res->floor_v[0][round] = fl.p50_ns;
     res->floor_v[1][round] = fl.p99_ns;
     res->floor_v[2][round] = fl.p999_ns;

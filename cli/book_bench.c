@@ -11,8 +11,8 @@
 #include "cliopts.h"
 #include "book_bench.h"
 #include "promcli.h"
-#include "labrun.h"
 
+#include "latlab/pipeline_report.h"
 #include "latlab/json.h"
 #include "latlab/alloccount.h"
 
@@ -686,7 +686,7 @@ static void print_run(const run *rn) {
            lat_hist_max(&r->total), a);
     lat_hist_ci ci[4];
     tail_cis(&r->total, ci);
-    lab_print_cis(stdout, tail_ps, ci, 4);
+    lat_pipe_print_cis(stdout, tail_ps, ci, 4);
     char hl[512];
     health_line(hl, sizeof hl, r);
     printf("  health: %s\n", hl);
@@ -758,7 +758,7 @@ static int write_results(const run *runs, size_t done, int argc, char **argv) {
     lat_budget bud;
     lat_budget_measure(&bud, bo.cfg.cal, (double)runs[0].r.timer_floor_p50_ns, 2,
                        runs[0].r.total.sig_figs);
-    lab_print_budget(stdout, &bud);
+    lat_pipe_print_budget(stdout, &bud);
     lat_runcond cond;
     lat_runcond_collect(&cond, NULL);
     char cmdline[1024] = "latlab book";

@@ -6,6 +6,7 @@
 #include "cliopts.h"
 
 #include "itch.h"
+#include "itchfeed_report.h"
 #include "latlab/atomicfile.h"
 #include "latlab/clock.h"
 #include "latlab/error.h"
@@ -229,6 +230,7 @@ static json_t *print_stocks(const itch_replay *r) {
     printf("\n%-6s %-8s %7s %12s %10s %12s %10s\n", "locate", "symbol", "orders", "bid", "bid_qty",
            "ask", "ask_qty");
     json_t *stocks = json_array();
+    unsigned crossed = 0;
     for (int i = itch_replay_stock_next(r, -1); i >= 0; i = itch_replay_stock_next(r, i)) {
         const itch_stock *s = itch_replay_stock(r, (uint16_t)i);
         char bp[32] = "-", ap[32] = "-", bq[32] = "-", aq[32] = "-";
@@ -237,10 +239,14 @@ static json_t *print_stocks(const itch_replay *r) {
         json_t *b = side_json(s->bk, BOOK_BUY, bp, bq), *a = side_json(s->bk, BOOK_SELL, ap, aq);
         if (b) json_object_set_new(js, "bid", b);
         if (a) json_object_set_new(js, "ask", a);
+        int x = book_crossed(s->bk);
+        crossed += x != 0;
+        if (x) json_object_set_new(js, x == 2 ? "crossed" : "locked", json_true());
         json_array_append_new(stocks, js);
-        printf("%-6d %-8s %7u %12s %10s %12s %10s\n", i, s->symbol[0] ? s->symbol : "?",
-               s->bk ? book_order_count(s->bk) : 0, bp, bq, ap, aq);
+        printf("%-6d %-8s %7u %12s %10s %12s %10s%s\n", i, s->symbol[0] ? s->symbol : "?",
+               s->bk ? book_order_count(s->bk) : 0, bp, bq, ap, aq, book_cross_mark(x));
     }
+    book_say_crossed(stdout, crossed);
     return stocks;
 }
 

@@ -30,6 +30,7 @@ typedef struct lob_opts {
     uint64_t levels, show;
     book_price_flags pf;
     int64_t tick;
+    bool lenient;
 } lob_opts;
 
 typedef struct lob_run {
@@ -61,6 +62,9 @@ static const cli_opt lob_opts_table[] = {
                 "report at most N problems, and N mismatches outside the depth, on\n"
                 "stderr (default 10 each)",
                 0, 1000000),
+    CLI_FLAG_OPT("lenient", &lo.lenient,
+                 "exit 0 although the file contradicts itself (crossing adds, wrong prices,\n"
+                 "time going backwards: still counted and reported)"),
     CLI_END,
 };
 
@@ -78,12 +82,15 @@ const cli_spec book_lobster_spec = {
         "compared with every row; mismatches that the file's depth window explains (orders\n"
         "beyond its N levels are never reported) are labelled \"outside the file's depth\".\n"
         "Messages naming an order that rested before the window are applied to its price level\n"
-        "and counted; one that cannot be applied is reported with its line and reason.  Prints\n"
+        "and counted; one that cannot be applied is reported with its line and reason.  What\n"
+        "LOBSTER never contains is counted and reported as inconsistent: a new order at or\n"
+        "through the opposite best (refused: the book would cross), a message whose price or\n"
+        "direction is not its order's (applied by id), time going backwards (applied).  Prints\n"
         "per-type counts, messages/s and the per-message latency histogram.\n",
     .opts = lob_opts_table,
     .epilog = "Exit status: 0 clean (mismatches outside the file's depth included); 3 unappliable\n"
-              "messages or book mismatches not explained by the depth; 1 malformed lines or\n"
-              "unreadable input; 2 usage.\n",
+              "messages, book mismatches not explained by the depth, or an inconsistent file\n"
+              "(without --lenient); 1 malformed lines, no messages or unreadable input; 2 usage.\n",
     .max_args = -1,
 };
 
@@ -184,7 +191,8 @@ static int lob_line(lob_run *run, const lob_opts *o, char *line, size_t len, int
     uint64_t t0 = lat_cycles();
     int rc = lobster_replay_apply(run->r, &m, &reason);
     lat_hist_record(&run->h, (int64_t)lat_clock_to_ns(cal, lat_cycles() - t0));
-    if (rc < 0) say(run, o, "latlab book lobster: %s:%" PRIu64 ": %s\n", o->msg_path, ln, reason);
+    if (rc < 0 || *reason)
+        say(run, o, "latlab book lobster: %s:%" PRIu64 ": %s\n", o->msg_path, ln, reason);
     if (have_row) {
         lobster_mismatch mm;
         int k = lobster_replay_compare(run->r, &run->row, &mm);
@@ -216,6 +224,7 @@ static int lob_loop(lob_run *run, const lob_opts *o) {
                          r == LAT_EFORMAT ? "line longer than 4096 bytes" : lat_strerror(r));
     if (run->ob && next_row(run, o) == 1)
         return cli_error(CMD, "%s has more rows than %s has messages", o->ob_path, o->msg_path);
+    if (first) return cli_error(CMD, "%s: no messages", o->msg_path);
     return CLI_OK;
 }
 
@@ -246,6 +255,11 @@ static void lob_print(const lob_run *run, const lob_opts *o) {
            c->prewindow);
     printf("unappliable     %" PRIu64 " (%" PRIu64 " outside the file's depth)\n", c->unappliable,
            c->unappliable_depth);
+    printf("inconsistent    %" PRIu64 " crossing adds refused, %" PRIu64
+           " with another price or direction than their order's, %" PRIu64
+           " times going backwards%s\n",
+           c->crossing, c->wrong_price, c->time_backwards,
+           c->crossing + c->wrong_price + c->time_backwards ? " (LOBSTER never has these)" : "");
     if (run->ob)
         printf("orderbook       %s: %" PRIu64 " rows compared on %" PRIu64 " levels, %" PRIu64
                " mismatching rows, %" PRIu64 " more only outside the file's depth\n",
@@ -276,22 +290,31 @@ static int lob_json(const lob_run *run, const lob_opts *o) {
         json_object_set_new(types, k, json_integer((json_int_t)c->by_type[t]));
     }
     json_t *j = json_pack(
-        "{s:s,s:s?,s:I,s:I,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f,s:f,s:o}", "file", o->msg_path,
-        "orderbook", o->ob_path, "messages", (json_int_t)c->messages, "malformed_lines",
-        (json_int_t)run->bad, "by_type", types, "prewindow", (json_int_t)c->prewindow,
-        "unappliable", (json_int_t)c->unappliable, "unappliable_outside_depth",
-        (json_int_t)c->unappliable_depth, "levels_compared", (json_int_t)o->levels, "rows_compared",
-        (json_int_t)c->rows_compared, "rows_mismatch", (json_int_t)c->rows_mismatch,
-        "rows_outside_depth_only", (json_int_t)c->rows_depth_only, "wall_s", run->wall_s, "cpu_s",
-        run->cpu_s, "messages_per_s", run->wall_s > 0 ? (double)c->messages / run->wall_s : 0.0,
-        "latency_ns", book_cli_latency_json(&run->h));
+        "{s:s,s:s?,s:I,s:I,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f,s:f,s:o,s:{s:I,s:I,s:I}}",
+        "file", o->msg_path, "orderbook", o->ob_path, "messages", (json_int_t)c->messages,
+        "malformed_lines", (json_int_t)run->bad, "by_type", types, "prewindow",
+        (json_int_t)c->prewindow, "unappliable", (json_int_t)c->unappliable,
+        "unappliable_outside_depth", (json_int_t)c->unappliable_depth, "levels_compared",
+        (json_int_t)o->levels, "rows_compared", (json_int_t)c->rows_compared, "rows_mismatch",
+        (json_int_t)c->rows_mismatch, "rows_outside_depth_only", (json_int_t)c->rows_depth_only,
+        "wall_s", run->wall_s, "cpu_s", run->cpu_s, "messages_per_s",
+        run->wall_s > 0 ? (double)c->messages / run->wall_s : 0.0, "latency_ns",
+        book_cli_latency_json(&run->h), "inconsistent", "crossing_adds", (json_int_t)c->crossing,
+        "wrong_price", (json_int_t)c->wrong_price, "time_backwards", (json_int_t)c->time_backwards);
     return cli_write_json(CMD, o->json, j);
 }
 
-static int lob_status(const lob_run *run) {
+static int lob_status(const lob_run *run, const lob_opts *o) {
     const lobster_counts *c = lobster_replay_counts(run->r);
     if (run->bad) return CLI_ERR;
     if (c->rows_mismatch || c->unappliable > c->unappliable_depth) return BOOK_EXIT_REJECTED;
+    if (!o->lenient && c->crossing + c->wrong_price + c->time_backwards) {
+        fprintf(stderr,
+                "latlab book lobster: %s contradicts itself (see 'inconsistent'); --lenient "
+                "accepts it\n",
+                o->msg_path);
+        return BOOK_EXIT_REJECTED;
+    }
     return CLI_OK;
 }
 
@@ -328,7 +351,7 @@ int book_lobster_main(int argc, char **argv) {
         if (hidden)
             fprintf(stderr, "latlab book lobster: %" PRIu64 " more reports not shown (--show)\n",
                     hidden);
-        rc = lob_status(&run);
+        rc = lob_status(&run, &o);
         if (o.hgrm && book_cli_write_hgrm(CMD, o.hgrm, &run.h)) rc = CLI_ERR;
         if (o.json && lob_json(&run, &o)) rc = CLI_ERR;
         if (book_cli_check_stdout(CMD)) rc = CLI_ERR;

@@ -258,6 +258,10 @@ static int parse_value(const cli_spec *sp, const cli_opt *o, bool as_short, cons
         snprintf(flag, sizeof flag, "-%c", o->short_name);
     else
         snprintf(flag, sizeof flag, "--%s", o->name);
+    /* "--json -- CMD": the '--' ends the options, it is not the value */
+    if (o->kind != CLI_FLAG && v && !strcmp(v, "--"))
+        return cli_usage_error(sp->name,
+                               "%s: needs a value before '--' (a file named '--' is ./--)", flag);
     bool ranged = o->min != 0 || o->max != 0;
     switch (o->kind) {
     case CLI_FLAG:

@@ -13,6 +13,8 @@
 #include "cliopts.h"
 #include "ringlab.h"
 
+#include "latlab/pingpong.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <stdbool.h>
@@ -63,7 +65,8 @@ typedef struct dce_figs {
     int cpus[2];
     const char *ring;
     double trap_ns, barrier_ns, st_ns, mops, stream_ns, ratio;
-    rl_lat floor, cross;
+    lat_pingpong_result floor;
+    rl_lat cross;
     bool implausible, trap_sprung;
 } dce_figs;
 
@@ -130,7 +133,7 @@ int cmd_dce(int argc, char **argv) {
     rl_dce_pair(ops, &f.trap_ns, &f.barrier_ns);
     f.st_ns = rl_same_thread_ns(kind, 8, ops);
     if (f.st_ns < 0) return cli_error("dce", "same-thread run failed (items lost or reordered)");
-    int err = rl_pingpong(f.cpus[0], f.cpus[1], samples, &f.floor);
+    int err = lat_pingpong(f.cpus[0], f.cpus[1], samples, &f.floor);
     if (!err) err = rl_roundtrip(kind, 1024, f.cpus[0], f.cpus[1], samples, &f.cross);
     if (!err) err = rl_throughput(kind, 8, 4096, f.cpus[0], f.cpus[1], samples * 20, &f.mops, NULL);
     if (err) return cli_lib_error("dce", "cross-core run", err);

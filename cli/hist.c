@@ -118,7 +118,7 @@ static const double total_ps[] = {50, 90, 99, 99.9, 99.99};
 typedef struct pct_opts {
     const char *tag, *outpath, *json, *path;
     double scale, start, end, confidence;
-    bool csv, intervals, have_end, ci;
+    bool csv, intervals, have_end, ci, have_scale;
     int ticks;
 } pct_opts;
 
@@ -126,10 +126,11 @@ static pct_opts po;
 
 static const cli_opt pct_table[] = {
     CLI_STR_OPT("tag", CLI_STRING, &po.tag, "T", "use the intervals tagged T"),
-    CLI_NUM_OPT("scale", CLI_DOUBLE, &po.scale, "R",
-                "divide values by R in the output (default 1000000: ns -> ms,\n"
-                "like HistogramLogProcessor's -outputValueUnitRatio)",
-                1e-300, 1e300),
+    CLI_SEEN_OPT("scale", CLI_DOUBLE, &po.scale, "R",
+                 "divide values by R in the output, like HistogramLogProcessor's\n"
+                 "-outputValueUnitRatio (default: from the data, 1, 1000 or 1000000, so\n"
+                 "that the median shows at least one whole unit: ns, us or ms)",
+                 1e-300, 1e300, NULL, &po.have_scale),
     CLI_NUM_OPT("ticks", CLI_INT, &po.ticks, "N",
                 "percentile ticks per half distance (1..1000, default 5)", 1, 1000),
     CLI_FLAG_OPT("csv", &po.csv, "CSV instead of the text table"),
@@ -292,9 +293,35 @@ static int pct_json(const lat_hist *total) {
     return cli_write_json(CMD, po.json, j);
 }
 
+/* No --scale: 1, 1000 or 1000000 (values recorded in ns: ns, us, ms), the
+ * largest that keeps the median at one unit or more, said on stderr.  With
+ * --intervals the lines come before the total: a first pass finds it.  0 or
+ * the exit status. */
+static int pct_pick_scale(void) {
+    if (po.have_scale) return 0;
+    lat_hlog_reader *r = NULL;
+    if (open_log(po.path, &r)) return CLI_ERR;
+    lat_hist total = {0};
+    bool iv = po.intervals;
+    po.intervals = false;
+    int status = pct_accumulate(r, NULL, &total);
+    po.intervals = iv;
+    lat_hlog_reader_destroy(r);
+    if (status) return status;
+    int64_t p50 = lat_hist_total(&total) ? lat_hist_value_at_percentile(&total, 50) : 0;
+    lat_hist_fini(&total);
+    po.scale = p50 >= 1000000 ? 1e6 : p50 >= 1000 ? 1e3 : 1;
+    fprintf(stderr,
+            "latlab %s: values divided by %.0f (the median is %" PRId64
+            " as recorded; --scale R sets it)\n",
+            CMD, po.scale, p50);
+    return 0;
+}
+
 static int cmd_percentiles(int argc, char **argv) {
     int status = pct_parse(argc, argv);
     if (status) return status < 0 ? CLI_OK : status;
+    if ((status = pct_pick_scale()) != 0) return status;
     lat_hlog_reader *r = NULL;
     if (open_log(po.path, &r)) return CLI_ERR;
     lat_hist total = {0};
@@ -630,7 +657,7 @@ static int cmd_merge(int argc, char **argv) {
     size_t n = 0, cap = 0;
     double start_time = INFINITY;
     int status = CLI_OK;
-    int nin = argc - first;
+    int nin = cli_hist_unique_paths(CMD, argv + first, argc - first);
     lat_hlog_reader **readers = calloc((size_t)nin, sizeof *readers);
     if (!readers) return cli_error(CMD, "out of memory");
     for (int i = 0; i < nin && status == CLI_OK; i++) {

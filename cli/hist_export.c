@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define CMD "hist export"
@@ -188,7 +189,10 @@ static int export_parse(int argc, char **argv, int *first) {
     cli_prom_init(&xo.prom);
     int rc = cli_parse(&hist_export_spec, argc, argv, first);
     if (rc) return rc;
-    if (xo.serve) xo.prom.metrics_addr = xo.serve; /* cli_prom_serve serves at --metrics */
+    if (xo.serve) { /* cli_prom_serve serves at --metrics: named --serve in its messages */
+        xo.prom.metrics_addr = xo.serve;
+        xo.prom.metrics_flag = "--serve";
+    }
     if (xo.om + xo.text + xo.pb > 1)
         return cli_usage_error(CMD, "--openmetrics, --text and --protobuf exclude each other");
     xo.format = xo.om ? LAT_PROM_OPENMETRICS : xo.text ? LAT_PROM_TEXT : xo.pb ? 2 : -1;
@@ -204,6 +208,31 @@ static int export_parse(int argc, char **argv, int *first) {
         return cli_error(CMD, "--protobuf: this latlab was built without protobuf-c "
                               "(native histograms are unavailable)");
     return 0;
+}
+
+int cli_hist_unique_paths(const char *cmd, char **paths, int n) {
+    struct stat *ids = calloc(n > 0 ? (size_t)n : 1, sizeof *ids);
+    bool *known = calloc(n > 0 ? (size_t)n : 1, sizeof *known);
+    int kept = 0;
+    for (int i = 0; i < n; i++) {
+        struct stat st;
+        int same = -1;
+        bool ok = ids && known && stat(paths[i], &st) == 0;
+        for (int j = 0; ok && j < kept && same < 0; j++)
+            if (known[j] && ids[j].st_dev == st.st_dev && ids[j].st_ino == st.st_ino) same = j;
+        if (same >= 0) {
+            cli_warn(cmd, "%s is the same file as %s: read once", paths[i], paths[same]);
+            continue;
+        }
+        if (ids && known) {
+            known[kept] = ok;
+            if (ok) ids[kept] = st;
+        }
+        paths[kept++] = paths[i];
+    }
+    free(ids);
+    free(known);
+    return kept;
 }
 
 /* Every file into the series (one per stage), --stage applied.  0 or the exit status. */
@@ -282,7 +311,8 @@ int cli_hist_export(int argc, char **argv) {
     if (rc) return rc < 0 ? CLI_OK : rc;
     xstate *x = calloc(1, sizeof *x);
     if (!x) return cli_error(CMD, "out of memory");
-    int status = load_series(x, argv + first, argc - first);
+    int status =
+        load_series(x, argv + first, cli_hist_unique_paths(CMD, argv + first, argc - first));
     if (!status) status = export_series(x);
     for (int i = 0; i < x->n; i++)
         lat_hist_fini(&x->s[i].h);

@@ -1,82 +1,36 @@
-/* lab.c - `latlab lab`: the pipeline lab's experiment protocol, from the
- * command line.  The protocol itself (interleaved shuffled rounds, platform
- * accounting, contaminated runs repeated, per-interval figures, verdicts with
- * their confidence) is the library's (latlab/lab.h); this file parses flags,
- * places the hot threads, prints progress and one line per run with its
- * platform account, runs the silence check inside the protocol when root, and
- * hands the result to the writers of LAB.md, lab.json and report.html
- * (labout.c). */
+/* lab.c - `latlab lab`: the pipeline lab from the command line.  The lab is
+ * the library's (lab/: the protocol, the verdicts, the placement, the
+ * session's files); this file parses the flags, places the hot threads,
+ * prints progress and one line per run, runs the silence check inside the
+ * protocol when root (it re-executes the tool: `latlab silence`), and has the
+ * session write LAB.md, lab.json and report.html. */
 #include "cli.h"
-#include "labout.h"
-#include "labrun.h"
-#include "ringlab.h"
+#include "noisecli.h"
+#include "pipeplace.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include "latlab/atomicfile.h"
 #include "latlab/error.h"
-#include "latlab/json.h"
-#include "latlab/pipeline.h"
-#include "latlab/topo.h"
+#include "latlab/lab_report.h"
 
 #define CMD "lab"
 
 /* ---- callbacks from the protocol ------------------------------------------------------- */
 
-static double floor_cb(void *ud, int a, int b) {
-    (void)ud;
-    rl_lat l;
-    return rl_pingpong(a, b, 20000, &l) == 0 ? l.p50_ns : NAN;
-}
-
-static void remember_flight(lab_ctx *x, const lat_pipe_config *c, const lat_pipe_result *r) {
-    lat_flight_verdict fv;
-    if (x->flight_done || !r->flight || !r->flight_fired || lat_flight_analyze(r->flight, &fv))
-        return;
-    if (fv.shape == LAT_FLIGHT_NO_TRIGGER) return;
-    x->flight_done = true;
-    x->flight_thr = c->flight_threshold_ns;
-    snprintf(x->flight_text, sizeof x->flight_text, "%s", fv.text);
-    snprintf(x->flight_gap, sizeof x->flight_gap, "%s", r->flight_gap);
-    size_t dl = 0;
-    FILE *m = open_memstream(&x->flight_dump, &dl);
-    if (m) {
-        lat_flight_dump(r->flight, m, 10);
-        fclose(m);
-    }
-    char fp[4200];
-    snprintf(fp, sizeof fp, "%s/flight-alloc.txt", x->out);
-    lat_afile *af = NULL;
-    if (lat_afile_open(fp, &af) == 0) {
-        FILE *f = lat_afile_stream(af);
-        lat_flight_dump(r->flight, f, 0);
-        if (r->flight_gap[0]) fprintf(f, "gap: %s\n", r->flight_gap);
-        int rc = lat_afile_commit(af);
-        if (rc && !x->err) x->err = rc;
-    }
-}
-
 static void on_run(void *ud, const lat_lab_run_rec *rec, const lat_pipe_config *c,
                    const lat_pipe_result *r) {
-    lab_ctx *x = ud;
+    lat_lab_session *x = ud;
     cli_progress_done();
-    if (!x->stamps_per_event) {
-        x->stamp_cost_ns = r->stamp_cost_ns;
-        x->stamps_per_event = r->stamps_per_event;
-    }
     char plat[1024];
-    lab_rec_platform(x, rec, plat, sizeof plat);
+    lat_lab_rec_platform(x, rec, plat, sizeof plat);
     printf("round %2u %-10s work p50 %4.0f p99.9 %6.0f ns | e2e p50 %9.0f p99.9 %10.0f ns | floor "
            "%.0f -> %.0f ns | %s%s%s\n",
            rec->round + 1, lat_lab_conf_name(rec->conf), rec->p50[LAT_PIPE_WORK],
@@ -84,46 +38,13 @@ static void on_run(void *ud, const lat_lab_run_rec *rec, const lat_pipe_config *
            rec->floor_after_ns, plat, rec->contaminated ? " | CONTAMINATED: " : "",
            rec->contaminated ? rec->why : "");
     fflush(stdout);
-    json_t *j = lab_run_json(c, r, x->over, x->why);
-    if (!j) return;
-    json_object_set_new(j, "experiment", json_string(lat_lab_conf_name(rec->conf)));
-    json_object_set_new(j, "round", json_integer(rec->round + 1));
-    json_object_set_new(j, "attempt", json_integer(rec->attempt + 1));
-    json_object_set_new(j, "contaminated", json_boolean(rec->contaminated));
-    if (rec->contaminated) json_object_set_new(j, "why", json_string(rec->why));
-    json_object_set_new(j, "platform_text", json_string(plat));
-    json_object_set_new(j, "floor_before_ns", lat_json_real_or_null(rec->floor_ns));
-    json_object_set_new(j, "floor_after_ns", lat_json_real_or_null(rec->floor_after_ns));
-    double worst = 0;
-    for (int k = 0; k < LAT_PIPE_NHOT; k++)
-        if (rec->thr[k].ran && rec->thr[k].lost_share > worst) worst = rec->thr[k].lost_share;
-    json_object_set_new(j, "lost_share_max", json_real(worst));
-    char name[4300];
-    snprintf(name, sizeof name, "%s/%s-r%u%s.json", x->runs_dir, lat_lab_conf_name(rec->conf),
-             rec->round + 1, rec->contaminated ? "-contaminated" : "");
-    int rc = lat_write_json_atomic(name, j);
-    if (rc && !x->err) x->err = rc;
-    json_array_append_new(x->jruns, j);
-    if (rec->conf == LAT_LAB_ALLOC) remember_flight(x, c, r);
-    if ((rec->conf == LAT_LAB_BASE || rec->conf == LAT_LAB_SHARE) && rec->round == 0 &&
-        rec->attempt == 0) {
-        const lat_pipe_counters *w = &r->thr[LAT_PIPE_WORKER];
-        labprof_figures(&x->prof, rec->conf == LAT_LAB_BASE ? LABPROF_BASE : LABPROF_SHARE,
-                        rec->p50[LAT_PIPE_WORK], rec->p50[LAT_PIPE_E2E],
-                        w->cycles > 0 ? w->instructions / w->cycles : NAN, w->cache_misses);
-    }
+    lat_lab_session_record(x, rec, c, r, plat);
 }
 
 /* The silence check: `latlab silence` traces the hot CPUs while the run goes. */
-static void silence_begin(lab_ctx *x, lab_silence *s, const lat_pipe_config *c) {
-    char cpus[64] = "", secs[32];
-    for (int k = 0, n = 0; k < LAT_PIPE_NHOT; k++)
-        if (x->cfg.pipe.cpus[k] >= 0)
-            n += snprintf(cpus + n, sizeof cpus - (size_t)n, "%s%d", n ? "," : "",
-                          x->cfg.pipe.cpus[k]);
-    snprintf(secs, sizeof secs, "%.3f", (double)c->events / (double)c->rate_hz + 0.2);
-    /* the tracer writes a .part file; it becomes silence-<conf>.txt once complete */
-    snprintf(s->path, sizeof s->path, "%s/silence-%s.txt.part", x->out, lat_lab_conf_name(s->conf));
+static void silence_begin(lat_lab_session *x, lat_lab_silence *s, const lat_pipe_config *c) {
+    char cpus[64], secs[32];
+    lat_lab_silence_plan(x, s, c, cpus, sizeof cpus, secs, sizeof secs);
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
@@ -141,52 +62,30 @@ static void silence_begin(lab_ctx *x, lab_silence *s, const lat_pipe_config *c) 
     }
     s->pid = pid;
     s->ran = pid > 0;
-    if (s->ran) {
-        struct timespec ts = {0, 100000000}; /* let the tracer set up first */
-        nanosleep(&ts, NULL);
-    }
+    struct timespec ts = {0, 100000000}; /* let the tracer set up first */
+    if (s->ran) nanosleep(&ts, NULL);
 }
 
-static void silence_end(lab_silence *s) {
+static void silence_end(lat_lab_silence *s) {
     if (!s->ran || s->pid <= 0) return;
     int st = 0;
     waitpid(s->pid, &st, 0);
-    s->pid = 0;
-    s->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-    FILE *f = fopen(s->path, "r");
-    if (!f) return;
-    char done[sizeof s->path];
-    snprintf(done, sizeof done, "%.*s", (int)(strlen(s->path) - 5), s->path);
-    rename(s->path, done);
-    size_t cap = 65536, n;
-    s->text = calloc(1, cap);
-    if (s->text) {
-        n = fread(s->text, 1, cap - 1, f);
-        s->text[n] = 0;
-    }
-    fclose(f);
+    lat_lab_silence_done(s, WIFEXITED(st) ? WEXITSTATUS(st) : 128);
 }
 
 static void around_run(void *ud, int conf, unsigned round, unsigned att, int begin,
                        lat_pipe_config *c) {
-    lab_ctx *x = ud;
-    if (begin)
+    lat_lab_session *x = ud;
+    lat_lab_silence *s = lat_lab_session_silence(x, conf, round, att);
+    if (begin) {
         cli_progress("round %u: %s%s...", round + 1, lat_lab_conf_name(conf),
                      att ? " (repeat: contaminated)" : "");
-    /* step (e): perf attached for round 1 of the baseline and of share-line
-     * (inside the silence check's window, so the tracer is not profiled) */
-    int side = conf == LAT_LAB_BASE ? LABPROF_BASE : conf == LAT_LAB_SHARE ? LABPROF_SHARE : -1;
-    bool prof = side >= 0 && round == 0 && att == 0;
-    if (prof && !begin) labprof_end(&x->prof, side);
-    if (x->root && round == 0 && att == 0 && (conf == LAT_LAB_BASE || conf == LAT_LAB_NOPIN)) {
-        lab_silence *s = &x->sil[conf == LAT_LAB_BASE ? 0 : 1];
-        s->conf = conf;
-        if (begin)
-            silence_begin(x, s, c);
-        else
-            silence_end(s);
+        if (s) silence_begin(x, s, c);
+        lat_lab_session_around(x, conf, round, att, 1); /* inside the tracer's window */
+    } else {
+        lat_lab_session_around(x, conf, round, att, 0);
+        if (s) silence_end(s);
     }
-    if (prof && begin) labprof_begin(&x->prof, side);
 }
 
 /* ---- options ------------------------------------------------------------------------------ */
@@ -198,6 +97,7 @@ typedef struct lab_opts {
     double budget, loss_pct;
     int shape;
     lab_cpulist cpus;
+    cli_noise noise; /* --noise SPEC */
 } lab_opts;
 
 static lab_opts lo; /* the table's destinations */
@@ -249,6 +149,7 @@ static const cli_opt lab_table[] = {
                    "OUT/replay.itch by itch-gen; default auto)"),
     CLI_FLAG_OPT("no-profile", &lo.no_profile,
                  "skip step (e): perf on round 1 of baseline and share-line"),
+    CLI_NOISE_ROW(lo.noise), /* the rounds run under it; lab.json "noise" */
     CLI_END,
 };
 
@@ -302,19 +203,19 @@ static int parse_opts(int argc, char **argv, lab_opts *o) {
 
 /* ---- the run ------------------------------------------------------------------------------- */
 
-static int setup(lab_ctx *x, const lab_opts *o) {
+static int setup(lat_lab_session *x, const lab_opts *o) {
     lat_lab_config *c = &x->cfg;
-    lat_lab_config_default(c);
-    int rc = lab_place(CMD, &c->pipe, o->shape, o->cpus.cpus, o->cpus.n, o->oversub, &x->over,
-                       x->why, sizeof x->why);
-    if (rc) return rc;
     cli_progress("calibrating the cycle counter...");
-    c->pipe.cal = lat_clock_default();
+    lat_lab_config_default(c); /* calibrates and measures the counter's tick */
     cli_progress_done();
+    bool over;
+    char why[sizeof x->why];
+    int rc = lab_place(CMD, &c->pipe, o->shape, o->cpus.cpus, o->cpus.n, o->oversub, &over, why,
+                       sizeof why);
+    if (rc) return rc;
     c->pipe.rate_hz = o->rate;
     c->pipe.events = o->events ? o->events : o->quick ? 20000 : 100000;
-    c->pipe.interval_ns = o->iv_ms * 1000000ull;
-    if (o->quick && !o->iv_set) c->pipe.interval_ns = 20000000ull;
+    c->pipe.interval_ns = (o->quick && !o->iv_set ? 20 : o->iv_ms) * 1000000ull;
     c->pipe.gap_threshold_ns = o->gap_us * 1000;
     c->max_run_lost = o->loss_pct / 100;
     if (o->quick) c->max_repeats = 1;
@@ -322,106 +223,30 @@ static int setup(lab_ctx *x, const lab_opts *o) {
     c->min_rounds = o->min_rounds ? (unsigned)o->min_rounds : 10;
     c->max_rounds = o->max_rounds ? (unsigned)o->max_rounds : o->quick ? c->min_rounds : 80;
     if (c->max_rounds < c->min_rounds) c->max_rounds = c->min_rounds;
-    c->params.min_rounds = c->min_rounds;
     c->seed = o->seed_set ? o->seed : (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-    /* the tick of a stage figure: the counter's step, the spacing of the
-     * values a stamped duration can take.  Not the stamp's cost: that is a
-     * constant inside both sides of a comparison, not a resolution. */
-    uint64_t g = lat_clock_granularity_cycles(4000);
-    double tick = (double)g / c->pipe.cal->cycles_per_ns;
-    c->params.tick_ns = tick > 0 ? tick : 0.1;
-    c->params.nhot = c->pipe.shape == LAT_PIPE_FULL ? 3 : 2;
-    lat_cpuset mine;
-    c->params.ncpus = lat_thread_affinity(&mine) == 0 ? lat_cpuset_count(&mine) : 2;
-    c->params.backlog_ns = 20e9 / (double)o->rate; /* 20 send intervals */
-    c->floor_ns = x->over ? NULL : floor_cb;
+    lat_lab_config_derive(c); /* backlog rule, hot threads, CPUs, min rounds */
+    if (over) c->floor_round_trips = 0;
     c->on_run = on_run;
     c->around_run = around_run;
     c->ud = x;
-    c->hlog_dir = x->runs_dir;
-    x->gap_us = (double)o->gap_us;
     x->quick = o->quick;
-    x->root = geteuid() == 0;
-    labprof_init(&x->prof, x->out, 999, o->no_profile ? "--no-profile" : NULL);
-    if (!x->root)
-        snprintf(x->silence_note, sizeof x->silence_note,
-                 "not root: the silence check (ftrace) needs root; run `sudo latlab lab` for it");
-    if ((rc = lat_runcond_collect(&x->rcnd, NULL)) != 0)
-        return cli_lib_error(CMD, "run conditions", rc);
-    snprintf(x->banner, sizeof x->banner, "latlab lab: %s shape, %s; %s",
-             lat_pipe_shape_name(c->pipe.shape), x->over ? "oversubscribed" : "pinned", x->why);
-    return 0;
+    rc = lat_lab_session_setup(x, over, why, geteuid() == 0, o->no_profile ? "--no-profile" : NULL);
+    return rc ? cli_lib_error(CMD, "run conditions", rc) : 0;
 }
 
-static void print_header(const lab_ctx *x) {
-    const lat_lab_config *c = &x->cfg;
-    printf("%s\n", x->banner);
-    if (c->pipe.shape == LAT_PIPE_COMPACT && !x->over)
-        printf("note: the compact shape measures q1+wake, work and e2e with two pinned hot "
-               "threads (the consumer runs inside the worker); q2+wake is not measured.\n");
-    if (x->over) printf("[%s]\n", LAB_OVERSUB_STAMP);
-    printf("calibrated %.4f cycles/ns, counter tick %.1f ns; %" PRIu64 " events per run at %" PRIu64
-           "/s, %.0f ms intervals; rounds %u..%u, budget %.0f s; order seed %" PRIu64
-           " (replay: --seed %" PRIu64 ")\n",
-           c->pipe.cal->cycles_per_ns, c->params.tick_ns, c->pipe.events, c->pipe.rate_hz,
-           (double)c->pipe.interval_ns / 1e6, c->min_rounds, c->max_rounds, c->budget_s, c->seed,
-           c->seed);
-    printf("a run is contaminated (and repeated) when a hot thread loses more than %.0f%% of its "
-           "loop; an interval is set aside above %.0f%% or in backlog (e2e p50 > %.0f us)\n",
-           100 * c->max_run_lost, 100 * c->params.max_interval_lost, c->params.backlog_ns / 1e3);
-    if (x->silence_note[0]) printf("silence check: %s\n", x->silence_note);
-    printf("\nrun conditions:\n");
-    lat_runcond_write_text(&x->rcnd, stdout);
-    printf("\n");
-    fflush(stdout);
-}
-
-static void print_summary(const lab_ctx *x, const lat_lab_result *res) {
-    char loss[300];
-    lab_loss_summary(x, res, loss, sizeof loss);
-    char place[200];
-    lat_lab_placement_text(&res->placement, place, sizeof place);
-    printf("\n%u rounds in %.1f s; stopped: %s\nplatform: %s\nplacement: %s\n", res->rounds,
-           res->wall_s, res->stop, loss, place);
-    for (int cf = 0; cf < LAT_LAB_NCONF; cf++) {
-        char title[160];
-        snprintf(title, sizeof title, "== %s (%s), usable runs merged", lat_lab_conf_name(cf),
-                 lat_lab_conf_flag(cf));
-        lat_pipe_result m;
-        memset(&m, 0, sizeof m);
-        for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
-            m.h[s] = res->merged[cf][s];
-        if (m.h[LAT_PIPE_E2E])
-            lab_print_table(stdout, &x->cfg.pipe, &m, x->over, title);
-        else
-            printf("%s: no usable run\n", title);
-        char t[1400];
-        lab_conf_platform(x, res, cf, t, sizeof t);
-        printf("platform: %s\n", t);
-        if (cf == LAT_LAB_BASE) continue;
-        lat_lab_verdict_text(&res->verdict[cf], t, sizeof t);
-        printf("verdict %s: %s\n", lat_lab_conf_name(cf), t);
-    }
-    if (x->flight_done) {
-        printf("\nflight recorder (alloc, threshold = baseline e2e p99.9 = %" PRIu64 " ns): %s\n",
-               x->flight_thr, x->flight_text);
-        if (x->flight_gap[0]) printf("flight recorder: %s\n", x->flight_gap);
-    }
-}
-
-static int write_outputs(lab_ctx *x, const lat_lab_result *res, const char *json_out) {
-    char p[4200];
-    int rc;
-    snprintf(p, sizeof p, "%s/LAB.md", x->out);
-    if ((rc = lab_write_md(x, res, p)) != 0) return cli_lib_error(CMD, p, rc);
-    snprintf(p, sizeof p, "%s/lab.json", x->out);
-    if ((rc = lab_write_json(x, res, p)) != 0) return cli_lib_error(CMD, p, rc);
-    if (json_out && (rc = lab_write_json(x, res, json_out)) != 0)
-        return cli_lib_error(CMD, json_out, rc);
-    lab_write_svgs(x, res);
-    snprintf(p, sizeof p, "%s/report.html", x->out);
-    if ((rc = lab_write_html(x, res, p)) != 0) return cli_lib_error(CMD, p, rc);
-    if (x->err) return cli_lib_error(CMD, "writing a run file", x->err);
+/* After the rounds: the summary, the profiling step, the replay round, the files. */
+static int finish(lat_lab_session *x, const lat_lab_result *res, const lab_opts *o) {
+    lat_lab_print_summary(stdout, x, res);
+    lat_lab_prof_print(&x->prof, stdout);
+    int rc = lat_lab_prof_write(&x->prof);
+    if (rc) cli_warn(CMD, "writing the profiles: %s", lat_strerror(rc));
+    char failed[4400];
+    rc = lat_lab_replay_round(o->replay, x->out, &x->cfg.pipe, x->over, &x->replay, failed,
+                              sizeof failed);
+    if (x->replay.ran) printf("\nreplay round (%s):\n%s", x->replay.capture, x->replay.text);
+    if (rc) return cli_error(CMD, "%s", failed);
+    if ((rc = lat_lab_write_all(x, res, o->json_out, failed, sizeof failed)) != 0)
+        return cli_lib_error(CMD, failed, rc);
     printf("wrote %s/LAB.md, lab.json, report.html, <stage>.svg, intervals-*.svg, runs/\n", x->out);
     return fflush(stdout) == 0 && !ferror(stdout) ? CLI_OK : cli_error(CMD, "writing stdout");
 }
@@ -430,40 +255,33 @@ int cmd_lab(int argc, char **argv) {
     lab_opts o;
     int rc = parse_opts(argc, argv, &o);
     if (rc) return rc < 0 ? CLI_OK : rc;
-    static lab_ctx x;
-    memset(&x, 0, sizeof x);
-    x.out = o.out;
-    snprintf(x.runs_dir, sizeof x.runs_dir, "%s/runs", o.out);
-    if ((rc = setup(&x, &o)) != 0) return rc;
-    if ((rc = lat_mkdir_p(x.out)) != 0 || (rc = lat_mkdir_p(x.runs_dir)) != 0)
-        return cli_lib_error(CMD, x.out, rc);
+    static lat_lab_session x;
+    if ((rc = lat_lab_session_init(&x, o.out)) != 0) return cli_lib_error(CMD, "memory", rc);
+    if ((rc = setup(&x, &o)) != 0) goto out;
+    if ((rc = lat_mkdir_p(x.out)) != 0 || (rc = lat_mkdir_p(x.runs_dir)) != 0) {
+        rc = cli_lib_error(CMD, x.out, rc);
+        goto out;
+    }
     char fp[4200]; /* a window from an earlier run must not pass for this one's */
     snprintf(fp, sizeof fp, "%s/flight-alloc.txt", x.out);
     unlink(fp);
-    print_header(&x);
-    x.jruns = json_array();
+    lat_lab_print_header(stdout, &x);
+    fflush(stdout);
+    if ((rc = cli_noise_begin(&o.noise, CMD, x.cfg.pipe.cpus, LAT_PIPE_NHOT)) != 0) goto out;
     lat_lab_result res;
     rc = lat_lab_run(&x.cfg, &res);
     cli_progress_done();
-    int ret = CLI_OK;
+    cli_noise_end(&o.noise, stdout); /* --noise: what it took, printed and in lab.json */
+    x.noise = cli_noise_json(&o.noise);
     if (rc) {
-        ret = cli_lib_error(
-            CMD, res.log_error_path[0] ? res.log_error_path : "running the protocol", rc);
+        rc = cli_lib_error(CMD, res.log_error_path[0] ? res.log_error_path : "running the protocol",
+                           rc);
     } else {
-        print_summary(&x, &res);
-        labprof_print(&x.prof, stdout);
-        int prc = labprof_write(&x.prof);
-        if (prc) cli_warn(CMD, "writing the profiles: %s", lat_strerror(prc));
-        ret = lab_replay_round(CMD, o.replay, x.out, &x.cfg.pipe, x.over, &x.replay);
-        if (x.replay.ran) printf("\nreplay round (%s):\n%s", x.replay.capture, x.replay.text);
-        if (ret == CLI_OK) ret = write_outputs(&x, &res, o.json_out);
+        rc = finish(&x, &res, &o);
         lat_lab_result_fini(&res);
     }
-    json_decref(x.jruns);
-    lab_replay_free(&x.replay);
-    free(x.flight_dump);
-    for (int i = 0; i < 2; i++)
-        free(x.sil[i].text);
-    labprof_fini(&x.prof);
-    return ret;
+out:
+    cli_noise_free(&o.noise);
+    lat_lab_session_fini(&x);
+    return rc;
 }

@@ -33,6 +33,7 @@ CMDS(book)
 CMDS(plot)
 CMDS(top)
 CMDS(profile)
+CMDS(noise)
 CMDS(load)
 #undef CMDS
 
@@ -55,6 +56,7 @@ static const cli_cmd commands[] = {
     TABLE_CMD(plot, "latency-by-percentile SVG plots from .hlog/.hgrm files"),
     TABLE_CMD(stat, "count performance events of a command (perf stat-like)"),
     TABLE_CMD(silence, "ftrace check of what disturbs chosen CPUs (root)"),
+    TABLE_CMD(noise, "inject platform noise: SCHED_FIFO bursts take a share of CPUs (root)"),
     TABLE_CMD(bench, "bake-offs against peers (ring)"),
     TABLE_CMD(book, "order book: replay, ITCH 5.0 replay, tail-latency scenarios"),
 };
@@ -184,11 +186,10 @@ static int check_output_paths(const char *cmd, int argc, char **argv) {
         struct stat st;
         if (slash && slash != dir) {
             *slash = '\0';
-            if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-                int rc = cli_error(cmd,
-                                   "%s: directory %s does not exist (files never create "
-                                   "directories)",
-                                   val, dir);
+            int e = stat(dir, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+            if (e) { /* the kernel's reason: missing, not a folder, not searchable */
+                int rc = cli_error(cmd, "%s: %s: %s%s", val, dir, strerror(e),
+                                   e == ENOENT ? " (files never create directories)" : "");
                 free(dir);
                 return rc;
             }

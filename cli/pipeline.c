@@ -3,7 +3,8 @@
  * tables, interval logs, JSON, counters and the flight recorder. */
 #include "cli.h"
 #include "cliopts.h"
-#include "labrun.h"
+#include "noisecli.h"
+#include "pipeplace.h"
 #include "pipeline_replay.h"
 #include "promcli.h"
 
@@ -14,6 +15,8 @@
 
 #include <jansson.h>
 
+#include "latlab/pipeline_report.h"
+#include "latlab/lab_account.h"
 #include "latlab/json.h"
 #include "latlab/atomicfile.h"
 #include "latlab/budget.h"
@@ -133,6 +136,7 @@ typedef struct pipe_opts {
     const char *json_path, *hlog_dir, *fbase, *fout, *replay;
     itchfeed_options ro;
     cli_prom prom;
+    cli_noise noise; /* --noise SPEC */
 } pipe_opts;
 
 static pipe_opts o;
@@ -182,7 +186,7 @@ static const cli_opt pipe_table[] = {
                    "plan hot threads within these CPUs (e.g. 1-3)"),
     CLI_FLAG_OPT("oversubscribe", &o.oversub,
                  "too few CPUs: share them, backoff idle, and stamp every\n"
-                 "table \"" LAB_OVERSUB_STAMP "\""),
+                 "table \"" LAT_PIPE_OVERSUB_STAMP "\""),
     CLI_SEEN_OPT("idle", CLI_CUSTOM, &o.c.idle, "spin|yield|backoff",
                  "how hot threads wait (default spin)", 0, 0, opt_idle, &o.idle_set),
     CLI_HEADING_ROW("sizes"),
@@ -201,6 +205,7 @@ static const cli_opt pipe_table[] = {
     CLI_FLAG_OPT("share-line", &o.c.share_line, "the two stage counters on one 64-byte line"),
     CLI_FLAG_OPT("split-q1", &o.c.split_q1,
                  "stamp as the producer pushes: send delay vs queue+wake"),
+    CLI_NOISE_ROW(o.noise),
     CLI_HEADING_ROW("output"),
     CLI_STR_OPT("json", CLI_STRING, &o.json_path, "FILE",
                 "JSON summary (run conditions, config, placement,\n"
@@ -297,6 +302,8 @@ static int pipe_check(void) {
                           c->flight_threshold_ns != LAT_FLIGHT_NONE))
         return cli_usage_error(CMD, "--with-steady: only with --json among the output options");
     if (o.replay && c->stall_site) return cli_usage_error(CMD, "--inject-stall: not with --replay");
+    if (o.with_steady && o.noise.text)
+        return cli_usage_error(CMD, "--noise: not with --with-steady");
     if (o.with_steady && (o.prom.metrics_addr || o.prom.push_url))
         return cli_usage_error(CMD, "--with-steady: not with --metrics or --push");
     if (o.fbase && !o.flight_auto)
@@ -360,7 +367,7 @@ static void print_header(const lat_pipe_config *c, const char *why, const itchfe
            c->cal->cycles_per_ns, c->events, c->rate_hz, c->queue_cap, c->sample_cap, c->work_iters,
            lat_idle_name(c->idle.kind), c->alloc ? ", --alloc" : "", c->no_pin ? ", --no-pin" : "",
            c->share_line ? ", --share-line" : "", c->split_q1 ? ", --split-q1" : "");
-    if (feed) pipeline_replay_header(stdout, o.replay, feed, o.ro.speed);
+    if (feed) itchfeed_report_header(stdout, o.replay, feed, o.ro.speed);
     fflush(stdout);
 }
 
@@ -388,13 +395,18 @@ static int report_flight(const lat_pipe_result *r) {
 
 static int write_json(const lat_pipe_config *c, const lat_pipe_result *r, bool over,
                       const char *why, const itchfeed *feed, const lat_budget *budget) {
-    json_t *doc = lab_run_json(c, r, over, why);
+    json_t *doc = lat_pipe_run_json(c, r, over, why);
     lat_runcond rcnd;
     if (doc && lat_runcond_collect(&rcnd, NULL) == 0)
         json_object_set_new(doc, "run_conditions", lat_runcond_json(&rcnd));
     if (doc) json_object_set_new(doc, "tool", json_string("latlab pipeline"));
-    if (doc && feed) json_object_set_new(doc, "replay", pipeline_replay_json(feed, o.ro.speed, r));
+    if (doc && feed) json_object_set_new(doc, "replay", itchfeed_report_json(feed, o.ro.speed, r));
     if (doc) json_object_set_new(doc, "error_budget", lat_budget_json(budget));
+    json_t *noise = cli_noise_json(&o.noise); /* --noise: what it took */
+    if (doc && noise)
+        json_object_set_new(doc, "noise", noise);
+    else
+        json_decref(noise);
     return cli_write_json(CMD, o.json_path, doc);
 }
 
@@ -405,13 +417,14 @@ static int report_run(const lat_pipe_config *c, lat_pipe_result *r, bool over, c
     const lat_hist *ph[LAT_PIPE_NSTAGES];
     pipe_prom_pick(pp, (const lat_hist *const *)r->h, ph);
     if (pp->srv) lat_prom_server_update(pp->srv, ph, pp->n);
-    lab_print_table(stdout, c, r, over, NULL);
+    lat_pipe_print_table(stdout, c, r, over, NULL);
     lat_budget budget;
-    lab_budget(c, r, &budget);
-    lab_print_budget(stdout, &budget);
-    lab_print_details(stdout, c, r, over);
-    lab_print_accounting(stdout, c, r);
-    if (feed) pipeline_replay_print(stdout, feed, o.ro.speed, r);
+    lat_pipe_budget(c, r, &budget);
+    lat_pipe_print_budget(stdout, &budget);
+    lat_pipe_print_details(stdout, c, r, over);
+    lat_lab_print_accounting(stdout, c, r);
+    lat_pipe_print_censoring(stdout, r);
+    if (feed) itchfeed_report_print(stdout, feed, o.ro.speed, r);
     int ret = CLI_OK;
     if (r->log_error) ret = cli_lib_error(CMD, r->log_error_path, r->log_error);
     if (r->flight && report_flight(r)) ret = CLI_ERR;
@@ -441,13 +454,21 @@ static int run_and_report(lat_pipe_config *c, bool over, const char *why, itchfe
         c->publish = pipe_prom_publish;
         c->publish_ud = &pp;
     }
-    lat_pipe_result r;
-    int rc = lat_pipe_run(c, &r);
+    lat_pipe_result r = {0}; /* its error path is read even when the run fails at once */
+    int rc = cli_noise_begin(&o.noise, CMD, c->cpus, LAT_PIPE_NHOT); /* --noise */
     if (rc) {
         cli_prom_serve_finish(&o.prom, pp.srv, NULL, 0);
-        return cli_lib_error(CMD, "run", rc);
+        return rc;
+    }
+    rc = lat_pipe_run(c, &r);
+    cli_noise_end(&o.noise, stdout);
+    if (rc) { /* an output that could not be opened is named: the kernel's errno is about it */
+        cli_noise_free(&o.noise);
+        cli_prom_serve_finish(&o.prom, pp.srv, NULL, 0);
+        return cli_lib_error(CMD, r.log_error_path[0] ? r.log_error_path : "run", rc);
     }
     int ret = report_run(c, &r, over, why, feed, &pp);
+    cli_noise_free(&o.noise);
     cli_prom_serve_finish(&o.prom, pp.srv, NULL, 0);
     lat_pipe_result_fini(&r);
     return ret;

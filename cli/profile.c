@@ -19,12 +19,13 @@
 #include "latlab/profile.h"
 #include "latlab/report.h"
 #include "latlab/topo.h"
-#include "labprof.h"
+#include "latlab/lab_profile.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 
 #define CMD "profile"
@@ -209,11 +210,10 @@ static int parse_form(const cli_spec *sp, struct prof_args d, int argc, char **a
 
 /* ---- diff and fold ------------------------------------------------------------------- */
 
-/* Read path in format fmt into *out; need_samples: an empty profile is an
- * error.  0, or the exit status after the message (a malformed line is named
- * with the file and line). */
-static int load_profile(const char *path, lat_flame_format fmt, bool need_samples,
-                        lat_flame **out) {
+/* Read path in format fmt into *out; a profile without samples (an empty
+ * input) is an error, the same for fold and diff.  0, or the exit status
+ * after the message (a malformed line is named with the file, line and why). */
+static int load_profile(const char *path, lat_flame_format fmt, lat_flame **out) {
     *out = NULL;
     FILE *in = fopen(path, "r");
     if (!in) return cli_error(CMD, "%s: cannot open: %s", path, strerror(errno));
@@ -223,12 +223,10 @@ static int load_profile(const char *path, lat_flame_format fmt, bool need_sample
     int status = CLI_OK;
     if (rc == LAT_EFORMAT)
         status = cli_error(CMD, "%s:%zu: %s", path, lat_flame_error_line(*out),
-                           fmt == LAT_FLAME_PERF_SCRIPT
-                               ? "not perf script output (header, indented frames, blank line)"
-                               : "not a folded stack line (\"a;b;c COUNT\")");
+                           lat_flame_error_reason(*out));
     else if (rc)
         status = cli_lib_error(CMD, path, rc);
-    else if (need_samples && !lat_flame_samples(*out))
+    else if (!lat_flame_samples(*out))
         status = cli_error(CMD, "%s: no samples", path);
     if (status) {
         lat_flame_destroy(*out);
@@ -245,8 +243,8 @@ static int cmd_diff(int argc, char **argv) {
     if (!*path_a || !*path_b) return cli_usage_error(CMD, "diff: empty file name");
     lat_flame *a = NULL, *b = NULL;
     lat_flame_format fmt = pa.no_threads ? LAT_FLAME_FOLDED_NOTHREAD : LAT_FLAME_FOLDED;
-    rc = load_profile(path_a, fmt, true, &a);
-    if (!rc) rc = load_profile(path_b, fmt, true, &b);
+    rc = load_profile(path_a, fmt, &a);
+    if (!rc) rc = load_profile(path_b, fmt, &b);
     if (!rc) {
         int e = lat_flame_write_diff(a, b, path_a, path_b, (size_t)pa.limit, stdout);
         rc = e ? cli_lib_error(CMD, "diff", e) : finish_stdout();
@@ -265,7 +263,7 @@ static int cmd_fold(int argc, char **argv) {
     const char *path = argv[first];
     if (!*path) return cli_usage_error(CMD, "fold: empty file name");
     lat_flame *f;
-    rc = load_profile(path, a.folded ? LAT_FLAME_FOLDED : LAT_FLAME_PERF_SCRIPT, false, &f);
+    rc = load_profile(path, a.folded ? LAT_FLAME_FOLDED : LAT_FLAME_PERF_SCRIPT, &f);
     if (rc) return rc;
     printf("%s: %llu samples, %zu distinct stacks\n", path,
            (unsigned long long)lat_flame_samples(f), lat_flame_stacks(f));
@@ -273,6 +271,20 @@ static int cmd_fold(int argc, char **argv) {
     rc = write_outputs(f, a.out, a.title ? a.title : path, NULL);
     lat_flame_destroy(f);
     return rc ? rc : finish_stdout();
+}
+
+/* A SIGTERM or SIGHUP came while perf ran: it was passed on to perf and the
+ * command, which stopped; their profile is written.  End as the signal
+ * would have ended us (status 128 + sig). */
+static void end_by_signal(int sig, bool written) {
+    fflush(stdout);
+    fprintf(stderr,
+            "latlab profile: %s: passed on to perf record and the command, which stopped%s\n",
+            strsignal(sig),
+            written ? "; the profile of what ran until then is written"
+                    : " before a profile was recorded");
+    signal(sig, SIG_DFL);
+    raise(sig);
 }
 
 static int cmd_record(int argc, char **argv) {
@@ -297,6 +309,7 @@ static int cmd_record(int argc, char **argv) {
         .hz = (unsigned)a.hz, .event = a.event, .perf = a.perf, .user_only = a.user_only};
     lat_profile_result r;
     rc = lat_profile_run(cmdv, a.out, &o, &r);
+    if (rc && r.signal) end_by_signal(r.signal, false);
     if (rc) {
         if (r.failure == LAT_PROFILE_OK) return cli_lib_error(CMD, "profile", rc);
         return cli_error(CMD, "%s", r.message);
@@ -309,11 +322,12 @@ static int cmd_record(int argc, char **argv) {
            r.wall_s);
     print_top(r.flame, 10);
     int wrc = write_outputs(r.flame, a.out, title, note);
-    int failure = r.failure, status = r.cmd_status;
+    int failure = r.failure, status = r.cmd_status, sig = r.signal;
     char msg[sizeof r.message];
     snprintf(msg, sizeof msg, "%s", r.message);
     lat_profile_result_fini(&r);
     if (wrc) return wrc;
+    if (sig) end_by_signal(sig, true);
     if (failure == LAT_PROFILE_CMD_FAILED)
         return cli_error(CMD, "%s (status %d); the profile was written anyway", msg, status);
     return finish_stdout();
@@ -327,24 +341,24 @@ static double p50_of(const lat_pipe_result *r, int stage) {
 
 /* One pipeline round; profiled as side (LABPROF_*) unless side < 0.  *e2e
  * gets its e2e p50.  Returns 0 or a CLI exit code (message printed). */
-static int lab_round(const lat_pipe_config *base, labprof *lp, int side, bool share,
+static int lab_round(const lat_pipe_config *base, lat_lab_prof *lp, int side, bool share,
                      const char *name, double *e2e) {
     lat_pipe_config c = *base;
     c.share_line = share;
     if (side >= 0) {
-        labprof_begin(lp, side);
+        lat_lab_prof_begin(lp, side);
         if (lp->side[side].err[0]) return cli_error(CMD, "%s: %s", name, lp->side[side].err);
     }
     lat_pipe_result r;
     int rc = lat_pipe_run(&c, &r);
-    if (side >= 0) labprof_end(lp, side);
+    if (side >= 0) lat_lab_prof_end(lp, side);
     if (rc) return cli_lib_error(CMD, name, rc);
     const lat_pipe_counters *w = &r.thr[LAT_PIPE_WORKER];
     double work = p50_of(&r, LAT_PIPE_WORK);
     *e2e = p50_of(&r, LAT_PIPE_E2E);
     if (side >= 0)
-        labprof_figures(lp, side, work, *e2e, w->cycles > 0 ? w->instructions / w->cycles : NAN,
-                        w->cache_misses);
+        lat_lab_prof_figures(lp, side, work, *e2e,
+                             w->cycles > 0 ? w->instructions / w->cycles : NAN, w->cache_misses);
     lat_pipe_result_fini(&r);
     printf("%-26s work p50 %6.0f ns  e2e p50 %10.0f ns", name, work, *e2e);
     if (side >= 0 && lp->side[side].have)
@@ -364,8 +378,8 @@ static int cmd_lab(int argc, char **argv) {
             argc, argv, &first);
     if (rc) return rc < 0 ? CLI_OK : rc;
     const struct prof_args a = pa;
-    static labprof lp; /* large; one per process */
-    labprof_init(&lp, a.out, (unsigned)a.hz, NULL);
+    static lat_lab_prof lp; /* large; one per process */
+    lat_lab_prof_init(&lp, a.out, (unsigned)a.hz, NULL);
     if (!lp.enabled) return cli_error(CMD, "lab: %s", lp.why);
 
     lat_pipe_config base;
@@ -387,25 +401,27 @@ static int cmd_lab(int argc, char **argv) {
            (unsigned long long)a.events, (unsigned long long)a.rate, (unsigned long long)a.hz);
     double e2e_plain = NAN, e2e_prof = NAN, e2e_share = NAN;
     rc = lab_round(&base, &lp, -1, false, "baseline, no perf", &e2e_plain);
-    if (!rc) rc = lab_round(&base, &lp, LABPROF_BASE, false, "baseline, profiled", &e2e_prof);
-    if (!rc) rc = lab_round(&base, &lp, LABPROF_SHARE, true, "share-line, profiled", &e2e_share);
-    if (!rc && !labprof_ready(&lp)) rc = cli_error(CMD, "lab: a profiled round has no samples");
+    if (!rc) rc = lab_round(&base, &lp, LAT_LAB_PROF_BASE, false, "baseline, profiled", &e2e_prof);
+    if (!rc)
+        rc = lab_round(&base, &lp, LAT_LAB_PROF_SHARE, true, "share-line, profiled", &e2e_share);
+    if (!rc && !lat_lab_prof_ready(&lp))
+        rc = cli_error(CMD, "lab: a profiled round has no samples");
     if (!rc) {
-        labprof_print(&lp, stdout);
+        lat_lab_prof_print(&lp, stdout);
         printf("  profiling overhead: baseline e2e p50 %.0f ns without perf, %.0f ns with perf "
                "record at %llu Hz (x%.2f; one round each, this session)\n",
                e2e_plain, e2e_prof, (unsigned long long)a.hz, e2e_prof / e2e_plain);
         char path[4200];
         snprintf(path, sizeof path, "%s/STEP-E.md", a.out);
         lat_afile *af;
-        if (!(rc = labprof_write(&lp)) && !(rc = lat_afile_open(path, &af))) {
-            labprof_markdown(&lp, lat_afile_stream(af));
+        if (!(rc = lat_lab_prof_write(&lp)) && !(rc = lat_afile_open(path, &af))) {
+            lat_lab_prof_markdown(&lp, lat_afile_stream(af));
             rc = lat_afile_commit(af);
         }
         lat_report *rep = NULL;
         snprintf(path, sizeof path, "%s/report.html", a.out);
         if (!rc && !(rc = lat_report_create("latlab lab step (e): sampling profiles", &rep))) {
-            rc = labprof_report(&lp, rep);
+            rc = lat_lab_prof_report(&lp, rep);
             if (!rc) rc = lat_report_write(rep, path);
         }
         lat_report_destroy(rep);
@@ -416,7 +432,7 @@ static int cmd_lab(int argc, char **argv) {
                    "report.html\n",
                    a.out);
     }
-    labprof_fini(&lp);
+    lat_lab_prof_fini(&lp);
     return rc ? rc : finish_stdout();
 }
 

@@ -129,7 +129,8 @@ int cli_prom_serve(const cli_prom *p, const char *cmd, int n, const char *const 
     int rc = lat_prom_server_create(p->metrics_addr, e, out);
     if (rc) {
         lat_prom_exporter_destroy(e);
-        return cli_error(cmd, "--metrics %s: %s", p->metrics_addr, lat_strerror(rc));
+        return cli_error(cmd, "%s %s: %s", p->metrics_flag ? p->metrics_flag : "--metrics",
+                         p->metrics_addr, lat_strerror(rc));
     }
     if (initial && (rc = lat_prom_server_update(*out, initial, n)) != 0) {
         lat_prom_server_destroy(*out);
@@ -139,8 +140,9 @@ int cli_prom_serve(const cli_prom *p, const char *cmd, int n, const char *const 
     char host[256];
     int port;
     lat_http_split_addr(p->metrics_addr, host, sizeof host, &port);
-    fprintf(stderr, "latlab %s: serving http://%s:%d/metrics (%s)\n", cmd,
-            host[0] ? host : "0.0.0.0", lat_prom_server_port(*out),
+    bool v6 = strchr(host, ':') != NULL; /* an IPv6 address goes in brackets */
+    fprintf(stderr, "latlab %s: serving http://%s%s%s:%d/metrics (%s)\n", cmd, v6 ? "[" : "",
+            host[0] ? host : "0.0.0.0", v6 ? "]" : "", lat_prom_server_port(*out),
             lat_prom_have_protobuf() ? "text: classic; protobuf: classic and native"
                                      : "text: classic; no protobuf-c: no native histograms");
     return 0;

@@ -44,6 +44,7 @@ int cli_prom_opt_label(const char *cmd, const char *flag, const char *v, void *d
 
 typedef struct cli_prom {
     const char *metrics_addr;
+    const char *metrics_flag; /* the flag that gave it, for messages (NULL: --metrics) */
     double linger_s;
     const char *push_url;
     bool push_delete;

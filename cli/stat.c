@@ -203,6 +203,8 @@ typedef struct stat_run {
     thread_set *ts;
     int nts;
     int status, exit_code;
+    sigset_t oldmask; /* before SIGTERM/SIGHUP were held for the child's run */
+    int sig;          /* a SIGTERM or SIGHUP passed on to the child (0: none) */
     struct rusage ru;
     uint64_t wall;
     size_t n;
@@ -236,15 +238,30 @@ static int stat_parse(int argc, char **argv, stat_run *r) {
     return 0;
 }
 
-/* Fork the child, held on the go pipe until its counters are open. */
+static void fwd_set(sigset_t *set) {
+    sigemptyset(set);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+}
+
+/* Fork the child, held on the go pipe until its counters are open.  SIGTERM
+ * and SIGHUP are held from here on (stat_wait passes them on to the child);
+ * the child gets the mask it had. */
 static int stat_fork(stat_run *r) {
     if (pipe2(r->go, O_CLOEXEC) || pipe2(r->ex, O_CLOEXEC))
         return cli_error("stat", "pipe: %s", strerror(errno));
     fflush(NULL);
+    sigset_t fwd;
+    fwd_set(&fwd);
+    sigprocmask(SIG_BLOCK, &fwd, &r->oldmask);
     r->pid = fork();
-    if (r->pid < 0) return cli_error("stat", "fork: %s", strerror(errno));
+    if (r->pid < 0) {
+        sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
+        return cli_error("stat", "fork: %s", strerror(errno));
+    }
     if (r->pid == 0) {
         char b;
+        sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
         close(r->go[1]);
         close(r->ex[0]);
         if (read(r->go[0], &b, 1) != 1) _exit(127);
@@ -287,22 +304,34 @@ static int stat_wait(stat_run *r) {
         waitpid(r->pid, NULL, 0);
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
+        sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
         return cli_lib_error("stat", "opening counters", rc);
     }
     memset(&r->ru, 0, sizeof r->ru);
+    /* A SIGTERM or SIGHUP sent to us alone is passed on to the child, which
+     * is waited for as usual: its counts are reported, its status is ours. */
+    sigset_t fwd;
+    fwd_set(&fwd);
     for (;;) {
-        pid_t w = wait4(r->pid, &r->status, per_thread ? WNOHANG : 0, &r->ru);
+        pid_t w = wait4(r->pid, &r->status, WNOHANG, &r->ru);
         if (w == r->pid) break;
         if (w < 0 && errno != EINTR) break;
-        if (w == 0) {
-            struct timespec d = {0, 10000000};
-            nanosleep(&d, NULL);
-            poll_threads(r->pid, r->events, r->ts, &r->nts, false);
+        if (w != 0) continue;
+        struct timespec d = {0, 10000000};
+        int sig = sigtimedwait(&fwd, NULL, &d);
+        if (sig > 0) {
+            kill(r->pid, sig);
+            if (!r->sig) r->sig = sig;
         }
+        if (per_thread) poll_threads(r->pid, r->events, r->ts, &r->nts, false);
     }
     r->wall = now_ns() - t0;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
+    sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
+    if (r->sig)
+        cli_warn("stat", "%s: passed on to '%s'; its counts until then are reported",
+                 strsignal(r->sig), r->cmd[0]);
     return 0;
 }
 

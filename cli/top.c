@@ -21,6 +21,7 @@
 #include "latlab/hist.h"
 #include "latlab/hlog.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -31,6 +32,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <termios.h>
 #include <time.h>
@@ -56,9 +58,13 @@ const cli_spec cmd_top_spec = {
     .synopsis = "latlab top [OPTIONS] FILE.hlog...\n"
                 "       latlab top [OPTIONS] --connect SOCKET",
     .about = "Live per-stage tails.  Follows HdrHistogram interval logs as they grow (like\n"
-             "tail -f; any writer: latlab's tracer and pipeline, Java's HistogramLogWriter,\n"
+             "tail -F; any writer: latlab's tracer and pipeline, Java's HistogramLogWriter,\n"
              "HdrHistogram_c), or a running traced process through the unix socket its tracer\n"
-             "publishes (lat_trace_config.socket_path).  Only complete lines are read.\n"
+             "publishes (lat_trace_config.socket_path).  Only complete lines are read.  Files\n"
+             "are followed by name: a file replaced (renamed over), truncated or rewritten in\n"
+             "place is read again from its start, a missing one is waited for, and a run that\n"
+             "writes FILE.hlog.tmp.* to rename it over FILE.hlog at its end (latlab pipeline)\n"
+             "is followed as it grows; each switch is said on stderr.\n"
              "\n"
              "One row per stage (a file's untagged intervals are named after the file, tagged\n"
              "ones by their tag): the last interval's count, p50, p99, p99.9 and max, the\n"
@@ -82,9 +88,19 @@ const cli_spec cmd_top_spec = {
 typedef struct source {
     const char *name; /* path, as given */
     char label[64];   /* row name for untagged intervals: file name without .hlog */
-    int fd;
+    int fd;           /* -1: none open (waiting for the file) */
     bool sock, eof;
-    char *pend; /* bytes after the last complete line */
+    /* Following by name: the file read now (name, or the temporary of a run in
+     * progress that will be renamed over it), its identity, the bytes read
+     * from it and its first bytes (an in-place rewrite changes them). */
+    char cur[8192];
+    dev_t dev;
+    ino_t ino;
+    off_t off;
+    char head[256];
+    size_t headlen;
+    bool waiting; /* said that the file does not exist yet */
+    char *pend;   /* bytes after the last complete line */
     size_t plen, pcap;
     char *hdr; /* header lines seen so far ('#...' and the legend) */
     size_t hlen, hcap;
@@ -178,6 +194,32 @@ static void term_enter(void) {
 
 /* ---- sources --------------------------------------------------------------------------- */
 
+/* Forget what was read (the file changed under us, or another one is read now). */
+static void reset_read(source *s) {
+    s->plen = s->hlen = 0;
+    s->hlines = s->line = 0;
+    s->off = 0;
+    s->headlen = 0;
+}
+
+/* Read path from its start from now on.  0 or -errno (the old file stays). */
+static int open_file(source *s, const char *path) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        int e = -errno;
+        if (fd >= 0) close(fd);
+        return e;
+    }
+    if (s->fd >= 0) close(s->fd);
+    s->fd = fd;
+    s->dev = st.st_dev;
+    s->ino = st.st_ino;
+    if (path != s->cur) snprintf(s->cur, sizeof s->cur, "%s", path);
+    reset_read(s);
+    return 0;
+}
+
 static int open_source(source *s, const char *path, bool sock) {
     memset(s, 0, sizeof *s);
     s->name = path;
@@ -187,10 +229,8 @@ static int open_source(source *s, const char *path, bool sock) {
     snprintf(s->label, sizeof s->label, "%s", base);
     size_t ll = strlen(s->label);
     if (ll > 5 && !strcmp(s->label + ll - 5, ".hlog")) s->label[ll - 5] = 0;
-    if (!sock) {
-        s->fd = open(path, O_RDONLY | O_CLOEXEC);
-        return s->fd < 0 ? -errno : 0;
-    }
+    s->fd = -1;
+    if (!sock) return open_file(s, path);
     struct sockaddr_un a;
     memset(&a, 0, sizeof a);
     a.sun_family = AF_UNIX;
@@ -298,11 +338,104 @@ static int parse_batch(top *T, int si, const char *batch, size_t blen, const int
     return status;
 }
 
+/* The file read now was truncated, or rewritten in place (its first bytes,
+ * which hold the StartTime, differ): read it again from its start, and say so. */
+static void check_rewritten(source *s) {
+    struct stat st;
+    if (s->fd < 0 || fstat(s->fd, &st) != 0) return;
+    const char *what = NULL;
+    if (st.st_size < s->off) {
+        what = "was truncated";
+    } else if (s->headlen) {
+        char b[sizeof s->head];
+        ssize_t n = pread(s->fd, b, s->headlen, 0);
+        if (n != (ssize_t)s->headlen || memcmp(b, s->head, s->headlen) != 0)
+            what = "was rewritten in place";
+    }
+    if (!what || lseek(s->fd, 0, SEEK_SET) != 0) return;
+    fprintf(stderr, "latlab %s: %s %s: reading it from its start\n", CMD, s->cur, what);
+    reset_read(s);
+}
+
+static bool newer(const struct stat *a, const struct stat *b) {
+    if (a->st_mtim.tv_sec != b->st_mtim.tv_sec) return a->st_mtim.tv_sec > b->st_mtim.tv_sec;
+    return a->st_mtim.tv_nsec > b->st_mtim.tv_nsec;
+}
+
+/* The newest (by mtime; the name wins ties) of the source's name and the
+ * temporaries a run writes beside it (NAME.tmp.*, atomicfile.h) into out and
+ * *best.  false: none exists. */
+static bool newest(const source *s, char *out, size_t cap, struct stat *best) {
+    bool have = stat(s->name, best) == 0 && S_ISREG(best->st_mode);
+    if (have) snprintf(out, cap, "%s", s->name);
+    const char *slash = strrchr(s->name, '/');
+    const char *base = slash ? slash + 1 : s->name;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - s->name) : 1, slash ? s->name : ".");
+    DIR *d = opendir(*dir ? dir : "/");
+    if (!d) return have;
+    size_t bl = strlen(base);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (strncmp(e->d_name, base, bl) != 0 || strncmp(e->d_name + bl, ".tmp.", 5) != 0) continue;
+        char p[sizeof dir + sizeof e->d_name + 1];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (stat(p, &st) != 0 || !S_ISREG(st.st_mode) || (have && !newer(&st, best))) continue;
+        *best = st;
+        snprintf(out, cap, "%s", p);
+        have = true;
+    }
+    closedir(d);
+    return have;
+}
+
+/* tail -F: read the newest file for the name (itself, or the temporary of a
+ * run in progress); a different file than the one read now is read from its
+ * start, and said on stderr.  A temporary renamed over the name is the same
+ * file: reading goes on where it was. */
+static void follow_name(source *s) {
+    char path[sizeof s->cur];
+    struct stat st;
+    if (!newest(s, path, sizeof path, &st)) {
+        if (s->fd < 0 && !s->waiting)
+            fprintf(stderr, "latlab %s: %s does not exist yet: waiting for it\n", CMD, s->name);
+        s->waiting = true;
+        return;
+    }
+    if (s->fd >= 0 && st.st_dev == s->dev && st.st_ino == s->ino) {
+        if (strcmp(path, s->cur) != 0) snprintf(s->cur, sizeof s->cur, "%s", path);
+        return;
+    }
+    bool had = s->fd >= 0, was_tmp = had && strcmp(s->cur, s->name) != 0;
+    if (open_file(s, path) != 0) return; /* gone meanwhile: the next poll looks again */
+    s->waiting = false;
+    if (strcmp(path, s->name) != 0)
+        fprintf(stderr, "latlab %s: %s: following the run in progress that writes %s\n", CMD,
+                s->name, path);
+    else if (was_tmp)
+        fprintf(stderr,
+                "latlab %s: %s: the run in progress ended without replacing it: reading "
+                "it from its start\n",
+                CMD, s->name);
+    else
+        fprintf(stderr, "latlab %s: %s %s: reading it from its start\n", CMD, s->name,
+                had ? "was replaced" : "appeared");
+}
+
 /* Read what the source has now and consume its complete lines; at_end (the
- * last read of a file with --no-follow) also takes an unterminated last line. */
+ * last read of a file with --no-follow) also takes an unterminated last line.
+ * A followed file (not at_end) is checked for being rewritten before the
+ * read, and for being replaced after it (follow_name). */
 static int poll_source(top *T, int si, bool at_end) {
     source *s = &T->src[si];
     if (s->eof) return 0;
+    bool follow = !s->sock && !at_end;
+    if (follow) check_rewritten(s);
+    if (s->fd < 0) {
+        follow_name(s);
+        if (s->fd < 0) return 0;
+    }
     char buf[65536];
     for (;;) {
         ssize_t n = read(s->fd, buf, sizeof buf);
@@ -313,6 +446,13 @@ static int poll_source(top *T, int si, bool at_end) {
             if (s->sock) s->eof = true; /* the tracer closed the stream */
             break;                      /* a file: nothing more yet */
         }
+        if (s->off < (off_t)sizeof s->head) {
+            size_t k = sizeof s->head - (size_t)s->off;
+            if (k > (size_t)n) k = (size_t)n;
+            memcpy(s->head + s->off, buf, k);
+            s->headlen = (size_t)s->off + k;
+        }
+        s->off += n;
         if (append(&s->pend, &s->plen, &s->pcap, buf, (size_t)n))
             return cli_error(CMD, "out of memory");
         if (s->plen > LINE_MAX_BYTES && !memchr(s->pend, '\n', s->plen))
@@ -360,6 +500,7 @@ static int poll_source(top *T, int si, bool at_end) {
     if (nl) status = parse_batch(T, si, batch, blen, lines, nl);
     free(batch);
     free(lines);
+    if (follow && status == 0) follow_name(s);
     return status;
 }
 
@@ -450,9 +591,12 @@ int cmd_top(int argc, char **argv) {
     T.src = calloc((size_t)T.nsrc, sizeof *T.src);
     if (!T.src) return cli_error(CMD, "out of memory");
     int status = CLI_OK;
+    for (int i = 0; i < T.nsrc; i++)
+        T.src[i].fd = -1;
     for (int i = 0; i < T.nsrc && status == CLI_OK; i++) {
         const char *p = sock ? sock : argv[first + i];
         int rc = open_source(&T.src[i], p, sock != NULL);
+        if (rc == -ENOENT && !sock && follow) continue; /* tail -F: waited for */
         if (rc) status = cli_error(CMD, "%s: %s", p, strerror(-rc));
     }
     T.tty = isatty(STDOUT_FILENO) && !plain && follow; /* --no-follow: plain lines */
@@ -483,7 +627,7 @@ int cmd_top(int argc, char **argv) {
     }
     term_restore();
     for (int i = 0; i < T.nsrc; i++) {
-        if (T.src[i].fd > 0) close(T.src[i].fd);
+        if (T.src[i].fd >= 0) close(T.src[i].fd);
         free(T.src[i].pend);
         free(T.src[i].hdr);
     }

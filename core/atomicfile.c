@@ -5,10 +5,13 @@
 
 #include "alloc_internal.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -123,6 +126,35 @@ static int open_in_place(const char *path, lat_afile **out) {
     return 0;
 }
 
+/* Temporaries are "<path>.tmp.<pid>.XXXXXX".  One whose process no longer
+ * exists was left by a killed run (SIGKILL, a crash): removed when the same
+ * target is written again, if it is a regular file of ours (same user).
+ * Another process's live temporary, or one of another naming, is left alone. */
+static void remove_stale(const char *path) {
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    char dir[4096];
+    if (slash && (size_t)(slash - path) >= sizeof dir) return;
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    DIR *d = opendir(*dir ? dir : "/");
+    if (!d) return;
+    size_t bl = strlen(base);
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *t = e->d_name;
+        if (strncmp(t, base, bl) != 0 || strncmp(t + bl, ".tmp.", 5) != 0) continue;
+        char *end;
+        long pid = strtol(t + bl + 5, &end, 10);
+        if (end == t + bl + 5 || *end != '.' || strlen(end + 1) != 6 || pid <= 0) continue;
+        if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        struct stat st;
+        if (fstatat(dirfd(d), t, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+            st.st_uid == geteuid())
+            unlinkat(dirfd(d), t, 0);
+    }
+    closedir(d);
+}
+
 int lat_afile_open(const char *path, lat_afile **out) {
     if (!path || !*path || !out) return -EINVAL;
     struct stat st;
@@ -134,10 +166,10 @@ int lat_afile_open(const char *path, lat_afile **out) {
     if (!f) return -ENOMEM;
     size_t n = strlen(path);
     f->path = lat__strdup(path);
-    f->tmp = lat__alloc(n + 16);
+    f->tmp = lat__alloc(n + 40);
     if (!f->path || !f->tmp) goto fail_nomem;
-    memcpy(f->tmp, path, n);
-    memcpy(f->tmp + n, ".tmp.XXXXXX", 12);
+    remove_stale(path);
+    snprintf(f->tmp, n + 40, "%s.tmp.%ld.XXXXXX", path, (long)getpid());
     sigset_t held;
     hold_signals(&held);
     int fd = mkstemp(f->tmp);

@@ -1,6 +1,7 @@
 /* error.c - lat_strerror(): sentences for negative errno and LAT_E* codes. */
 #include "latlab/error.h"
 
+#include <netdb.h>
 #include <string.h>
 
 const char *lat_strerror(int err) {
@@ -30,6 +31,8 @@ const char *lat_strerror(int err) {
     default:
         break;
     }
+    if (err < LAT_EADDRINFO && err >= LAT_EADDRINFO - 200)
+        return gai_strerror(err - LAT_EADDRINFO); /* the resolver's own words */
     if (err < 0 && err > -4096) {
         /* strerror() is not guaranteed thread-safe; the GNU strerror_r returns
          * a pointer to a static, immutable string for known codes. */

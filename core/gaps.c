@@ -40,18 +40,21 @@ size_t lat_gaps_kept(const lat_gaps *g) {
     return g->count < g->capacity ? (size_t)g->count : g->capacity;
 }
 
-/* The list is in time order (one writer, reads in order): binary search for
- * the first gap ending after from. */
-static size_t first_ending_after(const lat_gaps *g, uint64_t from) {
-    size_t lo = 0, hi = lat_gaps_kept(g);
+size_t lat_gaps_search(const lat_gap *list, size_t n, uint64_t from) {
+    size_t lo = 0, hi = list ? n : 0;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (g->list[mid].start + g->list[mid].len <= from)
+        if (list[mid].start + list[mid].len <= from)
             lo = mid + 1;
         else
             hi = mid;
     }
     return lo;
+}
+
+/* The list is in time order (one writer, reads in order). */
+static size_t first_ending_after(const lat_gaps *g, uint64_t from) {
+    return lat_gaps_search(g->list, lat_gaps_kept(g), from);
 }
 
 uint64_t lat_gaps_overlap(const lat_gaps *g, uint64_t from, uint64_t to) {

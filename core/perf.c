@@ -14,6 +14,7 @@
 #include "latlab/perf.h"
 
 #include "alloc_internal.h"
+#include "perf_internal.h"
 #include "latlab/error.h"
 
 #include <ctype.h>

@@ -10,6 +10,7 @@
  * lines marked TRACE are all the instrumentation it needs.  Usage:
  *   trace_pipeline [--seconds N] [--rate HZ] [--hlog PREFIX] [--socket PATH]
  * Exit status 0 when every event was aggregated or counted as dropped. */
+#include <latlab/error.h>
 #include <latlab/ring.h>
 #include <latlab/trace.h>
 
@@ -89,23 +90,49 @@ static void print_interval(void *ud, const lat_trace_interval *iv) {
     fflush(stdout);
 }
 
+static const char usage[] =
+    "usage: trace_pipeline [--seconds N] [--rate HZ] [--hlog PREFIX] [--socket PATH]\n"
+    "Runs a three-thread pipeline for N seconds (default 3) at HZ events/s (default\n"
+    "20000), prints each stage's percentiles once a second; --hlog writes one interval\n"
+    "log per stage (PREFIX<stage>.hlog), --socket serves them to `latlab top --connect`.\n";
+
+/* A number with nothing after it, or -1. */
+static double number(const char *s) {
+    char *end;
+    double v = strtod(s, &end);
+    return end != s && !*end ? v : -1;
+}
+
+/* The options into the arguments; -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, double *seconds, double *rate, const char **hlog,
+                      const char **sock) {
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            return fputs(usage, stdout) == EOF ? 1 : 0;
+        if (i + 1 >= argc)
+            return fprintf(stderr, "trace_pipeline: %s needs a value\n%s", argv[i], usage), 2;
+        const char *v = argv[++i];
+        if (!strcmp(argv[i - 1], "--seconds"))
+            *seconds = number(v);
+        else if (!strcmp(argv[i - 1], "--rate"))
+            *rate = number(v);
+        else if (!strcmp(argv[i - 1], "--hlog"))
+            *hlog = v;
+        else if (!strcmp(argv[i - 1], "--socket"))
+            *sock = v;
+        else
+            return fprintf(stderr, "trace_pipeline: unknown option %s\n%s", argv[i - 1], usage), 2;
+    }
+    if (*seconds <= 0 || *rate < 1)
+        return fprintf(stderr, "trace_pipeline: bad --seconds/--rate\n"), 2;
+    return -1;
+}
+
 int main(int argc, char **argv) {
     double seconds = 3, rate = 20000;
     const char *hlog = NULL, *sock = NULL;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--seconds"))
-            seconds = atof(argv[i + 1]);
-        else if (!strcmp(argv[i], "--rate"))
-            rate = atof(argv[i + 1]);
-        else if (!strcmp(argv[i], "--hlog"))
-            hlog = argv[i + 1];
-        else if (!strcmp(argv[i], "--socket"))
-            sock = argv[i + 1];
-        else
-            return fprintf(stderr, "trace_pipeline: unknown option %s\n", argv[i]), 2;
-    }
-    if (seconds <= 0 || rate < 1)
-        return fprintf(stderr, "trace_pipeline: bad --seconds/--rate\n"), 2;
+    int st = parse_args(argc, argv, &seconds, &rate, &hlog, &sock);
+    if (st >= 0) return st;
     events = (uint64_t)(seconds * rate);
     period_ns = (uint64_t)(1e9 / rate);
 
@@ -125,7 +152,7 @@ int main(int argc, char **argv) {
     if (rc == 0) rc = lat_trace_start(tr); /* or call lat_trace_drain() from a thread you have */
     if (rc == 0) rc = lat_spsc_create(sizeof(order), 1024, 0, &q1);
     if (rc == 0) rc = lat_spsc_create(sizeof(order), 1024, 0, &q2);
-    if (rc) return fprintf(stderr, "trace_pipeline: setup failed (%d)\n", rc), 1;
+    if (rc) return fprintf(stderr, "trace_pipeline: setup failed: %s\n", lat_strerror(rc)), 1;
 
     pthread_t th[3];
     void *(*fn[3])(void *) = {producer, transformer, consumer};

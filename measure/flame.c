@@ -53,6 +53,7 @@ struct lat_flame {
     size_t linelen, linecap;
     size_t lineno, err_line;
     int err;
+    const char *why; /* the first format error's reason (static), NULL: none */
     bool in_sample, finished;
     uint32_t thread;
     uint32_t *stk; /* frame ids of the current sample, innermost first */
@@ -315,13 +316,20 @@ static bool all_of(const char *s, size_t n, const char *set) {
     return true;
 }
 
+/* A format error with its reason (the first one is kept). */
+static int bad(lat_flame *f, const char *why) {
+    if (!f->why) f->why = why;
+    return LAT_EFORMAT;
+}
+
 /* Push one frame "ADDR SYM[+0xOFF] (DSO)" or "ADDR SYM (inlined)", s[0..n)
  * starting at the address. */
 static int perf_frame(lat_flame *f, const char *s, size_t n) {
     size_t a = 0;
     while (a < n && is_hex(s[a]))
         a++;
-    if (!a || (a < n && !is_ws(s[a]))) return LAT_EFORMAT;
+    if (!a || (a < n && !is_ws(s[a])))
+        return bad(f, "a frame line is not 'ADDRESS SYMBOL (DSO)' (perf script output)");
     bool kaddr = a == 16 && strchr("fF", s[0]) && strchr("fF", s[1]) && strchr("fF", s[2]) &&
                  strchr("fF", s[3]);
     const char *sym = s + a;
@@ -443,6 +451,11 @@ static int perf_header(lat_flame *f, const char *s, size_t n) {
             break;
         }
     }
+    /* perf script's sample header: COMM [TID] [CPU] TIME: [PERIOD] EVENT: ... */
+    int ev = ti + 1;
+    if (ti > 0 && ev < nt && all_of(s + ts[ev], te[ev] - ts[ev], "0123456789")) ev++;
+    if (ti <= 0 || ev >= nt || s[te[ev] - 1] != ':')
+        return bad(f, "not a perf script sample header ('COMM TID TIME: EVENT:')");
     if (ti > 0) {
         int k = ti - 1;
         if (k >= 1 && s[ts[k]] == '[') k--;
@@ -476,7 +489,7 @@ static int perf_line(lat_flame *f, const char *s, size_t n) {
         i++;
     if (i == n) return end_sample(f);
     if (i == 0) return perf_header(f, s, n);
-    if (!f->in_sample) return LAT_EFORMAT; /* a frame line before any sample header */
+    if (!f->in_sample) return bad(f, "an indented frame line before any sample header");
     return perf_frame(f, s + i, n - i);
 }
 
@@ -534,6 +547,10 @@ static int one_line(lat_flame *f, const char *s, size_t n) {
     if (rc) {
         f->err = rc;
         if (!f->err_line) f->err_line = f->lineno;
+        if (rc == LAT_EFORMAT && !f->why)
+            f->why = f->fmt == LAT_FLAME_PERF_SCRIPT
+                         ? "not perf script output (more frames than the cap?)"
+                         : "not a folded stack line (\"a;b;c COUNT\")";
     }
     return rc;
 }
@@ -548,6 +565,7 @@ int lat_flame_feed(lat_flame *f, const char *data, size_t len) {
         if (f->linelen + take > LAT_FLAME_MAX_LINE) {
             f->lineno++;
             f->err_line = f->lineno;
+            bad(f, "line longer than the cap (LAT_FLAME_MAX_LINE)");
             return f->err = LAT_EFORMAT;
         }
         int rc;
@@ -595,12 +613,16 @@ int lat_flame_read(lat_flame *f, FILE *in) {
         int rc = lat_flame_feed(f, buf, n);
         if (rc) return rc;
     }
-    if (ferror(in)) return -EIO;
+    if (ferror(in)) return errno ? -errno : -EIO;
     return lat_flame_finish(f);
 }
 
 size_t lat_flame_error_line(const lat_flame *f) {
     return f ? f->err_line : 0;
+}
+
+const char *lat_flame_error_reason(const lat_flame *f) {
+    return f && f->why ? f->why : "";
 }
 
 int lat_flame_add_stack(lat_flame *f, const char *thread, const char *const *frames, size_t n,

@@ -1,5 +1,6 @@
-/* http.c - a minimal HTTP/1.1 server (one cold thread, one connection at a
- * time, bounded request, deadlines) and a one-shot client, for the
+/* http.c - a minimal HTTP/1.1 server (one cold thread polling up to 16
+ * connections, bounded request, a total deadline per request) and a one-shot
+ * client with a total deadline, for the
  * Prometheus scrape endpoint and Pushgateway pushes (prom.c).  See http.h. */
 #include "latlab/http.h"
 
@@ -183,9 +184,50 @@ int lat_http_parse_url(const char *url, char *host, size_t host_cap, int *port, 
     return 0;
 }
 
-/* Resolve host:port (numeric or by name) and open a socket connected to it
- * (connect bounded by timeout_ms), or a negative errno. */
-static int connect_to(const char *host, int port, bool passive, int timeout_ms, int *fd_out) {
+/* ---- client and server I/O ------------------------------------------------------------- */
+
+static int64_t mono_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait until fd is ready for events or the deadline (mono_ms) passes:
+ * 0, or -ETIMEDOUT. */
+static int wait_fd(int fd, short events, int64_t deadline_ms) {
+    for (;;) {
+        int64_t left = deadline_ms - mono_ms();
+        if (left <= 0) return -ETIMEDOUT;
+        struct pollfd pf = {.fd = fd, .events = events};
+        int pr = poll(&pf, 1, (int)left);
+        if (pr > 0) return 0;
+        if (pr < 0 && errno != EINTR) return -errno;
+    }
+}
+
+/* Send all of p before the deadline (fd non-blocking). */
+static int write_all(int fd, const void *p, size_t n, int64_t deadline_ms) {
+    const char *c = p;
+    while (n > 0) {
+        ssize_t w = send(fd, c, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            if (errno != EAGAIN && errno != EWOULDBLOCK) return -errno;
+            int rc = wait_fd(fd, POLLOUT, deadline_ms);
+            if (rc) return rc;
+            continue;
+        }
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Resolve host:port (numeric or by name) and open a socket listening there
+ * (passive) or connected to it before deadline_ms (mono_ms; left
+ * non-blocking), or a negative errno; a failed lookup is
+ * LAT_EADDRINFO_ERR(its EAI_* code). */
+static int connect_to(const char *host, int port, bool passive, int64_t deadline_ms, int *fd_out) {
     struct addrinfo hints = {0}, *res = NULL;
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
@@ -193,7 +235,7 @@ static int connect_to(const char *host, int port, bool passive, int timeout_ms, 
     char ports[16];
     snprintf(ports, sizeof ports, "%d", port);
     int g = getaddrinfo(host && *host ? host : NULL, ports, &hints, &res);
-    if (g != 0) return g == EAI_SYSTEM ? -errno : -EHOSTUNREACH;
+    if (g != 0) return g == EAI_SYSTEM ? -errno : LAT_EADDRINFO_ERR(g);
     int rc = -EHOSTUNREACH;
     for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
         int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
@@ -213,29 +255,19 @@ static int connect_to(const char *host, int port, bool passive, int timeout_ms, 
             close(fd);
             continue;
         }
-        int fl = fcntl(fd, F_GETFL);
-        fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-        int c = connect(fd, ai->ai_addr, ai->ai_addrlen);
-        if (c != 0 && errno == EINPROGRESS) {
-            struct pollfd pf = {.fd = fd, .events = POLLOUT};
-            int pr = poll(&pf, 1, timeout_ms);
-            if (pr == 0) {
-                rc = -ETIMEDOUT;
-                close(fd);
-                continue;
-            }
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+        int c = connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 ? 0 : -errno;
+        if (c == -EINPROGRESS && (c = wait_fd(fd, POLLOUT, deadline_ms)) == 0) {
             int soerr = 0;
             socklen_t sl = sizeof soerr;
             getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
-            c = soerr ? -1 : 0;
-            errno = soerr;
+            c = -soerr;
         }
         if (c != 0) {
-            rc = -errno;
+            rc = c;
             close(fd);
             continue;
         }
-        fcntl(fd, F_SETFL, fl);
         *fd_out = fd;
         freeaddrinfo(res);
         return 0;
@@ -244,29 +276,24 @@ static int connect_to(const char *host, int port, bool passive, int timeout_ms, 
     return rc;
 }
 
-static void set_timeouts(int fd, int timeout_ms) {
-    struct timeval tv = {.tv_sec = timeout_ms / 1000, .tv_usec = (timeout_ms % 1000) * 1000};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-}
-
-static int write_all(int fd, const void *p, size_t n) {
-    const char *c = p;
-    while (n > 0) {
-        ssize_t w = send(fd, c, n, MSG_NOSIGNAL);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            return errno == EAGAIN ? -ETIMEDOUT : -errno;
-        }
-        c += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 /* ---- server ------------------------------------------------------------------------------ */
 
-#define CONN_TIMEOUT_MS 2000
+/* Each connection has REQUEST_DEADLINE_MS from its accept to the last byte of
+ * its answer, whatever it sends or reads meanwhile: a trickling or idle client
+ * is cut off then (408 while the request is incomplete).  Up to MAX_CONNS are
+ * served at once by one poll loop, none blocking another; when all are taken
+ * the oldest gives way to the newcomer. */
+#define REQUEST_DEADLINE_MS 2000
+#define MAX_CONNS 16
+
+typedef struct conn {
+    int fd; /* -1: free */
+    int64_t deadline_ms;
+    size_t got; /* request bytes read */
+    char *out;  /* the answer (heap), NULL while reading */
+    size_t olen, off;
+    char req[LAT_HTTP_MAX_REQUEST];
+} conn;
 
 struct lat_http_server {
     int fd;
@@ -276,7 +303,7 @@ struct lat_http_server {
     lat_http_handler fn;
     void *ud;
     _Atomic uint64_t ok, refused;
-    char req[LAT_HTTP_MAX_REQUEST];
+    conn c[MAX_CONNS]; /* the server thread's */
 };
 
 static const char *reason(int status) {
@@ -302,7 +329,31 @@ static const char *reason(int status) {
     }
 }
 
-static void respond(lat_http_server *s, int fd, const lat_http_response *r, bool head) {
+static void conn_close(conn *c) {
+    if (c->fd < 0) return;
+    shutdown(c->fd, SHUT_WR);
+    close(c->fd);
+    c->fd = -1;
+    lat__free(c->out);
+    c->out = NULL;
+}
+
+/* Send what the socket takes now; close when all is sent or it failed. */
+static void conn_flush(conn *c) {
+    while (c->off < c->olen) {
+        ssize_t w = send(c->fd, c->out + c->off, c->olen - c->off, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return; /* poll says when */
+        if (w <= 0) break;
+        c->off += (size_t)w;
+    }
+    conn_close(c);
+}
+
+/* The answer (head and, unless HEAD, body) copied into the connection (the
+ * handler's body is valid only until its next call), then sent as the
+ * socket takes it. */
+static void respond(lat_http_server *s, conn *c, const lat_http_response *r, bool head) {
     char hdr[512];
     int n = snprintf(hdr, sizeof hdr,
                      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
@@ -315,67 +366,127 @@ static void respond(lat_http_server *s, int fd, const lat_http_response *r, bool
         atomic_fetch_add_explicit(&s->ok, 1, memory_order_relaxed);
     else
         atomic_fetch_add_explicit(&s->refused, 1, memory_order_relaxed);
-    if (write_all(fd, hdr, (size_t)n) == 0 && !head && r->len) write_all(fd, r->body, r->len);
-}
-
-static void refuse(lat_http_server *s, int fd, int status, const char *msg) {
-    lat_http_response r = {.status = status, .body = msg, .len = strlen(msg)};
-    respond(s, fd, &r, false);
-}
-
-static void serve_one(lat_http_server *s, int fd) {
-    set_timeouts(fd, CONN_TIMEOUT_MS);
-    size_t got = 0;
-    lat_http_request req;
-    int rc = 0;
-    for (;;) {
-        if (got == sizeof s->req) {
-            refuse(s, fd, 431, "request too large\n");
-            return;
-        }
-        ssize_t r = recv(fd, s->req + got, sizeof s->req - got, 0);
-        if (r < 0 && errno == EINTR) continue;
-        if (r < 0) {
-            if (errno == EAGAIN || errno == EWOULDBLOCK) refuse(s, fd, 408, "request timeout\n");
-            return;
-        }
-        if (r == 0) {
-            if (got) refuse(s, fd, 400, "incomplete request\n");
-            return;
-        }
-        got += (size_t)r;
-        rc = lat_http_parse_request(s->req, got, &req);
-        if (rc < 0) {
-            refuse(s, fd, 400, "malformed request\n");
-            return;
-        }
-        if (rc > 0) break;
+    size_t blen = head ? 0 : r->len;
+    c->out = lat__alloc((size_t)n + blen + 1);
+    if (!c->out) {
+        conn_close(c);
+        return;
     }
-    bool head = !strcmp(req.method, "HEAD");
-    if (strcmp(req.method, "GET") != 0 && !head) {
-        refuse(s, fd, 405, "only GET\n");
+    memcpy(c->out, hdr, (size_t)n);
+    if (blen) memcpy(c->out + n, r->body, blen);
+    c->olen = (size_t)n + blen;
+    c->off = 0;
+    conn_flush(c);
+}
+
+static void refuse(lat_http_server *s, conn *c, int status, const char *msg) {
+    lat_http_response r = {.status = status, .body = msg, .len = strlen(msg)};
+    respond(s, c, &r, false);
+}
+
+/* A complete request: the handler's answer, or a refusal. */
+static void answer(lat_http_server *s, conn *c, const lat_http_request *req) {
+    bool head = !strcmp(req->method, "HEAD");
+    if (strcmp(req->method, "GET") != 0 && !head) {
+        refuse(s, c, 405, "only GET\n");
         return;
     }
     lat_http_response resp = {.status = 404, .body = "not found\n", .len = 10};
-    s->fn(s->ud, &req, &resp);
-    respond(s, fd, &resp, head);
+    s->fn(s->ud, req, &resp);
+    respond(s, c, &resp, head);
+}
+
+/* Read what the client sent; answer once the request is whole. */
+static void conn_read(lat_http_server *s, conn *c) {
+    for (;;) {
+        if (c->got == sizeof c->req) {
+            refuse(s, c, 431, "request too large\n");
+            return;
+        }
+        ssize_t r = recv(c->fd, c->req + c->got, sizeof c->req - c->got, MSG_DONTWAIT);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+        if (r <= 0) {
+            if (r == 0 && c->got)
+                refuse(s, c, 400, "incomplete request\n");
+            else
+                conn_close(c);
+            return;
+        }
+        c->got += (size_t)r;
+        lat_http_request req;
+        int rc = lat_http_parse_request(c->req, c->got, &req);
+        if (rc < 0) {
+            refuse(s, c, 400, "malformed request\n");
+            return;
+        }
+        if (rc > 0) {
+            answer(s, c, &req);
+            return;
+        }
+    }
+}
+
+/* Take a new connection into a free slot, or the oldest one's. */
+static void conn_accept(lat_http_server *s, int64_t now) {
+    int fd = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0) return;
+    conn *slot = NULL;
+    for (int i = 0; i < MAX_CONNS && !slot; i++)
+        if (s->c[i].fd < 0) slot = &s->c[i];
+    if (!slot) { /* all taken: the oldest gives way */
+        slot = &s->c[0];
+        for (int i = 1; i < MAX_CONNS; i++)
+            if (s->c[i].deadline_ms < slot->deadline_ms) slot = &s->c[i];
+    }
+    if (slot->fd >= 0) {
+        if (!slot->out) refuse(s, slot, 503, "too many connections\n");
+        conn_close(slot);
+    }
+    slot->fd = fd;
+    slot->got = 0;
+    slot->deadline_ms = now + REQUEST_DEADLINE_MS;
+}
+
+/* Connections past their deadline: 408 (best effort) while reading, closed. */
+static int64_t expire(lat_http_server *s, int64_t now) {
+    int64_t next = -1;
+    for (int i = 0; i < MAX_CONNS; i++) {
+        conn *c = &s->c[i];
+        if (c->fd < 0) continue;
+        if (now >= c->deadline_ms) {
+            if (!c->out) refuse(s, c, 408, "request timeout\n");
+            conn_close(c);
+            continue;
+        }
+        if (next < 0 || c->deadline_ms < next) next = c->deadline_ms;
+    }
+    return next;
 }
 
 static void *server_main(void *arg) {
     lat_http_server *s = arg;
     for (;;) {
-        struct pollfd pf[2] = {{.fd = s->fd, .events = POLLIN},
-                               {.fd = s->stop_pipe[0], .events = POLLIN}};
-        int pr = poll(pf, 2, -1);
+        int64_t now = mono_ms(), next = expire(s, now);
+        struct pollfd pf[MAX_CONNS + 2] = {{.fd = s->fd, .events = POLLIN},
+                                           {.fd = s->stop_pipe[0], .events = POLLIN}};
+        for (int i = 0; i < MAX_CONNS; i++)
+            pf[i + 2] = (struct pollfd){.fd = s->c[i].fd, .events = s->c[i].out ? POLLOUT : POLLIN};
+        int pr = poll(pf, MAX_CONNS + 2, next < 0 ? -1 : (int)(next - now));
         if (pr < 0 && errno == EINTR) continue;
         if (pr < 0 || (pf[1].revents & (POLLIN | POLLHUP | POLLERR))) break;
-        if (!(pf[0].revents & POLLIN)) continue;
-        int c = accept4(s->fd, NULL, NULL, SOCK_CLOEXEC);
-        if (c < 0) continue;
-        serve_one(s, c);
-        shutdown(c, SHUT_WR);
-        close(c);
+        for (int i = 0; i < MAX_CONNS; i++) {
+            conn *c = &s->c[i];
+            if (c->fd < 0 || pf[i + 2].fd != c->fd || !pf[i + 2].revents) continue;
+            if (c->out)
+                conn_flush(c);
+            else
+                conn_read(s, c);
+        }
+        if (pf[0].revents & POLLIN) conn_accept(s, mono_ms());
     }
+    for (int i = 0; i < MAX_CONNS; i++)
+        conn_close(&s->c[i]);
     return NULL;
 }
 
@@ -387,9 +498,12 @@ int lat_http_server_create(const char *addr, lat_http_handler fn, void *ud, lat_
     lat_http_server *s = lat__calloc(1, sizeof *s);
     if (!s) return -ENOMEM;
     s->fd = s->stop_pipe[0] = s->stop_pipe[1] = -1;
+    for (int i = 0; i < MAX_CONNS; i++)
+        s->c[i].fd = -1;
     s->fn = fn;
     s->ud = ud;
     if ((rc = connect_to(host, port, true, 0, &s->fd)) != 0) goto fail;
+    fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) | O_NONBLOCK); /* accept never blocks */
     struct sockaddr_storage ss;
     socklen_t sl = sizeof ss;
     if (getsockname(s->fd, (struct sockaddr *)&ss, &sl) != 0) {
@@ -447,38 +561,50 @@ int lat_http_request_send(const char *host, int port, const char *method, const 
     }
     err[0] = 0;
     if (status) *status = 0;
-    int fd = -1, rc = connect_to(host, port, false, timeout_ms, &fd);
+    int64_t deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+    bool v6 = strchr(host, ':') != NULL; /* an IPv6 address is written in brackets */
+    char hp[300];
+    snprintf(hp, sizeof hp, "%s%s%s:%d", v6 ? "[" : "", host, v6 ? "]" : "", port);
+    int fd = -1, rc = connect_to(host, port, false, deadline, &fd);
     if (rc) {
-        snprintf(err, errlen, "cannot connect to %s:%d: %s", host, port, lat_strerror(rc));
+        snprintf(err, errlen, "cannot connect to %s: %s", hp, lat_strerror(rc));
         return rc;
     }
-    set_timeouts(fd, timeout_ms);
     char hdr[1024];
     int n = snprintf(hdr, sizeof hdr,
-                     "%s %s HTTP/1.1\r\nHost: %s:%d\r\nUser-Agent: latlab\r\n"
+                     "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: latlab\r\n"
                      "Content-Length: %zu\r\n%s%s%sConnection: close\r\n\r\n",
-                     method, path, host, port, len, content_type ? "Content-Type: " : "",
+                     method, path, hp, len, content_type ? "Content-Type: " : "",
                      content_type ? content_type : "", content_type ? "\r\n" : "");
     if (n < 0 || (size_t)n >= sizeof hdr) {
         close(fd);
         snprintf(err, errlen, "request path too long");
         return -EINVAL;
     }
-    if ((rc = write_all(fd, hdr, (size_t)n)) != 0 ||
-        (len && (rc = write_all(fd, body, len)) != 0)) {
-        snprintf(err, errlen, "sending to %s:%d: %s", host, port, lat_strerror(rc));
+    if ((rc = write_all(fd, hdr, (size_t)n, deadline)) != 0 ||
+        (len && (rc = write_all(fd, body, len, deadline)) != 0)) {
+        snprintf(err, errlen, "sending to %s: %s%s", hp, lat_strerror(rc),
+                 rc == -ETIMEDOUT ? " (the whole request has a deadline)" : "");
         close(fd);
         return rc;
     }
     char resp[1024];
     size_t got = 0;
     for (;;) {
-        ssize_t r = recv(fd, resp + got, sizeof resp - 1 - got, 0);
+        ssize_t r = recv(fd, resp + got, sizeof resp - 1 - got, MSG_DONTWAIT);
         if (r < 0 && errno == EINTR) continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            rc = wait_fd(fd, POLLIN, deadline);
+            if (rc == 0) continue;
+        } else if (r < 0) {
+            rc = -errno;
+        }
         if (r < 0) {
-            rc = errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
-            if (got) break;
-            snprintf(err, errlen, "reading the answer of %s:%d: %s", host, port, lat_strerror(rc));
+            int code = 0; /* a whole status line is enough when the rest is late */
+            resp[got] = 0;
+            if (memchr(resp, '\n', got) && sscanf(resp, "HTTP/1.%*c %d", &code) == 1) break;
+            snprintf(err, errlen, "reading the answer of %s: %s%s", hp, lat_strerror(rc),
+                     rc == -ETIMEDOUT ? " (the whole request has a deadline)" : "");
             close(fd);
             return rc;
         }
@@ -490,7 +616,7 @@ int lat_http_request_send(const char *host, int port, const char *method, const 
     resp[got] = 0;
     int code = 0;
     if (sscanf(resp, "HTTP/1.%*c %d", &code) != 1 || code < 100 || code > 999) {
-        snprintf(err, errlen, "%s:%d answered something that is not HTTP", host, port);
+        snprintf(err, errlen, "%s answered something that is not HTTP", hp);
         return LAT_EHTTP;
     }
     if (status) *status = code;
@@ -501,6 +627,6 @@ int lat_http_request_send(const char *host, int port, const char *method, const 
     snprintf(line, sizeof line, "%s", b);
     for (char *p = line; *p; p++)
         if (*p == '\n' || *p == '\r') *p = ' ';
-    snprintf(err, errlen, "%s %s on %s:%d answered %d: %s", method, path, host, port, code, line);
+    snprintf(err, errlen, "%s %s on %s answered %d: %s", method, path, hp, code, line);
     return LAT_EHTTP;
 }

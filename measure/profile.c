@@ -21,6 +21,7 @@
 #include <math.h>
 #include <poll.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -129,6 +130,13 @@ static bool log_has(const char *path, const char *needle) {
     return buf[0] != 0;
 }
 
+/* The terminating signals passed on to a child we wait for. */
+static void fwd_set(sigset_t *set) {
+    sigemptyset(set);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+}
+
 /* fork + exec argv with stdout to out_fd (-1: ours) and stderr to err_path;
  * returns the pid or a negative errno.  The child restores SIGINT/SIGQUIT. */
 static pid_t spawn(char *const argv[], int out_fd, const char *err_path, bool append,
@@ -144,6 +152,9 @@ static pid_t spawn(char *const argv[], int out_fd, const char *err_path, bool ap
     if (pid == 0) {
         signal(SIGINT, SIG_DFL);
         signal(SIGQUIT, SIG_DFL);
+        sigset_t fwd; /* held by run_waiting in the parent: not in the child */
+        fwd_set(&fwd);
+        pthread_sigmask(SIG_UNBLOCK, &fwd, NULL);
         if (out_fd >= 0) dup2(out_fd, 1);
         dup2(efd, 2);
         for (int i = 0; keep && i < 2; i++)
@@ -160,6 +171,69 @@ static int wait_child(pid_t pid) {
     while (waitpid(pid, &st, 0) < 0)
         if (errno != EINTR) return -1;
     return st;
+}
+
+/* sig to pid and to its children (perf record's command: perf would pass a
+ * SIGTERM on itself, but not every version waits for it). */
+static void forward(pid_t pid, int sig) {
+    kill(pid, sig);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    int c;
+    while (fscanf(f, "%d", &c) == 1)
+        if (c > 0) kill((pid_t)c, sig);
+    fclose(f);
+}
+
+#define FWD_GRACE_S 10.0 /* after a forwarded signal, SIGKILL once this has passed */
+
+/* Wait for pid with SIGTERM and SIGHUP held (the caller blocked them before
+ * the fork): one that comes meanwhile is passed on to the child and its
+ * children and kept in *sig (the first), and the wait goes on until they
+ * exit, so nothing is left running and nothing half-written is left behind
+ * by us.  Returns the wait status or -1; the signal mask is restored to old. */
+static int wait_forwarding(pid_t pid, const sigset_t *old, int *sig) {
+    sigset_t set;
+    fwd_set(&set);
+    int st = -1;
+    double kill_at = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &st, WNOHANG);
+        if (w == pid) break;
+        if (w < 0 && errno != EINTR) {
+            st = -1;
+            break;
+        }
+        struct timespec ts = {0, 50000000};
+        int got = sigtimedwait(&set, NULL, &ts);
+        if (got > 0) {
+            forward(pid, got);
+            if (!*sig) *sig = got;
+            if (!kill_at) kill_at = now_s() + FWD_GRACE_S;
+        }
+        if (kill_at && now_s() > kill_at) {
+            forward(pid, SIGKILL);
+            kill_at = 1e300;
+        }
+    }
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+    return st;
+}
+
+/* spawn, then wait_forwarding: 0 and *st, or the negative errno of spawn. */
+static int run_waiting(char *const argv[], int out_fd, const char *err_path, int *st, int *sig) {
+    sigset_t set, old;
+    fwd_set(&set);
+    pthread_sigmask(SIG_BLOCK, &set, &old);
+    pid_t pid = spawn(argv, out_fd, err_path, false, NULL);
+    if (pid < 0) {
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return (int)pid;
+    }
+    *st = wait_forwarding(pid, &old, sig);
+    return 0;
 }
 
 static int fail(lat_profile_result *r, int failure, int rc, const char *fmt, ...)
@@ -180,9 +254,13 @@ static int run_script(const char *perf, const char *data, const char *logp, lat_
     int p[2];
     if (pipe2(p, O_CLOEXEC)) return fail(r, LAT_PROFILE_PERF_FAILED, -errno, "pipe failed");
     char *argv[] = {(char *)perf, "script", "-f", "-i", (char *)data, NULL};
+    sigset_t set, old;
+    fwd_set(&set);
+    pthread_sigmask(SIG_BLOCK, &set, &old);
     pid_t pid = spawn(argv, p[1], logp, false, NULL);
     close(p[1]);
     if (pid < 0) {
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
         close(p[0]);
         return fail(r, LAT_PROFILE_PERF_FAILED, (int)pid, "cannot start %s script", perf);
     }
@@ -196,7 +274,7 @@ static int run_script(const char *perf, const char *data, const char *logp, lat_
     }
     close(p[0]);
     if (!rc) rc = lat_flame_finish(r->flame);
-    int st = wait_child(pid);
+    int st = wait_forwarding(pid, &old, &r->signal);
     if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st)) {
         char line[400];
         log_line(logp, NULL, line, sizeof line);
@@ -321,23 +399,24 @@ int lat_profile_run(char *const argv[], const char *workdir, const lat_profile_o
         return fail(r, LAT_PROFILE_PERF_FAILED, -errno, "cannot create %s", d.cmd_stdout);
     }
     /* Like system(): a ^C goes to perf and the command, which stop and keep
-     * what was recorded; we wait for them. */
+     * what was recorded; we wait for them.  A SIGTERM or SIGHUP sent to us
+     * alone is passed on to them (run_waiting), and waited for likewise. */
     struct sigaction ign = {.sa_handler = SIG_IGN}, oint, oquit;
     sigemptyset(&ign.sa_mask);
     sigaction(SIGINT, &ign, &oint);
     sigaction(SIGQUIT, &ign, &oquit);
     double t0 = now_s();
-    pid_t pid = spawn(pa, out_fd, logp, false, NULL);
-    int st = pid > 0 ? wait_child(pid) : -1;
+    int st = -1, err = run_waiting(pa, out_fd, logp, &st, &r->signal);
     r->wall_s = now_s() - t0;
     sigaction(SIGINT, &oint, NULL);
     sigaction(SIGQUIT, &oquit, NULL);
     if (out_fd >= 0) close(out_fd);
     lat__free(pa);
-    if (pid < 0) return fail(r, LAT_PROFILE_PERF_FAILED, (int)pid, "cannot start %s", perf);
+    if (err < 0) return fail(r, LAT_PROFILE_PERF_FAILED, err, "cannot start %s", perf);
 
     char line[400];
     bool recorded = log_has(logp, "perf record: Captured and wrote");
+    if (!recorded && r->signal) unlink(data); /* stopped before it was whole: none */
     if (!recorded) {
         if (log_has(logp, "workload") || log_has(logp, "Workload failed")) {
             log_line(logp, "orkload", line, sizeof line);

@@ -73,6 +73,8 @@ struct lat_trace {
     int listen_fd;
     int clients[TRACE_CLIENTS];
     char *sock_path;
+    dev_t sock_dev; /* the socket file this tracer bound (removed only if still it) */
+    ino_t sock_ino;
     bool built; /* create finished: stop/destroy may aggregate */
     lat_flight *flight;
     int flight_stage;
@@ -103,6 +105,29 @@ static bool name_ok(const char *s) {
     return strpbrk(s, ", \r\n") == NULL;
 }
 
+/* The file part of a stage's log name: '+' becomes '-'. */
+static void log_name(char *dst, const char *name) {
+    snprintf(dst, LAT_TRACE_NAME_MAX, "%s", name);
+    for (char *q = dst; *q; q++)
+        if (*q == '+') *q = '-';
+}
+
+/* With logs, each stage needs a file of its own in the prefix's folder: no
+ * '/', no "." or "..", and no two names that map to one file ("a+b", "a-b"). */
+static bool log_names_ok(const lat_trace_config *c) {
+    char a[LAT_TRACE_NAME_MAX], b[LAT_TRACE_NAME_MAX];
+    for (unsigned i = 0; i < c->nstages; i++) {
+        const char *n = c->stages[i].name;
+        if (strchr(n, '/') || !strcmp(n, ".") || !strcmp(n, "..")) return false;
+        log_name(a, n);
+        for (unsigned j = 0; j < i; j++) {
+            log_name(b, c->stages[j].name);
+            if (!strcmp(a, b)) return false;
+        }
+    }
+    return true;
+}
+
 static bool config_ok(const lat_trace_config *c) {
     if (!c || !c->stages || c->nstages == 0 || c->nstages > LAT_TRACE_MAX_STAGES) return false;
     if (c->interval_ns < 1000000ull || c->sink_capacity < 2 || c->sink_capacity > (1u << 30))
@@ -115,6 +140,7 @@ static bool config_ok(const lat_trace_config *c) {
         for (unsigned j = 0; j < i; j++)
             if (!strcmp(c->stages[j].name, s->name)) return false;
     }
+    if (c->hlog_prefix && !log_names_ok(c)) return false;
     return c->flight_stage < (int)c->nstages;
 }
 
@@ -139,9 +165,7 @@ static int open_logs(lat_trace *t) {
         char *path = lat__alloc(len);
         if (!path) return -ENOMEM;
         char nm[LAT_TRACE_NAME_MAX];
-        snprintf(nm, sizeof nm, "%s", t->names[s]);
-        for (char *q = nm; *q; q++)
-            if (*q == '+') *q = '-';
+        log_name(nm, t->names[s]);
         snprintf(path, len, "%s%s.hlog", t->c.hlog_prefix, nm);
         t->hlog_path[s] = path;
         int rc = 0;
@@ -164,25 +188,56 @@ static int open_logs(lat_trace *t) {
     return 0;
 }
 
+/* A socket file that a process still listens on is live: a connect succeeds,
+ * or finds the backlog full.  Refused connections mean a stale file. */
+static bool socket_live(const struct sockaddr_un *a) {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return false;
+    bool live = connect(fd, (const struct sockaddr *)a, sizeof *a) == 0 || errno == EAGAIN ||
+                errno == EINPROGRESS;
+    close(fd);
+    return live;
+}
+
+/* Listen at the path: a stale socket file is replaced, a live one (another
+ * tracer's) refused with -EADDRINUSE.  The file's identity is kept so that
+ * destroy removes only this tracer's own socket. */
 static int open_socket(lat_trace *t) {
     struct sockaddr_un a;
     memset(&a, 0, sizeof a);
     a.sun_family = AF_UNIX;
     if (strlen(t->c.socket_path) >= sizeof a.sun_path) return -ENAMETOOLONG;
     strcpy(a.sun_path, t->c.socket_path);
+    struct stat st;
+    if (lstat(a.sun_path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+        if (socket_live(&a)) {
+            output_failed(t, a.sun_path, -EADDRINUSE);
+            return -EADDRINUSE;
+        }
+        unlink(a.sun_path); /* stale */
+    }
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) return -errno;
-    struct stat st;
-    if (lstat(a.sun_path, &st) == 0 && S_ISSOCK(st.st_mode)) unlink(a.sun_path); /* stale */
-    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, TRACE_CLIENTS) != 0) {
+    if (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, TRACE_CLIENTS) != 0 ||
+        lstat(a.sun_path, &st) != 0) {
         int e = -errno;
         close(fd);
         output_failed(t, a.sun_path, e);
         return e;
     }
     t->listen_fd = fd;
+    t->sock_dev = st.st_dev;
+    t->sock_ino = st.st_ino;
     t->sock_path = lat__strdup(a.sun_path);
     return t->sock_path ? 0 : -ENOMEM;
+}
+
+/* Remove the socket file only while it is still the one this tracer bound. */
+static void remove_socket(lat_trace *t) {
+    struct stat st;
+    if (lstat(t->sock_path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == t->sock_dev &&
+        st.st_ino == t->sock_ino)
+        unlink(t->sock_path);
 }
 
 static int make_flight(lat_trace *t) {
@@ -285,7 +340,7 @@ void lat_trace_destroy(lat_trace *t) {
     for (int i = 0; i < TRACE_CLIENTS; i++)
         if (t->clients[i] >= 0) close(t->clients[i]);
     if (t->listen_fd >= 0) close(t->listen_fd);
-    if (t->sock_path) unlink(t->sock_path);
+    if (t->sock_path) remove_socket(t);
     lat__free(t->sock_path);
     lat_flight_destroy(t->flight);
     pthread_mutex_destroy(&t->mu);

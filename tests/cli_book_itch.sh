@@ -28,6 +28,10 @@ grep -q "A 4997 D 1745 E 198 F 3 H 3 P 5000 R 3 S 6 U 12 X 45" "$tmp/out" || fai
 grep -q "unknown refs    117 " "$tmp/out" || fail "unknown references"
 for s in ALC BOB CHAR; do grep -q " $s " "$tmp/out" || fail "no top of book for $s"; done
 grep -q '"unknown_refs": 117' "$tmp/r.json" || fail "json"
+# The sample capture starts mid-day: its three final books are crossed, and said.
+[ "$(grep -c 'CROSSED (bid above ask)$' "$tmp/out")" = 3 ] || fail "crossed books not marked"
+grep -q "^3 books are crossed or locked" "$tmp/out" || fail "crossed books not said"
+grep -q '"crossed": true' "$tmp/r.json" || fail "crossed books not in the json"
 
 # Truncated: cut inside a message; the error names the offset of that frame.
 head -c 1000 "$itch" >"$tmp/cut"

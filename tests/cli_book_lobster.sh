@@ -121,4 +121,32 @@ sed '5s/^585100,50/585100,abc/' "$tmp/o.csv" >"$tmp/o_bad.csv"
 # --tick 0.005 at scale 10000 makes 585050 valid
 "$LATLAB" book lobster --tick 0.005 "$tmp/bad.csv" 2>"$tmp/err" >/dev/null
 grep -q "bad.csv:4" "$tmp/err" && fail "--tick 0.005 should accept 585050"
+# The file contradicting itself: each kind counted, reported with its line,
+# exit 3 (0 with --lenient); a crossing add is refused (the book never crosses).
+cat >"$tmp/x.csv" <<'CSV'
+34200.1,1,21,100,585000,1
+34200.2,1,22,50,585200,-1
+34200.3,1,23,10,584900,-1
+34200.4,3,21,100,585100,1
+34200.3,1,24,10,585300,-1
+34200.5,1,25,10,585300,1
+CSV
+"$LATLAB" book lobster "$tmp/x.csv" --json "$tmp/x.json" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 3 ] || fail "inconsistent: exit $rc, want 3: $(cat "$tmp/out" "$tmp/err")"
+for want in "x.csv:3: a sell at or below the resting bid (the book would cross)" \
+            "x.csv:4: price differs from the resting order's (applied by id)" \
+            "x.csv:5: timestamp earlier than the previous message's" \
+            "x.csv:6: a buy at or above the resting ask (the book would cross)" "--lenient"; do
+    grep -qF -- "$want" "$tmp/err" || fail "inconsistent: want '$want': $(cat "$tmp/err")"
+done
+grep -q "inconsistent    2 crossing adds refused, 1 with another price or direction than their order's, 1 times going backwards" \
+    "$tmp/out" || fail "inconsistent counts: $(cat "$tmp/out")"
+grep -q '"crossing_adds": 2' "$tmp/x.json" || fail "inconsistent json: $(cat "$tmp/x.json")"
+"$LATLAB" book lobster "$tmp/x.csv" --lenient >/dev/null 2>&1 || fail "--lenient: exit $?"
+# an empty message file is no replay: exit 1, said
+: >"$tmp/empty.csv"
+"$LATLAB" book lobster "$tmp/empty.csv" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc -eq 1 ] && grep -q "empty.csv: no messages" "$tmp/err" || fail "empty: exit $rc: $(cat "$tmp/err")"
 echo "cli_book_lobster: ok"

@@ -21,7 +21,12 @@ echo "$out" | grep -Eq '^\(untagged\) +300000 ' || fail "summary untagged count"
 echo "$out" | grep -Eq '^B +100000 ' || fail "summary B count"
 grep -q '"p99_99"' "$tmp/s.json" || fail "summary json"
 
-"$LATLAB" hist percentiles "$log" -o "$tmp/p.hgrm" --json "$tmp/p.json" || fail "percentiles exit $?"
+"$LATLAB" hist percentiles "$log" -o "$tmp/p.hgrm" --json "$tmp/p.json" 2>"$tmp/err" || fail "percentiles exit $?"
+# no --scale: the unit comes from the data (a median of 701 ns prints in ns, not 0.001 ms)
+grep -q "values divided by 1 (the median is 701" "$tmp/err" || fail "auto scale: $(cat "$tmp/err")"
+grep -Eq '^ +701\.000 0\.5' "$tmp/p.hgrm" || fail "auto scale table: $(sed -n 4,8p "$tmp/p.hgrm")"
+"$LATLAB" hist percentiles "$log" --intervals 2>"$tmp/err" | grep -q ': I:' || fail "auto scale --intervals"
+grep -q "values divided by 1 " "$tmp/err" || fail "auto scale --intervals: $(cat "$tmp/err")"
 head -1 "$tmp/p.hgrm" | grep -q '^#\[Overall percentile distribution between 0.000 and <Infinite>' || fail "hgrm header"
 grep -q '^#\[Max     = ' "$tmp/p.hgrm" || fail "hgrm footer"
 grep -q '"count": 300000' "$tmp/p.json" || fail "percentiles json: $(cat "$tmp/p.json")"
@@ -32,9 +37,29 @@ n=$("$LATLAB" hist percentiles "$log" --intervals | grep -c ': I:')
 n=$("$LATLAB" hist percentiles "$log" --intervals --start 1 --end 1.5 | grep -c ': I:')
 [ "$n" = 1 ] || fail "range: $n lines"
 
-"$LATLAB" hist merge "$log" "$log" -o "$tmp/m.hlog" || fail "merge exit $?"
+cp "$log" "$tmp/other.hlog"
+"$LATLAB" hist merge "$log" "$tmp/other.hlog" -o "$tmp/m.hlog" || fail "merge exit $?"
 head -1 "$tmp/m.hlog" | grep -qF '#[Histogram log format version 1.3]' || fail "merge header"
 "$LATLAB" hist summary "$tmp/m.hlog" | grep -Eq '^\(untagged\) +600000 ' || fail "merged count"
+# One file named twice (the same path, or a link to it) is read once, and said.
+ln -s "$log" "$tmp/link.hlog"
+"$LATLAB" hist merge "$log" "$tmp/link.hlog" "$log" -o "$tmp/m1.hlog" 2>"$tmp/err" || fail "merge twice exit $?"
+"$LATLAB" hist summary "$tmp/m1.hlog" | grep -Eq '^\(untagged\) +300000 ' || fail "merge counted a file twice"
+[ "$(grep -c 'is the same file as' "$tmp/err")" = 2 ] || fail "merge twice message: $(cat "$tmp/err")"
+
+# A killed run's temporary of the same target (its process gone) is removed by
+# the next write; a live process's, or one of another naming, stays.
+dead=$(sh -c 'echo $$')
+sleep 30 & live=$!
+: >"$tmp/m1.hlog.tmp.$dead.AbCdEf"
+: >"$tmp/m1.hlog.tmp.$live.AbCdEf"
+: >"$tmp/m1.hlog.tmp.XyZ123"
+"$LATLAB" hist merge "$log" -o "$tmp/m1.hlog" || fail "merge over stale temporaries"
+kill $live
+[ ! -e "$tmp/m1.hlog.tmp.$dead.AbCdEf" ] || fail "a dead run's temporary stayed"
+[ -e "$tmp/m1.hlog.tmp.$live.AbCdEf" ] || fail "a live process's temporary was removed"
+[ -e "$tmp/m1.hlog.tmp.XyZ123" ] || fail "a temporary of another naming was removed"
+rm -f "$tmp"/m1.hlog.tmp.*
 
 # Corrupt and truncated input: exit 1, file:line: reason; -o target untouched.
 echo keep >"$tmp/keep.hgrm"

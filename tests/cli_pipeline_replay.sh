@@ -120,6 +120,7 @@ if [ -r "$itch" ]; then
     grep -q "processed:      12012 applied, 0 twice" "$tmp/r5" || fail "shared capture: exactly once"
     grep -q "117 unknown refs" "$tmp/r5" || fail "shared capture: unknown refs"
     diff <(books "$tmp/ritch") <(books "$tmp/r5") || fail "shared capture: books differ"
+    grep -q "^3 books are crossed or locked" "$tmp/r5" || fail "shared capture: crossed books not said"
 else
     echo "note: $itch not found; shared-capture part not run"
 fi

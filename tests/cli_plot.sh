@@ -161,7 +161,7 @@ grep -q "no/such/dir/x.svg" "$T/err" || fail "unwritable output not named: $(cat
 # coarsely (ms with 3 decimals for ns-scale values) is called out
 "$L" hist percentiles "$D/alloc.hlog" --scale 1 --ticks 1000 -o "$T/fine.hgrm" || fail "fine table"
 "$L" hist percentiles "$D/alloc.hlog" --scale 1 -o "$T/coarse.hgrm" || fail "default table"
-"$L" hist percentiles "$D/alloc.hlog" -o "$T/ms.hgrm" || fail "ms table"
+"$L" hist percentiles "$D/alloc.hlog" --scale 1000000 -o "$T/ms.hgrm" || fail "ms table"
 "$L" plot "$D/alloc.hlog" -o "$T/h.svg" --json "$T/h.json" >/dev/null 2>&1 || fail "plot of the log"
 "$L" plot "$T/fine.hgrm" -o "$T/f.svg" --json "$T/f.json" >/dev/null 2>"$T/err" || fail "plot of fine.hgrm"
 python3 - "$T/h.json" "$T/f.json" <<'PY' || fail "fine .hgrm percentiles differ from the log's"

@@ -97,6 +97,22 @@ printf 'x 1 1.0: 1 e: \n\t12zz f\n' >"$T/bad.txt"
 "$L" profile fold -o "$T/badout" "$T/bad.txt" >/dev/null 2>"$T/err"; rc=$?
 [ $rc -eq 1 ] || fail "fold of a bad file exited $rc"
 grep -q "bad.txt:2:" "$T/err" || fail "fold: bad line not named: $(cat "$T/err")"
+# input that is not perf script output: the file and line where it stopped being it
+printf 'root:x:0:0:root:/root:/bin/bash\n' >"$T/passwd"
+"$L" profile fold -o "$T/pw" "$T/passwd" >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "passwd:1: not a perf script sample header" "$T/err" || fail "fold of text: $rc $(cat "$T/err")"
+[ ! -e "$T/pw/flame.svg" ] || fail "fold of text drew a flamegraph"
+printf 'one\ntwo\nthree\n' >"$T/three.txt"
+"$L" profile fold -o "$T/pw" "$T/three.txt" >/dev/null 2>&1 && fail "fold of three text lines exited 0"
+# no samples: one behaviour (exit 1, the same message) for fold, fold --folded and diff
+: >"$T/empty"
+for form in "fold -o $T/e1" "fold --folded -o $T/e2" "diff $T/a.folded"; do
+    "$L" profile $form "$T/empty" >/dev/null 2>"$T/err"; rc=$?
+    [ $rc -eq 1 ] && grep -qx "latlab profile: $T/empty: no samples" "$T/err" || fail "$form empty: $rc $(cat "$T/err")"
+done
+# a directory: the real cause
+"$L" profile diff "$T/a.folded" /tmp >/dev/null 2>"$T/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "/tmp: Is a directory" "$T/err" || fail "diff A /tmp: $rc $(cat "$T/err")"
 "$L" profile fold -o "$T/x" "$T/nonexistent" >/dev/null 2>"$T/err"; rc=$?
 [ $rc -eq 1 ] && grep -q "nonexistent: cannot open" "$T/err" || fail "missing input: $rc $(cat "$T/err")"
 

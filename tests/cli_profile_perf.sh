@@ -27,6 +27,34 @@ for o in flame.svg folded.txt top.txt report.html perf.data; do
 done
 grep -Eq "event (cycles|cpu-clock) at 999 Hz" "$T/err" || fail "the event is not said: $(cat "$T/err")"
 
+# SIGTERM to latlab alone: passed on to perf record and the command, both
+# waited for (none left running), outputs complete (perf script reads
+# perf.data) and the exit is the signal's (143)
+"$L" profile -o "$T/pk" -- sleep 30 >"$T/out" 2>"$T/err" &
+lp=$!
+perf_pid= sleep_pid=
+for _ in $(seq 1 100); do
+    perf_pid=$(pgrep -P $lp | head -1)
+    [ -n "$perf_pid" ] && sleep_pid=$(pgrep -P "$perf_pid" -x sleep | head -1)
+    [ -n "$sleep_pid" ] && break
+    sleep 0.1
+done
+[ -n "$sleep_pid" ] || { kill -KILL $lp; fail "profile sleep 30: perf and sleep did not start"; }
+sleep 0.5 # perf records a little
+kill -TERM $lp
+for _ in $(seq 1 150); do kill -0 $lp 2>/dev/null || break; sleep 0.1; done
+kill -0 $lp 2>/dev/null && { kill -KILL $lp; fail "SIGTERM: latlab still running after 15 s"; }
+wait $lp; rc=$?
+left=$(ps -o pid= -p "$perf_pid,$sleep_pid" | tr -d ' ' | tr '\n' ' ')
+[ -z "$left" ] || { kill -KILL $perf_pid $sleep_pid 2>/dev/null; fail "SIGTERM left running: $left"; }
+[ $rc -eq 143 ] || fail "SIGTERM: exit $rc, want 143: $(cat "$T/err")"
+grep -q "passed on to perf record and the command" "$T/err" || fail "SIGTERM not said: $(cat "$T/err")"
+if [ -e "$T/pk/perf.data" ]; then
+    perf script -i "$T/pk/perf.data" >/dev/null 2>&1 || fail "SIGTERM: perf.data is not whole"
+fi
+[ ! -e "$T/pk/flame.svg" ] || tail -c 100 "$T/pk/flame.svg" | grep -q '</svg>' || fail "SIGTERM: flame.svg is cut"
+ls "$T/pk" | grep -q '\.tmp\.' && fail "SIGTERM left temporary files: $(ls "$T/pk")"
+
 # a CPU-bound child: ~0.4 s of shell arithmetic gives a few hundred samples
 "$L" profile -F 499 -o "$T/cpu" -- sh -c 'i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done' \
     >"$T/out" 2>"$T/err" || fail "profile cpu: $(cat "$T/err")"

@@ -41,6 +41,11 @@ tail -1 "$tmp/x.om" | grep -qx '# EOF' || fail "openmetrics: no # EOF"
 grep -q '^latlab_stage_latency_seconds_count{stage="latlab_tagged",run="[^"]*",host="[^"]*"} 300000$' "$tmp/x.om" ||
     fail "untagged series: $(grep _count "$tmp/x.om")"
 grep -q '^latlab_stage_latency_seconds_count{stage="B",' "$tmp/x.om" || fail "tag B series"
+# The same file twice is read once (not every sample counted twice), and said.
+"$LATLAB" hist export "$log" "$log" --openmetrics -o "$tmp/x2.om" 2>"$tmp/x2.err" || fail "export twice exit $?"
+grep -q '^latlab_stage_latency_seconds_count{stage="latlab_tagged",.*} 300000$' "$tmp/x2.om" ||
+    fail "export twice: $(grep _count "$tmp/x2.om")"
+grep -q 'is the same file as' "$tmp/x2.err" || fail "export twice message: $(cat "$tmp/x2.err")"
 grep -q 'stage=B count=100000 classic_rel_error=0.3333 native_schema=' "$tmp/x.err" || fail "stated error"
 "$LATLAB" hist export "$log" --text --tag B --stage e2e --run-label r --host-label h | grep -q \
     '^latlab_stage_latency_seconds_bucket{stage="e2e",run="r",host="h",le="+Inf"} 100000$' ||
@@ -103,6 +108,41 @@ rec=$(jq -r '.recorded // .counts.recorded // empty' "$tmp/run.json" 2>/dev/null
 grep -q '"recorded": '"$events" "$tmp/run.json" || [ "$rec" = $events ] ||
     fail "not every event recorded: $(grep -o '"recorded": [0-9]*' "$tmp/run.json")"
 echo "pipeline served e2e counts $c1 -> $c2 during the run, recorded all $events"
+
+# ---- slow clients and SIGTERM: idle connections do not delay a scrape or the exit ---------
+"$LATLAB" hist export "$log" --serve 127.0.0.1:0 >/dev/null 2>"$tmp/sv.err" &
+spid=$!
+pids+=($spid)
+sport=$(served_port "$tmp/sv.err") || fail "hist export --serve did not start"
+exec 7<>"/dev/tcp/127.0.0.1/$sport" 8<>"/dev/tcp/127.0.0.1/$sport" 9<>"/dev/tcp/127.0.0.1/$sport"
+printf 'GET /met' >&9 # a request that never ends
+curl -fs "http://127.0.0.1:$sport/metrics" | grep -q '_count{stage="B"' || fail "scrape beside idle clients"
+# answered while the idle ones still wait (their deadline would give them a 408)
+timeout 0.2 cat <&7 | grep -q . && fail "the scrape waited for an idle client's deadline"
+kill -TERM $spid
+wait $spid
+rc=$?
+[ $rc = 0 ] || fail "hist export --serve on SIGTERM: exit $rc"
+# it stopped at once: no idle client was kept to its deadline (that would be a 408)
+cat <&9 <&7 | grep -q '408' && fail "SIGTERM waited for a slow client's deadline"
+exec 7>&- 8>&- 9>&-
+
+# ---- an IPv6 address is printed in brackets (where the host has ::1) -------------------------
+if "$LATLAB" hist export "$log" --serve '[::1]:0' --serve-seconds 0.2 2>"$tmp/v6.err" >/dev/null; then
+    grep -q 'serving http://\[::1\]:[0-9]*/metrics' "$tmp/v6.err" || fail "IPv6 URL: $(cat "$tmp/v6.err")"
+else
+    echo "note: no IPv6 loopback here: $(tail -1 "$tmp/v6.err")"
+fi
+
+# ---- a name that does not resolve: the resolver's words, not a routing error --------------
+"$LATLAB" hist export "$log" --push http://nosuchhost.invalid:9091 2>"$tmp/nx.err"
+[ $? = 1 ] || fail "push to nosuchhost.invalid: exit not 1"
+grep -q "nosuchhost.invalid" "$tmp/nx.err" && ! grep -q "No route to host" "$tmp/nx.err" ||
+    fail "resolver error: $(cat "$tmp/nx.err")"
+cat "$tmp/nx.err"
+"$LATLAB" hist export "$log" --serve nosuchhost.invalid:0 2>"$tmp/nx.err"
+[ $? = 1 ] && grep -q -- "--serve nosuchhost.invalid:0: " "$tmp/nx.err" && ! grep -q "No route to host" "$tmp/nx.err" ||
+    fail "serve on nosuchhost.invalid: $(cat "$tmp/nx.err")"
 
 # ---- unreachable Pushgateway: exit 1, clear error, local results written ----------------
 dead=$(free_port)

@@ -67,4 +67,25 @@ PY
 # --per-thread: a table with the main thread
 "$L" stat --per-thread -e task-clock -- sh -c 'true' >"$T/out" 2>&1 || fail "per-thread exited $?"
 grep -q 'Per thread' "$T/out" || fail "no per-thread table: $(cat "$T/out")"
+# "--json -- CMD": the '--' is not a file name (exit 2, nothing written)
+(cd "$T" && "$L" stat --json -- true >/dev/null 2>"$T/err"); rc=$?
+[ $rc -eq 2 ] && grep -q -- "--json: needs a value before '--'" "$T/err" || fail "--json --: $rc $(cat "$T/err")"
+[ ! -e "$T/--" ] || fail "--json -- wrote a file named --"
+
+# SIGTERM to latlab alone: passed on to CMD, waited for, its counts reported
+# (JSON written whole), CMD's status (143) is ours; no child left running
+"$L" stat --json "$T/t.json" -- sleep 30 >/dev/null 2>"$T/err" &
+lp=$!
+child=
+for _ in $(seq 1 100); do child=$(pgrep -P $lp -x sleep); [ -n "$child" ] && break; sleep 0.05; done
+[ -n "$child" ] || { kill -KILL $lp; fail "stat: sleep did not start"; }
+kill -TERM $lp
+for _ in $(seq 1 100); do kill -0 $lp 2>/dev/null || break; sleep 0.1; done
+kill -0 $lp 2>/dev/null && { kill -KILL $lp $child; fail "SIGTERM: stat still running"; }
+wait $lp; rc=$?
+kill -0 "$child" 2>/dev/null && { kill -KILL "$child"; fail "SIGTERM left sleep running"; }
+[ $rc -eq 143 ] || fail "SIGTERM: exit $rc, want 143"
+grep -q "passed on to 'sleep'" "$T/err" || fail "SIGTERM not said: $(cat "$T/err")"
+jq -e '.' "$T/t.json" >/dev/null 2>&1 || python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/t.json" ||
+    fail "SIGTERM: the JSON is not whole"
 echo "ok"

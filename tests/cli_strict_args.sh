@@ -48,9 +48,12 @@ expect 2 "--json: empty path" book replay --json '' /dev/null
 "$L" stat -- sh -c 'exit 0' --json '' >/dev/null 2>&1 || fail "stat: a child's '--json \"\"' was taken as ours"
 
 # output files never create directories: refused before the run
-expect 1 "does not exist" clock --json "$T/no/such/dir/x.json"
-expect 1 "does not exist" co --quick --json "$T/no/such/x.json"
-expect 1 "does not exist" hist merge "$log" -o "$T/no/such/m.hlog"
+expect 1 "No such file or directory" clock --json "$T/no/such/dir/x.json"
+expect 1 "No such file or directory" co --quick --json "$T/no/such/x.json"
+expect 1 "No such file or directory" hist merge "$log" -o "$T/no/such/m.hlog"
+# a file where a folder should be: the kernel's reason, not "does not exist"
+: >"$T/afile"
+expect 1 "afile: Not a directory" hist summary "$log" --json "$T/afile/x.json"
 # output directories are created with their parents
 "$L" pipeline --shape compact --events 500 --hlog-dir "$T/new/parents/d" >/dev/null 2>&1 &&
     [ -f "$T/new/parents/d/e2e.hlog" ] || fail "--hlog-dir did not create its parents"

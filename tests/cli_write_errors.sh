@@ -87,6 +87,21 @@ else
         rc=$?
         [ $rc -eq 1 ] || fail "lab --out on a full filesystem exited $rc, want 1"
         grep -q "$mnt/lab/.*: No space left on device" "$T/err" || fail "lab --out: no path and ENOSPC: $(cat "$T/err")"
+        umount "$mnt"
+    fi
+    # out of inodes (bytes to spare): the path and ENOSPC, for the logs and for JSON
+    if [ -n "$mnt" ] && mount -t tmpfs -o size=64k,nr_inodes=4 tmpfs "$mnt" 2>"$T/err"; then
+        mkdir "$mnt/d"
+        while : >"$mnt/f$((i = ${i:-0} + 1))" 2>/dev/null; do :; done # take every inode
+        "$L" pipeline --shape compact --events 2000 --hlog-dir "$mnt/d" >/dev/null 2>"$T/err"
+        rc=$?
+        [ $rc -eq 1 ] || fail "pipeline --hlog-dir without inodes exited $rc, want 1"
+        grep -q "$mnt/d/.*\.hlog: No space left on device" "$T/err" ||
+            fail "pipeline --hlog-dir without inodes: no path: $(cat "$T/err")"
+        "$L" hist summary "$T/logs/e2e.hlog" --json "$mnt/d/s.json" >/dev/null 2>"$T/err"
+        [ $? -eq 1 ] && grep -q "$mnt/d/s.json: No space left on device" "$T/err" ||
+            fail "hist summary --json without inodes: $(cat "$T/err")"
+        umount "$mnt"
     fi
 fi
 

@@ -8,6 +8,14 @@ ex="$LAT_BUILD_DIR/examples/trace_pipeline"
 [ -x "$ex" ] || { echo "FAIL: $ex not built"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# --help prints the usage and runs nothing; a bad option is a usage error
+"$ex" --help >"$tmp/help" || { echo "FAIL: --help exited $?"; exit 1; }
+grep -q '^usage: trace_pipeline' "$tmp/help" && ! grep -q '^events ' "$tmp/help" ||
+    { echo "FAIL: --help ran the pipeline: $(cat "$tmp/help")"; exit 1; }
+rc=0; "$ex" --seconds >/dev/null 2>&1 || rc=$?
+[ $rc -eq 2 ] || { echo "FAIL: --seconds without a value exited $rc"; exit 1; }
+rc=0; "$ex" --rate 5k >/dev/null 2>&1 || rc=$?
+[ $rc -eq 2 ] || { echo "FAIL: --rate 5k exited $rc"; exit 1; }
 "$ex" --seconds 2.2 --rate 5000 --hlog "$tmp/run-" >"$tmp/out"
 cat "$tmp/out"
 for s in q1+wake work q2+wake e2e; do

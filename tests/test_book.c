@@ -952,6 +952,24 @@ static void test_post_only_cross_rejected(void **state) {
     pair_free(&p);
 }
 
+/* Resting adds can cross a book (nothing matches them): book_crossed says so. */
+static void test_crossed_resting(void **state) {
+    (void)state;
+    pair p;
+    pair_init(&p, 1, 1000, 1, 64);
+    assert_int_equal(book_crossed(p.b), 0); /* empty */
+    assert_int_equal(book_add_resting(p.b, 1, 1, BOOK_BUY, 100, 5), 0);
+    assert_int_equal(book_crossed(p.b), 0); /* one side */
+    assert_int_equal(book_add_resting(p.b, 2, 1, BOOK_SELL, 101, 5), 0);
+    assert_int_equal(book_crossed(p.b), 0);
+    assert_int_equal(book_add_resting(p.b, 3, 1, BOOK_SELL, 100, 5), 0);
+    assert_int_equal(book_crossed(p.b), 1); /* locked */
+    assert_int_equal(book_add_resting(p.b, 4, 1, BOOK_SELL, 99, 5), 0);
+    assert_int_equal(book_crossed(p.b), 2); /* crossed */
+    assert_int_equal(book_crossed(NULL), 0);
+    pair_free(&p);
+}
+
 static void test_modify_priority(void **state) {
     (void)state;
     pair p;
@@ -1242,6 +1260,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fok_unfillable_unchanged),
         cmocka_unit_test(test_post_only_cross_rejected),
+        cmocka_unit_test(test_crossed_resting),
         cmocka_unit_test(test_modify_priority),
         cmocka_unit_test(test_mass_cancel_owner_only),
         cmocka_unit_test(test_checksum_iff_change),

@@ -484,6 +484,7 @@ static void expect_error(lat_flame_format fmt, const char *text, size_t line) {
     if (!rc) rc = lat_flame_finish(f);
     assert_int_equal(rc, LAT_EFORMAT);
     assert_int_equal(lat_flame_error_line(f), line);
+    assert_true(*lat_flame_error_reason(f));                    /* says why */
     assert_int_equal(lat_flame_feed(f, "x\n", 2), LAT_EFORMAT); /* sticky */
     assert_int_equal(lat_flame_finish(f), LAT_EFORMAT);
     lat_flame_destroy(f);
@@ -494,6 +495,10 @@ static void test_malformed(void **state) {
     expect_error(LAT_FLAME_PERF_SCRIPT, "\t1234 f (/x)\n", 1); /* frame before a header */
     expect_error(LAT_FLAME_PERF_SCRIPT, "a 1 1.0: 1 e: \n\t1234 f\n\tnothex f\n", 3);
     expect_error(LAT_FLAME_PERF_SCRIPT, "a 1 1.0: 1 e: \n\t12zz f\n", 2);
+    /* text that is not perf script: a header needs TIME: and EVENT: */
+    expect_error(LAT_FLAME_PERF_SCRIPT, "root:x:0:0:root:/root:/bin/bash\n", 1);
+    expect_error(LAT_FLAME_PERF_SCRIPT, "a 1 1.0: 1 e: \n\t1234 f\n\nhello world\n", 4);
+    expect_error(LAT_FLAME_PERF_SCRIPT, "a 1 1.0: 1 nocolon\n", 1);
     expect_error(LAT_FLAME_FOLDED, "t;a 1\nt;b\n", 2);                      /* no count */
     expect_error(LAT_FLAME_FOLDED, "t;a 1\nt;;b 2\n", 2);                   /* empty frame */
     expect_error(LAT_FLAME_FOLDED, "t;a 99999999999999999999\n", 1);        /* overflow */

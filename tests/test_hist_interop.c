@@ -194,12 +194,13 @@ static void test_java_processor_reads_ours(void **state) {
     static const struct {
         const char *java, *ours;
     } runs[] = {
-        {"", ""},
-        {"-csv", "--csv"},
-        {"-tag B", "--tag B"},
+        /* Java's default ratio is 1e6; ours picks the unit from the data unless told */
+        {"", "--scale 1000000"},
+        {"-csv", "--csv --scale 1000000"},
+        {"-tag B", "--tag B --scale 1000000"},
         {"-outputValueUnitRatio 1", "--scale 1"},
         {"-outputValueUnitRatio 1000 -tag B -csv", "--scale 1000 --tag B --csv"},
-        {"-start 1 -end 3", "--start 1 --end 3"},
+        {"-start 1 -end 3", "--start 1 --end 3 --scale 1000000"},
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         printf("HistogramLogProcessor %s vs latlab hist percentiles %s\n", runs[i].java,
@@ -284,8 +285,8 @@ static void test_java_autoresize_log(void **state) {
     printf("Java wrote (auto-resizing):\n%s", want);
     assert_string_equal(got, want);
     free(got);
-    processor_vs_ours(jlog, "", "", 100);
-    processor_vs_ours(jlog, "-tag A -csv", "--tag A --csv", 101);
+    processor_vs_ours(jlog, "", "--scale 1000000", 100);
+    processor_vs_ours(jlog, "-tag A -csv", "--tag A --csv --scale 1000000", 101);
     /* merge keeps every interval */
     snprintf(path, sizeof path, "%s/merged_auto.hlog", tmp);
     assert_int_equal(sh("%s hist merge %s -o %s", latlab_bin, jlog, path), 0);

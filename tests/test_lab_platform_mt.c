@@ -106,16 +106,6 @@ static void test_cpustat_fixtures(void **s) {
     assert_true(lat_cpustat_tick_ns() > 0);
 }
 
-static bool two_cpus(lat_pipe_config *c) {
-    lat_topo *t = NULL;
-    if (lat_test_cpus() < 2 || lat_topo_load(NULL, &t) != 0) return false;
-    bool over = false;
-    char why[256];
-    int rc = lat_pipe_place(c, LAT_PIPE_COMPACT, t, false, &over, why, sizeof why);
-    lat_topo_destroy(t);
-    return rc == 0 && !over;
-}
-
 static void small_config(lat_pipe_config *c) {
     lat_pipe_config_default(c);
     c->events = 20000;
@@ -123,17 +113,17 @@ static void small_config(lat_pipe_config *c) {
     c->perf = false;
 }
 
-/* The worker sleeps 3 x 2 ms: each sleep is a recorded gap that starts within
- * a counter tick of the sleep (one tick for each of the two reads) and ends
- * with it.  A loaded machine can preempt the thread between those reads, so
+/* The worker sleeps 3 x 2 ms: each sleep is a recorded gap that starts at
+ * most 2 us before the sleep (the loop's last read) and ends with it.  A loaded machine can preempt the thread between those reads, so
  * the check gets three tries. */
 static bool sleeps_once(lat_pipe_config *c, uint64_t tick) {
-#ifdef LAT_SANITIZED
-    /* instrumented code between the two reads costs hundreds of cycles */
+    /* The code between the loop's last read and the sleep's first stamp costs
+     * 60-110 cycles on a quiet host, hundreds when instrumented or when the
+     * host is loaded (measured: 258-458 cycles with both CPUs busy), so a
+     * bound of two ticks held only on a fast, quiet host.  2 us is 0.1% of
+     * the 2 ms sleep: the gap is still the sleep's, not a neighbour's. */
     uint64_t slack = lat_clock_from_ns(lat_clock_default(), 2000);
-#else
-    uint64_t slack = 2 * tick;
-#endif
+    if (slack < 2 * tick) slack = 2 * tick;
     lat_pipe_result r;
     assert_int_equal(lat_pipe_run(c, &r), 0);
     bool ok = r.nsleeps == 3;
@@ -156,11 +146,11 @@ static bool sleeps_once(lat_pipe_config *c, uint64_t tick) {
     return ok;
 }
 
-static void test_sleeps_reported_within_a_tick(void **s) {
+static void test_sleeps_reported_as_gaps(void **s) {
     (void)s;
     lat_pipe_config c;
     small_config(&c);
-    if (!two_cpus(&c)) LAT_SKIP("needs 2 CPUs for two pinned hot threads");
+    if (!lat_test_place_compact(&c)) LAT_SKIP("needs 2 CPUs for two pinned hot threads");
     c.sleep_role = LAT_PIPE_WORKER;
     c.sleep_seq = 4000, c.sleep_every = 5000, c.sleep_count = 3, c.sleep_ns = 2000000;
     /* one tick of a stamp: the counter's step or one fenced read, whichever is coarser */
@@ -204,7 +194,7 @@ static bool attribution_once(lat_pipe_config *c, int role) {
 static void check_attribution(int role) {
     lat_pipe_config c;
     small_config(&c);
-    if (!two_cpus(&c)) LAT_SKIP("needs 2 CPUs for two pinned hot threads");
+    if (!lat_test_place_compact(&c)) LAT_SKIP("needs 2 CPUs for two pinned hot threads");
 #if defined(__SANITIZE_THREAD__)
     /* Races in this path are covered by the other tests here; what this one
      * checks is timing: under TSan the worker cannot keep up with the rate,
@@ -254,11 +244,15 @@ static void test_contaminated_run_repeated(void **s) {
     lat_lab_config lc;
     lat_lab_config_default(&lc);
     small_config(&lc.pipe);
-    if (!two_cpus(&lc.pipe)) LAT_SKIP("needs 2 CPUs for two pinned hot threads");
+    if (!lat_test_place_compact(&lc.pipe)) LAT_SKIP("needs 2 CPUs for two pinned hot threads");
     lc.pipe.interval_ns = 20000000;
     lc.min_rounds = lc.max_rounds = 2;
     lc.params.min_rounds = 2;
-    lc.budget_s = 60;
+    /* The rounds (2) and the repeats (3 per cell) bound this test; the time
+     * budget must not: under a sanitizer with injected noise one round of
+     * contaminated, repeated runs took over 24 s, and the protocol then
+     * declined to start round 2 (it stops once a round would overrun). */
+    lc.budget_s = 3600;
     lc.max_repeats = 3;
     lc.max_run_lost = 0.4;
     inj x = {0};
@@ -268,6 +262,7 @@ static void test_contaminated_run_repeated(void **s) {
     assert_int_equal(lat_lab_run(&lc, &res), 0);
     assert_int_equal(x.injected, 1);
     assert_int_equal(res.rounds, 2);
+    assert_non_null(strstr(res.stop, "round limit"));
     const lat_lab_run_rec *first = NULL;
     for (size_t i = 0; i < res.nruns; i++)
         if (res.runs[i].conf == LAT_LAB_BASE && res.runs[i].round == 0 && !first)
@@ -292,7 +287,7 @@ int main(void) {
         cmocka_unit_test(test_gaps_recorder),
         cmocka_unit_test(test_schedstat_fixtures),
         cmocka_unit_test(test_cpustat_fixtures),
-        cmocka_unit_test(test_sleeps_reported_within_a_tick),
+        cmocka_unit_test(test_sleeps_reported_as_gaps),
         cmocka_unit_test(test_attribution_worker),
         cmocka_unit_test(test_attribution_producer),
         cmocka_unit_test(test_contaminated_run_repeated),

@@ -102,6 +102,39 @@ static void test_types(void **state) {
     lobster_replay_destroy(r);
 }
 
+/* What LOBSTER never contains: each counted with its reason; a crossing add
+ * refused (the book does not cross), the others applied. */
+static void test_inconsistent(void **state) {
+    (void)state;
+    lobster_replay *r;
+    assert_int_equal(lobster_replay_create(100, 0, 0, 0, &r), 0);
+    const char *why;
+    lobster_msg m;
+    msg_ok("10,1,1,100,585000,1", &m);
+    assert_int_equal(lobster_replay_apply(r, &m, &why), 0);
+    assert_string_equal(why, "");
+    msg_ok("11,1,2,50,585200,-1", &m);
+    assert_int_equal(lobster_replay_apply(r, &m, &why), 0);
+    msg_ok("12,1,3,10,585000,-1", &m); /* a sell at the bid */
+    assert_int_equal(lobster_replay_apply(r, &m, &why), BOOK_EARG);
+    assert_non_null(strstr(why, "would cross"));
+    msg_ok("12,1,4,10,585300,1", &m); /* a buy above the ask */
+    assert_int_equal(lobster_replay_apply(r, &m, &why), BOOK_EARG);
+    assert_int_equal(book_crossed(lobster_replay_book(r)), 0);
+    msg_ok("11,3,1,100,584900,1", &m); /* time back, and the wrong price */
+    assert_int_equal(lobster_replay_apply(r, &m, &why), 0);
+    assert_non_null(strstr(why, "price differs"));
+    msg_ok("13,2,2,10,585200,1", &m); /* the wrong direction */
+    assert_int_equal(lobster_replay_apply(r, &m, &why), 0);
+    assert_non_null(strstr(why, "direction differs"));
+    const lobster_counts *c = lobster_replay_counts(r);
+    assert_int_equal(c->crossing, 2);
+    assert_int_equal(c->wrong_price, 2);
+    assert_int_equal(c->time_backwards, 1);
+    assert_int_equal(c->unappliable, 0);
+    lobster_replay_destroy(r);
+}
+
 /* A fixture from latlab's own book: zero book mismatches; the few events
  * left out beyond the depth show up only as labelled mismatches. */
 static void test_synth_roundtrip(void **state) {
@@ -163,6 +196,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_types),
+        cmocka_unit_test(test_inconsistent),
         cmocka_unit_test(test_synth_roundtrip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,6 +10,7 @@
 #include "lat_test.h"
 
 #include "latlab/perf.h"
+#include "perf_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -38,6 +39,15 @@ static lat_trace *make(const lat_trace_stage *st, unsigned n, lat_trace_config *
     lat_trace *t = NULL;
     assert_int_equal(lat_trace_create(&c, &t), 0);
     return t;
+}
+
+static void config_with_logs(lat_trace_config *c, const lat_trace_stage *st, unsigned n,
+                             const char *prefix) {
+    lat_trace_config_default(c);
+    c->stages = st;
+    c->nstages = n;
+    c->cal = &cal1;
+    c->hlog_prefix = prefix;
 }
 
 /* Event i: point p at 1000000 + i * 10000 + p * (10 + p + i % 7). */
@@ -445,11 +455,7 @@ static void test_atomic_logs(void **state) {
     /* A log that cannot be opened fails create, naming it. */
     snprintf(prefix, sizeof prefix, "%s/no-such-dir/x-", dir);
     lat_trace_config c;
-    lat_trace_config_default(&c);
-    c.stages = st3;
-    c.nstages = 3;
-    c.cal = &cal1;
-    c.hlog_prefix = prefix;
+    config_with_logs(&c, st3, 3, prefix);
     c.hlog_atomic = true;
     c.error_path = err;
     c.error_path_cap = sizeof err;
@@ -499,6 +505,69 @@ static void test_socket_stream(void **state) {
     lat_hlog_reader_destroy(rd);
 }
 
+/* Two stage names for one log file, or a name outside the prefix's folder,
+ * are refused; the same names without logs are fine. */
+static void test_log_name_collisions(void **state) {
+    (void)state;
+    char prefix[100];
+    snprintf(prefix, sizeof prefix, "%.80s/coll-", lat_test_tmpdir());
+    const char *bad[][2] = {{"a+b", "a-b"}, {"x-y", "x+y"}, {"a/b", "c"}, {"..", "c"}};
+    for (unsigned i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        lat_trace_stage st[] = {{bad[i][0], 0, 1}, {bad[i][1], 1, 2}};
+        lat_trace_config c;
+        config_with_logs(&c, st, 2, prefix);
+        lat_trace *t = NULL;
+        assert_int_equal(lat_trace_create(&c, &t), -EINVAL);
+        assert_null(t);
+        c.hlog_prefix = NULL;
+        assert_int_equal(lat_trace_create(&c, &t), 0);
+        lat_trace_destroy(t);
+    }
+}
+
+static int connect_to(const char *path) {
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    memcpy(a.sun_path, path, strlen(path) + 1);
+    int rc = connect(fd, (struct sockaddr *)&a, sizeof a);
+    close(fd);
+    return rc;
+}
+
+/* A live socket of another tracer is refused and stays; a stale one is
+ * replaced; a tracer removes only the socket file it bound itself. */
+static void test_socket_takeover(void **state) {
+    (void)state;
+    char path[100];
+    snprintf(path, sizeof path, "%.80s/take.sock", lat_test_tmpdir());
+    unlink(path);
+    lat_trace_config c;
+    lat_trace_config_default(&c);
+    c.socket_path = path;
+    lat_trace *first = make(st3, 3, &c);
+    lat_trace *second = NULL;
+    c.stages = st3;
+    c.nstages = 3;
+    c.cal = &cal1;
+    assert_int_equal(lat_trace_create(&c, &second), -EADDRINUSE);
+    assert_null(second);
+    assert_int_equal(connect_to(path), 0); /* the first's socket is still there */
+    /* Someone replaces the file: the first must not remove the new one. */
+    struct stat st;
+    assert_int_equal(unlink(path), 0);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    memcpy(a.sun_path, path, strlen(path) + 1);
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(fd, 1), 0);
+    lat_trace_destroy(first);
+    assert_int_equal(lstat(path, &st), 0); /* the other's file stays */
+    close(fd);                             /* now stale */
+    lat_trace *third = make(st3, 3, &c);   /* a stale file is replaced */
+    lat_trace_destroy(third);
+    assert_int_equal(lstat(path, &st), -1); /* its own file is removed */
+}
+
 int main(void) {
     lat_clock_cal_from_ratio(&cal1, 1000000, 1000000);
     const struct CMUnitTest tests[] = {
@@ -513,6 +582,8 @@ int main(void) {
         cmocka_unit_test(test_logs_callback_flight),
         cmocka_unit_test(test_atomic_logs),
         cmocka_unit_test(test_socket_stream),
+        cmocka_unit_test(test_log_name_collisions),
+        cmocka_unit_test(test_socket_takeover),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

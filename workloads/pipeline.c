@@ -14,8 +14,10 @@
  * poll loops already read the counter, so each read is checked against the
  * previous one and gaps go into a preallocated recorder (gaps.h); schedstat
  * and context switches are read around each hot loop, /proc/stat around the
- * run (platform.h).  After the run the slowest samples of each stage are
- * matched against those gaps (tail attribution). */
+ * run (platform.h); the worker's work window, which has no spin loop, asks
+ * the rseq probe (preempt.h) whether the kernel took the CPU there.  After the
+ * run the slowest samples of each stage are matched against those gaps (tail
+ * attribution), and every buffered sample is censored (pipecensor.h). */
 #include "latlab/pipeline.h"
 
 #include <errno.h>
@@ -35,9 +37,11 @@
 #include "latlab/json.h"
 #include "latlab/perf.h"
 #include "latlab/platform.h"
+#include "latlab/preempt.h"
 #include "latlab/stats.h"
 #include "latlab/topo.h"
 #include "latlab/trace.h"
+#include "pipecensor.h"
 
 /* ---- messages ------------------------------------------------------------------ */
 
@@ -139,6 +143,7 @@ typedef struct run {
     uint64_t pub_ns, pub_at; /* publish interval, last publish (lat_mono_ns) */
     lat_schedstat ss0[LAT_PIPE_NHOT];
     uint64_t vol0[LAT_PIPE_NHOT], invol0[LAT_PIPE_NHOT];
+    lat__pipe_cbuf cb; /* each sample's stamps for censoring (the tracer thread) */
 } run;
 
 /* ---- the slowest samples of a stage: a bounded min-heap (the tracer thread only) ----- */
@@ -218,6 +223,16 @@ static bool wait_go(run *R) {
     while ((g = atomic_load_explicit(&R->go, memory_order_acquire)) == 0)
         nap_us(50);
     return g > 0;
+}
+
+/* A hot thread's first read in its loop.  The run starts at start_cycles
+ * whether or not the thread is there: when it reaches its loop later (its
+ * set-up was preempted), the stretch it missed is a gap like any other, so
+ * the samples due meanwhile are not taken for the pipeline's own. */
+static uint64_t first_read(const run *R, lat_gaps *g) {
+    uint64_t now = lat_cycles();
+    if (now > R->start_cycles) lat_gaps_note(g, R->start_cycles, now);
+    return now;
 }
 
 static void spin_for(uint64_t cycles) {
@@ -315,7 +330,7 @@ static void *producer(void *arg) {
     lat_gaps *g = R->r->gaps[LAT_PIPE_PRODUCER];
     unsigned nsl = 0;
     uint64_t sleep_at = next_sleep(R, LAT_PIPE_PRODUCER, &nsl);
-    uint64_t last = lat_cycles();
+    uint64_t last = first_read(R, g);
     const lat_pipe_source *src = R->c.source;
     for (uint64_t seq = 0; seq < n; seq++) {
         uint64_t intended = start + (uint64_t)((double)seq * iv), payload = seq * 0x9E3779B9ull;
@@ -387,14 +402,20 @@ static void *worker(void *arg) {
         lat_perf_destroy(p);
         return NULL;
     }
+    /* The work window [t1, t2) has no spin loop: the kernel says whether it
+     * took the CPU there (preempt.h); then the window is a recorded gap.  A
+     * long window the kernel did not interrupt is the thread's own time. */
+    lat_preempt pre;
+    lat_preempt_init(&pre); /* -ENOSYS: never fires */
     thread_loop_start(R, LAT_PIPE_WORKER, p);
     lat_gaps *g = R->r->gaps[LAT_PIPE_WORKER];
     unsigned nsl = 0;
     uint64_t sleep_at = next_sleep(R, LAT_PIPE_WORKER, &nsl);
-    uint64_t last = lat_cycles();
+    bool in_work = R->c.sleep_in_work;
+    uint64_t last = first_read(R, g);
     for (uint64_t i = 0; i < n; i++) {
         msg m;
-        if (LAT_UNLIKELY(i == sleep_at)) {
+        if (LAT_UNLIKELY(i == sleep_at && !in_work)) {
             uint64_t now = lat_cycles();
             lat_gaps_note(g, last, now);
             last = test_sleep(R);
@@ -413,8 +434,13 @@ static void *worker(void *arg) {
             spin_for(stall_cycles); /* busy: the program's time, not a gap */
             last = lat_cycles();
         }
+        lat_preempt_arm(&pre);
         m.t1 = lat_cycles_fenced();
         lat_gaps_note(g, last, m.t1);
+        if (LAT_UNLIKELY(i == sleep_at && in_work)) { /* test hook: off-CPU inside work */
+            test_sleep(R);
+            sleep_at = next_sleep(R, LAT_PIPE_WORKER, &nsl);
+        }
         uint64_t acc = m.payload; /* fixed work: an LCG, ~100 ns at 40 rounds */
         if (src)
             m.kind = src->work(src->ud, m.seq, m.payload, m.t0, m.tp, m.t1);
@@ -438,6 +464,7 @@ static void *worker(void *arg) {
         m.payload = acc;
         atomic_fetch_add_explicit(mine, 1, memory_order_relaxed);
         m.t2 = lat_cycles_fenced();
+        if (LAT_UNLIKELY(lat_preempt_fired(&pre))) lat_gaps_note(g, m.t1, m.t2);
         last = m.t2;
         if (compact) {
             ship(R, &m, m.t2);
@@ -452,6 +479,7 @@ static void *worker(void *arg) {
             idle_reset(&id);
         }
     }
+    lat_preempt_fini(&pre);
     thread_loop_end(R, LAT_PIPE_WORKER, p);
     if (compact) R->shipped = shipped;
     return NULL;
@@ -472,7 +500,7 @@ static void *consumer(void *arg) {
     }
     thread_loop_start(R, LAT_PIPE_CONSUMER, p);
     lat_gaps *g = R->r->gaps[LAT_PIPE_CONSUMER];
-    uint64_t last = lat_cycles();
+    uint64_t last = first_read(R, g);
     for (uint64_t i = 0; i < n; i++) {
         msg m;
         while (!q_pop(R->q2, &m)) {
@@ -633,6 +661,7 @@ static void on_block(void *ud, const lat_trace_stamps *b, const int64_t *tns) {
     }
     if (R->fv) iv_add(R, R->fv, &s, t3, ns);
     if (R->slow) note_slow(R, &s, t3, ns);
+    lat__pipe_cbuf_add(&R->cb, s.t0, s.tp, s.t1, s.t2, t3);
     if (t3 > R->last_t) R->last_t = t3;
 }
 
@@ -832,10 +861,21 @@ void lat_pipe_result_fini(lat_pipe_result *r) {
         lat_gaps_destroy(r->gaps[k]);
     lat__free(r->iv);
     lat_hist_destroy(r->steady);
+    lat__pipe_censor_fini(r);
     memset(r, 0, sizeof *r);
 }
 
 /* ---- platform accounting and attribution (cold: before and after the run) ------------- */
+
+/* Gap list entries per thread: the config's, else room for 10,000 gaps per
+ * second of run (eight times the busiest host measured), at least the
+ * recorder's default: censoring needs every gap (16 bytes each). */
+static size_t gap_capacity(const lat_pipe_config *cfg) {
+    if (cfg->gap_capacity) return cfg->gap_capacity;
+    double n = (double)cfg->events / (double)cfg->rate_hz * 10000;
+    if (n > (double)(1u << 22)) return 1u << 22;
+    return n > LAT_GAPS_DEFAULT_CAP ? (size_t)n : LAT_GAPS_DEFAULT_CAP;
+}
 
 static int accounting_create(run *R, const lat_pipe_config *cfg, lat_pipe_result *r) {
     bool full = cfg->shape == LAT_PIPE_FULL;
@@ -843,9 +883,13 @@ static int accounting_create(run *R, const lat_pipe_config *cfg, lat_pipe_result
     uint64_t thr = lat_clock_from_ns(R->cal, thr_ns);
     for (int k = 0; k < LAT_PIPE_NHOT; k++) {
         if (k == LAT_PIPE_CONSUMER && !full) continue;
-        int rc = lat_gaps_create(cfg->gap_capacity, thr ? thr : 1, &r->gaps[k]);
+        int rc = lat_gaps_create(gap_capacity(cfg), thr ? thr : 1, &r->gaps[k]);
         if (rc) return rc;
     }
+    size_t ccap = cfg->censor_cap ? cfg->censor_cap : LAT_PIPE_CENSOR_CAP;
+    if (ccap > cfg->events) ccap = (size_t)cfg->events;
+    int crc = lat__pipe_cbuf_init(&R->cb, ccap);
+    if (crc) return crc;
     if (cfg->interval_ns) {
         R->ivc = lat_clock_from_ns(R->cal, cfg->interval_ns);
         if (!R->ivc) R->ivc = 1;
@@ -871,6 +915,7 @@ static int accounting_create(run *R, const lat_pipe_config *cfg, lat_pipe_result
 }
 
 static void accounting_free(run *R) {
+    lat__pipe_cbuf_fini(&R->cb);
     if (!R->slow) return;
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
         lat__free(R->slow[s].v);
@@ -1059,7 +1104,8 @@ int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
     cpustat_sum(cfg, &cs1);
     cpustat_delta(&cs0, &cs1, &r->cpu);
     accounting_finish(R, r);
-    rc = 0;
+    if ((rc = lat__pipe_censor_finish(cfg, R->cal, &R->cb, R->start_cycles, R->ivc, r)) != 0)
+        goto fail;
     for (int k = 0; k < LAT_PIPE_NHOT; k++)
         if (R->pin_err[k]) rc = R->pin_err[k];
     /* Keep the logs only when every one of them is complete (the tracer's
@@ -1235,6 +1281,12 @@ static json_t *intervals_json(const lat_pipe_config *c, const lat_pipe_result *r
                 json_object_set_new(l, lat_pipe_role_name(c->shape, k),
                                     json_integer((json_int_t)v->lost_ns[k]));
         json_object_set_new(x, "lost_ns", l);
+        json_t *kept = json_object();
+        for (int s = 0; s < LAT_PIPE_NSTAGES && r->censor_judged; s++)
+            if (r->h[s])
+                json_object_set_new(kept, lat_pipe_stages[s].name,
+                                    json_integer((json_int_t)v->kept[s]));
+        json_object_set_new(x, "kept", kept);
         json_array_append_new(a, x);
     }
     return a;
@@ -1330,6 +1382,8 @@ json_t *lat_pipe_result_json(const lat_pipe_config *c, const lat_pipe_result *r)
     }
     json_object_set_new(o, "stage_counter_addrs", ad);
     json_object_set_new(o, "platform", platform_json(c, r));
+    json_t *cens = lat__pipe_censor_json(r);
+    if (cens) json_object_set_new(o, "censoring", cens);
     if (r->niv) {
         json_object_set_new(o, "interval_ns", json_integer((json_int_t)c->interval_ns));
         json_object_set_new(o, "intervals", intervals_json(c, r));

@@ -23,6 +23,7 @@
 #include "latlab/clock.h"
 #include "latlab/error.h"
 #include "latlab/hist.h"
+#include "latlab/pingpong.h"
 #include "latlab/ring.h"
 #include "latlab/topo.h"
 
@@ -183,8 +184,8 @@ static void seq_del(void *q) {
 }
 
 /* Per-kind, per-type operations with one shape: (void *q, T *v).
- * Waiting is a pure spin, no PAUSE, for every lock-free queue and for the
- * ping-pong floor alike: PAUSE lasts ~140 cycles on recent Intel cores (and
+ * Waiting is a pure spin, no PAUSE, for every lock-free queue, as for the
+ * ping-pong floor (core/pingpong.c): PAUSE lasts ~140 cycles on recent Intel cores (and
  * can make a VM exit), which would add its own granularity to every hop and
  * hide the line transfer being measured.  The loads are atomic, so they are
  * re-read each time round. */
@@ -279,9 +280,6 @@ CK_TYPED_OPS(m56, msg56)
 
 typedef struct duo {
     int cpu[2];
-    int pin_err[2];
-    _Atomic int ready;
-    _Atomic int go;
     void (*fn[2])(struct duo *);
     void *q[2];
     uint64_t n;
@@ -293,40 +291,13 @@ typedef struct duo {
     lat_hist *hist; /* round-trip cycles, recorded by side 0 */
 } duo;
 
-typedef struct duo_arg {
-    duo *d;
-    int side;
-} duo_arg;
-
-static void *duo_main(void *p) {
-    duo_arg *a = p;
-    duo *d = a->d;
-    d->pin_err[a->side] = lat_pin_thread(d->cpu[a->side]);
-    atomic_fetch_add_explicit(&d->ready, 1, memory_order_acq_rel);
-    /* both threads start together (acquire pairs with the release below) */
-    while (atomic_load_explicit(&d->ready, memory_order_acquire) < 2)
-        lat_cpu_relax();
-    if (!d->pin_err[0] && !d->pin_err[1]) d->fn[a->side](d);
-    return NULL;
+static void duo_side(void *p, int side) {
+    duo *d = p;
+    d->fn[side](d);
 }
 
 static int duo_run(duo *d) {
-    pthread_t th[2];
-    duo_arg a[2] = {{d, 0}, {d, 1}};
-    for (int i = 0; i < 2; i++)
-        if (pthread_create(&th[i], NULL, duo_main, &a[i]) != 0) {
-            if (i == 1) {
-                d->pin_err[1] = -EAGAIN;
-                atomic_fetch_add(&d->ready, 2); /* release side 0, which then stops */
-                pthread_join(th[0], NULL);
-            }
-            return -EAGAIN;
-        }
-    pthread_join(th[0], NULL);
-    pthread_join(th[1], NULL);
-    if (d->pin_err[0]) return d->pin_err[0];
-    if (d->pin_err[1]) return d->pin_err[1];
-    return 0;
+    return lat_pinned_pair(d->cpu, duo_side, d);
 }
 
 /* ---- measurements, generated per kind and type ---------------------------------- */
@@ -627,15 +598,6 @@ int rl_throughput(rl_kind k, size_t item_size, size_t cap, int cpu_a, int cpu_b,
     return 0;
 }
 
-static void fill_lat(const lat_hist *h, rl_lat *out) {
-    out->samples = (uint64_t)lat_hist_total(h);
-    out->p50_ns = cycles_to_ns((double)lat_hist_value_at_percentile(h, 50.0));
-    out->p99_ns = cycles_to_ns((double)lat_hist_value_at_percentile(h, 99.0));
-    out->p999_ns = cycles_to_ns((double)lat_hist_value_at_percentile(h, 99.9));
-    out->min_ns = cycles_to_ns((double)lat_hist_min(h));
-    out->max_ns = cycles_to_ns((double)lat_hist_max(h));
-}
-
 int rl_roundtrip(rl_kind k, size_t cap, int cpu_a, int cpu_b, uint64_t n, rl_lat *out) {
     if ((unsigned)k >= RL_NKINDS || n == 0) return -EINVAL;
     if (!rl_kind_available(k)) return -ENOTSUP;
@@ -649,54 +611,10 @@ int rl_roundtrip(rl_kind k, size_t cap, int cpu_a, int cpu_b, uint64_t n, rl_lat
     if (!d.q[0] || !d.q[1]) goto fail;
     err = duo_run(&d);
     if (!err && d.errors) err = -EIO;
-    if (!err) fill_lat(d.hist, out);
+    if (!err) lat_pingpong_fill(d.hist, out);
 fail:
     if (d.q[0]) kinds[k].del(d.q[0]);
     if (d.q[1]) kinds[k].del(d.q[1]);
-    lat_hist_destroy(d.hist);
-    return err;
-}
-
-/* The floor: a line on its own 128 bytes, odd values written by side 0, even by side 1. */
-static struct {
-    LAT_CACHE_ALIGNED _Atomic uint64_t word;
-    char pad[LAT_DESTRUCTIVE - sizeof(uint64_t)];
-} line;
-
-static void pp_ping(duo *d) {
-    lat_hist *h = d->hist;
-    uint64_t warm = d->n / 10 + 100, n = d->n;
-    for (uint64_t i = 0; i < warm + n; i++) {
-        uint64_t t0 = lat_cycles_fenced();
-        /* release/acquire: the same order a ring hop needs, nothing more */
-        atomic_store_explicit(&line.word, 2 * i + 1, memory_order_release);
-        SPIN_UNTIL(atomic_load_explicit(&line.word, memory_order_acquire) == 2 * i + 2);
-        uint64_t t1 = lat_cycles_fenced();
-        if (i >= warm) lat_hist_record(h, (int64_t)(t1 - t0));
-    }
-}
-static void pp_pong(duo *d) {
-    uint64_t warm = d->n / 10 + 100, n = d->n;
-    for (uint64_t i = 0; i < warm + n; i++) {
-        SPIN_UNTIL(atomic_load_explicit(&line.word, memory_order_acquire) == 2 * i + 1);
-        atomic_store_explicit(&line.word, 2 * i + 2, memory_order_release);
-    }
-}
-
-int rl_pingpong(int cpu_a, int cpu_b, uint64_t n, rl_lat *out) {
-    if (n == 0) return -EINVAL;
-    duo d;
-    memset(&d, 0, sizeof d);
-    d.cpu[0] = cpu_a;
-    d.cpu[1] = cpu_b;
-    d.n = n;
-    d.fn[0] = pp_ping;
-    d.fn[1] = pp_pong;
-    atomic_store(&line.word, 0);
-    int err = lat_hist_create(1, 100000000000ll, 3, &d.hist);
-    if (err) return err;
-    err = duo_run(&d);
-    if (!err) fill_lat(d.hist, out);
     lat_hist_destroy(d.hist);
     return err;
 }

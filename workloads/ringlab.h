@@ -3,10 +3,10 @@
  * Four queues behind one set of measurements: latlab's cached-index ring,
  * latlab's per-slot sequence ring, Concurrency Kit's ck_ring (SPSC namespace)
  * and a mutex + condition-variable queue.  Measurements: same-thread push+pop,
- * cross-core streaming throughput, cross-core round trip through two queues,
- * and the raw cache-line ping-pong that bounds any cross-core latency from
- * below.  Everything is timed with the cycle counter (lat_cycles_fenced) and
- * converted with the process-wide calibration.  A workload of the ring
+ * cross-core streaming throughput and cross-core round trip through two
+ * queues (the raw cache-line ping-pong that bounds any cross-core latency
+ * from below is core's: pingpong.h).  Everything is timed with the cycle counter
+ * (lat_cycles_fenced) and converted with the process-wide calibration.  A workload of the ring
  * bake-off (`latlab dce`, `latlab bench ring`); Concurrency Kit is optional
  * (rl_kind_available). */
 #ifndef LATLAB_RINGLAB_H
@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "latlab/pingpong.h"
 #include "latlab/stats.h"
 
 typedef enum rl_kind {
@@ -64,16 +65,8 @@ int rl_throughput(rl_kind k, size_t item_size, size_t cap, int cpu_a, int cpu_b,
 
 /* Round trip: cpu_a sends a stamp to cpu_b through one queue, cpu_b sends it
  * back through another; n samples (after a warm-up).  Percentiles in ns. */
-typedef struct rl_lat {
-    double p50_ns, p99_ns, p999_ns, min_ns, max_ns;
-    uint64_t samples;
-} rl_lat;
+typedef lat_pingpong_result rl_lat; /* p50_ns, p99_ns, p999_ns, min_ns, max_ns, samples */
 int rl_roundtrip(rl_kind k, size_t cap, int cpu_a, int cpu_b, uint64_t n, rl_lat *out);
-
-/* The floor: one cache line bounced between cpu_a and cpu_b (a store, then
- * spin until the other side's store is seen), n round trips, timed the same
- * way as rl_roundtrip. */
-int rl_pingpong(int cpu_a, int cpu_b, uint64_t n, rl_lat *out);
 
 /* Median of n doubles (sorts v; 0 when n <= 0): the statistics module's. */
 static inline double rl_median(double *v, int n) {

@@ -12,6 +12,11 @@
 #ifndef LATLAB_ALLOCCOUNT_H
 #define LATLAB_ALLOCCOUNT_H
 
+/* Experimental: its API may change in any release (see latlab.h). */
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/alloccount.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
+
 #include <stdint.h>
 
 /* 1 when allocations are counted in this build, 0 under sanitizers. */

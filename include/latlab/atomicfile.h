@@ -16,7 +16,9 @@
 
 typedef struct lat_afile lat_afile;
 
-/* Start writing path.  Returns 0 and *out, or a negative errno. */
+/* Start writing path (into "<path>.tmp.<pid>.XXXXXX" beside it).  Temporaries
+ * of the same target left by a process of this user that no longer exists (a
+ * killed run) are removed first.  Returns 0 and *out, or a negative errno. */
 int lat_afile_open(const char *path, lat_afile **out);
 /* The stream to write into; valid until commit/abort. */
 FILE *lat_afile_stream(lat_afile *f);

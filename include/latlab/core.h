@@ -16,4 +16,10 @@
 #include "latlab/flight.h"
 #include "latlab/stats.h"
 
+#ifdef LATLAB_EXPERIMENTAL
+#include "latlab/noise.h"   /* experimental: injected platform noise */
+#include "latlab/censor.h"  /* experimental: per-sample censoring */
+#include "latlab/preempt.h" /* experimental: the rseq preemption probe */
+#endif
+
 #endif /* LATLAB_CORE_H */

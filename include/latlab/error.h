@@ -19,8 +19,14 @@ enum {
     LAT_ENOTCOUNTED = -10007,   /* a counter was enabled but never scheduled */
     LAT_ENOPMU = -10008,        /* hardware event not supported on this machine */
     LAT_EHTTP = -10009,         /* an HTTP peer answered with an error status or garbage */
+    LAT_EADDRINFO = -10100,     /* a name lookup failed: LAT_EADDRINFO_ERR(g) for getaddrinfo's
+                                   EAI_* code g (g < 0), down to LAT_EADDRINFO - 200 */
     /* add new codes above this line, each one lower than the last */
 };
+
+/* getaddrinfo's error g (an EAI_* code, negative on glibc) as a latlab error;
+ * lat_strerror gives the resolver's own sentence (gai_strerror). */
+#define LAT_EADDRINFO_ERR(g) (LAT_EADDRINFO + ((g) < 0 && (g) > -200 ? (g) : -199))
 
 /* A sentence for err (negative errno or LAT_E*); never NULL; thread-safe. */
 const char *lat_strerror(int err);

@@ -25,6 +25,11 @@
 #ifndef LATLAB_FLAME_H
 #define LATLAB_FLAME_H
 
+/* Experimental: its API may change in any release (see latlab.h). */
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/flame.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
+
 #include "latlab/report.h"
 
 #include <stdbool.h>
@@ -66,10 +71,16 @@ void lat_flame_destroy(lat_flame *f);
 int lat_flame_feed(lat_flame *f, const char *data, size_t len);
 /* End of input: completes the last line and sample.  Returns 0 or the error. */
 int lat_flame_finish(lat_flame *f);
-/* Convenience: feed the whole stream, then finish.  -EIO on a read error. */
+/* Convenience: feed the whole stream, then finish.  A read error is the
+ * stream's errno (-EISDIR for a directory), -EIO when it has none. */
 int lat_flame_read(lat_flame *f, FILE *in);
 /* 1-based line of the first format error (0 when none). */
 size_t lat_flame_error_line(const lat_flame *f);
+/* Why the input stopped being the format there (a static sentence; "" when
+ * no format error).  perf script input must be sample headers "COMM [TID]
+ * [CPU] TIME: [PERIOD] EVENT: ..." each followed by indented "ADDRESS SYMBOL
+ * (DSO)" frames and a blank line.  NULL is fine. */
+const char *lat_flame_error_reason(const lat_flame *f);
 
 /* Add count samples of one stack directly: frames[0] is the outermost caller,
  * frames[n-1] the sampled frame, names as described above (annotations give

@@ -69,6 +69,9 @@ LAT_INLINE void lat_gaps_note(lat_gaps *g, uint64_t prev, uint64_t now) {
 size_t lat_gaps_kept(const lat_gaps *g);
 /* Cycles of [from, to) covered by kept gaps (gaps are disjoint per thread). */
 uint64_t lat_gaps_overlap(const lat_gaps *g, uint64_t from, uint64_t to);
+/* Index of the first of n gaps (sorted by start, disjoint) that ends after
+ * from (binary search), n when none does.  NULL list: 0. */
+size_t lat_gaps_search(const lat_gap *list, size_t n, uint64_t from);
 /* Index of the longest kept gap overlapping [from, to), or -1. */
 long lat_gaps_find(const lat_gaps *g, uint64_t from, uint64_t to);
 

@@ -1,13 +1,16 @@
 /* http.h - the smallest HTTP/1.1 latlab needs: a one-thread server for a
  * scrape endpoint, and a client that sends one request (a Pushgateway push).
  *
- * Server: one listening socket, one cold thread; each connection is read
- * with a deadline into a fixed buffer (LAT_HTTP_MAX_REQUEST bytes: a bigger
- * request gets 431, a malformed one 400, anything but GET/HEAD 405), answered
- * by the caller's handler and closed (Connection: close).  Nothing here
+ * Server: one listening socket, one cold thread polling up to 16 connections
+ * at once (a slow one never holds up another; when all are taken the oldest
+ * makes room); each has 2 s in all from accept to the end of its answer (an
+ * incomplete request then gets 408), is read into a fixed buffer
+ * (LAT_HTTP_MAX_REQUEST bytes: a bigger request gets 431, a malformed one 400,
+ * anything but GET/HEAD 405), answered by the caller's handler and closed
+ * (Connection: close).  Destroy stops it at once, whatever the clients do.  Nothing here
  * touches the threads that measure; the handler decides what it locks.
  * Client: plain HTTP over TCP (no TLS), Content-Length bodies, one request
- * per connection, timeouts on connect, send and receive.
+ * per connection, one deadline for connect, send and receive together.
  * The library never prints; errors come back as negative errno / LAT_EHTTP. */
 #ifndef LATLAB_HTTP_H
 #define LATLAB_HTTP_H
@@ -70,10 +73,13 @@ int lat_http_parse_url(const char *url, char *host, size_t host_cap, int *port, 
                        size_t prefix_cap);
 
 /* Send METHOD host:port PATH with an optional body (content_type may be
- * NULL when there is none) and read the status.  Returns 0 for 2xx,
- * LAT_EHTTP for another status (err says which, with the start of the
- * body), or a negative errno (-ECONNREFUSED, -ETIMEDOUT, name lookup:
- * -EHOSTUNREACH).  err gets a sentence on failure. */
+ * NULL when there is none) and read the status.  timeout_ms bounds the whole
+ * request (connect, send and the answer together; not the name lookup), so a
+ * peer that trickles cannot hold it longer.  Returns 0 for 2xx, LAT_EHTTP for
+ * another status (err says which, with the start of the body), or a negative
+ * errno (-ECONNREFUSED, -ETIMEDOUT), or a failed name lookup as
+ * LAT_EADDRINFO_ERR (lat_strerror: the resolver's words).  err gets a
+ * sentence on failure (an IPv6 host in brackets). */
 int lat_http_request_send(const char *host, int port, const char *method, const char *path,
                           const char *content_type, const void *body, size_t len, int timeout_ms,
                           int *status, char *err, size_t errlen);

@@ -25,6 +25,10 @@
 #ifndef LATLAB_LOAD_H
 #define LATLAB_LOAD_H
 
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/load.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -19,6 +19,10 @@
 #ifndef LATLAB_LOADPROTO_H
 #define LATLAB_LOADPROTO_H
 
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/loadproto.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

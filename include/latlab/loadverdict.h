@@ -18,6 +18,10 @@
 #ifndef LATLAB_LOADVERDICT_H
 #define LATLAB_LOADVERDICT_H
 
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/loadverdict.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

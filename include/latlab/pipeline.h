@@ -23,6 +23,11 @@
  * feeds an optional flight recorder; the lab's own per-event accounting
  * (per-interval figures, tail attribution, checks) runs in its callbacks.
  *
+ * Censoring (censor.h): after the run each sample's stage windows are joined
+ * to the hot threads' gap lists; a figure the platform touched (a gap on a
+ * thread carrying its window, the backlog a gap built) leaves the net
+ * figures (r->censor[stage]); the gross histograms r->h keep every sample.
+ *
  * Experiments: alloc (a 32 x u64 heap vector per event in the work stage),
  * no-pin (hot threads unpinned), share_line (the two stage counters 8 bytes
  * apart on one 64-byte line instead of 128 bytes apart).
@@ -33,6 +38,11 @@
  * global, so concurrent runs are safe but would disturb each other). */
 #ifndef LATLAB_PIPELINE_H
 #define LATLAB_PIPELINE_H
+
+/* Experimental: its API may change in any release (see latlab.h). */
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/pipeline.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -127,6 +137,20 @@ typedef struct lat_pipe_config {
     int sleep_role;
     uint64_t sleep_seq, sleep_every, sleep_ns;
     unsigned sleep_count;
+    /* ... with sleep_role LAT_PIPE_WORKER: sleep inside the work window
+     * (after t1) instead of the poll loop. */
+    bool sleep_in_work;
+    /* Per-sample censoring (censor.h), after the run: the aggregator keeps
+     * each sample's stamps (24 bytes) for the first censor_cap samples
+     * (0 = min(events, LAT_PIPE_CENSOR_CAP)); later samples count in the
+     * gross figures only (r->censor_unjudged). */
+    size_t censor_cap;
+    /* Test hook: after the run, for each judged sample in order: its stamps
+     * t[5] (t0, tp, t1, t2, t3; compact: t3 = t2; cycles), and per stage
+     * why[stage] (LAT_CENSOR_*, censor.h) and who[stage] (bits 1 << role of
+     * the hot threads whose gaps censored it). */
+    void (*censor_hook)(void *ud, const uint64_t *t, const uint8_t *why, const unsigned *who);
+    void *censor_ud;
     /* Optional publisher of the running totals (a /metrics server, say):
      * the aggregator calls publish(ud, h) with the cumulative per-stage
      * histograms (h[stage], NULL for absent stages) as the tracer's
@@ -194,6 +218,7 @@ typedef struct lat_pipe_interval {
     double steady_mean;
     double tput_hz;                  /* completions per second of wall time */
     uint64_t lost_ns[LAT_PIPE_NHOT]; /* spin-loop gap time inside it, per hot thread */
+    uint64_t kept[LAT_PIPE_NSTAGES]; /* samples in it whose figure was not censored */
 } lat_pipe_interval;
 
 /* Tail attribution of one stage: how many samples above p99 / p99.9 had a
@@ -205,6 +230,25 @@ typedef struct lat_pipe_tail {
 } lat_pipe_tail;
 
 #define LAT_PIPE_MAX_SLEEPS 16
+#define LAT_PIPE_CENSOR_CAP 2097152 /* samples judged per run by default (48 MiB of stamps) */
+
+/* Per-sample censoring of one figure (stage): which samples the platform
+ * touched (censor.h: a gap on a thread carrying the stage's window, the
+ * backlog a gap built, or a window past the end of a full gap list).  gross
+ * is the stage's histogram r->h[stage]; net the kept samples; cens the
+ * censored samples' own figures (kept + censored = the judged samples). */
+typedef struct lat_pipe_censor_fig {
+    uint64_t kept, by_gap, by_backlog, unknown; /* samples */
+    uint64_t by_thread[LAT_PIPE_NHOT]; /* censored (gap or backlog) by that thread's gaps */
+    /* share of the run's send time (each sample owns the spacing since the
+     * sample before it) whose samples kept this figure */
+    double kept_time_share;
+    double gap_rate_hz; /* gaps per second on the threads carrying the window */
+    /* ns: the net figures weighted by the inverse of a window's chance to
+     * avoid gaps at that rate (censor.h): the bias of censoring removed */
+    int64_t ipw_p50, ipw_p99, ipw_p999;
+    lat_hist *net, *cens; /* ns; NULL for absent stages */
+} lat_pipe_censor_fig;
 
 typedef struct lat_pipe_result {
     int shape;
@@ -242,6 +286,11 @@ typedef struct lat_pipe_result {
     char flight_gap[200];                    /* the gap explaining the flight outlier, or "" */
     uint64_t sleeps[LAT_PIPE_MAX_SLEEPS][2]; /* test hook: [start, end) cycles */
     unsigned nsleeps;
+    /* Per-sample censoring (config censor_cap): samples judged; samples not
+     * judged (beyond the buffer, or a window of 2^32 cycles or more: in the
+     * gross figures only); per stage the kept/censored split. */
+    uint64_t censor_judged, censor_unjudged;
+    lat_pipe_censor_fig censor[LAT_PIPE_NSTAGES];
     /* Interval logs: each is written to a temporary file beside its target
      * and renamed over it only when the run ends with every line written, so
      * an existing log is replaced only by a complete one.  log_error is 0, or

@@ -10,6 +10,11 @@
 #ifndef LATLAB_PLATFORM_H
 #define LATLAB_PLATFORM_H
 
+/* Experimental: its API may change in any release (see latlab.h). */
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/platform.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 

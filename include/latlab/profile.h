@@ -17,6 +17,11 @@
 #ifndef LATLAB_PROFILE_H
 #define LATLAB_PROFILE_H
 
+/* Experimental: its API may change in any release (see latlab.h). */
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/profile.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
+
 #include "latlab/flame.h"
 
 #include <stdbool.h>
@@ -51,6 +56,10 @@ typedef struct lat_profile_result {
     char message[512];   /* one line for the user when failure != OK */
     int paranoid;        /* /proc/sys/kernel/perf_event_paranoid, INT_MIN unreadable */
     double wall_s;       /* wall time of perf record */
+    int signal;          /* a SIGTERM or SIGHUP that came while perf ran (0: none): it was passed on
+                            to perf and the command, which were waited for (SIGKILL after 10 s); the
+                            profile holds what was recorded until then.  The caller decides whether
+                            to end by it after writing its outputs */
 } lat_profile_result;
 
 /* Run argv (argv[0] searched in PATH by perf) under perf record, perf.data and

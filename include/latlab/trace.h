@@ -113,7 +113,9 @@ typedef struct lat_trace_config {
     const lat_clock_cal *cal;      /* NULL: lat_clock_default() */
     /* Optional outputs. */
     const char *hlog_prefix; /* NULL: none; else one interval log per stage at
-                                "<prefix><name>.hlog" ('+' in a name becomes '-'),
+                                "<prefix><name>.hlog" ('+' in a name becomes '-';
+                                names with '/', "." or "..", and two names that
+                                map to one file, "a+b" and "a-b", are -EINVAL),
                                 written as whole lines, flushed every interval */
     bool hlog_atomic;        /* false: each log is written in place, valid up to its last
                                 line at every moment (`latlab top` follows it).  true:
@@ -129,7 +131,11 @@ typedef struct lat_trace_config {
     size_t error_path_cap;
     const char *socket_path; /* NULL: none; else a unix stream socket that sends
                                 each client an interval log (tag = stage) as the
-                                intervals close (`latlab top --connect PATH`) */
+                                intervals close (`latlab top --connect PATH`).  A
+                                stale socket file there is replaced; one another
+                                process still listens on fails create with
+                                -EADDRINUSE.  Destroy removes the file only while
+                                it is still this tracer's own */
     /* Called on the aggregating thread after each interval closes (also the last,
      * partial one at stop).  It may query the tracer ([any] calls); it must not
      * call drain/start/stop/destroy. */
@@ -158,8 +164,9 @@ void lat_trace_config_default(lat_trace_config *c);
  * fails create; a failed write (the header's included) is recorded instead
  * (the first one, with error_path) and returned by stop: the run goes on.  Setup cost: allocation,
  * file and socket system calls, the default calibration on first use (200 ms).  Returns 0 and *out,
- * or -EINVAL (bad config: stages, names, points, range), -ENOMEM, or a negative errno from opening
- * a log or the socket.  [any] */
+ * or -EINVAL (bad config: stages, names, points, range, two names for one log file), -ENOMEM,
+ * -EADDRINUSE (a live socket of another process at socket_path), or a negative errno from
+ * opening a log or the socket.  [any] */
 int lat_trace_create(const lat_trace_config *c, lat_trace **out);
 /* Stop (as lat_trace_stop), close the outputs, free everything, sinks
  * included.  NULL is fine.  [setup] */

@@ -39,6 +39,11 @@ const char *lat_test_tmpdir(void);
 /* Is text well-formed XML (xmllint --noout)?  1 yes, 0 no, -1 xmllint missing. */
 int lat_test_xml_check(const char *text);
 
+/* Place a pipeline config's compact shape on two CPUs, each hot thread pinned
+ * on its own (lat_pipe_place): 1 done, 0 when this machine cannot. */
+struct lat_pipe_config;
+int lat_test_place_compact(struct lat_pipe_config *c);
+
 /* 1 when a and b have the same geometry, total, min, max and every count. */
 struct lat_hist;
 int lat_test_hist_equal(const struct lat_hist *a, const struct lat_hist *b);

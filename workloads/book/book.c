@@ -950,6 +950,12 @@ int book_best(const book *b, book_side side, int64_t *price, uint64_t *qty) {
     return 0;
 }
 
+int book_crossed(const book *b) {
+    int64_t bid, ask;
+    if (!b || book_best(b, BOOK_BUY, &bid, NULL) || book_best(b, BOOK_SELL, &ask, NULL)) return 0;
+    return bid > ask ? 2 : bid == ask ? 1 : 0;
+}
+
 uint32_t book_order_count(const book *b) {
     return b->live;
 }

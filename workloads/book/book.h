@@ -251,8 +251,12 @@ int book_snapshot_package(const book *b, size_t depth, book_package *pkg);
 
 /* Queries. */
 int book_best(const book *b, book_side side, int64_t *price, uint64_t *qty); /* 0 or BOOK_EEMPTY */
-uint32_t book_order_count(const book *b);                                    /* resting orders */
-size_t book_level_count(const book *b, book_side side);                      /* non-empty levels */
+/* A book whose resting orders would trade with each other (only resting
+ * adds, book_add_resting, can make one): 2 crossed (best bid above best
+ * ask), 1 locked (equal), 0 neither or a side empty (NULL too). */
+int book_crossed(const book *b);
+uint32_t book_order_count(const book *b);               /* resting orders */
+size_t book_level_count(const book *b, book_side side); /* non-empty levels */
 uint64_t book_seq(const book *b);
 /* Looks a resting order up: 0 and the fields, or BOOK_EUNKNOWN. */
 int book_lookup(const book *b, uint64_t id, uint32_t *owner, book_side *side, int64_t *price,

@@ -194,6 +194,7 @@ struct lobster_replay {
     /* prices worse than these were outside the file's window at some row:
      * bids below bid_trust, asks above ask_trust */
     int64_t bid_trust, ask_trust;
+    uint64_t last_time_ns; /* the previous message's time */
     lobster_counts c;
     book_level_view lv[2][LOBSTER_MAX_LEVELS];
 };
@@ -298,16 +299,52 @@ static int apply_prewindow(lobster_replay *r, const lobster_msg *m, const char *
     return 1;
 }
 
-void lobster_replay_note(lobster_replay *r, const lobster_msg *m) {
+/* Count a message; a time before the previous message's is an inconsistency
+ * (counted, and the reason given; the message is still applied). */
+static void count_msg(lobster_replay *r, const lobster_msg *m, const char **reason) {
+    if (r->c.messages && m->time_ns < r->last_time_ns) {
+        r->c.time_backwards++;
+        *reason = "timestamp earlier than the previous message's (applied)";
+    }
+    r->last_time_ns = m->time_ns;
     r->c.messages++;
     r->c.by_type[m->type & 7]++;
+}
+
+void lobster_replay_note(lobster_replay *r, const lobster_msg *m) {
+    const char *ignored;
+    count_msg(r, m, &ignored);
+}
+
+/* A new limit order at or through the opposite side's best would trade at
+ * once: LOBSTER records that as executions, never as a resting add. */
+static int crossing_add(const lobster_replay *r, const lobster_msg *m, const char **reason) {
+    int64_t px;
+    uint64_t q;
+    book_side other = m->side == BOOK_BUY ? BOOK_SELL : BOOK_BUY;
+    if (book_best(r->b, other, &px, &q) != 0) return 0;
+    if (m->side == BOOK_BUY ? m->price < px : m->price > px) return 0;
+    *reason = m->side == BOOK_BUY ? "a buy at or above the resting ask (the book would cross)"
+                                  : "a sell at or below the resting bid (the book would cross)";
+    return 1;
+}
+
+/* Types 2-4 naming a resting order at another price or side: LOBSTER carries
+ * the order's own price, so the file disagrees with itself (applied by id). */
+static void check_order(lobster_replay *r, const lobster_msg *m, const char **reason) {
+    book_side side;
+    int64_t price;
+    if (book_lookup(r->b, m->id, NULL, &side, &price, NULL)) return;
+    if (side == m->side && price == m->price) return;
+    r->c.wrong_price++;
+    *reason = side != m->side ? "direction differs from the resting order's (applied by id)"
+                              : "price differs from the resting order's (applied by id)";
 }
 
 int lobster_replay_apply(lobster_replay *r, const lobster_msg *m, const char **reason) {
     static const char *const none = "";
     *reason = none;
-    r->c.messages++;
-    r->c.by_type[m->type & 7]++;
+    count_msg(r, m, reason);
     int err = 0;
     uint32_t open;
     if (m->type >= 5) return 0; /* hidden execution, cross, halt: no visible change */
@@ -317,6 +354,10 @@ int lobster_replay_apply(lobster_replay *r, const lobster_msg *m, const char **r
         return BOOK_EARG;
     }
     if (m->type == 1) {
+        if (crossing_add(r, m, reason)) {
+            r->c.crossing++;
+            return BOOK_EARG;
+        }
         err = book_add_resting(r->b, m->id, 0, m->side, m->price, m->size);
         if (err) {
             *reason =
@@ -326,6 +367,7 @@ int lobster_replay_apply(lobster_replay *r, const lobster_msg *m, const char **r
         return err;
     }
     if (book_lookup(r->b, m->id, NULL, NULL, NULL, &open)) return apply_prewindow(r, m, reason);
+    check_order(r, m, reason);
     if (m->type == 3) return book_cancel(r->b, m->id);
     if (m->size == 0 || m->size > open) {
         *reason = m->size ? "size exceeds the order's open quantity" : "size is zero";

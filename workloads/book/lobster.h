@@ -77,6 +77,10 @@ typedef struct lobster_counts {
     uint64_t unappliable;       /* reported, not applied */
     uint64_t unappliable_depth; /* of which: at a price outside the file's depth */
     uint64_t rows_compared, rows_mismatch, rows_depth_only;
+    /* The file disagreeing with itself (LOBSTER never does): */
+    uint64_t crossing;       /* type 1 at or through the opposite best: refused, not applied */
+    uint64_t wrong_price;    /* types 2-4 whose price or direction is not the order's: applied */
+    uint64_t time_backwards; /* a time before the previous message's: applied */
 } lobster_counts;
 
 typedef struct lobster_mismatch {
@@ -106,7 +110,10 @@ void lobster_replay_destroy(lobster_replay *r);
 int lobster_replay_start(lobster_replay *r, const lobster_row *row);
 /* Apply one message.  0 applied; 1 applied to a pre-window level; or a
  * negative BOOK_E* code with *reason set (a static sentence) when it could
- * not be applied (nothing changed). */
+ * not be applied (nothing changed; a crossing add is BOOK_EARG, counted in
+ * crossing, not unappliable).  An applied message the file contradicts (a
+ * wrong price or direction, time going backwards) returns 0 or 1 with
+ * *reason set and counted; otherwise *reason is "". */
 int lobster_replay_apply(lobster_replay *r, const lobster_msg *m, const char **reason);
 /* Count a message without applying it (the first one, whose effect the
  * first orderbook row already holds). */

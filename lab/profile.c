@@ -1,5 +1,5 @@
-/* labprof.c - the lab's step (e) in the tool (see labprof.h). */
-#include "labprof.h"
+/* profile.c - the lab's profiling step (e) (see lab_profile.h). */
+#include "latlab/lab_profile.h"
 
 #include "latlab/atomicfile.h"
 #include "latlab/error.h"
@@ -12,7 +12,7 @@
 
 static const char *const side_name[2] = {"baseline", "share-line"};
 
-void labprof_init(labprof *p, const char *out, unsigned hz, const char *off) {
+void lat_lab_prof_init(lat_lab_prof *p, const char *out, unsigned hz, const char *off) {
     memset(p, 0, sizeof *p);
     snprintf(p->out, sizeof p->out, "%s", out);
     p->hz = hz ? hz : 999;
@@ -29,28 +29,28 @@ void labprof_init(labprof *p, const char *out, unsigned hz, const char *off) {
     if (p->enabled) p->c2c = lat_profile_c2c_supported(out, NULL, p->c2c_why, sizeof p->c2c_why);
 }
 
-static void keep_message(labprof_side *s) {
+static void keep_message(lat_lab_prof_side *s) {
     _Static_assert(sizeof s->err == sizeof s->r.message, "message sizes");
     memcpy(s->err, s->r.message, sizeof s->err);
     s->err[sizeof s->err - 1] = 0;
 }
 
-static void side_dir(const labprof *p, int side, char *buf, size_t len) {
+static void side_dir(const lat_lab_prof *p, int side, char *buf, size_t len) {
     snprintf(buf, len, "%s/profile-%s", p->out, side_name[side]);
 }
 
-void labprof_begin(labprof *p, int side) {
+void lat_lab_prof_begin(lat_lab_prof *p, int side) {
     if (!p->enabled || side < 0 || side > 1 || p->side[side].sess || p->side[side].have) return;
     char dir[4200];
     side_dir(p, side, dir, sizeof dir);
     lat_profile_opts o = {.hz = p->hz};
-    labprof_side *s = &p->side[side];
+    lat_lab_prof_side *s = &p->side[side];
     if (lat_profile_attach(0, dir, &o, &s->sess, &s->r)) keep_message(s);
 }
 
-void labprof_end(labprof *p, int side) {
+void lat_lab_prof_end(lat_lab_prof *p, int side) {
     if (side < 0 || side > 1 || !p->side[side].sess) return;
-    labprof_side *s = &p->side[side];
+    lat_lab_prof_side *s = &p->side[side];
     int rc = lat_profile_detach(s->sess, &s->r);
     s->sess = NULL;
     if (rc)
@@ -60,29 +60,29 @@ void labprof_end(labprof *p, int side) {
     if (!rc && !s->have) snprintf(s->err, sizeof s->err, "no samples in the profiled round");
 }
 
-void labprof_figures(labprof *p, int side, double work_p50_ns, double e2e_p50_ns, double ipc,
-                     double cache_misses) {
+void lat_lab_prof_figures(lat_lab_prof *p, int side, double work_p50_ns, double e2e_p50_ns,
+                          double ipc, double cache_misses) {
     if (side < 0 || side > 1) return;
-    labprof_side *s = &p->side[side];
+    lat_lab_prof_side *s = &p->side[side];
     s->work_p50_ns = work_p50_ns;
     s->e2e_p50_ns = e2e_p50_ns;
     s->ipc = ipc;
     s->cache_misses = cache_misses;
 }
 
-bool labprof_ready(const labprof *p) {
+bool lat_lab_prof_ready(const lat_lab_prof *p) {
     return p->side[0].have && p->side[1].have;
 }
 
-static lat_profile_pair pair_of(const labprof *p, char *ev, size_t len) {
+static lat_profile_pair pair_of(const lat_lab_prof *p, char *ev, size_t len) {
     snprintf(ev, len, "%s at %u Hz", p->side[0].r.event, p->hz);
     return (lat_profile_pair){
         p->side[0].r.flame,     p->side[1].r.flame,     "baseline round", "share-line round",
         p->side[0].work_p50_ns, p->side[1].work_p50_ns, "worker",         ev};
 }
 
-int labprof_write(const labprof *p) {
-    if (!labprof_ready(p)) return 0;
+int lat_lab_prof_write(const lat_lab_prof *p) {
+    if (!lat_lab_prof_ready(p)) return 0;
     char dir[4200], ev[96];
     snprintf(ev, sizeof ev, "%s at %u Hz", p->side[0].r.event, p->hz);
     for (int i = 0; i < 2; i++) {
@@ -106,8 +106,8 @@ int labprof_write(const labprof *p) {
 }
 
 /* Counters and c2c lines, indented by ind. */
-static void extras(const labprof *p, FILE *f, const char *ind) {
-    const labprof_side *b = &p->side[0], *s = &p->side[1];
+static void extras(const lat_lab_prof *p, FILE *f, const char *ind) {
+    const lat_lab_prof_side *b = &p->side[0], *s = &p->side[1];
     if (isfinite(b->ipc) && isfinite(s->ipc))
         fprintf(f,
                 "%scounters (worker, same rounds): IPC %.2f -> %.2f, cache misses %.0f -> %.0f\n",
@@ -124,7 +124,7 @@ static void extras(const labprof *p, FILE *f, const char *ind) {
         fprintf(f, "%sperf c2c: not run: %s\n", ind, p->c2c == 0 ? p->c2c_why : "perf unavailable");
 }
 
-static void why_not(const labprof *p, FILE *f, const char *ind) {
+static void why_not(const lat_lab_prof *p, FILE *f, const char *ind) {
     if (!p->enabled) {
         fprintf(f, "%snot run: %s\n", ind, p->why);
         return;
@@ -135,9 +135,9 @@ static void why_not(const labprof *p, FILE *f, const char *ind) {
                     p->side[i].err[0] ? p->side[i].err : "the round did not run");
 }
 
-void labprof_print(const labprof *p, FILE *f) {
+void lat_lab_prof_print(const lat_lab_prof *p, FILE *f) {
     fprintf(f, "\n(e) ");
-    if (!labprof_ready(p)) {
+    if (!lat_lab_prof_ready(p)) {
         fprintf(f, "sampling profiles of the baseline and share-line rounds:\n");
         why_not(p, f, "  ");
         return;
@@ -148,9 +148,9 @@ void labprof_print(const labprof *p, FILE *f) {
     extras(p, f, "  ");
 }
 
-void labprof_markdown(const labprof *p, FILE *f) {
+void lat_lab_prof_markdown(const lat_lab_prof *p, FILE *f) {
     fprintf(f, "\n## (e) Sampling profiles: which code (and why it cannot say why)\n\n");
-    if (!labprof_ready(p)) {
+    if (!lat_lab_prof_ready(p)) {
         why_not(p, f, "- ");
         return;
     }
@@ -165,7 +165,8 @@ void labprof_markdown(const labprof *p, FILE *f) {
 }
 
 /* Text a writer (why_not or extras) prints, in a string to free. */
-static char *text_of(const labprof *p, void (*fn)(const labprof *, FILE *, const char *)) {
+static char *text_of(const lat_lab_prof *p,
+                     void (*fn)(const lat_lab_prof *, FILE *, const char *)) {
     char *buf = NULL;
     size_t n = 0;
     FILE *m = open_memstream(&buf, &n);
@@ -175,10 +176,10 @@ static char *text_of(const labprof *p, void (*fn)(const labprof *, FILE *, const
     return buf;
 }
 
-int labprof_report(const labprof *p, lat_report *rep) {
+int lat_lab_prof_report(const lat_lab_prof *p, lat_report *rep) {
     int rc = lat_report_section(rep, "(e) Sampling profiles: baseline vs share-line");
     if (rc) return rc;
-    bool ready = labprof_ready(p);
+    bool ready = lat_lab_prof_ready(p);
     if (ready) {
         char ev[96];
         lat_profile_pair pr = pair_of(p, ev, sizeof ev);
@@ -193,9 +194,9 @@ int labprof_report(const labprof *p, lat_report *rep) {
     return rc;
 }
 
-void labprof_fini(labprof *p) {
+void lat_lab_prof_fini(lat_lab_prof *p) {
     for (int i = 0; i < 2; i++) {
-        if (p->side[i].sess) labprof_end(p, i);
+        if (p->side[i].sess) lat_lab_prof_end(p, i);
         lat_profile_result_fini(&p->side[i].r);
     }
 }

@@ -1,4 +1,4 @@
-/* lab.c - the pipeline lab's protocol and verdict rule (see lab.h).
+/* verdict.c - the pipeline lab's verdict rule (see lab_verdict.h).
  *
  * The verdict reads, per paired round, the medians over the clean intervals
  * of the work stage's p50, p99.9 and p99.99 and of e2e's p99.9 with their spread, and
@@ -16,7 +16,7 @@
  * p99.99's where an episodic cost is too rare to move the p99.9) is a tail
  * disease, which beside a p50 below the counter's resolution must outgrow the
  * median growth that can hide there. */
-#include "latlab/lab.h"
+#include "latlab/lab_verdict.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -58,12 +58,6 @@ int lat_lab_expected(int conf) {
     return LAT_LAB_NO_CHANGE;
 }
 
-void lat_lab_conf_apply(int conf, lat_pipe_config *c) {
-    c->alloc = conf == LAT_LAB_ALLOC;
-    c->share_line = conf == LAT_LAB_SHARE;
-    c->no_pin = conf == LAT_LAB_NOPIN;
-}
-
 void lat_lab_params_default(lat_lab_params *p) {
     memset(p, 0, sizeof *p);
     p->alpha = 0.01;
@@ -90,7 +84,7 @@ void lat_lab_params_default(lat_lab_params *p) {
 
 /* ---- the verdict rule --------------------------------------------------------------------- */
 
-static bool interval_clean(const lat_lab_params *p, const lat_lab_fig *f) {
+bool lat__lab_interval_clean(const lat_lab_params *p, const lat_lab_fig *f) {
     return f->lost <= p->max_interval_lost && f->work_p50 > 0 && f->work_p999 > 0 &&
            f->e2e_p999 > 0 && (p->backlog_ns <= 0 || f->e2e_p50 <= p->backlog_ns);
 }
@@ -121,7 +115,7 @@ static cell_figs reduce_cell(const lat_lab_params *p, const lat_lab_cell *c, boo
     size_t k = 0;
     bool have_mean = true;
     for (size_t i = 0; i < c->n; i++) {
-        if (!interval_clean(p, &c->iv[i])) {
+        if (!lat__lab_interval_clean(p, &c->iv[i])) {
             o.aside++;
             continue;
         }
@@ -607,7 +601,8 @@ static double backlog_widening(const lat_lab_params *p, const lat_lab_cell *base
         size_t m = 0;
         for (size_t i = 0; i < base[k].n; i++) {
             const lat_lab_fig *f = &base[k].iv[i];
-            if (interval_clean(p, f) && f->steady_p999 > 0) iv[m++] = f->work_p999 / f->steady_p999;
+            if (lat__lab_interval_clean(p, f) && f->steady_p999 > 0)
+                iv[m++] = f->work_p999 / f->steady_p999;
         }
         if (m) r[nr++] = lat_stats_median(iv, m);
     }
@@ -820,383 +815,4 @@ void lat_lab_verdict_text(const lat_lab_verdict *v, char *buf, size_t len) {
                  "; %u rounds used, %u set aside; %s, p99.9 x%.2f [%.2f..%.2f], e2e spread x%.2f",
                  v->rounds, v->set_aside, p50, v->p999_ratio, v->p999_lo, v->p999_hi,
                  v->spread_ratio);
-}
-
-/* ---- the protocol ------------------------------------------------------------------------ */
-
-void lat_lab_config_default(lat_lab_config *c) {
-    memset(c, 0, sizeof *c);
-    lat_pipe_config_default(&c->pipe);
-    c->pipe.events = 100000; /* 0.5 s at the default rate: two rounds where one 1 s run fit */
-    lat_lab_params_default(&c->params);
-    c->pipe.interval_ns = 100000000ull;
-    c->seed = 1;
-    c->min_rounds = 10;
-    c->max_rounds = 80;
-    c->budget_s = 120;
-    c->max_repeats = 2;
-    c->max_run_lost = 0.20;
-}
-
-static double nan_sum(double a, double b) {
-    if (isnan(a)) return b;
-    if (isnan(b)) return a;
-    return a + b;
-}
-
-void lat_lab_thread_accounting(const lat_pipe_config *pc, const lat_pipe_result *r,
-                               lat_lab_thread_acct out[LAT_PIPE_NHOT]) {
-    const lat_clock_cal *cal = pc->cal ? pc->cal : lat_clock_default();
-    for (int k = 0; k < LAT_PIPE_NHOT; k++) {
-        lat_lab_thread_acct *a = &out[k];
-        const lat_pipe_counters *t = &r->thr[k];
-        memset(a, 0, sizeof *a);
-        if (!t->ran || !r->gaps[k]) continue;
-        a->ran = true;
-        a->gaps = r->gaps[k]->count;
-        a->lost_ns = (double)lat_clock_to_ns(cal, r->gaps[k]->total);
-        a->longest_ns = (double)lat_clock_to_ns(cal, r->gaps[k]->longest);
-        a->lost_share = t->loop_ns ? a->lost_ns / (double)t->loop_ns : 0;
-        a->wait_ns = r->plat[k].have_schedstat ? (double)r->plat[k].wait_ns : NAN;
-        a->vol = r->plat[k].vol_switches;
-        a->invol = r->plat[k].invol_switches;
-        memcpy(a->hist, r->gaps[k]->hist, sizeof a->hist);
-    }
-}
-
-/* Reduce a finished run to its record: figures, accounting, intervals. */
-static int reduce_run(const lat_lab_config *c, const lat_pipe_config *pc, const lat_pipe_result *r,
-                      lat_lab_run_rec *rec) {
-    static const double ps[] = {50, 99, 99.9};
-    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
-        rec->p50[s] = rec->p99[s] = rec->p999[s] = rec->max[s] = NAN;
-        if (!r->h[s]) continue;
-        int64_t v[3];
-        lat_hist_values_at_percentiles(r->h[s], ps, v, 3);
-        rec->p50[s] = (double)v[0], rec->p99[s] = (double)v[1], rec->p999[s] = (double)v[2];
-        rec->max[s] = (double)lat_hist_max(r->h[s]);
-        rec->tail[s] = r->tail[s];
-    }
-    const lat_hist *w = r->h[LAT_PIPE_WORK];
-    if (w && lat_hist_total(w) >= LAT_LAB_DEEP_COUNT)
-        rec->work_p9999 = (double)lat_hist_value_at_percentile(w, 99.99);
-    if (r->steady && lat_hist_total(r->steady) >= LAT_LAB_DEEP_COUNT)
-        rec->steady_p9999 = (double)lat_hist_value_at_percentile(r->steady, 99.99);
-    rec->wall_ns = (double)r->wall_ns;
-    rec->cpu = r->cpu;
-    rec->faults = rec->cs = rec->migrations = NAN;
-    lat_lab_thread_accounting(pc, r, rec->thr);
-    for (int k = 0; k < LAT_PIPE_NHOT; k++) {
-        const lat_pipe_counters *t = &r->thr[k];
-        if (!rec->thr[k].ran) continue;
-        rec->faults = nan_sum(rec->faults, t->page_faults);
-        rec->cs = nan_sum(rec->cs, t->ctx_switches);
-        rec->migrations = nan_sum(rec->migrations, t->migrations);
-    }
-    rec->iv = r->niv ? lat__calloc(r->niv, sizeof *rec->iv) : NULL;
-    if (r->niv && !rec->iv) return -ENOMEM;
-    uint64_t expect = pc->interval_ns ? pc->rate_hz * pc->interval_ns / 1000000000ull : 0;
-    for (size_t i = 0; i < r->niv; i++) {
-        const lat_pipe_interval *s = &r->iv[i];
-        if (!s->count || s->count < expect / 4) continue; /* partial last interval */
-        lat_lab_fig *f = &rec->iv[rec->niv++];
-        f->work_p50 = (double)s->p50[LAT_PIPE_WORK], f->work_p99 = (double)s->p99[LAT_PIPE_WORK];
-        f->work_p999 = (double)s->p999[LAT_PIPE_WORK], f->work_mean = s->body_mean[LAT_PIPE_WORK];
-        f->work_max = (double)s->max[LAT_PIPE_WORK];
-        /* the events that met no queue, when most did */
-        if (s->steady_count >= 1000 && 2 * s->steady_count >= s->count) {
-            f->steady_p50 = (double)s->steady_p50, f->steady_p999 = (double)s->steady_p999;
-            f->steady_mean = s->steady_mean;
-        }
-        f->e2e_p50 = (double)s->p50[LAT_PIPE_E2E], f->e2e_p999 = (double)s->p999[LAT_PIPE_E2E];
-        f->tput_hz = s->tput_hz;
-        for (int k = 0; k < LAT_PIPE_NHOT; k++) {
-            double l = (double)s->lost_ns[k] / (double)pc->interval_ns;
-            if (l > f->lost) f->lost = l;
-        }
-        if (!interval_clean(&c->params, f)) rec->iv_set_aside++;
-    }
-    /* contaminated: a hot thread lost too much, or too few clean intervals */
-    for (int k = 0; k < LAT_PIPE_NHOT; k++)
-        if (rec->thr[k].ran && rec->thr[k].lost_share > c->max_run_lost) {
-            rec->contaminated = true;
-            snprintf(rec->why, sizeof rec->why, "the %s lost %.1f%% of its loop in gaps (> %.0f%%)",
-                     lat_pipe_role_name(pc->shape, k), 100 * rec->thr[k].lost_share,
-                     100 * c->max_run_lost);
-            return 0;
-        }
-    if (rec->niv - rec->iv_set_aside < c->params.min_intervals) {
-        rec->contaminated = true;
-        snprintf(rec->why, sizeof rec->why,
-                 "only %zu of %zu intervals clean (platform gaps or backlog)",
-                 rec->niv - rec->iv_set_aside, rec->niv);
-    }
-    return 0;
-}
-
-const lat_lab_run_rec *lat_lab_cell_run(const lat_lab_result *res, int conf, unsigned round) {
-    const lat_lab_run_rec *best = NULL;
-    for (size_t i = 0; res && i < res->nruns; i++) {
-        const lat_lab_run_rec *r = &res->runs[i];
-        if (r->conf == conf && r->round == round && !r->contaminated) best = r;
-    }
-    return best;
-}
-
-static double placement_cut(const lat_lab_result *res);
-static int placement_at(const lat_lab_run_rec *r, double cut);
-
-static int decide_all(const lat_lab_config *c, lat_lab_result *res) {
-    unsigned n = res->rounds;
-    double cut = placement_cut(res);
-    lat_lab_cell *cells = lat__calloc((size_t)LAT_LAB_NCONF * (n ? n : 1), sizeof *cells);
-    if (!cells) return -ENOMEM;
-    for (int x = 0; x < LAT_LAB_NCONF; x++)
-        for (unsigned k = 0; k < n; k++) {
-            const lat_lab_run_rec *r = lat_lab_cell_run(res, x, k);
-            cells[(size_t)x * n + k] =
-                (lat_lab_cell){r ? r->iv : NULL,
-                               r ? r->niv : 0,
-                               r != NULL,
-                               r ? (unsigned)placement_at(r, cut) : LAT_LAB_NEAR,
-                               r ? r->work_p9999 : 0,
-                               r ? r->steady_p9999 : 0};
-        }
-    int rc = 0;
-    for (int x = 1; x < LAT_LAB_NCONF && !rc; x++)
-        rc = lat_lab_decide(&c->params, x, cells, cells + (size_t)x * n, n, &res->verdict[x]);
-    lat__free(cells);
-    return rc;
-}
-
-/* Every verdict decided, and each the same as after the previous round: the
- * rule is looked at after every round, and one look's fluke must not stop
- * the protocol (optional stopping inflates the error rate). */
-static bool all_decided(const lat_lab_result *res, const int *prev) {
-    for (int x = 1; x < LAT_LAB_NCONF; x++) {
-        if (res->verdict[x].kind == LAT_LAB_UNDECIDED &&
-            !strstr(res->verdict[x].reason, "too few CPUs"))
-            return false;
-        if (res->verdict[x].kind != prev[x]) return false;
-    }
-    return true;
-}
-
-static int push_rec(lat_lab_result *res, size_t *cap, const lat_lab_run_rec *rec) {
-    if (res->nruns == *cap) {
-        size_t nc = *cap ? 2 * *cap : 64;
-        lat_lab_run_rec *n = lat__calloc(nc, sizeof *n);
-        if (!n) return -ENOMEM;
-        if (res->runs) memcpy(n, res->runs, res->nruns * sizeof *n);
-        lat__free(res->runs);
-        res->runs = n;
-        *cap = nc;
-    }
-    res->runs[res->nruns++] = *rec;
-    return 0;
-}
-
-static int merge_run(lat_lab_result *res, int conf, const lat_pipe_result *r) {
-    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
-        if (!r->h[s]) continue;
-        if (!res->merged[conf][s]) {
-            int rc = lat_hist_create(1, 100000000000ll, 3, &res->merged[conf][s]);
-            if (rc) return rc;
-        }
-        lat_hist_add(res->merged[conf][s], r->h[s]);
-    }
-    return 0;
-}
-
-/* One configuration in one round: run, repeat while contaminated. */
-static double measure_floor(const lat_lab_config *c) {
-    if (!c->floor_ns || c->pipe.cpus[0] < 0 || c->pipe.cpus[1] < 0) return NAN;
-    return c->floor_ns(c->ud, c->pipe.cpus[0], c->pipe.cpus[1]);
-}
-
-static int run_cell(const lat_lab_config *c, lat_lab_result *res, size_t *cap, int conf,
-                    unsigned round, uint64_t t0) {
-    for (unsigned att = 0; att <= c->max_repeats; att++) {
-        /* no repeat once the budget is spent: the round is then set aside */
-        if (att > 0 && (double)(lat_mono_ns() - t0) / 1e9 > c->budget_s) break;
-        lat_pipe_config pc = c->pipe;
-        lat_lab_conf_apply(conf, &pc);
-        char prefix[4096];
-        if (c->hlog_dir && round == 0) {
-            snprintf(prefix, sizeof prefix, "%s/%s-1-", c->hlog_dir, lat_lab_conf_name(conf));
-            pc.hlog_prefix = prefix;
-        }
-        const lat_hist *b999 = res->merged[LAT_LAB_BASE][LAT_PIPE_E2E];
-        if (conf == LAT_LAB_ALLOC && b999 && lat_hist_total(b999) > 0)
-            pc.flight_threshold_ns = (uint64_t)lat_hist_value_at_percentile(b999, 99.9);
-        double floor_before = measure_floor(c);
-        if (c->around_run) c->around_run(c->ud, conf, round, att, 1, &pc);
-        lat_pipe_result r;
-        int rc = lat_pipe_run(&pc, &r);
-        if (c->around_run) c->around_run(c->ud, conf, round, att, 0, &pc);
-        double floor_after = rc ? NAN : measure_floor(c);
-        if (rc) {
-            snprintf(res->log_error_path, sizeof res->log_error_path, "%s", r.log_error_path);
-            return rc;
-        }
-        if (r.log_error) { /* a full disk: stop, never report from half the logs */
-            rc = r.log_error;
-            snprintf(res->log_error_path, sizeof res->log_error_path, "%s", r.log_error_path);
-            lat_pipe_result_fini(&r);
-            return rc;
-        }
-        lat_lab_run_rec rec;
-        memset(&rec, 0, sizeof rec);
-        rec.conf = conf, rec.round = round, rec.attempt = att;
-        rec.floor_ns = floor_before, rec.floor_after_ns = floor_after;
-        rc = reduce_run(c, &pc, &r, &rec);
-        if (!rc && !rec.contaminated) rc = merge_run(res, conf, &r);
-        if (!rc && c->on_run) c->on_run(c->ud, &rec, &pc, &r);
-        lat_pipe_result_fini(&r);
-        if (!rc) rc = push_rec(res, cap, &rec);
-        if (rc) {
-            lat__free(rec.iv);
-            return rc;
-        }
-        if (!rec.contaminated) break;
-    }
-    return 0;
-}
-
-int lat_lab_run(const lat_lab_config *c, lat_lab_result *res) {
-    if (!c || !res || c->max_rounds == 0 || c->min_rounds > c->max_rounds ||
-        c->pipe.interval_ns == 0)
-        return -EINVAL;
-    memset(res, 0, sizeof *res);
-    res->seed = c->seed;
-    res->order = lat__calloc(c->max_rounds, sizeof *res->order);
-    if (!res->order) return -ENOMEM;
-    lat_stats_rng g = {c->seed};
-    size_t cap = 0;
-    uint64_t t0 = lat_mono_ns();
-    int rc = 0;
-    snprintf(res->stop, sizeof res->stop, "the round limit (%u) was reached", c->max_rounds);
-    int prev[LAT_LAB_NCONF] = {0};
-    for (unsigned k = 0; k < c->max_rounds && !rc; k++) {
-        double spent = (double)(lat_mono_ns() - t0) / 1e9;
-        if (k > c->min_rounds && all_decided(res, prev)) {
-            snprintf(res->stop, sizeof res->stop,
-                     "every verdict decided after %u rounds (the same after %u)", k, k - 1);
-            break;
-        }
-        if (k > 0 && spent + 1.5 * spent / k > c->budget_s) { /* a round can run long */
-            snprintf(res->stop, sizeof res->stop,
-                     "the time budget (%.0f s) was spent after %u rounds", c->budget_s, k);
-            break;
-        }
-        int *ord = res->order[k];
-        for (int i = 0; i < LAT_LAB_NCONF; i++)
-            ord[i] = i;
-        lat_stats_shuffle(&g, ord, LAT_LAB_NCONF);
-        for (int i = 0; i < LAT_LAB_NCONF && !rc; i++)
-            rc = run_cell(c, res, &cap, ord[i], k, t0);
-        res->rounds = k + 1;
-        for (int x = 0; x < LAT_LAB_NCONF; x++)
-            prev[x] = res->verdict[x].kind;
-        if (!rc) rc = decide_all(c, res);
-    }
-    res->wall_s = (double)(lat_mono_ns() - t0) / 1e9;
-    lat_lab_placement_of(res, &res->placement);
-    if (rc) { /* a failed protocol keeps only which log failed, for the message */
-        char path[sizeof res->log_error_path];
-        memcpy(path, res->log_error_path, sizeof path);
-        lat_lab_result_fini(res);
-        memcpy(res->log_error_path, path, sizeof path);
-    }
-    return rc;
-}
-
-void lat_lab_result_fini(lat_lab_result *res) {
-    if (!res) return;
-    for (size_t i = 0; i < res->nruns; i++)
-        lat__free(res->runs[i].iv);
-    lat__free(res->runs);
-    lat__free(res->order);
-    for (int x = 0; x < LAT_LAB_NCONF; x++)
-        for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
-            lat_hist_destroy(res->merged[x][s]);
-    memset(res, 0, sizeof *res);
-}
-
-/* ---- placement ---------------------------------------------------------------------------- */
-
-static bool floor_ok(double v) {
-    return !isnan(v) && v > 0;
-}
-
-/* Floors above this are the far placement (INFINITY: one placement, or no
- * memory to sort them). */
-static double placement_cut(const lat_lab_result *res) {
-    double *v = lat__alloc((2 * res->nruns + 1) * sizeof *v);
-    if (!v) return INFINITY;
-    size_t n = 0;
-    for (size_t i = 0; i < res->nruns; i++) {
-        const double f[2] = {res->runs[i].floor_ns, res->runs[i].floor_after_ns};
-        for (int j = 0; j < 2; j++)
-            if (floor_ok(f[j])) v[n++] = f[j];
-    }
-    lat_stats_sort(v, n);
-    double cut = INFINITY, widest = LAT_LAB_PLACEMENT_SPLIT;
-    for (size_t i = 1; i < n; i++)
-        if (v[i] / v[i - 1] > widest) widest = v[i] / v[i - 1], cut = sqrt(v[i] * v[i - 1]);
-    lat__free(v);
-    return cut;
-}
-
-static int placement_at(const lat_lab_run_rec *r, double cut) {
-    bool b = floor_ok(r->floor_ns), a = floor_ok(r->floor_after_ns);
-    int pb = b && r->floor_ns > cut, pa = a && r->floor_after_ns > cut;
-    if (b && a && pb != pa) return LAT_LAB_MOVED;
-    return (b ? pb : pa) ? LAT_LAB_FAR : LAT_LAB_NEAR;
-}
-
-int lat_lab_run_placement(const lat_lab_result *res, const lat_lab_run_rec *rec) {
-    return placement_at(rec, placement_cut(res));
-}
-
-void lat_lab_placement_of(const lat_lab_result *res, lat_lab_placement *o) {
-    memset(o, 0, sizeof *o);
-    o->near_ns = o->far_ns = NAN;
-    if (!res || !res->nruns) return;
-    double *fl = lat__alloc(2 * res->nruns * sizeof *fl);
-    if (!fl) return;
-    double *f2 = fl + res->nruns;
-    double cut = placement_cut(res);
-    unsigned nf = 0;
-    for (size_t i = 0; i < res->nruns; i++) {
-        const lat_lab_run_rec *r = &res->runs[i];
-        double v = floor_ok(r->floor_ns) ? r->floor_ns : r->floor_after_ns;
-        if (!floor_ok(v)) continue;
-        o->measured++;
-        int pl = placement_at(r, cut);
-        if (pl == LAT_LAB_MOVED)
-            o->during++;
-        else if (pl == LAT_LAB_FAR)
-            f2[nf++] = v;
-        else
-            fl[o->near++] = v;
-    }
-    o->far = nf;
-    if (o->near) o->near_ns = lat_stats_median(fl, o->near);
-    if (nf) o->far_ns = lat_stats_median(f2, nf);
-    o->moved = (o->near && nf) || o->during;
-    lat__free(fl);
-}
-
-void lat_lab_placement_text(const lat_lab_placement *pl, char *buf, size_t len) {
-    if (!pl->measured)
-        snprintf(buf, len, "the cache-line floor was not measured");
-    else if (pl->moved)
-        snprintf(buf, len,
-                 "the host moved the vCPUs: %u runs near (floor %.0f ns), %u far (%.0f ns), %u "
-                 "during a run; false sharing costs far less near",
-                 pl->near, pl->near_ns, pl->far, pl->far_ns, pl->during);
-    else
-        snprintf(buf, len, "one placement in all %u runs (floor %.0f ns)", pl->measured,
-                 pl->near_ns);
 }

@@ -1,12 +1,9 @@
-/* labout.c - the files `latlab lab` writes (see labout.h): LAB.md with the
+/* report.c - the files a lab session writes (see lab_report.h): LAB.md with the
  * verdicts, their confidence and the rounds behind them, the platform account
  * and tail attribution per configuration, the silence check side by side and
  * the cause -> measurement -> fix narration; lab.json with every run; and
  * report.html with the per-stage and per-interval plots. */
-#include "labout.h"
-
-#include "cli.h"
-#include "labrun.h"
+#include "latlab/lab_report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -18,11 +15,14 @@
 
 #include "latlab/atomicfile.h"
 #include "latlab/json.h"
+#include "latlab/lab_account.h"
+#include "latlab/pipeline_report.h"
 #include "latlab/report.h"
 #include "latlab/stats.h"
 
-void lab_rec_platform(const lab_ctx *x, const lat_lab_run_rec *rec, char *buf, size_t len) {
-    lab_platform_text(buf, len, x->cfg.pipe.shape, rec->thr, &rec->cpu, x->gap_us);
+void lat_lab_rec_platform(const lat_lab_session *x, const lat_lab_run_rec *rec, char *buf,
+                          size_t len) {
+    lat_lab_platform_text(buf, len, x->cfg.pipe.shape, rec->thr, &rec->cpu, x->gap_us);
 }
 
 /* ---- sums over a configuration's usable runs ----------------------------------------------- */
@@ -88,17 +88,18 @@ static void sum_conf(const lat_lab_result *res, int conf, conf_sum *o) {
     }
 }
 
-void lab_conf_platform(const lab_ctx *x, const lat_lab_result *res, int conf, char *buf,
-                       size_t len) {
+void lat_lab_conf_platform(const lat_lab_session *x, const lat_lab_result *res, int conf, char *buf,
+                           size_t len) {
     conf_sum s;
     sum_conf(res, conf, &s);
     char p[1024];
-    lab_platform_text(p, sizeof p, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
+    lat_lab_platform_text(p, sizeof p, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
     snprintf(buf, len, "%u runs (%u contaminated, repeated): %s", s.usable + s.contaminated,
              s.contaminated, p);
 }
 
-void lab_loss_summary(const lab_ctx *x, const lat_lab_result *res, char *buf, size_t len) {
+void lat_lab_loss_summary(const lat_lab_session *x, const lat_lab_result *res, char *buf,
+                          size_t len) {
     double *v = res->nruns ? malloc(res->nruns * sizeof *v) : NULL;
     size_t n = 0, bad = 0;
     for (size_t i = 0; v && i < res->nruns; i++) {
@@ -137,7 +138,7 @@ static const char *matched(const lat_lab_verdict *v, int conf) {
 
 /* ---- LAB.md ------------------------------------------------------------------------------- */
 
-static void md_verdicts(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
+static void md_verdicts(FILE *f, const lat_lab_session *x, const lat_lab_result *res) {
     fprintf(f, "## Verdicts\n\n| experiment | seed expects | verdict | confidence | rounds used | "
                "set aside | work p50 | work p99.9 | work p99.99 | e2e spread | vs seed |\n"
                "|---|---|---|--:|--:|--:|---|---|---|--:|---|\n");
@@ -170,7 +171,7 @@ static void md_verdicts(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
                 res->verdict[c].iv_used, res->verdict[c].iv_set_aside);
     }
     char loss[300];
-    lab_loss_summary(x, res, loss, sizeof loss);
+    lat_lab_loss_summary(x, res, loss, sizeof loss);
     fprintf(f, "\nPlatform: %s.\n", loss);
     char place[200];
     lat_lab_placement_text(&res->placement, place, sizeof place);
@@ -180,7 +181,7 @@ static void md_verdicts(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
                "per-round medians of per-interval figures (work stage).\n\n");
 }
 
-static void md_rounds(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
+static void md_rounds(FILE *f, const lat_lab_session *x, const lat_lab_result *res) {
     (void)x;
     fprintf(f, "## Rounds\n\nEach cell: work p50 / p99.9 ns (medians over the run's clean "
                "intervals are what the verdict reads), worst hot-thread loss, the run's placement "
@@ -225,7 +226,8 @@ static void md_rounds(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
 }
 
 /* "10-20 us: 120, 20-40 us: 31, ..." from the log2 gap histograms (cycles). */
-static void gap_hist_text(const lab_ctx *x, const lat_lab_thread_acct *thr, char *buf, size_t len) {
+static void gap_hist_text(const lat_lab_session *x, const lat_lab_thread_acct *thr, char *buf,
+                          size_t len) {
     size_t o = 0;
     buf[0] = 0;
     double cpn = x->cfg.pipe.cal->cycles_per_ns;
@@ -241,7 +243,7 @@ static void gap_hist_text(const lab_ctx *x, const lat_lab_thread_acct *thr, char
     }
 }
 
-static void md_confs(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
+static void md_confs(FILE *f, const lat_lab_session *x, const lat_lab_result *res) {
     fprintf(f, "## Per configuration (usable runs merged)\n\n");
     for (int c = 0; c < LAT_LAB_NCONF; c++) {
         conf_sum s;
@@ -263,7 +265,7 @@ static void md_confs(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
                     lat_hist_max(h));
         }
         char buf[1024];
-        lab_platform_text(buf, sizeof buf, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
+        lat_lab_platform_text(buf, sizeof buf, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
         fprintf(f,
                 "\n%u usable runs, %u contaminated and repeated%s%s%s; intervals %zu, set "
                 "aside %zu.\n\n**Platform** (summed over all %u runs; the share is their mean): "
@@ -272,13 +274,13 @@ static void md_confs(FILE *f, const lab_ctx *x, const lat_lab_result *res) {
                 s.contaminated ? ")" : "", s.iv, s.iv_aside, s.usable + s.contaminated, buf);
         gap_hist_text(x, s.thr, buf, sizeof buf);
         if (buf[0]) fprintf(f, "**Gap lengths** (all hot threads): %s.\n\n", buf);
-        lab_attrib_text(buf, sizeof buf, x->cfg.pipe.shape, s.tail);
+        lat_lab_attrib_text(buf, sizeof buf, x->cfg.pipe.shape, s.tail);
         if (buf[0]) fprintf(f, "**Attribution**: %s.\n\n", buf);
-        if (x->over) fprintf(f, "**%s**\n\n", LAB_OVERSUB_STAMP);
+        if (x->over) fprintf(f, "**%s**\n\n", LAT_PIPE_OVERSUB_STAMP);
     }
 }
 
-static void md_silence(FILE *f, const lab_ctx *x) {
+static void md_silence(FILE *f, const lat_lab_session *x) {
     fprintf(f, "## Silence check (ftrace on the hot CPUs)\n\n");
     if (!x->root) {
         fprintf(f, "Not run: %s.\n\n", x->silence_note);
@@ -289,7 +291,7 @@ static void md_silence(FILE *f, const lab_ctx *x) {
                "activity shows up too).\n\n");
     static const char *const what[2] = {"pinned baseline, round 1", "no-pin, round 1"};
     for (int i = 0; i < 2; i++) {
-        const lab_silence *s = &x->sil[i];
+        const lat_lab_silence *s = &x->sil[i];
         fprintf(f, "### %s\n\n", what[i]);
         if (!s->ran)
             fprintf(f, "The tracer did not start.\n\n");
@@ -342,7 +344,7 @@ static void md_narrate(FILE *f, const lat_lab_result *res) {
     }
 }
 
-int lab_write_md(const lab_ctx *x, const lat_lab_result *res, const char *path) {
+int lat_lab_write_md(const lat_lab_session *x, const lat_lab_result *res, const char *path) {
     lat_afile *af = NULL;
     int rc = lat_afile_open(path, &af);
     if (rc) return rc;
@@ -353,7 +355,7 @@ int lab_write_md(const lab_ctx *x, const lat_lab_result *res, const char *path) 
         fprintf(f, "This machine runs the **compact shape, pinned**: producer -> q1 -> worker "
                    "(stamps, works, stamps, ships the sample); q1+wake, work and e2e are honest "
                    "pinned hops, q2+wake does not exist.\n\n");
-    if (x->over) fprintf(f, "**%s**\n\n", LAB_OVERSUB_STAMP);
+    if (x->over) fprintf(f, "**%s**\n\n", LAT_PIPE_OVERSUB_STAMP);
     fprintf(f,
             "## Protocol\n\n%" PRIu64 " events per run at %" PRIu64 "/s offered (open loop), "
             "%.0f ms intervals, counter tick %.1f ns, calibrated %.4f cycles/ns.  %u rounds "
@@ -396,7 +398,7 @@ int lab_write_md(const lab_ctx *x, const lat_lab_result *res, const char *path) 
                 x->stamp_cost_ns, 100.0 * (double)x->stamp_cost_ns / p50, p50, x->stamps_per_event,
                 100.0 * (double)x->stamp_cost_ns * x->stamps_per_event / p50);
     md_silence(f, x);
-    labprof_markdown(&x->prof, f);
+    lat_lab_prof_markdown(&x->prof, f);
     fprintf(f, "\n");
     md_narrate(f, res);
     if (x->replay.ran)
@@ -453,18 +455,19 @@ static json_t *verdict_json(const lat_lab_verdict *v, int c) {
     return o;
 }
 
-int lab_write_json(const lab_ctx *x, const lat_lab_result *res, const char *path) {
+int lat_lab_write_json(const lat_lab_session *x, const lat_lab_result *res, const char *path) {
     json_t *doc = json_object();
     json_object_set_new(doc, "tool", json_string("latlab lab"));
     json_object_set_new(doc, "banner", json_string(x->banner));
     json_object_set_new(doc, "shape", json_string(lat_pipe_shape_name(x->cfg.pipe.shape)));
     json_object_set_new(doc, "oversubscribed", json_boolean(x->over));
-    if (x->over) json_object_set_new(doc, "warning", json_string(LAB_OVERSUB_STAMP));
+    if (x->over) json_object_set_new(doc, "warning", json_string(LAT_PIPE_OVERSUB_STAMP));
     json_object_set_new(doc, "run_conditions", lat_runcond_json(&x->rcnd));
     json_object_set_new(doc, "seed", json_integer((json_int_t)res->seed));
     json_object_set_new(doc, "rounds", json_integer(res->rounds));
     json_object_set_new(doc, "wall_s", json_real(res->wall_s));
     json_object_set_new(doc, "stopped", json_string(res->stop));
+    json_object_set_new(doc, "params", lat_lab_params_json(&x->cfg.params));
     const lat_lab_placement pl = res->placement;
     json_object_set_new(doc, "placement",
                         json_pack("{s:i, s:i, s:i, s:i, s:o, s:o, s:b}", "runs_measured",
@@ -506,6 +509,7 @@ int lab_write_json(const lab_ctx *x, const lat_lab_result *res, const char *path
         if (x->replay.json) json_object_set_new(rp, "runs", json_incref(x->replay.json));
         json_object_set_new(doc, "replay_round", rp);
     }
+    if (x->noise) json_object_set_new(doc, "noise", json_incref(x->noise));
     int rc = lat_write_json_atomic(path, doc);
     json_decref(doc);
     return rc;
@@ -552,7 +556,7 @@ static lat_plot *interval_plot(const lat_lab_result *res, int which) {
     return pl;
 }
 
-void lab_write_svgs(const lab_ctx *x, const lat_lab_result *res) {
+void lat_lab_write_svgs(const lat_lab_session *x, const lat_lab_result *res) {
     char p[4300];
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
         if (!lat_pipe_stage_present(s, x->cfg.pipe.shape, x->cfg.pipe.split_q1)) continue;
@@ -613,17 +617,17 @@ static void html_verdicts(lat_report *rep, const lat_lab_result *res) {
     }
 }
 
-static void html_confs(lat_report *rep, const lab_ctx *x, const lat_lab_result *res) {
+static void html_confs(lat_report *rep, const lat_lab_session *x, const lat_lab_result *res) {
     lat_report_section(rep, "Platform accounting and tail attribution");
     for (int c = 0; c < LAT_LAB_NCONF; c++) {
         conf_sum s;
         sum_conf(res, c, &s);
         char buf[1024], line[1400];
-        lab_platform_text(buf, sizeof buf, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
+        lat_lab_platform_text(buf, sizeof buf, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
         snprintf(line, sizeof line, "%s: %u usable runs, %u contaminated and repeated; %s",
                  lat_lab_conf_name(c), s.usable, s.contaminated, buf);
         lat_report_text(rep, line);
-        lab_attrib_text(buf, sizeof buf, x->cfg.pipe.shape, s.tail);
+        lat_lab_attrib_text(buf, sizeof buf, x->cfg.pipe.shape, s.tail);
         if (buf[0]) {
             snprintf(line, sizeof line, "%s attribution: %s", lat_lab_conf_name(c), buf);
             lat_report_text(rep, line);
@@ -632,7 +636,7 @@ static void html_confs(lat_report *rep, const lab_ctx *x, const lat_lab_result *
 }
 
 /* The two traces side by side: one table row per output line. */
-static void html_silence(lat_report *rep, const lab_ctx *x) {
+static void html_silence(lat_report *rep, const lat_lab_session *x) {
     lat_report_section(rep, "Silence check (ftrace on the hot CPUs)");
     if (!x->root) {
         lat_report_verdict(rep, LAT_VERDICT_INFO, x->silence_note);
@@ -654,12 +658,12 @@ static void html_silence(lat_report *rep, const lab_ctx *x) {
     }
 }
 
-int lab_write_html(const lab_ctx *x, const lat_lab_result *res, const char *path) {
+int lat_lab_write_html(const lat_lab_session *x, const lat_lab_result *res, const char *path) {
     lat_report *rep = NULL;
     int rc = lat_report_create("latlab lab: the pipeline experiments", &rep);
     if (rc) return rc;
     lat_report_text(rep, x->banner);
-    if (x->over) lat_report_verdict(rep, LAT_VERDICT_WARN, LAB_OVERSUB_STAMP);
+    if (x->over) lat_report_verdict(rep, LAT_VERDICT_WARN, LAT_PIPE_OVERSUB_STAMP);
     char buf[512];
     snprintf(buf, sizeof buf, "%u rounds in %.1f s (stopped: %s); order seed %" PRIu64, res->rounds,
              res->wall_s, res->stop, res->seed);
@@ -697,7 +701,7 @@ int lab_write_html(const lab_ctx *x, const lat_lab_result *res, const char *path
         if (x->flight_dump) lat_report_pre(rep, "the window around the outlier", x->flight_dump);
     }
     html_silence(rep, x);
-    labprof_report(&x->prof, rep);
+    lat_lab_prof_report(&x->prof, rep);
     rc = lat_report_write(rep, path);
     lat_report_destroy(rep);
     return rc;

@@ -1,0 +1,62 @@
+/* pipeline_report.h - the pipeline's presentation, shared by `latlab
+ * pipeline`, `latlab lab` and the lab's replay round: the per-stage table in
+ * the shape `latlab pipeline` prints, the counts and counters lines, the
+ * error budget, the backlog rule and the JSON document of one run.  Writes
+ * only to the FILE it is given; never prints otherwise. */
+#ifndef LATLAB_PIPELINE_REPORT_H
+#define LATLAB_PIPELINE_REPORT_H
+
+/* Experimental: its API may change in any release (see latlab.h). */
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/pipeline_report.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "latlab/budget.h"
+#include "latlab/hist.h"
+#include "latlab/pipeline.h"
+
+struct json_t;
+
+#define LAT_PIPE_OVERSUB_STAMP "oversubscribed: latencies are not representative"
+
+/* The per-stage table (one line per stage, `latlab pipeline`'s shape), stamped when
+ * oversubscribed.  title may be NULL. */
+void lat_pipe_print_table(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r, bool over,
+                          const char *title);
+/* "  95% CI p50 [lo, hi] p99 [...] ..." and a newline: the intervals of a
+ * table line (max-bound ones say how many samples they need). */
+void lat_pipe_print_cis(FILE *f, const double *ps, const lat_hist_ci *ci, size_t n);
+/* The run's error budget (timer measured now; the run's stamp cost, 2 stamps
+ * per stage figure, the e2e histogram's resolution); 0 or -EINVAL. */
+int lat_pipe_budget(const lat_pipe_config *c, const lat_pipe_result *r, lat_budget *b);
+/* Its line, with a newline. */
+void lat_pipe_print_budget(FILE *f, const lat_budget *b);
+/* processed/dropped lines, per-thread counters and the instrumentation cost. */
+void lat_pipe_print_details(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r, bool over);
+/* Per-sample censoring (the run's censor figures): per stage the kept share of
+ * samples and of send time, why the others left, the net figures beside the
+ * gross ones, and whether the kept samples support a p99.9.  Nothing when the
+ * run judged no sample. */
+void lat_pipe_print_censoring(FILE *f, const lat_pipe_result *r);
+
+/* The backlog rule, written once: a median e2e of LAT_PIPE_BACKLOG_SENDS
+ * send intervals or more means the run measured queueing backlog, not the
+ * pipeline.  lat_pipe_backlog_ns is that e2e in ns at rate_hz (0 for rate 0);
+ * the lab sets an interval aside above it (lab_verdict.h backlog_ns). */
+#define LAT_PIPE_BACKLOG_SENDS 20
+double lat_pipe_backlog_ns(uint64_t rate_hz);
+/* True (and a sentence in buf) when r's median e2e is at or above the
+ * backlog rule's figure. */
+bool lat_pipe_backlog_note(const lat_pipe_config *c, const lat_pipe_result *r, char *buf,
+                           size_t len);
+
+/* The JSON of one run (lat_pipe_result_json plus placement and the
+ * oversubscribed stamp).  New reference or NULL. */
+struct json_t *lat_pipe_run_json(const lat_pipe_config *c, const lat_pipe_result *r, bool over,
+                                 const char *why);
+
+#endif /* LATLAB_PIPELINE_REPORT_H */

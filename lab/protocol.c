@@ -1,0 +1,329 @@
+/* protocol.c - the pipeline lab's protocol (see lab.h): interleaved,
+ * shuffled rounds of the four configurations through the pipeline
+ * (workloads/pipeline.c), each run reduced to per-interval figures and its
+ * platform account, contaminated runs repeated, the cache-line floor
+ * (core/pingpong.c) before and after every run, and the verdict rule
+ * (verdict.c) after every round. */
+#include "latlab/lab.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc_internal.h"
+#include "lab_internal.h"
+#include "latlab/clock.h"
+#include "latlab/pingpong.h"
+#include "latlab/pipeline_report.h"
+#include "latlab/stats.h"
+#include "latlab/topo.h"
+
+void lat_lab_conf_apply(int conf, lat_pipe_config *c) {
+    c->alloc = conf == LAT_LAB_ALLOC;
+    c->share_line = conf == LAT_LAB_SHARE;
+    c->no_pin = conf == LAT_LAB_NOPIN;
+}
+
+/* ---- the configuration -------------------------------------------------------------------- */
+
+void lat_lab_config_default(lat_lab_config *c) {
+    memset(c, 0, sizeof *c);
+    lat_pipe_config_default(&c->pipe);
+    c->pipe.events = 100000; /* 0.5 s at the default rate: two rounds where one 1 s run fit */
+    lat_lab_params_default(&c->params);
+    c->pipe.interval_ns = 100000000ull;
+    c->seed = 1;
+    c->min_rounds = 10;
+    c->max_rounds = 80;
+    c->budget_s = 120;
+    c->max_repeats = 2;
+    c->max_run_lost = 0.20;
+    c->floor_round_trips = 20000;
+    c->pipe.cal = lat_clock_default();
+    /* the tick of a stage figure: the counter's step, the spacing of the
+     * values a stamped duration can take.  Not the stamp's cost: that is a
+     * constant inside both sides of a comparison, not a resolution. */
+    uint64_t g = lat_clock_granularity_cycles(4000);
+    double tick = (double)g / c->pipe.cal->cycles_per_ns;
+    c->params.tick_ns = tick > 0 ? tick : 0.1;
+    lat_lab_config_derive(c);
+}
+
+void lat_lab_config_derive(lat_lab_config *c) {
+    c->params.min_rounds = c->min_rounds;
+    c->params.nhot = c->pipe.shape == LAT_PIPE_FULL ? 3 : 2;
+    lat_cpuset mine;
+    c->params.ncpus = lat_thread_affinity(&mine) == 0 ? lat_cpuset_count(&mine) : 2;
+    c->params.backlog_ns = lat_pipe_backlog_ns(c->pipe.rate_hz);
+}
+
+/* ---- the protocol ------------------------------------------------------------------------ */
+
+static double nan_sum(double a, double b) {
+    if (isnan(a)) return b;
+    if (isnan(b)) return a;
+    return a + b;
+}
+
+/* Reduce a finished run to its record: figures, accounting, intervals. */
+static int reduce_run(const lat_lab_config *c, const lat_pipe_config *pc, const lat_pipe_result *r,
+                      lat_lab_run_rec *rec) {
+    static const double ps[] = {50, 99, 99.9};
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        rec->p50[s] = rec->p99[s] = rec->p999[s] = rec->max[s] = NAN;
+        if (!r->h[s]) continue;
+        int64_t v[3];
+        lat_hist_values_at_percentiles(r->h[s], ps, v, 3);
+        rec->p50[s] = (double)v[0], rec->p99[s] = (double)v[1], rec->p999[s] = (double)v[2];
+        rec->max[s] = (double)lat_hist_max(r->h[s]);
+        rec->tail[s] = r->tail[s];
+    }
+    const lat_hist *w = r->h[LAT_PIPE_WORK];
+    if (w && lat_hist_total(w) >= LAT_LAB_DEEP_COUNT)
+        rec->work_p9999 = (double)lat_hist_value_at_percentile(w, 99.99);
+    if (r->steady && lat_hist_total(r->steady) >= LAT_LAB_DEEP_COUNT)
+        rec->steady_p9999 = (double)lat_hist_value_at_percentile(r->steady, 99.99);
+    rec->wall_ns = (double)r->wall_ns;
+    rec->cpu = r->cpu;
+    rec->faults = rec->cs = rec->migrations = NAN;
+    lat_lab_thread_accounting(pc, r, rec->thr);
+    for (int k = 0; k < LAT_PIPE_NHOT; k++) {
+        const lat_pipe_counters *t = &r->thr[k];
+        if (!rec->thr[k].ran) continue;
+        rec->faults = nan_sum(rec->faults, t->page_faults);
+        rec->cs = nan_sum(rec->cs, t->ctx_switches);
+        rec->migrations = nan_sum(rec->migrations, t->migrations);
+    }
+    rec->iv = r->niv ? lat__calloc(r->niv, sizeof *rec->iv) : NULL;
+    if (r->niv && !rec->iv) return -ENOMEM;
+    uint64_t expect = pc->interval_ns ? pc->rate_hz * pc->interval_ns / 1000000000ull : 0;
+    for (size_t i = 0; i < r->niv; i++) {
+        const lat_pipe_interval *s = &r->iv[i];
+        if (!s->count || s->count < expect / 4) continue; /* partial last interval */
+        lat_lab_fig *f = &rec->iv[rec->niv++];
+        f->work_p50 = (double)s->p50[LAT_PIPE_WORK], f->work_p99 = (double)s->p99[LAT_PIPE_WORK];
+        f->work_p999 = (double)s->p999[LAT_PIPE_WORK], f->work_mean = s->body_mean[LAT_PIPE_WORK];
+        f->work_max = (double)s->max[LAT_PIPE_WORK];
+        /* the events that met no queue, when most did */
+        if (s->steady_count >= 1000 && 2 * s->steady_count >= s->count) {
+            f->steady_p50 = (double)s->steady_p50, f->steady_p999 = (double)s->steady_p999;
+            f->steady_mean = s->steady_mean;
+        }
+        f->e2e_p50 = (double)s->p50[LAT_PIPE_E2E], f->e2e_p999 = (double)s->p999[LAT_PIPE_E2E];
+        f->tput_hz = s->tput_hz;
+        for (int k = 0; k < LAT_PIPE_NHOT; k++) {
+            double l = (double)s->lost_ns[k] / (double)pc->interval_ns;
+            if (l > f->lost) f->lost = l;
+        }
+        if (!lat__lab_interval_clean(&c->params, f)) rec->iv_set_aside++;
+    }
+    /* contaminated: a hot thread lost too much, or too few clean intervals */
+    for (int k = 0; k < LAT_PIPE_NHOT; k++)
+        if (rec->thr[k].ran && rec->thr[k].lost_share > c->max_run_lost) {
+            rec->contaminated = true;
+            snprintf(rec->why, sizeof rec->why, "the %s lost %.1f%% of its loop in gaps (> %.0f%%)",
+                     lat_pipe_role_name(pc->shape, k), 100 * rec->thr[k].lost_share,
+                     100 * c->max_run_lost);
+            return 0;
+        }
+    if (rec->niv - rec->iv_set_aside < c->params.min_intervals) {
+        rec->contaminated = true;
+        snprintf(rec->why, sizeof rec->why,
+                 "only %zu of %zu intervals clean (platform gaps or backlog)",
+                 rec->niv - rec->iv_set_aside, rec->niv);
+    }
+    return 0;
+}
+
+const lat_lab_run_rec *lat_lab_cell_run(const lat_lab_result *res, int conf, unsigned round) {
+    const lat_lab_run_rec *best = NULL;
+    for (size_t i = 0; res && i < res->nruns; i++) {
+        const lat_lab_run_rec *r = &res->runs[i];
+        if (r->conf == conf && r->round == round && !r->contaminated) best = r;
+    }
+    return best;
+}
+
+static int decide_all(const lat_lab_config *c, lat_lab_result *res) {
+    unsigned n = res->rounds;
+    double cut = lat__lab_placement_cut(res);
+    lat_lab_cell *cells = lat__calloc((size_t)LAT_LAB_NCONF * (n ? n : 1), sizeof *cells);
+    if (!cells) return -ENOMEM;
+    for (int x = 0; x < LAT_LAB_NCONF; x++)
+        for (unsigned k = 0; k < n; k++) {
+            const lat_lab_run_rec *r = lat_lab_cell_run(res, x, k);
+            cells[(size_t)x * n + k] =
+                (lat_lab_cell){r ? r->iv : NULL,
+                               r ? r->niv : 0,
+                               r != NULL,
+                               r ? (unsigned)lat__lab_placement_at(r, cut) : LAT_LAB_NEAR,
+                               r ? r->work_p9999 : 0,
+                               r ? r->steady_p9999 : 0};
+        }
+    int rc = 0;
+    for (int x = 1; x < LAT_LAB_NCONF && !rc; x++)
+        rc = lat_lab_decide(&c->params, x, cells, cells + (size_t)x * n, n, &res->verdict[x]);
+    lat__free(cells);
+    return rc;
+}
+
+/* Every verdict decided, and each the same as after the previous round: the
+ * rule is looked at after every round, and one look's fluke must not stop
+ * the protocol (optional stopping inflates the error rate). */
+static bool all_decided(const lat_lab_result *res, const int *prev) {
+    for (int x = 1; x < LAT_LAB_NCONF; x++) {
+        if (res->verdict[x].kind == LAT_LAB_UNDECIDED &&
+            !strstr(res->verdict[x].reason, "too few CPUs"))
+            return false;
+        if (res->verdict[x].kind != prev[x]) return false;
+    }
+    return true;
+}
+
+static int push_rec(lat_lab_result *res, size_t *cap, const lat_lab_run_rec *rec) {
+    if (res->nruns == *cap) {
+        size_t nc = *cap ? 2 * *cap : 64;
+        lat_lab_run_rec *n = lat__calloc(nc, sizeof *n);
+        if (!n) return -ENOMEM;
+        if (res->runs) memcpy(n, res->runs, res->nruns * sizeof *n);
+        lat__free(res->runs);
+        res->runs = n;
+        *cap = nc;
+    }
+    res->runs[res->nruns++] = *rec;
+    return 0;
+}
+
+static int merge_run(lat_lab_result *res, int conf, const lat_pipe_result *r) {
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        if (!r->h[s]) continue;
+        if (!res->merged[conf][s]) {
+            int rc = lat_hist_create(1, 100000000000ll, 3, &res->merged[conf][s]);
+            if (rc) return rc;
+        }
+        lat_hist_add(res->merged[conf][s], r->h[s]);
+    }
+    return 0;
+}
+
+/* The cache-line round trip between the first two hot CPUs (NAN: not
+ * measured, or the measurement failed). */
+static double measure_floor(const lat_lab_config *c) {
+    if (!c->floor_round_trips || c->pipe.cpus[0] < 0 || c->pipe.cpus[1] < 0) return NAN;
+    lat_pingpong_result l;
+    return lat_pingpong(c->pipe.cpus[0], c->pipe.cpus[1], c->floor_round_trips, &l) == 0 ? l.p50_ns
+                                                                                         : NAN;
+}
+
+/* One configuration in one round: run, repeat while contaminated. */
+static int run_cell(const lat_lab_config *c, lat_lab_result *res, size_t *cap, int conf,
+                    unsigned round, uint64_t t0) {
+    for (unsigned att = 0; att <= c->max_repeats; att++) {
+        /* no repeat once the budget is spent: the round is then set aside */
+        if (att > 0 && (double)(lat_mono_ns() - t0) / 1e9 > c->budget_s) break;
+        lat_pipe_config pc = c->pipe;
+        lat_lab_conf_apply(conf, &pc);
+        char prefix[4096];
+        if (c->hlog_dir && round == 0) {
+            snprintf(prefix, sizeof prefix, "%s/%s-1-", c->hlog_dir, lat_lab_conf_name(conf));
+            pc.hlog_prefix = prefix;
+        }
+        const lat_hist *b999 = res->merged[LAT_LAB_BASE][LAT_PIPE_E2E];
+        if (conf == LAT_LAB_ALLOC && b999 && lat_hist_total(b999) > 0)
+            pc.flight_threshold_ns = (uint64_t)lat_hist_value_at_percentile(b999, 99.9);
+        double floor_before = measure_floor(c);
+        if (c->around_run) c->around_run(c->ud, conf, round, att, 1, &pc);
+        lat_pipe_result r;
+        int rc = lat_pipe_run(&pc, &r);
+        if (c->around_run) c->around_run(c->ud, conf, round, att, 0, &pc);
+        double floor_after = rc ? NAN : measure_floor(c);
+        if (rc) {
+            snprintf(res->log_error_path, sizeof res->log_error_path, "%s", r.log_error_path);
+            return rc;
+        }
+        if (r.log_error) { /* a full disk: stop, never report from half the logs */
+            rc = r.log_error;
+            snprintf(res->log_error_path, sizeof res->log_error_path, "%s", r.log_error_path);
+            lat_pipe_result_fini(&r);
+            return rc;
+        }
+        lat_lab_run_rec rec;
+        memset(&rec, 0, sizeof rec);
+        rec.conf = conf, rec.round = round, rec.attempt = att;
+        rec.floor_ns = floor_before, rec.floor_after_ns = floor_after;
+        rc = reduce_run(c, &pc, &r, &rec);
+        if (!rc && !rec.contaminated) rc = merge_run(res, conf, &r);
+        if (!rc && c->on_run) c->on_run(c->ud, &rec, &pc, &r);
+        lat_pipe_result_fini(&r);
+        if (!rc) rc = push_rec(res, cap, &rec);
+        if (rc) {
+            lat__free(rec.iv);
+            return rc;
+        }
+        if (!rec.contaminated) break;
+    }
+    return 0;
+}
+
+int lat_lab_run(const lat_lab_config *c, lat_lab_result *res) {
+    if (!c || !res || c->max_rounds == 0 || c->min_rounds > c->max_rounds ||
+        c->pipe.interval_ns == 0)
+        return -EINVAL;
+    memset(res, 0, sizeof *res);
+    res->seed = c->seed;
+    res->order = lat__calloc(c->max_rounds, sizeof *res->order);
+    if (!res->order) return -ENOMEM;
+    lat_stats_rng g = {c->seed};
+    size_t cap = 0;
+    uint64_t t0 = lat_mono_ns();
+    int rc = 0;
+    snprintf(res->stop, sizeof res->stop, "the round limit (%u) was reached", c->max_rounds);
+    int prev[LAT_LAB_NCONF] = {0};
+    for (unsigned k = 0; k < c->max_rounds && !rc; k++) {
+        double spent = (double)(lat_mono_ns() - t0) / 1e9;
+        if (k > c->min_rounds && all_decided(res, prev)) {
+            snprintf(res->stop, sizeof res->stop,
+                     "every verdict decided after %u rounds (the same after %u)", k, k - 1);
+            break;
+        }
+        if (k > 0 && spent + 1.5 * spent / k > c->budget_s) { /* a round can run long */
+            snprintf(res->stop, sizeof res->stop,
+                     "the time budget (%.0f s) was spent after %u rounds", c->budget_s, k);
+            break;
+        }
+        int *ord = res->order[k];
+        for (int i = 0; i < LAT_LAB_NCONF; i++)
+            ord[i] = i;
+        lat_stats_shuffle(&g, ord, LAT_LAB_NCONF);
+        for (int i = 0; i < LAT_LAB_NCONF && !rc; i++)
+            rc = run_cell(c, res, &cap, ord[i], k, t0);
+        res->rounds = k + 1;
+        for (int x = 0; x < LAT_LAB_NCONF; x++)
+            prev[x] = res->verdict[x].kind;
+        if (!rc) rc = decide_all(c, res);
+    }
+    res->wall_s = (double)(lat_mono_ns() - t0) / 1e9;
+    lat_lab_placement_of(res, &res->placement);
+    if (rc) { /* a failed protocol keeps only which log failed, for the message */
+        char path[sizeof res->log_error_path];
+        memcpy(path, res->log_error_path, sizeof path);
+        lat_lab_result_fini(res);
+        memcpy(res->log_error_path, path, sizeof path);
+    }
+    return rc;
+}
+
+void lat_lab_result_fini(lat_lab_result *res) {
+    if (!res) return;
+    for (size_t i = 0; i < res->nruns; i++)
+        lat__free(res->runs[i].iv);
+    lat__free(res->runs);
+    lat__free(res->order);
+    for (int x = 0; x < LAT_LAB_NCONF; x++)
+        for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
+            lat_hist_destroy(res->merged[x][s]);
+    memset(res, 0, sizeof *res);
+}

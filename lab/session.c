@@ -1,0 +1,284 @@
+/* session.c - one lab session (see lab_session.h): what the protocol's
+ * callbacks collect, the printed header and summary, and the files written
+ * at the end (the writers are report.c's). */
+#include "latlab/lab_session.h"
+
+#include "latlab/lab_report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "latlab/atomicfile.h"
+#include "latlab/flight.h"
+#include "latlab/json.h"
+#include "latlab/pipeline_report.h"
+
+int lat_lab_session_init(lat_lab_session *s, const char *out) {
+    memset(s, 0, sizeof *s);
+    s->out = out;
+    snprintf(s->runs_dir, sizeof s->runs_dir, "%s/runs", out);
+    s->jruns = json_array();
+    return s->jruns ? 0 : -ENOMEM;
+}
+
+void lat_lab_session_fini(lat_lab_session *s) {
+    if (!s) return;
+    json_decref(s->jruns);
+    s->jruns = NULL;
+    json_decref(s->noise);
+    s->noise = NULL;
+    lat_lab_replay_fini(&s->replay);
+    free(s->flight_dump);
+    s->flight_dump = NULL;
+    for (int i = 0; i < 2; i++) {
+        free(s->sil[i].text);
+        s->sil[i].text = NULL;
+    }
+    lat_lab_prof_fini(&s->prof);
+}
+
+int lat_lab_session_setup(lat_lab_session *x, bool over, const char *why, bool root,
+                          const char *prof_off) {
+    const lat_lab_config *c = &x->cfg;
+    x->over = over;
+    x->root = root;
+    snprintf(x->why, sizeof x->why, "%s", why ? why : "");
+    x->cfg.hlog_dir = x->runs_dir;
+    x->gap_us = (double)x->cfg.pipe.gap_threshold_ns / 1e3;
+    lat_lab_prof_init(&x->prof, x->out, 999, prof_off);
+    if (!root)
+        snprintf(x->silence_note, sizeof x->silence_note,
+                 "not root: the silence check (ftrace) needs root; run `sudo latlab lab` for it");
+    int rc = lat_runcond_collect(&x->rcnd, NULL);
+    if (rc) return rc;
+    snprintf(x->banner, sizeof x->banner, "latlab lab: %s shape, %s; %s",
+             lat_pipe_shape_name(c->pipe.shape), over ? "oversubscribed" : "pinned", x->why);
+    return 0;
+}
+
+lat_lab_silence *lat_lab_session_silence(lat_lab_session *x, int conf, unsigned round,
+                                         unsigned attempt) {
+    if (!x->root || round != 0 || attempt != 0 || (conf != LAT_LAB_BASE && conf != LAT_LAB_NOPIN))
+        return NULL;
+    lat_lab_silence *s = &x->sil[conf == LAT_LAB_BASE ? 0 : 1];
+    s->conf = conf;
+    return s;
+}
+
+void lat_lab_session_around(lat_lab_session *x, int conf, unsigned round, unsigned attempt,
+                            int begin) {
+    int side = conf == LAT_LAB_BASE    ? LAT_LAB_PROF_BASE
+               : conf == LAT_LAB_SHARE ? LAT_LAB_PROF_SHARE
+                                       : -1;
+    if (side < 0 || round != 0 || attempt != 0) return;
+    if (begin)
+        lat_lab_prof_begin(&x->prof, side);
+    else
+        lat_lab_prof_end(&x->prof, side);
+}
+
+void lat_lab_silence_plan(const lat_lab_session *x, lat_lab_silence *s, const lat_pipe_config *c,
+                          char *cpus, size_t cpus_len, char *secs, size_t secs_len) {
+    cpus[0] = 0;
+    for (int k = 0, n = 0; k < LAT_PIPE_NHOT && (size_t)n < cpus_len; k++)
+        if (x->cfg.pipe.cpus[k] >= 0)
+            n +=
+                snprintf(cpus + n, cpus_len - (size_t)n, "%s%d", n ? "," : "", x->cfg.pipe.cpus[k]);
+    snprintf(secs, secs_len, "%.3f", (double)c->events / (double)c->rate_hz + 0.2);
+    /* the tracer writes a .part file; it becomes silence-<conf>.txt once complete */
+    snprintf(s->path, sizeof s->path, "%s/silence-%s.txt.part", x->out, lat_lab_conf_name(s->conf));
+}
+
+void lat_lab_silence_done(lat_lab_silence *s, int status) {
+    s->pid = 0;
+    s->status = status;
+    FILE *f = fopen(s->path, "r");
+    if (!f) return;
+    char done[sizeof s->path];
+    snprintf(done, sizeof done, "%.*s", (int)(strlen(s->path) - 5), s->path);
+    rename(s->path, done);
+    size_t cap = 65536, n;
+    s->text = calloc(1, cap);
+    if (s->text) {
+        n = fread(s->text, 1, cap - 1, f);
+        s->text[n] = 0;
+    }
+    fclose(f);
+}
+
+static void remember_flight(lat_lab_session *x, const lat_pipe_config *c,
+                            const lat_pipe_result *r) {
+    lat_flight_verdict fv;
+    if (x->flight_done || !r->flight || !r->flight_fired || lat_flight_analyze(r->flight, &fv))
+        return;
+    if (fv.shape == LAT_FLIGHT_NO_TRIGGER) return;
+    x->flight_done = true;
+    x->flight_thr = c->flight_threshold_ns;
+    snprintf(x->flight_text, sizeof x->flight_text, "%s", fv.text);
+    snprintf(x->flight_gap, sizeof x->flight_gap, "%s", r->flight_gap);
+    size_t dl = 0;
+    FILE *m = open_memstream(&x->flight_dump, &dl);
+    if (m) {
+        lat_flight_dump(r->flight, m, 10);
+        fclose(m);
+    }
+    char fp[4200];
+    snprintf(fp, sizeof fp, "%s/flight-alloc.txt", x->out);
+    lat_afile *af = NULL;
+    if (lat_afile_open(fp, &af) == 0) {
+        FILE *f = lat_afile_stream(af);
+        lat_flight_dump(r->flight, f, 0);
+        if (r->flight_gap[0]) fprintf(f, "gap: %s\n", r->flight_gap);
+        int rc = lat_afile_commit(af);
+        if (rc && !x->err) x->err = rc;
+    }
+}
+
+/* The run's JSON: the pipeline's document plus the lab's fields. */
+static json_t *run_json(const lat_lab_session *x, const lat_lab_run_rec *rec,
+                        const lat_pipe_config *c, const lat_pipe_result *r, const char *plat) {
+    json_t *j = lat_pipe_run_json(c, r, x->over, x->why);
+    if (!j) return NULL;
+    json_object_set_new(j, "experiment", json_string(lat_lab_conf_name(rec->conf)));
+    json_object_set_new(j, "round", json_integer(rec->round + 1));
+    json_object_set_new(j, "attempt", json_integer(rec->attempt + 1));
+    json_object_set_new(j, "contaminated", json_boolean(rec->contaminated));
+    if (rec->contaminated) json_object_set_new(j, "why", json_string(rec->why));
+    json_object_set_new(j, "platform_text", json_string(plat));
+    json_object_set_new(j, "floor_before_ns", lat_json_real_or_null(rec->floor_ns));
+    json_object_set_new(j, "floor_after_ns", lat_json_real_or_null(rec->floor_after_ns));
+    double worst = 0;
+    for (int k = 0; k < LAT_PIPE_NHOT; k++)
+        if (rec->thr[k].ran && rec->thr[k].lost_share > worst) worst = rec->thr[k].lost_share;
+    json_object_set_new(j, "lost_share_max", json_real(worst));
+    return j;
+}
+
+void lat_lab_session_record(lat_lab_session *x, const lat_lab_run_rec *rec,
+                            const lat_pipe_config *c, const lat_pipe_result *r, const char *plat) {
+    if (!x->stamps_per_event) {
+        x->stamp_cost_ns = r->stamp_cost_ns;
+        x->stamps_per_event = r->stamps_per_event;
+    }
+    json_t *j = run_json(x, rec, c, r, plat);
+    if (!j) return;
+    char name[4300];
+    snprintf(name, sizeof name, "%s/%s-r%u%s.json", x->runs_dir, lat_lab_conf_name(rec->conf),
+             rec->round + 1, rec->contaminated ? "-contaminated" : "");
+    int rc = lat_write_json_atomic(name, j);
+    if (rc && !x->err) x->err = rc;
+    json_array_append_new(x->jruns, j);
+    if (rec->conf == LAT_LAB_ALLOC) remember_flight(x, c, r);
+    if ((rec->conf == LAT_LAB_BASE || rec->conf == LAT_LAB_SHARE) && rec->round == 0 &&
+        rec->attempt == 0) {
+        const lat_pipe_counters *w = &r->thr[LAT_PIPE_WORKER];
+        lat_lab_prof_figures(&x->prof,
+                             rec->conf == LAT_LAB_BASE ? LAT_LAB_PROF_BASE : LAT_LAB_PROF_SHARE,
+                             rec->p50[LAT_PIPE_WORK], rec->p50[LAT_PIPE_E2E],
+                             w->cycles > 0 ? w->instructions / w->cycles : NAN, w->cache_misses);
+    }
+}
+
+json_t *lat_lab_params_json(const lat_lab_params *p) {
+    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:i, "
+                     "s:f, s:f, s:f, s:i, s:i, s:i}",
+                     "alpha", p->alpha, "min_median_ratio", p->min_median_ratio, "min_median_ticks",
+                     p->min_median_ticks, "min_tail_ratio", p->min_tail_ratio, "min_deep_ratio",
+                     p->min_deep_ratio, "deep_alpha", p->deep_alpha, "tail_excess_ratio",
+                     p->tail_excess_ratio, "tail_log_multiple", p->tail_log_multiple,
+                     "median_dominates", p->median_dominates, "min_var_ratio", p->min_var_ratio,
+                     "no_change_ratio", p->no_change_ratio, "tick_ns", p->tick_ns, "min_rounds",
+                     (int)p->min_rounds, "min_placement_rounds", (int)p->min_placement_rounds,
+                     "steady_widen", p->steady_widen, "max_interval_lost", p->max_interval_lost,
+                     "backlog_ns", p->backlog_ns, "min_intervals", (int)p->min_intervals, "ncpus",
+                     p->ncpus, "nhot", p->nhot);
+}
+
+int lat_lab_write_all(const lat_lab_session *x, const lat_lab_result *res, const char *json_out,
+                      char *failed, size_t len) {
+    char p[4200];
+    int rc;
+    snprintf(p, sizeof p, "%s/LAB.md", x->out);
+    if ((rc = lat_lab_write_md(x, res, p)) != 0) goto fail;
+    snprintf(p, sizeof p, "%s/lab.json", x->out);
+    if ((rc = lat_lab_write_json(x, res, p)) != 0) goto fail;
+    snprintf(p, sizeof p, "%s", json_out ? json_out : "");
+    if (json_out && (rc = lat_lab_write_json(x, res, json_out)) != 0) goto fail;
+    lat_lab_write_svgs(x, res);
+    snprintf(p, sizeof p, "%s/report.html", x->out);
+    if ((rc = lat_lab_write_html(x, res, p)) != 0) goto fail;
+    snprintf(p, sizeof p, "writing a run file");
+    if ((rc = x->err) != 0) goto fail;
+    return 0;
+fail:
+    snprintf(failed, len, "%s", p);
+    return rc;
+}
+
+void lat_lab_print_header(FILE *f, const lat_lab_session *x) {
+    const lat_lab_config *c = &x->cfg;
+    fprintf(f, "%s\n", x->banner);
+    if (c->pipe.shape == LAT_PIPE_COMPACT && !x->over)
+        fprintf(f, "note: the compact shape measures q1+wake, work and e2e with two pinned hot "
+                   "threads (the consumer runs inside the worker); q2+wake is not measured.\n");
+    if (x->over) fprintf(f, "[%s]\n", LAT_PIPE_OVERSUB_STAMP);
+    fprintf(f,
+            "calibrated %.4f cycles/ns, counter tick %.1f ns; %" PRIu64
+            " events per run at %" PRIu64
+            "/s, %.0f ms intervals; rounds %u..%u, budget %.0f s; order seed %" PRIu64
+            " (replay: --seed %" PRIu64 ")\n",
+            c->pipe.cal->cycles_per_ns, c->params.tick_ns, c->pipe.events, c->pipe.rate_hz,
+            (double)c->pipe.interval_ns / 1e6, c->min_rounds, c->max_rounds, c->budget_s, c->seed,
+            c->seed);
+    fprintf(f,
+            "a run is contaminated (and repeated) when a hot thread loses more than %.0f%% of its "
+            "loop; an interval is set aside above %.0f%% or in backlog (e2e p50 > %.0f us)\n",
+            100 * c->max_run_lost, 100 * c->params.max_interval_lost, c->params.backlog_ns / 1e3);
+    if (x->silence_note[0]) fprintf(f, "silence check: %s\n", x->silence_note);
+    fprintf(f, "\nrun conditions:\n");
+    lat_runcond_write_text(&x->rcnd, f);
+    fprintf(f, "\n");
+}
+
+static void print_conf(FILE *f, const lat_lab_session *x, const lat_lab_result *res, int cf) {
+    char title[160];
+    snprintf(title, sizeof title, "== %s (%s), usable runs merged", lat_lab_conf_name(cf),
+             lat_lab_conf_flag(cf));
+    lat_pipe_result m;
+    memset(&m, 0, sizeof m);
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
+        m.h[s] = res->merged[cf][s];
+    if (m.h[LAT_PIPE_E2E])
+        lat_pipe_print_table(f, &x->cfg.pipe, &m, x->over, title);
+    else
+        fprintf(f, "%s: no usable run\n", title);
+    char t[1400];
+    lat_lab_conf_platform(x, res, cf, t, sizeof t);
+    fprintf(f, "platform: %s\n", t);
+    if (cf == LAT_LAB_BASE) return;
+    lat_lab_verdict_text(&res->verdict[cf], t, sizeof t);
+    fprintf(f, "verdict %s: %s\n", lat_lab_conf_name(cf), t);
+}
+
+void lat_lab_print_summary(FILE *f, const lat_lab_session *x, const lat_lab_result *res) {
+    char loss[300];
+    lat_lab_loss_summary(x, res, loss, sizeof loss);
+    char place[200];
+    lat_lab_placement_text(&res->placement, place, sizeof place);
+    fprintf(f, "\n%u rounds in %.1f s; stopped: %s\nplatform: %s\nplacement: %s\n", res->rounds,
+            res->wall_s, res->stop, loss, place);
+    for (int cf = 0; cf < LAT_LAB_NCONF; cf++)
+        print_conf(f, x, res, cf);
+    if (x->flight_done) {
+        fprintf(f,
+                "\nflight recorder (alloc, threshold = baseline e2e p99.9 = %" PRIu64 " ns): %s\n",
+                x->flight_thr, x->flight_text);
+        if (x->flight_gap[0]) fprintf(f, "flight recorder: %s\n", x->flight_gap);
+    }
+}
