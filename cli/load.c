@@ -38,16 +38,23 @@ static struct {
     const char *json, *hlog, *hgrm, *method, *path, *body, *redis_cmd, *host;
     cli_list headers;
     cli_prom prom;
-    bool strict, quiet, rate_seen, seed_seen, path_seen;
+    bool strict, quiet, rate_seen, seed_seen, path_seen, duration_seen;
+    const char *replay;
 } o;
 
 static const cli_opt load_opts[] = {
-    CLI_SEEN_OPT("rate", CLI_DOUBLE, &o.rate, "R", "requests per second (required)", 0.001, 1e8,
-                 NULL, &o.rate_seen),
-    CLI_NUM_OPT("duration", CLI_DURATION, &o.duration_ns, "DUR",
-                "how long the schedule runs (default 10s)", 0, 0),
-    CLI_CHOICE_OPT("arrivals", &o.arrivals, "constant|poisson",
-                   "the schedule: evenly spaced, or a Poisson process (default constant)"),
+    CLI_SEEN_OPT("rate", CLI_DOUBLE, &o.rate, "R",
+                 "requests per second (required, except with --arrivals replay)", 0.001, 1e8, NULL,
+                 &o.rate_seen),
+    CLI_SEEN_OPT("duration", CLI_DURATION, &o.duration_ns, "DUR",
+                 "how long the schedule runs (default 10s; replay: the file's span)", 0, 0, NULL,
+                 &o.duration_seen),
+    CLI_CHOICE_OPT("arrivals", &o.arrivals, "constant|poisson|replay",
+                   "the schedule: evenly spaced, a Poisson process, or the intended\n"
+                   "send times of --replay (default constant)"),
+    CLI_STR_OPT("replay", CLI_PATH, &o.replay, "FILE",
+                "--arrivals replay: one intended send time per line, ns from the\n"
+                "start, non-decreasing ('#' comments); read as the run goes"),
     CLI_SEEN_OPT("seed", CLI_U64, &o.seed, "N",
                  "the Poisson stream, 0..2^53-1 (exact in any JSON reader;\n"
                  "default: from the clock; always printed so a run can be repeated)",
@@ -182,10 +189,65 @@ static int split_target(const char *t, char *host, size_t hn, char *port, const 
 
 static char host_buf[256], headers_buf[8192];
 
+/* --replay's reader: the next time in the file (UINT64_MAX at its end or at a
+ * line that is not one: the file was checked before the run). */
+static uint64_t replay_next(void *ud) {
+    FILE *f = ud;
+    char line[128];
+    while (fgets(line, sizeof line, f)) {
+        char *p = line + strspn(line, " \t"), *end;
+        if (*p == '#' || *p == '\n' || !*p) continue;
+        errno = 0;
+        unsigned long long v = strtoull(p, &end, 10);
+        if (errno || end == p || (*end && !strchr(" \t\r\n", *end)) || *p == '-') return UINT64_MAX;
+        return v;
+    }
+    return UINT64_MAX;
+}
+
+/* Read --replay once before any work: every line a time, non-decreasing;
+ * sets the mean rate and (unless given) the duration to the file's span. */
+static int check_replay(void) {
+    if (!o.replay) return cli_usage_error(CMD, "--arrivals replay: needs --replay FILE");
+    if (o.threads > 1) return cli_usage_error(CMD, "--threads: not with --arrivals replay");
+    if (o.rate_seen)
+        return cli_usage_error(CMD, "--rate: not with --arrivals replay (the file sets it)");
+    FILE *f = fopen(o.replay, "r");
+    if (!f) return cli_usage_error(CMD, "--replay: %s: %s", o.replay, strerror(errno));
+    char line[128];
+    uint64_t n = 0, last = 0;
+    for (long ln = 1; fgets(line, sizeof line, f); ln++) {
+        char *p = line + strspn(line, " \t"), *end;
+        if (*p == '#' || *p == '\n' || !*p) continue;
+        errno = 0;
+        unsigned long long v = strtoull(p, &end, 10);
+        if (errno || end == p || *p == '-' || (*end && !strchr(" \t\r\n", *end)) || v < last ||
+            v >= UINT64_MAX / 2) {
+            fclose(f);
+            return cli_usage_error(
+                CMD, "--replay: %s line %ld: not a time (ns) at or after the last", o.replay, ln);
+        }
+        last = v;
+        n++;
+    }
+    fclose(f);
+    if (!n) return cli_usage_error(CMD, "--replay: %s holds no send time", o.replay);
+    if (!o.duration_seen) o.duration_ns = last + 1;
+    o.rate = (double)n / ((double)(last ? last : 1) / 1e9);
+    o.rate_seen = true;
+    return 0;
+}
+
 /* Options that depend on each other; CLI_OK or CLI_USAGE. */
 static int check_opts(const char *target, const char **url_path) {
     char port[8];
     if (split_target(target, host_buf, sizeof host_buf, port, url_path)) return CLI_USAGE;
+    if (o.arrivals == 2) {
+        int rc = check_replay();
+        if (rc) return rc;
+    } else if (o.replay) {
+        return cli_usage_error(CMD, "--replay: only with --arrivals replay");
+    }
     if (!o.rate_seen) return cli_usage_error(CMD, "--rate: required");
     if (!o.duration_ns) return cli_usage_error(CMD, "--duration: must be more than 0");
     lat_loadproto_kind k = proto_kinds[o.protocol];
@@ -579,7 +641,9 @@ int cmd_load(int argc, char **argv) {
         o.seed = (lat_clock_ns(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32)) & ((1ull << 53) - 1);
     r.cfg = (lat_load_cfg){
         .proto = &proto,
-        .arrivals = o.arrivals ? LAT_LOAD_POISSON : LAT_LOAD_CONSTANT,
+        .arrivals = o.arrivals == 2 ? LAT_LOAD_REPLAY
+                    : o.arrivals    ? LAT_LOAD_POISSON
+                                    : LAT_LOAD_CONSTANT,
         .rate_hz = o.rate,
         .duration_ns = o.duration_ns,
         .seed = o.seed,
@@ -590,10 +654,20 @@ int cmd_load(int argc, char **argv) {
         .gap_ns = o.gap_ns,
     };
     if ((rc = resolve(r.target, &r.cfg))) return rc;
+    FILE *rf = NULL;
+    if (r.cfg.arrivals == LAT_LOAD_REPLAY) {
+        static char rbuf[1 << 20]; /* the sending thread reads 1 MiB at a time */
+        if (!(rf = fopen(o.replay, "r")))
+            return cli_error(CMD, "%s: %s", o.replay, strerror(errno));
+        setvbuf(rf, rbuf, _IOFBF, sizeof rbuf);
+        r.cfg.replay_next = replay_next;
+        r.cfg.replay_ud = rf;
+    }
     if (lat_load_hist_init(&r.latency) || lat_load_hist_init(&r.service) ||
         lat_load_hist_init(&r.lag))
         return cli_lib_error(CMD, "histogram", -ENOMEM);
     rc = run_engine(&r);
+    if (rf) fclose(rf);
     if (!rc && r.run_rc)
         cli_error(CMD, "%s: the run could not go on: %s", r.target, strerror(-r.run_rc));
     int prc = (!rc) ? load_print(&r) : CLI_OK;

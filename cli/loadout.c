@@ -20,7 +20,9 @@ const double load_ps[] = {50, 90, 95, 99, 99.9, 99.99};
 const size_t load_nps = sizeof load_ps / sizeof load_ps[0];
 
 static const char *arrivals_name(const load_run *r) {
-    return r->cfg.arrivals == LAT_LOAD_POISSON ? "poisson" : "constant";
+    return r->cfg.arrivals == LAT_LOAD_POISSON  ? "poisson"
+           : r->cfg.arrivals == LAT_LOAD_REPLAY ? "replay"
+                                                : "constant";
 }
 
 static void print_head(const load_run *r) {
@@ -87,8 +89,7 @@ int load_print(const load_run *r) {
            : v->ad_pass    ? "not rejected"
                            : "rejected",
            LAT_AD_EXP_CRIT_1PCT,
-           r->cfg.arrivals == LAT_LOAD_CONSTANT ? "; a constant schedule is checked by its lag"
-                                                : "");
+           r->cfg.arrivals != LAT_LOAD_POISSON ? "; this schedule is checked by its lag" : "");
     printf("latencies, lag 1 (consecutive completions): Spearman rho %.3f on %zu sampled pairs; "
            "%s at 1%% (reported, not judged)\n",
            v->lag1_rho, v->lag1_n,

@@ -159,7 +159,8 @@ void lat_load_destroy(lat_load *l) {
 static int check_cfg(const lat_load_cfg *c) {
     if (!c->proto || !(c->rate_hz > 0) || !isfinite(c->rate_hz) || !c->connections ||
         !c->max_inflight || !c->addr_len || c->addr_len > sizeof c->addr ||
-        (c->arrivals != LAT_LOAD_CONSTANT && c->arrivals != LAT_LOAD_POISSON))
+        (c->arrivals != LAT_LOAD_CONSTANT && c->arrivals != LAT_LOAD_POISSON &&
+         !(c->arrivals == LAT_LOAD_REPLAY && c->replay_next)))
         return -EINVAL;
     return 0;
 }
@@ -519,7 +520,9 @@ typedef struct run {
 } run;
 
 static void advance(lat_load *l, run *r) {
-    uint64_t t = lat_load_sched_next(&r->s) + l->cfg.offset_ns;
+    uint64_t t = l->cfg.arrivals == LAT_LOAD_REPLAY ? l->cfg.replay_next(l->cfg.replay_ud)
+                                                    : lat_load_sched_next(&r->s);
+    if (t != UINT64_MAX) t += l->cfg.offset_ns;
     r->due_counted = r->waiting = false;
     if (t >= l->cfg.duration_ns || atomic_load_explicit(&l->stop, memory_order_relaxed))
         r->done = true;
@@ -635,7 +638,9 @@ int lat_load_run(lat_load *l) {
     if (rc) return rc;
     if ((rc = connect_all(l))) return rc;
     run r = {.seq = 0};
-    lat_load_sched_init(&r.s, l->cfg.arrivals, l->cfg.rate_hz, l->cfg.seed);
+    lat_load_sched_init(&r.s,
+                        l->cfg.arrivals == LAT_LOAD_REPLAY ? LAT_LOAD_CONSTANT : l->cfg.arrivals,
+                        l->cfg.rate_hz, l->cfg.seed);
     r.t0 = l->cfg.start_cycles ? l->cfg.start_cycles : lat_cycles() + cyc(l, 1000000);
     r.next = r.t0;
     advance(l, &r);

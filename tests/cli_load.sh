@@ -151,6 +151,21 @@ stop_peer
 [ "$served" = 1000 ] || fail "two threads: the peer answered $served"
 grep -q '2 sending threads' "$tmp/t.out" || fail "two threads: not said"
 
+# ---- a replayed schedule (3 bursts of 100): every line is one request ------------------------
+python3 -c "print('# bursts'); [print(b * 100000000 + i * 5000) for b in range(3) for i in range(100)]" >"$tmp/replay.txt"
+peer --mode echo
+"$LATLAB" load "127.0.0.1:$peer_port" --protocol echo --echo-size 10 --arrivals replay \
+    --replay "$tmp/replay.txt" --connections 16 --json "$tmp/rp.json" >"$tmp/rp.out" 2>"$tmp/rp.err" ||
+    fail "replay: exit $?"
+stop_peer
+[ "$(j "$tmp/rp.json" "d['counts']['scheduled']")" = 300 ] || fail "replay: scheduled != 300"
+[ "$(j "$tmp/rp.json" "d['counts']['completed']")" = 300 ] || fail "replay: completed != 300"
+[ "$served" = 3000 ] || fail "replay: the peer echoed $served bytes, want 3000"
+printf '10\n5\n' >"$tmp/bad.txt"
+usage 'line 2' 127.0.0.1:9 --arrivals replay --replay "$tmp/bad.txt"
+usage '--replay' 127.0.0.1:9 --arrivals replay
+usage '--rate' 127.0.0.1:9 --arrivals replay --replay "$tmp/replay.txt" --rate 5
+
 # ---- a constant schedule fails the same test ---------------------------------------------------
 peer
 "$LATLAB" load "127.0.0.1:$peer_port" --rate 1000 --duration 1s --json "$tmp/c.json" \

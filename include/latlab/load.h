@@ -39,7 +39,13 @@
 
 /* ---- the schedule -------------------------------------------------------------------- */
 
-typedef enum lat_load_arrivals { LAT_LOAD_CONSTANT, LAT_LOAD_POISSON } lat_load_arrivals;
+/* LAT_LOAD_REPLAY: the times come from the caller (lat_load_cfg.replay_next);
+ * lat_load_sched serves the other two. */
+typedef enum lat_load_arrivals {
+    LAT_LOAD_CONSTANT,
+    LAT_LOAD_POISSON,
+    LAT_LOAD_REPLAY
+} lat_load_arrivals;
 
 /* State of a schedule: O(1) memory whatever the duration. */
 typedef struct lat_load_sched {
@@ -90,6 +96,12 @@ typedef struct lat_load_cfg {
                                the connections are up.  Several engines given one
                                start share one timetable (sending threads) */
     uint64_t offset_ns;     /* added to every intended time (interleaves engines) */
+    /* LAT_LOAD_REPLAY: the next intended time, ns from the start,
+     * non-decreasing; UINT64_MAX ends the schedule.  Called on the sending
+     * thread, once per request, ahead of its time (keep it cheap: a buffered
+     * read).  rate_hz is then the mean rate (for the backlog estimate). */
+    uint64_t (*replay_next)(void *ud);
+    void *replay_ud;
 } lat_load_cfg;
 
 /* Counters: consistent enough to print while running (each read atomically). */
