@@ -34,6 +34,7 @@ CMDS(plot)
 CMDS(top)
 CMDS(profile)
 CMDS(noise)
+CMDS(load)
 #undef CMDS
 
 /* A command whose help comes from its table (cmd_NAME, cmd_NAME_spec). */
@@ -45,6 +46,8 @@ static const cli_cmd commands[] = {
     TABLE_CMD(pipeline, "one run of the stamped producer -> worker pipeline"),
     TABLE_CMD(clock, "calibrate the cycle counter; drift, read cost, granularity"),
     TABLE_CMD(co, "coordinated omission: closed vs open loop over a stall"),
+    TABLE_CMD(load,
+              "open-loop load on a real service (http, redis, memcached, echo) with a verdict"),
     TABLE_CMD(dce, "dead-code elimination trap, ring costs and the ping-pong floor"),
     TABLE_CMD(sys, "run conditions: CPUs, topology, governor, isolation, kernel"),
     TABLE_CMD(hist, "read, merge and summarise HdrHistogram interval logs"),

@@ -23,6 +23,9 @@ if [ "$mode" = test ] || [ "$mode" = bench ]; then
     # The fleet-export tests' servers; without recommends (which would pull
     # node-exporter, smartmontools and ~30 more).  Nothing starts by itself.
     norec="prometheus prometheus-pushgateway curl"
+    # `latlab load`'s tests: real servers it drives (started by the tests on
+    # 127.0.0.1) and wrk, the closed-loop peer printed beside it.
+    norec="$norec nginx redis-server memcached wrk"
 fi
 missing=""
 for p in $pkgs $norec; do
@@ -43,6 +46,14 @@ if [ "$(id -u)" -eq 0 ]; then
     echo "deps: installing:$missing" >&2
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq >/dev/null || apt-get update
+    # Servers among the packages must not start by themselves: the tests start
+    # their own on 127.0.0.1.  policy-rc.d 101 tells invoke-rc.d to leave them.
+    made_policy=""
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+        chmod 755 /usr/sbin/policy-rc.d
+        made_policy=1
+    fi
     plain="" bare=""
     for p in $missing; do
         case " $norec " in
@@ -54,6 +65,7 @@ if [ "$(id -u)" -eq 0 ]; then
     [ -z "$plain" ] || apt-get install -y -qq $plain >/dev/null
     # shellcheck disable=SC2086
     [ -z "$bare" ] || apt-get install -y -qq --no-install-recommends $bare >/dev/null
+    [ -z "$made_policy" ] || rm -f /usr/sbin/policy-rc.d
     exit 0
 fi
 echo "deps: missing Debian packages. Run this, then try again:" >&2

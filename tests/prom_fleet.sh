@@ -29,42 +29,13 @@ command -v curl >/dev/null || { echo "SKIPPED: curl is not installed"; exit 77; 
 
 # shellcheck source=support/servers.sh
 . "${LAT_SRC_DIR:?source dir}/tests/support/servers.sh"
+# shellcheck source=support/promq.sh
+. "$LAT_SRC_DIR/tests/support/promq.sh"
 start=$(date +%s.%N)
 elapsed() { awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }'; }
 
 have_pb=1
 "$LATLAB" hist export --protobuf /dev/null 2>&1 | grep -q 'without protobuf-c' && have_pb=0
-
-wait_http() { # URL: until it answers (10 s)
-    for _ in $(seq 200); do curl -fs -o /dev/null "$1" && return 0; sleep 0.05; done
-    return 1
-}
-query() { # PROMPORT EXPR -> the first result's value ("" when none)
-    curl -fsG "http://127.0.0.1:$1/api/v1/query" --data-urlencode "query=$2" |
-        jq -r '.data.result[0].value[1] // empty'
-}
-wait_value() { # PROMPORT EXPR WANT SECONDS: until EXPR == WANT
-    local n=$(($4 * 10)) v
-    for _ in $(seq "$n"); do
-        v=$(query "$1" "$2")
-        [ "$v" = "$3" ] && return 0
-        sleep 0.1
-    done
-    echo "last value of $2: '$v' (want $3)"
-    return 1
-}
-# latlab's merged percentiles (ns) of the given logs and the count: "p50 p99 p99.9 N"
-truth() {
-    "$LATLAB" hist merge "$@" -o "$tmp/merged.hlog" >/dev/null || fail "hist merge"
-    "$LATLAB" hist summary "$tmp/merged.hlog" | awk 'NR == 2 { print $4, $6, $7, $2 }'
-}
-# check LABEL PROMQL_SECONDS TRUTH_NS BOUND
-check() {
-    awk -v l="$1" -v got="$2" -v want="$3" -v b="$4" 'BEGIN {
-        w = want * 1e-9; e = (got - w) / w; if (e < 0) e = -e
-        printf "FIGURE %-34s promql %.9g s  latlab %.9g s  rel.err %.4f  bound %.4f\n", l, got, w, e, b
-        exit !(got != "" && e <= b) }' || fail "$1 outside the bound"
-}
 
 # quantiles LABEL PROMPORT KIND SELECTOR BOUND P50 P99 P999: the three fleet
 # percentiles of KIND (classic: sum by (le) of _bucket; native: sum of the
@@ -118,22 +89,14 @@ scrape_configs:
   - job_name: latlab
     static_configs:
       - targets: ['127.0.0.1:$pa', '127.0.0.1:$pb']
-  - job_name: pushgateway
-    honor_labels: true
-    static_configs:
-      - targets: ['127.0.0.1:$pg']
+$(pgw_job "$pg")
 EOF
-pc=$(free_port)
-"$PROM" --config.file="$tmp/prom.yml" --storage.tsdb.path="$tmp/tsdb_classic" \
-    --web.listen-address="127.0.0.1:$pc" --log.level=warn >"$tmp/prom_classic.log" 2>&1 &
-pids+=($!)
+prom_start classic
+pc=$prom_port
 pn=0
 if [ $have_pb = 1 ]; then
-    pn=$(free_port)
-    "$PROM" --config.file="$tmp/prom.yml" --storage.tsdb.path="$tmp/tsdb_native" \
-        --enable-feature=native-histograms \
-        --web.listen-address="127.0.0.1:$pn" --log.level=warn >"$tmp/prom_native.log" 2>&1 &
-    pids+=($!)
+    prom_start native --enable-feature=native-histograms
+    pn=$prom_port
 else
     echo "SKIPPED (native part): latlab was built without protobuf-c"
 fi

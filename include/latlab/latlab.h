@@ -9,7 +9,8 @@
  * Experimental headers may change in any release: the demo pipeline and
  * its report, the lab floor (lab_*.h, lab.h; in liblatlab-lab), the
  * platform account, injected platform noise, per-sample censoring and the
- * preemption probe, profiling, the counting malloc interposer.  Each
+ * preemption probe, profiling, the counting malloc interposer, the load
+ * generator (load, loadproto, loadverdict).  Each
  * refuses to compile unless LATLAB_EXPERIMENTAL is defined before it is
  * included, and this header includes them only then (zstd's
  * ZSTD_STATIC_LINKING_ONLY pattern).  tests/headers.sh fails when a public
@@ -60,6 +61,10 @@
 #include "latlab/censor.h"
 #include "latlab/silence.h"
 #include "latlab/preempt.h"
+/* the load generator (latlab load) */
+#include "latlab/loadproto.h"
+#include "latlab/load.h"
+#include "latlab/loadverdict.h"
 #endif
 
 #endif /* LATLAB_LATLAB_H */

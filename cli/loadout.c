@@ -1,0 +1,198 @@
+/* loadout.c - `latlab load`'s results: the final table (percentiles with 95%
+ * intervals, service time and lag beside), errors by kind, the sending
+ * thread's platform gaps, the arrival test, and last the verdict; and the
+ * same as JSON.  Percentiles without enough samples for an interval below
+ * the maximum are not printed; the line says how many they need. */
+#include "cli.h"
+#include "cliopts.h"
+#include "load.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "latlab/json.h"
+
+const double load_ps[] = {50, 90, 95, 99, 99.9, 99.99};
+const size_t load_nps = sizeof load_ps / sizeof load_ps[0];
+
+static const char *arrivals_name(const load_run *r) {
+    return r->cfg.arrivals == LAT_LOAD_POISSON  ? "poisson"
+           : r->cfg.arrivals == LAT_LOAD_REPLAY ? "replay"
+                                                : "constant";
+}
+
+static void print_head(const load_run *r) {
+    const lat_load_counts *c = &r->counts;
+    printf("latlab load %s (%s): %s %.0f/s for %.1f s, %d sending thread%s, %u connections "
+           "(in-flight cap %u), seed %" PRIu64 "\n",
+           r->target, r->protocol, arrivals_name(r), r->cfg.rate_hz,
+           (double)r->cfg.duration_ns / 1e9, r->threads, r->threads == 1 ? "" : "s",
+           r->cfg.connections, r->cfg.max_inflight, r->cfg.seed);
+    printf("requests: scheduled %" PRIu64 "  sent %" PRIu64 "  completed %" PRIu64
+           "  failed %" PRIu64 "  error replies %" PRIu64 "\n",
+           c->scheduled, c->sent, c->completed, c->failed, c->error_replies);
+    printf("errors:");
+    for (int k = 0; k < LAT_LOAD_NERR; k++)
+        printf(" %s %" PRIu64, lat_load_err_name((lat_load_err)k), c->errors[k]);
+    printf("  (idle connections closed by the server %" PRIu64 ", reopened %" PRIu64 ")\n",
+           c->closed_idle, c->reconnects);
+    double run_s = (double)c->run_ns / 1e9;
+    printf("achieved %.1f req/s; %" PRIu64
+           " requests found every connection at its in-flight cap (backlog up to %" PRIu64 ")\n",
+           run_s > 0 ? (double)c->completed / run_s : 0.0, c->cap_waits, c->backlog_max);
+}
+
+static void print_table(const load_run *r) {
+    const lat_load_verdict *v = &r->verdict;
+    printf("\n%8s %12s %27s %12s %10s\n", "", "latency us", "95% interval", "service us", "lag us");
+    for (size_t i = 0; i < v->npct; i++) {
+        const lat_load_pct *p = &v->pct[i];
+        char name[16];
+        snprintf(name, sizeof name, "p%g", p->p);
+        if (!p->printed) {
+            printf("%8s not printed: needs %" PRId64 " samples (has %" PRId64 ")\n", name,
+                   p->needed_n, lat_hist_total(&r->latency));
+            continue;
+        }
+        char ci[64];
+        snprintf(ci, sizeof ci, "[%.1f, %.1f]", (double)p->latency.lo / 1e3,
+                 (double)p->latency.hi / 1e3);
+        printf("%8s %12.1f %27s %12.1f %10.1f%s\n", name, (double)p->latency.value / 1e3, ci,
+               (double)lat_hist_value_at_percentile(&r->service, p->p) / 1e3, (double)p->lag / 1e3,
+               p->lag_ok ? "" : "  lag too large");
+    }
+    printf("%8s %12.1f %27s %12.1f %10.1f\n", "max", (double)lat_hist_max(&r->latency) / 1e3, "",
+           (double)lat_hist_max(&r->service) / 1e3, (double)lat_hist_max(&r->lag) / 1e3);
+}
+
+int load_print(const load_run *r) {
+    const lat_load_counts *c = &r->counts;
+    const lat_load_verdict *v = &r->verdict;
+    print_head(r);
+    print_table(r);
+    printf("\n%s: %" PRIu64 " platform gaps of %.1f us or more, %.2f ms in all (%.3f%% "
+           "of the run, longest %.1f us); %" PRIu64 " requests sent late (lag > %.1f us), %" PRIu64
+           " of them because of the gaps: %.3f%% of requests late because of the platform\n",
+           r->threads == 1 ? "sending thread" : "sending threads (gap time: the mean per thread)",
+           c->gaps, (double)(r->cfg.gap_ns ? r->cfg.gap_ns : 10000) / 1e3, (double)c->gap_ns / 1e6,
+           v->platform_loss * 100, (double)c->gap_longest_ns / 1e3, c->late,
+           (double)(r->cfg.gap_ns ? r->cfg.gap_ns : 10000) / 1e3, c->late_gap,
+           v->late_gap_share * 100);
+    printf("arrivals (%s): Anderson-Darling A2* %.2f on %zu sampled inter-arrivals; exponential "
+           "%s at 1%% (critical %.3f)%s\n",
+           arrivals_name(r), v->ad_a2, v->ad_n,
+           isnan(v->ad_a2) ? "not tested (too few)"
+           : v->ad_pass    ? "not rejected"
+                           : "rejected",
+           LAT_AD_EXP_CRIT_1PCT,
+           r->cfg.arrivals != LAT_LOAD_POISSON ? "; this schedule is checked by its lag" : "");
+    printf("latencies, lag 1 (consecutive completions): Spearman rho %.3f on %zu sampled pairs; "
+           "%s at 1%% (reported, not judged)\n",
+           v->lag1_rho, v->lag1_n,
+           isnan(v->lag1_rho)    ? "not tested (too few)"
+           : v->lag1_independent ? "independence not rejected"
+                                 : "dependent");
+    printf(
+        "verdict (lag below %.0f%% of latency at each percentile, intervals within %.0f%%): %s%s\n",
+        v->lag_fraction * 100, v->ci_width * 100, v->valid ? "valid" : "invalid: ", v->reason);
+    if (fflush(stdout) || ferror(stdout)) return cli_error("load", "stdout: write failed");
+    return CLI_OK;
+}
+
+static json_t *hist_json(const lat_hist *h) {
+    lat_hist_ci ci[8];
+    lat_hist_cis_at_percentiles(h, load_ps, LAT_HIST_CI_DEFAULT, ci, load_nps);
+    json_t *o = json_object();
+    json_object_set_new(o, "n", json_integer(lat_hist_total(h)));
+    for (size_t i = 0; i < load_nps; i++) {
+        char k[16];
+        snprintf(k, sizeof k, "p%g", load_ps[i]);
+        lat_json_set_ci(o, k, "_ns", &ci[i]);
+    }
+    json_object_set_new(o, "max_ns", json_integer(lat_hist_max(h)));
+    json_object_set_new(o, "mean_ns", lat_json_real_or_null(lat_hist_mean(h)));
+    return o;
+}
+
+static json_t *counts_json(const lat_load_counts *c) {
+    json_t *o = json_object(), *e = json_object();
+    json_object_set_new(o, "scheduled", json_integer((json_int_t)c->scheduled));
+    json_object_set_new(o, "sent", json_integer((json_int_t)c->sent));
+    json_object_set_new(o, "completed", json_integer((json_int_t)c->completed));
+    json_object_set_new(o, "failed", json_integer((json_int_t)c->failed));
+    json_object_set_new(o, "error_replies", json_integer((json_int_t)c->error_replies));
+    for (int k = 0; k < LAT_LOAD_NERR; k++)
+        json_object_set_new(e, lat_load_err_name((lat_load_err)k),
+                            json_integer((json_int_t)c->errors[k]));
+    json_object_set_new(o, "errors", e);
+    json_object_set_new(o, "cap_waits", json_integer((json_int_t)c->cap_waits));
+    json_object_set_new(o, "backlog_max", json_integer((json_int_t)c->backlog_max));
+    json_object_set_new(o, "closed_idle", json_integer((json_int_t)c->closed_idle));
+    json_object_set_new(o, "reconnects", json_integer((json_int_t)c->reconnects));
+    json_object_set_new(o, "late", json_integer((json_int_t)c->late));
+    json_object_set_new(o, "late_after_gap", json_integer((json_int_t)c->late_gap));
+    json_object_set_new(o, "gaps", json_integer((json_int_t)c->gaps));
+    json_object_set_new(o, "gap_ns", json_integer((json_int_t)c->gap_ns));
+    json_object_set_new(o, "gap_longest_ns", json_integer((json_int_t)c->gap_longest_ns));
+    json_object_set_new(o, "run_ns", json_integer((json_int_t)c->run_ns));
+    return o;
+}
+
+static json_t *verdict_json(const lat_load_verdict *v) {
+    json_t *o = json_object(), *ps = json_array();
+    json_object_set_new(o, "valid", json_boolean(v->valid));
+    json_object_set_new(o, "reason", json_string(v->reason));
+    json_object_set_new(o, "lag_fraction", json_real(v->lag_fraction));
+    json_object_set_new(o, "ci_width", json_real(v->ci_width));
+    json_object_set_new(o, "anderson_darling_a2", lat_json_real_or_null(v->ad_a2));
+    json_object_set_new(o, "anderson_darling_n", json_integer((json_int_t)v->ad_n));
+    json_object_set_new(o, "anderson_darling_critical_1pct", json_real(LAT_AD_EXP_CRIT_1PCT));
+    json_object_set_new(o, "exponential_not_rejected", json_boolean(v->ad_pass));
+    json_object_set_new(o, "arrivals_ok", json_boolean(v->arrivals_ok));
+    json_object_set_new(o, "lag1_spearman_rho", lat_json_real_or_null(v->lag1_rho));
+    json_object_set_new(o, "lag1_pairs", json_integer((json_int_t)v->lag1_n));
+    json_object_set_new(o, "lag1_independent", json_boolean(v->lag1_independent));
+    for (size_t i = 0; i < v->npct; i++) {
+        const lat_load_pct *p = &v->pct[i];
+        json_t *e = json_object();
+        json_object_set_new(e, "percentile", json_real(p->p));
+        json_object_set_new(e, "printed", json_boolean(p->printed));
+        json_object_set_new(e, "latency_ns", json_integer(p->latency.value));
+        json_object_set_new(e, "lag_ns", json_integer(p->lag));
+        json_object_set_new(e, "lag_ok", json_boolean(p->lag_ok));
+        json_object_set_new(e, "width_ok", json_boolean(p->width_ok));
+        if (!p->printed) json_object_set_new(e, "needs_n", json_integer(p->needed_n));
+        json_array_append_new(ps, e);
+    }
+    json_object_set_new(o, "percentiles", ps);
+    json_object_set_new(o, "late_share", json_real(v->late_share));
+    json_object_set_new(o, "late_after_gap_share", json_real(v->late_gap_share));
+    json_object_set_new(o, "platform_loss", json_real(v->platform_loss));
+    return o;
+}
+
+int load_write_json(const load_run *r, const char *path) {
+    json_t *o = json_object(), *cf = json_object();
+    json_object_set_new(cf, "target", json_string(r->target));
+    json_object_set_new(cf, "protocol", json_string(r->protocol));
+    json_object_set_new(cf, "arrivals", json_string(arrivals_name(r)));
+    json_object_set_new(cf, "rate_hz", json_real(r->cfg.rate_hz));
+    json_object_set_new(cf, "duration_ns", json_integer((json_int_t)r->cfg.duration_ns));
+    json_object_set_new(cf, "seed", json_integer((json_int_t)r->cfg.seed));
+    json_object_set_new(cf, "connections", json_integer(r->cfg.connections));
+    json_object_set_new(cf, "threads", json_integer(r->threads));
+    json_object_set_new(cf, "inflight", json_integer(r->cfg.max_inflight));
+    json_object_set_new(o, "config", cf);
+    json_object_set_new(o, "counts", counts_json(&r->counts));
+    json_object_set_new(o, "latency", hist_json(&r->latency));
+    json_object_set_new(o, "service", hist_json(&r->service));
+    json_object_set_new(o, "lag", hist_json(&r->lag));
+    json_object_set_new(o, "verdict", verdict_json(&r->verdict));
+    json_object_set_new(o, "run_error",
+                        r->run_rc ? json_string(strerror(-r->run_rc)) : json_null());
+    return cli_write_json("load", path, o);
+}

@@ -1,0 +1,155 @@
+/* load.h - the engine of `latlab load`: an open-loop load generator for a
+ * real service over TCP.
+ *
+ * Every request has an intended send time from the schedule (constant or
+ * Poisson arrivals, computed as it goes: memory does not grow with duration or
+ * rate).  One thread (the caller of lat_load_run, pinned when asked) spins on
+ * the cycle counter to each intended time and sends on the first connection
+ * with room (in-flight cap per connection); when every connection is full the
+ * request waits, and the wait counts in its latency.  No request is skipped:
+ * late ones go out back to back.  Responses are read from nonblocking sockets
+ * through epoll and parsed incrementally (loadproto.h).  Three histograms, in
+ * ns: latency = completion - intended send, service = completion - actual
+ * send, lag = actual - intended send (the generator's own health).
+ *
+ * The sending thread's platform gaps are recorded with gaps.h over its loop
+ * (except across send(), which on loopback runs the receiver's network stack
+ * inline); a request sent later than late_ns is "late", and "late because of a
+ * gap" when, without the gap time inside its wait, it would have been on time,
+ * or it follows, late, one that was while that backlog shrinks.  Failed requests are counted
+ * by kind and the connection is reopened; the run stops (fatal) when no
+ * connection can be opened for a second, or at the start when any cannot.
+ *
+ * Threading: lat_load_run on one thread; lat_load_interval, lat_load_counts and
+ * lat_load_stop from one other thread meanwhile.  Allocation only in create. */
+#ifndef LATLAB_LOAD_H
+#define LATLAB_LOAD_H
+
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/load.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "latlab/hist.h"
+#include "latlab/loadproto.h"
+
+/* ---- the schedule -------------------------------------------------------------------- */
+
+/* LAT_LOAD_REPLAY: the times come from the caller (lat_load_cfg.replay_next);
+ * lat_load_sched serves the other two. */
+typedef enum lat_load_arrivals {
+    LAT_LOAD_CONSTANT,
+    LAT_LOAD_POISSON,
+    LAT_LOAD_REPLAY
+} lat_load_arrivals;
+
+/* State of a schedule: O(1) memory whatever the duration. */
+typedef struct lat_load_sched {
+    lat_load_arrivals kind;
+    double period_ns; /* 1e9 / rate */
+    uint64_t n;       /* arrivals issued so far */
+    double t_ns;      /* Poisson: the last arrival */
+    uint64_t rng;     /* splitmix64 state */
+} lat_load_sched;
+
+/* rate_hz > 0; seed picks the Poisson stream (any value).  0 or -EINVAL. */
+int lat_load_sched_init(lat_load_sched *s, lat_load_arrivals kind, double rate_hz, uint64_t seed);
+/* The next intended send time, ns after the start (non-decreasing). */
+uint64_t lat_load_sched_next(lat_load_sched *s);
+
+/* ---- the run ------------------------------------------------------------------------- */
+
+typedef enum lat_load_err {
+    LAT_LOAD_REFUSED,   /* connect refused or failed */
+    LAT_LOAD_RESET,     /* connection reset with requests in flight */
+    LAT_LOAD_CLOSED,    /* the server closed a connection with requests in flight */
+    LAT_LOAD_MALFORMED, /* a response the parser refused */
+    LAT_LOAD_OVERSIZED, /* a response over max_response */
+    LAT_LOAD_TIMEOUT,   /* no response within timeout_ns */
+    LAT_LOAD_ABORTED,   /* due but never sent: the run stopped (fatal) first */
+    LAT_LOAD_NERR
+} lat_load_err;
+
+/* "refused", "reset", "closed", "malformed", "oversized", "timeout", "aborted". */
+const char *lat_load_err_name(lat_load_err k);
+
+typedef struct lat_load_cfg {
+    struct sockaddr_storage addr; /* the target (IPv4 or IPv6) */
+    socklen_t addr_len;
+    const lat_loadproto *proto; /* read-only during the run; outlives it */
+    lat_load_arrivals arrivals;
+    double rate_hz;         /* > 0 */
+    uint64_t duration_ns;   /* intended send times in [0, duration) */
+    uint64_t seed;          /* Poisson stream */
+    unsigned connections;   /* >= 1 */
+    unsigned max_inflight;  /* per connection, >= 1 (1: no pipelining) */
+    uint64_t timeout_ns;    /* per request; 0 = 10 s */
+    int cpu;                /* pin the sending thread there; -1: no pinning */
+    uint64_t gap_ns;        /* gap threshold; 0 = LAT_GAPS_DEFAULT_NS */
+    uint64_t late_ns;       /* "late" lag; 0 = the gap threshold */
+    size_t arrival_samples; /* inter-arrival and latency-pair samples kept; 0 = 1000 */
+    uint64_t start_cycles;  /* the schedule's zero on the cycle counter; 0: 1 ms after
+                               the connections are up.  Several engines given one
+                               start share one timetable (sending threads) */
+    uint64_t offset_ns;     /* added to every intended time (interleaves engines) */
+    /* LAT_LOAD_REPLAY: the next intended time, ns from the start,
+     * non-decreasing; UINT64_MAX ends the schedule.  Called on the sending
+     * thread, once per request, ahead of its time (keep it cheap: a buffered
+     * read).  rate_hz is then the mean rate (for the backlog estimate). */
+    uint64_t (*replay_next)(void *ud);
+    void *replay_ud;
+} lat_load_cfg;
+
+/* Counters: consistent enough to print while running (each read atomically). */
+typedef struct lat_load_counts {
+    uint64_t scheduled; /* intended send times reached */
+    uint64_t sent, completed;
+    uint64_t error_replies; /* complete responses that said error (HTTP >= 400, RESP -ERR, ...) */
+    uint64_t errors[LAT_LOAD_NERR];
+    uint64_t failed;         /* sum of errors[] over the request kinds (not refused) */
+    uint64_t cap_waits;      /* requests that found every connection at its in-flight cap */
+    uint64_t late, late_gap; /* lag > late_ns; of those, after a platform gap */
+    uint64_t reconnects, closed_idle; /* connections reopened; closed by the server while idle */
+    uint64_t backlog_max;             /* most requests due and not yet sent at once */
+    uint64_t gaps, gap_ns, gap_longest_ns; /* the sending thread's platform gaps */
+    uint64_t run_ns;                       /* from the first intended send to the end of the run */
+} lat_load_counts;
+
+typedef struct lat_load lat_load;
+
+/* Check cfg and allocate everything the run needs.  0, -EINVAL (bad cfg:
+ * NULL proto, rate <= 0, no connections, ...) or -ENOMEM. */
+int lat_load_create(const lat_load_cfg *cfg, lat_load **out);
+void lat_load_destroy(lat_load *l); /* NULL is fine; not while running */
+
+/* Run to the end of the schedule and until every request sent has completed
+ * or failed.  Returns 0, or a negative errno when the run could not go on
+ * (-ECONNREFUSED and friends from connect, -EIO when every connection stayed
+ * down for a second; the counts say how far it got), -EINVAL when pinning to
+ * cfg->cpu failed.  Call once. */
+int lat_load_run(lat_load *l);
+
+/* Ask a running lat_load_run to stop scheduling (async-signal-safe). */
+void lat_load_stop(lat_load *l);
+
+/* Interval histograms since the previous call (each NULL-able; same geometry
+ * as lat_load_hist_init gives).  One reader thread.  0 or negative errno. */
+int lat_load_interval(lat_load *l, lat_hist *latency, lat_hist *service, lat_hist *lag);
+/* The histogram geometry the engine records in (1 ns .. 1 hour, 3 digits). */
+int lat_load_hist_init(lat_hist *h);
+
+void lat_load_counts_get(const lat_load *l, lat_load_counts *out);
+
+/* The sampled inter-arrival times of actual sends, ns (valid after the run;
+ * a uniform sample of at most cfg->arrival_samples).  Returns the count. */
+size_t lat_load_interarrivals(const lat_load *l, const double **out);
+/* The sampled pairs (latency, latency of the next completion), ns, as 2n
+ * values (after the run; at most cfg->arrival_samples pairs): the lag-1
+ * dependence of latencies.  Returns n. */
+size_t lat_load_latency_pairs(const lat_load *l, const double **out);
+
+#endif /* LATLAB_LOAD_H */

@@ -1,0 +1,95 @@
+/* loadverdict.h - the validity verdict of an open-loop load run: can its
+ * percentiles be trusted as the service's, or did the generator set them?
+ *
+ * Checks: (1) the achieved inter-arrival times fit the requested process
+ * (Anderson-Darling against the exponential with estimated mean, Stephens'
+ * case; for a constant schedule the statistic is reported and the lag bound
+ * below is the check); (2) each percentile is valid only when the schedule lag
+ * at the same percentile is below lag_fraction of the latency there
+ * (otherwise the generator, not the service, set the figure); (3) each
+ * percentile printed has enough samples that its confidence interval is not
+ * max-bound and its relative width is at most ci_width (percentiles without
+ * enough samples are not printed at all); (4) no request failed.  The
+ * platform's share (requests late because of the sending thread's gaps) is
+ * reported beside, and so is the lag-1 dependence of latencies (Spearman's
+ * rank correlation of consecutive completions: a stalled service makes
+ * neighbours wait together).  Pure computation: no I/O, allocation only for a sorted
+ * copy of the sample. */
+#ifndef LATLAB_LOADVERDICT_H
+#define LATLAB_LOADVERDICT_H
+
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/loadverdict.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "latlab/hist.h"
+#include "latlab/load.h"
+
+/* Anderson-Darling A^2 of x[0..n) against the exponential distribution with
+ * the sample's mean, with Stephens' small-sample factor (1 + 0.6/n).  NAN
+ * when n < 8 or the mean is not positive; -ENOMEM is reported as NAN too. */
+double lat_ad_exponential(const double *x, size_t n);
+
+/* Stephens' critical value of the modified statistic at 1% (exponential,
+ * scale estimated): larger values reject "these are exponential". */
+#define LAT_AD_EXP_CRIT_1PCT 1.957
+
+/* Spearman's rank correlation of the pairs (x[2i], x[2i+1]), i < n, ties
+ * ranked by their mean rank.  NAN when n < 8 or a side is constant, or out
+ * of memory. */
+double lat_spearman_pairs(const double *x, size_t n);
+
+/* |rho| * sqrt(n - 1) above this: dependent at the 1% level (two-sided). */
+#define LAT_SPEARMAN_Z_1PCT 2.576
+
+#define LAT_LOAD_VERDICT_MAX 8
+
+typedef struct lat_load_verdict_in {
+    lat_load_arrivals arrivals;
+    const double *interarrivals; /* ns, a sample */
+    size_t n_interarrivals;
+    const double *latency_pairs; /* (latency, next latency), ns; reported only */
+    size_t n_pairs;
+    const lat_hist *latency, *lag;
+    const lat_load_counts *counts;
+    const double *ps;    /* percentiles to print and judge, ascending */
+    size_t nps;          /* <= LAT_LOAD_VERDICT_MAX */
+    double lag_fraction; /* 0 = 0.1 */
+    double ci_width;     /* relative; 0 = 0.5 */
+    double confidence;   /* 0 = LAT_HIST_CI_DEFAULT */
+} lat_load_verdict_in;
+
+typedef struct lat_load_pct {
+    double p;
+    bool printed;     /* enough samples: not max-bound */
+    int64_t needed_n; /* when not printed */
+    lat_hist_ci latency;
+    int64_t lag;
+    bool lag_ok, width_ok;
+} lat_load_pct;
+
+typedef struct lat_load_verdict {
+    bool valid;
+    double ad_a2; /* NAN when too few samples */
+    size_t ad_n;
+    bool ad_pass;
+    bool arrivals_ok;
+    double lag1_rho; /* Spearman, latencies in completion order; NAN: too few */
+    size_t lag1_n;
+    bool lag1_independent; /* not rejected at 1%: reported, not judged */
+    lat_load_pct pct[LAT_LOAD_VERDICT_MAX];
+    size_t npct;
+    double late_share, late_gap_share; /* of requests sent */
+    double platform_loss;              /* gap time / run time of the sending thread */
+    double lag_fraction, ci_width, confidence;
+    char reason[512]; /* "" when valid */
+} lat_load_verdict;
+
+/* Judge.  0, or -EINVAL (NULL, nps too large). */
+int lat_load_verdict_judge(const lat_load_verdict_in *in, lat_load_verdict *out);
+
+#endif /* LATLAB_LOADVERDICT_H */

@@ -1,0 +1,656 @@
+/* load.c - the open-loop engine of `latlab load`.  See load.h.
+ *
+ * One loop on one thread: read the cycle counter; when the next intended send
+ * time has come, send it on a connection with room (else it waits, and every
+ * later one behind it); otherwise poll epoll without blocking and parse what
+ * arrived.  Due requests are not queued anywhere: the schedule's position is
+ * the queue (everything due and unsent is behind it), so memory is fixed.
+ * Each connection keeps a FIFO of its in-flight requests' stamps (intended and
+ * actual send), as long as the in-flight cap.  Counters other threads read are
+ * relaxed atomics (each an independent figure); the histograms go through
+ * lat_hist_recorder, whose phaser supplies the pairing with the reader. */
+#include "latlab/load.h"
+
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "latlab/clock.h"
+#include "latlab/gaps.h"
+
+#define HIST_HIGHEST 3600000000000ll /* 1 hour in ns */
+#define RBUF 65536
+#define NEVENTS 64
+#define GAP_RING 64
+
+/* ---- the schedule -------------------------------------------------------------------- */
+
+static uint64_t splitmix(uint64_t *s) {
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in (0, 1]. */
+static double unit(uint64_t *s) {
+    return ((double)(splitmix(s) >> 11) + 1.0) * 0x1.0p-53;
+}
+
+int lat_load_sched_init(lat_load_sched *s, lat_load_arrivals kind, double rate_hz, uint64_t seed) {
+    if (!s || !(rate_hz > 0) || !isfinite(rate_hz) ||
+        (kind != LAT_LOAD_CONSTANT && kind != LAT_LOAD_POISSON))
+        return -EINVAL;
+    *s = (lat_load_sched){kind, 1e9 / rate_hz, 0, 0, seed};
+    return 0;
+}
+
+uint64_t lat_load_sched_next(lat_load_sched *s) {
+    /* Constant: n * period from the start (no accumulated rounding).  Poisson:
+     * exponential gaps of mean period, summed in double (ns resolution for
+     * ~100 days). */
+    double t = s->kind == LAT_LOAD_CONSTANT ? (double)s->n * s->period_ns
+                                            : (s->t_ns += -log(unit(&s->rng)) * s->period_ns);
+    s->n++;
+    return (uint64_t)t;
+}
+
+/* ---- state --------------------------------------------------------------------------- */
+
+const char *lat_load_err_name(lat_load_err k) {
+    static const char *const n[] = {"refused",   "reset",   "closed", "malformed",
+                                    "oversized", "timeout", "aborted"};
+    return (unsigned)k < LAT_LOAD_NERR ? n[k] : "?";
+}
+
+typedef struct reservoir {
+    double *v; /* cap * w values */
+    size_t n, w;
+    uint64_t seen;
+} reservoir;
+
+typedef struct stamp {
+    uint64_t intended, sent; /* cycles */
+} stamp;
+
+enum { C_DOWN, C_CONNECTING, C_UP };
+
+typedef struct conn {
+    int fd, state;
+    unsigned inflight, head; /* FIFO of stamps: [head, head + inflight) mod cap */
+    stamp *q;
+    uint8_t *out; /* the unsent rest of a partial write */
+    size_t out_len, out_off;
+    uint64_t retry_at; /* C_DOWN: cycles of the next connect attempt */
+    lat_loadproto_state ps;
+} conn;
+
+typedef struct acounts { /* the atomic mirror of lat_load_counts */
+    _Atomic uint64_t v[sizeof(lat_load_counts) / sizeof(uint64_t)];
+} acounts;
+
+struct lat_load {
+    lat_load_cfg cfg;
+    const lat_clock_cal *cal;
+    conn *conns;
+    int ep;
+    uint8_t *req;             /* the request being sent (key digits rewritten per request) */
+    uint8_t *rbuf;            /* one read buffer for every connection */
+    lat_hist_recorder rec[3]; /* latency, service, lag */
+    lat_gaps *gaps;
+    acounts c;
+    atomic_bool stop;
+    reservoir ia;    /* inter-arrival times of actual sends, ns */
+    reservoir pairs; /* (latency, next completion's latency), ns */
+    double last_latency;
+    uint64_t rng, last_send;
+    uint64_t late_cycles;       /* cfg.late_ns in cycles */
+    uint64_t inflight;          /* requests in flight on every connection */
+    uint64_t down_since;        /* cycles since when no connection is up (0: some is) */
+    unsigned rr, up;            /* round-robin cursor; connections up */
+    bool gap_backlog;           /* the last send was late because of a platform gap */
+    uint64_t prev_lag;          /* cycles, the last send's */
+    lat_gap gap_ring[GAP_RING]; /* the latest gaps, for gap_overlap */
+    uint64_t gap_n;
+};
+
+#define CIDX(f) (offsetof(lat_load_counts, f) / sizeof(uint64_t))
+#define CADD(l, f, n) atomic_fetch_add_explicit(&(l)->c.v[CIDX(f)], (n), memory_order_relaxed)
+#define CSET(l, f, n) atomic_store_explicit(&(l)->c.v[CIDX(f)], (n), memory_order_relaxed)
+#define CGET(l, f) atomic_load_explicit(&(l)->c.v[CIDX(f)], memory_order_relaxed)
+
+void lat_load_counts_get(const lat_load *l, lat_load_counts *out) {
+    uint64_t *o = (uint64_t *)out;
+    for (size_t i = 0; i < sizeof(lat_load_counts) / sizeof(uint64_t); i++)
+        o[i] = atomic_load_explicit(&((lat_load *)l)->c.v[i], memory_order_relaxed);
+}
+
+int lat_load_hist_init(lat_hist *h) {
+    return lat_hist_init(h, 1, HIST_HIGHEST, 3);
+}
+
+void lat_load_destroy(lat_load *l) {
+    if (!l) return;
+    for (unsigned i = 0; l->conns && i < l->cfg.connections; i++) {
+        if (l->conns[i].fd >= 0) close(l->conns[i].fd);
+        free(l->conns[i].q);
+        free(l->conns[i].out);
+    }
+    free(l->conns);
+    if (l->ep >= 0) close(l->ep);
+    for (int k = 0; k < 3; k++)
+        lat_hist_recorder_fini(&l->rec[k]);
+    lat_gaps_destroy(l->gaps);
+    free(l->req);
+    free(l->rbuf);
+    free(l->ia.v);
+    free(l->pairs.v);
+    free(l);
+}
+
+static int check_cfg(const lat_load_cfg *c) {
+    if (!c->proto || !(c->rate_hz > 0) || !isfinite(c->rate_hz) || !c->connections ||
+        !c->max_inflight || !c->addr_len || c->addr_len > sizeof c->addr ||
+        (c->arrivals != LAT_LOAD_CONSTANT && c->arrivals != LAT_LOAD_POISSON &&
+         !(c->arrivals == LAT_LOAD_REPLAY && c->replay_next)))
+        return -EINVAL;
+    return 0;
+}
+
+int lat_load_create(const lat_load_cfg *cfg, lat_load **out) {
+    if (!cfg || !out || check_cfg(cfg)) return -EINVAL;
+    lat_load *l = calloc(1, sizeof *l);
+    if (!l) return -ENOMEM;
+    l->cfg = *cfg;
+    l->ep = -1;
+    if (!l->cfg.timeout_ns) l->cfg.timeout_ns = 10000000000ull;
+    if (!l->cfg.gap_ns) l->cfg.gap_ns = LAT_GAPS_DEFAULT_NS;
+    if (!l->cfg.late_ns) l->cfg.late_ns = l->cfg.gap_ns;
+    if (!l->cfg.arrival_samples) l->cfg.arrival_samples = 1000;
+    l->cal = lat_clock_default();
+    l->rng = cfg->seed ^ 0x5deece66dull;
+    int rc = -ENOMEM;
+    size_t rl = cfg->proto->req_len;
+    l->conns = calloc(cfg->connections, sizeof *l->conns);
+    l->req = malloc(rl ? rl : 1);
+    l->rbuf = malloc(RBUF);
+    l->ia = (reservoir){malloc(l->cfg.arrival_samples * sizeof(double)), 0, 1, 0};
+    l->pairs = (reservoir){malloc(l->cfg.arrival_samples * 2 * sizeof(double)), 0, 2, 0};
+    l->last_latency = -1;
+    if (!l->conns || !l->req || !l->rbuf || !l->ia.v || !l->pairs.v) goto fail;
+    memcpy(l->req, cfg->proto->req, rl);
+    for (unsigned i = 0; i < cfg->connections; i++) {
+        conn *c = &l->conns[i];
+        c->fd = -1;
+        c->q = calloc(cfg->max_inflight, sizeof *c->q);
+        c->out = malloc(rl ? rl : 1);
+        if (!c->q || !c->out) goto fail;
+    }
+    for (int k = 0; k < 3; k++)
+        if ((rc = lat_hist_recorder_init(&l->rec[k], 1, HIST_HIGHEST, 3))) goto fail;
+    l->late_cycles = lat_clock_from_ns(l->cal, l->cfg.late_ns);
+    uint64_t thr = lat_clock_from_ns(l->cal, l->cfg.gap_ns);
+    if ((rc = lat_gaps_create(0, thr ? thr : 1, &l->gaps))) goto fail;
+    if ((l->ep = epoll_create1(EPOLL_CLOEXEC)) < 0) {
+        rc = -errno;
+        goto fail;
+    }
+    *out = l;
+    return 0;
+fail:
+    lat_load_destroy(l);
+    return rc;
+}
+
+void lat_load_stop(lat_load *l) {
+    if (l) atomic_store_explicit(&l->stop, true, memory_order_relaxed);
+}
+
+int lat_load_interval(lat_load *l, lat_hist *latency, lat_hist *service, lat_hist *lag) {
+    lat_hist *h[3] = {latency, service, lag};
+    for (int k = 0; k < 3; k++) {
+        if (!h[k]) continue;
+        int rc = lat_hist_recorder_interval(&l->rec[k], h[k]);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+size_t lat_load_interarrivals(const lat_load *l, const double **out) {
+    if (out) *out = l->ia.v;
+    return l->ia.n;
+}
+
+size_t lat_load_latency_pairs(const lat_load *l, const double **out) {
+    if (out) *out = l->pairs.v;
+    return l->pairs.n;
+}
+
+/* ---- connections --------------------------------------------------------------------- */
+
+static uint64_t cyc(const lat_load *l, uint64_t ns) {
+    return lat_clock_from_ns(l->cal, ns);
+}
+static int64_t ns_of(const lat_load *l, uint64_t cycles) {
+    return (int64_t)lat_clock_to_ns(l->cal, cycles);
+}
+
+static void watch(lat_load *l, conn *c, int op, uint32_t events) {
+    struct epoll_event ev = {.events = events, .data.ptr = c};
+    epoll_ctl(l->ep, op, c->fd, &ev);
+}
+
+/* Start a connection: C_UP, C_CONNECTING, or an error (c stays C_DOWN). */
+static int conn_open(lat_load *l, conn *c) {
+    int fd = socket(l->cfg.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -errno;
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    *c = (conn){.fd = fd, .state = C_DOWN, .q = c->q, .out = c->out};
+    if (connect(fd, (struct sockaddr *)&l->cfg.addr, l->cfg.addr_len) == 0) {
+        c->state = C_UP;
+        l->up++;
+        watch(l, c, EPOLL_CTL_ADD, EPOLLIN);
+        return 0;
+    }
+    if (errno == EINPROGRESS) {
+        c->state = C_CONNECTING;
+        watch(l, c, EPOLL_CTL_ADD, EPOLLOUT);
+        return 0;
+    }
+    int rc = -errno;
+    close(fd);
+    c->fd = -1;
+    return rc;
+}
+
+static void conn_close(lat_load *l, conn *c, uint64_t retry_at) {
+    if (c->state == C_UP) l->up--;
+    if (c->fd >= 0) {
+        epoll_ctl(l->ep, EPOLL_CTL_DEL, c->fd, NULL);
+        close(c->fd);
+    }
+    c->fd = -1;
+    c->state = C_DOWN;
+    c->retry_at = retry_at;
+}
+
+/* Every request in flight on c failed with kind; the connection is reopened
+ * at the next housekeeping. */
+static void conn_fail(lat_load *l, conn *c, lat_load_err kind, uint64_t now) {
+    uint64_t n = c->inflight;
+    if (n) {
+        CADD(l, errors[kind], n);
+        CADD(l, failed, n);
+        l->inflight -= c->inflight;
+    } else if (kind == LAT_LOAD_CLOSED || kind == LAT_LOAD_RESET) {
+        CADD(l, closed_idle, 1);
+    } else {
+        CADD(l, errors[kind], 1); /* bytes nobody asked for */
+    }
+    c->inflight = 0;
+    conn_close(l, c, now);
+}
+
+/* A connection finished connecting (or failed to): 0 or the errno it failed with. */
+static int conn_connected(lat_load *l, conn *c, uint64_t now) {
+    int err = 0;
+    socklen_t sl = sizeof err;
+    if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &sl) || err) {
+        CADD(l, errors[LAT_LOAD_REFUSED], 1);
+        conn_close(l, c, now + cyc(l, 10000000));
+        return err ? err : EIO;
+    }
+    c->state = C_UP;
+    l->up++;
+    watch(l, c, EPOLL_CTL_MOD, EPOLLIN);
+    return 0;
+}
+
+/* Open every connection and wait (up to 2 s) until all are up: 0 or the
+ * first failure. */
+static int connect_all(lat_load *l) {
+    unsigned n = l->cfg.connections;
+    for (unsigned i = 0; i < n; i++) {
+        int rc = conn_open(l, &l->conns[i]);
+        if (rc) {
+            CADD(l, errors[LAT_LOAD_REFUSED], 1);
+            return rc;
+        }
+    }
+    uint64_t deadline = lat_mono_ns() + 2000000000ull;
+    while (l->up < n) {
+        struct epoll_event ev[NEVENTS];
+        int k = epoll_wait(l->ep, ev, NEVENTS, 100);
+        for (int i = 0; i < k; i++) {
+            conn *c = ev[i].data.ptr;
+            if (c->state != C_CONNECTING) continue;
+            int err = conn_connected(l, c, lat_cycles());
+            if (err) return -err;
+        }
+        if (lat_mono_ns() > deadline) {
+            CADD(l, errors[LAT_LOAD_REFUSED], 1);
+            return -ETIMEDOUT;
+        }
+    }
+    return 0;
+}
+
+/* ---- requests and responses --------------------------------------------------------- */
+
+/* Keep a uniform sample of what is offered (Algorithm R): w values at a time. */
+static void keep(lat_load *l, reservoir *r, const double *v) {
+    uint64_t seen = r->seen++;
+    size_t at = r->n;
+    if (r->n < l->cfg.arrival_samples)
+        r->n++;
+    else if (splitmix(&l->rng) % (seen + 1) < l->cfg.arrival_samples)
+        at = splitmix(&l->rng) % l->cfg.arrival_samples;
+    else
+        return;
+    memcpy(r->v + at * r->w, v, r->w * sizeof *v);
+}
+
+static void complete(lat_load *l, conn *c, uint64_t now) {
+    stamp s = c->q[c->head];
+    c->head = c->head + 1 == l->cfg.max_inflight ? 0 : c->head + 1;
+    c->inflight--;
+    l->inflight--;
+    int64_t lat = ns_of(l, now - s.intended);
+    lat_hist_recorder_record(&l->rec[0], lat);
+    if (l->last_latency >= 0) keep(l, &l->pairs, (double[2]){l->last_latency, (double)lat});
+    l->last_latency = (double)lat;
+    lat_hist_recorder_record(&l->rec[1], ns_of(l, now - s.sent));
+    CADD(l, completed, 1);
+    if (c->ps.error_reply) CADD(l, error_replies, 1);
+}
+
+static void on_readable(lat_load *l, conn *c) {
+    ssize_t n = read(c->fd, l->rbuf, RBUF);
+    uint64_t now = lat_cycles(); /* one stamp for every response in this read */
+    if (n <= 0) {
+        if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+        conn_fail(l, c, n < 0 && errno == ECONNRESET ? LAT_LOAD_RESET : LAT_LOAD_CLOSED, now);
+        return;
+    }
+    for (size_t off = 0; off < (size_t)n;) {
+        size_t used = 0;
+        int rc = lat_loadproto_feed(l->cfg.proto, &c->ps, l->rbuf + off, (size_t)n - off, &used);
+        if (rc < 0) {
+            conn_fail(l, c, rc == -EMSGSIZE ? LAT_LOAD_OVERSIZED : LAT_LOAD_MALFORMED, now);
+            return;
+        }
+        if (rc == LAT_LOADPROTO_MORE) break;
+        off += used;
+        if (!c->inflight) {
+            conn_fail(l, c, LAT_LOAD_MALFORMED, now);
+            return;
+        }
+        complete(l, c, now);
+        if (c->ps.close) { /* "Connection: close": reopen before sending more */
+            conn_fail(l, c, LAT_LOAD_CLOSED, now);
+            return;
+        }
+    }
+}
+
+static void flush_out(lat_load *l, conn *c) {
+    ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+    if (n < 0) {
+        if (errno != EAGAIN && errno != EINTR)
+            conn_fail(l, c, errno == ECONNRESET ? LAT_LOAD_RESET : LAT_LOAD_CLOSED, lat_cycles());
+        return;
+    }
+    c->out_off += (size_t)n;
+    if (c->out_off == c->out_len) {
+        c->out_len = c->out_off = 0;
+        watch(l, c, EPOLL_CTL_MOD, EPOLLIN);
+    }
+}
+
+static void on_event(lat_load *l, conn *c, uint32_t ev) {
+    if (c->state == C_CONNECTING) {
+        conn_connected(l, c, lat_cycles());
+        return;
+    }
+    if (c->state != C_UP) return;
+    if ((ev & EPOLLOUT) && c->out_len) flush_out(l, c);
+    if (c->state == C_UP && (ev & (EPOLLIN | EPOLLERR | EPOLLHUP))) on_readable(l, c);
+}
+
+static void poll_events(lat_load *l) {
+    struct epoll_event ev[NEVENTS];
+    int n = epoll_wait(l->ep, ev, NEVENTS, 0);
+    for (int i = 0; i < n; i++)
+        on_event(l, ev[i].data.ptr, ev[i].events);
+}
+
+static conn *free_conn(lat_load *l) {
+    unsigned n = l->cfg.connections;
+    for (unsigned k = 0; k < n; k++) {
+        unsigned i = l->rr + k < n ? l->rr + k : l->rr + k - n;
+        conn *c = &l->conns[i];
+        if (c->state == C_UP && c->inflight < l->cfg.max_inflight && !c->out_len) {
+            l->rr = i + 1 == n ? 0 : i + 1;
+            return c;
+        }
+    }
+    return NULL;
+}
+
+/* The inter-arrival time of actual sends. */
+static void sample_arrival(lat_load *l, uint64_t now) {
+    if (l->last_send) {
+        double d = (double)ns_of(l, now - l->last_send);
+        keep(l, &l->ia, &d);
+    }
+    l->last_send = now;
+}
+
+/* Cycles of platform gaps since `from` (the recent ones kept in the ring). */
+static uint64_t gap_overlap(const lat_load *l, uint64_t from) {
+    uint64_t sum = 0;
+    for (unsigned k = 0; k < GAP_RING && k < l->gap_n; k++) {
+        const lat_gap *g = &l->gap_ring[(l->gap_n - 1 - k) % GAP_RING];
+        if (g->start + g->len <= from) break;
+        sum += g->start >= from ? g->len : g->start + g->len - from;
+    }
+    return sum;
+}
+
+/* Send request seq (intended at `intended` cycles) on c: 0, or -1 when the
+ * connection failed (the request was not sent; it stays due). */
+static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended) {
+    size_t len = l->cfg.proto->req_len;
+    lat_loadproto_request(l->cfg.proto, seq, l->req);
+    uint64_t now = lat_cycles();
+    ssize_t n = send(c->fd, l->req, len, MSG_NOSIGNAL);
+    if (n < 0) {
+        if (errno != EAGAIN && errno != EINTR) {
+            conn_fail(l, c, errno == ECONNRESET ? LAT_LOAD_RESET : LAT_LOAD_CLOSED, now);
+            return -1;
+        }
+        n = 0;
+    }
+    if ((size_t)n < len) {
+        memcpy(c->out, l->req + n, len - (size_t)n);
+        c->out_len = len - (size_t)n;
+        c->out_off = 0;
+        watch(l, c, EPOLL_CTL_MOD, EPOLLIN | EPOLLOUT);
+    }
+    unsigned t = c->head + c->inflight;
+    c->q[t >= l->cfg.max_inflight ? t - l->cfg.max_inflight : t] = (stamp){intended, now};
+    c->inflight++;
+    l->inflight++;
+    uint64_t lag = now > intended ? now - intended : 0;
+    lat_hist_recorder_record(&l->rec[2], ns_of(l, lag));
+    CADD(l, sent, 1);
+    if (lag > l->late_cycles) {
+        CADD(l, late, 1);
+        /* Late because of gaps: without the gap time inside its wait it would
+         * have been on time; or it follows, late, one that was while the
+         * backlog the gap left shrinks (a sender that cannot keep up at all
+         * grows it: that lateness is its own, not the platform's). */
+        uint64_t ov = gap_overlap(l, intended);
+        bool by_gap = ov >= lag || lag - ov <= l->late_cycles;
+        l->gap_backlog = by_gap || (l->gap_backlog && lag <= l->prev_lag + l->late_cycles);
+        if (l->gap_backlog) CADD(l, late_gap, 1);
+    } else {
+        l->gap_backlog = false;
+    }
+    l->prev_lag = lag;
+    sample_arrival(l, now);
+    return 0;
+}
+
+/* ---- the loop ------------------------------------------------------------------------ */
+
+typedef struct run {
+    lat_load_sched s;
+    uint64_t t0, next, seq; /* cycles of the start and of the next intended send */
+    bool done, due_counted, waiting;
+} run;
+
+static void advance(lat_load *l, run *r) {
+    uint64_t t = l->cfg.arrivals == LAT_LOAD_REPLAY ? l->cfg.replay_next(l->cfg.replay_ud)
+                                                    : lat_load_sched_next(&r->s);
+    if (t != UINT64_MAX) t += l->cfg.offset_ns;
+    r->due_counted = r->waiting = false;
+    if (t >= l->cfg.duration_ns || atomic_load_explicit(&l->stop, memory_order_relaxed))
+        r->done = true;
+    else
+        r->next = r->t0 + cyc(l, t);
+}
+
+/* Once a millisecond: timeouts, reopening, the counters others read.  Returns
+ * -EIO when no connection has been up for a second. */
+static int housekeep(lat_load *l, run *r, uint64_t now) {
+    uint64_t tmo = cyc(l, l->cfg.timeout_ns);
+    for (unsigned i = 0; i < l->cfg.connections; i++) {
+        conn *c = &l->conns[i];
+        if (c->state == C_UP && c->inflight && now - c->q[c->head].sent > tmo)
+            conn_fail(l, c, LAT_LOAD_TIMEOUT, now);
+        if (c->state == C_DOWN && now >= c->retry_at) {
+            CADD(l, reconnects, 1);
+            if (conn_open(l, c)) {
+                CADD(l, errors[LAT_LOAD_REFUSED], 1);
+                c->retry_at = now + cyc(l, 10000000);
+            }
+        }
+    }
+    if (!r->done && atomic_load_explicit(&l->stop, memory_order_relaxed)) r->done = true;
+    if (r->waiting && now > r->next) {
+        uint64_t b = (uint64_t)((double)ns_of(l, now - r->next) / r->s.period_ns) + 1;
+        if (b > CGET(l, backlog_max)) CSET(l, backlog_max, b);
+    }
+    CSET(l, gaps, l->gaps->count);
+    CSET(l, gap_ns, (uint64_t)ns_of(l, l->gaps->total));
+    CSET(l, gap_longest_ns, (uint64_t)ns_of(l, l->gaps->longest));
+    if (l->up) { /* reconnecting for ever to a refusing target is no run */
+        l->down_since = 0;
+    } else if (!l->down_since) {
+        l->down_since = now;
+    } else if (now - l->down_since > cyc(l, 1000000000)) {
+        return -EIO;
+    }
+    return 0;
+}
+
+/* The run cannot go on: every request due and unsent is aborted. */
+static void abort_due(lat_load *l, run *r, uint64_t now) {
+    while (!r->done && r->next <= now) {
+        if (!r->due_counted) CADD(l, scheduled, 1);
+        CADD(l, errors[LAT_LOAD_ABORTED], 1);
+        CADD(l, failed, 1);
+        r->due_counted = true;
+        advance(l, r);
+    }
+}
+
+/* Send what is due when a connection has room: true when one went out. */
+static bool try_send(lat_load *l, run *r, uint64_t now) {
+    if (!r->due_counted) {
+        CADD(l, scheduled, 1);
+        r->due_counted = true;
+    }
+    conn *c = free_conn(l);
+    if (!c) {
+        if (!r->waiting) CADD(l, cap_waits, 1);
+        r->waiting = true;
+        return false;
+    }
+    (void)now;
+    if (send_req(l, c, r->seq, r->next)) return false;
+    r->seq++;
+    advance(l, r);
+    return true;
+}
+
+static int loop(lat_load *l, run *r) {
+    uint64_t prev = lat_cycles(), hk = prev, hk_step = cyc(l, 1000000);
+    uint64_t thr = l->gaps->threshold;
+    for (;;) {
+        uint64_t now = lat_cycles();
+        if (LAT_UNLIKELY(now - prev >= thr)) {
+            lat_gaps_note(l->gaps, prev, now);
+            l->gap_ring[l->gap_n++ % GAP_RING] = (lat_gap){prev, now - prev};
+        }
+        prev = now;
+        if (!r->done && now >= r->next) {
+            bool sent = try_send(l, r, now);
+            prev = lat_cycles(); /* send() is not the platform's time */
+            if (sent) continue;
+        }
+        if (l->inflight || r->waiting) poll_events(l);
+        if (now >= hk) {
+            if (!l->inflight && !r->waiting) poll_events(l);
+            int rc = housekeep(l, r, now);
+            if (rc) {
+                abort_due(l, r, now);
+                return rc;
+            }
+            hk = now + hk_step;
+            prev = lat_cycles();
+        }
+        if (r->done && !l->inflight) return 0;
+    }
+}
+
+static int pin(int cpu) {
+    if (cpu < 0) return 0;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    return -pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+}
+
+int lat_load_run(lat_load *l) {
+    if (!l) return -EINVAL;
+    int rc = pin(l->cfg.cpu);
+    if (rc) return rc;
+    if ((rc = connect_all(l))) return rc;
+    run r = {.seq = 0};
+    lat_load_sched_init(&r.s,
+                        l->cfg.arrivals == LAT_LOAD_REPLAY ? LAT_LOAD_CONSTANT : l->cfg.arrivals,
+                        l->cfg.rate_hz, l->cfg.seed);
+    r.t0 = l->cfg.start_cycles ? l->cfg.start_cycles : lat_cycles() + cyc(l, 1000000);
+    r.next = r.t0;
+    advance(l, &r);
+    rc = loop(l, &r);
+    uint64_t end = lat_cycles();
+    CSET(l, run_ns, end > r.t0 ? (uint64_t)ns_of(l, end - r.t0) : 0);
+    CSET(l, gaps, l->gaps->count);
+    CSET(l, gap_ns, (uint64_t)ns_of(l, l->gaps->total));
+    CSET(l, gap_longest_ns, (uint64_t)ns_of(l, l->gaps->longest));
+    for (unsigned i = 0; i < l->cfg.connections; i++)
+        conn_close(l, &l->conns[i], 0);
+    return rc;
+}

@@ -1,0 +1,177 @@
+/* loadverdict.c - the validity verdict of a `latlab load` run.  See
+ * loadverdict.h.  Anderson-Darling for the exponential with estimated mean:
+ * A^2 = -n - (1/n) sum (2i-1) [ln F(x_i) + ln(1 - F(x_{n+1-i}))], F(x) =
+ * 1 - exp(-x/mean), modified by (1 + 0.6/n) so one table of critical values
+ * serves every n (Stephens 1974). */
+#include "latlab/loadverdict.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double lat_ad_exponential(const double *x, size_t n) {
+    if (!x || n < 8) return NAN;
+    double *s = malloc(n * sizeof *s);
+    if (!s) return NAN;
+    memcpy(s, x, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    double mean = 0;
+    for (size_t i = 0; i < n; i++)
+        mean += s[i];
+    mean /= (double)n;
+    if (!(mean > 0)) {
+        free(s);
+        return NAN;
+    }
+    double sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        /* ln F(x) = ln(1 - e^-z); at z = 0 it is -inf: keep it finite and huge. */
+        double lf = log(fmax(-expm1(-s[i] / mean), 1e-300));
+        double ls = -s[n - 1 - i] / mean; /* ln(1 - F) */
+        sum += (double)(2 * i + 1) * (lf + ls);
+    }
+    free(s);
+    double a2 = -(double)n - sum / (double)n;
+    return a2 * (1.0 + 0.6 / (double)n);
+}
+
+/* Ranks (1-based, ties averaged) of v[k * stride], k < n, into r. */
+static int rank(const double *v, size_t n, size_t stride, double *r) {
+    /* sort (value, index) pairs: cmp_double reads the value */
+    double *key = malloc(n * 2 * sizeof *key);
+    if (!key) return -ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        key[2 * i] = v[i * stride];
+        key[2 * i + 1] = (double)i;
+    }
+    qsort(key, n, 2 * sizeof *key, cmp_double);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j + 1 < n && key[2 * (j + 1)] == key[2 * i])
+            j++;
+        for (size_t k = i; k <= j; k++)
+            r[(size_t)key[2 * k + 1]] = (double)(i + j) / 2 + 1;
+        i = j + 1;
+    }
+    free(key);
+    return 0;
+}
+
+double lat_spearman_pairs(const double *x, size_t n) {
+    if (!x || n < 8) return NAN;
+    double *r = malloc(n * 2 * sizeof *r);
+    if (!r || rank(x, n, 2, r) || rank(x + 1, n, 2, r + n)) {
+        free(r);
+        return NAN;
+    }
+    double m = ((double)n + 1) / 2, sxy = 0, sxx = 0, syy = 0;
+    for (size_t i = 0; i < n; i++) {
+        double a = r[i] - m, b = r[n + i] - m;
+        sxy += a * b;
+        sxx += a * a;
+        syy += b * b;
+    }
+    free(r);
+    return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : NAN;
+}
+
+__attribute__((format(printf, 2, 3))) static void add_reason(lat_load_verdict *v, const char *fmt,
+                                                             ...) {
+    size_t k = strlen(v->reason);
+    if (k + 3 >= sizeof v->reason) return;
+    if (k) {
+        strcpy(v->reason + k, "; ");
+        k += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(v->reason + k, sizeof v->reason - k, fmt, ap);
+    va_end(ap);
+}
+
+static void judge_pcts(const lat_load_verdict_in *in, lat_load_verdict *v) {
+    lat_hist_ci ci[LAT_LOAD_VERDICT_MAX];
+    lat_hist_cis_at_percentiles(in->latency, in->ps, v->confidence, ci, in->nps);
+    char lagbad[160] = "", widebad[160] = "";
+    for (size_t i = 0; i < in->nps; i++) {
+        lat_load_pct *p = &v->pct[i];
+        p->p = in->ps[i];
+        p->latency = ci[i];
+        p->printed = lat_hist_total(in->latency) > 0 && !ci[i].max_bound;
+        p->needed_n = lat_hist_ci_needed_n(in->ps[i] / 100, v->confidence);
+        p->lag = lat_hist_value_at_percentile(in->lag, in->ps[i]);
+        p->lag_ok = (double)p->lag < v->lag_fraction * (double)ci[i].value;
+        double w = ci[i].value > 0 ? (double)(ci[i].hi - ci[i].lo) / (double)ci[i].value : 0;
+        p->width_ok = w <= v->ci_width;
+        if (!p->printed) continue;
+        char *dst = !p->lag_ok ? lagbad : !p->width_ok ? widebad : NULL;
+        if (dst) {
+            size_t k = strlen(dst);
+            snprintf(dst + k, 160 - k, "%sp%g", k ? " " : "", p->p);
+        }
+    }
+    v->npct = in->nps;
+    if (*lagbad)
+        add_reason(v,
+                   "%s: schedule lag there is not below %.0f%% of the latency (the generator, "
+                   "not the service, set %s)",
+                   lagbad, v->lag_fraction * 100,
+                   strchr(lagbad, ' ') ? "these figures" : "this figure");
+    if (*widebad)
+        add_reason(v, "%s: confidence interval wider than %.0f%% of the value", widebad,
+                   v->ci_width * 100);
+}
+
+int lat_load_verdict_judge(const lat_load_verdict_in *in, lat_load_verdict *v) {
+    if (!in || !v || !in->latency || !in->lag || !in->counts || in->nps > LAT_LOAD_VERDICT_MAX ||
+        (in->nps && !in->ps))
+        return -EINVAL;
+    memset(v, 0, sizeof *v);
+    v->lag_fraction = in->lag_fraction > 0 ? in->lag_fraction : 0.1;
+    v->ci_width = in->ci_width > 0 ? in->ci_width : 0.5;
+    v->confidence = in->confidence > 0 ? in->confidence : LAT_HIST_CI_DEFAULT;
+    const lat_load_counts *c = in->counts;
+    v->ad_n = in->n_interarrivals;
+    v->ad_a2 = lat_ad_exponential(in->interarrivals, in->n_interarrivals);
+    v->ad_pass = !isnan(v->ad_a2) && v->ad_a2 < LAT_AD_EXP_CRIT_1PCT;
+    v->arrivals_ok = in->arrivals != LAT_LOAD_POISSON || v->ad_pass;
+    v->lag1_n = in->n_pairs;
+    v->lag1_rho = lat_spearman_pairs(in->latency_pairs, in->n_pairs);
+    v->lag1_independent = !isnan(v->lag1_rho) &&
+                          fabs(v->lag1_rho) * sqrt((double)in->n_pairs - 1) < LAT_SPEARMAN_Z_1PCT;
+    if (!v->arrivals_ok) {
+        if (isnan(v->ad_a2))
+            add_reason(v, "too few inter-arrivals (%zu) to test the Poisson schedule", v->ad_n);
+        else
+            add_reason(v, "arrivals are not Poisson (Anderson-Darling A2* %.2f >= %.3f at 1%%)",
+                       v->ad_a2, LAT_AD_EXP_CRIT_1PCT);
+    }
+    if (c->failed)
+        add_reason(v, "%llu requests failed (their latency is not in the percentiles)",
+                   (unsigned long long)c->failed);
+    if (!c->completed) add_reason(v, "no request completed");
+    judge_pcts(in, v);
+    bool lag_bad = false;
+    for (size_t i = 0; i < v->npct; i++)
+        lag_bad |= v->pct[i].printed && !v->pct[i].lag_ok;
+    if (lag_bad && c->cap_waits)
+        add_reason(v,
+                   "%llu requests found every connection at its in-flight cap and waited (more "
+                   "connections or a higher cap would not)",
+                   (unsigned long long)c->cap_waits);
+    if (c->sent) {
+        v->late_share = (double)c->late / (double)c->sent;
+        v->late_gap_share = (double)c->late_gap / (double)c->sent;
+    }
+    if (c->run_ns) v->platform_loss = (double)c->gap_ns / (double)c->run_ns;
+    v->valid = !v->reason[0];
+    return 0;
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# load-bench.sh - `latlab load`'s own figures against nginx (and redis-server)
+# on loopback, one generator thread each, every server started here on
+# 127.0.0.1 and stopped at exit.  Figures only, never pass/fail:
+#   1. schedule lag p50/p99/p99.9 at 20k, 50k and 100k req/s beside the
+#      sending thread's platform loss in the same run and the share of
+#      requests late because of it, with the run's verdict;
+#   2. the highest rate one thread holds while the verdict stays valid (rates
+#      stepped up), beside wrk's closed-loop throughput with the same
+#      connections (1 thread);
+#   3. CPU per request (user + system time / requests) of latlab load and wrk.
+#   With redis-server and redis-benchmark installed, 1 and 3 against Redis too.
+# The machine's conditions (CPUs, load average) are printed first: on a shared
+# host the figures are that host's.
+#
+# usage: scripts/load-bench.sh [BUILD_DIR]   env: DUR (2s), CONNS (64), RATES ("20000 50000 100000")
+set -euo pipefail
+B=${1:-${LAT_BUILD_DIR:-build}}
+L=$B/latlab
+DUR=${DUR:-2s}
+CONNS=${CONNS:-64}
+RATES=${RATES:-"20000 50000 100000"}
+PATH=$PATH:/usr/sbin
+# shellcheck source=../tests/support/nginx.sh
+. "$(dirname "$0")/../tests/support/nginx.sh"
+for t in nginx wrk python3; do command -v $t >/dev/null || { echo "needs $t (scripts/deps.sh test)" >&2; exit 1; }; done
+tmp=$(mktemp -d)
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_port() { for _ in $(seq 200); do (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0; sleep 0.05; done; return 1; }
+# CPU seconds (user+sys) a command used; its output goes to $tmp/cpu.out
+cpu_of() {
+    CPU_OUT=$tmp/cpu.out python3 - "$@" <<'PY' >"$tmp/cpu.s"
+import resource, subprocess, sys
+import os
+subprocess.run(sys.argv[1:], stdout=open(os.environ["CPU_OUT"], "w"), stderr=subprocess.STDOUT)
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(r.ru_utime + r.ru_stime)
+PY
+    cat "$tmp/cpu.s"
+}
+j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+
+port=$(free_port)
+nginx_conf "$tmp/nginx" "$port" off
+nginx -c "$tmp/nginx/nginx.conf" -p "$tmp/nginx" 2>"$tmp/nginx.err" &
+pids+=("$!")
+wait_port "$port" || { echo "nginx did not start" >&2; exit 1; }
+
+# One latlab run: prints a table row; sets valid=True/False.
+row() { # label rate target proto-args...
+    local label=$1 rate=$2 target=$3
+    shift 3
+    local cpu
+    cpu=$(cpu_of "$L" load "$target" "$@" --rate "$rate" --duration "$DUR" --connections "$CONNS" \
+        --quiet --json "$tmp/r.json")
+    valid=$(j "$tmp/r.json" "d['verdict']['valid']")
+    python3 - "$tmp/r.json" "$label" "$rate" "$cpu" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); lag = d["lag"]; c = d["counts"]; v = d["verdict"]
+run_s = c["run_ns"] / 1e9
+print("%-7s %8s %9.0f %8.1f %8.1f %8.1f %8.2f%% %8.2f%% %9.2f  %s" % (
+    sys.argv[2], sys.argv[3], c["completed"] / run_s if run_s else 0, lag["p50_ns"] / 1e3,
+    lag["p99_ns"] / 1e3, lag["p99.9_ns"] / 1e3, v["platform_loss"] * 100,
+    v["late_after_gap_share"] * 100, float(sys.argv[4]) / max(c["completed"], 1) * 1e6,
+    "valid" if v["valid"] else "invalid: " + v["reason"][:70]))
+PY
+}
+hdr() {
+    printf '%-7s %8s %9s %8s %8s %8s %9s %9s %9s  %s\n' server rate achieved "lag p50" "lag p99" "p99.9" \
+        "loss" "late/gap" "cpu us/req" verdict
+}
+
+echo
+echo "1. schedule lag (us) against nginx, $CONNS connections, $DUR per rate, one sending thread"
+hdr
+for r in $RATES; do row nginx "$r" "127.0.0.1:$port"; done
+
+echo
+echo "2. highest rate with a valid verdict (stepped), beside wrk closed loop (1 thread, $CONNS connections)"
+best=0
+for r in 1000 2000 5000 10000 20000 40000 60000 80000 100000 150000; do
+    row nginx "$r" "127.0.0.1:$port" >"$tmp/row"
+    cat "$tmp/row"
+    if [ "$valid" = True ]; then best=$r; else break; fi
+done
+wcpu=$(cpu_of wrk -t1 -c"$CONNS" -d"${DUR%s}s" "http://127.0.0.1:$port/")
+cp "$tmp/cpu.out" "$tmp/wrk.out"
+wrps=$(awk '/Requests\/sec/{print $2}' "$tmp/wrk.out")
+wreq=$(awk '/requests in/{print $1}' "$tmp/wrk.out")
+echo "latlab load: highest valid rate $best req/s;  wrk: $wrps req/s closed loop"
+echo
+echo "3. CPU per request: wrk $(python3 -c "print(round($wcpu / max($wreq, 1) * 1e6, 2))") us (its run: $wreq requests); latlab load: the cpu us/req column above (its sending thread spins between sends, so the figure falls as the rate rises)"
+
+if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then
+    rport=$(free_port)
+    redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no >"$tmp/redis.log" 2>&1 &
+    pids+=("$!")
+    wait_port "$rport"
+    echo
+    echo "redis-server: latlab load (GET {key}, 100 keys) and redis-benchmark (GET, $CONNS clients, no pipelining)"
+    hdr
+    for r in $RATES; do row redis "$r" "127.0.0.1:$rport" --protocol redis --redis-cmd 'GET {key}' --key-space 100; done
+    bcpu=$(cpu_of redis-benchmark -p "$rport" -t get -n 200000 -c "$CONNS" -q)
+    tr '\r' '\n' <"$tmp/cpu.out" | grep -a 'GET:' | tail -1
+    echo "redis-benchmark CPU per request: $(python3 -c "print(round($bcpu / 200000 * 1e6, 2))") us"
+fi

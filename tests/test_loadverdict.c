@@ -1,0 +1,162 @@
+/* test_loadverdict.c - the validity verdict of `latlab load`, on inputs with
+ * known answers: Anderson-Darling does not reject exponential samples (most
+ * of 200 seeds at the 1% level) and rejects constant, uniform and bursty ones
+ * every time; the schedule's own stream (lat_load_sched) passes for Poisson
+ * and fails for constant; a percentile whose lag is not below the fraction of
+ * its latency makes the verdict invalid and is named, while a small lag keeps
+ * it valid; percentiles without enough samples are not printed; failed
+ * requests make it invalid; Spearman's rho is 1 / -1 for monotone pairs
+ * (ties too), near 0 for independent ones, NAN when a side is constant. */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "lat_test.h"
+#include "latlab/load.h"
+#include "latlab/loadverdict.h"
+
+static uint64_t rng = 88172645463325252ull;
+static double unif(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return ((double)(rng >> 11) + 0.5) * 0x1.0p-53;
+}
+
+static void test_ad(void **state) {
+    (void)state;
+    double x[1000];
+    int pass = 0;
+    for (int seed = 0; seed < 200; seed++) {
+        for (int i = 0; i < 1000; i++)
+            x[i] = -log(unif()) * 5000;
+        pass += lat_ad_exponential(x, 1000) < LAT_AD_EXP_CRIT_1PCT;
+    }
+    assert_true(pass >= 190); /* ~99% expected */
+    for (int i = 0; i < 1000; i++)
+        x[i] = 1000;
+    assert_true(lat_ad_exponential(x, 1000) > 100);
+    for (int i = 0; i < 1000; i++)
+        x[i] = unif() * 2000;
+    assert_true(lat_ad_exponential(x, 1000) > LAT_AD_EXP_CRIT_1PCT);
+    for (int i = 0; i < 1000; i++)
+        x[i] = i % 10 ? 10 : -log(unif()) * 50000; /* bursts */
+    assert_true(lat_ad_exponential(x, 1000) > LAT_AD_EXP_CRIT_1PCT);
+    assert_true(isnan(lat_ad_exponential(x, 3)));
+}
+
+static void test_spearman(void **state) {
+    (void)state;
+    double x[2 * 1000];
+    for (int i = 0; i < 1000; i++) x[2 * i] = unif(), x[2 * i + 1] = unif();
+    double rho = lat_spearman_pairs(x, 1000);
+    assert_true(fabs(rho) * sqrt(999) < 4); /* independent: |z| small */
+    for (int i = 0; i < 1000; i++) x[2 * i + 1] = x[2 * i] * 3 + 1; /* monotone */
+    assert_true(fabs(lat_spearman_pairs(x, 1000) - 1) < 1e-12);
+    for (int i = 0; i < 1000; i++) x[2 * i + 1] = -x[2 * i];
+    assert_true(fabs(lat_spearman_pairs(x, 1000) + 1) < 1e-12);
+    for (int i = 0; i < 1000; i++) x[2 * i] = i % 2, x[2 * i + 1] = i % 2; /* ties */
+    assert_true(fabs(lat_spearman_pairs(x, 1000) - 1) < 1e-12);
+    for (int i = 0; i < 1000; i++) x[2 * i + 1] = 5; /* one side constant */
+    assert_true(isnan(lat_spearman_pairs(x, 1000)));
+    assert_true(isnan(lat_spearman_pairs(x, 3)));
+}
+
+static void test_sched(void **state) {
+    (void)state;
+    lat_load_sched s;
+    double x[2000];
+    assert_int_equal(lat_load_sched_init(&s, LAT_LOAD_POISSON, 10000, 42), 0);
+    uint64_t prev = lat_load_sched_next(&s);
+    double sum = 0;
+    for (int i = 0; i < 2000; i++) {
+        uint64_t t = lat_load_sched_next(&s);
+        assert_true(t >= prev);
+        x[i] = (double)(t - prev);
+        sum += x[i];
+        prev = t;
+    }
+    assert_true(fabs(sum / 2000 - 100000) < 10000); /* mean 1/rate within 10% */
+    assert_true(lat_ad_exponential(x, 2000) < LAT_AD_EXP_CRIT_1PCT);
+    assert_int_equal(lat_load_sched_init(&s, LAT_LOAD_CONSTANT, 3, 0), 0);
+    assert_int_equal(lat_load_sched_next(&s), 0);
+    assert_int_equal(lat_load_sched_next(&s), 333333333);
+    assert_int_equal(lat_load_sched_next(&s), 666666666);
+    assert_int_equal(lat_load_sched_init(&s, LAT_LOAD_CONSTANT, 0, 0), -EINVAL);
+}
+
+typedef struct fixture {
+    lat_hist lat, lag;
+    lat_load_counts c;
+    double ia[1000];
+} fixture;
+
+/* latency 1 ms everywhere except the top 1% at 100 ms; lag 10 us, with its
+ * top 1% at lag_top. */
+static void fill(fixture *f, int64_t lag_top) {
+    lat_load_hist_init(&f->lat);
+    lat_load_hist_init(&f->lag);
+    for (int i = 0; i < 10000; i++) {
+        lat_hist_record(&f->lat, i < 9900 ? 1000000 + i : 100000000 + i);
+        lat_hist_record(&f->lag, i < 9900 ? 10000 : lag_top);
+    }
+    memset(&f->c, 0, sizeof f->c);
+    f->c.sent = f->c.completed = f->c.scheduled = 10000;
+    f->c.run_ns = 1000000000;
+    for (int i = 0; i < 1000; i++)
+        f->ia[i] = -log(unif()) * 100000;
+}
+
+static void judge(fixture *f, lat_load_verdict *v) {
+    static const double ps[] = {50, 99.5, 99.99};
+    lat_load_verdict_in in = {.arrivals = LAT_LOAD_POISSON,
+                              .interarrivals = f->ia,
+                              .n_interarrivals = 1000,
+                              .latency = &f->lat,
+                              .lag = &f->lag,
+                              .counts = &f->c,
+                              .ps = ps,
+                              .nps = 3};
+    assert_int_equal(lat_load_verdict_judge(&in, v), 0);
+}
+
+static void test_verdict(void **state) {
+    (void)state;
+    fixture f;
+    lat_load_verdict v;
+    fill(&f, 20000);
+    judge(&f, &v);
+    assert_true(v.valid);
+    assert_true(v.pct[0].printed && v.pct[1].printed);
+    assert_false(v.pct[2].printed); /* 10,000 samples are too few for p99.99 */
+    lat_hist_fini(&f.lat);
+    lat_hist_fini(&f.lag);
+    fill(&f, 50000000); /* lag 50 ms under a 100 ms tail: the generator set it */
+    judge(&f, &v);
+    assert_false(v.valid);
+    assert_true(v.pct[0].lag_ok);
+    assert_false(v.pct[1].lag_ok);
+    assert_non_null(strstr(v.reason, "p99.5"));
+    assert_null(strstr(v.reason, "p50"));
+    f.c.failed = 3;
+    for (int i = 0; i < 1000; i++)
+        f.ia[i] = 100000; /* constant arrivals under "poisson" */
+    lat_hist_reset(&f.lag);
+    judge(&f, &v);
+    assert_false(v.valid);
+    assert_false(v.arrivals_ok);
+    assert_non_null(strstr(v.reason, "not Poisson"));
+    assert_non_null(strstr(v.reason, "3 requests failed"));
+    lat_hist_fini(&f.lat);
+    lat_hist_fini(&f.lag);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ad),
+        cmocka_unit_test(test_spearman),
+        cmocka_unit_test(test_sched),
+        cmocka_unit_test(test_verdict),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
