@@ -15,11 +15,16 @@ fail() {
     for f in "$tmp"/*.log "$tmp"/*.err "$tmp"/*.out; do [ -f "$f" ] && { echo "== $f"; tail -15 "$f"; }; done
     exit 1
 }
-# A port nothing listens on now (a server that then fails to bind it is retried by the caller).
+# A port nothing listens on now (a server that then fails to bind it is retried by the caller),
+# below the kernel's ephemeral range: a test running beside this one (the load
+# generator opens many connections) takes its source ports from that range, and a
+# server cannot listen on a port an outgoing connection holds.
 free_port() {
-    local p
+    local p lo
+    lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+    [ "$lo" -gt 12000 ] 2>/dev/null || lo=32768
     for _ in $(seq 50); do
-        p=$((20000 + RANDOM % 40000))
+        p=$((10000 + RANDOM % (lo - 10000)))
         (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
     done
     echo 0
