@@ -42,7 +42,7 @@ CMDS(load)
     { #n, cmd_##n, summary, &cmd_##n##_spec }
 
 static const cli_cmd commands[] = {
-    TABLE_CMD(lab, "the experiment protocol: baseline, alloc, share-line, no-pin (main job)"),
+    TABLE_CMD(lab, "the experiments: alloc, share-line, no-pin against a baseline and an A/A control"),
     TABLE_CMD(pipeline, "one run of the stamped producer -> worker pipeline"),
     TABLE_CMD(clock, "calibrate the cycle counter; drift, read cost, granularity"),
     TABLE_CMD(co, "coordinated omission: closed vs open loop over a stall"),
