@@ -95,9 +95,11 @@ import json, sys
 d = json.load(open(sys.argv[1])); cpu = int(sys.argv[2])
 c = d["cpus"][0]
 assert c["cpu"] == cpu, c
-# 2 kHz for 0.5 s: ~1,000 bursts (rescheduled ones included); 2 stalls due
-assert 500 <= c["bursts"] <= 1100, c
-assert 1 <= c["stalls"] <= 3, c
+# 2 kHz for the run's own length (0.5 s asked; a loaded host stretches it):
+# ~2,000 bursts a second (rescheduled ones included); a stall every 200 ms
+sec = d["elapsed_ns"] / 1e9
+assert 0.5 * 2000 * sec <= c["bursts"] <= 1.1 * 2000 * sec, (c, sec)
+assert 1 <= c["stalls"] <= sec / 0.2 + 1, (c, sec)
 # asked 10% + 1% of stalls; windows are fixed lengths from the due time
 assert 0.07 <= c["share"] <= 0.15, c
 assert c["taken_ns"] >= c["stall_ns"] and c["stall_ns"] >= 2000000 * c["stalls"] * 0.99, c
