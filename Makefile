@@ -100,7 +100,7 @@ AARCH64_CC ?= aarch64-linux-gnu-gcc
 AARCH64_LIB = core/clock.c core/error.c core/stats.c core/alloc.c
 aarch64: deps-test
 	@mkdir -p build-aarch64
-	@set -e; for t in tests/arch/test_*.c; do n=$$(basename $$t .c); \
+	@set -e; for t in tests/core/arch/test_*.c; do n=$$(basename $$t .c); \
 	  $(AARCH64_CC) -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -static -Iinclude -Icore \
 	    -o build-aarch64/$$n $$t $(AARCH64_LIB) -lpthread -lm; \
 	  echo "== qemu-aarch64 $$n"; qemu-aarch64 build-aarch64/$$n; done

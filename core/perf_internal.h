@@ -12,7 +12,7 @@
 /* ---- internal: the kernel interface ------------------------------------------------
  * Every perf_event_open, read, ioctl and close of a counter descriptor goes
  * through this table, so a test can replace the kernel with a scripted PMU
- * (tests/test_perf_fake.c: scaling, "not counted", an unschedulable pinned
+ * (tests/core/test_perf_fake.c: scaling, "not counted", an unschedulable pinned
  * group, EACCES -> exclude_kernel, EINTR, ENOENT reasons) on machines
  * without one.  Each function behaves as the system call: -1 and errno on
  * failure.  NULL restores the real calls.  Set it before opening a set and

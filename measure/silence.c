@@ -3,7 +3,7 @@
  * root-only tracefs run that feeds them.
  *
  * The parsers are split from tracefs so that they are tested from fixture
- * text without root (tests/test_silence.c) and fuzzed
+ * text without root (tests/measure/test_silence.c) and fuzzed
  * (tests/fuzz/fuzz_silence.c).  The run pins its own thread off the traced
  * CPUs, or its wake-ups would fill the trace. */
 #include "latlab/silence.h"

@@ -39,7 +39,7 @@ LAT_INLINE void lat_cpu_relax(void) {
  * a plain "+m".  gcc 12 mishandles the two-alternative forms ("+m,r" and
  * "+r,m") for in-out operands whose address is taken: it stores the input to
  * one stack slot and reads the output back from another, so the variable
- * comes back as garbage (tests/test_clock.c: an int that is also reached via a
+ * comes back as garbage (tests/core/test_clock.c: an int that is also reached via a
  * pointer; the well-known case is doubles).  The single-alternative "+rm"
  * has no such bug.  The selection is a compile-time constant, so only one asm
  * survives. */

@@ -256,7 +256,7 @@ int lat_hist_values_at_percentiles(const lat_hist *h, const double *ps, int64_t 
  * When hi_rank reaches n (and 0 < p < 100) hi is the maximum and the figure is
  * max-bound: it would need at least needed_n values for the interval to end
  * below the maximum.  Coverage is about c for a continuous distribution
- * (tests/test_hist_ci.c simulates it), up to the histogram's resolution. */
+ * (tests/core/test_hist_ci.c simulates it), up to the histogram's resolution. */
 #define LAT_HIST_CI_EXACT_BELOW 100.0
 #define LAT_HIST_CI_DEFAULT 0.95
 typedef struct lat_hist_ci {

@@ -13,7 +13,7 @@
  * two host placements (lab_placement.h), each placement's rounds are decided
  * on their own.  Undecided verdicts are "inconclusive on this machine" with
  * a reason.  lat_lab_decide() is tested on synthetic data
- * (tests/test_lab_verdict.c).  Thread-safe: no state. */
+ * (tests/lab/test_lab_verdict.c).  Thread-safe: no state. */
 #ifndef LATLAB_LAB_VERDICT_H
 #define LATLAB_LAB_VERDICT_H
 

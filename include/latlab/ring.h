@@ -45,7 +45,7 @@
  * lat_ring_reset_owners() hands the sides to new threads.
  *
  * HOT PATH.  try_push, try_pop, peek, len and the batch calls are static inline,
- * allocate nothing, take no lock and make no system call (tests/test_ring.c
+ * allocate nothing, take no lock and make no system call (tests/core/test_ring.c
  * checks the allocation part with a counting allocator).  The only exception is
  * a ring made with LAT_RING_WAKEABLE: its push/pop make one futex_wake system
  * call when, and only when, the other side is asleep in a blocking wait.

@@ -4,7 +4,7 @@
  * to a small book.  A refused line must come with a reason; the book must
  * stay consistent (never crash, leak or read out of bounds).
  *
- * Seed corpus (corpus/fuzz_opstream/): the op streams of tests/cli_book.sh
+ * Seed corpus (corpus/fuzz_opstream/): the op streams of tests/cli/cli_book.sh
  * (every op, the malformed lines) and lines with NUL bytes. */
 #include "latlab/error.h"
 #include "opstream.h"

@@ -1,5 +1,5 @@
 // JavaLogWriter.java - the Java reference's side of latlab's histogram interop
-// test (tests/test_hist_interop.c compiles it with javac at test time).
+// test (tests/core/test_hist_interop.c compiles it with javac at test time).
 //
 //   java JavaLogWriter write OUT.hlog  writes a tagged 1.3 log with BaseTime
 //                                      (HistogramLogWriter) and prints, per tag,

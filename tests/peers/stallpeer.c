@@ -1,4 +1,4 @@
-/* stallpeer.c - the coordinated-omission test's server (tests/cli_load_co.sh):
+/* stallpeer.c - the coordinated-omission test's server (tests/cli/cli_load_co.sh):
  * HTTP/1.1 keep-alive on 127.0.0.1 answering every request with "ok", frozen
  * for STALL_MS every PERIOD_MS (nothing read or answered meanwhile; the
  * freeze ends at an absolute time, so one that starts late still ends on

@@ -1,5 +1,5 @@
 # nginx.sh - sourced by what starts an nginx of its own on 127.0.0.1
-# (tests/cli_load_servers.sh, scripts/load-bench.sh): nginx_conf DIR PORT LOG
+# (tests/cli/cli_load_servers.sh, scripts/load-bench.sh): nginx_conf DIR PORT LOG
 # writes DIR/nginx.conf for a foreground single-process nginx whose every
 # path is under DIR, answering "ok" to everything, keep-alive without limit;
 # LOG is the access log ("off" for none).  Start it with

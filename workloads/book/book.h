@@ -4,7 +4,7 @@
  * One book per instrument, one writer thread, no locks.  book_create()
  * allocates the reserve (cfg.reserve_orders order slots, cfg.reserve_levels
  * price levels per side); no operation allocates, locks or makes a system
- * call while the book stays within it (tests/test_book.c proves it with a
+ * call while the book stays within it (tests/workloads/test_book.c proves it with a
  * counting allocator).  Beyond the reserve the book grows on demand, inside
  * the operation that needs it: a limit/add that rests in a price region
  * (page of 256 levels) never touched before binds a new page, taking a chunk

@@ -1,7 +1,7 @@
 /* report_demo.c - writes a sample report page with every kind of item the
  * report API offers (run conditions, tables, plots from histograms and from
  * point arrays, an empty and a one-value plot, verdicts, a preformatted dump),
- * for tests/browser_report.sh to load in a real browser.  The data are
+ * for tests/cli/browser_report.sh to load in a real browser.  The data are
  * synthetic and fixed (a seeded generator), not measurements.
  * Usage: report_demo OUT.html */
 #include "latlab/hist.h"
@@ -62,8 +62,8 @@ int main(int argc, char **argv) {
     lat_hist_record(one, 1500);
 
     if (lat_report_create("latlab report demo: pipeline lab", &r)) goto out;
-    lat_report_text(r, "Synthetic data from tests/report_demo.c: a page with every kind of "
-                       "report item, checked in a real browser by tests/browser_report.sh.");
+    lat_report_text(r, "Synthetic data from tests/cli/report_demo.c: a page with every kind of "
+                       "report item, checked in a real browser by tests/cli/browser_report.sh.");
     lat_report_section(r, "Run conditions");
     lat_report_kv(r, "cpu", "AMD EPYC (2 vCPU, KVM) <example>");
     lat_report_kv(r, "placement", "producer cpu0, worker cpu1");

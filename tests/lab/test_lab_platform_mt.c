@@ -1,10 +1,10 @@
-/* test_lab_platform_mt.c - platform accounting: the gap recorder (records
- * only gaps at the threshold, keeps a bounded list, matches hops against
- * gaps, allocates nothing), the schedstat and /proc/stat parsers on fixture
- * files (tests/data/platform), a hot thread made to sleep for known
- * intervals reports them within one counter tick (each end), an injected sleep is
- * attributed to the stage and thread it was injected in, and a lab run made
- * to lose more than the threshold is marked contaminated and repeated. */
+/* test_lab_platform_mt.c - platform accounting in the lab: a hot thread made
+ * to sleep for known intervals reports them within one counter tick (each
+ * end), an injected sleep is attributed to the stage and thread it was
+ * injected in, and a lab run made to lose more than the threshold is marked
+ * contaminated and repeated.  (The gap recorder's own cases are in
+ * tests/core/test_gaps.c, the schedstat and /proc/stat parsers' in
+ * tests/core/test_platform.c.) */
 #include "lat_test.h"
 
 #include "latlab/alloccount.h"
@@ -21,91 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void test_gaps_recorder(void **s) {
-    (void)s;
-    lat_gaps *g = NULL;
-    assert_int_equal(lat_gaps_create(4, 0, &g), -EINVAL);
-    assert_int_equal(lat_gaps_create(4, 100, &g), 0);
-    lat_alloc_count_begin();
-    lat_gaps_note(g, 1000, 1099); /* below the threshold */
-    lat_gaps_note(g, 2000, 2100); /* exactly at it */
-    lat_gaps_note(g, 5000, 9000);
-    lat_gaps_note(g, 9000, 8000); /* backwards: ignored */
-    for (uint64_t t = 20000; t < 26000; t += 1000)
-        lat_gaps_note(g, t, t + 500);
-    uint64_t allocs = lat_alloc_count_end();
-    if (lat_alloc_count_available()) assert_int_equal(allocs, 0);
-    assert_int_equal(g->count, 8);
-    assert_int_equal(lat_gaps_kept(g), 4);
-    assert_int_equal(g->overflow, 4);
-    assert_int_equal(g->longest, 4000);
-    assert_int_equal(g->total, 100 + 4000 + 6 * 500);
-    assert_int_equal(g->hist[6], 1);  /* 100 in [64, 128) */
-    assert_int_equal(g->hist[11], 1); /* 4000 in [2048, 4096) */
-    assert_int_equal(lat_gaps_overlap(g, 0, 100000), 100 + 4000 + 2 * 500);
-    assert_int_equal(lat_gaps_overlap(g, 6000, 7000), 1000);
-    assert_int_equal(lat_gaps_overlap(g, 9000, 20000), 0);
-    assert_int_equal(lat_gaps_find(g, 8000, 8001), 1);
-    assert_int_equal(lat_gaps_find(g, 9500, 19000), -1);
-    lat_gaps_clear(g);
-    assert_int_equal(lat_gaps_kept(g), 0);
-    lat_gaps_destroy(g);
-}
-
-static char fixture[4096];
-static const char *data(const char *name) {
-    const char *src = getenv("LAT_SRC_DIR");
-    snprintf(fixture, sizeof fixture, "%s/tests/data/platform/%s", src ? src : ".", name);
-    return fixture;
-}
-
-static void test_schedstat_fixtures(void **s) {
-    (void)s;
-    lat_schedstat st;
-    assert_int_equal(lat_schedstat_read(data("schedstat"), &st), 0);
-    assert_int_equal(st.run_ns, 515283);
-    assert_int_equal(st.wait_ns, 2808224);
-    assert_int_equal(st.slices, 2);
-    assert_int_equal(lat_schedstat_read(data("schedstat_busy"), &st), 0);
-    assert_int_equal(st.run_ns, 48000123456ull);
-    assert_int_equal(lat_schedstat_read(data("schedstat_bad"), &st), LAT_EFORMAT);
-    assert_int_equal(lat_schedstat_read(data("no_such_file"), &st), -ENOENT);
-    assert_int_equal(lat_schedstat_parse("1 2", 3, &st), LAT_EFORMAT);
-    assert_int_equal(lat_schedstat_parse("1 2 3 4\n", 8, &st), LAT_EFORMAT);
-    assert_int_equal(lat_schedstat_parse("99999999999999999999 1 1\n", 25, &st), LAT_EFORMAT);
-    uint64_t v, iv;
-    assert_int_equal(lat_thread_switches(&v, &iv), 0);
-}
-
-static void test_cpustat_fixtures(void **s) {
-    (void)s;
-    lat_cpustat c;
-    assert_int_equal(lat_cpustat_read(data("stat"), 1, &c), 0);
-    assert_int_equal(c.user, 10828);
-    assert_int_equal(c.irq, 30);
-    assert_int_equal(c.softirq, 114);
-    assert_int_equal(c.steal, 8);
-    assert_int_equal(lat_cpustat_read(data("stat"), -1, &c), 0);
-    assert_int_equal(c.idle, 86186);
-    assert_int_equal(lat_cpustat_read(data("stat"), 2, &c), -ENOENT);
-    /* an old kernel: seven fields, no steal; cpu3 must not match "cpu" or cpu30 */
-    assert_int_equal(lat_cpustat_read(data("stat_old"), 3, &c), 0);
-    assert_int_equal(c.irq, 4);
-    assert_int_equal(c.softirq, 5);
-    assert_int_equal(c.steal, 0);
-    assert_int_equal(lat_cpustat_total(&c), 50 + 25 + 500 + 4 + 5);
-    assert_int_equal(lat_cpustat_parse("cpu0 1 2\n", 9, 0, &c), LAT_EFORMAT);
-    /* fields near UINT64_MAX (a corrupt file, found by fuzz_platform): the
-     * total saturates instead of wrapping below steal */
-    const char *big = "cpu0 18446744073709551615 1 1 1 1 1 1 18446744073709551615";
-    assert_int_equal(lat_cpustat_parse(big, strlen(big), 0, &c), 0);
-    assert_true(lat_cpustat_total(&c) == UINT64_MAX);
-    assert_true(lat_cpustat_total(&c) >= c.steal);
-    /* the last line without a newline, and the wanted cpu absent */
-    assert_int_equal(lat_cpustat_parse("cpu1 1 2 3 4", 12, 0, &c), -ENOENT);
-    assert_true(lat_cpustat_tick_ns() > 0);
-}
-
 static void small_config(lat_pipe_config *c) {
     lat_pipe_config_default(c);
     c->events = 20000;
@@ -114,8 +29,8 @@ static void small_config(lat_pipe_config *c) {
 }
 
 /* The worker sleeps 3 x 2 ms: each sleep is a recorded gap that starts at
- * most 2 us before the sleep (the loop's last read) and ends with it.  A loaded machine can preempt the thread between those reads, so
- * the check gets three tries. */
+ * most 2 us before the sleep (the loop's last read) and ends with it.  A loaded machine can preempt
+ * the thread between those reads, so the check gets three tries. */
 static bool sleeps_once(lat_pipe_config *c, uint64_t tick) {
     /* The code between the loop's last read and the sleep's first stamp costs
      * 60-110 cycles on a quiet host, hundreds when instrumented or when the
@@ -284,9 +199,6 @@ static void test_contaminated_run_repeated(void **s) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gaps_recorder),
-        cmocka_unit_test(test_schedstat_fixtures),
-        cmocka_unit_test(test_cpustat_fixtures),
         cmocka_unit_test(test_sleeps_reported_as_gaps),
         cmocka_unit_test(test_attribution_worker),
         cmocka_unit_test(test_attribution_producer),

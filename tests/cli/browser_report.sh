@@ -8,7 +8,7 @@
 #   DevTools protocol (--remote-debugging-pipe): the same elements laid out with
 #     a non-zero size, each table with rows, no element wider than the page, and
 #     the page and plot colours swapping under prefers-color-scheme light/dark.
-# Pages: one from tests/report_demo.c (every report item), one from
+# Pages: one from tests/cli/report_demo.c (every report item), one from
 # `latlab plot -o x.html`, the reports of `latlab lab --quick` and
 # `latlab book bench all --quick` (when those commands write one), the page and
 # the standalone flame.svg of `latlab profile fold` on a recorded perf script, and any

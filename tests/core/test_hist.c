@@ -4,7 +4,8 @@
  * prints them; the interop test re-checks them live), every iterator,
  * equivalence edges, merge, reset, copy, out-of-range, the V2 byte example,
  * min/max after decode, 64-bit counts, the batch percentile form against the
- * single one, .hgrm formatting and the allocation-free record path. */
+ * single one, .hgrm formatting and the allocation-free record path.  (The
+ * interval log reader's cases are in test_hlog.c.) */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -656,102 +657,6 @@ static void test_base64_vectors(void **state) {
     assert_int_equal(lat_base64_decode("Zm9vYg", 6, b), 4); /* padding optional */
 }
 
-/* Reader: 1.2 logs in HdrHistogram_c's style (EndTimestamp legend, absolute
- * end timestamps, unscaled max), comments, CRLF, relative timestamps without
- * BaseTime, tags, and errors with line numbers. */
-static void test_hlog_reader_styles(void **state) {
-    (void)state;
-    lat_hist h;
-    assert_int_equal(lat_hist_init(&h, 1, INT64_C(3600000000), 3), 0);
-    lat_hist_record_n(&h, 1000, 10);
-    char *b64;
-    assert_int_equal(lat_hist_encode_base64(&h, &b64), 0);
-    char text[4096];
-    snprintf(
-        text, sizeof text,
-        "#[Histogram log format version 1.2]\r\n"
-        "#[StartTime: 1700000000.000 (seconds since epoch), Tue Nov 14 22:13:20 UTC 2023]\r\n"
-        "\"StartTimestamp\",\"EndTimestamp\",\"Interval_Max\",\"Interval_Compressed_Histogram\"\r\n"
-        "1700000001.000,1700000002.500,1000.0,%s\r\n"
-        "# a comment\r\n"
-        "\r\n"
-        "Tag=x,1700000002.500,1700000003.000,1000.0,%s",
-        b64, b64);
-    lat_hlog_reader *r;
-    lat_hlog_interval *iv;
-    assert_int_equal(lat_hlog_reader_open_mem(text, strlen(text), &r), 0);
-    assert_int_equal(lat_hlog_next(r, &iv), 1);
-    assert_string_equal(lat_hlog_reader_version(r), "1.2");
-    assert_string_equal(iv->tag, "");
-    assert_true(iv->length_s == 1.5);
-    assert_true(iv->offset_s == 1.0); /* absolute timestamps: base 0 */
-    assert_true(lat_hlog_reader_base_time(r) == 0.0);
-    assert_int_equal(lat_hist_total(&iv->hist), 10);
-    assert_int_equal(iv->line, 4);
-    assert_int_equal(lat_hlog_next(r, &iv), 1);
-    assert_string_equal(iv->tag, "x");
-    assert_true(iv->length_s == 0.5);
-    assert_int_equal(iv->line, 7);
-    assert_int_equal(lat_hlog_next(r, &iv), 0);
-    lat_hlog_reader_destroy(r);
-    /* relative timestamps, no BaseTime: based on StartTime (Java's rule) */
-    snprintf(text, sizeof text,
-             "#[StartTime: 1700000000.000 (seconds since epoch), Tue Nov 14 22:13:20 UTC 2023]\n"
-             "2.000,1.000,0.001,%s\n",
-             b64);
-    assert_int_equal(lat_hlog_reader_open_mem(text, strlen(text), &r), 0);
-    assert_int_equal(lat_hlog_next(r, &iv), 1);
-    assert_true(iv->start_s == 1700000002.0);
-    assert_true(iv->offset_s == 2.0);
-    lat_hlog_reader_destroy(r);
-    /* our own writer round trip, with BaseTime and a tag */
-    char *out = NULL;
-    size_t ol = 0;
-    FILE *f = open_memstream(&out, &ol);
-    lat_hlog_writer w;
-    assert_int_equal(lat_hlog_writer_init(&w, f, 1700000000.5, 1700000000.5, 0), 0);
-    assert_int_equal(lat_hlog_write_interval(&w, &h, "T1", 1700000001.5, 1.0), 0);
-    assert_int_equal(lat_hlog_write_interval(&w, &h, "bad tag", 1700000001.5, 1.0), -EINVAL);
-    assert_int_equal(lat_hlog_write_interval(&w, &h, "", 1700000001.5, 1.0), -EINVAL);
-    fclose(f);
-    assert_non_null(strstr(
-        out, "#[StartTime: 1700000000.500 (seconds since epoch), Tue Nov 14 22:13:20 UTC 2023]\n"
-             "#[BaseTime: 1700000000.500 (seconds since epoch)]\n"));
-    assert_non_null(strstr(out, "\nTag=T1,1.000,1.000,0.001,HISTF"));
-    assert_int_equal(lat_hlog_reader_open_mem(out, ol, &r), 0);
-    assert_int_equal(lat_hlog_next(r, &iv), 1);
-    assert_string_equal(iv->tag, "T1");
-    assert_true(iv->start_s == 1700000001.5);
-    assert_int_equal(lat_hist_max(&iv->hist), lat_hist_max(&h));
-    lat_hlog_reader_destroy(r);
-    free(out);
-    /* errors carry the line and a reason */
-    static const struct {
-        const char *text;
-        int line;
-        const char *why;
-    } bad[] = {
-        {"#[Histogram log format version 2.0]\n", 1, "unsupported"},
-        {"# ok\n1.0,1.0\n", 2, "too few fields"},
-        {"1.0,x,1.0,HISTF\n", 1, "bad interval length"},
-        {"1.0,1.0,1.0,HISTFAAAA\n", 1, "bad histogram"},
-        {"1.0,1.0,1.0,A,B\n", 1, "too many fields"},
-        {"Tag=,1.0,1.0,1.0,A\n", 1, "bad tag"},
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        assert_int_equal(lat_hlog_reader_open_mem(bad[i].text, strlen(bad[i].text), &r), 0);
-        assert_true(lat_hlog_next(r, &iv) < 0);
-        assert_int_equal(lat_hlog_reader_line(r), bad[i].line);
-        if (!strstr(lat_hlog_reader_reason(r), bad[i].why)) {
-            print_error("case %zu: reason '%s'\n", i, lat_hlog_reader_reason(r));
-            fail();
-        }
-        lat_hlog_reader_destroy(r);
-    }
-    lat_hist_buf_free(b64);
-    lat_hist_fini(&h);
-}
-
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classic_raw),
@@ -770,7 +675,6 @@ int main(void) {
         cmocka_unit_test(test_record_allocates_nothing),
         cmocka_unit_test(test_alloc_failure),
         cmocka_unit_test(test_recorder_single),
-        cmocka_unit_test(test_hlog_reader_styles),
         cmocka_unit_test(test_base64_vectors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,162 @@
+/* test_json.c - the JSON forms (measure/json.c): a figure that is not finite
+ * (NAN: not measured; an infinity) is written as null, never as a number;
+ * the budget, run-condition and interval forms carry every field under its
+ * documented key; and a form written with lat_write_json_atomic reads back
+ * equal, keys in the order they were set. */
+#include "lat_test.h"
+
+#include "latlab/json.h"
+#include "latlab/topo.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void test_real_or_null(void **s) {
+    (void)s;
+    const double nonfinite[3] = {NAN, INFINITY, -INFINITY};
+    for (int i = 0; i < 3; i++) {
+        json_t *j = lat_json_real_or_null(nonfinite[i]);
+        assert_true(json_is_null(j));
+        json_decref(j);
+    }
+    const double finite[4] = {0, -2.5, 1e-300, 12345.678};
+    for (int i = 0; i < 4; i++) {
+        json_t *j = lat_json_real_or_null(finite[i]);
+        assert_true(json_is_real(j));
+        assert_true(json_real_value(j) == finite[i]);
+        json_decref(j);
+    }
+    /* and in a document: "null", no "nan" or "inf" a JSON parser refuses */
+    json_t *o = json_pack("{s:o, s:o}", "a", lat_json_real_or_null(NAN), "b",
+                          lat_json_real_or_null(INFINITY));
+    char *text = json_dumps(o, JSON_COMPACT);
+    assert_string_equal(text, "{\"a\":null,\"b\":null}");
+    free(text);
+    json_decref(o);
+}
+
+/* A budget of two stamps per figure with the given figures. */
+static lat_budget budget(const char *timer, double granularity_ns, double stamp_ns, double cal_ppm,
+                         int sig_figs, double resolution, double co_share) {
+    return (lat_budget){.timer = timer,
+                        .granularity_ns = granularity_ns,
+                        .stamp_ns = stamp_ns,
+                        .stamps_per_figure = 2,
+                        .calibration_ppm = cal_ppm,
+                        .sig_figs = sig_figs,
+                        .hist_resolution = resolution,
+                        .co_share = co_share};
+}
+
+static void test_budget_form(void **s) {
+    (void)s;
+    lat_budget b = budget("tsc", 0.25, 12.5, NAN, 3, 0.0009765625, 0.125);
+    json_t *j = lat_budget_json(&b);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "timer")), "tsc");
+    assert_true(json_real_value(json_object_get(j, "granularity_ns")) == 0.25);
+    assert_true(json_real_value(json_object_get(j, "stamp_ns")) == 12.5);
+    assert_int_equal(json_integer_value(json_object_get(j, "stamps_per_figure")), 2);
+    assert_true(json_is_null(json_object_get(j, "calibration_ppm"))); /* the OS clock */
+    assert_int_equal(json_integer_value(json_object_get(j, "hist_sig_figs")), 3);
+    assert_true(json_real_value(json_object_get(j, "hist_resolution")) == 0.0009765625);
+    assert_true(json_real_value(json_object_get(j, "co_synthesised_share")) == 0.125);
+    assert_int_equal(json_object_size(j), 8);
+    json_decref(j);
+    b.co_share = NAN;
+    b.calibration_ppm = 3.5;
+    j = lat_budget_json(&b);
+    assert_true(json_real_value(json_object_get(j, "calibration_ppm")) == 3.5);
+    assert_true(json_is_null(json_object_get(j, "co_synthesised_share")));
+    json_decref(j);
+    assert_null(lat_budget_json(NULL));
+}
+
+static void test_ci_keys(void **s) {
+    (void)s;
+    json_t *o = json_object();
+    lat_hist_ci ci = {.value = 1000, .lo = 950, .hi = 1100, .max_bound = false};
+    lat_json_set_ci(o, "p99", "_ns", &ci);
+    ci = (lat_hist_ci){.value = 5000, .lo = 4000, .hi = 7000, .max_bound = true, .needed_n = 4603};
+    lat_json_set_ci(o, "p99.9", "_ns", &ci);
+    lat_json_set_ci(o, "p50", NULL, &ci); /* no unit */
+    lat_json_set_ci(o, "ignored", "_ns", NULL);
+    char *text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    assert_string_equal(text, "{\"p99_ns\":1000,\"p99_lo_ns\":950,\"p99_hi_ns\":1100,"
+                              "\"p99.9_ns\":5000,\"p99.9_lo_ns\":4000,\"p99.9_hi_ns\":7000,"
+                              "\"p99.9_needs_n\":4603,"
+                              "\"p50\":5000,\"p50_lo\":4000,\"p50_hi\":7000,\"p50_needs_n\":4603}");
+    free(text);
+    json_decref(o);
+}
+
+static void test_runcond_form(void **s) {
+    (void)s;
+    static lat_runcond rc;
+    memset(&rc, 0, sizeof rc);
+    snprintf(rc.cpu_model, sizeof rc.cpu_model, "Test CPU @ 1.00GHz");
+    snprintf(rc.cpus_possible, sizeof rc.cpus_possible, "0-3");
+    rc.ncpus_online = 2;
+    rc.nwarnings = 2;
+    snprintf(rc.warnings[0], sizeof rc.warnings[0], "first caution");
+    snprintf(rc.warnings[1], sizeof rc.warnings[1], "second caution");
+    json_t *j = lat_runcond_json(&rc);
+    assert_non_null(j);
+    /* every field under its key, plus ncpus_online and the warnings */
+    assert_int_equal(json_object_size(j), (size_t)lat_runcond_nfields() + 2);
+    for (int i = 0; i < lat_runcond_nfields(); i++) {
+        const char *key, *val = lat_runcond_field(&rc, i, &key);
+        assert_string_equal(json_string_value(json_object_get(j, key)), val);
+    }
+    assert_string_equal(json_string_value(json_object_get(j, "cpu_model")), "Test CPU @ 1.00GHz");
+    assert_int_equal(json_integer_value(json_object_get(j, "ncpus_online")), 2);
+    json_t *w = json_object_get(j, "warnings");
+    assert_int_equal(json_array_size(w), 2);
+    assert_string_equal(json_string_value(json_array_get(w, 1)), "second caution");
+    json_decref(j);
+    assert_null(lat_runcond_json(NULL));
+}
+
+/* Written and read back: equal (reals of up to 10 significant digits come
+ * back exactly; the writer keeps 10), keys in insertion order. */
+static void test_round_trip(void **s) {
+    (void)s;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/round.json", lat_test_tmpdir());
+    lat_budget b = budget("clock_monotonic", 1, 21.75, NAN, 2, 0.015625, NAN);
+    json_t *doc = json_pack("{s:o, s:o, s:[i, f, s, b, n]}", "zeta", lat_budget_json(&b), "alpha",
+                            lat_json_real_or_null(1234.5678), "list", -7, 0.1, "text", 1);
+    assert_non_null(doc);
+    lat_hist_ci ci = {.value = 42, .lo = 40, .hi = 45};
+    lat_json_set_ci(doc, "p90", "_us", &ci);
+    assert_int_equal(lat_write_json_atomic(path, doc), 0);
+    json_error_t err;
+    json_t *back = json_load_file(path, 0, &err);
+    assert_non_null(back);
+    assert_true(json_equal(doc, back));
+    const char *order[] = {"zeta", "alpha", "list", "p90_us", "p90_lo_us", "p90_hi_us"};
+    int i = 0;
+    const char *key;
+    json_t *v;
+    json_object_foreach(back, key, v) {
+        (void)v;
+        assert_true(i < 6);
+        assert_string_equal(key, order[i++]);
+    }
+    assert_int_equal(i, 6);
+    json_decref(back);
+    json_decref(doc);
+    assert_int_equal(lat_write_json_atomic(path, NULL), -EINVAL);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_real_or_null), cmocka_unit_test(test_budget_form),
+        cmocka_unit_test(test_ci_keys),      cmocka_unit_test(test_runcond_form),
+        cmocka_unit_test(test_round_trip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
