@@ -323,6 +323,34 @@ static const char *const fix_text[LAT_LAB_NCONF] = {
     ("None needed when it reads no change.  When it reads a disease, quiet the host (`latlab "
      "silence` names what runs on the hot CPUs) or run on one with isolated CPUs, and repeat.")};
 
+/* The measurement sentence of one verdict: only the figures that exist (a
+ * verdict without usable rounds has none, and says so). */
+static void md_measurement(FILE *f, const lat_lab_verdict *v) {
+    if (!v->rounds || !isfinite(v->p999_ratio)) {
+        fprintf(f, "**Measurement.** No paired round was usable, so there is no figure to "
+                   "report (see the verdict's reason).\n\n");
+        return;
+    }
+    fprintf(f,
+            "**Measurement.** Over %u paired rounds (each against the baseline run of the same "
+            "round, so the host's placement hit both alike): ",
+            v->rounds);
+    if (v->p50_below_tick && isfinite(v->p50_shift_ns))
+        fprintf(f, "work p50 %+.0f ns (below the counter's granularity)", v->p50_shift_ns);
+    else if (isfinite(v->p50_ratio))
+        fprintf(f, "work p50 x%.2f [%.2f, %.2f]", v->p50_ratio, v->p50_lo, v->p50_hi);
+    fprintf(f, ", work p99.9 x%.2f [%.2f, %.2f] (p = %.4f)", v->p999_ratio, v->p999_lo,
+            v->p999_hi, v->p999_p);
+    if (isfinite(v->p9999_ratio))
+        fprintf(f, ", work p99.99 x%.2f [%.2f, %.2f] (p = %.4f)", v->p9999_ratio, v->p9999_lo,
+                v->p9999_hi, v->p9999_p);
+    if (isfinite(v->spread_ratio))
+        fprintf(f, ", e2e per-interval spread x%.2f (p = %.4f)", v->spread_ratio, v->spread_p);
+    if (isfinite(v->base_p50_ns) && v->base_p50_ns > 0)
+        fprintf(f, "; the baseline's work p50 was %.0f ns", v->base_p50_ns);
+    fprintf(f, ".\n\n");
+}
+
 static void md_narrate(FILE *f, const lat_lab_result *res) {
     fprintf(f, "## Cause -> measurement -> fix\n\n");
     for (int c = 1; c < LAT_LAB_NCONF; c++) {
@@ -331,15 +359,7 @@ static void md_narrate(FILE *f, const lat_lab_result *res) {
         lat_lab_verdict_text(v, t, sizeof t);
         fprintf(f, "### %s (%s)\n\n**Cause.** %s\n\n", lat_lab_conf_name(c), lat_lab_conf_flag(c),
                 cause_text[c]);
-        fprintf(f,
-                "**Measurement.** Over %u paired rounds (each against the baseline run of the "
-                "same round, so the host's placement hit both alike): work p50 %s, work p99.9 "
-                "x%.2f [%.2f, %.2f] (p = %.4f), work p99.99 x%.2f [%.2f, %.2f] (p = %.4f), e2e "
-                "per-interval spread x%.2f (p = %.4f); the baseline's work p50 was %.0f ns.\n\n",
-                v->rounds,
-                v->p50_below_tick ? "moved by less than the counter's granularity" : "changed",
-                v->p999_ratio, v->p999_lo, v->p999_hi, v->p999_p, v->p9999_ratio, v->p9999_lo,
-                v->p9999_hi, v->p9999_p, v->spread_ratio, v->spread_p, v->base_p50_ns);
+        md_measurement(f, v);
         fprintf(f, "**Verdict.** %s", t);
         if (v->kind != lat_lab_expected(c))
             fprintf(f, " (the expected signature is %s)", lat_lab_kind_name(lat_lab_expected(c)));
