@@ -2,8 +2,8 @@
  *
  * Stable headers keep their API within a major version (the soname's
  * number).  Core floor (libc, zlib, pthreads): compiler error alloc
- * atomicfile clock hist hlog ring perf topo flight gaps stats budget
- * pingpong.  Measure floor: trace (no jansson); json report bench http
+ * atomicfile clock hist hlog hlog_merge hlog_processor hlog_follow ring perf
+ * topo flight gaps stats budget pingpong.  Measure floor: trace (no jansson); json report bench http
  * prom (jansson).
  *
  * Experimental headers may change in any release: the demo pipeline and
@@ -26,6 +26,9 @@
 #include "latlab/clock.h"
 #include "latlab/hist.h"
 #include "latlab/hlog.h"
+#include "latlab/hlog_merge.h"
+#include "latlab/hlog_processor.h"
+#include "latlab/hlog_follow.h"
 #include "latlab/ring.h"
 #include "latlab/perf.h"
 #include "latlab/topo.h"
