@@ -14,6 +14,7 @@
 #include "latlab/error.h"
 #include "latlab/hist.h"
 #include "latlab/hlog.h"
+#include "latlab/hlog_merge.h"
 #include "latlab/report.h"
 
 #include <errno.h>
@@ -92,57 +93,14 @@ static int new_summary(ctx *c, const char *file, const char *label, const char *
 
 /* ---- .hgrm ------------------------------------------------------------------------------- */
 
-static int read_all(const char *path, char **text, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return -errno;
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n == cap) {
-            if (cap >= LAT_HLOG_MAX_FILE_BYTES) { /* the same limit as interval logs */
-                free(buf);
-                fclose(f);
-                return -EFBIG;
-            }
-            size_t ncap = cap ? cap * 2 : 65536;
-            char *nb = realloc(buf, ncap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return -ENOMEM;
-            }
-            buf = nb;
-            cap = ncap;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        bool nul = got && memchr(buf + n, '\0', got); /* text ends here: the parser says where */
-        n += got;
-        if (got == 0 || nul) break;
-    }
-    int err = ferror(f) ? -EIO : 0;
-    fclose(f);
-    if (err) {
-        free(buf);
-        return err;
-    }
-    *text = buf;
-    *len = n;
-    return 0;
-}
-
 static int load_hgrm(ctx *c, const char *path, const char *label) {
-    char *text = NULL;
-    size_t len = 0;
-    int rc = read_all(path, &text, &len);
-    if (rc) return cli_error(CMD, "%s: cannot read: %s", path, lat_strerror(rc));
-    if (c->tag) cli_warn(CMD, "%s: --tag applies to interval logs, not .hgrm tables", path);
     lat_hgrm h;
     size_t line = 0;
-    rc = lat_hgrm_parse(text, len, c->unit_ns, &h, &line);
-    free(text);
-    if (rc == LAT_EFORMAT)
-        return cli_error(CMD, "%s:%zu: not a percentile-table row (.hgrm)", path, line);
-    if (rc) return cli_lib_error(CMD, path, rc);
+    int rc = lat_hgrm_load(path, c->unit_ns, &h, &line);
+    if (rc && rc != LAT_EFORMAT)
+        return cli_error(CMD, "%s: cannot read: %s", path, lat_strerror(rc));
+    if (c->tag) cli_warn(CMD, "%s: --tag applies to interval logs, not .hgrm tables", path);
+    if (rc) return cli_error(CMD, "%s:%zu: not a percentile-table row (.hgrm)", path, line);
     summary *s;
     if ((rc = new_summary(c, path, label, NULL, &s))) goto out;
     s->count = h.total_count;
@@ -194,6 +152,7 @@ out:
 typedef struct group {
     char tag[LAT_HLOG_TAG_MAX];
     lat_hist acc;
+    bool have;
 } group;
 
 static int add_hist_series(ctx *c, const char *path, const char *label, const char *tag,
@@ -234,15 +193,15 @@ static int load_hlog(ctx *c, const char *path, const char *label) {
             }
             memset(&groups[g], 0, sizeof groups[g]);
             snprintf(groups[g].tag, sizeof groups[g].tag, "%s", iv->tag);
-            if ((rc = lat_hist_copy(&groups[g].acc, &iv->hist))) {
-                rc = cli_lib_error(CMD, path, rc);
-                goto out;
-            }
             ng++;
-        } else if ((rc = lat_hist_add_resize(&groups[g].acc, &iv->hist)) < 0) {
-            rc = cli_error(CMD, "%s:%d: %s", path, iv->line,
-                           rc == -EOVERFLOW ? "the merged total count would pass 2^63-1"
-                                            : lat_strerror(rc));
+        }
+        /* the first interval as declared, then auto-resizing (hlog_merge.h) */
+        if ((rc = lat_hlog_total_add(&groups[g].acc, &groups[g].have, iv)) < 0) {
+            rc = !groups[g].have ? cli_lib_error(CMD, path, rc)
+                 : rc == -EOVERFLOW
+                     ? cli_error(CMD, "%s:%d: the merged total count would pass 2^63-1", path,
+                                 iv->line)
+                     : cli_error(CMD, "%s:%d: %s", path, iv->line, lat_strerror(rc));
             goto out;
         }
     }
@@ -274,27 +233,6 @@ out:
         lat_hist_fini(&groups[g].acc);
     lat_hlog_reader_destroy(r);
     return rc;
-}
-
-/* .hgrm by extension; otherwise by content: a line starting "#[Histogram log",
- * "Tag=" or a legend naming Interval_Compressed_Histogram means an interval log. */
-static int is_hgrm(const char *path) {
-    size_t n = strlen(path);
-    if (n >= 5 && !strcmp(path + n - 5, ".hgrm")) return 1;
-    if (n >= 5 && !strcmp(path + n - 5, ".hlog")) return 0;
-    FILE *f = fopen(path, "r");
-    if (!f) return 0; /* the hlog reader reports it */
-    char line[512];
-    int hgrm = 1;
-    for (int i = 0; i < 8 && fgets(line, sizeof line, f); i++) {
-        if (!strncmp(line, "#[Histogram log", 15) || !strncmp(line, "Tag=", 4) ||
-            strstr(line, "Interval_Compressed_Histogram") || strstr(line, ",HIST")) {
-            hgrm = 0;
-            break;
-        }
-    }
-    fclose(f);
-    return hgrm;
 }
 
 /* ---- output -------------------------------------------------------------------------------------
@@ -529,7 +467,7 @@ static int load_all(ctx *c, char **files, int nfiles) {
         const char *path = files[i];
         char *label = i < po.labels.n ? strdup(po.labels.v[i]) : base_label(path);
         if (!label) return cli_lib_error(CMD, path, -ENOMEM);
-        rc = is_hgrm(path) ? load_hgrm(c, path, label) : load_hlog(c, path, label);
+        rc = lat_hgrm_is_table(path) ? load_hgrm(c, path, label) : load_hlog(c, path, label);
         free(label);
     }
     return rc;
