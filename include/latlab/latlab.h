@@ -10,7 +10,8 @@
  * its report, the lab floor (lab_*.h, lab.h; in liblatlab-lab), the
  * platform account, injected platform noise, per-sample censoring and the
  * preemption probe, profiling, the counting malloc interposer, the load
- * generator (load, loadproto, loadverdict).  Each
+ * generator (load, loadproto, loadverdict), the coordinated-omission
+ * demonstration (co).  Each
  * refuses to compile unless LATLAB_EXPERIMENTAL is defined before it is
  * included, and this header includes them only then (zstd's
  * ZSTD_STATIC_LINKING_ONLY pattern).  tests/headers.sh fails when a public
@@ -64,6 +65,7 @@
 #include "latlab/censor.h"
 #include "latlab/silence.h"
 #include "latlab/preempt.h"
+#include "latlab/co.h"
 /* the load generator (latlab load) */
 #include "latlab/loadproto.h"
 #include "latlab/load.h"
