@@ -149,12 +149,6 @@ out:
 
 /* ---- .hlog --------------------------------------------------------------------------------- */
 
-typedef struct group {
-    char tag[LAT_HLOG_TAG_MAX];
-    lat_hist acc;
-    bool have;
-} group;
-
 static int add_hist_series(ctx *c, const char *path, const char *label, const char *tag,
                            const lat_hist *h) {
     summary *s;
@@ -175,29 +169,20 @@ static int add_hist_series(ctx *c, const char *path, const char *label, const ch
 
 static int load_hlog(ctx *c, const char *path, const char *label) {
     lat_hlog_reader *r = NULL;
-    group groups[LAT_PLOT_MAX_SERIES];
-    size_t ng = 0;
+    lat_hlog_hists groups = {0}; /* per tag, in order of first appearance */
     int rc = lat_hlog_reader_create(path, &r);
     if (rc) return cli_error(CMD, "%s: cannot read: %s", path, lat_strerror(rc));
     lat_hlog_interval *iv;
     while ((rc = lat_hlog_next(r, &iv)) > 0) {
         if (c->tag && strcmp(iv->tag, c->tag)) continue;
-        size_t g = 0;
-        while (g < ng && strcmp(groups[g].tag, iv->tag))
-            g++;
-        if (g == ng) {
-            if (ng == LAT_PLOT_MAX_SERIES) {
-                rc = cli_error(CMD, "%s:%d: too many tags (at most %d series)", path, iv->line,
-                               LAT_PLOT_MAX_SERIES);
-                goto out;
-            }
-            memset(&groups[g], 0, sizeof groups[g]);
-            snprintf(groups[g].tag, sizeof groups[g].tag, "%s", iv->tag);
-            ng++;
+        bool known = lat_hlog_hists_find(&groups, iv->tag) >= 0;
+        if (!known && groups.n == LAT_PLOT_MAX_SERIES) {
+            rc = cli_error(CMD, "%s:%d: too many tags (at most %d series)", path, iv->line,
+                           LAT_PLOT_MAX_SERIES);
+            goto out;
         }
-        /* the first interval as declared, then auto-resizing (hlog_merge.h) */
-        if ((rc = lat_hlog_total_add(&groups[g].acc, &groups[g].have, iv)) < 0) {
-            rc = !groups[g].have ? cli_lib_error(CMD, path, rc)
+        if ((rc = lat_hlog_hists_add(&groups, iv->tag, &iv->hist)) < 0) {
+            rc = !known ? cli_lib_error(CMD, path, rc)
                  : rc == -EOVERFLOW
                      ? cli_error(CMD, "%s:%d: the merged total count would pass 2^63-1", path,
                                  iv->line)
@@ -211,7 +196,7 @@ static int load_hlog(ctx *c, const char *path, const char *label) {
                        why && *why ? why : lat_strerror(rc));
         goto out;
     }
-    if (ng == 0) {
+    if (groups.n == 0) {
         if (c->tag)
             cli_warn(CMD, "%s: no interval tagged '%s': plotted as an empty series", path, c->tag);
         else
@@ -219,18 +204,18 @@ static int load_hlog(ctx *c, const char *path, const char *label) {
         rc = add_hist_series(c, path, label, c->tag, NULL);
         goto out;
     }
-    for (size_t g = 0; g < ng; g++) {
+    for (int g = 0; g < groups.n; g++) {
         char name[512];
-        if (ng > 1 && groups[g].tag[0])
-            snprintf(name, sizeof name, "%.300s:%.127s", label, groups[g].tag);
+        const char *tag = groups.v[g].key;
+        if (groups.n > 1 && tag[0])
+            snprintf(name, sizeof name, "%.300s:%.127s", label, tag);
         else
             snprintf(name, sizeof name, "%.400s", label);
-        if ((rc = add_hist_series(c, path, name, groups[g].tag, &groups[g].acc))) goto out;
+        if ((rc = add_hist_series(c, path, name, tag, &groups.v[g].h))) goto out;
     }
     rc = 0;
 out:
-    for (size_t g = 0; g < ng; g++)
-        lat_hist_fini(&groups[g].acc);
+    lat_hlog_hists_fini(&groups);
     lat_hlog_reader_destroy(r);
     return rc;
 }

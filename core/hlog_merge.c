@@ -103,6 +103,41 @@ int lat_hlog_total_add(lat_hist *total, bool *have, const lat_hlog_interval *iv)
     return lat_hist_add_resize(total, &iv->hist);
 }
 
+int lat_hlog_hists_find(const lat_hlog_hists *s, const char *key) {
+    for (int i = 0; i < s->n; i++)
+        if (!strcmp(s->v[i].key, key)) return i;
+    return -1;
+}
+
+int lat_hlog_hists_add(lat_hlog_hists *s, const char *key, const lat_hist *h) {
+    if (!s || !key || !h || strlen(key) >= LAT_HLOG_TAG_MAX) return -EINVAL;
+    int i = lat_hlog_hists_find(s, key);
+    if (i >= 0) {
+        int rc = lat_hist_add_resize(&s->v[i].h, h);
+        return rc < 0 ? rc : i;
+    }
+    if (s->n == s->cap) {
+        int cap = s->cap ? s->cap * 2 : 8;
+        lat_hlog_keyed *g = realloc(s->v, (size_t)cap * sizeof *g);
+        if (!g) return -ENOMEM;
+        s->v = g;
+        s->cap = cap;
+    }
+    lat_hlog_keyed *k = &s->v[s->n];
+    memset(k, 0, sizeof *k);
+    snprintf(k->key, sizeof k->key, "%s", key);
+    if (lat_hist_copy(&k->h, h) != 0) return -ENOMEM;
+    return s->n++;
+}
+
+void lat_hlog_hists_fini(lat_hlog_hists *s) {
+    if (!s) return;
+    for (int i = 0; i < s->n; i++)
+        lat_hist_fini(&s->v[i].h);
+    free(s->v);
+    memset(s, 0, sizeof *s);
+}
+
 /* ---- across logs ---------------------------------------------------------------------- */
 
 /* One interval to write: its place in time and its encoded column, which

@@ -112,6 +112,40 @@ static void test_total_add(void **state) {
     free(text);
 }
 
+/* Keyed merges: the first histogram copied with its geometry, later ones
+ * added auto-resizing (a value beyond the first's range is kept). */
+static void test_keyed_hists(void **state) {
+    (void)state;
+    lat_hist a, b;
+    assert_int_equal(lat_hist_init(&a, 1, 1000, 3), 0);
+    assert_int_equal(lat_hist_init(&b, 1, 10000000, 3), 0);
+    lat_hist_record(&a, 7);
+    lat_hist_record(&b, 5000000);
+    lat_hlog_hists s = {0};
+    assert_int_equal(lat_hlog_hists_find(&s, "x"), -1);
+    assert_int_equal(lat_hlog_hists_add(&s, "x", &a), 0);
+    assert_int_equal(lat_hlog_hists_add(&s, "", &b), 1);
+    assert_int_equal(lat_hlog_hists_add(&s, "x", &b), 0);
+    assert_int_equal(s.n, 2);
+    assert_int_equal(lat_hlog_hists_find(&s, ""), 1);
+    assert_string_equal(s.v[0].key, "x");
+    assert_int_equal(lat_hist_total(&s.v[0].h), 2);
+    assert_int_equal(lat_hist_min(&s.v[0].h), 7);
+    assert_true(lat_hist_values_are_equivalent(&s.v[0].h, lat_hist_max(&s.v[0].h), 5000000));
+    assert_int_equal(lat_hist_total(&s.v[1].h), 1);
+    char long_key[LAT_HLOG_TAG_MAX + 1];
+    memset(long_key, 'k', sizeof long_key - 1);
+    long_key[sizeof long_key - 1] = 0;
+    assert_int_equal(lat_hlog_hists_add(&s, long_key, &a), -EINVAL);
+    b.total_count = INT64_MAX; /* the next merge would pass 2^63-1 */
+    assert_int_equal(lat_hlog_hists_add(&s, "x", &b), -EOVERFLOW);
+    assert_int_equal(s.n, 2);
+    lat_hlog_hists_fini(&s);
+    assert_int_equal(s.n, 0);
+    lat_hist_fini(&a);
+    lat_hist_fini(&b);
+}
+
 static void test_merge_logs(void **state) {
     (void)state;
     iv_spec a[] = {{NULL, 1003, {1}, 1}, {"t", 1005, {2}, 1}};
@@ -154,9 +188,8 @@ static void test_merge_logs(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tags),
-        cmocka_unit_test(test_counts_only_and_overflow),
-        cmocka_unit_test(test_total_add),
+        cmocka_unit_test(test_tags),       cmocka_unit_test(test_counts_only_and_overflow),
+        cmocka_unit_test(test_total_add),  cmocka_unit_test(test_keyed_hists),
         cmocka_unit_test(test_merge_logs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

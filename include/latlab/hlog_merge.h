@@ -61,6 +61,28 @@ void lat_hlog_tags_fini(lat_hlog_tags *t); /* NULL is fine; leaves an empty set 
  * when total's count would pass INT64_MAX.  lat_hist_fini total when *have. */
 int lat_hlog_total_add(lat_hist *total, bool *have, const lat_hlog_interval *iv);
 
+/* Merged histograms by key (a tag, or any name the caller gives intervals):
+ * each key's first interval copied as it was decoded (its geometry: fitted
+ * when the reader fits), every later one added auto-resizing, so no count is
+ * dropped.  Zeroed storage is a valid empty set. */
+typedef struct lat_hlog_keyed {
+    char key[LAT_HLOG_TAG_MAX];
+    lat_hist h;
+} lat_hlog_keyed;
+
+typedef struct lat_hlog_hists {
+    lat_hlog_keyed *v; /* in order of first appearance */
+    int n, cap;
+} lat_hlog_hists;
+
+/* The index of key, or -1. */
+int lat_hlog_hists_find(const lat_hlog_hists *s, const char *key);
+/* Add iv's histogram under key (shorter than LAT_HLOG_TAG_MAX).  Returns the
+ * key's index, or -ENOMEM / -EOVERFLOW (the merged count would pass
+ * INT64_MAX) / -EINVAL; a new key is kept only once its copy is made. */
+int lat_hlog_hists_add(lat_hlog_hists *s, const char *key, const lat_hist *h);
+void lat_hlog_hists_fini(lat_hlog_hists *s); /* NULL is fine; leaves an empty set */
+
 /* ---- across logs ---------------------------------------------------------------------- */
 
 typedef struct lat_hlog_merge lat_hlog_merge;
