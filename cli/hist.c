@@ -14,7 +14,6 @@
 #include "hist_export.h"
 
 #include "latlab/json.h"
-#include "latlab/atomicfile.h"
 #include "latlab/budget.h"
 #include "latlab/error.h"
 #include "latlab/hist.h"
@@ -55,33 +54,6 @@ static int open_log(const char *path, lat_hlog_reader **r) {
                          LAT_HLOG_MAX_FILE_BYTES >> 20);
     if (rc < 0) return cli_error(CMD, "%s: %s", path, lat_strerror(rc));
     lat_hlog_reader_fit(*r, true); /* every merge here goes through lat_hist_add_resize */
-    return 0;
-}
-
-/* Output stream: stdout or an atomic file. */
-typedef struct out_t {
-    FILE *f;
-    lat_afile *af;
-} out_t;
-
-static int out_open(out_t *o, const char *path) {
-    o->af = NULL;
-    o->f = stdout;
-    if (!path) return 0;
-    int rc = lat_afile_open(path, &o->af);
-    if (rc < 0) return cli_error(CMD, "%s: %s", path, lat_strerror(rc));
-    o->f = lat_afile_stream(o->af);
-    return 0;
-}
-
-static int out_close(out_t *o, const char *path, int status) {
-    if (!o->af) return status; /* stdout: checked once for every command in main.c */
-    if (status != 0) {
-        lat_afile_abort(o->af);
-        return status;
-    }
-    int rc = lat_afile_commit(o->af);
-    if (rc < 0) return cli_error(CMD, "%s: %s", path, lat_strerror(rc));
     return 0;
 }
 
@@ -201,18 +173,7 @@ static int pct_accumulate(lat_hlog_reader *r, FILE *f, lat_hist *total) {
 
 static int pct_json(const lat_hist *total) {
     static const double jps[] = {50, 90, 99, 99.9, 99.99, 99.999, 100};
-    lat_hist_ci v[7];
-    lat_hist_cis_at_percentiles(total, jps, po.confidence, v, 7);
-    json_t *pa = json_array();
-    for (int k = 0; k < 7; k++) {
-        json_t *e = json_pack("{s:f, s:I, s:f, s:I, s:I, s:b}", "percentile", jps[k], "value",
-                              (json_int_t)v[k].value, "scaled", (double)v[k].value / po.scale, "lo",
-                              (json_int_t)v[k].lo, "hi", (json_int_t)v[k].hi, "max_bound",
-                              (int)v[k].max_bound);
-        if (v[k].max_bound)
-            json_object_set_new(e, "needs_n", json_integer((json_int_t)v[k].needed_n));
-        json_array_append_new(pa, e);
-    }
+    json_t *pa = lat_json_percentiles(total, jps, 7, po.confidence, po.scale);
     json_t *j =
         json_pack("{s:s, s:s?, s:f, s:I, s:I, s:I, s:f, s:f, s:o}", "file", po.path, "tag", po.tag,
                   "scale", po.scale, "count", (json_int_t)lat_hist_total(total), "min",
@@ -254,8 +215,8 @@ static int cmd_percentiles(int argc, char **argv) {
     lat_hlog_reader *r = NULL;
     if (open_log(po.path, &r)) return CLI_ERR;
     lat_hist total = {0};
-    out_t o;
-    if (out_open(&o, po.outpath)) {
+    cli_out o;
+    if (cli_out_open(&o, CMD, po.outpath)) {
         lat_hlog_reader_destroy(r);
         return CLI_ERR;
     }
@@ -267,7 +228,7 @@ static int cmd_percentiles(int argc, char **argv) {
             status = cli_error(CMD, "write error");
     }
     if (!status && po.json) status = pct_json(&total);
-    status = out_close(&o, po.outpath, status);
+    status = cli_out_close(&o, CMD, po.outpath, status);
     lat_hist_fini(&total);
     lat_hlog_reader_destroy(r);
     return status;
@@ -485,13 +446,13 @@ static int cmd_merge(int argc, char **argv) {
     }
     if (status == CLI_OK && lat_hlog_merge_count(m) == 0)
         status = cli_error(CMD, "no intervals in the inputs");
-    out_t o;
-    if (status == CLI_OK && out_open(&o, outpath)) {
+    cli_out o;
+    if (status == CLI_OK && cli_out_open(&o, CMD, outpath)) {
         status = CLI_ERR;
     } else if (status == CLI_OK) {
         int rc = lat_hlog_merge_write(m, o.f);
         if (rc < 0) status = cli_error(CMD, "%s: %s", outpath, lat_strerror(rc));
-        status = out_close(&o, outpath, status);
+        status = cli_out_close(&o, CMD, outpath, status);
     }
     for (int i = 0; readers && i < nin; i++)
         lat_hlog_reader_destroy(readers[i]);
