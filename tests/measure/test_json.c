@@ -2,8 +2,9 @@
  * (NAN: not measured; an infinity) is written as null, never as a number;
  * the budget, run-condition and interval forms carry every field under its
  * documented key; and a form written with lat_write_json_atomic reads back
- * equal, keys in the order they were set; and the percentile array
- * (lat_json_percentiles). */
+ * equal, keys in the order they were set; the percentile array
+ * (lat_json_percentiles) and perf counts (lat_perf_counts_json, in
+ * core/test_perf_threads) forms too. */
 #include "lat_test.h"
 
 #include "latlab/json.h"
