@@ -36,54 +36,6 @@ typedef struct itch_run {
     double cpu_s;
 } itch_run;
 
-/* Has the framing of buf[0, n) gone wrong (an unknown type or a bad length
- * prefix)?  *off is where checking resumes; a message cut by the end of what
- * was read so far is not an error yet. */
-static int framing_broken(const uint8_t *buf, size_t n, size_t *off) {
-    itch_reader rd;
-    itch_msg m;
-    itch_reader_init(&rd, buf, n);
-    rd.off = *off;
-    int r;
-    while ((r = itch_next(&rd, &m)) == 1)
-        ;
-    *off = rd.off;
-    return r == LAT_EFORMAT;
-}
-
-/* Read the whole capture, checking its framing as it arrives: input that is
- * not ITCH (/dev/zero, a text file) stops the read at its first bad frame
- * instead of being loaded to the end; the replay then reports the offset. */
-static int read_file(const char *path, uint8_t **buf, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return -errno;
-    size_t cap = 1 << 20, n = 0, checked = 0;
-    uint8_t *b = malloc(cap);
-    int err = b ? 0 : -ENOMEM;
-    while (!err) {
-        if (n == cap) {
-            uint8_t *nb = realloc(b, cap *= 2);
-            if (!nb) {
-                err = -ENOMEM;
-                break;
-            }
-            b = nb;
-        }
-        size_t r = fread(b + n, 1, cap - n, f);
-        n += r;
-        if (r == 0 || framing_broken(b, n, &checked)) break;
-    }
-    if (!err && ferror(f)) err = -EIO;
-    fclose(f);
-    if (err) {
-        free(b);
-        return err;
-    }
-    *buf = b;
-    *len = n;
-    return 0;
-}
-
 static void print_px(char *out, size_t n, int64_t px) { /* 4 implied decimals */
     snprintf(out, n, "%" PRId64 ".%04" PRId64, px / 10000, px % 10000);
 }
@@ -316,7 +268,7 @@ int book_itch_main(int argc, char **argv) {
     if (rc >= 0) return rc;
     uint8_t *buf = NULL;
     size_t len = 0, bytes = 0;
-    int err = read_file(o.path, &buf, &len);
+    int err = itch_read_file(o.path, &buf, &len);
     if (err) return cli_error(CMD, "%s: %s", o.path, lat_strerror(err));
     itch_replay *r = NULL;
     lat_hist h = {0};

@@ -8,6 +8,8 @@
 
 #include <jansson.h>
 
+#include "latlab/atomicfile.h"
+#include "latlab/error.h"
 #include "latlab/json.h"
 
 const cli_sub *cli_group_find(const cli_spec *g, const char *name) {
@@ -120,4 +122,24 @@ int cli_write_json(const char *cmd, const char *path, json_t *doc) {
     int err = doc ? lat_write_json_atomic(path, doc) : -ENOMEM;
     json_decref(doc);
     return err ? cli_lib_error(cmd, path, err) : CLI_OK;
+}
+
+int cli_out_open(cli_out *o, const char *cmd, const char *path) {
+    o->af = NULL;
+    o->f = stdout;
+    if (!path) return CLI_OK;
+    int rc = lat_afile_open(path, &o->af);
+    if (rc < 0) return cli_error(cmd, "%s: %s", path, lat_strerror(rc));
+    o->f = lat_afile_stream(o->af);
+    return CLI_OK;
+}
+
+int cli_out_close(cli_out *o, const char *cmd, const char *path, int status) {
+    if (!o->af) return status; /* stdout: checked once for every command in main.c */
+    if (status != CLI_OK) {
+        lat_afile_abort(o->af);
+        return status;
+    }
+    int rc = lat_afile_commit(o->af);
+    return rc < 0 ? cli_error(cmd, "%s: %s", path, lat_strerror(rc)) : CLI_OK;
 }

@@ -6,7 +6,8 @@
  *     and its own cli_spec; cli_group_run dispatches argv[1], cli_help_for
  *     writes the help from the subcommands' specs (nothing is written twice);
  *   - a repeatable option (-e A -e B): a CLI_LIST_OPT row keeps every value;
- *   - the one way a command writes its JSON result (cli_write_json).
+ *   - the one way a command writes its JSON result (cli_write_json), and a
+ *     text result to stdout or a file written atomically (cli_out).
  *
  * A child command after the options ("latlab stat -- CMD ARGS") is the spec's
  * stop_at_args (cli.h).  Nothing here allocates; lists have a fixed cap. */
@@ -78,5 +79,18 @@ struct json_t;
 /* Write doc to path atomically and release it (NULL: out of memory).
  * CLI_OK, or CLI_ERR after "latlab CMD: PATH: reason". */
 int cli_write_json(const char *cmd, const char *path, struct json_t *doc);
+
+/* A text result: stdout (path NULL) or path written atomically.  Open:
+ * CLI_OK, or CLI_ERR after "latlab CMD: PATH: reason".  Close with the
+ * status so far: a failed one aborts the file and is returned; otherwise the
+ * file is committed (CLI_ERR after a message when that fails).  stdout is
+ * left to main's check of every command's output. */
+struct lat_afile;
+typedef struct cli_out {
+    FILE *f;
+    struct lat_afile *af;
+} cli_out;
+int cli_out_open(cli_out *o, const char *cmd, const char *path);
+int cli_out_close(cli_out *o, const char *cmd, const char *path, int status);
 
 #endif /* LATLAB_CLI_CLIOPTS_H */

@@ -1,77 +1,25 @@
-/* co.c - `latlab co`: warm-up 2 of the seed, coordinated omission made visible.
+/* co.c - `latlab co`: coordinated omission made visible.
  *
- * One toy service (~20 us of busy work per request, one injected stall) is
- * measured closed loop (each request timed from its own start: the harness
- * stops sending while the service is frozen, so the requests that were due
- * never exist) and open loop (requests sent on a timetable and timed from
- * their intended send time, so every request due during the stall carries
- * its share of it).  A third line runs the closed-loop samples through
- * HdrHistogram's coordinated-omission correction (record_corrected with the
- * expected interval) to show how much of the truth it recovers. */
+ * The engine (latlab/co.h) measures one toy service with one injected stall
+ * closed loop, open loop, and closed loop corrected; this prints each loop's
+ * line and intervals, the verdict (how much the closed loop hid) and the
+ * error budget, and writes --json. */
 #include "cli.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include <jansson.h>
 
 #include "latlab/json.h"
 #include "latlab/atomicfile.h"
 #include "latlab/budget.h"
-#include "latlab/clock.h"
+#include "latlab/co.h"
 #include "latlab/hist.h"
 
 #define CMD "co"
-
-typedef struct co_cfg {
-    uint64_t events, rate_hz, service_ns, stall_ns, stall_at;
-} co_cfg;
-
-static void spin_until(uint64_t t_ns) {
-    while (lat_mono_ns() < t_ns) {
-    }
-}
-
-static void sleep_ns(uint64_t ns) {
-    struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-    while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {
-    }
-}
-
-/* The system under test: busy work, except the one freeze. */
-static void service(const co_cfg *c, uint64_t seq) {
-    if (seq == c->stall_at)
-        sleep_ns(c->stall_ns);
-    else
-        spin_until(lat_mono_ns() + c->service_ns);
-}
-
-static void run_closed(const co_cfg *c, lat_hist *h, lat_hist *corr) {
-    int64_t interval = (int64_t)(1000000000u / c->rate_hz);
-    for (uint64_t seq = 0; seq < c->events; seq++) {
-        uint64_t t0 = lat_mono_ns();
-        service(c, seq);
-        int64_t d = (int64_t)(lat_mono_ns() - t0);
-        lat_hist_record(h, d);
-        lat_hist_record_corrected(corr, d, interval);
-    }
-}
-
-static void run_open(const co_cfg *c, lat_hist *h) {
-    double period = 1e9 / (double)c->rate_hz;
-    uint64_t start = lat_mono_ns() + 1000000;
-    for (uint64_t seq = 0; seq < c->events; seq++) {
-        uint64_t intended = start + (uint64_t)((double)seq * period);
-        uint64_t now = lat_mono_ns();
-        if (intended > now + 200000) sleep_ns(intended - now - 100000);
-        spin_until(intended);
-        service(c, seq);
-        lat_hist_record(h, (int64_t)(lat_mono_ns() - intended));
-    }
-}
 
 static const double mode_ps[] = {50, 99, 99.9};
 static const char *const mode_keys[] = {"p50", "p99", "p99.9"};
@@ -103,7 +51,7 @@ static json_t *mode_json(const lat_hist *h) {
     return o;
 }
 
-static co_cfg cfg;
+static lat_co_config cfg;
 static bool events_set, stall_set, stall_at_set, quick;
 static const char *json_path;
 
@@ -147,7 +95,7 @@ typedef struct co_modes {
 /* Options and the mode, checked before any work: 0, -1 after --help, or the
  * exit status. */
 static int parse(int argc, char **argv, co_modes *m) {
-    cfg = (co_cfg){20000, 10000, 20000, 100000000, 10000};
+    lat_co_config_default(&cfg);
     int first, rc = cli_parse(&cmd_co_spec, argc, argv, &first);
     if (rc) return rc;
     if (cfg.stall_ns > 60000000000ull) return cli_usage_error(CMD, "--stall: at most 60s");
@@ -194,19 +142,10 @@ static void print_verdict(const lat_hist *closed, const lat_hist *open, const la
            (double)kp / 1e3);
 }
 
-typedef struct co_hists {
-    lat_hist closed, corr, open;
-} co_hists;
-
-static int write_json(const co_cfg *c, co_modes m, const co_hists *h, const lat_budget *budget) {
+static int write_json(const lat_co_config *c, co_modes m, const lat_co_result *h,
+                      const lat_budget *budget) {
     json_t *o = json_object();
-    json_t *cf = json_object();
-    json_object_set_new(cf, "events", json_integer((json_int_t)c->events));
-    json_object_set_new(cf, "rate_hz", json_integer((json_int_t)c->rate_hz));
-    json_object_set_new(cf, "service_ns", json_integer((json_int_t)c->service_ns));
-    json_object_set_new(cf, "stall_ns", json_integer((json_int_t)c->stall_ns));
-    json_object_set_new(cf, "stall_at", json_integer((json_int_t)c->stall_at));
-    json_object_set_new(o, "config", cf);
+    json_object_set_new(o, "config", lat_co_config_json(c));
     if (m.closed) json_object_set_new(o, "closed", mode_json(&h->closed));
     if (m.open) json_object_set_new(o, "open", mode_json(&h->open));
     if (m.closed) json_object_set_new(o, "corrected", mode_json(&h->corr));
@@ -218,20 +157,20 @@ static int write_json(const co_cfg *c, co_modes m, const co_hists *h, const lat_
 }
 
 /* The runs the mode asks for, each printed as it ends. */
-static void run_modes(const co_cfg *c, co_modes m, co_hists *h) {
+static void run_modes(const lat_co_config *c, co_modes m, lat_co_result *h) {
     printf("service %.1fus per request, one %.1fms stall at request %" PRIu64 ", %" PRIu64
            " requests, open loop at %" PRIu64 "/s\n",
            (double)c->service_ns / 1e3, (double)c->stall_ns / 1e6, c->stall_at, c->events,
            c->rate_hz);
     if (m.closed) {
         cli_progress("closed loop...");
-        run_closed(c, &h->closed, &h->corr);
+        lat_co_run_closed(c, h);
         cli_progress_done();
         print_line("closed", &h->closed);
     }
     if (m.open) {
         cli_progress("open loop...");
-        run_open(c, &h->open);
+        lat_co_run_open(c, h);
         cli_progress_done();
         print_line("open", &h->open);
     }
@@ -242,15 +181,9 @@ int cmd_co(int argc, char **argv) {
     co_modes m = {true, true};
     int rc = parse(argc, argv, &m);
     if (rc) return rc < 0 ? CLI_OK : rc;
-    const co_cfg c = cfg;
-    co_hists h = {.closed = {0}};
-    if ((rc = lat_hist_init(&h.closed, 1, 3600000000000ll, 3)) ||
-        (rc = lat_hist_init(&h.corr, 1, 3600000000000ll, 3)) ||
-        (rc = lat_hist_init(&h.open, 1, 3600000000000ll, 3))) {
-        lat_hist_fini(&h.closed);
-        lat_hist_fini(&h.corr);
-        return cli_lib_error(CMD, "histogram", rc);
-    }
+    const lat_co_config c = cfg;
+    lat_co_result h;
+    if ((rc = lat_co_result_init(&h))) return cli_lib_error(CMD, "histogram", rc);
     run_modes(&c, m, &h);
     /* Figures are CLOCK_MONOTONIC differences: one stamp at each end. */
     lat_budget budget;
@@ -261,8 +194,6 @@ int cmd_co(int argc, char **argv) {
     lat_budget_format(&budget, bline, sizeof bline);
     printf("%s%s\n", bline, m.closed ? " (in the corrected line)" : "");
     int ret = json_path ? write_json(&c, m, &h, &budget) : CLI_OK;
-    lat_hist_fini(&h.closed);
-    lat_hist_fini(&h.corr);
-    lat_hist_fini(&h.open);
+    lat_co_result_fini(&h);
     return ret;
 }

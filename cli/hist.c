@@ -14,11 +14,12 @@
 #include "hist_export.h"
 
 #include "latlab/json.h"
-#include "latlab/atomicfile.h"
 #include "latlab/budget.h"
 #include "latlab/error.h"
 #include "latlab/hist.h"
 #include "latlab/hlog.h"
+#include "latlab/hlog_merge.h"
+#include "latlab/hlog_processor.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -27,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define CMD "hist"
 
@@ -57,47 +57,6 @@ static int open_log(const char *path, lat_hlog_reader **r) {
     return 0;
 }
 
-/* Java Date.toString() in UTC. */
-static void java_date(char *buf, size_t cap, double epoch_s) {
-    time_t t = (time_t)floor(epoch_s);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, cap, "%a %b %d %H:%M:%S UTC %Y", &tm);
-}
-
-static void jf(FILE *f, int width, int prec, double d) {
-    char b[420];
-    lat_java_format_fixed(b, sizeof b, d, prec);
-    fprintf(f, "%*s", width, b);
-}
-
-/* Output stream: stdout or an atomic file. */
-typedef struct out_t {
-    FILE *f;
-    lat_afile *af;
-} out_t;
-
-static int out_open(out_t *o, const char *path) {
-    o->af = NULL;
-    o->f = stdout;
-    if (!path) return 0;
-    int rc = lat_afile_open(path, &o->af);
-    if (rc < 0) return cli_error(CMD, "%s: %s", path, lat_strerror(rc));
-    o->f = lat_afile_stream(o->af);
-    return 0;
-}
-
-static int out_close(out_t *o, const char *path, int status) {
-    if (!o->af) return status; /* stdout: checked once for every command in main.c */
-    if (status != 0) {
-        lat_afile_abort(o->af);
-        return status;
-    }
-    int rc = lat_afile_commit(o->af);
-    if (rc < 0) return cli_error(CMD, "%s: %s", path, lat_strerror(rc));
-    return 0;
-}
-
 /* --confidence: a fraction 0.5..0.9999 or a percentage 50..99.99. */
 static int opt_confidence(const char *cmd, const char *flag, const char *arg, void *dest) {
     double c;
@@ -111,8 +70,6 @@ static int opt_confidence(const char *cmd, const char *flag, const char *arg, vo
 #define CONFIDENCE_HELP "the intervals' confidence, 0.5..0.9999 or 50..99.99 (default 0.95)"
 
 /* ---- percentiles ------------------------------------------------------------------------ */
-
-static const double total_ps[] = {50, 90, 99, 99.9, 99.99};
 
 /* What the options say (the table's destinations). */
 typedef struct pct_opts {
@@ -181,51 +138,6 @@ static int pct_parse(int argc, char **argv) {
     return 0;
 }
 
-/* "#[WHAT percentile ... between S and E seconds ...]" and the StartTime line. */
-static void range_header(FILE *f, const lat_hlog_reader *r, const char *what) {
-    char date[64];
-    double st = lat_hlog_reader_start_time(r);
-    java_date(date, sizeof date, st);
-    fprintf(f, "#[%s percentile %s between ", what,
-            strcmp(what, "Overall") ? "log" : "distribution");
-    jf(f, 0, 3, po.start);
-    fputs(" and ", f);
-    if (po.have_end)
-        jf(f, 0, 3, po.end);
-    else
-        fputs("<Infinite>", f);
-    fputs(" seconds (relative to StartTime)]\n#[StartTime: ", f);
-    jf(f, 0, 3, st);
-    fprintf(f, " (seconds since epoch), %s]\n", date);
-}
-
-/* One --intervals line: the interval's and the running total's percentiles. */
-static void interval_line(FILE *f, const lat_hlog_interval *iv, const lat_hist *total) {
-    /* Java prints the interval's end relative to StartTime. */
-    double t = iv->offset_s + iv->length_s, scale = po.scale;
-    const lat_hist *ih = &iv->hist;
-    int64_t ip[2], tp[5];
-    static const double int_ps[] = {50, 90};
-    lat_hist_values_at_percentiles(ih, int_ps, ip, 2);
-    lat_hist_values_at_percentiles(total, total_ps, tp, 5);
-    int w = po.csv ? 0 : 7;
-    const char *sep = po.csv ? "," : " ";
-    jf(f, po.csv ? 0 : 4, 3, t);
-    fprintf(f, po.csv ? ",%" PRId64 "," : ": I:%" PRId64 " ( ", lat_hist_total(ih));
-    jf(f, w, 3, (double)ip[0] / scale);
-    fputs(sep, f);
-    jf(f, w, 3, (double)ip[1] / scale);
-    fputs(sep, f);
-    jf(f, w, 3, (double)lat_hist_max(ih) / scale);
-    fprintf(f, po.csv ? ",%" PRId64 "," : " ) T:%" PRId64 " ( ", lat_hist_total(total));
-    for (int k = 0; k < 5; k++) {
-        jf(f, w, 3, (double)tp[k] / scale);
-        fputs(sep, f);
-    }
-    jf(f, w, 3, (double)lat_hist_max(total) / scale);
-    fputs(po.csv ? "\n" : " )\n", f);
-}
-
 static bool selected(const lat_hlog_interval *iv) {
     if (po.tag ? strcmp(iv->tag, po.tag) != 0 : iv->tag[0] != '\0') return false;
     return iv->offset_s >= po.start && iv->offset_s <= po.end;
@@ -239,28 +151,17 @@ static int pct_accumulate(lat_hlog_reader *r, FILE *f, lat_hist *total) {
     int rc;
     while ((rc = lat_hlog_next(r, &iv)) == 1) {
         if (!selected(iv)) continue;
-        /* Java: a copy of the first interval as declared, then auto-resizing. */
-        if (!have_total) {
-            const lat_hist *h = &iv->hist;
-            if (lat_hist_init(total, h->lowest, iv->declared_highest, h->sig_figs) < 0 &&
-                lat_hist_copy(total, h) < 0)
-                return cli_error(CMD, "out of memory");
-            have_total = true;
-        }
-        if ((rc = lat_hist_add_resize(total, &iv->hist)) < 0)
-            return merge_error(po.path, iv->line, rc);
+        if ((rc = lat_hlog_total_add(total, &have_total, iv)) < 0)
+            return have_total ? merge_error(po.path, iv->line, rc)
+                              : cli_error(CMD, "out of memory");
         if (!po.intervals) continue;
         if (!header_done) {
-            range_header(f, r, "Interval");
-            fputs(po.csv ? "\"Timestamp\",\"Int_Count\",\"Int_50%\",\"Int_90%\",\"Int_Max\","
-                           "\"Total_Count\",\"Total_50%\",\"Total_90%\",\"Total_99%\","
-                           "\"Total_99.9%\",\"Total_99.99%\",\"Total_Max\"\n"
-                         : "Time: IntervalPercentiles:count ( 50% 90% Max ) TotalPercentiles:count "
-                           "( 50% 90% 99% 99.9% 99.99% Max )\n",
-                  f);
+            lat_hlog_processor_range(f, "Interval", po.start, po.end,
+                                     lat_hlog_reader_start_time(r));
+            lat_hlog_processor_legend(f, po.csv);
             header_done = true;
         }
-        interval_line(f, iv, total);
+        lat_hlog_processor_line(f, iv, total, po.scale, po.csv);
     }
     if (rc < 0) return read_error(po.path, r, rc);
     if (!have_total)
@@ -272,18 +173,7 @@ static int pct_accumulate(lat_hlog_reader *r, FILE *f, lat_hist *total) {
 
 static int pct_json(const lat_hist *total) {
     static const double jps[] = {50, 90, 99, 99.9, 99.99, 99.999, 100};
-    lat_hist_ci v[7];
-    lat_hist_cis_at_percentiles(total, jps, po.confidence, v, 7);
-    json_t *pa = json_array();
-    for (int k = 0; k < 7; k++) {
-        json_t *e = json_pack("{s:f, s:I, s:f, s:I, s:I, s:b}", "percentile", jps[k], "value",
-                              (json_int_t)v[k].value, "scaled", (double)v[k].value / po.scale, "lo",
-                              (json_int_t)v[k].lo, "hi", (json_int_t)v[k].hi, "max_bound",
-                              (int)v[k].max_bound);
-        if (v[k].max_bound)
-            json_object_set_new(e, "needs_n", json_integer((json_int_t)v[k].needed_n));
-        json_array_append_new(pa, e);
-    }
+    json_t *pa = lat_json_percentiles(total, jps, 7, po.confidence, po.scale);
     json_t *j =
         json_pack("{s:s, s:s?, s:f, s:I, s:I, s:I, s:f, s:f, s:o}", "file", po.path, "tag", po.tag,
                   "scale", po.scale, "count", (json_int_t)lat_hist_total(total), "min",
@@ -325,20 +215,20 @@ static int cmd_percentiles(int argc, char **argv) {
     lat_hlog_reader *r = NULL;
     if (open_log(po.path, &r)) return CLI_ERR;
     lat_hist total = {0};
-    out_t o;
-    if (out_open(&o, po.outpath)) {
+    cli_out o;
+    if (cli_out_open(&o, CMD, po.outpath)) {
         lat_hlog_reader_destroy(r);
         return CLI_ERR;
     }
     status = pct_accumulate(r, o.f, &total);
     if (!status && !po.intervals) {
-        range_header(o.f, r, "Overall");
+        lat_hlog_processor_range(o.f, "Overall", po.start, po.end, lat_hlog_reader_start_time(r));
         if (lat_hist_write_percentiles_ci(o.f, &total, po.ticks, po.scale, po.csv,
                                           po.ci ? po.confidence : 0.0) < 0)
             status = cli_error(CMD, "write error");
     }
     if (!status && po.json) status = pct_json(&total);
-    status = out_close(&o, po.outpath, status);
+    status = cli_out_close(&o, CMD, po.outpath, status);
     lat_hist_fini(&total);
     lat_hlog_reader_destroy(r);
     return status;
@@ -346,124 +236,31 @@ static int cmd_percentiles(int argc, char **argv) {
 
 /* ---- tags and summary ----------------------------------------------------------------- */
 
-/* A value and its count: one recorded slot of an interval's histogram. */
-typedef struct slot_count {
-    int64_t value; /* the slot's lowest value */
-    int64_t count;
-} slot_count;
-
-/* One tag: its intervals merged as the recorded slots only, sorted by value,
- * so memory follows the data present (a few slots per interval), not the
- * geometry the intervals declare (a 5-figure 1..2^62 one is 48 MB). */
-typedef struct tag_acc {
-    char tag[LAT_HLOG_TAG_MAX];
-    int intervals;
-    int64_t count;
-    int64_t lowest; /* the first interval's geometry, as Java's add() keeps it */
-    int sig_figs;
-    slot_count *slots;
-    size_t nslots;
-} tag_acc;
-
-static int find_tag(const tag_acc *a, int n, const char *tag) {
-    for (int k = 0; k < n; k++)
-        if (!strcmp(a[k].tag, tag)) return k;
-    return -1;
-}
-
-/* Merge h's recorded slots into a's (both sorted by value). */
-static int merge_slots(tag_acc *a, const lat_hist *h) {
-    size_t m = 0;
-    for (int32_t i = 0; i < h->counts_len; i++)
-        m += h->counts[i] != 0;
-    if (!m) return 0;
-    slot_count *out = malloc((a->nslots + m) * sizeof *out);
-    if (!out) return -ENOMEM;
-    size_t i = 0, n = 0;
-    for (int32_t k = 0; k < h->counts_len; k++) {
-        if (!h->counts[k]) continue;
-        slot_count s = {lat_hist_value_from_index(h, k), h->counts[k]};
-        while (i < a->nslots && a->slots[i].value < s.value)
-            out[n++] = a->slots[i++];
-        if (i < a->nslots && a->slots[i].value == s.value) s.count += a->slots[i++].count;
-        out[n++] = s;
-    }
-    while (i < a->nslots)
-        out[n++] = a->slots[i++];
-    free(a->slots);
-    a->slots = out;
-    a->nslots = n;
-    return 0;
-}
-
 /* Read path: its tags in order of first appearance, with their interval and
  * value counts and (summary) their merged slots.  Returns 0 or an exit
  * status. */
-static int gather(const char *path, bool slots, tag_acc **accs, int *n) {
+static int gather(const char *path, lat_hlog_tags *t) {
     lat_hlog_reader *r = NULL;
     if (open_log(path, &r)) return CLI_ERR;
-    int cap = 0, rc, status = 0;
+    int rc, status = 0;
     lat_hlog_interval *iv;
-    *accs = NULL;
-    *n = 0;
-    while ((rc = lat_hlog_next(r, &iv)) == 1) {
-        int k = find_tag(*accs, *n, iv->tag);
-        if (k < 0) {
-            if (*n == cap) {
-                cap = cap ? cap * 2 : 8;
-                tag_acc *g = realloc(*accs, (size_t)cap * sizeof **accs);
-                if (!g) {
-                    status = cli_error(CMD, "out of memory");
-                    goto done;
-                }
-                *accs = g;
-            }
-            k = (*n)++;
-            tag_acc *a = &(*accs)[k];
-            memset(a, 0, sizeof *a);
-            snprintf(a->tag, sizeof a->tag, "%s", iv->tag);
-            a->lowest = iv->hist.lowest;
-            a->sig_figs = iv->hist.sig_figs;
-        }
-        tag_acc *a = &(*accs)[k];
-        if (__builtin_add_overflow(a->count, lat_hist_total(&iv->hist), &a->count)) {
-            status = merge_error(path, iv->line, -EOVERFLOW);
+    while ((rc = lat_hlog_next(r, &iv)) == 1)
+        if ((rc = lat_hlog_tags_add(t, iv)) < 0) {
+            status = rc == -EOVERFLOW ? merge_error(path, iv->line, rc)
+                                      : cli_error(CMD, "out of memory");
             goto done;
         }
-        a->intervals++;
-        if (slots && merge_slots(a, &iv->hist) < 0) {
-            status = cli_error(CMD, "out of memory");
-            goto done;
-        }
-    }
     if (rc < 0)
         status = read_error(path, r, rc);
-    else if (*n == 0)
+    else if (t->n == 0)
         status = cli_error(CMD, "%s: no intervals", path);
 done:
     lat_hlog_reader_destroy(r);
     return status;
 }
 
-/* The merged histogram of a tag, as narrow as its values (one at a time). */
-static int build_hist(const tag_acc *a, lat_hist *h) {
-    int64_t hi = a->nslots ? a->slots[a->nslots - 1].value : 0;
-    if (hi / 2 < a->lowest) hi = 2 * a->lowest;
-    int rc = lat_hist_init(h, a->lowest, hi, a->sig_figs);
-    if (rc < 0) return rc;
-    for (size_t i = 0; i < a->nslots; i++)
-        lat_hist_record_n(h, a->slots[i].value, a->slots[i].count);
-    return 0;
-}
-
-static void free_accs(tag_acc *a, int n) {
-    for (int k = 0; k < n; k++)
-        free(a[k].slots);
-    free(a);
-}
-
 /* One tag's summary row, its confidence intervals, and its JSON object. */
-static void summary_line(const tag_acc *a, const lat_hist *h, double scale, double confidence,
+static void summary_line(const lat_hlog_tag *a, const lat_hist *h, double scale, double confidence,
                          json_t *arr) {
     static const double ps[] = {50, 90, 99, 99.9, 99.99};
     static const char *const pnames[] = {"p50", "p90", "p99", "p99.9", "p99.99"};
@@ -547,7 +344,7 @@ static int ts_parse(int argc, char **argv, bool summary, const char **path) {
     return 0;
 }
 
-static void print_tags(const tag_acc *a, int n, json_t *arr) {
+static void print_tags(const lat_hlog_tag *a, int n, json_t *arr) {
     for (int k = 0; k < n; k++) {
         printf("%s\n", a[k].tag[0] ? a[k].tag : "(untagged)");
         if (arr)
@@ -557,12 +354,12 @@ static void print_tags(const tag_acc *a, int n, json_t *arr) {
     }
 }
 
-static int print_summary(const tag_acc *a, int n, json_t *arr) {
+static int print_summary(const lat_hlog_tag *a, int n, json_t *arr) {
     printf("%-16s %12s %12s %12s %12s %12s %12s %12s %12s %14s\n", "tag", "count", "min", "p50",
            "p90", "p99", "p99.9", "p99.99", "max", "mean");
     for (int k = 0; k < n; k++) {
         lat_hist h;
-        if (build_hist(&a[k], &h) < 0) return cli_error(CMD, "out of memory");
+        if (lat_hlog_tag_hist(&a[k], &h) < 0) return cli_error(CMD, "out of memory");
         summary_line(&a[k], &h, ts_scale, ts_confidence, arr);
         lat_hist_fini(&h);
     }
@@ -577,19 +374,19 @@ static int cmd_tags_or_summary(int argc, char **argv, bool summary) {
     const char *path = NULL;
     int status = ts_parse(argc, argv, summary, &path);
     if (status) return status < 0 ? CLI_OK : status;
-    tag_acc *a = NULL;
-    int n = 0;
-    status = gather(path, summary, &a, &n);
+    lat_hlog_tags t;
+    lat_hlog_tags_init(&t, summary);
+    status = gather(path, &t);
     if (status) {
-        free_accs(a, n);
+        lat_hlog_tags_fini(&t);
         return status;
     }
     json_t *arr = ts_json ? json_array() : NULL;
     if (summary)
-        status = print_summary(a, n, arr);
+        status = print_summary(t.tag, t.n, arr);
     else
-        print_tags(a, n, arr);
-    free_accs(a, n);
+        print_tags(t.tag, t.n, arr);
+    lat_hlog_tags_fini(&t);
     if (!ts_json || status) {
         json_decref(arr);
         return status;
@@ -608,25 +405,6 @@ static int cmd_summary(int argc, char **argv) {
 }
 
 /* ---- merge -------------------------------------------------------------------------------- */
-
-/* One interval to write: its place in time and its encoded column, which
- * points into its reader's text (every input stays open until the output is
- * written).  Memory is the inputs' size plus one decoded interval at a time. */
-typedef struct mrec {
-    char tag[LAT_HLOG_TAG_MAX];
-    double start_s, length_s;
-    int64_t max_value;
-    const char *encoded;
-    size_t encoded_len;
-    int src, seq;
-} mrec;
-
-static int cmp_mrec(const void *a, const void *b) {
-    const mrec *x = a, *y = b;
-    if (x->start_s != y->start_s) return x->start_s < y->start_s ? -1 : 1;
-    if (x->src != y->src) return x->src - y->src;
-    return x->seq - y->seq;
-}
 
 static const char *merge_out;
 
@@ -653,69 +431,33 @@ static int cmd_merge(int argc, char **argv) {
     if (!outpath) return cli_usage_error(CMD, "merge needs -o OUT.hlog");
     if (!*outpath) return cli_usage_error(CMD, "-o: empty file name");
     if (argc - first < 1) return cli_usage_error(CMD, "merge needs input logs");
-    mrec *recs = NULL;
-    size_t n = 0, cap = 0;
-    double start_time = INFINITY;
-    int status = CLI_OK;
-    int nin = cli_hist_unique_paths(CMD, argv + first, argc - first);
+    int status = CLI_OK, nin = cli_hist_unique_paths(CMD, argv + first, argc - first);
+    lat_hlog_merge *m = NULL;
     lat_hlog_reader **readers = calloc((size_t)nin, sizeof *readers);
-    if (!readers) return cli_error(CMD, "out of memory");
+    if (!readers || lat_hlog_merge_create(&m) < 0) status = cli_error(CMD, "out of memory");
     for (int i = 0; i < nin && status == CLI_OK; i++) {
         const char *path = argv[first + i];
         if (open_log(path, &readers[i])) {
             status = CLI_ERR;
             break;
         }
-        lat_hlog_reader *r = readers[i];
-        lat_hlog_interval *iv;
-        int rc, seq = 0;
-        while ((rc = lat_hlog_next(r, &iv)) == 1) {
-            if (n == cap) {
-                cap = cap ? cap * 2 : 64;
-                mrec *g = realloc(recs, cap * sizeof *recs);
-                if (!g) {
-                    rc = -ENOMEM;
-                    break;
-                }
-                recs = g;
-            }
-            mrec *m = &recs[n++];
-            memset(m, 0, sizeof *m);
-            snprintf(m->tag, sizeof m->tag, "%s", iv->tag);
-            m->start_s = iv->start_s;
-            m->length_s = iv->length_s;
-            m->max_value = lat_hist_max(&iv->hist);
-            m->encoded = iv->encoded;
-            m->encoded_len = iv->encoded_len;
-            m->src = i;
-            m->seq = seq++;
-        }
-        if (rc < 0) status = read_error(path, r, rc);
-        double st = lat_hlog_reader_start_time(r);
-        if (!isnan(st) && st < start_time) start_time = st;
+        int rc = lat_hlog_merge_add(m, readers[i]);
+        if (rc < 0) status = read_error(path, readers[i], rc);
     }
-    if (status == CLI_OK && n == 0) status = cli_error(CMD, "no intervals in the inputs");
-    if (status == CLI_OK) {
-        qsort(recs, n, sizeof *recs, cmp_mrec);
-        if (recs[0].start_s < start_time) start_time = recs[0].start_s;
-        out_t o;
-        if (out_open(&o, outpath)) {
-            status = CLI_ERR;
-        } else {
-            lat_hlog_writer w;
-            int rc = lat_hlog_writer_init(&w, o.f, start_time, start_time, 0);
-            for (size_t k = 0; k < n && rc == 0; k++)
-                rc = lat_hlog_write_interval_encoded(
-                    &w, recs[k].tag[0] ? recs[k].tag : NULL, recs[k].start_s, recs[k].length_s,
-                    recs[k].max_value, recs[k].encoded, recs[k].encoded_len);
-            if (rc < 0) status = cli_error(CMD, "%s: %s", outpath, lat_strerror(rc));
-            status = out_close(&o, outpath, status);
-        }
+    if (status == CLI_OK && lat_hlog_merge_count(m) == 0)
+        status = cli_error(CMD, "no intervals in the inputs");
+    cli_out o;
+    if (status == CLI_OK && cli_out_open(&o, CMD, outpath)) {
+        status = CLI_ERR;
+    } else if (status == CLI_OK) {
+        int rc = lat_hlog_merge_write(m, o.f);
+        if (rc < 0) status = cli_error(CMD, "%s: %s", outpath, lat_strerror(rc));
+        status = cli_out_close(&o, CMD, outpath, status);
     }
-    for (int i = 0; i < nin; i++)
+    for (int i = 0; readers && i < nin; i++)
         lat_hlog_reader_destroy(readers[i]);
     free(readers);
-    free(recs);
+    lat_hlog_merge_destroy(m);
     return status;
 }
 

@@ -13,6 +13,7 @@
 #include "latlab/error.h"
 #include "latlab/hist.h"
 #include "latlab/hlog.h"
+#include "latlab/hlog_merge.h"
 #include "latlab/prom.h"
 
 #include <errno.h>
@@ -25,15 +26,8 @@
 
 #define CMD "hist export"
 
-typedef struct xseries {
-    char stage[LAT_PROM_LABEL_MAX];
-    lat_hist h;
-} xseries;
-
-typedef struct xstate {
-    xseries s[LAT_PROM_MAX_SERIES];
-    int n;
-} xstate;
+/* The series: one merged histogram per stage label (latlab/hlog_merge.h). */
+typedef lat_hlog_hists xstate;
 
 /* The stage label of an untagged interval of path. */
 static void stage_from_path(char *out, size_t cap, const char *path) {
@@ -51,21 +45,13 @@ static void stage_from_path(char *out, size_t cap, const char *path) {
 }
 
 static int add_interval(xstate *x, const char *stage, const lat_hist *h) {
-    for (int i = 0; i < x->n; i++)
-        if (!strcmp(x->s[i].stage, stage)) {
-            /* grows like Java's auto-resizing merge: no interval's counts dropped */
-            int rc = lat_hist_add_resize(&x->s[i].h, h);
-            if (rc == -EOVERFLOW)
-                return cli_error(CMD, "%s: the merged total count would pass 2^63-1", stage);
-            return rc ? cli_error(CMD, "out of memory") : 0;
-        }
-    if (x->n == LAT_PROM_MAX_SERIES)
+    if (x->n == LAT_PROM_MAX_SERIES && lat_hlog_hists_find(x, stage) < 0)
         return cli_error(CMD, "more than %d series (tags x files)", LAT_PROM_MAX_SERIES);
-    xseries *s = &x->s[x->n];
-    snprintf(s->stage, sizeof s->stage, "%s", stage);
-    if (lat_hist_copy(&s->h, h) != 0) return cli_error(CMD, "out of memory");
-    x->n++;
-    return 0;
+    /* grows like Java's auto-resizing merge: no interval's counts dropped */
+    int rc = lat_hlog_hists_add(x, stage, h);
+    if (rc == -EOVERFLOW)
+        return cli_error(CMD, "%s: the merged total count would pass 2^63-1", stage);
+    return rc < 0 ? cli_error(CMD, "out of memory") : 0;
 }
 
 static int read_file(xstate *x, const char *path, const char *tag) {
@@ -246,7 +232,7 @@ static int load_series(xstate *x, char **files, int nfiles) {
                          xo.tag ? xo.tag : "", xo.tag ? "'" : "");
     if (xo.stage) {
         if (x->n > 1) return cli_usage_error(CMD, "--stage: the input has %d series", x->n);
-        snprintf(x->s[0].stage, sizeof x->s[0].stage, "%s", xo.stage);
+        snprintf(x->v[0].key, sizeof x->v[0].key, "%s", xo.stage);
     }
     return 0;
 }
@@ -282,8 +268,8 @@ static int export_series(const xstate *x) {
     const char *names[LAT_PROM_MAX_SERIES];
     const lat_hist *hs[LAT_PROM_MAX_SERIES];
     for (int i = 0; i < x->n; i++) {
-        names[i] = x->s[i].stage;
-        hs[i] = &x->s[i].h;
+        names[i] = x->v[i].key;
+        hs[i] = &x->v[i].h;
     }
     if (xo.prom.push_delete) return cli_prom_push(&xo.prom, CMD, x->n, names, NULL);
     lat_prom_exporter *e = NULL;
@@ -314,8 +300,7 @@ int cli_hist_export(int argc, char **argv) {
     int status =
         load_series(x, argv + first, cli_hist_unique_paths(CMD, argv + first, argc - first));
     if (!status) status = export_series(x);
-    for (int i = 0; i < x->n; i++)
-        lat_hist_fini(&x->s[i].h);
+    lat_hlog_hists_fini(x);
     free(x);
     return status;
 }

@@ -73,21 +73,11 @@ static int parse_stall(const char *s, lat_pipe_config *c) {
 }
 
 static int baseline_p999(const char *path, uint64_t *out) {
-    json_error_t e;
-    json_t *j = json_load_file(path, 0, &e);
-    if (!j && e.line < 1) /* jansson says line -1 when the file cannot be read */
-        return cli_error(CMD, "--flight-baseline: %s: %s", path, e.text);
-    if (!j) return cli_error(CMD, "--flight-baseline: %s: line %d: %s", path, e.line, e.text);
-    json_t *v = json_object_get(
-        json_object_get(json_object_get(j, "stages_ns"), lat_pipe_stages[LAT_PIPE_E2E].name),
-        "p99.9");
-    if (!json_is_integer(v) || json_integer_value(v) <= 0) {
-        json_decref(j);
+    char why[256];
+    int rc = lat_pipe_json_e2e_p999(path, out, why, sizeof why);
+    if (rc == -ENODATA)
         return cli_error(CMD, "--flight-baseline: %s has no stages_ns.e2e.p99.9", path);
-    }
-    *out = (uint64_t)json_integer_value(v);
-    json_decref(j);
-    return 0;
+    return rc ? cli_error(CMD, "--flight-baseline: %s: %s", path, why) : 0;
 }
 
 /* ---- Prometheus: the stages a run has, serving while it runs, pushing at its end ---- */
@@ -101,12 +91,11 @@ typedef struct pipe_prom {
 
 static void pipe_prom_stages(pipe_prom *pp, const lat_pipe_config *c) {
     pp->n = 0;
-    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
-        if (s == LAT_PIPE_SEND && !c->split_q1) continue;
-        if (s == LAT_PIPE_Q2 && c->shape != LAT_PIPE_FULL) continue;
-        pp->stage[pp->n] = s;
-        pp->name[pp->n++] = lat_pipe_stage_name(s);
-    }
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
+        if (lat_pipe_stage_present(s, c->shape, c->split_q1)) {
+            pp->stage[pp->n] = s;
+            pp->name[pp->n++] = lat_pipe_stage_name(s);
+        }
 }
 
 static void pipe_prom_pick(const pipe_prom *pp, const lat_hist *const *h, const lat_hist **out) {
@@ -340,22 +329,13 @@ static int pipe_parse(int argc, char **argv) {
  * or a short steady run made first.  0 or the exit status. */
 static int flight_auto_threshold(lat_pipe_config *c) {
     if (o.fbase) return baseline_p999(o.fbase, &c->flight_threshold_ns);
-    lat_pipe_config b = *c;
-    b.events = c->events < 50000 ? c->events : 50000;
-    b.alloc = b.share_line = false;
-    b.stall_site = LAT_PIPE_STALL_NONE;
-    b.hlog_prefix = NULL;
-    b.perf = false;
-    b.source = NULL; /* the baseline runs steady at the same mean rate */
-    lat_pipe_result br;
-    int rc = lat_pipe_run(&b, &br);
+    uint64_t events;
+    int rc = lat_pipe_baseline_p999(c, &c->flight_threshold_ns, &events);
     if (rc != 0) return cli_lib_error(CMD, "baseline run", rc);
-    c->flight_threshold_ns = (uint64_t)lat_hist_value_at_percentile(br.h[LAT_PIPE_E2E], 99.9);
-    lat_pipe_result_fini(&br);
     fprintf(stderr,
             "latlab pipeline: flight threshold auto: baseline e2e p99.9 = %" PRIu64
             " ns (from a %" PRIu64 "-event run made first)\n",
-            c->flight_threshold_ns, b.events);
+            c->flight_threshold_ns, events);
     return 0;
 }
 

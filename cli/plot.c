@@ -14,6 +14,7 @@
 #include "latlab/error.h"
 #include "latlab/hist.h"
 #include "latlab/hlog.h"
+#include "latlab/hlog_merge.h"
 #include "latlab/report.h"
 
 #include <errno.h>
@@ -92,57 +93,14 @@ static int new_summary(ctx *c, const char *file, const char *label, const char *
 
 /* ---- .hgrm ------------------------------------------------------------------------------- */
 
-static int read_all(const char *path, char **text, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return -errno;
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n == cap) {
-            if (cap >= LAT_HLOG_MAX_FILE_BYTES) { /* the same limit as interval logs */
-                free(buf);
-                fclose(f);
-                return -EFBIG;
-            }
-            size_t ncap = cap ? cap * 2 : 65536;
-            char *nb = realloc(buf, ncap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return -ENOMEM;
-            }
-            buf = nb;
-            cap = ncap;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        bool nul = got && memchr(buf + n, '\0', got); /* text ends here: the parser says where */
-        n += got;
-        if (got == 0 || nul) break;
-    }
-    int err = ferror(f) ? -EIO : 0;
-    fclose(f);
-    if (err) {
-        free(buf);
-        return err;
-    }
-    *text = buf;
-    *len = n;
-    return 0;
-}
-
 static int load_hgrm(ctx *c, const char *path, const char *label) {
-    char *text = NULL;
-    size_t len = 0;
-    int rc = read_all(path, &text, &len);
-    if (rc) return cli_error(CMD, "%s: cannot read: %s", path, lat_strerror(rc));
-    if (c->tag) cli_warn(CMD, "%s: --tag applies to interval logs, not .hgrm tables", path);
     lat_hgrm h;
     size_t line = 0;
-    rc = lat_hgrm_parse(text, len, c->unit_ns, &h, &line);
-    free(text);
-    if (rc == LAT_EFORMAT)
-        return cli_error(CMD, "%s:%zu: not a percentile-table row (.hgrm)", path, line);
-    if (rc) return cli_lib_error(CMD, path, rc);
+    int rc = lat_hgrm_load(path, c->unit_ns, &h, &line);
+    if (rc && rc != LAT_EFORMAT)
+        return cli_error(CMD, "%s: cannot read: %s", path, lat_strerror(rc));
+    if (c->tag) cli_warn(CMD, "%s: --tag applies to interval logs, not .hgrm tables", path);
+    if (rc) return cli_error(CMD, "%s:%zu: not a percentile-table row (.hgrm)", path, line);
     summary *s;
     if ((rc = new_summary(c, path, label, NULL, &s))) goto out;
     s->count = h.total_count;
@@ -191,11 +149,6 @@ out:
 
 /* ---- .hlog --------------------------------------------------------------------------------- */
 
-typedef struct group {
-    char tag[LAT_HLOG_TAG_MAX];
-    lat_hist acc;
-} group;
-
 static int add_hist_series(ctx *c, const char *path, const char *label, const char *tag,
                            const lat_hist *h) {
     summary *s;
@@ -216,33 +169,24 @@ static int add_hist_series(ctx *c, const char *path, const char *label, const ch
 
 static int load_hlog(ctx *c, const char *path, const char *label) {
     lat_hlog_reader *r = NULL;
-    group groups[LAT_PLOT_MAX_SERIES];
-    size_t ng = 0;
+    lat_hlog_hists groups = {0}; /* per tag, in order of first appearance */
     int rc = lat_hlog_reader_create(path, &r);
     if (rc) return cli_error(CMD, "%s: cannot read: %s", path, lat_strerror(rc));
     lat_hlog_interval *iv;
     while ((rc = lat_hlog_next(r, &iv)) > 0) {
         if (c->tag && strcmp(iv->tag, c->tag)) continue;
-        size_t g = 0;
-        while (g < ng && strcmp(groups[g].tag, iv->tag))
-            g++;
-        if (g == ng) {
-            if (ng == LAT_PLOT_MAX_SERIES) {
-                rc = cli_error(CMD, "%s:%d: too many tags (at most %d series)", path, iv->line,
-                               LAT_PLOT_MAX_SERIES);
-                goto out;
-            }
-            memset(&groups[g], 0, sizeof groups[g]);
-            snprintf(groups[g].tag, sizeof groups[g].tag, "%s", iv->tag);
-            if ((rc = lat_hist_copy(&groups[g].acc, &iv->hist))) {
-                rc = cli_lib_error(CMD, path, rc);
-                goto out;
-            }
-            ng++;
-        } else if ((rc = lat_hist_add_resize(&groups[g].acc, &iv->hist)) < 0) {
-            rc = cli_error(CMD, "%s:%d: %s", path, iv->line,
-                           rc == -EOVERFLOW ? "the merged total count would pass 2^63-1"
-                                            : lat_strerror(rc));
+        bool known = lat_hlog_hists_find(&groups, iv->tag) >= 0;
+        if (!known && groups.n == LAT_PLOT_MAX_SERIES) {
+            rc = cli_error(CMD, "%s:%d: too many tags (at most %d series)", path, iv->line,
+                           LAT_PLOT_MAX_SERIES);
+            goto out;
+        }
+        if ((rc = lat_hlog_hists_add(&groups, iv->tag, &iv->hist)) < 0) {
+            rc = !known ? cli_lib_error(CMD, path, rc)
+                 : rc == -EOVERFLOW
+                     ? cli_error(CMD, "%s:%d: the merged total count would pass 2^63-1", path,
+                                 iv->line)
+                     : cli_error(CMD, "%s:%d: %s", path, iv->line, lat_strerror(rc));
             goto out;
         }
     }
@@ -252,7 +196,7 @@ static int load_hlog(ctx *c, const char *path, const char *label) {
                        why && *why ? why : lat_strerror(rc));
         goto out;
     }
-    if (ng == 0) {
+    if (groups.n == 0) {
         if (c->tag)
             cli_warn(CMD, "%s: no interval tagged '%s': plotted as an empty series", path, c->tag);
         else
@@ -260,41 +204,20 @@ static int load_hlog(ctx *c, const char *path, const char *label) {
         rc = add_hist_series(c, path, label, c->tag, NULL);
         goto out;
     }
-    for (size_t g = 0; g < ng; g++) {
+    for (int g = 0; g < groups.n; g++) {
         char name[512];
-        if (ng > 1 && groups[g].tag[0])
-            snprintf(name, sizeof name, "%.300s:%.127s", label, groups[g].tag);
+        const char *tag = groups.v[g].key;
+        if (groups.n > 1 && tag[0])
+            snprintf(name, sizeof name, "%.300s:%.127s", label, tag);
         else
             snprintf(name, sizeof name, "%.400s", label);
-        if ((rc = add_hist_series(c, path, name, groups[g].tag, &groups[g].acc))) goto out;
+        if ((rc = add_hist_series(c, path, name, tag, &groups.v[g].h))) goto out;
     }
     rc = 0;
 out:
-    for (size_t g = 0; g < ng; g++)
-        lat_hist_fini(&groups[g].acc);
+    lat_hlog_hists_fini(&groups);
     lat_hlog_reader_destroy(r);
     return rc;
-}
-
-/* .hgrm by extension; otherwise by content: a line starting "#[Histogram log",
- * "Tag=" or a legend naming Interval_Compressed_Histogram means an interval log. */
-static int is_hgrm(const char *path) {
-    size_t n = strlen(path);
-    if (n >= 5 && !strcmp(path + n - 5, ".hgrm")) return 1;
-    if (n >= 5 && !strcmp(path + n - 5, ".hlog")) return 0;
-    FILE *f = fopen(path, "r");
-    if (!f) return 0; /* the hlog reader reports it */
-    char line[512];
-    int hgrm = 1;
-    for (int i = 0; i < 8 && fgets(line, sizeof line, f); i++) {
-        if (!strncmp(line, "#[Histogram log", 15) || !strncmp(line, "Tag=", 4) ||
-            strstr(line, "Interval_Compressed_Histogram") || strstr(line, ",HIST")) {
-            hgrm = 0;
-            break;
-        }
-    }
-    fclose(f);
-    return hgrm;
 }
 
 /* ---- output -------------------------------------------------------------------------------------
@@ -529,7 +452,7 @@ static int load_all(ctx *c, char **files, int nfiles) {
         const char *path = files[i];
         char *label = i < po.labels.n ? strdup(po.labels.v[i]) : base_label(path);
         if (!label) return cli_lib_error(CMD, path, -ENOMEM);
-        rc = is_hgrm(path) ? load_hgrm(c, path, label) : load_hlog(c, path, label);
+        rc = lat_hgrm_is_table(path) ? load_hgrm(c, path, label) : load_hlog(c, path, label);
         free(label);
     }
     return rc;

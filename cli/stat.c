@@ -17,8 +17,8 @@
 #include "latlab/atomicfile.h"
 #include "latlab/error.h"
 #include "latlab/perf.h"
+#include "latlab/perf_threads.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -33,57 +33,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_THREADS 256
-
-typedef struct thread_set {
-    pid_t tid;
-    char comm[32];
-    lat_perf *p;
-} thread_set;
-
 static uint64_t now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void read_comm(pid_t pid, pid_t tid, char *buf, size_t len) {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/comm", (int)pid, (int)tid);
-    FILE *f = fopen(path, "r");
-    if (!f) return;
-    if (fgets(buf, (int)len, f)) buf[strcspn(buf, "\n")] = 0;
-    fclose(f);
-}
-
-/* Open a set for every thread of pid not seen yet. */
-static void poll_threads(pid_t pid, const char *events, thread_set *ts, int *nts, bool first) {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
-    DIR *d = opendir(path);
-    if (!d) return;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        if (de->d_name[0] == '.') continue;
-        pid_t tid = (pid_t)atoi(de->d_name);
-        int k;
-        for (k = 0; k < *nts && ts[k].tid != tid; k++) {
-        }
-        if (k < *nts) {
-            read_comm(pid, tid, ts[k].comm, sizeof ts[k].comm);
-            continue;
-        }
-        if (*nts == MAX_THREADS) break;
-        lat_perf_opts o = {.pid = tid, .enable_on_exec = first};
-        thread_set *t = &ts[*nts];
-        if (lat_perf_create(&t->p, events, &o)) continue;
-        if (!first) lat_perf_start(t->p);
-        t->tid = tid;
-        snprintf(t->comm, sizeof t->comm, "?");
-        read_comm(pid, tid, t->comm, sizeof t->comm);
-        (*nts)++;
-    }
-    closedir(d);
 }
 
 /* The report goes to stderr, as perf stat's does: the child owns stdout. */
@@ -139,25 +92,6 @@ static void note_for(const lat_perf *p, size_t i, const lat_perf_count *c, size_
         snprintf(buf, len, "%.3f K/sec", c[i].scaled / ((double)wall_ns / 1e9) / 1e3);
 }
 
-static json_t *counts_json(const lat_perf *p, const lat_perf_count *c, size_t n) {
-    json_t *arr = json_array();
-    for (size_t i = 0; i < n; i++) {
-        const char *r = lat_perf_reason(p, i);
-        json_t *o = json_object();
-        json_object_set_new(o, "name", json_string(lat_perf_name(p, i)));
-        json_object_set_new(o, "state", json_string(lat_perf_state_name(c[i].state)));
-        bool has = c[i].state != LAT_PERF_UNAVAILABLE && c[i].state != LAT_PERF_NOT_COUNTED;
-        json_object_set_new(o, "value", has ? json_integer((json_int_t)c[i].value) : json_null());
-        json_object_set_new(o, "scaled", has ? json_real(c[i].scaled) : json_null());
-        json_object_set_new(o, "enabled_ns", json_integer((json_int_t)c[i].enabled_ns));
-        json_object_set_new(o, "running_ns", json_integer((json_int_t)c[i].running_ns));
-        json_object_set_new(o, "coverage", json_real(c[i].coverage));
-        json_object_set_new(o, "reason", r ? json_string(r) : json_null());
-        json_array_append_new(arr, o);
-    }
-    return arr;
-}
-
 static cli_list events_given; /* each -e adds to the list, as with perf stat */
 static bool per_thread;
 static const char *json_path;
@@ -200,8 +134,7 @@ typedef struct stat_run {
     pid_t pid;
     int go[2], ex[2]; /* go: the child waits on it; ex: its exec errno comes back */
     lat_perf *p;
-    thread_set *ts;
-    int nts;
+    lat_perf_threads ts; /* --per-thread */
     int status, exit_code;
     sigset_t oldmask; /* before SIGTERM/SIGHUP were held for the child's run */
     int sig;          /* a SIGTERM or SIGHUP passed on to the child (0: none) */
@@ -277,9 +210,7 @@ static int stat_fork(stat_run *r) {
 
 static void stat_free(stat_run *r) {
     lat_perf_destroy(r->p);
-    for (int k = 0; k < r->nts; k++)
-        lat_perf_destroy(r->ts[k].p);
-    free(r->ts);
+    lat_perf_threads_fini(&r->ts);
 }
 
 /* Open the counters on the child, let it go and wait for it (polling its
@@ -289,10 +220,8 @@ static int stat_wait(stat_run *r) {
     lat_perf_opts o = {
         .pid = r->pid, .inherit = true, .enable_on_exec = true, .err = err, .err_len = sizeof err};
     int rc = lat_perf_create(&r->p, r->events, &o);
-    if (!rc && per_thread) {
-        r->ts = calloc(MAX_THREADS, sizeof *r->ts);
-        if (r->ts) poll_threads(r->pid, r->events, r->ts, &r->nts, true);
-    }
+    if (!rc && per_thread && lat_perf_threads_init(&r->ts, r->pid, r->events) == 0)
+        lat_perf_threads_poll(&r->ts, true);
     /* Ctrl-C reaches the child (same process group); we stay to report. */
     struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
     sigaction(SIGINT, &ign, &old_int);
@@ -323,7 +252,7 @@ static int stat_wait(stat_run *r) {
             kill(r->pid, sig);
             if (!r->sig) r->sig = sig;
         }
-        if (per_thread) poll_threads(r->pid, r->events, r->ts, &r->nts, false);
+        if (per_thread) lat_perf_threads_poll(&r->ts, false);
     }
     r->wall = now_ns() - t0;
     sigaction(SIGINT, &old_int, NULL);
@@ -360,15 +289,15 @@ static void stat_read(stat_run *r) {
 }
 
 static void print_threads(const stat_run *r) {
-    fprintf(report, "\n Per thread (%d seen):\n  %-8s %-16s", r->nts, "tid", "comm");
+    fprintf(report, "\n Per thread (%d seen):\n  %-8s %-16s", r->ts.n, "tid", "comm");
     for (size_t i = 0; i < r->n; i++)
         if (r->cnt[i].state != LAT_PERF_UNAVAILABLE)
             fprintf(report, " %16.16s", lat_perf_name(r->p, i));
     fputc('\n', report);
-    for (int k = 0; k < r->nts; k++) {
+    for (int k = 0; k < r->ts.n; k++) {
         lat_perf_count t[LAT_PERF_MAX_EVENTS];
-        lat_perf_read(r->ts[k].p, t, r->n);
-        fprintf(report, "  %-8d %-16s", (int)r->ts[k].tid, r->ts[k].comm);
+        lat_perf_read(r->ts.v[k].p, t, r->n);
+        fprintf(report, "  %-8d %-16s", (int)r->ts.v[k].tid, r->ts.v[k].comm);
         for (size_t i = 0; i < r->n; i++) {
             if (r->cnt[i].state == LAT_PERF_UNAVAILABLE) continue;
             if (t[i].state == LAT_PERF_UNAVAILABLE || t[i].state == LAT_PERF_NOT_COUNTED)
@@ -405,7 +334,7 @@ static void print_report(const stat_run *r) {
         any = true;
         fprintf(report, "  %-24s %s\n", lat_perf_name(r->p, i), why);
     }
-    if (per_thread && r->nts) print_threads(r);
+    if (per_thread && r->ts.n) print_threads(r);
     fflush(report);
     if (WIFSIGNALED(r->status))
         cli_warn("stat", "'%s' was killed by signal %d (%s)", r->cmd[0], WTERMSIG(r->status),
@@ -414,13 +343,13 @@ static void print_report(const stat_run *r) {
 
 static json_t *threads_json(const stat_run *r) {
     json_t *tj = json_array();
-    for (int k = 0; k < r->nts; k++) {
+    for (int k = 0; k < r->ts.n; k++) {
         lat_perf_count t[LAT_PERF_MAX_EVENTS];
-        lat_perf_total(r->ts[k].p, t, r->n);
+        lat_perf_total(r->ts.v[k].p, t, r->n);
         json_t *o2 = json_object();
-        json_object_set_new(o2, "tid", json_integer(r->ts[k].tid));
-        json_object_set_new(o2, "comm", json_string(r->ts[k].comm));
-        json_object_set_new(o2, "events", counts_json(r->ts[k].p, t, r->n));
+        json_object_set_new(o2, "tid", json_integer(r->ts.v[k].tid));
+        json_object_set_new(o2, "comm", json_string(r->ts.v[k].comm));
+        json_object_set_new(o2, "events", lat_perf_counts_json(r->ts.v[k].p, t, r->n));
         json_array_append_new(tj, o2);
     }
     return tj;
@@ -441,7 +370,7 @@ static int write_json(const stat_run *r) {
     json_object_set_new(root, "elapsed_ns", json_integer((json_int_t)r->wall));
     json_object_set_new(root, "user_ns", json_integer(tv_ns(r->ru.ru_utime)));
     json_object_set_new(root, "sys_ns", json_integer(tv_ns(r->ru.ru_stime)));
-    json_object_set_new(root, "events", counts_json(r->p, r->cnt, r->n));
+    json_object_set_new(root, "events", lat_perf_counts_json(r->p, r->cnt, r->n));
     json_t *dj = json_object();
     json_object_set_new(dj, "ipc", lat_json_real_or_null(r->d.ipc));
     json_object_set_new(dj, "branch_miss_pct", lat_json_real_or_null(r->d.branch_miss_pct));

@@ -20,10 +20,9 @@
 #include "latlab/error.h"
 #include "latlab/hist.h"
 #include "latlab/hlog.h"
+#include "latlab/hlog_follow.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
@@ -31,9 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -80,32 +76,18 @@ const cli_spec cmd_top_spec = {
 };
 
 #define CMD "top"
-#define SPARK_N 128                /* p99.9 history per row */
-#define SPARK_SECONDS 60.0         /* the sparkline's window */
-#define LINE_MAX_BYTES (16u << 20) /* longest line accepted (a corrupt file's guard) */
+#define SPARK_N 128        /* p99.9 history per row */
+#define SPARK_SECONDS 60.0 /* the sparkline's window */
 #define MAX_ROWS 256
 
+typedef struct top top;
+
 typedef struct source {
+    lat_hlog_follow *f;
     const char *name; /* path, as given */
     char label[64];   /* row name for untagged intervals: file name without .hlog */
-    int fd;           /* -1: none open (waiting for the file) */
-    bool sock, eof;
-    /* Following by name: the file read now (name, or the temporary of a run in
-     * progress that will be renamed over it), its identity, the bytes read
-     * from it and its first bytes (an in-place rewrite changes them). */
-    char cur[8192];
-    dev_t dev;
-    ino_t ino;
-    off_t off;
-    char head[256];
-    size_t headlen;
-    bool waiting; /* said that the file does not exist yet */
-    char *pend;   /* bytes after the last complete line */
-    size_t plen, pcap;
-    char *hdr; /* header lines seen so far ('#...' and the legend) */
-    size_t hlen, hcap;
-    int hlines;
-    int line; /* complete lines consumed */
+    top *T;
+    int si;
 } source;
 
 typedef struct row {
@@ -119,7 +101,7 @@ typedef struct row {
     unsigned spark_n, spark_head;
 } row;
 
-typedef struct top {
+struct top {
     source *src;
     int nsrc;
     row rows[MAX_ROWS];
@@ -128,7 +110,7 @@ typedef struct top {
     double scale;
     bool tty, plain;
     uint64_t intervals;
-} top;
+};
 
 /* ---- terminal ------------------------------------------------------------------------- */
 
@@ -194,69 +176,58 @@ static void term_enter(void) {
 
 /* ---- sources --------------------------------------------------------------------------- */
 
-/* Forget what was read (the file changed under us, or another one is read now). */
-static void reset_read(source *s) {
-    s->plen = s->hlen = 0;
-    s->hlines = s->line = 0;
-    s->off = 0;
-    s->headlen = 0;
-}
-
-/* Read path from its start from now on.  0 or -errno (the old file stays). */
-static int open_file(source *s, const char *path) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        int e = -errno;
-        if (fd >= 0) close(fd);
-        return e;
+/* What the follower says: a switch of the file read, on stderr. */
+static void on_event(void *ud, lat_hlog_follow_event ev, const char *name, const char *path) {
+    (void)ud;
+    switch (ev) {
+    case LAT_HLOG_FOLLOW_TRUNCATED:
+    case LAT_HLOG_FOLLOW_REWRITTEN:
+        fprintf(stderr, "latlab %s: %s %s: reading it from its start\n", CMD, path,
+                ev == LAT_HLOG_FOLLOW_TRUNCATED ? "was truncated" : "was rewritten in place");
+        break;
+    case LAT_HLOG_FOLLOW_WAITING:
+        fprintf(stderr, "latlab %s: %s does not exist yet: waiting for it\n", CMD, name);
+        break;
+    case LAT_HLOG_FOLLOW_RUN:
+        fprintf(stderr, "latlab %s: %s: following the run in progress that writes %s\n", CMD, name,
+                path);
+        break;
+    case LAT_HLOG_FOLLOW_RUN_ENDED:
+        fprintf(stderr,
+                "latlab %s: %s: the run in progress ended without replacing it: reading "
+                "it from its start\n",
+                CMD, name);
+        break;
+    case LAT_HLOG_FOLLOW_REPLACED:
+    case LAT_HLOG_FOLLOW_APPEARED:
+        fprintf(stderr, "latlab %s: %s %s: reading it from its start\n", CMD, name,
+                ev == LAT_HLOG_FOLLOW_REPLACED ? "was replaced" : "appeared");
+        break;
     }
-    if (s->fd >= 0) close(s->fd);
-    s->fd = fd;
-    s->dev = st.st_dev;
-    s->ino = st.st_ino;
-    if (path != s->cur) snprintf(s->cur, sizeof s->cur, "%s", path);
-    reset_read(s);
-    return 0;
 }
 
-static int open_source(source *s, const char *path, bool sock) {
-    memset(s, 0, sizeof *s);
+static int take_interval(top *T, int si, const lat_hlog_interval *iv);
+
+static int on_interval(void *ud, const lat_hlog_interval *iv) {
+    source *s = ud;
+    return take_interval(s->T, s->si, iv);
+}
+
+/* Source si follows path (a file, or with sock a socket) and opens it.
+ * 0 or -errno. */
+static int open_source(top *T, int si, const char *path, bool sock) {
+    source *s = &T->src[si];
     s->name = path;
-    s->sock = sock;
+    s->T = T;
+    s->si = si;
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     snprintf(s->label, sizeof s->label, "%s", base);
     size_t ll = strlen(s->label);
     if (ll > 5 && !strcmp(s->label + ll - 5, ".hlog")) s->label[ll - 5] = 0;
-    s->fd = -1;
-    if (!sock) return open_file(s, path);
-    struct sockaddr_un a;
-    memset(&a, 0, sizeof a);
-    a.sun_family = AF_UNIX;
-    if (strlen(path) >= sizeof a.sun_path) return -ENAMETOOLONG;
-    memcpy(a.sun_path, path, strlen(path) + 1);
-    s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (s->fd < 0) return -errno;
-    if (connect(s->fd, (struct sockaddr *)&a, sizeof a) != 0) return -errno;
-    fcntl(s->fd, F_SETFL, fcntl(s->fd, F_GETFL) | O_NONBLOCK);
-    return 0;
-}
-
-static int append(char **buf, size_t *len, size_t *cap, const char *p, size_t n) {
-    if (*len + n + 1 > *cap) {
-        size_t nc = *cap ? *cap : 4096;
-        while (nc < *len + n + 1)
-            nc *= 2;
-        char *b = realloc(*buf, nc);
-        if (!b) return -ENOMEM;
-        *buf = b;
-        *cap = nc;
-    }
-    memcpy(*buf + *len, p, n);
-    *len += n;
-    (*buf)[*len] = 0;
-    return 0;
+    lat_hlog_follow_ops ops = {.interval = on_interval, .event = on_event, .ud = s};
+    int rc = lat_hlog_follow_create(path, sock, &ops, &s->f);
+    return rc ? rc : lat_hlog_follow_open(s->f);
 }
 
 static row *find_row(top *T, int si, const char *tag) {
@@ -310,198 +281,17 @@ static int take_interval(top *T, int si, const lat_hlog_interval *iv) {
     return 0;
 }
 
-/* Parse a batch of complete data lines (with the source's header in front). */
-static int parse_batch(top *T, int si, const char *batch, size_t blen, const int *lines, int nl) {
-    source *s = &T->src[si];
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    if (append(&text, &len, &cap, s->hdr ? s->hdr : "", s->hlen) ||
-        append(&text, &len, &cap, batch, blen)) {
-        free(text);
-        return cli_error(CMD, "out of memory");
-    }
-    lat_hlog_reader *rd;
-    int rc = lat_hlog_reader_open_mem(text, len, &rd);
-    free(text);
-    if (rc) return cli_error(CMD, "%s: %s", s->name, lat_strerror(rc));
-    lat_hlog_interval *iv;
-    int status = 0;
-    while (status == 0 && (rc = lat_hlog_next(rd, &iv)) == 1)
-        status = take_interval(T, si, iv);
-    if (status == 0 && rc < 0) {
-        int k = lat_hlog_reader_line(rd) - s->hlines; /* 1-based line of the batch */
-        const char *why = lat_hlog_reader_reason(rd);
-        status = cli_error(CMD, "%s:%d: %s", s->name, k >= 1 && k <= nl ? lines[k - 1] : s->line,
-                           why && *why ? why : lat_strerror(rc));
-    }
-    lat_hlog_reader_destroy(rd);
-    return status;
-}
-
-/* The file read now was truncated, or rewritten in place (its first bytes,
- * which hold the StartTime, differ): read it again from its start, and say so. */
-static void check_rewritten(source *s) {
-    struct stat st;
-    if (s->fd < 0 || fstat(s->fd, &st) != 0) return;
-    const char *what = NULL;
-    if (st.st_size < s->off) {
-        what = "was truncated";
-    } else if (s->headlen) {
-        char b[sizeof s->head];
-        ssize_t n = pread(s->fd, b, s->headlen, 0);
-        if (n != (ssize_t)s->headlen || memcmp(b, s->head, s->headlen) != 0)
-            what = "was rewritten in place";
-    }
-    if (!what || lseek(s->fd, 0, SEEK_SET) != 0) return;
-    fprintf(stderr, "latlab %s: %s %s: reading it from its start\n", CMD, s->cur, what);
-    reset_read(s);
-}
-
-static bool newer(const struct stat *a, const struct stat *b) {
-    if (a->st_mtim.tv_sec != b->st_mtim.tv_sec) return a->st_mtim.tv_sec > b->st_mtim.tv_sec;
-    return a->st_mtim.tv_nsec > b->st_mtim.tv_nsec;
-}
-
-/* The newest (by mtime; the name wins ties) of the source's name and the
- * temporaries a run writes beside it (NAME.tmp.*, atomicfile.h) into out and
- * *best.  false: none exists. */
-static bool newest(const source *s, char *out, size_t cap, struct stat *best) {
-    bool have = stat(s->name, best) == 0 && S_ISREG(best->st_mode);
-    if (have) snprintf(out, cap, "%s", s->name);
-    const char *slash = strrchr(s->name, '/');
-    const char *base = slash ? slash + 1 : s->name;
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - s->name) : 1, slash ? s->name : ".");
-    DIR *d = opendir(*dir ? dir : "/");
-    if (!d) return have;
-    size_t bl = strlen(base);
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, base, bl) != 0 || strncmp(e->d_name + bl, ".tmp.", 5) != 0) continue;
-        char p[sizeof dir + sizeof e->d_name + 1];
-        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
-        struct stat st;
-        if (stat(p, &st) != 0 || !S_ISREG(st.st_mode) || (have && !newer(&st, best))) continue;
-        *best = st;
-        snprintf(out, cap, "%s", p);
-        have = true;
-    }
-    closedir(d);
-    return have;
-}
-
-/* tail -F: read the newest file for the name (itself, or the temporary of a
- * run in progress); a different file than the one read now is read from its
- * start, and said on stderr.  A temporary renamed over the name is the same
- * file: reading goes on where it was. */
-static void follow_name(source *s) {
-    char path[sizeof s->cur];
-    struct stat st;
-    if (!newest(s, path, sizeof path, &st)) {
-        if (s->fd < 0 && !s->waiting)
-            fprintf(stderr, "latlab %s: %s does not exist yet: waiting for it\n", CMD, s->name);
-        s->waiting = true;
-        return;
-    }
-    if (s->fd >= 0 && st.st_dev == s->dev && st.st_ino == s->ino) {
-        if (strcmp(path, s->cur) != 0) snprintf(s->cur, sizeof s->cur, "%s", path);
-        return;
-    }
-    bool had = s->fd >= 0, was_tmp = had && strcmp(s->cur, s->name) != 0;
-    if (open_file(s, path) != 0) return; /* gone meanwhile: the next poll looks again */
-    s->waiting = false;
-    if (strcmp(path, s->name) != 0)
-        fprintf(stderr, "latlab %s: %s: following the run in progress that writes %s\n", CMD,
-                s->name, path);
-    else if (was_tmp)
-        fprintf(stderr,
-                "latlab %s: %s: the run in progress ended without replacing it: reading "
-                "it from its start\n",
-                CMD, s->name);
-    else
-        fprintf(stderr, "latlab %s: %s %s: reading it from its start\n", CMD, s->name,
-                had ? "was replaced" : "appeared");
-}
-
-/* Read what the source has now and consume its complete lines; at_end (the
- * last read of a file with --no-follow) also takes an unterminated last line.
- * A followed file (not at_end) is checked for being rewritten before the
- * read, and for being replaced after it (follow_name). */
+/* Read what source si has now (at_end: the last read of a file with
+ * --no-follow); its intervals go to take_interval.  0 or the exit status. */
 static int poll_source(top *T, int si, bool at_end) {
     source *s = &T->src[si];
-    if (s->eof) return 0;
-    bool follow = !s->sock && !at_end;
-    if (follow) check_rewritten(s);
-    if (s->fd < 0) {
-        follow_name(s);
-        if (s->fd < 0) return 0;
-    }
-    char buf[65536];
-    for (;;) {
-        ssize_t n = read(s->fd, buf, sizeof buf);
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-        if (n < 0) return cli_error(CMD, "%s: %s", s->name, strerror(errno));
-        if (n == 0) {
-            if (s->sock) s->eof = true; /* the tracer closed the stream */
-            break;                      /* a file: nothing more yet */
-        }
-        if (s->off < (off_t)sizeof s->head) {
-            size_t k = sizeof s->head - (size_t)s->off;
-            if (k > (size_t)n) k = (size_t)n;
-            memcpy(s->head + s->off, buf, k);
-            s->headlen = (size_t)s->off + k;
-        }
-        s->off += n;
-        if (append(&s->pend, &s->plen, &s->pcap, buf, (size_t)n))
-            return cli_error(CMD, "out of memory");
-        if (s->plen > LINE_MAX_BYTES && !memchr(s->pend, '\n', s->plen))
-            return cli_error(CMD, "%s:%d: line longer than %u bytes", s->name, s->line + 1,
-                             LINE_MAX_BYTES);
-    }
-    if ((at_end || s->eof) && s->plen && s->pend[s->plen - 1] != '\n' &&
-        append(&s->pend, &s->plen, &s->pcap, "\n", 1))
-        return cli_error(CMD, "out of memory");
-    char *batch = NULL;
-    size_t blen = 0, bcap = 0;
-    int *lines = NULL, nl = 0, lcap = 0, status = 0;
-    size_t at = 0;
-    char *nlp;
-    while (status == 0 && s->plen > at && (nlp = memchr(s->pend + at, '\n', s->plen - at))) {
-        size_t ln = (size_t)(nlp - (s->pend + at)) + 1;
-        const char *p = s->pend + at;
-        s->line++;
-        bool header = p[0] == '#' || p[0] == '"';
-        bool blank = ln == 1 || (ln == 2 && p[0] == '\r');
-        if (header && nl == 0 && !(p[0] == '#' && p[1] != '[')) {
-            /* Header lines ("#[...]" and the legend) go in front of every
-             * batch; free comments are skipped. */
-            if (append(&s->hdr, &s->hlen, &s->hcap, p, ln)) status = -1;
-            s->hlines++;
-        } else if (!header && !blank) {
-            if (nl == lcap) {
-                lcap = lcap ? lcap * 2 : 64;
-                int *nlines = realloc(lines, (size_t)lcap * sizeof *lines);
-                if (!nlines) status = -1;
-                lines = nlines ? nlines : lines;
-            }
-            if (status == 0 && append(&batch, &blen, &bcap, p, ln)) status = -1;
-            if (status == 0) lines[nl++] = s->line;
-        }
-        at += ln;
-    }
-    if (status) {
-        free(batch);
-        free(lines);
-        return cli_error(CMD, "out of memory");
-    }
-    if (at) memmove(s->pend, s->pend + at, s->plen - at);
-    s->plen -= at;
-    if (nl) status = parse_batch(T, si, batch, blen, lines, nl);
-    free(batch);
-    free(lines);
-    if (follow && status == 0) follow_name(s);
-    return status;
+    int rc = lat_hlog_follow_poll(s->f, at_end);
+    if (rc >= 0) return rc;
+    if (rc == -ENOMEM) return cli_error(CMD, "out of memory");
+    int line = lat_hlog_follow_line(s->f);
+    const char *why = lat_hlog_follow_reason(s->f);
+    if (line > 0) return cli_error(CMD, "%s:%d: %s", s->name, line, *why ? why : lat_strerror(rc));
+    return cli_error(CMD, "%s: %s", s->name, lat_strerror(rc));
 }
 
 /* ---- the screen ------------------------------------------------------------------------- */
@@ -591,11 +381,9 @@ int cmd_top(int argc, char **argv) {
     T.src = calloc((size_t)T.nsrc, sizeof *T.src);
     if (!T.src) return cli_error(CMD, "out of memory");
     int status = CLI_OK;
-    for (int i = 0; i < T.nsrc; i++)
-        T.src[i].fd = -1;
     for (int i = 0; i < T.nsrc && status == CLI_OK; i++) {
         const char *p = sock ? sock : argv[first + i];
-        int rc = open_source(&T.src[i], p, sock != NULL);
+        int rc = open_source(&T, i, p, sock != NULL);
         if (rc == -ENOENT && !sock && follow) continue; /* tail -F: waited for */
         if (rc) status = cli_error(CMD, "%s: %s", p, strerror(-rc));
     }
@@ -610,7 +398,7 @@ int cmd_top(int argc, char **argv) {
         if (status) break;
         bool all_eof = true;
         for (int i = 0; i < T.nsrc; i++)
-            all_eof &= T.src[i].eof;
+            all_eof &= lat_hlog_follow_eof(T.src[i].f);
         bool last = !follow || all_eof;
         double t = now_s();
         if (T.tty && (t >= next_draw || T.intervals == 0 || last)) {
@@ -626,11 +414,8 @@ int cmd_top(int argc, char **argv) {
         }
     }
     term_restore();
-    for (int i = 0; i < T.nsrc; i++) {
-        if (T.src[i].fd >= 0) close(T.src[i].fd);
-        free(T.src[i].pend);
-        free(T.src[i].hdr);
-    }
+    for (int i = 0; i < T.nsrc; i++)
+        lat_hlog_follow_destroy(T.src[i].f);
     for (int i = 0; i < T.nrows; i++)
         lat_hist_fini(&T.rows[i].cum);
     free(T.src);

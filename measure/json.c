@@ -119,6 +119,43 @@ json_t *lat_budget_json(const lat_budget *b) {
                      lat_json_real_or_null(b->co_share));
 }
 
+json_t *lat_json_percentiles(const lat_hist *h, const double *ps, size_t n, double confidence,
+                             double scale) {
+    lat_hist_ci v[LAT_HIST_MAX_BATCH];
+    if (n > LAT_HIST_MAX_BATCH || lat_hist_cis_at_percentiles(h, ps, confidence, v, n) != 0)
+        return NULL;
+    json_t *pa = json_array();
+    for (size_t k = 0; pa && k < n; k++) {
+        json_t *e = json_pack("{s:f, s:I, s:f, s:I, s:I, s:b}", "percentile", ps[k], "value",
+                              (json_int_t)v[k].value, "scaled", (double)v[k].value / scale, "lo",
+                              (json_int_t)v[k].lo, "hi", (json_int_t)v[k].hi, "max_bound",
+                              (int)v[k].max_bound);
+        if (e && v[k].max_bound)
+            json_object_set_new(e, "needs_n", json_integer((json_int_t)v[k].needed_n));
+        json_array_append_new(pa, e);
+    }
+    return pa;
+}
+
+json_t *lat_perf_counts_json(const lat_perf *p, const lat_perf_count *c, size_t n) {
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && i < n; i++) {
+        const char *r = lat_perf_reason(p, i);
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(lat_perf_name(p, i)));
+        json_object_set_new(o, "state", json_string(lat_perf_state_name(c[i].state)));
+        bool has = c[i].state != LAT_PERF_UNAVAILABLE && c[i].state != LAT_PERF_NOT_COUNTED;
+        json_object_set_new(o, "value", has ? json_integer((json_int_t)c[i].value) : json_null());
+        json_object_set_new(o, "scaled", has ? json_real(c[i].scaled) : json_null());
+        json_object_set_new(o, "enabled_ns", json_integer((json_int_t)c[i].enabled_ns));
+        json_object_set_new(o, "running_ns", json_integer((json_int_t)c[i].running_ns));
+        json_object_set_new(o, "coverage", json_real(c[i].coverage));
+        json_object_set_new(o, "reason", r ? json_string(r) : json_null());
+        json_array_append_new(arr, o);
+    }
+    return arr;
+}
+
 void lat_json_set_ci(json_t *obj, const char *key, const char *unit, const lat_hist_ci *ci) {
     if (!obj || !key || !ci) return;
     if (!unit) unit = "";

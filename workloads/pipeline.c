@@ -850,6 +850,23 @@ static bool valid(const lat_pipe_config *c) {
            (!c->source || (c->source->send_offset_ns && c->source->nkinds <= LAT_PIPE_MAXKINDS));
 }
 
+int lat_pipe_baseline_p999(const lat_pipe_config *c, uint64_t *p999_ns, uint64_t *events) {
+    lat_pipe_config b = *c;
+    b.events = c->events < LAT_PIPE_BASELINE_EVENTS ? c->events : LAT_PIPE_BASELINE_EVENTS;
+    b.alloc = b.share_line = false;
+    b.stall_site = LAT_PIPE_STALL_NONE;
+    b.hlog_prefix = NULL;
+    b.perf = false;
+    b.source = NULL; /* the baseline runs steady at the same mean rate */
+    lat_pipe_result br;
+    int rc = lat_pipe_run(&b, &br);
+    if (rc != 0) return rc;
+    *p999_ns = (uint64_t)lat_hist_value_at_percentile(br.h[LAT_PIPE_E2E], 99.9);
+    *events = b.events;
+    lat_pipe_result_fini(&br);
+    return 0;
+}
+
 void lat_pipe_result_fini(lat_pipe_result *r) {
     if (!r) return;
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++)

@@ -3,8 +3,10 @@
  * rule and the JSON of one run. */
 #include "latlab/pipeline_report.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <jansson.h>
@@ -178,4 +180,22 @@ void lat_pipe_print_censoring(FILE *f, const lat_pipe_result *r) {
             fprintf(f, "  too few kept samples for a p99.9: %" PRIu64 " needed\n",
                     lat_censor_min_kept(99.9));
     }
+}
+
+int lat_pipe_json_e2e_p999(const char *path, uint64_t *out_ns, char *why, size_t cap) {
+    json_error_t e;
+    json_t *j = json_load_file(path, 0, &e);
+    if (!j && e.line < 1) /* jansson says line -1 when the file cannot be read */
+        return snprintf(why, cap, "%s", e.text), -EIO;
+    if (!j) return snprintf(why, cap, "line %d: %s", e.line, e.text), -EIO;
+    json_t *v = json_object_get(
+        json_object_get(json_object_get(j, "stages_ns"), lat_pipe_stages[LAT_PIPE_E2E].name),
+        "p99.9");
+    int rc = -ENODATA;
+    if (json_is_integer(v) && json_integer_value(v) > 0) {
+        *out_ns = (uint64_t)json_integer_value(v);
+        rc = 0;
+    }
+    json_decref(j);
+    return rc;
 }

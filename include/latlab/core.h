@@ -10,6 +10,9 @@
 #include "latlab/clock.h"
 #include "latlab/hist.h"
 #include "latlab/hlog.h"
+#include "latlab/hlog_merge.h"
+#include "latlab/hlog_processor.h"
+#include "latlab/hlog_follow.h"
 #include "latlab/ring.h"
 #include "latlab/perf.h"
 #include "latlab/topo.h"
@@ -17,9 +20,10 @@
 #include "latlab/stats.h"
 
 #ifdef LATLAB_EXPERIMENTAL
-#include "latlab/noise.h"   /* experimental: injected platform noise */
-#include "latlab/censor.h"  /* experimental: per-sample censoring */
-#include "latlab/preempt.h" /* experimental: the rseq preemption probe */
+#include "latlab/noise.h"        /* experimental: injected platform noise */
+#include "latlab/censor.h"       /* experimental: per-sample censoring */
+#include "latlab/preempt.h"      /* experimental: the rseq preemption probe */
+#include "latlab/perf_threads.h" /* experimental: per-thread counter sets */
 #endif
 
 #endif /* LATLAB_CORE_H */

@@ -8,6 +8,7 @@
 
 #include "latlab/budget.h"
 #include "latlab/hist.h"
+#include "latlab/perf.h"
 #include "latlab/topo.h"
 
 struct json_t; /* jansson */
@@ -31,6 +32,20 @@ struct json_t *lat_budget_json(const lat_budget *b);
  * key+"_needs_n" = the samples needed ("p99.9_ns", "p99.9_lo_ns",
  * "p99.9_hi_ns", "p99.9_needs_n"; unit may be ""). */
 void lat_json_set_ci(struct json_t *obj, const char *key, const char *unit, const lat_hist_ci *ci);
+
+/* An array with one object per percentile ps[i] (0..100) of h, at the
+ * given confidence (lat_hist_cis_at_percentiles): "percentile", "value",
+ * "scaled" (value / scale), "lo", "hi", "max_bound" and, when max-bound,
+ * "needs_n".  n at most LAT_HIST_MAX_BATCH.  New reference, or NULL
+ * (-EINVAL cases of lat_hist_cis_at_percentiles, no memory). */
+struct json_t *lat_json_percentiles(const lat_hist *h, const double *ps, size_t n,
+                                    double confidence, double scale);
+
+/* An array with one object per event of p for its counts c[0..n): "name",
+ * "state" (lat_perf_state_name), "value" and "scaled" (null when not
+ * counted), "enabled_ns", "running_ns", "coverage", "reason" (null when
+ * none).  New reference, or NULL (no memory). */
+struct json_t *lat_perf_counts_json(const lat_perf *p, const lat_perf_count *c, size_t n);
 
 /* A JSON real, or null for a value not finite (NAN: not measured). */
 struct json_t *lat_json_real_or_null(double v);

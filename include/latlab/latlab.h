@@ -2,15 +2,16 @@
  *
  * Stable headers keep their API within a major version (the soname's
  * number).  Core floor (libc, zlib, pthreads): compiler error alloc
- * atomicfile clock hist hlog ring perf topo flight gaps stats budget
- * pingpong.  Measure floor: trace (no jansson); json report bench http
+ * atomicfile clock hist hlog hlog_merge hlog_processor hlog_follow ring perf
+ * topo flight gaps stats budget pingpong.  Measure floor: trace (no jansson); json report bench http
  * prom (jansson).
  *
  * Experimental headers may change in any release: the demo pipeline and
  * its report, the lab floor (lab_*.h, lab.h; in liblatlab-lab), the
  * platform account, injected platform noise, per-sample censoring and the
  * preemption probe, profiling, the counting malloc interposer, the load
- * generator (load, loadproto, loadverdict).  Each
+ * generator (load, loadproto, loadverdict), the coordinated-omission
+ * demonstration (co), per-thread counter sets (perf_threads).  Each
  * refuses to compile unless LATLAB_EXPERIMENTAL is defined before it is
  * included, and this header includes them only then (zstd's
  * ZSTD_STATIC_LINKING_ONLY pattern).  tests/headers.sh fails when a public
@@ -26,6 +27,9 @@
 #include "latlab/clock.h"
 #include "latlab/hist.h"
 #include "latlab/hlog.h"
+#include "latlab/hlog_merge.h"
+#include "latlab/hlog_processor.h"
+#include "latlab/hlog_follow.h"
 #include "latlab/ring.h"
 #include "latlab/perf.h"
 #include "latlab/topo.h"
@@ -61,6 +65,8 @@
 #include "latlab/censor.h"
 #include "latlab/silence.h"
 #include "latlab/preempt.h"
+#include "latlab/co.h"
+#include "latlab/perf_threads.h"
 /* the load generator (latlab load) */
 #include "latlab/loadproto.h"
 #include "latlab/load.h"

@@ -330,6 +330,14 @@ const char *lat_pipe_shape_name(int shape);
 int lat_pipe_run(const lat_pipe_config *c, lat_pipe_result *r);
 void lat_pipe_result_fini(lat_pipe_result *r); /* NULL is fine */
 
+/* The e2e p99.9 (ns) of a short steady baseline of c: c with at most
+ * LAT_PIPE_BASELINE_EVENTS events at its mean rate, without experiments
+ * (alloc, share-line, stalls), logs, counters or a replayed source; a flight
+ * threshold from the same machine and placement.  *events gets the count
+ * run.  0 or lat_pipe_run's error.  Blocks for the run. */
+#define LAT_PIPE_BASELINE_EVENTS 50000
+int lat_pipe_baseline_p999(const lat_pipe_config *c, uint64_t *p999_ns, uint64_t *events);
+
 /* Cost of one fenced cycle read in ns, median of n back-to-back pairs. */
 uint64_t lat_pipe_stamp_cost_ns(const lat_clock_cal *cal, unsigned n);
 

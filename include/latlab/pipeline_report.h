@@ -59,4 +59,11 @@ bool lat_pipe_backlog_note(const lat_pipe_config *c, const lat_pipe_result *r, c
 struct json_t *lat_pipe_run_json(const lat_pipe_config *c, const lat_pipe_result *r, bool over,
                                  const char *why);
 
+/* Read back the e2e p99.9 (ns, stages_ns.e2e."p99.9") of a run's JSON file
+ * at path (as lat_pipe_run_json writes it), e.g. a baseline run's.  Returns 0
+ * and *out_ns; -EIO when the file cannot be read or parsed (why, of size
+ * cap, says so: jansson's text, after "line N: " when it names a line); or
+ * -ENODATA when it has no positive integer there. */
+int lat_pipe_json_e2e_p999(const char *path, uint64_t *out_ns, char *why, size_t cap);
+
 #endif /* LATLAB_PIPELINE_REPORT_H */

@@ -142,6 +142,17 @@ bool lat_hgrm_bracket(const lat_hgrm *h, double q, double *lo);
 int lat_hgrm_parse(const char *text, size_t len, double ns_per_value, lat_hgrm *out,
                    size_t *err_line);
 void lat_hgrm_fini(lat_hgrm *h); /* frees points, zeroes *h; NULL is fine */
+/* Read the file at path (whole, up to LAT_HLOG_MAX_FILE_BYTES; reading stops
+ * at a NUL byte, which the parser then reports with its line) and parse it
+ * as lat_hgrm_parse does.  Returns 0, LAT_EFORMAT with *err_line, or a
+ * negative errno: the open's or read's, -EFBIG (too large), -EIO, -ENOMEM. */
+int lat_hgrm_load(const char *path, double ns_per_value, lat_hgrm *out, size_t *err_line);
+/* 1 when path holds a percentile table rather than an interval log: by its
+ * name (.hgrm 1, .hlog 0), else by content (an interval log has a line
+ * starting "#[Histogram log" or "Tag=", or names Interval_Compressed_Histogram
+ * or ",HIST" in its first 8 lines).  0 also when it cannot be opened (the
+ * log reader then reports it). */
+int lat_hgrm_is_table(const char *path);
 
 /* ---- HTML report -------------------------------------------------------------- */
 

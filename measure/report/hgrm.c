@@ -11,8 +11,10 @@
 
 #include "alloc_internal.h"
 #include "latlab/error.h"
+#include "latlab/hlog.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,4 +224,74 @@ bool lat_hgrm_bracket(const lat_hgrm *h, double q, double *lo) {
     if (i == 0 || h->points[i].pct <= q) return false;
     if (lo) *lo = h->points[i - 1].value_ns;
     return h->points[i - 1].value_ns < h->points[i].value_ns;
+}
+
+/* The file whole, NUL-terminated (lat__free it), at most LAT_HLOG_MAX_FILE_BYTES. */
+static int read_all(const char *path, char **text, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -errno;
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    int err = 0;
+    for (;;) {
+        if (n == cap) {
+            if (cap >= LAT_HLOG_MAX_FILE_BYTES) { /* the same limit as interval logs */
+                err = -EFBIG;
+                break;
+            }
+            size_t ncap = cap ? cap * 2 : 65536;
+            char *nb = lat__alloc(ncap);
+            if (!nb) {
+                err = -ENOMEM;
+                break;
+            }
+            if (n) memcpy(nb, buf, n);
+            lat__free(buf);
+            buf = nb;
+            cap = ncap;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        bool nul = got && memchr(buf + n, '\0', got); /* text ends here: the parser says where */
+        n += got;
+        if (got == 0 || nul) break;
+    }
+    if (!err && ferror(f)) err = -EIO;
+    fclose(f);
+    if (err) {
+        lat__free(buf);
+        return err;
+    }
+    *text = buf;
+    *len = n;
+    return 0;
+}
+
+int lat_hgrm_load(const char *path, double ns_per_value, lat_hgrm *out, size_t *err_line) {
+    if (!path || !out) return -EINVAL;
+    char *text = NULL;
+    size_t len = 0;
+    int rc = read_all(path, &text, &len);
+    if (rc) return rc;
+    rc = lat_hgrm_parse(text, len, ns_per_value, out, err_line);
+    lat__free(text);
+    return rc;
+}
+
+int lat_hgrm_is_table(const char *path) {
+    size_t n = strlen(path);
+    if (n >= 5 && !strcmp(path + n - 5, ".hgrm")) return 1;
+    if (n >= 5 && !strcmp(path + n - 5, ".hlog")) return 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    char line[512];
+    int hgrm = 1;
+    for (int i = 0; i < 8 && fgets(line, sizeof line, f); i++) {
+        if (!strncmp(line, "#[Histogram log", 15) || !strncmp(line, "Tag=", 4) ||
+            strstr(line, "Interval_Compressed_Histogram") || strstr(line, ",HIST")) {
+            hgrm = 0;
+            break;
+        }
+    }
+    fclose(f);
+    return hgrm;
 }

@@ -2,7 +2,9 @@
  * (NAN: not measured; an infinity) is written as null, never as a number;
  * the budget, run-condition and interval forms carry every field under its
  * documented key; and a form written with lat_write_json_atomic reads back
- * equal, keys in the order they were set. */
+ * equal, keys in the order they were set; the percentile array
+ * (lat_json_percentiles) and perf counts (lat_perf_counts_json, in
+ * core/test_perf_threads) forms too. */
 #include "lat_test.h"
 
 #include "latlab/json.h"
@@ -152,11 +154,44 @@ static void test_round_trip(void **s) {
     assert_int_equal(lat_write_json_atomic(path, NULL), -EINVAL);
 }
 
+/* lat_json_percentiles against a histogram with known contents: the values,
+ * the scaled values, the interval bounds around each value, the max-bound
+ * flag with its needed sample count, and the refusals. */
+static void test_percentiles(void **state) {
+    (void)state;
+    lat_hist h;
+    assert_int_equal(lat_hist_init(&h, 1, 1000000, 3), 0);
+    for (int v = 1; v <= 1000; v++)
+        lat_hist_record(&h, v); /* 1..1000, each once: exact slots below 2048 */
+    static const double ps[] = {50, 99.99};
+    json_t *a = lat_json_percentiles(&h, ps, 2, 0.95, 10);
+    assert_non_null(a);
+    assert_int_equal(json_array_size(a), 2);
+    json_t *p50 = json_array_get(a, 0), *top = json_array_get(a, 1);
+    assert_true(json_real_value(json_object_get(p50, "percentile")) == 50);
+    assert_int_equal(json_integer_value(json_object_get(p50, "value")), 500);
+    assert_true(json_real_value(json_object_get(p50, "scaled")) == 50.0);
+    json_int_t lo = json_integer_value(json_object_get(p50, "lo"));
+    json_int_t hi = json_integer_value(json_object_get(p50, "hi"));
+    assert_true(lo < 500 && hi > 500 && lo > 400 && hi < 600);
+    assert_true(json_is_false(json_object_get(p50, "max_bound")));
+    assert_null(json_object_get(p50, "needs_n"));
+    /* p99.99 of 1000 samples: the interval's top is the maximum */
+    assert_true(json_is_true(json_object_get(top, "max_bound")));
+    assert_true(json_integer_value(json_object_get(top, "needs_n")) > 1000);
+    json_decref(a);
+
+    double many[LAT_HIST_MAX_BATCH + 1] = {0};
+    assert_null(lat_json_percentiles(&h, many, LAT_HIST_MAX_BATCH + 1, 0.95, 1));
+    assert_null(lat_json_percentiles(&h, ps, 2, 1.5, 1)); /* confidence outside (0, 1) */
+    lat_hist_fini(&h);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_real_or_null), cmocka_unit_test(test_budget_form),
         cmocka_unit_test(test_ci_keys),      cmocka_unit_test(test_runcond_form),
-        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_round_trip),   cmocka_unit_test(test_percentiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

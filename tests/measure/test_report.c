@@ -460,6 +460,51 @@ static const char hgrm_csv[] = "\"Value\",\"Percentile\",\"TotalCount\",\"1/(1-P
                                "0.002,0.900000000000,9,10.00\r\n"
                                "0.100,1.000000000000,10,Infinity\r\n";
 
+static void put_file(const char *path, const char *text, size_t n) {
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, n, f), n);
+    fclose(f);
+}
+
+/* lat_hgrm_load reads a file as lat_hgrm_parse parses text; a NUL ends the
+ * text (the parser names its line); lat_hgrm_is_table by name, then content. */
+static void test_hgrm_load_and_sniff(void **state) {
+    (void)state;
+    char path[4096], log[4096], missing[4096];
+    snprintf(path, sizeof path, "%s/t.txt", lat_test_tmpdir());
+    snprintf(log, sizeof log, "%s/l.txt", lat_test_tmpdir());
+    snprintf(missing, sizeof missing, "%s/none.hgrm", lat_test_tmpdir());
+    put_file(path, hgrm_csv, strlen(hgrm_csv));
+    lat_hgrm h;
+    size_t line = 99;
+    assert_int_equal(lat_hgrm_load(path, 1e6, &h, &line), 0);
+    assert_int_equal(h.n, 3);
+    assert_true(fabs(h.points[1].value_ns - 2000) < 1e-6);
+    lat_hgrm_fini(&h);
+    assert_int_equal(lat_hgrm_load(missing, 1, &h, &line), -ENOENT);
+    char bad[sizeof hgrm_csv + 8];
+    memcpy(bad, hgrm_csv, sizeof hgrm_csv);
+    bad[strlen(hgrm_csv) - 4] = '\0'; /* inside the last row */
+    put_file(path, bad, strlen(hgrm_csv));
+    assert_int_equal(lat_hgrm_load(path, 1e6, &h, &line), LAT_EFORMAT);
+    assert_int_equal(line, 4);
+
+    assert_int_equal(lat_hgrm_is_table("x.hgrm"), 1); /* by name, not opened */
+    assert_int_equal(lat_hgrm_is_table("x.hlog"), 0);
+    assert_int_equal(lat_hgrm_is_table(missing + 0), 1);
+    put_file(path, hgrm_plain, strlen(hgrm_plain));
+    assert_int_equal(lat_hgrm_is_table(path), 1);
+    static const char hlog[] = "#[Histogram log format version 1.3]\n";
+    put_file(log, hlog, strlen(hlog));
+    assert_int_equal(lat_hgrm_is_table(log), 0);
+    static const char tagged[] = "Tag=a,0.0,1.0,0.1,HISTFAAAA\n";
+    put_file(log, tagged, strlen(tagged));
+    assert_int_equal(lat_hgrm_is_table(log), 0);
+    snprintf(log, sizeof log, "%s/gone.txt", lat_test_tmpdir());
+    assert_int_equal(lat_hgrm_is_table(log), 0); /* cannot open: left to the log reader */
+}
+
 static void test_hgrm_parse(void **state) {
     (void)state;
     lat_hgrm h;
@@ -663,12 +708,13 @@ static void test_alloc_failure(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plot_two_series),    cmocka_unit_test(test_plot_units_and_range),
-        cmocka_unit_test(test_plot_x_range),       cmocka_unit_test(test_plot_legend_placement),
-        cmocka_unit_test(test_plot_log_y_and_slo), cmocka_unit_test(test_plot_empty_and_single),
-        cmocka_unit_test(test_plot_rejects),       cmocka_unit_test(test_plot_save_atomic),
-        cmocka_unit_test(test_plot_from_hist),     cmocka_unit_test(test_hgrm_parse),
-        cmocka_unit_test(test_report_page),        cmocka_unit_test(test_alloc_failure),
+        cmocka_unit_test(test_plot_two_series),     cmocka_unit_test(test_plot_units_and_range),
+        cmocka_unit_test(test_plot_x_range),        cmocka_unit_test(test_plot_legend_placement),
+        cmocka_unit_test(test_plot_log_y_and_slo),  cmocka_unit_test(test_plot_empty_and_single),
+        cmocka_unit_test(test_plot_rejects),        cmocka_unit_test(test_plot_save_atomic),
+        cmocka_unit_test(test_plot_from_hist),      cmocka_unit_test(test_hgrm_parse),
+        cmocka_unit_test(test_hgrm_load_and_sniff), cmocka_unit_test(test_report_page),
+        cmocka_unit_test(test_alloc_failure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

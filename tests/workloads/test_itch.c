@@ -7,6 +7,7 @@
 #include "latlab/error.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,50 @@ static size_t add_msg(uint8_t *buf, size_t n, uint8_t type, int zero_prefix, uin
         break;
     }
     return n + 2 + len;
+}
+
+/* itch_read_file: a clean capture comes back whole; a capture followed by
+ * garbage stops at the first buffer whose framing breaks (not the whole
+ * file); a missing file is its errno. */
+static void test_read_file(void **state) {
+    (void)state;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/cap.itch", lat_test_tmpdir());
+    uint8_t msgs[256];
+    size_t n = add_msg(msgs, 0, 'R', 0, 1, 0, 0, 0, 0, 0);
+    n = add_msg(msgs, n, 'A', 0, 1, 7, 'B', 100, 10000, 0);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(msgs, 1, n, f), n);
+    fclose(f);
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    assert_int_equal(itch_read_file(path, &buf, &len), 0);
+    assert_int_equal(len, n);
+    assert_memory_equal(buf, msgs, n);
+    free(buf);
+
+    size_t garbage = 3u << 20;
+    uint8_t *g = malloc(garbage);
+    assert_non_null(g);
+    memset(g, 0xff, garbage); /* length 0xffff, type 0xff: not ITCH */
+    f = fopen(path, "ab");
+    assert_int_equal(fwrite(g, 1, garbage, f), garbage);
+    fclose(f);
+    free(g);
+    assert_int_equal(itch_read_file(path, &buf, &len), 0);
+    assert_true(len > n && len < n + garbage); /* stopped early */
+    itch_reader rd;
+    itch_msg m;
+    itch_reader_init(&rd, buf, len);
+    assert_int_equal(itch_next(&rd, &m), 1);
+    assert_int_equal(itch_next(&rd, &m), 1);
+    assert_int_equal(itch_next(&rd, &m), LAT_EFORMAT);
+    assert_int_equal(rd.err_off, n);
+    free(buf);
+
+    snprintf(path, sizeof path, "%s/none.itch", lat_test_tmpdir());
+    assert_int_equal(itch_read_file(path, &buf, &len), -ENOENT);
 }
 
 static void test_synthetic_replay(void **state) {
@@ -246,6 +291,7 @@ static void test_many_stocks_memory(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_read_file),
         cmocka_unit_test(test_synthetic_replay),
         cmocka_unit_test(test_truncated_and_garbage),
         cmocka_unit_test(test_ritch_counts),

@@ -377,6 +377,31 @@ static void test_logs_add_up_to_result(void **state) {
     lat_pipe_result_fini(&r);
 }
 
+/* The baseline of a run with experiments: steady, no stall, at most
+ * LAT_PIPE_BASELINE_EVENTS events; the configuration given is not touched. */
+static void test_baseline_p999(void **state) {
+    (void)state;
+    lat_pipe_config c;
+    full_oversubscribed(&c);
+    c.alloc = true;
+    c.stall_site = LAT_PIPE_STALL_WORK;
+    c.stall_seq = 10;
+    c.stall_ns = 200000000;
+    uint64_t p = 0, n = 0;
+    assert_int_equal(lat_pipe_baseline_p999(&c, &p, &n), 0);
+    assert_int_equal(n, c.events);
+    assert_true(p > 0);
+    assert_true(p < 200000000); /* the 200 ms stall was not injected */
+    assert_true(c.alloc);
+    assert_int_equal(c.stall_site, LAT_PIPE_STALL_WORK);
+    c.events = LAT_PIPE_BASELINE_EVENTS + 1;
+    c.rate_hz = 200000;
+    assert_int_equal(lat_pipe_baseline_p999(&c, &p, &n), 0);
+    assert_int_equal(n, LAT_PIPE_BASELINE_EVENTS);
+    c.events = 0; /* a bad configuration is the run's error */
+    assert_true(lat_pipe_baseline_p999(&c, &p, &n) < 0);
+}
+
 static void test_bad_config(void **state) {
     (void)state;
     lat_pipe_config c;
@@ -395,6 +420,7 @@ static void test_bad_config(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_config),
+        cmocka_unit_test(test_baseline_p999),
         cmocka_unit_test(test_compact_pinned_exactly_once),
         cmocka_unit_test(test_full_oversubscribed_exactly_once),
         cmocka_unit_test(test_tiny_sample_ring_counts_drops),

@@ -9,6 +9,8 @@
 #include "latlab/error.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 size_t itch_msg_len(uint8_t type) {
@@ -374,4 +376,49 @@ int itch_replay_stock_next(const itch_replay *r, int prev) {
     for (int i = prev + 1; i < ITCH_NSTOCKS; i++)
         if (r->stock[i]) return i;
     return -1;
+}
+
+/* Has the framing of buf[0, n) gone wrong (an unknown type or a bad length
+ * prefix)?  *off is where checking resumes; a message cut by the end of what
+ * was read so far is not an error yet. */
+static int framing_broken(const uint8_t *buf, size_t n, size_t *off) {
+    itch_reader rd;
+    itch_msg m;
+    itch_reader_init(&rd, buf, n);
+    rd.off = *off;
+    int r;
+    while ((r = itch_next(&rd, &m)) == 1)
+        ;
+    *off = rd.off;
+    return r == LAT_EFORMAT;
+}
+
+int itch_read_file(const char *path, uint8_t **buf, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return -errno;
+    size_t cap = 1 << 20, n = 0, checked = 0;
+    uint8_t *b = malloc(cap);
+    int err = b ? 0 : -ENOMEM;
+    while (!err) {
+        if (n == cap) {
+            uint8_t *nb = realloc(b, cap *= 2);
+            if (!nb) {
+                err = -ENOMEM;
+                break;
+            }
+            b = nb;
+        }
+        size_t r = fread(b + n, 1, cap - n, f);
+        n += r;
+        if (r == 0 || framing_broken(b, n, &checked)) break;
+    }
+    if (!err && ferror(f)) err = -EIO;
+    fclose(f);
+    if (err) {
+        free(b);
+        return err;
+    }
+    *buf = b;
+    *len = n;
+    return 0;
 }

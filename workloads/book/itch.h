@@ -53,6 +53,13 @@ void itch_reader_init(itch_reader *r, const uint8_t *buf, size_t len);
  * (unknown type, or a length prefix that disagrees with the type). */
 int itch_next(itch_reader *r, itch_msg *m);
 
+/* Read a capture file whole into *buf (malloc'd: free() it) and *len,
+ * checking its framing as it arrives: input that is not ITCH (/dev/zero, a
+ * text file) stops the read at its first bad frame instead of being loaded
+ * to the end, so the replay reports that offset at the cost of one buffer.
+ * 0, or -errno of the open/read, -EIO, -ENOMEM. */
+int itch_read_file(const char *path, uint8_t **buf, size_t *len);
+
 /* Decoded book-relevant fields (A, F, E, C, X, D, U). */
 typedef struct itch_order_msg {
     uint64_t ref, new_ref; /* new_ref: U only */

@@ -1,0 +1,57 @@
+/* test_pipeline_report.c - reading a run's JSON back
+ * (lat_pipe_json_e2e_p999): the figure from a file with known contents, and
+ * each refusal (unreadable, malformed with its line, missing or not a
+ * positive integer). */
+#include "lat_test.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "latlab/pipeline_report.h"
+
+static const char *put(const char *name, const char *text) {
+    static char path[4096];
+    snprintf(path, sizeof path, "%s/%s", lat_test_tmpdir(), name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static void test_e2e_p999(void **state) {
+    (void)state;
+    char why[256] = "";
+    uint64_t v = 0;
+    const char *p = put("run.json", "{\"stages_ns\": {\"e2e\": {\"p99\": 5, \"p99.9\": 1234}}}");
+    assert_int_equal(lat_pipe_json_e2e_p999(p, &v, why, sizeof why), 0);
+    assert_int_equal(v, 1234);
+
+    p = put("bad.json", "{\n\"stages_ns\": ,\n}");
+    assert_int_equal(lat_pipe_json_e2e_p999(p, &v, why, sizeof why), -EIO);
+    assert_memory_equal(why, "line 2: ", 8);
+
+    char missing[4200];
+    snprintf(missing, sizeof missing, "%s/none.json", lat_test_tmpdir());
+    assert_int_equal(lat_pipe_json_e2e_p999(missing, &v, why, sizeof why), -EIO);
+    assert_true(why[0] != '\0' && strncmp(why, "line ", 5) != 0);
+
+    static const char *const no[] = {"{}", "{\"stages_ns\": {\"e2e\": {}}}",
+                                     "{\"stages_ns\": {\"e2e\": {\"p99.9\": 0}}}",
+                                     "{\"stages_ns\": {\"e2e\": {\"p99.9\": 1.5}}}",
+                                     "{\"stages_ns\": {\"q1+wake\": {\"p99.9\": 9}}}"};
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++) {
+        v = 77;
+        p = put("no.json", no[i]);
+        assert_int_equal(lat_pipe_json_e2e_p999(p, &v, why, sizeof why), -ENODATA);
+        assert_int_equal(v, 77);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_e2e_p999),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
