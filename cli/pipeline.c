@@ -1,5 +1,5 @@
-/* pipeline.c - `latlab pipeline`: one run of the stamped pipeline (the seed's
- * capstone) with its experiments, placement through the planner, per-stage
+/* pipeline.c - `latlab pipeline`: one run of the stamped pipeline with its
+ * experiments, placement through the planner, per-stage
  * tables, interval logs, JSON, counters and the flight recorder. */
 #include "cli.h"
 #include "cliopts.h"
