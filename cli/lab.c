@@ -147,7 +147,8 @@ const cli_spec cmd_lab_spec = {
         "is decided or the budget is spent: tail disease, median/throughput disease, variance\n"
         "disease, no significant change, or inconclusive on this machine with the reason.\n"
         "As root the silence check traces one pinned baseline and one no-pin run.\n"
-        "Step (e): where perf may sample (root, or perf_event_paranoid <= 1), perf record is\n"
+        "The profiling step: where perf may sample (root, or perf_event_paranoid <= 1), perf "
+        "record is\n"
         "attached for round 1 of the baseline and of share-line; both flamegraphs, their diff\n"
         "and the narration go to LAB.md, report.html and profile-*/ (otherwise it says why).\n"
         "Writes LAB.md, lab.json, report.html, <stage>.svg, intervals-*.svg, flight-alloc.txt\n"
@@ -218,13 +219,14 @@ static int finish(lat_lab_session *x, const lat_lab_result *res, const lab_opts 
     lat_lab_prof_print(&x->prof, stdout);
     int rc = lat_lab_prof_write(&x->prof);
     if (rc) cli_warn(CMD, "writing the profiles: %s", lat_strerror(rc));
-    char failed[4400];
-    rc = lat_lab_replay_round(o->replay, x->out, &x->cfg.pipe, x->over, &x->replay, failed,
-                              sizeof failed);
+    char failed[4400], rfailed[4400];
+    int rrc = lat_lab_replay_round(o->replay, x->out, &x->cfg.pipe, x->over, &x->replay, rfailed,
+                                   sizeof rfailed);
     if (x->replay.ran) printf("\nreplay round (%s):\n%s", x->replay.capture, x->replay.text);
-    if (rc) return cli_error(CMD, "%s", failed);
+    /* a failed replay round loses nothing else: the rounds' files are written */
     if ((rc = lat_lab_write_all(x, res, o->json_out, failed, sizeof failed)) != 0)
         return cli_lib_error(CMD, failed, rc);
+    if (rrc) return cli_error(CMD, "%s (the rounds' files were written)", rfailed);
     printf("wrote %s/LAB.md, lab.json, report.html, <stage>.svg, intervals-*.svg, runs/\n", x->out);
     return fflush(stdout) == 0 && !ferror(stdout) ? CLI_OK : cli_error(CMD, "writing stdout");
 }
@@ -236,6 +238,11 @@ int cmd_lab(int argc, char **argv) {
     static lat_lab_session x;
     if ((rc = lat_lab_session_init(&x, o.out)) != 0) return cli_lib_error(CMD, "memory", rc);
     if ((rc = setup(&x, &o)) != 0) goto out;
+    char bad[4400]; /* inputs are read before the first measurement */
+    if (lat_lab_replay_check(o.replay, &x.cfg.pipe, bad, sizeof bad) != 0) {
+        rc = cli_error(CMD, "--replay: %s", bad);
+        goto out;
+    }
     if ((rc = lat_mkdir_p(x.out)) != 0 || (rc = lat_mkdir_p(x.runs_dir)) != 0) {
         rc = cli_lib_error(CMD, x.out, rc);
         goto out;

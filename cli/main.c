@@ -42,7 +42,8 @@ CMDS(load)
     { #n, cmd_##n, summary, &cmd_##n##_spec }
 
 static const cli_cmd commands[] = {
-    TABLE_CMD(lab, "the experiments: alloc, share-line, no-pin against a baseline and an A/A control"),
+    TABLE_CMD(lab,
+              "the experiments: alloc, share-line, no-pin against a baseline and an A/A control"),
     TABLE_CMD(pipeline, "one run of the stamped producer -> worker pipeline"),
     TABLE_CMD(clock, "calibrate the cycle counter; drift, read cost, granularity"),
     TABLE_CMD(co, "coordinated omission: closed vs open loop over a stall"),
@@ -195,6 +196,11 @@ static int check_output_paths(const char *cmd, int argc, char **argv) {
             }
         }
         free(dir);
+        /* --json and --flight-out always name a file: an existing folder there
+         * would fail only when the results are written, after all the work */
+        if ((!strncmp(a, "--json", 6) || !strncmp(a, "--flight-out", 12)) && stat(val, &st) == 0 &&
+            S_ISDIR(st.st_mode))
+            return cli_error(cmd, "%.*s: %s: %s", (int)strcspn(a, "="), a, val, strerror(EISDIR));
     }
     return 0;
 }

@@ -68,6 +68,16 @@ int lat_lab_replay_round(const char *spec, const char *out_dir, const lat_pipe_c
     return rc;
 }
 
+int lat_lab_replay_check(const char *spec, const lat_pipe_config *base, char *err, size_t len) {
+    if (!spec || !strcmp(spec, "none") || !strcmp(spec, "auto")) return 0;
+    itchfeed_options o = {.speed = 1, .loops = 1, .max_gap_ns = 1000000};
+    lat_pipe_config c = *base;
+    itchfeed *feed = NULL;
+    int rc = itchfeed_load(spec, &o, &c, &feed, err, len);
+    itchfeed_destroy(feed);
+    return rc;
+}
+
 void lat_lab_replay_fini(lat_lab_replay *r) {
     if (!r) return;
     free(r->text);

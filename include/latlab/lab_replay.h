@@ -36,6 +36,11 @@ typedef struct lat_lab_replay {
 int lat_lab_replay_round(const char *spec, const char *out_dir, const lat_pipe_config *base,
                          bool over, lat_lab_replay *r, char *err, size_t len);
 /* Release r's text and JSON.  NULL is fine. */
+/* Before any measurement: a capture named by spec (not "auto" or "none")
+ * reads and parses as ITCH 5.0, so a bad one fails before the rounds, not
+ * after them.  0, or a negative errno with the message (file and offset) in
+ * err. */
+int lat_lab_replay_check(const char *spec, const lat_pipe_config *base, char *err, size_t len);
 void lat_lab_replay_fini(lat_lab_replay *r);
 
 #endif /* LATLAB_LAB_REPLAY_H */

@@ -54,6 +54,17 @@ expect 1 "No such file or directory" hist merge "$log" -o "$T/no/such/m.hlog"
 # a file where a folder should be: the kernel's reason, not "does not exist"
 : >"$T/afile"
 expect 1 "afile: Not a directory" hist summary "$log" --json "$T/afile/x.json"
+# a folder where a file should be: refused before any work (the lab would
+# otherwise run every round first), for every command with --json/--flight-out
+mkdir -p "$T/adir"
+expect 1 "--json: $T/adir: Is a directory" lab --quick --out "$T/lab1" --json "$T/adir"
+expect 1 "--json: $T/adir: Is a directory" pipeline --events 1000 --json "$T/adir"
+expect 1 "--flight-out: $T/adir: Is a directory" pipeline --events 1000 --flight-out "$T/adir"
+# an input that is not what it claims: read before the first round, not after all of them
+printf 'garbage' >"$T/bad.itch"
+expect 1 "--replay: $T/bad.itch: offset 0: not an ITCH 5.0 message" lab --quick --out "$T/lab2" \
+    --replay "$T/bad.itch"
+grep -q '^round' "$T/out" && fail "lab --replay bad.itch ran rounds before refusing the capture"
 # output directories are created with their parents
 "$L" pipeline --shape compact --events 500 --hlog-dir "$T/new/parents/d" >/dev/null 2>&1 &&
     [ -f "$T/new/parents/d/e2e.hlog" ] || fail "--hlog-dir did not create its parents"
