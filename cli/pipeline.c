@@ -119,7 +119,7 @@ typedef struct pipe_opts {
     lat_pipe_config c;
     int shape;
     lab_cpulist cpus;
-    bool oversub, flight_auto, idle_set, with_steady, hlog_iv_set, no_counters;
+    bool oversub, flight_auto, idle_set, with_steady, hlog_iv_set, no_counters, allow_drops;
     bool events_set, rate_set, work_set, speed_set, loop_set, gap_set;
     uint64_t queue, sample_ring, work_iters;
     const char *json_path, *hlog_dir, *fbase, *fout, *replay;
@@ -186,6 +186,8 @@ static const cli_opt pipe_table[] = {
     CLI_NUM_OPT("queue", CLI_U64, &o.queue, "N", "q1/q2 capacity (default 4096)", 2, 1u << 24),
     CLI_NUM_OPT("sample-ring", CLI_U64, &o.sample_ring, "N",
                 "aggregation ring capacity (default 65536)", 2, 1u << 26),
+    CLI_FLAG_OPT("allow-drops", &o.allow_drops,
+                 "exit 0 even when the ring dropped more than 1% of the samples"),
     CLI_SEEN_OPT("work-iters", CLI_U64, &o.work_iters, "N",
                  "LCG rounds of work per event (default 40)", 0, 1000000, NULL, &o.work_set),
     CLI_HEADING_ROW("experiments"),
@@ -448,6 +450,9 @@ static int run_and_report(lat_pipe_config *c, bool over, const char *why, itchfe
         return cli_lib_error(CMD, r.log_error_path[0] ? r.log_error_path : "run", rc);
     }
     int ret = report_run(c, &r, over, why, feed, &pp);
+    char drop[256]; /* tables of a minority of the events: an error unless asked */
+    if (!ret && !o.allow_drops && lat_pipe_drops_note(&r, LAT_PIPE_MAX_DROP_SHARE, drop, 256))
+        ret = cli_error(CMD, "%s (--sample-ring N larger, or --allow-drops)", drop);
     cli_noise_free(&o.noise);
     cli_prom_serve_finish(&o.prom, pp.srv, NULL, 0);
     lat_pipe_result_fini(&r);

@@ -22,6 +22,8 @@ void lat_pipe_print_table(FILE *f, const lat_pipe_config *c, const lat_pipe_resu
     (void)c;
     if (title) fprintf(f, "%s\n", title);
     if (over) fprintf(f, "[%s]\n", LAT_PIPE_OVERSUB_STAMP);
+    char drop[256];
+    if (lat_pipe_drops_note(r, 0, drop, sizeof drop)) fprintf(f, "[warning: %s]\n", drop);
     static const int order[] = {LAT_PIPE_SEND, LAT_PIPE_Q1, LAT_PIPE_WORK, LAT_PIPE_Q2,
                                 LAT_PIPE_E2E};
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
@@ -66,6 +68,16 @@ static void counter_cell(FILE *f, const char *name, double v) {
         fprintf(f, " %s=n/a", name);
     else
         fprintf(f, " %s=%.0f", name, v);
+}
+
+bool lat_pipe_drops_note(const lat_pipe_result *r, double max_share, char *buf, size_t len) {
+    uint64_t all = r->recorded + r->dropped;
+    if (!r->dropped || !all || (double)r->dropped <= max_share * (double)all) return false;
+    snprintf(buf, len,
+             "these figures come from %" PRIu64 " of %" PRIu64 " events: the aggregation ring "
+             "dropped %.2f%% of the samples",
+             r->recorded, all, 100.0 * (double)r->dropped / (double)all);
+    return true;
 }
 
 double lat_pipe_backlog_ns(uint64_t rate_hz) {

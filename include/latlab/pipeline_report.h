@@ -25,6 +25,12 @@ struct json_t;
 
 /* The per-stage table (one line per stage, `latlab pipeline`'s shape), stamped when
  * oversubscribed.  title may be NULL. */
+/* More than max_share of the run's samples were dropped by the aggregation
+ * ring: true, and buf says the tables come from a minority (or part) of the
+ * events.  `latlab pipeline` fails above LAT_PIPE_MAX_DROP_SHARE unless
+ * --allow-drops; every table printed says so above 0. */
+#define LAT_PIPE_MAX_DROP_SHARE 0.01
+bool lat_pipe_drops_note(const lat_pipe_result *r, double max_share, char *buf, size_t len);
 void lat_pipe_print_table(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r, bool over,
                           const char *title);
 /* "  95% CI p50 [lo, hi] p99 [...] ..." and a newline: the intervals of a

@@ -60,6 +60,13 @@ mkdir -p "$T/adir"
 expect 1 "--json: $T/adir: Is a directory" lab --quick --out "$T/lab1" --json "$T/adir"
 expect 1 "--json: $T/adir: Is a directory" pipeline --events 1000 --json "$T/adir"
 expect 1 "--flight-out: $T/adir: Is a directory" pipeline --events 1000 --flight-out "$T/adir"
+# a table built from a minority of the events says so, and the run fails unless asked
+expect 1 "dropped .*% of the samples (--sample-ring N larger, or --allow-drops)" \
+    pipeline --events 20000 --sample-ring 2
+grep -q '^\[warning: these figures come from [0-9]* of 20000 events' "$T/out" ||
+    fail "the table of a run that dropped samples does not say so"
+timeout 10 "$L" pipeline --events 20000 --sample-ring 2 --allow-drops >"$T/out" 2>&1 ||
+    fail "--allow-drops: exit $?"
 # an input that is not what it claims: read before the first round, not after all of them
 printf 'garbage' >"$T/bad.itch"
 expect 1 "--replay: $T/bad.itch: offset 0: not an ITCH 5.0 message" lab --quick --out "$T/lab2" \
