@@ -1,6 +1,5 @@
 /* pipeline.c - `latlab pipeline`: one run of the stamped pipeline with its
- * experiments, placement through the planner, per-stage
- * tables, interval logs, JSON, counters and the flight recorder. */
+ * experiments, placement, tables, logs, JSON, counters and flight recorder. */
 #include "cli.h"
 #include "cliopts.h"
 #include "noisecli.h"
@@ -284,7 +283,9 @@ static int pipe_check(void) {
         return cli_usage_error(CMD, "--hlog-interval: only with --hlog-dir");
     if (o.hlog_dir && !*o.hlog_dir) return cli_usage_error(CMD, "--hlog-dir: empty path");
     if (cli_prom_check(&o.prom, CMD)) return CLI_USAGE;
-    if (o.prom.push_delete) return 0; /* the group is job/run/host: no run, no stages needed */
+    const char *run_flag = steady_flag() ? steady_flag() : o.json_path ? "--json" : replay_flag();
+    if (o.prom.push_delete) /* the group is job/run/host: no run, so no run options */
+        return run_flag ? cli_usage_error(CMD, "%s: not with --push-delete", run_flag) : 0;
     if (replay_flag() && !o.replay)
         return cli_usage_error(CMD, "%s: only with --replay", replay_flag());
     if (o.replay && steady_flag())

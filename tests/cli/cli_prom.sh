@@ -26,6 +26,7 @@ usage() { # expected-flag-in-message args...
 usage --push pipeline --push ftp://x
 usage --push-delete pipeline --push-delete
 usage --run-label pipeline --push http://127.0.0.1:9 --push-delete
+usage "--events: not with --push-delete" pipeline --push http://127.0.0.1:9 --run-label r --push-delete --events 5
 usage --metrics pipeline --metrics nonsense
 usage --metrics-linger pipeline --metrics-linger 1
 usage --native-buckets pipeline --native-buckets 2
