@@ -468,8 +468,11 @@ int lat_loadproto_feed(const lat_loadproto *p, lat_loadproto_state *s, const uin
             return -EINVAL;
         }
         s->total += i - i0;
-        if (rc < 0) return rc;
+        /* oversized first: a line is judged only when its LF arrives, so fed
+         * whole a long bad line would read as malformed where fed in pieces
+         * the same bytes pass the cap first; the same input, the same error */
         if (s->total > p->max_response) return -EMSGSIZE;
+        if (rc < 0) return rc;
     }
     if (rc == LAT_LOADPROTO_DONE) s->phase = PH_START;
     *used = i;
