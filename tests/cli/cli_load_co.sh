@@ -34,7 +34,10 @@ within() { # name value-ns want-ms: collects what is off in $bad
 asserted=0
 # Poisson arrivals need more requests for the same precision: the number that
 # falls in the stalls varies (sd ~4 ms on the p95 at 3,000 requests; ~1.8 ms at 12,000).
-for run in "constant 1000 3s" "poisson 3000 4s"; do
+# Both at 1,000/s: after each stall the server drains the requests that queued
+# in it, and that drain (the rate over the server's own rate) adds to the wait
+# the analytic figures leave out; at 3,000/s it moved the p95 ~5 ms (55.6).
+for run in "constant 1000 3s" "poisson 1000 12s"; do
     read -r arrivals rate dur <<<"$run"
     "$LATLAB" load "http://127.0.0.1:$port/" --rate "$rate" --duration "$dur" --arrivals "$arrivals" \
         --connections 256 --quiet --json "$tmp/$arrivals.json" >"$tmp/$arrivals.out" 2>"$tmp/$arrivals.err" ||
@@ -59,6 +62,13 @@ for run in "constant 1000 3s" "poisson 3000 4s"; do
     # host's, not a finding (SKIPPED with the reason); on a host that let it
     # run they fail the test.
     loss=$(j "$tmp/$arrivals.json" "round(d['verdict']['platform_loss'] * 100, 1)")
+    if [ -n "$bad" ] && [ -n "${LAT_SANITIZE:-}" ]; then
+        # instrumented server and sender drain each stall's backlog several times
+        # slower: the analytic figures assume that drain is negligible
+        echo "SKIPPED ($arrivals): ${bad#; }: a $LAT_SANITIZE build drains the backlog too slowly for the analytic figures"
+        bad=""
+        continue
+    fi
     if [ -n "$bad" ]; then
         python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) >= 5 else 1)" "$loss" ||
             fail "${bad#; } (the sending thread lost only $loss% to the platform)"
