@@ -91,16 +91,17 @@ static int run_round(results *res, int round, const int cpus[2], uint64_t ops, u
             continue;
         }
         double m8, m40;
-        if ((err = ringbench_throughput((ringbench_kind)k, 8, cap, cpus[0], cpus[1], items / scale, &m8,
-                                 &res->all[k][0][round])))
+        if ((err = ringbench_throughput((ringbench_kind)k, 8, cap, cpus[0], cpus[1], items / scale,
+                                        &m8, &res->all[k][0][round])))
             return err;
-        if ((err = ringbench_throughput((ringbench_kind)k, 40, cap, cpus[0], cpus[1], items / scale, &m40,
-                                 &res->all[k][1][round])))
+        if ((err = ringbench_throughput((ringbench_kind)k, 40, cap, cpus[0], cpus[1], items / scale,
+                                        &m40, &res->all[k][1][round])))
             return err;
         res->v[k][F_TP8][round] = m8;
         res->v[k][F_TP40][round] = m40;
         ringbench_lat l;
-        if ((err = ringbench_roundtrip((ringbench_kind)k, 1024, cpus[0], cpus[1], samples / scale, &l)))
+        if ((err = ringbench_roundtrip((ringbench_kind)k, 1024, cpus[0], cpus[1], samples / scale,
+                                       &l)))
             return err;
         res->v[k][F_P50][round] = l.p50_ns;
         res->v[k][F_P99][round] = l.p99_ns;
@@ -137,9 +138,9 @@ static void print_same_thread(const results *r) {
                "rebuild; its rows and the 'vs ck' ratios are nan)\n");
     for (int k = 0; k < RL_NKINDS; k++) {
         const double *m = r->med[k];
-        printf("%-8s %9.2f ns %5.2fx  %9.2f ns %5.2fx  %9.2f ns %5.2fx\n", ringbench_kind_name((ringbench_kind)k),
-               m[F_ST], m[F_ST] / ck[F_ST], m[F_ST56], m[F_ST56] / ck[F_ST56], m[F_ST56P],
-               m[F_ST56P] / ck[F_ST56P]);
+        printf("%-8s %9.2f ns %5.2fx  %9.2f ns %5.2fx  %9.2f ns %5.2fx\n",
+               ringbench_kind_name((ringbench_kind)k), m[F_ST], m[F_ST] / ck[F_ST], m[F_ST56],
+               m[F_ST56] / ck[F_ST56], m[F_ST56P], m[F_ST56P] / ck[F_ST56P]);
     }
     printf("(the pipeline's default ring is %s)\n", LAT_RING_DEFAULT_NAME);
 }
@@ -162,16 +163,16 @@ static void print_table(const results *r, const int cpus[2], size_t cap) {
     printf("\n%-8s %10s %6s  %10s %6s\n", "queue", "Mops/s 8B", "vs ck", "Mops/s 40B", "vs ck");
     for (int k = 0; k < RL_NKINDS; k++) {
         const double *m = r->med[k];
-        printf("%-8s %10.1f %5.2fx  %10.1f %5.2fx\n", ringbench_kind_name((ringbench_kind)k), m[F_TP8],
-               m[F_TP8] / ck[F_TP8], m[F_TP40], m[F_TP40] / ck[F_TP40]);
+        printf("%-8s %10.1f %5.2fx  %10.1f %5.2fx\n", ringbench_kind_name((ringbench_kind)k),
+               m[F_TP8], m[F_TP8] / ck[F_TP8], m[F_TP40], m[F_TP40] / ck[F_TP40]);
     }
     printf("\n%-8s %9s %9s %9s %6s %9s  %s\n", "queue", "RTT p50", "p99", "p99.9", "vs ck",
            "vs floor", "ns/item 8B vs floor hop");
     for (int k = 0; k < RL_NKINDS; k++) {
         const double *m = r->med[k];
-        printf("%-8s %6.1f ns %6.1f ns %6.1f ns %5.2fx %8.2fx  %.3fx\n", ringbench_kind_name((ringbench_kind)k),
-               m[F_P50], m[F_P99], m[F_P999], m[F_P50] / ck[F_P50], m[F_P50] / floor50,
-               (1e3 / m[F_TP8]) / (floor50 / 2));
+        printf("%-8s %6.1f ns %6.1f ns %6.1f ns %5.2fx %8.2fx  %.3fx\n",
+               ringbench_kind_name((ringbench_kind)k), m[F_P50], m[F_P99], m[F_P999],
+               m[F_P50] / ck[F_P50], m[F_P50] / floor50, (1e3 / m[F_TP8]) / (floor50 / 2));
     }
     for (int k = 0; k < RL_NKINDS; k++)
         if (r->med[k][F_P50] < 0.9 * floor50)
@@ -347,8 +348,9 @@ static int bench_ring(int argc, char **argv) {
         printf("\nwinner (round-trip p50, unless the other ring streams >25%% faster): %s; the "
                "pipeline's compiled default is %s (LAT_RING_DEFAULT_SEQ=%d)%s\n",
                ringbench_kind_name(winner), LAT_RING_DEFAULT_NAME, LAT_RING_DEFAULT_SEQ,
-               strcmp(ringbench_kind_name(winner), LAT_RING_DEFAULT_NAME) ? " -- differs on this run"
-                                                                   : "");
+               strcmp(ringbench_kind_name(winner), LAT_RING_DEFAULT_NAME)
+                   ? " -- differs on this run"
+                   : "");
     int err = json_path ? write_json(json_path, res, cpus, (size_t)cap, winner) : 0;
     free(res);
     if (err) return cli_lib_error("bench", json_path, err);

@@ -46,7 +46,6 @@ struct json_t;
 struct json_t *book_cli_latency_json(const struct lat_hist *h);
 int book_cli_write_hgrm(const char *cmd, const char *path, const struct lat_hist *h);
 
-
 /* The subcommands (cli/book.c dispatches) and their options tables. */
 extern const cli_spec book_itch_spec, book_lobster_spec, book_lobster_synth_spec;
 int book_itch_main(int argc, char **argv);

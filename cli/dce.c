@@ -135,7 +135,9 @@ int cmd_dce(int argc, char **argv) {
     if (f.st_ns < 0) return cli_error("dce", "same-thread run failed (items lost or reordered)");
     int err = lat_pingpong(f.cpus[0], f.cpus[1], samples, &f.floor);
     if (!err) err = ringbench_roundtrip(kind, 1024, f.cpus[0], f.cpus[1], samples, &f.cross);
-    if (!err) err = ringbench_throughput(kind, 8, 4096, f.cpus[0], f.cpus[1], samples * 20, &f.mops, NULL);
+    if (!err)
+        err =
+            ringbench_throughput(kind, 8, 4096, f.cpus[0], f.cpus[1], samples * 20, &f.mops, NULL);
     if (err) return cli_lib_error("dce", "cross-core run", err);
     f.stream_ns = 1e3 / f.mops;
     f.ratio = f.cross.p50_ns / f.floor.p50_ns;

@@ -173,7 +173,8 @@ static int cmd_profile_lab(int argc, char **argv);
 static const cli_sub profile_subs[] = {
     {"diff", cmd_diff, &diff_spec, "compare two folded profiles frame by frame"},
     {"fold", cmd_fold, &fold_spec, "draw a `perf script` text (or folded stacks) made elsewhere"},
-    {"lab", cmd_profile_lab, &lab_spec, "the lab's profiling step: profiles of baseline and share-line"},
+    {"lab", cmd_profile_lab, &lab_spec,
+     "the lab's profiling step: profiles of baseline and share-line"},
     {NULL, NULL, NULL, NULL},
 };
 

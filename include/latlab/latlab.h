@@ -3,8 +3,8 @@
  * Stable headers keep their API within a major version (the soname's
  * number).  Core floor (libc, zlib, pthreads): compiler error alloc
  * atomicfile clock hist hlog hlog_merge hlog_processor hlog_follow ring perf
- * topo flight gaps stats budget pingpong.  Measure floor: trace (no jansson); json report bench http
- * prom (jansson).
+ * topo flight gaps stats budget pingpong.  Measure floor: trace (no jansson); json report bench
+ * http prom (jansson).
  *
  * Experimental headers may change in any release: the demo pipeline and
  * its report, the lab floor (lab_*.h, lab.h; in liblatlab-lab), the
