@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "latlab/atomicfile.h"
+#include "latlab/censor.h"
 #include "latlab/json.h"
 #include "latlab/lab_account.h"
 #include "latlab/pipeline_report.h"
@@ -33,7 +34,8 @@ typedef struct conf_sum {
     lat_lab_thread_acct thr[LAT_PIPE_NHOT];
     lat_pipe_cpustat cpu;
     lat_pipe_tail tail[LAT_PIPE_NSTAGES];
-    size_t iv, iv_aside;
+    uint64_t kept, judged_runs; /* kept work samples, runs with a kept share */
+    double kept_share;          /* summed over runs with one */
 } conf_sum;
 
 static void sum_conf(const lat_lab_result *res, int conf, conf_sum *o) {
@@ -48,8 +50,9 @@ static void sum_conf(const lat_lab_result *res, int conf, conf_sum *o) {
             snprintf(o->last_why, sizeof o->last_why, "%s", r->why);
         } else {
             o->usable++;
-            o->iv += r->niv, o->iv_aside += r->iv_set_aside;
         }
+        o->kept += r->cell.kept;
+        if (isfinite(r->cell.kept_share)) o->judged_runs++, o->kept_share += r->cell.kept_share;
         for (int k = 0; k < LAT_PIPE_NHOT; k++) {
             const lat_lab_thread_acct *a = &r->thr[k];
             lat_lab_thread_acct *s = &o->thr[k];
@@ -94,20 +97,21 @@ void lat_lab_conf_platform(const lat_lab_session *x, const lat_lab_result *res, 
     sum_conf(res, conf, &s);
     char p[1024];
     lat_lab_platform_text(p, sizeof p, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
-    snprintf(buf, len, "%u runs (%u contaminated, repeated): %s", s.usable + s.contaminated,
+    snprintf(buf, len, "%u runs (%u set aside, repeated): %s", s.usable + s.contaminated,
              s.contaminated, p);
 }
 
 void lat_lab_loss_summary(const lat_lab_session *x, const lat_lab_result *res, char *buf,
                           size_t len) {
     double *v = res->nruns ? malloc(res->nruns * sizeof *v) : NULL;
-    size_t n = 0, bad = 0;
+    size_t n = 0, bad = 0, over = 0;
     for (size_t i = 0; v && i < res->nruns; i++) {
         double w = 0;
         for (int k = 0; k < LAT_PIPE_NHOT; k++)
             if (res->runs[i].thr[k].ran) w = fmax(w, res->runs[i].thr[k].lost_share);
         v[n++] = w;
         bad += res->runs[i].contaminated;
+        over += w > x->cfg.max_run_lost;
     }
     if (!n) {
         snprintf(buf, len, "no runs");
@@ -117,8 +121,8 @@ void lat_lab_loss_summary(const lat_lab_session *x, const lat_lab_result *res, c
     lat_stats_sort(v, n);
     snprintf(buf, len,
              "the hot threads' worst loss per run: median %.1f%% (range %.1f..%.1f%%) over %zu "
-             "runs, %zu contaminated (threshold %.0f%%)",
-             100 * v[n / 2], 100 * v[0], 100 * v[n - 1], n, bad, 100 * x->cfg.max_run_lost);
+             "runs (%zu above %.0f%%); %zu set aside for too few kept samples",
+             100 * v[n / 2], 100 * v[0], 100 * v[n - 1], n, over, 100 * x->cfg.max_run_lost, bad);
     free(v);
 }
 
@@ -138,14 +142,20 @@ static const char *matched(const lat_lab_verdict *v, int conf) {
 
 /* ---- LAB.md ------------------------------------------------------------------------------- */
 
+/* "x1.23 [1.10, 1.40]" for shift point q, or "n/a". */
+static const char *shift_ci(char *buf, size_t len, const lat_lab_verdict *v, int q) {
+    return ratio_ci(buf, len, v->shift[q].ratio, v->shift[q].lo, v->shift[q].hi);
+}
+
 static void md_verdicts(FILE *f, const lat_lab_session *x, const lat_lab_result *res) {
     fprintf(f, "## Verdicts\n\n| experiment | expected | verdict | confidence | rounds used | "
-               "set aside | work p50 | work p99.9 | work p99.99 | e2e spread | matched |\n"
+               "set aside | work p50 | work p99.9 | work p99.99 | e2e p99.9 dispersion | "
+               "matched |\n"
                "|---|---|---|--:|--:|--:|---|---|---|--:|---|\n");
     for (int c = 1; c < LAT_LAB_NCONF; c++) {
         const lat_lab_verdict *v = &res->verdict[c];
         char p50[96];
-        if (isnan(v->p50_ratio))
+        if (isnan(v->shift[LAT_LAB_Q50].ratio))
             snprintf(p50, sizeof p50, "n/a");
         else if (v->p50_below_tick && !isnan(v->mean_shift_ns))
             snprintf(p50, sizeof p50, "%+.0f ns (below granularity; body mean %+.1f ns)",
@@ -153,11 +163,11 @@ static void md_verdicts(FILE *f, const lat_lab_session *x, const lat_lab_result 
         else if (v->p50_below_tick)
             snprintf(p50, sizeof p50, "%+.0f ns (below granularity)", v->p50_shift_ns);
         else
-            ratio_ci(p50, sizeof p50, v->p50_ratio, v->p50_lo, v->p50_hi);
+            shift_ci(p50, sizeof p50, v, LAT_LAB_Q50);
         char p999[64], p9999[64], sp[32] = "n/a";
-        ratio_ci(p999, sizeof p999, v->p999_ratio, v->p999_lo, v->p999_hi);
-        ratio_ci(p9999, sizeof p9999, v->p9999_ratio, v->p9999_lo, v->p9999_hi);
-        if (!isnan(v->spread_ratio)) snprintf(sp, sizeof sp, "x%.2f", v->spread_ratio);
+        shift_ci(p999, sizeof p999, v, LAT_LAB_Q999);
+        shift_ci(p9999, sizeof p9999, v, LAT_LAB_Q9999);
+        if (!isnan(v->disp_ratio)) snprintf(sp, sizeof sp, "x%.2f", v->disp_ratio);
         fprintf(f, "| %s | %s | %s | %.1f%% | %u | %u | %s | %s | %s | %s | %s |\n",
                 lat_lab_conf_name(c), lat_lab_kind_name(lat_lab_expected(c)),
                 lat_lab_kind_name(v->kind), 100 * v->confidence, v->rounds, v->set_aside, p50, p999,
@@ -167,8 +177,7 @@ static void md_verdicts(FILE *f, const lat_lab_session *x, const lat_lab_result 
     for (int c = 1; c < LAT_LAB_NCONF; c++) {
         char t[1024];
         lat_lab_verdict_text(&res->verdict[c], t, sizeof t);
-        fprintf(f, "- **%s**: %s.  Intervals used %u, set aside %u.\n", lat_lab_conf_name(c), t,
-                res->verdict[c].iv_used, res->verdict[c].iv_set_aside);
+        fprintf(f, "- **%s**: %s.\n", lat_lab_conf_name(c), t);
     }
     char loss[300];
     lat_lab_loss_summary(x, res, loss, sizeof loss);
@@ -177,8 +186,9 @@ static void md_verdicts(FILE *f, const lat_lab_session *x, const lat_lab_result 
     lat_lab_placement_text(&res->placement, place, sizeof place);
     fprintf(f, "\nPlacement: %s.\n", place);
     fprintf(f, "\nConfidence is 1 - p of the deciding Wilcoxon signed-rank test over paired "
-               "rounds; brackets are Hodges-Lehmann confidence intervals on the ratio of the "
-               "per-round medians of per-interval figures (work stage).\n\n");
+               "rounds; brackets are Hodges-Lehmann confidence intervals on the ratio "
+               "experiment / baseline of each run's figures over the samples censoring kept "
+               "(work stage).\n\n");
 }
 
 static void md_rounds(FILE *f, const lat_lab_session *x, const lat_lab_result *res) {
@@ -267,11 +277,13 @@ static void md_confs(FILE *f, const lat_lab_session *x, const lat_lab_result *re
         char buf[1024];
         lat_lab_platform_text(buf, sizeof buf, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
         fprintf(f,
-                "\n%u usable runs, %u contaminated and repeated%s%s%s; intervals %zu, set "
-                "aside %zu.\n\n**Platform** (summed over all %u runs; the share is their mean): "
-                "%s.\n\n",
+                "\n%u usable runs, %u set aside and repeated%s%s%s; kept work samples %" PRIu64
+                " (mean kept share %.1f%%).\n\n**Platform** (summed over all %u runs; the share "
+                "is their mean): %s.\n\n",
                 s.usable, s.contaminated, s.contaminated ? " (last: " : "", s.last_why,
-                s.contaminated ? ")" : "", s.iv, s.iv_aside, s.usable + s.contaminated, buf);
+                s.contaminated ? ")" : "", s.kept,
+                s.judged_runs ? 100 * s.kept_share / (double)s.judged_runs : 0.0,
+                s.usable + s.contaminated, buf);
         gap_hist_text(x, s.thr, buf, sizeof buf);
         if (buf[0]) fprintf(f, "**Gap lengths** (all hot threads): %s.\n\n", buf);
         lat_lab_attrib_text(buf, sizeof buf, x->cfg.pipe.shape, s.tail);
@@ -326,7 +338,8 @@ static const char *const fix_text[LAT_LAB_NCONF] = {
 /* The measurement sentence of one verdict: only the figures that exist (a
  * verdict without usable rounds has none, and says so). */
 static void md_measurement(FILE *f, const lat_lab_verdict *v) {
-    if (!v->rounds || !isfinite(v->p999_ratio)) {
+    const lat_lab_shift *t = &v->shift[LAT_LAB_Q999], *d = &v->shift[LAT_LAB_Q9999];
+    if (!v->rounds || !isfinite(t->ratio)) {
         fprintf(f, "**Measurement.** No paired round was usable, so there is no figure to "
                    "report (see the verdict's reason).\n\n");
         return;
@@ -337,15 +350,15 @@ static void md_measurement(FILE *f, const lat_lab_verdict *v) {
             v->rounds);
     if (v->p50_below_tick && isfinite(v->p50_shift_ns))
         fprintf(f, "work p50 %+.0f ns (below the counter's granularity)", v->p50_shift_ns);
-    else if (isfinite(v->p50_ratio))
-        fprintf(f, "work p50 x%.2f [%.2f, %.2f]", v->p50_ratio, v->p50_lo, v->p50_hi);
-    fprintf(f, ", work p99.9 x%.2f [%.2f, %.2f] (p = %.4f)", v->p999_ratio, v->p999_lo,
-            v->p999_hi, v->p999_p);
-    if (isfinite(v->p9999_ratio))
-        fprintf(f, ", work p99.99 x%.2f [%.2f, %.2f] (p = %.4f)", v->p9999_ratio, v->p9999_lo,
-                v->p9999_hi, v->p9999_p);
-    if (isfinite(v->spread_ratio))
-        fprintf(f, ", e2e per-interval spread x%.2f (p = %.4f)", v->spread_ratio, v->spread_p);
+    else if (isfinite(v->shift[LAT_LAB_Q50].ratio))
+        fprintf(f, "work p50 x%.2f [%.2f, %.2f]", v->shift[0].ratio, v->shift[0].lo,
+                v->shift[0].hi);
+    fprintf(f, ", work p99.9 x%.2f [%.2f, %.2f] (p = %.4f)", t->ratio, t->lo, t->hi, t->p);
+    if (isfinite(d->ratio))
+        fprintf(f, ", work p99.99 x%.2f [%.2f, %.2f] (p = %.4f)", d->ratio, d->lo, d->hi, d->p);
+    if (isfinite(v->disp_ratio))
+        fprintf(f, ", round-to-round e2e p99.9 dispersion x%.2f (p = %.4f)", v->disp_ratio,
+                v->disp_p);
     if (isfinite(v->base_p50_ns) && v->base_p50_ns > 0)
         fprintf(f, "; the baseline's work p50 was %.0f ns", v->base_p50_ns);
     fprintf(f, ".\n\n");
@@ -383,14 +396,14 @@ int lat_lab_write_md(const lat_lab_session *x, const lat_lab_result *res, const 
             "## Protocol\n\n%" PRIu64 " events per run at %" PRIu64 "/s offered (open loop), "
             "%.0f ms intervals, counter tick %.1f ns, calibrated %.4f cycles/ns.  %u rounds "
             "(min %u, max %u, budget %.0f s) in %.1f s; stopped: %s.  Order shuffled with seed "
-            "%" PRIu64 " (replay with `--seed %" PRIu64 "`).  A run is contaminated and "
-            "repeated (at most %u times) when a hot thread lost more than %.0f%% of its loop "
-            "in spin-loop gaps >= %.0f us; an interval is set aside when a hot thread lost "
-            "more than %.0f%% of it or the pipeline was in backlog.\n\n",
+            "%" PRIu64 " (replay with `--seed %" PRIu64 "`).  Each sample whose window met a "
+            "platform gap (spin-loop gaps >= %.0f us on a thread that carried it) or the backlog "
+            "a gap built is censored; a run is set aside and repeated (at most %u times) only "
+            "when its kept work samples cannot support the p99.9 (%" PRIu64 " needed).\n\n",
             c->pipe.events, c->pipe.rate_hz, (double)c->pipe.interval_ns / 1e6, c->params.tick_ns,
             c->pipe.cal->cycles_per_ns, res->rounds, c->min_rounds, c->max_rounds, c->budget_s,
-            res->wall_s, res->stop, res->seed, res->seed, c->max_repeats, 100 * c->max_run_lost,
-            x->gap_us, 100 * c->params.max_interval_lost);
+            res->wall_s, res->stop, res->seed, res->seed, x->gap_us, c->max_repeats,
+            lat_censor_min_kept(99.9));
     md_verdicts(f, x, res);
     fprintf(f, "## Run conditions\n\n");
     lat_runcond_write_markdown(&x->rcnd, f);
@@ -448,15 +461,28 @@ static json_t *verdict_json(const lat_lab_verdict *v, int c) {
     json_object_set_new(o, "confidence", json_real(v->confidence));
     json_object_set_new(o, "rounds_used", json_integer(v->rounds));
     json_object_set_new(o, "rounds_set_aside", json_integer(v->set_aside));
-    json_object_set_new(o, "intervals_used", json_integer(v->iv_used));
-    json_object_set_new(o, "intervals_set_aside", json_integer(v->iv_set_aside));
-    json_object_set_new(o, "work_p50_ratio", lat_json_real_or_null(v->p50_ratio));
+    json_object_set_new(o, "work_p50_ratio", lat_json_real_or_null(v->shift[LAT_LAB_Q50].ratio));
     json_object_set_new(o, "work_p50_shift_ns", lat_json_real_or_null(v->p50_shift_ns));
     json_object_set_new(o, "work_p50_below_granularity", json_boolean(v->p50_below_tick));
-    json_object_set_new(o, "work_p999_ratio", lat_json_real_or_null(v->p999_ratio));
-    json_object_set_new(o, "work_p9999_ratio", lat_json_real_or_null(v->p9999_ratio));
+    json_object_set_new(o, "work_p999_ratio", lat_json_real_or_null(v->shift[LAT_LAB_Q999].ratio));
+    json_object_set_new(o, "work_p9999_ratio",
+                        lat_json_real_or_null(v->shift[LAT_LAB_Q9999].ratio));
     json_object_set_new(o, "tail_read_at", json_string(v->deep_tail ? "p99.99" : "p99.9"));
-    json_object_set_new(o, "e2e_spread_ratio", lat_json_real_or_null(v->spread_ratio));
+    json_t *sh = json_array();
+    for (int q = 0; q < LAT_LAB_NQ; q++) {
+        const lat_lab_shift *z = &v->shift[q];
+        json_t *e = json_object();
+        json_object_set_new(e, "quantile", json_real(lat_lab_quantile_pct[q]));
+        json_object_set_new(e, "ratio", lat_json_real_or_null(z->ratio));
+        json_object_set_new(e, "lo", lat_json_real_or_null(z->lo));
+        json_object_set_new(e, "hi", lat_json_real_or_null(z->hi));
+        json_object_set_new(e, "p", lat_json_real_or_null(z->p));
+        json_object_set_new(e, "rounds", json_integer(z->rounds));
+        json_array_append_new(sh, e);
+    }
+    json_object_set_new(o, "shift_function", sh);
+    json_object_set_new(o, "e2e_p999_dispersion_ratio", lat_json_real_or_null(v->disp_ratio));
+    json_object_set_new(o, "e2e_p999_dispersion_p", lat_json_real_or_null(v->disp_p));
     json_object_set_new(o, "work_body_mean_ratio", lat_json_real_or_null(v->mean_ratio));
     json_object_set_new(o, "work_body_mean_shift_ns", lat_json_real_or_null(v->mean_shift_ns));
     static const char *const where[2] = {"near", "far"};
@@ -470,9 +496,6 @@ static json_t *verdict_json(const lat_lab_verdict *v, int c) {
                                           lat_lab_kind_name(v->placement_kind[i]), "rounds",
                                           (int)v->placement_rounds[i]));
     json_object_set_new(o, "by_placement", pk);
-    json_object_set_new(o, "work_figures",
-                        json_string(v->steady_figures ? "met no queue" : "all events"));
-    json_object_set_new(o, "backlog_widening", lat_json_real_or_null(v->backlog_widening));
     json_object_set_new(o, "reason", json_string(v->reason));
     json_object_set_new(o, "text", json_string(t));
     return o;
