@@ -29,15 +29,20 @@ static void release(lat_pipe_result *r) {
     }
 }
 
+/* A run of n kept work and e2e samples out of judged, reduced to c. */
+static void run_of(lat_pipe_result *r, uint64_t n, uint64_t judged, lat_lab_cell *c) {
+    memset(r, 0, sizeof *r);
+    fill(r, LAT_PIPE_WORK, n, 0);
+    fill(r, LAT_PIPE_E2E, n, 0);
+    r->censor_judged = judged;
+    lat__lab_cell_of(r, c);
+}
+
 static void test_cell_from_kept_samples(void **st) {
     (void)st;
     static lat_pipe_result r;
-    memset(&r, 0, sizeof r);
-    fill(&r, LAT_PIPE_WORK, 20000, 0);
-    fill(&r, LAT_PIPE_E2E, 20000, 0);
-    r.censor_judged = 25000;
     lat_lab_cell c;
-    lat__lab_cell_of(&r, &c);
+    run_of(&r, 20000, 25000, &c);
     assert_true(c.usable);
     assert_int_equal(c.kept, 20000);
     assert_true(fabs(c.kept_share - 0.8) < 1e-12);
@@ -55,12 +60,8 @@ static void test_cell_from_kept_samples(void **st) {
 static void test_set_aside_below_ten_thousand(void **st) {
     (void)st;
     static lat_pipe_result r;
-    memset(&r, 0, sizeof r);
-    fill(&r, LAT_PIPE_WORK, 9999, 0);
-    fill(&r, LAT_PIPE_E2E, 9999, 0);
-    r.censor_judged = 9999;
     lat_lab_cell c;
-    lat__lab_cell_of(&r, &c);
+    run_of(&r, 9999, 9999, &c);
     assert_false(c.usable);
     assert_true(isnan(c.work_q[LAT_LAB_Q999]) && isfinite(c.work_q[LAT_LAB_Q99]));
     release(&r);
