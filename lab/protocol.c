@@ -118,6 +118,22 @@ void lat__lab_cell_of(const lat_pipe_result *r, lat_lab_cell *cell) {
     cell->placement = LAT_LAB_NEAR;
 }
 
+/* Per event: the work stage's allocation calls (the worker's count), the
+ * hot threads' cache misses; their instructions per cycle.  NAN where the
+ * build or the machine cannot count (no counting allocator, no PMU). */
+static void count_rates(const lat_pipe_result *r, lat_lab_run_rec *rec) {
+    double ev = r->events ? (double)r->events : NAN, cyc = 0, ins = 0, miss = 0;
+    for (int k = 0; k < LAT_PIPE_NHOT; k++) {
+        const lat_pipe_counters *t = &r->thr[k];
+        if (!t->ran) continue;
+        cyc += t->cycles, ins += t->instructions, miss += t->cache_misses;
+    }
+    const lat_pipe_counters *w = &r->thr[LAT_PIPE_WORKER];
+    rec->allocs_per_event = w->ran ? w->allocs / ev : NAN;
+    rec->ipc = cyc > 0 ? ins / cyc : NAN;
+    rec->misses_per_event = miss / ev;
+}
+
 /* Reduce a finished run to its record: figures, accounting, intervals. */
 static int reduce_run(const lat_lab_config *c, const lat_pipe_config *pc, const lat_pipe_result *r,
                       lat_lab_run_rec *rec) {
@@ -143,6 +159,7 @@ static int reduce_run(const lat_lab_config *c, const lat_pipe_config *pc, const 
         rec->cs = nan_sum(rec->cs, t->ctx_switches);
         rec->migrations = nan_sum(rec->migrations, t->migrations);
     }
+    count_rates(r, rec);
     rec->kept_work = rec->kept_e2e = NAN;
     if (r->censor_judged) {
         rec->kept_work = (double)r->censor[LAT_PIPE_WORK].kept / (double)r->censor_judged;

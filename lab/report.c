@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -379,6 +380,50 @@ static void md_confs(FILE *f, const lat_lab_session *x, const lat_lab_result *re
     }
 }
 
+/* The median over conf's runs (set-aside ones too: censoring judges
+ * latency samples, not counters) of the figure at offset off in a record;
+ * NAN when no run has it. */
+static double conf_median(const lat_lab_result *res, int conf, size_t off) {
+    double v[256];
+    size_t n = 0;
+    for (size_t i = 0; i < res->nruns && n < sizeof v / sizeof *v; i++) {
+        const lat_lab_run_rec *r = &res->runs[i];
+        double x = *(const double *)(const void *)((const char *)r + off);
+        if (r->conf == conf && isfinite(x)) v[n++] = x;
+    }
+    return n ? lat_stats_median_inplace(v, n) : NAN;
+}
+
+static void md_count(FILE *f, double v, const char *fmt) {
+    if (isfinite(v))
+        fprintf(f, fmt, v);
+    else
+        fprintf(f, " n/a |");
+}
+
+/* The counters of each configuration beside the baseline's: what the
+ * experiment did to the threads (switches, migrations, faults), the
+ * allocator (calls per event) and, where a PMU exists, the CPU. */
+static void md_counters(FILE *f, const lat_lab_result *res) {
+    fprintf(f, "## Counters\n\nPer configuration, the median over all its runs (hot threads "
+               "summed; allocations are the work stage's).  n/a: not counted here (allocations "
+               "need the counting allocator, absent under sanitizers; IPC and cache misses need "
+               "a hardware PMU).\n\n| configuration | context switches | migrations | page "
+               "faults | allocations per event | IPC | cache misses per event |\n"
+               "|---|--:|--:|--:|--:|--:|--:|\n");
+    for (int c = 0; c < LAT_LAB_NCONF; c++) {
+        fprintf(f, "| %s |", lat_lab_conf_name(c));
+        md_count(f, conf_median(res, c, offsetof(lat_lab_run_rec, cs)), " %.0f |");
+        md_count(f, conf_median(res, c, offsetof(lat_lab_run_rec, migrations)), " %.0f |");
+        md_count(f, conf_median(res, c, offsetof(lat_lab_run_rec, faults)), " %.0f |");
+        md_count(f, conf_median(res, c, offsetof(lat_lab_run_rec, allocs_per_event)), " %.2f |");
+        md_count(f, conf_median(res, c, offsetof(lat_lab_run_rec, ipc)), " %.2f |");
+        md_count(f, conf_median(res, c, offsetof(lat_lab_run_rec, misses_per_event)), " %.2f |");
+        fprintf(f, "\n");
+    }
+    fprintf(f, "\n");
+}
+
 static void md_silence(FILE *f, const lat_lab_session *x) {
     fprintf(f, "## Silence check (ftrace on the hot CPUs)\n\n");
     if (!x->root) {
@@ -493,6 +538,7 @@ int lat_lab_write_md(const lat_lab_session *x, const lat_lab_result *res, const 
             lat_censor_min_kept(99.9));
     md_verdicts(f, x, res);
     md_shifts(f, res);
+    md_counters(f, res);
     fprintf(f, "## Run conditions\n\n");
     lat_runcond_write_markdown(&x->rcnd, f);
     fprintf(f, "\n");

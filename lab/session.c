@@ -261,6 +261,9 @@ static json_t *run_json(const lat_lab_session *x, const lat_lab_run_rec *rec,
     json_object_set_new(j, "kept_share_work", lat_json_real_or_null(rec->kept_work));
     json_object_set_new(j, "kept_share_e2e", lat_json_real_or_null(rec->kept_e2e));
     json_object_set_new(j, "kept_work_samples", json_integer((json_int_t)rec->cell.kept));
+    json_object_set_new(j, "allocs_per_event", lat_json_real_or_null(rec->allocs_per_event));
+    json_object_set_new(j, "ipc", lat_json_real_or_null(rec->ipc));
+    json_object_set_new(j, "cache_misses_per_event", lat_json_real_or_null(rec->misses_per_event));
     json_t *cell = json_object(); /* what the verdict reads: kept, IPW-corrected, ns */
     for (int q = 0; q < LAT_LAB_NQ; q++) {
         char k[24];

@@ -269,12 +269,15 @@ static void thread_loop_start(run *R, int role, lat_perf *p) {
     if (R->c.thread_hook) R->c.thread_hook(R->c.hook_ud, role, 1);
     k->cpu_start = lat_current_cpu();
     k->loop_ns = lat_mono_ns();
+    if (R->c.alloc_count_begin && R->c.alloc_count_end) R->c.alloc_count_begin();
     if (p) lat_perf_start(p);
 }
 
 static void thread_loop_end(run *R, int role, lat_perf *p) {
     lat_pipe_counters *k = &R->r->thr[role];
     if (p) lat_perf_stop(p);
+    k->allocs = NAN;
+    if (R->c.alloc_count_begin && R->c.alloc_count_end) k->allocs = (double)R->c.alloc_count_end();
     k->loop_ns = lat_mono_ns() - k->loop_ns;
     k->cpu_end = lat_current_cpu();
     if (R->c.thread_hook) R->c.thread_hook(R->c.hook_ud, role, 0);

@@ -57,6 +57,10 @@ typedef struct lat_lab_run_rec {
     lat_pipe_cpustat cpu;
     lat_pipe_tail tail[LAT_PIPE_NSTAGES];
     double faults, cs, migrations; /* summed over hot threads (NAN unknown) */
+    /* per event: the work stage's allocation calls (NAN: not counted, see
+     * lat_pipe_config.alloc_count_begin) and the hot threads' cache misses;
+     * their instructions per cycle (NAN without a PMU) */
+    double allocs_per_event, misses_per_event, ipc;
     /* Per-sample censoring (censor.h): the share of the run's judged samples
      * whose work / e2e figure no platform gap touched (NAN: none judged).
      * The verdict reads cell, the run's kept figures. */

@@ -171,6 +171,20 @@ for x in alloc share-line no-pin; do
     grep -q "^### $x " "$T/lab/LAB.md" || fail "LAB.md lacks the $x narration"
 done
 grep -q '\*\*Cause.\*\*' "$T/lab/LAB.md" && grep -q '\*\*Fix.\*\*' "$T/lab/LAB.md" || fail "narration"
+# the counters table: the work stage's allocations per event are 0 for the
+# baseline and at least 1 under --alloc, or n/a for both (sanitizer builds)
+grep -q '^## Counters' "$T/lab/LAB.md" || fail "LAB.md lacks the counters table"
+counter() { # configuration -> its allocations per event in the counters table
+    awk -F'|' -v c=" $1 " '/^## / { on = ($0 == "## Counters") } on && $2 == c { gsub(/ /, "", $6); print $6 }' "$T/lab/LAB.md"
+}
+ab=$(counter baseline)
+aa=$(counter alloc)
+case "$ab/$aa" in
+    n/a/n/a) ldd "$L" | grep -q 'lib[at]san' || fail "allocations per event n/a outside a sanitizer build"
+        echo "allocations per event: n/a (sanitizer build: not counted)" ;;
+    0.00/*) awk -v a="$aa" 'BEGIN { exit !(a + 0 >= 1) }' || fail "alloc's allocations per event: '$aa'" ;;
+    *) fail "allocations per event: baseline '$ab', alloc '$aa'" ;;
+esac
 grep -q '^## Verdicts' "$T/lab/LAB.md" && grep -q '^## Rounds' "$T/lab/LAB.md" || fail "LAB.md sections"
 grep -q "^| experiment | expected | verdict .*| work p99.9 | work p99.99 |" "$T/lab/LAB.md" || fail "LAB.md verdicts table lacks the p99.99"
 # the replay round: steady vs bursty arrivals, from a generated capture by default
