@@ -115,9 +115,9 @@ const cli_spec cmd_co_spec = {
         "Prints per mode: n= p50= p99= p99.9= max=, then the 95% confidence interval of each\n"
         "percentile, then what the platform took from the loop's thread (gaps >= 10 us in its\n"
         "spin loops, requests they slowed, run-queue wait, switches; a warning on stderr when\n"
-        "the host is busy enough to be the p99.9); last, the error budget (clock step, stamp cost, "
-        "histogram resolution,\n"
-        "the share of samples the correction synthesised).  exit 0 ok, 1 error, 2 usage.\n",
+        "the host is busy enough to be the p99.9); last, the error budget (clock step, stamp\n"
+        "cost, histogram resolution, the share of samples the correction synthesised).\n"
+        "exit 0 ok, 1 error, 2 usage.\n",
     .max_args = -1,
 };
 
