@@ -86,6 +86,64 @@ static const char *fmt_ns(char *buf, size_t len, uint64_t ns) {
     return buf;
 }
 
+/* The ONE_EVENT verdict: the events right after it, and its sentence. */
+static void one_event_text(const lat_flight *f, lat_flight_verdict *v, uint64_t t, uint64_t n,
+                           const uint64_t *median, uint64_t margin) {
+    unsigned stage = (unsigned)v->stage;
+    const lat_flight_sample *trig = lat_flight_at(f, t);
+    const char *ref = v->baseline ? "baseline" : "window median";
+    char a[32], b[32];
+    v->shape = LAT_FLIGHT_ONE_EVENT;
+    /* Did the events right after it queue up behind it in another stage? */
+    for (unsigned s = 0; s < f->nstages; s++) {
+        if (s == stage) continue;
+        uint64_t k = 0;
+        while (t + 1 + k < n && slow_in(f, t + 1 + k, s, median, margin))
+            k++;
+        if (k > v->after_run) v->after_run = k, v->after_stage = (int)s;
+    }
+    int len;
+    if (v->baseline && v->stage_ns <= median[stage] + margin) /* nothing stands out */
+        len = snprintf(v->text, sizeof v->text,
+                       "seq %" PRIu64 " crossed the threshold, but no stage stood out against its "
+                       "baseline (the most: %s, %s against %s): the whole window was backed up or "
+                       "slow, not one event",
+                       trig->seq, f->names[stage], fmt_ns(a, sizeof a, v->stage_ns),
+                       fmt_ns(b, sizeof b, median[stage]));
+    else
+        len = snprintf(v->text, sizeof v->text,
+                       "one event slow in %s: seq %" PRIu64 " took %s there (%s %s), its "
+                       "neighbours were normal in %s",
+                       f->names[stage], trig->seq, fmt_ns(a, sizeof a, v->stage_ns), ref,
+                       fmt_ns(b, sizeof b, median[stage]), f->names[stage]);
+    if (v->after_run > 0 && len > 0 && (size_t)len < sizeof v->text)
+        len += snprintf(v->text + len, sizeof v->text - (size_t)len,
+                        "; the next %" PRIu64 " events waited behind it in %s", v->after_run,
+                        f->names[v->after_stage]);
+    v->run_cut = v->after_run > 0 && t + 1 + v->after_run == n;
+    if (v->run_cut && len > 0 && (size_t)len < sizeof v->text)
+        snprintf(v->text + len, sizeof v->text - (size_t)len,
+                 " (still waiting at seq %" PRIu64 ", where the window ends: cut there)",
+                 lat_flight_at(f, n - 1)->seq);
+}
+
+/* The RUN verdict's sentence. */
+static void run_text(const lat_flight *f, lat_flight_verdict *v, const uint64_t *median) {
+    unsigned stage = (unsigned)v->stage;
+    const char *ref = v->baseline ? "baseline" : "window median";
+    char a[32], c[32];
+    v->shape = LAT_FLIGHT_RUN;
+    int len = snprintf(v->text, sizeof v->text,
+                       "a run of %" PRIu64 " consecutive events slow in %s (seq %" PRIu64
+                       "..%" PRIu64 ", worst %s, %s %s): the queue backed up behind a stall",
+                       v->run, f->names[stage], v->run_first_seq, v->run_last_seq,
+                       fmt_ns(a, sizeof a, v->run_max_ns), ref, fmt_ns(c, sizeof c, median[stage]));
+    if (v->run_cut && len > 0 && (size_t)len < sizeof v->text)
+        snprintf(v->text + len, sizeof v->text - (size_t)len,
+                 "; still backed up at seq %" PRIu64 ", where the window ends: cut there",
+                 v->run_last_seq);
+}
+
 int lat_flight_analyze(const lat_flight *f, lat_flight_verdict *v) {
     if (!f || !v) return -EINVAL;
     memset(v, 0, sizeof *v);
@@ -146,45 +204,10 @@ int lat_flight_analyze(const lat_flight *f, lat_flight_verdict *v) {
         if (lat_flight_at(f, i)->stage_ns[stage] > v->run_max_ns)
             v->run_max_ns = lat_flight_at(f, i)->stage_ns[stage];
 
-    char a[32], b[32], c[32];
-    const char *ref = v->baseline ? "baseline" : "window median";
-    if (v->run == 1) {
-        v->shape = LAT_FLIGHT_ONE_EVENT;
-        /* Did the events right after it queue up behind it in another stage? */
-        for (unsigned s = 0; s < f->nstages; s++) {
-            if (s == stage) continue;
-            uint64_t k = 0;
-            while (t + 1 + k < n && slow_in(f, t + 1 + k, s, median, margin))
-                k++;
-            if (k > v->after_run) v->after_run = k, v->after_stage = (int)s;
-        }
-        int len = snprintf(v->text, sizeof v->text,
-                           "one event slow in %s: seq %" PRIu64 " took %s there (%s %s), its "
-                           "neighbours were normal in %s",
-                           f->names[stage], trig->seq, fmt_ns(a, sizeof a, v->stage_ns), ref,
-                           fmt_ns(b, sizeof b, median[stage]), f->names[stage]);
-        if (v->after_run > 0 && len > 0 && (size_t)len < sizeof v->text)
-            len += snprintf(v->text + len, sizeof v->text - (size_t)len,
-                            "; the next %" PRIu64 " events waited behind it in %s", v->after_run,
-                            f->names[v->after_stage]);
-        v->run_cut = v->after_run > 0 && t + 1 + v->after_run == n;
-        if (v->run_cut && len > 0 && (size_t)len < sizeof v->text)
-            snprintf(v->text + len, sizeof v->text - (size_t)len,
-                     " (still waiting at seq %" PRIu64 ", where the window ends: cut there)",
-                     lat_flight_at(f, n - 1)->seq);
-    } else {
-        v->shape = LAT_FLIGHT_RUN;
-        int len =
-            snprintf(v->text, sizeof v->text,
-                     "a run of %" PRIu64 " consecutive events slow in %s (seq %" PRIu64 "..%" PRIu64
-                     ", worst %s, %s %s): the queue backed up behind a stall",
-                     v->run, f->names[stage], v->run_first_seq, v->run_last_seq,
-                     fmt_ns(a, sizeof a, v->run_max_ns), ref, fmt_ns(c, sizeof c, median[stage]));
-        if (v->run_cut && len > 0 && (size_t)len < sizeof v->text)
-            snprintf(v->text + len, sizeof v->text - (size_t)len,
-                     "; still backed up at seq %" PRIu64 ", where the window ends: cut there",
-                     v->run_last_seq);
-    }
+    if (v->run == 1)
+        one_event_text(f, v, t, n, median, margin);
+    else
+        run_text(f, v, median);
     return 0;
 }
 

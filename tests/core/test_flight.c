@@ -237,6 +237,27 @@ static void test_baseline_calls_backlog(void **state) {
     lat_flight_destroy(f);
 }
 
+/* A trigger whose stages all sit near their baselines (a run backed up
+ * throughout) is not called one slow event. */
+static void test_nothing_stands_out(void **state) {
+    (void)state;
+    static const char *one[] = {"q1+wake"};
+    lat_flight *f = NULL;
+    assert_int_equal(lat_flight_create(&f, 64, 1, one, 1000, 8), 0);
+    lat_flight_set_baseline(f, 0, 5000);
+    for (uint64_t seq = 0; seq < 40; seq++) {
+        lat_flight_sample s = {
+            .seq = seq, .e2e_ns = seq == 20 ? 1100 : 900, .stage_ns = {seq == 20 ? 5200 : 5000}};
+        lat_flight_record(f, &s);
+    }
+    lat_flight_verdict v;
+    assert_int_equal(lat_flight_analyze(f, &v), 0);
+    assert_int_equal(v.trigger_seq, 20);
+    assert_non_null(strstr(v.text, "no stage stood out against its baseline"));
+    assert_null(strstr(v.text, "one event slow"));
+    lat_flight_destroy(f);
+}
+
 /* With a drain level the window keeps recording past post while the
  * backlog drains; one that never drains is cut before it would overwrite
  * the trigger, and the verdict says where. */
@@ -307,6 +328,7 @@ int main(void) {
         cmocka_unit_test(test_record_allocates_nothing),
         cmocka_unit_test(test_baseline_calls_backlog),
         cmocka_unit_test(test_drain_keeps_backlog),
+        cmocka_unit_test(test_nothing_stands_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
