@@ -4,6 +4,7 @@
 #include "cliopts.h"
 #include "noisecli.h"
 #include "pipeplace.h"
+#include "linewrap.h"
 #include "pipeline_replay.h"
 #include "promcli.h"
 
@@ -345,9 +346,11 @@ static int flight_auto_threshold(lat_pipe_config *c) {
 static void print_header(const lat_pipe_config *c, const char *why, const itchfeed *feed) {
     printf("latlab pipeline: %s%s\n", why,
            c->no_pin ? " (planned only: --no-pin leaves placement to the scheduler)" : "");
+    char work[48]; /* a replay's work is its books (its own header line), no LCG rounds */
+    snprintf(work, sizeof work, feed ? "the replay's books" : "%u LCG rounds", c->work_iters);
     printf("calibrated %.4f cycles/ns; %" PRIu64 " events at %" PRIu64 "/s, queue %u, sample ring "
-           "%u, work %u LCG rounds, idle %s%s%s%s%s\n",
-           c->cal->cycles_per_ns, c->events, c->rate_hz, c->queue_cap, c->sample_cap, c->work_iters,
+           "%u, work %s, idle %s%s%s%s%s\n",
+           c->cal->cycles_per_ns, c->events, c->rate_hz, c->queue_cap, c->sample_cap, work,
            lat_idle_name(c->idle.kind), c->alloc ? ", --alloc" : "", c->no_pin ? ", --no-pin" : "",
            c->share_line ? ", --share-line" : "", c->split_q1 ? ", --split-q1" : "");
     if (feed) itchfeed_report_header(stdout, o.replay, feed, o.ro.speed);
@@ -460,7 +463,7 @@ static int run_and_report(lat_pipe_config *c, bool over, const char *why, itchfe
     return ret;
 }
 
-int cmd_pipeline(int argc, char **argv) {
+static int pipeline_run(int argc, char **argv) {
     int rc = pipe_parse(argc, argv);
     if (rc) return rc < 0 ? CLI_OK : rc;
     if (o.prom.push_delete) {
@@ -497,4 +500,10 @@ int cmd_pipeline(int argc, char **argv) {
     itchfeed_destroy(feed);
     free(prefix);
     return rc;
+}
+
+/* Lines of 200-400 characters (figures, accounting, CIs) read in a
+ * 100-column terminal: every line of the run is wrapped there. */
+int cmd_pipeline(int argc, char **argv) {
+    return cli_wrapped(pipeline_run, argc, argv);
 }

@@ -34,7 +34,7 @@ void lat_pipe_print_table(FILE *f, const lat_pipe_config *c, const lat_pipe_resu
         lat_hist_cis_at_percentiles(h, ps, LAT_HIST_CI_DEFAULT, ci, 3);
         fprintf(f,
                 "%-8s p50=%7" PRId64 "ns p99=%7" PRId64 "ns p99.9=%8" PRId64 "ns max=%9" PRId64
-                "ns%s",
+                "ns%s\n",
                 lat_pipe_stage_name(order[i]), ci[0].value, ci[1].value, ci[2].value,
                 lat_hist_max(h), over ? "  (oversubscribed)" : "");
         lat_pipe_print_cis(f, ps, ci, 3);
