@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -61,6 +62,81 @@ uint64_t lat_load_sched_next(lat_load_sched *s) {
                                             : (s->t_ns += -log(unit(&s->rng)) * s->period_ns);
     s->n++;
     return (uint64_t)t;
+}
+
+/* ---- the target and the replay file ------------------------------------------------- */
+
+int lat_load_target_split(const char *t, char *host, size_t hn, char *port, const char **path,
+                          const char **why) {
+    const char *s = t, *def_port = NULL;
+    *path = NULL;
+    *why = NULL;
+    if (!strncmp(s, "http://", 7)) {
+        s += 7;
+        def_port = "80";
+        const char *sl = strchr(s, '/');
+        *path = sl;
+    }
+    size_t len = *path ? (size_t)(*path - s) : strlen(s);
+    const char *hs = s, *he, *ps = NULL;
+    if (*s == '[') {
+        he = memchr(s, ']', len);
+        if (!he) return *why = ": no ']'", -EINVAL;
+        hs = s + 1;
+        if (he + 1 < s + len && he[1] == ':') ps = he + 2;
+    } else {
+        const char *c = memchr(s, ':', len);
+        he = c ? c : s + len;
+        if (c) ps = c + 1;
+    }
+    size_t hl = (size_t)(he - hs), pl = ps ? (size_t)(s + len - ps) : 0;
+    if (!hl || hl >= hn) return *why = ": no host", -EINVAL;
+    if (!ps && !def_port) return *why = " is not HOST:PORT", -EINVAL;
+    memcpy(host, hs, hl);
+    host[hl] = 0;
+    if (ps) {
+        if (!pl || pl > 5 || strspn(ps, "0123456789") < pl) return *why = ": bad port", -EINVAL;
+        memcpy(port, ps, pl);
+        port[pl] = 0;
+    } else {
+        strcpy(port, def_port);
+    }
+    return 0;
+}
+
+/* One line of a replay file: 1 a time (*v), 0 a blank or comment line,
+ * -1 not a time. */
+static int replay_line(const char *line, uint64_t *v) {
+    const char *p = line + strspn(line, " \t");
+    char *end;
+    if (*p == '#' || *p == '\n' || !*p) return 0;
+    errno = 0;
+    unsigned long long x = strtoull(p, &end, 10);
+    if (errno || end == p || *p == '-' || (*end && !strchr(" \t\r\n", *end))) return -1;
+    *v = x;
+    return 1;
+}
+
+uint64_t lat_load_replay_next(void *file) {
+    char line[128];
+    uint64_t v;
+    while (fgets(line, sizeof line, file)) {
+        int k = replay_line(line, &v);
+        if (k) return k > 0 ? v : UINT64_MAX;
+    }
+    return UINT64_MAX;
+}
+
+int lat_load_replay_check(FILE *f, uint64_t *n, uint64_t *last, long *line_no) {
+    char line[128];
+    uint64_t v;
+    *n = *last = 0;
+    for (*line_no = 1; fgets(line, sizeof line, f); ++*line_no) {
+        int k = replay_line(line, &v);
+        if (k < 0 || (k && (v < *last || v >= UINT64_MAX / 2))) return -EINVAL;
+        if (k) *last = v, ++*n;
+    }
+    return ferror(f) ? -EIO : 0;
 }
 
 /* ---- state --------------------------------------------------------------------------- */
