@@ -11,8 +11,7 @@
 #include <time.h>
 
 #include "latlab/clock.h"
-#include "latlab/error.h"
-#include <netdb.h>
+#include "latlab/http.h"
 
 struct lat_loadrun {
     lat_load *l[LAT_LOADRUN_MAX_THREADS];
@@ -210,11 +209,9 @@ int lat_loadrun_judge(const lat_loadrun *r, const lat_load_verdict_in *in, lat_l
 }
 
 int lat_loadrun_resolve(lat_load_cfg *cfg, const char *host, const char *port, int timeout_ms) {
-    (void)timeout_ms; /* getaddrinfo has none */
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res;
-    int g = getaddrinfo(host, port, &hints, &res);
-    if (g) return g == EAI_SYSTEM ? -errno : LAT_EADDRINFO_ERR(g);
-    int rc = 0;
+    struct addrinfo *res;
+    int rc = lat_http_resolve(host, port, false, timeout_ms, &res);
+    if (rc) return rc;
     if (res->ai_addrlen > sizeof cfg->addr)
         rc = -EAFNOSUPPORT;
     else
