@@ -2,12 +2,14 @@
  *
  * One loop on one thread: read the cycle counter; when the next intended send
  * time has come, send it on a connection with room (else it waits, and every
- * later one behind it); otherwise poll epoll without blocking and parse what
+ * later one behind it); otherwise poll epoll (without blocking, unless nothing
+ * can go out before a response) and parse what
  * arrived.  Due requests are not queued anywhere: the schedule's position is
  * the queue (everything due and unsent is behind it), so memory is fixed.
  * Each connection keeps a FIFO of its in-flight requests' stamps (intended and
  * actual send), as long as the in-flight cap.  Counters other threads read are
- * relaxed atomics (each an independent figure); the histograms go through
+ * relaxed atomics written by this thread alone (a load and a store, no
+ * locked add; each an independent figure); the histograms go through
  * lat_hist_recorder, whose phaser supplies the pairing with the reader. */
 #include "latlab/load.h"
 
@@ -192,6 +194,7 @@ struct lat_load {
     uint64_t inflight;          /* requests in flight on every connection */
     uint64_t down_since;        /* cycles since when no connection is up (0: some is) */
     unsigned rr, up;            /* round-robin cursor; connections up */
+    uint64_t room;              /* bumped when a connection may have gained room */
     bool gap_backlog;           /* the last send was late because of a platform gap */
     uint64_t prev_lag;          /* cycles, the last send's */
     lat_gap gap_ring[GAP_RING]; /* the latest gaps, for gap_overlap */
@@ -199,7 +202,11 @@ struct lat_load {
 };
 
 #define CIDX(f) (offsetof(lat_load_counts, f) / sizeof(uint64_t))
-#define CADD(l, f, n) atomic_fetch_add_explicit(&(l)->c.v[CIDX(f)], (n), memory_order_relaxed)
+/* One writer (the sending thread): a relaxed load and store, no locked add. */
+#define CADD(l, f, n)                                                                              \
+    atomic_store_explicit(&(l)->c.v[CIDX(f)],                                                      \
+                          atomic_load_explicit(&(l)->c.v[CIDX(f)], memory_order_relaxed) + (n),    \
+                          memory_order_relaxed)
 #define CSET(l, f, n) atomic_store_explicit(&(l)->c.v[CIDX(f)], (n), memory_order_relaxed)
 #define CGET(l, f) atomic_load_explicit(&(l)->c.v[CIDX(f)], memory_order_relaxed)
 
@@ -334,6 +341,7 @@ static int conn_open(lat_load *l, conn *c) {
     if (connect(fd, (struct sockaddr *)&l->cfg.addr, l->cfg.addr_len) == 0) {
         c->state = C_UP;
         l->up++;
+        l->room++;
         watch(l, c, EPOLL_CTL_ADD, EPOLLIN);
         return 0;
     }
@@ -387,6 +395,7 @@ static int conn_connected(lat_load *l, conn *c, uint64_t now) {
     }
     c->state = C_UP;
     l->up++;
+    l->room++;
     watch(l, c, EPOLL_CTL_MOD, EPOLLIN);
     return 0;
 }
@@ -440,6 +449,7 @@ static void complete(lat_load *l, conn *c, uint64_t now) {
     c->head = c->head + 1 == l->cfg.max_inflight ? 0 : c->head + 1;
     c->inflight--;
     l->inflight--;
+    l->room++;
     int64_t lat = ns_of(l, now - s.intended);
     lat_hist_recorder_record(&l->rec[0], lat);
     if (l->last_latency >= 0) keep(l, &l->pairs, (double[2]){l->last_latency, (double)lat});
@@ -488,6 +498,7 @@ static void flush_out(lat_load *l, conn *c) {
     c->out_off += (size_t)n;
     if (c->out_off == c->out_len) {
         c->out_len = c->out_off = 0;
+        l->room++;
         watch(l, c, EPOLL_CTL_MOD, EPOLLIN);
     }
 }
@@ -502,9 +513,9 @@ static void on_event(lat_load *l, conn *c, uint32_t ev) {
     if (c->state == C_UP && (ev & (EPOLLIN | EPOLLERR | EPOLLHUP))) on_readable(l, c);
 }
 
-static void poll_events(lat_load *l) {
+static void poll_events(lat_load *l, int timeout_ms) {
     struct epoll_event ev[NEVENTS];
-    int n = epoll_wait(l->ep, ev, NEVENTS, 0);
+    int n = epoll_wait(l->ep, ev, NEVENTS, timeout_ms);
     for (int i = 0; i < n; i++)
         on_event(l, ev[i].data.ptr, ev[i].events);
 }
@@ -592,6 +603,7 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended) {
 typedef struct run {
     lat_load_sched s;
     uint64_t t0, next, seq; /* cycles of the start and of the next intended send */
+    uint64_t room_seen;     /* l->room when every connection was last found full */
     bool done, due_counted, waiting;
 } run;
 
@@ -657,10 +669,12 @@ static bool try_send(lat_load *l, run *r, uint64_t now) {
         CADD(l, scheduled, 1);
         r->due_counted = true;
     }
-    conn *c = free_conn(l);
+    /* Found full and no connection gained room since: no scan. */
+    conn *c = r->waiting && r->room_seen == l->room ? NULL : free_conn(l);
     if (!c) {
         if (!r->waiting) CADD(l, cap_waits, 1);
         r->waiting = true;
+        r->room_seen = l->room;
         return false;
     }
     (void)now;
@@ -685,9 +699,17 @@ static int loop(lat_load *l, run *r) {
             prev = lat_cycles(); /* send() is not the platform's time */
             if (sent) continue;
         }
-        if (l->inflight || r->waiting) poll_events(l);
+        if (l->inflight && (r->waiting || r->done)) {
+            /* Nothing can go out before a response (every connection full,
+             * or the schedule over): wait in epoll, not on the CPU the
+             * server may need, at most until the next housekeeping. */
+            poll_events(l, 1);
+            prev = lat_cycles(); /* the wait is not the platform's time */
+        } else if (l->inflight || r->waiting) {
+            poll_events(l, 0);
+        }
         if (now >= hk) {
-            if (!l->inflight && !r->waiting) poll_events(l);
+            if (!l->inflight && !r->waiting) poll_events(l, 0);
             int rc = housekeep(l, r, now);
             if (rc) {
                 abort_due(l, r, now);

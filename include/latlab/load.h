@@ -8,7 +8,11 @@
  * with room (in-flight cap per connection); when every connection is full the
  * request waits, and the wait counts in its latency.  No request is skipped:
  * late ones go out back to back.  Responses are read from nonblocking sockets
- * through epoll and parsed incrementally (loadproto.h).  Three histograms, in
+ * through epoll and parsed incrementally (loadproto.h).  While nothing can be
+ * sent before a response comes (every connection full, or the schedule over)
+ * the thread waits in epoll_wait (1 ms at most) instead of spinning, leaving
+ * the CPU to a server that may share it; the wake-up counts in that
+ * response's latency, as it would for any client.  Three histograms, in
  * ns: latency = completion - intended send, service = completion - actual
  * send, lag = actual - intended send (the generator's own health).
  *
