@@ -3,8 +3,7 @@
  * One loop on one thread: read the cycle counter; when the next intended send
  * time has come, send it on a connection with room (else it waits, and every
  * later one behind it); otherwise poll epoll (without blocking, unless nothing
- * can go out before a response) and parse what
- * arrived.  Due requests are not queued anywhere: the schedule's position is
+ * can go out before a response) and parse what arrived.  Due requests are not queued anywhere: the schedule's position is
  * the queue (everything due and unsent is behind it), so memory is fixed.
  * Each connection keeps a FIFO of its in-flight requests' stamps (intended and
  * actual send), as long as the in-flight cap.  Counters other threads read are
