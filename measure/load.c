@@ -3,8 +3,8 @@
  * One loop on one thread: read the cycle counter; when the next intended send
  * time has come, send it on a connection with room (else it waits, and every
  * later one behind it); otherwise poll epoll (without blocking, unless nothing
- * can go out before a response) and parse what arrived.  Due requests are not queued anywhere: the schedule's position is
- * the queue (everything due and unsent is behind it), so memory is fixed.
+ * can go out before a response) and parse what arrived.  Due requests are not queued anywhere: the
+ * schedule's position is the queue (everything due and unsent is behind it), so memory is fixed.
  * Each connection keeps a FIFO of its in-flight requests' stamps (intended and
  * actual send), as long as the in-flight cap.  Counters other threads read are
  * relaxed atomics written by this thread alone (a load and a store, no
@@ -32,6 +32,7 @@
 #define RBUF 65536
 #define NEVENTS 64
 #define GAP_RING 64
+#define CONNECT_NS 2000000000ull /* a connect not done by then failed */
 
 /* ---- the schedule -------------------------------------------------------------------- */
 
@@ -166,7 +167,7 @@ typedef struct conn {
     stamp *q;
     uint8_t *out; /* the unsent rest of a partial write */
     size_t out_len, out_off;
-    uint64_t retry_at; /* C_DOWN: cycles of the next connect attempt */
+    uint64_t retry_at; /* C_DOWN: cycles of the next connect attempt; C_CONNECTING: its deadline */
     lat_loadproto_state ps;
 } conn;
 
@@ -346,6 +347,7 @@ static int conn_open(lat_load *l, conn *c) {
     }
     if (errno == EINPROGRESS) {
         c->state = C_CONNECTING;
+        c->retry_at = lat_cycles() + cyc(l, CONNECT_NS); /* its deadline */
         watch(l, c, EPOLL_CTL_ADD, EPOLLOUT);
         return 0;
     }
@@ -410,7 +412,7 @@ static int connect_all(lat_load *l) {
             return rc;
         }
     }
-    uint64_t deadline = lat_mono_ns() + 2000000000ull;
+    uint64_t deadline = lat_mono_ns() + CONNECT_NS;
     while (l->up < n) {
         struct epoll_event ev[NEVENTS];
         int k = epoll_wait(l->ep, ev, NEVENTS, 100);
@@ -625,6 +627,10 @@ static int housekeep(lat_load *l, run *r, uint64_t now) {
         conn *c = &l->conns[i];
         if (c->state == C_UP && c->inflight && now - c->q[c->head].sent > tmo)
             conn_fail(l, c, LAT_LOAD_TIMEOUT, now);
+        if (c->state == C_CONNECTING && now >= c->retry_at) { /* a peer that never answers */
+            CADD(l, errors[LAT_LOAD_REFUSED], 1);
+            conn_close(l, c, now + cyc(l, 10000000));
+        }
         if (c->state == C_DOWN && now >= c->retry_at) {
             CADD(l, reconnects, 1);
             if (conn_open(l, c)) {
