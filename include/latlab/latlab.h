@@ -10,7 +10,7 @@
  * its report, the lab floor (lab_*.h, lab.h; in liblatlab-lab), the
  * platform account, injected platform noise, per-sample censoring and the
  * preemption probe, profiling, the counting malloc interposer, the load
- * generator (load, loadproto, loadverdict), the coordinated-omission
+ * generator (load, loadproto, loadverdict, loadrun), the coordinated-omission
  * demonstration (co), per-thread counter sets (perf_threads).  Each
  * refuses to compile unless LATLAB_EXPERIMENTAL is defined before it is
  * included, and this header includes them only then (zstd's
@@ -71,6 +71,7 @@
 #include "latlab/loadproto.h"
 #include "latlab/load.h"
 #include "latlab/loadverdict.h"
+#include "latlab/loadrun.h"
 #endif
 
 #endif /* LATLAB_LATLAB_H */
