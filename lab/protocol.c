@@ -332,7 +332,11 @@ int lat_lab_run(const lat_lab_config *c, lat_lab_result *res) {
     memset(res, 0, sizeof *res);
     res->seed = c->seed;
     res->order = lat__calloc(c->max_rounds, sizeof *res->order);
-    if (!res->order) return -ENOMEM;
+    res->kinds = lat__calloc(c->max_rounds, sizeof *res->kinds);
+    if (!res->order || !res->kinds) {
+        lat_lab_result_fini(res);
+        return -ENOMEM;
+    }
     lat_stats_rng g = {c->seed};
     size_t cap = 0;
     uint64_t t0 = lat_mono_ns();
@@ -361,6 +365,8 @@ int lat_lab_run(const lat_lab_config *c, lat_lab_result *res) {
         for (int x = 0; x < LAT_LAB_NCONF; x++)
             prev[x] = res->verdict[x].kind;
         if (!rc) rc = decide_all(c, res);
+        for (int x = 0; x < LAT_LAB_NCONF; x++)
+            res->kinds[k][x] = res->verdict[x].kind;
     }
     res->wall_s = (double)(lat_mono_ns() - t0) / 1e9;
     lat_lab_placement_of(res, &res->placement);
@@ -379,6 +385,7 @@ void lat_lab_result_fini(lat_lab_result *res) {
         lat__free(res->runs[i].iv);
     lat__free(res->runs);
     lat__free(res->order);
+    lat__free(res->kinds);
     for (int x = 0; x < LAT_LAB_NCONF; x++)
         for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
             lat_hist_destroy(res->merged[x][s]);

@@ -260,6 +260,26 @@ static void shift_svg_name(int conf, char *buf, size_t len) {
     snprintf(buf, len, "shift-%s.svg", lat_lab_conf_name(conf));
 }
 
+/* One letter per round for a verdict's kind after that round. */
+static char kind_letter(int kind) {
+    static const char l[LAT_LAB_NKINDS] = {'.', 'N', 'T', 'M', 'V'};
+    return kind >= 0 && kind < LAT_LAB_NKINDS ? l[kind] : '?';
+}
+
+/* How each verdict settled, round by round: the stop rule's evidence. */
+static void md_history(FILE *f, const lat_lab_result *res) {
+    if (!res->kinds || !res->rounds) return;
+    fprintf(f, "**Verdicts after each round** (. inconclusive, N no change, T tail, M median, "
+               "V variance; the protocol stops once every one repeats):\n\n```\n");
+    for (int c = 1; c < LAT_LAB_NCONF; c++) {
+        fprintf(f, "%-10s ", lat_lab_conf_name(c));
+        for (unsigned k = 0; k < res->rounds; k++)
+            fputc(kind_letter(res->kinds[k][c]), f);
+        fputc('\n', f);
+    }
+    fprintf(f, "```\n\n");
+}
+
 static void md_shifts(FILE *f, const lat_lab_result *res) {
     fprintf(f, "## Shift functions\n\nPer experiment (and the A/A control), the work stage's "
                "ratio experiment / baseline at each quantile of the samples censoring kept: the "
@@ -537,6 +557,7 @@ int lat_lab_write_md(const lat_lab_session *x, const lat_lab_result *res, const 
             res->wall_s, res->stop, res->seed, res->seed, x->gap_us, c->max_repeats,
             lat_censor_min_kept(99.9));
     md_verdicts(f, x, res);
+    md_history(f, res);
     md_shifts(f, res);
     md_counters(f, res);
     fprintf(f, "## Run conditions\n\n");
@@ -664,6 +685,15 @@ int lat_lab_write_json(const lat_lab_session *x, const lat_lab_result *res, cons
         json_array_append_new(ord, r);
     }
     json_object_set_new(doc, "order", ord);
+    json_t *hist = json_array(); /* each verdict's kind after each round */
+    for (unsigned k = 0; res->kinds && k < res->rounds; k++) {
+        json_t *o = json_object();
+        for (int x = 1; x < LAT_LAB_NCONF; x++)
+            json_object_set_new(o, lat_lab_conf_name(x),
+                                json_string(lat_lab_kind_name(res->kinds[k][x])));
+        json_array_append_new(hist, o);
+    }
+    json_object_set_new(doc, "verdict_history", hist);
     json_t *vs = json_object();
     for (int c = 1; c < LAT_LAB_NCONF; c++)
         json_object_set_new(vs, lat_lab_conf_name(c), verdict_json(&res->verdict[c], c));

@@ -115,7 +115,10 @@ typedef struct lat_lab_result {
     uint64_t seed;
     unsigned rounds;             /* rounds run */
     int (*order)[LAT_LAB_NCONF]; /* order[round][i]: the i-th configuration run */
-    lat_lab_run_rec *runs;       /* every attempt, in the order run */
+    /* kinds[round][conf]: each verdict's kind after that round (the stop
+     * rule's evidence: it stops once every kind repeats) */
+    int (*kinds)[LAT_LAB_NCONF];
+    lat_lab_run_rec *runs; /* every attempt, in the order run */
     size_t nruns;
     lat_lab_verdict verdict[LAT_LAB_NCONF];            /* [LAT_LAB_BASE] unused */
     lat_hist *merged[LAT_LAB_NCONF][LAT_PIPE_NSTAGES]; /* usable runs merged */
