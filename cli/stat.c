@@ -13,15 +13,13 @@
 #include "cli.h"
 #include "cliopts.h"
 
-#include "latlab/json.h"
-#include "latlab/atomicfile.h"
 #include "latlab/error.h"
 #include "latlab/perf.h"
+#include "latlab/perf_report.h"
 #include "latlab/perf_threads.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
 #include <math.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -37,59 +35,6 @@ static uint64_t now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* The report goes to stderr, as perf stat's does: the child owns stdout. */
-static FILE *report;
-
-/* task-clock and cpu-clock count ns, with or without a :u/:k suffix. */
-static bool is_clock(const char *name) {
-    size_t n = strcspn(name, ":");
-    return (n == 10 && !strncmp(name, "task-clock", n)) ||
-           (n == 9 && !strncmp(name, "cpu-clock", n));
-}
-
-static void print_count(const char *name, const lat_perf_count *c, const char *note) {
-    char num[64];
-    if (c->state == LAT_PERF_UNAVAILABLE) {
-        fprintf(report, "  %20s      %s\n", "<not supported>", name);
-        return;
-    }
-    if (c->state == LAT_PERF_NOT_COUNTED) {
-        fprintf(report, "  %20s      %s\n", "<not counted>", name);
-        return;
-    }
-    if (is_clock(name))
-        snprintf(num, sizeof num, "%.2f msec", c->scaled / 1e6);
-    else
-        snprintf(num, sizeof num, "%.0f", c->scaled);
-    fprintf(report, "  %20s      %-24s", num, name);
-    if (note && *note) fprintf(report, " # %s", note);
-    if (c->state == LAT_PERF_SCALED) fprintf(report, "  (%.2f%%)", 100.0 * c->coverage);
-    if (c->state == LAT_PERF_FALLBACK) fprintf(report, "  (getrusage)");
-    fputc('\n', report);
-}
-
-static void note_for(const lat_perf *p, size_t i, const lat_perf_count *c, size_t n,
-                     const lat_perf_derived *d, uint64_t wall_ns, char *buf, size_t len) {
-    buf[0] = 0;
-    if ((int)i == lat_perf_find(p, "task-clock") && wall_ns && i < n &&
-        (c[i].state == LAT_PERF_COUNTED || c[i].state == LAT_PERF_SCALED))
-        snprintf(buf, len, "%.3f CPUs utilized", c[i].scaled / (double)wall_ns);
-    else if ((int)i == lat_perf_find(p, "instructions") && !isnan(d->ipc))
-        snprintf(buf, len, "%.2f insn per cycle", d->ipc);
-    else if ((int)i == lat_perf_find(p, "branch-misses") && !isnan(d->branch_miss_pct))
-        snprintf(buf, len, "%.2f%% of all branches", d->branch_miss_pct);
-    else if ((int)i == lat_perf_find(p, "cache-misses") && !isnan(d->cache_miss_pct))
-        snprintf(buf, len, "%.2f%% of all cache refs", d->cache_miss_pct);
-    else if (wall_ns && i < n &&
-             ((int)i == lat_perf_find(p, "context-switches") ||
-              (int)i == lat_perf_find(p, "cpu-migrations") ||
-              (int)i == lat_perf_find(p, "page-faults") ||
-              (int)i == lat_perf_find(p, "minor-faults") ||
-              (int)i == lat_perf_find(p, "major-faults")) &&
-             (c[i].state != LAT_PERF_UNAVAILABLE && c[i].state != LAT_PERF_NOT_COUNTED))
-        snprintf(buf, len, "%.3f K/sec", c[i].scaled / ((double)wall_ns / 1e9) / 1e3);
 }
 
 static cli_list events_given; /* each -e adds to the list, as with perf stat */
@@ -288,104 +233,22 @@ static void stat_read(stat_run *r) {
         r->d.cpu_utilization = r->cnt[itc].scaled / (double)(r->wall ? r->wall : 1);
 }
 
-static void print_threads(const stat_run *r) {
-    fprintf(report, "\n Per thread (%d seen):\n  %-8s %-16s", r->ts.n, "tid", "comm");
-    for (size_t i = 0; i < r->n; i++)
-        if (r->cnt[i].state != LAT_PERF_UNAVAILABLE)
-            fprintf(report, " %16.16s", lat_perf_name(r->p, i));
-    fputc('\n', report);
-    for (int k = 0; k < r->ts.n; k++) {
-        lat_perf_count t[LAT_PERF_MAX_EVENTS];
-        lat_perf_read(r->ts.v[k].p, t, r->n);
-        fprintf(report, "  %-8d %-16s", (int)r->ts.v[k].tid, r->ts.v[k].comm);
-        for (size_t i = 0; i < r->n; i++) {
-            if (r->cnt[i].state == LAT_PERF_UNAVAILABLE) continue;
-            if (t[i].state == LAT_PERF_UNAVAILABLE || t[i].state == LAT_PERF_NOT_COUNTED)
-                fprintf(report, " %16s", "-");
-            else if (is_clock(lat_perf_name(r->p, i)))
-                fprintf(report, " %11.2f msec", t[i].scaled / 1e6);
-            else
-                fprintf(report, " %16.0f", t[i].scaled);
-        }
-        fputc('\n', report);
-    }
-}
-
-static void print_report(const stat_run *r) {
-    fprintf(report, "\n Performance counter stats for '");
-    for (char **a = r->cmd; *a; a++)
-        fprintf(report, "%s%s", a == r->cmd ? "" : " ", *a);
-    fprintf(report, "':\n\n");
-    for (size_t i = 0; i < r->n; i++) {
-        char note[96];
-        note_for(r->p, i, r->cnt, r->n, &r->d, r->wall, note, sizeof note);
-        print_count(lat_perf_name(r->p, i), &r->cnt[i], note);
-    }
-    fprintf(report, "\n  %14.9f seconds time elapsed\n", (double)r->wall / 1e9);
-    fprintf(report, "  %14.9f seconds user\n",
-            (double)r->ru.ru_utime.tv_sec + r->ru.ru_utime.tv_usec / 1e6);
-    fprintf(report, "  %14.9f seconds sys\n",
-            (double)r->ru.ru_stime.tv_sec + r->ru.ru_stime.tv_usec / 1e6);
-    bool any = false;
-    for (size_t i = 0; i < r->n; i++) {
-        const char *why = lat_perf_reason(r->p, i);
-        if (!why) continue;
-        if (!any) fprintf(report, "\n Notes:\n");
-        any = true;
-        fprintf(report, "  %-24s %s\n", lat_perf_name(r->p, i), why);
-    }
-    if (per_thread && r->ts.n) print_threads(r);
-    fflush(report);
+/* The report on stderr, as perf stat's (the child owns stdout), and --json. */
+static int report(const stat_run *r) {
+    lat_perf_report rep = {r->cmd,         r->p,           r->cnt,
+                           r->n,           &r->d,          r->wall,
+                           r->ru.ru_utime, r->ru.ru_stime, per_thread ? &r->ts : NULL,
+                           r->exit_code};
+    lat_perf_report_print(&rep, stderr);
+    fflush(stderr);
     if (WIFSIGNALED(r->status))
         cli_warn("stat", "'%s' was killed by signal %d (%s)", r->cmd[0], WTERMSIG(r->status),
                  strsignal(WTERMSIG(r->status)));
-}
-
-static json_t *threads_json(const stat_run *r) {
-    json_t *tj = json_array();
-    for (int k = 0; k < r->ts.n; k++) {
-        lat_perf_count t[LAT_PERF_MAX_EVENTS];
-        lat_perf_total(r->ts.v[k].p, t, r->n);
-        json_t *o2 = json_object();
-        json_object_set_new(o2, "tid", json_integer(r->ts.v[k].tid));
-        json_object_set_new(o2, "comm", json_string(r->ts.v[k].comm));
-        json_object_set_new(o2, "events", lat_perf_counts_json(r->ts.v[k].p, t, r->n));
-        json_array_append_new(tj, o2);
-    }
-    return tj;
-}
-
-static json_int_t tv_ns(struct timeval tv) {
-    return (json_int_t)tv.tv_sec * 1000000000 + (json_int_t)tv.tv_usec * 1000;
-}
-
-/* 0, or CLI_ERR after a message. */
-static int write_json(const stat_run *r) {
-    json_t *root = json_object();
-    json_t *argv_j = json_array();
-    for (char **a = r->cmd; *a; a++)
-        json_array_append_new(argv_j, json_string(*a));
-    json_object_set_new(root, "command", argv_j);
-    json_object_set_new(root, "exit_status", json_integer(r->exit_code));
-    json_object_set_new(root, "elapsed_ns", json_integer((json_int_t)r->wall));
-    json_object_set_new(root, "user_ns", json_integer(tv_ns(r->ru.ru_utime)));
-    json_object_set_new(root, "sys_ns", json_integer(tv_ns(r->ru.ru_stime)));
-    json_object_set_new(root, "events", lat_perf_counts_json(r->p, r->cnt, r->n));
-    json_t *dj = json_object();
-    json_object_set_new(dj, "ipc", lat_json_real_or_null(r->d.ipc));
-    json_object_set_new(dj, "branch_miss_pct", lat_json_real_or_null(r->d.branch_miss_pct));
-    json_object_set_new(dj, "cache_miss_pct", lat_json_real_or_null(r->d.cache_miss_pct));
-    json_object_set_new(dj, "cpu_utilization", lat_json_real_or_null(r->d.cpu_utilization));
-    json_object_set_new(root, "derived", dj);
-    if (per_thread) json_object_set_new(root, "threads", threads_json(r));
-    int jrc = lat_write_json_atomic(json_path, root);
-    json_decref(root);
-    return jrc ? cli_lib_error("stat", json_path, jrc) : 0;
+    return json_path ? cli_write_json("stat", json_path, lat_perf_report_json(&rep)) : 0;
 }
 
 int cmd_stat(int argc, char **argv) {
     static stat_run r; /* big (counts); one per process */
-    report = stderr;
     int rc = stat_parse(argc, argv, &r);
     if (rc) return rc < 0 ? CLI_OK : rc;
     if ((rc = stat_fork(&r)) || (rc = stat_wait(&r))) {
@@ -396,8 +259,7 @@ int cmd_stat(int argc, char **argv) {
     r.exit_code = stat_exit_code(&r, &exec_failed);
     if (!exec_failed) {
         stat_read(&r);
-        print_report(&r);
-        if (json_path && write_json(&r) && r.exit_code == 0) r.exit_code = CLI_ERR;
+        if (report(&r) && r.exit_code == 0) r.exit_code = CLI_ERR;
     }
     stat_free(&r);
     return r.exit_code;

@@ -11,7 +11,8 @@
  * platform account, injected platform noise, per-sample censoring and the
  * preemption probe, profiling, the counting malloc interposer, the load
  * generator (load, loadproto, loadverdict), the coordinated-omission
- * demonstration (co), per-thread counter sets (perf_threads).  Each
+ * demonstration (co), per-thread counter sets (perf_threads), the report of a
+ * counted command (perf_report).  Each
  * refuses to compile unless LATLAB_EXPERIMENTAL is defined before it is
  * included, and this header includes them only then (zstd's
  * ZSTD_STATIC_LINKING_ONLY pattern).  tests/headers.sh fails when a public
@@ -67,6 +68,7 @@
 #include "latlab/preempt.h"
 #include "latlab/co.h"
 #include "latlab/perf_threads.h"
+#include "latlab/perf_report.h"
 /* the load generator (latlab load) */
 #include "latlab/loadproto.h"
 #include "latlab/load.h"
