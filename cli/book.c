@@ -48,44 +48,9 @@ int64_t book_cli_tick(const char *cmd, const book_price_flags *pf) {
     return u;
 }
 
-void book_tally_add(book_reject_tally *t, int err) {
-    int k = -(err - BOOK_EARG); /* BOOK_EARG -> 0, BOOK_EQTY -> 1, ... */
-    t->n[k >= 0 && k < 15 ? k : 15]++;
-    t->total++;
-}
-
-void book_tally_format(const book_reject_tally *t, char *buf, size_t n) {
-    size_t o = (size_t)snprintf(buf, n, "%" PRIu64, t->total);
-    const char *sep = " (";
-    for (int k = 0; k < 16 && o < n; k++) {
-        if (!t->n[k]) continue;
-        o += (size_t)snprintf(buf + o, n - o, "%s%s %" PRIu64, sep,
-                              k < 15 ? book_reason(BOOK_EARG - k) : "other", t->n[k]);
-        sep = ", ";
-    }
-    if (t->total && o < n) snprintf(buf + o, n - o, ")");
-}
-
 int book_cli_check_stdout(const char *cmd) {
     if (fflush(stdout) == 0 && !ferror(stdout)) return CLI_OK;
     return cli_error(cmd, "writing stdout: %s", strerror(errno ? errno : EIO));
-}
-
-void book_cli_print_latency(const lat_hist *h) {
-    printf("latency ns      p50 %" PRId64 "  p99 %" PRId64 "  p99.9 %" PRId64 "  p99.99 %" PRId64
-           "  max %" PRId64 "  (%" PRId64 " samples)\n",
-           lat_hist_value_at_percentile(h, 50), lat_hist_value_at_percentile(h, 99),
-           lat_hist_value_at_percentile(h, 99.9), lat_hist_value_at_percentile(h, 99.99),
-           lat_hist_max(h), lat_hist_total(h));
-}
-
-json_t *book_cli_latency_json(const lat_hist *h) {
-    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "samples", (json_int_t)lat_hist_total(h), "p50",
-                     (json_int_t)lat_hist_value_at_percentile(h, 50), "p99",
-                     (json_int_t)lat_hist_value_at_percentile(h, 99), "p99_9",
-                     (json_int_t)lat_hist_value_at_percentile(h, 99.9), "p99_99",
-                     (json_int_t)lat_hist_value_at_percentile(h, 99.99), "max",
-                     (json_int_t)lat_hist_max(h));
 }
 
 int book_cli_write_hgrm(const char *cmd, const char *path, const lat_hist *h) {
@@ -103,51 +68,6 @@ int book_cli_write_hgrm(const char *cmd, const char *path, const lat_hist *h) {
 
 /* ---- replay -------------------------------------------------------------------------- */
 
-typedef struct replay_out {
-    FILE *f;
-    int fees, levels;
-    uint64_t n[8];
-} replay_out;
-
-static void print_fee(FILE *f, int64_t e4) {
-    uint64_t a = e4 < 0 ? (uint64_t)(-(e4 + 1)) + 1 : (uint64_t)e4;
-    fprintf(f, " %s%" PRIu64 ".%04" PRIu64, e4 < 0 ? "-" : "", a / 10000, a % 10000);
-}
-
-static void replay_event(const book_event *ev, void *ud) {
-    replay_out *o = ud;
-    FILE *f = o->f;
-    o->n[ev->type & 7]++;
-    switch (ev->type) {
-    case BOOK_EV_ACCEPTED:
-        fprintf(f, "A %" PRIu64 "\n", ev->id);
-        break;
-    case BOOK_EV_REJECTED:
-        fprintf(f, "J %" PRIu64 " %s\n", ev->id, book_reason(ev->reason));
-        break;
-    case BOOK_EV_TRADE:
-        fprintf(f, "T %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRIu64, ev->maker_id, ev->id,
-                ev->price, ev->qty);
-        if (o->fees) {
-            print_fee(f, ev->maker_fee_e4);
-            print_fee(f, ev->taker_fee_e4);
-        }
-        fputc('\n', f);
-        break;
-    case BOOK_EV_CANCELLED:
-        fprintf(f, "K %" PRIu64 "\n", ev->id);
-        break;
-    case BOOK_EV_DONE:
-        fprintf(f, "D %" PRIu64 "\n", ev->id);
-        break;
-    case BOOK_EV_LEVEL:
-        if (o->levels)
-            fprintf(f, "V %c %" PRId64 " %" PRIu64 " %u %" PRIu64 "\n",
-                    ev->side == BOOK_BUY ? 'B' : 'S', ev->price, ev->qty, ev->count, ev->seq);
-        break;
-    }
-}
-
 typedef struct replay_opts {
     book_config cfg;
     book_price_flags pf;
@@ -158,7 +78,7 @@ typedef struct replay_opts {
 
 typedef struct replay_ctx {
     book *b;
-    replay_out out;
+    book_event_out out;
     book_level_view *lv[2];
     size_t lvcap;
     uint64_t lines, ops, bad;
@@ -372,22 +292,13 @@ static int replay_stream(replay_ctx *c, FILE *in, const char *name, int64_t tick
     return CLI_OK;
 }
 
-static json_t *tally_json(const book_reject_tally *t) {
-    json_t *o = json_object();
-    for (int k = 0; k < 16; k++)
-        if (t->n[k])
-            json_object_set_new(o, k < 15 ? book_reason(BOOK_EARG - k) : "other",
-                                json_integer((json_int_t)t->n[k]));
-    return o;
-}
-
 static int replay_json(const replay_ctx *c, const char *path, const char *json) {
     const uint64_t *n = c->out.n;
     json_t *o = json_pack(
         "{s:s,s:I,s:I,s:I,s:I,s:o,s:f,s:f,s:{s:I,s:I,s:I,s:I,s:I,s:I},s:{s:I,s:I,s:I,s:I}}", "file",
         path, "lines", (json_int_t)c->lines, "ops", (json_int_t)c->ops, "malformed_lines",
         (json_int_t)c->bad, "rejected_ops", (json_int_t)c->rej.total, "rejected_by_reason",
-        tally_json(&c->rej), "wall_s", c->wall_s, "ops_per_s",
+        book_tally_json(&c->rej), "wall_s", c->wall_s, "ops_per_s",
         c->wall_s > 0 ? (double)c->ops / c->wall_s : 0.0, "events", "accepted",
         (json_int_t)n[BOOK_EV_ACCEPTED], "rejected", (json_int_t)n[BOOK_EV_REJECTED], "trades",
         (json_int_t)n[BOOK_EV_TRADE], "cancelled", (json_int_t)n[BOOK_EV_CANCELLED], "done",
@@ -406,7 +317,7 @@ static int cmd_replay(int argc, char **argv) {
     FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
     if (!in) return cli_error(CMD, "%s: %s", path, strerror(errno));
     replay_ctx ctx = {.out = {.f = stdout, .fees = o.fees, .levels = o.levels}};
-    o.cfg.on_event = replay_event;
+    o.cfg.on_event = book_event_print;
     o.cfg.ud = &ctx.out;
     int err = book_create(&o.cfg, &ctx.b);
     if (err) {

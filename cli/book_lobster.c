@@ -116,13 +116,6 @@ static void say(lob_run *run, const lob_opts *o, const char *fmt, const char *pa
     fprintf(stderr, fmt, path, line, why);
 }
 
-static void fmt_level(char *out, size_t n, int64_t px, uint64_t q) {
-    if (!px)
-        snprintf(out, n, "none");
-    else
-        snprintf(out, n, "%" PRId64 " x %" PRIu64, px, q);
-}
-
 static void report_mismatch(lob_run *run, const lob_opts *o, uint64_t line, int kind,
                             const lobster_mismatch *m) {
     if (!run->first_kind || (kind == 1 && run->first_kind == 2)) {
@@ -133,8 +126,8 @@ static void report_mismatch(lob_run *run, const lob_opts *o, uint64_t line, int 
     /* depth-window reports have their own budget, so they never hide a book error */
     if ((m->outside_depth ? run->shown_depth++ : run->shown++) >= o->show) return;
     char b[64], f[64];
-    fmt_level(b, sizeof b, m->book_price, m->book_qty);
-    fmt_level(f, sizeof f, m->file_price, m->file_qty);
+    book_level_format(b, sizeof b, m->book_price, m->book_qty);
+    book_level_format(f, sizeof f, m->file_price, m->file_qty);
     fflush(stdout);
     fprintf(stderr, "latlab book lobster: %s:%" PRIu64 ": level %u %s: book %s, file %s%s\n",
             o->ob_path, line, m->level, m->side == BOOK_BUY ? "bid" : "ask", b, f,
@@ -241,67 +234,11 @@ static int lob_first_row(lob_run *run, lob_opts *o) {
     return -1;
 }
 
-static void lob_print(const lob_run *run, const lob_opts *o) {
-    const lobster_counts *c = lobster_replay_counts(run->r);
-    static const char *names[8] = {
-        "", "new", "partial cancel", "delete", "visible exec", "hidden exec", "cross", "halt"};
-    printf("file            %s\n", o->msg_path);
-    printf("messages        %" PRIu64 " (malformed lines %" PRIu64 ")\nby type        ",
-           c->messages, run->bad);
-    for (int t = 1; t < 8; t++)
-        printf(" %d %s %" PRIu64 "%s", t, names[t], c->by_type[t], t < 7 ? "," : "\n");
-    printf("pre-window      %" PRIu64 " messages applied to a level that rested before the "
-           "window\n",
-           c->prewindow);
-    printf("unappliable     %" PRIu64 " (%" PRIu64 " outside the file's depth)\n", c->unappliable,
-           c->unappliable_depth);
-    printf("inconsistent    %" PRIu64 " crossing adds refused, %" PRIu64
-           " with another price or direction than their order's, %" PRIu64
-           " times going backwards%s\n",
-           c->crossing, c->wrong_price, c->time_backwards,
-           c->crossing + c->wrong_price + c->time_backwards ? " (LOBSTER never has these)" : "");
-    if (run->ob)
-        printf("orderbook       %s: %" PRIu64 " rows compared on %" PRIu64 " levels, %" PRIu64
-               " mismatching rows, %" PRIu64 " more only outside the file's depth\n",
-               o->ob_path, c->rows_compared, o->levels, c->rows_mismatch, c->rows_depth_only);
-    if (run->first_kind) {
-        char b[64], f[64];
-        fmt_level(b, sizeof b, run->first.book_price, run->first.book_qty);
-        fmt_level(f, sizeof f, run->first.file_price, run->first.file_qty);
-        printf("first mismatch  row %" PRIu64 " level %u %s: book %s, file %s%s\n",
-               run->first_mismatch_line, run->first.level,
-               run->first.side == BOOK_BUY ? "bid" : "ask", b, f,
-               run->first.outside_depth ? " (outside the file's depth)" : "");
-    }
-    printf("throughput      %.2f M messages/s (%" PRIu64 " messages in %.3f s wall, parsing and "
-           "comparing included)\n",
-           run->wall_s > 0 ? (double)c->messages / run->wall_s / 1e6 : 0.0, c->messages,
-           run->wall_s);
-    printf("on-CPU          %.2f M messages per CPU-second (%.3f s on a CPU)\n",
-           run->cpu_s > 0 ? (double)c->messages / run->cpu_s / 1e6 : 0.0, run->cpu_s);
-    book_cli_print_latency(&run->h);
-}
-
-static int lob_json(const lob_run *run, const lob_opts *o) {
-    const lobster_counts *c = lobster_replay_counts(run->r);
-    json_t *types = json_object();
-    for (int t = 1; t < 8; t++) {
-        char k[2] = {(char)('0' + t), 0};
-        json_object_set_new(types, k, json_integer((json_int_t)c->by_type[t]));
-    }
-    json_t *j = json_pack(
-        "{s:s,s:s?,s:I,s:I,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f,s:f,s:o,s:{s:I,s:I,s:I}}",
-        "file", o->msg_path, "orderbook", o->ob_path, "messages", (json_int_t)c->messages,
-        "malformed_lines", (json_int_t)run->bad, "by_type", types, "prewindow",
-        (json_int_t)c->prewindow, "unappliable", (json_int_t)c->unappliable,
-        "unappliable_outside_depth", (json_int_t)c->unappliable_depth, "levels_compared",
-        (json_int_t)o->levels, "rows_compared", (json_int_t)c->rows_compared, "rows_mismatch",
-        (json_int_t)c->rows_mismatch, "rows_outside_depth_only", (json_int_t)c->rows_depth_only,
-        "wall_s", run->wall_s, "cpu_s", run->cpu_s, "messages_per_s",
-        run->wall_s > 0 ? (double)c->messages / run->wall_s : 0.0, "latency_ns",
-        book_cli_latency_json(&run->h), "inconsistent", "crossing_adds", (json_int_t)c->crossing,
-        "wrong_price", (json_int_t)c->wrong_price, "time_backwards", (json_int_t)c->time_backwards);
-    return cli_write_json(CMD, o->json, j);
+static book_lobster_summary lob_summary(const lob_run *run, const lob_opts *o) {
+    return (book_lobster_summary){
+        o->msg_path, o->ob_path,      lobster_replay_counts(run->r), run->bad,    o->levels,
+        &run->first, run->first_kind, run->first_mismatch_line,      run->wall_s, run->cpu_s,
+        &run->h};
 }
 
 static int lob_status(const lob_run *run, const lob_opts *o) {
@@ -345,7 +282,8 @@ int book_lobster_main(int argc, char **argv) {
     book_lines_init(&run.lm, run.msg);
     rc = lob_loop(&run, &o);
     if (rc == CLI_OK) {
-        lob_print(&run, &o);
+        book_lobster_summary sum = lob_summary(&run, &o);
+        book_lobster_print(stdout, &sum);
         uint64_t hidden = (run.shown > o.show ? run.shown - o.show : 0) +
                           (run.shown_depth > o.show ? run.shown_depth - o.show : 0);
         if (hidden)
@@ -353,7 +291,7 @@ int book_lobster_main(int argc, char **argv) {
                     hidden);
         rc = lob_status(&run, &o);
         if (o.hgrm && book_cli_write_hgrm(CMD, o.hgrm, &run.h)) rc = CLI_ERR;
-        if (o.json && lob_json(&run, &o)) rc = CLI_ERR;
+        if (o.json && cli_write_json(CMD, o.json, book_lobster_json(&sum))) rc = CLI_ERR;
         if (book_cli_check_stdout(CMD)) rc = CLI_ERR;
     }
 done:
