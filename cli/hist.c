@@ -20,6 +20,7 @@
 #include "latlab/hlog.h"
 #include "latlab/hlog_merge.h"
 #include "latlab/hlog_processor.h"
+#include "latlab/hlog_summary.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -171,18 +172,6 @@ static int pct_accumulate(lat_hlog_reader *r, FILE *f, lat_hist *total) {
     return 0;
 }
 
-static int pct_json(const lat_hist *total) {
-    static const double jps[] = {50, 90, 99, 99.9, 99.99, 99.999, 100};
-    json_t *pa = lat_json_percentiles(total, jps, 7, po.confidence, po.scale);
-    json_t *j =
-        json_pack("{s:s, s:s?, s:f, s:I, s:I, s:I, s:f, s:f, s:o}", "file", po.path, "tag", po.tag,
-                  "scale", po.scale, "count", (json_int_t)lat_hist_total(total), "min",
-                  (json_int_t)lat_hist_min(total), "max", (json_int_t)lat_hist_max(total), "mean",
-                  lat_hist_mean(total), "stddev", lat_hist_stddev(total), "percentiles", pa);
-    if (j) json_object_set_new(j, "confidence", json_real(po.confidence));
-    return cli_write_json(CMD, po.json, j);
-}
-
 /* No --scale: 1, 1000 or 1000000 (values recorded in ns: ns, us, ms), the
  * largest that keeps the median at one unit or more, said on stderr.  With
  * --intervals the lines come before the total: a first pass finds it.  0 or
@@ -227,7 +216,9 @@ static int cmd_percentiles(int argc, char **argv) {
                                           po.ci ? po.confidence : 0.0) < 0)
             status = cli_error(CMD, "write error");
     }
-    if (!status && po.json) status = pct_json(&total);
+    if (!status && po.json)
+        status = cli_write_json(
+            CMD, po.json, lat_hlog_summary_json(po.path, po.tag, &total, po.scale, po.confidence));
     status = cli_out_close(&o, CMD, po.outpath, status);
     lat_hist_fini(&total);
     lat_hlog_reader_destroy(r);
@@ -257,39 +248,6 @@ static int gather(const char *path, lat_hlog_tags *t) {
 done:
     lat_hlog_reader_destroy(r);
     return status;
-}
-
-/* One tag's summary row, its confidence intervals, and its JSON object. */
-static void summary_line(const lat_hlog_tag *a, const lat_hist *h, double scale, double confidence,
-                         json_t *arr) {
-    static const double ps[] = {50, 90, 99, 99.9, 99.99};
-    static const char *const pnames[] = {"p50", "p90", "p99", "p99.9", "p99.99"};
-    static const char *const jkeys[] = {"p50", "p90", "p99", "p99_9", "p99_99"};
-    const char *name = a->tag[0] ? a->tag : "(untagged)";
-    lat_hist_ci v[5];
-    lat_hist_cis_at_percentiles(h, ps, confidence, v, 5);
-    printf("%-16s %12" PRId64 " %12.3f", name, lat_hist_total(h), (double)lat_hist_min(h) / scale);
-    for (int i = 0; i < 5; i++)
-        printf(" %12.3f", (double)v[i].value / scale);
-    printf(" %12.3f %14.3f\n", (double)lat_hist_max(h) / scale, lat_hist_mean(h) / scale);
-    printf("  %g%% CI", 100 * confidence);
-    for (int i = 0; i < 5; i++) {
-        char b[160];
-        lat_hist_ci_format(&v[i], scale, 3, b, sizeof b);
-        printf(" %s %s", pnames[i], b);
-    }
-    printf("\n");
-    if (arr) {
-        json_t *o = json_pack("{s:s?, s:i, s:I, s:I}", "tag", a->tag[0] ? a->tag : NULL,
-                              "intervals", a->intervals, "count", (json_int_t)lat_hist_total(h),
-                              "min", (json_int_t)lat_hist_min(h));
-        for (int i = 0; i < 5; i++)
-            lat_json_set_ci(o, jkeys[i], "", &v[i]);
-        json_object_set_new(o, "max", json_integer(lat_hist_max(h)));
-        json_object_set_new(o, "mean", json_real(lat_hist_mean(h)));
-        json_object_set_new(o, "stddev", json_real(lat_hist_stddev(h)));
-        json_array_append_new(arr, o);
-    }
 }
 
 /* tags and summary share one table: --scale and --confidence are for summary. */
@@ -344,32 +302,6 @@ static int ts_parse(int argc, char **argv, bool summary, const char **path) {
     return 0;
 }
 
-static void print_tags(const lat_hlog_tag *a, int n, json_t *arr) {
-    for (int k = 0; k < n; k++) {
-        printf("%s\n", a[k].tag[0] ? a[k].tag : "(untagged)");
-        if (arr)
-            json_array_append_new(arr, json_pack("{s:s?, s:i, s:I}", "tag",
-                                                 a[k].tag[0] ? a[k].tag : NULL, "intervals",
-                                                 a[k].intervals, "count", (json_int_t)a[k].count));
-    }
-}
-
-static int print_summary(const lat_hlog_tag *a, int n, json_t *arr) {
-    printf("%-16s %12s %12s %12s %12s %12s %12s %12s %12s %14s\n", "tag", "count", "min", "p50",
-           "p90", "p99", "p99.9", "p99.99", "max", "mean");
-    for (int k = 0; k < n; k++) {
-        lat_hist h;
-        if (lat_hlog_tag_hist(&a[k], &h) < 0) return cli_error(CMD, "out of memory");
-        summary_line(&a[k], &h, ts_scale, ts_confidence, arr);
-        lat_hist_fini(&h);
-    }
-    if (n > 0)
-        printf("histogram resolution %.3g%% (%d sig figs); intervals at %g%% confidence from the "
-               "counts (order statistics)\n",
-               100 * lat_budget_hist_resolution(a[0].sig_figs), a[0].sig_figs, 100 * ts_confidence);
-    return 0;
-}
-
 static int cmd_tags_or_summary(int argc, char **argv, bool summary) {
     const char *path = NULL;
     int status = ts_parse(argc, argv, summary, &path);
@@ -382,10 +314,10 @@ static int cmd_tags_or_summary(int argc, char **argv, bool summary) {
         return status;
     }
     json_t *arr = ts_json ? json_array() : NULL;
-    if (summary)
-        status = print_summary(t.tag, t.n, arr);
-    else
-        print_tags(t.tag, t.n, arr);
+    if (summary && lat_hlog_summary_print(stdout, t.tag, t.n, ts_scale, ts_confidence, arr))
+        status = cli_error(CMD, "out of memory");
+    else if (!summary)
+        lat_hlog_summary_tags(stdout, t.tag, t.n, arr);
     lat_hlog_tags_fini(&t);
     if (!ts_json || status) {
         json_decref(arr);

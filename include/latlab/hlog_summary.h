@@ -1,0 +1,39 @@
+/* hlog_summary.h - what `latlab hist` prints about an interval log: the list
+ * of its tags, one summary row per tag (count, min, p50 .. p99.99, max,
+ * mean) with a line of confidence intervals from the counts, and the JSON of
+ * a percentile table.  Writes only to the FILE it is given and into the JSON
+ * array the caller passes (NULL: none).
+ *
+ * Experimental: may change.  Not hot; thread-safe on distinct streams. */
+#ifndef LATLAB_HLOG_SUMMARY_H
+#define LATLAB_HLOG_SUMMARY_H
+
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/hlog_summary.h is experimental: define LATLAB_EXPERIMENTAL before including it"
+#endif
+
+#include <stdio.h>
+
+#include "latlab/hist.h"
+#include "latlab/hlog_merge.h"
+
+struct json_t;
+
+/* One line per tag of a[0..n) ("(untagged)" for none); with arr, an object
+ * per tag (tag, intervals, count) appended to it. */
+void lat_hlog_summary_tags(FILE *f, const lat_hlog_tag *a, int n, struct json_t *arr);
+
+/* The header, one row and one confidence line per tag (values divided by
+ * scale > 0; confidence 0.5..0.9999), and the resolution line; with arr, an
+ * object per tag.  a must hold merged slots (lat_hlog_tags_init(.., true)).
+ * 0 or -ENOMEM. */
+int lat_hlog_summary_print(FILE *f, const lat_hlog_tag *a, int n, double scale, double confidence,
+                           struct json_t *arr);
+
+/* A merged percentile table as JSON: file, tag (NULL: none), scale, count,
+ * min, max, mean, stddev, the percentiles 50 .. 100 with their confidence
+ * intervals, and confidence.  NULL when out of memory. */
+struct json_t *lat_hlog_summary_json(const char *file, const char *tag, const lat_hist *total,
+                                     double scale, double confidence);
+
+#endif

@@ -1,0 +1,85 @@
+/* hlog_summary.c - the tags, summary rows and percentile JSON of an interval
+ * log as `latlab hist` prints them (see hlog_summary.h). */
+#include "latlab/hlog_summary.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+
+#include "latlab/budget.h"
+#include "latlab/json.h"
+
+/* One tag's summary row, its confidence intervals, and its JSON object. */
+static void summary_line(FILE *f, const lat_hlog_tag *a, const lat_hist *h, double scale,
+                         double confidence, json_t *arr) {
+    static const double ps[] = {50, 90, 99, 99.9, 99.99};
+    static const char *const pnames[] = {"p50", "p90", "p99", "p99.9", "p99.99"};
+    static const char *const jkeys[] = {"p50", "p90", "p99", "p99_9", "p99_99"};
+    const char *name = a->tag[0] ? a->tag : "(untagged)";
+    lat_hist_ci v[5];
+    lat_hist_cis_at_percentiles(h, ps, confidence, v, 5);
+    fprintf(f, "%-16s %12" PRId64 " %12.3f", name, lat_hist_total(h),
+            (double)lat_hist_min(h) / scale);
+    for (int i = 0; i < 5; i++)
+        fprintf(f, " %12.3f", (double)v[i].value / scale);
+    fprintf(f, " %12.3f %14.3f\n", (double)lat_hist_max(h) / scale, lat_hist_mean(h) / scale);
+    fprintf(f, "  %g%% CI", 100 * confidence);
+    for (int i = 0; i < 5; i++) {
+        char b[160];
+        lat_hist_ci_format(&v[i], scale, 3, b, sizeof b);
+        fprintf(f, " %s %s", pnames[i], b);
+    }
+    fprintf(f, "\n");
+    if (arr) {
+        json_t *o = json_pack("{s:s?, s:i, s:I, s:I}", "tag", a->tag[0] ? a->tag : NULL,
+                              "intervals", a->intervals, "count", (json_int_t)lat_hist_total(h),
+                              "min", (json_int_t)lat_hist_min(h));
+        for (int i = 0; i < 5; i++)
+            lat_json_set_ci(o, jkeys[i], "", &v[i]);
+        json_object_set_new(o, "max", json_integer(lat_hist_max(h)));
+        json_object_set_new(o, "mean", json_real(lat_hist_mean(h)));
+        json_object_set_new(o, "stddev", json_real(lat_hist_stddev(h)));
+        json_array_append_new(arr, o);
+    }
+}
+
+void lat_hlog_summary_tags(FILE *f, const lat_hlog_tag *a, int n, json_t *arr) {
+    for (int k = 0; k < n; k++) {
+        fprintf(f, "%s\n", a[k].tag[0] ? a[k].tag : "(untagged)");
+        if (arr)
+            json_array_append_new(arr, json_pack("{s:s?, s:i, s:I}", "tag",
+                                                 a[k].tag[0] ? a[k].tag : NULL, "intervals",
+                                                 a[k].intervals, "count", (json_int_t)a[k].count));
+    }
+}
+
+int lat_hlog_summary_print(FILE *f, const lat_hlog_tag *a, int n, double scale, double confidence,
+                           json_t *arr) {
+    fprintf(f, "%-16s %12s %12s %12s %12s %12s %12s %12s %12s %14s\n", "tag", "count", "min", "p50",
+            "p90", "p99", "p99.9", "p99.99", "max", "mean");
+    for (int k = 0; k < n; k++) {
+        lat_hist h;
+        if (lat_hlog_tag_hist(&a[k], &h) < 0) return -ENOMEM;
+        summary_line(f, &a[k], &h, scale, confidence, arr);
+        lat_hist_fini(&h);
+    }
+    if (n > 0)
+        fprintf(f,
+                "histogram resolution %.3g%% (%d sig figs); intervals at %g%% confidence from the "
+                "counts (order statistics)\n",
+                100 * lat_budget_hist_resolution(a[0].sig_figs), a[0].sig_figs, 100 * confidence);
+    return 0;
+}
+
+json_t *lat_hlog_summary_json(const char *file, const char *tag, const lat_hist *total,
+                              double scale, double confidence) {
+    static const double jps[] = {50, 90, 99, 99.9, 99.99, 99.999, 100};
+    json_t *pa = lat_json_percentiles(total, jps, 7, confidence, scale);
+    json_t *j =
+        json_pack("{s:s, s:s?, s:f, s:I, s:I, s:I, s:f, s:f, s:o}", "file", file, "tag", tag,
+                  "scale", scale, "count", (json_int_t)lat_hist_total(total), "min",
+                  (json_int_t)lat_hist_min(total), "max", (json_int_t)lat_hist_max(total), "mean",
+                  lat_hist_mean(total), "stddev", lat_hist_stddev(total), "percentiles", pa);
+    if (j) json_object_set_new(j, "confidence", json_real(confidence));
+    return j;
+}
