@@ -171,3 +171,20 @@ void lat_json_set_ci(json_t *obj, const char *key, const char *unit, const lat_h
         json_object_set_new(obj, k, json_integer(ci->needed_n));
     }
 }
+
+json_t *lat_topo_plans_json(const lat_topo *t) {
+    json_t *jplans = json_array();
+    for (int k = 1; jplans && k <= 3; k++) {
+        lat_plan p;
+        int rc = lat_topo_plan(t, k, 1, 0, &p);
+        char cold[128];
+        lat_cpuset_format(&p.cold, cold, sizeof cold);
+        json_t *hot = json_array();
+        for (int i = 0; rc == 0 && i < p.nhot; i++)
+            json_array_append_new(hot, json_integer(p.hot[i]));
+        json_array_append_new(jplans, json_pack("{s:i, s:b, s:o, s:s, s:s}", "hot_threads", k, "ok",
+                                                rc == 0, "hot_cpus", hot, "cold_cpus",
+                                                rc == 0 ? cold : "", "note", p.note));
+    }
+    return jplans;
+}

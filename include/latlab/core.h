@@ -16,6 +16,7 @@
 #include "latlab/ring.h"
 #include "latlab/perf.h"
 #include "latlab/topo.h"
+#include "latlab/topo_report.h"
 #include "latlab/flight.h"
 #include "latlab/stats.h"
 

@@ -19,6 +19,10 @@ struct json_t; /* jansson */
  * line_bytes, shared_cpus}]}. */
 struct json_t *lat_topo_json(const lat_topo *t);
 
+/* [{hot_threads, ok, hot_cpus, cold_cpus, note}] for plans of 1, 2 and 3 hot
+ * threads (lat_topo_plan with one cold thread). */
+struct json_t *lat_topo_plans_json(const lat_topo *t);
+
 /* {"cpu_model": ..., ..., "warnings": [...]}: every run-condition field. */
 struct json_t *lat_runcond_json(const lat_runcond *rc);
 

@@ -3,7 +3,7 @@
  * Stable headers keep their API within a major version (the soname's
  * number).  Core floor (libc, zlib, pthreads): compiler error alloc
  * atomicfile clock hist hlog hlog_merge hlog_processor hlog_follow ring perf
- * topo flight gaps stats budget pingpong.  Measure floor: trace (no jansson); json report bench
+ * topo topo_report flight gaps stats budget pingpong.  Measure floor: trace (no jansson); json report bench
  * http prom (jansson).
  *
  * Experimental headers may change in any release: the demo pipeline and
@@ -35,6 +35,7 @@
 #include "latlab/ring.h"
 #include "latlab/perf.h"
 #include "latlab/topo.h"
+#include "latlab/topo_report.h"
 #include "latlab/flight.h"
 #include "latlab/gaps.h"
 #include "latlab/stats.h"
