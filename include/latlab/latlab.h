@@ -13,7 +13,7 @@
  * generator (load, loadproto, loadverdict), the coordinated-omission
  * demonstration (co), per-thread counter sets (perf_threads), the report of a
  * counted command (perf_report), the summary of an interval log (hlog_summary), the inputs of a plot
- * (plotset).  Each
+ * (plotset), a live tail row (tailrow).  Each
  * refuses to compile unless LATLAB_EXPERIMENTAL is defined before it is
  * included, and this header includes them only then (zstd's
  * ZSTD_STATIC_LINKING_ONLY pattern).  tests/headers.sh fails when a public
@@ -73,6 +73,7 @@
 #include "latlab/perf_report.h"
 #include "latlab/hlog_summary.h"
 #include "latlab/plotset.h"
+#include "latlab/tailrow.h"
 /* the load generator (latlab load) */
 #include "latlab/loadproto.h"
 #include "latlab/load.h"
