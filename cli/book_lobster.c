@@ -8,19 +8,16 @@
 #include "cliopts.h"
 
 #include "lobster.h"
+#include "lobster_check.h"
 #include "opstream.h"
-#include "latlab/clock.h"
 #include "latlab/error.h"
 #include "latlab/hist.h"
-#include "latlab/json.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 
 static const char *CMD = "book";
@@ -33,18 +30,7 @@ typedef struct lob_opts {
     bool lenient;
 } lob_opts;
 
-typedef struct lob_run {
-    lobster_replay *r;
-    FILE *msg, *ob;
-    book_lines lm, lo;
-    lobster_row row;
-    uint32_t nlevels;
-    lat_hist h;
-    uint64_t bad, shown, shown_depth, first_mismatch_line;
-    lobster_mismatch first;
-    int first_kind;
-    double wall_s, cpu_s;
-} lob_run;
+typedef lobster_check lob_run;
 
 static lob_opts lo; /* the table's destinations */
 
@@ -109,123 +95,11 @@ static int lob_args(int argc, char **argv, lob_opts *o) {
     return -1;
 }
 
-static void say(lob_run *run, const lob_opts *o, const char *fmt, const char *path, uint64_t line,
-                const char *why) {
-    if (run->shown++ >= o->show) return;
-    fflush(stdout);
-    fprintf(stderr, fmt, path, line, why);
-}
-
-static void report_mismatch(lob_run *run, const lob_opts *o, uint64_t line, int kind,
-                            const lobster_mismatch *m) {
-    if (!run->first_kind || (kind == 1 && run->first_kind == 2)) {
-        run->first = *m;
-        run->first_kind = kind;
-        run->first_mismatch_line = line;
-    }
-    /* depth-window reports have their own budget, so they never hide a book error */
-    if ((m->outside_depth ? run->shown_depth++ : run->shown++) >= o->show) return;
-    char b[64], f[64];
-    book_level_format(b, sizeof b, m->book_price, m->book_qty);
-    book_level_format(f, sizeof f, m->file_price, m->file_qty);
-    fflush(stdout);
-    fprintf(stderr, "latlab book lobster: %s:%" PRIu64 ": level %u %s: book %s, file %s%s\n",
-            o->ob_path, line, m->level, m->side == BOOK_BUY ? "bid" : "ask", b, f,
-            m->outside_depth ? " (outside the file's depth)" : "");
-}
-
-/* Next orderbook row into run->row: 1, 0 at the end, -1 after an error. */
-static int next_row(lob_run *run, const lob_opts *o) {
-    char *line, why[256];
-    size_t len;
-    int r = book_lines_next(&run->lo, &line, &len);
-    if (r == 0) return 0;
-    if (r < 0) {
-        cli_error(CMD, "%s:%" PRIu64 ": %s", o->ob_path, run->lo.lineno,
-                  r == LAT_EFORMAT ? "line too long" : lat_strerror(r));
-        return -1;
-    }
-    if (lobster_parse_row(line, len, o->tick, run->nlevels, &run->row, why, sizeof why)) {
-        cli_error(CMD, "%s:%" PRIu64 ": %s", o->ob_path, run->lo.lineno, why);
-        return -1;
-    }
-    return 1;
-}
-
-/* One message line: parse, apply (timed), compare with its row.  0, or -1 to stop. */
-static int lob_line(lob_run *run, const lob_opts *o, char *line, size_t len, int first,
-                    const lat_clock_cal *cal) {
-    char why[256];
-    lobster_msg m;
-    uint64_t ln = run->lm.lineno;
-    int have_row = 0;
-    if (run->ob && !first) {
-        int r = next_row(run, o);
-        if (r <= 0) {
-            if (r == 0)
-                cli_error(CMD, "%s ends at row %" PRIu64 " before %s does", o->ob_path,
-                          run->lo.lineno, o->msg_path);
-            return -1;
-        }
-        have_row = 1;
-    }
-    if (lobster_parse_msg(line, len, o->tick, &m, why, sizeof why)) {
-        run->bad++;
-        say(run, o, "latlab book lobster: %s:%" PRIu64 ": %s\n", o->msg_path, ln, why);
-        return 0;
-    }
-    if (first && run->ob) { /* its effect is in the first row, the book's start */
-        lobster_replay_note(run->r, &m);
-        int err = lobster_replay_start(run->r, &run->row);
-        if (err) return cli_lib_error(CMD, "seeding the book from the first row", err), -1;
-        return 0;
-    }
-    const char *reason;
-    uint64_t t0 = lat_cycles();
-    int rc = lobster_replay_apply(run->r, &m, &reason);
-    lat_hist_record(&run->h, (int64_t)lat_clock_to_ns(cal, lat_cycles() - t0));
-    if (rc < 0 || *reason)
-        say(run, o, "latlab book lobster: %s:%" PRIu64 ": %s\n", o->msg_path, ln, reason);
-    if (have_row) {
-        lobster_mismatch mm;
-        int k = lobster_replay_compare(run->r, &run->row, &mm);
-        if (k) report_mismatch(run, o, run->lo.lineno, k, &mm);
-    }
-    return 0;
-}
-
-static int lob_loop(lob_run *run, const lob_opts *o) {
-    const lat_clock_cal *cal = lat_clock_default();
-    char *line;
-    size_t len;
-    int r, first = 1;
-    struct rusage ru0, ru1;
-    getrusage(RUSAGE_THREAD, &ru0);
-    uint64_t t0 = lat_mono_ns();
-    while ((r = book_lines_next(&run->lm, &line, &len)) == 1) {
-        if (lob_line(run, o, line, len, first, cal)) return CLI_ERR;
-        first = 0;
-    }
-    run->wall_s = (double)(lat_mono_ns() - t0) / 1e9;
-    getrusage(RUSAGE_THREAD, &ru1);
-    run->cpu_s = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
-                 (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
-                 (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
-                 (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
-    if (r < 0)
-        return cli_error(CMD, "%s:%" PRIu64 ": %s", o->msg_path, run->lm.lineno,
-                         r == LAT_EFORMAT ? "line longer than 4096 bytes" : lat_strerror(r));
-    if (run->ob && next_row(run, o) == 1)
-        return cli_error(CMD, "%s has more rows than %s has messages", o->ob_path, o->msg_path);
-    if (first) return cli_error(CMD, "%s: no messages", o->msg_path);
-    return CLI_OK;
-}
-
 /* The orderbook file's first row sets N (and L when --levels is absent). */
 static int lob_first_row(lob_run *run, lob_opts *o) {
-    int r = next_row(run, o);
+    int r = lobster_check_next_row(run);
     if (r == 0) return cli_error(CMD, "%s: empty", o->ob_path);
-    if (r < 0) return CLI_ERR;
+    if (r < 0) return cli_error(CMD, "%s", run->err);
     run->nlevels = run->row.nlevels;
     if (!o->levels) o->levels = run->nlevels;
     if (o->levels > run->nlevels)
@@ -259,7 +133,13 @@ int book_lobster_main(int argc, char **argv) {
     lob_opts o = {.show = 10};
     int rc = lob_args(argc, argv, &o);
     if (rc >= 0) return rc;
-    lob_run run = {0};
+    lob_run run = {.msg_path = o.msg_path,
+                   .ob_path = o.ob_path,
+                   .tick = o.tick,
+                   .show = o.show,
+                   .diag = stderr,
+                   .flush = stdout,
+                   .who = "latlab book lobster"};
     if (!(run.msg = fopen(o.msg_path, "r")))
         return cli_error(CMD, "%s: %s", o.msg_path, strerror(errno));
     if (o.ob_path && !(run.ob = fopen(o.ob_path, "r"))) {
@@ -280,7 +160,7 @@ int book_lobster_main(int argc, char **argv) {
         goto done;
     }
     book_lines_init(&run.lm, run.msg);
-    rc = lob_loop(&run, &o);
+    rc = lobster_check_run(&run) ? cli_error(CMD, "%s", run.err) : CLI_OK;
     if (rc == CLI_OK) {
         book_lobster_summary sum = lob_summary(&run, &o);
         book_lobster_print(stdout, &sum);
