@@ -13,7 +13,8 @@
  * generator (load, loadproto, loadverdict), the coordinated-omission
  * demonstration (co), per-thread counter sets (perf_threads), the report of a
  * counted command (perf_report), the summary of an interval log (hlog_summary), the inputs of a plot
- * (plotset), a live tail row (tailrow).  Each
+ * (plotset), a live tail row (tailrow), what injected noise
+ * took (noise_report).  Each
  * refuses to compile unless LATLAB_EXPERIMENTAL is defined before it is
  * included, and this header includes them only then (zstd's
  * ZSTD_STATIC_LINKING_ONLY pattern).  tests/headers.sh fails when a public
@@ -65,6 +66,7 @@
 #include "latlab/lab_session.h"
 #include "latlab/lab_report.h"
 #include "latlab/noise.h"
+#include "latlab/noise_report.h"
 #include "latlab/censor.h"
 #include "latlab/silence.h"
 #include "latlab/preempt.h"
