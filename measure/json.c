@@ -188,3 +188,12 @@ json_t *lat_topo_plans_json(const lat_topo *t) {
     }
     return jplans;
 }
+
+json_t *lat_clock_cal_json(const lat_clock_cal *c) {
+    return json_pack("{s:f, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:f}", "cycles_per_ns",
+                     c->cycles_per_ns, "span_cycles", (json_int_t)c->span_cycles, "span_ns",
+                     (json_int_t)c->span_ns, "window_ns", (json_int_t)c->window_ns,
+                     "bracket_cycles", (json_int_t)c->bracket_cycles, "error_ppm", c->error_ppm,
+                     "elapsed_ns", (json_int_t)c->elapsed_ns, "counter_hz",
+                     (json_int_t)c->counter_hz, "counter_hz_diff_ppm", c->counter_hz_diff_ppm);
+}
