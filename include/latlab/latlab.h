@@ -11,8 +11,8 @@
  * platform account, injected platform noise, per-sample censoring and the
  * preemption probe, profiling, the counting malloc interposer, the load
  * generator (load, loadproto, loadverdict), the coordinated-omission
- * demonstration (co), per-thread counter sets (perf_threads), the report of a
- * counted command (perf_report), the summary of an interval log (hlog_summary), the inputs of a plot
+ * demonstration (co), per-thread counter sets (perf_threads), a command run under counters
+ * (perf_child) and its report (perf_report), the summary of an interval log (hlog_summary), the inputs of a plot
  * (plotset), a live tail row (tailrow), what injected noise
  * took (noise_report).  Each
  * refuses to compile unless LATLAB_EXPERIMENTAL is defined before it is
@@ -72,6 +72,7 @@
 #include "latlab/preempt.h"
 #include "latlab/co.h"
 #include "latlab/perf_threads.h"
+#include "latlab/perf_child.h"
 #include "latlab/perf_report.h"
 #include "latlab/hlog_summary.h"
 #include "latlab/plotset.h"
