@@ -46,6 +46,29 @@ void cli_warn(const char *cmd, const char *fmt, ...) {
     SAY(cmd, "warning: ", false);
 }
 
+void cli_warn_cb(void *cmd, const char *msg) {
+    cli_warn(cmd, "%s", msg);
+}
+
+volatile sig_atomic_t cli_stop_sig;
+
+static void on_stop(int sig) {
+    cli_stop_sig = sig;
+}
+
+void cli_stop_catch(const int *sigs, int n, struct sigaction *old) {
+    struct sigaction sa = {.sa_handler = on_stop};
+    sigemptyset(&sa.sa_mask);
+    cli_stop_sig = 0;
+    for (int i = 0; i < n; i++)
+        sigaction(sigs[i], &sa, &old[i]);
+}
+
+void cli_stop_restore(const int *sigs, int n, const struct sigaction *old) {
+    for (int i = 0; i < n; i++)
+        sigaction(sigs[i], &old[i], NULL);
+}
+
 static int progress_shown;
 
 void cli_progress(const char *fmt, ...) {

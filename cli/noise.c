@@ -166,15 +166,10 @@ const cli_spec cmd_noise_spec = {
     .epilog = "exit: 0 ok, 1 runtime error (not root, CPU not available), 2 usage error.\n",
 };
 
-static volatile sig_atomic_t got_signal;
-static void on_signal(int sig) {
-    got_signal = sig;
-}
-
 /* Wait for the duration (0: forever) or a signal. */
 static void wait_run(uint64_t duration_ns) {
     uint64_t t0 = lat_mono_ns();
-    while (!got_signal && (!duration_ns || lat_mono_ns() - t0 < duration_ns)) {
+    while (!cli_stop_sig && (!duration_ns || lat_mono_ns() - t0 < duration_ns)) {
         uint64_t left = duration_ns ? duration_ns - (lat_mono_ns() - t0) : 100000000u;
         if (left > 100000000u) left = 100000000u;
         struct timespec ts = {0, (long)left};
@@ -193,16 +188,14 @@ int cmd_noise(int argc, char **argv) {
     if (lat_noise_spec_resolve(&no.spec, why, sizeof why)) return cli_usage_error(CMD, "--%s", why);
     lat_noise *n = NULL;
     if ((rc = start(CMD, NULL, &no.spec, &n)) != 0) return rc;
-    struct sigaction sa = {.sa_handler = on_signal}, old[2];
-    got_signal = 0;
-    sigaction(SIGINT, &sa, &old[0]);
-    sigaction(SIGTERM, &sa, &old[1]);
+    static const int sigs[2] = {SIGINT, SIGTERM};
+    struct sigaction old[2];
+    cli_stop_catch(sigs, 2, old);
     wait_run(no.duration_ns);
     lat_noise_report rep;
     lat_noise_stop(n, &rep);
-    sigaction(SIGINT, &old[0], NULL);
-    sigaction(SIGTERM, &old[1], NULL);
-    if (got_signal) printf("stopped by %s\n", got_signal == SIGINT ? "SIGINT" : "SIGTERM");
+    cli_stop_restore(sigs, 2, old);
+    if (cli_stop_sig) printf("stopped by %s\n", cli_stop_sig == SIGINT ? "SIGINT" : "SIGTERM");
     lat_noise_report_print(stdout, &no.spec, &rep);
     rc = no.json ? cli_write_json(CMD, no.json, lat_noise_report_json(&no.spec, &rep)) : CLI_OK;
     lat_noise_destroy(n);

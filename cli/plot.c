@@ -174,11 +174,6 @@ static void auto_title(char *buf, size_t n, char **files, int nfiles, const char
     if (tag && used < n - 1) snprintf(buf + used, n - used, " (tag %s)", tag);
 }
 
-static void on_warn(void *ud, const char *msg) {
-    (void)ud;
-    cli_warn(CMD, "%s", msg);
-}
-
 /* Every FILE into a series: 0 or the exit status after a message. */
 static int load_all(lat_plotset *c, char **files, int nfiles) {
     for (int i = 0; i < nfiles; i++) {
@@ -211,7 +206,8 @@ int cmd_plot(int argc, char **argv) {
     c.ticks = (unsigned)po.ticks;
     c.ci = po.ci;
     c.tag = po.tag;
-    c.warn = on_warn;
+    c.warn = cli_warn_cb;
+    c.ud = CMD;
     char auto_buf[256];
     const char *title = po.title;
     if (!title) {
