@@ -88,15 +88,6 @@ typedef struct pipe_prom {
     lat_prom_server *srv;
 } pipe_prom;
 
-static void pipe_prom_stages(pipe_prom *pp, const lat_pipe_config *c) {
-    pp->n = 0;
-    for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
-        if (lat_pipe_stage_present(s, c->shape, c->split_q1)) {
-            pp->stage[pp->n] = s;
-            pp->name[pp->n++] = lat_pipe_stage_name(s);
-        }
-}
-
 static void pipe_prom_pick(const pipe_prom *pp, const lat_hist *const *h, const lat_hist **out) {
     for (int i = 0; i < pp->n; i++)
         out[i] = h[pp->stage[i]];
@@ -343,13 +334,7 @@ static int flight_auto_threshold(lat_pipe_config *c) {
 }
 
 static void print_header(const lat_pipe_config *c, const char *why, const itchfeed *feed) {
-    printf("latlab pipeline: %s%s\n", why,
-           c->no_pin ? " (planned only: --no-pin leaves placement to the scheduler)" : "");
-    printf("calibrated %.4f cycles/ns; %" PRIu64 " events at %" PRIu64 "/s, queue %u, sample ring "
-           "%u, work %u LCG rounds, idle %s%s%s%s%s\n",
-           c->cal->cycles_per_ns, c->events, c->rate_hz, c->queue_cap, c->sample_cap, c->work_iters,
-           lat_idle_name(c->idle.kind), c->alloc ? ", --alloc" : "", c->no_pin ? ", --no-pin" : "",
-           c->share_line ? ", --share-line" : "", c->split_q1 ? ", --split-q1" : "");
+    lat_pipe_print_header(stdout, c, why);
     if (feed) itchfeed_report_header(stdout, o.replay, feed, o.ro.speed);
     fflush(stdout);
 }
@@ -431,7 +416,7 @@ static int hlog_prefix(lat_pipe_config *c, char **prefix) {
 /* Serve while running (--metrics), run, report. */
 static int run_and_report(lat_pipe_config *c, bool over, const char *why, itchfeed *feed) {
     pipe_prom pp = {0};
-    pipe_prom_stages(&pp, c);
+    pp.n = lat_pipe_stages_of(c, pp.stage, pp.name);
     if (o.prom.metrics_addr) {
         if (cli_prom_serve(&o.prom, CMD, pp.n, pp.name, NULL, &pp.srv)) return CLI_ERR;
         c->publish = pipe_prom_publish;

@@ -211,3 +211,25 @@ int lat_pipe_json_e2e_p999(const char *path, uint64_t *out_ns, char *why, size_t
     json_decref(j);
     return rc;
 }
+
+void lat_pipe_print_header(FILE *f, const lat_pipe_config *c, const char *why) {
+    fprintf(f, "latlab pipeline: %s%s\n", why,
+            c->no_pin ? " (planned only: --no-pin leaves placement to the scheduler)" : "");
+    fprintf(f,
+            "calibrated %.4f cycles/ns; %" PRIu64 " events at %" PRIu64 "/s, queue %u, sample ring "
+            "%u, work %u LCG rounds, idle %s%s%s%s%s\n",
+            c->cal->cycles_per_ns, c->events, c->rate_hz, c->queue_cap, c->sample_cap,
+            c->work_iters, lat_idle_name(c->idle.kind), c->alloc ? ", --alloc" : "",
+            c->no_pin ? ", --no-pin" : "", c->share_line ? ", --share-line" : "",
+            c->split_q1 ? ", --split-q1" : "");
+}
+
+int lat_pipe_stages_of(const lat_pipe_config *c, int *stage, const char **name) {
+    int n = 0;
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
+        if (lat_pipe_stage_present(s, c->shape, c->split_q1)) {
+            stage[n] = s;
+            name[n++] = lat_pipe_stage_name(s);
+        }
+    return n;
+}
