@@ -139,36 +139,14 @@ static int pct_parse(int argc, char **argv) {
     return 0;
 }
 
-static bool selected(const lat_hlog_interval *iv) {
-    if (po.tag ? strcmp(iv->tag, po.tag) != 0 : iv->tag[0] != '\0') return false;
-    return iv->offset_s >= po.start && iv->offset_s <= po.end;
-}
-
 /* Merge the selected intervals into *total (printing each with --intervals).
  * 0 or the exit status after a message. */
 static int pct_accumulate(lat_hlog_reader *r, FILE *f, lat_hist *total) {
-    bool header_done = false, have_total = false;
-    lat_hlog_interval *iv;
-    int rc;
-    while ((rc = lat_hlog_next(r, &iv)) == 1) {
-        if (!selected(iv)) continue;
-        if ((rc = lat_hlog_total_add(total, &have_total, iv)) < 0)
-            return have_total ? merge_error(po.path, iv->line, rc)
-                              : cli_error(CMD, "out of memory");
-        if (!po.intervals) continue;
-        if (!header_done) {
-            lat_hlog_processor_range(f, "Interval", po.start, po.end,
-                                     lat_hlog_reader_start_time(r));
-            lat_hlog_processor_legend(f, po.csv);
-            header_done = true;
-        }
-        lat_hlog_processor_line(f, iv, total, po.scale, po.csv);
-    }
-    if (rc < 0) return read_error(po.path, r, rc);
-    if (!have_total)
-        return cli_error(CMD, "%s: no intervals%s%s%s in the selected range", po.path,
-                         po.tag ? " tagged '" : " without a tag", po.tag ? po.tag : "",
-                         po.tag ? "'" : "");
+    char err[1024];
+    lat_hlog_select sel = {po.tag, po.start, po.end};
+    if (lat_hlog_summary_total(r, po.path, &sel, po.intervals ? f : NULL, po.csv, po.scale, total,
+                               err, sizeof err))
+        return cli_error(CMD, "%s", err);
     return 0;
 }
 

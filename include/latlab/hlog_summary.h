@@ -10,8 +10,24 @@
 
 #ifndef LATLAB_EXPERIMENTAL
 #error "latlab/hlog_summary.h is experimental: define LATLAB_EXPERIMENTAL before including it"
+/* Which intervals: tagged tag (NULL: untagged ones), starting between start
+ * and end seconds after the log's start (inclusive). */
+typedef struct lat_hlog_select {
+    const char *tag;
+    double start, end;
+} lat_hlog_select;
+
+/* The selected intervals of r merged into *total (zeroed storage; made by
+ * the first one; lat_hist_fini it on an error too); with f, the per-interval
+ * legend and lines as HistogramLogProcessor prints them (values divided by
+ * scale, plain or csv).  0, or a negative errno with the message in err (the
+ * file and line, or -ENODATA: nothing selected). */
+int lat_hlog_summary_total(lat_hlog_reader *r, const char *path, const lat_hlog_select *s, FILE *f,
+                           bool csv, double scale, lat_hist *total, char *err, size_t errlen);
+
 #endif
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "latlab/hist.h"
@@ -35,5 +51,20 @@ int lat_hlog_summary_print(FILE *f, const lat_hlog_tag *a, int n, double scale, 
  * intervals, and confidence.  NULL when out of memory. */
 struct json_t *lat_hlog_summary_json(const char *file, const char *tag, const lat_hist *total,
                                      double scale, double confidence);
+
+/* Which intervals: tagged tag (NULL: untagged ones), starting between start
+ * and end seconds after the log's start (inclusive). */
+typedef struct lat_hlog_select {
+    const char *tag;
+    double start, end;
+} lat_hlog_select;
+
+/* The selected intervals of r merged into *total (zeroed storage; made by
+ * the first one; lat_hist_fini it on an error too); with f, the per-interval
+ * legend and lines as HistogramLogProcessor prints them (values divided by
+ * scale, plain or csv).  0, or a negative errno with the message in err (the
+ * file and line, or -ENODATA: nothing selected). */
+int lat_hlog_summary_total(lat_hlog_reader *r, const char *path, const lat_hlog_select *s, FILE *f,
+                           bool csv, double scale, lat_hist *total, char *err, size_t errlen);
 
 #endif
