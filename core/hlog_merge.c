@@ -4,6 +4,8 @@
 #include "latlab/hlog_merge.h"
 #include "latlab/error.h"
 
+#include "error_internal.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -240,15 +242,6 @@ int lat_hlog_merge_write(lat_hlog_merge *m, FILE *f) {
 
 /* ---- a whole log, by key ---------------------------------------------------------- */
 
-/* The message into err; returns rc. */
-static int say(char *err, size_t errlen, int rc, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return rc;
-}
-
 /* The key of an untagged interval of path. */
 static void key_from_path(char *out, size_t cap, const char *path) {
     const char *b = strrchr(path, '/');
@@ -267,19 +260,19 @@ static void key_from_path(char *out, size_t cap, const char *path) {
 static int add_interval(lat_hlog_hists *x, const char *stage, const lat_hist *h, int max, char *err,
                         size_t errlen) {
     if (x->n == max && lat_hlog_hists_find(x, stage) < 0)
-        return say(err, errlen, -E2BIG, "more than %d series (tags x files)", max);
+        return lat__errf(err, errlen, -E2BIG, "more than %d series (tags x files)", max);
     /* grows like Java's auto-resizing merge: no interval's counts dropped */
     int rc = lat_hlog_hists_add(x, stage, h);
     if (rc == -EOVERFLOW)
-        return say(err, errlen, rc, "%s: the merged total count would pass 2^63-1", stage);
-    return rc < 0 ? say(err, errlen, rc, "out of memory") : 0;
+        return lat__errf(err, errlen, rc, "%s: the merged total count would pass 2^63-1", stage);
+    return rc < 0 ? lat__errf(err, errlen, rc, "out of memory") : 0;
 }
 
 int lat_hlog_hists_read(lat_hlog_hists *x, const char *path, const char *tag, int max, char *err,
                         size_t errlen) {
     lat_hlog_reader *r = NULL;
     int rc = lat_hlog_reader_create(path, &r);
-    if (rc < 0) return say(err, errlen, rc, "%s: %s", path, lat_strerror(rc));
+    if (rc < 0) return lat__errf(err, errlen, rc, "%s: %s", path, lat_strerror(rc));
     lat_hlog_reader_fit(r, true); /* memory follows the data; merged with add_resize */
     char base[LAT_HLOG_TAG_MAX];
     key_from_path(base, sizeof base, path);
@@ -293,8 +286,8 @@ int lat_hlog_hists_read(lat_hlog_hists *x, const char *path, const char *tag, in
     }
     if (rc < 0) {
         const char *why = lat_hlog_reader_reason(r);
-        status = say(err, errlen, rc, "%s:%d: %s", path, lat_hlog_reader_line(r),
-                     why && *why ? why : lat_strerror(rc));
+        status = lat__errf(err, errlen, rc, "%s:%d: %s", path, lat_hlog_reader_line(r),
+                           why && *why ? why : lat_strerror(rc));
     }
     lat_hlog_reader_destroy(r);
     return status;

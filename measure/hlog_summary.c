@@ -11,6 +11,8 @@
 #include "latlab/budget.h"
 #include "latlab/error.h"
 #include "latlab/hlog_processor.h"
+
+#include "error_internal.h"
 #include "latlab/json.h"
 
 /* One tag's summary row, its confidence intervals, and its JSON object. */
@@ -88,15 +90,6 @@ json_t *lat_hlog_summary_json(const char *file, const char *tag, const lat_hist 
     return j;
 }
 
-/* The message into err; returns rc. */
-static int say(char *err, size_t n, int rc, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, n, fmt, ap);
-    va_end(ap);
-    return rc;
-}
-
 static bool selected(const lat_hlog_select *s, const lat_hlog_interval *iv) {
     if (s->tag ? strcmp(iv->tag, s->tag) != 0 : iv->tag[0] != '\0') return false;
     return iv->offset_s >= s->start && iv->offset_s <= s->end;
@@ -110,12 +103,12 @@ int lat_hlog_summary_total(lat_hlog_reader *r, const char *path, const lat_hlog_
     while ((rc = lat_hlog_next(r, &iv)) == 1) {
         if (!selected(s, iv)) continue;
         if ((rc = lat_hlog_total_add(total, &have_total, iv)) < 0) {
-            if (!have_total) return say(err, errlen, rc, "out of memory");
+            if (!have_total) return lat__errf(err, errlen, rc, "out of memory");
             if (rc == -EOVERFLOW)
-                return say(err, errlen, rc,
-                           "%s:%d: the merged total count would pass 2^63-1 (%" PRId64 ")", path,
-                           iv->line, INT64_MAX);
-            return say(err, errlen, rc, "%s:%d: %s", path, iv->line, lat_strerror(rc));
+                return lat__errf(err, errlen, rc,
+                                 "%s:%d: the merged total count would pass 2^63-1 (%" PRId64 ")",
+                                 path, iv->line, INT64_MAX);
+            return lat__errf(err, errlen, rc, "%s:%d: %s", path, iv->line, lat_strerror(rc));
         }
         if (!f) continue;
         if (!header_done) {
@@ -128,12 +121,12 @@ int lat_hlog_summary_total(lat_hlog_reader *r, const char *path, const lat_hlog_
     }
     if (rc < 0) {
         const char *why = lat_hlog_reader_reason(r);
-        return say(err, errlen, rc, "%s:%d: %s", path, lat_hlog_reader_line(r),
-                   why && *why ? why : lat_strerror(rc));
+        return lat__errf(err, errlen, rc, "%s:%d: %s", path, lat_hlog_reader_line(r),
+                         why && *why ? why : lat_strerror(rc));
     }
     if (!have_total)
-        return say(err, errlen, -ENODATA, "%s: no intervals%s%s%s in the selected range", path,
-                   s->tag ? " tagged '" : " without a tag", s->tag ? s->tag : "",
-                   s->tag ? "'" : "");
+        return lat__errf(err, errlen, -ENODATA, "%s: no intervals%s%s%s in the selected range",
+                         path, s->tag ? " tagged '" : " without a tag", s->tag ? s->tag : "",
+                         s->tag ? "'" : "");
     return 0;
 }

@@ -13,14 +13,10 @@
 #include "latlab/hist.h"
 #include "latlab/hlog_merge.h"
 
-/* The message into c->err; returns -EIO (the caller's status is "failed"). */
-static int fail(lat_plotset *c, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->err, sizeof c->err, fmt, ap);
-    va_end(ap);
-    return -EIO;
-}
+#include "error_internal.h"
+
+/* The message into c->err; -EIO (the caller's status is "failed"). */
+#define fail(c, ...) lat__errf((c)->err, sizeof(c)->err, -EIO, __VA_ARGS__)
 
 static void warn(const lat_plotset *c, const char *fmt, ...) {
     char msg[1024];

@@ -10,14 +10,10 @@
 #include "latlab/clock.h"
 #include "latlab/error.h"
 
-/* The message into c->err; returns -1. */
-static int fail(lobster_check *c, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->err, sizeof c->err, fmt, ap);
-    va_end(ap);
-    return -1;
-}
+#include "error_internal.h"
+
+/* The message into c->err; -1. */
+#define fail(c, ...) lat__errf((c)->err, sizeof(c)->err, -1, __VA_ARGS__)
 
 static void say(lobster_check *run, const char *path, uint64_t line, const char *why) {
     if (run->shown++ >= run->show) return;
