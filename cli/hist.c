@@ -34,28 +34,9 @@
 
 /* ---- shared helpers -------------------------------------------------------------------- */
 
-static int read_error(const char *path, const lat_hlog_reader *r, int rc) {
-    const char *why = lat_hlog_reader_reason(r);
-    return cli_error(CMD, "%s:%d: %s", path, lat_hlog_reader_line(r),
-                     why && *why ? why : lat_strerror(rc));
-}
-
-/* lat_hist_add_resize failed while merging the interval at path:line. */
-static int merge_error(const char *path, int line, int rc) {
-    if (rc == -EOVERFLOW)
-        return cli_error(CMD, "%s:%d: the merged total count would pass 2^63-1 (%" PRId64 ")", path,
-                         line, INT64_MAX);
-    return cli_error(CMD, "%s:%d: %s", path, line, lat_strerror(rc));
-}
-
 static int open_log(const char *path, lat_hlog_reader **r) {
-    int rc = lat_hlog_reader_create(path, r);
-    if (rc == -EFBIG)
-        return cli_error(CMD, "%s: larger than the %zu MiB limit for an interval log", path,
-                         LAT_HLOG_MAX_FILE_BYTES >> 20);
-    if (rc < 0) return cli_error(CMD, "%s: %s", path, lat_strerror(rc));
-    lat_hlog_reader_fit(*r, true); /* every merge here goes through lat_hist_add_resize */
-    return 0;
+    char err[1024];
+    return lat_hlog_summary_open(path, r, err, sizeof err) ? cli_error(CMD, "%s", err) : 0;
 }
 
 /* --confidence: a fraction 0.5..0.9999 or a percentage 50..99.99. */
@@ -205,29 +186,6 @@ static int cmd_percentiles(int argc, char **argv) {
 
 /* ---- tags and summary ----------------------------------------------------------------- */
 
-/* Read path: its tags in order of first appearance, with their interval and
- * value counts and (summary) their merged slots.  Returns 0 or an exit
- * status. */
-static int gather(const char *path, lat_hlog_tags *t) {
-    lat_hlog_reader *r = NULL;
-    if (open_log(path, &r)) return CLI_ERR;
-    int rc, status = 0;
-    lat_hlog_interval *iv;
-    while ((rc = lat_hlog_next(r, &iv)) == 1)
-        if ((rc = lat_hlog_tags_add(t, iv)) < 0) {
-            status = rc == -EOVERFLOW ? merge_error(path, iv->line, rc)
-                                      : cli_error(CMD, "out of memory");
-            goto done;
-        }
-    if (rc < 0)
-        status = read_error(path, r, rc);
-    else if (t->n == 0)
-        status = cli_error(CMD, "%s: no intervals", path);
-done:
-    lat_hlog_reader_destroy(r);
-    return status;
-}
-
 /* tags and summary share one table: --scale and --confidence are for summary. */
 static const char *ts_json;
 static double ts_scale, ts_confidence;
@@ -286,7 +244,8 @@ static int cmd_tags_or_summary(int argc, char **argv, bool summary) {
     if (status) return status < 0 ? CLI_OK : status;
     lat_hlog_tags t;
     lat_hlog_tags_init(&t, summary);
-    status = gather(path, &t);
+    char err[1024];
+    if (lat_hlog_summary_gather(path, &t, err, sizeof err)) status = cli_error(CMD, "%s", err);
     if (status) {
         lat_hlog_tags_fini(&t);
         return status;
@@ -352,7 +311,11 @@ static int cmd_merge(int argc, char **argv) {
             break;
         }
         int rc = lat_hlog_merge_add(m, readers[i]);
-        if (rc < 0) status = read_error(path, readers[i], rc);
+        if (rc < 0) {
+            const char *why = lat_hlog_reader_reason(readers[i]);
+            status = cli_error(CMD, "%s:%d: %s", path, lat_hlog_reader_line(readers[i]),
+                               why && *why ? why : lat_strerror(rc));
+        }
     }
     if (status == CLI_OK && lat_hlog_merge_count(m) == 0)
         status = cli_error(CMD, "no intervals in the inputs");

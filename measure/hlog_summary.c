@@ -90,6 +90,52 @@ json_t *lat_hlog_summary_json(const char *file, const char *tag, const lat_hist 
     return j;
 }
 
+/* The reader's error at path:line. */
+static int read_err(const lat_hlog_reader *r, const char *path, int rc, char *err, size_t n) {
+    const char *why = lat_hlog_reader_reason(r);
+    return lat__errf(err, n, rc, "%s:%d: %s", path, lat_hlog_reader_line(r),
+                     why && *why ? why : lat_strerror(rc));
+}
+
+/* Merging the interval at path:line failed with rc. */
+static int merge_err(const char *path, int line, int rc, char *err, size_t n) {
+    if (rc == -EOVERFLOW)
+        return lat__errf(err, n, rc,
+                         "%s:%d: the merged total count would pass 2^63-1 (%" PRId64 ")", path,
+                         line, INT64_MAX);
+    return lat__errf(err, n, rc, "%s:%d: %s", path, line, lat_strerror(rc));
+}
+
+int lat_hlog_summary_open(const char *path, lat_hlog_reader **r, char *err, size_t n) {
+    int rc = lat_hlog_reader_create(path, r);
+    if (rc == -EFBIG)
+        return lat__errf(err, n, rc, "%s: larger than the %zu MiB limit for an interval log", path,
+                         (size_t)(LAT_HLOG_MAX_FILE_BYTES >> 20));
+    if (rc < 0) return lat__errf(err, n, rc, "%s: %s", path, lat_strerror(rc));
+    lat_hlog_reader_fit(*r, true); /* every merge here goes through lat_hist_add_resize */
+    return 0;
+}
+
+int lat_hlog_summary_gather(const char *path, lat_hlog_tags *t, char *err, size_t n) {
+    lat_hlog_reader *r = NULL;
+    int rc = lat_hlog_summary_open(path, &r, err, n);
+    if (rc) return rc;
+    lat_hlog_interval *iv;
+    while ((rc = lat_hlog_next(r, &iv)) == 1)
+        if ((rc = lat_hlog_tags_add(t, iv)) < 0) {
+            rc = rc == -EOVERFLOW ? merge_err(path, iv->line, rc, err, n)
+                                  : lat__errf(err, n, rc, "out of memory");
+            goto done;
+        }
+    if (rc < 0)
+        rc = read_err(r, path, rc, err, n);
+    else if (t->n == 0)
+        rc = lat__errf(err, n, -ENODATA, "%s: no intervals", path);
+done:
+    lat_hlog_reader_destroy(r);
+    return rc;
+}
+
 static bool selected(const lat_hlog_select *s, const lat_hlog_interval *iv) {
     if (s->tag ? strcmp(iv->tag, s->tag) != 0 : iv->tag[0] != '\0') return false;
     return iv->offset_s >= s->start && iv->offset_s <= s->end;
@@ -104,11 +150,7 @@ int lat_hlog_summary_total(lat_hlog_reader *r, const char *path, const lat_hlog_
         if (!selected(s, iv)) continue;
         if ((rc = lat_hlog_total_add(total, &have_total, iv)) < 0) {
             if (!have_total) return lat__errf(err, errlen, rc, "out of memory");
-            if (rc == -EOVERFLOW)
-                return lat__errf(err, errlen, rc,
-                                 "%s:%d: the merged total count would pass 2^63-1 (%" PRId64 ")",
-                                 path, iv->line, INT64_MAX);
-            return lat__errf(err, errlen, rc, "%s:%d: %s", path, iv->line, lat_strerror(rc));
+            return merge_err(path, iv->line, rc, err, errlen);
         }
         if (!f) continue;
         if (!header_done) {
@@ -119,11 +161,7 @@ int lat_hlog_summary_total(lat_hlog_reader *r, const char *path, const lat_hlog_
         }
         lat_hlog_processor_line(f, iv, total, scale, csv);
     }
-    if (rc < 0) {
-        const char *why = lat_hlog_reader_reason(r);
-        return lat__errf(err, errlen, rc, "%s:%d: %s", path, lat_hlog_reader_line(r),
-                         why && *why ? why : lat_strerror(rc));
-    }
+    if (rc < 0) return read_err(r, path, rc, err, errlen);
     if (!have_total)
         return lat__errf(err, errlen, -ENODATA, "%s: no intervals%s%s%s in the selected range",
                          path, s->tag ? " tagged '" : " without a tag", s->tag ? s->tag : "",

@@ -10,6 +10,16 @@
 
 #ifndef LATLAB_EXPERIMENTAL
 #error "latlab/hlog_summary.h is experimental: define LATLAB_EXPERIMENTAL before including it"
+/* Open the log at path for a summary (fitted geometry: merges resize).  0,
+ * or a negative errno with the message in err (-EFBIG: over the size limit). */
+int lat_hlog_summary_open(const char *path, lat_hlog_reader **r, char *err, size_t n);
+
+/* Every interval of the log at path into t (lat_hlog_tags_init'ed): its tags
+ * in order of first appearance, with interval and value counts and merged
+ * slots when t merges.  0, or a negative errno with the message in err (the
+ * file and line; -ENODATA: no intervals). */
+int lat_hlog_summary_gather(const char *path, lat_hlog_tags *t, char *err, size_t n);
+
 /* Which intervals: tagged tag (NULL: untagged ones), starting between start
  * and end seconds after the log's start (inclusive). */
 typedef struct lat_hlog_select {
@@ -51,6 +61,16 @@ int lat_hlog_summary_print(FILE *f, const lat_hlog_tag *a, int n, double scale, 
  * intervals, and confidence.  NULL when out of memory. */
 struct json_t *lat_hlog_summary_json(const char *file, const char *tag, const lat_hist *total,
                                      double scale, double confidence);
+
+/* Open the log at path for a summary (fitted geometry: merges resize).  0,
+ * or a negative errno with the message in err (-EFBIG: over the size limit). */
+int lat_hlog_summary_open(const char *path, lat_hlog_reader **r, char *err, size_t n);
+
+/* Every interval of the log at path into t (lat_hlog_tags_init'ed): its tags
+ * in order of first appearance, with interval and value counts and merged
+ * slots when t merges.  0, or a negative errno with the message in err (the
+ * file and line; -ENODATA: no intervals). */
+int lat_hlog_summary_gather(const char *path, lat_hlog_tags *t, char *err, size_t n);
 
 /* Which intervals: tagged tag (NULL: untagged ones), starting between start
  * and end seconds after the log's start (inclusive). */
