@@ -164,26 +164,6 @@ static int bb_parse(int argc, char **argv, int sel[BOOK_SCN_COUNT], int *nsel) {
     return 0;
 }
 
-/* The scenario of pass `pass` and its config (the --also-open-loop pass last). */
-static int pass_scenario(size_t pass, const int sel[BOOK_SCN_COUNT], int nsel,
-                         book_bench_cfg *rcfg) {
-    int s = -1;
-    *rcfg = bo.cfg;
-    if (pass < (size_t)nsel) {
-        int seen = -1;
-        for (int i = 0; i < BOOK_SCN_COUNT; i++)
-            if (sel[i] && ++seen == (int)pass) s = i;
-        rcfg->open_loop_rate = bo.open_rate;
-    } else {
-        s = BOOK_SCN_MIXED;
-        rcfg->open_loop_rate = bo.also_rate;
-    }
-    if (s != BOOK_SCN_MIXED && s != BOOK_SCN_CANCEL_ONLY && s != BOOK_SCN_SNAPSHOT_CAPTURE &&
-        s != BOOK_SCN_ADD_ONLY && bo.cfg.depth == 0)
-        rcfg->depth = 0; /* scenario default */
-    return s;
-}
-
 /* Every pass: run, print, write its histograms.  *done: the runs that
  * finished.  CLI_OK or the exit status after a message. */
 static int run_passes(run *runs, size_t nruns, const int sel[BOOK_SCN_COUNT], int nsel,
@@ -192,7 +172,7 @@ static int run_passes(run *runs, size_t nruns, const int sel[BOOK_SCN_COUNT], in
     book_bench_print_head(stdout);
     for (size_t pass = 0; pass < nruns; pass++) {
         book_bench_cfg rcfg;
-        int s = pass_scenario(pass, sel, nsel, &rcfg);
+        int s = book_bench_pass(&bo.cfg, sel, nsel, pass, bo.open_rate, bo.also_rate, &rcfg);
         cli_progress("running %s...", book_scn_name((book_scn)s));
         run *rn = &runs[*done];
         int e = book_bench_run((book_scn)s, &rcfg, &rn->r);
