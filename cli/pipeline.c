@@ -339,28 +339,6 @@ static void print_header(const lat_pipe_config *c, const char *why, const itchfe
     fflush(stdout);
 }
 
-/* The flight recorder's verdict, its window to --flight-out or stderr. */
-static int report_flight(const lat_pipe_result *r) {
-    lat_flight_verdict fv;
-    lat_flight_analyze(r->flight, &fv);
-    if (fv.shape == LAT_FLIGHT_NO_TRIGGER) {
-        printf("flight recorder: nothing above %" PRIu64 " ns\n", r->flight->threshold_ns);
-        return CLI_OK;
-    }
-    printf("flight recorder: %s\n", fv.text);
-    if (!o.fout) {
-        lat_flight_dump(r->flight, stderr, 20);
-        return CLI_OK;
-    }
-    lat_afile *af = NULL;
-    int rc = lat_afile_open(o.fout, &af);
-    if (rc == 0) {
-        lat_flight_dump(r->flight, lat_afile_stream(af), 0);
-        rc = lat_afile_commit(af);
-    }
-    return rc ? cli_lib_error(CMD, o.fout, rc) : CLI_OK;
-}
-
 static int write_json(const lat_pipe_config *c, const lat_pipe_result *r, bool over,
                       const char *why, const itchfeed *feed, const lat_budget *budget) {
     json_t *doc = lat_pipe_run_json(c, r, over, why);
@@ -395,7 +373,8 @@ static int report_run(const lat_pipe_config *c, lat_pipe_result *r, bool over, c
     if (feed) itchfeed_report_print(stdout, feed, o.ro.speed, r);
     int ret = CLI_OK;
     if (r->log_error) ret = cli_lib_error(CMD, r->log_error_path, r->log_error);
-    if (r->flight && report_flight(r)) ret = CLI_ERR;
+    int rc = r->flight ? lat_pipe_report_flight(stdout, stderr, r->flight, o.fout) : 0;
+    if (rc) ret = cli_lib_error(CMD, o.fout, rc);
     if (o.json_path && write_json(c, r, over, why, feed, &budget)) ret = CLI_ERR;
     /* Local results are written first: an unreachable gateway still exits 1. */
     if (o.prom.push_url && cli_prom_push(&o.prom, CMD, pp->n, pp->name, ph)) ret = CLI_ERR;

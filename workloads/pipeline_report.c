@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "latlab/atomicfile.h"
 #include "latlab/budget.h"
 #include "latlab/censor.h"
 #include "latlab/error.h"
@@ -232,4 +233,25 @@ int lat_pipe_stages_of(const lat_pipe_config *c, int *stage, const char **name) 
             name[n++] = lat_pipe_stage_name(s);
         }
     return n;
+}
+
+int lat_pipe_report_flight(FILE *f, FILE *dump, const lat_flight *fl, const char *path) {
+    lat_flight_verdict fv;
+    lat_flight_analyze(fl, &fv);
+    if (fv.shape == LAT_FLIGHT_NO_TRIGGER) {
+        fprintf(f, "flight recorder: nothing above %" PRIu64 " ns\n", fl->threshold_ns);
+        return 0;
+    }
+    fprintf(f, "flight recorder: %s\n", fv.text);
+    if (!path) {
+        lat_flight_dump(fl, dump, 20);
+        return 0;
+    }
+    lat_afile *af = NULL;
+    int rc = lat_afile_open(path, &af);
+    if (rc == 0) {
+        lat_flight_dump(fl, lat_afile_stream(af), 0);
+        rc = lat_afile_commit(af);
+    }
+    return rc;
 }

@@ -23,6 +23,10 @@ struct json_t;
 
 #define LAT_PIPE_OVERSUB_STAMP "oversubscribed: latencies are not representative"
 
+/* The flight recorder's verdict ("flight recorder: ...") into f; when it
+ * fired, its window written atomically to path, or (path NULL) its last 20
+ * events into dump.  0, or the file's negative errno. */
+int lat_pipe_report_flight(FILE *f, FILE *dump, const lat_flight *fl, const char *path);
 /* "latlab pipeline: WHY" (with the no-pin note) and the run's parameters
  * line (calibration, events, rate, queue, sample ring, work, idle, flags). */
 void lat_pipe_print_header(FILE *f, const lat_pipe_config *c, const char *why);
