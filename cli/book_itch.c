@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
+#include <time.h>
 
 static const char *CMD = "book";
 
@@ -28,11 +28,14 @@ typedef struct itch_opts {
     uint64_t loops;
     const char *json, *hgrm, *path;
     book_price_flags pf;
-    int64_t tick; /* 0: per-stock gcd */
+    int64_t tick;        /* 0: per-stock gcd */
+    uint64_t max_gap_ns; /* paced: longest gap between two messages' due times; 0 = any */
+    bool gap_set;
 } itch_opts;
 
 typedef struct itch_run {
     uint64_t total_ns, total_msgs;
+    uint64_t gaps_cut; /* paced gaps shortened to max_gap_ns, all passes */
     double cpu_s;
 } itch_run;
 
@@ -51,6 +54,11 @@ static const cli_opt itch_opts_table[] = {
                    "max: as fast as possible (default; closed loop: service time);\n"
                    "original: at the capture's own timestamps (open loop: latency from\n"
                    "the intended time); xN: the same, N times faster"),
+    CLI_SEEN_OPT("max-gap", CLI_DURATION, &io.max_gap_ns, "DUR",
+                 "paced only: cut gaps between messages' due times longer than\n"
+                 "DUR (after the speed-up) to DUR, so a day-long capture replays\n"
+                 "its bursts without the quiet hours",
+                 0, 0, NULL, &io.gap_set),
     CLI_NUM_OPT("loop", CLI_U64, &io.loops, "N",
                 "replay the capture N times (books emptied in between, untimed)", 1, 1000000),
     BOOK_PRICE_ROWS(io.pf,
@@ -66,7 +74,8 @@ static const cli_opt itch_opts_table[] = {
 
 const cli_spec book_itch_spec = {
     .name = "book",
-    .synopsis = "latlab book itch FILE [--pace original|xN|max] [--loop N] [--tick T]\n"
+    .synopsis = "latlab book itch FILE [--pace original|xN|max] [--max-gap DUR] [--loop N]\n"
+                "                          [--tick T]"
                 "                          [--price-scale 10000] [--hgrm FILE] [--json FILE]",
     .about =
         "Reads an ITCH 5.0 capture (2-byte length prefixes; zero prefixes mean framing by\n"
@@ -88,6 +97,10 @@ static int itch_args(int argc, char **argv, itch_opts *o) {
         return cli_usage_error(CMD,
                                "--price-scale: ITCH prices have 4 implied decimals; only 10000 "
                                "is valid");
+    if (o->gap_set && !o->max_gap_ns) return cli_usage_error(CMD, "--max-gap: must be above 0");
+    if (o->gap_set && o->speed == 0)
+        return cli_usage_error(CMD, "--max-gap: only when paced (--pace original or xN): "
+                                    "--pace max has no gaps");
     if (o->pf.tick) {
         o->pf.scale = 10000;
         if ((o->tick = book_cli_tick(CMD, &o->pf)) < 0) return CLI_USAGE;
@@ -95,16 +108,19 @@ static int itch_args(int argc, char **argv, itch_opts *o) {
     return -1;
 }
 
-static double cpu_seconds(const struct rusage *a, const struct rusage *b) {
-    return (double)(b->ru_utime.tv_sec - a->ru_utime.tv_sec) +
-           (double)(b->ru_stime.tv_sec - a->ru_stime.tv_sec) +
-           (double)(b->ru_utime.tv_usec - a->ru_utime.tv_usec) / 1e6 +
-           (double)(b->ru_stime.tv_usec - a->ru_stime.tv_usec) / 1e6;
+/* The thread's CPU time in seconds: the scheduler's own ns count (getrusage's
+ * figure moves in ticks, so a pass shorter than a tick read as 0). */
+static double thread_cpu_s(void) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)) return 0;
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* One pass over the capture, recording each message's latency in h. */
-static void itch_pass(itch_replay *r, const uint8_t *buf, size_t len, double speed, lat_hist *h,
-                      const lat_clock_cal *cal) {
+/* One pass over the capture, recording each message's latency in h; the
+ * paced gaps cut to max_gap_ns are added to *cut. */
+static void itch_pass(itch_replay *r, const uint8_t *buf, size_t len, const itch_opts *o,
+                      lat_hist *h, const lat_clock_cal *cal, uint64_t *cut) {
+    const double speed = o->speed;
     itch_reader rd;
     itch_msg m;
     itch_reader_init(&rd, buf, len);
@@ -121,15 +137,22 @@ static void itch_pass(itch_replay *r, const uint8_t *buf, size_t len, double spe
         }
         return;
     }
-    /* open loop: message i is due at start + (ts_i - ts_0) / speed; its
-     * latency runs from that intended time, so a stall shows in every
-     * message queued behind it (no coordinated omission). */
-    uint64_t start = lat_cycles_fenced(), ts0 = 0;
+    /* open loop: message i is due at start + (ts_i - ts_0) / speed, each gap
+     * cut to max_gap_ns when set (a timestamp going backwards is due at
+     * once); its latency runs from that intended time, so a stall shows in
+     * every message queued behind it (no coordinated omission). */
+    uint64_t start = lat_cycles_fenced(), prev_ts = 0, rel = 0;
     int first = 1;
     while (itch_next(&rd, &m) == 1) {
-        if (first) ts0 = m.ts_ns, first = 0;
-        uint64_t rel = m.ts_ns >= ts0 ? m.ts_ns - ts0 : 0;
-        uint64_t due = start + lat_clock_from_ns(cal, (uint64_t)((double)rel / speed));
+        if (first) prev_ts = m.ts_ns, first = 0;
+        uint64_t gap = m.ts_ns > prev_ts ? (uint64_t)((double)(m.ts_ns - prev_ts) / speed) : 0;
+        if (m.ts_ns > prev_ts) prev_ts = m.ts_ns;
+        if (o->max_gap_ns && gap > o->max_gap_ns) {
+            gap = o->max_gap_ns;
+            ++*cut;
+        }
+        rel += gap;
+        uint64_t due = start + lat_clock_from_ns(cal, rel);
         while (lat_cycles() < due)
             lat_cpu_relax();
         itch_replay_apply(r, &m);
@@ -142,14 +165,12 @@ static void itch_run_all(itch_replay *r, const uint8_t *buf, size_t len, const i
                          lat_hist *h, itch_run *run) {
     const lat_clock_cal *cal = lat_clock_default(); /* calibrates once: outside the timing */
     for (uint64_t loop = 0; loop < o->loops; loop++) {
-        struct rusage ru0, ru1;
         itch_replay_reset(r);
-        getrusage(RUSAGE_THREAD, &ru0);
+        double c0 = thread_cpu_s();
         uint64_t w0 = lat_mono_ns();
-        itch_pass(r, buf, len, o->speed, h, cal);
+        itch_pass(r, buf, len, o, h, cal, &run->gaps_cut);
         run->total_ns += lat_mono_ns() - w0;
-        getrusage(RUSAGE_THREAD, &ru1);
-        run->cpu_s += cpu_seconds(&ru0, &ru1);
+        run->cpu_s += thread_cpu_s() - c0;
         run->total_msgs += itch_replay_counts(r)->messages;
     }
 }
@@ -220,7 +241,21 @@ static int itch_json(const itch_opts *o, size_t len, const itch_counts *cn, cons
         "speed", o->speed, "messages_per_s", wall_s > 0 ? (double)run->total_msgs / wall_s : 0.0,
         "messages_per_cpu_s", run->cpu_s > 0 ? (double)run->total_msgs / run->cpu_s : 0.0, "cpu_s",
         run->cpu_s, "wall_s", wall_s, "latency_ns", book_cli_latency_json(h), "stocks", stocks);
+    if (o->max_gap_ns) {
+        json_object_set_new(j, "max_gap_ns", json_integer((json_int_t)o->max_gap_ns));
+        json_object_set_new(j, "gaps_cut", json_integer((json_int_t)run->gaps_cut));
+    }
     return cli_write_json(CMD, o->json, j);
+}
+
+/* A rate with the unit its size needs: "12.3 M", "45.6 k", "789". */
+static void fmt_rate(char *buf, size_t n, double per_s) {
+    if (per_s >= 1e6)
+        snprintf(buf, n, "%.2f M", per_s / 1e6);
+    else if (per_s >= 1e3)
+        snprintf(buf, n, "%.1f k", per_s / 1e3);
+    else
+        snprintf(buf, n, "%.1f", per_s);
 }
 
 static void print_summary(const itch_opts *o, size_t len, const itch_counts *cn,
@@ -232,15 +267,26 @@ static void print_summary(const itch_opts *o, size_t len, const itch_counts *cn,
     printf("books memory    %.1f MiB\n", (double)bytes / (1 << 20));
     printf("pace            %s\n", o->speed == 0 ? "max (closed loop: per-message service time)"
                                                  : "paced (open loop: latency from intended time)");
-    double wall_s = (double)run->total_ns / 1e9;
-    double mps = wall_s > 0 ? (double)run->total_msgs / wall_s : 0;
-    double cpu_mps = run->cpu_s > 0 ? (double)run->total_msgs / run->cpu_s : 0;
-    printf("throughput      %.2f M messages/s (%" PRIu64 " messages in %.3f s wall)\n", mps / 1e6,
+    if (o->max_gap_ns)
+        printf("max gap         %" PRIu64 " ns: %" PRIu64 " gaps cut (all passes)\n", o->max_gap_ns,
+               run->gaps_cut);
+    double wall_s = (double)run->total_ns / 1e9, share = wall_s > 0 ? run->cpu_s / wall_s : 0;
+    char rate[32], cpu_rate[32];
+    fmt_rate(rate, sizeof rate, wall_s > 0 ? (double)run->total_msgs / wall_s : 0);
+    printf("throughput      %s messages/s (%" PRIu64 " messages in %.6f s wall)\n", rate,
            run->total_msgs, wall_s);
-    double share = wall_s > 0 ? run->cpu_s / wall_s : 0;
-    printf("on-CPU          %.2f M messages per CPU-second (the thread had a CPU for %.0f%% of "
-           "the wall time)\n",
-           cpu_mps / 1e6, 100.0 * (share > 1 ? 1 : share));
+    if (run->cpu_s <= 0) {
+        printf("on-CPU          not measured (no thread CPU time read)\n");
+    } else if (o->speed != 0) {
+        printf("on-CPU          %.6f s of CPU (%.0f%% of the wall time; paced, it spins to each "
+               "due time)\n",
+               run->cpu_s, 100.0 * (share > 1 ? 1 : share));
+    } else {
+        fmt_rate(cpu_rate, sizeof cpu_rate, (double)run->total_msgs / run->cpu_s);
+        printf("on-CPU          %s messages per CPU-second (%.6f s of CPU, %.0f%% of the wall "
+               "time)\n",
+               cpu_rate, run->cpu_s, 100.0 * (share > 1 ? 1 : share));
+    }
 }
 
 static int itch_build(const itch_opts *o, const uint8_t *buf, size_t len, itch_replay **r,

@@ -2,12 +2,15 @@
  *
  * The engine (latlab/co.h) measures one toy service with one injected stall
  * closed loop, open loop, and closed loop corrected; this prints each loop's
- * line and intervals, the verdict (how much the closed loop hid) and the
- * error budget, and writes --json. */
+ * line and intervals, what the platform took from the loop (as `pipeline`
+ * does, with a warning when the host is busy enough to be the tail), the
+ * verdict (how much the closed loop hid) and the error budget, and writes
+ * --json. */
 #include "cli.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,6 +54,33 @@ static json_t *mode_json(const lat_hist *h) {
     return o;
 }
 
+/* The loop's platform account under its line; a warning when the host is
+ * busy enough that the loop's p99.9 is the host's. */
+static void print_platform(const char *name, const lat_co_platform *p, const lat_hist *h,
+                           uint64_t events) {
+    char t[384], why[256];
+    lat_co_platform_text(p, t, sizeof t);
+    printf("%9s  platform: %s\n", "", t);
+    if (lat_co_host_busy(p, events, lat_hist_value_at_percentile(h, 99.9), why, sizeof why))
+        cli_warn(CMD,
+                 "busy host during the %s loop: %s; its p99.9 of %.1f us is the host's, not "
+                 "the lesson's (rerun on a quiet machine)",
+                 name, why, (double)lat_hist_value_at_percentile(h, 99.9) / 1e3);
+}
+
+static json_t *platform_json(const lat_co_platform *p, const lat_hist *h, uint64_t events) {
+    char why[256];
+    bool busy = lat_co_host_busy(p, events, lat_hist_value_at_percentile(h, 99.9), why, sizeof why);
+    json_t *o = json_pack("{s:I,s:I,s:f,s:f,s:f,s:I,s:I,s:b}", "gaps", (json_int_t)p->gaps,
+                          "requests_slowed", (json_int_t)p->service_gaps, "lost_ns", p->lost_ns,
+                          "longest_gap_ns", p->longest_ns, "loop_ns", p->loop_ns,
+                          "voluntary_switches", (json_int_t)p->vol, "involuntary_switches",
+                          (json_int_t)p->invol, "busy_host", busy);
+    if (o && !isnan(p->wait_ns)) json_object_set_new(o, "run_queue_wait_ns", json_real(p->wait_ns));
+    if (o && busy) json_object_set_new(o, "busy_why", json_string(why));
+    return o;
+}
+
 static lat_co_config cfg;
 static bool events_set, stall_set, stall_at_set, quick;
 static const char *json_path;
@@ -83,8 +113,11 @@ const cli_spec cmd_co_spec = {
     .opts = co_opts,
     .epilog =
         "Prints per mode: n= p50= p99= p99.9= max=, then the 95% confidence interval of each\n"
-        "percentile; last, the error budget (clock step, stamp cost, histogram resolution,\n"
-        "the share of samples the correction synthesised).  exit 0 ok, 1 error, 2 usage.\n",
+        "percentile, then what the platform took from the loop's thread (gaps >= 10 us in its\n"
+        "spin loops, requests they slowed, run-queue wait, switches; a warning on stderr when\n"
+        "the host is busy enough to be the p99.9); last, the error budget (clock step, stamp\n"
+        "cost, histogram resolution, the share of samples the correction synthesised).\n"
+        "exit 0 ok, 1 error, 2 usage.\n",
     .max_args = -1,
 };
 
@@ -148,6 +181,12 @@ static int write_json(const lat_co_config *c, co_modes m, const lat_co_result *h
     json_object_set_new(o, "config", lat_co_config_json(c));
     if (m.closed) json_object_set_new(o, "closed", mode_json(&h->closed));
     if (m.open) json_object_set_new(o, "open", mode_json(&h->open));
+    json_t *plat = json_object();
+    if (m.closed)
+        json_object_set_new(plat, "closed", platform_json(&h->plat_closed, &h->closed, c->events));
+    if (m.open)
+        json_object_set_new(plat, "open", platform_json(&h->plat_open, &h->open, c->events));
+    json_object_set_new(o, "platform", plat);
     if (m.closed) json_object_set_new(o, "corrected", mode_json(&h->corr));
     json_object_set_new(o, "percentile_confidence", json_real(LAT_HIST_CI_DEFAULT));
     json_object_set_new(o, "error_budget", lat_budget_json(budget));
@@ -167,12 +206,14 @@ static void run_modes(const lat_co_config *c, co_modes m, lat_co_result *h) {
         lat_co_run_closed(c, h);
         cli_progress_done();
         print_line("closed", &h->closed);
+        print_platform("closed", &h->plat_closed, &h->closed, c->events);
     }
     if (m.open) {
         cli_progress("open loop...");
         lat_co_run_open(c, h);
         cli_progress_done();
         print_line("open", &h->open);
+        print_platform("open", &h->plat_open, &h->open, c->events);
     }
     if (m.closed) print_line("corrected", &h->corr);
 }

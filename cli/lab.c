@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "latlab/alloccount.h"
 #include "latlab/atomicfile.h"
 #include "latlab/error.h"
 #include "latlab/lab_report.h"
@@ -186,6 +187,10 @@ static int setup(lat_lab_session *x, const lab_opts *o) {
     c->pipe.gap_threshold_ns = o->gap_us * 1000;
     c->max_run_lost = o->loss_pct / 100;
     if (o->quick) c->max_repeats = 1;
+    if (lat_alloccount_available()) { /* LAB.md's allocations per event */
+        c->pipe.alloc_count_begin = lat_alloccount_begin;
+        c->pipe.alloc_count_end = lat_alloccount_end;
+    }
     c->budget_s = o->budget > 0 ? o->budget : o->quick ? 6 : c->budget_s;
     c->min_rounds = o->min_rounds ? (unsigned)o->min_rounds : 10;
     c->max_rounds = o->max_rounds ? (unsigned)o->max_rounds : o->quick ? c->min_rounds : 80;

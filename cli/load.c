@@ -1,10 +1,9 @@
 /* load.c - `latlab load TARGET`: an open-loop load generator for a real
  * service (HTTP/1.1, Redis, memcached or a fixed-size echo over TCP) that
- * checks itself.  The engine (measure/load.c) runs on its own pinned thread;
- * this thread prints a live line per second on stderr, writes the interval log
- * (.hlog, tagged latency/service/lag) as it goes, then the table, the verdict
- * and the JSON (cli/loadout.c).  Exit 0 ok, 1 the run could not go on (or a
- * write failed), 2 usage, 4 invalid with --strict. */
+ * checks itself.  Parse, run, write: the engines run on their own threads
+ * (measure/loadrun.c); cli/loadout.c writes the live line, the interval log,
+ * the table, the verdict and the JSON.  Exit 0 ok, 1 the run could not go on
+ * (or a write failed), 2 usage, 4 invalid with --strict. */
 #include "cli.h"
 #include "cliopts.h"
 #include "load.h"
@@ -12,22 +11,19 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <netdb.h>
-#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "latlab/atomicfile.h"
 #include "latlab/clock.h"
-#include "latlab/hlog.h"
+#include "latlab/error.h"
+#include "latlab/loadrun.h"
 
 #define CMD "load"
 #define EXIT_INVALID 4
+#define LOOKUP_MS 5000 /* TARGET's name lookup at most */
 
 static struct {
     double rate;
@@ -149,61 +145,8 @@ static const char *const proto_names[] = {"echo", "http", "redis", "memcached"};
 static const lat_loadproto_kind proto_kinds[] = {LAT_LOADPROTO_ECHO, LAT_LOADPROTO_HTTP,
                                                  LAT_LOADPROTO_REDIS, LAT_LOADPROTO_MEMCACHED};
 
-/* TARGET into host, port (and a path for http:// URLs).  0 or CLI_USAGE. */
-static int split_target(const char *t, char *host, size_t hn, char *port, const char **path) {
-    const char *s = t, *def_port = NULL;
-    *path = NULL;
-    if (!strncmp(s, "http://", 7)) {
-        s += 7;
-        def_port = "80";
-        const char *sl = strchr(s, '/');
-        *path = sl;
-    }
-    size_t len = *path ? (size_t)(*path - s) : strlen(s);
-    const char *hs = s, *he, *ps = NULL;
-    if (*s == '[') {
-        he = memchr(s, ']', len);
-        if (!he) return cli_usage_error(CMD, "target '%s': no ']'", t);
-        hs = s + 1;
-        if (he + 1 < s + len && he[1] == ':') ps = he + 2;
-    } else {
-        const char *c = memchr(s, ':', len);
-        he = c ? c : s + len;
-        if (c) ps = c + 1;
-    }
-    size_t hl = (size_t)(he - hs), pl = ps ? (size_t)(s + len - ps) : 0;
-    if (!hl || hl >= hn) return cli_usage_error(CMD, "target '%s': no host", t);
-    if (!ps && !def_port) return cli_usage_error(CMD, "target '%s' is not HOST:PORT", t);
-    memcpy(host, hs, hl);
-    host[hl] = 0;
-    if (ps) {
-        if (!pl || pl > 5 || strspn(ps, "0123456789") < pl)
-            return cli_usage_error(CMD, "target '%s': bad port", t);
-        memcpy(port, ps, pl);
-        port[pl] = 0;
-    } else {
-        strcpy(port, def_port);
-    }
-    return 0;
-}
-
-static char host_buf[256], headers_buf[8192];
-
-/* --replay's reader: the next time in the file (UINT64_MAX at its end or at a
- * line that is not one: the file was checked before the run). */
-static uint64_t replay_next(void *ud) {
-    FILE *f = ud;
-    char line[128];
-    while (fgets(line, sizeof line, f)) {
-        char *p = line + strspn(line, " \t"), *end;
-        if (*p == '#' || *p == '\n' || !*p) continue;
-        errno = 0;
-        unsigned long long v = strtoull(p, &end, 10);
-        if (errno || end == p || (*end && !strchr(" \t\r\n", *end)) || *p == '-') return UINT64_MAX;
-        return v;
-    }
-    return UINT64_MAX;
-}
+static char host_buf[256], port_buf[8], headers_buf[8192]; /* TARGET's; --header's */
+static FILE *replay_f; /* --replay, checked, then read by the sending thread */
 
 /* Read --replay once before any work: every line a time, non-decreasing;
  * sets the mean rate and (unless given) the duration to the file's span. */
@@ -212,25 +155,18 @@ static int check_replay(void) {
     if (o.threads > 1) return cli_usage_error(CMD, "--threads: not with --arrivals replay");
     if (o.rate_seen)
         return cli_usage_error(CMD, "--rate: not with --arrivals replay (the file sets it)");
-    FILE *f = fopen(o.replay, "r");
-    if (!f) return cli_usage_error(CMD, "--replay: %s: %s", o.replay, strerror(errno));
-    char line[128];
-    uint64_t n = 0, last = 0;
-    for (long ln = 1; fgets(line, sizeof line, f); ln++) {
-        char *p = line + strspn(line, " \t"), *end;
-        if (*p == '#' || *p == '\n' || !*p) continue;
-        errno = 0;
-        unsigned long long v = strtoull(p, &end, 10);
-        if (errno || end == p || *p == '-' || (*end && !strchr(" \t\r\n", *end)) || v < last ||
-            v >= UINT64_MAX / 2) {
-            fclose(f);
-            return cli_usage_error(
-                CMD, "--replay: %s line %ld: not a time (ns) at or after the last", o.replay, ln);
-        }
-        last = v;
-        n++;
-    }
-    fclose(f);
+    static char rbuf[1 << 20]; /* the sending thread reads 1 MiB at a time */
+    if (!(replay_f = fopen(o.replay, "r")))
+        return cli_usage_error(CMD, "--replay: %s: %s", o.replay, strerror(errno));
+    uint64_t n, last;
+    long ln;
+    int rc = lat_load_replay_check(replay_f, &n, &last, &ln);
+    rewind(replay_f);
+    setvbuf(replay_f, rbuf, _IOFBF, sizeof rbuf);
+    if (rc == -EINVAL)
+        return cli_usage_error(CMD, "--replay: %s line %ld: not a time (ns) at or after the last",
+                               o.replay, ln);
+    if (rc) return cli_usage_error(CMD, "--replay: %s: %s", o.replay, strerror(-rc));
     if (!n) return cli_usage_error(CMD, "--replay: %s holds no send time", o.replay);
     if (!o.duration_seen) o.duration_ns = last + 1;
     o.rate = (double)n / ((double)(last ? last : 1) / 1e9);
@@ -240,8 +176,9 @@ static int check_replay(void) {
 
 /* Options that depend on each other; CLI_OK or CLI_USAGE. */
 static int check_opts(const char *target, const char **url_path) {
-    char port[8];
-    if (split_target(target, host_buf, sizeof host_buf, port, url_path)) return CLI_USAGE;
+    const char *why;
+    if (lat_load_target_split(target, host_buf, sizeof host_buf, port_buf, url_path, &why))
+        return cli_usage_error(CMD, "target '%s'%s", target, why);
     if (o.arrivals == 2) {
         int rc = check_replay();
         if (rc) return rc;
@@ -262,13 +199,13 @@ static int check_opts(const char *target, const char **url_path) {
         return cli_usage_error(CMD, "target '%s': an http:// URL needs --protocol http", target);
     if (o.connections < o.threads)
         return cli_usage_error(CMD, "--connections: fewer than --threads (%" PRIu64 ")", o.threads);
-    cpu_set_t allowed;
-    if (o.cpu >= 0 && sched_getaffinity(0, sizeof allowed, &allowed))
-        return cli_usage_error(CMD, "--cpu: cannot read this process's CPUs");
-    for (int k = 0; o.cpu >= 0 && k < (int)o.threads; k++)
-        if (o.cpu + k >= CPU_SETSIZE || !CPU_ISSET(o.cpu + k, &allowed))
-            return cli_usage_error(
-                CMD, "--cpu: CPU %d (thread %d) is not one this process may run on", o.cpu + k, k);
+    int bad = o.cpu >= 0 ? lat_loadrun_cpus_check(o.cpu, (unsigned)o.threads) : 0;
+    if (bad)
+        return bad < 0
+                   ? cli_usage_error(CMD, "--cpu: cannot read this process's CPUs")
+                   : cli_usage_error(CMD,
+                                     "--cpu: CPU %d (thread %d) is not one this process may run on",
+                                     o.cpu + bad - 1, bad - 1);
     if (cli_list_join(&o.headers, "\r\n", headers_buf, sizeof headers_buf) >= sizeof headers_buf)
         return cli_usage_error(CMD, "--header: too long together");
     for (int i = 0; i < o.headers.n; i++)
@@ -302,314 +239,48 @@ static int build_proto(lat_loadproto *p, const char *url_path) {
     return CLI_OK;
 }
 
-static int resolve(const char *target, lat_load_cfg *c) {
-    char host[256], port[8];
-    const char *path;
-    split_target(target, host, sizeof host, port, &path);
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
-    int e = getaddrinfo(host, port, &hints, &res);
-    if (e) return cli_error(CMD, "%s: %s", target, gai_strerror(e));
-    memcpy(&c->addr, res->ai_addr, res->ai_addrlen);
-    c->addr_len = res->ai_addrlen;
-    freeaddrinfo(res);
-    return CLI_OK;
-}
+/* ---- the run: the engines' threads and this thread's live line --------------------- */
 
-/* ---- the run: the engines' threads and this one's live line ------------------------ */
-
-#define MAX_THREADS 64
-
-/* One engine per sending thread; the signal handler stops them all. */
-static lat_load *running[MAX_THREADS];
-static int nrunning;
+static lat_loadrun *running; /* the signal handler stops it */
 static void on_signal(int sig) {
     (void)sig;
-    for (int k = 0; k < nrunning; k++)
-        lat_load_stop(running[k]); /* atomic stores */
+    lat_loadrun_stop(running);
 }
 
-typedef struct live {
-    lat_load *l[MAX_THREADS];
-    int n;
-    int rc[MAX_THREADS];
-    load_run *r;
-    lat_hist ilat, isvc, ilag, part[3]; /* the interval; one engine's part of it */
-    lat_afile *hf;
-    lat_hlog_writer w;
-    double t0_s, last_s;
-    uint64_t last_completed;
-    atomic_int left; /* engines still running */
-    int hlog_rc;
-    lat_prom_server *srv; /* --metrics */
-} live;
-
-typedef struct engine_arg {
-    live *lv;
-    int k;
-} engine_arg;
-
-static const char *const series[3] = {"latency", "service", "lag"};
-
-static void *engine(void *arg) {
-    engine_arg *a = arg;
-    a->lv->rc[a->k] = lat_load_run(a->lv->l[a->k]);
-    /* release: this engine's last counts and records happen-before the
-     * acquire load in live_loop that sees it gone */
-    atomic_fetch_sub_explicit(&a->lv->left, 1, memory_order_release);
-    return NULL;
-}
-
-static double wall_s(void) {
-    return (double)lat_clock_ns(CLOCK_REALTIME) / 1e9;
-}
-
-/* Every engine's counters added (the largest for the maxima; the gap time as
- * the mean per sending thread, so it compares with the run's length). */
-static void counts_sum(const live *lv, lat_load_counts *out) {
-    memset(out, 0, sizeof *out);
-    uint64_t backlog = 0, longest = 0, run = 0;
-    for (int k = 0; k < lv->n; k++) {
-        lat_load_counts c;
-        lat_load_counts_get(lv->l[k], &c);
-        const uint64_t *s = (const uint64_t *)&c;
-        uint64_t *d = (uint64_t *)out;
-        for (size_t i = 0; i < sizeof c / sizeof *s; i++)
-            d[i] += s[i];
-        if (c.backlog_max > backlog) backlog = c.backlog_max;
-        if (c.gap_longest_ns > longest) longest = c.gap_longest_ns;
-        if (c.run_ns > run) run = c.run_ns;
-    }
-    out->backlog_max = backlog;
-    out->gap_longest_ns = longest;
-    out->run_ns = run;
-    out->gap_ns /= (uint64_t)lv->n;
-}
-
-/* The interval since the last tick, from every engine, into ilat/isvc/ilag. */
-static void take_interval(live *lv) {
-    lat_hist *iv[3] = {&lv->ilat, &lv->isvc, &lv->ilag};
-    for (int j = 0; j < 3; j++)
-        lat_hist_reset(iv[j]);
-    for (int k = 0; k < lv->n; k++) {
-        lat_load_interval(lv->l[k], &lv->part[0], &lv->part[1], &lv->part[2]);
-        for (int j = 0; j < 3; j++)
-            lat_hist_add(iv[j], &lv->part[j]);
-    }
-}
-
-/* Take the interval since the last tick: into the totals, the log, the live line. */
-static void tick(live *lv) {
-    double now = wall_s();
-    take_interval(lv);
-    lat_hist_add(&lv->r->latency, &lv->ilat);
-    lat_hist_add(&lv->r->service, &lv->isvc);
-    lat_hist_add(&lv->r->lag, &lv->ilag);
-    if (lv->hf && !lv->hlog_rc) {
-        const lat_hist *h[3] = {&lv->ilat, &lv->isvc, &lv->ilag};
-        for (int k = 0; k < 3 && !lv->hlog_rc; k++)
-            lv->hlog_rc =
-                lat_hlog_write_interval(&lv->w, h[k], series[k], lv->last_s, now - lv->last_s);
-    }
-    const lat_hist *tot[3] = {&lv->r->latency, &lv->r->service, &lv->r->lag};
-    if (lv->srv) lat_prom_server_update(lv->srv, tot, 3);
-    lat_load_counts c;
-    counts_sum(lv, &c);
-    if (!o.quiet) {
-        double ps[3] = {50, 99, 99.9};
-        int64_t v[3];
-        lat_hist_values_at_percentiles(&lv->ilat, ps, v, 3);
-        fprintf(stderr,
-                "[%5.1fs] rate %.0f/s  p50 %.3f ms  p99 %.3f ms  p99.9 %.3f ms  errors %" PRIu64
-                "  lag p99 %.1f us\n",
-                now - lv->t0_s, (double)(c.completed - lv->last_completed) / (now - lv->last_s),
-                (double)v[0] / 1e6, (double)v[1] / 1e6, (double)v[2] / 1e6,
-                c.failed + c.errors[LAT_LOAD_REFUSED],
-                (double)lat_hist_value_at_percentile(&lv->ilag, 99) / 1e3);
-    }
-    lv->last_completed = c.completed;
-    lv->last_s = now;
-}
-
-static void live_loop(live *lv) {
-    double next = lv->t0_s + 1;
-    while (atomic_load_explicit(&lv->left, memory_order_acquire) > 0) {
-        struct timespec ts = {0, 10000000};
-        nanosleep(&ts, NULL);
-        if (wall_s() >= next) {
-            tick(lv);
-            next += 1;
-        }
-    }
-    tick(lv); /* the last part-second */
-}
-
-static int open_hlog(live *lv) {
-    if (!o.hlog) return 0;
-    int rc = lat_afile_open(o.hlog, &lv->hf);
-    if (rc) return cli_lib_error(CMD, o.hlog, rc);
-    rc = lat_hlog_writer_init(&lv->w, lat_afile_stream(lv->hf), lv->t0_s, lv->t0_s, 0);
-    if (rc) return cli_lib_error(CMD, o.hlog, rc);
-    return 0;
-}
-
-static int close_hlog(live *lv) {
-    lat_afile *f = lv->hf;
-    lv->hf = NULL;
-    if (!f) return 0;
-    int rc = lv->hlog_rc;
-    if (rc) {
-        lat_afile_abort(f);
-        return cli_lib_error(CMD, o.hlog, rc);
-    }
-    rc = lat_afile_commit(f);
-    return rc ? cli_lib_error(CMD, o.hlog, rc) : 0;
-}
-
-/* Every engine's samples of width w (1: inter-arrivals, 2: latency pairs)
- * pooled into one array (the caller frees it); returns the count. */
-static size_t pool(const live *lv, int w, double **out) {
-    size_t n = 0;
-    for (int k = 0; k < lv->n; k++) {
-        const double *x;
-        n += w == 1 ? lat_load_interarrivals(lv->l[k], &x) : lat_load_latency_pairs(lv->l[k], &x);
-    }
-    *out = malloc((n ? n : 1) * (size_t)w * sizeof **out);
-    if (!*out) return 0;
-    size_t at = 0;
-    for (int k = 0; k < lv->n; k++) {
-        const double *x;
-        size_t m =
-            w == 1 ? lat_load_interarrivals(lv->l[k], &x) : lat_load_latency_pairs(lv->l[k], &x);
-        memcpy(*out + at * (size_t)w, x, m * (size_t)w * sizeof *x);
-        at += m;
-    }
-    return n;
-}
-
-/* The verdict on the run just ended (the engines' samples pooled: each
- * thread's Poisson stream has the same rate, so its gaps share one law). */
-static void judge(load_run *r, const live *lv) {
-    double *ia, *pairs;
-    size_t nia = pool(lv, 1, &ia), npairs = pool(lv, 2, &pairs);
-    lat_load_verdict_in vin = {
-        .arrivals = r->cfg.arrivals,
-        .interarrivals = ia,
-        .n_interarrivals = nia,
-        .latency_pairs = pairs,
-        .n_pairs = npairs,
-        .latency = &r->latency,
-        .lag = &r->lag,
-        .counts = &r->counts,
-        .ps = load_ps,
-        .nps = load_nps,
-        .lag_fraction = o.lag_fraction,
-        .ci_width = o.ci_width,
-    };
-    lat_load_verdict_judge(&vin, &r->verdict);
-    free(ia);
-    free(pairs);
-}
-
-/* Engine k of n: its share of the rate and of the connections, its own
- * Poisson stream and CPU, one start for all, and (constant arrivals) its
- * phase, so the threads' sends interleave into one evenly spaced timetable. */
-static lat_load_cfg engine_cfg(const lat_load_cfg *c, int k, int n, uint64_t start) {
-    lat_load_cfg e = *c;
-    e.rate_hz = c->rate_hz / n;
-    e.connections = c->connections / (unsigned)n + ((unsigned)k < c->connections % (unsigned)n);
-    e.seed = c->seed + (uint64_t)k;
-    e.cpu = c->cpu >= 0 ? c->cpu + k : -1;
-    e.start_cycles = start;
-    e.offset_ns = c->arrivals == LAT_LOAD_CONSTANT ? (uint64_t)((double)k * 1e9 / c->rate_hz) : 0;
-    return e;
-}
-
-/* Create the engines and the interval histograms: 0 or the exit status. */
-static int make_engines(live *lv, const lat_load_cfg *c) {
-    /* One start for several threads, after every connection had time to open. */
-    uint64_t start =
-        lv->n > 1 ? lat_cycles() + lat_clock_from_ns(lat_clock_default(), 200000000) : 0;
-    for (int k = 0; k < lv->n; k++) {
-        lat_load_cfg e = engine_cfg(c, k, lv->n, start);
-        int rc = lat_load_create(&e, &lv->l[k]);
-        if (rc) return cli_lib_error(CMD, "engine", rc);
-    }
-    lat_hist *h[6] = {&lv->ilat, &lv->isvc, &lv->ilag, &lv->part[0], &lv->part[1], &lv->part[2]};
-    for (int j = 0; j < 6; j++)
-        if (lat_load_hist_init(h[j])) return cli_lib_error(CMD, "histogram", -ENOMEM);
-    return 0;
-}
-
-/* Run every engine on its thread while this one ticks; then join. */
-static int run_threads(live *lv) {
-    pthread_t th[MAX_THREADS];
-    engine_arg args[MAX_THREADS];
-    int started = 0, rc = 0;
-    atomic_store_explicit(&lv->left, lv->n, memory_order_relaxed);
-    for (; started < lv->n; started++) {
-        args[started] = (engine_arg){lv, started};
-        if ((rc = pthread_create(&th[started], NULL, engine, &args[started]))) break;
-    }
-    if (rc) { /* what started stops; what did not never counts */
-        on_signal(0);
-        atomic_fetch_sub_explicit(&lv->left, lv->n - started, memory_order_relaxed);
-    }
-    live_loop(lv);
-    for (int k = 0; k < started; k++)
-        pthread_join(th[k], NULL);
-    return rc ? cli_lib_error(CMD, "thread", -rc) : 0;
-}
-
-static int run_engine(load_run *r) {
-    live lv = {.r = r, .n = (int)o.threads};
-    int rc = make_engines(&lv, &r->cfg);
-    if (rc) goto out;
-    lv.t0_s = lv.last_s = wall_s();
-    if ((rc = open_hlog(&lv))) goto out;
-    const lat_hist *tot[3] = {&r->latency, &r->service, &r->lag}; /* served from the start */
-    if (o.prom.metrics_addr && cli_prom_serve(&o.prom, CMD, 3, series, tot, &lv.srv)) {
-        rc = CLI_ERR;
-        goto out;
-    }
-    for (int k = 0; k < lv.n; k++)
-        running[k] = lv.l[k];
-    nrunning = lv.n;
+/* Run every engine on its thread (stopped by SIGINT/SIGTERM) while this one ticks. */
+static int run_threads(load_live *lv, lat_loadrun *lr) {
+    running = lr;
     struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    rc = run_threads(&lv);
+    int rc = lat_loadrun_run(lr, lv->t0_s, load_tick, lv);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    nrunning = 0;
-    if (rc) goto out;
-    counts_sum(&lv, &r->counts);
-    for (int k = 0; k < lv.n && !r->run_rc; k++)
-        r->run_rc = lv.rc[k];
-    judge(r, &lv);
-    cli_prom_serve_finish(&o.prom, lv.srv, NULL, 0);
-    lv.srv = NULL;
-    rc = close_hlog(&lv);
-out:
-    if (lv.hf) lat_afile_abort(lv.hf);
-    if (lv.srv) cli_prom_serve_finish(&o.prom, lv.srv, NULL, 0);
-    lat_hist *h[6] = {&lv.ilat, &lv.isvc, &lv.ilag, &lv.part[0], &lv.part[1], &lv.part[2]};
-    for (int j = 0; j < 6; j++)
-        lat_hist_fini(h[j]);
-    for (int k = 0; k < lv.n; k++)
-        lat_load_destroy(lv.l[k]);
-    return rc;
+    running = NULL;
+    return rc ? cli_lib_error(CMD, "thread", rc) : 0;
 }
 
-/* The latency distribution as Java's .hgrm (values in us), atomically. */
-static int write_hgrm(const lat_hist *h) {
-    lat_afile *f;
-    int rc = lat_afile_open(o.hgrm, &f);
-    if (!rc)
-        rc = lat_hist_write_percentiles_ci(lat_afile_stream(f), h, 5, 1e3, false,
-                                           LAT_HIST_CI_DEFAULT);
-    if (!rc) return (rc = lat_afile_commit(f)) ? cli_lib_error(CMD, o.hgrm, rc) : 0;
-    lat_afile_abort(f);
-    return cli_lib_error(CMD, o.hgrm, rc);
+static int run_engine(load_run *r) {
+    load_live lv = {.r = r, .hlog = o.hlog, .quiet = o.quiet, .prom = &o.prom};
+    lat_loadrun *lr = NULL;
+    int rc = lat_loadrun_create(&r->cfg, (unsigned)o.threads, &lr);
+    if (rc) return cli_lib_error(CMD, "engine", rc);
+    lv.t0_s = (double)lat_clock_ns(CLOCK_REALTIME) / 1e9;
+    if (!(rc = load_live_open(&lv)) && !(rc = run_threads(&lv, lr))) {
+        lat_loadrun_counts(lr, &r->counts);
+        r->run_rc = lat_loadrun_result(lr);
+        lat_load_verdict_in vin = {.latency = &r->latency,
+                                   .lag = &r->lag,
+                                   .counts = &r->counts,
+                                   .ps = load_ps,
+                                   .nps = load_nps,
+                                   .lag_fraction = o.lag_fraction,
+                                   .ci_width = o.ci_width};
+        lat_loadrun_judge(lr, &vin, &r->verdict);
+    }
+    rc = load_live_close(&lv, rc);
+    lat_loadrun_destroy(lr);
+    return rc;
 }
 
 static int parse(int argc, char **argv, const char **url_path, const char **target) {
@@ -633,7 +304,7 @@ int cmd_load(int argc, char **argv) {
     const char *url_path = NULL, *target = NULL;
     int rc = parse(argc, argv, &url_path, &target);
     if (rc) return rc < 0 ? CLI_OK : rc;
-    if (o.prom.push_delete) return cli_prom_push(&o.prom, CMD, 3, series, NULL);
+    if (o.prom.push_delete) return cli_prom_push(&o.prom, CMD, 3, load_series, NULL);
     static lat_loadproto proto;
     if ((rc = build_proto(&proto, url_path ? url_path : "/"))) return rc;
     load_run r = {.target = target, .protocol = proto_names[o.protocol], .threads = (int)o.threads};
@@ -653,31 +324,26 @@ int cmd_load(int argc, char **argv) {
         .cpu = o.cpu,
         .gap_ns = o.gap_ns,
     };
-    if ((rc = resolve(r.target, &r.cfg))) return rc;
-    FILE *rf = NULL;
-    if (r.cfg.arrivals == LAT_LOAD_REPLAY) {
-        static char rbuf[1 << 20]; /* the sending thread reads 1 MiB at a time */
-        if (!(rf = fopen(o.replay, "r")))
-            return cli_error(CMD, "%s: %s", o.replay, strerror(errno));
-        setvbuf(rf, rbuf, _IOFBF, sizeof rbuf);
-        r.cfg.replay_next = replay_next;
-        r.cfg.replay_ud = rf;
-    }
+    if ((rc = lat_loadrun_resolve(&r.cfg, host_buf, port_buf, LOOKUP_MS)))
+        return cli_error(CMD, "%s: %s", target,
+                         rc == -ETIMEDOUT ? "the name lookup took longer than 5 s"
+                                          : lat_strerror(rc));
+    r.cfg.replay_next = replay_f ? lat_load_replay_next : NULL;
+    r.cfg.replay_ud = replay_f;
     if (lat_load_hist_init(&r.latency) || lat_load_hist_init(&r.service) ||
         lat_load_hist_init(&r.lag))
         return cli_lib_error(CMD, "histogram", -ENOMEM);
     rc = run_engine(&r);
-    if (rf) fclose(rf);
+    if (replay_f) fclose(replay_f);
     if (!rc && r.run_rc)
         cli_error(CMD, "%s: the run could not go on: %s", r.target, strerror(-r.run_rc));
     int prc = (!rc) ? load_print(&r) : CLI_OK;
     int jrc = (!rc && o.json) ? load_write_json(&r, o.json) : CLI_OK;
-    if (!rc && o.hgrm && write_hgrm(&r.latency)) jrc = CLI_ERR;
+    if (!rc && o.hgrm && load_write_hgrm(&r.latency, o.hgrm)) jrc = CLI_ERR;
     const lat_hist *tot[3] = {&r.latency, &r.service, &r.lag};
-    if (!rc && o.prom.push_url && cli_prom_push(&o.prom, CMD, 3, series, tot)) jrc = CLI_ERR;
-    lat_hist_fini(&r.latency);
-    lat_hist_fini(&r.service);
-    lat_hist_fini(&r.lag);
+    if (!rc && o.prom.push_url && cli_prom_push(&o.prom, CMD, 3, load_series, tot)) jrc = CLI_ERR;
+    for (int k = 0; k < 3; k++)
+        lat_hist_fini((lat_hist *)tot[k]);
     if (rc) return rc;
     if (r.run_rc || prc || jrc) return CLI_ERR;
     return o.strict && !r.verdict.valid ? EXIT_INVALID : CLI_OK;

@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "cliopts.h"
 #include "load.h"
+#include "promcli.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -15,6 +16,7 @@
 #include <jansson.h>
 
 #include "latlab/json.h"
+#include "latlab/prom.h"
 
 const double load_ps[] = {50, 90, 95, 99, 99.9, 99.99};
 const size_t load_nps = sizeof load_ps / sizeof load_ps[0];
@@ -195,4 +197,75 @@ int load_write_json(const load_run *r, const char *path) {
     json_object_set_new(o, "run_error",
                         r->run_rc ? json_string(strerror(-r->run_rc)) : json_null());
     return cli_write_json("load", path, o);
+}
+
+/* ---- during the run: the live line, the interval log; after it the .hgrm ---------- */
+
+const char *const load_series[3] = {"latency", "service", "lag"};
+
+/* Each second's interval: into the totals, the log, /metrics, the live line. */
+void load_tick(void *ud, const lat_loadrun_tick *t) {
+    load_live *lv = ud;
+    const lat_hist *iv[3] = {t->latency, t->service, t->lag};
+    lat_hist *tot[3] = {&lv->r->latency, &lv->r->service, &lv->r->lag};
+    for (int k = 0; k < 3; k++)
+        lat_hist_add(tot[k], iv[k]);
+    for (int k = 0; lv->hf && k < 3 && !lv->hlog_rc; k++)
+        lv->hlog_rc = lat_hlog_write_interval(&lv->w, iv[k], load_series[k], t->start_s,
+                                              t->end_s - t->start_s);
+    if (lv->srv) lat_prom_server_update(lv->srv, (const lat_hist *const *)tot, 3);
+    const lat_load_counts *c = t->counts;
+    if (!lv->quiet) {
+        double ps[3] = {50, 99, 99.9};
+        int64_t v[3];
+        lat_hist_values_at_percentiles(t->latency, ps, v, 3);
+        fprintf(stderr,
+                "[%5.1fs] rate %.0f/s  p50 %.3f ms  p99 %.3f ms  p99.9 %.3f ms  errors %" PRIu64
+                "  lag p99 %.1f us\n",
+                t->end_s - lv->t0_s,
+                (double)(c->completed - lv->last_completed) / (t->end_s - t->start_s),
+                (double)v[0] / 1e6, (double)v[1] / 1e6, (double)v[2] / 1e6,
+                c->failed + c->errors[LAT_LOAD_REFUSED],
+                (double)lat_hist_value_at_percentile(t->lag, 99) / 1e3);
+    }
+    lv->last_completed = c->completed;
+}
+
+/* --hlog, then --metrics (served from the start): 0 or CLI_ERR after a message. */
+int load_live_open(load_live *lv) {
+    if (lv->hlog) {
+        int rc = lat_afile_open(lv->hlog, &lv->hf);
+        if (!rc) rc = lat_hlog_writer_init(&lv->w, lat_afile_stream(lv->hf), lv->t0_s, lv->t0_s, 0);
+        if (rc) return cli_lib_error("load", lv->hlog, rc);
+    }
+    const lat_hist *tot[3] = {&lv->r->latency, &lv->r->service, &lv->r->lag};
+    if (lv->prom->metrics_addr && cli_prom_serve(lv->prom, "load", 3, load_series, tot, &lv->srv))
+        return CLI_ERR;
+    return 0;
+}
+
+int load_live_close(load_live *lv, int rc) {
+    if (lv->srv) cli_prom_serve_finish(lv->prom, lv->srv, NULL, 0);
+    lv->srv = NULL;
+    lat_afile *f = lv->hf;
+    lv->hf = NULL;
+    if (!f) return rc;
+    if (rc || lv->hlog_rc) {
+        lat_afile_abort(f);
+        return rc ? rc : cli_lib_error("load", lv->hlog, lv->hlog_rc);
+    }
+    int crc = lat_afile_commit(f);
+    return crc ? cli_lib_error("load", lv->hlog, crc) : 0;
+}
+
+/* The latency distribution as Java's .hgrm (values in us), atomically. */
+int load_write_hgrm(const lat_hist *h, const char *path) {
+    lat_afile *f;
+    int rc = lat_afile_open(path, &f);
+    if (!rc)
+        rc = lat_hist_write_percentiles_ci(lat_afile_stream(f), h, 5, 1e3, false,
+                                           LAT_HIST_CI_DEFAULT);
+    if (!rc) return (rc = lat_afile_commit(f)) ? cli_lib_error("load", path, rc) : 0;
+    lat_afile_abort(f);
+    return cli_lib_error("load", path, rc);
 }

@@ -4,6 +4,7 @@
 #include "cliopts.h"
 #include "noisecli.h"
 #include "pipeplace.h"
+#include "linewrap.h"
 #include "pipeline_replay.h"
 #include "promcli.h"
 
@@ -334,7 +335,7 @@ static int flight_auto_threshold(lat_pipe_config *c) {
 }
 
 static void print_header(const lat_pipe_config *c, const char *why, const itchfeed *feed) {
-    lat_pipe_print_header(stdout, c, why);
+    lat_pipe_print_header(stdout, c, why, feed != NULL);
     if (feed) itchfeed_report_header(stdout, o.replay, feed, o.ro.speed);
     fflush(stdout);
 }
@@ -424,7 +425,7 @@ static int run_and_report(lat_pipe_config *c, bool over, const char *why, itchfe
     return ret;
 }
 
-int cmd_pipeline(int argc, char **argv) {
+static int pipeline_run(int argc, char **argv) {
     int rc = pipe_parse(argc, argv);
     if (rc) return rc < 0 ? CLI_OK : rc;
     if (o.prom.push_delete) {
@@ -461,4 +462,10 @@ int cmd_pipeline(int argc, char **argv) {
     itchfeed_destroy(feed);
     free(prefix);
     return rc;
+}
+
+/* Lines of 200-400 characters (figures, accounting, CIs) read in a
+ * 100-column terminal: every line of the run is wrapped there. */
+int cmd_pipeline(int argc, char **argv) {
+    return cli_wrapped(pipeline_run, argc, argv);
 }

@@ -149,6 +149,9 @@ static int plot_parse(int argc, char **argv, int *first) {
     if (nfiles < 1) return cli_usage_error(CMD, "no input FILE given");
     if (!out) return cli_usage_error(CMD, "-o/--output: required (OUT.svg or OUT.html)");
     if (!*out) return cli_usage_error(CMD, "-o/--output: empty path");
+    if (!strcmp(out, "-"))
+        return cli_usage_error(CMD, "-o/--output: '-': plot writes OUT.svg or OUT.html to a "
+                                    "file (stdout carries the table); give a path");
     if (po.labels.n > nfiles)
         return cli_usage_error(CMD, "--label: %d labels for %d files", po.labels.n, nfiles);
     size_t olen = strlen(out);

@@ -32,6 +32,9 @@ int lat_flight_create(lat_flight **out, size_t capacity, unsigned nstages, const
     f->post = post > cap - 1 ? cap - 1 : post;
     f->trigger_at = LAT_FLIGHT_NONE;
     f->stop_at = LAT_FLIGHT_NONE;
+    f->drain_ns = LAT_FLIGHT_NONE;
+    f->drain_limit = cap - 1 - cap / 4;
+    if (f->drain_limit < f->post) f->drain_limit = f->post;
     f->nstages = nstages;
     for (unsigned s = 0; s < nstages; s++) {
         if (names && names[s])
@@ -83,6 +86,64 @@ static const char *fmt_ns(char *buf, size_t len, uint64_t ns) {
     return buf;
 }
 
+/* The ONE_EVENT verdict: the events right after it, and its sentence. */
+static void one_event_text(const lat_flight *f, lat_flight_verdict *v, uint64_t t, uint64_t n,
+                           const uint64_t *median, uint64_t margin) {
+    unsigned stage = (unsigned)v->stage;
+    const lat_flight_sample *trig = lat_flight_at(f, t);
+    const char *ref = v->baseline ? "baseline" : "window median";
+    char a[32], b[32];
+    v->shape = LAT_FLIGHT_ONE_EVENT;
+    /* Did the events right after it queue up behind it in another stage? */
+    for (unsigned s = 0; s < f->nstages; s++) {
+        if (s == stage) continue;
+        uint64_t k = 0;
+        while (t + 1 + k < n && slow_in(f, t + 1 + k, s, median, margin))
+            k++;
+        if (k > v->after_run) v->after_run = k, v->after_stage = (int)s;
+    }
+    int len;
+    if (v->baseline && v->stage_ns <= median[stage] + margin) /* nothing stands out */
+        len = snprintf(v->text, sizeof v->text,
+                       "seq %" PRIu64 " crossed the threshold, but no stage stood out against its "
+                       "baseline (the most: %s, %s against %s): the whole window was backed up or "
+                       "slow, not one event",
+                       trig->seq, f->names[stage], fmt_ns(a, sizeof a, v->stage_ns),
+                       fmt_ns(b, sizeof b, median[stage]));
+    else
+        len = snprintf(v->text, sizeof v->text,
+                       "one event slow in %s: seq %" PRIu64 " took %s there (%s %s), its "
+                       "neighbours were normal in %s",
+                       f->names[stage], trig->seq, fmt_ns(a, sizeof a, v->stage_ns), ref,
+                       fmt_ns(b, sizeof b, median[stage]), f->names[stage]);
+    if (v->after_run > 0 && len > 0 && (size_t)len < sizeof v->text)
+        len += snprintf(v->text + len, sizeof v->text - (size_t)len,
+                        "; the next %" PRIu64 " events waited behind it in %s", v->after_run,
+                        f->names[v->after_stage]);
+    v->run_cut = v->after_run > 0 && t + 1 + v->after_run == n;
+    if (v->run_cut && len > 0 && (size_t)len < sizeof v->text)
+        snprintf(v->text + len, sizeof v->text - (size_t)len,
+                 " (still waiting at seq %" PRIu64 ", where the window ends: cut there)",
+                 lat_flight_at(f, n - 1)->seq);
+}
+
+/* The RUN verdict's sentence. */
+static void run_text(const lat_flight *f, lat_flight_verdict *v, const uint64_t *median) {
+    unsigned stage = (unsigned)v->stage;
+    const char *ref = v->baseline ? "baseline" : "window median";
+    char a[32], c[32];
+    v->shape = LAT_FLIGHT_RUN;
+    int len = snprintf(v->text, sizeof v->text,
+                       "a run of %" PRIu64 " consecutive events slow in %s (seq %" PRIu64
+                       "..%" PRIu64 ", worst %s, %s %s): the queue backed up behind a stall",
+                       v->run, f->names[stage], v->run_first_seq, v->run_last_seq,
+                       fmt_ns(a, sizeof a, v->run_max_ns), ref, fmt_ns(c, sizeof c, median[stage]));
+    if (v->run_cut && len > 0 && (size_t)len < sizeof v->text)
+        snprintf(v->text + len, sizeof v->text - (size_t)len,
+                 "; still backed up at seq %" PRIu64 ", where the window ends: cut there",
+                 v->run_last_seq);
+}
+
 int lat_flight_analyze(const lat_flight *f, lat_flight_verdict *v) {
     if (!f || !v) return -EINVAL;
     memset(v, 0, sizeof *v);
@@ -97,10 +158,16 @@ int lat_flight_analyze(const lat_flight *f, lat_flight_verdict *v) {
     uint64_t median[LAT_FLIGHT_STAGES] = {0};
     uint64_t *tmp = lat__alloc(n * sizeof *tmp);
     if (!tmp) return -ENOMEM;
+    v->baseline = 1;
     for (unsigned s = 0; s < f->nstages; s++) {
         for (uint64_t i = 0; i < n; i++)
             tmp[i] = lat_flight_at(f, i)->stage_ns[s];
+        /* the lower of the run's baseline and the window median: a run that is
+         * backlogged throughout has a high p50, a backlog filling the window a
+         * high median; the lower one is still what an event takes unqueued */
         median[s] = lat_stats_median_high_u64(tmp, n);
+        if (f->baseline_ns[s] && f->baseline_ns[s] < median[s]) median[s] = f->baseline_ns[s];
+        if (!f->baseline_ns[s]) v->baseline = 0;
     }
     lat__free(tmp);
 
@@ -129,6 +196,7 @@ int lat_flight_analyze(const lat_flight *f, lat_flight_verdict *v) {
     while (hi + 1 < n && slow_in(f, hi + 1, stage, median, margin))
         hi++;
     v->run = hi - lo + 1;
+    v->run_cut = hi + 1 == n && hi > t;
     v->run_first_seq = lat_flight_at(f, lo)->seq;
     v->run_last_seq = lat_flight_at(f, hi)->seq;
     v->run_max_ns = 0;
@@ -136,34 +204,10 @@ int lat_flight_analyze(const lat_flight *f, lat_flight_verdict *v) {
         if (lat_flight_at(f, i)->stage_ns[stage] > v->run_max_ns)
             v->run_max_ns = lat_flight_at(f, i)->stage_ns[stage];
 
-    char a[32], b[32], c[32];
-    if (v->run == 1) {
-        v->shape = LAT_FLIGHT_ONE_EVENT;
-        /* Did the events right after it queue up behind it in another stage? */
-        for (unsigned s = 0; s < f->nstages; s++) {
-            if (s == stage) continue;
-            uint64_t k = 0;
-            while (t + 1 + k < n && slow_in(f, t + 1 + k, s, median, margin))
-                k++;
-            if (k > v->after_run) v->after_run = k, v->after_stage = (int)s;
-        }
-        int len = snprintf(v->text, sizeof v->text,
-                           "one event slow in %s: seq %" PRIu64 " took %s there (window median "
-                           "%s), its neighbours were normal in %s",
-                           f->names[stage], trig->seq, fmt_ns(a, sizeof a, v->stage_ns),
-                           fmt_ns(b, sizeof b, median[stage]), f->names[stage]);
-        if (v->after_run > 0 && len > 0 && (size_t)len < sizeof v->text)
-            snprintf(v->text + len, sizeof v->text - (size_t)len,
-                     "; the next %" PRIu64 " events waited behind it in %s", v->after_run,
-                     f->names[v->after_stage]);
-    } else {
-        v->shape = LAT_FLIGHT_RUN;
-        snprintf(v->text, sizeof v->text,
-                 "a run of %" PRIu64 " consecutive events slow in %s (seq %" PRIu64 "..%" PRIu64
-                 ", worst %s, window median %s): the queue backed up behind a stall",
-                 v->run, f->names[stage], v->run_first_seq, v->run_last_seq,
-                 fmt_ns(a, sizeof a, v->run_max_ns), fmt_ns(c, sizeof c, median[stage]));
-    }
+    if (v->run == 1)
+        one_event_text(f, v, t, n, median, margin);
+    else
+        run_text(f, v, median);
     return 0;
 }
 

@@ -37,10 +37,21 @@ _Thread_local char lat__ring_thread_tag;
 #define MAX_CAP ((size_t)1 << 31)
 #define DEFAULT_BLOCK_TIMEOUT_NS 1000000u
 
-void lat__ring_owner_fail(const char *what) {
+void lat__ring_owner_fail(const char *ring, const char *side, uintptr_t owner, uintptr_t me) {
     /* Debug builds only: a broken SPSC contract corrupts data silently, so stop
-     * here, like assert() would. */
-    fprintf(stderr, "latlab: SPSC ownership violated: %s used from a second thread\n", what);
+     * here, like assert() would.  What was checked: each side records the first
+     * thread that uses it (the address of a thread-local byte); a call from
+     * another thread without reset_owners() in between is the violation. */
+    fprintf(stderr,
+            "latlab: %s: a second %s thread used a single-%s ring (the %s side belongs to the "
+            "first thread that used it, tag %#lx; this call came from thread tag %#lx; "
+            "%s_reset_owners() hands the sides to new threads)\n",
+            ring, side, side, side, (unsigned long)owner, (unsigned long)me, ring);
+    abort();
+}
+
+void lat__ring_contract_fail(const char *what) {
+    fprintf(stderr, "latlab: ring contract violated: %s\n", what);
     abort();
 }
 

@@ -1,7 +1,8 @@
 /* protocol.c - the pipeline lab's protocol (see lab.h): interleaved,
  * shuffled rounds of the four configurations through the pipeline
- * (workloads/pipeline.c), each run reduced to per-interval figures and its
- * platform account, contaminated runs repeated, the cache-line floor
+ * (workloads/pipeline.c), each run reduced to the figures of the samples
+ * per-sample censoring kept (a cell) and its platform account, runs whose
+ * kept samples cannot support the p99.9 repeated, the cache-line floor
  * (core/pingpong.c) before and after every run, and the verdict rule
  * (verdict.c) after every round. */
 #include "latlab/lab.h"
@@ -15,6 +16,7 @@
 
 #include "alloc_internal.h"
 #include "lab_internal.h"
+#include "latlab/censor.h"
 #include "latlab/clock.h"
 #include "latlab/pingpong.h"
 #include "latlab/pipeline_report.h"
@@ -57,7 +59,6 @@ void lat_lab_config_derive(lat_lab_config *c) {
     c->params.nhot = c->pipe.shape == LAT_PIPE_FULL ? 3 : 2;
     lat_cpuset mine;
     c->params.ncpus = lat_thread_affinity(&mine) == 0 ? lat_cpuset_count(&mine) : 2;
-    c->params.backlog_ns = lat_pipe_backlog_ns(c->pipe.rate_hz);
 }
 
 /* ---- the protocol ------------------------------------------------------------------------ */
@@ -68,9 +69,75 @@ static double nan_sum(double a, double b) {
     return a + b;
 }
 
+const char *lat__lab_thousands(uint64_t v, char *buf, size_t len) {
+    char d[24];
+    int n = snprintf(d, sizeof d, "%" PRIu64, v);
+    size_t o = 0;
+    for (int i = 0; i < n && o + 1 < len; i++) {
+        if (i && (n - i) % 3 == 0 && o + 2 < len) buf[o++] = ',';
+        buf[o++] = d[i];
+    }
+    if (len) buf[o < len ? o : len - 1] = '\0';
+    return buf;
+}
+
+/* ns: the mean of the samples in h at or below its p99 (NAN: empty). */
+static double body_mean(const lat_hist *h) {
+    if (!h || lat_hist_total(h) == 0) return NAN;
+    int64_t cut = lat_hist_value_at_percentile(h, 99);
+    lat_hist_iter it;
+    lat_hist_iter_recorded(&it, h);
+    double sum = 0, n = 0;
+    while (lat_hist_iter_next(&it)) {
+        if (it.value > cut) break;
+        sum += (double)lat_hist_median_equivalent(h, it.value) * (double)it.count_at_value;
+        n += (double)it.count_at_value;
+    }
+    return n > 0 ? sum / n : NAN;
+}
+
+/* A stage's kept figures at lat_lab_quantile_pct, IPW-corrected at the
+ * stage's gap rate; NAN where the kept samples cannot support the quantile. */
+static void kept_quantiles(const lat_pipe_censor_fig *f, double *q) {
+    int64_t v[LAT_LAB_NQ] = {0};
+    bool ok = f->net && lat_censor_ipw_percentiles(f->net, f->gap_rate_hz / 1e9,
+                                                   lat_lab_quantile_pct, v, LAT_LAB_NQ) == 0;
+    for (int i = 0; i < LAT_LAB_NQ; i++)
+        q[i] = ok && lat_censor_supports(f->kept, lat_lab_quantile_pct[i]) ? (double)v[i] : NAN;
+}
+
+void lat__lab_cell_of(const lat_pipe_result *r, lat_lab_cell *cell) {
+    memset(cell, 0, sizeof *cell);
+    const lat_pipe_censor_fig *w = &r->censor[LAT_PIPE_WORK];
+    cell->kept = w->kept;
+    cell->kept_share = r->censor_judged ? (double)w->kept / (double)r->censor_judged : NAN;
+    kept_quantiles(w, cell->work_q);
+    kept_quantiles(&r->censor[LAT_PIPE_E2E], cell->e2e_q);
+    cell->work_mean = body_mean(w->net);
+    cell->usable = lat_censor_supports(w->kept, 99.9);
+    cell->placement = LAT_LAB_NEAR;
+}
+
+/* Per event: the work stage's allocation calls (the worker's count), the
+ * hot threads' cache misses; their instructions per cycle.  NAN where the
+ * build or the machine cannot count (no counting allocator, no PMU). */
+static void count_rates(const lat_pipe_result *r, lat_lab_run_rec *rec) {
+    double ev = r->events ? (double)r->events : NAN, cyc = 0, ins = 0, miss = 0;
+    for (int k = 0; k < LAT_PIPE_NHOT; k++) {
+        const lat_pipe_counters *t = &r->thr[k];
+        if (!t->ran) continue;
+        cyc += t->cycles, ins += t->instructions, miss += t->cache_misses;
+    }
+    const lat_pipe_counters *w = &r->thr[LAT_PIPE_WORKER];
+    rec->allocs_per_event = w->ran ? w->allocs / ev : NAN;
+    rec->ipc = cyc > 0 ? ins / cyc : NAN;
+    rec->misses_per_event = miss / ev;
+}
+
 /* Reduce a finished run to its record: figures, accounting, intervals. */
 static int reduce_run(const lat_lab_config *c, const lat_pipe_config *pc, const lat_pipe_result *r,
                       lat_lab_run_rec *rec) {
+    (void)c;
     static const double ps[] = {50, 99, 99.9};
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
         rec->p50[s] = rec->p99[s] = rec->p999[s] = rec->max[s] = NAN;
@@ -81,11 +148,6 @@ static int reduce_run(const lat_lab_config *c, const lat_pipe_config *pc, const 
         rec->max[s] = (double)lat_hist_max(r->h[s]);
         rec->tail[s] = r->tail[s];
     }
-    const lat_hist *w = r->h[LAT_PIPE_WORK];
-    if (w && lat_hist_total(w) >= LAT_LAB_DEEP_COUNT)
-        rec->work_p9999 = (double)lat_hist_value_at_percentile(w, 99.99);
-    if (r->steady && lat_hist_total(r->steady) >= LAT_LAB_DEEP_COUNT)
-        rec->steady_p9999 = (double)lat_hist_value_at_percentile(r->steady, 99.99);
     rec->wall_ns = (double)r->wall_ns;
     rec->cpu = r->cpu;
     rec->faults = rec->cs = rec->migrations = NAN;
@@ -97,11 +159,13 @@ static int reduce_run(const lat_lab_config *c, const lat_pipe_config *pc, const 
         rec->cs = nan_sum(rec->cs, t->ctx_switches);
         rec->migrations = nan_sum(rec->migrations, t->migrations);
     }
+    count_rates(r, rec);
     rec->kept_work = rec->kept_e2e = NAN;
     if (r->censor_judged) {
         rec->kept_work = (double)r->censor[LAT_PIPE_WORK].kept / (double)r->censor_judged;
         rec->kept_e2e = (double)r->censor[LAT_PIPE_E2E].kept / (double)r->censor_judged;
     }
+    lat__lab_cell_of(r, &rec->cell);
     rec->iv = r->niv ? lat__calloc(r->niv, sizeof *rec->iv) : NULL;
     if (r->niv && !rec->iv) return -ENOMEM;
     uint64_t expect = pc->interval_ns ? pc->rate_hz * pc->interval_ns / 1000000000ull : 0;
@@ -112,33 +176,21 @@ static int reduce_run(const lat_lab_config *c, const lat_pipe_config *pc, const 
         f->work_p50 = (double)s->p50[LAT_PIPE_WORK], f->work_p99 = (double)s->p99[LAT_PIPE_WORK];
         f->work_p999 = (double)s->p999[LAT_PIPE_WORK], f->work_mean = s->body_mean[LAT_PIPE_WORK];
         f->work_max = (double)s->max[LAT_PIPE_WORK];
-        /* the events that met no queue, when most did */
-        if (s->steady_count >= 1000 && 2 * s->steady_count >= s->count) {
-            f->steady_p50 = (double)s->steady_p50, f->steady_p999 = (double)s->steady_p999;
-            f->steady_mean = s->steady_mean;
-        }
         f->e2e_p50 = (double)s->p50[LAT_PIPE_E2E], f->e2e_p999 = (double)s->p999[LAT_PIPE_E2E];
         f->tput_hz = s->tput_hz;
         for (int k = 0; k < LAT_PIPE_NHOT; k++) {
             double l = (double)s->lost_ns[k] / (double)pc->interval_ns;
             if (l > f->lost) f->lost = l;
         }
-        if (!lat__lab_interval_clean(&c->params, f)) rec->iv_set_aside++;
     }
-    /* contaminated: a hot thread lost too much, or too few clean intervals */
-    for (int k = 0; k < LAT_PIPE_NHOT; k++)
-        if (rec->thr[k].ran && rec->thr[k].lost_share > c->max_run_lost) {
-            rec->contaminated = true;
-            snprintf(rec->why, sizeof rec->why, "the %s lost %.1f%% of its loop in gaps (> %.0f%%)",
-                     lat_pipe_role_name(pc->shape, k), 100 * rec->thr[k].lost_share,
-                     100 * c->max_run_lost);
-            return 0;
-        }
-    if (rec->niv - rec->iv_set_aside < c->params.min_intervals) {
+    /* set aside only when the kept samples cannot support the p99.9 */
+    if (!rec->cell.usable) {
+        char k[32], need[32];
         rec->contaminated = true;
         snprintf(rec->why, sizeof rec->why,
-                 "only %zu of %zu intervals clean (platform gaps or backlog)",
-                 rec->niv - rec->iv_set_aside, rec->niv);
+                 "set aside: kept %s work samples < %s needed for the p99.9",
+                 lat__lab_thousands(rec->cell.kept, k, sizeof k),
+                 lat__lab_thousands(lat_censor_min_kept(99.9), need, sizeof need));
     }
     return 0;
 }
@@ -160,13 +212,10 @@ static int decide_all(const lat_lab_config *c, lat_lab_result *res) {
     for (int x = 0; x < LAT_LAB_NCONF; x++)
         for (unsigned k = 0; k < n; k++) {
             const lat_lab_run_rec *r = lat_lab_cell_run(res, x, k);
-            cells[(size_t)x * n + k] =
-                (lat_lab_cell){r ? r->iv : NULL,
-                               r ? r->niv : 0,
-                               r != NULL,
-                               r ? (unsigned)lat__lab_placement_at(r, cut) : LAT_LAB_NEAR,
-                               r ? r->work_p9999 : 0,
-                               r ? r->steady_p9999 : 0};
+            lat_lab_cell *cell = &cells[(size_t)x * n + k];
+            if (!r) continue; /* calloc: not usable */
+            *cell = r->cell;
+            cell->placement = (unsigned)lat__lab_placement_at(r, cut);
         }
     int rc = 0;
     for (int x = 1; x < LAT_LAB_NCONF && !rc; x++)

@@ -8,12 +8,16 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "lab_internal.h"
+
 #include "latlab/atomicfile.h"
+#include "latlab/censor.h"
 #include "latlab/json.h"
 #include "latlab/lab_account.h"
 #include "latlab/pipeline_report.h"
@@ -25,6 +29,67 @@ void lat_lab_rec_platform(const lat_lab_session *x, const lat_lab_run_rec *rec, 
     lat_lab_platform_text(buf, len, x->cfg.pipe.shape, rec->thr, &rec->cpu, x->gap_us);
 }
 
+/* Append text to buf (at *n) wrapped at 100 columns: breaks at spaces,
+ * continuation lines indented by four; col is the current line's length. */
+static void wrap_append(char *buf, size_t len, size_t *n, size_t *col, const char *text) {
+    const size_t width = 100;
+    while (*text && *n + 1 < len) {
+        const char *sp = strchr(text, ' ');
+        size_t w = sp ? (size_t)(sp - text) : strlen(text);
+        if (*col > 4 && *col + 1 + w > width && *n + 6 < len) {
+            memcpy(buf + *n, "\n    ", 5);
+            *n += 5, *col = 4;
+        } else if (*col > 0 && buf[*n - 1] != ' ' && buf[*n - 1] != '\n') {
+            buf[(*n)++] = ' ', (*col)++;
+        }
+        for (size_t i = 0; i < w && *n + 1 < len; i++)
+            buf[(*n)++] = text[i], (*col)++;
+        text += w;
+        while (*text == ' ')
+            text++;
+    }
+    buf[*n < len ? *n : len - 1] = '\0';
+}
+
+/* Start a continuation line (indented by four). */
+static void wrap_newline(char *buf, size_t len, size_t *n, size_t *col) {
+    if (*n + 6 >= len) return;
+    memcpy(buf + *n, "\n    ", 6); /* with its terminator */
+    *n += 5, *col = 4;
+}
+
+void lat_lab_run_line(const lat_lab_session *x, const lat_lab_run_rec *rec, char *buf, size_t len) {
+    if (!buf || !len) return;
+    char head[320], fl[96], kept[16] = "n/a", plat[1024];
+    if (isfinite(rec->kept_work)) snprintf(kept, sizeof kept, "%.0f%%", 100 * rec->kept_work);
+    snprintf(head, sizeof head,
+             "round %2u %-10s work p50 %4.0f p99.9 %6.0f ns | e2e p50 %.0f p99.9 %.0f ns | "
+             "kept %s",
+             rec->round + 1, lat_lab_conf_name(rec->conf), rec->p50[LAT_PIPE_WORK],
+             rec->p999[LAT_PIPE_WORK], rec->p50[LAT_PIPE_E2E], rec->p999[LAT_PIPE_E2E], kept);
+    snprintf(fl, sizeof fl, "floor %.0f -> %.0f ns", rec->floor_ns, rec->floor_after_ns);
+    size_t n = 0, col = 0;
+    buf[0] = '\0';
+    if (strlen(head) <= 100 && strlen(head) < len) { /* as printed: aligned columns */
+        n = col = strlen(head);
+        memcpy(buf, head, n + 1);
+    } else {
+        wrap_append(buf, len, &n, &col, head);
+    }
+    if (col + 3 + strlen(fl) <= 100)
+        wrap_append(buf, len, &n, &col, "|");
+    else
+        wrap_newline(buf, len, &n, &col);
+    wrap_append(buf, len, &n, &col, fl);
+    if (rec->contaminated) {
+        wrap_newline(buf, len, &n, &col);
+        wrap_append(buf, len, &n, &col, rec->why);
+    }
+    lat_lab_rec_platform(x, rec, plat, sizeof plat);
+    wrap_newline(buf, len, &n, &col);
+    wrap_append(buf, len, &n, &col, plat);
+}
+
 /* ---- sums over a configuration's usable runs ----------------------------------------------- */
 
 typedef struct conf_sum {
@@ -33,7 +98,8 @@ typedef struct conf_sum {
     lat_lab_thread_acct thr[LAT_PIPE_NHOT];
     lat_pipe_cpustat cpu;
     lat_pipe_tail tail[LAT_PIPE_NSTAGES];
-    size_t iv, iv_aside;
+    uint64_t kept, judged_runs; /* kept work samples, runs with a kept share */
+    double kept_share;          /* summed over runs with one */
 } conf_sum;
 
 static void sum_conf(const lat_lab_result *res, int conf, conf_sum *o) {
@@ -48,8 +114,9 @@ static void sum_conf(const lat_lab_result *res, int conf, conf_sum *o) {
             snprintf(o->last_why, sizeof o->last_why, "%s", r->why);
         } else {
             o->usable++;
-            o->iv += r->niv, o->iv_aside += r->iv_set_aside;
         }
+        o->kept += r->cell.kept;
+        if (isfinite(r->cell.kept_share)) o->judged_runs++, o->kept_share += r->cell.kept_share;
         for (int k = 0; k < LAT_PIPE_NHOT; k++) {
             const lat_lab_thread_acct *a = &r->thr[k];
             lat_lab_thread_acct *s = &o->thr[k];
@@ -94,20 +161,21 @@ void lat_lab_conf_platform(const lat_lab_session *x, const lat_lab_result *res, 
     sum_conf(res, conf, &s);
     char p[1024];
     lat_lab_platform_text(p, sizeof p, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
-    snprintf(buf, len, "%u runs (%u contaminated, repeated): %s", s.usable + s.contaminated,
+    snprintf(buf, len, "%u runs (%u set aside, repeated): %s", s.usable + s.contaminated,
              s.contaminated, p);
 }
 
 void lat_lab_loss_summary(const lat_lab_session *x, const lat_lab_result *res, char *buf,
                           size_t len) {
     double *v = res->nruns ? malloc(res->nruns * sizeof *v) : NULL;
-    size_t n = 0, bad = 0;
+    size_t n = 0, bad = 0, over = 0;
     for (size_t i = 0; v && i < res->nruns; i++) {
         double w = 0;
         for (int k = 0; k < LAT_PIPE_NHOT; k++)
             if (res->runs[i].thr[k].ran) w = fmax(w, res->runs[i].thr[k].lost_share);
         v[n++] = w;
         bad += res->runs[i].contaminated;
+        over += w > x->cfg.max_run_lost;
     }
     if (!n) {
         snprintf(buf, len, "no runs");
@@ -117,8 +185,8 @@ void lat_lab_loss_summary(const lat_lab_session *x, const lat_lab_result *res, c
     lat_stats_sort(v, n);
     snprintf(buf, len,
              "the hot threads' worst loss per run: median %.1f%% (range %.1f..%.1f%%) over %zu "
-             "runs, %zu contaminated (threshold %.0f%%)",
-             100 * v[n / 2], 100 * v[0], 100 * v[n - 1], n, bad, 100 * x->cfg.max_run_lost);
+             "runs (%zu above %.0f%%); %zu set aside for too few kept samples",
+             100 * v[n / 2], 100 * v[0], 100 * v[n - 1], n, over, 100 * x->cfg.max_run_lost, bad);
     free(v);
 }
 
@@ -138,14 +206,20 @@ static const char *matched(const lat_lab_verdict *v, int conf) {
 
 /* ---- LAB.md ------------------------------------------------------------------------------- */
 
+/* "x1.23 [1.10, 1.40]" for shift point q, or "n/a". */
+static const char *shift_ci(char *buf, size_t len, const lat_lab_verdict *v, int q) {
+    return ratio_ci(buf, len, v->shift[q].ratio, v->shift[q].lo, v->shift[q].hi);
+}
+
 static void md_verdicts(FILE *f, const lat_lab_session *x, const lat_lab_result *res) {
     fprintf(f, "## Verdicts\n\n| experiment | expected | verdict | confidence | rounds used | "
-               "set aside | work p50 | work p99.9 | work p99.99 | e2e spread | matched |\n"
+               "set aside | work p50 | work p99.9 | work p99.99 | e2e p99.9 dispersion | "
+               "matched |\n"
                "|---|---|---|--:|--:|--:|---|---|---|--:|---|\n");
     for (int c = 1; c < LAT_LAB_NCONF; c++) {
         const lat_lab_verdict *v = &res->verdict[c];
         char p50[96];
-        if (isnan(v->p50_ratio))
+        if (isnan(v->shift[LAT_LAB_Q50].ratio))
             snprintf(p50, sizeof p50, "n/a");
         else if (v->p50_below_tick && !isnan(v->mean_shift_ns))
             snprintf(p50, sizeof p50, "%+.0f ns (below granularity; body mean %+.1f ns)",
@@ -153,11 +227,11 @@ static void md_verdicts(FILE *f, const lat_lab_session *x, const lat_lab_result 
         else if (v->p50_below_tick)
             snprintf(p50, sizeof p50, "%+.0f ns (below granularity)", v->p50_shift_ns);
         else
-            ratio_ci(p50, sizeof p50, v->p50_ratio, v->p50_lo, v->p50_hi);
+            shift_ci(p50, sizeof p50, v, LAT_LAB_Q50);
         char p999[64], p9999[64], sp[32] = "n/a";
-        ratio_ci(p999, sizeof p999, v->p999_ratio, v->p999_lo, v->p999_hi);
-        ratio_ci(p9999, sizeof p9999, v->p9999_ratio, v->p9999_lo, v->p9999_hi);
-        if (!isnan(v->spread_ratio)) snprintf(sp, sizeof sp, "x%.2f", v->spread_ratio);
+        shift_ci(p999, sizeof p999, v, LAT_LAB_Q999);
+        shift_ci(p9999, sizeof p9999, v, LAT_LAB_Q9999);
+        if (!isnan(v->disp_ratio)) snprintf(sp, sizeof sp, "x%.2f", v->disp_ratio);
         fprintf(f, "| %s | %s | %s | %.1f%% | %u | %u | %s | %s | %s | %s | %s |\n",
                 lat_lab_conf_name(c), lat_lab_kind_name(lat_lab_expected(c)),
                 lat_lab_kind_name(v->kind), 100 * v->confidence, v->rounds, v->set_aside, p50, p999,
@@ -167,8 +241,7 @@ static void md_verdicts(FILE *f, const lat_lab_session *x, const lat_lab_result 
     for (int c = 1; c < LAT_LAB_NCONF; c++) {
         char t[1024];
         lat_lab_verdict_text(&res->verdict[c], t, sizeof t);
-        fprintf(f, "- **%s**: %s.  Intervals used %u, set aside %u.\n", lat_lab_conf_name(c), t,
-                res->verdict[c].iv_used, res->verdict[c].iv_set_aside);
+        fprintf(f, "- **%s**: %s.\n", lat_lab_conf_name(c), t);
     }
     char loss[300];
     lat_lab_loss_summary(x, res, loss, sizeof loss);
@@ -177,14 +250,34 @@ static void md_verdicts(FILE *f, const lat_lab_session *x, const lat_lab_result 
     lat_lab_placement_text(&res->placement, place, sizeof place);
     fprintf(f, "\nPlacement: %s.\n", place);
     fprintf(f, "\nConfidence is 1 - p of the deciding Wilcoxon signed-rank test over paired "
-               "rounds; brackets are Hodges-Lehmann confidence intervals on the ratio of the "
-               "per-round medians of per-interval figures (work stage).\n\n");
+               "rounds; brackets are Hodges-Lehmann confidence intervals on the ratio "
+               "experiment / baseline of each run's figures over the samples censoring kept "
+               "(work stage).\n\n");
+}
+
+/* "shift-alloc.svg" */
+static void shift_svg_name(int conf, char *buf, size_t len) {
+    snprintf(buf, len, "shift-%s.svg", lat_lab_conf_name(conf));
+}
+
+static void md_shifts(FILE *f, const lat_lab_result *res) {
+    fprintf(f, "## Shift functions\n\nPer experiment (and the A/A control), the work stage's "
+               "ratio experiment / baseline at each quantile of the samples censoring kept: the "
+               "Hodges-Lehmann estimate over paired rounds, its confidence interval and the "
+               "signed-rank p.  The shaded band is \"no change\".\n\n");
+    for (int c = 1; c < LAT_LAB_NCONF; c++) {
+        char svg[64];
+        shift_svg_name(c, svg, sizeof svg);
+        fprintf(f, "### %s\n\n", lat_lab_conf_name(c));
+        lat__lab_shift_md(f, &res->verdict[c], svg);
+    }
 }
 
 static void md_rounds(FILE *f, const lat_lab_session *x, const lat_lab_result *res) {
     (void)x;
-    fprintf(f, "## Rounds\n\nEach cell: work p50 / p99.9 ns (medians over the run's clean "
-               "intervals are what the verdict reads), worst hot-thread loss, the run's placement "
+    fprintf(f, "## Rounds\n\nEach cell: work p50 / p99.9 ns of the samples censoring kept "
+               "(what the verdict reads), the kept share, the worst hot-thread loss, the run's "
+               "placement "
                "(n near, f far, m moved during the run); `x` = set aside.  Floor: the cache-line "
                "round trip before the round's first run.\n\n"
                "| round | order | floor ns |");
@@ -211,14 +304,19 @@ static void md_rounds(FILE *f, const lat_lab_session *x, const lat_lab_result *r
                     for (int t = 0; t < LAT_PIPE_NHOT; t++)
                         worst = fmax(worst, a->thr[t].lost_share);
                 }
-                fprintf(f, " x (%u tries, last lost %.0f%%) |", tries, 100 * worst);
+                fprintf(f, " x (%u tries, too few kept samples; last lost %.0f%%) |", tries,
+                        100 * worst);
                 continue;
             }
             double lost = 0;
             for (int t = 0; t < LAT_PIPE_NHOT; t++)
                 lost = fmax(lost, r->thr[t].lost_share);
-            fprintf(f, " %.0f / %.0f, %.1f%%, %c |", r->p50[LAT_PIPE_WORK], r->p999[LAT_PIPE_WORK],
-                    100 * lost, "nfm"[lat_lab_run_placement(res, r)]);
+            char kept[16] = "n/a";
+            if (isfinite(r->cell.kept_share))
+                snprintf(kept, sizeof kept, "%.0f%%", 100 * r->cell.kept_share);
+            fprintf(f, " %.0f / %.0f, kept %s, lost %.1f%%, %c |", r->cell.work_q[LAT_LAB_Q50],
+                    r->cell.work_q[LAT_LAB_Q999], kept, 100 * lost,
+                    "nfm"[lat_lab_run_placement(res, r)]);
         }
         fprintf(f, "\n");
     }
@@ -267,17 +365,63 @@ static void md_confs(FILE *f, const lat_lab_session *x, const lat_lab_result *re
         char buf[1024];
         lat_lab_platform_text(buf, sizeof buf, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
         fprintf(f,
-                "\n%u usable runs, %u contaminated and repeated%s%s%s; intervals %zu, set "
-                "aside %zu.\n\n**Platform** (summed over all %u runs; the share is their mean): "
-                "%s.\n\n",
+                "\n%u usable runs, %u set aside and repeated%s%s%s; kept work samples %" PRIu64
+                " (mean kept share %.1f%%).\n\n**Platform** (summed over all %u runs; the share "
+                "is their mean): %s.\n\n",
                 s.usable, s.contaminated, s.contaminated ? " (last: " : "", s.last_why,
-                s.contaminated ? ")" : "", s.iv, s.iv_aside, s.usable + s.contaminated, buf);
+                s.contaminated ? ")" : "", s.kept,
+                s.judged_runs ? 100 * s.kept_share / (double)s.judged_runs : 0.0,
+                s.usable + s.contaminated, buf);
         gap_hist_text(x, s.thr, buf, sizeof buf);
         if (buf[0]) fprintf(f, "**Gap lengths** (all hot threads): %s.\n\n", buf);
         lat_lab_attrib_text(buf, sizeof buf, x->cfg.pipe.shape, s.tail);
         if (buf[0]) fprintf(f, "**Attribution**: %s.\n\n", buf);
         if (x->over) fprintf(f, "**%s**\n\n", LAT_PIPE_OVERSUB_STAMP);
     }
+}
+
+/* The median over conf's runs (set-aside ones too: censoring judges
+ * latency samples, not counters) of the figure at offset off in a record;
+ * NAN when no run has it. */
+static double conf_median(const lat_lab_result *res, int conf, size_t off) {
+    double v[256];
+    size_t n = 0;
+    for (size_t i = 0; i < res->nruns && n < sizeof v / sizeof *v; i++) {
+        const lat_lab_run_rec *r = &res->runs[i];
+        double x = *(const double *)(const void *)((const char *)r + off);
+        if (r->conf == conf && isfinite(x)) v[n++] = x;
+    }
+    return n ? lat_stats_median_inplace(v, n) : NAN;
+}
+
+static void md_count(FILE *f, double v, const char *fmt) {
+    if (isfinite(v))
+        fprintf(f, fmt, v);
+    else
+        fprintf(f, " n/a |");
+}
+
+/* The counters of each configuration beside the baseline's: what the
+ * experiment did to the threads (switches, migrations, faults), the
+ * allocator (calls per event) and, where a PMU exists, the CPU. */
+static void md_counters(FILE *f, const lat_lab_result *res) {
+    fprintf(f, "## Counters\n\nPer configuration, the median over all its runs (hot threads "
+               "summed; allocations are the work stage's).  n/a: not counted here (allocations "
+               "need the counting allocator, absent under sanitizers; IPC and cache misses need "
+               "a hardware PMU).\n\n| configuration | context switches | migrations | page "
+               "faults | allocations per event | IPC | cache misses per event |\n"
+               "|---|--:|--:|--:|--:|--:|--:|\n");
+    for (int c = 0; c < LAT_LAB_NCONF; c++) {
+        fprintf(f, "| %s |", lat_lab_conf_name(c));
+        md_count(f, conf_median(res, c, offsetof(lat_lab_run_rec, cs)), " %.0f |");
+        md_count(f, conf_median(res, c, offsetof(lat_lab_run_rec, migrations)), " %.0f |");
+        md_count(f, conf_median(res, c, offsetof(lat_lab_run_rec, faults)), " %.0f |");
+        md_count(f, conf_median(res, c, offsetof(lat_lab_run_rec, allocs_per_event)), " %.2f |");
+        md_count(f, conf_median(res, c, offsetof(lat_lab_run_rec, ipc)), " %.2f |");
+        md_count(f, conf_median(res, c, offsetof(lat_lab_run_rec, misses_per_event)), " %.2f |");
+        fprintf(f, "\n");
+    }
+    fprintf(f, "\n");
 }
 
 static void md_silence(FILE *f, const lat_lab_session *x) {
@@ -326,7 +470,8 @@ static const char *const fix_text[LAT_LAB_NCONF] = {
 /* The measurement sentence of one verdict: only the figures that exist (a
  * verdict without usable rounds has none, and says so). */
 static void md_measurement(FILE *f, const lat_lab_verdict *v) {
-    if (!v->rounds || !isfinite(v->p999_ratio)) {
+    const lat_lab_shift *t = &v->shift[LAT_LAB_Q999], *d = &v->shift[LAT_LAB_Q9999];
+    if (!v->rounds || !isfinite(t->ratio)) {
         fprintf(f, "**Measurement.** No paired round was usable, so there is no figure to "
                    "report (see the verdict's reason).\n\n");
         return;
@@ -337,15 +482,15 @@ static void md_measurement(FILE *f, const lat_lab_verdict *v) {
             v->rounds);
     if (v->p50_below_tick && isfinite(v->p50_shift_ns))
         fprintf(f, "work p50 %+.0f ns (below the counter's granularity)", v->p50_shift_ns);
-    else if (isfinite(v->p50_ratio))
-        fprintf(f, "work p50 x%.2f [%.2f, %.2f]", v->p50_ratio, v->p50_lo, v->p50_hi);
-    fprintf(f, ", work p99.9 x%.2f [%.2f, %.2f] (p = %.4f)", v->p999_ratio, v->p999_lo,
-            v->p999_hi, v->p999_p);
-    if (isfinite(v->p9999_ratio))
-        fprintf(f, ", work p99.99 x%.2f [%.2f, %.2f] (p = %.4f)", v->p9999_ratio, v->p9999_lo,
-                v->p9999_hi, v->p9999_p);
-    if (isfinite(v->spread_ratio))
-        fprintf(f, ", e2e per-interval spread x%.2f (p = %.4f)", v->spread_ratio, v->spread_p);
+    else if (isfinite(v->shift[LAT_LAB_Q50].ratio))
+        fprintf(f, "work p50 x%.2f [%.2f, %.2f]", v->shift[0].ratio, v->shift[0].lo,
+                v->shift[0].hi);
+    fprintf(f, ", work p99.9 x%.2f [%.2f, %.2f] (p = %.4f)", t->ratio, t->lo, t->hi, t->p);
+    if (isfinite(d->ratio))
+        fprintf(f, ", work p99.99 x%.2f [%.2f, %.2f] (p = %.4f)", d->ratio, d->lo, d->hi, d->p);
+    if (isfinite(v->disp_ratio))
+        fprintf(f, ", round-to-round e2e p99.9 dispersion x%.2f (p = %.4f)", v->disp_ratio,
+                v->disp_p);
     if (isfinite(v->base_p50_ns) && v->base_p50_ns > 0)
         fprintf(f, "; the baseline's work p50 was %.0f ns", v->base_p50_ns);
     fprintf(f, ".\n\n");
@@ -383,24 +528,27 @@ int lat_lab_write_md(const lat_lab_session *x, const lat_lab_result *res, const 
             "## Protocol\n\n%" PRIu64 " events per run at %" PRIu64 "/s offered (open loop), "
             "%.0f ms intervals, counter tick %.1f ns, calibrated %.4f cycles/ns.  %u rounds "
             "(min %u, max %u, budget %.0f s) in %.1f s; stopped: %s.  Order shuffled with seed "
-            "%" PRIu64 " (replay with `--seed %" PRIu64 "`).  A run is contaminated and "
-            "repeated (at most %u times) when a hot thread lost more than %.0f%% of its loop "
-            "in spin-loop gaps >= %.0f us; an interval is set aside when a hot thread lost "
-            "more than %.0f%% of it or the pipeline was in backlog.\n\n",
+            "%" PRIu64 " (replay with `--seed %" PRIu64 "`).  Each sample whose window met a "
+            "platform gap (spin-loop gaps >= %.0f us on a thread that carried it) or the backlog "
+            "a gap built is censored; a run is set aside and repeated (at most %u times) only "
+            "when its kept work samples cannot support the p99.9 (%" PRIu64 " needed).\n\n",
             c->pipe.events, c->pipe.rate_hz, (double)c->pipe.interval_ns / 1e6, c->params.tick_ns,
             c->pipe.cal->cycles_per_ns, res->rounds, c->min_rounds, c->max_rounds, c->budget_s,
-            res->wall_s, res->stop, res->seed, res->seed, c->max_repeats, 100 * c->max_run_lost,
-            x->gap_us, 100 * c->params.max_interval_lost);
+            res->wall_s, res->stop, res->seed, res->seed, x->gap_us, c->max_repeats,
+            lat_censor_min_kept(99.9));
     md_verdicts(f, x, res);
+    md_shifts(f, res);
+    md_counters(f, res);
     fprintf(f, "## Run conditions\n\n");
     lat_runcond_write_markdown(&x->rcnd, f);
     fprintf(f, "\n");
     md_rounds(f, x, res);
     md_confs(f, x, res);
-    fprintf(
-        f, "## Per-interval figures\n\nThe distributions of the per-interval figures the "
-           "verdicts rest on (clean intervals of usable runs): ![work p50](intervals-work-p50.svg) "
-           "![work p99.9](intervals-work-p999.svg) ![e2e p99.9](intervals-e2e-p999.svg)\n\n");
+    fprintf(f, "## Per-interval figures\n\nThe distributions of the per-interval figures the "
+               "platform leaves least touched (intervals a hot thread lost at most 2%% of, usable "
+               "runs; the verdicts read each run's kept samples, not these): ![work "
+               "p50](intervals-work-p50.svg) "
+               "![work p99.9](intervals-work-p999.svg) ![e2e p99.9](intervals-e2e-p999.svg)\n\n");
     if (x->flight_done) {
         fprintf(f,
                 "## Flight recorder (alloc, threshold = baseline e2e p99.9 = %" PRIu64
@@ -448,15 +596,28 @@ static json_t *verdict_json(const lat_lab_verdict *v, int c) {
     json_object_set_new(o, "confidence", json_real(v->confidence));
     json_object_set_new(o, "rounds_used", json_integer(v->rounds));
     json_object_set_new(o, "rounds_set_aside", json_integer(v->set_aside));
-    json_object_set_new(o, "intervals_used", json_integer(v->iv_used));
-    json_object_set_new(o, "intervals_set_aside", json_integer(v->iv_set_aside));
-    json_object_set_new(o, "work_p50_ratio", lat_json_real_or_null(v->p50_ratio));
+    json_object_set_new(o, "work_p50_ratio", lat_json_real_or_null(v->shift[LAT_LAB_Q50].ratio));
     json_object_set_new(o, "work_p50_shift_ns", lat_json_real_or_null(v->p50_shift_ns));
     json_object_set_new(o, "work_p50_below_granularity", json_boolean(v->p50_below_tick));
-    json_object_set_new(o, "work_p999_ratio", lat_json_real_or_null(v->p999_ratio));
-    json_object_set_new(o, "work_p9999_ratio", lat_json_real_or_null(v->p9999_ratio));
+    json_object_set_new(o, "work_p999_ratio", lat_json_real_or_null(v->shift[LAT_LAB_Q999].ratio));
+    json_object_set_new(o, "work_p9999_ratio",
+                        lat_json_real_or_null(v->shift[LAT_LAB_Q9999].ratio));
     json_object_set_new(o, "tail_read_at", json_string(v->deep_tail ? "p99.99" : "p99.9"));
-    json_object_set_new(o, "e2e_spread_ratio", lat_json_real_or_null(v->spread_ratio));
+    json_t *sh = json_array();
+    for (int q = 0; q < LAT_LAB_NQ; q++) {
+        const lat_lab_shift *z = &v->shift[q];
+        json_t *e = json_object();
+        json_object_set_new(e, "quantile", json_real(lat_lab_quantile_pct[q]));
+        json_object_set_new(e, "ratio", lat_json_real_or_null(z->ratio));
+        json_object_set_new(e, "lo", lat_json_real_or_null(z->lo));
+        json_object_set_new(e, "hi", lat_json_real_or_null(z->hi));
+        json_object_set_new(e, "p", lat_json_real_or_null(z->p));
+        json_object_set_new(e, "rounds", json_integer(z->rounds));
+        json_array_append_new(sh, e);
+    }
+    json_object_set_new(o, "shift_function", sh);
+    json_object_set_new(o, "e2e_p999_dispersion_ratio", lat_json_real_or_null(v->disp_ratio));
+    json_object_set_new(o, "e2e_p999_dispersion_p", lat_json_real_or_null(v->disp_p));
     json_object_set_new(o, "work_body_mean_ratio", lat_json_real_or_null(v->mean_ratio));
     json_object_set_new(o, "work_body_mean_shift_ns", lat_json_real_or_null(v->mean_shift_ns));
     static const char *const where[2] = {"near", "far"};
@@ -470,9 +631,6 @@ static json_t *verdict_json(const lat_lab_verdict *v, int c) {
                                           lat_lab_kind_name(v->placement_kind[i]), "rounds",
                                           (int)v->placement_rounds[i]));
     json_object_set_new(o, "by_placement", pk);
-    json_object_set_new(o, "work_figures",
-                        json_string(v->steady_figures ? "met no queue" : "all events"));
-    json_object_set_new(o, "backlog_widening", lat_json_real_or_null(v->backlog_widening));
     json_object_set_new(o, "reason", json_string(v->reason));
     json_object_set_new(o, "text", json_string(t));
     return o;
@@ -598,6 +756,13 @@ void lat_lab_write_svgs(const lat_lab_session *x, const lat_lab_result *res) {
         lat_plot_save_svg(pl, p);
         lat_plot_destroy(pl);
     }
+    for (int c = 1; c < LAT_LAB_NCONF; c++) {
+        char name[64], title[96];
+        shift_svg_name(c, name, sizeof name);
+        snprintf(title, sizeof title, "%s: shift function", lat_lab_conf_name(c));
+        snprintf(p, sizeof p, "%s/%s", x->out, name);
+        lat__lab_shift_svg(&res->verdict[c], title, x->cfg.params.no_change_ratio, p);
+    }
     for (int w = 0; w < 3; w++) {
         lat_plot *pl = interval_plot(res, w);
         if (!pl) continue;
@@ -698,7 +863,7 @@ int lat_lab_write_html(const lat_lab_session *x, const lat_lab_result *res, cons
     lat_report_kv(rep, "kernel", x->rcnd.kernel);
     lat_report_kv(rep, "virtualised", x->rcnd.virt);
     lat_report_kv(rep, "isolated", x->rcnd.isolated);
-    lat_report_section(rep, "Per-interval figures the verdicts rest on");
+    lat_report_section(rep, "Per-interval figures (reported; the verdicts read the kept samples)");
     for (int w = 0; w < 3; w++) {
         lat_plot *pl = interval_plot(res, w);
         if (pl) lat_report_plot(rep, pl);

@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "latlab/atomicfile.h"
+#include "latlab/censor.h"
 #include "latlab/flight.h"
 #include "latlab/json.h"
 #include "latlab/pipeline_report.h"
@@ -248,6 +249,7 @@ static json_t *run_json(const lat_lab_session *x, const lat_lab_run_rec *rec,
     json_object_set_new(j, "round", json_integer(rec->round + 1));
     json_object_set_new(j, "attempt", json_integer(rec->attempt + 1));
     json_object_set_new(j, "contaminated", json_boolean(rec->contaminated));
+    json_object_set_new(j, "set_aside", json_boolean(rec->contaminated));
     if (rec->contaminated) json_object_set_new(j, "why", json_string(rec->why));
     json_object_set_new(j, "platform_text", json_string(plat));
     json_object_set_new(j, "floor_before_ns", lat_json_real_or_null(rec->floor_ns));
@@ -258,6 +260,20 @@ static json_t *run_json(const lat_lab_session *x, const lat_lab_run_rec *rec,
     json_object_set_new(j, "lost_share_max", json_real(worst));
     json_object_set_new(j, "kept_share_work", lat_json_real_or_null(rec->kept_work));
     json_object_set_new(j, "kept_share_e2e", lat_json_real_or_null(rec->kept_e2e));
+    json_object_set_new(j, "kept_work_samples", json_integer((json_int_t)rec->cell.kept));
+    json_object_set_new(j, "allocs_per_event", lat_json_real_or_null(rec->allocs_per_event));
+    json_object_set_new(j, "ipc", lat_json_real_or_null(rec->ipc));
+    json_object_set_new(j, "cache_misses_per_event", lat_json_real_or_null(rec->misses_per_event));
+    json_t *cell = json_object(); /* what the verdict reads: kept, IPW-corrected, ns */
+    for (int q = 0; q < LAT_LAB_NQ; q++) {
+        char k[24];
+        snprintf(k, sizeof k, "work_p%g", lat_lab_quantile_pct[q]);
+        json_object_set_new(cell, k, lat_json_real_or_null(rec->cell.work_q[q]));
+        snprintf(k, sizeof k, "e2e_p%g", lat_lab_quantile_pct[q]);
+        json_object_set_new(cell, k, lat_json_real_or_null(rec->cell.e2e_q[q]));
+    }
+    json_object_set_new(cell, "work_body_mean", lat_json_real_or_null(rec->cell.work_mean));
+    json_object_set_new(j, "kept_figures_ns", cell);
     return j;
 }
 
@@ -287,18 +303,13 @@ void lat_lab_session_record(lat_lab_session *x, const lat_lab_run_rec *rec,
 }
 
 json_t *lat_lab_params_json(const lat_lab_params *p) {
-    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:i, "
-                     "s:f, s:f, s:f, s:i, s:i, s:i}",
-                     "alpha", p->alpha, "min_median_ratio", p->min_median_ratio, "min_median_ticks",
-                     p->min_median_ticks, "min_tail_ratio", p->min_tail_ratio, "min_deep_ratio",
-                     p->min_deep_ratio, "deep_alpha", p->deep_alpha, "tail_excess_ratio",
-                     p->tail_excess_ratio, "tail_log_multiple", p->tail_log_multiple,
-                     "median_dominates", p->median_dominates, "min_var_ratio", p->min_var_ratio,
-                     "no_change_ratio", p->no_change_ratio, "tick_ns", p->tick_ns, "min_rounds",
-                     (int)p->min_rounds, "min_placement_rounds", (int)p->min_placement_rounds,
-                     "steady_widen", p->steady_widen, "max_interval_lost", p->max_interval_lost,
-                     "backlog_ns", p->backlog_ns, "min_intervals", (int)p->min_intervals, "ncpus",
-                     p->ncpus, "nhot", p->nhot);
+    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:i, s:i, s:I}", "alpha",
+                     p->alpha, "min_median_ratio", p->min_median_ratio, "min_median_ticks",
+                     p->min_median_ticks, "min_tail_ratio", p->min_tail_ratio, "tail_log_multiple",
+                     p->tail_log_multiple, "min_var_ratio", p->min_var_ratio, "no_change_ratio",
+                     p->no_change_ratio, "tick_ns", p->tick_ns, "min_rounds", (int)p->min_rounds,
+                     "min_placement_rounds", (int)p->min_placement_rounds, "ncpus", p->ncpus,
+                     "nhot", p->nhot, "min_kept_p999", (json_int_t)lat_censor_min_kept(99.9));
 }
 
 int lat_lab_write_all(const lat_lab_session *x, const lat_lab_result *res, const char *json_out,
@@ -338,9 +349,9 @@ void lat_lab_print_header(FILE *f, const lat_lab_session *x) {
             (double)c->pipe.interval_ns / 1e6, c->min_rounds, c->max_rounds, c->budget_s, c->seed,
             c->seed);
     fprintf(f,
-            "a run is contaminated (and repeated) when a hot thread loses more than %.0f%% of its "
-            "loop; an interval is set aside above %.0f%% or in backlog (e2e p50 > %.0f us)\n",
-            100 * c->max_run_lost, 100 * c->params.max_interval_lost, c->params.backlog_ns / 1e3);
+            "samples a platform gap touched are censored; a run is set aside (and repeated) only "
+            "when fewer than %" PRIu64 " work samples are kept (the p99.9 needs them)\n",
+            lat_censor_min_kept(99.9));
     if (x->silence_note[0]) fprintf(f, "silence check: %s\n", x->silence_note);
     fprintf(f, "\nrun conditions:\n");
     lat_runcond_write_text(&x->rcnd, f);

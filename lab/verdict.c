@@ -1,21 +1,30 @@
 /* verdict.c - the pipeline lab's verdict rule (see lab_verdict.h).
  *
- * The verdict reads, per paired round, the medians over the clean intervals
- * of the work stage's p50, p99.9 and p99.99 and of e2e's p99.9 with their spread, and
- * tests the per-round differences (logs: ratios) with the signed-rank test;
- * the Hodges-Lehmann interval on those differences is the ratio's confidence
- * interval.  Precedence: when p50 and p99.9 both grew, the tail's growth
- * beyond the median's (their per-round difference, tested the same way)
- * decides: beyond tail_excess_ratio a tail disease (an episodic cost on top
- * of a per-event one), below it a median/throughput disease (the whole
- * distribution moved), undecided between; a median effect alone (p50 up by a
- * ratio and a number of counter ticks) is a median disease; else a grown
- * spread (e2e's per-interval figures differing interval to interval inside a
- * run, or round to round: the seed's "differently on every run") is a
- * variance disease; else a consistent tail effect (the p99.9's, or the
- * p99.99's where an episodic cost is too rare to move the p99.9) is a tail
- * disease, which beside a p50 below the counter's resolution must outgrow the
- * median growth that can hide there. */
+ * One picture per experiment: the work stage's shift function.  A cell is a
+ * run reduced to the samples censoring kept; per paired round (experiment and
+ * baseline of the same round) and per quantile q in p50, p90, p99, p99.9,
+ * p99.99, d_q = ln(exp_q / base_q) where both runs support q.  Each q gets a
+ * Hodges-Lehmann estimate and confidence interval of d_q and a signed-rank p
+ * (stats.h); the verdict is a few rules on those points:
+ *
+ * - median disease: the p50's lower bound above min_median_ratio, its shift
+ *   at least min_median_ticks ticks, and the shift not growing toward the
+ *   tail: the estimate of ln r999 - tail_log_multiple ln r50 at most 0;
+ * - tail disease: the p99.9's (or the p99.99's, where read) lower bound above
+ *   min_tail_ratio, and the tail grew beyond the median: the lower bound of
+ *   ln r_tail - tail_log_multiple ln r50 above 0 or, with the p50 change below
+ *   the counter's granularity, ln r_tail's lower bound above tail_log_multiple
+ *   times the largest median growth not excluded (the body mean's upper
+ *   bound: it resolves below a tick);
+ * - variance disease: the round-to-round dispersion of ln e2e p99.9 (absolute
+ *   deviations from each side's median over the rounds: a rank version of the
+ *   Brown-Forsythe test, Mann-Whitney) grew by min_var_ratio at alpha; beside
+ *   a tail disease it leaves the verdict undecided (a tail or a variance);
+ * - no change: every read interval within 1/no_change_ratio .. no_change_ratio,
+ *   no point significant, the dispersion not grown, and a counter whose
+ *   min_median_ticks fit in the band;
+ * - else inconclusive, with the reason.
+ * Rounds that span two host placements are decided per placement. */
 #include "latlab/lab_verdict.h"
 
 #include <errno.h>
@@ -59,354 +68,239 @@ int lat_lab_expected(int conf) {
     return LAT_LAB_NO_CHANGE;
 }
 
+const double lat_lab_quantile_pct[LAT_LAB_NQ] = {50, 90, 99, 99.9, 99.99};
+
 void lat_lab_params_default(lat_lab_params *p) {
     memset(p, 0, sizeof *p);
     p->alpha = 0.01;
     p->min_median_ratio = 1.10;
     p->min_median_ticks = 3;
-    p->min_tail_ratio = 1.4;
-    p->min_deep_ratio = 1.6;
-    p->deep_alpha = 0.001;
-    p->tail_excess_ratio = 1.25;
+    p->min_tail_ratio = 1.3;
     p->tail_log_multiple = 1.5;
-    p->steady_widen = 1.25;
-    p->median_dominates = 2;
     p->min_var_ratio = 1.5;
     p->no_change_ratio = 1.25;
     p->tick_ns = 10;
     p->min_rounds = 10;
     p->min_placement_rounds = 8;
-    p->max_interval_lost = 0.05;
-    p->backlog_ns = 100000;
-    p->min_intervals = 3;
     p->ncpus = 2;
     p->nhot = 2;
 }
 
-/* ---- the verdict rule --------------------------------------------------------------------- */
-
-bool lat__lab_interval_clean(const lat_lab_params *p, const lat_lab_fig *f) {
-    return f->lost <= p->max_interval_lost && f->work_p50 > 0 && f->work_p999 > 0 &&
-           f->e2e_p999 > 0 && (p->backlog_ns <= 0 || f->e2e_p50 <= p->backlog_ns);
+static void verdict_clear(lat_lab_verdict *v) {
+    memset(v, 0, sizeof *v);
+    for (int q = 0; q < LAT_LAB_NQ; q++)
+        v->shift[q] = (lat_lab_shift){NAN, NAN, NAN, NAN, 0};
+    v->disp_ratio = v->disp_lo = v->disp_hi = v->disp_p = NAN;
+    v->p50_shift_ns = v->base_p50_ns = NAN;
+    v->mean_ratio = v->mean_lo = v->mean_hi = v->mean_shift_ns = NAN;
+    v->placement_kind[0] = v->placement_kind[1] = -1;
+    v->decided_in = -1;
 }
 
-/* One cell reduced to per-round figures over its clean intervals. */
-typedef struct cell_figs {
-    bool ok;
-    double p50, p999, e999, spread; /* ns, ns, log ns, IQR of log e2e p99.9 */
-    double mean;                    /* ns, median of the intervals' body means (NAN: none) */
-    double p9999;                   /* ns, the run's p99.99 (NAN: not measured) */
-    unsigned used, aside;
-} cell_figs;
-
-/* An interval's work figures: of the events that met no queue (steady) when
- * it has them, else of all. */
-static void work_figs(const lat_lab_fig *f, bool steady, double *p50, double *p999, double *mean) {
-    bool s = steady && f->steady_p50 > 0 && f->steady_p999 > 0;
-    *p50 = s ? f->steady_p50 : f->work_p50;
-    *p999 = s ? f->steady_p999 : f->work_p999;
-    *mean = s ? f->steady_mean : f->work_mean;
-}
-
-static cell_figs reduce_cell(const lat_lab_params *p, const lat_lab_cell *c, bool steady,
-                             double *scratch) {
-    cell_figs o = {0};
-    if (!c || !c->usable || !c->iv) return o;
-    double *a = scratch, *b = scratch + c->n, *e = scratch + 2 * c->n, *m = scratch + 3 * c->n;
-    size_t k = 0;
-    bool have_mean = true;
-    for (size_t i = 0; i < c->n; i++) {
-        if (!lat__lab_interval_clean(p, &c->iv[i])) {
-            o.aside++;
-            continue;
-        }
-        work_figs(&c->iv[i], steady, &a[k], &b[k], &m[k]);
-        e[k] = log(c->iv[i].e2e_p999);
-        have_mean = have_mean && isfinite(m[k]) && m[k] > 0;
-        k++;
-    }
-    o.used = (unsigned)k;
-    if (k < p->min_intervals || k == 0) return o;
-    lat_stats_sort(a, k);
-    lat_stats_sort(b, k);
-    lat_stats_sort(e, k);
-    o.p50 = lat_stats_quantile_sorted(a, k, 0.5);
-    o.p999 = lat_stats_quantile_sorted(b, k, 0.5);
-    o.e999 = lat_stats_quantile_sorted(e, k, 0.5);
-    o.spread = lat_stats_quantile_sorted(e, k, 0.75) - lat_stats_quantile_sorted(e, k, 0.25);
-    o.mean = have_mean ? lat_stats_median(m, k) : NAN;
-    double deep = steady ? c->steady_p9999 : c->p9999;
-    o.p9999 = isfinite(deep) && deep > 0 ? deep : NAN;
-    o.ok = true;
-    return o;
-}
-
-/* Paired per-round differences of every figure the rule reads.  The round is
- * the unit of every test that can give a verdict: intervals of one run share
- * its platform episodes, so they are not independent.  The intervals'
- * deviations pooled over rounds (devb, deve) only ever make a tail verdict
- * more cautious (a hint of spread), never a variance verdict. */
+/* The paired rounds' columns: per quantile the log ratios where both runs
+ * support it, the p50's shift in ns, the body means, ln e2e p99.9 of each
+ * side, and the shape columns ln r_tail - tail_log_multiple ln r50. */
 typedef struct paired {
-    size_t n;
-    double *d50, *dns, *d999, *dx, *dsp, *eb, *ee, *mb; /* dx: d999 - d50; dsp: log spread ratio */
-    double *dm, *dmns;   /* log ratio and shift (ns) of the body means */
-    double *dy;          /* d999 - tail_log_multiple * d50 */
-    double *d9999;       /* log ratio of the work p99.99 */
-    bool have_mean;      /* every paired round has both body means */
-    bool have_deep;      /* ... and both p99.99 */
-    double *wb, *we;     /* log work p99.9 of each side */
-    double *devb, *deve; /* |log e2e p99.9 - its run's median|, every clean interval */
-    size_t ndevb, ndeve;
+    size_t n;              /* rounds with both runs usable */
+    double *d[LAT_LAB_NQ]; /* ln(exp_q / base_q) */
+    size_t nd[LAT_LAB_NQ];
+    double *dns, *b50; /* p50 shift (ns), the baseline's p50 */
+    double *dm, *dmns; /* body means: log ratio, shift (ns) */
+    size_t nm;
+    double *eb, *ee, *epl; /* ln e2e p99.9 of each side, the pair's placement */
+    size_t ne;
+    double *dy[2]; /* shape at p99.9, p99.99 */
+    size_t ny[2];
+    double *mem;
 } paired;
 
-static void add_devs(const double *e, size_t k, double med, double *dst, size_t *n) {
-    for (size_t i = 0; i < k; i++)
-        dst[(*n)++] = fabs(e[i] - med);
+static bool ok(double x) {
+    return isfinite(x) && x > 0;
 }
 
+static void pair_one(const lat_lab_params *p, const lat_lab_cell *b, const lat_lab_cell *e,
+                     paired *q) {
+    for (int k = 0; k < LAT_LAB_NQ; k++)
+        if (ok(b->work_q[k]) && ok(e->work_q[k]))
+            q->d[k][q->nd[k]++] = log(e->work_q[k] / b->work_q[k]);
+    bool has50 = ok(b->work_q[0]) && ok(e->work_q[0]);
+    if (has50) { /* the same row as d[0]'s */
+        q->dns[q->nd[0] - 1] = e->work_q[0] - b->work_q[0];
+        q->b50[q->nd[0] - 1] = b->work_q[0];
+    }
+    for (int t = 0; t < 2 && has50; t++) {
+        int k = t ? LAT_LAB_Q9999 : LAT_LAB_Q999;
+        if (ok(b->work_q[k]) && ok(e->work_q[k]))
+            q->dy[t][q->ny[t]++] = log(e->work_q[k] / b->work_q[k]) -
+                                   p->tail_log_multiple * log(e->work_q[0] / b->work_q[0]);
+    }
+    if (ok(b->work_mean) && ok(e->work_mean)) {
+        q->dm[q->nm] = log(e->work_mean / b->work_mean);
+        q->dmns[q->nm++] = e->work_mean - b->work_mean;
+    }
+    if (ok(b->e2e_q[LAT_LAB_Q999]) && ok(e->e2e_q[LAT_LAB_Q999])) {
+        q->epl[q->ne] = b->placement == e->placement ? b->placement : LAT_LAB_MOVED;
+        q->eb[q->ne] = log(b->e2e_q[LAT_LAB_Q999]);
+        q->ee[q->ne++] = log(e->e2e_q[LAT_LAB_Q999]);
+    }
+}
+
+/* Pair the usable rounds; counts the others in v->set_aside. */
 static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const lat_lab_cell *exp,
-                       unsigned nrounds, bool steady, paired *q, lat_lab_verdict *v) {
-    size_t most = 1;
+                       unsigned nrounds, paired *q, lat_lab_verdict *v) {
+    memset(q, 0, sizeof *q);
+    size_t rows = nrounds + 1, ncol = LAT_LAB_NQ + 9;
+    q->mem = lat__alloc(ncol * rows * sizeof *q->mem);
+    if (!q->mem) return -ENOMEM;
+    double **cols[LAT_LAB_NQ + 9] = {&q->dns, &q->b50, &q->dm,    &q->dmns, &q->eb,
+                                     &q->ee,  &q->epl, &q->dy[0], &q->dy[1]};
+    for (int k = 0; k < LAT_LAB_NQ; k++)
+        cols[9 + k] = &q->d[k];
+    for (size_t i = 0; i < ncol; i++)
+        *cols[i] = q->mem + i * rows;
     for (unsigned k = 0; k < nrounds; k++) {
-        if (base[k].n > most) most = base[k].n;
-        if (exp[k].n > most) most = exp[k].n;
-    }
-    size_t rows = nrounds + 1, devs = most * rows;
-    double *scratch = lat__alloc(8 * most * sizeof *scratch);
-    double *all = lat__alloc((14 * rows + 2 * devs) * sizeof *all);
-    if (!scratch || !all) {
-        lat__free(scratch);
-        lat__free(all);
-        return -ENOMEM;
-    }
-    double **cols[14] = {&q->d50, &q->dns, &q->d999, &q->dx, &q->dsp,  &q->eb, &q->ee,
-                         &q->mb,  &q->wb,  &q->we,   &q->dm, &q->dmns, &q->dy, &q->d9999};
-    for (int i = 0; i < 14; i++)
-        *cols[i] = all + (size_t)i * rows;
-    q->devb = all + 14 * rows;
-    q->deve = q->devb + devs;
-    q->n = q->ndevb = q->ndeve = 0;
-    q->have_mean = q->have_deep = true;
-    double *sb = scratch, *se = scratch + 4 * most;
-    for (unsigned k = 0; k < nrounds; k++) {
-        cell_figs b = reduce_cell(p, &base[k], steady, sb), e = reduce_cell(p, &exp[k], steady, se);
-        v->iv_used += b.used + e.used;
-        v->iv_set_aside += b.aside + e.aside;
-        if (!b.ok || !e.ok) {
+        if (!base[k].usable || !exp[k].usable) {
             v->set_aside++;
             continue;
         }
-        size_t i = q->n++;
-        q->d50[i] = log(e.p50 / b.p50);
-        q->dns[i] = e.p50 - b.p50;
-        q->d999[i] = log(e.p999 / b.p999);
-        q->dx[i] = q->d999[i] - q->d50[i];
-        q->dy[i] = q->d999[i] - p->tail_log_multiple * q->d50[i];
-        q->dsp[i] = log((e.spread + 0.02) / (b.spread + 0.02));
-        add_devs(sb + 2 * base[k].n, b.used, b.e999, q->devb, &q->ndevb);
-        add_devs(se + 2 * exp[k].n, e.used, e.e999, q->deve, &q->ndeve);
-        q->eb[i] = b.e999;
-        q->ee[i] = e.e999;
-        q->wb[i] = log(b.p999);
-        q->we[i] = log(e.p999);
-        q->mb[i] = b.p50;
-        q->have_mean = q->have_mean && !isnan(b.mean) && !isnan(e.mean);
-        q->dm[i] = q->have_mean ? log(e.mean / b.mean) : 0;
-        q->dmns[i] = q->have_mean ? e.mean - b.mean : 0;
-        q->have_deep = q->have_deep && !isnan(b.p9999) && !isnan(e.p9999);
-        q->d9999[i] = q->have_deep ? log(e.p9999 / b.p9999) : 0;
+        pair_one(p, &base[k], &exp[k], q);
+        q->n++;
     }
-    lat__free(scratch);
     return 0;
 }
 
-/* Across-round spread: Mann-Whitney on absolute deviations from each side's
- * median (a rank version of the Brown-Forsythe test); ratio of their medians. */
-static int across_spread(const double *eb, const double *ee, size_t n, double *ratio,
-                         double *pval) {
-    double *da = lat__alloc(2 * n * sizeof *da);
-    if (!da) return -ENOMEM;
-    double *db = da + n;
-    double mb = lat_stats_median(eb, n), me = lat_stats_median(ee, n);
-    for (size_t i = 0; i < n; i++) {
-        db[i] = fabs(eb[i] - mb);
-        da[i] = fabs(ee[i] - me);
+/* The tests on the paired columns. */
+typedef struct tests {
+    lat_stats_test t[LAT_LAB_NQ];
+    lat_stats_shift s[LAT_LAB_NQ];
+    bool read[LAT_LAB_NQ]; /* the quantile has min_rounds paired rounds */
+    lat_stats_shift sns, sm, smns, sy[2];
+    bool have_mean, have_y[2];
+    double disp_ratio, disp_p;
+    bool have_disp;
+} tests;
+
+/* |x[i] - the median of the x[j] of i's placement| into dev (scratch: n). */
+static void deviations(const double *x, const double *pl, size_t n, double *dev, double *scratch) {
+    for (int where = LAT_LAB_NEAR; where <= LAT_LAB_MOVED; where++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (pl[i] == where) scratch[m++] = x[i];
+        if (!m) continue;
+        double med = lat_stats_median(scratch, m);
+        for (size_t i = 0; i < n; i++)
+            if (pl[i] == where) dev[i] = fabs(x[i] - med);
     }
+}
+
+/* Round-to-round dispersion: Mann-Whitney on the absolute deviations of
+ * each side's ln e2e p99.9 from its median over the rounds of the same
+ * placement (a rank Brown-Forsythe test: the placements' own levels are not
+ * dispersion); the ratio of the median deviations (+0.02 so two flat sides
+ * read x1).  p: two-sided, 1 when the experiment's are not the larger. */
+static int dispersion(const paired *q, double *ratio, double *pval) {
+    size_t n = q->ne;
+    double *da = lat__alloc(3 * n * sizeof *da);
+    if (!da) return -ENOMEM;
+    double *db = da + n, *tmp = db + n;
+    deviations(q->eb, q->epl, n, db, tmp);
+    deviations(q->ee, q->epl, n, da, tmp);
     lat_stats_test t;
     int rc = lat_stats_mann_whitney(da, n, db, n, &t);
-    double sa = lat_stats_median(da, n), sb = lat_stats_median(db, n);
-    *ratio = (sa + 0.02) / (sb + 0.02);
-    *pval = rc == 0 && t.z > 0 ? t.p : 1;
+    *ratio = (lat_stats_median(da, n) + 0.02) / (lat_stats_median(db, n) + 0.02);
+    /* U of the experiment's deviations above its mean under H0: they are the larger */
+    *pval = rc == 0 && t.stat > (double)n * (double)n / 2 ? t.p : 1;
     lat__free(da);
     return rc;
 }
 
-typedef struct tests {
-    lat_stats_test t50, t999, tx, t9999;
-    lat_stats_shift s50, sns, s999, sx, s9999; /* x: the tail's growth beyond the median's */
-    lat_stats_shift sy;                        /* y: ... beyond tail_log_multiple times it */
-    bool have_mean, have_deep;
-    lat_stats_shift sm, smns; /* the body means: log ratio, shift in ns */
-    double across_ratio, across_p, within_ratio, within_p;
-    double tail_across_ratio, tail_across_p; /* work p99.9 differing round to round */
-    double pooled_ratio, pooled_p;           /* intervals pooled: a hint only */
-} tests;
-
-/* Within-run spread: per round, the IQR of log e2e p99.9 over the run's
- * intervals; a signed-rank test on the paired log ratios and its
- * Hodges-Lehmann estimate. */
-static int within_spread(const lat_lab_params *p, const paired *q, double *ratio, double *pval) {
-    *ratio = 1, *pval = 1;
-    lat_stats_test t;
-    lat_stats_shift h;
-    int rc = lat_stats_signed_rank(q->dsp, q->n, &t);
-    rc = rc ? rc : lat_stats_hl_shift(q->dsp, q->n, p->alpha, &h);
-    if (rc) return rc;
-    *ratio = exp(h.est);
-    *pval = h.est > 0 ? t.p : 1;
-    return 0;
-}
-
-/* Mann-Whitney on the pooled interval deviations: more power, but the
- * intervals of a run are not independent, so it is read as a hint only. */
-static int pooled_spread(const paired *q, double *ratio, double *pval) {
-    *ratio = 1, *pval = 1;
-    if (!q->ndeve || !q->ndevb) return 0;
-    lat_stats_test t;
-    int rc = lat_stats_mann_whitney(q->deve, q->ndeve, q->devb, q->ndevb, &t);
-    double sa = lat_stats_median(q->deve, q->ndeve), sb = lat_stats_median(q->devb, q->ndevb);
-    *ratio = (sa + 0.02) / (sb + 0.02);
-    *pval = rc == 0 && t.z > 0 ? t.p : 1;
-    return rc;
-}
-
-static int run_tests(const lat_lab_params *p, const paired *q, tests *t) {
+static int run_tests(const lat_lab_params *p, const paired *q, unsigned need, tests *t) {
     int rc = 0;
-    rc = rc ? rc : lat_stats_signed_rank(q->d50, q->n, &t->t50);
-    rc = rc ? rc : lat_stats_signed_rank(q->d999, q->n, &t->t999);
-    rc = rc ? rc : lat_stats_hl_shift(q->d50, q->n, p->alpha, &t->s50);
-    rc = rc ? rc : lat_stats_hl_shift(q->dns, q->n, p->alpha, &t->sns);
-    rc = rc ? rc : lat_stats_hl_shift(q->d999, q->n, p->alpha, &t->s999);
-    rc = rc ? rc : lat_stats_signed_rank(q->dx, q->n, &t->tx);
-    rc = rc ? rc : lat_stats_hl_shift(q->dx, q->n, p->alpha, &t->sx);
-    rc = rc ? rc : lat_stats_hl_shift(q->dy, q->n, p->alpha, &t->sy);
-    rc = rc ? rc : across_spread(q->eb, q->ee, q->n, &t->across_ratio, &t->across_p);
-    rc = rc ? rc : across_spread(q->wb, q->we, q->n, &t->tail_across_ratio, &t->tail_across_p);
-    rc = rc ? rc : pooled_spread(q, &t->pooled_ratio, &t->pooled_p);
-    rc = rc ? rc : within_spread(p, q, &t->within_ratio, &t->within_p);
-    t->have_mean = q->have_mean;
-    t->have_deep = q->have_deep;
-    if (q->have_deep) {
-        rc = rc ? rc : lat_stats_signed_rank(q->d9999, q->n, &t->t9999);
-        rc = rc ? rc : lat_stats_hl_shift(q->d9999, q->n, p->alpha, &t->s9999);
+    for (int k = 0; k < LAT_LAB_NQ && !rc; k++) {
+        t->read[k] = q->nd[k] >= need && q->nd[k] >= 2;
+        if (!t->read[k]) continue;
+        rc = lat_stats_signed_rank(q->d[k], q->nd[k], &t->t[k]);
+        rc = rc ? rc : lat_stats_hl_shift(q->d[k], q->nd[k], p->alpha, &t->s[k]);
     }
-    if (q->have_mean) {
-        rc = rc ? rc : lat_stats_hl_shift(q->dm, q->n, p->alpha, &t->sm);
-        rc = rc ? rc : lat_stats_hl_shift(q->dmns, q->n, p->alpha, &t->smns);
+    if (!rc && t->read[0]) rc = lat_stats_hl_shift(q->dns, q->nd[0], p->alpha, &t->sns);
+    for (int y = 0; y < 2 && !rc; y++) {
+        t->have_y[y] = q->ny[y] >= need && q->ny[y] >= 2;
+        if (t->have_y[y]) rc = lat_stats_hl_shift(q->dy[y], q->ny[y], p->alpha, &t->sy[y]);
     }
+    t->have_mean = q->nm >= need && q->nm >= 2 && q->nm == q->nd[0];
+    if (!rc && t->have_mean) rc = lat_stats_hl_shift(q->dm, q->nm, p->alpha, &t->sm);
+    if (!rc && t->have_mean) rc = lat_stats_hl_shift(q->dmns, q->nm, p->alpha, &t->smns);
+    t->have_disp = q->ne >= need && q->ne >= 2;
+    t->disp_ratio = NAN, t->disp_p = 1;
+    if (!rc && t->have_disp) rc = dispersion(q, &t->disp_ratio, &t->disp_p);
     return rc;
 }
-
-typedef struct facts {
-    bool median_up, tail_up, within_sp, across_sp, spread_hint, flat50, flat999, flat_sp,
-        tail_moved, small_effect, resolves, tail_beyond, tail_within, tail_clear, deep_clear,
-        tail_ok, tail_grew, var_held;
-    double resolved, hidden, tail_need, deep_need;
-} facts;
 
 /* What the tests say, read against the parameters. */
-static void read_facts(const lat_lab_params *p, const tests *t, lat_lab_verdict *v, facts *f) {
-    f->resolved = p->min_median_ticks * p->tick_ns;
-    v->p50_below_tick = fabs(t->sns.est) < f->resolved;
-    f->median_up = t->t50.p < p->alpha && t->s50.lo > 0 && t->s50.est >= log(p->min_median_ratio) &&
-                   !v->p50_below_tick;
-    f->tail_up = t->t999.p < p->alpha && t->s999.lo > 0 && t->s999.est >= log(p->min_tail_ratio);
-    f->within_sp = t->within_p < p->alpha && t->within_ratio >= p->min_var_ratio;
-    f->across_sp = t->across_p < p->alpha && t->across_ratio >= p->min_var_ratio;
-    /* a hint of grown e2e spread makes a tail ambiguous: tail or variance.
-     * The work p99.9's own round-to-round spread is no such hint: a grown
-     * tail is a thinner one, and its p99.9 varies more from run to run by
-     * sampling alone (alloc here: x1.9, round to round x3.6, e2e spread
-     * x1.1); it is reported, not read */
-    double hint = 1 + (p->min_var_ratio - 1) / 2;
-    f->spread_hint = (t->within_p < 10 * p->alpha && t->within_ratio >= hint) ||
-                     (t->across_p < 10 * p->alpha && t->across_ratio >= hint) ||
-                     (t->pooled_p < p->alpha && t->pooled_ratio >= hint);
-    double lim = log(p->no_change_ratio);
-    f->flat50 = v->p50_below_tick || (t->s50.lo > -lim && t->s50.hi < lim);
-    f->flat999 = t->s999.lo > -lim && t->s999.hi < lim;
-    f->flat_sp = t->within_ratio < p->min_var_ratio && t->across_ratio < p->min_var_ratio;
-    /* "no change" is claimed only when nothing moved significantly: a real
-     * but sub-threshold shift (a tail x1.15 whose interval excludes 1, say,
-     * or a p50 below one counter tick) is an effect this machine cannot
-     * classify, not the absence of one */
-    f->tail_moved = t->t999.p < p->alpha && (t->s999.lo > 0 || t->s999.hi < 0);
-    f->small_effect = f->tail_moved || (t->t50.p < p->alpha && v->p50_below_tick);
-    /* ... and only with a counter that resolves the no-change band: the
-     * smallest median effect the rule classifies (min_median_ticks ticks)
-     * must fit inside it, or a real shift of a tick or two could hide */
-    f->resolves = f->resolved <= (p->no_change_ratio - 1) * v->base_p50_ns;
-    /* both the median and the tail grew: a tail disease only if the tail grew
-     * beyond the median by tail_excess_ratio (an episodic cost on top of a
-     * per-event one, alloc on a counter that resolves its small p50 move); a
-     * median disease if it did not (the whole distribution moved, a line
-     * transfer per event); undecided in between.  "Beyond" is also read
-     * against the median's own growth: a line transfer per event that
-     * triples the p50 also widens the distribution (its cost varies: p99.9
-     * x3.5 here), so the tail outgrows the median by x1.2 without being the
-     * disease; the median is the disease while the tail's log growth stays
-     * below tail_log_multiple times the median's */
-    double xlim = p->tail_excess_ratio > 1 ? log(p->tail_excess_ratio) : 0;
-    f->tail_beyond = p->tail_excess_ratio > 1 && t->tx.p < p->alpha && t->sx.lo > 0 &&
-                     t->sx.est >= xlim && t->sy.lo > 0;
-    f->tail_within = p->tail_excess_ratio <= 1 || t->sx.hi < xlim || t->sy.hi < 0;
-    /* a p50 below the granularity the rule classifies hides a median growth
-     * of up to its measured shift plus one counter step (a 50 ns p50 read in
-     * 10 ns steps may be 59): a tail disease must outgrow that hidden growth
-     * by tail_excess_ratio, or a proportional shift of the whole distribution
-     * (false sharing whose line transfer mostly overlaps the work) would read
-     * as a tail disease */
-    /* ... and above it, the p50 ratio's upper confidence bound: a p50 that
-     * grew x1.67 [1.00, 1.73] is not flat because its interval touches 1 */
-    /* ... unless the body means were measured: their phase against the
-     * counter's step varies from event to event, so they resolve the median's
-     * move below one step, and their interval's upper bound is the largest
-     * median growth not excluded (alloc here: +9 ns, x1.19 [1.17, 1.21], where
-     * the p50 reads 50 -> 60 ns) */
-    f->hidden = 1, f->tail_need = p->min_tail_ratio;
-    if (p->tail_excess_ratio > 1 && v->base_p50_ns > 0) {
-        if (v->p50_below_tick && t->have_mean) {
-            f->hidden = exp(fmax(t->sm.hi, 0));
-        } else {
-            if (v->p50_below_tick)
-                f->hidden = (v->base_p50_ns + fmax(t->sns.est, 0) + p->tick_ns) / v->base_p50_ns;
-            f->hidden = fmax(f->hidden, exp(fmax(t->s50.hi, 0)));
-        }
-        f->tail_need = fmax(f->tail_need, f->hidden * p->tail_excess_ratio);
-    }
-    f->tail_clear = t->s999.est >= log(f->tail_need);
-    /* the deep tail: an episodic cost too rare to move the p99.9 moves the
-     * p99.99 (alloc here, per run: x1.7-1.9 in both placements, where its
-     * p99.9 grew x1.2-1.8 near and not beyond the backlog far; false sharing
-     * near x1.1, no-pin x1.05).  It must outgrow the largest median growth
-     * not excluded as the p99.9 must, and a variance hint stops it alike.
-     * Rare events scatter more from run to run (platform noise inside work
-     * windows moved a round's p99.99 ratio anywhere in x0.01-500 here), so
-     * its test needs ten times the evidence (deep_alpha) and its interval's
-     * lower bound must clear that growth too: ten rounds of false sharing
-     * near once read p99.99 x1.72 [1.01, 26.6] */
-    f->deep_need = fmax(p->min_deep_ratio, f->hidden * fmax(p->tail_excess_ratio, 1));
-    f->deep_clear = p->min_deep_ratio > 0 && t->have_deep && t->t9999.p < p->deep_alpha &&
-                    t->s9999.est >= log(f->deep_need) && t->s9999.lo > log(f->hidden);
-    f->tail_ok = (f->tail_up && f->tail_clear) || f->deep_clear;
-    /* the work tail grew at all (p99.9 or p99.99, significant upwards) */
-    f->tail_grew = (t->t999.p < p->alpha && t->s999.lo > 0) ||
-                   (t->have_deep && t->t9999.p < p->alpha && t->s9999.lo > 0);
-    f->var_held = (f->within_sp || f->across_sp) && f->tail_grew &&
-                  fmin(t->within_p, t->across_p) >= p->alpha / 10;
+typedef struct facts {
+    bool median_up, median_shape, tail_up[2], tail_ok[2], var_up, var_hint, moved, flat, resolves;
+    double hidden, resolved; /* the largest p50 growth not excluded (ratio), 3 ticks (ns) */
+} facts;
+
+static const int tail_q[2] = {LAT_LAB_Q999, LAT_LAB_Q9999};
+
+/* The largest median growth (ln) not excluded: the p50's upper bound, or
+ * with the p50 below the granularity the body mean's upper bound, or
+ * without means the measured shift plus one counter step. */
+static double hidden_growth(const lat_lab_params *p, const tests *t, const lat_lab_verdict *v) {
+    double h = fmax(t->s[0].hi, 0);
+    if (!v->p50_below_tick) return h;
+    if (t->have_mean) return fmax(t->sm.hi, 0);
+    if (v->base_p50_ns > 0)
+        h = fmax(h, log((v->base_p50_ns + fmax(t->sns.est, 0) + p->tick_ns) / v->base_p50_ns));
+    return h;
 }
 
-/* "body mean +9.3 ns (x1.19 [1.17, 1.21])", or that it was not measured. */
+/* A hint of grown dispersion (half of min_var_ratio's growth at ten times
+ * alpha): not a variance verdict, but it holds a tail verdict back, since a
+ * run-to-run erratic tail (no-pin) also grows the median tail ratio. */
+static bool var_hint(const lat_lab_params *p, bool have, double ratio, double pval) {
+    return have && pval < 10 * p->alpha && ratio >= 1 + (p->min_var_ratio - 1) / 2;
+}
+
+static void read_facts(const lat_lab_params *p, const tests *t, lat_lab_verdict *v, facts *f) {
+    memset(f, 0, sizeof *f);
+    f->resolved = p->min_median_ticks * p->tick_ns;
+    v->p50_below_tick = fabs(t->sns.est) < f->resolved;
+    f->median_up =
+        t->t[0].p < p->alpha && t->s[0].lo > log(p->min_median_ratio) && !v->p50_below_tick;
+    f->median_shape = t->have_y[0] && t->sy[0].est <= 0;
+    double hidden = hidden_growth(p, t, v);
+    f->hidden = exp(hidden);
+    for (int y = 0; y < 2; y++) {
+        int k = tail_q[y];
+        f->tail_up[y] = t->read[k] && t->t[k].p < p->alpha && t->s[k].lo > log(p->min_tail_ratio);
+        bool beyond = v->p50_below_tick ? t->s[k].lo > p->tail_log_multiple * hidden
+                                        : t->have_y[y] && t->sy[y].lo > 0;
+        f->tail_ok[y] = f->tail_up[y] && beyond;
+    }
+    f->var_up = t->have_disp && t->disp_p < p->alpha && t->disp_ratio >= p->min_var_ratio;
+    f->var_hint = var_hint(p, t->have_disp, t->disp_ratio, t->disp_p);
+    double lim = log(p->no_change_ratio);
+    f->flat = t->have_disp && t->disp_ratio < p->min_var_ratio;
+    for (int k = 0; k < LAT_LAB_NQ; k++) {
+        if (!t->read[k]) continue;
+        bool in = t->s[k].lo > -lim && t->s[k].hi < lim;
+        if (k == 0 && v->p50_below_tick) in = true; /* the p50 is bounded by its ticks */
+        f->flat = f->flat && in;
+        f->moved = f->moved || (t->t[k].p < p->alpha && (t->s[k].lo > 0 || t->s[k].hi < 0));
+    }
+    f->flat = f->flat && t->read[0] && t->read[LAT_LAB_Q999];
+    f->resolves = f->resolved <= (p->no_change_ratio - 1) * v->base_p50_ns;
+}
+
+/* "x1.23 [1.10, 1.40]" of shift point k (ln scale in t). */
+static const char *pt(const tests *t, int k, char *buf, size_t len) {
+    snprintf(buf, len, "x%.2f [%.2f, %.2f]", exp(t->s[k].est), exp(t->s[k].lo), exp(t->s[k].hi));
+    return buf;
+}
+
+/* "body mean +9.3 ns, x1.19 [1.17, 1.21]", or that it was not measured. */
 static const char *mean_note(const tests *t, char *buf, size_t len) {
     if (!t->have_mean)
         snprintf(buf, len, "body mean not measured");
@@ -416,147 +310,93 @@ static const char *mean_note(const tests *t, char *buf, size_t len) {
     return buf;
 }
 
-/* "p99.99 x1.34 [1.08, 1.87] (p=0.0040; a tail disease needs ...)", or that
- * it was not measured. */
-static const char *deep_note(const lat_lab_params *p, const tests *t, const facts *f, char *buf,
-                             size_t len) {
-    if (!t->have_deep)
-        snprintf(buf, len, "p99.99 not measured");
-    else if (f->deep_clear)
-        snprintf(buf, len, "p99.99 x%.2f [%.2f, %.2f]", exp(t->s9999.est), exp(t->s9999.lo),
-                 exp(t->s9999.hi));
+/* The reason of an undecided verdict. */
+static void explain_undecided(const lat_lab_params *p, const tests *t, const facts *f,
+                              lat_lab_verdict *v, char *r, size_t room) {
+    char a[64], b[64], mn[80];
+    bool tail_up = f->tail_up[0] || f->tail_up[1];
+    int k = f->tail_up[0] || !f->tail_up[1] ? LAT_LAB_Q999 : LAT_LAB_Q9999;
+    if ((f->tail_ok[0] || f->tail_ok[1]) && f->var_hint)
+        snprintf(r, room,
+                 "the work tail grew (p%s %s) and so did the round-to-round e2e p99.9 "
+                 "dispersion (x%.2f, p=%.4f): a tail or a variance disease, not yet told apart",
+                 k == LAT_LAB_Q999 ? "99.9" : "99.99", pt(t, k, a, sizeof a), t->disp_ratio,
+                 t->disp_p);
+    else if (f->median_up && tail_up)
+        snprintf(r, room,
+                 "work p50 %s and p99.9 %s both grew; whether the tail grew beyond the median "
+                 "(ln p99.9 ratio - %.1f ln p50 ratio: %+.2f [%+.2f, %+.2f]) is not yet decided",
+                 pt(t, 0, a, sizeof a), pt(t, LAT_LAB_Q999, b, sizeof b), p->tail_log_multiple,
+                 t->sy[0].est, t->sy[0].lo, t->sy[0].hi);
+    else if (tail_up)
+        snprintf(r, room,
+                 "the work tail grew (p99.9 %s), but a median growth up to x%.2f is not excluded "
+                 "(work p50 %.0f ns, moved %+.1f ns; %s; counter step %.1f ns)",
+                 pt(t, LAT_LAB_Q999, a, sizeof a), f->hidden, v->base_p50_ns, t->sns.est,
+                 mean_note(t, mn, sizeof mn), p->tick_ns);
+    else if (f->flat && !f->moved && !f->resolves)
+        snprintf(r, room,
+                 "no change this counter can vouch for: the smallest median effect it classifies "
+                 "(%.0f ticks of %.1f ns) is %.0f%% of the work p50 (%.0f ns), wider than the "
+                 "+-%.0f%% 'no change' allows; work p50 moved %+.1f ns, p99.9 %s",
+                 p->min_median_ticks, p->tick_ns, 100 * f->resolved / v->base_p50_ns,
+                 v->base_p50_ns, 100 * (p->no_change_ratio - 1), t->sns.est,
+                 pt(t, LAT_LAB_Q999, a, sizeof a));
+    else if (f->moved)
+        snprintf(r, room,
+                 "an effect too small to classify here: the shift function moved (p50 %s%s, p99.9 "
+                 "%s, p=%.4f) but below what a disease needs (p50 lower bound x%.2f and %.0f "
+                 "ticks, tail lower bound x%.2f); %s",
+                 pt(t, 0, a, sizeof a), v->p50_below_tick ? ", below the granularity" : "",
+                 pt(t, LAT_LAB_Q999, b, sizeof b), t->t[LAT_LAB_Q999].p, p->min_median_ratio,
+                 p->min_median_ticks, p->min_tail_ratio, mean_note(t, mn, sizeof mn));
     else
-        snprintf(buf, len,
-                 "p99.99 x%.2f [%.2f, %.2f] (p=%.4f; a tail disease needs x%.2f at p < %g with "
-                 "the lower bound above x%.2f)",
-                 exp(t->s9999.est), exp(t->s9999.lo), exp(t->s9999.hi), t->t9999.p, f->deep_need,
-                 p->deep_alpha, f->hidden);
-    return buf;
+        snprintf(r, room,
+                 "effects not separable from this machine's noise after %u rounds (work p50 "
+                 "p=%.3f, p99.9 p=%.3f, dispersion p=%.3f)",
+                 v->rounds, t->t[0].p, t->t[LAT_LAB_Q999].p, t->disp_p);
 }
 
-/* Why: the reason of an undecided verdict, notes on a tail one. */
-static void explain(const lat_lab_params *p, const tests *t, const facts *f, lat_lab_verdict *v) {
-    char mn[80], dn[160];
-    size_t len = strlen(v->reason);
-    char *r = v->reason + len;
-    size_t room = sizeof v->reason - len;
-    if (v->kind == LAT_LAB_UNDECIDED) {
-        if (f->median_up && f->tail_up)
-            snprintf(r, room,
-                     "work p50 x%.2f and p99.9 x%.2f both grew; whether the tail grew beyond "
-                     "the median (x%.2f [%.2f, %.2f]; a tail disease needs x%.2f) is not yet "
-                     "decided",
-                     exp(t->s50.est), exp(t->s999.est), exp(t->sx.est), exp(t->sx.lo),
-                     exp(t->sx.hi), p->tail_excess_ratio);
-        else if (f->tail_up && !f->tail_clear && !f->spread_hint)
-            snprintf(r, room,
-                     "the work tail grew (p99.9 x%.2f), but a median growth up to x%.2f is not "
-                     "excluded (work p50 %.0f ns, moved %+.1f ns, x%.2f [%.2f, %.2f]; %s; "
-                     "counter step %.1f ns): a tail disease here needs p99.9 x%.2f",
-                     exp(t->s999.est), f->hidden, v->base_p50_ns, t->sns.est, exp(t->s50.est),
-                     exp(t->s50.lo), exp(t->s50.hi), mean_note(t, mn, sizeof mn), p->tick_ns,
-                     f->tail_need);
-        else if (f->var_held)
-            snprintf(r, room,
-                     "the e2e spread grew (x%.2f, p=%.4f; a variance disease beside a grown work "
-                     "tail needs p < %g) and so did the work tail (p99.9 x%.2f, %s): a variance "
-                     "or a tail disease, not yet told apart",
-                     fmax(t->within_ratio, t->across_ratio), fmin(t->within_p, t->across_p),
-                     p->alpha / 10, exp(t->s999.est), deep_note(p, t, f, dn, sizeof dn));
-        else if ((f->tail_up || f->deep_clear) && f->spread_hint)
-            snprintf(r, room,
-                     "the work tail grew (p99.9 x%.2f, %s) but so did the spread between "
-                     "intervals or rounds (e2e x%.2f, work p99.9 round to round x%.2f): a tail "
-                     "or a variance disease, not yet told apart",
-                     exp(t->s999.est), deep_note(p, t, f, dn, sizeof dn),
-                     fmax(fmax(t->within_ratio, t->across_ratio), t->pooled_ratio),
-                     t->tail_across_ratio);
-        else if (f->flat50 && f->flat999 && f->flat_sp && !f->small_effect && !f->resolves)
-            snprintf(r, room,
-                     "no change this counter can vouch for: the smallest median effect it "
-                     "classifies (%.0f ticks of %.1f ns) is %.0f%% of the work p50 (%.0f ns), "
-                     "wider than the +-%.0f%% 'no change' allows; work p50 moved %+.1f ns, "
-                     "p99.9 x%.2f [%.2f, %.2f]",
-                     p->min_median_ticks, p->tick_ns, 100 * f->resolved / v->base_p50_ns,
-                     v->base_p50_ns, 100 * (p->no_change_ratio - 1), t->sns.est, exp(t->s999.est),
-                     exp(t->s999.lo), exp(t->s999.hi));
-        else if (f->tail_moved && !f->tail_up)
-            snprintf(r, room,
-                     "an effect too small to classify here: work p99.9 x%.2f [%.2f, %.2f] "
-                     "(p=%.4f) is significant but below the x%.2f a tail disease needs, %s, "
-                     "and work p50 moved %+.1f ns (%s; %s)",
-                     exp(t->s999.est), exp(t->s999.lo), exp(t->s999.hi), t->t999.p,
-                     p->min_tail_ratio, deep_note(p, t, f, dn, sizeof dn), t->sns.est,
-                     v->p50_below_tick ? "below the counter's granularity" : "not significant",
-                     mean_note(t, mn, sizeof mn));
-        else if (t->t50.p < p->alpha && v->p50_below_tick)
-            snprintf(r, room,
-                     "work p50 moved %+.1f ns (%s), below the counter's granularity (%.0f ticks "
-                     "of %.1f ns), and the tail did not move beyond its noise",
-                     t->sns.est, mean_note(t, mn, sizeof mn), p->min_median_ticks, p->tick_ns);
-        else
-            snprintf(r, room,
-                     "effects not separable from this machine's noise after %u rounds "
-                     "(work p50 p=%.3f, p99.9 p=%.3f, spread p=%.3f)",
-                     v->rounds, t->t50.p, t->t999.p, fmin(t->within_p, t->across_p));
-    } else if (v->kind == LAT_LAB_TAIL) {
-        int k = 0;
-        if (v->p50_below_tick)
-            k = snprintf(r, room, "work p50 moved %+.1f ns: below the counter's granularity",
-                         t->sns.est);
-        if (k >= 0 && (size_t)k < room && f->median_up)
-            snprintf(r + k, room - (size_t)k,
-                     "%sthe tail grew x%.2f [%.2f, %.2f] beyond the median", k ? "; " : "",
-                     exp(t->sx.est), exp(t->sx.lo), exp(t->sx.hi));
-        else if (k >= 0 && (size_t)k < room && v->deep_tail)
-            snprintf(r + k, room - (size_t)k,
-                     "; p99.99 x%.2f [%.2f, %.2f] outgrew the largest median growth not "
-                     "excluded (x%.2f), where p99.9 x%.2f did not reach x%.2f",
-                     exp(t->s9999.est), exp(t->s9999.lo), exp(t->s9999.hi), f->hidden,
-                     exp(t->s999.est), f->tail_need);
-        else if (k >= 0 && (size_t)k < room && f->hidden > 1)
-            snprintf(
-                r + k, room - (size_t)k,
-                "; p99.9 x%.2f outgrew the largest median growth not excluded (x%.2f) by x%.2f",
-                exp(t->s999.est), f->hidden, exp(t->s999.est) / f->hidden);
-    }
+/* The note of a tail verdict. */
+static void explain_tail(const lat_lab_params *p, const tests *t, const facts *f,
+                         lat_lab_verdict *v, char *r, size_t room) {
+    char a[64];
+    int k = v->deep_tail ? LAT_LAB_Q9999 : LAT_LAB_Q999;
+    if (v->p50_below_tick)
+        snprintf(r, room,
+                 "work p50 moved %+.1f ns, below the counter's granularity; p%s %s outgrew the "
+                 "largest median growth not excluded (x%.2f)",
+                 t->sns.est, v->deep_tail ? "99.99" : "99.9", pt(t, k, a, sizeof a), f->hidden);
+    else
+        snprintf(r, room, "p%s %s grew beyond %.1f times the median's log shift (p50 x%.2f)",
+                 v->deep_tail ? "99.99" : "99.9", pt(t, k, a, sizeof a), p->tail_log_multiple,
+                 exp(t->s[0].est));
 }
 
 static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_verdict *v) {
     facts fs, *f = &fs;
     read_facts(p, t, v, f);
-    if (f->median_up && t->s50.lo >= log(p->median_dominates)) {
-        /* the p50 at least doubled: the median is the disease, whatever the
-         * tail did (false sharing far: p50 x3, p99.9 x3.9 with two rounds at
-         * x11, which leaves "beyond the median" undecided in 13 rounds) */
+    bool tail = f->tail_ok[0] || f->tail_ok[1];
+    if (f->median_up && f->median_shape) {
         v->kind = LAT_LAB_MEDIAN;
-        v->confidence = 1 - t->t50.p;
-    } else if (f->median_up && f->tail_up && f->tail_beyond) {
-        v->kind = LAT_LAB_TAIL;
-        v->confidence = 1 - fmax(t->t999.p, t->tx.p);
-    } else if (f->median_up && f->tail_up && !f->tail_within) {
-        v->kind = LAT_LAB_UNDECIDED;
-    } else if (f->median_up) {
-        v->kind = LAT_LAB_MEDIAN;
-        v->confidence = 1 - t->t50.p;
-    } else if ((f->within_sp || f->across_sp) && !f->var_held) {
-        /* the spread grew: variance; beside a work tail that grew, only on
-         * ten times the evidence (the seed's no-pin scatters its runs far
-         * beyond that; alloc, whose e2e spread came out x1.9-2.1 in 10-21
-         * rounds, does not), else undecided */
+        v->confidence = 1 - t->t[0].p;
+    } else if (f->var_up && !f->median_up && (!tail || t->disp_p < p->alpha / 10)) {
+        /* beside a grown tail, variance on ten times the evidence (an
+         * erratic tail grows the median tail ratio too) */
         v->kind = LAT_LAB_VARIANCE;
-        v->confidence = 1 - (f->within_sp ? t->within_p : t->across_p);
-    } else if (f->tail_ok && !f->spread_hint) {
+        v->confidence = 1 - t->disp_p;
+    } else if (tail && !f->var_hint) {
         v->kind = LAT_LAB_TAIL;
-        v->deep_tail = !(f->tail_up && f->tail_clear);
-        v->confidence = 1 - (v->deep_tail ? t->t9999.p : t->t999.p);
-    } else if (f->flat50 && f->flat999 && f->flat_sp && !f->small_effect && f->resolves) {
+        v->deep_tail = !f->tail_ok[0];
+        v->confidence = 1 - t->t[v->deep_tail ? LAT_LAB_Q9999 : LAT_LAB_Q999].p;
+    } else if (f->flat && !f->moved && f->resolves) {
         v->kind = LAT_LAB_NO_CHANGE;
         v->confidence = 1 - p->alpha;
     } else {
         v->kind = LAT_LAB_UNDECIDED;
     }
-    explain(p, t, f, v);
+    if (v->kind == LAT_LAB_UNDECIDED) explain_undecided(p, t, f, v, v->reason, sizeof v->reason);
+    if (v->kind == LAT_LAB_TAIL) explain_tail(p, t, f, v, v->reason, sizeof v->reason);
     if (conf == LAT_LAB_NOPIN && p->ncpus <= p->nhot &&
         (v->kind == LAT_LAB_NO_CHANGE || v->kind == LAT_LAB_UNDECIDED)) {
         bool none = v->kind == LAT_LAB_NO_CHANGE;
@@ -567,106 +407,50 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
                  "has nowhere else to put them (%s)",
                  p->ncpus, p->nhot, none ? "no significant change" : "no clear change");
     }
-    if (conf == LAT_LAB_SHARE && v->kind == LAT_LAB_TAIL) {
-        /* false sharing costs a line transfer per event: where its tail grew
-         * and its median did not, the transfer hid behind the work (the
-         * near placement here: work mean +0.1 ns, and in some runs p99.9
-         * x1.4-1.5), which says where the CPUs sit, not that false sharing
-         * is a tail disease */
-        v->kind = LAT_LAB_UNDECIDED;
-        v->confidence = 0;
-        char dn[160];
-        snprintf(v->reason, sizeof v->reason,
-                 "false sharing hid behind the work: its tail grew (work p99.9 x%.2f, %s) but "
-                 "not its median (p50 moved %+.1f ns), so the line transfer it costs every event "
-                 "overlapped the work here; it shows as a median cost where the CPUs sit further "
-                 "apart",
-                 exp(t->s999.est), deep_note(p, t, f, dn, sizeof dn), t->sns.est);
-    }
 }
 
-/* How much the backlog widens the baseline's work tail: over the baseline's
- * rounds, the median of (p99.9 of all events / p99.9 of those that met no
- * queue) over each run's clean intervals (NAN: not measured).  Read from the
- * baseline alone, so choosing the figures by it never looks at an effect. */
-static double backlog_widening(const lat_lab_params *p, const lat_lab_cell *base, unsigned n) {
-    size_t most = 1;
-    for (unsigned k = 0; k < n; k++)
-        if (base[k].n > most) most = base[k].n;
-    double *r = lat__alloc((n + most) * sizeof *r);
-    if (!r) return NAN;
-    double *iv = r + n;
-    unsigned nr = 0;
-    for (unsigned k = 0; k < n; k++) {
-        if (!base[k].usable || !base[k].iv) continue;
-        size_t m = 0;
-        for (size_t i = 0; i < base[k].n; i++) {
-            const lat_lab_fig *f = &base[k].iv[i];
-            if (lat__lab_interval_clean(p, f) && f->steady_p999 > 0)
-                iv[m++] = f->work_p999 / f->steady_p999;
-        }
-        if (m) r[nr++] = lat_stats_median(iv, m);
+static void fill_figures(const tests *t, const paired *q, lat_lab_verdict *v) {
+    for (int k = 0; k < LAT_LAB_NQ; k++) {
+        v->shift[k].rounds = (unsigned)q->nd[k];
+        if (!t->read[k]) continue;
+        v->shift[k].ratio = exp(t->s[k].est);
+        v->shift[k].lo = exp(t->s[k].lo), v->shift[k].hi = exp(t->s[k].hi);
+        v->shift[k].p = t->t[k].p;
     }
-    double w = nr ? lat_stats_median(r, nr) : NAN;
-    lat__free(r);
-    return w;
+    if (t->read[0]) {
+        v->p50_shift_ns = t->sns.est;
+        v->base_p50_ns = lat_stats_median(q->b50, q->nd[0]);
+    }
+    if (t->have_mean) {
+        v->mean_ratio = exp(t->sm.est), v->mean_lo = exp(t->sm.lo), v->mean_hi = exp(t->sm.hi);
+        v->mean_shift_ns = t->smns.est;
+    }
+    v->disp_ratio = t->disp_ratio;
+    v->disp_p = t->have_disp ? t->disp_p : NAN;
 }
 
 /* The verdict on one set of rounds (one placement, or all of them). */
 static int decide_one(const lat_lab_params *p, int conf, const lat_lab_cell *base,
                       const lat_lab_cell *expc, unsigned nrounds, unsigned min_rounds,
                       lat_lab_verdict *v) {
-    memset(v, 0, sizeof *v);
-    v->p50_ratio = v->p50_lo = v->p50_hi = v->p999_ratio = v->p999_lo = v->p999_hi = NAN;
-    v->spread_ratio = v->p50_shift_ns = v->base_p50_ns = NAN;
-    v->mean_ratio = v->mean_lo = v->mean_hi = v->mean_shift_ns = NAN;
-    v->p9999_ratio = v->p9999_lo = v->p9999_hi = NAN;
-    v->p50_p = v->p999_p = v->p9999_p = v->spread_p = 1;
-    v->placement_kind[0] = v->placement_kind[1] = -1;
-    v->decided_in = -1;
-    v->backlog_widening = backlog_widening(p, base, nrounds);
-    v->steady_figures = p->steady_widen > 0 && v->backlog_widening >= p->steady_widen;
+    verdict_clear(v);
     paired q;
-    int rc = pair_rounds(p, base, expc, nrounds, v->steady_figures, &q, v);
+    int rc = pair_rounds(p, base, expc, nrounds, &q, v);
     if (rc) return rc;
     v->rounds = (unsigned)q.n;
-    if (q.n < min_rounds || q.n < 2) {
-        snprintf(v->reason, sizeof v->reason,
-                 "%sonly %zu clean paired rounds (%u set aside for platform loss), %u needed",
-                 v->set_aside > q.n ? "a busy host: " : "", q.n, v->set_aside, min_rounds);
-        lat__free(q.d50);
-        return 0;
-    }
     tests t;
     memset(&t, 0, sizeof t);
-    rc = run_tests(p, &q, &t);
-    if (rc == 0) {
-        v->p50_ratio = exp(t.s50.est), v->p50_lo = exp(t.s50.lo), v->p50_hi = exp(t.s50.hi);
-        v->p50_p = t.t50.p;
-        v->p50_shift_ns = t.sns.est;
-        v->base_p50_ns = lat_stats_median(q.mb, q.n);
-        v->p999_ratio = exp(t.s999.est), v->p999_lo = exp(t.s999.lo);
-        v->p999_hi = exp(t.s999.hi), v->p999_p = t.t999.p;
-        if (t.have_deep) {
-            v->p9999_ratio = exp(t.s9999.est), v->p9999_lo = exp(t.s9999.lo);
-            v->p9999_hi = exp(t.s9999.hi), v->p9999_p = t.t9999.p;
-        }
-        v->spread_ratio = fmax(t.within_ratio, t.across_ratio);
-        v->spread_p = fmin(t.within_p, t.across_p);
-        if (t.have_mean) {
-            v->mean_ratio = exp(t.sm.est), v->mean_lo = exp(t.sm.lo), v->mean_hi = exp(t.sm.hi);
-            v->mean_shift_ns = t.smns.est;
-        }
+    rc = run_tests(p, &q, min_rounds, &t);
+    if (rc == 0) fill_figures(&t, &q, v);
+    if (rc == 0 && (!t.read[0] || !t.read[LAT_LAB_Q999])) {
+        snprintf(v->reason, sizeof v->reason,
+                 "%sonly %zu usable paired rounds (%u set aside: too few kept samples for the "
+                 "p99.9), %u needed",
+                 v->set_aside > q.n ? "a busy host: " : "", q.n, v->set_aside, min_rounds);
+    } else if (rc == 0) {
         classify(p, conf, &t, v);
-        if (v->steady_figures) {
-            size_t len = strlen(v->reason);
-            snprintf(v->reason + len, sizeof v->reason - len,
-                     "%swork figures of the events that met no queue (a backlog widens the "
-                     "baseline's work p99.9 x%.2f)",
-                     len ? "; " : "", v->backlog_widening);
-        }
     }
-    lat__free(q.d50);
+    lat__free(q.mem);
     return rc;
 }
 
@@ -674,15 +458,25 @@ bool lat_lab_is_disease(int kind) {
     return kind == LAT_LAB_TAIL || kind == LAT_LAB_MEDIAN || kind == LAT_LAB_VARIANCE;
 }
 
+/* "x1.23", or "n/a" for a ratio not read. */
+static const char *ratio_or_na(double r, char *buf, size_t len) {
+    if (isfinite(r))
+        snprintf(buf, len, "x%.2f", r);
+    else
+        snprintf(buf, len, "n/a");
+    return buf;
+}
+
 bool lat_lab_apply_aa(lat_lab_verdict *v) {
     const lat_lab_verdict *aa = &v[LAT_LAB_AA];
     if (!lat_lab_is_disease(aa->kind)) return false;
-    char why[sizeof aa->reason];
+    char why[sizeof aa->reason], a[16], b[16], c[16];
     snprintf(why, sizeof why,
              "this host fails its own A/A control: the baseline against itself read %s "
-             "(work p50 x%.2f, p99.9 x%.2f, e2e spread x%.2f over %u rounds)",
-             lat_lab_kind_name(aa->kind), aa->p50_ratio, aa->p999_ratio, aa->spread_ratio,
-             aa->rounds);
+             "(work p50 %s, p99.9 %s, e2e p99.9 dispersion %s over %u rounds)",
+             lat_lab_kind_name(aa->kind), ratio_or_na(aa->shift[LAT_LAB_Q50].ratio, a, sizeof a),
+             ratio_or_na(aa->shift[LAT_LAB_Q999].ratio, b, sizeof b),
+             ratio_or_na(aa->disp_ratio, c, sizeof c), aa->rounds);
     for (int x = LAT_LAB_ALLOC; x < LAT_LAB_AA; x++) {
         v[x].kind = LAT_LAB_UNDECIDED;
         v[x].confidence = 0;
@@ -691,24 +485,21 @@ bool lat_lab_apply_aa(lat_lab_verdict *v) {
     return true;
 }
 
-/* A placement's tail disease is checked against the e2e spread over the
- * rounds of both (more rounds than either alone): one that grew there as
- * much as hints at variance makes the tail ambiguous.  1: it did. */
-static int pooled_spread_grew(const lat_lab_params *p, int conf, const lat_lab_cell *base,
-                              const lat_lab_cell *expc, unsigned nrounds, lat_lab_verdict *pooled) {
+/* A tail in one placement is checked against the dispersion over the rounds
+ * of both (more rounds than either alone).  1: it hints at variance. */
+static int pooled_hint(const lat_lab_params *p, int conf, const lat_lab_cell *base,
+                       const lat_lab_cell *expc, unsigned nrounds, lat_lab_verdict *pooled) {
     int rc = decide_one(p, conf, base, expc, nrounds, p->min_rounds, pooled);
     if (rc) return rc;
-    double hint = 1 + (p->min_var_ratio - 1) / 2;
-    return pooled->spread_p < 10 * p->alpha && pooled->spread_ratio >= hint;
+    return var_hint(p, isfinite(pooled->disp_ratio), pooled->disp_ratio, pooled->disp_p);
 }
 
 /* Runs in both placements: decide each placement's rounds (both runs of the
  * pair in it; a pair split by a move, or moved during a run, is in neither)
- * on its own, then combine.  One
- * placement's disease is the verdict unless the other shows a different one;
- * the two pooled are never read for a disease (a median shift in one
- * placement and none in the other pools into a distribution that grew
- * unevenly, which reads like a tail). */
+ * on its own, then combine.  One placement's disease is the verdict unless
+ * the other shows a different one; the two pooled are never read for a
+ * disease (a median shift in one placement and none in the other pools into
+ * a distribution that grew unevenly, which reads like a tail). */
 static int decide_placed(const lat_lab_params *p, int conf, const lat_lab_cell *base,
                          const lat_lab_cell *expc, unsigned nrounds, lat_lab_verdict *v) {
     lat_lab_cell *sub = lat__alloc(2 * (size_t)nrounds * sizeof *sub);
@@ -740,16 +531,18 @@ static int decide_placed(const lat_lab_params *p, int conf, const lat_lab_cell *
                  lat_lab_kind_name(pv[0].kind), pv[0].rounds, lat_lab_kind_name(pv[1].kind),
                  pv[1].rounds);
     } else if (d >= 0 && pv[d].kind == LAT_LAB_TAIL &&
-               (rc = pooled_spread_grew(p, conf, base, expc, nrounds, &pooled)) != 0) {
+               (rc = pooled_hint(p, conf, base, expc, nrounds, &pooled)) != 0) {
         if (rc < 0) return rc;
         *v = pv[d];
         v->kind = LAT_LAB_UNDECIDED;
         v->confidence = 0;
         snprintf(v->reason, sizeof v->reason,
                  "the work tail grew in the %s placement (p99.9 x%.2f, %u rounds), but over the "
-                 "rounds of both the e2e spread grew too (x%.2f, p=%.3f): a tail or a variance "
-                 "disease, not yet told apart",
-                 where[d], pv[d].p999_ratio, pv[d].rounds, pooled.spread_ratio, pooled.spread_p);
+                 "rounds of both the e2e p99.9 dispersion grew too (x%.2f, p=%.4f): a tail or a "
+                 "variance disease, not yet told apart",
+                 where[d], pv[d].shift[LAT_LAB_Q999].ratio, pv[d].rounds, pooled.disp_ratio,
+                 pooled.disp_p);
+        rc = 0;
     } else if (d >= 0) {
         *v = pv[d];
         v->decided_in = d;
@@ -758,18 +551,18 @@ static int decide_placed(const lat_lab_params *p, int conf, const lat_lab_cell *
                  "%sdecided on the %u %s-placement rounds; the %u %s ones: %s", len ? "; " : "",
                  pv[d].rounds, where[d], pv[1 - d].rounds, where[1 - d],
                  lat_lab_kind_name(pv[1 - d].kind));
+        v->set_aside = pv[0].set_aside + pv[1].set_aside;
     } else {
         /* no disease in either: all rounds together may still show that
          * nothing changed (more rounds bound the ratios tighter) */
-        int rc2 = decide_one(p, conf, base, expc, nrounds, p->min_rounds, v);
-        if (rc2) return rc2;
+        rc = decide_one(p, conf, base, expc, nrounds, p->min_rounds, v);
+        if (rc) return rc;
         if (v->kind == LAT_LAB_UNDECIDED) {
             size_t len = strlen(v->reason);
             snprintf(v->reason + len, sizeof v->reason - len,
                      "; neither placement alone decides (%u near rounds, %u far)", pv[0].rounds,
                      pv[1].rounds);
-        }
-        if (lat_lab_is_disease(v->kind)) {
+        } else if (lat_lab_is_disease(v->kind)) {
             char was[40];
             snprintf(was, sizeof was, "%s", lat_lab_kind_name(v->kind));
             v->kind = LAT_LAB_UNDECIDED;
@@ -784,11 +577,6 @@ static int decide_placed(const lat_lab_params *p, int conf, const lat_lab_cell *
         v->placement_kind[i] = pv[i].kind;
         v->placement_rounds[i] = pv[i].rounds;
     }
-    if (d >= 0) { /* what both placements set aside (pairs split by a move: neither) */
-        v->set_aside = pv[0].set_aside + pv[1].set_aside;
-        v->iv_used = pv[0].iv_used + pv[1].iv_used;
-        v->iv_set_aside = pv[0].iv_set_aside + pv[1].iv_set_aside;
-    }
     return 0;
 }
 
@@ -796,7 +584,7 @@ int lat_lab_decide(const lat_lab_params *p, int conf, const lat_lab_cell *base,
                    const lat_lab_cell *expc, unsigned nrounds, lat_lab_verdict *v) {
     if (!p || !v || (nrounds && (!base || !expc)) || !(p->alpha > 0 && p->alpha < 1))
         return -EINVAL;
-    /* one placement for every run: no strata */
+    /* one placement for every usable run: no strata */
     bool one = true;
     int first = -1;
     for (unsigned k = 0; k < nrounds; k++) {
@@ -810,27 +598,27 @@ int lat_lab_decide(const lat_lab_params *p, int conf, const lat_lab_cell *base,
 }
 
 void lat_lab_verdict_text(const lat_lab_verdict *v, char *buf, size_t len) {
+    const lat_lab_shift *s50 = &v->shift[LAT_LAB_Q50], *s999 = &v->shift[LAT_LAB_Q999];
     char p50[96];
-    if (isnan(v->p50_ratio))
+    if (isnan(s50->ratio))
         snprintf(p50, sizeof p50, "work p50 n/a");
     else if (v->p50_below_tick)
         snprintf(p50, sizeof p50, "work p50 %+.0f ns (below the counter's granularity)",
                  v->p50_shift_ns);
     else
-        snprintf(p50, sizeof p50, "work p50 x%.2f [%.2f..%.2f]", v->p50_ratio, v->p50_lo,
-                 v->p50_hi);
+        snprintf(p50, sizeof p50, "work p50 x%.2f [%.2f..%.2f]", s50->ratio, s50->lo, s50->hi);
     int n = snprintf(buf, len, "%s", lat_lab_kind_name(v->kind));
     if (v->kind == LAT_LAB_UNDECIDED && n >= 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n, " on this machine: %s", v->reason);
     else if (n >= 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n, " (confidence %.1f%%%s%s)", 100 * v->confidence,
                       v->reason[0] ? ": " : "", v->reason);
-    if (n >= 0 && (size_t)n < len && isnan(v->p999_ratio))
-        snprintf(buf + n, len - (size_t)n, "; %u rounds used, %u set aside", v->rounds,
-                 v->set_aside);
-    else if (n >= 0 && (size_t)n < len)
-        snprintf(buf + n, len - (size_t)n,
-                 "; %u rounds used, %u set aside; %s, p99.9 x%.2f [%.2f..%.2f], e2e spread x%.2f",
-                 v->rounds, v->set_aside, p50, v->p999_ratio, v->p999_lo, v->p999_hi,
-                 v->spread_ratio);
+    if (n < 0 || (size_t)n >= len) return;
+    n += snprintf(buf + n, len - (size_t)n, "; %u rounds used, %u set aside", v->rounds,
+                  v->set_aside);
+    if (n < 0 || (size_t)n >= len || isnan(s999->ratio)) return;
+    n += snprintf(buf + n, len - (size_t)n, "; %s, p99.9 x%.2f [%.2f..%.2f]", p50, s999->ratio,
+                  s999->lo, s999->hi);
+    if (n >= 0 && (size_t)n < len && isfinite(v->disp_ratio))
+        snprintf(buf + n, len - (size_t)n, ", e2e p99.9 dispersion x%.2f", v->disp_ratio);
 }

@@ -47,6 +47,7 @@ struct lat_flame {
     uint32_t *nslot; /* (parent, frame) -> node index + 1 */
     size_t nslots;
     uint64_t samples;
+    uint64_t unknown_folded; /* [unknown] frames folded into the run's first (stack frames) */
     char event[64];
     /* parse state */
     char *line;
@@ -256,8 +257,16 @@ static int add_ids(lat_flame *f, uint32_t thread, const uint32_t *ids, size_t n,
         if ((rc = child_of(f, at, thread, &at))) return rc;
         f->nodes[at].total += count;
     }
+    uint32_t prev = NONE;
     for (size_t i = 0; i < n; i++) {
-        if ((rc = child_of(f, at, ids[inner_first ? n - 1 - i : i], &at))) return rc;
+        uint32_t id = ids[inner_first ? n - 1 - i : i];
+        /* a run of one unknown frame carries nothing more than the frame once */
+        if (id == prev && f->frames[id].kind == LAT_FLAME_UNKNOWN) {
+            f->unknown_folded++;
+            continue;
+        }
+        prev = id;
+        if ((rc = child_of(f, at, id, &at))) return rc;
         f->nodes[at].total += count;
     }
     f->nodes[at].self += count;
@@ -671,6 +680,7 @@ int lat_flame_merge_threads(const lat_flame *f, lat_flame **out) {
     m->nodes[0].total = f->nodes[0].total;
     m->nodes[0].self += 0;
     m->samples = f->samples;
+    m->unknown_folded = f->unknown_folded;
     memcpy(m->event, f->event, sizeof m->event);
     m->finished = true;
     lat__free(map);
@@ -1120,10 +1130,15 @@ static int render_svg(const lat_flame *f, const lat_flame_svg_opts *o, lat__sbuf
                    d.width_px / 2.0);
     lat__sb_escape(b, title);
     lat__sb_puts(b, "</text>\n");
-    char note[160];
-    snprintf(note, sizeof note, "%llu samples%s%s, %zu distinct stacks; width = share of samples%s",
+    char note[320], folded[96] = "", cutnote[64] = "";
+    if (f->unknown_folded)
+        snprintf(folded, sizeof folded, "; %llu repeated [unknown] frames folded into one per run",
+                 (unsigned long long)f->unknown_folded);
+    if (cut) snprintf(cutnote, sizeof cutnote, "; stacks drawn to %d rows", LAT_FLAME_MAX_ROWS);
+    snprintf(note, sizeof note,
+             "%llu samples%s%s, %zu distinct stacks; width = share of samples%s%s",
              (unsigned long long)f->samples, f->event[0] ? " of " : "", f->event,
-             lat_flame_stacks(f), cut ? "; stacks cut at 512 rows" : "");
+             lat_flame_stacks(f), folded, cutnote);
     lat__sb_printf(b, "<text class=\"lat-fl-note\" x=\"%.1f\" y=\"42\" text-anchor=\"middle\">",
                    d.width_px / 2.0);
     if (d.note) {

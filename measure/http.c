@@ -5,6 +5,7 @@
 #include "latlab/http.h"
 
 #include "alloc_internal.h"
+#include "http_internal.h"
 #include "latlab/error.h"
 
 #include <arpa/inet.h>
@@ -15,6 +16,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,19 +225,129 @@ static int write_all(int fd, const void *p, size_t n, int64_t deadline_ms) {
     return 0;
 }
 
+/* ---- name lookup under a deadline ---------------------------------------------------- */
+
+/* getaddrinfo has no timeout: a name is looked up on a helper thread that
+ * the caller abandons when its time is up.  The lookup is shared by the two
+ * (refs); whoever lets go last frees it, the answer included. */
+typedef struct lookup {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int refs, g, err;
+    bool done;
+    struct addrinfo hints, *res;
+    char host[256], port[16];
+} lookup;
+
+static lat_http_getaddrinfo_fn resolver = getaddrinfo; /* the test seam */
+
+void lat__http_set_resolver(lat_http_getaddrinfo_fn fn) {
+    resolver = fn ? fn : getaddrinfo;
+}
+
+static void lookup_put(lookup *q) {
+    pthread_mutex_lock(&q->mu);
+    bool last = --q->refs == 0;
+    pthread_mutex_unlock(&q->mu);
+    if (!last) return;
+    if (q->res) freeaddrinfo(q->res);
+    pthread_cond_destroy(&q->cv);
+    pthread_mutex_destroy(&q->mu);
+    lat__free(q);
+}
+
+static void *lookup_main(void *arg) {
+    lookup *q = arg;
+    struct addrinfo *res = NULL;
+    int g = resolver(q->host, q->port, &q->hints, &res), e = errno;
+    pthread_mutex_lock(&q->mu);
+    q->g = g;
+    q->err = e;
+    q->res = res;
+    q->done = true;
+    pthread_cond_signal(&q->cv);
+    pthread_mutex_unlock(&q->mu);
+    lookup_put(q);
+    return NULL;
+}
+
+/* Start q's helper thread (signals blocked there; detached).  0 or -errno. */
+static int lookup_start(lookup *q) {
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&q->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    pthread_mutex_init(&q->mu, NULL);
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t th;
+    int rc = pthread_create(&th, &at, lookup_main, q);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&at);
+    return -rc;
+}
+
+/* Wait for q's answer until deadline_ms: the getaddrinfo code, or
+ * LOOKUP_LATE; the answer moves to *res. */
+#define LOOKUP_LATE 1000
+static int lookup_wait(lookup *q, int64_t deadline_ms, int *err, struct addrinfo **res) {
+    struct timespec ts = {(time_t)(deadline_ms / 1000), (long)(deadline_ms % 1000) * 1000000};
+    pthread_mutex_lock(&q->mu);
+    while (!q->done && pthread_cond_timedwait(&q->cv, &q->mu, &ts) != ETIMEDOUT) {
+    }
+    int g = q->done ? q->g : LOOKUP_LATE;
+    *err = q->err;
+    if (q->done) *res = q->res, q->res = NULL;
+    pthread_mutex_unlock(&q->mu);
+    return g;
+}
+
+int lat_http_resolve(const char *host, const char *port, bool passive, int timeout_ms,
+                     struct addrinfo **res) {
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+    hints.ai_flags = (passive ? AI_PASSIVE : 0) | AI_NUMERICHOST;
+    const char *h = host && *host ? host : NULL;
+    *res = NULL;
+    int g = getaddrinfo(h, port, &hints, res); /* a number: at once */
+    if (g != EAI_NONAME || !h) return g == 0 ? 0 : g == EAI_SYSTEM ? -errno : LAT_EADDRINFO_ERR(g);
+    if (strlen(h) >= sizeof((lookup *)0)->host || strlen(port) >= sizeof((lookup *)0)->port)
+        return -ENAMETOOLONG;
+    int64_t deadline = mono_ms() + (timeout_ms > 0 ? timeout_ms : 0);
+    lookup *q = lat__calloc(1, sizeof *q);
+    if (!q) return -ENOMEM;
+    q->hints = hints;
+    q->hints.ai_flags &= ~AI_NUMERICHOST;
+    strcpy(q->host, h);
+    strcpy(q->port, port);
+    q->refs = 2;
+    int rc = lookup_start(q), err = 0;
+    if (rc) {
+        q->refs = 1;
+        lookup_put(q);
+        return rc;
+    }
+    g = lookup_wait(q, deadline, &err, res);
+    lookup_put(q);
+    if (g == LOOKUP_LATE) return -ETIMEDOUT;
+    return g == 0 ? 0 : g == EAI_SYSTEM ? -err : LAT_EADDRINFO_ERR(g);
+}
+
 /* Resolve host:port (numeric or by name) and open a socket listening there
  * (passive) or connected to it before deadline_ms (mono_ms; left
  * non-blocking), or a negative errno; a failed lookup is
  * LAT_EADDRINFO_ERR(its EAI_* code). */
 static int connect_to(const char *host, int port, bool passive, int64_t deadline_ms, int *fd_out) {
-    struct addrinfo hints = {0}, *res = NULL;
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    if (passive) hints.ai_flags = AI_PASSIVE;
+    struct addrinfo *res = NULL;
     char ports[16];
     snprintf(ports, sizeof ports, "%d", port);
-    int g = getaddrinfo(host && *host ? host : NULL, ports, &hints, &res);
-    if (g != 0) return g == EAI_SYSTEM ? -errno : LAT_EADDRINFO_ERR(g);
+    int tmo = deadline_ms ? (int)(deadline_ms - mono_ms()) : LAT_HTTP_RESOLVE_MS;
+    int g = lat_http_resolve(host, ports, passive, tmo, &res);
+    if (g != 0) return g;
     int rc = -EHOSTUNREACH;
     for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
         int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);

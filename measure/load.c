@@ -2,12 +2,13 @@
  *
  * One loop on one thread: read the cycle counter; when the next intended send
  * time has come, send it on a connection with room (else it waits, and every
- * later one behind it); otherwise poll epoll without blocking and parse what
- * arrived.  Due requests are not queued anywhere: the schedule's position is
- * the queue (everything due and unsent is behind it), so memory is fixed.
+ * later one behind it); otherwise poll epoll (without blocking, unless nothing
+ * can go out before a response) and parse what arrived.  Due requests are not queued anywhere: the
+ * schedule's position is the queue (everything due and unsent is behind it), so memory is fixed.
  * Each connection keeps a FIFO of its in-flight requests' stamps (intended and
  * actual send), as long as the in-flight cap.  Counters other threads read are
- * relaxed atomics (each an independent figure); the histograms go through
+ * relaxed atomics written by this thread alone (a load and a store, no
+ * locked add; each an independent figure); the histograms go through
  * lat_hist_recorder, whose phaser supplies the pairing with the reader. */
 #include "latlab/load.h"
 
@@ -18,6 +19,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -30,6 +32,7 @@
 #define RBUF 65536
 #define NEVENTS 64
 #define GAP_RING 64
+#define CONNECT_NS 2000000000ull /* a connect not done by then failed */
 
 /* ---- the schedule -------------------------------------------------------------------- */
 
@@ -63,6 +66,81 @@ uint64_t lat_load_sched_next(lat_load_sched *s) {
     return (uint64_t)t;
 }
 
+/* ---- the target and the replay file ------------------------------------------------- */
+
+int lat_load_target_split(const char *t, char *host, size_t hn, char *port, const char **path,
+                          const char **why) {
+    const char *s = t, *def_port = NULL;
+    *path = NULL;
+    *why = NULL;
+    if (!strncmp(s, "http://", 7)) {
+        s += 7;
+        def_port = "80";
+        const char *sl = strchr(s, '/');
+        *path = sl;
+    }
+    size_t len = *path ? (size_t)(*path - s) : strlen(s);
+    const char *hs = s, *he, *ps = NULL;
+    if (*s == '[') {
+        he = memchr(s, ']', len);
+        if (!he) return *why = ": no ']'", -EINVAL;
+        hs = s + 1;
+        if (he + 1 < s + len && he[1] == ':') ps = he + 2;
+    } else {
+        const char *c = memchr(s, ':', len);
+        he = c ? c : s + len;
+        if (c) ps = c + 1;
+    }
+    size_t hl = (size_t)(he - hs), pl = ps ? (size_t)(s + len - ps) : 0;
+    if (!hl || hl >= hn) return *why = ": no host", -EINVAL;
+    if (!ps && !def_port) return *why = " is not HOST:PORT", -EINVAL;
+    memcpy(host, hs, hl);
+    host[hl] = 0;
+    if (ps) {
+        if (!pl || pl > 5 || strspn(ps, "0123456789") < pl) return *why = ": bad port", -EINVAL;
+        memcpy(port, ps, pl);
+        port[pl] = 0;
+    } else {
+        strcpy(port, def_port);
+    }
+    return 0;
+}
+
+/* One line of a replay file: 1 a time (*v), 0 a blank or comment line,
+ * -1 not a time. */
+static int replay_line(const char *line, uint64_t *v) {
+    const char *p = line + strspn(line, " \t");
+    char *end;
+    if (*p == '#' || *p == '\n' || !*p) return 0;
+    errno = 0;
+    unsigned long long x = strtoull(p, &end, 10);
+    if (errno || end == p || *p == '-' || (*end && !strchr(" \t\r\n", *end))) return -1;
+    *v = x;
+    return 1;
+}
+
+uint64_t lat_load_replay_next(void *file) {
+    char line[128];
+    uint64_t v;
+    while (fgets(line, sizeof line, file)) {
+        int k = replay_line(line, &v);
+        if (k) return k > 0 ? v : UINT64_MAX;
+    }
+    return UINT64_MAX;
+}
+
+int lat_load_replay_check(FILE *f, uint64_t *n, uint64_t *last, long *line_no) {
+    char line[128];
+    uint64_t v;
+    *n = *last = 0;
+    for (*line_no = 1; fgets(line, sizeof line, f); ++*line_no) {
+        int k = replay_line(line, &v);
+        if (k < 0 || (k && (v < *last || v >= UINT64_MAX / 2))) return -EINVAL;
+        if (k) *last = v, ++*n;
+    }
+    return ferror(f) ? -EIO : 0;
+}
+
 /* ---- state --------------------------------------------------------------------------- */
 
 const char *lat_load_err_name(lat_load_err k) {
@@ -89,7 +167,7 @@ typedef struct conn {
     stamp *q;
     uint8_t *out; /* the unsent rest of a partial write */
     size_t out_len, out_off;
-    uint64_t retry_at; /* C_DOWN: cycles of the next connect attempt */
+    uint64_t retry_at; /* C_DOWN: cycles of the next connect attempt; C_CONNECTING: its deadline */
     lat_loadproto_state ps;
 } conn;
 
@@ -116,6 +194,7 @@ struct lat_load {
     uint64_t inflight;          /* requests in flight on every connection */
     uint64_t down_since;        /* cycles since when no connection is up (0: some is) */
     unsigned rr, up;            /* round-robin cursor; connections up */
+    uint64_t room;              /* bumped when a connection may have gained room */
     bool gap_backlog;           /* the last send was late because of a platform gap */
     uint64_t prev_lag;          /* cycles, the last send's */
     lat_gap gap_ring[GAP_RING]; /* the latest gaps, for gap_overlap */
@@ -123,7 +202,11 @@ struct lat_load {
 };
 
 #define CIDX(f) (offsetof(lat_load_counts, f) / sizeof(uint64_t))
-#define CADD(l, f, n) atomic_fetch_add_explicit(&(l)->c.v[CIDX(f)], (n), memory_order_relaxed)
+/* One writer (the sending thread): a relaxed load and store, no locked add. */
+#define CADD(l, f, n)                                                                              \
+    atomic_store_explicit(&(l)->c.v[CIDX(f)],                                                      \
+                          atomic_load_explicit(&(l)->c.v[CIDX(f)], memory_order_relaxed) + (n),    \
+                          memory_order_relaxed)
 #define CSET(l, f, n) atomic_store_explicit(&(l)->c.v[CIDX(f)], (n), memory_order_relaxed)
 #define CGET(l, f) atomic_load_explicit(&(l)->c.v[CIDX(f)], memory_order_relaxed)
 
@@ -258,11 +341,13 @@ static int conn_open(lat_load *l, conn *c) {
     if (connect(fd, (struct sockaddr *)&l->cfg.addr, l->cfg.addr_len) == 0) {
         c->state = C_UP;
         l->up++;
+        l->room++;
         watch(l, c, EPOLL_CTL_ADD, EPOLLIN);
         return 0;
     }
     if (errno == EINPROGRESS) {
         c->state = C_CONNECTING;
+        c->retry_at = lat_cycles() + cyc(l, CONNECT_NS); /* its deadline */
         watch(l, c, EPOLL_CTL_ADD, EPOLLOUT);
         return 0;
     }
@@ -311,6 +396,7 @@ static int conn_connected(lat_load *l, conn *c, uint64_t now) {
     }
     c->state = C_UP;
     l->up++;
+    l->room++;
     watch(l, c, EPOLL_CTL_MOD, EPOLLIN);
     return 0;
 }
@@ -326,7 +412,7 @@ static int connect_all(lat_load *l) {
             return rc;
         }
     }
-    uint64_t deadline = lat_mono_ns() + 2000000000ull;
+    uint64_t deadline = lat_mono_ns() + CONNECT_NS;
     while (l->up < n) {
         struct epoll_event ev[NEVENTS];
         int k = epoll_wait(l->ep, ev, NEVENTS, 100);
@@ -364,6 +450,7 @@ static void complete(lat_load *l, conn *c, uint64_t now) {
     c->head = c->head + 1 == l->cfg.max_inflight ? 0 : c->head + 1;
     c->inflight--;
     l->inflight--;
+    l->room++;
     int64_t lat = ns_of(l, now - s.intended);
     lat_hist_recorder_record(&l->rec[0], lat);
     if (l->last_latency >= 0) keep(l, &l->pairs, (double[2]){l->last_latency, (double)lat});
@@ -412,6 +499,7 @@ static void flush_out(lat_load *l, conn *c) {
     c->out_off += (size_t)n;
     if (c->out_off == c->out_len) {
         c->out_len = c->out_off = 0;
+        l->room++;
         watch(l, c, EPOLL_CTL_MOD, EPOLLIN);
     }
 }
@@ -426,9 +514,9 @@ static void on_event(lat_load *l, conn *c, uint32_t ev) {
     if (c->state == C_UP && (ev & (EPOLLIN | EPOLLERR | EPOLLHUP))) on_readable(l, c);
 }
 
-static void poll_events(lat_load *l) {
+static void poll_events(lat_load *l, int timeout_ms) {
     struct epoll_event ev[NEVENTS];
-    int n = epoll_wait(l->ep, ev, NEVENTS, 0);
+    int n = epoll_wait(l->ep, ev, NEVENTS, timeout_ms);
     for (int i = 0; i < n; i++)
         on_event(l, ev[i].data.ptr, ev[i].events);
 }
@@ -516,6 +604,7 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended) {
 typedef struct run {
     lat_load_sched s;
     uint64_t t0, next, seq; /* cycles of the start and of the next intended send */
+    uint64_t room_seen;     /* l->room when every connection was last found full */
     bool done, due_counted, waiting;
 } run;
 
@@ -538,6 +627,10 @@ static int housekeep(lat_load *l, run *r, uint64_t now) {
         conn *c = &l->conns[i];
         if (c->state == C_UP && c->inflight && now - c->q[c->head].sent > tmo)
             conn_fail(l, c, LAT_LOAD_TIMEOUT, now);
+        if (c->state == C_CONNECTING && now >= c->retry_at) { /* a peer that never answers */
+            CADD(l, errors[LAT_LOAD_REFUSED], 1);
+            conn_close(l, c, now + cyc(l, 10000000));
+        }
         if (c->state == C_DOWN && now >= c->retry_at) {
             CADD(l, reconnects, 1);
             if (conn_open(l, c)) {
@@ -581,10 +674,12 @@ static bool try_send(lat_load *l, run *r, uint64_t now) {
         CADD(l, scheduled, 1);
         r->due_counted = true;
     }
-    conn *c = free_conn(l);
+    /* Found full and no connection gained room since: no scan. */
+    conn *c = r->waiting && r->room_seen == l->room ? NULL : free_conn(l);
     if (!c) {
         if (!r->waiting) CADD(l, cap_waits, 1);
         r->waiting = true;
+        r->room_seen = l->room;
         return false;
     }
     (void)now;
@@ -609,9 +704,17 @@ static int loop(lat_load *l, run *r) {
             prev = lat_cycles(); /* send() is not the platform's time */
             if (sent) continue;
         }
-        if (l->inflight || r->waiting) poll_events(l);
+        if (l->inflight && (r->waiting || r->done)) {
+            /* Nothing can go out before a response (every connection full,
+             * or the schedule over): wait in epoll, not on the CPU the
+             * server may need, at most until the next housekeeping. */
+            poll_events(l, 1);
+            prev = lat_cycles(); /* the wait is not the platform's time */
+        } else if (l->inflight || r->waiting) {
+            poll_events(l, 0);
+        }
         if (now >= hk) {
-            if (!l->inflight && !r->waiting) poll_events(l);
+            if (!l->inflight && !r->waiting) poll_events(l, 0);
             int rc = housekeep(l, r, now);
             if (rc) {
                 abort_due(l, r, now);

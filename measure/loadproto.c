@@ -182,11 +182,18 @@ void lat_loadproto_reset(lat_loadproto_state *s) {
  * more needed. */
 static int take_line(lat_loadproto_state *s, const uint8_t *buf, size_t len, size_t *i) {
     const uint8_t *lf = memchr(buf + *i, '\n', len - *i);
-    size_t end = lf ? (size_t)(lf - buf) : len;
-    for (size_t k = *i; k < end; k++) {
-        if (s->line_len < LAT_LOADPROTO_LINE_MAX - 1) s->line[s->line_len] = (char)buf[k];
-        s->line_len++;
+    size_t end = lf ? (size_t)(lf - buf) : len, got = end - *i;
+    if (s->line_len < LAT_LOADPROTO_LINE_MAX - 1) { /* what fits is kept, the rest counted */
+        size_t room = LAT_LOADPROTO_LINE_MAX - 1 - s->line_len;
+        char *d = s->line + s->line_len;
+        const uint8_t *from = buf + *i;
+        size_t k = 0, m = got < room ? got : room;
+        for (; k + 16 <= m; k += 16) /* lines are short: 16-byte moves, no memcpy call */
+            memcpy(d + k, from + k, 16);
+        for (; k < m; k++)
+            d[k] = (char)from[k];
     }
+    s->line_len += (uint32_t)got;
     *i = lf ? end + 1 : len;
     if (!lf) return 0;
     size_t n = s->line_len < LAT_LOADPROTO_LINE_MAX - 1 ? s->line_len : LAT_LOADPROTO_LINE_MAX - 1;
@@ -249,18 +256,30 @@ static int http_status(lat_loadproto_state *s) {
     return LAT_LOADPROTO_MORE;
 }
 
-static bool header_is(const char *l, const char *name, const char **value) {
+/* Whether line l, whose name ends at its first ':' (name_len bytes), is
+ * header name (lower case); *value is then its value. */
+static bool header_is(const char *l, size_t name_len, const char *name, const char **value) {
     size_t n = strlen(name);
-    if (strncasecmp(l, name, n) || l[n] != ':') return false;
+    if (name_len != n || strncasecmp(l, name, n)) return false;
     for (*value = l + n + 1; **value == ' ' || **value == '\t'; (*value)++) {
     }
     return true;
 }
 
+/* Whether v holds t (lower case, letters) anywhere, case-blind: strcasestr
+ * without its per-call setup, which cost more than the search here. */
+static bool has_word(const char *v, const char *t) {
+    size_t n = strlen(t);
+    for (; *v; v++)
+        if ((*v | 0x20) == t[0] && !strncasecmp(v, t, n)) return true;
+    return false;
+}
+
 /* One header line (not empty). */
 static int http_header(lat_loadproto_state *s) {
-    const char *v;
-    if (header_is(s->line, "content-length", &v)) {
+    const char *v, *colon = strchr(s->line, ':');
+    size_t nl = colon ? (size_t)(colon - s->line) : 0;
+    if (colon && header_is(s->line, nl, "content-length", &v)) {
         const char *e;
         int64_t n = parse_num(v, 10, &e);
         while (*e == ' ' || *e == '\t')
@@ -269,12 +288,12 @@ static int http_header(lat_loadproto_state *s) {
             return -EBADMSG;
         s->has_length = true;
         s->remaining = (uint64_t)n;
-    } else if (header_is(s->line, "transfer-encoding", &v)) {
+    } else if (colon && header_is(s->line, nl, "transfer-encoding", &v)) {
         if (line_cut(s)) return -EBADMSG;
-        if (strcasestr(v, "chunked")) s->chunked = true;
-    } else if (header_is(s->line, "connection", &v)) {
-        if (strcasestr(v, "close")) s->close = true;
-    } else if (!strchr(s->line, ':') && !line_cut(s)) {
+        if (has_word(v, "chunked")) s->chunked = true;
+    } else if (colon && header_is(s->line, nl, "connection", &v)) {
+        if (has_word(v, "close")) s->close = true;
+    } else if (!colon && !line_cut(s)) {
         return -EBADMSG;
     }
     return LAT_LOADPROTO_MORE;

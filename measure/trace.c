@@ -98,6 +98,7 @@ void lat_trace_config_default(lat_trace_config *c) {
     c->flight_post = LAT_FLIGHT_DEFAULT_POST;
     c->flight_capacity = LAT_FLIGHT_DEFAULT_CAP;
     c->flight_stage = -1;
+    c->flight_drain_ns = LAT_FLIGHT_NONE;
 }
 
 static bool name_ok(const char *s) {
@@ -253,8 +254,10 @@ static int make_flight(lat_trace *t) {
         names[0] = t->names[t->flight_stage];
         t->flight_others[t->n_flight_others++] = (unsigned)t->flight_stage;
     }
-    return lat_flight_create(&t->flight, c->flight_capacity, t->n_flight_others, names,
-                             c->flight_threshold_ns, c->flight_post);
+    int rc = lat_flight_create(&t->flight, c->flight_capacity, t->n_flight_others, names,
+                               c->flight_threshold_ns, c->flight_post);
+    if (rc == 0) lat_flight_set_drain(t->flight, c->flight_drain_ns);
+    return rc;
 }
 
 int lat_trace_create(const lat_trace_config *c, lat_trace **out) {

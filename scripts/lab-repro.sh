@@ -8,7 +8,9 @@
 # inconclusive, how many were wrong; the A/A control's reading (the baseline
 # against itself: "no significant change", inconclusive, or a disease, which
 # makes every verdict of that lab run inconclusive); and the share of samples
-# per-sample censoring kept (mean over the run's pipeline runs, e2e figure).
+# per-sample censoring kept (median over the run's pipeline runs, work stage: the
+# figure the verdicts read); the host's own loss (median per run of the worst hot
+# thread's lost share and gaps per second).
 #   usage: scripts/lab-repro.sh N [latlab lab options...]
 #   LATLAB=path/to/latlab to use another binary (default build/latlab);
 #   KEEP=DIR keeps every run's output (rN/, rN.out) in DIR.
@@ -31,7 +33,7 @@ EXPS="alloc share-line no-pin"
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs"
 printf '%-4s' run
 for x in $EXPS; do printf ' | %-44s' "$x"; done
-printf ' | %-26s | %-6s | %-7s | %-12s | %-7s | %s\n' aa-control kept loss placement wall load
+printf ' | %-26s | %-6s | %-13s | %-12s | %-7s | %s\n' aa-control kept loss,gaps placement wall load
 declare -A match incon wrong
 for x in $EXPS; do match[$x]=0; incon[$x]=0; wrong[$x]=0; done
 aa_none=0 aa_incon=0 aa_disease=0
@@ -50,6 +52,8 @@ for i in $(seq 1 "$N"); do
             (if .verdict == "inconclusive" then
                 "inconclusive (" + (if (.reason | test("busy host")) then "busy host"
                  elif (.reason | test("too few CPUs")) then "too few CPUs"
+                 elif (.reason | test("A/A control")) then "fails A/A"
+                 elif (.reason | test("placement")) then "placement"
                  elif (.reason | test("granularity")) then "below granularity"
                  else "noise" end) + ")"
              else "\(.verdict) \((.confidence*1000|round)/10)%" end)
@@ -68,15 +72,22 @@ for i in $(seq 1 "$N"); do
         "") aa="n/a" ;;
         *) aa_disease=$((aa_disease + 1)) ;;
     esac
-    kept=$(jq -r '[.runs[].kept_share_e2e | select(. != null)] | if length > 0 then (add / length * 1000 | round / 10 | tostring) + "%" else "n/a" end' "$J")
+    # medians over the lab run's pipeline runs: the work samples censoring
+    # kept (what the verdicts read), the worst hot thread's lost share, and
+    # its gaps per second
+    med='sort | if length == 0 then null else .[length / 2 | floor] end'
+    kept=$(jq -r "[.runs[].kept_share_work | select(. != null)] | $med | if . == null then \"n/a\" else (. * 1000 | round / 10 | tostring) + \"%\" end" "$J")
     printf ' | %-26s | %-6s' "$aa" "$kept"
-    loss=$(jq -r '[.runs[].lost_share_max] | if length > 0 then (add / length * 1000 | round / 10 | tostring) + "%" else "n/a" end' "$J")
+    loss=$(jq -r "[.runs[].lost_share_max] | $med | if . == null then \"n/a\" else (. * 1000 | round / 10 | tostring) + \"%\" end" "$J")
+    gps=$(jq -r "[.runs[] | (.wall_ns / 1e9) as \$w | [.platform[]? | objects | .gaps] | max / \$w] | $med | if . == null then \"n/a\" else round end" "$J")
+    loss="$loss $gps/s"
     wall=$(echo "$t1 - $t0" | bc)
     place=$(jq -r '.placement | "\(.near_runs)n/\(.far_runs)f/\(.moved_during_run)m"' "$J")
-    printf ' | %-7s | %-12s | %6.1fs | %s->%s\n' "$loss" "$place" "$wall" "$load0" "$(cut -d' ' -f1 /proc/loadavg)"
+    printf ' | %-13s | %-12s | %6.1fs | %s->%s\n' "$loss" "$place" "$wall" "$load0" "$(cut -d' ' -f1 /proc/loadavg)"
 done
 echo
-echo "summary over $N runs (r = rounds used / set aside; loss = mean of each run's worst hot-thread loss;"
+echo "summary over $N runs (r = rounds used / set aside; kept = median share of work samples censoring"
+echo "kept; loss,gaps = median over runs of the worst hot thread's lost share and gaps per second;"
 echo "placement = runs with the near / far cache-line floor / moved during the run):"
 total_wrong=0
 for x in $EXPS; do

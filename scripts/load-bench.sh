@@ -8,18 +8,27 @@
 #   2. the highest rate one thread holds while the verdict stays valid (rates
 #      stepped up), beside wrk's closed-loop throughput with the same
 #      connections (1 thread);
-#   3. CPU per request (user + system time / requests) of latlab load and wrk.
+#   3. CPU per request (user + system time / requests) of latlab load and wrk;
+#   4. throughput per thread with the same connections, REPS times in turn:
+#      latlab load offered more than it can send (--rate MAXRATE for
+#      MAXDUR, so the figure is what one thread sends: completed / run time)
+#      and wrk -t1 over DUR, each with its CPU per request.
 #   With redis-server and redis-benchmark installed, 1 and 3 against Redis too.
 # The machine's conditions (CPUs, load average) are printed first: on a shared
 # host the figures are that host's.
 #
-# usage: scripts/load-bench.sh [BUILD_DIR]   env: DUR (2s), CONNS (64), RATES ("20000 50000 100000")
+# usage: scripts/load-bench.sh [BUILD_DIR]   env: DUR (2s), CONNS (64), RATES ("20000 50000 100000"),
+#        REPS (3), MAXRATE (150000), MAXDUR (1s); ONLY=4 runs section 4 alone
 set -euo pipefail
 B=${1:-${LAT_BUILD_DIR:-build}}
 L=$B/latlab
 DUR=${DUR:-2s}
 CONNS=${CONNS:-64}
 RATES=${RATES:-"20000 50000 100000"}
+REPS=${REPS:-3}
+MAXRATE=${MAXRATE:-150000}
+MAXDUR=${MAXDUR:-1s}
+ONLY=${ONLY:-}
 PATH=$PATH:/usr/sbin
 # shellcheck source=../tests/support/nginx.sh
 . "$(dirname "$0")/../tests/support/nginx.sh"
@@ -74,6 +83,34 @@ hdr() {
         "loss" "late/gap" "cpu us/req" verdict
 }
 
+# 4: latlab offered more than one thread sends, then wrk, REPS times in turn.
+throughput() {
+    echo
+    echo "4. throughput per thread, $CONNS connections: latlab load --rate $MAXRATE for $MAXDUR (more than it sends) vs wrk -t1 -d$DUR"
+    printf '%-4s %-7s %10s %10s %11s\n' rep tool "req/s" requests "cpu us/req"
+    for i in $(seq "$REPS"); do
+        local cpu
+        cpu=$(cpu_of "$L" load "127.0.0.1:$port" --rate "$MAXRATE" --duration "$MAXDUR" --connections "$CONNS" \
+            --timeout 30s --quiet --json "$tmp/t.json")
+        python3 - "$tmp/t.json" "$i" "$cpu" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["counts"]
+print("%-4s %-7s %10.0f %10d %11.2f" % (sys.argv[2], "latlab", c["completed"] / (c["run_ns"] / 1e9),
+      c["completed"], float(sys.argv[3]) / max(c["completed"], 1) * 1e6))
+PY
+        cpu=$(cpu_of wrk -t1 -c"$CONNS" -d"${DUR%s}s" "http://127.0.0.1:$port/")
+        python3 - "$tmp/cpu.out" "$i" "$cpu" <<'PY'
+import re, sys
+w = open(sys.argv[1]).read()
+n = int(re.search(r"(\d+) requests in", w).group(1))
+print("%-4s %-7s %10.0f %10d %11.2f" % (sys.argv[2], "wrk", float(re.search(r"Requests/sec:\s*([\d.]+)", w).group(1)),
+      n, float(sys.argv[3]) / max(n, 1) * 1e6))
+PY
+    done
+    echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+if [ "$ONLY" = 4 ]; then throughput; exit 0; fi
+
 echo
 echo "1. schedule lag (us) against nginx, $CONNS connections, $DUR per rate, one sending thread"
 hdr
@@ -94,6 +131,8 @@ wreq=$(awk '/requests in/{print $1}' "$tmp/wrk.out")
 echo "latlab load: highest valid rate $best req/s;  wrk: $wrps req/s closed loop"
 echo
 echo "3. CPU per request: wrk $(python3 -c "print(round($wcpu / max($wreq, 1) * 1e6, 2))") us (its run: $wreq requests); latlab load: the cpu us/req column above (its sending thread spins between sends, so the figure falls as the rate rises)"
+
+throughput
 
 if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then
     rport=$(free_port)

@@ -241,6 +241,19 @@ static void spin_for(uint64_t cycles) {
         lat_cpu_relax();
 }
 
+/* The same, noting the platform's gaps inside the spin in g: an injected busy
+ * stall is the program's time, and only what the platform took within it is
+ * a gap. */
+static void spin_noting(lat_gaps *g, uint64_t cycles) {
+    uint64_t prev = lat_cycles(), end = prev + cycles;
+    while (prev < end) {
+        lat_cpu_relax();
+        uint64_t now = lat_cycles();
+        lat_gaps_note(g, prev, now);
+        prev = now;
+    }
+}
+
 /* ---- per-thread counters ---------------------------------------------------------------- */
 
 static const char *const perf_events =
@@ -269,12 +282,15 @@ static void thread_loop_start(run *R, int role, lat_perf *p) {
     if (R->c.thread_hook) R->c.thread_hook(R->c.hook_ud, role, 1);
     k->cpu_start = lat_current_cpu();
     k->loop_ns = lat_mono_ns();
+    if (R->c.alloc_count_begin && R->c.alloc_count_end) R->c.alloc_count_begin();
     if (p) lat_perf_start(p);
 }
 
 static void thread_loop_end(run *R, int role, lat_perf *p) {
     lat_pipe_counters *k = &R->r->thr[role];
     if (p) lat_perf_stop(p);
+    k->allocs = NAN;
+    if (R->c.alloc_count_begin && R->c.alloc_count_end) k->allocs = (double)R->c.alloc_count_end();
     k->loop_ns = lat_mono_ns() - k->loop_ns;
     k->cpu_end = lat_current_cpu();
     if (R->c.thread_hook) R->c.thread_hook(R->c.hook_ud, role, 0);
@@ -458,8 +474,12 @@ static void *worker(void *arg) {
                 free(v);
             }
         }
-        if (LAT_UNLIKELY(m.seq == stall_seq && stall_site == LAT_PIPE_STALL_WORK))
-            spin_for(stall_cycles);
+        if (LAT_UNLIKELY(m.seq == stall_seq && stall_site == LAT_PIPE_STALL_WORK)) {
+            /* gaps inside the stall are noted as they happen; a preemption
+             * there must not make the whole window a gap (re-armed after) */
+            spin_noting(g, stall_cycles);
+            lat_preempt_arm(&pre);
+        }
         lat_do_not_optimize(acc);
         m.payload = acc;
         atomic_fetch_add_explicit(mine, 1, memory_order_relaxed);
@@ -719,6 +739,10 @@ static int trace_create(run *R, const lat_pipe_config *cfg) {
     tc.ud = R;
     tc.flight_threshold_ns = cfg->flight_threshold_ns;
     tc.flight_post = cfg->flight_post;
+    /* a backlog behind the outlier is kept until it drains (below half the
+     * threshold), not cut after flight_post events */
+    if (cfg->flight_threshold_ns != LAT_FLIGHT_NONE)
+        tc.flight_drain_ns = cfg->flight_threshold_ns / 2;
     tc.flight_stage = R->tstage[LAT_PIPE_E2E];
     int rc = lat_trace_create(&tc, &R->tr);
     if (rc && R->r->log_error_path[0]) R->r->log_error = rc; /* a log could not be opened */
@@ -1005,6 +1029,93 @@ static void attribute_tails(run *R, lat_pipe_result *r) {
     }
 }
 
+/* The flight recorder judges neighbours against the run's p50 of each stage
+ * (a backlog filling its window would raise the window's own median). */
+static void flight_baselines(const lat_pipe_config *c, lat_pipe_result *r) {
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
+        int slot = lat_pipe_flight_slot(s, c->shape, c->split_q1);
+        if (slot >= 0 && r->h[s] && lat_hist_total(r->h[s]) > 0)
+            lat_flight_set_baseline(r->flight, (unsigned)slot,
+                                    (uint64_t)lat_hist_value_at_percentile(r->h[s], 50));
+    }
+}
+
+/* The pipeline stage the flight verdict found slow in the trigger (its slot),
+ * or e2e when there is no verdict for that sample. */
+static int flight_stage(const run *R, const lat_pipe_result *r) {
+    lat_flight_verdict v;
+    if (!r->flight || lat_flight_analyze(r->flight, &v) != 0 || v.shape == LAT_FLIGHT_NO_TRIGGER ||
+        v.trigger_seq != R->flight_raw.seq)
+        return LAT_PIPE_E2E;
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
+        if (lat_pipe_flight_slot(s, R->c.shape, R->c.split_q1) == v.stage) return s;
+    return LAT_PIPE_E2E;
+}
+
+/* "60.0 ms", "64.0 us", "663 ns". */
+static void fmt_span(char *b, size_t n, double ns) {
+    double d = ns >= 1e6 ? 1e6 : ns >= 1e3 ? 1e3 : 1;
+    snprintf(b, n, "%.*f %s", d > 1 ? 1 : 0, ns / d, d > 1e3 ? "ms" : d > 1 ? "us" : "ns");
+}
+
+/* What explains the flight outlier: a gap counts only on a thread carrying
+ * the stage that grew and inside that stage's window of the outlier, and only
+ * for the time it covers there; the sentence says how much. */
+static void flight_gap(const run *R, lat_pipe_result *r) {
+    const sample *s = &R->flight_raw;
+    uint64_t t3 = R->c.shape == LAT_PIPE_FULL ? s->t3 : s->t2;
+    const uint64_t from[LAT_PIPE_NSTAGES] = {s->t0, s->tp, s->t1, s->t2, s->t0};
+    const uint64_t to[LAT_PIPE_NSTAGES] = {s->tp, s->t1, s->t2, t3, t3};
+    int st = flight_stage(R, r);
+    uint64_t a = from[st], b = to[st] > from[st] ? to[st] : from[st];
+    unsigned th = lat_pipe_stage_threads(st);
+    int best = -1, nthr = 0;
+    uint64_t most = 0;
+    char who[64] = "", span[32], cov[32], len[32];
+    for (int k = 0; k < LAT_PIPE_NHOT; k++) {
+        if (!(th & (1u << k)) || !r->gaps[k]) continue;
+        size_t w = strlen(who);
+        snprintf(who + w, sizeof who - w, "%s%s", nthr++ ? " or the " : "",
+                 lat_pipe_role_name(R->c.shape, k));
+        uint64_t o = lat_gaps_overlap(r->gaps[k], a, b);
+        if (o > most) most = o, best = k;
+    }
+    double span_ns = (double)lat_clock_to_ns(R->cal, b - a);
+    fmt_span(span, sizeof span, span_ns);
+    const char *stage = lat_pipe_stage_name(st);
+    if (best < 0) {
+        snprintf(r->flight_gap, sizeof r->flight_gap,
+                 "no platform gap on the %s inside seq %" PRIu64 "'s %s window (%s): that time "
+                 "is the pipeline's own",
+                 who, s->seq, stage, span);
+        return;
+    }
+    const lat_gaps *g = r->gaps[best];
+    size_t kept = lat_gaps_kept(g), ngaps = 0;
+    uint64_t longest = 0;
+    for (size_t i = lat_gaps_search(g->list, kept, a); i < kept && g->list[i].start < b; i++)
+        ngaps++, longest = g->list[i].len > longest ? g->list[i].len : longest;
+    double cov_ns = (double)lat_clock_to_ns(R->cal, most);
+    fmt_span(cov, sizeof cov, cov_ns);
+    fmt_span(len, sizeof len, (double)lat_clock_to_ns(R->cal, longest));
+    char gaps[96];
+    int w = ngaps > 1 ? snprintf(gaps, sizeof gaps, "%zu gaps (longest %s)", ngaps, len)
+                      : snprintf(gaps, sizeof gaps, "a %s gap", len);
+    double share = span_ns > 0 ? cov_ns / span_ns : 0;
+    char line[512];
+    w = snprintf(line, sizeof line,
+                 "%s on the %s cover%s %s of seq %" PRIu64 "'s %s in %s (%.0f%%): %s", gaps,
+                 lat_pipe_role_name(R->c.shape, best), ngaps > 1 ? "" : "s", cov, s->seq, span,
+                 stage, 100 * share,
+                 share >= 0.5 ? "mostly the platform's time, not the pipeline's"
+                              : "the rest is the pipeline's own");
+    (void)w;
+    size_t n = strlen(line); /* a cut sentence still says which thread and how much */
+    if (n >= sizeof r->flight_gap) n = sizeof r->flight_gap - 1;
+    memcpy(r->flight_gap, line, n);
+    r->flight_gap[n] = 0;
+}
+
 static void accounting_finish(run *R, lat_pipe_result *r) {
     r->run_start_cycles = R->start_cycles;
     for (size_t i = 0; i < r->niv; i++) {
@@ -1014,30 +1125,8 @@ static void accounting_finish(run *R, lat_pipe_result *r) {
                 lat_clock_to_ns(R->cal, lat_gaps_overlap(r->gaps[k], a, a + R->ivc));
     }
     attribute_tails(R, r);
-    if (!R->flight_raw_set) return;
-    const sample *s = &R->flight_raw;
-    uint64_t end = R->c.shape == LAT_PIPE_FULL ? s->t3 : s->t2;
-    int best = -1;
-    long best_gi = -1;
-    uint64_t most = 0;
-    for (int k = 0; k < LAT_PIPE_NHOT; k++) { /* the gap covering most of the outlier's hop */
-        long gi = lat_gaps_find(r->gaps[k], s->t0, end);
-        if (gi < 0) continue;
-        const lat_gap *g = &r->gaps[k]->list[gi];
-        uint64_t a = g->start > s->t0 ? g->start : s->t0;
-        uint64_t b = g->start + g->len < end ? g->start + g->len : end;
-        uint64_t ov = b > a ? b - a : 0;
-        if (best < 0 || ov > most) best = k, best_gi = gi, most = ov;
-    }
-    if (best < 0) return;
-    const lat_gap *g = &r->gaps[best]->list[best_gi];
-    double off = g->start >= s->t0 ? (double)lat_clock_to_ns(R->cal, g->start - s->t0) / 1e3
-                                   : -(double)lat_clock_to_ns(R->cal, s->t0 - g->start) / 1e3;
-    snprintf(r->flight_gap, sizeof r->flight_gap,
-             "the outlier (seq %" PRIu64 ") overlapped a %.1f us gap on the %s, starting "
-             "%+.1f us from its intended send: the platform's time, not the pipeline's",
-             s->seq, (double)lat_clock_to_ns(R->cal, g->len) / 1e3,
-             lat_pipe_role_name(R->c.shape, best), off);
+    if (r->flight) flight_baselines(&R->c, r);
+    if (R->flight_raw_set) flight_gap(R, r);
 }
 
 int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {

@@ -35,7 +35,7 @@ void lat_pipe_print_table(FILE *f, const lat_pipe_config *c, const lat_pipe_resu
         lat_hist_cis_at_percentiles(h, ps, LAT_HIST_CI_DEFAULT, ci, 3);
         fprintf(f,
                 "%-8s p50=%7" PRId64 "ns p99=%7" PRId64 "ns p99.9=%8" PRId64 "ns max=%9" PRId64
-                "ns%s",
+                "ns%s\n",
                 lat_pipe_stage_name(order[i]), ci[0].value, ci[1].value, ci[2].value,
                 lat_hist_max(h), over ? "  (oversubscribed)" : "");
         lat_pipe_print_cis(f, ps, ci, 3);
@@ -213,16 +213,17 @@ int lat_pipe_json_e2e_p999(const char *path, uint64_t *out_ns, char *why, size_t
     return rc;
 }
 
-void lat_pipe_print_header(FILE *f, const lat_pipe_config *c, const char *why) {
+void lat_pipe_print_header(FILE *f, const lat_pipe_config *c, const char *why, bool replay) {
     fprintf(f, "latlab pipeline: %s%s\n", why,
             c->no_pin ? " (planned only: --no-pin leaves placement to the scheduler)" : "");
+    char work[48]; /* a replay's work is its books (its own header line), no LCG rounds */
+    snprintf(work, sizeof work, replay ? "the replay's books" : "%u LCG rounds", c->work_iters);
     fprintf(f,
             "calibrated %.4f cycles/ns; %" PRIu64 " events at %" PRIu64 "/s, queue %u, sample ring "
-            "%u, work %u LCG rounds, idle %s%s%s%s%s\n",
-            c->cal->cycles_per_ns, c->events, c->rate_hz, c->queue_cap, c->sample_cap,
-            c->work_iters, lat_idle_name(c->idle.kind), c->alloc ? ", --alloc" : "",
-            c->no_pin ? ", --no-pin" : "", c->share_line ? ", --share-line" : "",
-            c->split_q1 ? ", --split-q1" : "");
+            "%u, work %s, idle %s%s%s%s%s\n",
+            c->cal->cycles_per_ns, c->events, c->rate_hz, c->queue_cap, c->sample_cap, work,
+            lat_idle_name(c->idle.kind), c->alloc ? ", --alloc" : "", c->no_pin ? ", --no-pin" : "",
+            c->share_line ? ", --share-line" : "", c->split_q1 ? ", --split-q1" : "");
 }
 
 int lat_pipe_stages_of(const lat_pipe_config *c, int *stage, const char **name) {

@@ -140,8 +140,11 @@ typedef struct lat_flame_svg_opts {
 } lat_flame_svg_opts;
 
 /* Frames drawn no deeper than this (deeper ones are summed into the row's
- * frames and the note says so) and none narrower than LAT_FLAME_MIN_PX. */
-#define LAT_FLAME_MAX_ROWS 512
+ * frames and the note says so: the image stays under ~1,200 px tall) and none
+ * narrower than LAT_FLAME_MIN_PX.  A run of one unknown frame ("[unknown]"
+ * repeated) is kept as one frame when stacks are added (every output), and the
+ * flamegraph's note says how many were folded. */
+#define LAT_FLAME_MAX_ROWS 64
 #define LAT_FLAME_MIN_PX 0.1
 
 /* Render a static SVG flamegraph: the root "all" at the bottom, callers below

@@ -47,8 +47,14 @@ typedef struct lat_flight {
     uint64_t post;           /* read-only after create: samples kept after the trigger */
     uint64_t trigger_at;     /* writer-owned: head index of the trigger, or LAT_FLIGHT_NONE */
     uint64_t stop_at;        /* writer-owned: head index at which the window freezes */
-    int frozen;              /* writer-owned: 1 once nothing more is written */
-    unsigned nstages;        /* read-only after create */
+    uint64_t drain_ns;       /* read-only while recording: after post, keep recording while
+                                e2e_ns > this (LAT_FLIGHT_NONE: never) */
+    uint64_t drain_limit;    /* read-only after create: most samples kept after the trigger */
+    uint64_t baseline_ns[LAT_FLIGHT_STAGES]; /* per stage: the run's typical latency, what
+                                                neighbours are judged against (0: the window's
+                                                median) */
+    int frozen;                              /* writer-owned: 1 once nothing more is written */
+    unsigned nstages;                        /* read-only after create */
     char names[LAT_FLIGHT_STAGES][LAT_FLIGHT_NAME_MAX]; /* read-only after create */
 } lat_flight;
 
@@ -63,6 +69,22 @@ int lat_flight_create(lat_flight **out, size_t capacity, unsigned nstages, const
                       uint64_t threshold_ns, uint64_t post);
 /* Free a recorder; NULL is fine. */
 void lat_flight_destroy(lat_flight *f);
+
+/* Keep recording past the post samples while each new sample's e2e exceeds
+ * drain_ns (a backlog still draining), up to 3/4 of the window after the
+ * trigger (its predecessors keep the rest); the verdict says where a run was
+ * cut.  LAT_FLIGHT_NONE (the default): stop after post.  Before recording. */
+static inline void lat_flight_set_drain(lat_flight *f, uint64_t drain_ns) {
+    f->drain_ns = drain_ns;
+}
+
+/* The run's typical latency of stage (its p50 over the whole run, say):
+ * neighbours of the outlier are judged against it instead of the window's
+ * own median, which a backlog filling the window would raise.  0 restores
+ * the window median.  Any time before lat_flight_analyze. */
+static inline void lat_flight_set_baseline(lat_flight *f, unsigned stage, uint64_t ns) {
+    if (stage < LAT_FLIGHT_STAGES) f->baseline_ns[stage] = ns;
+}
 
 /* Change the threshold (before the trigger; no effect once triggered). */
 static inline void lat_flight_set_threshold(lat_flight *f, uint64_t threshold_ns) {
@@ -84,7 +106,10 @@ LAT_INLINE int lat_flight_record(lat_flight *f, const lat_flight_sample *s) {
             return 1;
         }
     } else if (f->head >= f->stop_at) {
-        f->frozen = 1;
+        if (s->e2e_ns > f->drain_ns && f->head - f->trigger_at <= f->drain_limit)
+            f->stop_at = f->head + 1; /* a backlog still draining: one more */
+        else
+            f->frozen = 1;
     }
     return 0;
 }
@@ -122,6 +147,9 @@ typedef struct lat_flight_verdict {
     uint64_t run;             /* consecutive events (trigger included) slow in stage */
     uint64_t run_first_seq, run_last_seq;
     uint64_t run_max_ns; /* worst latency in that stage over the run */
+    int run_cut;         /* 1: the run (or, for ONE_EVENT, the events waiting behind it)
+                            reaches the window's end: cut there */
+    int baseline;        /* 1: every stage had a run baseline (lat_flight_set_baseline) */
     int after_stage;     /* for ONE_EVENT: the stage the next events were slow
                             in (queued behind the outlier), or -1 */
     uint64_t after_run;  /* how many consecutive events right after it */
@@ -129,9 +157,10 @@ typedef struct lat_flight_verdict {
 } lat_flight_verdict;
 
 /* Analyse the window.  A sample is "slow in stage s" when its latency in s
- * exceeds the window median of s by more than half the threshold (at least
- * 1 ns).  Allocates a scratch copy (not a hot path).  Returns 0, -EINVAL
- * (NULL) or -ENOMEM.  Not thread-safe against a concurrent writer. */
+ * exceeds the baseline of s by more than half the threshold (at least 1 ns):
+ * the lower of lat_flight_set_baseline's figure and the window median (the
+ * window median alone when none was set).  Allocates a scratch copy (not a hot path).
+ * Returns 0, -EINVAL (NULL) or -ENOMEM.  Not thread-safe against a concurrent writer. */
 int lat_flight_analyze(const lat_flight *f, lat_flight_verdict *v);
 
 /* Dump the window to out: a header, the verdict, then one line per sample

@@ -15,6 +15,7 @@
 #ifndef LATLAB_HTTP_H
 #define LATLAB_HTTP_H
 
+#include <netdb.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -72,10 +73,23 @@ void lat_http_server_counts(const lat_http_server *s, uint64_t *ok, uint64_t *re
 int lat_http_parse_url(const char *url, char *host, size_t host_cap, int *port, char *prefix,
                        size_t prefix_cap);
 
+/* Resolve host (a name or a numeric address; NULL or "" with passive: any
+ * local address) and port for TCP, as getaddrinfo does, but within
+ * timeout_ms (<= 0: only a numeric host can succeed): a numeric host at once,
+ * a name on a helper thread that is abandoned when the time is up (it frees
+ * its answer itself; getaddrinfo cannot be cancelled).  Returns 0 with *res
+ * (freeaddrinfo it), -ETIMEDOUT, -ENAMETOOLONG, -ENOMEM, a thread's -errno,
+ * or a failed lookup as LAT_EADDRINFO_ERR (lat_strerror: the resolver's
+ * words).  Thread-safe. */
+int lat_http_resolve(const char *host, const char *port, bool passive, int timeout_ms,
+                     struct addrinfo **res);
+/* The lookup time a server's listening address gets. */
+#define LAT_HTTP_RESOLVE_MS 10000
+
 /* Send METHOD host:port PATH with an optional body (content_type may be
  * NULL when there is none) and read the status.  timeout_ms bounds the whole
- * request (connect, send and the answer together; not the name lookup), so a
- * peer that trickles cannot hold it longer.  Returns 0 for 2xx, LAT_EHTTP for
+ * request (the name lookup, connect, send and the answer together), so a
+ * peer or a resolver that trickles cannot hold it longer.  Returns 0 for 2xx, LAT_EHTTP for
  * another status (err says which, with the start of the body), or a negative
  * errno (-ECONNREFUSED, -ETIMEDOUT), or a failed name lookup as
  * LAT_EADDRINFO_ERR (lat_strerror: the resolver's words).  err gets a

@@ -6,11 +6,11 @@
  * generator (the seed is in the result, so an order can be replayed), so a
  * change of the host's vCPU placement hits all of them alike.  Each run is cut
  * into intervals of intended send time (100 ms by default) with per-interval
- * figures per stage; the platform's share of each interval (spin-loop gaps of
- * the hot threads, gaps.h) is measured, and intervals where a hot thread lost
- * more than a stated share, or the pipeline fell into backlog, are set aside
- * and counted.  A run whose hot threads lost more than a stated share is
- * contaminated: it is repeated (at most max_repeats times), never used.  The
+ * figures per stage, for reports.  Each sample's stage windows are joined to
+ * the hot threads' platform gaps (censor.h): the run is reduced to the figures
+ * of the samples no gap touched (lat_lab_cell).  A run whose kept work samples
+ * cannot support the p99.9 (lat_censor_min_kept(99.9) = 10,000) is set aside
+ * and repeated (at most max_repeats times), never used.  The
  * cache-line floor between the hot CPUs (pingpong.h) is measured before and
  * after every run; it tells the host's placement (lab_placement.h).
  *
@@ -45,11 +45,10 @@ void lat_lab_conf_apply(int conf, lat_pipe_config *c);
 typedef struct lat_lab_run_rec {
     int conf;
     unsigned round, attempt;
-    bool contaminated;
-    char why[120]; /* why it is contaminated */
+    bool contaminated; /* set aside: its kept samples cannot support the p99.9 */
+    char why[120];     /* why it was set aside */
     double p50[LAT_PIPE_NSTAGES], p99[LAT_PIPE_NSTAGES], p999[LAT_PIPE_NSTAGES],
-        max[LAT_PIPE_NSTAGES];       /* ns; NAN for absent stages */
-    double work_p9999, steady_p9999; /* ns, as lat_lab_cell's (0: not measured) */
+        max[LAT_PIPE_NSTAGES]; /* ns; NAN for absent stages */
     double wall_ns;
     /* cache-line round trip between the hot CPUs just before and just after
      * the run (NAN: not measured) */
@@ -58,12 +57,17 @@ typedef struct lat_lab_run_rec {
     lat_pipe_cpustat cpu;
     lat_pipe_tail tail[LAT_PIPE_NSTAGES];
     double faults, cs, migrations; /* summed over hot threads (NAN unknown) */
+    /* per event: the work stage's allocation calls (NAN: not counted, see
+     * lat_pipe_config.alloc_count_begin) and the hot threads' cache misses;
+     * their instructions per cycle (NAN without a PMU) */
+    double allocs_per_event, misses_per_event, ipc;
     /* Per-sample censoring (censor.h): the share of the run's judged samples
      * whose work / e2e figure no platform gap touched (NAN: none judged).
-     * Reported only: the verdicts still read the intervals. */
+     * The verdict reads cell, the run's kept figures. */
     double kept_work, kept_e2e;
-    lat_lab_fig *iv; /* per-interval figures (owned) */
-    size_t niv, iv_set_aside;
+    lat_lab_cell cell; /* the kept figures the verdict reads (placement: NEAR) */
+    lat_lab_fig *iv;   /* per-interval figures (owned), for reports only */
+    size_t niv;
 } lat_lab_run_rec;
 
 typedef struct lat_lab_config {
@@ -72,8 +76,8 @@ typedef struct lat_lab_config {
     uint64_t seed; /* order shuffle (printed by the caller) */
     unsigned min_rounds, max_rounds;
     double budget_s;      /* stop starting rounds once this is spent */
-    unsigned max_repeats; /* a contaminated run is repeated at most this often */
-    double max_run_lost;  /* a run is contaminated above this lost share */
+    unsigned max_repeats; /* a set-aside run is repeated at most this often */
+    double max_run_lost;  /* reported only: runs whose hot thread lost more are counted */
     const char *hlog_dir; /* round 1 runs write <dir>/<conf>-1-<stage>.hlog (NULL: none) */
     /* Cache-line round trips (pingpong.h) per floor measurement between the
      * first two hot CPUs, before and after every run (0: not measured;
@@ -94,17 +98,15 @@ typedef struct lat_lab_config {
     void *ud;
 } lat_lab_config;
 
-/* Defaults: 10..80 rounds, 120 s budget, 2 repeats, 20% lost share (the run's
- * clean intervals are still the only ones read: an interval is set aside above
- * max_interval_lost), the floor measured with 20,000 round trips.  Calibrates
+/* Defaults: 10..80 rounds, 120 s budget, 2 repeats, 20% lost share (reported
+ * only), the floor measured with 20,000 round trips.  Calibrates
  * the cycle counter (pipe.cal = lat_clock_default()) and measures the
  * counter's step for params.tick_ns (lat_clock_granularity_cycles: the spacing
  * of the values a stamped duration can take, not the stamp's cost), so it
  * takes some milliseconds the first time.  Then lat_lab_config_derive(). */
 void lat_lab_config_default(lat_lab_config *c);
 /* The parameters that follow from the pipeline config, set again after the
- * caller changed it (rate, shape, placement): params.backlog_ns (the backlog
- * rule of pipeline_report.h: the e2e p50 at 20 send intervals), params.nhot
+ * caller changed it (rate, shape, placement): params.nhot
  * (3 in the full shape, else 2), params.ncpus (the CPUs this thread may run
  * on) and params.min_rounds = min_rounds. */
 void lat_lab_config_derive(lat_lab_config *c);

@@ -39,9 +39,9 @@ const char *lat_lab_conf_flag(int conf); /* "no flags", "--alloc", ... */
 enum {
     LAT_LAB_UNDECIDED = 0, /* inconclusive (reason says why) */
     LAT_LAB_NO_CHANGE,     /* decided: no effect beyond the stated bounds */
-    LAT_LAB_TAIL,          /* p99.9 or p99.99 up, p50 flat (or below granularity) */
+    LAT_LAB_TAIL,          /* p99.9 or p99.99 up beyond the p50's shift */
     LAT_LAB_MEDIAN,        /* p50 up (and with it throughput) */
-    LAT_LAB_VARIANCE,      /* spread across intervals / rounds explodes */
+    LAT_LAB_VARIANCE,      /* the e2e p99.9's dispersion round to round grows */
     LAT_LAB_NKINDS
 };
 const char *lat_lab_kind_name(int kind);
@@ -50,84 +50,84 @@ bool lat_lab_is_disease(int kind);
 /* The disease experiment conf is built to show (LAT_LAB_TAIL for alloc, ...). */
 int lat_lab_expected(int conf);
 
-/* The figures of one interval of one run that the verdict reads. */
+/* One interval's figures of one run: reports and plots only (lab/report.c);
+ * the verdict never reads them (a 100 ms interval on a shared host almost
+ * always holds a platform gap; a sample almost never does). */
 typedef struct lat_lab_fig {
     double work_p50, work_p99, work_p999, work_max; /* ns, all events */
-    double work_mean; /* ns: mean of the body (samples <= p99); 0 or NAN: not measured */
-    /* ns: the work figures of the events that met no queue (lat_pipe_interval's
-     * steady ones); 0: not measured, or too few of them */
-    double steady_p50, steady_p999, steady_mean;
+    double work_mean;         /* ns: mean of the body (samples <= p99); 0 or NAN: not measured */
     double e2e_p50, e2e_p999; /* ns */
     double tput_hz;
     double lost; /* largest share of the interval a hot thread lost in gaps */
 } lat_lab_fig;
 
-/* One configuration's run in one round, reduced to its intervals. */
-typedef struct lat_lab_cell {
-    const lat_lab_fig *iv;
-    size_t n;
-    bool usable;        /* false: contaminated after every repeat, or missing */
-    unsigned placement; /* the run's host placement: LAT_LAB_NEAR (or one placement),
-                         * LAT_LAB_FAR, or LAT_LAB_MOVED during the run */
-    /* ns: the run's work p99.99 over all its events, and over those that met
-     * no queue.  A whole run's, not an interval's: an episodic cost fires a
-     * few times a second, which the 10 slowest of a run's 100,000 events
-     * show and an interval's two slowest mostly do not.  0: not measured
-     * (fewer than LAT_LAB_DEEP_COUNT events) */
-    double p9999, steady_p9999;
-} lat_lab_cell;
-#define LAT_LAB_DEEP_COUNT 10000
+/* The shift function's quantiles. */
+#define LAT_LAB_NQ 5
+enum { LAT_LAB_Q50 = 0, LAT_LAB_Q90, LAT_LAB_Q99, LAT_LAB_Q999, LAT_LAB_Q9999 };
+extern const double lat_lab_quantile_pct[LAT_LAB_NQ]; /* 50, 90, 99, 99.9, 99.99 */
+
 /* A cell's placement (lab_placement.h): near (or the only one), far, or
  * moved during the run. */
 enum { LAT_LAB_NEAR = 0, LAT_LAB_FAR = 1, LAT_LAB_MOVED = 2 };
 
-/* The verdict rule's named parameters. */
+/* One configuration's run in one round: the figures of the samples that
+ * censoring kept (censor.h). */
+typedef struct lat_lab_cell {
+    bool usable;        /* false: missing, or too few kept samples to read the p99.9 */
+    unsigned placement; /* LAT_LAB_NEAR, LAT_LAB_FAR or LAT_LAB_MOVED */
+    uint64_t kept;      /* work samples kept */
+    double kept_share;  /* kept / judged, 0..1 (NAN: not judged) */
+    /* ns: the kept work samples at lat_lab_quantile_pct, bias-corrected (IPW);
+     * NAN where kept < lat_censor_min_kept(pct) */
+    double work_q[LAT_LAB_NQ];
+    /* ns: mean of the kept work samples at or below their p99 (resolves below
+     * a tick); NAN: not measured */
+    double work_mean;
+    double e2e_q[LAT_LAB_NQ]; /* ns: the kept e2e samples, same rule */
+} lat_lab_cell;
+
+/* One point of the shift function: per paired round d = ln(exp / base) at
+ * that quantile; Hodges-Lehmann estimate and CI of d (stats.h), reported as
+ * ratios exp(.).  NAN: not read (fewer than min_rounds rounds where both
+ * sides support the quantile). */
+typedef struct lat_lab_shift {
+    double ratio, lo, hi, p;
+    unsigned rounds;
+} lat_lab_shift;
+
+/* The verdict rule's named parameters (docs/lab-method.md has the table). */
 typedef struct lat_lab_params {
     double alpha;                  /* per test, two-sided (confidence = 1 - alpha) */
-    double min_median_ratio;       /* smallest p50 growth called a median effect */
-    double min_median_ticks;       /* ... and at least this many counter ticks */
-    double min_tail_ratio;         /* smallest p99.9 growth called a tail effect */
-    double min_deep_ratio;         /* smallest p99.99 growth called a tail effect: an
-                                    * episodic cost too rare to move the p99.9 (alloc's
-                                    * slow path); 0: the p99.99 is not read */
-    double deep_alpha;             /* ... at this level: its rare events scatter most */
-    double tail_excess_ratio;      /* p50 and p99.9 both up: a tail disease needs p99.9's
-                                    * ratio this far beyond p50's, a median disease
-                                    * needs it below (<= 1: the median always wins) */
-    double tail_log_multiple;      /* ... and a tail disease needs log(p99.9 ratio) above this
-                                    * multiple of log(p50 ratio), a median disease below */
-    double median_dominates;       /* a p50 grown at least this much (lower confidence
-                                    * bound) is a median disease whatever the tail did */
-    double min_var_ratio;          /* smallest growth of spread called variance */
-    double no_change_ratio;        /* "no change" when every CI lies within 1/x .. x */
+    double min_median_ratio;       /* median disease: the p50 ratio's lower bound above this */
+    double min_median_ticks;       /* ... and the p50 shift at least this many counter ticks */
+    double min_tail_ratio;         /* tail disease: the p99.9 (or p99.99) ratio's lower bound
+                                    * above this */
+    double tail_log_multiple;      /* tail vs median: a tail disease needs ln(tail ratio) above
+                                    * this multiple of ln(p50 ratio), a median disease at most it */
+    double min_var_ratio;          /* variance disease: round-to-round dispersion grown this much */
+    double no_change_ratio;        /* "no change" when every read CI lies within 1/x .. x */
     double tick_ns;                /* the counter's granularity */
     unsigned min_rounds;           /* paired rounds needed before deciding */
     unsigned min_placement_rounds; /* ... in one placement, when the rounds span two */
-    /* The verdict reads the work figures of all events, or of the events that
-     * met no queue when the backlog alone widens the baseline's tail by this
-     * ratio (its p99.9 over all events / over those): in a far placement a
-     * gap's backlog runs events back to back and every configuration's tail
-     * widens by the vCPUs' distance, not by the experiment (0: never). */
-    double steady_widen;
-    double max_interval_lost; /* interval set aside above this lost share */
-    double backlog_ns;        /* interval set aside when e2e p50 exceeds this (0: off) */
-    unsigned min_intervals;   /* clean intervals a cell needs to count */
-    int ncpus, nhot;          /* CPUs the hot threads can use, hot threads */
+    int ncpus, nhot;               /* CPUs the hot threads can use, hot threads */
 } lat_lab_params;
 void lat_lab_params_default(lat_lab_params *p);
 
 typedef struct lat_lab_verdict {
     int kind;
-    double confidence;              /* 1 - p of the deciding test (0 when undecided) */
-    unsigned rounds;                /* paired rounds used */
-    unsigned set_aside;             /* rounds set aside (either side unusable) */
-    unsigned iv_used, iv_set_aside; /* intervals (both sides) */
-    /* work p50: per-round ratio (HL estimate, CI) and shift in ns */
-    double p50_ratio, p50_lo, p50_hi, p50_p, p50_shift_ns, base_p50_ns;
-    double p999_ratio, p999_lo, p999_hi, p999_p;
-    double p9999_ratio, p9999_lo, p9999_hi, p9999_p; /* work p99.99 (NAN: not measured) */
-    bool deep_tail;                /* a tail verdict that rests on the p99.99, not the p99.9 */
-    double spread_ratio, spread_p; /* e2e spread: experiment / baseline */
+    double confidence;  /* 1 - p of the deciding test (0 when undecided) */
+    unsigned rounds;    /* paired rounds used */
+    unsigned set_aside; /* rounds set aside (either side unusable) */
+    /* The work stage's shift function, experiment / baseline. */
+    lat_lab_shift shift[LAT_LAB_NQ];
+    /* Round-to-round dispersion of ln e2e p99.9: the median absolute
+     * deviation from each side's median, experiment / baseline (ratio; lo, hi:
+     * NAN, not estimated), and the Mann-Whitney p of the deviations (one-sided
+     * upwards: 1 when the experiment's are not larger). */
+    double disp_ratio, disp_lo, disp_hi, disp_p;
+    bool deep_tail; /* a tail verdict that rests on the p99.99, not the p99.9 */
+    /* work p50 shift in ns (HL estimate) and the baseline's p50 */
+    double p50_shift_ns, base_p50_ns;
     /* work body mean (sub-tick): per-round ratio (HL estimate, CI), shift in ns */
     double mean_ratio, mean_lo, mean_hi, mean_shift_ns;
     /* The rounds spanned both placements: each was decided on its own, and
@@ -135,14 +135,16 @@ typedef struct lat_lab_verdict {
      * different ones).  placement_kind[i] is placement i's kind (-1: none). */
     int placement_kind[2];
     unsigned placement_rounds[2];
-    int decided_in;          /* placement the verdict rests on, or -1 (all rounds, one placement) */
-    bool steady_figures;     /* read the events that met no queue (see steady_widen) */
-    double backlog_widening; /* the baseline's: p99.9 all events / met no queue (NAN) */
-    bool p50_below_tick;     /* the p50 change is below min_median_ticks */
-    char reason[512];        /* for UNDECIDED, and notes otherwise */
+    int decided_in;      /* placement the verdict rests on, or -1 (all rounds, one placement) */
+    bool p50_below_tick; /* the p50 change is below min_median_ticks */
+    char reason[512];    /* for UNDECIDED, and notes otherwise */
 } lat_lab_verdict;
 
-/* The verdict for experiment conf from nrounds paired cells.  Pure. */
+/* The verdict for experiment conf from nrounds paired cells (base[k] and
+ * exp[k] ran in round k; unusable cells set their round aside).  Fills out
+ * whatever it decides (shift[] NAN where not read).  Returns 0, -EINVAL (NULL
+ * p/out, cells NULL with nrounds > 0, alpha outside (0, 1)) or -ENOMEM.
+ * Pure. */
 int lat_lab_decide(const lat_lab_params *p, int conf, const lat_lab_cell *base,
                    const lat_lab_cell *exp, unsigned nrounds, lat_lab_verdict *out);
 /* The A/A control's word over the experiments: when v[LAT_LAB_AA] reads a

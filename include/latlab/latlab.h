@@ -3,18 +3,18 @@
  * Stable headers keep their API within a major version (the soname's
  * number).  Core floor (libc, zlib, pthreads): compiler error alloc
  * atomicfile clock hist hlog hlog_merge hlog_processor hlog_follow ring perf
- * topo topo_report flight gaps stats budget pingpong.  Measure floor: trace (no jansson); json report bench
- * http prom (jansson).
+ * topo topo_report flight gaps stats budget pingpong.  Measure floor: trace (no jansson); json
+ * report bench http prom (jansson).
  *
  * Experimental headers may change in any release: the demo pipeline and
  * its report, the lab floor (lab_*.h, lab.h; in liblatlab-lab), the
  * platform account, injected platform noise, per-sample censoring and the
  * preemption probe, profiling, the counting malloc interposer, the load
- * generator (load, loadproto, loadverdict), the coordinated-omission
- * demonstration (co), per-thread counter sets (perf_threads), a command run under counters
- * (perf_child) and its report (perf_report), the summary of an interval log (hlog_summary), the inputs of a plot
- * (plotset), a live tail row (tailrow), what injected noise
- * took (noise_report).  Each
+ * generator (load, loadproto, loadverdict, loadrun), the coordinated-omission
+ * demonstration (co), per-thread counter sets (perf_threads), a command run
+ * under counters (perf_child) and its report (perf_report), the summary of an
+ * interval log (hlog_summary), the inputs of a plot (plotset), a live tail
+ * row (tailrow), what injected noise took (noise_report).  Each
  * refuses to compile unless LATLAB_EXPERIMENTAL is defined before it is
  * included, and this header includes them only then (zstd's
  * ZSTD_STATIC_LINKING_ONLY pattern).  tests/headers.sh fails when a public
@@ -81,6 +81,7 @@
 #include "latlab/loadproto.h"
 #include "latlab/load.h"
 #include "latlab/loadverdict.h"
+#include "latlab/loadrun.h"
 #endif
 
 #endif /* LATLAB_LATLAB_H */

@@ -8,7 +8,11 @@
  * with room (in-flight cap per connection); when every connection is full the
  * request waits, and the wait counts in its latency.  No request is skipped:
  * late ones go out back to back.  Responses are read from nonblocking sockets
- * through epoll and parsed incrementally (loadproto.h).  Three histograms, in
+ * through epoll and parsed incrementally (loadproto.h).  While nothing can be
+ * sent before a response comes (every connection full, or the schedule over)
+ * the thread waits in epoll_wait (1 ms at most) instead of spinning, leaving
+ * the CPU to a server that may share it; the wake-up counts in that
+ * response's latency, as it would for any client.  Three histograms, in
  * ns: latency = completion - intended send, service = completion - actual
  * send, lag = actual - intended send (the generator's own health).
  *
@@ -32,6 +36,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/socket.h>
 
 #include "latlab/hist.h"
@@ -60,6 +65,24 @@ typedef struct lat_load_sched {
 int lat_load_sched_init(lat_load_sched *s, lat_load_arrivals kind, double rate_hz, uint64_t seed);
 /* The next intended send time, ns after the start (non-decreasing). */
 uint64_t lat_load_sched_next(lat_load_sched *s);
+
+/* A target: HOST:PORT, [IPV6]:PORT or http://HOST[:PORT][/PATH] (port 80).
+ * host gets the host (hn bytes with its NUL), port the port's digits (8
+ * bytes), *path the URL's path inside t (NULL without one).  0, or -EINVAL
+ * with *why the fault as the end of a sentence ("target 'x'" + why: ": no
+ * host", " is not HOST:PORT", ": bad port", ": no ']'"). */
+int lat_load_target_split(const char *t, char *host, size_t hn, char *port, const char **path,
+                          const char **why);
+
+/* --arrivals replay's file: one intended send time per line, ns from the
+ * start, non-decreasing, below 2^63 ('#' comments and blank lines skipped).
+ * lat_load_replay_check reads f to its end: 0 with the count (*n) and the
+ * last time (*last), -EINVAL at the first line that is not such a time
+ * (*line_no, from 1), or -EIO on a read error.  lat_load_replay_next is a
+ * lat_load_cfg.replay_next for a FILE * (checked first): the next time, or
+ * UINT64_MAX at the end or at a line that is not one. */
+int lat_load_replay_check(FILE *f, uint64_t *n, uint64_t *last, long *line_no);
+uint64_t lat_load_replay_next(void *file);
 
 /* ---- the run ------------------------------------------------------------------------- */
 

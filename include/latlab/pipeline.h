@@ -167,6 +167,12 @@ typedef struct lat_pipe_config {
      * (begin = 1) and right after it (begin = 0). */
     void (*thread_hook)(void *ud, int role, int begin);
     void *hook_ud;
+    /* Optional: count each hot thread's allocation calls over its loop
+     * (r->thr[role].allocs) with a counting allocator that lives in the
+     * executable (alloccount.h: lat_alloccount_begin / lat_alloccount_end).
+     * NULL: not counted.  Both run on the hot thread, outside the loop. */
+    void (*alloc_count_begin)(void);
+    uint64_t (*alloc_count_end)(void);
     const lat_pipe_source *source; /* NULL: steady rate_hz, LCG work */
 } lat_pipe_config;
 
@@ -181,6 +187,7 @@ typedef struct lat_pipe_counters {
     int cpu_start, cpu_end; /* CPU at loop start/end (lat_current_cpu) */
     double ctx_switches, migrations, page_faults;
     double cycles, instructions, cache_misses;
+    double allocs;    /* allocation calls over the loop (config alloc_count_*); NAN: not counted */
     uint64_t loop_ns; /* wall time of the loop */
 } lat_pipe_counters;
 

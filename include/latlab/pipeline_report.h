@@ -28,8 +28,9 @@ struct json_t;
  * events into dump.  0, or the file's negative errno. */
 int lat_pipe_report_flight(FILE *f, FILE *dump, const lat_flight *fl, const char *path);
 /* "latlab pipeline: WHY" (with the no-pin note) and the run's parameters
- * line (calibration, events, rate, queue, sample ring, work, idle, flags). */
-void lat_pipe_print_header(FILE *f, const lat_pipe_config *c, const char *why);
+ * line (calibration, events, rate, queue, sample ring, work, idle, flags);
+ * replay: the work is a replay's books, not LCG rounds. */
+void lat_pipe_print_header(FILE *f, const lat_pipe_config *c, const char *why, bool replay);
 /* The stages c's run has, in order: their LAT_PIPE_* indexes and names
  * (arrays of LAT_PIPE_NSTAGES); returns how many. */
 int lat_pipe_stages_of(const lat_pipe_config *c, int *stage, const char **name);
@@ -63,7 +64,8 @@ void lat_pipe_print_censoring(FILE *f, const lat_pipe_result *r);
 /* The backlog rule, written once: a median e2e of LAT_PIPE_BACKLOG_SENDS
  * send intervals or more means the run measured queueing backlog, not the
  * pipeline.  lat_pipe_backlog_ns is that e2e in ns at rate_hz (0 for rate 0);
- * the lab sets an interval aside above it (lab_verdict.h backlog_ns). */
+ * `latlab pipeline` notes a backlog above it (the lab censors backlog
+ * samples one by one instead: censor.h). */
 #define LAT_PIPE_BACKLOG_SENDS 20
 double lat_pipe_backlog_ns(uint64_t rate_hz);
 /* True (and a sentence in buf) when r's median e2e is at or above the

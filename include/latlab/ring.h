@@ -184,14 +184,17 @@ typedef struct lat__ring_ctl {
 
 /* Internal (ring.c). */
 extern _Thread_local char lat__ring_thread_tag;
-void lat__ring_owner_fail(const char *what) __attribute__((noreturn));
+void lat__ring_owner_fail(const char *ring, const char *side, uintptr_t owner, uintptr_t me)
+    __attribute__((noreturn));
+void lat__ring_contract_fail(const char *what) __attribute__((noreturn));
 void lat__ring_wake(_Atomic uint32_t *sleep_word);
 /* Wakeable rings: seq_cst store of idx, then wake the peer if it sleeps. */
 void lat__ring_publish_wake(_Atomic uint64_t *idx, uint64_t v, _Atomic uint32_t *peer_sleep);
 
 /* Debug ownership check: the thread is identified by the address of a
  * thread-local byte (no system call). */
-LAT_INLINE void lat__ring_check_owner(_Atomic uintptr_t *owner, const char *what) {
+LAT_INLINE void lat__ring_check_owner(_Atomic uintptr_t *owner, const char *ring,
+                                      const char *side) {
 #if LAT_RING_OWNER_CHECKS
     uintptr_t me = (uintptr_t)&lat__ring_thread_tag;
     uintptr_t cur = atomic_load_explicit(owner, memory_order_relaxed);
@@ -199,17 +202,18 @@ LAT_INLINE void lat__ring_check_owner(_Atomic uintptr_t *owner, const char *what
     if (cur == 0 && atomic_compare_exchange_strong_explicit(owner, &cur, me, memory_order_relaxed,
                                                             memory_order_relaxed))
         return;
-    lat__ring_owner_fail(what);
+    lat__ring_owner_fail(ring, side, cur, me);
 #else
     (void)owner;
-    (void)what;
+    (void)ring;
+    (void)side;
 #endif
 }
 
 /* Typed calls pass sizeof(*item); debug builds check it is the ring's size. */
 LAT_INLINE void lat__ring_check_size(uint32_t ring_size, size_t n) {
 #if LAT_RING_OWNER_CHECKS
-    if (n != ring_size) lat__ring_owner_fail("typed call with an item of the wrong size");
+    if (n != ring_size) lat__ring_contract_fail("typed call with an item of the wrong size");
 #else
     (void)ring_size;
     (void)n;
@@ -341,7 +345,7 @@ static inline size_t lat_ring_len(const lat_ring *r) {
 /* Copy item_size bytes from item into the ring.  Returns true, or false when
  * the ring is full (the item stays with the caller).  [producer] */
 LAT_INLINE bool lat__ring_push_n(lat_ring *r, const void *item, size_t n) {
-    lat__ring_check_owner(&r->p_owner, "lat_ring producer");
+    lat__ring_check_owner(&r->p_owner, "lat_ring", "producer");
     lat__ring_check_size(r->p_size, n);
     uint64_t h = r->p_head; /* own index, private copy */
     if (LAT_UNLIKELY(h - r->p_tail > r->p_mask)) {
@@ -362,7 +366,7 @@ LAT_INLINE bool lat_ring_try_push(lat_ring *r, const void *item) {
 /* Copy the oldest item into item and remove it.  Returns true, or false when
  * the ring is empty.  [consumer] */
 LAT_INLINE bool lat__ring_pop_n(lat_ring *r, void *item, size_t n) {
-    lat__ring_check_owner(&r->c_owner, "lat_ring consumer");
+    lat__ring_check_owner(&r->c_owner, "lat_ring", "consumer");
     lat__ring_check_size(r->c_size, n);
     uint64_t t = r->c_tail; /* own index, private copy */
     if (LAT_UNLIKELY(t == r->c_head)) {
@@ -382,7 +386,7 @@ LAT_INLINE bool lat_ring_try_pop(lat_ring *r, void *item) {
 /* The oldest item in place (valid until the next pop/read_commit), or NULL
  * when empty.  [consumer] */
 static inline void *lat_ring_peek(lat_ring *r) {
-    lat__ring_check_owner(&r->c_owner, "lat_ring consumer");
+    lat__ring_check_owner(&r->c_owner, "lat_ring", "consumer");
     uint64_t t = r->c_tail;
     if (t == r->c_head) {
         r->c_head = atomic_load_explicit(&r->head, memory_order_acquire);
@@ -395,7 +399,7 @@ static inline void *lat_ring_peek(lat_ring *r) {
  * full) and fills *sp; write the items, then lat_ring_write_commit().  A new
  * reserve replaces an uncommitted one.  [producer] */
 static inline size_t lat_ring_write_reserve(lat_ring *r, size_t want, lat_ring_span *sp) {
-    lat__ring_check_owner(&r->p_owner, "lat_ring producer");
+    lat__ring_check_owner(&r->p_owner, "lat_ring", "producer");
     uint64_t h = r->p_head;
     uint64_t cap = r->p_mask + 1;
     uint64_t free_n = cap - (h - r->p_tail);
@@ -416,9 +420,9 @@ static inline size_t lat_ring_write_reserve(lat_ring *r, size_t want, lat_ring_s
 }
 /* Publish the first n (<= reserved) items of the last write_reserve.  [producer] */
 static inline void lat_ring_write_commit(lat_ring *r, size_t n) {
-    lat__ring_check_owner(&r->p_owner, "lat_ring producer");
+    lat__ring_check_owner(&r->p_owner, "lat_ring", "producer");
 #if LAT_RING_OWNER_CHECKS
-    if (n > r->p_resv) lat__ring_owner_fail("lat_ring_write_commit beyond the reservation");
+    if (n > r->p_resv) lat__ring_contract_fail("lat_ring_write_commit beyond the reservation");
 #endif
     r->p_resv = 0;
     if (n == 0) return;
@@ -430,7 +434,7 @@ static inline void lat_ring_write_commit(lat_ring *r, size_t n) {
 /* Reserve up to want items for reading in place.  Returns how many (0 when
  * empty) and fills *sp; read them, then lat_ring_read_commit().  [consumer] */
 static inline size_t lat_ring_read_reserve(lat_ring *r, size_t want, lat_ring_span *sp) {
-    lat__ring_check_owner(&r->c_owner, "lat_ring consumer");
+    lat__ring_check_owner(&r->c_owner, "lat_ring", "consumer");
     uint64_t t = r->c_tail;
     uint64_t avail = r->c_head - t;
     if (avail < want) {
@@ -451,9 +455,9 @@ static inline size_t lat_ring_read_reserve(lat_ring *r, size_t want, lat_ring_sp
 }
 /* Release the first n (<= reserved) items of the last read_reserve.  [consumer] */
 static inline void lat_ring_read_commit(lat_ring *r, size_t n) {
-    lat__ring_check_owner(&r->c_owner, "lat_ring consumer");
+    lat__ring_check_owner(&r->c_owner, "lat_ring", "consumer");
 #if LAT_RING_OWNER_CHECKS
-    if (n > r->c_resv) lat__ring_owner_fail("lat_ring_read_commit beyond the reservation");
+    if (n > r->c_resv) lat__ring_contract_fail("lat_ring_read_commit beyond the reservation");
 #endif
     r->c_resv = 0;
     if (n == 0) return;
@@ -659,7 +663,7 @@ LAT_INLINE void lat__seqring_put(lat_seqring *r, uint64_t h, const void *item, s
  * the word.  Positions are 64-bit and start at 0, so `h >= p_limit` never
  * wraps (2^64 pushes). */
 LAT_INLINE bool lat__seqring_push_n(lat_seqring *r, const void *item, size_t n) {
-    lat__ring_check_owner(&r->p_owner, "lat_seqring producer");
+    lat__ring_check_owner(&r->p_owner, "lat_seqring", "producer");
     lat__ring_check_size(r->p_size, n);
     uint64_t h = atomic_load_explicit(&r->p_head, memory_order_relaxed); /* own index */
     if (LAT_UNLIKELY(h >= r->p_limit)) {
@@ -687,7 +691,7 @@ const unsigned char *lat__seqring_pop_slow(lat_seqring *r, uint64_t t);
 
 /* [consumer] */
 LAT_INLINE bool lat__seqring_pop_n(lat_seqring *r, void *item, size_t n) {
-    lat__ring_check_owner(&r->c_owner, "lat_seqring consumer");
+    lat__ring_check_owner(&r->c_owner, "lat_seqring", "consumer");
     lat__ring_check_size(r->c_size, n);
     uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed); /* own index */
     _Atomic uint64_t *w =
@@ -726,7 +730,7 @@ LAT_INLINE bool lat_seqring_try_pop(lat_seqring *r, void *item) {
 
 /* [consumer] */
 static inline void *lat_seqring_peek(lat_seqring *r) {
-    lat__ring_check_owner(&r->c_owner, "lat_seqring consumer");
+    lat__ring_check_owner(&r->c_owner, "lat_seqring", "consumer");
     uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
     _Atomic uint64_t *w = lat__seqring_word(r->c_slots, t, r->c_mask, r->c_shift);
     if (atomic_load_explicit(w, memory_order_acquire) != t + 1) return NULL;
@@ -735,7 +739,7 @@ static inline void *lat_seqring_peek(lat_seqring *r) {
 
 /* [producer] */
 static inline size_t lat_seqring_write_reserve(lat_seqring *r, size_t want, lat_ring_span *sp) {
-    lat__ring_check_owner(&r->p_owner, "lat_seqring producer");
+    lat__ring_check_owner(&r->p_owner, "lat_seqring", "producer");
     uint64_t h = atomic_load_explicit(&r->p_head, memory_order_relaxed);
     uint64_t cap = r->p_mask + 1;
     uint64_t free_n = cap - (h - r->p_tail);
@@ -758,9 +762,9 @@ static inline size_t lat_seqring_write_reserve(lat_seqring *r, size_t want, lat_
 }
 /* [producer] */
 static inline void lat_seqring_write_commit(lat_seqring *r, size_t n) {
-    lat__ring_check_owner(&r->p_owner, "lat_seqring producer");
+    lat__ring_check_owner(&r->p_owner, "lat_seqring", "producer");
 #if LAT_RING_OWNER_CHECKS
-    if (n > r->p_resv) lat__ring_owner_fail("lat_seqring_write_commit beyond the reservation");
+    if (n > r->p_resv) lat__ring_contract_fail("lat_seqring_write_commit beyond the reservation");
 #endif
     r->p_resv = 0;
     if (n == 0) return;
@@ -773,7 +777,7 @@ static inline void lat_seqring_write_commit(lat_seqring *r, size_t n) {
 
 /* [consumer] */
 static inline size_t lat_seqring_read_reserve(lat_seqring *r, size_t want, lat_ring_span *sp) {
-    lat__ring_check_owner(&r->c_owner, "lat_seqring consumer");
+    lat__ring_check_owner(&r->c_owner, "lat_seqring", "consumer");
     uint64_t t = atomic_load_explicit(&r->tail, memory_order_relaxed);
     uint64_t mask = r->c_mask;
     uint64_t cap = mask + 1;
@@ -794,9 +798,9 @@ static inline size_t lat_seqring_read_reserve(lat_seqring *r, size_t want, lat_r
 }
 /* [consumer] */
 static inline void lat_seqring_read_commit(lat_seqring *r, size_t n) {
-    lat__ring_check_owner(&r->c_owner, "lat_seqring consumer");
+    lat__ring_check_owner(&r->c_owner, "lat_seqring", "consumer");
 #if LAT_RING_OWNER_CHECKS
-    if (n > r->c_resv) lat__ring_owner_fail("lat_seqring_read_commit beyond the reservation");
+    if (n > r->c_resv) lat__ring_contract_fail("lat_seqring_read_commit beyond the reservation");
 #endif
     r->c_resv = 0;
     if (n == 0) return;

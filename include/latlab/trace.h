@@ -150,9 +150,11 @@ typedef struct lat_trace_config {
      * LAT_FLIGHT_NONE.  It triggers on stage flight_stage (default: the last
      * declared) and shows up to LAT_FLIGHT_STAGES of the other stages. */
     uint64_t flight_threshold_ns;
-    uint64_t flight_post;   /* samples after the trigger (default 256) */
-    size_t flight_capacity; /* window (default 4096) */
-    int flight_stage;       /* -1: the last stage */
+    uint64_t flight_post;     /* samples after the trigger (default 256) */
+    size_t flight_capacity;   /* window (default 4096) */
+    int flight_stage;         /* -1: the last stage */
+    uint64_t flight_drain_ns; /* past post, keep recording while the trigger stage is
+                                 above this (lat_flight_set_drain; default LAT_FLIGHT_NONE) */
 } lat_trace_config;
 
 /* Defaults as stated above; no stages, no outputs.  [any] */

@@ -30,6 +30,10 @@ grep -q "^## Closed loop (pure service time)" "$md" || fail "no closed-loop tabl
 grep -q "^## Open loop (latency from the intended arrival time)" "$md" || fail "no open-loop table"
 grep -q "^## mixed_70_20_10 (open loop)" "$md" || fail "no open-loop section"
 [ "$(grep -c '^\*\*Where the tail comes from.\*\*' "$md")" -eq 8 ] || fail "tail paragraphs"
+# the method once, per benchmark only its figures
+[ "$(grep -c "timer's own floor" "$md")" -eq 1 ] || fail "the method is repeated: $(grep -c "timer's own floor" "$md")"
+long=$(grep '^\*\*Where the tail comes from.\*\*' "$md" | awk 'length > 700' | wc -l)
+[ "$long" -eq 0 ] || fail "$long tail paragraphs over 700 characters"
 [ "$(grep -c '^Workload health: crossing submits' "$md")" -eq 8 ] || fail "health lines"
 grep -q "add_only.*" "$md" && grep -q "crossing submits 0.0% (0/5000)" "$md" || fail "add_only crossed"
 grep -q "<html" "$tmp/o/report.html" || fail "no report.html"

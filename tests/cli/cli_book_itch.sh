@@ -52,4 +52,27 @@ grep -q "paced (open loop" "$tmp/out" || fail "paced label"
 grep -q "3 passes" "$tmp/out" || fail "loop count"
 "$LATLAB" book itch "$itch" --pace sideways >/dev/null 2>&1
 [ $? -eq 2 ] || fail "bad --pace should exit 2"
+
+# The figures of one short pass are measured (thread CPU time in ns, not
+# getrusage ticks) and printed with the unit their size needs.
+"$LATLAB" book itch "$itch" >"$tmp/out" || fail "single pass"
+grep -q "^on-CPU .* [0-9.]* [kM]* *messages per CPU-second (0\.[0-9]* s of CPU" "$tmp/out" ||
+    fail "single pass on-CPU: $(grep on-CPU "$tmp/out")"
+grep -Eq "^(throughput|on-CPU) .* 0\.00 M|for 0% of" "$tmp/out" && fail "zero figures: $(grep -E '^(throughput|on-CPU)' "$tmp/out")"
+# --max-gap: paced at the capture's timestamps, every gap cut to 1 us, the
+# run takes ~12 ms instead of hours; the cut gaps are counted.
+timeout 60 "$LATLAB" book itch "$itch" --pace original --max-gap 1us --json "$tmp/g.json" >"$tmp/out" ||
+    fail "--max-gap run exited $?"
+grep -Eq "^max gap +1000 ns: [1-9][0-9]* gaps cut" "$tmp/out" || fail "gaps cut: $(cat "$tmp/out")"
+grep -Eq "^throughput +[0-9.]+ [kM]? ?messages/s" "$tmp/out" || fail "paced throughput"
+grep -q " 0\.00 M messages" "$tmp/out" && fail "paced rate printed as 0.00 M"
+grep -q "spins to each due time" "$tmp/out" || fail "paced on-CPU not explained"
+grep -q '"gaps_cut": [1-9]' "$tmp/g.json" || fail "gaps_cut not in the json"
+for bad in "--max-gap 0 --pace original" "--max-gap 1xs --pace original" "--max-gap 1ms"; do
+    # shellcheck disable=SC2086
+    "$LATLAB" book itch "$itch" $bad >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 2 ] || fail "'$bad' exited $rc, want 2"
+    grep -q -- "--max-gap" "$tmp/err" || fail "'$bad' does not name --max-gap: $(cat "$tmp/err")"
+done
 echo "cli_book_itch: ok"

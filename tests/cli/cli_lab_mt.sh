@@ -108,12 +108,15 @@ a, b = (int(x, 16) for x in d["stage_counter_addrs"])
 assert a // 64 == b // 64 and abs(a - b) == 8, (hex(a), hex(b))
 assert d["stage_counters_same_line"] is True
 PY
+    # pipeline wraps stdout at 100 characters (continuation lines indented by 4): join them
+    unwrap() { sed -i -e ':a' -e 'N' -e '$!ba' -e 's/\n    / /g' "$1"; }
     # flight recorder: a stall in work is one slow event; in q1 a run.  On a loaded
     # machine scheduling noise can cross the threshold first: retry then.
     flight() { # stage expected-text
         for try in 1 2 3 4; do
             "$L" pipeline --shape compact --idle backoff --events 4000 --rate 20000 --inject-stall "$1:2000:400000" \
                 --flight-threshold 200ms --flight-out "$T/fl.txt" >"$T/f.out" 2>&1 || fail "flight run: $(cat "$T/f.out")"
+            unwrap "$T/f.out"
             grep -q "flight recorder: .*seq 2000" "$T/f.out" || { echo "noise fired first, retrying"; continue; }
             grep -q "$2" "$T/f.out" || fail "flight verdict: $(cat "$T/f.out")"
             grep -q '^>> *2000 ' "$T/fl.txt" || fail "outlier not marked in the dump"
@@ -127,6 +130,7 @@ PY
     # worker's poll loop is a gap that explains the q1+wake tail
     "$L" pipeline --shape compact --events 20000 --rate 100000 --inject-stall worker:10000:30000 \
         >"$T/a.out" 2>&1 || fail "attribution run: $(cat "$T/a.out")"
+    unwrap "$T/a.out"
     grep -Eq '^platform: producer lost .* gaps >= 10 us, longest .*; worker lost ' "$T/a.out" || fail "platform line: $(cat "$T/a.out")"
     grep -Eq '^attribution: q1\+wake: [0-9]+% of [0-9]+ samples above p99 and [0-9]+% of [0-9]+ above p99.9 overlap a gap' "$T/a.out" \
         || fail "attribution line: $(cat "$T/a.out")"
@@ -138,6 +142,7 @@ PY
     [ $rc -eq 1 ] || fail "compact on one CPU exited $rc"
     grep -q 'use --oversubscribe' "$T/r.err" || fail "refusal message: $(cat "$T/r.err")"
     "$L" pipeline --shape compact --cpus 0 --oversubscribe --events 2000 --rate 20000 --json "$T/o.json" >"$T/o.out" 2>&1 || fail "oversubscribed run"
+    unwrap "$T/o.out"
     n=$(grep -c 'oversubscribed' "$T/o.out"); [ "$n" -ge 4 ] || fail "oversubscribed stamp missing: $(cat "$T/o.out")"
     jq -e '.oversubscribed == true and (.warning | test("not representative"))' "$T/o.json" >/dev/null || fail "oversubscribed json"
 fi
@@ -171,6 +176,20 @@ for x in alloc share-line no-pin; do
     grep -q "^### $x " "$T/lab/LAB.md" || fail "LAB.md lacks the $x narration"
 done
 grep -q '\*\*Cause.\*\*' "$T/lab/LAB.md" && grep -q '\*\*Fix.\*\*' "$T/lab/LAB.md" || fail "narration"
+# the counters table: the work stage's allocations per event are 0 for the
+# baseline and at least 1 under --alloc, or n/a for both (sanitizer builds)
+grep -q '^## Counters' "$T/lab/LAB.md" || fail "LAB.md lacks the counters table"
+counter() { # configuration -> its allocations per event in the counters table
+    awk -F'|' -v c=" $1 " '/^## / { on = ($0 == "## Counters") } on && $2 == c { gsub(/ /, "", $6); print $6 }' "$T/lab/LAB.md"
+}
+ab=$(counter baseline)
+aa=$(counter alloc)
+case "$ab/$aa" in
+    n/a/n/a) ldd "$L" | grep -q 'lib[at]san' || fail "allocations per event n/a outside a sanitizer build"
+        echo "allocations per event: n/a (sanitizer build: not counted)" ;;
+    0.00/*) awk -v a="$aa" 'BEGIN { exit !(a + 0 >= 1) }' || fail "alloc's allocations per event: '$aa'" ;;
+    *) fail "allocations per event: baseline '$ab', alloc '$aa'" ;;
+esac
 grep -q '^## Verdicts' "$T/lab/LAB.md" && grep -q '^## Rounds' "$T/lab/LAB.md" || fail "LAB.md sections"
 grep -q "^| experiment | expected | verdict .*| work p99.9 | work p99.99 |" "$T/lab/LAB.md" || fail "LAB.md verdicts table lacks the p99.99"
 # the replay round: steady vs bursty arrivals, from a generated capture by default

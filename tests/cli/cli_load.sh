@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # cli_load.sh - `latlab load` against the project's own test peer
 # (tests/support/loadpeer.py) on 127.0.0.1: misuse exits 2 naming the flag
-# before any work; a refused target exits 1; echo and HTTP (Content-Length
+# before any work; a refused target exits 1, a name that does not resolve
+# exits 1 with the resolver's words; echo and HTTP (Content-Length
 # and chunked) complete every scheduled request and the peer answered as many;
 # the interval log holds latency/service/lag lines; a Poisson schedule passes
 # the Anderson-Darling test and a constant one fails it; a rate beyond what
@@ -51,6 +52,13 @@ port=$(free_port)
 rc=$?
 [ $rc = 1 ] || fail "refused target -> exit $rc (want 1)"
 grep -qi refused "$tmp/r.err" || fail "refused: no reason: $(cat "$tmp/r.err")"
+
+# ---- a name that does not resolve: exit 1 with the resolver's words, not a routing error ----
+"$LATLAB" load nosuchhost.invalid:80 --rate 100 --duration 100ms >"$tmp/n.out" 2>"$tmp/n.err"
+rc=$?
+[ $rc = 1 ] || fail "unresolvable target -> exit $rc (want 1)"
+grep -q "nosuchhost.invalid:80: " "$tmp/n.err" && ! grep -qi "route\|refused" "$tmp/n.err" ||
+    fail "unresolvable target: $(cat "$tmp/n.err")"
 
 # Start the peer with args; sets peer_port and peer_pid.
 peer() {

@@ -14,7 +14,8 @@ trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 # The final-books table of either command: the lines after its header.
-books() { sed -n '/^locate symbol/,$p' "$1"; }
+# (pipeline wraps lines over 100 characters: continuation lines start with 4 spaces)
+books() { sed -n '/^locate symbol/,$p' "$1" | sed -e ':a' -e 'N' -e '$!ba' -e 's/\n    / /g'; }
 
 # ---- misuse: exit 2 naming the flag, before any work ----
 usage() { # want-flag args...
@@ -65,6 +66,9 @@ replay "$tmp/r1" --replay "$tmp/g.itch" --speed x10 --json "$tmp/r1.json"
 cat "$tmp/r1"
 grep -q "processed:      3000 applied, 0 twice, 0 reframing errors" "$tmp/r1" || fail "exactly once"
 grep -q "^send " "$tmp/r1" || fail "no send stage (the producer's lateness)"
+sed -e ':a' -e 'N' -e '$!ba' -e 's/\n    / /g' "$tmp/r1" >"$tmp/r1.joined"
+grep -q "LCG rounds," "$tmp/r1.joined" && fail "the replay's header claims LCG rounds: $(grep LCG "$tmp/r1")"
+grep -q "work the replay's books" "$tmp/r1.joined" || fail "the replay's header does not name its work"
 for k in add execute cancel delete replace; do
     grep -q "^  $k " "$tmp/r1" || fail "no work row for $k"
 done

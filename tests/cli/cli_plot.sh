@@ -131,6 +131,9 @@ usage --label "$D/alloc.hlog" -o "$T/x.svg" --label a --label b
 usage --output "$D/alloc.hlog"
 usage --bogus "$D/alloc.hlog" -o "$T/x.svg" --bogus
 usage FILE -o "$T/x.svg"
+# -o - is not stdout (stdout carries the table): a usage error, and no file named "-"
+(cd "$T" && usage --output "$D/alloc.hlog" -o -) || exit 1
+[ -e "$T/-" ] && fail "plot -o - wrote a file named -"
 [ -e "$T/x.svg" ] && fail "usage error wrote output"
 
 # Corrupt, truncated and unreadable input: exit 1 naming file and line, no output.

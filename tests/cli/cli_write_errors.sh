@@ -35,7 +35,7 @@ forms=(
     "hist summary $T/logs/e2e.hlog"
     "hist tags $T/logs/e2e.hlog"
     "hist percentiles $T/logs/e2e.hlog"
-    "plot $T/logs/e2e.hlog -o -"
+    "plot $T/logs/e2e.hlog -o $T/plot.svg"
     "bench ring --rounds 1 --ops 20000 --items 64000 --samples 2000 --capacity 256"
     "book replay $T/ops"
     "book bench mixed_70_20_10 --quick --out $T/bb"

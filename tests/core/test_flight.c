@@ -200,6 +200,123 @@ static void test_record_allocates_nothing(void **state) {
     lat_flight_destroy(f);
 }
 
+/* A backlog draining behind the trigger in a window otherwise filled by a
+ * steady backlog: judged against the window's median (140 us) the neighbours
+ * at 280 and 170 us look normal (margin 150 us); against the run's baseline
+ * (1 us) they are the backlog, a run of three. */
+static void test_baseline_calls_backlog(void **state) {
+    (void)state;
+    static const char *one[] = {"q1+wake"};
+    lat_flight *f = NULL;
+    assert_int_equal(lat_flight_create(&f, 64, 1, one, 300000, 20), 0);
+    uint64_t seq = 0;
+    for (int i = 0; i < 30; i++, seq++) {
+        lat_flight_sample s = {.seq = seq, .e2e_ns = 140000, .stage_ns = {140000}};
+        lat_flight_record(f, &s);
+    }
+    const uint64_t drain[] = {400000, 280000, 170000, 30000};
+    for (int i = 0; i < 4; i++, seq++) {
+        lat_flight_sample s = {.seq = seq, .e2e_ns = drain[i], .stage_ns = {drain[i]}};
+        lat_flight_record(f, &s);
+    }
+    for (int i = 0; i < 17; i++, seq++) {
+        lat_flight_sample s = {.seq = seq, .e2e_ns = 140000, .stage_ns = {140000}};
+        lat_flight_record(f, &s);
+    }
+    lat_flight_verdict v;
+    assert_int_equal(lat_flight_analyze(f, &v), 0);
+    assert_int_equal(v.shape, LAT_FLIGHT_ONE_EVENT); /* the window median: 140 us */
+    assert_non_null(strstr(v.text, "window median"));
+    lat_flight_set_baseline(f, 0, 1000);
+    assert_int_equal(lat_flight_analyze(f, &v), 0);
+    assert_int_equal(v.shape, LAT_FLIGHT_RUN);
+    assert_int_equal(v.run, 3);
+    assert_int_equal(v.run_first_seq, 30);
+    assert_int_equal(v.run_last_seq, 32);
+    assert_non_null(strstr(v.text, "baseline 1000 ns"));
+    lat_flight_destroy(f);
+}
+
+/* A trigger whose stages all sit near their baselines (a run backed up
+ * throughout) is not called one slow event. */
+static void test_nothing_stands_out(void **state) {
+    (void)state;
+    static const char *one[] = {"q1+wake"};
+    lat_flight *f = NULL;
+    assert_int_equal(lat_flight_create(&f, 64, 1, one, 1000, 8), 0);
+    lat_flight_set_baseline(f, 0, 5000);
+    for (uint64_t seq = 0; seq < 40; seq++) {
+        lat_flight_sample s = {
+            .seq = seq, .e2e_ns = seq == 20 ? 1100 : 900, .stage_ns = {seq == 20 ? 5200 : 5000}};
+        lat_flight_record(f, &s);
+    }
+    lat_flight_verdict v;
+    assert_int_equal(lat_flight_analyze(f, &v), 0);
+    assert_int_equal(v.trigger_seq, 20);
+    assert_non_null(strstr(v.text, "no stage stood out against its baseline"));
+    assert_null(strstr(v.text, "one event slow"));
+    lat_flight_destroy(f);
+}
+
+/* With a drain level the window keeps recording past post while the
+ * backlog drains; one that never drains is cut before it would overwrite
+ * the trigger, and the verdict says where. */
+static void test_drain_keeps_backlog(void **state) {
+    (void)state;
+    lat_flight *f = NULL;
+    assert_int_equal(lat_flight_create(&f, 64, 3, names3, 1000, 4), 0);
+    lat_flight_set_drain(f, 500);
+    uint64_t seq = 0;
+    for (; seq < 10; seq++) {
+        lat_flight_sample s = normal(seq);
+        lat_flight_record(f, &s);
+    }
+    lat_flight_sample s = normal(seq++);
+    s.stage_ns[1] = 5000; /* the outlier, in work */
+    fix_e2e(&s);
+    assert_int_equal(lat_flight_record(f, &s), 1);
+    for (int i = 0; i < 20; i++) { /* the backlog behind it: 20 above the drain level */
+        s = normal(seq++);
+        s.stage_ns[0] = 4000 - 150 * (uint64_t)i;
+        fix_e2e(&s);
+        lat_flight_record(f, &s);
+    }
+    for (int i = 0; i < 10; i++) {
+        s = normal(seq++);
+        lat_flight_record(f, &s);
+    }
+    assert_true(f->frozen);
+    assert_int_equal(lat_flight_count(f), 10 + 1 + 20 + 1); /* drained: one normal kept */
+    lat_flight_verdict v;
+    assert_int_equal(lat_flight_analyze(f, &v), 0);
+    assert_int_equal(v.after_stage, 0);
+    assert_false(v.run_cut);
+    lat_flight_destroy(f);
+
+    /* never drains: cut at 3/4 of the window after the trigger, and said */
+    assert_int_equal(lat_flight_create(&f, 64, 3, names3, 1000, 4), 0);
+    lat_flight_set_drain(f, 500);
+    lat_flight_set_baseline(f, 0, 100); /* the run's q1: the window's is all backlog */
+    seq = 0;
+    s = normal(seq++);
+    s.stage_ns[1] = 5000;
+    fix_e2e(&s);
+    assert_int_equal(lat_flight_record(f, &s), 1);
+    for (int i = 0; i < 200; i++) {
+        s = normal(seq++);
+        s.stage_ns[0] = 3000;
+        fix_e2e(&s);
+        lat_flight_record(f, &s);
+    }
+    assert_true(f->frozen);
+    assert_true(f->head - f->trigger_at <= 64 - 1);
+    assert_int_equal(lat_flight_at(f, 0)->seq, 0); /* the trigger is still in the window */
+    assert_int_equal(lat_flight_analyze(f, &v), 0);
+    assert_true(v.run_cut);
+    assert_non_null(strstr(v.text, "where the window ends: cut there"));
+    lat_flight_destroy(f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_create_args),
@@ -209,6 +326,9 @@ int main(void) {
         cmocka_unit_test(test_verdict_run_in_q2),
         cmocka_unit_test(test_dump_marks_outlier),
         cmocka_unit_test(test_record_allocates_nothing),
+        cmocka_unit_test(test_baseline_calls_backlog),
+        cmocka_unit_test(test_drain_keeps_backlog),
+        cmocka_unit_test(test_nothing_stands_out),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

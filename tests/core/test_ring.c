@@ -278,6 +278,39 @@
         assert_int_equal(waitpid(pid, &st, 0), pid);                                               \
         assert_true(WIFSIGNALED(st));                                                              \
         assert_int_equal(WTERMSIG(st), SIGABRT);                                                   \
+    }                                                                                              \
+    static void *R##_other_thread_push(void *arg) {                                                \
+        uint64_t v = 2;                                                                            \
+        (void)R##_try_push(arg, &v);                                                               \
+        return NULL;                                                                               \
+    }                                                                                              \
+    /* A second producer: the abort names that cause (not the item size or another). */            \
+    static void R##_second_producer(void **state) {                                                \
+        (void)state;                                                                               \
+        FILE *err = tmpfile();                                                                     \
+        assert_non_null(err);                                                                      \
+        pid_t pid = fork();                                                                        \
+        assert_true(pid >= 0);                                                                     \
+        if (pid == 0) {                                                                            \
+            dup2(fileno(err), 2);                                                                  \
+            T *r = NULL;                                                                           \
+            if (R##_create(8, 4, 0, &r)) _exit(3);                                                 \
+            uint64_t v = 1;                                                                        \
+            if (!R##_try_push(r, &v)) _exit(4);                                                    \
+            pthread_t th;                                                                          \
+            pthread_create(&th, NULL, R##_other_thread_push, r);                                   \
+            pthread_join(th, NULL);                                                                \
+            _exit(0);                                                                              \
+        }                                                                                          \
+        int st = 0;                                                                                \
+        assert_int_equal(waitpid(pid, &st, 0), pid);                                               \
+        assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT);                                   \
+        char msg[512] = {0};                                                                       \
+        rewind(err);                                                                               \
+        assert_true(fread(msg, 1, sizeof msg - 1, err) > 0);                                       \
+        fclose(err);                                                                               \
+        assert_non_null(strstr(msg, #R ": a second producer thread used a single-producer ring")); \
+        assert_non_null(strstr(msg, "reset_owners"));                                              \
     }
 
 RING_TESTS(lat_ring, lat_ring)
@@ -402,6 +435,7 @@ int main(void) {
         cmocka_unit_test(lat_ring_no_alloc_hot_path),
         cmocka_unit_test(lat_ring_close_test),
         cmocka_unit_test(lat_ring_owner_check),
+        cmocka_unit_test(lat_ring_second_producer),
         cmocka_unit_test(lat_ring_typed),
         cmocka_unit_test(lat_seqring_wrap_all_capacities),
         cmocka_unit_test(lat_seqring_full_empty),
@@ -410,6 +444,7 @@ int main(void) {
         cmocka_unit_test(lat_seqring_no_alloc_hot_path),
         cmocka_unit_test(lat_seqring_close_test),
         cmocka_unit_test(lat_seqring_owner_check),
+        cmocka_unit_test(lat_seqring_second_producer),
         cmocka_unit_test(lat_seqring_typed),
         cmocka_unit_test(lat_seqring_all_item_sizes),
         cmocka_unit_test(idle_parse),

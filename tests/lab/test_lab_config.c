@@ -1,10 +1,9 @@
 /* test_lab_config.c - what a library user of the lab gets without the tool:
  * lat_lab_config_default calibrates and measures the counter's tick (the
- * clock module's step finder, not a constant), sets the floor measurement
- * and the backlog rule; lat_lab_config_derive follows a changed rate and
- * shape; the backlog rule (pipeline_report.h) is one figure that the lab's
- * interval filter and `latlab pipeline`'s note both read; the verdict
- * parameters go to lab.json as they were used. */
+ * clock module's step finder, not a constant) and sets the floor
+ * measurement; lat_lab_config_derive follows a changed shape; the backlog
+ * rule (pipeline_report.h) is one figure `latlab pipeline`'s note reads; the
+ * verdict parameters go to lab.json as they were used. */
 #include "lat_test.h"
 
 #include <jansson.h>
@@ -29,8 +28,6 @@ static void test_default_measures_tick(void **s) {
     assert_true(ticks >= 0.999);
     assert_true(fabs(ticks - round(ticks)) < 1e-6);
     assert_int_equal(c.floor_round_trips, 20000);
-    assert_true(c.params.backlog_ns == lat_pipe_backlog_ns(c.pipe.rate_hz));
-    assert_true(c.params.backlog_ns == 100000); /* 20 sends at 200,000/s */
     assert_int_equal(c.params.min_rounds, c.min_rounds);
 }
 
@@ -42,7 +39,6 @@ static void test_derive_follows_pipe(void **s) {
     c.pipe.shape = LAT_PIPE_FULL;
     c.min_rounds = 12;
     lat_lab_config_derive(&c);
-    assert_true(c.params.backlog_ns == 400000);
     assert_int_equal(c.params.nhot, 3);
     assert_int_equal(c.params.min_rounds, 12);
     assert_true(c.params.ncpus >= 1);
@@ -77,15 +73,13 @@ static void test_params_json(void **s) {
     lat_lab_params p;
     lat_lab_params_default(&p);
     p.tick_ns = 0.5;
-    p.backlog_ns = 12345;
     json_t *j = lat_lab_params_json(&p);
     assert_non_null(j);
     assert_true(json_real_value(json_object_get(j, "tick_ns")) == 0.5);
-    assert_true(json_real_value(json_object_get(j, "backlog_ns")) == 12345);
     assert_true(json_real_value(json_object_get(j, "alpha")) == p.alpha);
     assert_int_equal(json_integer_value(json_object_get(j, "min_rounds")), p.min_rounds);
     assert_int_equal(json_integer_value(json_object_get(j, "nhot")), p.nhot);
-    assert_int_equal(json_object_size(j), 20);
+    assert_int_equal(json_object_size(j), 13);
     json_decref(j);
 }
 

@@ -5,6 +5,7 @@
 #include "lat_test.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "latlab/co.h"
 
@@ -52,10 +53,66 @@ static void test_bad_config(void **state) {
     lat_co_result_fini(&r);
 }
 
+/* The busy-host decision on known inputs: a quiet loop is not busy; a loop
+ * the platform took 6% of is; run-queue wait counts as well as gaps; enough
+ * requests slowed by half the p99.9 are the p99.9; fewer, or shorter gaps,
+ * are not. */
+static lat_co_platform quiet_loop(void) {
+    lat_co_platform p = {.measured = true, .loop_ns = 1e9, .lost_ns = 1e6, .wait_ns = 2e6};
+    p.gap_ns = 1e4;
+    p.gaps = p.service_gaps = 8;
+    p.slowed[14] = 8; /* 16..32 us each */
+    return p;
+}
+static void test_host_busy(void **state) {
+    (void)state;
+    char why[256];
+    lat_co_platform p = quiet_loop();
+    assert_false(lat_co_host_busy(&p, 2000, 6600000, why, sizeof why));
+    assert_string_equal(why, "");
+    p.lost_ns = 6e7; /* 6% of the loop in gaps */
+    assert_true(lat_co_host_busy(&p, 2000, 6600000, why, sizeof why));
+    assert_non_null(strstr(why, "the platform took 6.0% of the loop"));
+    p = quiet_loop();
+    p.wait_ns = 1e8; /* 10% waiting on the run queue */
+    assert_true(lat_co_host_busy(&p, 2000, 6600000, why, sizeof why));
+    assert_non_null(strstr(why, "took 10.0%"));
+    p = quiet_loop();
+    p.slowed[22] = 2; /* 4.2..8.4 ms each: two of 2000 reach half of a 6.6 ms p99.9 */
+    assert_true(lat_co_host_busy(&p, 2000, 6600000, why, sizeof why));
+    assert_non_null(strstr(why, "2 of 2000 requests"));
+    assert_false(lat_co_host_busy(&p, 20000, 6600000, why, sizeof why)); /* 2 of 20000: not */
+    p.slowed[22] = 0;
+    p.slowed[11] = 100; /* many gaps, all far below the p99.9 */
+    assert_false(lat_co_host_busy(&p, 2000, 6600000, why, sizeof why));
+    p.measured = false;
+    p.lost_ns = 9e8;
+    assert_false(lat_co_host_busy(&p, 2000, 6600000, why, sizeof why));
+    assert_false(lat_co_host_busy(NULL, 2000, 6600000, why, sizeof why));
+    /* a run fills the account of each loop it ran */
+    lat_co_config c;
+    lat_co_config_default(&c);
+    c.events = 50;
+    c.stall_ns = 1000000;
+    c.stall_at = 10;
+    lat_co_result r;
+    assert_int_equal(lat_co_result_init(&r), 0);
+    assert_false(r.plat_closed.measured);
+    assert_int_equal(lat_co_run_closed(&c, &r), 0);
+    assert_true(r.plat_closed.measured && !r.plat_open.measured);
+    assert_true(r.plat_closed.loop_ns >= 1e6); /* the stall is in the loop... */
+    assert_true(r.plat_closed.lost_ns < r.plat_closed.loop_ns); /* ...and not a gap by itself */
+    assert_true(r.plat_closed.gap_ns > 0);
+    lat_co_platform_text(&r.plat_closed, why, sizeof why);
+    assert_non_null(strstr(why, "gaps >= 10 us"));
+    lat_co_result_fini(&r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_closed_hides_open_shows),
         cmocka_unit_test(test_bad_config),
+        cmocka_unit_test(test_host_busy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -242,9 +242,9 @@ static void test_deep_stack(void **state) {
     assert_int_equal(semis, depth);
     free(fo);
     char *svg = svg_of(f, LAT_THEME_AUTO);
-    assert_non_null(strstr(svg, "stacks cut at 512 rows"));
-    assert_null(strstr(svg, "data-depth=\"512\""));
-    assert_non_null(strstr(svg, "data-depth=\"511\""));
+    assert_non_null(strstr(svg, "stacks drawn to 64 rows"));
+    assert_null(strstr(svg, "data-depth=\"64\""));
+    assert_non_null(strstr(svg, "data-depth=\"63\""));
     assert_xml(svg);
     free(svg);
     lat_flame_destroy(f);
@@ -569,8 +569,57 @@ static void test_alloc_failure(void **state) {
     free(text);
 }
 
+/* One 128-frame [unknown] stack beside a real one (folded input): the run is
+ * one frame in every output, the note says how many were folded, and the
+ * image stays short; a 100-frame real stack is drawn to the row cap. */
+static double svg_height(const char *svg) {
+    const char *h = strstr(svg, "height=\"");
+    assert_non_null(h);
+    return atof(h + 8);
+}
+static void test_unknown_runs_folded(void **state) {
+    (void)state;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&buf, &len);
+    fprintf(m, "main;work;leaf 50\nmain");
+    for (int i = 0; i < 128; i++)
+        fprintf(m, ";[unknown]");
+    fprintf(m, ";tail 5\n");
+    fclose(m);
+    lat_flame *f = parse(LAT_FLAME_FOLDED_NOTHREAD, buf, len, 4096);
+    free(buf);
+    char *fo = folded(f, false);
+    assert_non_null(strstr(fo, "main;[unknown];tail 5"));
+    assert_null(strstr(fo, "[unknown];[unknown]"));
+    free(fo);
+    char *svg = svg_of(f, LAT_THEME_LIGHT);
+    assert_non_null(strstr(svg, "127 repeated [unknown] frames folded"));
+    assert_null(strstr(svg, "data-depth=\"4\""));
+    assert_true(svg_height(svg) <= 200);
+    assert_xml(svg);
+    free(svg);
+    lat_flame_destroy(f);
+
+    m = open_memstream(&buf, &len);
+    fprintf(m, "main");
+    for (int i = 0; i < 100; i++)
+        fprintf(m, ";f%d", i);
+    fprintf(m, " 7\n");
+    fclose(m);
+    f = parse(LAT_FLAME_FOLDED_NOTHREAD, buf, len, 4096);
+    free(buf);
+    svg = svg_of(f, LAT_THEME_LIGHT);
+    assert_non_null(strstr(svg, "stacks drawn to 64 rows"));
+    assert_null(strstr(svg, "repeated [unknown]"));
+    assert_true(svg_height(svg) <= 58 + 64 * 17 + 10);
+    free(svg);
+    lat_flame_destroy(f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_unknown_runs_folded),
         cmocka_unit_test(test_fixtures),
         cmocka_unit_test(test_kinds_and_shares),
         cmocka_unit_test(test_recursion_counts_once),

@@ -4,9 +4,13 @@
  * connection), the trickler is cut off by the request's total deadline (408),
  * destroy returns at once with such clients still connected; the client's
  * timeout bounds the whole request against a server that trickles its answer;
- * a failed name lookup says what the resolver said.  Judged by order of
- * events (who got an answer first), not by absolute times. */
+ * a failed name lookup says what the resolver said; a name lookup that does
+ * not answer is abandoned at the request's deadline (a stub resolver held
+ * until the test lets it go), a numeric host never waits on the resolver.
+ * Judged by order of events (who got an answer first), not by absolute
+ * times. */
 #include <arpa/inet.h>
+#include <netdb.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -20,6 +24,7 @@
 #include "lat_test.h"
 #include "latlab/error.h"
 #include "latlab/http.h"
+#include "../../measure/http_internal.h"
 
 static void handler(void *ud, const lat_http_request *req, lat_http_response *resp) {
     (void)ud;
@@ -178,12 +183,51 @@ static void test_resolver_error(void **st) {
     assert_non_null(strstr(err, "[::1]:1"));
 }
 
+/* A resolver that answers only when the test lets it (or never, for the
+ * request under test), then says the name does not resolve. */
+static atomic_int stub_calls, stub_release, stub_done;
+static int stub_resolver(const char *host, const char *port, const struct addrinfo *hints,
+                         struct addrinfo **res) {
+    (void)host, (void)port, (void)hints, (void)res;
+    atomic_fetch_add(&stub_calls, 1);
+    while (!atomic_load(&stub_release))
+        sleep_ms(1);
+    atomic_fetch_add(&stub_done, 1);
+    return EAI_NONAME;
+}
+
+static void test_lookup_deadline(void **st) {
+    (void)st;
+    lat__http_set_resolver(stub_resolver);
+    char err[256];
+    int rc = lat_http_request_send("hangs.example", 9091, "PUT", "/metrics/job/x", "text/plain",
+                                   "a", 1, 300, NULL, err, sizeof err);
+    assert_int_equal(rc, -ETIMEDOUT);
+    assert_int_equal(atomic_load(&stub_calls), 1);
+    assert_int_equal(atomic_load(&stub_done), 0); /* given up while the lookup still hung */
+    assert_non_null(strstr(err, "hangs.example:9091"));
+    /* A numeric host never waits on the resolver, even with no time at all. */
+    struct addrinfo *res = NULL;
+    assert_int_equal(lat_http_resolve("127.0.0.1", "80", false, 0, &res), 0);
+    assert_non_null(res);
+    freeaddrinfo(res);
+    assert_int_equal(atomic_load(&stub_calls), 1);
+    /* Let the abandoned lookup end; it cleans up after itself.  Then one
+     * that answers in time gives the resolver's own error. */
+    atomic_store(&stub_release, 1);
+    while (atomic_load(&stub_done) < 1)
+        sleep_ms(1);
+    rc = lat_http_resolve("nosuch.example", "80", false, 5000, &res);
+    assert_int_equal(rc, LAT_EADDRINFO_ERR(EAI_NONAME));
+    assert_string_equal(lat_strerror(rc), gai_strerror(EAI_NONAME));
+    lat__http_set_resolver(NULL);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_slow_clients_do_not_block),
-        cmocka_unit_test(test_destroy_at_once),
-        cmocka_unit_test(test_client_total_deadline),
-        cmocka_unit_test(test_resolver_error),
+        cmocka_unit_test(test_slow_clients_do_not_block), cmocka_unit_test(test_destroy_at_once),
+        cmocka_unit_test(test_client_total_deadline),     cmocka_unit_test(test_resolver_error),
+        cmocka_unit_test(test_lookup_deadline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

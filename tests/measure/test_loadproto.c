@@ -99,6 +99,39 @@ static void test_http(void **state) {
     assert_int_equal(lat_loadproto_init(&proto, &bad), -EINVAL);
 }
 
+/* The close flag of one whole response. */
+static int closes(const char *text) {
+    lat_loadproto_state s;
+    memset(&s, 0, sizeof s);
+    size_t used;
+    int rc = lat_loadproto_feed(&proto, &s, (const uint8_t *)text, strlen(text), &used);
+    return rc == LAT_LOADPROTO_DONE ? s.close : rc;
+}
+
+/* Headers are matched by their whole name, case-blind; values by word. */
+static void test_http_headers(void **state) {
+    (void)state;
+    init((lat_loadproto_opts){.kind = LAT_LOADPROTO_HTTP});
+    assert_int_equal(closes("HTTP/1.1 200 OK\r\nCONNECTION: Close\r\nContent-Length: 0\r\n\r\n"),
+                     1);
+    assert_int_equal(
+        closes("HTTP/1.1 200 OK\r\nConnection: keep-alive\r\nContent-Length: 0\r\n\r\n"), 0);
+    assert_int_equal(
+        closes("HTTP/1.1 200 OK\r\nConnection: Upgrade, close\r\nContent-Length: 0\r\n\r\n"), 1);
+    /* A name that only starts like one it knows is another header. */
+    assert_int_equal(closes("HTTP/1.1 200 OK\r\nConnectionX: close\r\nContent-Length-X: 9\r\n"
+                            "Content-Length: 0\r\n\r\n"),
+                     0);
+    expect("HTTP/1.1 200 OK\r\ntransfer-encoding: CHUNKED\r\n\r\n2\r\nok\r\n0\r\n\r\n", 1, 0);
+    expect("HTTP/1.1 200 OK\r\nServer: nginx\r\nContent-Type: text/plain\r\nCONTENT-LENGTH: "
+           "2\r\n\r\nok",
+           1, 0);
+    /* A header line longer than the line buffer: kept in part, still judged. */
+    char big[600];
+    snprintf(big, sizeof big, "HTTP/1.1 200 OK\r\nX-Long: %0400d\r\nContent-Length: 1\r\n\r\nk", 7);
+    expect(big, 1, 0);
+}
+
 static void test_redis(void **state) {
     (void)state;
     init((lat_loadproto_opts){
@@ -140,9 +173,8 @@ static void test_echo(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_http),
-        cmocka_unit_test(test_redis),
-        cmocka_unit_test(test_memcached),
+        cmocka_unit_test(test_http),  cmocka_unit_test(test_http_headers),
+        cmocka_unit_test(test_redis), cmocka_unit_test(test_memcached),
         cmocka_unit_test(test_echo),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

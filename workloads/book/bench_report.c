@@ -73,15 +73,11 @@ static void tail_kinds(text_buf *sb, const book_bench_result *r, const book_diag
                        const char *t) {
     say(sb, "%" PRIu64 " samples lie at or above p99.9 (%s). ", r->tail_samples, t);
     if (d->kind >= 0)
-        say(sb,
-            "%.0f%% of them were %s ops, which are %.0f%% of all ops (%.1fx over-represented). ",
+        say(sb, "%.0f%% of them were %s ops, %.0f%% of all ops (%.1fx over-represented). ",
             pct(r->tail_by_kind[d->kind], r->tail_samples), book_opk_name((book_opk)d->kind),
             pct(r->ops_by_kind[d->kind], r->health.ops), d->kind_ratio);
     if (d->more_work)
-        say(sb,
-            "They emitted %.1f events per op against %.1f on average: the "
-            "slow ops are the ones doing more work (fills, level updates, "
-            "cancellations). ",
+        say(sb, "They emitted %.1f events per op against %.1f on average: more work. ",
             r->tail_mean_events, r->mean_events);
 }
 
@@ -89,33 +85,19 @@ static void tail_kinds(text_buf *sb, const book_bench_result *r, const book_diag
 static void tail_interference(text_buf *sb, const book_bench_outcome *rn, const book_diag *d) {
     const book_bench_result *r = &rn->r;
     if (rn->counted)
-        say(sb,
-            "The measured window made %" PRIu64
-            " allocation calls (counted), so the allocator %s. ",
-            rn->allocs, rn->allocs ? "may contribute" : "is not a contributor");
+        say(sb, "The window made %" PRIu64 " allocation calls (counted). ", rn->allocs);
     say(sb,
-        "The thread took %" PRIu64 " minor page fault%s and was switched out %" PRIu64
-        " time%s involuntarily (%" PRIu64 " voluntarily) during the window",
-        r->minor_faults, r->minor_faults == 1 ? "" : "s", r->invol_switches,
-        r->invol_switches == 1 ? "" : "s", r->vol_switches);
-    if (r->steal_ms >= 0)
-        say(sb,
-            ", and the hypervisor stole %.0f ms of CPU time (all CPUs, "
-            "/proc/stat) over the %.2f s window",
-            r->steal_ms, r->elapsed_s);
+        "Minor page faults %" PRIu64 ", involuntary switches %" PRIu64 " (voluntary %" PRIu64 ")",
+        r->minor_faults, r->invol_switches, r->vol_switches);
+    if (r->steal_ms >= 0) say(sb, ", steal %.0f ms in %.2f s", r->steal_ms, r->elapsed_s);
     if (!d->cpu_known) return;
-    say(sb,
-        ". The thread had a CPU for %.0f%% of the window's wall time "
-        "(%.2f s of CPU in %.2f s; load average %.1f on %d CPUs)",
+    say(sb, ". On a CPU for %.0f%% of the wall time (%.2f s of %.2f s; load %.1f on %d CPUs)",
         100 * d->cpu_share, r->cpu_s, r->elapsed_s, r->loadavg1, r->ncpus);
-    if (d->waited)
-        say(sb, ", so it spent the rest waiting to run and any sample that "
-                "spans such a wait carries it");
+    if (d->waited) say(sb, ": it waited to run the rest");
     if (d->off_cpu)
         say(sb,
-            "; with the thread off its CPU for most of the window, "
-            "waiting to run is the dominant contributor to the samples "
-            "above p99.9, which sit %.0fx above the median",
+            "; off its CPU for most of the window, waiting to run is the dominant contributor "
+            "to the samples above p99.9, %.0fx the median",
             d->tail_over_p50);
 }
 
@@ -126,51 +108,61 @@ static void tail_max(text_buf *sb, const book_bench_result *r, const book_diag *
         ; /* in an open loop one stall delays every op queued behind it: no per-sample bound */
     else if (interruptions && interruptions < r->tail_samples)
         say(sb,
-            ". Those %" PRIu64 " switches and faults can inflate at most %" PRIu64
-            " samples (%.3f%%): enough to explain the quantiles above "
-            "p%.3f, not the %" PRIu64 " samples at or above p99.9",
-            interruptions, interruptions, pct(interruptions, r->health.ops),
+            ". Switches and faults explain at most %" PRIu64 " samples (%.3f%%): above p%.3f, "
+            "not the %" PRIu64 " at or above p99.9",
+            interruptions, pct(interruptions, r->health.ops),
             100.0 - pct(interruptions, r->health.ops), r->tail_samples);
     else if (interruptions)
-        say(sb,
-            ". Those %" PRIu64 " switches and faults outnumber the %" PRIu64
-            " samples at or above p99.9",
+        say(sb, ". The %" PRIu64 " switches and faults outnumber the %" PRIu64 " tail samples",
             interruptions, r->tail_samples);
-    say(sb, ". The max (%s) ", mx);
+    say(sb, ". Max %s, ", mx);
     if (d->stall)
-        say(sb,
-            "is %.0fx the p99.9 value: an operation of this kind does not take "
-            "that long by itself, so it is consistent with the thread losing "
-            "its CPU (a switch or stolen time) mid-operation. ",
+        say(sb, "%.0fx the p99.9: a CPU lost mid-operation. ",
             (double)lat_hist_max(&r->total) / (double)r->tail_threshold_ns);
     else
-        say(sb, "is %.1fx the p99.9 value. ", d->max_over_tail);
+        say(sb, "%.1fx the p99.9. ", d->max_over_tail);
 }
 
 /* Open loop: late starts; BACKLOG. */
 static void tail_open_loop(text_buf *sb, const book_bench_result *r, const book_diag *d) {
     if (!r->open_loop) return;
     say(sb,
-        "Open loop: %" PRIu64 " ops (%.1f%%) started more than 1 us after "
-        "their intended time; the driver achieved %.0f ops/s against the "
-        "%.0f ops/s asked for%s; every wait is in the samples. ",
+        "Open loop: %" PRIu64
+        " ops (%.1f%%) started over 1 us late; %.0f ops/s achieved of %.0f asked%s. ",
         r->late_ops, d->late_pct, r->elapsed_s > 0 ? (double)r->health.ops / r->elapsed_s : 0.0,
-        r->rate,
-        d->backlog ? " (it fell behind: the queue of due operations grew, which "
-                     "is what the open-loop percentiles show)"
-                   : "");
+        r->rate, d->backlog ? " (it fell behind)" : "");
     if (d->backlog)
         say(sb,
-            "The dominant contributor is queueing: with %.0f%% of the window "
-            "on a CPU, operations waited for the ones due before them, so "
-            "these percentiles measure the backlog, not the engine. ",
+            "The dominant contributor is queueing (%.0f%% of the window on a CPU): these "
+            "percentiles measure the backlog, not the engine. ",
             r->elapsed_s > 0 ? 100.0 * r->cpu_s / r->elapsed_s : 0.0);
+}
+
+void book_bench_tail_method(char *buf, size_t n, const char *no_pmu) {
+    text_buf sb = {buf, n, 0};
+    if (n) buf[0] = '\0';
+    say(&sb,
+        "How each paragraph below reads its figures. Every sample includes the timer's own "
+        "floor (two fenced counter reads). Allocation calls in the measured window are counted "
+        "by interposition: zero means the allocator is not a contributor. In a closed loop each "
+        "involuntary switch or page fault can inflate at most one sample, so N of them explain "
+        "at most the N slowest. Steal is the hypervisor's, over all CPUs (/proc/stat). A thread "
+        "on a CPU for part of the wall time spent the rest waiting to run, and a sample that "
+        "spans such a wait carries it. A max far above the p99.9 is longer than an operation "
+        "of this kind takes by itself: it is consistent with the thread losing its CPU (a "
+        "switch or stolen time) mid-operation. In an open loop a stall delays every operation "
+        "queued behind it. Where the dominant contributor is not yet identified, the next "
+        "step is to count cache and branch misses over the measured window (perf stat -e "
+        "cache-misses,branch-misses%s%s) and compare the slowest ops' book depth with the "
+        "median's.",
+        no_pmu ? "; " : "", no_pmu ? no_pmu : "");
 }
 
 void book_bench_tail_text(char *buf, size_t n, const book_bench_outcome *rn, const char *no_pmu) {
     const book_bench_result *r = &rn->r;
     text_buf sb = {buf, n, 0};
     char t[32], mx[32], floor_s[32];
+    (void)no_pmu; /* the next step is in book_bench_tail_method, said once */
     fmt_ns(t, sizeof t, r->tail_threshold_ns);
     fmt_ns(mx, sizeof mx, lat_hist_max(&r->total));
     fmt_ns(floor_s, sizeof floor_s, r->timer_floor_p50_ns);
@@ -183,17 +175,8 @@ void book_bench_tail_text(char *buf, size_t n, const book_bench_outcome *rn, con
     tail_interference(&sb, rn, &d);
     tail_max(&sb, r, &d, mx);
     tail_open_loop(&sb, r, &d);
-    say(&sb,
-        "Every sample includes the timer's own floor (two "
-        "fenced counter reads: p50 %s). ",
-        floor_s);
-    if (!d.identified)
-        say(&sb,
-            "The dominant contributor is not yet identified; next step: count cache and "
-            "branch misses over the measured window (perf stat -e "
-            "cache-misses,branch-misses%s%s) and compare the slowest ops' book depth with the "
-            "median's.",
-            no_pmu ? "; " : "", no_pmu ? no_pmu : "");
+    say(&sb, "Timer floor p50 %s. ", floor_s);
+    if (!d.identified) say(&sb, "The dominant contributor is not yet identified.");
 }
 
 int book_bench_write_hist(const char *dir, const char *stem, const book_bench_outcome *rn,
@@ -405,6 +388,9 @@ int book_bench_write_md(const char *dir, const book_bench_doc *d, char *err, siz
     }
     FILE *f = lat_afile_stream(af);
     md_head(f, d);
+    char method[2048];
+    book_bench_tail_method(method, sizeof method, d->no_pmu);
+    fprintf(f, "## Where the tail comes from: the method\n\n%s\n\n", method);
     for (size_t i = 0; i < d->n; i++)
         md_scenario(f, d, &d->runs[i]);
     e = lat_afile_commit(af);
@@ -472,6 +458,9 @@ int book_bench_write_html(const char *dir, const book_bench_doc *d, char *err, s
         lat_report_plot(rep, *pp);
     }
     lat_report_section(rep, "Where the tail comes from");
+    char method[2048];
+    book_bench_tail_method(method, sizeof method, d->no_pmu);
+    lat_report_text(rep, method);
     for (size_t i = 0; i < n; i++) {
         char tp[4096], line[4300];
         book_bench_tail_text(tp, sizeof tp, &runs[i], d->no_pmu);

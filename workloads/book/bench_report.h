@@ -51,9 +51,13 @@ void book_bench_tail_cis(const lat_hist *h, lat_hist_ci ci[4]);
 /* "crossing submits ..., cancel misses ..., empty-book ops ..., mean resting
  * depth ..." into buf (n bytes, cut). */
 void book_bench_health_line(char *buf, size_t n, const book_bench_result *r);
-/* The tail paragraph: the run's measured facts and which rules of
- * bench_diag.h fired, or the next step when none explains the tail. */
+/* The tail paragraph: the run's measured figures and which rules of
+ * bench_diag.h fired, or that none explains the tail; no method (said once by
+ * book_bench_tail_method).  no_pmu is unused (kept for the callers). */
 void book_bench_tail_text(char *buf, size_t n, const book_bench_outcome *rn, const char *no_pmu);
+/* The method behind every tail paragraph, said once per document: what each
+ * figure means and the next step (naming no_pmu, a reason, when not NULL). */
+void book_bench_tail_method(char *buf, size_t n, const char *no_pmu);
 /* The run as a JSON object (new reference), or NULL. */
 struct json_t *book_bench_run_json(const book_bench_outcome *rn);
 /* <dir>/<stem>.hgrm and .hlog, atomically: 0 or negative errno (message in err). */
