@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include "latlab/error.h"
+#include "latlab/linewrap.h"
 #include "latlab/topo.h"
 
 #include <errno.h>
@@ -458,4 +459,13 @@ void cli_help(const cli_spec *sp, FILE *f) {
     if (sp->about) fprintf(f, "\n%s", sp->about);
     cli_help_options(sp, f);
     if (sp->epilog) fprintf(f, "\n%s", sp->epilog);
+}
+
+int cli_wrapped(int (*fn)(int, char **), int argc, char **argv) {
+    FILE *out = stdout, *wo = lat_linewrap_create(out, CLI_WRAP_WIDTH);
+    if (wo) stdout = wo;
+    int rc = fn(argc, argv);
+    stdout = out;
+    if (wo && fclose(wo) && rc == CLI_OK) rc = CLI_ERR;
+    return rc;
 }

@@ -166,4 +166,14 @@ int cli_lib_error(const char *cmd, const char *what, int err);
 /* Per-command help (used by `latlab help CMD` and `latlab CMD --help`). */
 const cli_cmd *cli_find(const char *name);
 
+/* Lines wrapped at this many characters (bytes) by the commands that wrap. */
+#define CLI_WRAP_WIDTH 100
+
+/* Run fn(argc, argv) with stdout wrapped at CLI_WRAP_WIDTH (latlab/linewrap.h)
+ * and restored after; a write error of the wrapped stdout turns an exit status
+ * of 0 into 1 (the caller's stdout check then names the cause).  stderr is
+ * left whole: an error or warning stays one line, as scripts and people grep
+ * it. */
+int cli_wrapped(int (*fn)(int, char **), int argc, char **argv);
+
 #endif /* LATLAB_CLI_H */

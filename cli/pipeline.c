@@ -4,7 +4,6 @@
 #include "cliopts.h"
 #include "noisecli.h"
 #include "pipeplace.h"
-#include "linewrap.h"
 #include "pipeline_replay.h"
 #include "promcli.h"
 

@@ -25,6 +25,7 @@
 #include "latlab/censor.h"       /* experimental: per-sample censoring */
 #include "latlab/preempt.h"      /* experimental: the rseq preemption probe */
 #include "latlab/perf_threads.h" /* experimental: per-thread counter sets */
+#include "latlab/linewrap.h"     /* experimental: a stream that wraps long lines */
 #include "latlab/perf_child.h"   /* experimental: a command run under counters */
 #endif
 

@@ -14,7 +14,8 @@
  * demonstration (co), per-thread counter sets (perf_threads), a command run
  * under counters (perf_child) and its report (perf_report), the summary of an
  * interval log (hlog_summary), the inputs of a plot (plotset), a live tail
- * row (tailrow), what injected noise took (noise_report).  Each
+ * row (tailrow), what injected noise took (noise_report),
+ * a stream that wraps long lines (linewrap).  Each
  * refuses to compile unless LATLAB_EXPERIMENTAL is defined before it is
  * included, and this header includes them only then (zstd's
  * ZSTD_STATIC_LINKING_ONLY pattern).  tests/headers.sh fails when a public
@@ -67,6 +68,7 @@
 #include "latlab/lab_report.h"
 #include "latlab/noise.h"
 #include "latlab/noise_report.h"
+#include "latlab/linewrap.h"
 #include "latlab/censor.h"
 #include "latlab/silence.h"
 #include "latlab/preempt.h"
