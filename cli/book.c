@@ -13,12 +13,11 @@
 #include "book_cli.h"
 #include "book_itchgen.h"
 #include "cliopts.h"
+#include "opreplay.h"
 
 #include "book.h"
 #include "opstream.h"
-#include "latlab/json.h"
 #include "latlab/atomicfile.h"
-#include "latlab/clock.h"
 #include "latlab/error.h"
 #include "latlab/hist.h"
 #include "latlab/hlog.h"
@@ -48,44 +47,9 @@ int64_t book_cli_tick(const char *cmd, const book_price_flags *pf) {
     return u;
 }
 
-void book_tally_add(book_reject_tally *t, int err) {
-    int k = -(err - BOOK_EARG); /* BOOK_EARG -> 0, BOOK_EQTY -> 1, ... */
-    t->n[k >= 0 && k < 15 ? k : 15]++;
-    t->total++;
-}
-
-void book_tally_format(const book_reject_tally *t, char *buf, size_t n) {
-    size_t o = (size_t)snprintf(buf, n, "%" PRIu64, t->total);
-    const char *sep = " (";
-    for (int k = 0; k < 16 && o < n; k++) {
-        if (!t->n[k]) continue;
-        o += (size_t)snprintf(buf + o, n - o, "%s%s %" PRIu64, sep,
-                              k < 15 ? book_reason(BOOK_EARG - k) : "other", t->n[k]);
-        sep = ", ";
-    }
-    if (t->total && o < n) snprintf(buf + o, n - o, ")");
-}
-
 int book_cli_check_stdout(const char *cmd) {
     if (fflush(stdout) == 0 && !ferror(stdout)) return CLI_OK;
     return cli_error(cmd, "writing stdout: %s", strerror(errno ? errno : EIO));
-}
-
-void book_cli_print_latency(const lat_hist *h) {
-    printf("latency ns      p50 %" PRId64 "  p99 %" PRId64 "  p99.9 %" PRId64 "  p99.99 %" PRId64
-           "  max %" PRId64 "  (%" PRId64 " samples)\n",
-           lat_hist_value_at_percentile(h, 50), lat_hist_value_at_percentile(h, 99),
-           lat_hist_value_at_percentile(h, 99.9), lat_hist_value_at_percentile(h, 99.99),
-           lat_hist_max(h), lat_hist_total(h));
-}
-
-json_t *book_cli_latency_json(const lat_hist *h) {
-    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "samples", (json_int_t)lat_hist_total(h), "p50",
-                     (json_int_t)lat_hist_value_at_percentile(h, 50), "p99",
-                     (json_int_t)lat_hist_value_at_percentile(h, 99), "p99_9",
-                     (json_int_t)lat_hist_value_at_percentile(h, 99.9), "p99_99",
-                     (json_int_t)lat_hist_value_at_percentile(h, 99.99), "max",
-                     (json_int_t)lat_hist_max(h));
 }
 
 int book_cli_write_hgrm(const char *cmd, const char *path, const lat_hist *h) {
@@ -103,51 +67,6 @@ int book_cli_write_hgrm(const char *cmd, const char *path, const lat_hist *h) {
 
 /* ---- replay -------------------------------------------------------------------------- */
 
-typedef struct replay_out {
-    FILE *f;
-    int fees, levels;
-    uint64_t n[8];
-} replay_out;
-
-static void print_fee(FILE *f, int64_t e4) {
-    uint64_t a = e4 < 0 ? (uint64_t)(-(e4 + 1)) + 1 : (uint64_t)e4;
-    fprintf(f, " %s%" PRIu64 ".%04" PRIu64, e4 < 0 ? "-" : "", a / 10000, a % 10000);
-}
-
-static void replay_event(const book_event *ev, void *ud) {
-    replay_out *o = ud;
-    FILE *f = o->f;
-    o->n[ev->type & 7]++;
-    switch (ev->type) {
-    case BOOK_EV_ACCEPTED:
-        fprintf(f, "A %" PRIu64 "\n", ev->id);
-        break;
-    case BOOK_EV_REJECTED:
-        fprintf(f, "J %" PRIu64 " %s\n", ev->id, book_reason(ev->reason));
-        break;
-    case BOOK_EV_TRADE:
-        fprintf(f, "T %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRIu64, ev->maker_id, ev->id,
-                ev->price, ev->qty);
-        if (o->fees) {
-            print_fee(f, ev->maker_fee_e4);
-            print_fee(f, ev->taker_fee_e4);
-        }
-        fputc('\n', f);
-        break;
-    case BOOK_EV_CANCELLED:
-        fprintf(f, "K %" PRIu64 "\n", ev->id);
-        break;
-    case BOOK_EV_DONE:
-        fprintf(f, "D %" PRIu64 "\n", ev->id);
-        break;
-    case BOOK_EV_LEVEL:
-        if (o->levels)
-            fprintf(f, "V %c %" PRId64 " %" PRIu64 " %u %" PRIu64 "\n",
-                    ev->side == BOOK_BUY ? 'B' : 'S', ev->price, ev->qty, ev->count, ev->seq);
-        break;
-    }
-}
-
 typedef struct replay_opts {
     book_config cfg;
     book_price_flags pf;
@@ -155,16 +74,6 @@ typedef struct replay_opts {
     int levels, fees, band_given;
     int64_t band_lo, band_hi, tick;
 } replay_opts;
-
-typedef struct replay_ctx {
-    book *b;
-    replay_out out;
-    book_level_view *lv[2];
-    size_t lvcap;
-    uint64_t lines, ops, bad;
-    book_reject_tally rej;
-    double wall_s;
-} replay_ctx;
 
 static int parse_pair(const char *s, int64_t *a, int64_t *b) {
     char *end;
@@ -306,96 +215,9 @@ static int replay_args(int argc, char **argv, replay_opts *o) {
     return -1;
 }
 
-static int replay_snapshot(replay_ctx *c, uint32_t depth) {
-    size_t need = depth;
-    if (!need) {
-        need = book_level_count(c->b, BOOK_BUY);
-        size_t na = book_level_count(c->b, BOOK_SELL);
-        if (na > need) need = na;
-    }
-    if (need > c->lvcap) { /* grows with the book, outside the book's own operations */
-        for (int s = 0; s < 2; s++) {
-            book_level_view *nv = realloc(c->lv[s], need * sizeof(book_level_view));
-            if (!nv) return -ENOMEM;
-            c->lv[s] = nv;
-        }
-        c->lvcap = need;
-    }
-    book_level_view one[2];
-    book_package pkg = {.bids = c->lv[0] ? c->lv[0] : &one[0],
-                        .asks = c->lv[1] ? c->lv[1] : &one[1]};
-    book_snapshot_package(c->b, depth, &pkg);
-    FILE *f = c->out.f;
-    fprintf(f, "S %u %" PRIu64 " %08" PRIx32 " %zu %zu\n", depth, pkg.seq, pkg.crc32, pkg.nbids,
-            pkg.nasks);
-    for (size_t i = 0; i < pkg.nbids; i++)
-        fprintf(f, "SB %" PRId64 " %" PRIu64 " %u\n", pkg.bids[i].price, pkg.bids[i].qty,
-                pkg.bids[i].count);
-    for (size_t i = 0; i < pkg.nasks; i++)
-        fprintf(f, "SA %" PRId64 " %" PRIu64 " %u\n", pkg.asks[i].price, pkg.asks[i].qty,
-                pkg.asks[i].count);
-    return 0;
-}
-
-/* Read and run every line.  CLI_OK, or CLI_ERR for an unreadable input. */
-static int replay_stream(replay_ctx *c, FILE *in, const char *name, int64_t tick) {
-    book_lines rd;
-    book_lines_init(&rd, in);
-    char *line, why[256];
-    size_t len;
-    int r;
-    uint64_t t0 = lat_mono_ns();
-    while ((r = book_lines_next(&rd, &line, &len)) == 1) {
-        book_op op;
-        int err = book_op_parse(line, len, tick, &op, why, sizeof why);
-        if (!err && op.kind == BOOK_OP_SNAPSHOT) err = replay_snapshot(c, op.depth);
-        if (err == -ENOMEM) snprintf(why, sizeof why, "out of memory for the snapshot");
-        if (err) {
-            fflush(stdout);
-            fprintf(stderr, "latlab book replay: %s:%" PRIu64 ": %s\n", name, rd.lineno, why);
-            c->bad++;
-            continue;
-        }
-        if (op.kind == BOOK_OP_NONE) continue;
-        c->ops++;
-        if (op.kind != BOOK_OP_SNAPSHOT && (err = book_op_apply(c->b, &op)))
-            book_tally_add(&c->rej, err);
-    }
-    c->wall_s = (double)(lat_mono_ns() - t0) / 1e9;
-    c->lines = rd.lineno;
-    if (r == LAT_EFORMAT)
-        return cli_error(CMD, "%s:%" PRIu64 ": line longer than %d bytes (not an op stream?)", name,
-                         rd.lineno, BOOK_MAX_LINE);
-    if (r < 0)
-        return cli_error(CMD, "%s: read error after line %" PRIu64 ": %s", name, rd.lineno,
-                         lat_strerror(r));
-    return CLI_OK;
-}
-
-static json_t *tally_json(const book_reject_tally *t) {
-    json_t *o = json_object();
-    for (int k = 0; k < 16; k++)
-        if (t->n[k])
-            json_object_set_new(o, k < 15 ? book_reason(BOOK_EARG - k) : "other",
-                                json_integer((json_int_t)t->n[k]));
-    return o;
-}
-
-static int replay_json(const replay_ctx *c, const char *path, const char *json) {
-    const uint64_t *n = c->out.n;
-    json_t *o = json_pack(
-        "{s:s,s:I,s:I,s:I,s:I,s:o,s:f,s:f,s:{s:I,s:I,s:I,s:I,s:I,s:I},s:{s:I,s:I,s:I,s:I}}", "file",
-        path, "lines", (json_int_t)c->lines, "ops", (json_int_t)c->ops, "malformed_lines",
-        (json_int_t)c->bad, "rejected_ops", (json_int_t)c->rej.total, "rejected_by_reason",
-        tally_json(&c->rej), "wall_s", c->wall_s, "ops_per_s",
-        c->wall_s > 0 ? (double)c->ops / c->wall_s : 0.0, "events", "accepted",
-        (json_int_t)n[BOOK_EV_ACCEPTED], "rejected", (json_int_t)n[BOOK_EV_REJECTED], "trades",
-        (json_int_t)n[BOOK_EV_TRADE], "cancelled", (json_int_t)n[BOOK_EV_CANCELLED], "done",
-        (json_int_t)n[BOOK_EV_DONE], "level", (json_int_t)n[BOOK_EV_LEVEL], "final", "orders",
-        (json_int_t)book_order_count(c->b), "bid_levels",
-        (json_int_t)book_level_count(c->b, BOOK_BUY), "ask_levels",
-        (json_int_t)book_level_count(c->b, BOOK_SELL), "seq", (json_int_t)book_seq(c->b));
-    return cli_write_json(CMD, json, o);
+static void bad_line(void *ud, uint64_t lineno, const char *why) {
+    fflush(stdout);
+    fprintf(stderr, "latlab book replay: %s:%" PRIu64 ": %s\n", (const char *)ud, lineno, why);
 }
 
 static int cmd_replay(int argc, char **argv) {
@@ -405,15 +227,19 @@ static int cmd_replay(int argc, char **argv) {
     const char *path = o.path, *name = strcmp(path, "-") ? path : "<stdin>";
     FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
     if (!in) return cli_error(CMD, "%s: %s", path, strerror(errno));
-    replay_ctx ctx = {.out = {.f = stdout, .fees = o.fees, .levels = o.levels}};
-    o.cfg.on_event = replay_event;
+    book_opreplay ctx = {.out = {.f = stdout, .fees = o.fees, .levels = o.levels},
+                         .bad_line = bad_line,
+                         .ud = (void *)name};
+    o.cfg.on_event = book_event_print;
     o.cfg.ud = &ctx.out;
     int err = book_create(&o.cfg, &ctx.b);
     if (err) {
         if (in != stdin) fclose(in);
         return cli_lib_error(CMD, "creating the book", err);
     }
-    rc = replay_stream(&ctx, in, name, o.tick);
+    char msg[512];
+    rc = book_opreplay_stream(&ctx, in, name, o.tick, msg, sizeof msg) ? cli_error(CMD, "%s", msg)
+                                                                       : CLI_OK;
     if (in != stdin) fclose(in);
     if (book_cli_check_stdout(CMD)) rc = CLI_ERR;
     char rej[512];
@@ -426,9 +252,8 @@ static int cmd_replay(int argc, char **argv) {
             ctx.bad ? " (skipped)" : "");
     if (rc == CLI_OK && ctx.bad) rc = CLI_ERR;
     if (rc == CLI_OK && ctx.rej.total) rc = BOOK_EXIT_REJECTED;
-    if (o.json && replay_json(&ctx, path, o.json)) rc = CLI_ERR;
-    free(ctx.lv[0]);
-    free(ctx.lv[1]);
+    if (o.json && cli_write_json(CMD, o.json, book_opreplay_json(&ctx, path))) rc = CLI_ERR;
+    book_opreplay_fini(&ctx);
     book_destroy(ctx.b);
     return rc;
 }

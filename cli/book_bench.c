@@ -24,19 +24,14 @@
 #include "latlab/clock.h"
 #include "latlab/error.h"
 #include "latlab/hist.h"
-#include "latlab/perf.h"
-#include "latlab/report.h"
 #include "latlab/topo.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static uint64_t window_allocs; /* allocation calls in the last measured window */
 
@@ -53,10 +48,6 @@ static void window_cb(int begin, void *ud) {
 static const char *CMD = "book";
 
 typedef book_bench_outcome run;
-
-static int64_t q(const lat_hist *h, double p) {
-    return lat_hist_value_at_percentile(h, p);
-}
 
 static int parse_seed(const char *s, uint64_t *out) {
     if (!s || !*s || *s == '-' || *s == '+' || *s == ' ') return -1;
@@ -173,65 +164,15 @@ static int bb_parse(int argc, char **argv, int sel[BOOK_SCN_COUNT], int *nsel) {
     return 0;
 }
 
-/* The scenario of pass `pass` and its config (the --also-open-loop pass last). */
-static int pass_scenario(size_t pass, const int sel[BOOK_SCN_COUNT], int nsel,
-                         book_bench_cfg *rcfg) {
-    int s = -1;
-    *rcfg = bo.cfg;
-    if (pass < (size_t)nsel) {
-        int seen = -1;
-        for (int i = 0; i < BOOK_SCN_COUNT; i++)
-            if (sel[i] && ++seen == (int)pass) s = i;
-        rcfg->open_loop_rate = bo.open_rate;
-    } else {
-        s = BOOK_SCN_MIXED;
-        rcfg->open_loop_rate = bo.also_rate;
-    }
-    if (s != BOOK_SCN_MIXED && s != BOOK_SCN_CANCEL_ONLY && s != BOOK_SCN_SNAPSHOT_CAPTURE &&
-        s != BOOK_SCN_ADD_ONLY && bo.cfg.depth == 0)
-        rcfg->depth = 0; /* scenario default */
-    return s;
-}
-
-/* One run's line, intervals, health and CPU share on stdout. */
-static void print_run(const run *rn) {
-    const book_bench_result *r = &rn->r;
-    char a[24];
-    if (lat_alloccount_available())
-        snprintf(a, sizeof a, "%" PRIu64, rn->allocs);
-    else
-        snprintf(a, sizeof a, "n/a");
-    printf("%-18s %-6s %9" PRId64 " %8" PRId64 " %8" PRId64 " %8" PRId64 " %8" PRId64 " %10" PRId64
-           " %7s\n",
-           book_scn_name(r->scn), rn->open_loop ? "open" : "closed", lat_hist_total(&r->total),
-           q(&r->total, 50), q(&r->total, 99), q(&r->total, 99.9), q(&r->total, 99.99),
-           lat_hist_max(&r->total), a);
-    lat_hist_ci ci[4];
-    book_bench_tail_cis(&r->total, ci);
-    lat_pipe_print_cis(stdout, book_bench_tail_ps, ci, 4);
-    char hl[512];
-    book_bench_health_line(hl, sizeof hl, r);
-    printf("  health: %s\n", hl);
-    if (rn->open_loop)
-        printf("  open loop at %.0f ops/s (achieved %.0f): %" PRIu64 " ops started > 1 us late\n",
-               r->rate, r->elapsed_s > 0 ? (double)r->health.ops / r->elapsed_s : 0.0, r->late_ops);
-    printf("  thread had a CPU for %.0f%% of the window (load average %.1f on %d CPUs)\n",
-           r->elapsed_s > 0 ? 100 * (r->cpu_s / r->elapsed_s > 1 ? 1 : r->cpu_s / r->elapsed_s)
-                            : 0.0,
-           r->loadavg1, r->ncpus);
-    fflush(stdout);
-}
-
 /* Every pass: run, print, write its histograms.  *done: the runs that
  * finished.  CLI_OK or the exit status after a message. */
 static int run_passes(run *runs, size_t nruns, const int sel[BOOK_SCN_COUNT], int nsel,
                       size_t *done) {
     char errbuf[4400];
-    printf("%-18s %-6s %9s %8s %8s %8s %8s %10s %7s\n", "scenario", "loop", "samples", "p50", "p99",
-           "p99.9", "p99.99", "max", "allocs");
+    book_bench_print_head(stdout);
     for (size_t pass = 0; pass < nruns; pass++) {
         book_bench_cfg rcfg;
-        int s = pass_scenario(pass, sel, nsel, &rcfg);
+        int s = book_bench_pass(&bo.cfg, sel, nsel, pass, bo.open_rate, bo.also_rate, &rcfg);
         cli_progress("running %s...", book_scn_name((book_scn)s));
         run *rn = &runs[*done];
         int e = book_bench_run((book_scn)s, &rcfg, &rn->r);
@@ -241,7 +182,8 @@ static int run_passes(run *runs, size_t nruns, const int sel[BOOK_SCN_COUNT], in
         rn->open_loop = rcfg.open_loop_rate > 0;
         rn->counted = lat_alloccount_available();
         (*done)++;
-        print_run(rn);
+        book_bench_print_run(stdout, rn);
+        fflush(stdout);
         char stem[64];
         snprintf(stem, sizeof stem, "%s%s", book_scn_name(rn->r.scn), rn->open_loop ? ".open" : "");
         if (book_bench_write_hist(bo.out, stem, rn, errbuf, sizeof errbuf))
@@ -251,17 +193,8 @@ static int run_passes(run *runs, size_t nruns, const int sel[BOOK_SCN_COUNT], in
 }
 
 /* bench.json in --out, and --json. */
-static int write_results_json(const run *runs, size_t done, const lat_runcond *cond,
-                              const lat_budget *bud) {
-    json_t *arr = json_array();
-    for (size_t i = 0; i < done; i++)
-        json_array_append_new(arr, book_bench_run_json(&runs[i]));
-    json_t *o = json_pack("{s:I,s:I,s:I,s:b,s:o,s:o}", "warmup", (json_int_t)bo.cfg.warmup,
-                          "measured", (json_int_t)bo.cfg.measured, "seed", (json_int_t)bo.cfg.seed,
-                          "allocation_counting", lat_alloccount_available(), "conditions",
-                          lat_runcond_json(cond), "runs", arr);
-    if (o) json_object_set_new(o, "error_budget", lat_budget_json(bud));
-    if (o) json_object_set_new(o, "percentile_confidence", json_real(LAT_HIST_CI_DEFAULT));
+static int write_results_json(const book_bench_doc *doc) {
+    json_t *o = book_bench_doc_json(doc);
     char path[4096];
     snprintf(path, sizeof path, "%s/bench.json", bo.out);
     int rc = CLI_OK, e;
@@ -270,15 +203,6 @@ static int write_results_json(const run *runs, size_t done, const lat_runcond *c
         rc = cli_lib_error(CMD, bo.json, e);
     json_decref(o);
     return rc;
-}
-
-/* Why cache and branch misses cannot be counted here, for the advice in the
- * tail paragraph; NULL when a hardware counter opens. */
-static const char *no_pmu(const lat_runcond *rc) {
-    char why[256];
-    if (lat_perf_probe("cache-misses", NULL, why, sizeof why) != LAT_ENOPMU) return NULL;
-    return strncmp(rc->virt, "yes", 3) ? "this host exposes no hardware PMU"
-                                       : "this VM exposes no hardware PMU, so on a bare-metal host";
 }
 
 /* BENCH.md, report.html and the JSON for the runs that finished. */
@@ -306,11 +230,11 @@ static int write_results(const run *runs, size_t done, int argc, char **argv) {
                           .cpu = bo.cpu,
                           .cmdline = cmdline,
                           .alloc_counted = lat_alloccount_available(),
-                          .no_pmu = no_pmu(&cond)};
+                          .no_pmu = book_bench_no_pmu(&cond)};
     if (book_bench_write_md(bo.out, &doc, errbuf, sizeof errbuf)) rc = cli_error(CMD, "%s", errbuf);
     if (book_bench_write_html(bo.out, &doc, errbuf, sizeof errbuf))
         rc = cli_error(CMD, "%s", errbuf);
-    if (write_results_json(runs, done, &cond, &bud)) rc = CLI_ERR;
+    if (write_results_json(&doc)) rc = CLI_ERR;
     printf("wrote %s/BENCH.md, %s/report.html, %s/bench.json and .hlog/.hgrm per scenario\n",
            bo.out, bo.out, bo.out);
     return rc;

@@ -1,6 +1,6 @@
 /* book_cli.h - helpers shared by the `latlab book` subcommands (cli/book.c,
  * cli/book_itch.c, cli/book_lobster.c): the --tick/--price-scale rows, the
- * rejection tally printed on stderr, and the subcommand entry points. */
+ * checks of stdout and the .hgrm file, and the subcommand entry points. */
 #ifndef LATLAB_CLI_BOOK_CLI_H
 #define LATLAB_CLI_BOOK_CLI_H
 
@@ -9,6 +9,7 @@
 
 #include "book.h"
 #include "cli.h"
+#include "replay_report.h"
 
 /* Exit status of replay and lobster when every line parsed but the book
  * rejected at least one op (J events / unappliable messages). */
@@ -26,24 +27,15 @@ int64_t book_cli_tick(const char *cmd, const book_price_flags *pf);
     CLI_STR_OPT("tick", CLI_STRING, &(pf).tick, "T", tick_help),                                   \
         CLI_NUM_OPT("price-scale", CLI_U64, &(pf).scale, "S", scale_help, 1, 1000000000000.0)
 
-/* Rejections by BOOK_E* code. */
-typedef struct book_reject_tally {
-    uint64_t n[16];
-    uint64_t total;
-} book_reject_tally;
-void book_tally_add(book_reject_tally *t, int err);
-/* "2 (would_cross 1, unknown_id 1)" into buf. */
-void book_tally_format(const book_reject_tally *t, char *buf, size_t n);
-
 /* stdout flushed and free of write errors: CLI_OK, or CLI_ERR after a message. */
 int book_cli_check_stdout(const char *cmd);
 
-/* The latency line ("latency ns  p50 .. max (N samples)") on stdout, the
- * same figures as JSON, and the .hgrm percentile table (0 or CLI_ERR). */
+/* The latency line on stdout and its JSON are replay_report.h's. */
+#define book_cli_print_latency(h) book_latency_print(stdout, (h))
+#define book_cli_latency_json(h) book_latency_json(h)
+
+/* The .hgrm percentile table of h at path: CLI_OK or CLI_ERR after a message. */
 struct lat_hist;
-void book_cli_print_latency(const struct lat_hist *h);
-struct json_t;
-struct json_t *book_cli_latency_json(const struct lat_hist *h);
 int book_cli_write_hgrm(const char *cmd, const char *path, const struct lat_hist *h);
 
 /* The subcommands (cli/book.c dispatches) and their options tables. */

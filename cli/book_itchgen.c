@@ -66,17 +66,6 @@ static int parse(int argc, char **argv) {
     return 0;
 }
 
-static void print_counts(const itchgen_counts *cn) {
-    printf("wrote %s: %" PRIu64 " messages, %u stocks, %.6f s of market time (mean %.0f/s)\n", out,
-           cn->messages, cfg.stocks, (double)cn->span_ns / 1e9,
-           cn->span_ns ? (double)cn->messages * 1e9 / (double)cn->span_ns : 0.0);
-    printf("by type        ");
-    for (int t = 0; t < 256; t++)
-        if (cn->by_type[t]) printf(" %c %" PRIu64, t, cn->by_type[t]);
-    printf("\nbursts          %" PRIu64 " (peak %.0f/s), carrying %" PRIu64 " order messages\n",
-           cn->bursts, cfg.rate_hz * cfg.peak_to_mean, cn->burst_messages);
-}
-
 int book_itchgen_main(int argc, char **argv) {
     int rc = parse(argc, argv);
     if (rc) return rc < 0 ? CLI_OK : rc;
@@ -90,7 +79,7 @@ int book_itchgen_main(int argc, char **argv) {
         return cli_lib_error(CMD, out, err);
     }
     if ((err = lat_afile_commit(af)) != 0) return cli_lib_error(CMD, out, err);
-    print_counts(&cn);
+    itchgen_print_counts(stdout, out, &cfg, &cn);
     if (fflush(stdout) != 0 || ferror(stdout)) return cli_error(CMD, "writing stdout failed");
     return CLI_OK;
 }

@@ -8,19 +8,16 @@
 #include "cliopts.h"
 
 #include "lobster.h"
+#include "lobster_check.h"
 #include "opstream.h"
-#include "latlab/clock.h"
 #include "latlab/error.h"
 #include "latlab/hist.h"
-#include "latlab/json.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 
 static const char *CMD = "book";
@@ -33,18 +30,7 @@ typedef struct lob_opts {
     bool lenient;
 } lob_opts;
 
-typedef struct lob_run {
-    lobster_replay *r;
-    FILE *msg, *ob;
-    book_lines lm, lo;
-    lobster_row row;
-    uint32_t nlevels;
-    lat_hist h;
-    uint64_t bad, shown, shown_depth, first_mismatch_line;
-    lobster_mismatch first;
-    int first_kind;
-    double wall_s, cpu_s;
-} lob_run;
+typedef lobster_check lob_run;
 
 static lob_opts lo; /* the table's destinations */
 
@@ -109,130 +95,11 @@ static int lob_args(int argc, char **argv, lob_opts *o) {
     return -1;
 }
 
-static void say(lob_run *run, const lob_opts *o, const char *fmt, const char *path, uint64_t line,
-                const char *why) {
-    if (run->shown++ >= o->show) return;
-    fflush(stdout);
-    fprintf(stderr, fmt, path, line, why);
-}
-
-static void fmt_level(char *out, size_t n, int64_t px, uint64_t q) {
-    if (!px)
-        snprintf(out, n, "none");
-    else
-        snprintf(out, n, "%" PRId64 " x %" PRIu64, px, q);
-}
-
-static void report_mismatch(lob_run *run, const lob_opts *o, uint64_t line, int kind,
-                            const lobster_mismatch *m) {
-    if (!run->first_kind || (kind == 1 && run->first_kind == 2)) {
-        run->first = *m;
-        run->first_kind = kind;
-        run->first_mismatch_line = line;
-    }
-    /* depth-window reports have their own budget, so they never hide a book error */
-    if ((m->outside_depth ? run->shown_depth++ : run->shown++) >= o->show) return;
-    char b[64], f[64];
-    fmt_level(b, sizeof b, m->book_price, m->book_qty);
-    fmt_level(f, sizeof f, m->file_price, m->file_qty);
-    fflush(stdout);
-    fprintf(stderr, "latlab book lobster: %s:%" PRIu64 ": level %u %s: book %s, file %s%s\n",
-            o->ob_path, line, m->level, m->side == BOOK_BUY ? "bid" : "ask", b, f,
-            m->outside_depth ? " (outside the file's depth)" : "");
-}
-
-/* Next orderbook row into run->row: 1, 0 at the end, -1 after an error. */
-static int next_row(lob_run *run, const lob_opts *o) {
-    char *line, why[256];
-    size_t len;
-    int r = book_lines_next(&run->lo, &line, &len);
-    if (r == 0) return 0;
-    if (r < 0) {
-        cli_error(CMD, "%s:%" PRIu64 ": %s", o->ob_path, run->lo.lineno,
-                  r == LAT_EFORMAT ? "line too long" : lat_strerror(r));
-        return -1;
-    }
-    if (lobster_parse_row(line, len, o->tick, run->nlevels, &run->row, why, sizeof why)) {
-        cli_error(CMD, "%s:%" PRIu64 ": %s", o->ob_path, run->lo.lineno, why);
-        return -1;
-    }
-    return 1;
-}
-
-/* One message line: parse, apply (timed), compare with its row.  0, or -1 to stop. */
-static int lob_line(lob_run *run, const lob_opts *o, char *line, size_t len, int first,
-                    const lat_clock_cal *cal) {
-    char why[256];
-    lobster_msg m;
-    uint64_t ln = run->lm.lineno;
-    int have_row = 0;
-    if (run->ob && !first) {
-        int r = next_row(run, o);
-        if (r <= 0) {
-            if (r == 0)
-                cli_error(CMD, "%s ends at row %" PRIu64 " before %s does", o->ob_path,
-                          run->lo.lineno, o->msg_path);
-            return -1;
-        }
-        have_row = 1;
-    }
-    if (lobster_parse_msg(line, len, o->tick, &m, why, sizeof why)) {
-        run->bad++;
-        say(run, o, "latlab book lobster: %s:%" PRIu64 ": %s\n", o->msg_path, ln, why);
-        return 0;
-    }
-    if (first && run->ob) { /* its effect is in the first row, the book's start */
-        lobster_replay_note(run->r, &m);
-        int err = lobster_replay_start(run->r, &run->row);
-        if (err) return cli_lib_error(CMD, "seeding the book from the first row", err), -1;
-        return 0;
-    }
-    const char *reason;
-    uint64_t t0 = lat_cycles();
-    int rc = lobster_replay_apply(run->r, &m, &reason);
-    lat_hist_record(&run->h, (int64_t)lat_clock_to_ns(cal, lat_cycles() - t0));
-    if (rc < 0 || *reason)
-        say(run, o, "latlab book lobster: %s:%" PRIu64 ": %s\n", o->msg_path, ln, reason);
-    if (have_row) {
-        lobster_mismatch mm;
-        int k = lobster_replay_compare(run->r, &run->row, &mm);
-        if (k) report_mismatch(run, o, run->lo.lineno, k, &mm);
-    }
-    return 0;
-}
-
-static int lob_loop(lob_run *run, const lob_opts *o) {
-    const lat_clock_cal *cal = lat_clock_default();
-    char *line;
-    size_t len;
-    int r, first = 1;
-    struct rusage ru0, ru1;
-    getrusage(RUSAGE_THREAD, &ru0);
-    uint64_t t0 = lat_mono_ns();
-    while ((r = book_lines_next(&run->lm, &line, &len)) == 1) {
-        if (lob_line(run, o, line, len, first, cal)) return CLI_ERR;
-        first = 0;
-    }
-    run->wall_s = (double)(lat_mono_ns() - t0) / 1e9;
-    getrusage(RUSAGE_THREAD, &ru1);
-    run->cpu_s = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
-                 (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
-                 (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
-                 (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
-    if (r < 0)
-        return cli_error(CMD, "%s:%" PRIu64 ": %s", o->msg_path, run->lm.lineno,
-                         r == LAT_EFORMAT ? "line longer than 4096 bytes" : lat_strerror(r));
-    if (run->ob && next_row(run, o) == 1)
-        return cli_error(CMD, "%s has more rows than %s has messages", o->ob_path, o->msg_path);
-    if (first) return cli_error(CMD, "%s: no messages", o->msg_path);
-    return CLI_OK;
-}
-
 /* The orderbook file's first row sets N (and L when --levels is absent). */
 static int lob_first_row(lob_run *run, lob_opts *o) {
-    int r = next_row(run, o);
+    int r = lobster_check_next_row(run);
     if (r == 0) return cli_error(CMD, "%s: empty", o->ob_path);
-    if (r < 0) return CLI_ERR;
+    if (r < 0) return cli_error(CMD, "%s", run->err);
     run->nlevels = run->row.nlevels;
     if (!o->levels) o->levels = run->nlevels;
     if (o->levels > run->nlevels)
@@ -241,67 +108,11 @@ static int lob_first_row(lob_run *run, lob_opts *o) {
     return -1;
 }
 
-static void lob_print(const lob_run *run, const lob_opts *o) {
-    const lobster_counts *c = lobster_replay_counts(run->r);
-    static const char *names[8] = {
-        "", "new", "partial cancel", "delete", "visible exec", "hidden exec", "cross", "halt"};
-    printf("file            %s\n", o->msg_path);
-    printf("messages        %" PRIu64 " (malformed lines %" PRIu64 ")\nby type        ",
-           c->messages, run->bad);
-    for (int t = 1; t < 8; t++)
-        printf(" %d %s %" PRIu64 "%s", t, names[t], c->by_type[t], t < 7 ? "," : "\n");
-    printf("pre-window      %" PRIu64 " messages applied to a level that rested before the "
-           "window\n",
-           c->prewindow);
-    printf("unappliable     %" PRIu64 " (%" PRIu64 " outside the file's depth)\n", c->unappliable,
-           c->unappliable_depth);
-    printf("inconsistent    %" PRIu64 " crossing adds refused, %" PRIu64
-           " with another price or direction than their order's, %" PRIu64
-           " times going backwards%s\n",
-           c->crossing, c->wrong_price, c->time_backwards,
-           c->crossing + c->wrong_price + c->time_backwards ? " (LOBSTER never has these)" : "");
-    if (run->ob)
-        printf("orderbook       %s: %" PRIu64 " rows compared on %" PRIu64 " levels, %" PRIu64
-               " mismatching rows, %" PRIu64 " more only outside the file's depth\n",
-               o->ob_path, c->rows_compared, o->levels, c->rows_mismatch, c->rows_depth_only);
-    if (run->first_kind) {
-        char b[64], f[64];
-        fmt_level(b, sizeof b, run->first.book_price, run->first.book_qty);
-        fmt_level(f, sizeof f, run->first.file_price, run->first.file_qty);
-        printf("first mismatch  row %" PRIu64 " level %u %s: book %s, file %s%s\n",
-               run->first_mismatch_line, run->first.level,
-               run->first.side == BOOK_BUY ? "bid" : "ask", b, f,
-               run->first.outside_depth ? " (outside the file's depth)" : "");
-    }
-    printf("throughput      %.2f M messages/s (%" PRIu64 " messages in %.3f s wall, parsing and "
-           "comparing included)\n",
-           run->wall_s > 0 ? (double)c->messages / run->wall_s / 1e6 : 0.0, c->messages,
-           run->wall_s);
-    printf("on-CPU          %.2f M messages per CPU-second (%.3f s on a CPU)\n",
-           run->cpu_s > 0 ? (double)c->messages / run->cpu_s / 1e6 : 0.0, run->cpu_s);
-    book_cli_print_latency(&run->h);
-}
-
-static int lob_json(const lob_run *run, const lob_opts *o) {
-    const lobster_counts *c = lobster_replay_counts(run->r);
-    json_t *types = json_object();
-    for (int t = 1; t < 8; t++) {
-        char k[2] = {(char)('0' + t), 0};
-        json_object_set_new(types, k, json_integer((json_int_t)c->by_type[t]));
-    }
-    json_t *j = json_pack(
-        "{s:s,s:s?,s:I,s:I,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f,s:f,s:o,s:{s:I,s:I,s:I}}",
-        "file", o->msg_path, "orderbook", o->ob_path, "messages", (json_int_t)c->messages,
-        "malformed_lines", (json_int_t)run->bad, "by_type", types, "prewindow",
-        (json_int_t)c->prewindow, "unappliable", (json_int_t)c->unappliable,
-        "unappliable_outside_depth", (json_int_t)c->unappliable_depth, "levels_compared",
-        (json_int_t)o->levels, "rows_compared", (json_int_t)c->rows_compared, "rows_mismatch",
-        (json_int_t)c->rows_mismatch, "rows_outside_depth_only", (json_int_t)c->rows_depth_only,
-        "wall_s", run->wall_s, "cpu_s", run->cpu_s, "messages_per_s",
-        run->wall_s > 0 ? (double)c->messages / run->wall_s : 0.0, "latency_ns",
-        book_cli_latency_json(&run->h), "inconsistent", "crossing_adds", (json_int_t)c->crossing,
-        "wrong_price", (json_int_t)c->wrong_price, "time_backwards", (json_int_t)c->time_backwards);
-    return cli_write_json(CMD, o->json, j);
+static book_lobster_summary lob_summary(const lob_run *run, const lob_opts *o) {
+    return (book_lobster_summary){
+        o->msg_path, o->ob_path,      lobster_replay_counts(run->r), run->bad,    o->levels,
+        &run->first, run->first_kind, run->first_mismatch_line,      run->wall_s, run->cpu_s,
+        &run->h};
 }
 
 static int lob_status(const lob_run *run, const lob_opts *o) {
@@ -322,7 +133,13 @@ int book_lobster_main(int argc, char **argv) {
     lob_opts o = {.show = 10};
     int rc = lob_args(argc, argv, &o);
     if (rc >= 0) return rc;
-    lob_run run = {0};
+    lob_run run = {.msg_path = o.msg_path,
+                   .ob_path = o.ob_path,
+                   .tick = o.tick,
+                   .show = o.show,
+                   .diag = stderr,
+                   .flush = stdout,
+                   .who = "latlab book lobster"};
     if (!(run.msg = fopen(o.msg_path, "r")))
         return cli_error(CMD, "%s: %s", o.msg_path, strerror(errno));
     if (o.ob_path && !(run.ob = fopen(o.ob_path, "r"))) {
@@ -343,9 +160,10 @@ int book_lobster_main(int argc, char **argv) {
         goto done;
     }
     book_lines_init(&run.lm, run.msg);
-    rc = lob_loop(&run, &o);
+    rc = lobster_check_run(&run) ? cli_error(CMD, "%s", run.err) : CLI_OK;
     if (rc == CLI_OK) {
-        lob_print(&run, &o);
+        book_lobster_summary sum = lob_summary(&run, &o);
+        book_lobster_print(stdout, &sum);
         uint64_t hidden = (run.shown > o.show ? run.shown - o.show : 0) +
                           (run.shown_depth > o.show ? run.shown_depth - o.show : 0);
         if (hidden)
@@ -353,7 +171,7 @@ int book_lobster_main(int argc, char **argv) {
                     hidden);
         rc = lob_status(&run, &o);
         if (o.hgrm && book_cli_write_hgrm(CMD, o.hgrm, &run.h)) rc = CLI_ERR;
-        if (o.json && lob_json(&run, &o)) rc = CLI_ERR;
+        if (o.json && cli_write_json(CMD, o.json, book_lobster_json(&sum))) rc = CLI_ERR;
         if (book_cli_check_stdout(CMD)) rc = CLI_ERR;
     }
 done:

@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include "latlab/error.h"
+#include "latlab/linewrap.h"
 #include "latlab/topo.h"
 
 #include <errno.h>
@@ -44,6 +45,29 @@ int cli_error(const char *cmd, const char *fmt, ...) {
 
 void cli_warn(const char *cmd, const char *fmt, ...) {
     SAY(cmd, "warning: ", false);
+}
+
+void cli_warn_cb(void *cmd, const char *msg) {
+    cli_warn(cmd, "%s", msg);
+}
+
+volatile sig_atomic_t cli_stop_sig;
+
+static void on_stop(int sig) {
+    cli_stop_sig = sig;
+}
+
+void cli_stop_catch(const int *sigs, int n, struct sigaction *old) {
+    struct sigaction sa = {.sa_handler = on_stop};
+    sigemptyset(&sa.sa_mask);
+    cli_stop_sig = 0;
+    for (int i = 0; i < n; i++)
+        sigaction(sigs[i], &sa, &old[i]);
+}
+
+void cli_stop_restore(const int *sigs, int n, const struct sigaction *old) {
+    for (int i = 0; i < n; i++)
+        sigaction(sigs[i], &old[i], NULL);
 }
 
 static int progress_shown;
@@ -435,4 +459,13 @@ void cli_help(const cli_spec *sp, FILE *f) {
     if (sp->about) fprintf(f, "\n%s", sp->about);
     cli_help_options(sp, f);
     if (sp->epilog) fprintf(f, "\n%s", sp->epilog);
+}
+
+int cli_wrapped(int (*fn)(int, char **), int argc, char **argv) {
+    FILE *out = stdout, *wo = lat_linewrap_create(out, CLI_WRAP_WIDTH);
+    if (wo) stdout = wo;
+    int rc = fn(argc, argv);
+    stdout = out;
+    if (wo && fclose(wo) && rc == CLI_OK) rc = CLI_ERR;
+    return rc;
 }

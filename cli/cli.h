@@ -11,6 +11,7 @@
 #ifndef LATLAB_CLI_H
 #define LATLAB_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -125,9 +126,18 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "latlab CMD: warning: <message>" on stderr. */
 void cli_warn(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A library's warn callback (cmd: the command's name, as void *): cli_warn. */
+void cli_warn_cb(void *cmd, const char *msg);
 /* A progress line on stderr, only when stderr is a terminal (overwrites itself). */
 void cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_progress_done(void);
+
+/* A long command stopped by a signal: sigs[0..n) set cli_stop_sig (reset to
+ * 0 here) instead of ending the process; old[] gets their actions, which
+ * cli_stop_restore puts back. */
+extern volatile sig_atomic_t cli_stop_sig;
+void cli_stop_catch(const int *sigs, int n, struct sigaction *old);
+void cli_stop_restore(const int *sigs, int n, const struct sigaction *old);
 
 /* Strict parsers.  On error they print "latlab CMD: FLAG: ..." and return 2;
  * 0 on success. */
@@ -155,5 +165,15 @@ int cli_lib_error(const char *cmd, const char *what, int err);
 
 /* Per-command help (used by `latlab help CMD` and `latlab CMD --help`). */
 const cli_cmd *cli_find(const char *name);
+
+/* Lines wrapped at this many characters (bytes) by the commands that wrap. */
+#define CLI_WRAP_WIDTH 100
+
+/* Run fn(argc, argv) with stdout wrapped at CLI_WRAP_WIDTH (latlab/linewrap.h)
+ * and restored after; a write error of the wrapped stdout turns an exit status
+ * of 0 into 1 (the caller's stdout check then names the cause).  stderr is
+ * left whole: an error or warning stays one line, as scripts and people grep
+ * it. */
+int cli_wrapped(int (*fn)(int, char **), int argc, char **argv);
 
 #endif /* LATLAB_CLI_H */

@@ -24,41 +24,6 @@
 
 #define NCAL 3
 
-typedef struct read_costs {
-    uint64_t unfenced_cycles, fenced_cycles, gettime_ns;
-} read_costs;
-
-/* Median deltas of back-to-back reads. */
-static void measure_reads(uint64_t *v, size_t n, read_costs *out) {
-    for (size_t i = 0; i < n; i++) {
-        uint64_t a = lat_cycles();
-        uint64_t b = lat_cycles();
-        v[i] = b - a;
-    }
-    out->unfenced_cycles = lat_stats_median_high_u64(v, n);
-    for (size_t i = 0; i < n; i++) {
-        uint64_t a = lat_cycles_fenced();
-        uint64_t b = lat_cycles_fenced();
-        v[i] = b - a;
-    }
-    out->fenced_cycles = lat_stats_median_high_u64(v, n);
-    for (size_t i = 0; i < n; i++) {
-        uint64_t a = lat_mono_ns();
-        uint64_t b = lat_mono_ns();
-        v[i] = b - a;
-    }
-    out->gettime_ns = lat_stats_median_high_u64(v, n);
-}
-
-static json_t *cal_json(const lat_clock_cal *c) {
-    return json_pack("{s:f, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:f}", "cycles_per_ns",
-                     c->cycles_per_ns, "span_cycles", (json_int_t)c->span_cycles, "span_ns",
-                     (json_int_t)c->span_ns, "window_ns", (json_int_t)c->window_ns,
-                     "bracket_cycles", (json_int_t)c->bracket_cycles, "error_ppm", c->error_ppm,
-                     "elapsed_ns", (json_int_t)c->elapsed_ns, "counter_hz",
-                     (json_int_t)c->counter_hz, "counter_hz_diff_ppm", c->counter_hz_diff_ppm);
-}
-
 static uint64_t window_ms = 200, samples = 100000;
 static double drift_s = 3.0;
 static const char *json_path;
@@ -94,8 +59,9 @@ const cli_spec cmd_clock_spec = {
 };
 
 static int write_json(const lat_clock_cal cal[NCAL], double spread_ppm,
-                      const lat_clock_drift_result *drift, const read_costs *rcost, double unf_ns,
-                      double fen_ns, bool pinned, uint64_t gran, double gran_ns, int inv) {
+                      const lat_clock_drift_result *drift, const lat_clock_read_cost *rcost,
+                      double unf_ns, double fen_ns, bool pinned, uint64_t gran, double gran_ns,
+                      int inv) {
     lat_runcond cond;
     json_t *cals = json_array(), *root = json_object();
     if (!root || !cals) {
@@ -105,7 +71,7 @@ static int write_json(const lat_clock_cal cal[NCAL], double spread_ppm,
     }
     json_object_set_new(root, "calibrations", cals);
     for (int i = 0; i < NCAL; i++)
-        json_array_append_new(cals, cal_json(&cal[i]));
+        json_array_append_new(cals, lat_clock_cal_json(&cal[i]));
     json_object_set_new(root, "spread_ppm", json_real(spread_ppm));
     if (drift_s > 0)
         json_object_set_new(root, "drift",
@@ -182,8 +148,8 @@ int cmd_clock(int argc, char **argv) {
     /* Pinned where it runs now, so every pair is read on one CPU. */
     int cpu = lat_current_cpu();
     bool pinned = cpu >= 0 && lat_pin_thread(cpu) == 0;
-    read_costs rcost;
-    measure_reads(v, samples, &rcost);
+    lat_clock_read_cost rcost;
+    lat_clock_read_costs(v, samples, &rcost);
     if (pinned) lat_unpin_thread(NULL);
     double unf_ns = (double)rcost.unfenced_cycles / cal[0].cycles_per_ns;
     double fen_ns = (double)rcost.fenced_cycles / cal[0].cycles_per_ns;

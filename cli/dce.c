@@ -11,18 +11,16 @@
  * not bounded by the floor (many items are in flight) and is not judged. */
 #include "cli.h"
 #include "cliopts.h"
+#include "dce.h"
 #include "ringbench.h"
 
 #include "latlab/pingpong.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "latlab/json.h"
-#include "latlab/atomicfile.h"
 #include "latlab/clock.h"
 #include "latlab/ring.h"
 
@@ -61,70 +59,10 @@ const cli_spec cmd_dce_spec = {
     .epilog = "Needs two CPUs; exits 1 with a message on a single-CPU machine or affinity mask.\n",
 };
 
-typedef struct dce_figs {
-    int cpus[2];
-    const char *ring;
-    double trap_ns, barrier_ns, st_ns, mops, stream_ns, ratio;
-    lat_pingpong_result floor;
-    ringbench_lat cross;
-    bool implausible, trap_sprung;
-} dce_figs;
-
-static void print_figs(const dce_figs *f, double cycles_per_ns) {
-    double hop_ns = f->cross.p50_ns / 2;
-    printf("latlab dce: CPUs %d and %d, %.4f cycles/ns, %s ring\n", f->cpus[0], f->cpus[1],
-           cycles_per_ns, f->ring);
-    printf("  (1) multiply-add, result unused        %8.3f ns/op   %s\n", f->trap_ns,
-           f->trap_sprung ? "<- the optimizer deleted the loop: this is not a measurement"
-                          : "(the loop survived: this compiler did not delete it)");
-    printf("  (2) multiply-add, lat_do_not_optimize  %8.3f ns/op\n", f->barrier_ns);
-    printf("  (3) %-7s push+pop, one thread       %8.3f ns/op   (hot in L1: no core boundary)\n",
-           f->ring, f->st_ns);
-    printf("  (4) %-7s between CPU %d and CPU %d:\n", f->ring, f->cpus[0], f->cpus[1]);
-    printf("        round trip   p50 %7.1f ns  p99 %7.1f ns  (one hop %.1f ns)\n", f->cross.p50_ns,
-           f->cross.p99_ns, hop_ns);
-    printf(
-        "        streaming    %7.2f ns/item, %.1f Mops/s (pipelined: not bounded by the floor)\n",
-        f->stream_ns, f->mops);
-    printf("      floor: cache-line ping-pong, same CPUs, same run\n");
-    printf("        round trip   p50 %7.1f ns  p99 %7.1f ns  (one hop %.1f ns)\n", f->floor.p50_ns,
-           f->floor.p99_ns, f->floor.p50_ns / 2);
-    if (f->implausible)
-        printf("  verdict: IMPLAUSIBLE: the ring's round trip (%.1f ns) is below the floor "
-               "(%.1f ns): the harness is lying\n",
-               f->cross.p50_ns, f->floor.p50_ns);
-    else
-        printf(
-            "  verdict: plausible: round trip %.2fx the floor; same-thread %.1f ns vs cross-core "
-            "hop %.1f ns (%.0fx)\n",
-            f->ratio, f->st_ns, hop_ns, hop_ns / f->st_ns);
-}
-
-static int write_json(const dce_figs *f, double cycles_per_ns) {
-    json_t *j = json_pack("{s:s, s:[i,i], s:f, s:s, s:I, s:I}", "command", "dce", "cpus",
-                          f->cpus[0], f->cpus[1], "cycles_per_ns", cycles_per_ns, "ring", f->ring,
-                          "ops", (json_int_t)ops, "samples", (json_int_t)samples);
-    if (!j) return -ENOMEM;
-    json_object_set_new(j, "trap_ns_per_op", json_real(f->trap_ns));
-    json_object_set_new(j, "trap_sprung", json_boolean(f->trap_sprung));
-    json_object_set_new(j, "barrier_ns_per_op", json_real(f->barrier_ns));
-    json_object_set_new(j, "same_thread_ns_per_op", json_real(f->st_ns));
-    json_object_set_new(j, "cross_rtt_p50_ns", json_real(f->cross.p50_ns));
-    json_object_set_new(j, "cross_rtt_p99_ns", json_real(f->cross.p99_ns));
-    json_object_set_new(j, "cross_rtt_p999_ns", json_real(f->cross.p999_ns));
-    json_object_set_new(j, "cross_stream_ns_per_item", json_real(f->stream_ns));
-    json_object_set_new(j, "cross_stream_mops", json_real(f->mops));
-    json_object_set_new(j, "floor_rtt_p50_ns", json_real(f->floor.p50_ns));
-    json_object_set_new(j, "floor_rtt_p99_ns", json_real(f->floor.p99_ns));
-    json_object_set_new(j, "rtt_vs_floor", json_real(f->ratio));
-    json_object_set_new(j, "implausible", json_boolean(f->implausible));
-    return cli_write_json("dce", json_path, j);
-}
-
 int cmd_dce(int argc, char **argv) {
     int first, rc = cli_parse(&cmd_dce_spec, argc, argv, &first);
     if (rc) return rc < 0 ? CLI_OK : rc;
-    dce_figs f = {.ring = NULL};
+    lat__dce_figs f = {.ring = NULL};
     if ((rc = cli_pick_two_cpus("dce", cpulist, f.cpus))) return rc;
     ringbench_kind kind = ring_choice ? RL_SEQRING : RL_RING;
     const lat_clock_cal *cal = lat_clock_default();
@@ -139,10 +77,9 @@ int cmd_dce(int argc, char **argv) {
         err =
             ringbench_throughput(kind, 8, 4096, f.cpus[0], f.cpus[1], samples * 20, &f.mops, NULL);
     if (err) return cli_lib_error("dce", "cross-core run", err);
-    f.stream_ns = 1e3 / f.mops;
-    f.ratio = f.cross.p50_ns / f.floor.p50_ns;
-    f.implausible = f.cross.p50_ns < 0.9 * f.floor.p50_ns;
-    f.trap_sprung = f.trap_ns < 0.1 * f.barrier_ns;
-    print_figs(&f, cal->cycles_per_ns);
-    return json_path ? write_json(&f, cal->cycles_per_ns) : CLI_OK;
+    lat__dce_judge(&f);
+    lat__dce_print(&f, cal->cycles_per_ns, stdout);
+    return json_path ? cli_write_json("dce", json_path,
+                                      lat__dce_json(&f, cal->cycles_per_ns, ops, samples))
+                     : CLI_OK;
 }

@@ -20,6 +20,7 @@
 #include "latlab/hlog.h"
 #include "latlab/hlog_merge.h"
 #include "latlab/hlog_processor.h"
+#include "latlab/hlog_summary.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -33,28 +34,9 @@
 
 /* ---- shared helpers -------------------------------------------------------------------- */
 
-static int read_error(const char *path, const lat_hlog_reader *r, int rc) {
-    const char *why = lat_hlog_reader_reason(r);
-    return cli_error(CMD, "%s:%d: %s", path, lat_hlog_reader_line(r),
-                     why && *why ? why : lat_strerror(rc));
-}
-
-/* lat_hist_add_resize failed while merging the interval at path:line. */
-static int merge_error(const char *path, int line, int rc) {
-    if (rc == -EOVERFLOW)
-        return cli_error(CMD, "%s:%d: the merged total count would pass 2^63-1 (%" PRId64 ")", path,
-                         line, INT64_MAX);
-    return cli_error(CMD, "%s:%d: %s", path, line, lat_strerror(rc));
-}
-
 static int open_log(const char *path, lat_hlog_reader **r) {
-    int rc = lat_hlog_reader_create(path, r);
-    if (rc == -EFBIG)
-        return cli_error(CMD, "%s: larger than the %zu MiB limit for an interval log", path,
-                         LAT_HLOG_MAX_FILE_BYTES >> 20);
-    if (rc < 0) return cli_error(CMD, "%s: %s", path, lat_strerror(rc));
-    lat_hlog_reader_fit(*r, true); /* every merge here goes through lat_hist_add_resize */
-    return 0;
+    char err[1024];
+    return lat_hlog_summary_open(path, r, err, sizeof err) ? cli_error(CMD, "%s", err) : 0;
 }
 
 /* --confidence: a fraction 0.5..0.9999 or a percentage 50..99.99. */
@@ -138,49 +120,15 @@ static int pct_parse(int argc, char **argv) {
     return 0;
 }
 
-static bool selected(const lat_hlog_interval *iv) {
-    if (po.tag ? strcmp(iv->tag, po.tag) != 0 : iv->tag[0] != '\0') return false;
-    return iv->offset_s >= po.start && iv->offset_s <= po.end;
-}
-
 /* Merge the selected intervals into *total (printing each with --intervals).
  * 0 or the exit status after a message. */
 static int pct_accumulate(lat_hlog_reader *r, FILE *f, lat_hist *total) {
-    bool header_done = false, have_total = false;
-    lat_hlog_interval *iv;
-    int rc;
-    while ((rc = lat_hlog_next(r, &iv)) == 1) {
-        if (!selected(iv)) continue;
-        if ((rc = lat_hlog_total_add(total, &have_total, iv)) < 0)
-            return have_total ? merge_error(po.path, iv->line, rc)
-                              : cli_error(CMD, "out of memory");
-        if (!po.intervals) continue;
-        if (!header_done) {
-            lat_hlog_processor_range(f, "Interval", po.start, po.end,
-                                     lat_hlog_reader_start_time(r));
-            lat_hlog_processor_legend(f, po.csv);
-            header_done = true;
-        }
-        lat_hlog_processor_line(f, iv, total, po.scale, po.csv);
-    }
-    if (rc < 0) return read_error(po.path, r, rc);
-    if (!have_total)
-        return cli_error(CMD, "%s: no intervals%s%s%s in the selected range", po.path,
-                         po.tag ? " tagged '" : " without a tag", po.tag ? po.tag : "",
-                         po.tag ? "'" : "");
+    char err[1024];
+    lat_hlog_select sel = {po.tag, po.start, po.end};
+    if (lat_hlog_summary_total(r, po.path, &sel, po.intervals ? f : NULL, po.csv, po.scale, total,
+                               err, sizeof err))
+        return cli_error(CMD, "%s", err);
     return 0;
-}
-
-static int pct_json(const lat_hist *total) {
-    static const double jps[] = {50, 90, 99, 99.9, 99.99, 99.999, 100};
-    json_t *pa = lat_json_percentiles(total, jps, 7, po.confidence, po.scale);
-    json_t *j =
-        json_pack("{s:s, s:s?, s:f, s:I, s:I, s:I, s:f, s:f, s:o}", "file", po.path, "tag", po.tag,
-                  "scale", po.scale, "count", (json_int_t)lat_hist_total(total), "min",
-                  (json_int_t)lat_hist_min(total), "max", (json_int_t)lat_hist_max(total), "mean",
-                  lat_hist_mean(total), "stddev", lat_hist_stddev(total), "percentiles", pa);
-    if (j) json_object_set_new(j, "confidence", json_real(po.confidence));
-    return cli_write_json(CMD, po.json, j);
 }
 
 /* No --scale: 1, 1000 or 1000000 (values recorded in ns: ns, us, ms), the
@@ -227,7 +175,9 @@ static int cmd_percentiles(int argc, char **argv) {
                                           po.ci ? po.confidence : 0.0) < 0)
             status = cli_error(CMD, "write error");
     }
-    if (!status && po.json) status = pct_json(&total);
+    if (!status && po.json)
+        status = cli_write_json(
+            CMD, po.json, lat_hlog_summary_json(po.path, po.tag, &total, po.scale, po.confidence));
     status = cli_out_close(&o, CMD, po.outpath, status);
     lat_hist_fini(&total);
     lat_hlog_reader_destroy(r);
@@ -235,62 +185,6 @@ static int cmd_percentiles(int argc, char **argv) {
 }
 
 /* ---- tags and summary ----------------------------------------------------------------- */
-
-/* Read path: its tags in order of first appearance, with their interval and
- * value counts and (summary) their merged slots.  Returns 0 or an exit
- * status. */
-static int gather(const char *path, lat_hlog_tags *t) {
-    lat_hlog_reader *r = NULL;
-    if (open_log(path, &r)) return CLI_ERR;
-    int rc, status = 0;
-    lat_hlog_interval *iv;
-    while ((rc = lat_hlog_next(r, &iv)) == 1)
-        if ((rc = lat_hlog_tags_add(t, iv)) < 0) {
-            status = rc == -EOVERFLOW ? merge_error(path, iv->line, rc)
-                                      : cli_error(CMD, "out of memory");
-            goto done;
-        }
-    if (rc < 0)
-        status = read_error(path, r, rc);
-    else if (t->n == 0)
-        status = cli_error(CMD, "%s: no intervals", path);
-done:
-    lat_hlog_reader_destroy(r);
-    return status;
-}
-
-/* One tag's summary row, its confidence intervals, and its JSON object. */
-static void summary_line(const lat_hlog_tag *a, const lat_hist *h, double scale, double confidence,
-                         json_t *arr) {
-    static const double ps[] = {50, 90, 99, 99.9, 99.99};
-    static const char *const pnames[] = {"p50", "p90", "p99", "p99.9", "p99.99"};
-    static const char *const jkeys[] = {"p50", "p90", "p99", "p99_9", "p99_99"};
-    const char *name = a->tag[0] ? a->tag : "(untagged)";
-    lat_hist_ci v[5];
-    lat_hist_cis_at_percentiles(h, ps, confidence, v, 5);
-    printf("%-16s %12" PRId64 " %12.3f", name, lat_hist_total(h), (double)lat_hist_min(h) / scale);
-    for (int i = 0; i < 5; i++)
-        printf(" %12.3f", (double)v[i].value / scale);
-    printf(" %12.3f %14.3f\n", (double)lat_hist_max(h) / scale, lat_hist_mean(h) / scale);
-    printf("  %g%% CI", 100 * confidence);
-    for (int i = 0; i < 5; i++) {
-        char b[160];
-        lat_hist_ci_format(&v[i], scale, 3, b, sizeof b);
-        printf(" %s %s", pnames[i], b);
-    }
-    printf("\n");
-    if (arr) {
-        json_t *o = json_pack("{s:s?, s:i, s:I, s:I}", "tag", a->tag[0] ? a->tag : NULL,
-                              "intervals", a->intervals, "count", (json_int_t)lat_hist_total(h),
-                              "min", (json_int_t)lat_hist_min(h));
-        for (int i = 0; i < 5; i++)
-            lat_json_set_ci(o, jkeys[i], "", &v[i]);
-        json_object_set_new(o, "max", json_integer(lat_hist_max(h)));
-        json_object_set_new(o, "mean", json_real(lat_hist_mean(h)));
-        json_object_set_new(o, "stddev", json_real(lat_hist_stddev(h)));
-        json_array_append_new(arr, o);
-    }
-}
 
 /* tags and summary share one table: --scale and --confidence are for summary. */
 static const char *ts_json;
@@ -344,48 +238,23 @@ static int ts_parse(int argc, char **argv, bool summary, const char **path) {
     return 0;
 }
 
-static void print_tags(const lat_hlog_tag *a, int n, json_t *arr) {
-    for (int k = 0; k < n; k++) {
-        printf("%s\n", a[k].tag[0] ? a[k].tag : "(untagged)");
-        if (arr)
-            json_array_append_new(arr, json_pack("{s:s?, s:i, s:I}", "tag",
-                                                 a[k].tag[0] ? a[k].tag : NULL, "intervals",
-                                                 a[k].intervals, "count", (json_int_t)a[k].count));
-    }
-}
-
-static int print_summary(const lat_hlog_tag *a, int n, json_t *arr) {
-    printf("%-16s %12s %12s %12s %12s %12s %12s %12s %12s %14s\n", "tag", "count", "min", "p50",
-           "p90", "p99", "p99.9", "p99.99", "max", "mean");
-    for (int k = 0; k < n; k++) {
-        lat_hist h;
-        if (lat_hlog_tag_hist(&a[k], &h) < 0) return cli_error(CMD, "out of memory");
-        summary_line(&a[k], &h, ts_scale, ts_confidence, arr);
-        lat_hist_fini(&h);
-    }
-    if (n > 0)
-        printf("histogram resolution %.3g%% (%d sig figs); intervals at %g%% confidence from the "
-               "counts (order statistics)\n",
-               100 * lat_budget_hist_resolution(a[0].sig_figs), a[0].sig_figs, 100 * ts_confidence);
-    return 0;
-}
-
 static int cmd_tags_or_summary(int argc, char **argv, bool summary) {
     const char *path = NULL;
     int status = ts_parse(argc, argv, summary, &path);
     if (status) return status < 0 ? CLI_OK : status;
     lat_hlog_tags t;
     lat_hlog_tags_init(&t, summary);
-    status = gather(path, &t);
+    char err[1024];
+    if (lat_hlog_summary_gather(path, &t, err, sizeof err)) status = cli_error(CMD, "%s", err);
     if (status) {
         lat_hlog_tags_fini(&t);
         return status;
     }
     json_t *arr = ts_json ? json_array() : NULL;
-    if (summary)
-        status = print_summary(t.tag, t.n, arr);
-    else
-        print_tags(t.tag, t.n, arr);
+    if (summary && lat_hlog_summary_print(stdout, t.tag, t.n, ts_scale, ts_confidence, arr))
+        status = cli_error(CMD, "out of memory");
+    else if (!summary)
+        lat_hlog_summary_tags(stdout, t.tag, t.n, arr);
     lat_hlog_tags_fini(&t);
     if (!ts_json || status) {
         json_decref(arr);
@@ -442,7 +311,11 @@ static int cmd_merge(int argc, char **argv) {
             break;
         }
         int rc = lat_hlog_merge_add(m, readers[i]);
-        if (rc < 0) status = read_error(path, readers[i], rc);
+        if (rc < 0) {
+            const char *why = lat_hlog_reader_reason(readers[i]);
+            status = cli_error(CMD, "%s:%d: %s", path, lat_hlog_reader_line(readers[i]),
+                               why && *why ? why : lat_strerror(rc));
+        }
     }
     if (status == CLI_OK && lat_hlog_merge_count(m) == 0)
         status = cli_error(CMD, "no intervals in the inputs");

@@ -29,53 +29,6 @@
 /* The series: one merged histogram per stage label (latlab/hlog_merge.h). */
 typedef lat_hlog_hists xstate;
 
-/* The stage label of an untagged interval of path. */
-static void stage_from_path(char *out, size_t cap, const char *path) {
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
-    size_t n = strlen(b);
-    if (n > 5 && !strcmp(b + n - 5, ".hlog")) n -= 5;
-    if (n == 0) {
-        snprintf(out, cap, "all");
-        return;
-    }
-    snprintf(out, cap, "%.*s", (int)n, b);
-    /* latlab pipeline writes q1+wake as q1-wake.hlog (shell-friendly names) */
-    if (!strcmp(out, "q1-wake") || !strcmp(out, "q2-wake")) out[2] = '+';
-}
-
-static int add_interval(xstate *x, const char *stage, const lat_hist *h) {
-    if (x->n == LAT_PROM_MAX_SERIES && lat_hlog_hists_find(x, stage) < 0)
-        return cli_error(CMD, "more than %d series (tags x files)", LAT_PROM_MAX_SERIES);
-    /* grows like Java's auto-resizing merge: no interval's counts dropped */
-    int rc = lat_hlog_hists_add(x, stage, h);
-    if (rc == -EOVERFLOW)
-        return cli_error(CMD, "%s: the merged total count would pass 2^63-1", stage);
-    return rc < 0 ? cli_error(CMD, "out of memory") : 0;
-}
-
-static int read_file(xstate *x, const char *path, const char *tag) {
-    lat_hlog_reader *r = NULL;
-    int rc = lat_hlog_reader_create(path, &r);
-    if (rc < 0) return cli_error(CMD, "%s: %s", path, lat_strerror(rc));
-    lat_hlog_reader_fit(r, true); /* memory follows the data; merged with add_resize */
-    char base[LAT_PROM_LABEL_MAX];
-    stage_from_path(base, sizeof base, path);
-    lat_hlog_interval *iv;
-    int status = 0;
-    while ((rc = lat_hlog_next(r, &iv)) == 1) {
-        if (tag && strcmp(iv->tag, tag) != 0) continue;
-        if ((status = add_interval(x, iv->tag[0] ? iv->tag : base, &iv->hist)) != 0) break;
-    }
-    if (rc < 0) {
-        const char *why = lat_hlog_reader_reason(r);
-        status = cli_error(CMD, "%s:%d: %s", path, lat_hlog_reader_line(r),
-                           why && *why ? why : lat_strerror(rc));
-    }
-    lat_hlog_reader_destroy(r);
-    return status;
-}
-
 static int write_output(const char *path, const void *data, size_t len) {
     if (path) {
         int rc = lat_write_file_atomic(path, data, len);
@@ -223,10 +176,10 @@ int cli_hist_unique_paths(const char *cmd, char **paths, int n) {
 
 /* Every file into the series (one per stage), --stage applied.  0 or the exit status. */
 static int load_series(xstate *x, char **files, int nfiles) {
-    int status = 0;
-    for (int i = 0; i < nfiles && !status; i++)
-        status = read_file(x, files[i], xo.tag);
-    if (status) return status;
+    char err[1024];
+    for (int i = 0; i < nfiles; i++)
+        if (lat_hlog_hists_read(x, files[i], xo.tag, LAT_PROM_MAX_SERIES, err, sizeof err))
+            return cli_error(CMD, "%s", err);
     if (x->n == 0)
         return cli_error(CMD, "no intervals%s%s%s in the input", xo.tag ? " tagged '" : "",
                          xo.tag ? xo.tag : "", xo.tag ? "'" : "");

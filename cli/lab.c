@@ -9,11 +9,8 @@
 #include "pipeplace.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,16 +39,8 @@ static void on_run(void *ud, const lat_lab_run_rec *rec, const lat_pipe_config *
     lat_lab_session_record(x, rec, c, r, plat);
 }
 
-/* The silence check: the engine (latlab/silence.h) traces the hot CPUs
- * while the run goes and writes what `latlab silence` would print. */
-static void silence_begin(lat_lab_session *x, lat_lab_silence *s, const lat_pipe_config *c) {
-    lat_lab_silence_start(x, s, c);
-}
-
-static void silence_end(lat_lab_silence *s) {
-    lat_lab_silence_stop(s);
-}
-
+/* Progress, and the silence check: the engine (latlab/silence.h) traces the
+ * hot CPUs while the run goes and writes what `latlab silence` would print. */
 static void around_run(void *ud, int conf, unsigned round, unsigned att, int begin,
                        lat_pipe_config *c) {
     lat_lab_session *x = ud;
@@ -59,11 +48,11 @@ static void around_run(void *ud, int conf, unsigned round, unsigned att, int beg
     if (begin) {
         cli_progress("round %u: %s%s...", round + 1, lat_lab_conf_name(conf),
                      att ? " (repeat: contaminated)" : "");
-        if (s) silence_begin(x, s, c);
+        if (s) lat_lab_silence_start(x, s, c);
         lat_lab_session_around(x, conf, round, att, 1); /* inside the tracer's window */
     } else {
         lat_lab_session_around(x, conf, round, att, 0);
-        if (s) silence_end(s);
+        if (s) lat_lab_silence_stop(s);
     }
 }
 
@@ -160,14 +149,13 @@ const cli_spec cmd_lab_spec = {
 };
 
 static int parse_opts(int argc, char **argv, lab_opts *o) {
-    memset(&lo, 0, sizeof lo);
-    lo.out = "lab-out";
-    lo.replay = "auto";
-    lo.rate = 200000;
-    lo.iv_ms = 100;
-    lo.gap_us = 10;
-    lo.loss_pct = 20;
-    lo.shape = LAT_PIPE_AUTO;
+    lo = (lab_opts){.out = "lab-out",
+                    .replay = "auto",
+                    .rate = 200000,
+                    .iv_ms = 100,
+                    .gap_us = 10,
+                    .loss_pct = 20,
+                    .shape = LAT_PIPE_AUTO};
     int first, rc = cli_parse(&cmd_lab_spec, argc, argv, &first);
     if (rc) return rc;
     *o = lo;

@@ -18,49 +18,10 @@
 
 #include "latlab/clock.h"
 #include "latlab/error.h"
+#include "latlab/noise_report.h"
 #include "latlab/topo.h"
 
 #define CMD "noise"
-
-/* ---- what was taken ------------------------------------------------------------------ */
-
-static void print_report(FILE *f, const lat_noise_spec *s, const lat_noise_report *r) {
-    char spec[4400];
-    lat_noise_spec_format(s, spec, sizeof spec);
-    fprintf(f, "noise: %s for %.2f s (SCHED_FIFO %d)\n", spec, (double)r->elapsed_ns / 1e9,
-            s->priority);
-    fprintf(f, "%6s %9s %7s %11s %8s %19s %11s\n", "cpu", "bursts", "stalls", "taken ms", "share",
-            "wake-up mean/max", "rescheduled");
-    for (int i = 0; i < r->ncpus; i++) {
-        const lat_noise_cpu_report *c = &r->cpu[i];
-        fprintf(f, "%6d %9" PRIu64 " %7" PRIu64 " %11.3f %7.2f%% %8.1f /%6.1f us %11" PRIu64 "\n",
-                c->cpu, c->bursts, c->stalls, (double)c->taken_ns / 1e6, 100 * c->share,
-                (double)c->late_mean_ns / 1e3, (double)c->late_max_ns / 1e3, c->reanchored);
-    }
-    fprintf(f, "%6s %9" PRIu64 " %7" PRIu64 " %11.3f %7.2f%%  (asked %.2f%%)\n", "all", r->bursts,
-            r->stalls, (double)r->taken_ns / 1e6, 100 * r->share,
-            100 * (s->share + (s->stall_ns ? (double)s->stall_ns / (double)s->stall_every_ns : 0)));
-}
-
-static json_t *report_json(const lat_noise_spec *s, const lat_noise_report *r) {
-    char spec[4400];
-    lat_noise_spec_format(s, spec, sizeof spec);
-    json_t *cpus = json_array();
-    for (int i = 0; i < r->ncpus; i++) {
-        const lat_noise_cpu_report *c = &r->cpu[i];
-        json_array_append_new(
-            cpus,
-            json_pack("{s:i, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:I}", "cpu", c->cpu, "bursts",
-                      (json_int_t)c->bursts, "stalls", (json_int_t)c->stalls, "taken_ns",
-                      (json_int_t)c->taken_ns, "stall_ns", (json_int_t)c->stall_ns, "share",
-                      c->share, "wake_mean_ns", (json_int_t)c->late_mean_ns, "wake_max_ns",
-                      (json_int_t)c->late_max_ns, "rescheduled", (json_int_t)c->reanchored));
-    }
-    return json_pack("{s:s, s:i, s:I, s:I, s:I, s:I, s:f, s:o}", "spec", spec, "fifo_priority",
-                     s->priority, "elapsed_ns", (json_int_t)r->elapsed_ns, "bursts",
-                     (json_int_t)r->bursts, "stalls", (json_int_t)r->stalls, "taken_ns",
-                     (json_int_t)r->taken_ns, "share", r->share, "cpus", cpus);
-}
 
 /* Create and start: 0, or an exit status after the message (flag: the
  * option the spec came from, NULL for `latlab noise`). */
@@ -122,11 +83,11 @@ void cli_noise_end(cli_noise *x, FILE *f) {
     x->rep.cpu = x->cpus;
     x->rep.ncpus = x->cpus ? x->rep.ncpus : 0;
     x->ran = true;
-    print_report(f, &x->spec, &x->rep);
+    lat_noise_report_print(f, &x->spec, &x->rep);
 }
 
 json_t *cli_noise_json(const cli_noise *x) {
-    return x->ran ? report_json(&x->spec, &x->rep) : NULL;
+    return x->ran ? lat_noise_report_json(&x->spec, &x->rep) : NULL;
 }
 
 void cli_noise_fini(cli_noise *x) {
@@ -205,15 +166,10 @@ const cli_spec cmd_noise_spec = {
     .epilog = "exit: 0 ok, 1 runtime error (not root, CPU not available), 2 usage error.\n",
 };
 
-static volatile sig_atomic_t got_signal;
-static void on_signal(int sig) {
-    got_signal = sig;
-}
-
 /* Wait for the duration (0: forever) or a signal. */
 static void wait_run(uint64_t duration_ns) {
     uint64_t t0 = lat_mono_ns();
-    while (!got_signal && (!duration_ns || lat_mono_ns() - t0 < duration_ns)) {
+    while (!cli_stop_sig && (!duration_ns || lat_mono_ns() - t0 < duration_ns)) {
         uint64_t left = duration_ns ? duration_ns - (lat_mono_ns() - t0) : 100000000u;
         if (left > 100000000u) left = 100000000u;
         struct timespec ts = {0, (long)left};
@@ -232,18 +188,16 @@ int cmd_noise(int argc, char **argv) {
     if (lat_noise_spec_resolve(&no.spec, why, sizeof why)) return cli_usage_error(CMD, "--%s", why);
     lat_noise *n = NULL;
     if ((rc = start(CMD, NULL, &no.spec, &n)) != 0) return rc;
-    struct sigaction sa = {.sa_handler = on_signal}, old[2];
-    got_signal = 0;
-    sigaction(SIGINT, &sa, &old[0]);
-    sigaction(SIGTERM, &sa, &old[1]);
+    static const int sigs[2] = {SIGINT, SIGTERM};
+    struct sigaction old[2];
+    cli_stop_catch(sigs, 2, old);
     wait_run(no.duration_ns);
     lat_noise_report rep;
     lat_noise_stop(n, &rep);
-    sigaction(SIGINT, &old[0], NULL);
-    sigaction(SIGTERM, &old[1], NULL);
-    if (got_signal) printf("stopped by %s\n", got_signal == SIGINT ? "SIGINT" : "SIGTERM");
-    print_report(stdout, &no.spec, &rep);
-    rc = no.json ? cli_write_json(CMD, no.json, report_json(&no.spec, &rep)) : CLI_OK;
+    cli_stop_restore(sigs, 2, old);
+    if (cli_stop_sig) printf("stopped by %s\n", cli_stop_sig == SIGINT ? "SIGINT" : "SIGTERM");
+    lat_noise_report_print(stdout, &no.spec, &rep);
+    rc = no.json ? cli_write_json(CMD, no.json, lat_noise_report_json(&no.spec, &rep)) : CLI_OK;
     lat_noise_destroy(n);
     return rc;
 }

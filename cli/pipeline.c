@@ -4,7 +4,6 @@
 #include "cliopts.h"
 #include "noisecli.h"
 #include "pipeplace.h"
-#include "linewrap.h"
 #include "pipeline_replay.h"
 #include "promcli.h"
 
@@ -88,15 +87,6 @@ typedef struct pipe_prom {
     const char *name[LAT_PIPE_NSTAGES]; /* series -> stage label */
     lat_prom_server *srv;
 } pipe_prom;
-
-static void pipe_prom_stages(pipe_prom *pp, const lat_pipe_config *c) {
-    pp->n = 0;
-    for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
-        if (lat_pipe_stage_present(s, c->shape, c->split_q1)) {
-            pp->stage[pp->n] = s;
-            pp->name[pp->n++] = lat_pipe_stage_name(s);
-        }
-}
 
 static void pipe_prom_pick(const pipe_prom *pp, const lat_hist *const *h, const lat_hist **out) {
     for (int i = 0; i < pp->n; i++)
@@ -344,39 +334,9 @@ static int flight_auto_threshold(lat_pipe_config *c) {
 }
 
 static void print_header(const lat_pipe_config *c, const char *why, const itchfeed *feed) {
-    printf("latlab pipeline: %s%s\n", why,
-           c->no_pin ? " (planned only: --no-pin leaves placement to the scheduler)" : "");
-    char work[48]; /* a replay's work is its books (its own header line), no LCG rounds */
-    snprintf(work, sizeof work, feed ? "the replay's books" : "%u LCG rounds", c->work_iters);
-    printf("calibrated %.4f cycles/ns; %" PRIu64 " events at %" PRIu64 "/s, queue %u, sample ring "
-           "%u, work %s, idle %s%s%s%s%s\n",
-           c->cal->cycles_per_ns, c->events, c->rate_hz, c->queue_cap, c->sample_cap, work,
-           lat_idle_name(c->idle.kind), c->alloc ? ", --alloc" : "", c->no_pin ? ", --no-pin" : "",
-           c->share_line ? ", --share-line" : "", c->split_q1 ? ", --split-q1" : "");
+    lat_pipe_print_header(stdout, c, why, feed != NULL);
     if (feed) itchfeed_report_header(stdout, o.replay, feed, o.ro.speed);
     fflush(stdout);
-}
-
-/* The flight recorder's verdict, its window to --flight-out or stderr. */
-static int report_flight(const lat_pipe_result *r) {
-    lat_flight_verdict fv;
-    lat_flight_analyze(r->flight, &fv);
-    if (fv.shape == LAT_FLIGHT_NO_TRIGGER) {
-        printf("flight recorder: nothing above %" PRIu64 " ns\n", r->flight->threshold_ns);
-        return CLI_OK;
-    }
-    printf("flight recorder: %s\n", fv.text);
-    if (!o.fout) {
-        lat_flight_dump(r->flight, stderr, 20);
-        return CLI_OK;
-    }
-    lat_afile *af = NULL;
-    int rc = lat_afile_open(o.fout, &af);
-    if (rc == 0) {
-        lat_flight_dump(r->flight, lat_afile_stream(af), 0);
-        rc = lat_afile_commit(af);
-    }
-    return rc ? cli_lib_error(CMD, o.fout, rc) : CLI_OK;
 }
 
 static int write_json(const lat_pipe_config *c, const lat_pipe_result *r, bool over,
@@ -413,7 +373,8 @@ static int report_run(const lat_pipe_config *c, lat_pipe_result *r, bool over, c
     if (feed) itchfeed_report_print(stdout, feed, o.ro.speed, r);
     int ret = CLI_OK;
     if (r->log_error) ret = cli_lib_error(CMD, r->log_error_path, r->log_error);
-    if (r->flight && report_flight(r)) ret = CLI_ERR;
+    int rc = r->flight ? lat_pipe_report_flight(stdout, stderr, r->flight, o.fout) : 0;
+    if (rc) ret = cli_lib_error(CMD, o.fout, rc);
     if (o.json_path && write_json(c, r, over, why, feed, &budget)) ret = CLI_ERR;
     /* Local results are written first: an unreachable gateway still exits 1. */
     if (o.prom.push_url && cli_prom_push(&o.prom, CMD, pp->n, pp->name, ph)) ret = CLI_ERR;
@@ -434,7 +395,7 @@ static int hlog_prefix(lat_pipe_config *c, char **prefix) {
 /* Serve while running (--metrics), run, report. */
 static int run_and_report(lat_pipe_config *c, bool over, const char *why, itchfeed *feed) {
     pipe_prom pp = {0};
-    pipe_prom_stages(&pp, c);
+    pp.n = lat_pipe_stages_of(c, pp.stage, pp.name);
     if (o.prom.metrics_addr) {
         if (cli_prom_serve(&o.prom, CMD, pp.n, pp.name, NULL, &pp.srv)) return CLI_ERR;
         c->publish = pipe_prom_publish;

@@ -18,11 +18,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t got_signal;
-static void on_signal(int sig) {
-    got_signal = sig;
-}
-
 static double seconds;
 static bool seconds_given, have_cpus, cleanup_only;
 static int top;
@@ -96,15 +91,10 @@ static int silence_parse(int argc, char **argv) {
     return 0;
 }
 
-static void warn_cb(void *ud, const char *msg) {
-    (void)ud;
-    cli_warn("silence", "%s", msg);
-}
-
 static int silence_cleanup_only(void) {
     if (geteuid() != 0) return cli_error("silence", "needs root: --cleanup edits tracefs");
     char err[512];
-    int n = lat_silence_cleanup_stale(warn_cb, NULL, err, sizeof err);
+    int n = lat_silence_cleanup_stale(cli_warn_cb, "silence", err, sizeof err);
     if (n < 0) return cli_error("silence", "%s", err);
     printf("latlab silence --cleanup: %d stale instance%s removed\n", n, n == 1 ? "" : "s");
     return CLI_OK;
@@ -118,13 +108,15 @@ static int silence_run(lat_silence_report *r, const struct sigaction old[3]) {
                             .seconds_given = seconds_given,
                             .cmd = cmd,
                             .buffer_kb = buffer_kb,
-                            .stop = &got_signal,
+                            .stop = &cli_stop_sig,
                             .child_sig = old,
-                            .warn = warn_cb};
+                            .warn = cli_warn_cb,
+                            .ud = "silence"};
     char err[1024];
     if (lat_silence_run(&c, r, err, sizeof err)) return cli_error("silence", "%s", err);
-    if (got_signal)
-        cli_warn("silence", "interrupted by signal %d: reporting what was traced", (int)got_signal);
+    if (cli_stop_sig)
+        cli_warn("silence", "interrupted by signal %d: reporting what was traced",
+                 (int)cli_stop_sig);
     lat_silence_report_print(r, stdout, top); /* a failed stdout is main's to report */
     int rc = json_path ? lat_silence_report_write_json(r, json_path) : 0;
     return rc ? cli_lib_error("silence", json_path, rc) : CLI_OK;
@@ -142,14 +134,11 @@ int cmd_silence(int argc, char **argv) {
         lat_silence_report_fini(r);
         return cli_error("silence", "out of memory");
     }
-    struct sigaction sa = {.sa_handler = on_signal}, old[3];
-    sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < 3; i++)
-        sigaction(sigs[i], &sa, &old[i]);
+    struct sigaction old[3];
+    cli_stop_catch(sigs, 3, old);
     int ret = silence_run(r, old);
-    for (int i = 0; i < 3; i++)
-        sigaction(sigs[i], &old[i], NULL);
-    if (got_signal && ret == CLI_OK) ret = 128 + got_signal;
+    cli_stop_restore(sigs, 3, old);
+    if (cli_stop_sig && ret == CLI_OK) ret = 128 + cli_stop_sig;
     /* With CMD the exit status is CMD's, as with `latlab stat` (127: not found). */
     if (ret == CLI_OK && cmd && r->child_done)
         ret = WIFEXITED(r->status) ? WEXITSTATUS(r->status) : 128 + WTERMSIG(r->status);

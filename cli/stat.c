@@ -13,84 +13,17 @@
 #include "cli.h"
 #include "cliopts.h"
 
-#include "latlab/json.h"
-#include "latlab/atomicfile.h"
 #include "latlab/error.h"
 #include "latlab/perf.h"
+#include "latlab/perf_child.h"
+#include "latlab/perf_report.h"
 #include "latlab/perf_threads.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <jansson.h>
-#include <math.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* The report goes to stderr, as perf stat's does: the child owns stdout. */
-static FILE *report;
-
-/* task-clock and cpu-clock count ns, with or without a :u/:k suffix. */
-static bool is_clock(const char *name) {
-    size_t n = strcspn(name, ":");
-    return (n == 10 && !strncmp(name, "task-clock", n)) ||
-           (n == 9 && !strncmp(name, "cpu-clock", n));
-}
-
-static void print_count(const char *name, const lat_perf_count *c, const char *note) {
-    char num[64];
-    if (c->state == LAT_PERF_UNAVAILABLE) {
-        fprintf(report, "  %20s      %s\n", "<not supported>", name);
-        return;
-    }
-    if (c->state == LAT_PERF_NOT_COUNTED) {
-        fprintf(report, "  %20s      %s\n", "<not counted>", name);
-        return;
-    }
-    if (is_clock(name))
-        snprintf(num, sizeof num, "%.2f msec", c->scaled / 1e6);
-    else
-        snprintf(num, sizeof num, "%.0f", c->scaled);
-    fprintf(report, "  %20s      %-24s", num, name);
-    if (note && *note) fprintf(report, " # %s", note);
-    if (c->state == LAT_PERF_SCALED) fprintf(report, "  (%.2f%%)", 100.0 * c->coverage);
-    if (c->state == LAT_PERF_FALLBACK) fprintf(report, "  (getrusage)");
-    fputc('\n', report);
-}
-
-static void note_for(const lat_perf *p, size_t i, const lat_perf_count *c, size_t n,
-                     const lat_perf_derived *d, uint64_t wall_ns, char *buf, size_t len) {
-    buf[0] = 0;
-    if ((int)i == lat_perf_find(p, "task-clock") && wall_ns && i < n &&
-        (c[i].state == LAT_PERF_COUNTED || c[i].state == LAT_PERF_SCALED))
-        snprintf(buf, len, "%.3f CPUs utilized", c[i].scaled / (double)wall_ns);
-    else if ((int)i == lat_perf_find(p, "instructions") && !isnan(d->ipc))
-        snprintf(buf, len, "%.2f insn per cycle", d->ipc);
-    else if ((int)i == lat_perf_find(p, "branch-misses") && !isnan(d->branch_miss_pct))
-        snprintf(buf, len, "%.2f%% of all branches", d->branch_miss_pct);
-    else if ((int)i == lat_perf_find(p, "cache-misses") && !isnan(d->cache_miss_pct))
-        snprintf(buf, len, "%.2f%% of all cache refs", d->cache_miss_pct);
-    else if (wall_ns && i < n &&
-             ((int)i == lat_perf_find(p, "context-switches") ||
-              (int)i == lat_perf_find(p, "cpu-migrations") ||
-              (int)i == lat_perf_find(p, "page-faults") ||
-              (int)i == lat_perf_find(p, "minor-faults") ||
-              (int)i == lat_perf_find(p, "major-faults")) &&
-             (c[i].state != LAT_PERF_UNAVAILABLE && c[i].state != LAT_PERF_NOT_COUNTED))
-        snprintf(buf, len, "%.3f K/sec", c[i].scaled / ((double)wall_ns / 1e9) / 1e3);
-}
 
 static cli_list events_given; /* each -e adds to the list, as with perf stat */
 static bool per_thread;
@@ -127,23 +60,7 @@ const cli_spec cmd_stat_spec = {
     .stop_at_args = true,
 };
 
-/* One run of the child and what was counted. */
-typedef struct stat_run {
-    char **cmd;
-    const char *events; /* NULL: the default list */
-    pid_t pid;
-    int go[2], ex[2]; /* go: the child waits on it; ex: its exec errno comes back */
-    lat_perf *p;
-    lat_perf_threads ts; /* --per-thread */
-    int status, exit_code;
-    sigset_t oldmask; /* before SIGTERM/SIGHUP were held for the child's run */
-    int sig;          /* a SIGTERM or SIGHUP passed on to the child (0: none) */
-    struct rusage ru;
-    uint64_t wall;
-    size_t n;
-    lat_perf_count cnt[LAT_PERF_MAX_EVENTS];
-    lat_perf_derived d;
-} stat_run;
+typedef lat_perf_child stat_run;
 
 /* Options, the command and the event list, checked before anything is forked:
  * 0, -1 after --help, or the exit status. */
@@ -171,234 +88,40 @@ static int stat_parse(int argc, char **argv, stat_run *r) {
     return 0;
 }
 
-static void fwd_set(sigset_t *set) {
-    sigemptyset(set);
-    sigaddset(set, SIGTERM);
-    sigaddset(set, SIGHUP);
-}
-
-/* Fork the child, held on the go pipe until its counters are open.  SIGTERM
- * and SIGHUP are held from here on (stat_wait passes them on to the child);
- * the child gets the mask it had. */
-static int stat_fork(stat_run *r) {
-    if (pipe2(r->go, O_CLOEXEC) || pipe2(r->ex, O_CLOEXEC))
-        return cli_error("stat", "pipe: %s", strerror(errno));
-    fflush(NULL);
-    sigset_t fwd;
-    fwd_set(&fwd);
-    sigprocmask(SIG_BLOCK, &fwd, &r->oldmask);
-    r->pid = fork();
-    if (r->pid < 0) {
-        sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
-        return cli_error("stat", "fork: %s", strerror(errno));
-    }
-    if (r->pid == 0) {
-        char b;
-        sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
-        close(r->go[1]);
-        close(r->ex[0]);
-        if (read(r->go[0], &b, 1) != 1) _exit(127);
-        execvp(r->cmd[0], r->cmd);
-        int e = errno;
-        if (write(r->ex[1], &e, sizeof e) < 0) _exit(127);
-        _exit(e == ENOENT ? 127 : 126);
-    }
-    close(r->go[0]);
-    close(r->ex[1]);
-    return 0;
-}
-
-static void stat_free(stat_run *r) {
-    lat_perf_destroy(r->p);
-    lat_perf_threads_fini(&r->ts);
-}
-
-/* Open the counters on the child, let it go and wait for it (polling its
- * threads with --per-thread).  0, or the exit status after a message. */
-static int stat_wait(stat_run *r) {
-    char err[256];
-    lat_perf_opts o = {
-        .pid = r->pid, .inherit = true, .enable_on_exec = true, .err = err, .err_len = sizeof err};
-    int rc = lat_perf_create(&r->p, r->events, &o);
-    if (!rc && per_thread && lat_perf_threads_init(&r->ts, r->pid, r->events) == 0)
-        lat_perf_threads_poll(&r->ts, true);
-    /* Ctrl-C reaches the child (same process group); we stay to report. */
-    struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
-    sigaction(SIGINT, &ign, &old_int);
-    sigaction(SIGQUIT, &ign, &old_quit);
-    uint64_t t0 = now_ns();
-    if (rc == 0 && write(r->go[1], "g", 1) != 1) rc = -errno;
-    close(r->go[1]);
-    if (rc) { /* the child sees EOF on the pipe and exits 127 */
-        waitpid(r->pid, NULL, 0);
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGQUIT, &old_quit, NULL);
-        sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
-        return cli_lib_error("stat", "opening counters", rc);
-    }
-    memset(&r->ru, 0, sizeof r->ru);
-    /* A SIGTERM or SIGHUP sent to us alone is passed on to the child, which
-     * is waited for as usual: its counts are reported, its status is ours. */
-    sigset_t fwd;
-    fwd_set(&fwd);
-    for (;;) {
-        pid_t w = wait4(r->pid, &r->status, WNOHANG, &r->ru);
-        if (w == r->pid) break;
-        if (w < 0 && errno != EINTR) break;
-        if (w != 0) continue;
-        struct timespec d = {0, 10000000};
-        int sig = sigtimedwait(&fwd, NULL, &d);
-        if (sig > 0) {
-            kill(r->pid, sig);
-            if (!r->sig) r->sig = sig;
-        }
-        if (per_thread) lat_perf_threads_poll(&r->ts, false);
-    }
-    r->wall = now_ns() - t0;
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGQUIT, &old_quit, NULL);
-    sigprocmask(SIG_SETMASK, &r->oldmask, NULL);
-    if (r->sig)
-        cli_warn("stat", "%s: passed on to '%s'; its counts until then are reported",
-                 strsignal(r->sig), r->cmd[0]);
-    return 0;
-}
-
-/* The child's exit status as ours; *exec_failed when it never ran CMD. */
-static int stat_exit_code(stat_run *r, bool *exec_failed) {
-    int exec_err = 0;
-    *exec_failed = read(r->ex[0], &exec_err, sizeof exec_err) == (ssize_t)sizeof exec_err;
-    close(r->ex[0]);
-    int code = CLI_ERR;
-    if (WIFEXITED(r->status))
-        code = WEXITSTATUS(r->status);
-    else if (WIFSIGNALED(r->status))
-        code = 128 + WTERMSIG(r->status);
-    if (*exec_failed) cli_error("stat", "cannot run '%s': %s", r->cmd[0], strerror(exec_err));
-    return code;
-}
-
-static void stat_read(stat_run *r) {
-    r->n = lat_perf_nevents(r->p);
-    int rc = lat_perf_read(r->p, r->cnt, r->n);
-    if (rc < 0) cli_warn("stat", "reading counters: %s", lat_strerror(rc));
-    lat_perf_derive(r->p, r->cnt, r->n, 0, &r->d);
-    int itc = lat_perf_find(r->p, "task-clock"); /* inherit sums enabled time: use the wall */
-    if (itc >= 0 && !isnan(r->d.cpu_utilization))
-        r->d.cpu_utilization = r->cnt[itc].scaled / (double)(r->wall ? r->wall : 1);
-}
-
-static void print_threads(const stat_run *r) {
-    fprintf(report, "\n Per thread (%d seen):\n  %-8s %-16s", r->ts.n, "tid", "comm");
-    for (size_t i = 0; i < r->n; i++)
-        if (r->cnt[i].state != LAT_PERF_UNAVAILABLE)
-            fprintf(report, " %16.16s", lat_perf_name(r->p, i));
-    fputc('\n', report);
-    for (int k = 0; k < r->ts.n; k++) {
-        lat_perf_count t[LAT_PERF_MAX_EVENTS];
-        lat_perf_read(r->ts.v[k].p, t, r->n);
-        fprintf(report, "  %-8d %-16s", (int)r->ts.v[k].tid, r->ts.v[k].comm);
-        for (size_t i = 0; i < r->n; i++) {
-            if (r->cnt[i].state == LAT_PERF_UNAVAILABLE) continue;
-            if (t[i].state == LAT_PERF_UNAVAILABLE || t[i].state == LAT_PERF_NOT_COUNTED)
-                fprintf(report, " %16s", "-");
-            else if (is_clock(lat_perf_name(r->p, i)))
-                fprintf(report, " %11.2f msec", t[i].scaled / 1e6);
-            else
-                fprintf(report, " %16.0f", t[i].scaled);
-        }
-        fputc('\n', report);
-    }
-}
-
-static void print_report(const stat_run *r) {
-    fprintf(report, "\n Performance counter stats for '");
-    for (char **a = r->cmd; *a; a++)
-        fprintf(report, "%s%s", a == r->cmd ? "" : " ", *a);
-    fprintf(report, "':\n\n");
-    for (size_t i = 0; i < r->n; i++) {
-        char note[96];
-        note_for(r->p, i, r->cnt, r->n, &r->d, r->wall, note, sizeof note);
-        print_count(lat_perf_name(r->p, i), &r->cnt[i], note);
-    }
-    fprintf(report, "\n  %14.9f seconds time elapsed\n", (double)r->wall / 1e9);
-    fprintf(report, "  %14.9f seconds user\n",
-            (double)r->ru.ru_utime.tv_sec + r->ru.ru_utime.tv_usec / 1e6);
-    fprintf(report, "  %14.9f seconds sys\n",
-            (double)r->ru.ru_stime.tv_sec + r->ru.ru_stime.tv_usec / 1e6);
-    bool any = false;
-    for (size_t i = 0; i < r->n; i++) {
-        const char *why = lat_perf_reason(r->p, i);
-        if (!why) continue;
-        if (!any) fprintf(report, "\n Notes:\n");
-        any = true;
-        fprintf(report, "  %-24s %s\n", lat_perf_name(r->p, i), why);
-    }
-    if (per_thread && r->ts.n) print_threads(r);
-    fflush(report);
+/* The report on stderr, as perf stat's (the child owns stdout), and --json. */
+static int report(const stat_run *r, int exit_code) {
+    lat_perf_report rep = {r->cmd,         r->p,           r->cnt,
+                           r->n,           &r->d,          r->wall_ns,
+                           r->ru.ru_utime, r->ru.ru_stime, r->per_thread ? &r->ts : NULL,
+                           exit_code};
+    lat_perf_report_print(&rep, stderr);
+    fflush(stderr);
     if (WIFSIGNALED(r->status))
         cli_warn("stat", "'%s' was killed by signal %d (%s)", r->cmd[0], WTERMSIG(r->status),
                  strsignal(WTERMSIG(r->status)));
-}
-
-static json_t *threads_json(const stat_run *r) {
-    json_t *tj = json_array();
-    for (int k = 0; k < r->ts.n; k++) {
-        lat_perf_count t[LAT_PERF_MAX_EVENTS];
-        lat_perf_total(r->ts.v[k].p, t, r->n);
-        json_t *o2 = json_object();
-        json_object_set_new(o2, "tid", json_integer(r->ts.v[k].tid));
-        json_object_set_new(o2, "comm", json_string(r->ts.v[k].comm));
-        json_object_set_new(o2, "events", lat_perf_counts_json(r->ts.v[k].p, t, r->n));
-        json_array_append_new(tj, o2);
-    }
-    return tj;
-}
-
-static json_int_t tv_ns(struct timeval tv) {
-    return (json_int_t)tv.tv_sec * 1000000000 + (json_int_t)tv.tv_usec * 1000;
-}
-
-/* 0, or CLI_ERR after a message. */
-static int write_json(const stat_run *r) {
-    json_t *root = json_object();
-    json_t *argv_j = json_array();
-    for (char **a = r->cmd; *a; a++)
-        json_array_append_new(argv_j, json_string(*a));
-    json_object_set_new(root, "command", argv_j);
-    json_object_set_new(root, "exit_status", json_integer(r->exit_code));
-    json_object_set_new(root, "elapsed_ns", json_integer((json_int_t)r->wall));
-    json_object_set_new(root, "user_ns", json_integer(tv_ns(r->ru.ru_utime)));
-    json_object_set_new(root, "sys_ns", json_integer(tv_ns(r->ru.ru_stime)));
-    json_object_set_new(root, "events", lat_perf_counts_json(r->p, r->cnt, r->n));
-    json_t *dj = json_object();
-    json_object_set_new(dj, "ipc", lat_json_real_or_null(r->d.ipc));
-    json_object_set_new(dj, "branch_miss_pct", lat_json_real_or_null(r->d.branch_miss_pct));
-    json_object_set_new(dj, "cache_miss_pct", lat_json_real_or_null(r->d.cache_miss_pct));
-    json_object_set_new(dj, "cpu_utilization", lat_json_real_or_null(r->d.cpu_utilization));
-    json_object_set_new(root, "derived", dj);
-    if (per_thread) json_object_set_new(root, "threads", threads_json(r));
-    int jrc = lat_write_json_atomic(json_path, root);
-    json_decref(root);
-    return jrc ? cli_lib_error("stat", json_path, jrc) : 0;
+    return json_path ? cli_write_json("stat", json_path, lat_perf_report_json(&rep)) : 0;
 }
 
 int cmd_stat(int argc, char **argv) {
     static stat_run r; /* big (counts); one per process */
-    report = stderr;
     int rc = stat_parse(argc, argv, &r);
     if (rc) return rc < 0 ? CLI_OK : rc;
-    if ((rc = stat_fork(&r)) || (rc = stat_wait(&r))) {
-        stat_free(&r);
-        return rc;
+    r.per_thread = per_thread;
+    if (lat_perf_child_start(&r) || lat_perf_child_wait(&r)) {
+        lat_perf_child_fini(&r);
+        return cli_error("stat", "%s", r.err);
     }
-    bool exec_failed;
-    r.exit_code = stat_exit_code(&r, &exec_failed);
-    if (!exec_failed) {
-        stat_read(&r);
-        print_report(&r);
-        if (json_path && write_json(&r) && r.exit_code == 0) r.exit_code = CLI_ERR;
+    if (r.sig)
+        cli_warn("stat", "%s: passed on to '%s'; its counts until then are reported",
+                 strsignal(r.sig), r.cmd[0]);
+    int exec_err, code = lat_perf_child_exit(&r, &exec_err);
+    if (exec_err) {
+        cli_error("stat", "cannot run '%s': %s", r.cmd[0], strerror(exec_err));
+    } else {
+        if ((rc = lat_perf_child_read(&r)) < 0)
+            cli_warn("stat", "reading counters: %s", lat_strerror(rc));
+        if (report(&r, code) && code == 0) code = CLI_ERR;
     }
-    stat_free(&r);
-    return r.exit_code;
+    lat_perf_child_fini(&r);
+    return code;
 }

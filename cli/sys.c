@@ -8,66 +8,11 @@
 #include "latlab/atomicfile.h"
 #include "latlab/error.h"
 #include "latlab/topo.h"
+#include "latlab/topo_report.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <string.h>
-
-static void print_topology(const lat_topo *t) {
-    char a[256], b[256];
-    lat_cpuset_format(lat_topo_online(t), a, sizeof a);
-    lat_cpuset_format(lat_topo_affinity(t), b, sizeof b);
-    printf("\ntopology: %d online CPUs (%s), affinity %s\n", lat_topo_ncpus(t), a, b);
-    printf("  %-4s %-5s %-4s %-10s %-8s %-10s %s\n", "cpu", "core", "pkg", "siblings", "capacity",
-           "max_mhz", "flags");
-    const lat_cpuset *on = lat_topo_online(t);
-    for (int c = lat_cpuset_next(on, 0); c >= 0; c = lat_cpuset_next(on, c + 1)) {
-        lat_topo_cpu ci;
-        if (lat_topo_cpu_info(t, c, &ci)) continue;
-        char sib[64], cap[24] = "-", mhz[24] = "-";
-        lat_cpuset_format(&ci.siblings, sib, sizeof sib);
-        if (ci.capacity) snprintf(cap, sizeof cap, "%u", ci.capacity);
-        if (ci.max_freq_khz)
-            snprintf(mhz, sizeof mhz, "%llu", (unsigned long long)(ci.max_freq_khz / 1000));
-        printf("  %-4d %-5d %-4d %-10s %-8s %-10s%s%s\n", c, ci.core_id, ci.package_id, sib, cap,
-               mhz, ci.isolated ? " isolated" : "",
-               lat_topo_hybrid(t) ? (ci.perf_core ? " P-core" : " E-core") : "");
-    }
-    const lat_cache *caches;
-    int nc = lat_topo_caches(t, &caches);
-    for (int i = 0; i < nc; i++) {
-        lat_cpuset_format(&caches[i].shared_cpus, a, sizeof a);
-        printf("  cache L%d %-11s %8llu KiB  line %u B  shared by %s\n", caches[i].level,
-               caches[i].type, (unsigned long long)(caches[i].size_bytes / 1024),
-               caches[i].line_bytes, a);
-    }
-}
-
-static void print_plans(const lat_topo *t, json_t *jplans) {
-    printf("\nplacement (hot threads pinned, one cold thread unpinned):\n");
-    for (int k = 1; k <= 3; k++) {
-        lat_plan p;
-        int rc = lat_topo_plan(t, k, 1, 0, &p);
-        char cpus[128] = "", cold[128];
-        size_t n = 0;
-        for (int i = 0; rc == 0 && i < p.nhot && n < sizeof cpus; i++)
-            n += (size_t)snprintf(cpus + n, sizeof cpus - n, "%s%d", i ? "," : "", p.hot[i]);
-        lat_cpuset_format(&p.cold, cold, sizeof cold);
-        if (rc == 0)
-            printf("  %d hot: CPUs %s, cold on %s%s%s%s\n", k, cpus, cold, p.note[0] ? "  (" : "",
-                   p.note, p.note[0] ? ")" : "");
-        else
-            printf("  %d hot: refused: %s\n", k, p.note);
-        if (jplans) {
-            json_t *hot = json_array();
-            for (int i = 0; rc == 0 && i < p.nhot; i++)
-                json_array_append_new(hot, json_integer(p.hot[i]));
-            json_array_append_new(jplans, json_pack("{s:i, s:b, s:o, s:s, s:s}", "hot_threads", k,
-                                                    "ok", rc == 0, "hot_cpus", hot, "cold_cpus",
-                                                    rc == 0 ? cold : "", "note", p.note));
-        }
-    }
-}
 
 static const char *json_path, *root_dir;
 static bool markdown;
@@ -119,9 +64,9 @@ int cmd_sys(int argc, char **argv) {
 
     rc = lat_topo_load(root_dir, &t);
     if (rc == 0) {
-        if (json_path) jplans = json_array();
-        print_topology(t);
-        print_plans(t, jplans);
+        if (json_path) jplans = lat_topo_plans_json(t);
+        lat_topo_write_text(t, stdout);
+        lat_topo_write_plans(t, stdout);
     } else {
         printf("\ntopology: unknown (%s)\n", lat_strerror(rc));
     }

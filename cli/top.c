@@ -21,6 +21,7 @@
 #include "latlab/hist.h"
 #include "latlab/hlog.h"
 #include "latlab/hlog_follow.h"
+#include "latlab/tailrow.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -76,8 +77,6 @@ const cli_spec cmd_top_spec = {
 };
 
 #define CMD "top"
-#define SPARK_N 128        /* p99.9 history per row */
-#define SPARK_SECONDS 60.0 /* the sparkline's window */
 #define MAX_ROWS 256
 
 typedef struct top top;
@@ -90,16 +89,7 @@ typedef struct source {
     int si;
 } source;
 
-typedef struct row {
-    char name[LAT_HLOG_TAG_MAX + 64];
-    bool have;
-    int64_t count, p50, p99, p999, max, cum_p999;
-    double end_s;
-    lat_hist cum;
-    double spark_t[SPARK_N];
-    int64_t spark_v[SPARK_N];
-    unsigned spark_n, spark_head;
-} row;
+typedef lat_tailrow row;
 
 struct top {
     source *src;
@@ -249,36 +239,10 @@ static int out_fail(void) {
 static int take_interval(top *T, int si, const lat_hlog_interval *iv) {
     row *r = find_row(T, si, iv->tag);
     if (!r) return cli_error(CMD, "more than %d stages", MAX_ROWS);
-    const lat_hist *h = &iv->hist;
-    if (!r->cum.counts) {
-        if (lat_hist_init(&r->cum, h->lowest, h->highest, h->sig_figs) != 0)
-            return cli_error(CMD, "out of memory");
-    }
-    lat_hist_add(&r->cum, h);
-    static const double ps[] = {50, 99, 99.9};
-    int64_t v[3];
-    lat_hist_values_at_percentiles(h, ps, v, 3);
-    r->have = true;
-    r->count = lat_hist_total(h);
-    r->p50 = v[0];
-    r->p99 = v[1];
-    r->p999 = v[2];
-    r->max = lat_hist_max(h);
-    r->cum_p999 = lat_hist_value_at_percentile(&r->cum, 99.9);
-    r->end_s = iv->start_s + iv->length_s;
-    r->spark_t[r->spark_head] = r->end_s;
-    r->spark_v[r->spark_head] = r->p999;
-    r->spark_head = (r->spark_head + 1) % SPARK_N;
-    if (r->spark_n < SPARK_N) r->spark_n++;
+    if (lat_tailrow_take(r, iv)) return cli_error(CMD, "out of memory");
     T->intervals++;
     if (!T->plain) return 0;
-    double k = T->scale;
-    if (printf("%.3f %s count=%" PRId64 " p50=%.3f p99=%.3f p99.9=%.3f max=%.3f cum_p99.9=%.3f\n",
-               r->end_s, r->name, r->count, (double)r->p50 / k, (double)r->p99 / k,
-               (double)r->p999 / k, (double)r->max / k, (double)r->cum_p999 / k) < 0 ||
-        fflush(stdout) != 0)
-        return out_fail();
-    return 0;
+    return lat_tailrow_print(r, T->scale, stdout) || fflush(stdout) != 0 ? out_fail() : 0;
 }
 
 /* Read what source si has now (at_end: the last read of a file with
@@ -295,33 +259,6 @@ static int poll_source(top *T, int si, bool at_end) {
 }
 
 /* ---- the screen ------------------------------------------------------------------------- */
-
-/* The sparkline: the last `width` p99.9 values of the last minute, scaled
- * between their min and max. */
-static void spark(const row *r, char *out, size_t cap, unsigned width) {
-    static const char *const bars[] = {"\u2581", "\u2582", "\u2583", "\u2584",
-                                       "\u2585", "\u2586", "\u2587", "\u2588"};
-    out[0] = 0;
-    if (!r->spark_n) return;
-    unsigned first = (r->spark_head + SPARK_N - r->spark_n) % SPARK_N;
-    int64_t lo = INT64_MAX, hi = 0;
-    unsigned idx[SPARK_N], n = 0;
-    for (unsigned i = 0; i < r->spark_n; i++) {
-        unsigned j = (first + i) % SPARK_N;
-        if (r->spark_t[j] > r->end_s - SPARK_SECONDS) idx[n++] = j;
-    }
-    for (unsigned i = n > width ? n - width : 0; i < n; i++) {
-        int64_t v = r->spark_v[idx[i]];
-        if (v < lo) lo = v;
-        if (v > hi) hi = v;
-    }
-    size_t len = 0;
-    for (unsigned i = n > width ? n - width : 0; i < n && len + 4 < cap; i++) {
-        int64_t v = r->spark_v[idx[i]];
-        int level = hi > lo ? (int)((v - lo) * 7 / (hi - lo)) : 0;
-        len += (size_t)snprintf(out + len, cap - len, "%s", bars[level]);
-    }
-}
 
 static int draw(top *T, int spin) {
     static const char spinner[] = "|/-\\";
@@ -341,8 +278,8 @@ static int draw(top *T, int spin) {
     unsigned width = cols > 100 ? cols - 100 : 1;
     for (int i = 0; i < T->nrows; i++) {
         const row *r = &T->rows[i];
-        char sp[SPARK_N * 4 + 1];
-        spark(r, sp, sizeof sp, width);
+        char sp[LAT_TAILROW_SPARK_N * 4 + 1];
+        lat_tailrow_spark(r, sp, sizeof sp, width);
         printf("%-20s %10" PRId64 " %10.3f %10.3f %10.3f %10.3f | %10.3f | %s\033[K\n", r->name,
                r->count, (double)r->p50 / k, (double)r->p99 / k, (double)r->p999 / k,
                (double)r->max / k, (double)r->cum_p999 / k, sp);
@@ -417,7 +354,7 @@ int cmd_top(int argc, char **argv) {
     for (int i = 0; i < T.nsrc; i++)
         lat_hlog_follow_destroy(T.src[i].f);
     for (int i = 0; i < T.nrows; i++)
-        lat_hist_fini(&T.rows[i].cum);
+        lat_tailrow_fini(&T.rows[i]);
     free(T.src);
     return status;
 }

@@ -184,3 +184,24 @@ uint64_t lat_clock_granularity_cycles(unsigned n) {
     }
     return lat_clock_step_of(d, n);
 }
+
+void lat_clock_read_costs(uint64_t *v, size_t n, lat_clock_read_cost *out) {
+    for (size_t i = 0; i < n; i++) {
+        uint64_t a = lat_cycles();
+        uint64_t b = lat_cycles();
+        v[i] = b - a;
+    }
+    out->unfenced_cycles = lat_stats_median_high_u64(v, n);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t a = lat_cycles_fenced();
+        uint64_t b = lat_cycles_fenced();
+        v[i] = b - a;
+    }
+    out->fenced_cycles = lat_stats_median_high_u64(v, n);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t a = lat_mono_ns();
+        uint64_t b = lat_mono_ns();
+        v[i] = b - a;
+    }
+    out->gettime_ns = lat_stats_median_high_u64(v, n);
+}

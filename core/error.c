@@ -1,8 +1,13 @@
-/* error.c - lat_strerror(): sentences for negative errno and LAT_E* codes. */
+/* error.c - lat_strerror(): sentences for negative errno and LAT_E* codes;
+ * lat__errf: an error's sentence into the caller's buffer. */
 #include "latlab/error.h"
 
 #include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "error_internal.h"
 
 const char *lat_strerror(int err) {
     switch (err) {
@@ -40,4 +45,14 @@ const char *lat_strerror(int err) {
         return strerror_r(-err, buf, sizeof buf);
     }
     return "unknown error";
+}
+
+int lat__errf(char *buf, size_t n, int rc, const char *fmt, ...) {
+    if (buf && n) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(buf, n, fmt, ap);
+        va_end(ap);
+    }
+    return rc;
 }

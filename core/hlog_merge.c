@@ -2,8 +2,13 @@
  * what `latlab hist tags|summary|merge` compute, as library code so that a
  * program can do the same without the tool. */
 #include "latlab/hlog_merge.h"
+#include "latlab/error.h"
+
+#include "error_internal.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,4 +238,57 @@ int lat_hlog_merge_write(lat_hlog_merge *m, FILE *f) {
                                              x->max_value, x->encoded, x->encoded_len);
     }
     return rc;
+}
+
+/* ---- a whole log, by key ---------------------------------------------------------- */
+
+/* The key of an untagged interval of path. */
+static void key_from_path(char *out, size_t cap, const char *path) {
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    size_t n = strlen(b);
+    if (n > 5 && !strcmp(b + n - 5, ".hlog")) n -= 5;
+    if (n == 0) {
+        snprintf(out, cap, "all");
+        return;
+    }
+    snprintf(out, cap, "%.*s", (int)n, b);
+    /* latlab pipeline writes q1+wake as q1-wake.hlog (shell-friendly names) */
+    if (!strcmp(out, "q1-wake") || !strcmp(out, "q2-wake")) out[2] = '+';
+}
+
+static int add_interval(lat_hlog_hists *x, const char *stage, const lat_hist *h, int max, char *err,
+                        size_t errlen) {
+    if (x->n == max && lat_hlog_hists_find(x, stage) < 0)
+        return lat__errf(err, errlen, -E2BIG, "more than %d series (tags x files)", max);
+    /* grows like Java's auto-resizing merge: no interval's counts dropped */
+    int rc = lat_hlog_hists_add(x, stage, h);
+    if (rc == -EOVERFLOW)
+        return lat__errf(err, errlen, rc, "%s: the merged total count would pass 2^63-1", stage);
+    return rc < 0 ? lat__errf(err, errlen, rc, "out of memory") : 0;
+}
+
+int lat_hlog_hists_read(lat_hlog_hists *x, const char *path, const char *tag, int max, char *err,
+                        size_t errlen) {
+    lat_hlog_reader *r = NULL;
+    int rc = lat_hlog_reader_create(path, &r);
+    if (rc < 0) return lat__errf(err, errlen, rc, "%s: %s", path, lat_strerror(rc));
+    lat_hlog_reader_fit(r, true); /* memory follows the data; merged with add_resize */
+    char base[LAT_HLOG_TAG_MAX];
+    key_from_path(base, sizeof base, path);
+    lat_hlog_interval *iv;
+    int status = 0;
+    while ((rc = lat_hlog_next(r, &iv)) == 1) {
+        if (tag && strcmp(iv->tag, tag) != 0) continue;
+        if ((status = add_interval(x, iv->tag[0] ? iv->tag : base, &iv->hist, max, err, errlen)) !=
+            0)
+            break;
+    }
+    if (rc < 0) {
+        const char *why = lat_hlog_reader_reason(r);
+        status = lat__errf(err, errlen, rc, "%s:%d: %s", path, lat_hlog_reader_line(r),
+                           why && *why ? why : lat_strerror(rc));
+    }
+    lat_hlog_reader_destroy(r);
+    return status;
 }

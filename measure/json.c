@@ -171,3 +171,29 @@ void lat_json_set_ci(json_t *obj, const char *key, const char *unit, const lat_h
         json_object_set_new(obj, k, json_integer(ci->needed_n));
     }
 }
+
+json_t *lat_topo_plans_json(const lat_topo *t) {
+    json_t *jplans = json_array();
+    for (int k = 1; jplans && k <= 3; k++) {
+        lat_plan p;
+        int rc = lat_topo_plan(t, k, 1, 0, &p);
+        char cold[128];
+        lat_cpuset_format(&p.cold, cold, sizeof cold);
+        json_t *hot = json_array();
+        for (int i = 0; rc == 0 && i < p.nhot; i++)
+            json_array_append_new(hot, json_integer(p.hot[i]));
+        json_array_append_new(jplans, json_pack("{s:i, s:b, s:o, s:s, s:s}", "hot_threads", k, "ok",
+                                                rc == 0, "hot_cpus", hot, "cold_cpus",
+                                                rc == 0 ? cold : "", "note", p.note));
+    }
+    return jplans;
+}
+
+json_t *lat_clock_cal_json(const lat_clock_cal *c) {
+    return json_pack("{s:f, s:I, s:I, s:I, s:I, s:f, s:I, s:I, s:f}", "cycles_per_ns",
+                     c->cycles_per_ns, "span_cycles", (json_int_t)c->span_cycles, "span_ns",
+                     (json_int_t)c->span_ns, "window_ns", (json_int_t)c->window_ns,
+                     "bracket_cycles", (json_int_t)c->bracket_cycles, "error_ppm", c->error_ppm,
+                     "elapsed_ns", (json_int_t)c->elapsed_ns, "counter_hz",
+                     (json_int_t)c->counter_hz, "counter_hz_diff_ppm", c->counter_hz_diff_ppm);
+}

@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "latlab/atomicfile.h"
 #include "latlab/budget.h"
 #include "latlab/censor.h"
 #include "latlab/error.h"
@@ -209,5 +210,49 @@ int lat_pipe_json_e2e_p999(const char *path, uint64_t *out_ns, char *why, size_t
         rc = 0;
     }
     json_decref(j);
+    return rc;
+}
+
+void lat_pipe_print_header(FILE *f, const lat_pipe_config *c, const char *why, bool replay) {
+    fprintf(f, "latlab pipeline: %s%s\n", why,
+            c->no_pin ? " (planned only: --no-pin leaves placement to the scheduler)" : "");
+    char work[48]; /* a replay's work is its books (its own header line), no LCG rounds */
+    snprintf(work, sizeof work, replay ? "the replay's books" : "%u LCG rounds", c->work_iters);
+    fprintf(f,
+            "calibrated %.4f cycles/ns; %" PRIu64 " events at %" PRIu64 "/s, queue %u, sample ring "
+            "%u, work %s, idle %s%s%s%s%s\n",
+            c->cal->cycles_per_ns, c->events, c->rate_hz, c->queue_cap, c->sample_cap, work,
+            lat_idle_name(c->idle.kind), c->alloc ? ", --alloc" : "", c->no_pin ? ", --no-pin" : "",
+            c->share_line ? ", --share-line" : "", c->split_q1 ? ", --split-q1" : "");
+}
+
+int lat_pipe_stages_of(const lat_pipe_config *c, int *stage, const char **name) {
+    int n = 0;
+    for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
+        if (lat_pipe_stage_present(s, c->shape, c->split_q1)) {
+            stage[n] = s;
+            name[n++] = lat_pipe_stage_name(s);
+        }
+    return n;
+}
+
+int lat_pipe_report_flight(FILE *f, FILE *dump, const lat_flight *fl, const char *path) {
+    lat_flight_verdict fv;
+    lat_flight_analyze(fl, &fv);
+    if (fv.shape == LAT_FLIGHT_NO_TRIGGER) {
+        fprintf(f, "flight recorder: nothing above %" PRIu64 " ns\n", fl->threshold_ns);
+        return 0;
+    }
+    fprintf(f, "flight recorder: %s\n", fv.text);
+    if (!path) {
+        lat_flight_dump(fl, dump, 20);
+        return 0;
+    }
+    lat_afile *af = NULL;
+    int rc = lat_afile_open(path, &af);
+    if (rc == 0) {
+        lat_flight_dump(fl, lat_afile_stream(af), 0);
+        rc = lat_afile_commit(af);
+    }
     return rc;
 }

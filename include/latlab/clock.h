@@ -156,6 +156,14 @@ int lat_clock_invariant(void);
  * says nothing about what a duration resolves).  Not the read cost: that is
  * a constant every stamped duration carries, not a resolution. */
 uint64_t lat_clock_granularity_cycles(unsigned n);
+
+/* The median cost of back-to-back reads: unfenced and fenced counter reads
+ * (cycles) and lat_mono_ns (ns), n pairs each with v (n values) as scratch.
+ * Run it pinned so every pair is read on one CPU.  Not hot. */
+typedef struct lat_clock_read_cost {
+    uint64_t unfenced_cycles, fenced_cycles, gettime_ns;
+} lat_clock_read_cost;
+void lat_clock_read_costs(uint64_t *v, size_t n, lat_clock_read_cost *out);
 /* The pure part: the median spacing between clusters of the sorted
  * differences d[0..n) (sorted in place); 1 when they spread densely.  For
  * tests. */

@@ -16,6 +16,7 @@
 #include "latlab/ring.h"
 #include "latlab/perf.h"
 #include "latlab/topo.h"
+#include "latlab/topo_report.h"
 #include "latlab/flight.h"
 #include "latlab/stats.h"
 
@@ -24,6 +25,8 @@
 #include "latlab/censor.h"       /* experimental: per-sample censoring */
 #include "latlab/preempt.h"      /* experimental: the rseq preemption probe */
 #include "latlab/perf_threads.h" /* experimental: per-thread counter sets */
+#include "latlab/linewrap.h"     /* experimental: a stream that wraps long lines */
+#include "latlab/perf_child.h"   /* experimental: a command run under counters */
 #endif
 
 #endif /* LATLAB_CORE_H */

@@ -83,6 +83,14 @@ int lat_hlog_hists_find(const lat_hlog_hists *s, const char *key);
 int lat_hlog_hists_add(lat_hlog_hists *s, const char *key, const lat_hist *h);
 void lat_hlog_hists_fini(lat_hlog_hists *s); /* NULL is fine; leaves an empty set */
 
+/* Every interval of the log at path (only those tagged tag when tag is not
+ * NULL) added under its tag or, untagged, under the file's name without
+ * .hlog ("all" when that leaves nothing; q1-wake and q2-wake, latlab
+ * pipeline's file names, read as q1+wake and q2+wake); at most max keys.
+ * 0, or a negative errno with the message (file and line named) in err. */
+int lat_hlog_hists_read(lat_hlog_hists *s, const char *path, const char *tag, int max, char *err,
+                        size_t errlen);
+
 /* ---- across logs ---------------------------------------------------------------------- */
 
 typedef struct lat_hlog_merge lat_hlog_merge;

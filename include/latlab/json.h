@@ -7,6 +7,7 @@
 #define LATLAB_JSON_H
 
 #include "latlab/budget.h"
+#include "latlab/clock.h"
 #include "latlab/hist.h"
 #include "latlab/perf.h"
 #include "latlab/topo.h"
@@ -18,6 +19,14 @@ struct json_t; /* jansson */
  * max_freq_khz, perf_core, isolated}], "caches": [{level, type, size_bytes,
  * line_bytes, shared_cpus}]}. */
 struct json_t *lat_topo_json(const lat_topo *t);
+
+/* [{hot_threads, ok, hot_cpus, cold_cpus, note}] for plans of 1, 2 and 3 hot
+ * threads (lat_topo_plan with one cold thread). */
+struct json_t *lat_topo_plans_json(const lat_topo *t);
+
+/* {cycles_per_ns, span_cycles, span_ns, window_ns, bracket_cycles,
+ * error_ppm, elapsed_ns, counter_hz, counter_hz_diff_ppm}: one calibration. */
+struct json_t *lat_clock_cal_json(const lat_clock_cal *c);
 
 /* {"cpu_model": ..., ..., "warnings": [...]}: every run-condition field. */
 struct json_t *lat_runcond_json(const lat_runcond *rc);

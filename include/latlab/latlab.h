@@ -3,15 +3,19 @@
  * Stable headers keep their API within a major version (the soname's
  * number).  Core floor (libc, zlib, pthreads): compiler error alloc
  * atomicfile clock hist hlog hlog_merge hlog_processor hlog_follow ring perf
- * topo flight gaps stats budget pingpong.  Measure floor: trace (no jansson); json report bench
- * http prom (jansson).
+ * topo topo_report flight gaps stats budget pingpong.  Measure floor: trace (no jansson); json
+ * report bench http prom (jansson).
  *
  * Experimental headers may change in any release: the demo pipeline and
  * its report, the lab floor (lab_*.h, lab.h; in liblatlab-lab), the
  * platform account, injected platform noise, per-sample censoring and the
  * preemption probe, profiling, the counting malloc interposer, the load
  * generator (load, loadproto, loadverdict, loadrun), the coordinated-omission
- * demonstration (co), per-thread counter sets (perf_threads).  Each
+ * demonstration (co), per-thread counter sets (perf_threads), a command run
+ * under counters (perf_child) and its report (perf_report), the summary of an
+ * interval log (hlog_summary), the inputs of a plot (plotset), a live tail
+ * row (tailrow), what injected noise took (noise_report),
+ * a stream that wraps long lines (linewrap).  Each
  * refuses to compile unless LATLAB_EXPERIMENTAL is defined before it is
  * included, and this header includes them only then (zstd's
  * ZSTD_STATIC_LINKING_ONLY pattern).  tests/headers.sh fails when a public
@@ -33,6 +37,7 @@
 #include "latlab/ring.h"
 #include "latlab/perf.h"
 #include "latlab/topo.h"
+#include "latlab/topo_report.h"
 #include "latlab/flight.h"
 #include "latlab/gaps.h"
 #include "latlab/stats.h"
@@ -62,11 +67,18 @@
 #include "latlab/lab_session.h"
 #include "latlab/lab_report.h"
 #include "latlab/noise.h"
+#include "latlab/noise_report.h"
+#include "latlab/linewrap.h"
 #include "latlab/censor.h"
 #include "latlab/silence.h"
 #include "latlab/preempt.h"
 #include "latlab/co.h"
 #include "latlab/perf_threads.h"
+#include "latlab/perf_child.h"
+#include "latlab/perf_report.h"
+#include "latlab/hlog_summary.h"
+#include "latlab/plotset.h"
+#include "latlab/tailrow.h"
 /* the load generator (latlab load) */
 #include "latlab/loadproto.h"
 #include "latlab/load.h"

@@ -23,6 +23,18 @@ struct json_t;
 
 #define LAT_PIPE_OVERSUB_STAMP "oversubscribed: latencies are not representative"
 
+/* The flight recorder's verdict ("flight recorder: ...") into f; when it
+ * fired, its window written atomically to path, or (path NULL) its last 20
+ * events into dump.  0, or the file's negative errno. */
+int lat_pipe_report_flight(FILE *f, FILE *dump, const lat_flight *fl, const char *path);
+/* "latlab pipeline: WHY" (with the no-pin note) and the run's parameters
+ * line (calibration, events, rate, queue, sample ring, work, idle, flags);
+ * replay: the work is a replay's books, not LCG rounds. */
+void lat_pipe_print_header(FILE *f, const lat_pipe_config *c, const char *why, bool replay);
+/* The stages c's run has, in order: their LAT_PIPE_* indexes and names
+ * (arrays of LAT_PIPE_NSTAGES); returns how many. */
+int lat_pipe_stages_of(const lat_pipe_config *c, int *stage, const char **name);
+
 /* The per-stage table (one line per stage, `latlab pipeline`'s shape), stamped when
  * oversubscribed.  title may be NULL. */
 /* More than max_share of the run's samples were dropped by the aggregation

@@ -16,16 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int why_set(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int why_set(char *why, size_t n, const char *fmt, ...) {
-    if (why && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, n, fmt, ap);
-        va_end(ap);
-    }
-    return LAT_EINCOMPATIBLE;
-}
+#include "error_internal.h"
+
+/* The reason into why (n bytes); LAT_EINCOMPATIBLE. */
+#define why_set(why, n, ...) lat__errf(why, n, LAT_EINCOMPATIBLE, __VA_ARGS__)
 
 static bool streq(const char *a, const char *b) {
     return a && b ? strcmp(a, b) == 0 : a == b;

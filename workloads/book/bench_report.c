@@ -8,6 +8,8 @@
 #include "latlab/error.h"
 #include "latlab/hlog.h"
 #include "latlab/json.h"
+#include "latlab/perf.h"
+#include "latlab/pipeline_report.h"
 #include "latlab/report.h"
 
 #include <inttypes.h>
@@ -473,4 +475,59 @@ out:
     lat_plot_destroy(po);
     lat_report_destroy(rep);
     return e;
+}
+void book_bench_print_head(FILE *f) {
+    fprintf(f, "%-18s %-6s %9s %8s %8s %8s %8s %10s %7s\n", "scenario", "loop", "samples", "p50",
+            "p99", "p99.9", "p99.99", "max", "allocs");
+}
+
+void book_bench_print_run(FILE *f, const book_bench_outcome *rn) {
+    const book_bench_result *r = &rn->r;
+    char a[24];
+    if (rn->counted)
+        snprintf(a, sizeof a, "%" PRIu64, rn->allocs);
+    else
+        snprintf(a, sizeof a, "n/a");
+    fprintf(f,
+            "%-18s %-6s %9" PRId64 " %8" PRId64 " %8" PRId64 " %8" PRId64 " %8" PRId64 " %10" PRId64
+            " %7s\n",
+            book_scn_name(r->scn), rn->open_loop ? "open" : "closed", lat_hist_total(&r->total),
+            lat_hist_value_at_percentile(&r->total, 50),
+            lat_hist_value_at_percentile(&r->total, 99),
+            lat_hist_value_at_percentile(&r->total, 99.9),
+            lat_hist_value_at_percentile(&r->total, 99.99), lat_hist_max(&r->total), a);
+    lat_hist_ci ci[4];
+    book_bench_tail_cis(&r->total, ci);
+    lat_pipe_print_cis(f, book_bench_tail_ps, ci, 4);
+    char hl[512];
+    book_bench_health_line(hl, sizeof hl, r);
+    fprintf(f, "  health: %s\n", hl);
+    if (rn->open_loop)
+        fprintf(
+            f, "  open loop at %.0f ops/s (achieved %.0f): %" PRIu64 " ops started > 1 us late\n",
+            r->rate, r->elapsed_s > 0 ? (double)r->health.ops / r->elapsed_s : 0.0, r->late_ops);
+    fprintf(f, "  thread had a CPU for %.0f%% of the window (load average %.1f on %d CPUs)\n",
+            r->elapsed_s > 0 ? 100 * (r->cpu_s / r->elapsed_s > 1 ? 1 : r->cpu_s / r->elapsed_s)
+                             : 0.0,
+            r->loadavg1, r->ncpus);
+}
+
+const char *book_bench_no_pmu(const lat_runcond *rc) {
+    char why[256];
+    if (lat_perf_probe("cache-misses", NULL, why, sizeof why) != LAT_ENOPMU) return NULL;
+    return strncmp(rc->virt, "yes", 3) ? "this host exposes no hardware PMU"
+                                       : "this VM exposes no hardware PMU, so on a bare-metal host";
+}
+
+json_t *book_bench_doc_json(const book_bench_doc *d) {
+    json_t *arr = json_array();
+    for (size_t i = 0; i < d->n; i++)
+        json_array_append_new(arr, book_bench_run_json(&d->runs[i]));
+    json_t *o = json_pack("{s:I,s:I,s:I,s:b,s:o,s:o}", "warmup", (json_int_t)d->cfg->warmup,
+                          "measured", (json_int_t)d->cfg->measured, "seed",
+                          (json_int_t)d->cfg->seed, "allocation_counting", d->alloc_counted,
+                          "conditions", lat_runcond_json(d->rc), "runs", arr);
+    if (o) json_object_set_new(o, "error_budget", lat_budget_json(d->bud));
+    if (o) json_object_set_new(o, "percentile_confidence", json_real(LAT_HIST_CI_DEFAULT));
+    return o;
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "bench_diag.h"
 #include "scenario.h"
@@ -66,5 +67,16 @@ int book_bench_write_hist(const char *dir, const char *stem, const book_bench_ou
  * (message in err). */
 int book_bench_write_md(const char *dir, const book_bench_doc *d, char *err, size_t errlen);
 int book_bench_write_html(const char *dir, const book_bench_doc *d, char *err, size_t errlen);
+
+/* The table's header line, then per run its line, its tail quantiles with
+ * their intervals, health, lateness (open loop) and CPU share, into f. */
+void book_bench_print_head(FILE *f);
+void book_bench_print_run(FILE *f, const book_bench_outcome *rn);
+/* Why cache and branch misses cannot be counted here (for the doc's no_pmu);
+ * NULL when a hardware counter opens. */
+const char *book_bench_no_pmu(const lat_runcond *rc);
+/* bench.json: the config, the conditions, every run, the error budget.  New
+ * reference, or NULL. */
+struct json_t *book_bench_doc_json(const book_bench_doc *d);
 
 #endif /* LATBOOK_BENCH_REPORT_H */

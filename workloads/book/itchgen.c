@@ -3,6 +3,7 @@
  * that only ever refers to orders it has added. */
 #include "itchgen.h"
 
+#include <inttypes.h>
 #include <errno.h>
 #include <math.h>
 #include <stdbool.h>
@@ -368,4 +369,16 @@ int itchgen_write(const itchgen_config *c, FILE *f, itchgen_counts *counts) {
     if (!g.err && (fflush(f) != 0 || ferror(f))) g.err = -EIO;
     teardown(&g);
     return g.err;
+}
+
+void itchgen_print_counts(FILE *f, const char *path, const itchgen_config *cfg,
+                          const itchgen_counts *cn) {
+    fprintf(f, "wrote %s: %" PRIu64 " messages, %u stocks, %.6f s of market time (mean %.0f/s)\n",
+            path, cn->messages, cfg->stocks, (double)cn->span_ns / 1e9,
+            cn->span_ns ? (double)cn->messages * 1e9 / (double)cn->span_ns : 0.0);
+    fprintf(f, "by type        ");
+    for (int t = 0; t < 256; t++)
+        if (cn->by_type[t]) fprintf(f, " %c %" PRIu64, t, cn->by_type[t]);
+    fprintf(f, "\nbursts          %" PRIu64 " (peak %.0f/s), carrying %" PRIu64 " order messages\n",
+            cn->bursts, cfg->rate_hz * cfg->peak_to_mean, cn->burst_messages);
 }

@@ -65,4 +65,9 @@ typedef struct itchgen_counts {
  * a bad config, -ENOMEM, or -EIO when a write failed. */
 int itchgen_write(const itchgen_config *c, FILE *f, itchgen_counts *counts);
 
+/* "wrote PATH: N messages, K stocks, ...", the counts by type and the bursts
+ * (peak rate from cfg) into f. */
+void itchgen_print_counts(FILE *f, const char *path, const itchgen_config *cfg,
+                          const itchgen_counts *cn);
+
 #endif /* LATLAB_ITCHGEN_H */

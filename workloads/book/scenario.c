@@ -726,3 +726,22 @@ fail:
     gen_free(&g);
     return err;
 }
+
+int book_bench_pass(const book_bench_cfg *base, const int sel[BOOK_SCN_COUNT], int nsel,
+                    size_t pass, double open_rate, double also_rate, book_bench_cfg *rcfg) {
+    int s = -1;
+    *rcfg = *base;
+    if (pass < (size_t)nsel) {
+        int seen = -1;
+        for (int i = 0; i < BOOK_SCN_COUNT; i++)
+            if (sel[i] && ++seen == (int)pass) s = i;
+        rcfg->open_loop_rate = open_rate;
+    } else {
+        s = BOOK_SCN_MIXED;
+        rcfg->open_loop_rate = also_rate;
+    }
+    if (s != BOOK_SCN_MIXED && s != BOOK_SCN_CANCEL_ONLY && s != BOOK_SCN_SNAPSHOT_CAPTURE &&
+        s != BOOK_SCN_ADD_ONLY && base->depth == 0)
+        rcfg->depth = 0; /* scenario default */
+    return s;
+}

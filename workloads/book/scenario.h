@@ -134,6 +134,13 @@ typedef struct book_bench_result {
  * must be released with book_bench_result_fini().  Returns 0, -EINVAL or
  * -ENOMEM (nothing to free then). */
 int book_bench_run(book_scn s, const book_bench_cfg *cfg, book_bench_result *res);
+
+/* The plan of `latlab book bench`: pass `pass` runs the pass-th scenario
+ * selected in sel (nsel of them) at open_rate, and the pass after them
+ * mixed_70_20_10 at also_rate; *rcfg is base with that rate.  Returns the
+ * scenario. */
+int book_bench_pass(const book_bench_cfg *base, const int sel[BOOK_SCN_COUNT], int nsel,
+                    size_t pass, double open_rate, double also_rate, book_bench_cfg *rcfg);
 void book_bench_result_fini(book_bench_result *res);
 
 #endif /* LATLAB_BOOK_SCENARIO_H */

@@ -1,13 +1,12 @@
 /* linewrap.c - streams that wrap long lines (see linewrap.h): a fopencookie
  * stream collects one line, then writes it to the real stream in pieces of at
  * most the width, broken at the last space that fits. */
-#include "linewrap.h"
-
-#include "cli.h"
+#include "latlab/linewrap.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #define LINE_CAP 8192 /* longer lines are forwarded in pieces of this size, unwrapped */
 
@@ -82,7 +81,7 @@ static int wrap_close(void *cookie) {
     return rc;
 }
 
-FILE *cli_wrap_open(FILE *out, size_t width) {
+FILE *lat_linewrap_create(FILE *out, size_t width) {
     wrapper *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->out = out;
@@ -95,13 +94,4 @@ FILE *cli_wrap_open(FILE *out, size_t width) {
     }
     setvbuf(f, NULL, _IOLBF, BUFSIZ);
     return f;
-}
-
-int cli_wrapped(int (*fn)(int, char **), int argc, char **argv) {
-    FILE *out = stdout, *wo = cli_wrap_open(out, CLI_WRAP_WIDTH);
-    if (wo) stdout = wo;
-    int rc = fn(argc, argv);
-    stdout = out;
-    if (wo && fclose(wo) && rc == CLI_OK) rc = CLI_ERR;
-    return rc;
 }
