@@ -1,6 +1,30 @@
 /* verdict.c - the pipeline lab's verdict rule (see lab_verdict.h).
  *
- * (Being rebuilt on the shift-function model: not decided yet.) */
+ * One picture per experiment: the work stage's shift function.  A cell is a
+ * run reduced to the samples censoring kept; per paired round (experiment and
+ * baseline of the same round) and per quantile q in p50, p90, p99, p99.9,
+ * p99.99, d_q = ln(exp_q / base_q) where both runs support q.  Each q gets a
+ * Hodges-Lehmann estimate and confidence interval of d_q and a signed-rank p
+ * (stats.h); the verdict is a few rules on those points:
+ *
+ * - median disease: the p50's lower bound above min_median_ratio, its shift
+ *   at least min_median_ticks ticks, and the shift not growing toward the
+ *   tail: the estimate of ln r999 - tail_log_multiple ln r50 at most 0;
+ * - tail disease: the p99.9's (or the p99.99's, where read) lower bound above
+ *   min_tail_ratio, and the tail grew beyond the median: the lower bound of
+ *   ln r_tail - tail_log_multiple ln r50 above 0 or, with the p50 change below
+ *   the counter's granularity, ln r_tail's lower bound above tail_log_multiple
+ *   times the largest median growth not excluded (the body mean's upper
+ *   bound: it resolves below a tick);
+ * - variance disease: the round-to-round dispersion of ln e2e p99.9 (absolute
+ *   deviations from each side's median over the rounds: a rank version of the
+ *   Brown-Forsythe test, Mann-Whitney) grew by min_var_ratio at alpha; beside
+ *   a tail disease it leaves the verdict undecided (a tail or a variance);
+ * - no change: every read interval within 1/no_change_ratio .. no_change_ratio,
+ *   no point significant, the dispersion not grown, and a counter whose
+ *   min_median_ticks fit in the band;
+ * - else inconclusive, with the reason.
+ * Rounds that span two host placements are decided per placement. */
 #include "latlab/lab_verdict.h"
 
 #include <errno.h>
@@ -73,14 +97,361 @@ static void verdict_clear(lat_lab_verdict *v) {
     v->decided_in = -1;
 }
 
-int lat_lab_decide(const lat_lab_params *p, int conf, const lat_lab_cell *base,
-                   const lat_lab_cell *expc, unsigned nrounds, lat_lab_verdict *v) {
-    (void)conf;
-    if (!p || !v || (nrounds && (!base || !expc)) || !(p->alpha > 0 && p->alpha < 1))
-        return -EINVAL;
-    verdict_clear(v);
-    snprintf(v->reason, sizeof v->reason, "not built yet");
+/* The paired rounds' columns: per quantile the log ratios where both runs
+ * support it, the p50's shift in ns, the body means, ln e2e p99.9 of each
+ * side, and the shape columns ln r_tail - tail_log_multiple ln r50. */
+typedef struct paired {
+    size_t n;              /* rounds with both runs usable */
+    double *d[LAT_LAB_NQ]; /* ln(exp_q / base_q) */
+    size_t nd[LAT_LAB_NQ];
+    double *dns, *b50; /* p50 shift (ns), the baseline's p50 */
+    double *dm, *dmns; /* body means: log ratio, shift (ns) */
+    size_t nm;
+    double *eb, *ee, *epl; /* ln e2e p99.9 of each side, the pair's placement */
+    size_t ne;
+    double *dy[2]; /* shape at p99.9, p99.99 */
+    size_t ny[2];
+    double *mem;
+} paired;
+
+static bool ok(double x) {
+    return isfinite(x) && x > 0;
+}
+
+static void pair_one(const lat_lab_params *p, const lat_lab_cell *b, const lat_lab_cell *e,
+                     paired *q) {
+    for (int k = 0; k < LAT_LAB_NQ; k++)
+        if (ok(b->work_q[k]) && ok(e->work_q[k]))
+            q->d[k][q->nd[k]++] = log(e->work_q[k] / b->work_q[k]);
+    bool has50 = ok(b->work_q[0]) && ok(e->work_q[0]);
+    if (has50) { /* the same row as d[0]'s */
+        q->dns[q->nd[0] - 1] = e->work_q[0] - b->work_q[0];
+        q->b50[q->nd[0] - 1] = b->work_q[0];
+    }
+    for (int t = 0; t < 2 && has50; t++) {
+        int k = t ? LAT_LAB_Q9999 : LAT_LAB_Q999;
+        if (ok(b->work_q[k]) && ok(e->work_q[k]))
+            q->dy[t][q->ny[t]++] = log(e->work_q[k] / b->work_q[k]) -
+                                   p->tail_log_multiple * log(e->work_q[0] / b->work_q[0]);
+    }
+    if (ok(b->work_mean) && ok(e->work_mean)) {
+        q->dm[q->nm] = log(e->work_mean / b->work_mean);
+        q->dmns[q->nm++] = e->work_mean - b->work_mean;
+    }
+    if (ok(b->e2e_q[LAT_LAB_Q999]) && ok(e->e2e_q[LAT_LAB_Q999])) {
+        q->epl[q->ne] = b->placement == e->placement ? b->placement : LAT_LAB_MOVED;
+        q->eb[q->ne] = log(b->e2e_q[LAT_LAB_Q999]);
+        q->ee[q->ne++] = log(e->e2e_q[LAT_LAB_Q999]);
+    }
+}
+
+/* Pair the usable rounds; counts the others in v->set_aside. */
+static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const lat_lab_cell *exp,
+                       unsigned nrounds, paired *q, lat_lab_verdict *v) {
+    memset(q, 0, sizeof *q);
+    size_t rows = nrounds + 1, ncol = LAT_LAB_NQ + 9;
+    q->mem = lat__alloc(ncol * rows * sizeof *q->mem);
+    if (!q->mem) return -ENOMEM;
+    double **cols[LAT_LAB_NQ + 9] = {&q->dns, &q->b50, &q->dm,    &q->dmns, &q->eb,
+                                     &q->ee,  &q->epl, &q->dy[0], &q->dy[1]};
+    for (int k = 0; k < LAT_LAB_NQ; k++)
+        cols[9 + k] = &q->d[k];
+    for (size_t i = 0; i < ncol; i++)
+        *cols[i] = q->mem + i * rows;
+    for (unsigned k = 0; k < nrounds; k++) {
+        if (!base[k].usable || !exp[k].usable) {
+            v->set_aside++;
+            continue;
+        }
+        pair_one(p, &base[k], &exp[k], q);
+        q->n++;
+    }
     return 0;
+}
+
+/* The tests on the paired columns. */
+typedef struct tests {
+    lat_stats_test t[LAT_LAB_NQ];
+    lat_stats_shift s[LAT_LAB_NQ];
+    bool read[LAT_LAB_NQ]; /* the quantile has min_rounds paired rounds */
+    lat_stats_shift sns, sm, smns, sy[2];
+    bool have_mean, have_y[2];
+    double disp_ratio, disp_p;
+    bool have_disp;
+} tests;
+
+/* |x[i] - the median of the x[j] of i's placement| into dev (scratch: n). */
+static void deviations(const double *x, const double *pl, size_t n, double *dev, double *scratch) {
+    for (int where = LAT_LAB_NEAR; where <= LAT_LAB_MOVED; where++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (pl[i] == where) scratch[m++] = x[i];
+        if (!m) continue;
+        double med = lat_stats_median(scratch, m);
+        for (size_t i = 0; i < n; i++)
+            if (pl[i] == where) dev[i] = fabs(x[i] - med);
+    }
+}
+
+/* Round-to-round dispersion: Mann-Whitney on the absolute deviations of
+ * each side's ln e2e p99.9 from its median over the rounds of the same
+ * placement (a rank Brown-Forsythe test: the placements' own levels are not
+ * dispersion); the ratio of the median deviations (+0.02 so two flat sides
+ * read x1).  p: two-sided, 1 when the experiment's are not the larger. */
+static int dispersion(const paired *q, double *ratio, double *pval) {
+    size_t n = q->ne;
+    double *da = lat__alloc(3 * n * sizeof *da);
+    if (!da) return -ENOMEM;
+    double *db = da + n, *tmp = db + n;
+    deviations(q->eb, q->epl, n, db, tmp);
+    deviations(q->ee, q->epl, n, da, tmp);
+    lat_stats_test t;
+    int rc = lat_stats_mann_whitney(da, n, db, n, &t);
+    *ratio = (lat_stats_median(da, n) + 0.02) / (lat_stats_median(db, n) + 0.02);
+    /* U of the experiment's deviations above its mean under H0: they are the larger */
+    *pval = rc == 0 && t.stat > (double)n * (double)n / 2 ? t.p : 1;
+    lat__free(da);
+    return rc;
+}
+
+static int run_tests(const lat_lab_params *p, const paired *q, unsigned need, tests *t) {
+    int rc = 0;
+    for (int k = 0; k < LAT_LAB_NQ && !rc; k++) {
+        t->read[k] = q->nd[k] >= need && q->nd[k] >= 2;
+        if (!t->read[k]) continue;
+        rc = lat_stats_signed_rank(q->d[k], q->nd[k], &t->t[k]);
+        rc = rc ? rc : lat_stats_hl_shift(q->d[k], q->nd[k], p->alpha, &t->s[k]);
+    }
+    if (!rc && t->read[0]) rc = lat_stats_hl_shift(q->dns, q->nd[0], p->alpha, &t->sns);
+    for (int y = 0; y < 2 && !rc; y++) {
+        t->have_y[y] = q->ny[y] >= need && q->ny[y] >= 2;
+        if (t->have_y[y]) rc = lat_stats_hl_shift(q->dy[y], q->ny[y], p->alpha, &t->sy[y]);
+    }
+    t->have_mean = q->nm >= need && q->nm >= 2 && q->nm == q->nd[0];
+    if (!rc && t->have_mean) rc = lat_stats_hl_shift(q->dm, q->nm, p->alpha, &t->sm);
+    if (!rc && t->have_mean) rc = lat_stats_hl_shift(q->dmns, q->nm, p->alpha, &t->smns);
+    t->have_disp = q->ne >= need && q->ne >= 2;
+    t->disp_ratio = NAN, t->disp_p = 1;
+    if (!rc && t->have_disp) rc = dispersion(q, &t->disp_ratio, &t->disp_p);
+    return rc;
+}
+
+/* What the tests say, read against the parameters. */
+typedef struct facts {
+    bool median_up, median_shape, tail_up[2], tail_ok[2], var_up, var_hint, moved, flat, resolves;
+    double hidden, resolved; /* the largest p50 growth not excluded (ratio), 3 ticks (ns) */
+} facts;
+
+static const int tail_q[2] = {LAT_LAB_Q999, LAT_LAB_Q9999};
+
+/* The largest median growth (ln) not excluded: the p50's upper bound, or
+ * with the p50 below the granularity the body mean's upper bound, or
+ * without means the measured shift plus one counter step. */
+static double hidden_growth(const lat_lab_params *p, const tests *t, const lat_lab_verdict *v) {
+    double h = fmax(t->s[0].hi, 0);
+    if (!v->p50_below_tick) return h;
+    if (t->have_mean) return fmax(t->sm.hi, 0);
+    if (v->base_p50_ns > 0)
+        h = fmax(h, log((v->base_p50_ns + fmax(t->sns.est, 0) + p->tick_ns) / v->base_p50_ns));
+    return h;
+}
+
+/* A hint of grown dispersion (half of min_var_ratio's growth at ten times
+ * alpha): not a variance verdict, but it holds a tail verdict back, since a
+ * run-to-run erratic tail (no-pin) also grows the median tail ratio. */
+static bool var_hint(const lat_lab_params *p, bool have, double ratio, double pval) {
+    return have && pval < 10 * p->alpha && ratio >= 1 + (p->min_var_ratio - 1) / 2;
+}
+
+static void read_facts(const lat_lab_params *p, const tests *t, lat_lab_verdict *v, facts *f) {
+    memset(f, 0, sizeof *f);
+    f->resolved = p->min_median_ticks * p->tick_ns;
+    v->p50_below_tick = fabs(t->sns.est) < f->resolved;
+    f->median_up =
+        t->t[0].p < p->alpha && t->s[0].lo > log(p->min_median_ratio) && !v->p50_below_tick;
+    f->median_shape = t->have_y[0] && t->sy[0].est <= 0;
+    double hidden = hidden_growth(p, t, v);
+    f->hidden = exp(hidden);
+    for (int y = 0; y < 2; y++) {
+        int k = tail_q[y];
+        f->tail_up[y] = t->read[k] && t->t[k].p < p->alpha && t->s[k].lo > log(p->min_tail_ratio);
+        bool beyond = v->p50_below_tick ? t->s[k].lo > p->tail_log_multiple * hidden
+                                        : t->have_y[y] && t->sy[y].lo > 0;
+        f->tail_ok[y] = f->tail_up[y] && beyond;
+    }
+    f->var_up = t->have_disp && t->disp_p < p->alpha && t->disp_ratio >= p->min_var_ratio;
+    f->var_hint = var_hint(p, t->have_disp, t->disp_ratio, t->disp_p);
+    double lim = log(p->no_change_ratio);
+    f->flat = t->have_disp && t->disp_ratio < p->min_var_ratio;
+    for (int k = 0; k < LAT_LAB_NQ; k++) {
+        if (!t->read[k]) continue;
+        bool in = t->s[k].lo > -lim && t->s[k].hi < lim;
+        if (k == 0 && v->p50_below_tick) in = true; /* the p50 is bounded by its ticks */
+        f->flat = f->flat && in;
+        f->moved = f->moved || (t->t[k].p < p->alpha && (t->s[k].lo > 0 || t->s[k].hi < 0));
+    }
+    f->flat = f->flat && t->read[0] && t->read[LAT_LAB_Q999];
+    f->resolves = f->resolved <= (p->no_change_ratio - 1) * v->base_p50_ns;
+}
+
+/* "x1.23 [1.10, 1.40]" of shift point k (ln scale in t). */
+static const char *pt(const tests *t, int k, char *buf, size_t len) {
+    snprintf(buf, len, "x%.2f [%.2f, %.2f]", exp(t->s[k].est), exp(t->s[k].lo), exp(t->s[k].hi));
+    return buf;
+}
+
+/* "body mean +9.3 ns, x1.19 [1.17, 1.21]", or that it was not measured. */
+static const char *mean_note(const tests *t, char *buf, size_t len) {
+    if (!t->have_mean)
+        snprintf(buf, len, "body mean not measured");
+    else
+        snprintf(buf, len, "body mean %+.1f ns, x%.2f [%.2f, %.2f]", t->smns.est, exp(t->sm.est),
+                 exp(t->sm.lo), exp(t->sm.hi));
+    return buf;
+}
+
+/* The reason of an undecided verdict. */
+static void explain_undecided(const lat_lab_params *p, const tests *t, const facts *f,
+                              lat_lab_verdict *v, char *r, size_t room) {
+    char a[64], b[64], mn[80];
+    bool tail_up = f->tail_up[0] || f->tail_up[1];
+    int k = f->tail_up[0] || !f->tail_up[1] ? LAT_LAB_Q999 : LAT_LAB_Q9999;
+    if ((f->tail_ok[0] || f->tail_ok[1]) && f->var_hint)
+        snprintf(r, room,
+                 "the work tail grew (p%s %s) and so did the round-to-round e2e p99.9 "
+                 "dispersion (x%.2f, p=%.4f): a tail or a variance disease, not yet told apart",
+                 k == LAT_LAB_Q999 ? "99.9" : "99.99", pt(t, k, a, sizeof a), t->disp_ratio,
+                 t->disp_p);
+    else if (f->median_up && tail_up)
+        snprintf(r, room,
+                 "work p50 %s and p99.9 %s both grew; whether the tail grew beyond the median "
+                 "(ln p99.9 ratio - %.1f ln p50 ratio: %+.2f [%+.2f, %+.2f]) is not yet decided",
+                 pt(t, 0, a, sizeof a), pt(t, LAT_LAB_Q999, b, sizeof b), p->tail_log_multiple,
+                 t->sy[0].est, t->sy[0].lo, t->sy[0].hi);
+    else if (tail_up)
+        snprintf(r, room,
+                 "the work tail grew (p99.9 %s), but a median growth up to x%.2f is not excluded "
+                 "(work p50 %.0f ns, moved %+.1f ns; %s; counter step %.1f ns)",
+                 pt(t, LAT_LAB_Q999, a, sizeof a), f->hidden, v->base_p50_ns, t->sns.est,
+                 mean_note(t, mn, sizeof mn), p->tick_ns);
+    else if (f->flat && !f->moved && !f->resolves)
+        snprintf(r, room,
+                 "no change this counter can vouch for: the smallest median effect it classifies "
+                 "(%.0f ticks of %.1f ns) is %.0f%% of the work p50 (%.0f ns), wider than the "
+                 "+-%.0f%% 'no change' allows; work p50 moved %+.1f ns, p99.9 %s",
+                 p->min_median_ticks, p->tick_ns, 100 * f->resolved / v->base_p50_ns,
+                 v->base_p50_ns, 100 * (p->no_change_ratio - 1), t->sns.est,
+                 pt(t, LAT_LAB_Q999, a, sizeof a));
+    else if (f->moved)
+        snprintf(r, room,
+                 "an effect too small to classify here: the shift function moved (p50 %s%s, p99.9 "
+                 "%s, p=%.4f) but below what a disease needs (p50 lower bound x%.2f and %.0f "
+                 "ticks, tail lower bound x%.2f); %s",
+                 pt(t, 0, a, sizeof a), v->p50_below_tick ? ", below the granularity" : "",
+                 pt(t, LAT_LAB_Q999, b, sizeof b), t->t[LAT_LAB_Q999].p, p->min_median_ratio,
+                 p->min_median_ticks, p->min_tail_ratio, mean_note(t, mn, sizeof mn));
+    else
+        snprintf(r, room,
+                 "effects not separable from this machine's noise after %u rounds (work p50 "
+                 "p=%.3f, p99.9 p=%.3f, dispersion p=%.3f)",
+                 v->rounds, t->t[0].p, t->t[LAT_LAB_Q999].p, t->disp_p);
+}
+
+/* The note of a tail verdict. */
+static void explain_tail(const lat_lab_params *p, const tests *t, const facts *f,
+                         lat_lab_verdict *v, char *r, size_t room) {
+    char a[64];
+    int k = v->deep_tail ? LAT_LAB_Q9999 : LAT_LAB_Q999;
+    if (v->p50_below_tick)
+        snprintf(r, room,
+                 "work p50 moved %+.1f ns, below the counter's granularity; p%s %s outgrew the "
+                 "largest median growth not excluded (x%.2f)",
+                 t->sns.est, v->deep_tail ? "99.99" : "99.9", pt(t, k, a, sizeof a), f->hidden);
+    else
+        snprintf(r, room, "p%s %s grew beyond %.1f times the median's log shift (p50 x%.2f)",
+                 v->deep_tail ? "99.99" : "99.9", pt(t, k, a, sizeof a), p->tail_log_multiple,
+                 exp(t->s[0].est));
+}
+
+static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_verdict *v) {
+    facts fs, *f = &fs;
+    read_facts(p, t, v, f);
+    bool tail = f->tail_ok[0] || f->tail_ok[1];
+    if (f->median_up && f->median_shape) {
+        v->kind = LAT_LAB_MEDIAN;
+        v->confidence = 1 - t->t[0].p;
+    } else if (f->var_up && !f->median_up && (!tail || t->disp_p < p->alpha / 10)) {
+        /* beside a grown tail, variance on ten times the evidence (an
+         * erratic tail grows the median tail ratio too) */
+        v->kind = LAT_LAB_VARIANCE;
+        v->confidence = 1 - t->disp_p;
+    } else if (tail && !f->var_hint) {
+        v->kind = LAT_LAB_TAIL;
+        v->deep_tail = !f->tail_ok[0];
+        v->confidence = 1 - t->t[v->deep_tail ? LAT_LAB_Q9999 : LAT_LAB_Q999].p;
+    } else if (f->flat && !f->moved && f->resolves) {
+        v->kind = LAT_LAB_NO_CHANGE;
+        v->confidence = 1 - p->alpha;
+    } else {
+        v->kind = LAT_LAB_UNDECIDED;
+    }
+    if (v->kind == LAT_LAB_UNDECIDED) explain_undecided(p, t, f, v, v->reason, sizeof v->reason);
+    if (v->kind == LAT_LAB_TAIL) explain_tail(p, t, f, v, v->reason, sizeof v->reason);
+    if (conf == LAT_LAB_NOPIN && p->ncpus <= p->nhot &&
+        (v->kind == LAT_LAB_NO_CHANGE || v->kind == LAT_LAB_UNDECIDED)) {
+        bool none = v->kind == LAT_LAB_NO_CHANGE;
+        v->kind = LAT_LAB_UNDECIDED;
+        v->confidence = 0;
+        snprintf(v->reason, sizeof v->reason,
+                 "too few CPUs for no-pin to matter: %d CPUs for %d hot threads, the scheduler "
+                 "has nowhere else to put them (%s)",
+                 p->ncpus, p->nhot, none ? "no significant change" : "no clear change");
+    }
+}
+
+static void fill_figures(const tests *t, const paired *q, lat_lab_verdict *v) {
+    for (int k = 0; k < LAT_LAB_NQ; k++) {
+        v->shift[k].rounds = (unsigned)q->nd[k];
+        if (!t->read[k]) continue;
+        v->shift[k].ratio = exp(t->s[k].est);
+        v->shift[k].lo = exp(t->s[k].lo), v->shift[k].hi = exp(t->s[k].hi);
+        v->shift[k].p = t->t[k].p;
+    }
+    if (t->read[0]) {
+        v->p50_shift_ns = t->sns.est;
+        v->base_p50_ns = lat_stats_median(q->b50, q->nd[0]);
+    }
+    if (t->have_mean) {
+        v->mean_ratio = exp(t->sm.est), v->mean_lo = exp(t->sm.lo), v->mean_hi = exp(t->sm.hi);
+        v->mean_shift_ns = t->smns.est;
+    }
+    v->disp_ratio = t->disp_ratio;
+    v->disp_p = t->have_disp ? t->disp_p : NAN;
+}
+
+/* The verdict on one set of rounds (one placement, or all of them). */
+static int decide_one(const lat_lab_params *p, int conf, const lat_lab_cell *base,
+                      const lat_lab_cell *expc, unsigned nrounds, unsigned min_rounds,
+                      lat_lab_verdict *v) {
+    verdict_clear(v);
+    paired q;
+    int rc = pair_rounds(p, base, expc, nrounds, &q, v);
+    if (rc) return rc;
+    v->rounds = (unsigned)q.n;
+    tests t;
+    memset(&t, 0, sizeof t);
+    rc = run_tests(p, &q, min_rounds, &t);
+    if (rc == 0) fill_figures(&t, &q, v);
+    if (rc == 0 && (!t.read[0] || !t.read[LAT_LAB_Q999])) {
+        snprintf(v->reason, sizeof v->reason,
+                 "%sonly %zu usable paired rounds (%u set aside: too few kept samples for the "
+                 "p99.9), %u needed",
+                 v->set_aside > q.n ? "a busy host: " : "", q.n, v->set_aside, min_rounds);
+    } else if (rc == 0) {
+        classify(p, conf, &t, v);
+    }
+    lat__free(q.mem);
+    return rc;
 }
 
 bool lat_lab_is_disease(int kind) {
@@ -102,6 +473,118 @@ bool lat_lab_apply_aa(lat_lab_verdict *v) {
         snprintf(v[x].reason, sizeof v[x].reason, "%s", why);
     }
     return true;
+}
+
+/* A tail in one placement is checked against the dispersion over the rounds
+ * of both (more rounds than either alone).  1: it hints at variance. */
+static int pooled_hint(const lat_lab_params *p, int conf, const lat_lab_cell *base,
+                       const lat_lab_cell *expc, unsigned nrounds, lat_lab_verdict *pooled) {
+    int rc = decide_one(p, conf, base, expc, nrounds, p->min_rounds, pooled);
+    if (rc) return rc;
+    return var_hint(p, isfinite(pooled->disp_ratio), pooled->disp_ratio, pooled->disp_p);
+}
+
+/* Runs in both placements: decide each placement's rounds (both runs of the
+ * pair in it; a pair split by a move, or moved during a run, is in neither)
+ * on its own, then combine.  One placement's disease is the verdict unless
+ * the other shows a different one; the two pooled are never read for a
+ * disease (a median shift in one placement and none in the other pools into
+ * a distribution that grew unevenly, which reads like a tail). */
+static int decide_placed(const lat_lab_params *p, int conf, const lat_lab_cell *base,
+                         const lat_lab_cell *expc, unsigned nrounds, lat_lab_verdict *v) {
+    lat_lab_cell *sub = lat__alloc(2 * (size_t)nrounds * sizeof *sub);
+    if (!sub) return -ENOMEM;
+    lat_lab_verdict pv[2];
+    int rc = 0;
+    for (unsigned pl = 0; pl < 2 && !rc; pl++) {
+        unsigned n = 0;
+        for (unsigned k = 0; k < nrounds; k++)
+            if (base[k].placement == pl && expc[k].placement == pl) {
+                sub[n] = base[k];
+                sub[nrounds + n] = expc[k];
+                n++;
+            }
+        rc = decide_one(p, conf, sub, sub + nrounds, n, p->min_placement_rounds, &pv[pl]);
+    }
+    lat__free(sub);
+    if (rc) return rc;
+    static const char *const where[2] = {"near", "far"};
+    int d = lat_lab_is_disease(pv[0].kind) ? 0 : lat_lab_is_disease(pv[1].kind) ? 1 : -1;
+    lat_lab_verdict pooled;
+    if (d >= 0 && lat_lab_is_disease(pv[1 - d].kind) && pv[1 - d].kind != pv[d].kind) {
+        *v = pv[d];
+        v->kind = LAT_LAB_UNDECIDED;
+        v->confidence = 0;
+        snprintf(v->reason, sizeof v->reason,
+                 "the two placements disagree: %s in the near one (%u rounds), %s in the far "
+                 "one (%u rounds)",
+                 lat_lab_kind_name(pv[0].kind), pv[0].rounds, lat_lab_kind_name(pv[1].kind),
+                 pv[1].rounds);
+    } else if (d >= 0 && pv[d].kind == LAT_LAB_TAIL &&
+               (rc = pooled_hint(p, conf, base, expc, nrounds, &pooled)) != 0) {
+        if (rc < 0) return rc;
+        *v = pv[d];
+        v->kind = LAT_LAB_UNDECIDED;
+        v->confidence = 0;
+        snprintf(v->reason, sizeof v->reason,
+                 "the work tail grew in the %s placement (p99.9 x%.2f, %u rounds), but over the "
+                 "rounds of both the e2e p99.9 dispersion grew too (x%.2f, p=%.4f): a tail or a "
+                 "variance disease, not yet told apart",
+                 where[d], pv[d].shift[LAT_LAB_Q999].ratio, pv[d].rounds, pooled.disp_ratio,
+                 pooled.disp_p);
+        rc = 0;
+    } else if (d >= 0) {
+        *v = pv[d];
+        v->decided_in = d;
+        size_t len = strlen(v->reason);
+        snprintf(v->reason + len, sizeof v->reason - len,
+                 "%sdecided on the %u %s-placement rounds; the %u %s ones: %s", len ? "; " : "",
+                 pv[d].rounds, where[d], pv[1 - d].rounds, where[1 - d],
+                 lat_lab_kind_name(pv[1 - d].kind));
+        v->set_aside = pv[0].set_aside + pv[1].set_aside;
+    } else {
+        /* no disease in either: all rounds together may still show that
+         * nothing changed (more rounds bound the ratios tighter) */
+        rc = decide_one(p, conf, base, expc, nrounds, p->min_rounds, v);
+        if (rc) return rc;
+        if (v->kind == LAT_LAB_UNDECIDED) {
+            size_t len = strlen(v->reason);
+            snprintf(v->reason + len, sizeof v->reason - len,
+                     "; neither placement alone decides (%u near rounds, %u far)", pv[0].rounds,
+                     pv[1].rounds);
+        } else if (lat_lab_is_disease(v->kind)) {
+            char was[40];
+            snprintf(was, sizeof was, "%s", lat_lab_kind_name(v->kind));
+            v->kind = LAT_LAB_UNDECIDED;
+            v->confidence = 0;
+            snprintf(v->reason, sizeof v->reason,
+                     "the rounds of both placements together read as a %s, but neither "
+                     "placement's alone does (%u near, %u far rounds)",
+                     was, pv[0].rounds, pv[1].rounds);
+        }
+    }
+    for (int i = 0; i < 2; i++) {
+        v->placement_kind[i] = pv[i].kind;
+        v->placement_rounds[i] = pv[i].rounds;
+    }
+    return 0;
+}
+
+int lat_lab_decide(const lat_lab_params *p, int conf, const lat_lab_cell *base,
+                   const lat_lab_cell *expc, unsigned nrounds, lat_lab_verdict *v) {
+    if (!p || !v || (nrounds && (!base || !expc)) || !(p->alpha > 0 && p->alpha < 1))
+        return -EINVAL;
+    /* one placement for every usable run: no strata */
+    bool one = true;
+    int first = -1;
+    for (unsigned k = 0; k < nrounds; k++) {
+        if (!base[k].usable || !expc[k].usable) continue;
+        if (first < 0) first = (int)base[k].placement;
+        one = one && base[k].placement == (unsigned)first && expc[k].placement == (unsigned)first &&
+              first != LAT_LAB_MOVED;
+    }
+    if (!one) return decide_placed(p, conf, base, expc, nrounds, v);
+    return decide_one(p, conf, base, expc, nrounds, p->min_rounds, v);
 }
 
 void lat_lab_verdict_text(const lat_lab_verdict *v, char *buf, size_t len) {

@@ -1,0 +1,282 @@
+/* test_lab_rules.c - known answers for each rule of the lab's verdict
+ * (lat_lab_decide, lab_verdict.h): paired rounds whose shift function is set
+ * exactly (every quantile's ratio, with a little noise so the confidence
+ * intervals are narrow), each rule's parameter met below, at and above its
+ * threshold.  A rule that stops reading its parameter, or reads it the wrong
+ * way round, fails here.  The statistical worlds are test_lab_verdict.c's. */
+#include "lat_test.h"
+
+#include "latlab/lab.h"
+#include "latlab/stats.h"
+
+#include <math.h>
+#include <string.h>
+
+#define MAXR 120
+
+/* The experiment's ratio at each quantile and its body mean's shift. */
+typedef struct shape {
+    double r[LAT_LAB_NQ];
+    double p50_add_ns; /* added to the experiment's p50 (after the ratio) */
+    double mean_ratio; /* the body mean's ratio (0: as the p50's) */
+    double disp;       /* the experiment's e2e p99.9 dispersion / the baseline's */
+    bool deep;         /* the p99.99 is supported (kept >= 100,000) */
+} shape;
+
+static lat_lab_cell g_base[MAXR], g_exp[MAXR];
+
+/* nrounds paired cells: the baseline 100, 120, 140, 200, 400 ns at p50 ..
+ * p99.99 with 0.5% noise per run; the experiment the same times the shape. */
+static void build(const shape *s, unsigned n, uint64_t seed) {
+    static const double b[LAT_LAB_NQ] = {100, 120, 140, 200, 400};
+    lat_stats_rng g = {seed};
+    for (unsigned k = 0; k < n; k++) {
+        /* deterministic deviations for the dispersion: evenly spread z */
+        double z = (2.0 * k + 1) / (2.0 * n) * 2 - 1, z2 = (2.0 * ((k * 7) % n) + 1) / n - 1;
+        for (int side = 0; side < 2; side++) {
+            lat_lab_cell *c = side ? &g_exp[k] : &g_base[k];
+            memset(c, 0, sizeof *c);
+            c->usable = true, c->kept = 95000, c->kept_share = 0.95;
+            for (int q = 0; q < LAT_LAB_NQ; q++) {
+                double v = b[q] * (side ? s->r[q] : 1) * exp(0.005 * lat_stats_normal(&g));
+                c->work_q[q] = q == LAT_LAB_Q9999 && !s->deep ? NAN : v;
+            }
+            if (side) c->work_q[0] += s->p50_add_ns;
+            double mr = s->mean_ratio > 0 ? s->mean_ratio : c->work_q[0] / 100;
+            c->work_mean = 98 * (side ? mr : 1) * exp(0.002 * lat_stats_normal(&g));
+            for (int q = 0; q < LAT_LAB_NQ; q++)
+                c->e2e_q[q] = 1000 * (q + 1);
+            c->e2e_q[LAT_LAB_Q999] = 3000 * exp(side ? s->disp * z2 : z);
+        }
+    }
+}
+
+static void params(lat_lab_params *p) {
+    lat_lab_params_default(p);
+    p->tick_ns = 1; /* resolves the band: 3 ticks of a 100 ns p50 */
+    p->ncpus = 4;
+}
+
+static int decide(const lat_lab_params *p, const shape *s, unsigned n, lat_lab_verdict *v) {
+    build(s, n, 7);
+    assert_int_equal(lat_lab_decide(p, LAT_LAB_ALLOC, g_base, g_exp, n, v), 0);
+    return v->kind;
+}
+
+static shape flat(void) {
+    shape s = {{1, 1, 1, 1, 1}, 0, 0, 1, false};
+    return s;
+}
+
+static shape uniform(double r) {
+    shape s = {{r, r, r, r, r}, 0, 0, 1, false};
+    return s;
+}
+
+/* min_median_ratio (1.1): the p50's lower bound must clear it. */
+static void test_min_median_ratio(void **st) {
+    (void)st;
+    lat_lab_params p;
+    params(&p);
+    lat_lab_verdict v;
+    shape below = uniform(1.07), at = uniform(1.10), above = uniform(1.14);
+    assert_int_not_equal(decide(&p, &below, 30, &v), LAT_LAB_MEDIAN);
+    assert_int_not_equal(decide(&p, &at, 30, &v), LAT_LAB_MEDIAN);
+    assert_int_equal(decide(&p, &above, 30, &v), LAT_LAB_MEDIAN);
+    assert_true(v.shift[0].lo > 1.1 && v.shift[0].ratio < 1.16);
+    p.min_median_ratio = 1.2; /* the same world, a higher bar */
+    assert_int_not_equal(decide(&p, &above, 30, &v), LAT_LAB_MEDIAN);
+}
+
+/* min_median_ticks (3): a p50 that grew x1.2 by fewer ticks is no median
+ * disease (below the granularity), by more it is. */
+static void test_min_median_ticks(void **st) {
+    (void)st;
+    lat_lab_params p;
+    params(&p);
+    p.tick_ns = 4; /* 3 ticks = 12 ns */
+    p.no_change_ratio = 1.5;
+    lat_lab_verdict v;
+    shape s = flat();
+    s.p50_add_ns = 10; /* x1.1 */
+    s.mean_ratio = 1.1;
+    assert_int_not_equal(decide(&p, &s, 30, &v), LAT_LAB_MEDIAN);
+    assert_true(v.p50_below_tick);
+    s.p50_add_ns = 14, s.mean_ratio = 1.14, s.r[1] = s.r[2] = s.r[3] = s.r[4] = 1.14;
+    assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_MEDIAN);
+    assert_false(v.p50_below_tick);
+    p.min_median_ticks = 4; /* 16 ns */
+    assert_int_not_equal(decide(&p, &s, 30, &v), LAT_LAB_MEDIAN);
+}
+
+/* min_tail_ratio (1.3): the p99.9's lower bound must clear it, p50 flat. */
+static void test_min_tail_ratio(void **st) {
+    (void)st;
+    lat_lab_params p;
+    params(&p);
+    lat_lab_verdict v;
+    shape s = flat();
+    s.r[LAT_LAB_Q999] = 1.26;
+    assert_int_not_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
+    s.r[LAT_LAB_Q999] = 1.30;
+    assert_int_not_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
+    s.r[LAT_LAB_Q999] = 1.35;
+    assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
+    assert_false(v.deep_tail);
+    p.min_tail_ratio = 1.4;
+    assert_int_not_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
+}
+
+/* tail_log_multiple (1.5): p50 x1.5 and the tail x1.5^m: m below the
+ * multiple is a median disease, above it a tail disease, at it not a tail. */
+static void test_tail_log_multiple(void **st) {
+    (void)st;
+    lat_lab_params p;
+    params(&p);
+    lat_lab_verdict v;
+    shape s = uniform(1.5);
+    s.r[LAT_LAB_Q999] = pow(1.5, 1.3);
+    assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_MEDIAN);
+    s.r[LAT_LAB_Q999] = pow(1.5, 1.5);
+    assert_int_not_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
+    s.r[LAT_LAB_Q999] = pow(1.5, 1.7);
+    assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
+    p.tail_log_multiple = 2; /* the same tail is now within the median's shape */
+    assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_MEDIAN);
+}
+
+/* The sub-tick rule: the p50 does not move (below the granularity), the
+ * body mean bounds the median growth it may hide, and the tail must outgrow
+ * tail_log_multiple times that bound. */
+static void test_body_mean_bounds_subtick_median(void **st) {
+    (void)st;
+    lat_lab_params p;
+    params(&p);
+    p.tick_ns = 10; /* 30 ns: every p50 here is below it */
+    lat_lab_verdict v;
+    shape s = flat();
+    s.r[LAT_LAB_Q999] = 1.6;
+    s.mean_ratio = 1.0;
+    assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
+    assert_true(v.p50_below_tick);
+    s.mean_ratio = 1.4; /* hides up to x1.4: the tail needs x1.4^1.5 = x1.66 */
+    assert_int_not_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
+    s.r[LAT_LAB_Q999] = 1.8;
+    assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
+}
+
+/* The p99.99 is read only where the runs support it: p99.9 flat, p99.99 x2. */
+static void test_deep_tail_where_supported(void **st) {
+    (void)st;
+    lat_lab_params p;
+    params(&p);
+    lat_lab_verdict v;
+    shape s = flat();
+    s.r[LAT_LAB_Q9999] = 2;
+    assert_int_not_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
+    assert_true(isnan(v.shift[LAT_LAB_Q9999].ratio));
+    s.deep = true;
+    assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
+    assert_true(v.deep_tail);
+    assert_true(v.shift[LAT_LAB_Q9999].lo > 1.9);
+}
+
+/* min_var_ratio (1.5) and alpha: the e2e p99.9 dispersion x2 over 80 rounds
+ * is a variance disease; x1.3 is not; x2 over 12 rounds is not significant. */
+static void test_min_var_ratio(void **st) {
+    (void)st;
+    lat_lab_params p;
+    params(&p);
+    lat_lab_verdict v;
+    shape s = flat();
+    s.disp = 2;
+    assert_int_equal(decide(&p, &s, 80, &v), LAT_LAB_VARIANCE);
+    assert_true(v.disp_ratio > 1.9 && v.disp_p < p.alpha);
+    p.min_var_ratio = 2.5;
+    assert_int_not_equal(decide(&p, &s, 80, &v), LAT_LAB_VARIANCE);
+    params(&p);
+    s.disp = 1.3;
+    assert_int_not_equal(decide(&p, &s, 80, &v), LAT_LAB_VARIANCE);
+    s.disp = 2;
+    assert_int_not_equal(decide(&p, &s, 12, &v), LAT_LAB_VARIANCE);
+}
+
+/* no_change_ratio (1.25): a flat shift function is no change; one that
+ * moved x1.02 at every quantile (significant, inside the band) is an effect
+ * too small to classify; a band narrower than the intervals is not vouched
+ * for. */
+static void test_no_change_ratio(void **st) {
+    (void)st;
+    lat_lab_params p;
+    params(&p);
+    lat_lab_verdict v;
+    shape s = flat();
+    assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_NO_CHANGE);
+    for (int q = 0; q < LAT_LAB_NQ; q++)
+        assert_true(v.shift[q].rounds == 30 || q == LAT_LAB_Q9999);
+    s = uniform(1.02);
+    assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_UNDECIDED);
+    assert_non_null(strstr(v.reason, "too small to classify"));
+    s = flat();
+    p.no_change_ratio = 1.001; /* narrower than the 0.5% run noise's intervals */
+    assert_int_not_equal(decide(&p, &s, 30, &v), LAT_LAB_NO_CHANGE);
+}
+
+/* min_rounds (10): nine usable paired rounds decide nothing, ten do. */
+static void test_min_rounds(void **st) {
+    (void)st;
+    lat_lab_params p;
+    params(&p);
+    lat_lab_verdict v;
+    shape s = uniform(1.5);
+    assert_int_equal(decide(&p, &s, 9, &v), LAT_LAB_UNDECIDED);
+    assert_non_null(strstr(v.reason, "usable paired rounds"));
+    assert_int_equal(decide(&p, &s, 10, &v), LAT_LAB_MEDIAN);
+    /* a set-aside run leaves its round out */
+    build(&s, 10, 7);
+    g_exp[3].usable = false;
+    assert_int_equal(lat_lab_decide(&p, LAT_LAB_ALLOC, g_base, g_exp, 10, &v), 0);
+    assert_int_equal(v.kind, LAT_LAB_UNDECIDED);
+    assert_int_equal(v.set_aside, 1);
+}
+
+/* min_placement_rounds (8): rounds in two placements are decided per
+ * placement; a median in the near placement's 8 rounds decides, in 7 not. */
+static void test_min_placement_rounds(void **st) {
+    (void)st;
+    lat_lab_params p;
+    params(&p);
+    lat_lab_verdict v;
+    shape s = uniform(1.5);
+    for (unsigned near = 7; near <= 8; near++) {
+        build(&s, 20, 7);
+        for (unsigned k = near; k < 20; k++) { /* far rounds: no effect */
+            g_base[k].placement = g_exp[k].placement = LAT_LAB_FAR;
+            g_exp[k] = g_base[k];
+        }
+        assert_int_equal(lat_lab_decide(&p, LAT_LAB_ALLOC, g_base, g_exp, 20, &v), 0);
+        if (near == 8) {
+            assert_int_equal(v.kind, LAT_LAB_MEDIAN);
+            assert_int_equal(v.decided_in, LAT_LAB_NEAR);
+        } else {
+            assert_int_not_equal(v.kind, LAT_LAB_MEDIAN);
+        }
+        assert_int_equal(v.placement_rounds[0], near);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_min_median_ratio),
+        cmocka_unit_test(test_min_median_ticks),
+        cmocka_unit_test(test_min_tail_ratio),
+        cmocka_unit_test(test_tail_log_multiple),
+        cmocka_unit_test(test_body_mean_bounds_subtick_median),
+        cmocka_unit_test(test_deep_tail_where_supported),
+        cmocka_unit_test(test_min_var_ratio),
+        cmocka_unit_test(test_no_change_ratio),
+        cmocka_unit_test(test_min_rounds),
+        cmocka_unit_test(test_min_placement_rounds),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
