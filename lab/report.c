@@ -13,6 +13,8 @@
 
 #include <jansson.h>
 
+#include "lab_internal.h"
+
 #include "latlab/atomicfile.h"
 #include "latlab/censor.h"
 #include "latlab/json.h"
@@ -24,6 +26,67 @@
 void lat_lab_rec_platform(const lat_lab_session *x, const lat_lab_run_rec *rec, char *buf,
                           size_t len) {
     lat_lab_platform_text(buf, len, x->cfg.pipe.shape, rec->thr, &rec->cpu, x->gap_us);
+}
+
+/* Append text to buf (at *n) wrapped at 100 columns: breaks at spaces,
+ * continuation lines indented by four; col is the current line's length. */
+static void wrap_append(char *buf, size_t len, size_t *n, size_t *col, const char *text) {
+    const size_t width = 100;
+    while (*text && *n + 1 < len) {
+        const char *sp = strchr(text, ' ');
+        size_t w = sp ? (size_t)(sp - text) : strlen(text);
+        if (*col > 4 && *col + 1 + w > width && *n + 6 < len) {
+            memcpy(buf + *n, "\n    ", 5);
+            *n += 5, *col = 4;
+        } else if (*col > 0 && buf[*n - 1] != ' ' && buf[*n - 1] != '\n') {
+            buf[(*n)++] = ' ', (*col)++;
+        }
+        for (size_t i = 0; i < w && *n + 1 < len; i++)
+            buf[(*n)++] = text[i], (*col)++;
+        text += w;
+        while (*text == ' ')
+            text++;
+    }
+    buf[*n < len ? *n : len - 1] = '\0';
+}
+
+/* Start a continuation line (indented by four). */
+static void wrap_newline(char *buf, size_t len, size_t *n, size_t *col) {
+    if (*n + 6 >= len) return;
+    memcpy(buf + *n, "\n    ", 6); /* with its terminator */
+    *n += 5, *col = 4;
+}
+
+void lat_lab_run_line(const lat_lab_session *x, const lat_lab_run_rec *rec, char *buf, size_t len) {
+    if (!buf || !len) return;
+    char head[320], fl[96], kept[16] = "n/a", plat[1024];
+    if (isfinite(rec->kept_work)) snprintf(kept, sizeof kept, "%.0f%%", 100 * rec->kept_work);
+    snprintf(head, sizeof head,
+             "round %2u %-10s work p50 %4.0f p99.9 %6.0f ns | e2e p50 %.0f p99.9 %.0f ns | "
+             "kept %s",
+             rec->round + 1, lat_lab_conf_name(rec->conf), rec->p50[LAT_PIPE_WORK],
+             rec->p999[LAT_PIPE_WORK], rec->p50[LAT_PIPE_E2E], rec->p999[LAT_PIPE_E2E], kept);
+    snprintf(fl, sizeof fl, "floor %.0f -> %.0f ns", rec->floor_ns, rec->floor_after_ns);
+    size_t n = 0, col = 0;
+    buf[0] = '\0';
+    if (strlen(head) <= 100 && strlen(head) < len) { /* as printed: aligned columns */
+        n = col = strlen(head);
+        memcpy(buf, head, n + 1);
+    } else {
+        wrap_append(buf, len, &n, &col, head);
+    }
+    if (col + 3 + strlen(fl) <= 100)
+        wrap_append(buf, len, &n, &col, "|");
+    else
+        wrap_newline(buf, len, &n, &col);
+    wrap_append(buf, len, &n, &col, fl);
+    if (rec->contaminated) {
+        wrap_newline(buf, len, &n, &col);
+        wrap_append(buf, len, &n, &col, rec->why);
+    }
+    lat_lab_rec_platform(x, rec, plat, sizeof plat);
+    wrap_newline(buf, len, &n, &col);
+    wrap_append(buf, len, &n, &col, plat);
 }
 
 /* ---- sums over a configuration's usable runs ----------------------------------------------- */
@@ -191,10 +254,29 @@ static void md_verdicts(FILE *f, const lat_lab_session *x, const lat_lab_result 
                "(work stage).\n\n");
 }
 
+/* "shift-alloc.svg" */
+static void shift_svg_name(int conf, char *buf, size_t len) {
+    snprintf(buf, len, "shift-%s.svg", lat_lab_conf_name(conf));
+}
+
+static void md_shifts(FILE *f, const lat_lab_result *res) {
+    fprintf(f, "## Shift functions\n\nPer experiment (and the A/A control), the work stage's "
+               "ratio experiment / baseline at each quantile of the samples censoring kept: the "
+               "Hodges-Lehmann estimate over paired rounds, its confidence interval and the "
+               "signed-rank p.  The shaded band is \"no change\".\n\n");
+    for (int c = 1; c < LAT_LAB_NCONF; c++) {
+        char svg[64];
+        shift_svg_name(c, svg, sizeof svg);
+        fprintf(f, "### %s\n\n", lat_lab_conf_name(c));
+        lat__lab_shift_md(f, &res->verdict[c], svg);
+    }
+}
+
 static void md_rounds(FILE *f, const lat_lab_session *x, const lat_lab_result *res) {
     (void)x;
-    fprintf(f, "## Rounds\n\nEach cell: work p50 / p99.9 ns (medians over the run's clean "
-               "intervals are what the verdict reads), worst hot-thread loss, the run's placement "
+    fprintf(f, "## Rounds\n\nEach cell: work p50 / p99.9 ns of the samples censoring kept "
+               "(what the verdict reads), the kept share, the worst hot-thread loss, the run's "
+               "placement "
                "(n near, f far, m moved during the run); `x` = set aside.  Floor: the cache-line "
                "round trip before the round's first run.\n\n"
                "| round | order | floor ns |");
@@ -221,14 +303,19 @@ static void md_rounds(FILE *f, const lat_lab_session *x, const lat_lab_result *r
                     for (int t = 0; t < LAT_PIPE_NHOT; t++)
                         worst = fmax(worst, a->thr[t].lost_share);
                 }
-                fprintf(f, " x (%u tries, last lost %.0f%%) |", tries, 100 * worst);
+                fprintf(f, " x (%u tries, too few kept samples; last lost %.0f%%) |", tries,
+                        100 * worst);
                 continue;
             }
             double lost = 0;
             for (int t = 0; t < LAT_PIPE_NHOT; t++)
                 lost = fmax(lost, r->thr[t].lost_share);
-            fprintf(f, " %.0f / %.0f, %.1f%%, %c |", r->p50[LAT_PIPE_WORK], r->p999[LAT_PIPE_WORK],
-                    100 * lost, "nfm"[lat_lab_run_placement(res, r)]);
+            char kept[16] = "n/a";
+            if (isfinite(r->cell.kept_share))
+                snprintf(kept, sizeof kept, "%.0f%%", 100 * r->cell.kept_share);
+            fprintf(f, " %.0f / %.0f, kept %s, lost %.1f%%, %c |", r->cell.work_q[LAT_LAB_Q50],
+                    r->cell.work_q[LAT_LAB_Q999], kept, 100 * lost,
+                    "nfm"[lat_lab_run_placement(res, r)]);
         }
         fprintf(f, "\n");
     }
@@ -405,15 +492,17 @@ int lat_lab_write_md(const lat_lab_session *x, const lat_lab_result *res, const 
             res->wall_s, res->stop, res->seed, res->seed, x->gap_us, c->max_repeats,
             lat_censor_min_kept(99.9));
     md_verdicts(f, x, res);
+    md_shifts(f, res);
     fprintf(f, "## Run conditions\n\n");
     lat_runcond_write_markdown(&x->rcnd, f);
     fprintf(f, "\n");
     md_rounds(f, x, res);
     md_confs(f, x, res);
-    fprintf(
-        f, "## Per-interval figures\n\nThe distributions of the per-interval figures the "
-           "verdicts rest on (clean intervals of usable runs): ![work p50](intervals-work-p50.svg) "
-           "![work p99.9](intervals-work-p999.svg) ![e2e p99.9](intervals-e2e-p999.svg)\n\n");
+    fprintf(f, "## Per-interval figures\n\nThe distributions of the per-interval figures the "
+               "platform leaves least touched (intervals a hot thread lost at most 2%% of, usable "
+               "runs; the verdicts read each run's kept samples, not these): ![work "
+               "p50](intervals-work-p50.svg) "
+               "![work p99.9](intervals-work-p999.svg) ![e2e p99.9](intervals-e2e-p999.svg)\n\n");
     if (x->flight_done) {
         fprintf(f,
                 "## Flight recorder (alloc, threshold = baseline e2e p99.9 = %" PRIu64
@@ -621,6 +710,13 @@ void lat_lab_write_svgs(const lat_lab_session *x, const lat_lab_result *res) {
         lat_plot_save_svg(pl, p);
         lat_plot_destroy(pl);
     }
+    for (int c = 1; c < LAT_LAB_NCONF; c++) {
+        char name[64], title[96];
+        shift_svg_name(c, name, sizeof name);
+        snprintf(title, sizeof title, "%s: shift function", lat_lab_conf_name(c));
+        snprintf(p, sizeof p, "%s/%s", x->out, name);
+        lat__lab_shift_svg(&res->verdict[c], title, x->cfg.params.no_change_ratio, p);
+    }
     for (int w = 0; w < 3; w++) {
         lat_plot *pl = interval_plot(res, w);
         if (!pl) continue;
@@ -721,7 +817,7 @@ int lat_lab_write_html(const lat_lab_session *x, const lat_lab_result *res, cons
     lat_report_kv(rep, "kernel", x->rcnd.kernel);
     lat_report_kv(rep, "virtualised", x->rcnd.virt);
     lat_report_kv(rep, "isolated", x->rcnd.isolated);
-    lat_report_section(rep, "Per-interval figures the verdicts rest on");
+    lat_report_section(rep, "Per-interval figures (reported; the verdicts read the kept samples)");
     for (int w = 0; w < 3; w++) {
         lat_plot *pl = interval_plot(res, w);
         if (pl) lat_report_plot(rep, pl);

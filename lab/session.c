@@ -249,6 +249,7 @@ static json_t *run_json(const lat_lab_session *x, const lat_lab_run_rec *rec,
     json_object_set_new(j, "round", json_integer(rec->round + 1));
     json_object_set_new(j, "attempt", json_integer(rec->attempt + 1));
     json_object_set_new(j, "contaminated", json_boolean(rec->contaminated));
+    json_object_set_new(j, "set_aside", json_boolean(rec->contaminated));
     if (rec->contaminated) json_object_set_new(j, "why", json_string(rec->why));
     json_object_set_new(j, "platform_text", json_string(plat));
     json_object_set_new(j, "floor_before_ns", lat_json_real_or_null(rec->floor_ns));
@@ -259,6 +260,17 @@ static json_t *run_json(const lat_lab_session *x, const lat_lab_run_rec *rec,
     json_object_set_new(j, "lost_share_max", json_real(worst));
     json_object_set_new(j, "kept_share_work", lat_json_real_or_null(rec->kept_work));
     json_object_set_new(j, "kept_share_e2e", lat_json_real_or_null(rec->kept_e2e));
+    json_object_set_new(j, "kept_work_samples", json_integer((json_int_t)rec->cell.kept));
+    json_t *cell = json_object(); /* what the verdict reads: kept, IPW-corrected, ns */
+    for (int q = 0; q < LAT_LAB_NQ; q++) {
+        char k[24];
+        snprintf(k, sizeof k, "work_p%g", lat_lab_quantile_pct[q]);
+        json_object_set_new(cell, k, lat_json_real_or_null(rec->cell.work_q[q]));
+        snprintf(k, sizeof k, "e2e_p%g", lat_lab_quantile_pct[q]);
+        json_object_set_new(cell, k, lat_json_real_or_null(rec->cell.e2e_q[q]));
+    }
+    json_object_set_new(cell, "work_body_mean", lat_json_real_or_null(rec->cell.work_mean));
+    json_object_set_new(j, "kept_figures_ns", cell);
     return j;
 }
 

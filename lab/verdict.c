@@ -458,15 +458,25 @@ bool lat_lab_is_disease(int kind) {
     return kind == LAT_LAB_TAIL || kind == LAT_LAB_MEDIAN || kind == LAT_LAB_VARIANCE;
 }
 
+/* "x1.23", or "n/a" for a ratio not read. */
+static const char *ratio_or_na(double r, char *buf, size_t len) {
+    if (isfinite(r))
+        snprintf(buf, len, "x%.2f", r);
+    else
+        snprintf(buf, len, "n/a");
+    return buf;
+}
+
 bool lat_lab_apply_aa(lat_lab_verdict *v) {
     const lat_lab_verdict *aa = &v[LAT_LAB_AA];
     if (!lat_lab_is_disease(aa->kind)) return false;
-    char why[sizeof aa->reason];
+    char why[sizeof aa->reason], a[16], b[16], c[16];
     snprintf(why, sizeof why,
              "this host fails its own A/A control: the baseline against itself read %s "
-             "(work p50 x%.2f, p99.9 x%.2f, e2e p99.9 dispersion x%.2f over %u rounds)",
-             lat_lab_kind_name(aa->kind), aa->shift[LAT_LAB_Q50].ratio,
-             aa->shift[LAT_LAB_Q999].ratio, aa->disp_ratio, aa->rounds);
+             "(work p50 %s, p99.9 %s, e2e p99.9 dispersion %s over %u rounds)",
+             lat_lab_kind_name(aa->kind), ratio_or_na(aa->shift[LAT_LAB_Q50].ratio, a, sizeof a),
+             ratio_or_na(aa->shift[LAT_LAB_Q999].ratio, b, sizeof b),
+             ratio_or_na(aa->disp_ratio, c, sizeof c), aa->rounds);
     for (int x = LAT_LAB_ALLOC; x < LAT_LAB_AA; x++) {
         v[x].kind = LAT_LAB_UNDECIDED;
         v[x].confidence = 0;

@@ -28,6 +28,13 @@ void lat_lab_loss_summary(const lat_lab_session *x, const lat_lab_result *res, c
 void lat_lab_rec_platform(const lat_lab_session *x, const lat_lab_run_rec *rec, char *buf,
                           size_t len);
 
+/* The progress line of one run, wrapped at 100 characters: "round  3 alloc
+ * work p50 .. | e2e .. | floor .. | kept 94%" (the kept share of the work
+ * samples), then "set aside: kept K work samples < 10,000 needed for the
+ * p99.9" when it was, then the platform account on indented continuation
+ * lines.  buf gets lines joined by '\n', no final newline; truncated to len. */
+void lat_lab_run_line(const lat_lab_session *x, const lat_lab_run_rec *rec, char *buf, size_t len);
+
 /* The writers: 0 or a negative errno (files are written atomically). */
 int lat_lab_write_md(const lat_lab_session *x, const lat_lab_result *res, const char *path);
 int lat_lab_write_json(const lat_lab_session *x, const lat_lab_result *res, const char *path);

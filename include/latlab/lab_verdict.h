@@ -39,9 +39,9 @@ const char *lat_lab_conf_flag(int conf); /* "no flags", "--alloc", ... */
 enum {
     LAT_LAB_UNDECIDED = 0, /* inconclusive (reason says why) */
     LAT_LAB_NO_CHANGE,     /* decided: no effect beyond the stated bounds */
-    LAT_LAB_TAIL,          /* p99.9 or p99.99 up, p50 flat (or below granularity) */
+    LAT_LAB_TAIL,          /* p99.9 or p99.99 up beyond the p50's shift */
     LAT_LAB_MEDIAN,        /* p50 up (and with it throughput) */
-    LAT_LAB_VARIANCE,      /* spread across intervals / rounds explodes */
+    LAT_LAB_VARIANCE,      /* the e2e p99.9's dispersion round to round grows */
     LAT_LAB_NKINDS
 };
 const char *lat_lab_kind_name(int kind);
@@ -140,7 +140,11 @@ typedef struct lat_lab_verdict {
     char reason[512];    /* for UNDECIDED, and notes otherwise */
 } lat_lab_verdict;
 
-/* The verdict for experiment conf from nrounds paired cells.  Pure. */
+/* The verdict for experiment conf from nrounds paired cells (base[k] and
+ * exp[k] ran in round k; unusable cells set their round aside).  Fills out
+ * whatever it decides (shift[] NAN where not read).  Returns 0, -EINVAL (NULL
+ * p/out, cells NULL with nrounds > 0, alpha outside (0, 1)) or -ENOMEM.
+ * Pure. */
 int lat_lab_decide(const lat_lab_params *p, int conf, const lat_lab_cell *base,
                    const lat_lab_cell *exp, unsigned nrounds, lat_lab_verdict *out);
 /* The A/A control's word over the experiments: when v[LAT_LAB_AA] reads a
