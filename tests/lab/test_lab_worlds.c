@@ -50,7 +50,16 @@
 #define GAPCAP 4096             /* gaps per thread and run (at most about 1,600) */
 #define THRESHOLD_NS 10000      /* the gap recorder's threshold */
 #define HIST_HIGHEST 1000000000 /* 1 s */
-#define SEEDS 240
+/* Labs per level: 240; a sanitizer build (several times slower) runs the
+ * first 120 of them, its job being memory errors, not the statistics. */
+#ifndef LAT_WORLDS_SEEDS
+#ifdef LAT_SANITIZED
+#define LAT_WORLDS_SEEDS 120
+#else
+#define LAT_WORLDS_SEEDS 240
+#endif
+#endif
+#define SEEDS LAT_WORLDS_SEEDS
 #define MAXR 20 /* rounds per lab at most */
 #define NLEVEL 4
 
@@ -577,9 +586,10 @@ static int setup(void **s) {
         if (lat_hist_create(1, HIST_HIGHEST, 2, &g_run.net[f]) ||
             lat_hist_create(1, HIST_HIGHEST, 2, &g_run.gross[f]))
             return -1;
-    printf("per level, 240 labs: right/inconclusive/wrong (wrong: another disease, or no change "
+    printf("per level, %d labs: right/inconclusive/wrong (wrong: another disease, or no change "
            "for a disease); no change: the A/A run decided as each experiment; overruled: labs "
-           "whose A/A control read a disease\n");
+           "whose A/A control read a disease\n",
+           SEEDS);
     return 0;
 }
 
