@@ -96,9 +96,9 @@ int lat__lab_shift_svg(const lat_lab_verdict *v, const char *title, double band,
             "font-family='sans-serif' font-size='11'>\n"
             "<rect width='100%%' height='100%%' fill='white'/>\n"
             "<text x='%d' y='16' font-size='13'>%s</text>\n"
-            "<text x='%d' y='30' fill='#555'>work stage, experiment / baseline per paired round: "
-            "HL estimate and CI; shaded: no change (1/%.2f .. %.2f)</text>\n",
-            W, H, W, H, ML, title, ML, band, band);
+            "<text x='%d' y='30' fill='#555'>work: experiment / baseline, HL estimate and CI; "
+            "shaded: no change (x%.2f..x%.2f)</text>\n",
+            W, H, W, H, ML, title, ML, 1 / band, band);
     axes(f, lo, hi, band);
     points(f, v, lo, hi);
     fprintf(f, "</svg>\n");

@@ -52,7 +52,8 @@ void lat_pipe_print_censoring(FILE *f, const lat_pipe_result *r);
 /* The backlog rule, written once: a median e2e of LAT_PIPE_BACKLOG_SENDS
  * send intervals or more means the run measured queueing backlog, not the
  * pipeline.  lat_pipe_backlog_ns is that e2e in ns at rate_hz (0 for rate 0);
- * the lab sets an interval aside above it (lab_verdict.h backlog_ns). */
+ * `latlab pipeline` notes a backlog above it (the lab censors backlog
+ * samples one by one instead: censor.h). */
 #define LAT_PIPE_BACKLOG_SENDS 20
 double lat_pipe_backlog_ns(uint64_t rate_hz);
 /* True (and a sentence in buf) when r's median e2e is at or above the

@@ -1,10 +1,9 @@
 /* test_lab_config.c - what a library user of the lab gets without the tool:
  * lat_lab_config_default calibrates and measures the counter's tick (the
- * clock module's step finder, not a constant), sets the floor measurement
- * and the backlog rule; lat_lab_config_derive follows a changed rate and
- * shape; the backlog rule (pipeline_report.h) is one figure that the lab's
- * interval filter and `latlab pipeline`'s note both read; the verdict
- * parameters go to lab.json as they were used. */
+ * clock module's step finder, not a constant) and sets the floor
+ * measurement; lat_lab_config_derive follows a changed shape; the backlog
+ * rule (pipeline_report.h) is one figure `latlab pipeline`'s note reads; the
+ * verdict parameters go to lab.json as they were used. */
 #include "lat_test.h"
 
 #include <jansson.h>
