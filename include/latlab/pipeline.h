@@ -250,7 +250,7 @@ typedef struct lat_pipe_censor_fig {
     /* share of the run's send time (each sample owns the spacing since the
      * sample before it) whose samples kept this figure */
     double kept_time_share;
-    double gap_rate_hz; /* gaps per second on the threads carrying the window */
+    double gap_rate_hz; /* gaps per second of running time on the threads carrying the window */
     /* ns: the net figures weighted by the inverse of a window's chance to
      * avoid gaps at that rate (censor.h): the bias of censoring removed */
     int64_t ipw_p50, ipw_p99, ipw_p999;
