@@ -27,15 +27,11 @@ static void on_run(void *ud, const lat_lab_run_rec *rec, const lat_pipe_config *
                    const lat_pipe_result *r) {
     lat_lab_session *x = ud;
     cli_progress_done();
-    char plat[1024];
-    lat_lab_rec_platform(x, rec, plat, sizeof plat);
-    printf("round %2u %-10s work p50 %4.0f p99.9 %6.0f ns | e2e p50 %9.0f p99.9 %10.0f ns | floor "
-           "%.0f -> %.0f ns | kept %.0f%% | %s%s%s\n",
-           rec->round + 1, lat_lab_conf_name(rec->conf), rec->p50[LAT_PIPE_WORK],
-           rec->p999[LAT_PIPE_WORK], rec->p50[LAT_PIPE_E2E], rec->p999[LAT_PIPE_E2E], rec->floor_ns,
-           rec->floor_after_ns, 100 * rec->kept_e2e, plat,
-           rec->contaminated ? " | CONTAMINATED: " : "", rec->contaminated ? rec->why : "");
+    char line[2048], plat[1024];
+    lat_lab_run_line(x, rec, line, sizeof line);
+    printf("%s\n", line);
     fflush(stdout);
+    lat_lab_rec_platform(x, rec, plat, sizeof plat);
     lat_lab_session_record(x, rec, c, r, plat);
 }
 
@@ -47,7 +43,7 @@ static void around_run(void *ud, int conf, unsigned round, unsigned att, int beg
     lat_lab_silence *s = lat_lab_session_silence(x, conf, round, att);
     if (begin) {
         cli_progress("round %u: %s%s...", round + 1, lat_lab_conf_name(conf),
-                     att ? " (repeat: contaminated)" : "");
+                     att ? " (repeat: too few kept samples)" : "");
         if (s) lat_lab_silence_start(x, s, c);
         lat_lab_session_around(x, conf, round, att, 1); /* inside the tracer's window */
     } else {
@@ -101,7 +97,7 @@ static const cli_opt lab_table[] = {
     CLI_NUM_OPT("gap", CLI_U64, &lo.gap_us, "US",
                 "a spin-loop gap is at least US microseconds (default 10)", 1, 1000000),
     CLI_NUM_OPT("max-loss", CLI_DOUBLE, &lo.loss_pct, "PCT",
-                "a run whose hot thread lost more is contaminated (default 20)", 0.1, 100),
+                "runs whose hot thread lost more are counted in the report (default 20)", 0.1, 100),
     CLI_SEEN_OPT("seed", CLI_U64, &lo.seed, "N",
                  "order shuffle seed (default: from the clock; printed)", 0, 0, NULL, &lo.seed_set),
     CLI_CUSTOM_OPT("shape", lab_opt_shape, &lo.shape, "full|compact|auto",
@@ -125,25 +121,18 @@ const cli_spec cmd_lab_spec = {
     .name = CMD,
     .synopsis = "latlab lab [OPTIONS]",
     .about =
-        "The pipeline lab's experiment protocol.  The baseline and the three experiments\n"
-        "(--alloc, --share-line, --no-pin) run interleaved in rounds, in an order shuffled by\n"
-        "a printed seed, so a change of the host's placement hits them alike; the cache-line\n"
-        "floor between the hot CPUs is measured every round.  Each run is cut into intervals\n"
-        "(per-interval p50, p99, p99.9, max, throughput per stage); the hot threads' platform\n"
-        "losses (gaps in their own spin loops, run-queue wait, switches, steal/irq/softirq) are\n"
-        "accounted; intervals and runs that lost too much are set aside (runs are repeated).\n"
-        "Each experiment is compared with the baseline of the same round on the work stage\n"
-        "(rank test, confidence interval on the ratio); rounds continue until every verdict\n"
-        "is decided or the budget is spent: tail disease, median/throughput disease, variance\n"
-        "disease, no significant change, or inconclusive on this machine with the reason.\n"
-        "As root the silence check traces one pinned baseline and one no-pin run.\n"
-        "The profiling step: where perf may sample (root, or perf_event_paranoid <= 1), perf "
-        "record is\n"
-        "attached for round 1 of the baseline and of share-line; both flamegraphs, their diff\n"
-        "and the narration go to LAB.md, report.html and profile-*/ (otherwise it says why).\n"
-        "Writes LAB.md, lab.json, report.html, <stage>.svg, intervals-*.svg, flight-alloc.txt\n"
-        "(when the flight recorder fired), runs/<experiment>-r<round>.json and\n"
-        "runs/<experiment>-1-<stage>.hlog (round 1) into the output folder.\n",
+        "The pipeline lab.  The baseline, three experiments (--alloc, --share-line, --no-pin)\n"
+        "and an A/A control (the baseline again) run interleaved in rounds, in an order\n"
+        "shuffled by a printed seed; the cache-line floor between the hot CPUs is measured\n"
+        "around every run.  Each sample that a platform gap touched (or the backlog it built)\n"
+        "is censored; a run is repeated only when too few samples are kept for its p99.9.\n"
+        "Each experiment is read against the baseline of the same round as a shift function\n"
+        "(work-stage ratios at p50..p99.99 with confidence intervals over rounds): tail\n"
+        "disease, median/throughput disease, variance disease, no significant change, or\n"
+        "inconclusive on this machine with the reason.  Rounds stop once every verdict has\n"
+        "repeated, or at the budget.  As root the silence check traces one pinned baseline and\n"
+        "one no-pin run; where perf may sample, round 1 of baseline and share-line is profiled.\n"
+        "Writes LAB.md, lab.json, report.html, plots and runs/ into the output folder.\n",
     .opts = lab_table,
     .epilog = "Progress goes to stderr when it is a terminal.  exit 0 ok, 1 error, 2 usage.\n",
 };
@@ -224,7 +213,7 @@ static int finish(lat_lab_session *x, const lat_lab_result *res, const lab_opts 
     return fflush(stdout) == 0 && !ferror(stdout) ? CLI_OK : cli_error(CMD, "writing stdout");
 }
 
-int cmd_lab(int argc, char **argv) {
+static int lab_run(int argc, char **argv) {
     lab_opts o;
     int rc = parse_opts(argc, argv, &o);
     if (rc) return rc < 0 ? CLI_OK : rc;
@@ -262,4 +251,10 @@ out:
     cli_noise_free(&o.noise);
     lat_lab_session_fini(&x);
     return rc;
+}
+
+/* stdout wrapped at 100 characters (cli_wrapped): the run lines, verdicts
+ * and tables read in a narrow terminal. */
+int cmd_lab(int argc, char **argv) {
+    return cli_wrapped(lab_run, argc, argv);
 }

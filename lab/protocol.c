@@ -186,7 +186,7 @@ static int reduce_run(const lat_lab_config *c, const lat_pipe_config *pc, const 
     /* set aside only when the kept samples cannot support the p99.9 */
     if (!rec->cell.usable) {
         char k[32], need[32];
-        rec->contaminated = true;
+        rec->set_aside = true;
         snprintf(rec->why, sizeof rec->why,
                  "set aside: kept %s work samples < %s needed for the p99.9",
                  lat__lab_thousands(rec->cell.kept, k, sizeof k),
@@ -199,7 +199,7 @@ const lat_lab_run_rec *lat_lab_cell_run(const lat_lab_result *res, int conf, uns
     const lat_lab_run_rec *best = NULL;
     for (size_t i = 0; res && i < res->nruns; i++) {
         const lat_lab_run_rec *r = &res->runs[i];
-        if (r->conf == conf && r->round == round && !r->contaminated) best = r;
+        if (r->conf == conf && r->round == round && !r->set_aside) best = r;
     }
     return best;
 }
@@ -275,7 +275,7 @@ static double measure_floor(const lat_lab_config *c) {
                                                                                          : NAN;
 }
 
-/* One configuration in one round: run, repeat while contaminated. */
+/* One configuration in one round: run, repeat while set_aside. */
 static int run_cell(const lat_lab_config *c, lat_lab_result *res, size_t *cap, int conf,
                     unsigned round, uint64_t t0) {
     for (unsigned att = 0; att <= c->max_repeats; att++) {
@@ -312,7 +312,7 @@ static int run_cell(const lat_lab_config *c, lat_lab_result *res, size_t *cap, i
         rec.conf = conf, rec.round = round, rec.attempt = att;
         rec.floor_ns = floor_before, rec.floor_after_ns = floor_after;
         rc = reduce_run(c, &pc, &r, &rec);
-        if (!rc && !rec.contaminated) rc = merge_run(res, conf, &r);
+        if (!rc && !rec.set_aside) rc = merge_run(res, conf, &r);
         if (!rc && c->on_run) c->on_run(c->ud, &rec, &pc, &r);
         lat_pipe_result_fini(&r);
         if (!rc) rc = push_rec(res, cap, &rec);
@@ -320,7 +320,7 @@ static int run_cell(const lat_lab_config *c, lat_lab_result *res, size_t *cap, i
             lat__free(rec.iv);
             return rc;
         }
-        if (!rec.contaminated) break;
+        if (!rec.set_aside) break;
     }
     return 0;
 }

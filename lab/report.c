@@ -81,7 +81,7 @@ void lat_lab_run_line(const lat_lab_session *x, const lat_lab_run_rec *rec, char
     else
         wrap_newline(buf, len, &n, &col);
     wrap_append(buf, len, &n, &col, fl);
-    if (rec->contaminated) {
+    if (rec->set_aside) {
         wrap_newline(buf, len, &n, &col);
         wrap_append(buf, len, &n, &col, rec->why);
     }
@@ -93,7 +93,7 @@ void lat_lab_run_line(const lat_lab_session *x, const lat_lab_run_rec *rec, char
 /* ---- sums over a configuration's usable runs ----------------------------------------------- */
 
 typedef struct conf_sum {
-    unsigned usable, contaminated;
+    unsigned usable, set_aside;
     char last_why[120];
     lat_lab_thread_acct thr[LAT_PIPE_NHOT];
     lat_pipe_cpustat cpu;
@@ -109,8 +109,8 @@ static void sum_conf(const lat_lab_result *res, int conf, conf_sum *o) {
     for (size_t i = 0; i < res->nruns; i++) {
         const lat_lab_run_rec *r = &res->runs[i];
         if (r->conf != conf) continue;
-        if (r->contaminated) {
-            o->contaminated++;
+        if (r->set_aside) {
+            o->set_aside++;
             snprintf(o->last_why, sizeof o->last_why, "%s", r->why);
         } else {
             o->usable++;
@@ -139,7 +139,7 @@ static void sum_conf(const lat_lab_result *res, int conf, conf_sum *o) {
             if (r->tail[s].thread999 >= 0) votes[s][r->tail[s].thread999]++;
         }
     }
-    unsigned all = o->usable + o->contaminated;
+    unsigned all = o->usable + o->set_aside;
     for (int k = 0; k < LAT_PIPE_NHOT && all; k++)
         o->thr[k].lost_share = share[k] / all;
     if (all) {
@@ -161,8 +161,8 @@ void lat_lab_conf_platform(const lat_lab_session *x, const lat_lab_result *res, 
     sum_conf(res, conf, &s);
     char p[1024];
     lat_lab_platform_text(p, sizeof p, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
-    snprintf(buf, len, "%u runs (%u set aside, repeated): %s", s.usable + s.contaminated,
-             s.contaminated, p);
+    snprintf(buf, len, "%u runs (%u set aside, repeated): %s", s.usable + s.set_aside, s.set_aside,
+             p);
 }
 
 void lat_lab_loss_summary(const lat_lab_session *x, const lat_lab_result *res, char *buf,
@@ -174,7 +174,7 @@ void lat_lab_loss_summary(const lat_lab_session *x, const lat_lab_result *res, c
         for (int k = 0; k < LAT_PIPE_NHOT; k++)
             if (res->runs[i].thr[k].ran) w = fmax(w, res->runs[i].thr[k].lost_share);
         v[n++] = w;
-        bad += res->runs[i].contaminated;
+        bad += res->runs[i].set_aside;
         over += w > x->cfg.max_run_lost;
     }
     if (!n) {
@@ -388,10 +388,10 @@ static void md_confs(FILE *f, const lat_lab_session *x, const lat_lab_result *re
                 "\n%u usable runs, %u set aside and repeated%s%s%s; kept work samples %" PRIu64
                 " (mean kept share %.1f%%).\n\n**Platform** (summed over all %u runs; the share "
                 "is their mean): %s.\n\n",
-                s.usable, s.contaminated, s.contaminated ? " (last: " : "", s.last_why,
-                s.contaminated ? ")" : "", s.kept,
+                s.usable, s.set_aside, s.set_aside ? " (last: " : "", s.last_why,
+                s.set_aside ? ")" : "", s.kept,
                 s.judged_runs ? 100 * s.kept_share / (double)s.judged_runs : 0.0,
-                s.usable + s.contaminated, buf);
+                s.usable + s.set_aside, buf);
         gap_hist_text(x, s.thr, buf, sizeof buf);
         if (buf[0]) fprintf(f, "**Gap lengths** (all hot threads): %s.\n\n", buf);
         lat_lab_attrib_text(buf, sizeof buf, x->cfg.pipe.shape, s.tail);
@@ -746,13 +746,13 @@ static lat_plot *interval_plot(const lat_lab_result *res, int which) {
     for (int c = 0; c < LAT_LAB_NCONF; c++) {
         size_t n = 0;
         for (size_t i = 0; i < res->nruns; i++)
-            if (res->runs[i].conf == c && !res->runs[i].contaminated) n += res->runs[i].niv;
+            if (res->runs[i].conf == c && !res->runs[i].set_aside) n += res->runs[i].niv;
         double *v = n ? malloc(n * sizeof *v) : NULL;
         lat_plot_point *pts = n ? malloc(n * sizeof *pts) : NULL;
         size_t k = 0;
         for (size_t i = 0; v && pts && i < res->nruns; i++) {
             const lat_lab_run_rec *r = &res->runs[i];
-            if (r->conf != c || r->contaminated) continue;
+            if (r->conf != c || r->set_aside) continue;
             for (size_t j = 0; j < r->niv; j++)
                 if (r->iv[j].lost <= 0.02 && iv_value(&r->iv[j], which) >= 0)
                     v[k++] = iv_value(&r->iv[j], which);
@@ -842,8 +842,8 @@ static void html_confs(lat_report *rep, const lat_lab_session *x, const lat_lab_
         sum_conf(res, c, &s);
         char buf[1024], line[1400];
         lat_lab_platform_text(buf, sizeof buf, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
-        snprintf(line, sizeof line, "%s: %u usable runs, %u contaminated and repeated; %s",
-                 lat_lab_conf_name(c), s.usable, s.contaminated, buf);
+        snprintf(line, sizeof line, "%s: %u usable runs, %u set aside and repeated; %s",
+                 lat_lab_conf_name(c), s.usable, s.set_aside, buf);
         lat_report_text(rep, line);
         lat_lab_attrib_text(buf, sizeof buf, x->cfg.pipe.shape, s.tail);
         if (buf[0]) {

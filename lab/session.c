@@ -248,9 +248,8 @@ static json_t *run_json(const lat_lab_session *x, const lat_lab_run_rec *rec,
     json_object_set_new(j, "experiment", json_string(lat_lab_conf_name(rec->conf)));
     json_object_set_new(j, "round", json_integer(rec->round + 1));
     json_object_set_new(j, "attempt", json_integer(rec->attempt + 1));
-    json_object_set_new(j, "contaminated", json_boolean(rec->contaminated));
-    json_object_set_new(j, "set_aside", json_boolean(rec->contaminated));
-    if (rec->contaminated) json_object_set_new(j, "why", json_string(rec->why));
+    json_object_set_new(j, "set_aside", json_boolean(rec->set_aside));
+    if (rec->set_aside) json_object_set_new(j, "why", json_string(rec->why));
     json_object_set_new(j, "platform_text", json_string(plat));
     json_object_set_new(j, "floor_before_ns", lat_json_real_or_null(rec->floor_ns));
     json_object_set_new(j, "floor_after_ns", lat_json_real_or_null(rec->floor_after_ns));
@@ -287,7 +286,7 @@ void lat_lab_session_record(lat_lab_session *x, const lat_lab_run_rec *rec,
     if (!j) return;
     char name[4300];
     snprintf(name, sizeof name, "%s/%s-r%u%s.json", x->runs_dir, lat_lab_conf_name(rec->conf),
-             rec->round + 1, rec->contaminated ? "-contaminated" : "");
+             rec->round + 1, rec->set_aside ? "-set-aside" : "");
     int rc = lat_write_json_atomic(name, j);
     if (rc && !x->err) x->err = rc;
     json_array_append_new(x->jruns, j);

@@ -45,8 +45,8 @@ void lat_lab_conf_apply(int conf, lat_pipe_config *c);
 typedef struct lat_lab_run_rec {
     int conf;
     unsigned round, attempt;
-    bool contaminated; /* set aside: its kept samples cannot support the p99.9 */
-    char why[120];     /* why it was set aside */
+    bool set_aside; /* set aside: its kept samples cannot support the p99.9 */
+    char why[120];  /* why it was set aside */
     double p50[LAT_PIPE_NSTAGES], p99[LAT_PIPE_NSTAGES], p999[LAT_PIPE_NSTAGES],
         max[LAT_PIPE_NSTAGES]; /* ns; NAN for absent stages */
     double wall_ns;

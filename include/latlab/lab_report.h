@@ -21,7 +21,7 @@
 void lat_lab_conf_platform(const lat_lab_session *x, const lat_lab_result *res, int conf, char *buf,
                            size_t len);
 /* "the hot threads' worst loss per run: median 84.9% (range 43.7..99.6%) over
- * 60 runs, 60 contaminated (threshold 10%)" */
+ * 60 runs, 60 set aside" */
 void lat_lab_loss_summary(const lat_lab_session *x, const lat_lab_result *res, char *buf,
                           size_t len);
 /* The one-line platform account of a run record. */

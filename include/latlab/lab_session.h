@@ -113,7 +113,7 @@ void lat_lab_silence_done(lat_lab_silence *sl, int status);
 int lat_lab_silence_start(const lat_lab_session *s, lat_lab_silence *sl, const lat_pipe_config *c);
 void lat_lab_silence_stop(lat_lab_silence *sl);
 /* The protocol's on_run for a session: remember the stamp cost, write the
- * run's JSON (runs/<experiment>-r<round>[-contaminated].json, with plat, the
+ * run's JSON (runs/<experiment>-r<round>[-set-aside].json, with plat, the
  * run's platform account), keep the alloc run's flight window
  * (flight-alloc.txt), hand round 1's baseline and share-line figures to the
  * profiling step.  A failed write is kept in s->err. */

@@ -12,6 +12,9 @@ L=${LATLAB:?}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
+# pipeline and lab wrap stdout at 100 characters (continuation lines indented by 4): join them
+unwrap() { sed -i -e ':a' -e 'N' -e '$!ba' -e 's/\n    / /g' "$1"; }
+
 NCPU=$(nproc)
 N=20000
 [ -n "${LAT_SANITIZE:-}" ] && N=4000
@@ -108,8 +111,6 @@ a, b = (int(x, 16) for x in d["stage_counter_addrs"])
 assert a // 64 == b // 64 and abs(a - b) == 8, (hex(a), hex(b))
 assert d["stage_counters_same_line"] is True
 PY
-    # pipeline wraps stdout at 100 characters (continuation lines indented by 4): join them
-    unwrap() { sed -i -e ':a' -e 'N' -e '$!ba' -e 's/\n    / /g' "$1"; }
     # flight recorder: a stall in work is one slow event; in q1 a run.  On a loaded
     # machine scheduling noise can cross the threshold first: retry then.
     flight() { # stage expected-text
@@ -168,6 +169,8 @@ for e in baseline alloc share-line no-pin; do
     ls "$T/lab/runs/$e-r1"*.json >/dev/null 2>&1 || fail "lab: no runs/$e-r1.json"
     for s in q1-wake work e2e; do [ -s "$T/lab/runs/$e-1-$s.hlog" ] || fail "lab: no runs/$e-1-$s.hlog"; done
 done
+awk 'length > 100 { bad = 1 } END { exit bad }' "$T/lab.out" || fail "lab: a stdout line over 100 characters: $(awk 'length > 100' "$T/lab.out" | head -1)"
+unwrap "$T/lab.out"
 grep -q 'order seed 42 (replay: --seed 42)' "$T/lab.out" || fail "seed not printed"
 grep -Eq '^round +1 baseline .* worker lost [0-9.]+ [mu]s \([0-9.]+%\) in [0-9]+ gaps >= 10 us, longest' "$T/lab.out" \
     || fail "no platform line: $(grep '^round' "$T/lab.out" | head -2)"

@@ -47,7 +47,7 @@ static void test_run_line_wraps_and_says_why(void **st) {
     assert_true(strstr(buf, "kept 94%") < strchr(buf, '\n'));
     assert_null(strstr(buf, "CONTAMINATED"));
     assert_null(strstr(buf, "set aside"));
-    rec.contaminated = true;
+    rec.set_aside = true;
     snprintf(rec.why, sizeof rec.why,
              "set aside: kept 9,412 work samples < 10,000 needed for the p99.9");
     rec.kept_work = NAN;
