@@ -26,7 +26,6 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const char *CMD = "book";

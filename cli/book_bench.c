@@ -27,11 +27,8 @@
 #include "latlab/topo.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 static uint64_t window_allocs; /* allocation calls in the last measured window */
 

@@ -7,19 +7,15 @@
 
 #include "itch.h"
 #include "itchfeed_report.h"
-#include "latlab/atomicfile.h"
+#include "replay_report.h"
 #include "latlab/clock.h"
 #include "latlab/error.h"
 #include "latlab/hist.h"
-#include "latlab/json.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
 
 static const char *CMD = "book";
 
@@ -38,10 +34,6 @@ typedef struct itch_run {
     uint64_t gaps_cut; /* paced gaps shortened to max_gap_ns, all passes */
     double cpu_s;
 } itch_run;
-
-static void print_px(char *out, size_t n, int64_t px) { /* 4 implied decimals */
-    snprintf(out, n, "%" PRId64 ".%04" PRId64, px / 10000, px % 10000);
-}
 
 static itch_opts io; /* the table's destinations */
 
@@ -175,77 +167,12 @@ static void itch_run_all(itch_replay *r, const uint8_t *buf, size_t len, const i
     }
 }
 
-static void print_counts(const itch_counts *cn) {
-    printf("by type        ");
-    for (int t = 0; t < 256; t++)
-        if (cn->by_type[t]) printf(" %c %" PRIu64, t, cn->by_type[t]);
-    printf("\nunknown refs    %" PRIu64 " (", cn->unknown_ref);
-    const char *ut = "ECXDU";
-    for (int i = 0; ut[i]; i++)
-        printf("%s%c %" PRIu64, i ? ", " : "", ut[i], cn->unknown_by_type[(uint8_t)ut[i]]);
-    printf(")\n");
-    printf("anomalies       %" PRIu64 " duplicate adds, %" PRIu64 " rejected adds, %" PRIu64
-           " over-executions\n",
-           cn->dup_add, cn->rejected_add, cn->over_exec);
-}
-
-static json_t *side_json(const book *bk, book_side side, char *px_out, char *q_out) {
-    int64_t px;
-    uint64_t q;
-    if (!bk || book_best(bk, side, &px, &q)) return NULL;
-    print_px(px_out, 32, px);
-    snprintf(q_out, 32, "%" PRIu64, q);
-    return json_pack("{s:I,s:I}", "price_e4", (json_int_t)px, "qty", (json_int_t)q);
-}
-
-/* The per-stock table on stdout; returns the same as a JSON array. */
-static json_t *print_stocks(const itch_replay *r) {
-    printf("\n%-6s %-8s %7s %12s %10s %12s %10s\n", "locate", "symbol", "orders", "bid", "bid_qty",
-           "ask", "ask_qty");
-    json_t *stocks = json_array();
-    unsigned crossed = 0;
-    for (int i = itch_replay_stock_next(r, -1); i >= 0; i = itch_replay_stock_next(r, i)) {
-        const itch_stock *s = itch_replay_stock(r, (uint16_t)i);
-        char bp[32] = "-", ap[32] = "-", bq[32] = "-", aq[32] = "-";
-        json_t *js = json_pack("{s:i,s:s,s:I}", "locate", i, "symbol", s->symbol, "orders",
-                               (json_int_t)(s->bk ? book_order_count(s->bk) : 0));
-        json_t *b = side_json(s->bk, BOOK_BUY, bp, bq), *a = side_json(s->bk, BOOK_SELL, ap, aq);
-        if (b) json_object_set_new(js, "bid", b);
-        if (a) json_object_set_new(js, "ask", a);
-        int x = book_crossed(s->bk);
-        crossed += x != 0;
-        if (x) json_object_set_new(js, x == 2 ? "crossed" : "locked", json_true());
-        json_array_append_new(stocks, js);
-        printf("%-6d %-8s %7u %12s %10s %12s %10s%s\n", i, s->symbol[0] ? s->symbol : "?",
-               s->bk ? book_order_count(s->bk) : 0, bp, bq, ap, aq, book_cross_mark(x));
-    }
-    book_say_crossed(stdout, crossed);
-    return stocks;
-}
-
 static int itch_json(const itch_opts *o, size_t len, const itch_counts *cn, const itch_run *run,
                      const lat_hist *h, json_t *stocks) {
-    json_t *types = json_object();
-    for (int t = 0; t < 256; t++)
-        if (cn->by_type[t]) {
-            char k[2] = {(char)t, 0};
-            json_object_set_new(types, k, json_integer((json_int_t)cn->by_type[t]));
-        }
-    double wall_s = (double)run->total_ns / 1e9;
-    json_t *j = json_pack(
-        "{s:s,s:I,s:I,s:I,s:o,s:I,s:I,s:I,s:I,s:s,s:f,s:f,s:f,s:f,s:f,s:o,s:o}", "file", o->path,
-        "bytes", (json_int_t)len, "messages_per_pass", (json_int_t)cn->messages, "passes",
-        (json_int_t)o->loops, "by_type", types, "unknown_refs", (json_int_t)cn->unknown_ref,
-        "duplicate_adds", (json_int_t)cn->dup_add, "rejected_adds", (json_int_t)cn->rejected_add,
-        "over_executions", (json_int_t)cn->over_exec, "pace", o->speed == 0 ? "max" : "paced",
-        "speed", o->speed, "messages_per_s", wall_s > 0 ? (double)run->total_msgs / wall_s : 0.0,
-        "messages_per_cpu_s", run->cpu_s > 0 ? (double)run->total_msgs / run->cpu_s : 0.0, "cpu_s",
-        run->cpu_s, "wall_s", wall_s, "latency_ns", book_cli_latency_json(h), "stocks", stocks);
-    if (o->max_gap_ns) {
-        json_object_set_new(j, "max_gap_ns", json_integer((json_int_t)o->max_gap_ns));
-        json_object_set_new(j, "gaps_cut", json_integer((json_int_t)run->gaps_cut));
-    }
-    return cli_write_json(CMD, o->json, j);
+    itch_pass_totals t = {o->loops, run->total_msgs, run->total_ns, run->cpu_s, run->gaps_cut};
+    return cli_write_json(CMD, o->json,
+                          itch_run_json(o->path, len, o->speed, o->max_gap_ns, cn, &t,
+                                        book_cli_latency_json(h), stocks));
 }
 
 /* A rate with the unit its size needs: "12.3 M", "45.6 k", "789". */
@@ -263,7 +190,7 @@ static void print_summary(const itch_opts *o, size_t len, const itch_counts *cn,
     printf("file            %s (%zu bytes)\n", o->path, len);
     printf("messages        %" PRIu64 " per pass, %" PRIu64 " pass%s\n", cn->messages, o->loops,
            o->loops == 1 ? "" : "es");
-    print_counts(cn);
+    itch_counts_print(stdout, cn);
     printf("books memory    %.1f MiB\n", (double)bytes / (1 << 20));
     printf("pace            %s\n", o->speed == 0 ? "max (closed loop: per-message service time)"
                                                  : "paced (open loop: latency from intended time)");
@@ -328,7 +255,7 @@ int book_itch_main(int argc, char **argv) {
     const itch_counts *cn = itch_replay_counts(r);
     print_summary(&o, len, cn, &run, bytes);
     book_cli_print_latency(&h);
-    json_t *stocks = print_stocks(r);
+    json_t *stocks = itch_books_print(stdout, r);
     if (o.hgrm && book_cli_write_hgrm(CMD, o.hgrm, &h)) rc = CLI_ERR;
     if (o.json && itch_json(&o, len, cn, &run, &h, stocks)) rc = CLI_ERR;
     if (!o.json) json_decref(stocks);

@@ -16,10 +16,8 @@
 
 #include "latlab/pingpong.h"
 
-#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "latlab/clock.h"
 #include "latlab/ring.h"

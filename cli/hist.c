@@ -22,12 +22,10 @@
 #include "latlab/hlog_processor.h"
 #include "latlab/hlog_summary.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define CMD "hist"

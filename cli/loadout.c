@@ -120,63 +120,6 @@ static json_t *hist_json(const lat_hist *h) {
     return o;
 }
 
-static json_t *counts_json(const lat_load_counts *c) {
-    json_t *o = json_object(), *e = json_object();
-    json_object_set_new(o, "scheduled", json_integer((json_int_t)c->scheduled));
-    json_object_set_new(o, "sent", json_integer((json_int_t)c->sent));
-    json_object_set_new(o, "completed", json_integer((json_int_t)c->completed));
-    json_object_set_new(o, "failed", json_integer((json_int_t)c->failed));
-    json_object_set_new(o, "error_replies", json_integer((json_int_t)c->error_replies));
-    for (int k = 0; k < LAT_LOAD_NERR; k++)
-        json_object_set_new(e, lat_load_err_name((lat_load_err)k),
-                            json_integer((json_int_t)c->errors[k]));
-    json_object_set_new(o, "errors", e);
-    json_object_set_new(o, "cap_waits", json_integer((json_int_t)c->cap_waits));
-    json_object_set_new(o, "backlog_max", json_integer((json_int_t)c->backlog_max));
-    json_object_set_new(o, "closed_idle", json_integer((json_int_t)c->closed_idle));
-    json_object_set_new(o, "reconnects", json_integer((json_int_t)c->reconnects));
-    json_object_set_new(o, "late", json_integer((json_int_t)c->late));
-    json_object_set_new(o, "late_after_gap", json_integer((json_int_t)c->late_gap));
-    json_object_set_new(o, "gaps", json_integer((json_int_t)c->gaps));
-    json_object_set_new(o, "gap_ns", json_integer((json_int_t)c->gap_ns));
-    json_object_set_new(o, "gap_longest_ns", json_integer((json_int_t)c->gap_longest_ns));
-    json_object_set_new(o, "run_ns", json_integer((json_int_t)c->run_ns));
-    return o;
-}
-
-static json_t *verdict_json(const lat_load_verdict *v) {
-    json_t *o = json_object(), *ps = json_array();
-    json_object_set_new(o, "valid", json_boolean(v->valid));
-    json_object_set_new(o, "reason", json_string(v->reason));
-    json_object_set_new(o, "lag_fraction", json_real(v->lag_fraction));
-    json_object_set_new(o, "ci_width", json_real(v->ci_width));
-    json_object_set_new(o, "anderson_darling_a2", lat_json_real_or_null(v->ad_a2));
-    json_object_set_new(o, "anderson_darling_n", json_integer((json_int_t)v->ad_n));
-    json_object_set_new(o, "anderson_darling_critical_1pct", json_real(LAT_AD_EXP_CRIT_1PCT));
-    json_object_set_new(o, "exponential_not_rejected", json_boolean(v->ad_pass));
-    json_object_set_new(o, "arrivals_ok", json_boolean(v->arrivals_ok));
-    json_object_set_new(o, "lag1_spearman_rho", lat_json_real_or_null(v->lag1_rho));
-    json_object_set_new(o, "lag1_pairs", json_integer((json_int_t)v->lag1_n));
-    json_object_set_new(o, "lag1_independent", json_boolean(v->lag1_independent));
-    for (size_t i = 0; i < v->npct; i++) {
-        const lat_load_pct *p = &v->pct[i];
-        json_t *e = json_object();
-        json_object_set_new(e, "percentile", json_real(p->p));
-        json_object_set_new(e, "printed", json_boolean(p->printed));
-        json_object_set_new(e, "latency_ns", json_integer(p->latency.value));
-        json_object_set_new(e, "lag_ns", json_integer(p->lag));
-        json_object_set_new(e, "lag_ok", json_boolean(p->lag_ok));
-        json_object_set_new(e, "width_ok", json_boolean(p->width_ok));
-        if (!p->printed) json_object_set_new(e, "needs_n", json_integer(p->needed_n));
-        json_array_append_new(ps, e);
-    }
-    json_object_set_new(o, "percentiles", ps);
-    json_object_set_new(o, "late_share", json_real(v->late_share));
-    json_object_set_new(o, "late_after_gap_share", json_real(v->late_gap_share));
-    json_object_set_new(o, "platform_loss", json_real(v->platform_loss));
-    return o;
-}
-
 int load_write_json(const load_run *r, const char *path) {
     json_t *o = json_object(), *cf = json_object();
     json_object_set_new(cf, "target", json_string(r->target));
@@ -189,11 +132,11 @@ int load_write_json(const load_run *r, const char *path) {
     json_object_set_new(cf, "threads", json_integer(r->threads));
     json_object_set_new(cf, "inflight", json_integer(r->cfg.max_inflight));
     json_object_set_new(o, "config", cf);
-    json_object_set_new(o, "counts", counts_json(&r->counts));
+    json_object_set_new(o, "counts", lat_load_counts_json(&r->counts));
     json_object_set_new(o, "latency", hist_json(&r->latency));
     json_object_set_new(o, "service", hist_json(&r->service));
     json_object_set_new(o, "lag", hist_json(&r->lag));
-    json_object_set_new(o, "verdict", verdict_json(&r->verdict));
+    json_object_set_new(o, "verdict", lat_load_verdict_json(&r->verdict));
     json_object_set_new(o, "run_error",
                         r->run_rc ? json_string(strerror(-r->run_rc)) : json_null());
     return cli_write_json("load", path, o);

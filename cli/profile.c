@@ -14,19 +14,14 @@
 #include "latlab/clock.h"
 #include "latlab/error.h"
 #include "latlab/flame.h"
-#include "latlab/hist.h"
-#include "latlab/pipeline.h"
 #include "latlab/profile.h"
-#include "latlab/report.h"
 #include "latlab/topo.h"
 #include "latlab/lab_profile.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <signal.h>
-#include <string.h>
 
 #define CMD "profile"
 
@@ -337,39 +332,13 @@ static int cmd_record(int argc, char **argv) {
 /* ---- lab: the profiling step on its own
  * ------------------------------------------------------------ */
 
-static double p50_of(const lat_pipe_result *r, int stage) {
-    return r->h[stage] ? (double)lat_hist_value_at_percentile(r->h[stage], 50) : NAN;
-}
-
-/* One pipeline round; profiled as side (LABPROF_*) unless side < 0.  *e2e
- * gets its e2e p50.  Returns 0 or a CLI exit code (message printed). */
+/* One pipeline round (profiled as side unless side < 0); its line on
+ * stdout.  0, or a CLI exit code after a message. */
 static int lab_round(const lat_pipe_config *base, lat_lab_prof *lp, int side, bool share,
                      const char *name, double *e2e) {
-    lat_pipe_config c = *base;
-    c.share_line = share;
-    if (side >= 0) {
-        lat_lab_prof_begin(lp, side);
-        if (lp->side[side].err[0]) return cli_error(CMD, "%s: %s", name, lp->side[side].err);
-    }
-    lat_pipe_result r;
-    int rc = lat_pipe_run(&c, &r);
-    if (side >= 0) lat_lab_prof_end(lp, side);
-    if (rc) return cli_lib_error(CMD, name, rc);
-    const lat_pipe_counters *w = &r.thr[LAT_PIPE_WORKER];
-    double work = p50_of(&r, LAT_PIPE_WORK);
-    *e2e = p50_of(&r, LAT_PIPE_E2E);
-    if (side >= 0)
-        lat_lab_prof_figures(lp, side, work, *e2e,
-                             w->cycles > 0 ? w->instructions / w->cycles : NAN, w->cache_misses);
-    lat_pipe_result_fini(&r);
-    printf("%-26s work p50 %6.0f ns  e2e p50 %10.0f ns", name, work, *e2e);
-    if (side >= 0 && lp->side[side].have)
-        printf("  %llu samples", (unsigned long long)lat_flame_samples(lp->side[side].r.flame));
-    printf("\n");
-    fflush(stdout);
-    if (side >= 0 && lp->side[side].err[0])
-        return cli_error(CMD, "%s: %s", name, lp->side[side].err);
-    return 0;
+    char err[600];
+    int rc = lat_lab_prof_round(lp, base, side, share, name, stdout, e2e, err, sizeof err);
+    return rc ? cli_error(CMD, "%s: %s", name, err) : 0;
 }
 
 static int cmd_profile_lab(int argc, char **argv) {
@@ -413,20 +382,7 @@ static int cmd_profile_lab(int argc, char **argv) {
         printf("  profiling overhead: baseline e2e p50 %.0f ns without perf, %.0f ns with perf "
                "record at %llu Hz (x%.2f; one round each, this session)\n",
                e2e_plain, e2e_prof, (unsigned long long)a.hz, e2e_prof / e2e_plain);
-        char path[4200];
-        snprintf(path, sizeof path, "%s/PROFILES.md", a.out);
-        lat_afile *af;
-        if (!(rc = lat_lab_prof_write(&lp)) && !(rc = lat_afile_open(path, &af))) {
-            lat_lab_prof_markdown(&lp, lat_afile_stream(af));
-            rc = lat_afile_commit(af);
-        }
-        lat_report *rep = NULL;
-        snprintf(path, sizeof path, "%s/report.html", a.out);
-        if (!rc && !(rc = lat_report_create("latlab lab: sampling profiles", &rep))) {
-            rc = lat_lab_prof_report(&lp, rep);
-            if (!rc) rc = lat_report_write(rep, path);
-        }
-        lat_report_destroy(rep);
+        rc = lat_lab_prof_write_all(&lp);
         if (rc)
             rc = cli_lib_error(CMD, a.out, rc);
         else

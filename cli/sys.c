@@ -12,7 +12,6 @@
 
 #include <jansson.h>
 #include <stdio.h>
-#include <string.h>
 
 static const char *json_path, *root_dir;
 static bool markdown;

@@ -4,6 +4,8 @@
 #include "latlab/atomicfile.h"
 #include "latlab/error.h"
 #include "latlab/flame.h"
+#include "latlab/hist.h"
+#include "latlab/pipeline.h"
 
 #include <errno.h>
 #include <math.h>
@@ -199,4 +201,60 @@ void lat_lab_prof_fini(lat_lab_prof *p) {
         if (p->side[i].sess) lat_lab_prof_end(p, i);
         lat_profile_result_fini(&p->side[i].r);
     }
+}
+
+/* ---- the profiling step on its own (`latlab profile lab`) ---------------------------- */
+
+static double p50_of(const lat_pipe_result *r, int stage) {
+    return r->h[stage] ? (double)lat_hist_value_at_percentile(r->h[stage], 50) : NAN;
+}
+
+int lat_lab_prof_round(lat_lab_prof *p, const lat_pipe_config *base, int side, bool share,
+                       const char *name, FILE *out, double *e2e, char *err, size_t errlen) {
+    lat_pipe_config c = *base;
+    c.share_line = share;
+    err[0] = '\0';
+    if (side >= 0) {
+        lat_lab_prof_begin(p, side);
+        if (p->side[side].err[0]) return snprintf(err, errlen, "%s", p->side[side].err), -EIO;
+    }
+    lat_pipe_result r;
+    int rc = lat_pipe_run(&c, &r);
+    if (side >= 0) lat_lab_prof_end(p, side);
+    if (rc) return snprintf(err, errlen, "%s", lat_strerror(rc)), rc;
+    const lat_pipe_counters *w = &r.thr[LAT_PIPE_WORKER];
+    double work = p50_of(&r, LAT_PIPE_WORK);
+    *e2e = p50_of(&r, LAT_PIPE_E2E);
+    if (side >= 0)
+        lat_lab_prof_figures(p, side, work, *e2e, w->cycles > 0 ? w->instructions / w->cycles : NAN,
+                             w->cache_misses);
+    lat_pipe_result_fini(&r);
+    fprintf(out, "%-26s work p50 %6.0f ns  e2e p50 %10.0f ns", name, work, *e2e);
+    if (side >= 0 && p->side[side].have)
+        fprintf(out, "  %llu samples",
+                (unsigned long long)lat_flame_samples(p->side[side].r.flame));
+    fprintf(out, "\n");
+    fflush(out);
+    if (side >= 0 && p->side[side].err[0])
+        return snprintf(err, errlen, "%s", p->side[side].err), -EIO;
+    return 0;
+}
+
+int lat_lab_prof_write_all(const lat_lab_prof *p) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/PROFILES.md", p->out);
+    lat_afile *af;
+    int rc = lat_lab_prof_write(p);
+    if (!rc && !(rc = lat_afile_open(path, &af))) {
+        lat_lab_prof_markdown(p, lat_afile_stream(af));
+        rc = lat_afile_commit(af);
+    }
+    lat_report *rep = NULL;
+    snprintf(path, sizeof path, "%s/report.html", p->out);
+    if (!rc && !(rc = lat_report_create("latlab lab: sampling profiles", &rep))) {
+        rc = lat_lab_prof_report(p, rep);
+        if (!rc) rc = lat_report_write(rep, path);
+    }
+    lat_report_destroy(rep);
+    return rc;
 }

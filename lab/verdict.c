@@ -322,7 +322,7 @@ static void explain_undecided(const lat_lab_params *p, const tests *t, const fac
                  "dispersion (x%.2f, p=%.4f): a tail or a variance disease, not yet told apart",
                  k == LAT_LAB_Q999 ? "99.9" : "99.99", pt(t, k, a, sizeof a), t->disp_ratio,
                  t->disp_p);
-    else if (f->median_up && tail_up)
+    else if (f->median_up && (tail_up || !f->median_shape)) /* up, and the tail more */
         snprintf(r, room,
                  "work p50 %s and p99.9 %s both grew; whether the tail grew beyond the median "
                  "(ln p99.9 ratio - %.1f ln p50 ratio: %+.2f [%+.2f, %+.2f]) is not yet decided",

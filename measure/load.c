@@ -25,6 +25,8 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "latlab/clock.h"
 #include "latlab/gaps.h"
 
@@ -756,4 +758,30 @@ int lat_load_run(lat_load *l) {
     for (unsigned i = 0; i < l->cfg.connections; i++)
         conn_close(l, &l->conns[i], 0);
     return rc;
+}
+
+/* ---- the counts as JSON ---------------------------------------------------------------- */
+
+json_t *lat_load_counts_json(const lat_load_counts *c) {
+    json_t *o = json_object(), *e = json_object();
+    json_object_set_new(o, "scheduled", json_integer((json_int_t)c->scheduled));
+    json_object_set_new(o, "sent", json_integer((json_int_t)c->sent));
+    json_object_set_new(o, "completed", json_integer((json_int_t)c->completed));
+    json_object_set_new(o, "failed", json_integer((json_int_t)c->failed));
+    json_object_set_new(o, "error_replies", json_integer((json_int_t)c->error_replies));
+    for (int k = 0; k < LAT_LOAD_NERR; k++)
+        json_object_set_new(e, lat_load_err_name((lat_load_err)k),
+                            json_integer((json_int_t)c->errors[k]));
+    json_object_set_new(o, "errors", e);
+    json_object_set_new(o, "cap_waits", json_integer((json_int_t)c->cap_waits));
+    json_object_set_new(o, "backlog_max", json_integer((json_int_t)c->backlog_max));
+    json_object_set_new(o, "closed_idle", json_integer((json_int_t)c->closed_idle));
+    json_object_set_new(o, "reconnects", json_integer((json_int_t)c->reconnects));
+    json_object_set_new(o, "late", json_integer((json_int_t)c->late));
+    json_object_set_new(o, "late_after_gap", json_integer((json_int_t)c->late_gap));
+    json_object_set_new(o, "gaps", json_integer((json_int_t)c->gaps));
+    json_object_set_new(o, "gap_ns", json_integer((json_int_t)c->gap_ns));
+    json_object_set_new(o, "gap_longest_ns", json_integer((json_int_t)c->gap_longest_ns));
+    json_object_set_new(o, "run_ns", json_integer((json_int_t)c->run_ns));
+    return o;
 }

@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
+#include "latlab/json.h"
+
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
@@ -174,4 +178,37 @@ int lat_load_verdict_judge(const lat_load_verdict_in *in, lat_load_verdict *v) {
     if (c->run_ns) v->platform_loss = (double)c->gap_ns / (double)c->run_ns;
     v->valid = !v->reason[0];
     return 0;
+}
+
+json_t *lat_load_verdict_json(const lat_load_verdict *v) {
+    json_t *o = json_object(), *ps = json_array();
+    json_object_set_new(o, "valid", json_boolean(v->valid));
+    json_object_set_new(o, "reason", json_string(v->reason));
+    json_object_set_new(o, "lag_fraction", json_real(v->lag_fraction));
+    json_object_set_new(o, "ci_width", json_real(v->ci_width));
+    json_object_set_new(o, "anderson_darling_a2", lat_json_real_or_null(v->ad_a2));
+    json_object_set_new(o, "anderson_darling_n", json_integer((json_int_t)v->ad_n));
+    json_object_set_new(o, "anderson_darling_critical_1pct", json_real(LAT_AD_EXP_CRIT_1PCT));
+    json_object_set_new(o, "exponential_not_rejected", json_boolean(v->ad_pass));
+    json_object_set_new(o, "arrivals_ok", json_boolean(v->arrivals_ok));
+    json_object_set_new(o, "lag1_spearman_rho", lat_json_real_or_null(v->lag1_rho));
+    json_object_set_new(o, "lag1_pairs", json_integer((json_int_t)v->lag1_n));
+    json_object_set_new(o, "lag1_independent", json_boolean(v->lag1_independent));
+    for (size_t i = 0; i < v->npct; i++) {
+        const lat_load_pct *p = &v->pct[i];
+        json_t *e = json_object();
+        json_object_set_new(e, "percentile", json_real(p->p));
+        json_object_set_new(e, "printed", json_boolean(p->printed));
+        json_object_set_new(e, "latency_ns", json_integer(p->latency.value));
+        json_object_set_new(e, "lag_ns", json_integer(p->lag));
+        json_object_set_new(e, "lag_ok", json_boolean(p->lag_ok));
+        json_object_set_new(e, "width_ok", json_boolean(p->width_ok));
+        if (!p->printed) json_object_set_new(e, "needs_n", json_integer(p->needed_n));
+        json_array_append_new(ps, e);
+    }
+    json_object_set_new(o, "percentiles", ps);
+    json_object_set_new(o, "late_share", json_real(v->late_share));
+    json_object_set_new(o, "late_after_gap_share", json_real(v->late_gap_share));
+    json_object_set_new(o, "platform_loss", json_real(v->platform_loss));
+    return o;
 }

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "latlab/pipeline.h"
 #include "latlab/profile.h"
 #include "latlab/report.h"
 
@@ -62,5 +63,15 @@ void lat_lab_prof_markdown(const lat_lab_prof *p, FILE *f);
 /* The same as a report section (flamegraphs, diff table, verdict lines). */
 int lat_lab_prof_report(const lat_lab_prof *p, lat_report *rep);
 void lat_lab_prof_fini(lat_lab_prof *p);
+
+/* One pipeline round of base (share-line when share) for the profiling step
+ * on its own: profiled as side (LAT_LAB_PROF_*) unless side < 0, its
+ * figures recorded, one line "NAME work p50 ... e2e p50 ..." to out; *e2e
+ * gets the e2e p50 (ns).  0, or a negative errno with err saying why. */
+int lat_lab_prof_round(lat_lab_prof *p, const lat_pipe_config *base, int side, bool share,
+                       const char *name, FILE *out, double *e2e, char *err, size_t errlen);
+/* Everything the profiling step writes under p->out: the profiles
+ * (lat_lab_prof_write), PROFILES.md and report.html.  0 or a negative errno. */
+int lat_lab_prof_write_all(const lat_lab_prof *p);
 
 #endif /* LATLAB_LAB_PROFILE_H */

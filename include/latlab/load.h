@@ -175,4 +175,8 @@ size_t lat_load_interarrivals(const lat_load *l, const double **out);
  * dependence of latencies.  Returns n. */
 size_t lat_load_latency_pairs(const lat_load *l, const double **out);
 
+/* The counts as a JSON object ("scheduled", "sent", ..., "errors" by kind,
+ * "gap_ns", "run_ns"): a new reference, or NULL (no memory). */
+struct json_t *lat_load_counts_json(const lat_load_counts *c);
+
 #endif /* LATLAB_LOAD_H */

@@ -92,4 +92,9 @@ typedef struct lat_load_verdict {
 /* Judge.  0, or -EINVAL (NULL, nps too large). */
 int lat_load_verdict_judge(const lat_load_verdict_in *in, lat_load_verdict *out);
 
+/* The verdict as a JSON object (valid, reason, the arrival and independence
+ * tests, each percentile's lag and width check, the late shares): a new
+ * reference, or NULL (no memory). */
+struct json_t *lat_load_verdict_json(const lat_load_verdict *v);
+
 #endif /* LATLAB_LOADVERDICT_H */

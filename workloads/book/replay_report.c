@@ -5,6 +5,8 @@
 #include <inttypes.h>
 #include <jansson.h>
 
+#include "itchfeed_report.h"
+
 static void print_fee(FILE *f, int64_t e4) {
     uint64_t a = e4 < 0 ? (uint64_t)(-(e4 + 1)) + 1 : (uint64_t)e4;
     fprintf(f, " %s%" PRIu64 ".%04" PRIu64, e4 < 0 ? "-" : "", a / 10000, a % 10000);
@@ -158,4 +160,80 @@ json_t *book_lobster_json(const book_lobster_summary *s) {
         s->wall_s > 0 ? (double)c->messages / s->wall_s : 0.0, "latency_ns",
         book_latency_json(s->h), "inconsistent", "crossing_adds", (json_int_t)c->crossing,
         "wrong_price", (json_int_t)c->wrong_price, "time_backwards", (json_int_t)c->time_backwards);
+}
+
+/* ---- the ITCH replay's counts and final books --------------------------------------- */
+
+void itch_counts_print(FILE *f, const itch_counts *cn) {
+    fprintf(f, "by type        ");
+    for (int t = 0; t < 256; t++)
+        if (cn->by_type[t]) fprintf(f, " %c %" PRIu64, t, cn->by_type[t]);
+    fprintf(f, "\nunknown refs    %" PRIu64 " (", cn->unknown_ref);
+    const char *ut = "ECXDU";
+    for (int i = 0; ut[i]; i++)
+        fprintf(f, "%s%c %" PRIu64, i ? ", " : "", ut[i], cn->unknown_by_type[(uint8_t)ut[i]]);
+    fprintf(f, ")\n");
+    fprintf(f,
+            "anomalies       %" PRIu64 " duplicate adds, %" PRIu64 " rejected adds, %" PRIu64
+            " over-executions\n",
+            cn->dup_add, cn->rejected_add, cn->over_exec);
+}
+
+static json_t *side_json(const book *bk, book_side side, char *px_out, char *q_out) {
+    int64_t px;
+    uint64_t q;
+    if (!bk || book_best(bk, side, &px, &q)) return NULL;
+    snprintf(px_out, 32, "%" PRId64 ".%04" PRId64, px / 10000, px % 10000); /* 4 implied decimals */
+    snprintf(q_out, 32, "%" PRIu64, q);
+    return json_pack("{s:I,s:I}", "price_e4", (json_int_t)px, "qty", (json_int_t)q);
+}
+
+json_t *itch_books_print(FILE *f, const itch_replay *r) {
+    fprintf(f, "\n%-6s %-8s %7s %12s %10s %12s %10s\n", "locate", "symbol", "orders", "bid",
+            "bid_qty", "ask", "ask_qty");
+    json_t *stocks = json_array();
+    unsigned crossed = 0;
+    for (int i = itch_replay_stock_next(r, -1); i >= 0; i = itch_replay_stock_next(r, i)) {
+        const itch_stock *s = itch_replay_stock(r, (uint16_t)i);
+        char bp[32] = "-", ap[32] = "-", bq[32] = "-", aq[32] = "-";
+        json_t *js = json_pack("{s:i,s:s,s:I}", "locate", i, "symbol", s->symbol, "orders",
+                               (json_int_t)(s->bk ? book_order_count(s->bk) : 0));
+        json_t *b = side_json(s->bk, BOOK_BUY, bp, bq), *a = side_json(s->bk, BOOK_SELL, ap, aq);
+        if (b) json_object_set_new(js, "bid", b);
+        if (a) json_object_set_new(js, "ask", a);
+        int x = book_crossed(s->bk);
+        crossed += x != 0;
+        if (x) json_object_set_new(js, x == 2 ? "crossed" : "locked", json_true());
+        json_array_append_new(stocks, js);
+        fprintf(f, "%-6d %-8s %7u %12s %10s %12s %10s%s\n", i, s->symbol[0] ? s->symbol : "?",
+                s->bk ? book_order_count(s->bk) : 0, bp, bq, ap, aq, book_cross_mark(x));
+    }
+    book_say_crossed(f, crossed);
+    return stocks;
+}
+
+json_t *itch_run_json(const char *path, size_t len, double speed, uint64_t max_gap_ns,
+                      const itch_counts *cn, const itch_pass_totals *t, json_t *latency,
+                      json_t *stocks) {
+    json_t *types = json_object();
+    for (int k = 0; k < 256; k++)
+        if (cn->by_type[k]) {
+            char key[2] = {(char)k, 0};
+            json_object_set_new(types, key, json_integer((json_int_t)cn->by_type[k]));
+        }
+    double wall_s = (double)t->total_ns / 1e9;
+    json_t *j = json_pack(
+        "{s:s,s:I,s:I,s:I,s:o,s:I,s:I,s:I,s:I,s:s,s:f,s:f,s:f,s:f,s:f,s:o,s:o}", "file", path,
+        "bytes", (json_int_t)len, "messages_per_pass", (json_int_t)cn->messages, "passes",
+        (json_int_t)t->passes, "by_type", types, "unknown_refs", (json_int_t)cn->unknown_ref,
+        "duplicate_adds", (json_int_t)cn->dup_add, "rejected_adds", (json_int_t)cn->rejected_add,
+        "over_executions", (json_int_t)cn->over_exec, "pace", speed == 0 ? "max" : "paced", "speed",
+        speed, "messages_per_s", wall_s > 0 ? (double)t->total_msgs / wall_s : 0.0,
+        "messages_per_cpu_s", t->cpu_s > 0 ? (double)t->total_msgs / t->cpu_s : 0.0, "cpu_s",
+        t->cpu_s, "wall_s", wall_s, "latency_ns", latency, "stocks", stocks);
+    if (j && max_gap_ns) {
+        json_object_set_new(j, "max_gap_ns", json_integer((json_int_t)max_gap_ns));
+        json_object_set_new(j, "gaps_cut", json_integer((json_int_t)t->gaps_cut));
+    }
+    return j;
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "book.h"
+#include "itch.h"
 #include "lobster.h"
 #include "latlab/hist.h"
 
@@ -72,5 +73,26 @@ typedef struct book_lobster_summary {
 void book_lobster_print(FILE *f, const book_lobster_summary *s);
 /* The same as JSON; NULL when out of memory. */
 struct json_t *book_lobster_json(const book_lobster_summary *s);
+
+/* ---- the ITCH replay ---------------------------------------------------------------- */
+
+/* The message counts by type, the unknown references and the anomalies. */
+void itch_counts_print(FILE *f, const itch_counts *cn);
+/* The final books, one line per stock (best bid and ask with their
+ * quantities, a mark on a crossed or locked book, and a sentence when any
+ * is); returns the same as a JSON array (new reference, NULL: no memory). */
+struct json_t *itch_books_print(FILE *f, const itch_replay *r);
+/* What the passes over a capture added up to. */
+typedef struct itch_pass_totals {
+    uint64_t passes, total_msgs, total_ns; /* messages applied, wall ns */
+    double cpu_s;                          /* the replaying thread's CPU time */
+    uint64_t gaps_cut;                     /* paced gaps shortened to max_gap_ns */
+} itch_pass_totals;
+/* `book itch --json`: the capture (path, len bytes), pacing (speed 0: as
+ * fast as possible; max_gap_ns 0: no cap), counts, rates, and the latency
+ * and stocks JSON it takes over (both may be NULL).  New reference or NULL. */
+struct json_t *itch_run_json(const char *path, size_t len, double speed, uint64_t max_gap_ns,
+                             const itch_counts *cn, const itch_pass_totals *t,
+                             struct json_t *latency, struct json_t *stocks);
 
 #endif
