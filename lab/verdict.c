@@ -310,6 +310,31 @@ static const char *mean_note(const tests *t, char *buf, size_t len) {
     return buf;
 }
 
+/* Nothing moved, yet no change is not shown: which interval is wider than
+ * the no-change band (the first, from p50 up), or the dispersion. */
+static void not_separable(const lat_lab_params *p, const tests *t, const lat_lab_verdict *v,
+                          char *r, size_t room) {
+    static const char *const qn[LAT_LAB_NQ] = {"p50", "p90", "p99", "p99.9", "p99.99"};
+    double lim = log(p->no_change_ratio);
+    char why[160] = "";
+    for (int k = 0; k < LAT_LAB_NQ && !why[0]; k++) {
+        if (!t->read[k] || (k == 0 && v->p50_below_tick)) continue;
+        if (t->s[k].lo <= -lim || t->s[k].hi >= lim)
+            snprintf(why, sizeof why,
+                     "; the work %s interval [%.2f, %.2f] is wider than the "
+                     "no-change band x%.2f..x%.2f",
+                     qn[k], exp(t->s[k].lo), exp(t->s[k].hi), 1 / p->no_change_ratio,
+                     p->no_change_ratio);
+    }
+    if (!why[0] && t->have_disp && t->disp_ratio >= p->min_var_ratio)
+        snprintf(why, sizeof why, "; the e2e p99.9 dispersion grew x%.2f, not significantly",
+                 t->disp_ratio);
+    snprintf(r, room,
+             "effects not separable from this machine's noise after %u rounds (work p50 p=%.3f, "
+             "p99.9 p=%.3f, dispersion p=%.3f)%s",
+             v->rounds, t->t[0].p, t->t[LAT_LAB_Q999].p, t->disp_p, why);
+}
+
 /* The reason of an undecided verdict. */
 static void explain_undecided(const lat_lab_params *p, const tests *t, const facts *f,
                               lat_lab_verdict *v, char *r, size_t room) {
@@ -351,10 +376,7 @@ static void explain_undecided(const lat_lab_params *p, const tests *t, const fac
                  pt(t, LAT_LAB_Q999, b, sizeof b), t->t[LAT_LAB_Q999].p, p->min_median_ratio,
                  p->min_median_ticks, p->min_tail_ratio, mean_note(t, mn, sizeof mn));
     else
-        snprintf(r, room,
-                 "effects not separable from this machine's noise after %u rounds (work p50 "
-                 "p=%.3f, p99.9 p=%.3f, dispersion p=%.3f)",
-                 v->rounds, t->t[0].p, t->t[LAT_LAB_Q999].p, t->disp_p);
+        not_separable(p, t, v, r, room);
 }
 
 /* The note of a tail verdict. */
