@@ -2,10 +2,12 @@
 #include "lat_test.h"
 
 #include "latlab/alloccount.h"
+#include "latlab/atomicfile.h"
 #include "latlab/hist.h"
 #include "latlab/pipeline.h"
 #include "latlab/topo.h"
 
+#include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +53,21 @@ const char *lat_test_tmpdir(void) {
         atexit(rm_tmpdir);
     }
     return tmpdir;
+}
+
+int lat_test_put_file(const char *path, const char *text) {
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = '\0';
+        int rc = lat_mkdir_p(dir);
+        if (rc) return errno = -rc, -1;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    int bad = fprintf(f, "%s\n", text) < 0;
+    return fclose(f) || bad ? -1 : 0;
 }
 
 int lat_test_xml_check(const char *text) {

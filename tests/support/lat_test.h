@@ -36,6 +36,9 @@ int lat_test_cpus(void);
 int lat_test_is_root(void);
 /* Path of a fresh temporary directory (removed at exit). */
 const char *lat_test_tmpdir(void);
+/* Write text and a newline to path, making its parent folders (fake sysfs
+ * trees).  0, or -1 with errno. */
+int lat_test_put_file(const char *path, const char *text);
 /* Is text well-formed XML (xmllint --noout)?  1 yes, 0 no, -1 xmllint missing. */
 int lat_test_xml_check(const char *text);
 
