@@ -30,13 +30,13 @@ typedef struct fixture {
     size_t diag_len;
 } fixture;
 
-static int run(fixture *x, const char *m, const char *o) {
+static int run(fixture *x, const char *m, const char *o, uint64_t show) {
     memset(x, 0, sizeof *x);
     lobster_check *c = &x->c;
     c->msg_path = "msgs";
     c->ob_path = "ob";
     c->tick = 100;
-    c->show = 10;
+    c->show = show;
     c->who = "lob";
     c->diag = open_memstream(&x->diag, &x->diag_len);
     c->msg = fmemopen((void *)m, strlen(m), "r");
@@ -65,7 +65,7 @@ static void done(fixture *x) {
 static void test_rows(void **state) {
     (void)state;
     fixture x;
-    assert_int_equal(run(&x, msgs, rows), 0);
+    assert_int_equal(run(&x, msgs, rows, 10), 0);
     const lobster_counts *k = lobster_replay_counts(x.c.r);
     assert_int_equal(k->messages, 5);
     assert_int_equal(k->by_type[1], 3);
@@ -96,15 +96,30 @@ static void test_rows(void **state) {
     done(&x);
 }
 
+/* The report budget: two reports written, every problem still counted. */
+static void test_budget(void **state) {
+    (void)state;
+    fixture x;
+    assert_int_equal(run(&x, msgs, rows, 2), 0);
+    assert_int_equal(x.c.shown, 5);
+    int lines = 0;
+    for (const char *p = x.diag; (p = strstr(p, "lob: ")); p++)
+        lines++;
+    assert_int_equal(lines, 2);
+    assert_int_equal(lobster_replay_counts(x.c.r)->rows_mismatch, 1);
+    assert_int_equal(x.c.first_mismatch_line, 5);
+    done(&x);
+}
+
 static void test_lengths_differ(void **state) {
     (void)state;
     fixture x;
     char more[sizeof rows + 64];
     snprintf(more, sizeof more, "%s%s", rows, "9999999999,0,1000000,70\n");
-    assert_int_equal(run(&x, msgs, more), -1);
+    assert_int_equal(run(&x, msgs, more, 10), -1);
     assert_non_null(strstr(x.c.err, "ob has more rows than msgs has messages"));
     done(&x);
-    assert_int_equal(run(&x, msgs, "9999999999,0,1000000,100\n1010000,50,1000000,100\n"), -1);
+    assert_int_equal(run(&x, msgs, "9999999999,0,1000000,100\n1010000,50,1000000,100\n", 10), -1);
     assert_non_null(strstr(x.c.err, "ob ends at row "));
     done(&x);
 }
@@ -112,6 +127,7 @@ static void test_lengths_differ(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows),
+        cmocka_unit_test(test_budget),
         cmocka_unit_test(test_lengths_differ),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
