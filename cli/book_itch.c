@@ -243,6 +243,10 @@ int book_itch_main(int argc, char **argv) {
     size_t len = 0, bytes = 0;
     int err = itch_read_file(o.path, &buf, &len);
     if (err) return cli_error(CMD, "%s: %s", o.path, lat_strerror(err));
+    if (!len) {
+        free(buf);
+        return cli_error(CMD, "%s: no ITCH messages (an empty file)", o.path);
+    }
     itch_replay *r = NULL;
     lat_hist h = {0};
     if ((rc = itch_build(&o, buf, len, &r, &bytes)) != CLI_OK) goto done;

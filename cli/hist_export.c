@@ -181,7 +181,8 @@ static int load_series(xstate *x, char **files, int nfiles) {
         if (lat_hlog_hists_read(x, files[i], xo.tag, LAT_PROM_MAX_SERIES, err, sizeof err))
             return cli_error(CMD, "%s", err);
     if (x->n == 0)
-        return cli_error(CMD, "no intervals%s%s%s in the input", xo.tag ? " tagged '" : "",
+        return cli_error(CMD, "%s%s: no intervals%s%s%s", files[0],
+                         nfiles > 1 ? " (and the rest)" : "", xo.tag ? " tagged '" : "",
                          xo.tag ? xo.tag : "", xo.tag ? "'" : "");
     if (xo.stage) {
         if (x->n > 1) return cli_usage_error(CMD, "--stage: the input has %d series", x->n);

@@ -203,12 +203,12 @@ int load_live_close(load_live *lv, int rc) {
 
 /* The latency distribution as Java's .hgrm (values in us), atomically. */
 int load_write_hgrm(const lat_hist *h, const char *path) {
-    lat_afile *f;
+    lat_afile *f = NULL;
     int rc = lat_afile_open(path, &f);
     if (!rc)
         rc = lat_hist_write_percentiles_ci(lat_afile_stream(f), h, 5, 1e3, false,
                                            LAT_HIST_CI_DEFAULT);
     if (!rc) return (rc = lat_afile_commit(f)) ? cli_lib_error("load", path, rc) : 0;
-    lat_afile_abort(f);
+    if (f) lat_afile_abort(f);
     return cli_lib_error("load", path, rc);
 }

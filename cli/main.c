@@ -156,17 +156,19 @@ static int finish(int status) {
 
 /* Output paths, one rule for every command, checked before any work starts:
  * an empty value is a usage error (exit 2); a file (--json, -o/--output,
- * --flight-out) must go into an existing directory (exit 1 naming it
+ * --flight-out, --hgrm, --hlog) must go into an existing directory (exit 1 naming it
  * otherwise: files never create directories); a directory (--out,
  * --hlog-dir) is created with its parents when the command runs. */
 static int check_output_paths(const char *cmd, int argc, char **argv) {
-    static const char *const file_flags[] = {"--json", "--output", "-o", "--flight-out"};
+    static const char *const file_flags[] = {"--json",       "--output", "-o",
+                                             "--flight-out", "--hgrm",   "--hlog"};
     static const char *const dir_flags[] = {"--out", "--hlog-dir"};
     for (int i = 2; i < argc && strcmp(argv[i], "--"); i++) {
         const char *a = argv[i], *val = NULL;
         bool file = false, known = false;
-        for (int k = 0; k < 6 && !known; k++) {
-            const char *f = k < 4 ? file_flags[k] : dir_flags[k - 4];
+        const int nf = (int)(sizeof file_flags / sizeof *file_flags);
+        for (int k = 0; k < nf + 2 && !known; k++) {
+            const char *f = k < nf ? file_flags[k] : dir_flags[k - nf];
             size_t n = strlen(f);
             if (!strcmp(a, f)) {
                 val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -176,7 +178,7 @@ static int check_output_paths(const char *cmd, int argc, char **argv) {
                 continue;
             }
             known = true;
-            file = k < 4;
+            file = k < nf;
         }
         if (!known || !val) continue;
         if (!*val && !strcmp(a, "-o")) /* -o is --output (hist, plot) or --out (book itch-gen) */

@@ -334,6 +334,7 @@ int lat_hlog_reader_create(const char *path, lat_hlog_reader **out) {
     *out = NULL;
     FILE *f = fopen(path, "rb");
     if (!f) return -errno;
+    errno = 0; /* a read error's cause (EISDIR for a folder), not a stale one */
     size_t cap = 1 << 16, len = 0;
     char *buf = lat__alloc(cap + 1);
     int rc = -ENOMEM;
@@ -358,7 +359,7 @@ int lat_hlog_reader_create(const char *path, lat_hlog_reader **out) {
         cap *= 2;
     }
     if (ferror(f)) {
-        rc = -EIO;
+        rc = errno ? -errno : -EIO;
         goto fail;
     }
     fclose(f);

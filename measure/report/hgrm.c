@@ -230,6 +230,7 @@ bool lat_hgrm_bracket(const lat_hgrm *h, double q, double *lo) {
 static int read_all(const char *path, char **text, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) return -errno;
+    errno = 0; /* a read error's cause (EISDIR for a folder), not a stale one */
     char *buf = NULL;
     size_t cap = 0, n = 0;
     int err = 0;
@@ -255,7 +256,7 @@ static int read_all(const char *path, char **text, size_t *len) {
         n += got;
         if (got == 0 || nul) break;
     }
-    if (!err && ferror(f)) err = -EIO;
+    if (!err && ferror(f)) err = errno ? -errno : -EIO;
     fclose(f);
     if (err) {
         lat__free(buf);

@@ -396,6 +396,7 @@ static int framing_broken(const uint8_t *buf, size_t n, size_t *off) {
 int itch_read_file(const char *path, uint8_t **buf, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) return -errno;
+    errno = 0; /* a read error's cause (EISDIR for a folder), not a stale one */
     size_t cap = 1 << 20, n = 0, checked = 0;
     uint8_t *b = malloc(cap);
     int err = b ? 0 : -ENOMEM;
@@ -412,7 +413,7 @@ int itch_read_file(const char *path, uint8_t **buf, size_t *len) {
         n += r;
         if (r == 0 || framing_broken(b, n, &checked)) break;
     }
-    if (!err && ferror(f)) err = -EIO;
+    if (!err && ferror(f)) err = errno ? -errno : -EIO;
     fclose(f);
     if (err) {
         free(b);

@@ -164,6 +164,7 @@ int itchfeed_create_file(const char *path, const itchfeed_options *o, itchfeed *
     if (!path || !out) return -EINVAL;
     FILE *fp = fopen(path, "rb");
     if (!fp) return -errno;
+    errno = 0; /* a read error's cause (EISDIR for a folder), not a stale one */
     size_t cap = 1 << 16, n = 0;
     uint8_t *b = lat__alloc(cap);
     int rc = b ? 0 : -ENOMEM;
@@ -183,7 +184,7 @@ int itchfeed_create_file(const char *path, const itchfeed_options *o, itchfeed *
         n += r;
         if (r == 0) break;
     }
-    if (!rc && ferror(fp)) rc = -EIO;
+    if (!rc && ferror(fp)) rc = errno ? -errno : -EIO;
     fclose(fp);
     if (!rc) rc = itchfeed_create(b, n, o, out, err_off);
     if (rc) {
