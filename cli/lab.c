@@ -151,7 +151,7 @@ static int parse_opts(int argc, char **argv, lab_opts *o) {
     if (first < argc) return cli_usage_error(CMD, "unexpected argument '%s'", argv[first]);
     if (!o->out[0]) return cli_usage_error(CMD, "--out: empty path");
     if (strcmp(o->replay, "auto") && strcmp(o->replay, "none") && access(o->replay, R_OK) != 0)
-        return cli_usage_error(CMD, "--replay: cannot read '%s': %s", o->replay, strerror(errno));
+        return cli_error(CMD, "--replay: cannot read '%s': %s", o->replay, strerror(errno));
     if (o->min_rounds && o->max_rounds && o->min_rounds > o->max_rounds)
         return cli_usage_error(CMD, "--min-rounds: %" PRIu64 " is above --max-rounds %" PRIu64,
                                o->min_rounds, o->max_rounds);

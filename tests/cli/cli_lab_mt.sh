@@ -41,7 +41,10 @@ bad co --stall-at 50 --events 10 --stall-at
 bad co sideways sideways
 bad lab --no-such-flag --no-such-flag
 bad lab --budget 0 --budget
-bad lab --replay /nonexistent/capture.itch --replay
+# a missing capture is a runtime error naming it (exit 1, as pipeline's), before any round
+"$L" lab --quick --out "$T/norun" --replay /nonexistent/capture.itch >/dev/null 2>"$T/err"
+[ $? -eq 1 ] && grep -q "capture.itch" "$T/err" || fail "lab --replay missing: $(cat "$T/err")"
+[ -e "$T/norun/LAB.md" ] && fail "lab --replay missing ran rounds"
 bad lab --min-rounds 9 --max-rounds 3 --min-rounds
 bad lab --out '' --out
 bad lab --seed x --seed
