@@ -76,15 +76,27 @@ void lat_lab_placement_of(const lat_lab_result *res, lat_lab_placement *o) {
     lat__free(fl);
 }
 
+/* "floor 250 ns", or "no floor" when no run was in that placement. */
+static void floor_of(char *buf, size_t len, const char *word, double ns) {
+    if (isfinite(ns))
+        snprintf(buf, len, "%s%.0f ns", word, ns);
+    else
+        snprintf(buf, len, "no floor");
+}
+
 void lat_lab_placement_text(const lat_lab_placement *pl, char *buf, size_t len) {
+    char nf[32], ff[32];
+    floor_of(nf, sizeof nf, "floor ", pl->near_ns);
+    floor_of(ff, sizeof ff, "", pl->far_ns);
     if (!pl->measured)
         snprintf(buf, len, "the cache-line floor was not measured");
     else if (pl->moved)
         snprintf(buf, len,
-                 "the host moved the vCPUs: %u runs near (floor %.0f ns), %u far (%.0f ns), %u "
-                 "during a run; false sharing costs far less near",
-                 pl->near, pl->near_ns, pl->far, pl->far_ns, pl->during);
-    else
-        snprintf(buf, len, "one placement in all %u runs (floor %.0f ns)", pl->measured,
-                 pl->near_ns);
+                 "the host moved the vCPUs: %u runs near (%s), %u far (%s), %u during a run; "
+                 "false sharing costs far less near",
+                 pl->near, nf, pl->far, ff, pl->during);
+    else { /* the one placement's floor, whichever side it was counted on */
+        floor_of(nf, sizeof nf, "floor ", isfinite(pl->near_ns) ? pl->near_ns : pl->far_ns);
+        snprintf(buf, len, "one placement in all %u runs (%s)", pl->measured, nf);
+    }
 }

@@ -519,6 +519,15 @@ static void test_placement(void **s) {
     char buf[200];
     lat_lab_placement_text(&pl, buf, sizeof buf);
     assert_non_null(strstr(buf, "4 runs near (floor 122 ns), 3 far (410 ns), 0 during a run"));
+    /* a placement with no run says so, never "nan" */
+    lat_lab_placement none = pl;
+    none.near = 0, none.near_ns = NAN, none.during = 1;
+    lat_lab_placement_text(&none, buf, sizeof buf);
+    assert_non_null(strstr(buf, "0 runs near (no floor), 3 far (410 ns), 1 during a run"));
+    none.moved = false, none.during = 0;
+    lat_lab_placement_text(&none, buf, sizeof buf);
+    assert_non_null(strstr(buf, "(floor 410 ns)"));
+    assert_null(strstr(buf, "nan"));
     /* a run that starts far and ends near was moved during the run */
     runs[1].floor_after_ns = 125;
     runs[2].floor_after_ns = 131; /* near before and after */
