@@ -73,6 +73,14 @@ bool lat_censor_judge(lat_censor *c, const lat_censor_event *e, uint8_t *why, un
     for (unsigned f = 0; f < c->nfig; f++) {
         who[f] = 0;
         why[f] = e->fig[f].threads ? judge_window(c, &e->fig[f], &who[f]) : LAT_CENSOR_KEPT;
+        if (why[f] == LAT_CENSOR_KEPT && e->fig[f].threads && e->fig[f].from > from) {
+            /* the sample waited through a gap on a thread carrying this
+             * figure before its window opened: the window ran cold after
+             * the platform's time (its caches were the gap's) */
+            lat_censor_window before = {from, e->fig[f].from, e->fig[f].threads};
+            unsigned b = 0;
+            if (judge_window(c, &before, &b) == LAT_CENSOR_GAP) why[f] = LAT_CENSOR_GAP, who[f] = b;
+        }
         gap |= who[f];
     }
     for (unsigned f = 0; f < c->nfig; f++) {

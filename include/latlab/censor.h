@@ -11,6 +11,11 @@
  *   [start, start + len) on a thread that carried it: start < to and
  *   start + len > from.  A gap that only touches a boundary (ends at from,
  *   starts at to) does not overlap; an empty window counts as one cycle.
+ *   A figure also leaves GAP when the sample's time before its window (from
+ *   the sample's earliest window start to this figure's start) overlapped a
+ *   gap on a thread carrying the figure: the sample waited through the gap
+ *   and its window then ran on the caches the platform left (the first
+ *   event after a worker gap found no queue, yet its work ran cold).
  * - BACKLOG: the sample met a queue a gap built.  The caller says, per
  *   sample, whether it was due while the sample before it still held the
  *   server it needs (queued; in the pipeline: t0 < the previous event's t2,

@@ -106,21 +106,21 @@ static void test_backlog(void **s) {
     lat_censor c;
     assert_int_equal(lat_censor_init(&c, tl, 2, 2), 0);
     lat_censor_event e[] = {
-        ev(false, 0, 50, 60),           /* before: kept */
-        ev(false, 900, 950, 960),       /* done before the gap: kept */
-        ev(false, 1200, 1510, 1520),    /* due in the gap: q1 GAP, work after it kept */
-        ev(true, 1400, 1520, 1530),     /* due in the gap too: q1 GAP, work backlog */
-        ev(true, 1505, 1530, 1535),     /* due after it, queued behind them: backlog */
-        ev(true, 1515, 1535, 1540),     /* still queued: backlog */
-        ev(false, 1600, 1650, 1660),    /* due after the last finished: drained, kept */
-        ev(true, 1655, 1660, 1670),     /* queued, but no gap in this busy period: kept */
+        ev(false, 0, 50, 60),        /* before: kept */
+        ev(false, 900, 950, 960),    /* done before the gap: kept */
+        ev(false, 1200, 1510, 1520), /* due in the gap: q1 GAP, work ran cold after it: GAP */
+        ev(true, 1400, 1520, 1530),  /* due in the gap too: q1 GAP, work waited through it: GAP */
+        ev(true, 1505, 1530, 1535),  /* due after it, queued behind them: backlog */
+        ev(true, 1515, 1535, 1540),  /* still queued: backlog */
+        ev(false, 1600, 1650, 1660), /* due after the last finished: drained, kept */
+        ev(true, 1655, 1660, 1670),  /* queued, but no gap in this busy period: kept */
         ev(false, 19990, 20000, 20010), /* before the second gap: kept */
         ev(true, 20005, 20010, 20015),  /* queued behind a kept one, touches it: kept */
-        ev(true, 20050, 20150, 20160),  /* q1 over the gap: GAP, work kept */
+        ev(true, 20050, 20150, 20160),  /* q1 over the gap: GAP, work after it: GAP */
         ev(true, 20120, 20160, 20170),  /* queued after it: backlog */
     };
-    uint8_t want[][2] = {{K, K}, {K, K}, {G, K}, {G, B}, {B, B}, {B, B},
-                         {K, K}, {K, K}, {K, K}, {K, K}, {G, K}, {B, B}};
+    uint8_t want[][2] = {{K, K}, {K, K}, {G, G}, {G, G}, {B, B}, {B, B},
+                         {K, K}, {K, K}, {K, K}, {K, K}, {G, G}, {B, B}};
     for (size_t i = 0; i < sizeof e / sizeof e[0]; i++) {
         uint8_t why[2];
         unsigned who[2];
@@ -131,6 +131,30 @@ static void test_backlog(void **s) {
         }
         assert_int_equal(any, want[i][0] != K || want[i][1] != K);
     }
+}
+
+/* The sample's time before a figure's window counts for that figure only
+ * on the threads that carry it: a worker gap while the event waited in q1
+ * censors its work (it ran cold after the gap), a producer gap does not. */
+static void test_cold_after_gap(void **s) {
+    (void)s;
+    static const lat_gap p[] = {{100, 50}}, w[] = {{1000, 50}};
+    lat_censor_timeline tl[2] = {{p, 1, UINT64_MAX}, {w, 1, UINT64_MAX}};
+    lat_censor c;
+    assert_int_equal(lat_censor_init(&c, tl, 2, 2), 0);
+    uint8_t why[2];
+    unsigned who[2];
+    lat_censor_event a = ev(false, 90, 200, 210); /* the producer's gap in its q1 wait */
+    lat_censor_judge(&c, &a, why, who);
+    assert_int_equal(why[0], G), assert_int_equal(who[0], 1u);
+    assert_int_equal(why[1], K);                     /* the producer does not carry the work */
+    lat_censor_event b = ev(false, 990, 1060, 1070); /* the worker's gap in its q1 wait */
+    lat_censor_judge(&c, &b, why, who);
+    assert_int_equal(why[0], G);
+    assert_int_equal(why[1], G), assert_int_equal(who[1], 2u);
+    lat_censor_event d = ev(false, 1050, 1060, 1070); /* born as the gap ended: kept */
+    lat_censor_judge(&c, &d, why, who);
+    assert_int_equal(why[0], K), assert_int_equal(why[1], K);
 }
 
 static void test_horizon_unknown(void **s) {
@@ -237,6 +261,7 @@ int main(void) {
         cmocka_unit_test(test_two_threads),
         cmocka_unit_test(test_long_own_work_kept),
         cmocka_unit_test(test_backlog),
+        cmocka_unit_test(test_cold_after_gap),
         cmocka_unit_test(test_horizon_unknown),
         cmocka_unit_test(test_out_of_order),
         cmocka_unit_test(test_gaps_search),
