@@ -10,31 +10,6 @@
 
 #ifndef LATLAB_EXPERIMENTAL
 #error "latlab/hlog_summary.h is experimental: define LATLAB_EXPERIMENTAL before including it"
-/* Open the log at path for a summary (fitted geometry: merges resize).  0,
- * or a negative errno with the message in err (-EFBIG: over the size limit). */
-int lat_hlog_summary_open(const char *path, lat_hlog_reader **r, char *err, size_t n);
-
-/* Every interval of the log at path into t (lat_hlog_tags_init'ed): its tags
- * in order of first appearance, with interval and value counts and merged
- * slots when t merges.  0, or a negative errno with the message in err (the
- * file and line; -ENODATA: no intervals). */
-int lat_hlog_summary_gather(const char *path, lat_hlog_tags *t, char *err, size_t n);
-
-/* Which intervals: tagged tag (NULL: untagged ones), starting between start
- * and end seconds after the log's start (inclusive). */
-typedef struct lat_hlog_select {
-    const char *tag;
-    double start, end;
-} lat_hlog_select;
-
-/* The selected intervals of r merged into *total (zeroed storage; made by
- * the first one; lat_hist_fini it on an error too); with f, the per-interval
- * legend and lines as HistogramLogProcessor prints them (values divided by
- * scale, plain or csv).  0, or a negative errno with the message in err (the
- * file and line, or -ENODATA: nothing selected). */
-int lat_hlog_summary_total(lat_hlog_reader *r, const char *path, const lat_hlog_select *s, FILE *f,
-                           bool csv, double scale, lat_hist *total, char *err, size_t errlen);
-
 #endif
 
 #include <stdbool.h>

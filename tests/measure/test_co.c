@@ -100,7 +100,7 @@ static void test_host_busy(void **state) {
     assert_false(r.plat_closed.measured);
     assert_int_equal(lat_co_run_closed(&c, &r), 0);
     assert_true(r.plat_closed.measured && !r.plat_open.measured);
-    assert_true(r.plat_closed.loop_ns >= 1e6); /* the stall is in the loop... */
+    assert_true(r.plat_closed.loop_ns >= 1e6);                  /* the stall is in the loop... */
     assert_true(r.plat_closed.lost_ns < r.plat_closed.loop_ns); /* ...and not a gap by itself */
     assert_true(r.plat_closed.gap_ns > 0);
     lat_co_platform_text(&r.plat_closed, why, sizeof why);
