@@ -9,7 +9,11 @@
  *
  * - median disease: the p50's lower bound above min_median_ratio, its shift
  *   at least min_median_ticks ticks, and the shift not growing toward the
- *   tail: the estimate of ln r999 - tail_log_multiple ln r50 at most 0;
+ *   tail: the upper bound of ln r999 - tail_log_multiple ln r50 below 0 (the
+ *   shape decided at alpha, as for a tail: a tail that grew about
+ *   tail_log_multiple times the median in log terms, as a constant cost on
+ *   every event plus a slow path can under heavy platform noise, is neither,
+ *   and stays inconclusive rather than wrong);
  * - tail disease: the p99.9's (or the p99.99's, where read) lower bound above
  *   min_tail_ratio, and the tail grew beyond the median: the lower bound of
  *   ln r_tail - tail_log_multiple ln r50 above 0 or, with the p50 change below
@@ -269,7 +273,7 @@ static void read_facts(const lat_lab_params *p, const tests *t, lat_lab_verdict 
     v->p50_below_tick = fabs(t->sns.est) < f->resolved;
     f->median_up =
         t->t[0].p < p->alpha && t->s[0].lo > log(p->min_median_ratio) && !v->p50_below_tick;
-    f->median_shape = t->have_y[0] && t->sy[0].est <= 0;
+    f->median_shape = t->have_y[0] && t->sy[0].hi < 0;
     double hidden = hidden_growth(p, t, v);
     f->hidden = exp(hidden);
     for (int y = 0; y < 2; y++) {

@@ -103,7 +103,8 @@ typedef struct lat_lab_params {
     double min_tail_ratio;         /* tail disease: the p99.9 (or p99.99) ratio's lower bound
                                     * above this */
     double tail_log_multiple;      /* tail vs median: a tail disease needs ln(tail ratio) above
-                                    * this multiple of ln(p50 ratio), a median disease at most it */
+                                    * this multiple of ln(p50 ratio), a median disease below
+                                    * it, each at alpha */
     double min_var_ratio;          /* variance disease: round-to-round dispersion grown this much */
     double no_change_ratio;        /* "no change" when every read CI lies within 1/x .. x */
     double tick_ns;                /* the counter's granularity */
