@@ -9,14 +9,14 @@
  *
  * - median disease: the p50's lower bound above min_median_ratio, its shift
  *   at least min_median_ticks ticks, and the shift not growing toward the
- *   tail: the upper bound of ln r999 - tail_log_multiple ln r50 below 0 (the
+ *   tail: the upper bound of the shape below 0 (the
  *   shape decided at alpha, as for a tail: a tail that grew about
  *   tail_log_multiple times the median in log terms, as a constant cost on
  *   every event plus a slow path can under heavy platform noise, is neither,
  *   and stays inconclusive rather than wrong);
  * - tail disease: the p99.9's (or the p99.99's, where read) lower bound above
- *   min_tail_ratio, and the tail grew beyond the median: the lower bound of
- *   ln r_tail - tail_log_multiple ln r50 above 0 or, with the p50 change below
+ *   min_tail_ratio, and the tail grew beyond the median: the shape's lower
+ *   bound above 0 or, with the p50 change below
  *   the counter's granularity, ln r_tail's lower bound above tail_log_multiple
  *   times the largest median growth not excluded (the body mean's upper
  *   bound: it resolves below a tick);
@@ -28,6 +28,12 @@
  *   no point significant, the dispersion not grown, and a counter whose
  *   min_median_ticks fit in the band;
  * - else inconclusive, with the reason.
+ * The shape is ln r_tail - tail_log_multiple ln r50 per round, its tail the
+ * mean of ln r99 and ln r999 (or ln r9999 alone where the runs support it):
+ * the p99.9 of one half-second run swings x0.6..x1.6 round to round on a
+ * busy host, the p99 far less, and the two together decide a shape in the
+ * rounds the p99.9 alone needs twice as many of; the tail thresholds still
+ * read the p99.9 (p99.99).
  * Rounds that span two host placements are decided per placement. */
 #include "latlab/lab_verdict.h"
 
@@ -103,7 +109,8 @@ static void verdict_clear(lat_lab_verdict *v) {
 
 /* The paired rounds' columns: per quantile the log ratios where both runs
  * support it, the p50's shift in ns, the body means, ln e2e p99.9 of each
- * side, and the shape columns ln r_tail - tail_log_multiple ln r50. */
+ * side, and the shape columns ln r_tail - tail_log_multiple ln r50 (r_tail:
+ * the geometric mean of r99 and r999, or r9999). */
 typedef struct paired {
     size_t n;              /* rounds with both runs usable */
     double *d[LAT_LAB_NQ]; /* ln(exp_q / base_q) */
@@ -113,7 +120,7 @@ typedef struct paired {
     size_t nm;
     double *eb, *ee, *epl; /* ln e2e p99.9 of each side, the pair's placement */
     size_t ne;
-    double *dy[2]; /* shape at p99.9, p99.99 */
+    double *dy[2]; /* shape at p99..p99.9, at p99.99 */
     size_t ny[2];
     double *mem;
 } paired;
@@ -133,10 +140,11 @@ static void pair_one(const lat_lab_params *p, const lat_lab_cell *b, const lat_l
         q->b50[q->nd[0] - 1] = b->work_q[0];
     }
     for (int t = 0; t < 2 && has50; t++) {
-        int k = t ? LAT_LAB_Q9999 : LAT_LAB_Q999;
-        if (ok(b->work_q[k]) && ok(e->work_q[k]))
-            q->dy[t][q->ny[t]++] = log(e->work_q[k] / b->work_q[k]) -
-                                   p->tail_log_multiple * log(e->work_q[0] / b->work_q[0]);
+        int k = t ? LAT_LAB_Q9999 : LAT_LAB_Q999, k0 = t ? k : LAT_LAB_Q99;
+        if (ok(b->work_q[k]) && ok(e->work_q[k]) && ok(b->work_q[k0]) && ok(e->work_q[k0]))
+            q->dy[t][q->ny[t]++] =
+                (log(e->work_q[k] / b->work_q[k]) + log(e->work_q[k0] / b->work_q[k0])) / 2 -
+                p->tail_log_multiple * log(e->work_q[0] / b->work_q[0]);
     }
     if (ok(b->work_mean) && ok(e->work_mean)) {
         q->dm[q->nm] = log(e->work_mean / b->work_mean);
@@ -354,7 +362,8 @@ static void explain_undecided(const lat_lab_params *p, const tests *t, const fac
     else if (f->median_up && (tail_up || !f->median_shape)) /* up, and the tail more */
         snprintf(r, room,
                  "work p50 %s and p99.9 %s both grew; whether the tail grew beyond the median "
-                 "(ln p99.9 ratio - %.1f ln p50 ratio: %+.2f [%+.2f, %+.2f]) is not yet decided",
+                 "(ln tail ratio at p99..p99.9 - %.1f ln p50 ratio: %+.2f [%+.2f, %+.2f]) is "
+                 "not yet decided",
                  pt(t, 0, a, sizeof a), pt(t, LAT_LAB_Q999, b, sizeof b), p->tail_log_multiple,
                  t->sy[0].est, t->sy[0].lo, t->sy[0].hi);
     else if (tail_up)

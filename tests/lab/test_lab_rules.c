@@ -127,26 +127,36 @@ static void test_min_tail_ratio(void **st) {
     assert_int_not_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
 }
 
+/* The tail (p99 and p99.9) x1.5^m. */
+static void tail_at(shape *s, double m) {
+    s->r[LAT_LAB_Q99] = s->r[LAT_LAB_Q999] = pow(1.5, m);
+}
+
 /* tail_log_multiple (1.5): p50 x1.5 and the tail x1.5^m: m clearly below
  * the multiple is a median disease, clearly above it a tail disease, at it
  * neither (the shape is decided at alpha both ways: a tail that grew as much
- * as the median's multiple is no median disease). */
+ * as the median's multiple is no median disease).  The shape's tail is the
+ * p99 and the p99.9 together: a p99.9 that grew alone, beside a p99 that
+ * moved as the median did, is no tail disease. */
 static void test_tail_log_multiple(void **st) {
     (void)st;
     lat_lab_params p;
     params(&p);
     lat_lab_verdict v;
     shape s = uniform(1.5);
-    s.r[LAT_LAB_Q999] = pow(1.5, 1.3);
+    tail_at(&s, 1.3);
     assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_MEDIAN);
-    s.r[LAT_LAB_Q999] = pow(1.5, 1.5);
+    tail_at(&s, 1.5);
     assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_UNDECIDED);
     assert_non_null(strstr(v.reason, "not yet decided"));
-    s.r[LAT_LAB_Q999] = pow(1.5, 1.49); /* the shape's estimate just below 0 */
+    tail_at(&s, 1.49); /* the shape's estimate just below 0 */
     assert_int_equal(decide(&p, &s, 11, &v), LAT_LAB_UNDECIDED);
-    s.r[LAT_LAB_Q999] = pow(1.5, 1.7);
+    tail_at(&s, 1.7);
     assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
     p.tail_log_multiple = 2; /* the same tail is now within the median's shape */
+    assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_MEDIAN);
+    p.tail_log_multiple = 1.5;
+    s.r[LAT_LAB_Q99] = 1.5, s.r[LAT_LAB_Q999] = pow(1.5, 1.9); /* (1 + 1.9) / 2 < 1.5 */
     assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_MEDIAN);
 }
 
