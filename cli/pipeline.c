@@ -450,14 +450,12 @@ static int pipeline_run(int argc, char **argv) {
     }
     itchfeed *feed = NULL;
     if (o.replay && (rc = pipeline_replay_setup(CMD, o.replay, &o.ro, &c, &feed)) != 0) return rc;
+    char *prefix = NULL; /* the directory is made (or refused) before the plan prints */
+    if (o.hlog_dir && (rc = hlog_prefix(&c, &prefix)) != 0) goto out;
     print_header(&c, why, feed);
-    char *prefix = NULL;
-    if ((o.flight_auto && (rc = flight_auto_threshold(&c)) != 0) ||
-        (o.hlog_dir && (rc = hlog_prefix(&c, &prefix)) != 0)) {
-        itchfeed_destroy(feed);
-        return rc;
-    }
+    if (o.flight_auto && (rc = flight_auto_threshold(&c)) != 0) goto out;
     rc = run_and_report(&c, over, why, feed);
+out:
     itchfeed_destroy(feed);
     free(prefix);
     return rc;

@@ -3,7 +3,8 @@
 # /dev/full exits 1 and names ENOSPC ("No space left on device", not
 # "Input/output error"); on a full filesystem (a 1 MiB tmpfs, root only) the
 # interval logs of `pipeline --hlog-dir`, `hist merge -o` and --json files
-# exit 1 naming the path, and leave no partial file behind.
+# exit 1 naming the path, and leave no partial file behind; a log directory
+# that cannot be made (under a file) exits 1 before the run's plan prints.
 set -u
 L=${LATLAB:?path of the latlab tool}
 T=$(mktemp -d)
@@ -56,6 +57,14 @@ for f in "${forms[@]}"; do
     grep -q "Input/output error" "$T/err" && fail "'latlab $f' >/dev/full says Input/output error"
 done
 echo "stdout on /dev/full: ${#forms[@]} command forms checked"
+
+# a log directory that cannot be made is refused before the plan prints
+: >"$T/afile"
+"$L" pipeline --shape compact --events 2000 --hlog-dir "$T/afile/logs" >"$T/out" 2>"$T/err"
+rc=$?
+[ $rc -eq 1 ] || fail "pipeline --hlog-dir under a file exited $rc, want 1"
+grep -q "$T/afile/logs" "$T/err" || fail "pipeline --hlog-dir under a file: no path: $(cat "$T/err")"
+[ -s "$T/out" ] && fail "pipeline --hlog-dir under a file printed its plan first: $(head -2 "$T/out")"
 
 # a full filesystem
 if [ "$(id -u)" != 0 ]; then
