@@ -229,15 +229,36 @@ static int decide_all(const lat_lab_config *c, lat_lab_result *res) {
  * the previous round: the rule is looked at after every round, and one look's
  * fluke must not stop the protocol (optional stopping inflates the error
  * rate).  The A/A control need not be decided: on a counter too coarse to
- * claim "no change" it stays inconclusive, and that is its answer. */
-static bool all_decided(const lat_lab_result *res, const int *prev) {
+ * claim "no change" it stays inconclusive, and that is its answer.  An
+ * experiment undecided on its shape alone counts as decided when the rounds
+ * the budget still allows (more) could not decide it (lat_lab_out_of_reach):
+ * both its median and its tail grew by about the shape's multiple, and more
+ * rounds would only narrow an interval around 0.  *reach: how many were. */
+static bool all_decided(const lat_lab_result *res, const int *prev, unsigned more, int *reach) {
+    *reach = 0;
     for (int x = 1; x < LAT_LAB_NCONF; x++) {
-        if (x != LAT_LAB_AA && res->verdict[x].kind == LAT_LAB_UNDECIDED &&
-            !strstr(res->verdict[x].reason, "too few CPUs"))
+        const lat_lab_verdict *v = &res->verdict[x];
+        bool out = lat_lab_out_of_reach(v, more);
+        if (x != LAT_LAB_AA && v->kind == LAT_LAB_UNDECIDED && !out &&
+            !strstr(v->reason, "too few CPUs"))
             return false;
-        if (res->verdict[x].kind != prev[x]) return false;
+        if (v->kind != prev[x]) return false;
+        *reach += x != LAT_LAB_AA && out;
     }
     return true;
+}
+
+/* The stop's note on each verdict left out of reach. */
+static void note_out_of_reach(lat_lab_result *res, unsigned more) {
+    for (int x = 1; x < LAT_LAB_AA; x++) {
+        lat_lab_verdict *v = &res->verdict[x];
+        if (!lat_lab_out_of_reach(v, more)) continue;
+        size_t len = strlen(v->reason);
+        snprintf(v->reason + len, sizeof v->reason - len,
+                 "; out of reach: the %u rounds the budget still allows would not decide the "
+                 "shape (%+.2f [%+.2f, %+.2f] after %u rounds), so the lab stopped",
+                 more, v->shape_est, v->shape_lo, v->shape_hi, v->shape_rounds);
+    }
 }
 
 static int push_rec(lat_lab_result *res, size_t *cap, const lat_lab_run_rec *rec) {
@@ -345,9 +366,15 @@ int lat_lab_run(const lat_lab_config *c, lat_lab_result *res) {
     int prev[LAT_LAB_NCONF] = {0};
     for (unsigned k = 0; k < c->max_rounds && !rc; k++) {
         double spent = (double)(lat_mono_ns() - t0) / 1e9;
-        if (k > c->min_rounds && all_decided(res, prev)) {
+        /* rounds the budget still allows, at this lab's pace so far */
+        double pace = k ? (c->budget_s - spent) / (spent / k) - 1.5 : 0;
+        unsigned more = pace > 0 ? (unsigned)fmin(pace, c->max_rounds - k) : 0;
+        int reach;
+        if (k > c->min_rounds && all_decided(res, prev, more, &reach)) {
             snprintf(res->stop, sizeof res->stop,
-                     "every verdict decided after %u rounds (the same after %u)", k, k - 1);
+                     "every verdict decided%s after %u rounds (the same after %u)",
+                     reach ? ", or out of reach of the rounds left," : "", k, k - 1);
+            note_out_of_reach(res, more);
             break;
         }
         if (k > 0 && spent + 1.5 * spent / k > c->budget_s) { /* a round can run long */

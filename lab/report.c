@@ -637,6 +637,13 @@ static json_t *verdict_json(const lat_lab_verdict *v, int c) {
         json_array_append_new(sh, e);
     }
     json_object_set_new(o, "shift_function", sh);
+    json_t *shp = json_object(); /* ln r_tail - tail_log_multiple ln r50, ln scale */
+    json_object_set_new(shp, "estimate", lat_json_real_or_null(v->shape_est));
+    json_object_set_new(shp, "lo", lat_json_real_or_null(v->shape_lo));
+    json_object_set_new(shp, "hi", lat_json_real_or_null(v->shape_hi));
+    json_object_set_new(shp, "rounds", json_integer(v->shape_rounds));
+    json_object_set_new(shp, "open", json_boolean(v->shape_open));
+    json_object_set_new(o, "shape", shp);
     json_object_set_new(o, "e2e_p999_dispersion_ratio", lat_json_real_or_null(v->disp_ratio));
     json_object_set_new(o, "e2e_p999_dispersion_p", lat_json_real_or_null(v->disp_p));
     json_object_set_new(o, "work_body_mean_ratio", lat_json_real_or_null(v->mean_ratio));

@@ -103,6 +103,7 @@ static void verdict_clear(lat_lab_verdict *v) {
     v->disp_ratio = v->disp_lo = v->disp_hi = v->disp_p = NAN;
     v->p50_shift_ns = v->base_p50_ns = NAN;
     v->mean_ratio = v->mean_lo = v->mean_hi = v->mean_shift_ns = NAN;
+    v->shape_est = v->shape_lo = v->shape_hi = NAN;
     v->placement_kind[0] = v->placement_kind[1] = -1;
     v->decided_in = -1;
 }
@@ -359,8 +360,8 @@ static void explain_undecided(const lat_lab_params *p, const tests *t, const fac
                  "dispersion (x%.2f, p=%.4f): a tail or a variance disease, not yet told apart",
                  k == LAT_LAB_Q999 ? "99.9" : "99.99", pt(t, k, a, sizeof a), t->disp_ratio,
                  t->disp_p);
-    else if (f->median_up && (tail_up || !f->median_shape)) /* up, and the tail more */
-        snprintf(r, room,
+    else if (f->median_up && (tail_up || !f->median_shape) && (v->shape_open = true))
+        snprintf(r, room, /* both up, and which more is not decided */
                  "work p50 %s and p99.9 %s both grew; whether the tail grew beyond the median "
                  "(ln tail ratio at p99..p99.9 - %.1f ln p50 ratio: %+.2f [%+.2f, %+.2f]) is "
                  "not yet decided",
@@ -436,6 +437,7 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
         (v->kind == LAT_LAB_NO_CHANGE || v->kind == LAT_LAB_UNDECIDED)) {
         bool none = v->kind == LAT_LAB_NO_CHANGE;
         v->kind = LAT_LAB_UNDECIDED;
+        v->shape_open = false;
         v->confidence = 0;
         snprintf(v->reason, sizeof v->reason,
                  "too few CPUs for no-pin to matter: %d CPUs for %d hot threads, the scheduler "
@@ -462,6 +464,21 @@ static void fill_figures(const tests *t, const paired *q, lat_lab_verdict *v) {
     }
     v->disp_ratio = t->disp_ratio;
     v->disp_p = t->have_disp ? t->disp_p : NAN;
+    if (t->have_y[0]) {
+        v->shape_est = t->sy[0].est, v->shape_lo = t->sy[0].lo, v->shape_hi = t->sy[0].hi;
+        v->shape_rounds = (unsigned)q->ny[0];
+    }
+}
+
+bool lat_lab_out_of_reach(const lat_lab_verdict *v, unsigned more_rounds) {
+    if (!v || v->kind != LAT_LAB_UNDECIDED || !v->shape_open || !isfinite(v->shape_est) ||
+        !isfinite(v->shape_lo) || !isfinite(v->shape_hi) || v->shape_rounds == 0)
+        return false;
+    double narrow = sqrt((double)v->shape_rounds / (v->shape_rounds + more_rounds));
+    double e = v->shape_est;
+    bool tail_reach = e > 0 && e - (e - v->shape_lo) * narrow > 0;
+    bool median_reach = e < 0 && e + (v->shape_hi - e) * narrow < 0;
+    return !tail_reach && !median_reach;
 }
 
 /* The verdict on one set of rounds (one placement, or all of them). */
@@ -514,6 +531,7 @@ bool lat_lab_apply_aa(lat_lab_verdict *v) {
              ratio_or_na(aa->disp_ratio, c, sizeof c), aa->rounds);
     for (int x = LAT_LAB_ALLOC; x < LAT_LAB_AA; x++) {
         v[x].kind = LAT_LAB_UNDECIDED;
+        v[x].shape_open = false;
         v[x].confidence = 0;
         snprintf(v[x].reason, sizeof v[x].reason, "%s", why);
     }

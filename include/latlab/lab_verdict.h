@@ -138,7 +138,14 @@ typedef struct lat_lab_verdict {
     unsigned placement_rounds[2];
     int decided_in;      /* placement the verdict rests on, or -1 (all rounds, one placement) */
     bool p50_below_tick; /* the p50 change is below min_median_ticks */
-    char reason[512];    /* for UNDECIDED, and notes otherwise */
+    /* The shape, ln r_tail - tail_log_multiple ln r50 per round (HL estimate
+     * and interval, ln scale; NAN: not read), over shape_rounds rounds;
+     * shape_open: the verdict is undecided on the shape alone (both the p50
+     * and the tail grew, and which grew more is not decided). */
+    double shape_est, shape_lo, shape_hi;
+    unsigned shape_rounds;
+    bool shape_open;
+    char reason[512]; /* for UNDECIDED, and notes otherwise */
 } lat_lab_verdict;
 
 /* The verdict for experiment conf from nrounds paired cells (base[k] and
@@ -154,6 +161,13 @@ int lat_lab_decide(const lat_lab_params *p, int conf, const lat_lab_cell *base,
  * control: ..." with the control's reading.  Returns true when it did.  v has
  * LAT_LAB_NCONF entries.  Pure. */
 bool lat_lab_apply_aa(lat_lab_verdict *v);
+/* Futility: true when v is undecided on its shape alone (shape_open) and
+ * more_rounds further paired rounds would not decide it even if the estimate
+ * stayed where it is: the interval narrows as the square root of the rounds,
+ * and the bound on the estimate's side would still not cross 0.  The lab
+ * stops on such a verdict as on a decided one (it says so); more_rounds 0:
+ * true for any open shape.  Pure. */
+bool lat_lab_out_of_reach(const lat_lab_verdict *v, unsigned more_rounds);
 /* One line: "tail disease (confidence 99.2%, 9 rounds): work p50 +1 tick ..." */
 void lat_lab_verdict_text(const lat_lab_verdict *v, char *buf, size_t len);
 

@@ -160,6 +160,42 @@ static void test_tail_log_multiple(void **st) {
     assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_MEDIAN);
 }
 
+/* Futility (the stop rule's): an undecided shape is out of reach when the
+ * rounds left, narrowing its interval as their square root, would not move
+ * the bound on the estimate's side past 0; only a shape-open verdict is. */
+static void test_out_of_reach(void **st) {
+    (void)st;
+    lat_lab_params p;
+    params(&p);
+    lat_lab_verdict v;
+    shape s = uniform(1.5);
+    tail_at(&s, 1.5); /* both grew by the shape's multiple */
+    assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_UNDECIDED);
+    assert_true(v.shape_open && v.shape_rounds == 30 && v.shape_lo < 0 && v.shape_hi > 0);
+    assert_true(lat_lab_out_of_reach(&v, 0));
+    tail_at(&s, 1.7);
+    assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
+    assert_false(v.shape_open || lat_lab_out_of_reach(&v, 0));
+    s = flat();
+    assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_NO_CHANGE);
+    assert_false(v.shape_open);
+    /* known intervals, 12 rounds: 30 more narrow them by sqrt(12/42) */
+    memset(&v, 0, sizeof v);
+    v.kind = LAT_LAB_UNDECIDED, v.shape_open = true, v.shape_rounds = 12;
+    v.shape_est = 0.02, v.shape_lo = -0.20, v.shape_hi = 0.24; /* centred on 0 */
+    assert_true(lat_lab_out_of_reach(&v, 30));
+    v.shape_est = 0.30, v.shape_lo = -0.05, v.shape_hi = 0.65; /* a tail within reach */
+    assert_false(lat_lab_out_of_reach(&v, 30));
+    assert_true(lat_lab_out_of_reach(&v, 0));
+    assert_true(lat_lab_out_of_reach(&v, 2));                   /* 0.30 - 0.35 sqrt(12/14) < 0 */
+    v.shape_est = -0.30, v.shape_lo = -0.65, v.shape_hi = 0.05; /* a median within reach */
+    assert_false(lat_lab_out_of_reach(&v, 30));
+    v.shape_open = false; /* undecided for another reason: never out of reach */
+    assert_false(lat_lab_out_of_reach(&v, 0));
+    v.shape_open = true, v.kind = LAT_LAB_MEDIAN;
+    assert_false(lat_lab_out_of_reach(&v, 0));
+}
+
 /* The sub-tick rule: the p50 does not move (below the granularity), the
  * body mean bounds the median growth it may hide, and the tail must outgrow
  * tail_log_multiple times that bound. */
@@ -286,6 +322,7 @@ int main(void) {
         cmocka_unit_test(test_min_median_ticks),
         cmocka_unit_test(test_min_tail_ratio),
         cmocka_unit_test(test_tail_log_multiple),
+        cmocka_unit_test(test_out_of_reach),
         cmocka_unit_test(test_body_mean_bounds_subtick_median),
         cmocka_unit_test(test_deep_tail_where_supported),
         cmocka_unit_test(test_min_var_ratio),
