@@ -24,7 +24,8 @@
  *   deviations from each side's median over the rounds: a rank version of the
  *   Brown-Forsythe test, Mann-Whitney) grew by min_var_ratio at alpha; beside
  *   a tail disease it leaves the verdict undecided (a tail or a variance);
- * - no change: every read interval within 1/no_change_ratio .. no_change_ratio,
+ * - no change: every read quantile's (1 - 2 alpha) interval within
+ *   1/no_change_ratio .. no_change_ratio (two one-sided tests at alpha),
  *   no point significant, the dispersion not grown, and a counter whose
  *   min_median_ticks fit in the band;
  * - else inconclusive, with the reason.
@@ -186,6 +187,9 @@ static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const 
 typedef struct tests {
     lat_stats_test t[LAT_LAB_NQ];
     lat_stats_shift s[LAT_LAB_NQ];
+    /* the (1 - 2 alpha) intervals: "no change" is two one-sided tests at
+     * alpha, each bound against its side of the band (TOST) */
+    lat_stats_shift eq[LAT_LAB_NQ];
     bool read[LAT_LAB_NQ]; /* the quantile has min_rounds paired rounds */
     lat_stats_shift sns, sm, smns, sy[2];
     bool have_mean, have_y[2];
@@ -234,6 +238,8 @@ static int run_tests(const lat_lab_params *p, const paired *q, unsigned need, te
         if (!t->read[k]) continue;
         rc = lat_stats_signed_rank(q->d[k], q->nd[k], &t->t[k]);
         rc = rc ? rc : lat_stats_hl_shift(q->d[k], q->nd[k], p->alpha, &t->s[k]);
+        double eqa = 2 * p->alpha < 1 ? 2 * p->alpha : p->alpha; /* alpha >= 0.5: no TOST */
+        rc = rc ? rc : lat_stats_hl_shift(q->d[k], q->nd[k], eqa, &t->eq[k]);
     }
     if (!rc && t->read[0]) rc = lat_stats_hl_shift(q->dns, q->nd[0], p->alpha, &t->sns);
     for (int y = 0; y < 2 && !rc; y++) {
@@ -298,7 +304,7 @@ static void read_facts(const lat_lab_params *p, const tests *t, lat_lab_verdict 
     f->flat = t->have_disp && t->disp_ratio < p->min_var_ratio;
     for (int k = 0; k < LAT_LAB_NQ; k++) {
         if (!t->read[k]) continue;
-        bool in = t->s[k].lo > -lim && t->s[k].hi < lim;
+        bool in = t->eq[k].lo > -lim && t->eq[k].hi < lim;
         if (k == 0 && v->p50_below_tick) in = true; /* the p50 is bounded by its ticks */
         f->flat = f->flat && in;
         f->moved = f->moved || (t->t[k].p < p->alpha && (t->s[k].lo > 0 || t->s[k].hi < 0));
@@ -332,12 +338,12 @@ static void not_separable(const lat_lab_params *p, const tests *t, const lat_lab
     char why[160] = "";
     for (int k = 0; k < LAT_LAB_NQ && !why[0]; k++) {
         if (!t->read[k] || (k == 0 && v->p50_below_tick)) continue;
-        if (t->s[k].lo <= -lim || t->s[k].hi >= lim)
+        if (t->eq[k].lo <= -lim || t->eq[k].hi >= lim)
             snprintf(why, sizeof why,
-                     "; the work %s interval [%.2f, %.2f] is wider than the "
+                     "; the work %s interval [%.2f, %.2f] (%.0f%%) is wider than the "
                      "no-change band x%.2f..x%.2f",
-                     qn[k], exp(t->s[k].lo), exp(t->s[k].hi), 1 / p->no_change_ratio,
-                     p->no_change_ratio);
+                     qn[k], exp(t->eq[k].lo), exp(t->eq[k].hi), 100 * (1 - 2 * p->alpha),
+                     1 / p->no_change_ratio, p->no_change_ratio);
     }
     if (!why[0] && t->have_disp && t->disp_ratio >= p->min_var_ratio)
         snprintf(why, sizeof why, "; the e2e p99.9 dispersion grew x%.2f, not significantly",
