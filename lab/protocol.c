@@ -231,9 +231,10 @@ static int decide_all(const lat_lab_config *c, lat_lab_result *res) {
  * rate).  The A/A control need not be decided: on a counter too coarse to
  * claim "no change" it stays inconclusive, and that is its answer.  An
  * experiment undecided on its shape alone counts as decided when the rounds
- * the budget still allows (more) could not decide it (lat_lab_out_of_reach):
- * both its median and its tail grew by about the shape's multiple, and more
- * rounds would only narrow an interval around 0.  *reach: how many were. */
+ * the budget still allows (more) could not decide it, even at twice its
+ * estimate (lat_lab_out_of_reach): both its median and its tail grew by about
+ * the shape's multiple, and more rounds would only narrow an interval around
+ * 0.  *reach: how many were. */
 static bool all_decided(const lat_lab_result *res, const int *prev, unsigned more, int *reach) {
     *reach = 0;
     for (int x = 1; x < LAT_LAB_NCONF; x++) {
@@ -256,7 +257,8 @@ static void note_out_of_reach(lat_lab_result *res, unsigned more) {
         size_t len = strlen(v->reason);
         snprintf(v->reason + len, sizeof v->reason - len,
                  "; out of reach: the %u rounds the budget still allows would not decide the "
-                 "shape (%+.2f [%+.2f, %+.2f] after %u rounds), so the lab stopped",
+                 "shape (%+.2f [%+.2f, %+.2f] after %u rounds) even at twice its estimate, so "
+                 "the lab stopped",
                  more, v->shape_est, v->shape_lo, v->shape_hi, v->shape_rounds);
     }
 }

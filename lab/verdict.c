@@ -480,10 +480,14 @@ bool lat_lab_out_of_reach(const lat_lab_verdict *v, unsigned more_rounds) {
     if (!v || v->kind != LAT_LAB_UNDECIDED || !v->shape_open || !isfinite(v->shape_est) ||
         !isfinite(v->shape_lo) || !isfinite(v->shape_hi) || v->shape_rounds == 0)
         return false;
+    if (more_rounds == 0) return true;
+    /* the interval narrowed to the rounds at the budget, around twice the
+     * estimate: an estimate of 11 rounds is itself uncertain, and one that
+     * may yet grow is given the room */
     double narrow = sqrt((double)v->shape_rounds / (v->shape_rounds + more_rounds));
     double e = v->shape_est;
-    bool tail_reach = e > 0 && e - (e - v->shape_lo) * narrow > 0;
-    bool median_reach = e < 0 && e + (v->shape_hi - e) * narrow < 0;
+    bool tail_reach = e > 0 && 2 * e - (e - v->shape_lo) * narrow > 0;
+    bool median_reach = e < 0 && 2 * e + (v->shape_hi - e) * narrow < 0;
     return !tail_reach && !median_reach;
 }
 

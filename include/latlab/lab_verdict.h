@@ -163,11 +163,11 @@ int lat_lab_decide(const lat_lab_params *p, int conf, const lat_lab_cell *base,
  * LAT_LAB_NCONF entries.  Pure. */
 bool lat_lab_apply_aa(lat_lab_verdict *v);
 /* Futility: true when v is undecided on its shape alone (shape_open) and
- * more_rounds further paired rounds would not decide it even if the estimate
- * stayed where it is: the interval narrows as the square root of the rounds,
- * and the bound on the estimate's side would still not cross 0.  The lab
- * stops on such a verdict as on a decided one (it says so); more_rounds 0:
- * true for any open shape.  Pure. */
+ * more_rounds further paired rounds would not decide it even if the shape
+ * were twice its estimate: the interval narrows as the square root of the
+ * rounds, and around twice the estimate its bound on that side would still
+ * not cross 0.  The lab stops on such a verdict as on a decided one (it says
+ * so); more_rounds 0: true for any open shape.  Pure. */
 bool lat_lab_out_of_reach(const lat_lab_verdict *v, unsigned more_rounds);
 /* One line: "tail disease (confidence 99.2%, 9 rounds): work p50 +1 tick ..." */
 void lat_lab_verdict_text(const lat_lab_verdict *v, char *buf, size_t len);

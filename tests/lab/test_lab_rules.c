@@ -166,7 +166,8 @@ static void test_tail_log_multiple(void **st) {
 
 /* Futility (the stop rule's): an undecided shape is out of reach when the
  * rounds left, narrowing its interval as their square root, would not move
- * the bound on the estimate's side past 0; only a shape-open verdict is
+ * the bound on the estimate's side past 0 even around twice the estimate;
+ * only a shape-open verdict is
  * (test_tail_log_multiple: decide sets it only when the shape is open). */
 static void test_out_of_reach(void **st) {
     (void)st;
@@ -176,10 +177,12 @@ static void test_out_of_reach(void **st) {
     v.kind = LAT_LAB_UNDECIDED, v.shape_open = true, v.shape_rounds = 12;
     v.shape_est = 0.02, v.shape_lo = -0.20, v.shape_hi = 0.24; /* centred on 0 */
     assert_true(lat_lab_out_of_reach(&v, 30));
-    v.shape_est = 0.30, v.shape_lo = -0.05, v.shape_hi = 0.65; /* a tail within reach */
+    v.shape_est = 0.10, v.shape_lo = -0.25, v.shape_hi = 0.45; /* 0.20 - 0.35 x 0.53 > 0 */
     assert_false(lat_lab_out_of_reach(&v, 30));
     assert_true(lat_lab_out_of_reach(&v, 0));
-    assert_true(lat_lab_out_of_reach(&v, 2));                   /* 0.30 - 0.35 sqrt(12/14) < 0 */
+    assert_true(lat_lab_out_of_reach(&v, 2)); /* 0.20 - 0.35 sqrt(12/14) < 0 */
+    v.shape_est = 0.06; /* 0.12 - 0.31 x 0.53 < 0: even twice the estimate is out of reach */
+    assert_true(lat_lab_out_of_reach(&v, 30));
     v.shape_est = -0.30, v.shape_lo = -0.65, v.shape_hi = 0.05; /* a median within reach */
     assert_false(lat_lab_out_of_reach(&v, 30));
     v.shape_open = false; /* undecided for another reason: never out of reach */
