@@ -235,11 +235,18 @@ static int decide_all(const lat_lab_config *c, lat_lab_result *res) {
  * estimate (lat_lab_out_of_reach): both its median and its tail grew by about
  * the shape's multiple, and more rounds would only narrow an interval around
  * 0.  *reach: how many were. */
-static bool all_decided(const lat_lab_result *res, const int *prev, unsigned more, int *reach) {
+static bool out_of_reach(const lat_lab_config *c, const lat_lab_verdict *v, unsigned more) {
+    /* a shape of fewer than twice min_rounds rounds is not judged: its
+     * estimate moves too much from round to round */
+    return v->shape_rounds >= 2 * c->params.min_rounds && lat_lab_out_of_reach(v, more);
+}
+
+static bool all_decided(const lat_lab_config *c, const lat_lab_result *res, const int *prev,
+                        unsigned more, int *reach) {
     *reach = 0;
     for (int x = 1; x < LAT_LAB_NCONF; x++) {
         const lat_lab_verdict *v = &res->verdict[x];
-        bool out = lat_lab_out_of_reach(v, more);
+        bool out = out_of_reach(c, v, more);
         if (x != LAT_LAB_AA && v->kind == LAT_LAB_UNDECIDED && !out &&
             !strstr(v->reason, "too few CPUs"))
             return false;
@@ -250,10 +257,10 @@ static bool all_decided(const lat_lab_result *res, const int *prev, unsigned mor
 }
 
 /* The stop's note on each verdict left out of reach. */
-static void note_out_of_reach(lat_lab_result *res, unsigned more) {
+static void note_out_of_reach(const lat_lab_config *c, lat_lab_result *res, unsigned more) {
     for (int x = 1; x < LAT_LAB_AA; x++) {
         lat_lab_verdict *v = &res->verdict[x];
-        if (!lat_lab_out_of_reach(v, more)) continue;
+        if (!out_of_reach(c, v, more)) continue;
         size_t len = strlen(v->reason);
         snprintf(v->reason + len, sizeof v->reason - len,
                  "; out of reach: the %u rounds the budget still allows would not decide the "
@@ -372,11 +379,11 @@ int lat_lab_run(const lat_lab_config *c, lat_lab_result *res) {
         double pace = k ? (c->budget_s - spent) / (spent / k) - 1.5 : 0;
         unsigned more = pace > 0 ? (unsigned)fmin(pace, c->max_rounds - k) : 0;
         int reach;
-        if (k > c->min_rounds && all_decided(res, prev, more, &reach)) {
+        if (k > c->min_rounds && all_decided(c, res, prev, more, &reach)) {
             snprintf(res->stop, sizeof res->stop,
                      "every verdict decided%s after %u rounds (the same after %u)",
                      reach ? ", or out of reach of the rounds left," : "", k, k - 1);
-            note_out_of_reach(res, more);
+            note_out_of_reach(c, res, more);
             break;
         }
         if (k > 0 && spent + 1.5 * spent / k > c->budget_s) { /* a round can run long */

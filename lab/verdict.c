@@ -409,10 +409,18 @@ static void explain_tail(const lat_lab_params *p, const tests *t, const facts *f
                  "work p50 moved %+.1f ns, below the counter's granularity; p%s %s outgrew the "
                  "largest median growth not excluded (x%.2f)",
                  t->sns.est, v->deep_tail ? "99.99" : "99.9", pt(t, k, a, sizeof a), f->hidden);
+    else if (v->deep_tail)
+        snprintf(r, room,
+                 "p99.99 %s grew beyond %.1f times the median's log shift (p50 x%.2f; shape "
+                 "%+.2f [%+.2f, %+.2f])",
+                 pt(t, k, a, sizeof a), p->tail_log_multiple, exp(t->s[0].est), t->sy[1].est,
+                 t->sy[1].lo, t->sy[1].hi);
     else
-        snprintf(r, room, "p%s %s grew beyond %.1f times the median's log shift (p50 x%.2f)",
-                 v->deep_tail ? "99.99" : "99.9", pt(t, k, a, sizeof a), p->tail_log_multiple,
-                 exp(t->s[0].est));
+        snprintf(r, room,
+                 "the tail (p99 x%.2f, p99.9 %s) grew beyond %.1f times the median's log shift "
+                 "(p50 x%.2f; shape %+.2f [%+.2f, %+.2f])",
+                 exp(t->s[LAT_LAB_Q99].est), pt(t, k, a, sizeof a), p->tail_log_multiple,
+                 exp(t->s[0].est), t->sy[0].est, t->sy[0].lo, t->sy[0].hi);
 }
 
 static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_verdict *v) {
