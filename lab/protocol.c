@@ -237,8 +237,9 @@ static int decide_all(const lat_lab_config *c, lat_lab_result *res) {
  * 0.  *reach: how many were. */
 static bool out_of_reach(const lat_lab_config *c, const lat_lab_verdict *v, unsigned more) {
     /* a shape of fewer than twice min_rounds rounds is not judged: its
-     * estimate moves too much from round to round */
-    return v->shape_rounds >= 2 * c->params.min_rounds && lat_lab_out_of_reach(v, more);
+     * estimate moves too much from round to round; with no rounds left the
+     * budget is what stops the lab */
+    return more > 0 && v->shape_rounds >= 2 * c->params.min_rounds && lat_lab_out_of_reach(v, more);
 }
 
 static bool all_decided(const lat_lab_config *c, const lat_lab_result *res, const int *prev,
