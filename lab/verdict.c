@@ -31,10 +31,10 @@
  * - else inconclusive, with the reason.
  * The shape is ln r_tail - tail_log_multiple ln r50 per round, its tail the
  * mean of ln r99 and ln r999 (or ln r9999 alone where the runs support it):
- * the p99.9 of one half-second run swings x0.6..x1.6 round to round on a
- * busy host, the p99 far less, and the two together decide a shape in the
- * rounds the p99.9 alone needs twice as many of; the tail thresholds still
- * read the p99.9 (p99.99).
+ * on a busy 2-vCPU guest an A/A round's p99.9 ratio spread x0.44..x2.0
+ * (10th to 90th percentile of 750 rounds), its p99's x0.85..x1.15, and the
+ * two together decide a shape in fewer rounds than the p99.9 alone; the
+ * tail thresholds still read the p99.9 (p99.99).
  * Rounds that span two host placements are decided per placement. */
 #include "latlab/lab_verdict.h"
 
