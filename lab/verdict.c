@@ -231,6 +231,12 @@ static int dispersion(const paired *q, double *ratio, double *pval) {
     return rc;
 }
 
+/* The level of the no-change intervals: 2 alpha (two one-sided tests at
+ * alpha); alpha itself from 0.5 up, where 2 alpha leaves no interval. */
+static double eq_alpha(const lat_lab_params *p) {
+    return 2 * p->alpha < 1 ? 2 * p->alpha : p->alpha;
+}
+
 static int run_tests(const lat_lab_params *p, const paired *q, unsigned need, tests *t) {
     int rc = 0;
     for (int k = 0; k < LAT_LAB_NQ && !rc; k++) {
@@ -238,8 +244,7 @@ static int run_tests(const lat_lab_params *p, const paired *q, unsigned need, te
         if (!t->read[k]) continue;
         rc = lat_stats_signed_rank(q->d[k], q->nd[k], &t->t[k]);
         rc = rc ? rc : lat_stats_hl_shift(q->d[k], q->nd[k], p->alpha, &t->s[k]);
-        double eqa = 2 * p->alpha < 1 ? 2 * p->alpha : p->alpha; /* alpha >= 0.5: no TOST */
-        rc = rc ? rc : lat_stats_hl_shift(q->d[k], q->nd[k], eqa, &t->eq[k]);
+        rc = rc ? rc : lat_stats_hl_shift(q->d[k], q->nd[k], eq_alpha(p), &t->eq[k]);
     }
     if (!rc && t->read[0]) rc = lat_stats_hl_shift(q->dns, q->nd[0], p->alpha, &t->sns);
     for (int y = 0; y < 2 && !rc; y++) {
@@ -342,7 +347,7 @@ static void not_separable(const lat_lab_params *p, const tests *t, const lat_lab
             snprintf(why, sizeof why,
                      "; the work %s interval [%.2f, %.2f] (%.0f%%) is wider than the "
                      "no-change band x%.2f..x%.2f",
-                     qn[k], exp(t->eq[k].lo), exp(t->eq[k].hi), 100 * (1 - 2 * p->alpha),
+                     qn[k], exp(t->eq[k].lo), exp(t->eq[k].hi), 100 * (1 - eq_alpha(p)),
                      1 / p->no_change_ratio, p->no_change_ratio);
     }
     if (!why[0] && t->have_disp && t->disp_ratio >= p->min_var_ratio)
@@ -366,14 +371,15 @@ static void explain_undecided(const lat_lab_params *p, const tests *t, const fac
                  "dispersion (x%.2f, p=%.4f): a tail or a variance disease, not yet told apart",
                  k == LAT_LAB_Q999 ? "99.9" : "99.99", pt(t, k, a, sizeof a), t->disp_ratio,
                  t->disp_p);
-    else if (f->median_up && (tail_up || !f->median_shape) && (v->shape_open = true))
-        snprintf(r, room, /* both up, and which more is not decided */
+    else if (f->median_up && (tail_up || !f->median_shape)) { /* which grew more: open */
+        v->shape_open = true;
+        snprintf(r, room,
                  "work p50 %s and p99.9 %s both grew; whether the tail grew beyond the median "
                  "(ln tail ratio at p99..p99.9 - %.1f ln p50 ratio: %+.2f [%+.2f, %+.2f]) is "
                  "not yet decided",
                  pt(t, 0, a, sizeof a), pt(t, LAT_LAB_Q999, b, sizeof b), p->tail_log_multiple,
                  t->sy[0].est, t->sy[0].lo, t->sy[0].hi);
-    else if (tail_up)
+    } else if (tail_up)
         snprintf(r, room,
                  "the work tail grew (p99.9 %s), but a median growth up to x%.2f is not excluded "
                  "(work p50 %.0f ns, moved %+.1f ns; %s; counter step %.1f ns)",

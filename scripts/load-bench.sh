@@ -18,7 +18,7 @@
 # host the figures are that host's.
 #
 # usage: scripts/load-bench.sh [BUILD_DIR]   env: DUR (2s), CONNS (64), RATES ("20000 50000 100000"),
-#        REPS (3), MAXRATE (150000), MAXDUR (1s); ONLY=4 runs section 4 alone
+#        REPS (3), MAXRATE (300000), MAXDUR (1s); ONLY=4 runs section 4 alone
 set -euo pipefail
 B=${1:-${LAT_BUILD_DIR:-build}}
 L=$B/latlab
@@ -26,7 +26,7 @@ DUR=${DUR:-2s}
 CONNS=${CONNS:-64}
 RATES=${RATES:-"20000 50000 100000"}
 REPS=${REPS:-3}
-MAXRATE=${MAXRATE:-150000}
+MAXRATE=${MAXRATE:-300000}
 MAXDUR=${MAXDUR:-1s}
 ONLY=${ONLY:-}
 PATH=$PATH:/usr/sbin

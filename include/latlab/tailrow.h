@@ -28,8 +28,8 @@ typedef struct lat_tailrow {
     char name[LAT_HLOG_TAG_MAX + 64];
     bool have; /* an interval was taken */
     int64_t count, p50, p99, p999, max, cum_p999;
-    double
-        end_s; /* the last interval's end, s: its absolute start (timestamp + base time) + length */
+    /* the last interval's end, s: its absolute start (timestamp + base time) + length */
+    double end_s;
     lat_hist cum;
     double spark_t[LAT_TAILROW_SPARK_N];
     int64_t spark_v[LAT_TAILROW_SPARK_N];
