@@ -133,7 +133,11 @@ static void test_gaps_recover_bursts(void **st) {
         long k = lat_gaps_find(sp.g, log[i].due, log[i].end);
         if (k < 0) continue;
         const lat_gap *g = &sp.g->list[k];
-        lead[found] = (int64_t)log[i].due - (int64_t)g->start;
+        /* before the due time: how early; after the injector's first read
+         * (a late wake: the spinner ran until the switch): how late; 0 between */
+        int64_t early = (int64_t)log[i].due - (int64_t)g->start;
+        int64_t late = (int64_t)g->start - (int64_t)log[i].start;
+        lead[found] = early > 0 ? early : late > 0 ? -late : 0;
         err[found++] = (int64_t)g->len - (int64_t)(log[i].end - log[i].due);
     }
     uint64_t tick = lat_clock_granularity_cycles(4000);
@@ -154,7 +158,8 @@ static void test_gaps_recover_bursts(void **st) {
     }
     double ns = 1 / cal->cycles_per_ns, pc = found ? 100.0 / (double)found : 0;
     printf("noise: %zu bursts of 50 us done, %zu recovered as gaps (count error %.2f%%); "
-           "tolerance %.0f ns: gap starts at the burst's due time in %.2f%%; gap - burst: "
+           "tolerance %.0f ns: gap starts between the burst's due time and its wake-up in %.2f%%; "
+           "gap - burst: "
            "median %.0f ns (the switch costs), p5 %.0f ns, p95 %.0f ns, within tolerance of "
            "burst + median in %.2f%%; wake-up %.0f ns mean; took %.2f%%; the spinner saw "
            "%" PRIu64 " gaps in all (the host's included)\n",
@@ -163,7 +168,9 @@ static void test_gaps_recover_bursts(void **st) {
            found ? (double)err[found * 19 / 20] * ns : 0, pc * (double)within,
            (double)rep.cpu[0].late_mean_ns, 100 * rep.share, sp.g->count);
     assert_true((double)found >= 0.95 * (double)nb);
-    /* the gap begins when the burst was due: the start is exact */
+    /* the gap begins between the burst's due time and the injector's wake-up
+     * (on a loaded host the wake can be late by several us, and the spinner
+     * runs until the switch): exact within the tolerance */
     assert_true((double)starts >= 0.95 * (double)found);
     /* its end carries the switch back, which varies by a few us in a VM
      * (85-93% within 2 us here, loaded) */
