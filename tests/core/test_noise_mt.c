@@ -5,10 +5,11 @@
  * host still adds its own (up to ~1,200/s of 13-500 us here), so bursts are
  * matched to gaps by time, from the injector's log.  The gap accounting must
  * recover the injected bursts: count within 5% of the bursts done; each gap
- * starts within two counter ticks or 2 us (the larger) of its burst's due
- * time (95%), and its length is the burst plus the run's median switch back
- * within the same tolerance (80%: the switch back varies by a few us in a
- * VM); the report agrees with the log.  Also: the same seed gives the same
+ * (95%) starts between its burst's due time and the injector's first read,
+ * within two counter ticks or 2 us (the larger), and ends after the burst's
+ * last read by one switch back (under 25 us); the length beside the burst
+ * plus the median switch costs is reported (the switch costs are the
+ * host's); the report agrees with the log.  Also: the same seed gives the same
  * schedule, another seed another; stop ends the threads at once, mid-stall.
  * Not root: SKIPPED. */
 #include "lat_test.h"
@@ -122,12 +123,23 @@ static void test_gaps_recover_bursts(void **st) {
         cyc += log[i].end - log[i].due;
     assert_int_equal(rep.cpu[0].taken_ns, lat_clock_to_ns(cal, cyc));
 
-    /* Match each burst [due, end) to the longest gap overlapping it.  A gap
-     * is the burst plus what the injector cannot see: the switch back to the
-     * spinner (and the host's timer delivery), a few us in a VM and about
-     * constant: the median of gap - burst over the run, reported. */
-    int64_t *err = calloc(nb, sizeof *err), *lead = calloc(nb, sizeof *lead);
-    assert_true(err && lead);
+    /* Match each burst [due, end) to the longest gap overlapping it.  The
+     * gap is the burst plus what the injector cannot see: the switch to it
+     * (before its first read) and the switch back to the spinner after its
+     * last read.  Those are the host's costs, not the accounting's: on one
+     * 2-vCPU KVM guest (Intel) the switch back was within 2 us of its median
+     * in 85-93% of bursts; on another (AMD EPYC) it took two paths, about
+     * 2.5 us and 9.5 us (65-87% within 2 us of the median, 99% within 7 us),
+     * and the wake-up came 16-26 us after the due time.  So the gap is
+     * checked at both ends: it starts between the due time and the first
+     * read, and ends after the last read by one switch (not a second
+     * burst).  The length's error beside the median switch costs is
+     * reported, not held to 2 us: on the second host that is the host's
+     * switch paths, not the accounting (test_gaps checks the accounting's
+     * lengths exactly). */
+    int64_t *err = calloc(nb, sizeof *err), *lead = calloc(nb, sizeof *lead),
+            *back = calloc(nb, sizeof *back);
+    assert_true(err && lead && back);
     size_t found = 0;
     for (size_t i = 0; i < nb; i++) {
         long k = lat_gaps_find(sp.g, log[i].due, log[i].end);
@@ -138,6 +150,7 @@ static void test_gaps_recover_bursts(void **st) {
         int64_t early = (int64_t)log[i].due - (int64_t)g->start;
         int64_t late = (int64_t)g->start - (int64_t)log[i].start;
         lead[found] = early > 0 ? early : late > 0 ? -late : 0;
+        back[found] = (int64_t)(g->start + g->len) - (int64_t)log[i].end;
         err[found++] = (int64_t)g->len - (int64_t)(log[i].end - log[i].due);
     }
     uint64_t tick = lat_clock_granularity_cycles(4000);
@@ -149,34 +162,37 @@ static void test_gaps_recover_bursts(void **st) {
     int64_t tol = (int64_t)lat_clock_from_ns(cal, 2000);
 #endif
     if (2 * (int64_t)tick > tol) tol = 2 * (int64_t)tick;
+    int64_t switch_max = (int64_t)lat_clock_from_ns(cal, 25000);
     qsort(err, found, sizeof *err, cmp_i64);
     int64_t over = found ? err[found / 2] : 0;
-    size_t within = 0, starts = 0;
+    size_t within = 0, starts = 0, ends = 0;
     for (size_t i = 0; i < found; i++) {
         if (err[i] - over >= -tol && err[i] - over <= tol) within++;
         if (lead[i] >= -tol && lead[i] <= tol) starts++;
+        if (back[i] >= -tol && back[i] <= switch_max) ends++;
     }
     double ns = 1 / cal->cycles_per_ns, pc = found ? 100.0 / (double)found : 0;
     printf("noise: %zu bursts of 50 us done, %zu recovered as gaps (count error %.2f%%); "
-           "tolerance %.0f ns: gap starts between the burst's due time and its wake-up in %.2f%%; "
-           "gap - burst: "
+           "tolerance %.0f ns: gap starts between the burst's due time and its wake-up in %.2f%%, "
+           "ends one switch (< 25 us) after its last read in %.2f%%; gap - burst: "
            "median %.0f ns (the switch costs), p5 %.0f ns, p95 %.0f ns, within tolerance of "
            "burst + median in %.2f%%; wake-up %.0f ns mean; took %.2f%%; the spinner saw "
            "%" PRIu64 " gaps in all (the host's included)\n",
            nb, found, 100.0 * ((double)nb - (double)found) / (double)nb, (double)tol * ns,
-           pc * (double)starts, (double)over * ns, found ? (double)err[found / 20] * ns : 0,
-           found ? (double)err[found * 19 / 20] * ns : 0, pc * (double)within,
-           (double)rep.cpu[0].late_mean_ns, 100 * rep.share, sp.g->count);
+           pc * (double)starts, pc * (double)ends, (double)over * ns,
+           found ? (double)err[found / 20] * ns : 0, found ? (double)err[found * 19 / 20] * ns : 0,
+           pc * (double)within, (double)rep.cpu[0].late_mean_ns, 100 * rep.share, sp.g->count);
     assert_true((double)found >= 0.95 * (double)nb);
     /* the gap begins between the burst's due time and the injector's wake-up
      * (on a loaded host the wake can be late by several us, and the spinner
      * runs until the switch): exact within the tolerance */
     assert_true((double)starts >= 0.95 * (double)found);
-    /* its end carries the switch back, which varies by a few us in a VM
-     * (85-93% within 2 us here, loaded) */
-    assert_true((double)within >= 0.80 * (double)found);
-    /* the switch back is a small cost beside the burst, not a second burst */
+    /* it ends after the burst's last read, by one switch back: a split gap
+     * ends early, a merged one late */
+    assert_true((double)ends >= 0.95 * (double)found);
+    /* the switch is a small cost beside the burst, not a second burst */
     assert_true(over >= 0 && (double)over * ns < 25000);
+    free(back);
     free(lead);
     free(err);
     lat_noise_destroy(n);
