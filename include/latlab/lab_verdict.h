@@ -106,11 +106,12 @@ typedef struct lat_lab_params {
                                     * this multiple of ln(p50 ratio), a median disease below
                                     * it, each at alpha */
     double min_var_ratio;          /* variance disease: round-to-round dispersion grown this much */
-    double no_change_ratio;        /* "no change" when every read (1 - 2 alpha) interval lies
-                                    * within 1/x .. x */
+    double no_change_ratio;        /* "no change" when the (1 - 2 alpha) intervals of p50,
+                                    * p90, p99 and the tail lie within 1/x .. x */
     double tick_ns;                /* the counter's granularity */
     unsigned min_rounds;           /* paired rounds needed before deciding */
-    unsigned min_placement_rounds; /* ... in one placement, when the rounds span two */
+    unsigned min_placement_rounds; /* ... in one placement, when the rounds span two (and
+                                    * far rounds for share-line's no change) */
     int ncpus, nhot;               /* CPUs the hot threads can use, hot threads */
 } lat_lab_params;
 void lat_lab_params_default(lat_lab_params *p);
