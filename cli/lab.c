@@ -88,7 +88,7 @@ static const cli_opt lab_table[] = {
     CLI_NUM_OPT("max-rounds", CLI_U64, &lo.max_rounds, "N", "at most this many rounds (default 80)",
                 2, 1000),
     CLI_NUM_OPT("events", CLI_U64, &lo.events, "N",
-                "events per run (default 100000 = 0.5 s at the default rate)", 1000, 1e12),
+                "events per run (default 50000 = 0.25 s at the default rate)", 1000, 1e12),
     CLI_NUM_OPT("rate", CLI_U64, &lo.rate, "HZ", "offered rate (default 200000/s)", 1000,
                 100000000),
     CLI_SEEN_OPT("interval", CLI_U64, &lo.iv_ms, "MS",
@@ -171,7 +171,7 @@ static int setup(lat_lab_session *x, const lab_opts *o) {
                        sizeof why);
     if (rc) return rc;
     c->pipe.rate_hz = o->rate;
-    c->pipe.events = o->events ? o->events : o->quick ? 20000 : 100000;
+    if (o->events || o->quick) c->pipe.events = o->events ? o->events : 20000;
     c->pipe.interval_ns = (o->quick && !o->iv_set ? 20 : o->iv_ms) * 1000000ull;
     c->pipe.gap_threshold_ns = o->gap_us * 1000;
     c->max_run_lost = o->loss_pct / 100;

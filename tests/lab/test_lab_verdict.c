@@ -9,7 +9,7 @@
  * the counter's step, a false sharing run whose placement changes between
  * rounds, an alloc whose p99.9 grows no more than false sharing's near and
  * whose p99.99 tells them apart, and a counter that resolves cycles.  52
- * paired rounds (what the 120 s budget runs with 0.5 s runs).  Over 240 seeds
+ * paired rounds (a lab of 0.25 s runs on a 2-vCPU guest stops near there).  Over 240 seeds
  * each: the right verdict or "inconclusive" >= 95%, a wrong disease <= 2%, no
  * change called a disease <= 5%, an A/A world called a disease <= 5%, and the
  * right verdict often enough that an always-inconclusive rule fails.  A
@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ROUNDS 52 /* what the default 120 s budget runs here (0.5 s runs) */
+#define ROUNDS 52 /* where a default lab on a 2-vCPU guest stops (0.25 s runs) */
 #define SEEDS 240
 
 enum { C_NONE, C_MEDIAN, C_TAIL, C_VAR, C_ERRATIC, C_PROP, C_MIXED };
