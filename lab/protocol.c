@@ -235,7 +235,9 @@ static int decide_all(const lat_lab_config *c, lat_lab_result *res) {
  * the previous round: the rule is looked at after every round, and one look's
  * fluke must not stop the protocol (optional stopping inflates the error
  * rate).  The A/A control need not be decided: on a counter too coarse to
- * claim "no change" it stays inconclusive, and that is its answer.  An
+ * claim "no change" it stays inconclusive, and that is its answer.  Nor need
+ * an experiment this host cannot show (host_bound: too few CPUs for no-pin,
+ * share-line seen only near), once it reads so twice.  An
  * experiment undecided on its shape alone counts as decided when the rounds
  * the budget still allows (more) could not decide it, even at twice its
  * estimate (lat_lab_out_of_reach): both its median and its tail grew by about
@@ -254,9 +256,7 @@ static bool all_decided(const lat_lab_config *c, const lat_lab_result *res, cons
     for (int x = 1; x < LAT_LAB_NCONF; x++) {
         const lat_lab_verdict *v = &res->verdict[x];
         bool out = out_of_reach(c, v, more);
-        if (x != LAT_LAB_AA && v->kind == LAT_LAB_UNDECIDED && !out &&
-            !strstr(v->reason, "too few CPUs"))
-            return false;
+        if (x != LAT_LAB_AA && v->kind == LAT_LAB_UNDECIDED && !out && !v->host_bound) return false;
         if (v->kind != prev[x]) return false;
         *reach += x != LAT_LAB_AA && out;
     }

@@ -510,6 +510,7 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
         bool none = v->kind == LAT_LAB_NO_CHANGE;
         v->kind = LAT_LAB_UNDECIDED;
         v->shape_open = false;
+        v->host_bound = true;
         v->confidence = 0;
         snprintf(v->reason, sizeof v->reason,
                  "too few CPUs for no-pin to matter: %d CPUs for %d hot threads, the scheduler "
@@ -607,7 +608,7 @@ bool lat_lab_apply_aa(lat_lab_verdict *v) {
              ratio_or_na(aa->disp_ratio, c, sizeof c), aa->rounds);
     for (int x = LAT_LAB_ALLOC; x < LAT_LAB_AA; x++) {
         v[x].kind = LAT_LAB_UNDECIDED;
-        v[x].shape_open = false;
+        v[x].shape_open = v[x].host_bound = false;
         v[x].confidence = 0;
         snprintf(v[x].reason, sizeof v[x].reason, "%s", why);
     }
@@ -726,6 +727,7 @@ static void near_only_share(const lat_lab_params *p, const lat_lab_cell *base,
     if (far >= p->min_placement_rounds) return;
     v->kind = LAT_LAB_UNDECIDED;
     v->confidence = 0;
+    v->host_bound = true;
     snprintf(v->reason, sizeof v->reason,
              "no change over %u rounds in the near placement, where a line moves between the "
              "hot CPUs cheaply enough for the work to hide it; false sharing shows in the far "

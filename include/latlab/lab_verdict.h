@@ -147,6 +147,10 @@ typedef struct lat_lab_verdict {
     double shape_est, shape_lo, shape_hi;
     unsigned shape_rounds;
     bool shape_open;
+    /* Undecided because this host cannot show the experiment's disease: too
+     * few CPUs for no-pin, or share-line seen only in the near placement.
+     * More rounds on the same host would not change it. */
+    bool host_bound;
     char reason[512]; /* for UNDECIDED, and notes otherwise */
 } lat_lab_verdict;
 

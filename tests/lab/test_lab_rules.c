@@ -372,8 +372,10 @@ static void test_share_line_needs_far_rounds(void **st) {
     assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, g_base, g_exp, 30, &v), 0);
     assert_int_equal(v.kind, LAT_LAB_UNDECIDED);
     assert_non_null(strstr(v.reason, "far placement (0 rounds here, 8 needed)"));
+    assert_true(v.host_bound); /* the lab need not wait for it */
     assert_int_equal(lat_lab_decide(&p, LAT_LAB_ALLOC, g_base, g_exp, 30, &v), 0);
     assert_int_equal(v.kind, LAT_LAB_NO_CHANGE);
+    assert_false(v.host_bound);
     for (unsigned far = 7; far <= 8; far++) {
         build(&s, 30, 7);
         for (unsigned k = 0; k < 30; k++) { /* the same e2e spread each side, per placement */
@@ -382,6 +384,7 @@ static void test_share_line_needs_far_rounds(void **st) {
         }
         assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, g_base, g_exp, 30, &v), 0);
         assert_int_equal(v.kind, far == 8 ? LAT_LAB_NO_CHANGE : LAT_LAB_UNDECIDED);
+        assert_true(v.host_bound == (far < 8));
     }
 }
 

@@ -443,6 +443,7 @@ static void test_nopin_too_few_cpus(void **s) {
     assert_int_equal(lat_lab_decide(&p, LAT_LAB_NOPIN, w.cell[0], w.cell[1], ROUNDS, &v), 0);
     assert_int_equal(v.kind, LAT_LAB_UNDECIDED);
     assert_non_null(strstr(v.reason, "too few CPUs for no-pin to matter"));
+    assert_true(v.host_bound);
 }
 
 static void test_too_few_rounds(void **s) {
