@@ -24,5 +24,12 @@ const char *lat__lab_thousands(uint64_t v, char *buf, size_t len);
  * placement, or no memory to sort them); a run's placement (placement.c). */
 double lat__lab_placement_cut(const lat_lab_result *res);
 int lat__lab_placement_at(const lat_lab_run_rec *r, double cut);
+/* The stop rule, looked at after each round past min_rounds: every
+ * experiment decided (or out of reach of the more rounds the budget allows,
+ * or host-bound) and every verdict's kind the same as prev[] (the kinds
+ * after the round before).  *reach: how many were out of reach
+ * (protocol.c). */
+bool lat__lab_stop_ready(const lat_lab_config *c, const lat_lab_result *res, const int *prev,
+                         unsigned more, int *reach);
 
 #endif

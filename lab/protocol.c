@@ -250,8 +250,8 @@ static bool out_of_reach(const lat_lab_config *c, const lat_lab_verdict *v, unsi
     return more > 0 && v->shape_rounds >= 2 * c->params.min_rounds && lat_lab_out_of_reach(v, more);
 }
 
-static bool all_decided(const lat_lab_config *c, const lat_lab_result *res, const int *prev,
-                        unsigned more, int *reach) {
+bool lat__lab_stop_ready(const lat_lab_config *c, const lat_lab_result *res, const int *prev,
+                         unsigned more, int *reach) {
     *reach = 0;
     for (int x = 1; x < LAT_LAB_NCONF; x++) {
         const lat_lab_verdict *v = &res->verdict[x];
@@ -386,7 +386,7 @@ int lat_lab_run(const lat_lab_config *c, lat_lab_result *res) {
         double pace = k ? (c->budget_s - spent) / (spent / k) - 1.5 : 0;
         unsigned more = pace > 0 ? (unsigned)fmin(pace, c->max_rounds - k) : 0;
         int reach;
-        if (k > c->min_rounds && all_decided(c, res, prev, more, &reach)) {
+        if (k > c->min_rounds && lat__lab_stop_ready(c, res, prev, more, &reach)) {
             snprintf(res->stop, sizeof res->stop,
                      "every verdict decided%s after %u rounds (the same after %u)",
                      reach ? ", or out of reach of the rounds left," : "", k, k - 1);
