@@ -458,7 +458,11 @@ static void *noise_thread(void *arg) {
             c->reanchored++;
             next_b = end + draw_idle(n, c);
         }
-        if (next_s < end) next_s = end + sp->stall_every_ns;
+        /* a stall that ran late puts the next a period on; one that fell due
+         * while a burst ran late stays due and runs now (pushing it a whole
+         * period would skip it: a 0.5 s run on a host that woke the injector
+         * 3.6 ms late took no stall at all) */
+        if (stall && next_s < end) next_s = end + sp->stall_every_ns;
     }
     return NULL;
 }
