@@ -27,9 +27,11 @@
  * - no change: the (1 - 2 alpha) intervals of the p50, p90, p99 and of the
  *   tail as the shape reads it (p99 and p99.9 together; the p99.99 where
  *   read) within 1/no_change_ratio .. no_change_ratio (two one-sided tests
- *   at alpha), no point significant (the p99.9's own included), the
- *   dispersion not grown, and a counter whose min_median_ticks fit in the
- *   band;
+ *   at alpha), no point significant (the p99.9's own included), the e2e
+ *   dispersion not grown nor a hint that the work p99.9's did, and the band
+ *   resolved: min_median_ticks ticks fit in it, or below them the body
+ *   mean's interval lies in it (share-line also needs min_placement_rounds
+ *   far rounds);
  * - else inconclusive, with the reason.
  * The shape is ln r_tail - tail_log_multiple ln r50 per round, its tail the
  * mean of ln r99 and ln r999 (or ln r9999 alone where the runs support it):
