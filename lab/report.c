@@ -642,6 +642,7 @@ static json_t *verdict_json(const lat_lab_verdict *v, int c) {
     json_object_set_new(shp, "lo", lat_json_real_or_null(v->shape_lo));
     json_object_set_new(shp, "hi", lat_json_real_or_null(v->shape_hi));
     json_object_set_new(shp, "rounds", json_integer(v->shape_rounds));
+    json_object_set_new(shp, "median", json_string(v->shape_on_mean ? "body mean" : "p50"));
     json_object_set_new(shp, "open", json_boolean(v->shape_open));
     json_object_set_new(o, "shape", shp);
     json_object_set_new(o, "e2e_p999_dispersion_ratio", lat_json_real_or_null(v->disp_ratio));

@@ -16,10 +16,9 @@
  *   and stays inconclusive rather than wrong);
  * - tail disease: the p99.9's (or the p99.99's, where read) lower bound above
  *   min_tail_ratio, and the tail grew beyond the median: the shape's lower
- *   bound above 0 or, with the p50 change below
- *   the counter's granularity, ln r_tail's lower bound above tail_log_multiple
- *   times the largest median growth not excluded (the body mean's upper
- *   bound: it resolves below a tick);
+ *   bound above 0 (without body means and with the p50 change below the
+ *   counter's granularity: ln r_tail's lower bound above tail_log_multiple
+ *   times the measured p50 shift plus one step);
  * - variance disease: the round-to-round dispersion of ln e2e p99.9 (absolute
  *   deviations from each side's median over the rounds: a rank version of the
  *   Brown-Forsythe test, Mann-Whitney) grew by min_var_ratio at alpha; beside
@@ -30,10 +29,13 @@
  *   at alpha), no point significant (the p99.9's own included), the e2e
  *   dispersion not grown nor a hint that the work p99.9's did, and the band
  *   resolved: min_median_ticks ticks fit in it, or below them the body
- *   mean's interval lies in it (share-line also needs min_placement_rounds
- *   far rounds);
+ *   mean's interval lies in it, and then it also stands in for a p90 or p99
+ *   whose level is too near the p50 for those ticks to fit the band
+ *   (share-line also needs min_placement_rounds far rounds);
  * - else inconclusive, with the reason.
- * The shape is ln r_tail - tail_log_multiple ln r50 per round, its tail the
+ * The shape is ln r_tail - tail_log_multiple ln r_median per round, r_median
+ * the p50's ratio or, with the p50's shift below min_median_ticks ticks, the
+ * body mean's (it resolves below a tick); its tail the
  * mean of ln r99 and ln r999 (or ln r9999 alone where the runs support it):
  * on a busy 2-vCPU guest an A/A round's p99.9 ratio spread x0.44..x2.0
  * (10th to 90th percentile of 750 rounds), its p99's x0.85..x1.15, and the
@@ -91,7 +93,7 @@ void lat_lab_params_default(lat_lab_params *p) {
     p->min_median_ratio = 1.10;
     p->min_median_ticks = 3;
     p->min_tail_ratio = 1.3;
-    p->tail_log_multiple = 1.5;
+    p->tail_log_multiple = 1.3;
     p->min_var_ratio = 1.5;
     p->no_change_ratio = 1.25;
     p->tick_ns = 10;
@@ -115,14 +117,15 @@ static void verdict_clear(lat_lab_verdict *v) {
 
 /* The paired rounds' columns: per quantile the log ratios where both runs
  * support it, the p50's shift in ns, the body means, ln e2e p99.9 of each
- * side, and the shape columns ln r_tail - tail_log_multiple ln r50 (r_tail:
- * the geometric mean of r99 and r999, or r9999). */
+ * side, and the shape columns ln r_tail - tail_log_multiple ln r50 and
+ * ln r_mean (r_tail: the geometric mean of r99 and r999, or r9999). */
 typedef struct paired {
     size_t n;              /* rounds with both runs usable */
     double *d[LAT_LAB_NQ]; /* ln(exp_q / base_q) */
     size_t nd[LAT_LAB_NQ];
-    double *dns, *b50; /* p50 shift (ns), the baseline's p50 */
-    double *dm, *dmns; /* body means: log ratio, shift (ns) */
+    double *dns;              /* p50 shift (ns) */
+    double *bq[LAT_LAB_Q999]; /* the baseline's p50, p90, p99 (ns): d's rows */
+    double *dm, *dmns;        /* body means: log ratio, shift (ns) */
     size_t nm;
     double *eb, *ee, *epl; /* ln e2e p99.9 of each side, the pair's placement */
     size_t ne;
@@ -131,6 +134,8 @@ typedef struct paired {
     double *dy[2]; /* shape at p99..p99.9, at p99.99 */
     double *dt[2]; /* the tail's log ratio (the shape's, without the median): same rows */
     size_t ny[2];
+    double *dym[2]; /* the shape on the body mean: ln r_tail - tail_log_multiple ln r_mean */
+    size_t nym[2];
     double *mem;
 } paired;
 
@@ -141,8 +146,10 @@ static bool ok(double x) {
 static void pair_one(const lat_lab_params *p, const lat_lab_cell *b, const lat_lab_cell *e,
                      paired *q) {
     for (int k = 0; k < LAT_LAB_NQ; k++)
-        if (ok(b->work_q[k]) && ok(e->work_q[k]))
+        if (ok(b->work_q[k]) && ok(e->work_q[k])) {
+            if (k < LAT_LAB_Q999) q->bq[k][q->nd[k]] = b->work_q[k];
             q->d[k][q->nd[k]++] = log(e->work_q[k] / b->work_q[k]);
+        }
     if (ok(b->work_q[LAT_LAB_Q999]) && ok(e->work_q[LAT_LAB_Q999])) {
         q->wpl[q->nw] = b->placement == e->placement ? b->placement : LAT_LAB_MOVED;
         q->wb[q->nw] = log(b->work_q[LAT_LAB_Q999]);
@@ -151,7 +158,6 @@ static void pair_one(const lat_lab_params *p, const lat_lab_cell *b, const lat_l
     bool has50 = ok(b->work_q[0]) && ok(e->work_q[0]);
     if (has50) { /* the same row as d[0]'s */
         q->dns[q->nd[0] - 1] = e->work_q[0] - b->work_q[0];
-        q->b50[q->nd[0] - 1] = b->work_q[0];
     }
     for (int t = 0; t < 2 && has50; t++) {
         int k = t ? LAT_LAB_Q9999 : LAT_LAB_Q999, k0 = t ? k : LAT_LAB_Q99;
@@ -160,6 +166,9 @@ static void pair_one(const lat_lab_params *p, const lat_lab_cell *b, const lat_l
                 (log(e->work_q[k] / b->work_q[k]) + log(e->work_q[k0] / b->work_q[k0])) / 2;
             q->dt[t][q->ny[t]] = tail;
             q->dy[t][q->ny[t]++] = tail - p->tail_log_multiple * log(e->work_q[0] / b->work_q[0]);
+            if (ok(b->work_mean) && ok(e->work_mean))
+                q->dym[t][q->nym[t]++] =
+                    tail - p->tail_log_multiple * log(e->work_mean / b->work_mean);
         }
     }
     if (ok(b->work_mean) && ok(e->work_mean)) {
@@ -177,14 +186,17 @@ static void pair_one(const lat_lab_params *p, const lat_lab_cell *b, const lat_l
 static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const lat_lab_cell *exp,
                        unsigned nrounds, paired *q, lat_lab_verdict *v) {
     memset(q, 0, sizeof *q);
-    size_t rows = nrounds + 1, ncol = LAT_LAB_NQ + 14;
+    enum { NCOL = LAT_LAB_NQ + LAT_LAB_Q999 + 15 };
+    size_t rows = nrounds + 1, ncol = NCOL;
     q->mem = lat__alloc(ncol * rows * sizeof *q->mem);
     if (!q->mem) return -ENOMEM;
-    double **cols[LAT_LAB_NQ + 14] = {&q->dns,   &q->b50, &q->dm,    &q->dmns,  &q->eb,
-                                      &q->ee,    &q->epl, &q->dy[0], &q->dy[1], &q->dt[0],
-                                      &q->dt[1], &q->wb,  &q->we,    &q->wpl};
+    double **cols[NCOL] = {&q->dns, &q->dm,    &q->dmns,  &q->eb,     &q->ee,
+                           &q->epl, &q->dy[0], &q->dy[1], &q->dt[0],  &q->dt[1],
+                           &q->wb,  &q->we,    &q->wpl,   &q->dym[0], &q->dym[1]};
     for (int k = 0; k < LAT_LAB_NQ; k++)
-        cols[14 + k] = &q->d[k];
+        cols[15 + k] = &q->d[k];
+    for (int k = 0; k < LAT_LAB_Q999; k++)
+        cols[15 + LAT_LAB_NQ + k] = &q->bq[k];
     for (size_t i = 0; i < ncol; i++)
         *cols[i] = q->mem + i * rows;
     for (unsigned k = 0; k < nrounds; k++) {
@@ -209,7 +221,11 @@ typedef struct tests {
     bool read[LAT_LAB_NQ];  /* the quantile has min_rounds paired rounds */
     lat_stats_shift sns, sm, smns, sy[2];
     lat_stats_shift eqm; /* the body mean's (1 - 2 alpha) interval */
-    bool have_mean, have_y[2];
+    bool have_mean, have_y[2], have_t[2];
+    bool below;                /* the p50's shift is below min_median_ticks ticks */
+    bool mean_shape;           /* ...and sy reads the median's growth from the body mean */
+    size_t shape_n[2];         /* the rounds of sy */
+    double base_q[LAT_LAB_NQ]; /* the baseline's median p50, p90, p99 over the rounds (ns) */
     double disp_ratio, disp_p;
     bool have_disp;
     double wdisp_ratio, wdisp_p; /* the same of ln work p99.9 (ratio NAN: not read) */
@@ -263,18 +279,27 @@ static int run_tests(const lat_lab_params *p, const paired *q, unsigned need, te
         rc = lat_stats_signed_rank(q->d[k], q->nd[k], &t->t[k]);
         rc = rc ? rc : lat_stats_hl_shift(q->d[k], q->nd[k], p->alpha, &t->s[k]);
         rc = rc ? rc : lat_stats_hl_shift(q->d[k], q->nd[k], eq_alpha(p), &t->eq[k]);
+        t->base_q[k] = k < LAT_LAB_Q999 ? lat_stats_median(q->bq[k], q->nd[k]) : NAN;
     }
     if (!rc && t->read[0]) rc = lat_stats_hl_shift(q->dns, q->nd[0], p->alpha, &t->sns);
-    for (int y = 0; y < 2 && !rc; y++) {
-        t->have_y[y] = q->ny[y] >= need && q->ny[y] >= 2;
-        if (t->have_y[y]) rc = lat_stats_hl_shift(q->dy[y], q->ny[y], p->alpha, &t->sy[y]);
-        if (!rc && t->have_y[y])
-            rc = lat_stats_hl_shift(q->dt[y], q->ny[y], eq_alpha(p), &t->eqt[y]);
-    }
     t->have_mean = q->nm >= need && q->nm >= 2 && q->nm == q->nd[0];
     if (!rc && t->have_mean) rc = lat_stats_hl_shift(q->dm, q->nm, p->alpha, &t->sm);
     if (!rc && t->have_mean) rc = lat_stats_hl_shift(q->dmns, q->nm, p->alpha, &t->smns);
     if (!rc && t->have_mean) rc = lat_stats_hl_shift(q->dm, q->nm, eq_alpha(p), &t->eqm);
+    /* the shape reads the median's growth from the p50 or, with the p50's
+     * shift below the ticks that resolve it, from the body mean */
+    t->below = t->read[0] && fabs(t->sns.est) < p->min_median_ticks * p->tick_ns;
+    t->mean_shape = t->below && t->have_mean;
+    for (int y = 0; y < 2 && !rc; y++) {
+        const double *col = t->mean_shape ? q->dym[y] : q->dy[y];
+        size_t n = t->mean_shape ? q->nym[y] : q->ny[y];
+        t->shape_n[y] = n;
+        t->have_y[y] = n >= need && n >= 2;
+        if (t->have_y[y]) rc = lat_stats_hl_shift(col, n, p->alpha, &t->sy[y]);
+        t->have_t[y] = q->ny[y] >= need && q->ny[y] >= 2;
+        if (!rc && t->have_t[y])
+            rc = lat_stats_hl_shift(q->dt[y], q->ny[y], eq_alpha(p), &t->eqt[y]);
+    }
     t->have_disp = q->ne >= need && q->ne >= 2;
     t->disp_ratio = NAN, t->disp_p = 1;
     if (!rc && t->have_disp)
@@ -290,7 +315,23 @@ static int run_tests(const lat_lab_params *p, const paired *q, unsigned need, te
  * the rounds give it; the quantile's own elsewhere (the p99.99's tail is
  * its own). */
 static const lat_stats_shift *eq_point(const tests *t, int k) {
-    return k == LAT_LAB_Q999 && t->have_y[0] ? &t->eqt[0] : &t->eq[k];
+    return k == LAT_LAB_Q999 && t->have_t[0] ? &t->eqt[0] : &t->eq[k];
+}
+
+/* Quantile k is below the counter's resolution for the no-change band: the
+ * p50's shift is below min_median_ticks ticks (its ratio is then read from
+ * the body mean), or a p90 or p99 lies so near the p50 that those ticks are
+ * wider than the band at its level (on a 10 ns counter a work p99 of 70-80
+ * ns moves by whole ticks of 13%: an A/A's p99 interval stayed at
+ * [0.76, 1.07] over 39 rounds).  Such points of the body are bounded by the
+ * body mean's interval (samples up to the p99, read at a random phase of the
+ * counter), which "no change" then requires; the p99 also stays in the tail
+ * band with the p99.9. */
+static bool below_band(const lat_lab_params *p, const tests *t, int k) {
+    if (k == LAT_LAB_Q50) return t->below;
+    double ticks = p->min_median_ticks * p->tick_ns;
+    return k < LAT_LAB_Q999 && t->below && t->have_mean &&
+           ticks > (p->no_change_ratio - 1) * t->base_q[k];
 }
 
 /* What the tests say, read against the parameters. */
@@ -323,7 +364,7 @@ static bool var_hint(const lat_lab_params *p, bool have, double ratio, double pv
 static void read_facts(const lat_lab_params *p, const tests *t, lat_lab_verdict *v, facts *f) {
     memset(f, 0, sizeof *f);
     f->resolved = p->min_median_ticks * p->tick_ns;
-    v->p50_below_tick = fabs(t->sns.est) < f->resolved;
+    v->p50_below_tick = t->below;
     f->median_up =
         t->t[0].p < p->alpha && t->s[0].lo > log(p->min_median_ratio) && !v->p50_below_tick;
     f->median_shape = t->have_y[0] && t->sy[0].hi < 0;
@@ -332,8 +373,11 @@ static void read_facts(const lat_lab_params *p, const tests *t, lat_lab_verdict 
     for (int y = 0; y < 2; y++) {
         int k = tail_q[y];
         f->tail_up[y] = t->read[k] && t->t[k].p < p->alpha && t->s[k].lo > log(p->min_tail_ratio);
-        bool beyond = v->p50_below_tick ? t->s[k].lo > p->tail_log_multiple * hidden
-                                        : t->have_y[y] && t->sy[y].lo > 0;
+        /* below the ticks with no body mean: the tail's bound against the
+         * largest median growth not excluded; else the shape */
+        bool beyond = v->p50_below_tick && !t->mean_shape
+                          ? t->s[k].lo > p->tail_log_multiple * hidden
+                          : t->have_y[y] && t->sy[y].lo > 0;
         f->tail_ok[y] = f->tail_up[y] && beyond;
     }
     f->var_up = t->have_disp && t->disp_p < p->alpha && t->disp_ratio >= p->min_var_ratio;
@@ -351,7 +395,7 @@ static void read_facts(const lat_lab_params *p, const tests *t, lat_lab_verdict 
         if (!t->read[k]) continue;
         const lat_stats_shift *e = eq_point(t, k);
         bool in = e->lo > -lim && e->hi < lim;
-        if (k == 0 && v->p50_below_tick) in = true; /* the p50 is bounded by its ticks */
+        if (below_band(p, t, k)) in = true; /* the body mean bounds it (f->resolves) */
         f->flat = f->flat && in;
         f->moved = f->moved || (t->t[k].p < p->alpha && (t->s[k].lo > 0 || t->s[k].hi < 0));
     }
@@ -386,13 +430,13 @@ static void not_separable(const lat_lab_params *p, const tests *t, const lat_lab
     double lim = log(p->no_change_ratio);
     char why[160] = "";
     for (int k = 0; k < LAT_LAB_NQ && !why[0]; k++) {
-        if (!t->read[k] || (k == 0 && v->p50_below_tick)) continue;
+        if (!t->read[k] || below_band(p, t, k)) continue;
         const lat_stats_shift *e = eq_point(t, k);
         if (e->lo <= -lim || e->hi >= lim)
             snprintf(why, sizeof why,
                      "; the work %s interval [%.2f, %.2f] (%.0f%%) is wider than the "
                      "no-change band x%.2f..x%.2f",
-                     k == LAT_LAB_Q999 && !t->have_y[0] ? "p99.9" : qn[k], exp(e->lo), exp(e->hi),
+                     k == LAT_LAB_Q999 && !t->have_t[0] ? "p99.9" : qn[k], exp(e->lo), exp(e->hi),
                      100 * (1 - eq_alpha(p)), 1 / p->no_change_ratio, p->no_change_ratio);
     }
     if (!why[0] && t->have_disp && t->disp_ratio >= p->min_var_ratio)
@@ -428,7 +472,23 @@ static void explain_undecided(const lat_lab_params *p, const tests *t, const fac
                  "not yet decided",
                  pt(t, 0, a, sizeof a), pt(t, LAT_LAB_Q999, b, sizeof b), p->tail_log_multiple,
                  t->sy[0].est, t->sy[0].lo, t->sy[0].hi);
-    } else if (tail_up)
+    } else if (tail_up && t->mean_shape && t->sy[0].hi >= 0) { /* the same, on the body mean */
+        v->shape_open = true;
+        snprintf(r, room,
+                 "work p99.9 %s and the body mean (x%.2f; the p50 moved %+.1f ns, below %.0f "
+                 "ticks) both grew; whether the tail grew beyond the median (ln tail ratio at "
+                 "p99..p99.9 - %.1f ln body mean ratio: %+.2f [%+.2f, %+.2f]) is not yet decided",
+                 pt(t, LAT_LAB_Q999, a, sizeof a), exp(t->sm.est), t->sns.est, p->min_median_ticks,
+                 p->tail_log_multiple, t->sy[0].est, t->sy[0].lo, t->sy[0].hi);
+    } else if (tail_up && t->mean_shape)
+        snprintf(r, room,
+                 "the work tail grew (p99.9 %s), but not beyond %.1f times the body mean's log "
+                 "shift (%s; shape %+.2f [%+.2f, %+.2f]), and a p50 moved %+.1f ns is below the "
+                 "%.0f ticks a median disease needs (counter step %.1f ns)",
+                 pt(t, LAT_LAB_Q999, a, sizeof a), p->tail_log_multiple,
+                 mean_note(t, mn, sizeof mn), t->sy[0].est, t->sy[0].lo, t->sy[0].hi, t->sns.est,
+                 p->min_median_ticks, p->tick_ns);
+    else if (tail_up)
         snprintf(r, room,
                  "the work tail grew (p99.9 %s), but a median growth up to x%.2f is not excluded "
                  "(work p50 %.0f ns, moved %+.1f ns; %s; counter step %.1f ns)",
@@ -464,7 +524,15 @@ static void explain_tail(const lat_lab_params *p, const tests *t, const facts *f
                          lat_lab_verdict *v, char *r, size_t room) {
     char a[64];
     int k = v->deep_tail ? LAT_LAB_Q9999 : LAT_LAB_Q999;
-    if (v->p50_below_tick)
+    int y = v->deep_tail ? 1 : 0;
+    if (t->mean_shape)
+        snprintf(r, room,
+                 "work p50 moved %+.1f ns, below the counter's granularity; the tail (p%s %s) "
+                 "grew beyond %.1f times the body mean's log shift (body mean x%.2f; shape %+.2f "
+                 "[%+.2f, %+.2f])",
+                 t->sns.est, v->deep_tail ? "99.99" : "99.9", pt(t, k, a, sizeof a),
+                 p->tail_log_multiple, exp(t->sm.est), t->sy[y].est, t->sy[y].lo, t->sy[y].hi);
+    else if (v->p50_below_tick)
         snprintf(r, room,
                  "work p50 moved %+.1f ns, below the counter's granularity; p%s %s outgrew the "
                  "largest median growth not excluded (x%.2f)",
@@ -531,7 +599,7 @@ static void fill_figures(const tests *t, const paired *q, lat_lab_verdict *v) {
     }
     if (t->read[0]) {
         v->p50_shift_ns = t->sns.est;
-        v->base_p50_ns = lat_stats_median(q->b50, q->nd[0]);
+        v->base_p50_ns = lat_stats_median(q->bq[0], q->nd[0]);
     }
     if (t->have_mean) {
         v->mean_ratio = exp(t->sm.est), v->mean_lo = exp(t->sm.lo), v->mean_hi = exp(t->sm.hi);
@@ -541,7 +609,8 @@ static void fill_figures(const tests *t, const paired *q, lat_lab_verdict *v) {
     v->disp_p = t->have_disp ? t->disp_p : NAN;
     if (t->have_y[0]) {
         v->shape_est = t->sy[0].est, v->shape_lo = t->sy[0].lo, v->shape_hi = t->sy[0].hi;
-        v->shape_rounds = (unsigned)q->ny[0];
+        v->shape_rounds = (unsigned)t->shape_n[0];
+        v->shape_on_mean = t->mean_shape;
     }
 }
 

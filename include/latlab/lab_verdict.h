@@ -103,7 +103,7 @@ typedef struct lat_lab_params {
     double min_tail_ratio;         /* tail disease: the p99.9 (or p99.99) ratio's lower bound
                                     * above this */
     double tail_log_multiple;      /* tail vs median: a tail disease needs ln(tail ratio) above
-                                    * this multiple of ln(p50 ratio), a median disease below
+                                    * this multiple of ln(median ratio), a median disease below
                                     * it, each at alpha */
     double min_var_ratio;          /* variance disease: round-to-round dispersion grown this much */
     double no_change_ratio;        /* "no change" when the (1 - 2 alpha) intervals of p50,
@@ -140,13 +140,15 @@ typedef struct lat_lab_verdict {
     unsigned placement_rounds[2];
     int decided_in;      /* placement the verdict rests on, or -1 (all rounds, one placement) */
     bool p50_below_tick; /* the p50 change is below min_median_ticks */
-    /* The shape, ln r_tail - tail_log_multiple ln r50 per round (HL estimate
-     * and interval, ln scale; NAN: not read), over shape_rounds rounds;
-     * shape_open: the verdict is undecided on the shape alone (both the p50
-     * and the tail grew, and which grew more is not decided). */
+    /* The shape, ln r_tail - tail_log_multiple ln r_median per round (HL
+     * estimate and interval, ln scale; NAN: not read), over shape_rounds
+     * rounds; r_median is the p50's ratio or, with the p50's shift below
+     * min_median_ticks, the body mean's (shape_on_mean); shape_open: the
+     * verdict is undecided on the shape alone (both the median and the tail
+     * grew, and which grew more is not decided). */
     double shape_est, shape_lo, shape_hi;
     unsigned shape_rounds;
-    bool shape_open;
+    bool shape_on_mean, shape_open;
     /* Undecided because this host cannot show the experiment's disease: too
      * few CPUs for no-pin, or share-line seen only in the near placement.
      * More rounds on the same host would not change it. */

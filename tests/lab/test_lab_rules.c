@@ -136,8 +136,8 @@ static void tail_at(shape *s, double m) {
     s->r[LAT_LAB_Q99] = s->r[LAT_LAB_Q999] = pow(1.5, m);
 }
 
-/* tail_log_multiple (1.5): p50 x1.5 and the tail x1.5^m: m clearly below
- * the multiple is a median disease, clearly above it a tail disease, at it
+/* tail_log_multiple (m, 1.3): p50 x1.5 and the tail x1.5^k: k clearly
+ * below m is a median disease, clearly above it a tail disease, at it
  * neither (the shape is decided at alpha both ways: a tail that grew as much
  * as the median's multiple is no median disease).  The shape's tail is the
  * p99 and the p99.9 together: a p99.9 that grew alone, beside a p99 that
@@ -146,26 +146,29 @@ static void test_tail_log_multiple(void **st) {
     (void)st;
     lat_lab_params p;
     params(&p);
+    const double m = p.tail_log_multiple;
     lat_lab_verdict v;
     shape s = uniform(1.5);
-    tail_at(&s, 1.3);
+    tail_at(&s, m - 0.2);
     assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_MEDIAN);
-    tail_at(&s, 1.5);
+    tail_at(&s, m);
     assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_UNDECIDED);
     assert_non_null(strstr(v.reason, "not yet decided"));
     /* open on its shape alone: what the stop rule's futility reads */
     assert_true(v.shape_open && v.shape_rounds == 30 && v.shape_lo < 0 && v.shape_hi > 0);
     assert_true(lat_lab_out_of_reach(&v, 0));
-    tail_at(&s, 1.49); /* the shape's estimate just below 0 */
+    tail_at(&s, m - 0.01); /* the shape's estimate just below 0 */
     assert_int_equal(decide(&p, &s, 11, &v), LAT_LAB_UNDECIDED);
-    tail_at(&s, 1.7);
+    tail_at(&s, m + 0.2);
     assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
     assert_false(v.shape_open || lat_lab_out_of_reach(&v, 0));
-    p.tail_log_multiple = 2; /* the same tail is now within the median's shape */
+    p.tail_log_multiple = m + 0.5; /* the same tail is now within the median's shape */
     assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_MEDIAN);
-    p.tail_log_multiple = 1.5;
-    s.r[LAT_LAB_Q99] = 1.5, s.r[LAT_LAB_Q999] = pow(1.5, 1.9); /* (1 + 1.9) / 2 < 1.5 */
+    p.tail_log_multiple = m;
+    /* (1 + 2m - 1.1) / 2 < m: the p99.9 alone grew beyond the multiple */
+    s.r[LAT_LAB_Q99] = 1.5, s.r[LAT_LAB_Q999] = pow(1.5, 2 * m - 1.1);
     assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_MEDIAN);
+    assert_true(s.r[LAT_LAB_Q999] > pow(1.5, m));
 }
 
 /* Futility (the stop rule's): an undecided shape is out of reach when the
@@ -195,24 +198,28 @@ static void test_out_of_reach(void **st) {
     assert_false(lat_lab_out_of_reach(&v, 0));
 }
 
-/* The sub-tick rule: the p50 does not move (below the granularity), the
- * body mean bounds the median growth it may hide, and the tail must outgrow
- * tail_log_multiple times that bound. */
+/* The sub-tick rule: the p50 does not move (below the granularity), so the
+ * shape reads the median's growth from the body mean: the tail (p99 and
+ * p99.9 together) must outgrow tail_log_multiple times the body mean's log
+ * shift, round by round. */
 static void test_body_mean_bounds_subtick_median(void **st) {
     (void)st;
     lat_lab_params p;
     params(&p);
     p.tick_ns = 10; /* 30 ns: every p50 here is below it */
+    const double m = p.tail_log_multiple;
     lat_lab_verdict v;
     shape s = flat();
-    s.r[LAT_LAB_Q999] = 1.6;
+    s.r[LAT_LAB_Q99] = s.r[LAT_LAB_Q999] = 1.4;
     s.mean_ratio = 1.0;
     assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
-    assert_true(v.p50_below_tick);
-    s.mean_ratio = 1.4; /* hides up to x1.4: the tail needs x1.4^1.5 = x1.66 */
-    assert_int_not_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
-    s.r[LAT_LAB_Q999] = 1.8;
+    assert_true(v.p50_below_tick && v.shape_on_mean);
+    s.mean_ratio = pow(1.4, 1 / m) * 1.05; /* the tail would need x1.4 x 1.05^m */
+    assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_UNDECIDED);
+    assert_true(v.shape_on_mean && v.shape_hi < 0 && !v.shape_open); /* decided: not beyond */
+    s.r[LAT_LAB_Q99] = s.r[LAT_LAB_Q999] = 1.4 * pow(1.1, m);
     assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
+    assert_true(v.shape_lo > 0);
 }
 
 /* The p99.99 is read only where the runs support it: p99.9 flat, p99.99 x2. */
@@ -315,6 +322,51 @@ static void test_no_change_ratio(void **st) {
     assert_non_null(strstr(v.reason, "p99..p99.9 tail interval"));
 }
 
+/* A p90 and p99 a tick or two above the p50 of a 10 ns counter (60, 60-70,
+ * 70-100 ns, each run's by whole ticks, the p99 at times 170 ns): their own intervals cannot fit
+ * the
+ * +-25% band (one tick is 13% of 80 ns), so the body mean bounds them, as it
+ * bounds the p50; the same p99 three ticks higher on the experiment's side
+ * every round moved, and is no "no change". */
+static void coarse_rounds(unsigned n, double exp_p99_add) {
+    lat_stats_rng g = {11};
+    for (unsigned k = 0; k < n; k++)
+        for (int side = 0; side < 2; side++) {
+            lat_lab_cell *c = side ? &g_exp[k] : &g_base[k];
+            memset(c, 0, sizeof *c);
+            c->usable = true, c->kept = 95000, c->kept_share = 0.95;
+            c->work_q[LAT_LAB_Q50] = 60;
+            c->work_q[LAT_LAB_Q90] = 60 + 10 * (double)(lat_stats_next(&g) % 2);
+            uint64_t r = lat_stats_next(&g) % 8; /* 70..100 ns, at times 170 */
+            c->work_q[LAT_LAB_Q99] =
+                (r < 6 ? 70 + 10 * (double)(r % 4) : 170) + (side ? exp_p99_add : 0);
+            c->work_q[LAT_LAB_Q999] = 200 * exp(0.05 * lat_stats_normal(&g));
+            c->work_q[LAT_LAB_Q9999] = NAN;
+            c->work_mean = 61 * exp(0.002 * lat_stats_normal(&g));
+            for (int q = 0; q < LAT_LAB_NQ; q++)
+                c->e2e_q[q] = 1000 * (q + 1);
+            c->e2e_q[LAT_LAB_Q999] = 3000 * exp(0.1 * lat_stats_normal(&g));
+        }
+}
+
+static void test_coarse_body_quantiles(void **st) {
+    (void)st;
+    lat_lab_params p;
+    params(&p);
+    p.tick_ns = 10;
+    lat_lab_verdict v;
+    coarse_rounds(30, 0);
+    assert_int_equal(lat_lab_decide(&p, LAT_LAB_AA, g_base, g_exp, 30, &v), 0);
+    assert_int_equal(v.kind, LAT_LAB_NO_CHANGE);
+    /* the p99's own 98% interval is wider than the band: read alone, it
+     * could never vouch */
+    assert_true(v.shift[LAT_LAB_Q99].lo < 1 / p.no_change_ratio ||
+                v.shift[LAT_LAB_Q99].hi > p.no_change_ratio);
+    coarse_rounds(30, 30);
+    assert_int_equal(lat_lab_decide(&p, LAT_LAB_AA, g_base, g_exp, 30, &v), 0);
+    assert_int_not_equal(v.kind, LAT_LAB_NO_CHANGE);
+}
+
 /* min_rounds (10): nine usable paired rounds decide nothing, ten do. */
 static void test_min_rounds(void **st) {
     (void)st;
@@ -399,6 +451,7 @@ int main(void) {
         cmocka_unit_test(test_deep_tail_where_supported),
         cmocka_unit_test(test_min_var_ratio),
         cmocka_unit_test(test_no_change_ratio),
+        cmocka_unit_test(test_coarse_body_quantiles),
         cmocka_unit_test(test_min_rounds),
         cmocka_unit_test(test_min_placement_rounds),
         cmocka_unit_test(test_share_line_needs_far_rounds),
