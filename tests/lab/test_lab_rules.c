@@ -413,7 +413,8 @@ static void test_min_placement_rounds(void **st) {
 /* min_placement_rounds again: share-line's "no change" needs that many far
  * rounds (a line moved cheaply in the near placement can hide in the work);
  * with 7 it is inconclusive for the placement, with 8 it stands.  Another
- * experiment's no change needs none. */
+ * experiment's no change needs none.  Any other verdict short of a disease
+ * is bound to the placement once twice min_rounds rounds saw no far one. */
 static void test_share_line_needs_far_rounds(void **st) {
     (void)st;
     lat_lab_params p;
@@ -438,6 +439,22 @@ static void test_share_line_needs_far_rounds(void **st) {
         assert_int_equal(v.kind, far == 8 ? LAT_LAB_NO_CHANGE : LAT_LAB_UNDECIDED);
         assert_true(v.host_bound == (far < 8));
     }
+    /* a small uniform growth below the ticks (p50 +10 ns on 100 at a 10 ns
+     * step, the whole distribution x1.1): no disease, not no change.  With
+     * no far round in twice min_rounds it is bound to the placement; with
+     * fewer rounds, or with one far round, the lab waits for more */
+    p.tick_ns = 10;
+    s = uniform(1.1);
+    for (unsigned n = 19; n <= 20; n++) {
+        build(&s, n, 7);
+        assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, g_base, g_exp, n, &v), 0);
+        assert_int_equal(v.kind, LAT_LAB_UNDECIDED);
+        assert_true(v.host_bound == (n == 20));
+        assert_true(n < 20 || strstr(v.reason, "no disease (work p50") != NULL);
+    }
+    g_base[0].placement = g_exp[0].placement = LAT_LAB_FAR;
+    assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, g_base, g_exp, 20, &v), 0);
+    assert_false(v.host_bound);
 }
 
 int main(void) {
