@@ -88,7 +88,7 @@ static const cli_opt lab_table[] = {
     CLI_NUM_OPT("max-rounds", CLI_U64, &lo.max_rounds, "N", "at most this many rounds (default 80)",
                 2, 1000),
     CLI_NUM_OPT("events", CLI_U64, &lo.events, "N",
-                "events per run (default 50000 = 0.25 s at the default rate)", 1000, 1e12),
+                "events per run (default 30000 = 0.15 s at the default rate)", 1000, 1e12),
     CLI_NUM_OPT("rate", CLI_U64, &lo.rate, "HZ", "offered rate (default 200000/s)", 1000,
                 100000000),
     CLI_SEEN_OPT("interval", CLI_U64, &lo.iv_ms, "MS",

@@ -34,13 +34,16 @@ void lat_lab_conf_apply(int conf, lat_pipe_config *c) {
 void lat_lab_config_default(lat_lab_config *c) {
     memset(c, 0, sizeof *c);
     lat_pipe_config_default(&c->pipe);
-    /* 0.25 s at the default rate: a run's p99.9 moves from run to run with
-     * the host's state far more than with its sample count (47,000 kept:
-     * 47 beyond the p99.9), so shorter runs give more paired rounds per
-     * second; on a 2-vCPU AMD guest 52 rounds in 72 s decided all four
-     * verdicts where 100,000-event runs took 44 rounds and 118 s and left
-     * two open */
-    c->pipe.events = 50000;
+    /* 0.15 s at the default rate: a run's p99.9 moves from run to run with
+     * the host's state far more than with its sample count, so shorter runs
+     * give more paired rounds per second.  On a 2-vCPU AMD guest labs of
+     * 100,000-event runs took 44 rounds and 118 s and left two verdicts
+     * open where 50,000 took 52 rounds in 72 s; re-decided round by round,
+     * 30,000-event labs stopped after as many rounds as 50,000-event ones
+     * (39-45 under 10-20% injected noise, against 38-49) at 0.87-0.95 s a
+     * round instead of 1.4-1.5.  Under 20% noise a run kept ~48% of its
+     * samples (14,400: above the 10,000 a p99.9 needs) */
+    c->pipe.events = 30000;
     lat_lab_params_default(&c->params);
     c->pipe.interval_ns = 100000000ull;
     c->seed = 1;
