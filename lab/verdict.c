@@ -803,15 +803,20 @@ static void near_only_share(const lat_lab_params *p, const lat_lab_cell *base,
     }
     if (lat_lab_is_disease(v->kind) || far >= p->min_placement_rounds) return;
     bool none = v->kind == LAT_LAB_NO_CHANGE;
-    /* undecided: only once twice min_rounds paired rounds saw no far one (on
-     * one AMD guest the first far pair came in round 3-14 where the host
-     * moved at all, and never in 60-80 rounds where it did not) */
-    if (!none && (far > 0 || pairs < 2 * p->min_rounds)) return;
+    /* undecided: only a p50 moved less than the ticks a median disease
+     * needs, not open on its shape, and only once twice min_rounds paired
+     * rounds saw no far one (on one AMD guest the first far pair came in
+     * round 3-14 where the host moved at all, and never in 60-80 rounds
+     * where it did not) */
+    if (!none && (far > 0 || pairs < 2 * p->min_rounds || !v->p50_below_tick || v->shape_open))
+        return;
     char what[160];
     if (none)
         snprintf(what, sizeof what, "no change");
     else
-        snprintf(what, sizeof what, "no disease (work p50 %+.0f ns, body mean x%.2f, p99.9 x%.2f)",
+        snprintf(what, sizeof what,
+                 "no disease the counter can classify (work p50 %+.0f ns, body mean x%.2f, p99.9 "
+                 "x%.2f)",
                  v->p50_shift_ns, v->mean_ratio, v->shift[LAT_LAB_Q999].ratio);
     v->kind = LAT_LAB_UNDECIDED;
     v->confidence = 0;

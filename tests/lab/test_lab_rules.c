@@ -450,10 +450,18 @@ static void test_share_line_needs_far_rounds(void **st) {
         assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, g_base, g_exp, n, &v), 0);
         assert_int_equal(v.kind, LAT_LAB_UNDECIDED);
         assert_true(v.host_bound == (n == 20));
-        assert_true(n < 20 || strstr(v.reason, "no disease (work p50") != NULL);
+        assert_true(n < 20 || strstr(v.reason, "no disease the counter can classify") != NULL);
     }
     g_base[0].placement = g_exp[0].placement = LAT_LAB_FAR;
     assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, g_base, g_exp, 20, &v), 0);
+    assert_false(v.host_bound);
+    /* a p50 moved by the ticks a median disease needs, yet undecided (its
+     * tail grew as much: the shape open) is no placement's doing */
+    s = uniform(1.5);
+    tail_at(&s, p.tail_log_multiple);
+    build(&s, 20, 7);
+    assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, g_base, g_exp, 20, &v), 0);
+    assert_true(v.kind == LAT_LAB_UNDECIDED && !v.p50_below_tick && v.shape_open);
     assert_false(v.host_bound);
 }
 
