@@ -759,6 +759,12 @@ static int decide_placed(const lat_lab_params *p, int conf, const lat_lab_cell *
         rc = decide_one(p, conf, base, expc, nrounds, p->min_rounds, v);
         if (rc) return rc;
         if (v->kind == LAT_LAB_UNDECIDED) {
+            /* open on the shape of all rounds, but decided per placement:
+             * out of reach only where each placement is itself open on its
+             * shape (false sharing pooled over 18 near and 8 far rounds read
+             * a shape around 0 while the far rounds alone were about to
+             * decide) */
+            v->shape_open = v->shape_open && pv[0].shape_open && pv[1].shape_open;
             size_t len = strlen(v->reason);
             snprintf(v->reason + len, sizeof v->reason - len,
                      "; neither placement alone decides (%u near rounds, %u far)", pv[0].rounds,
@@ -788,15 +794,16 @@ static int decide_placed(const lat_lab_params *p, int conf, const lat_lab_cell *
  * two ticks of 10 ns (body mean x1.29, as much in the tail: neither a median
  * nor a tail disease, over 80 near rounds).  So for share-line "no change"
  * holds only with min_placement_rounds far rounds in it, and with no far
- * round in twice min_rounds no verdict short of a disease does: each is inconclusive,
- * with that reason, and bound to this host (more rounds in the same
- * placement would not change it). */
+ * run in three times min_rounds no verdict short of a disease does: each is
+ * inconclusive, with that reason, and bound to this host (more rounds in
+ * the same placement would not change it). */
 static void near_only_share(const lat_lab_params *p, const lat_lab_cell *base,
                             const lat_lab_cell *expc, unsigned nrounds, lat_lab_verdict *v) {
-    unsigned far = 0, near = 0, pairs = 0;
+    unsigned far = 0, near = 0, pairs = 0, away = 0;
     for (unsigned k = 0; k < nrounds; k++) {
         if (!base[k].usable || !expc[k].usable) continue;
         pairs++;
+        away += base[k].placement != LAT_LAB_NEAR || expc[k].placement != LAT_LAB_NEAR;
         if (base[k].placement != expc[k].placement) continue;
         far += base[k].placement == LAT_LAB_FAR;
         near += base[k].placement == LAT_LAB_NEAR;
@@ -804,11 +811,12 @@ static void near_only_share(const lat_lab_params *p, const lat_lab_cell *base,
     if (lat_lab_is_disease(v->kind) || far >= p->min_placement_rounds) return;
     bool none = v->kind == LAT_LAB_NO_CHANGE;
     /* undecided: only a p50 moved less than the ticks a median disease
-     * needs, not open on its shape, and only once twice min_rounds paired
-     * rounds saw no far one (on one AMD guest the first far pair came in
-     * round 3-14 where the host moved at all, and never in 60-80 rounds
-     * where it did not) */
-    if (!none && (far > 0 || pairs < 2 * p->min_rounds || !v->p50_below_tick || v->shape_open))
+     * needs, not open on its shape, and only once three times min_rounds
+     * paired rounds saw no run away from the near placement (far, or moved
+     * during the run; on one AMD guest the first far pair came in round 3-14
+     * where the host moved at all, and never in 60-80 rounds where it did
+     * not) */
+    if (!none && (away > 0 || pairs < 3 * p->min_rounds || !v->p50_below_tick || v->shape_open))
         return;
     char what[160];
     if (none)

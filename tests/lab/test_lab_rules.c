@@ -408,13 +408,27 @@ static void test_min_placement_rounds(void **st) {
         }
         assert_int_equal(v.placement_rounds[0], near);
     }
+    /* open on its shape over all rounds, but only the near placement's own
+     * rounds are open: the far ones (5, fewer than min_placement_rounds)
+     * could still decide with more, so the verdict is not out of reach */
+    s = uniform(1.5);
+    tail_at(&s, p.tail_log_multiple);
+    build(&s, 25, 7);
+    assert_int_equal(lat_lab_decide(&p, LAT_LAB_ALLOC, g_base, g_exp, 25, &v), 0);
+    assert_true(v.kind == LAT_LAB_UNDECIDED && v.shape_open); /* one placement: open */
+    for (unsigned k = 20; k < 25; k++)
+        g_base[k].placement = g_exp[k].placement = LAT_LAB_FAR;
+    assert_int_equal(lat_lab_decide(&p, LAT_LAB_ALLOC, g_base, g_exp, 25, &v), 0);
+    assert_int_equal(v.kind, LAT_LAB_UNDECIDED);
+    assert_false(v.shape_open || lat_lab_out_of_reach(&v, 0));
 }
 
 /* min_placement_rounds again: share-line's "no change" needs that many far
  * rounds (a line moved cheaply in the near placement can hide in the work);
  * with 7 it is inconclusive for the placement, with 8 it stands.  Another
  * experiment's no change needs none.  Any other verdict short of a disease
- * is bound to the placement once twice min_rounds rounds saw no far one. */
+ * is bound to the placement once three times min_rounds rounds saw no run
+ * away from the near one. */
 static void test_share_line_needs_far_rounds(void **st) {
     (void)st;
     lat_lab_params p;
@@ -441,26 +455,30 @@ static void test_share_line_needs_far_rounds(void **st) {
     }
     /* a small uniform growth below the ticks (p50 +10 ns on 100 at a 10 ns
      * step, the whole distribution x1.1): no disease, not no change.  With
-     * no far round in twice min_rounds it is bound to the placement; with
-     * fewer rounds, or with one far round, the lab waits for more */
+     * no run away from the near placement in three times min_rounds it is
+     * bound to the placement; with fewer rounds, or with one run far or
+     * moved, the lab waits for more */
     p.tick_ns = 10;
     s = uniform(1.1);
-    for (unsigned n = 19; n <= 20; n++) {
+    for (unsigned n = 29; n <= 30; n++) {
         build(&s, n, 7);
         assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, g_base, g_exp, n, &v), 0);
         assert_int_equal(v.kind, LAT_LAB_UNDECIDED);
-        assert_true(v.host_bound == (n == 20));
-        assert_true(n < 20 || strstr(v.reason, "no disease the counter can classify") != NULL);
+        assert_true(v.host_bound == (n == 30));
+        assert_true(n < 30 || strstr(v.reason, "no disease the counter can classify") != NULL);
     }
     g_base[0].placement = g_exp[0].placement = LAT_LAB_FAR;
-    assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, g_base, g_exp, 20, &v), 0);
+    assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, g_base, g_exp, 30, &v), 0);
+    assert_false(v.host_bound);
+    g_base[0].placement = LAT_LAB_NEAR, g_exp[0].placement = LAT_LAB_MOVED;
+    assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, g_base, g_exp, 30, &v), 0);
     assert_false(v.host_bound);
     /* a p50 moved by the ticks a median disease needs, yet undecided (its
      * tail grew as much: the shape open) is no placement's doing */
     s = uniform(1.5);
     tail_at(&s, p.tail_log_multiple);
-    build(&s, 20, 7);
-    assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, g_base, g_exp, 20, &v), 0);
+    build(&s, 30, 7);
+    assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, g_base, g_exp, 30, &v), 0);
     assert_true(v.kind == LAT_LAB_UNDECIDED && !v.p50_below_tick && v.shape_open);
     assert_false(v.host_bound);
 }
