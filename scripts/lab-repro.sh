@@ -53,6 +53,8 @@ for i in $(seq 1 "$N"); do
                 "inconclusive (" + (if (.reason | test("busy host")) then "busy host"
                  elif (.reason | test("too few CPUs")) then "too few CPUs"
                  elif (.reason | test("A/A control")) then "fails A/A"
+                 elif (.reason | test("a tail or a variance")) then "tail or variance"
+                 elif (.reason | test("out of reach")) then "out of reach"
                  elif (.reason | test("placement")) then "placement"
                  elif (.reason | test("granularity")) then "below granularity"
                  else "noise" end) + ")"
