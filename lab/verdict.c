@@ -222,7 +222,8 @@ typedef struct tests {
     lat_stats_shift sns, sm, smns, sy[2];
     lat_stats_shift eqm; /* the body mean's (1 - 2 alpha) interval */
     bool have_mean, have_y[2], have_t[2];
-    bool below;                /* the p50's shift is below min_median_ticks ticks */
+    double resolved_ns;        /* min_median_ticks ticks of the counter */
+    bool below;                /* the p50's shift is below them */
     bool mean_shape;           /* ...and sy reads the median's growth from the body mean */
     size_t shape_n[2];         /* the rounds of sy */
     double base_q[LAT_LAB_NQ]; /* the baseline's median p50, p90, p99 over the rounds (ns) */
@@ -288,7 +289,8 @@ static int run_tests(const lat_lab_params *p, const paired *q, unsigned need, te
     if (!rc && t->have_mean) rc = lat_stats_hl_shift(q->dm, q->nm, eq_alpha(p), &t->eqm);
     /* the shape reads the median's growth from the p50 or, with the p50's
      * shift below the ticks that resolve it, from the body mean */
-    t->below = t->read[0] && fabs(t->sns.est) < p->min_median_ticks * p->tick_ns;
+    t->resolved_ns = p->min_median_ticks * p->tick_ns;
+    t->below = t->read[0] && fabs(t->sns.est) < t->resolved_ns;
     t->mean_shape = t->below && t->have_mean;
     for (int y = 0; y < 2 && !rc; y++) {
         const double *col = t->mean_shape ? q->dym[y] : q->dy[y];
@@ -329,9 +331,8 @@ static const lat_stats_shift *eq_point(const tests *t, int k) {
  * band with the p99.9. */
 static bool below_band(const lat_lab_params *p, const tests *t, int k) {
     if (k == LAT_LAB_Q50) return t->below;
-    double ticks = p->min_median_ticks * p->tick_ns;
     return k < LAT_LAB_Q999 && t->below && t->have_mean &&
-           ticks > (p->no_change_ratio - 1) * t->base_q[k];
+           t->resolved_ns > (p->no_change_ratio - 1) * t->base_q[k];
 }
 
 /* What the tests say, read against the parameters. */
@@ -363,7 +364,7 @@ static bool var_hint(const lat_lab_params *p, bool have, double ratio, double pv
 
 static void read_facts(const lat_lab_params *p, const tests *t, lat_lab_verdict *v, facts *f) {
     memset(f, 0, sizeof *f);
-    f->resolved = p->min_median_ticks * p->tick_ns;
+    f->resolved = t->resolved_ns;
     v->p50_below_tick = t->below;
     f->median_up =
         t->t[0].p < p->alpha && t->s[0].lo > log(p->min_median_ratio) && !v->p50_below_tick;
@@ -599,7 +600,7 @@ static void fill_figures(const tests *t, const paired *q, lat_lab_verdict *v) {
     }
     if (t->read[0]) {
         v->p50_shift_ns = t->sns.est;
-        v->base_p50_ns = lat_stats_median(q->bq[0], q->nd[0]);
+        v->base_p50_ns = t->base_q[0];
     }
     if (t->have_mean) {
         v->mean_ratio = exp(t->sm.est), v->mean_lo = exp(t->sm.lo), v->mean_hi = exp(t->sm.hi);
