@@ -238,7 +238,8 @@ static int decide_all(const lat_lab_config *c, lat_lab_result *res) {
  * the previous round: the rule is looked at after every round, and one look's
  * fluke must not stop the protocol (optional stopping inflates the error
  * rate).  The A/A control need not be decided: on a counter too coarse to
- * claim "no change" it stays inconclusive, and that is its answer.  Nor need
+ * claim "no change" it stays inconclusive, and that is its answer; but while
+ * the rounds left would narrow its intervals into the band, the lab waits.  Nor need
  * an experiment this host cannot show (host_bound: too few CPUs for no-pin,
  * share-line seen only near), once it reads so twice.  An
  * experiment undecided on its shape alone counts as decided when the rounds
@@ -253,6 +254,15 @@ static bool out_of_reach(const lat_lab_config *c, const lat_lab_verdict *v, unsi
     return more > 0 && v->shape_rounds >= 2 * c->params.min_rounds && lat_lab_out_of_reach(v, more);
 }
 
+/* The A/A control undecided only because its intervals are still wider than
+ * the no-change band, and the rounds the budget allows would narrow them into
+ * it: the lab waits for it (a lab that stopped after 16-32 rounds left an A/A
+ * whose p99..p99.9 interval, [0.88, 1.31], was one third wider than the
+ * band).  One beyond reach does not hold the lab. */
+static bool aa_within_reach(const lat_lab_verdict *v, unsigned more) {
+    return v->kind == LAT_LAB_UNDECIDED && v->band_rounds > 0 && v->band_rounds <= v->rounds + more;
+}
+
 bool lat__lab_stop_ready(const lat_lab_config *c, const lat_lab_result *res, const int *prev,
                          unsigned more, int *reach) {
     *reach = 0;
@@ -260,6 +270,7 @@ bool lat__lab_stop_ready(const lat_lab_config *c, const lat_lab_result *res, con
         const lat_lab_verdict *v = &res->verdict[x];
         bool out = out_of_reach(c, v, more);
         if (x != LAT_LAB_AA && v->kind == LAT_LAB_UNDECIDED && !out && !v->host_bound) return false;
+        if (x == LAT_LAB_AA && aa_within_reach(v, more)) return false;
         if (v->kind != prev[x]) return false;
         *reach += x != LAT_LAB_AA && out;
     }

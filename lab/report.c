@@ -645,6 +645,10 @@ static json_t *verdict_json(const lat_lab_verdict *v, int c) {
     json_object_set_new(shp, "median", json_string(v->shape_on_mean ? "body mean" : "p50"));
     json_object_set_new(shp, "open", json_boolean(v->shape_open));
     json_object_set_new(o, "shape", shp);
+    /* undecided only on intervals wider than the no-change band: the rounds
+     * after which they would fit (null: no such promise) */
+    json_object_set_new(o, "band_rounds",
+                        v->band_rounds ? json_integer(v->band_rounds) : json_null());
     json_object_set_new(o, "e2e_p999_dispersion_ratio", lat_json_real_or_null(v->disp_ratio));
     json_object_set_new(o, "e2e_p999_dispersion_p", lat_json_real_or_null(v->disp_p));
     json_object_set_new(o, "work_body_mean_ratio", lat_json_real_or_null(v->mean_ratio));

@@ -552,6 +552,37 @@ static void explain_tail(const lat_lab_params *p, const tests *t, const facts *f
                  exp(t->s[0].est), t->sy[0].est, t->sy[0].lo, t->sy[0].hi);
 }
 
+/* The rounds after which every interval of the no-change band would fit it
+ * (v->band_rounds), when that is all that keeps "no change" out: nothing
+ * moved, the dispersion flat but for those intervals, the counter resolves
+ * the band.  An interval of half-width w around c fits once w shrinks below
+ * lim - |c|; a centre within a tenth of the band's edge is given up. */
+static unsigned band_rounds(const lat_lab_params *p, const tests *t, const facts *f,
+                            const lat_lab_verdict *v) {
+    if (f->moved || !t->read[0] || !t->read[LAT_LAB_Q999] || !t->have_disp ||
+        t->disp_ratio >= p->min_var_ratio ||
+        var_hint(p, isfinite(t->wdisp_ratio), t->wdisp_ratio, t->wdisp_p))
+        return 0;
+    double lim = log(p->no_change_ratio), need = v->rounds;
+    const lat_stats_shift *iv[LAT_LAB_NQ + 1];
+    int n = 0;
+    for (int k = 0; k < LAT_LAB_NQ; k++)
+        if (t->read[k] && !below_band(p, t, k)) iv[n++] = eq_point(t, k);
+    if (v->p50_below_tick) {
+        if (!t->have_mean) return 0; /* the counter cannot resolve the band */
+        iv[n++] = &t->eqm;
+    } else if (!f->resolves) {
+        return 0;
+    }
+    for (int i = 0; i < n; i++) {
+        double c = (iv[i]->lo + iv[i]->hi) / 2, w = (iv[i]->hi - iv[i]->lo) / 2;
+        if (!isfinite(c) || !isfinite(w) || fabs(c) > 0.9 * lim) return 0;
+        double r = w / (lim - fabs(c));
+        need = fmax(need, v->rounds * r * r);
+    }
+    return need < 1e6 ? (unsigned)ceil(need) : 0;
+}
+
 static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_verdict *v) {
     facts fs, *f = &fs;
     read_facts(p, t, v, f);
@@ -574,7 +605,10 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
     } else {
         v->kind = LAT_LAB_UNDECIDED;
     }
-    if (v->kind == LAT_LAB_UNDECIDED) explain_undecided(p, t, f, v, v->reason, sizeof v->reason);
+    if (v->kind == LAT_LAB_UNDECIDED) {
+        explain_undecided(p, t, f, v, v->reason, sizeof v->reason);
+        v->band_rounds = band_rounds(p, t, f, v);
+    }
     if (v->kind == LAT_LAB_TAIL) explain_tail(p, t, f, v, v->reason, sizeof v->reason);
     if (conf == LAT_LAB_NOPIN && p->ncpus <= p->nhot &&
         (v->kind == LAT_LAB_NO_CHANGE || v->kind == LAT_LAB_UNDECIDED)) {

@@ -153,6 +153,13 @@ typedef struct lat_lab_verdict {
      * few CPUs for no-pin, or share-line seen only in the near placement.
      * More rounds on the same host would not change it. */
     bool host_bound;
+    /* Undecided only because an interval of the no-change band (a quantile's,
+     * or the body mean's below the counter's step) is still wider than the
+     * band, with nothing moved and the dispersion flat: the paired rounds
+     * after which each such interval would fit, were it to narrow as the
+     * square root of the rounds around its centre (0: not so, or a centre
+     * too near the band's edge for any number of rounds). */
+    unsigned band_rounds;
     char reason[512]; /* for UNDECIDED, and notes otherwise */
 } lat_lab_verdict;
 

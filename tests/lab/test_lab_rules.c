@@ -367,6 +367,46 @@ static void test_coarse_body_quantiles(void **st) {
     assert_int_not_equal(v.kind, LAT_LAB_NO_CHANGE);
 }
 
+/* band_rounds: an A/A whose only obstacle is a tail interval still wider
+ * than the band says after how many rounds it would fit; with those rounds
+ * (and half as many again) it reads no change.  A tail that moved, or one
+ * whose centre sits at the band's edge, gives no such promise. */
+static void test_band_rounds(void **st) {
+    (void)st;
+    lat_lab_params p;
+    params(&p);
+    lat_lab_verdict v;
+    shape s = flat();
+    s.tail_sd = 0.4;
+    unsigned n = 12, promised = 0, kept = 0, seeds = 40;
+    for (uint64_t seed = 1; seed <= seeds; seed++) {
+        build(&s, n, seed);
+        assert_int_equal(lat_lab_decide(&p, LAT_LAB_AA, g_base, g_exp, n, &v), 0);
+        if (v.kind != LAT_LAB_UNDECIDED || v.band_rounds == 0) continue;
+        assert_non_null(strstr(v.reason, "interval"));
+        assert_true(v.band_rounds > n);
+        unsigned need = v.band_rounds + v.band_rounds / 2;
+        if (need > MAXR) continue;
+        promised++;
+        build(&s, need, seed); /* the same first n rounds, and more */
+        assert_int_equal(lat_lab_decide(&p, LAT_LAB_AA, g_base, g_exp, need, &v), 0);
+        kept += v.kind == LAT_LAB_NO_CHANGE;
+        assert_true(v.kind == LAT_LAB_UNDECIDED || v.band_rounds == 0);
+    }
+    printf("A/A with a wandering tail after %u rounds: %u of %u seeds promised no change within "
+           "x1.5 the rounds, %u kept it\n",
+           n, promised, seeds, kept);
+    assert_true(promised >= seeds / 2 && kept >= 0.7 * promised);
+    s = flat();
+    s.r[LAT_LAB_Q999] = 1.3; /* moved */
+    assert_int_not_equal(decide(&p, &s, 30, &v), LAT_LAB_NO_CHANGE);
+    assert_int_equal(v.band_rounds, 0);
+    s.r[LAT_LAB_Q999] = s.r[LAT_LAB_Q99] = 1.24; /* at the band's edge */
+    s.tail_sd = 0.6;
+    assert_int_equal(decide(&p, &s, 12, &v), LAT_LAB_UNDECIDED);
+    assert_int_equal(v.band_rounds, 0);
+}
+
 /* min_rounds (10): nine usable paired rounds decide nothing, ten do. */
 static void test_min_rounds(void **st) {
     (void)st;
@@ -495,6 +535,7 @@ int main(void) {
         cmocka_unit_test(test_min_var_ratio),
         cmocka_unit_test(test_no_change_ratio),
         cmocka_unit_test(test_coarse_body_quantiles),
+        cmocka_unit_test(test_band_rounds),
         cmocka_unit_test(test_min_rounds),
         cmocka_unit_test(test_min_placement_rounds),
         cmocka_unit_test(test_share_line_needs_far_rounds),

@@ -1,7 +1,8 @@
 /* test_lab_stop.c - the lab's stop rule (lat__lab_stop_ready, lab/protocol.c)
  * on verdicts set by hand: it stops only when every experiment is decided and
  * every kind (the A/A control's too) repeats the round before; an
- * undecided A/A control does not hold it; an experiment this host cannot
+ * undecided A/A control holds it only while the rounds left would narrow its
+ * intervals into the no-change band; an experiment this host cannot
  * show (host_bound) counts as decided; one undecided on its shape alone
  * counts once the rounds left could not decide it (out of reach, judged
  * from twice min_rounds rounds, never with no rounds left). */
@@ -48,6 +49,12 @@ static void test_decided_and_repeated(void **st) {
     decided();
     g_res.verdict[LAT_LAB_AA].kind = g_prev[LAT_LAB_AA] = LAT_LAB_UNDECIDED;
     assert_true(ready(30)); /* ...but need not be decided */
+    /* ...unless the rounds left would narrow its intervals into the band */
+    g_res.verdict[LAT_LAB_AA].rounds = 20;
+    g_res.verdict[LAT_LAB_AA].band_rounds = 45;
+    assert_false(ready(30)); /* 20 + 30 rounds: within reach, wait */
+    assert_true(ready(24));  /* 20 + 24: beyond, stop */
+    assert_true(ready(0));
 }
 
 static void test_undecided_holds_it(void **st) {
