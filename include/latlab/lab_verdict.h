@@ -105,6 +105,8 @@ typedef struct lat_lab_params {
     double tail_log_multiple;      /* tail vs median: a tail disease needs ln(tail ratio) above
                                     * this multiple of ln(median ratio), a median disease below
                                     * it, each at alpha */
+    double median_dominant_ratio;  /* median disease whatever the shape: the p50 ratio's lower
+                                    * bound above this (the body itself slowed) */
     double min_var_ratio;          /* variance disease: round-to-round dispersion grown this much */
     double no_change_ratio;        /* "no change" when the (1 - 2 alpha) intervals of p50,
                                     * p90, p99 and the tail lie within 1/x .. x */

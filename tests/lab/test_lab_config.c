@@ -79,7 +79,9 @@ static void test_params_json(void **s) {
     assert_true(json_real_value(json_object_get(j, "alpha")) == p.alpha);
     assert_int_equal(json_integer_value(json_object_get(j, "min_rounds")), p.min_rounds);
     assert_int_equal(json_integer_value(json_object_get(j, "nhot")), p.nhot);
-    assert_int_equal(json_object_size(j), 13);
+    assert_int_equal(json_object_size(j), 14);
+    assert_true(json_real_value(json_object_get(j, "median_dominant_ratio")) ==
+                p.median_dominant_ratio);
     json_decref(j);
 }
 

@@ -171,6 +171,33 @@ static void test_tail_log_multiple(void **st) {
     assert_true(s.r[LAT_LAB_Q999] > pow(1.5, m));
 }
 
+/* median_dominant_ratio (1.6): a p50 whose lower bound is beyond it is a
+ * median disease whatever the shape: the body itself slowed (false sharing
+ * in the far placement, p50 x3 with the p99 x4-5).  At x3 with the tail at
+ * the multiple (shape open) and just beyond it (shape above 0): median; the
+ * same shapes at x1.5, below the ratio, stay open or read a tail; without
+ * the rule (INFINITY) x3 reads as x1.5 does. */
+static void test_median_dominant_ratio(void **st) {
+    (void)st;
+    lat_lab_params p;
+    params(&p);
+    const double m = p.tail_log_multiple;
+    lat_lab_verdict v;
+    for (int rule = 1; rule >= 0; rule--) {
+        p.median_dominant_ratio = rule ? 1.6 : INFINITY;
+        for (int x3 = 0; x3 < 2; x3++) {
+            double r50 = x3 ? 3 : 1.5;
+            shape s = uniform(r50);
+            s.r[LAT_LAB_Q99] = s.r[LAT_LAB_Q999] = pow(r50, m);
+            int k = decide(&p, &s, 30, &v);
+            assert_int_equal(k, rule && x3 ? LAT_LAB_MEDIAN : LAT_LAB_UNDECIDED);
+            if (k == LAT_LAB_MEDIAN) assert_non_null(strstr(v.reason, "the body itself"));
+            s.r[LAT_LAB_Q99] = s.r[LAT_LAB_Q999] = pow(r50, m + 0.2);
+            assert_int_equal(decide(&p, &s, 30, &v), rule && x3 ? LAT_LAB_MEDIAN : LAT_LAB_TAIL);
+        }
+    }
+}
+
 /* Futility (the stop rule's): an undecided shape is out of reach when the
  * rounds left, narrowing its interval as their square root, would not move
  * the bound on the estimate's side past 0 even around twice the estimate;
@@ -529,6 +556,7 @@ int main(void) {
         cmocka_unit_test(test_min_median_ticks),
         cmocka_unit_test(test_min_tail_ratio),
         cmocka_unit_test(test_tail_log_multiple),
+        cmocka_unit_test(test_median_dominant_ratio),
         cmocka_unit_test(test_out_of_reach),
         cmocka_unit_test(test_body_mean_bounds_subtick_median),
         cmocka_unit_test(test_deep_tail_where_supported),
