@@ -175,8 +175,10 @@ int lat_lab_decide(const lat_lab_params *p, int conf, const lat_lab_cell *base,
 /* The A/A control's word over the experiments: when v[LAT_LAB_AA] reads a
  * disease, every experiment's verdict v[LAT_LAB_ALLOC..LAT_LAB_NOPIN] becomes
  * undecided, its figures kept, its reason "this host fails its own A/A
- * control: ..." with the control's reading.  Returns true when it did.  v has
- * LAT_LAB_NCONF entries.  Pure. */
+ * control: ..." with the control's reading.  Returns true when it did.  Also,
+ * whatever the control reads, a variance disease whose e2e dispersion ratio
+ * is no larger than the control's own becomes undecided (the host's noise).
+ * v has LAT_LAB_NCONF entries.  Pure. */
 bool lat_lab_apply_aa(lat_lab_verdict *v);
 /* Futility: true when v is undecided on its shape alone (shape_open) and
  * more_rounds further paired rounds would not decide it even if the shape

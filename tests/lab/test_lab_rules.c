@@ -283,6 +283,15 @@ static void test_min_var_ratio(void **st) {
     assert_int_not_equal(decide(&p, &s, 80, &v), LAT_LAB_VARIANCE);
     s.disp = 2;
     assert_int_not_equal(decide(&p, &s, 12, &v), LAT_LAB_VARIANCE);
+    /* no change reads the dispersion by its test, not its ratio alone: x1.58
+     * over 10 rounds at p = 0.19 does not hold it back (an A/A's e2e read
+     * x1.56 over 38 rounds at p = 0.66); x1.77 at p = 0.08, a hint, does */
+    s.disp = 1.6;
+    assert_int_equal(decide(&p, &s, 10, &v), LAT_LAB_NO_CHANGE);
+    assert_true(v.disp_ratio > p.min_var_ratio && v.disp_p > 10 * p.alpha);
+    s.disp = 1.8;
+    assert_int_equal(decide(&p, &s, 10, &v), LAT_LAB_UNDECIDED);
+    assert_non_null(strstr(v.reason, "e2e p99.9 wanders more"));
 }
 
 /* no_change_ratio (1.25): a flat shift function is no change; one that

@@ -581,7 +581,8 @@ static void test_placement(void **s) {
 
 /* lat_lab_apply_aa: a control that reads a disease makes every experiment
  * undecided (figures kept, the reason names the control); one that reads no
- * change, or is itself undecided, changes nothing. */
+ * change, or is itself undecided, changes nothing but a variance disease no
+ * larger than its own dispersion growth. */
 static void test_aa_overrides(void **s) {
     (void)s;
     static const int aa_kind[] = {LAT_LAB_TAIL, LAT_LAB_MEDIAN, LAT_LAB_VARIANCE, LAT_LAB_NO_CHANGE,
@@ -613,6 +614,21 @@ static void test_aa_overrides(void **s) {
     }
     assert_string_equal(lat_lab_conf_name(LAT_LAB_AA), "aa-control");
     assert_int_equal(lat_lab_expected(LAT_LAB_AA), LAT_LAB_NO_CHANGE);
+    /* a variance disease whose dispersion the A/A control's own matched
+     * (x1.52 beside x1.62, as measured) is the host's noise; beside x1.2 it
+     * stands */
+    for (int matched = 0; matched < 2; matched++) {
+        lat_lab_verdict v[LAT_LAB_NCONF];
+        memset(v, 0, sizeof v);
+        v[LAT_LAB_SHARE].kind = LAT_LAB_VARIANCE, v[LAT_LAB_SHARE].disp_ratio = 1.52;
+        v[LAT_LAB_NOPIN].kind = LAT_LAB_VARIANCE, v[LAT_LAB_NOPIN].disp_ratio = 4.0;
+        v[LAT_LAB_AA].kind = matched ? LAT_LAB_UNDECIDED : LAT_LAB_NO_CHANGE;
+        v[LAT_LAB_AA].disp_ratio = matched ? 1.62 : 1.2, v[LAT_LAB_AA].rounds = 36;
+        assert_false(lat_lab_apply_aa(v));
+        assert_int_equal(v[LAT_LAB_SHARE].kind, matched ? LAT_LAB_UNDECIDED : LAT_LAB_VARIANCE);
+        if (matched) assert_non_null(strstr(v[LAT_LAB_SHARE].reason, "A/A control's own"));
+        assert_int_equal(v[LAT_LAB_NOPIN].kind, LAT_LAB_VARIANCE);
+    }
 }
 
 int main(void) {
