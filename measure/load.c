@@ -201,6 +201,11 @@ struct lat_load {
     uint64_t prev_lag;          /* cycles, the last send's */
     lat_gap gap_ring[GAP_RING]; /* the latest gaps, for gap_overlap */
     uint64_t gap_n;
+    /* events epoll_wait returned and not yet handled: the spinning loop
+     * takes one at a time, so a due send waits for one event's work, not a
+     * batch's (64 responses read and parsed: ~200 us at 3 us each) */
+    struct epoll_event ev[NEVENTS];
+    int ev_n, ev_i;
 };
 
 #define CIDX(f) (offsetof(lat_load_counts, f) / sizeof(uint64_t))
@@ -368,6 +373,8 @@ static void conn_close(lat_load *l, conn *c, uint64_t retry_at) {
     c->fd = -1;
     c->state = C_DOWN;
     c->retry_at = retry_at;
+    for (int i = l->ev_i; i < l->ev_n; i++) /* its pending events name a closed fd */
+        if (l->ev[i].data.ptr == c) l->ev[i].events = 0;
 }
 
 /* Every request in flight on c failed with kind; the connection is reopened
@@ -516,11 +523,25 @@ static void on_event(lat_load *l, conn *c, uint32_t ev) {
     if (c->state == C_UP && (ev & (EPOLLIN | EPOLLERR | EPOLLHUP))) on_readable(l, c);
 }
 
+/* Handle one pending event, fetching more (waiting up to timeout_ms) when
+ * none is pending: false when there was none. */
+static bool next_event(lat_load *l, int timeout_ms) {
+    if (l->ev_i == l->ev_n) {
+        int n = epoll_wait(l->ep, l->ev, NEVENTS, timeout_ms);
+        l->ev_n = n > 0 ? n : 0;
+        l->ev_i = 0;
+        if (n <= 0) return false;
+    }
+    const struct epoll_event *e = &l->ev[l->ev_i++];
+    if (e->events) on_event(l, e->data.ptr, e->events);
+    return true;
+}
+
+/* Handle every pending event, or what one epoll_wait returns. */
 static void poll_events(lat_load *l, int timeout_ms) {
-    struct epoll_event ev[NEVENTS];
-    int n = epoll_wait(l->ep, ev, NEVENTS, timeout_ms);
-    for (int i = 0; i < n; i++)
-        on_event(l, ev[i].data.ptr, ev[i].events);
+    if (!next_event(l, timeout_ms)) return;
+    while (l->ev_i < l->ev_n)
+        next_event(l, 0);
 }
 
 static conn *free_conn(lat_load *l) {
@@ -713,7 +734,7 @@ static int loop(lat_load *l, run *r) {
             poll_events(l, 1);
             prev = lat_cycles(); /* the wait is not the platform's time */
         } else if (l->inflight || r->waiting) {
-            poll_events(l, 0);
+            next_event(l, 0); /* one at a time: the next send may be due after it */
         }
         if (now >= hk) {
             if (!l->inflight && !r->waiting) poll_events(l, 0);
