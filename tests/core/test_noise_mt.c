@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -82,6 +83,7 @@ typedef struct matched {
     int64_t over, p5, p95;              /* gap - burst: median (the switch costs), p5, p95 */
     int64_t tol, switch_max;            /* the bounds */
     double most, starts_most;           /* the shares the test holds them to */
+    double host_share;                  /* time in gaps no burst explains / the bursts' span */
 } matched;
 
 /* Match each burst [due, end) to the longest gap overlapping it.  The
@@ -104,10 +106,12 @@ static void match_bursts(const lat_noise_burst *log, size_t nb, const lat_gaps *
             *back = calloc(nb, sizeof *back);
     assert_true(err && lead && back);
     size_t found = 0;
+    uint64_t burst_gaps = 0, all_gaps = 0;
     for (size_t i = 0; i < nb; i++) {
         long k = lat_gaps_find(g0, log[i].due, log[i].end);
         if (k < 0) continue;
         const lat_gap *g = &g0->list[k];
+        burst_gaps += g->len;
         /* before the due time: how early; after the injector's first read
          * (a late wake: the spinner ran until the switch): how late; 0 between */
         int64_t early = (int64_t)log[i].due - (int64_t)g->start;
@@ -137,6 +141,21 @@ static void match_bursts(const lat_noise_burst *log, size_t nb, const lat_gaps *
     int64_t over = found ? err[found / 2] : 0;
     *m = (matched){.found = found, .over = over, .tol = tol, .switch_max = switch_max};
     m->p5 = found ? err[found / 20] : 0, m->p95 = found ? err[found * 19 / 20] : 0;
+    /* The host's own gaps over the bursts' span: a burst due while one is
+     * open merges with it and its gap starts early, and a vCPU the host held
+     * at the due time also wakes the injector late; so the share of early
+     * starts allowed grows by three times the time the host took, down to
+     * 75% (on one AMD guest 1,500 host gaps a second, with the injector
+     * waking 26 us late on average, moved 13% of starts early) */
+    uint64_t span_from = nb ? log[0].due : 0, span_to = nb ? log[nb - 1].end : 0;
+    size_t kept = g0->count < g0->capacity ? (size_t)g0->count : g0->capacity;
+    for (size_t i = 0; i < kept; i++)
+        if (g0->list[i].start >= span_from && g0->list[i].start < span_to)
+            all_gaps += g0->list[i].len;
+    m->host_share = span_to > span_from && all_gaps > burst_gaps
+                        ? (double)(all_gaps - burst_gaps) / (double)(span_to - span_from)
+                        : 0;
+    starts_most = fmax(0.75, starts_most - 3 * m->host_share);
     m->most = most, m->starts_most = starts_most;
     for (size_t i = 0; i < found; i++) {
         if (err[i] - over >= -tol && err[i] - over <= tol) m->within++;
@@ -207,11 +226,13 @@ static void test_gaps_recover_bursts(void **st) {
            "ends one switch (< %.0f us) after its last read in %.2f%%; gap - burst: "
            "median %.0f ns (the switch costs), p5 %.0f ns, p95 %.0f ns, within tolerance of "
            "burst + median in %.2f%%; wake-up %.0f ns mean; took %.2f%%; the spinner saw "
-           "%" PRIu64 " gaps in all (the host's included)\n",
+           "%" PRIu64 " gaps in all (the host's included, %.2f%% of the time: starts held to "
+           "%.0f%%)\n",
            nb, found, 100.0 * ((double)nb - (double)found) / (double)nb, (double)tol * ns,
            pc * (double)starts, (double)switch_max * ns / 1000, pc * (double)ends,
            (double)over * ns, (double)m.p5 * ns, (double)m.p95 * ns, pc * (double)within,
-           (double)rep.cpu[0].late_mean_ns, 100 * rep.share, sp.g->count);
+           (double)rep.cpu[0].late_mean_ns, 100 * rep.share, sp.g->count, 100 * m.host_share,
+           100 * starts_most);
     assert_true((double)found >= 0.95 * (double)nb);
     /* the gap begins between the burst's due time and the injector's wake-up
      * (on a loaded host the wake can be late by several us, and the spinner
