@@ -340,8 +340,8 @@ static bool below_band(const lat_lab_params *p, const tests *t, int k) {
 /* What the tests say, read against the parameters. */
 typedef struct facts {
     bool median_up, median_shape, median_dominant, tail_up[2], tail_ok[2], var_up, var_hint, moved,
-        flat, resolves;
-    double hidden, resolved; /* the largest p50 growth not excluded (ratio), 3 ticks (ns) */
+        still, flat, resolves; /* still: neither dispersion grown, the p50 and p99.9 read */
+    double hidden;             /* the largest p50 growth not excluded (ratio) */
 } facts;
 
 static const int tail_q[2] = {LAT_LAB_Q999, LAT_LAB_Q9999};
@@ -367,7 +367,6 @@ static bool var_hint(const lat_lab_params *p, bool have, double ratio, double pv
 
 static void read_facts(const lat_lab_params *p, const tests *t, lat_lab_verdict *v, facts *f) {
     memset(f, 0, sizeof *f);
-    f->resolved = t->resolved_ns;
     v->p50_below_tick = t->below;
     f->median_up =
         t->t[0].p < p->alpha && t->s[0].lo > log(p->min_median_ratio) && !v->p50_below_tick;
@@ -399,8 +398,10 @@ static void read_facts(const lat_lab_params *p, const tests *t, lat_lab_verdict 
      * swings where the rank test does not (at a 10 ns step many rounds' work
      * p99.9 ties with its median: an A/A read x1.90 over 40 rounds; an A/A's
      * e2e read x1.56 over 38 rounds at p = 0.66, x1.97 over 25 at p = 0.53) */
-    f->flat = t->have_disp && !f->var_hint && isfinite(t->wdisp_ratio) &&
-              !var_hint(p, true, t->wdisp_ratio, t->wdisp_p);
+    f->still = t->have_disp && !f->var_hint && isfinite(t->wdisp_ratio) &&
+               !var_hint(p, true, t->wdisp_ratio, t->wdisp_p) && t->read[0] &&
+               t->read[LAT_LAB_Q999];
+    f->flat = f->still;
     for (int k = 0; k < LAT_LAB_NQ; k++) {
         if (!t->read[k]) continue;
         const lat_stats_shift *e = eq_point(t, k);
@@ -409,10 +410,9 @@ static void read_facts(const lat_lab_params *p, const tests *t, lat_lab_verdict 
         f->flat = f->flat && in;
         f->moved = f->moved || (t->t[k].p < p->alpha && (t->s[k].lo > 0 || t->s[k].hi < 0));
     }
-    f->flat = f->flat && t->read[0] && t->read[LAT_LAB_Q999];
     /* the band is resolved by the counter (min_median_ticks fit in it at the
      * baseline's p50) or, below a tick, by the body mean's interval within it */
-    f->resolves = f->resolved <= (p->no_change_ratio - 1) * v->base_p50_ns ||
+    f->resolves = t->resolved_ns <= (p->no_change_ratio - 1) * v->base_p50_ns ||
                   (v->p50_below_tick && t->have_mean && t->eqm.lo > -lim && t->eqm.hi < lim);
 }
 
@@ -515,7 +515,7 @@ static void explain_undecided(const lat_lab_params *p, const tests *t, const fac
                  "no change this counter can vouch for: the smallest median effect it classifies "
                  "(%.0f ticks of %.1f ns) is %.0f%% of the work p50 (%.0f ns), wider than the "
                  "+-%.0f%% 'no change' allows, and %s; work p50 moved %+.1f ns, p99.9 %s",
-                 p->min_median_ticks, p->tick_ns, 100 * f->resolved / v->base_p50_ns,
+                 p->min_median_ticks, p->tick_ns, 100 * t->resolved_ns / v->base_p50_ns,
                  v->base_p50_ns, 100 * (p->no_change_ratio - 1), mn, t->sns.est,
                  pt(t, LAT_LAB_Q999, a, sizeof a));
     } else if (f->moved)
@@ -569,9 +569,7 @@ static void explain_tail(const lat_lab_params *p, const tests *t, const facts *f
  * lim - |c|; a centre within a tenth of the band's edge is given up. */
 static unsigned band_rounds(const lat_lab_params *p, const tests *t, const facts *f,
                             const lat_lab_verdict *v) {
-    if (f->moved || !t->read[0] || !t->read[LAT_LAB_Q999] || !t->have_disp || f->var_hint ||
-        var_hint(p, isfinite(t->wdisp_ratio), t->wdisp_ratio, t->wdisp_p))
-        return 0;
+    if (f->moved || !f->still) return 0;
     double lim = log(p->no_change_ratio), need = v->rounds;
     const lat_stats_shift *iv[LAT_LAB_NQ + 1];
     int n = 0;
