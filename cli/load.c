@@ -75,18 +75,18 @@ static const cli_opt load_opts[] = {
                 0, 4095),
     CLI_STR_OPT("json", CLI_PATH, &o.json, "FILE", "the results and the verdict as JSON"),
     CLI_STR_OPT("hlog", CLI_PATH, &o.hlog, "FILE",
-                "interval log, one line per second per tag (latency, service, lag)"),
+                "interval log, one line per second per tag (latency, service, lag, wait)"),
     CLI_STR_OPT("hgrm", CLI_PATH, &o.hgrm, "FILE",
                 "the whole run's latency percentiles (.hgrm, us, with 95% intervals)"),
     CLI_FLAG_OPT("strict", &o.strict, "exit 4 when the verdict is invalid"),
     CLI_FLAG_OPT("quiet", &o.quiet, "no live line on stderr"),
-    CLI_HEADING_ROW("Prometheus (series latency, service, lag of latlab_load_seconds)"),
+    CLI_HEADING_ROW("Prometheus (series latency, service, lag, wait of latlab_load_seconds)"),
     CLI_PROM_SERVE_ROWS(o.prom),
     CLI_PROM_PUSH_ROWS(o.prom),
     CLI_HEADING_ROW("the verdict"),
     CLI_NUM_OPT("lag-fraction", CLI_DOUBLE, &o.lag_fraction, "F",
-                "a percentile is valid when the schedule lag there is below F\n"
-                "of the latency (default 0.1)",
+                "a percentile is valid when the lag there is below F of the\n"
+                "latency, and so is the wait (default 0.1)",
                 0.001, 1),
     CLI_NUM_OPT("ci-width", CLI_DOUBLE, &o.ci_width, "F",
                 "a printed percentile's 95% interval may span at most F of its\n"
@@ -126,17 +126,20 @@ const cli_spec cmd_load_spec = {
     .synopsis = "latlab load TARGET --rate R [OPTIONS]",
     .about = "Open-loop load on a real service: every request has an intended send time from\n"
              "the schedule and none is skipped.  latency = completion - intended send (what a\n"
-             "user waits), service = completion - actual send, lag = actual - intended send\n"
-             "(the generator's own health).  TARGET is HOST:PORT, [IPV6]:PORT or, for http,\n"
+             "user waits), service = completion - actual send; the delay between (actual -\n"
+             "intended send) is split: wait, while every connection was at its in-flight cap\n"
+             "with no response to read (the service's queue), and lag, the rest (the\n"
+             "generator's own health).  TARGET is HOST:PORT, [IPV6]:PORT or, for http,\n"
              "http://HOST[:PORT][/PATH].  One sending thread spins on the cycle counter to each\n"
              "send time; responses are read through epoll.\n",
     .opts = load_opts,
-    .epilog = "Prints a live line per second on stderr (rate, the second's p50/p99/p99.9,\n"
-              "errors, lag p99), then the table with 95% intervals, errors by kind (refused,\n"
-              "reset, closed, malformed, oversized, timeout, aborted), the sending thread's\n"
-              "platform gaps, and last the verdict: \"valid\" or \"invalid: <reason>\".\n"
-              "Exit 0 ok, 1 the run could not go on (unreachable, refused, every connection\n"
-              "down for a second) or a write failed, 2 usage, 4 invalid with --strict.\n",
+    .epilog =
+        "Prints a live line per second on stderr (rate, the second's p50/p99/p99.9,\n"
+        "errors, lag p99, wait p99), then the table with 95% intervals, errors by kind (refused,\n"
+        "reset, closed, malformed, oversized, timeout, aborted), the sending thread's\n"
+        "platform gaps, and last the verdict: \"valid\" or \"invalid: <reason>\".\n"
+        "Exit 0 ok, 1 the run could not go on (unreachable, refused, every connection\n"
+        "down for a second) or a write failed, 2 usage, 4 invalid with --strict.\n",
     .min_args = 1,
     .max_args = 1,
 };
@@ -269,8 +272,9 @@ static int run_engine(load_run *r) {
     if (!(rc = load_live_open(&lv)) && !(rc = run_threads(&lv, lr))) {
         lat_loadrun_counts(lr, &r->counts);
         r->run_rc = lat_loadrun_result(lr);
-        lat_load_verdict_in vin = {.latency = &r->latency,
-                                   .lag = &r->lag,
+        lat_load_verdict_in vin = {.latency = &r->h[LAT_LOAD_LATENCY],
+                                   .lag = &r->h[LAT_LOAD_LAG],
+                                   .wait = &r->h[LAT_LOAD_WAIT],
                                    .counts = &r->counts,
                                    .ps = load_ps,
                                    .nps = load_nps,
@@ -304,7 +308,7 @@ int cmd_load(int argc, char **argv) {
     const char *url_path = NULL, *target = NULL;
     int rc = parse(argc, argv, &url_path, &target);
     if (rc) return rc < 0 ? CLI_OK : rc;
-    if (o.prom.push_delete) return cli_prom_push(&o.prom, CMD, 3, load_series, NULL);
+    if (o.prom.push_delete) return cli_prom_push(&o.prom, CMD, LAT_LOAD_NSERIES, load_series, NULL);
     static lat_loadproto proto;
     if ((rc = build_proto(&proto, url_path ? url_path : "/"))) return rc;
     load_run r = {.target = target, .protocol = proto_names[o.protocol], .threads = (int)o.threads};
@@ -330,20 +334,26 @@ int cmd_load(int argc, char **argv) {
                                           : lat_strerror(rc));
     r.cfg.replay_next = replay_f ? lat_load_replay_next : NULL;
     r.cfg.replay_ud = replay_f;
-    if (lat_load_hist_init(&r.latency) || lat_load_hist_init(&r.service) ||
-        lat_load_hist_init(&r.lag))
-        return cli_lib_error(CMD, "histogram", -ENOMEM);
+    for (int k = 0; k < LAT_LOAD_NSERIES; k++)
+        if (lat_load_hist_init(&r.h[k])) {
+            while (k--)
+                lat_hist_fini(&r.h[k]);
+            return cli_lib_error(CMD, "histogram", -ENOMEM);
+        }
     rc = run_engine(&r);
     if (replay_f) fclose(replay_f);
     if (!rc && r.run_rc)
         cli_error(CMD, "%s: the run could not go on: %s", r.target, strerror(-r.run_rc));
     int prc = (!rc) ? load_print(&r) : CLI_OK;
     int jrc = (!rc && o.json) ? load_write_json(&r, o.json) : CLI_OK;
-    if (!rc && o.hgrm && load_write_hgrm(&r.latency, o.hgrm)) jrc = CLI_ERR;
-    const lat_hist *tot[3] = {&r.latency, &r.service, &r.lag};
-    if (!rc && o.prom.push_url && cli_prom_push(&o.prom, CMD, 3, load_series, tot)) jrc = CLI_ERR;
-    for (int k = 0; k < 3; k++)
-        lat_hist_fini((lat_hist *)tot[k]);
+    if (!rc && o.hgrm && load_write_hgrm(&r.h[LAT_LOAD_LATENCY], o.hgrm)) jrc = CLI_ERR;
+    const lat_hist *tot[LAT_LOAD_NSERIES];
+    for (int k = 0; k < LAT_LOAD_NSERIES; k++)
+        tot[k] = &r.h[k];
+    if (!rc && o.prom.push_url && cli_prom_push(&o.prom, CMD, LAT_LOAD_NSERIES, load_series, tot))
+        jrc = CLI_ERR;
+    for (int k = 0; k < LAT_LOAD_NSERIES; k++)
+        lat_hist_fini(&r.h[k]);
     if (rc) return rc;
     if (r.run_rc || prc || jrc) return CLI_ERR;
     return o.strict && !r.verdict.valid ? EXIT_INVALID : CLI_OK;

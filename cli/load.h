@@ -23,7 +23,7 @@ typedef struct load_run {
     const char *describe; /* what each request is, one line */
     lat_load_cfg cfg;     /* the whole run's (each sending thread gets its share) */
     int threads;
-    lat_hist latency, service, lag; /* the whole run */
+    lat_hist h[LAT_LOAD_NSERIES]; /* the whole run, by lat_load_series */
     lat_load_counts counts;
     lat_load_verdict verdict;
     int run_rc; /* lat_load_run's result */
@@ -51,8 +51,8 @@ typedef struct load_live {
     lat_prom_server *srv; /* serving --metrics or NULL */
 } load_live;
 
-/* The series names: latency, service, lag. */
-extern const char *const load_series[3];
+/* The series names by lat_load_series: latency, service, lag, wait. */
+extern const char *const load_series[LAT_LOAD_NSERIES];
 /* lat_loadrun_tick_fn: the interval into r's totals, the log, /metrics and
  * the live line (ud: a load_live). */
 void load_tick(void *ud, const lat_loadrun_tick *t);

@@ -1,5 +1,5 @@
 /* loadout.c - `latlab load`'s results: the final table (percentiles with 95%
- * intervals, service time and lag beside), errors by kind, the sending
+ * intervals, service time, wait and lag beside), errors by kind, the sending
  * thread's platform gaps, the arrival test, and last the verdict; and the
  * same as JSON.  Percentiles without enough samples for an interval below
  * the maximum are not printed; the line says how many they need. */
@@ -50,25 +50,31 @@ static void print_head(const load_run *r) {
 
 static void print_table(const load_run *r) {
     const lat_load_verdict *v = &r->verdict;
-    printf("\n%8s %12s %27s %12s %10s\n", "", "latency us", "95% interval", "service us", "lag us");
+    const lat_hist *h = r->h;
+    printf("\n%8s %12s %27s %12s %10s %10s\n", "", "latency us", "95% interval", "service us",
+           "wait us", "lag us");
     for (size_t i = 0; i < v->npct; i++) {
         const lat_load_pct *p = &v->pct[i];
         char name[16];
         snprintf(name, sizeof name, "p%g", p->p);
         if (!p->printed) {
             printf("%8s not printed: needs %" PRId64 " samples (has %" PRId64 ")\n", name,
-                   p->needed_n, lat_hist_total(&r->latency));
+                   p->needed_n, lat_hist_total(&h[LAT_LOAD_LATENCY]));
             continue;
         }
         char ci[64];
         snprintf(ci, sizeof ci, "[%.1f, %.1f]", (double)p->latency.lo / 1e3,
                  (double)p->latency.hi / 1e3);
-        printf("%8s %12.1f %27s %12.1f %10.1f%s\n", name, (double)p->latency.value / 1e3, ci,
-               (double)lat_hist_value_at_percentile(&r->service, p->p) / 1e3, (double)p->lag / 1e3,
-               p->lag_ok ? "" : "  lag too large");
+        printf("%8s %12.1f %27s %12.1f %10.1f %10.1f%s%s\n", name, (double)p->latency.value / 1e3,
+               ci, (double)lat_hist_value_at_percentile(&h[LAT_LOAD_SERVICE], p->p) / 1e3,
+               (double)p->wait / 1e3, (double)p->lag / 1e3, p->lag_ok ? "" : "  lag too large",
+               p->wait_ok ? "" : "  waited on the service");
     }
-    printf("%8s %12.1f %27s %12.1f %10.1f\n", "max", (double)lat_hist_max(&r->latency) / 1e3, "",
-           (double)lat_hist_max(&r->service) / 1e3, (double)lat_hist_max(&r->lag) / 1e3);
+    printf("%8s %12.1f %27s %12.1f %10.1f %10.1f\n", "max",
+           (double)lat_hist_max(&h[LAT_LOAD_LATENCY]) / 1e3, "",
+           (double)lat_hist_max(&h[LAT_LOAD_SERVICE]) / 1e3,
+           (double)lat_hist_max(&h[LAT_LOAD_WAIT]) / 1e3,
+           (double)lat_hist_max(&h[LAT_LOAD_LAG]) / 1e3);
 }
 
 int load_print(const load_run *r) {
@@ -133,9 +139,8 @@ int load_write_json(const load_run *r, const char *path) {
     json_object_set_new(cf, "inflight", json_integer(r->cfg.max_inflight));
     json_object_set_new(o, "config", cf);
     json_object_set_new(o, "counts", lat_load_counts_json(&r->counts));
-    json_object_set_new(o, "latency", hist_json(&r->latency));
-    json_object_set_new(o, "service", hist_json(&r->service));
-    json_object_set_new(o, "lag", hist_json(&r->lag));
+    for (int k = 0; k < LAT_LOAD_NSERIES; k++)
+        json_object_set_new(o, load_series[k], hist_json(&r->h[k]));
     json_object_set_new(o, "verdict", lat_load_verdict_json(&r->verdict));
     json_object_set_new(o, "run_error",
                         r->run_rc ? json_string(strerror(-r->run_rc)) : json_null());
@@ -144,32 +149,34 @@ int load_write_json(const load_run *r, const char *path) {
 
 /* ---- during the run: the live line, the interval log; after it the .hgrm ---------- */
 
-const char *const load_series[3] = {"latency", "service", "lag"};
+const char *const load_series[LAT_LOAD_NSERIES] = {"latency", "service", "lag", "wait"};
 
 /* Each second's interval: into the totals, the log, /metrics, the live line. */
 void load_tick(void *ud, const lat_loadrun_tick *t) {
     load_live *lv = ud;
-    const lat_hist *iv[3] = {t->latency, t->service, t->lag};
-    lat_hist *tot[3] = {&lv->r->latency, &lv->r->service, &lv->r->lag};
-    for (int k = 0; k < 3; k++)
-        lat_hist_add(tot[k], iv[k]);
-    for (int k = 0; lv->hf && k < 3 && !lv->hlog_rc; k++)
-        lv->hlog_rc = lat_hlog_write_interval(&lv->w, iv[k], load_series[k], t->start_s,
+    const lat_hist *tot[LAT_LOAD_NSERIES];
+    for (int k = 0; k < LAT_LOAD_NSERIES; k++) {
+        lat_hist_add(&lv->r->h[k], t->h[k]);
+        tot[k] = &lv->r->h[k];
+    }
+    for (int k = 0; lv->hf && k < LAT_LOAD_NSERIES && !lv->hlog_rc; k++)
+        lv->hlog_rc = lat_hlog_write_interval(&lv->w, t->h[k], load_series[k], t->start_s,
                                               t->end_s - t->start_s);
-    if (lv->srv) lat_prom_server_update(lv->srv, (const lat_hist *const *)tot, 3);
+    if (lv->srv) lat_prom_server_update(lv->srv, tot, LAT_LOAD_NSERIES);
     const lat_load_counts *c = t->counts;
     if (!lv->quiet) {
         double ps[3] = {50, 99, 99.9};
         int64_t v[3];
-        lat_hist_values_at_percentiles(t->latency, ps, v, 3);
+        lat_hist_values_at_percentiles(t->h[LAT_LOAD_LATENCY], ps, v, 3);
         fprintf(stderr,
                 "[%5.1fs] rate %.0f/s  p50 %.3f ms  p99 %.3f ms  p99.9 %.3f ms  errors %" PRIu64
-                "  lag p99 %.1f us\n",
+                "  lag p99 %.1f us  wait p99 %.1f us\n",
                 t->end_s - lv->t0_s,
                 (double)(c->completed - lv->last_completed) / (t->end_s - t->start_s),
                 (double)v[0] / 1e6, (double)v[1] / 1e6, (double)v[2] / 1e6,
                 c->failed + c->errors[LAT_LOAD_REFUSED],
-                (double)lat_hist_value_at_percentile(t->lag, 99) / 1e3);
+                (double)lat_hist_value_at_percentile(t->h[LAT_LOAD_LAG], 99) / 1e3,
+                (double)lat_hist_value_at_percentile(t->h[LAT_LOAD_WAIT], 99) / 1e3);
     }
     lv->last_completed = c->completed;
 }
@@ -181,8 +188,11 @@ int load_live_open(load_live *lv) {
         if (!rc) rc = lat_hlog_writer_init(&lv->w, lat_afile_stream(lv->hf), lv->t0_s, lv->t0_s, 0);
         if (rc) return cli_lib_error("load", lv->hlog, rc);
     }
-    const lat_hist *tot[3] = {&lv->r->latency, &lv->r->service, &lv->r->lag};
-    if (lv->prom->metrics_addr && cli_prom_serve(lv->prom, "load", 3, load_series, tot, &lv->srv))
+    const lat_hist *tot[LAT_LOAD_NSERIES];
+    for (int k = 0; k < LAT_LOAD_NSERIES; k++)
+        tot[k] = &lv->r->h[k];
+    if (lv->prom->metrics_addr &&
+        cli_prom_serve(lv->prom, "load", LAT_LOAD_NSERIES, load_series, tot, &lv->srv))
         return CLI_ERR;
     return 0;
 }

@@ -34,6 +34,7 @@
 #define RBUF 65536
 #define NEVENTS 64
 #define GAP_RING 64
+#define WAIT_RING 1024
 #define CONNECT_NS 2000000000ull /* a connect not done by then failed */
 
 /* ---- the schedule -------------------------------------------------------------------- */
@@ -182,9 +183,9 @@ struct lat_load {
     const lat_clock_cal *cal;
     conn *conns;
     int ep;
-    uint8_t *req;             /* the request being sent (key digits rewritten per request) */
-    uint8_t *rbuf;            /* one read buffer for every connection */
-    lat_hist_recorder rec[3]; /* latency, service, lag */
+    uint8_t *req;  /* the request being sent (key digits rewritten per request) */
+    uint8_t *rbuf; /* one read buffer for every connection */
+    lat_hist_recorder rec[LAT_LOAD_NSERIES];
     lat_gaps *gaps;
     acounts c;
     atomic_bool stop;
@@ -192,11 +193,21 @@ struct lat_load {
     reservoir pairs; /* (latency, next completion's latency), ns */
     double last_latency;
     uint64_t rng, last_send;
-    uint64_t late_cycles;       /* cfg.late_ns in cycles */
-    uint64_t inflight;          /* requests in flight on every connection */
-    uint64_t down_since;        /* cycles since when no connection is up (0: some is) */
-    unsigned rr, up;            /* round-robin cursor; connections up */
-    uint64_t room;              /* bumped when a connection may have gained room */
+    uint64_t late_cycles; /* cfg.late_ns in cycles */
+    uint64_t inflight;    /* requests in flight on every connection */
+    uint64_t down_since;  /* cycles since when no connection is up (0: some is) */
+    unsigned rr, up;      /* round-robin cursor; connections up */
+    uint64_t room;        /* bumped when a connection may have gained room */
+    /* Waits on the service: a due request found every connection at its cap
+     * with no response left to read (full_at, blocked) until one gained room
+     * (freed_at).  The recent ones, with their running total, in a ring:
+     * blocked_within reads how much of a request's delay they took. */
+    bool blocked;
+    uint64_t full_at, freed_at;
+    struct wait_span {
+        uint64_t start, end, total; /* cycles; total: every wait's up to this one's end */
+    } waits[WAIT_RING];
+    uint64_t waits_n, waits_tail, waits_total;
     bool gap_backlog;           /* the last send was late because of a platform gap */
     uint64_t prev_lag;          /* cycles, the last send's */
     lat_gap gap_ring[GAP_RING]; /* the latest gaps, for gap_overlap */
@@ -236,7 +247,7 @@ void lat_load_destroy(lat_load *l) {
     }
     free(l->conns);
     if (l->ep >= 0) close(l->ep);
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < LAT_LOAD_NSERIES; k++)
         lat_hist_recorder_fini(&l->rec[k]);
     lat_gaps_destroy(l->gaps);
     free(l->req);
@@ -284,7 +295,7 @@ int lat_load_create(const lat_load_cfg *cfg, lat_load **out) {
         c->out = malloc(rl ? rl : 1);
         if (!c->q || !c->out) goto fail;
     }
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < LAT_LOAD_NSERIES; k++)
         if ((rc = lat_hist_recorder_init(&l->rec[k], 1, HIST_HIGHEST, 3))) goto fail;
     l->late_cycles = lat_clock_from_ns(l->cal, l->cfg.late_ns);
     uint64_t thr = lat_clock_from_ns(l->cal, l->cfg.gap_ns);
@@ -304,9 +315,8 @@ void lat_load_stop(lat_load *l) {
     if (l) atomic_store_explicit(&l->stop, true, memory_order_relaxed);
 }
 
-int lat_load_interval(lat_load *l, lat_hist *latency, lat_hist *service, lat_hist *lag) {
-    lat_hist *h[3] = {latency, service, lag};
-    for (int k = 0; k < 3; k++) {
+int lat_load_interval(lat_load *l, lat_hist *const h[LAT_LOAD_NSERIES]) {
+    for (int k = 0; k < LAT_LOAD_NSERIES; k++) {
         if (!h[k]) continue;
         int rc = lat_hist_recorder_interval(&l->rec[k], h[k]);
         if (rc) return rc;
@@ -338,6 +348,29 @@ static void watch(lat_load *l, conn *c, int op, uint32_t events) {
     epoll_ctl(l->ep, op, c->fd, &ev);
 }
 
+/* A connection may have gained room (a response, a flushed send, one more up). */
+static void gained_room(lat_load *l, uint64_t now) {
+    l->room++;
+    if (!l->blocked) return;
+    l->blocked = false;
+    l->freed_at = now;
+    l->waits_total += now - l->full_at;
+    l->waits[l->waits_n++ % WAIT_RING] = (struct wait_span){l->full_at, now, l->waits_total};
+}
+
+/* Cycles spent waiting on the service in [from, now] (from non-decreasing
+ * from call to call: requests go out in schedule order).  Waits older than
+ * the ring are not counted (the rest of the delay is then lag). */
+static uint64_t blocked_within(lat_load *l, uint64_t from) {
+    if (l->waits_n - l->waits_tail > WAIT_RING) l->waits_tail = l->waits_n - WAIT_RING;
+    while (l->waits_tail < l->waits_n && l->waits[l->waits_tail % WAIT_RING].end <= from)
+        l->waits_tail++;
+    if (l->waits_tail == l->waits_n) return 0;
+    const struct wait_span *w = &l->waits[l->waits_tail % WAIT_RING];
+    uint64_t before = w->total - (w->end - w->start) + (from > w->start ? from - w->start : 0);
+    return l->waits_total - before;
+}
+
 /* Start a connection: C_UP, C_CONNECTING, or an error (c stays C_DOWN). */
 static int conn_open(lat_load *l, conn *c) {
     int fd = socket(l->cfg.addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -348,7 +381,7 @@ static int conn_open(lat_load *l, conn *c) {
     if (connect(fd, (struct sockaddr *)&l->cfg.addr, l->cfg.addr_len) == 0) {
         c->state = C_UP;
         l->up++;
-        l->room++;
+        gained_room(l, lat_cycles());
         watch(l, c, EPOLL_CTL_ADD, EPOLLIN);
         return 0;
     }
@@ -405,7 +438,7 @@ static int conn_connected(lat_load *l, conn *c, uint64_t now) {
     }
     c->state = C_UP;
     l->up++;
-    l->room++;
+    gained_room(l, now);
     watch(l, c, EPOLL_CTL_MOD, EPOLLIN);
     return 0;
 }
@@ -459,12 +492,12 @@ static void complete(lat_load *l, conn *c, uint64_t now) {
     c->head = c->head + 1 == l->cfg.max_inflight ? 0 : c->head + 1;
     c->inflight--;
     l->inflight--;
-    l->room++;
+    gained_room(l, now);
     int64_t lat = ns_of(l, now - s.intended);
-    lat_hist_recorder_record(&l->rec[0], lat);
+    lat_hist_recorder_record(&l->rec[LAT_LOAD_LATENCY], lat);
     if (l->last_latency >= 0) keep(l, &l->pairs, (double[2]){l->last_latency, (double)lat});
     l->last_latency = (double)lat;
-    lat_hist_recorder_record(&l->rec[1], ns_of(l, now - s.sent));
+    lat_hist_recorder_record(&l->rec[LAT_LOAD_SERVICE], ns_of(l, now - s.sent));
     CADD(l, completed, 1);
     if (c->ps.error_reply) CADD(l, error_replies, 1);
 }
@@ -508,7 +541,7 @@ static void flush_out(lat_load *l, conn *c) {
     c->out_off += (size_t)n;
     if (c->out_off == c->out_len) {
         c->out_len = c->out_off = 0;
-        l->room++;
+        gained_room(l, lat_cycles());
         watch(l, c, EPOLL_CTL_MOD, EPOLLIN);
     }
 }
@@ -537,11 +570,13 @@ static bool next_event(lat_load *l, int timeout_ms) {
     return true;
 }
 
-/* Handle every pending event, or what one epoll_wait returns. */
-static void poll_events(lat_load *l, int timeout_ms) {
-    if (!next_event(l, timeout_ms)) return;
+/* Handle every pending event, or what one epoll_wait returns: false when
+ * there was none. */
+static bool poll_events(lat_load *l, int timeout_ms) {
+    if (!next_event(l, timeout_ms)) return false;
     while (l->ev_i < l->ev_n)
         next_event(l, 0);
+    return true;
 }
 
 static conn *free_conn(lat_load *l) {
@@ -601,8 +636,19 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended) {
     c->q[t >= l->cfg.max_inflight ? t - l->cfg.max_inflight : t] = (stamp){intended, now};
     c->inflight++;
     l->inflight++;
-    uint64_t lag = now > intended ? now - intended : 0;
-    lat_hist_recorder_record(&l->rec[2], ns_of(l, lag));
+    /* Its delay, split: while the generator waited on the service for at
+     * least half of it, the service (or the connections) held the queue:
+     * everything up to the end of the last wait is the wait, and only the
+     * time since (its reaction) is lag.  Otherwise the generator was the
+     * slower side: only the waits themselves are the wait, the rest lag. */
+    uint64_t delay = now > intended ? now - intended : 0;
+    uint64_t wait = delay ? blocked_within(l, intended) : 0;
+    if (wait && 2 * wait >= delay && l->freed_at > intended && l->freed_at <= now)
+        wait = l->freed_at - intended;
+    if (wait > delay) wait = delay;
+    uint64_t ready = intended + wait, lag = delay - wait;
+    lat_hist_recorder_record(&l->rec[LAT_LOAD_LAG], ns_of(l, lag));
+    lat_hist_recorder_record(&l->rec[LAT_LOAD_WAIT], ns_of(l, wait));
     CADD(l, sent, 1);
     if (lag > l->late_cycles) {
         CADD(l, late, 1);
@@ -610,7 +656,7 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended) {
          * have been on time; or it follows, late, one that was while the
          * backlog the gap left shrinks (a sender that cannot keep up at all
          * grows it: that lateness is its own, not the platform's). */
-        uint64_t ov = gap_overlap(l, intended);
+        uint64_t ov = gap_overlap(l, ready);
         bool by_gap = ov >= lag || lag - ov <= l->late_cycles;
         l->gap_backlog = by_gap || (l->gap_backlog && lag <= l->prev_lag + l->late_cycles);
         if (l->gap_backlog) CADD(l, late_gap, 1);
@@ -730,8 +776,16 @@ static int loop(lat_load *l, run *r) {
         if (l->inflight && (r->waiting || r->done)) {
             /* Nothing can go out before a response (every connection full,
              * or the schedule over): wait in epoll, not on the CPU the
-             * server may need, at most until the next housekeeping. */
-            poll_events(l, 1);
+             * server may need, at most until the next housekeeping.  With
+             * no response left to read, a due request now waits on the
+             * service (its wait, not the generator's lag). */
+            if (!poll_events(l, 0)) {
+                if (r->waiting && !l->blocked) {
+                    l->blocked = true;
+                    l->full_at = lat_cycles();
+                }
+                poll_events(l, 1);
+            }
             prev = lat_cycles(); /* the wait is not the platform's time */
         } else if (l->inflight || r->waiting) {
             next_event(l, 0); /* one at a time: the next send may be due after it */

@@ -18,8 +18,8 @@ struct lat_loadrun {
     int n;
     lat_load_arrivals arrivals;
     int rc[LAT_LOADRUN_MAX_THREADS];
-    lat_hist iv[3], part[3]; /* the interval; one engine's part of it */
-    atomic_int left;         /* engines still running */
+    lat_hist iv[LAT_LOAD_NSERIES], part[LAT_LOAD_NSERIES]; /* the interval; one engine's part */
+    atomic_int left;                                       /* engines still running */
 };
 
 typedef struct engine_arg {
@@ -61,7 +61,7 @@ int lat_loadrun_create(const lat_load_cfg *cfg, unsigned threads, lat_loadrun **
         lat_load_cfg e = engine_cfg(cfg, k, r->n, start);
         rc = lat_load_create(&e, &r->l[k]);
     }
-    for (int j = 0; j < 3 && !rc; j++)
+    for (int j = 0; j < LAT_LOAD_NSERIES && !rc; j++)
         if (lat_load_hist_init(&r->iv[j]) || lat_load_hist_init(&r->part[j])) rc = -ENOMEM;
     if (rc) {
         lat_loadrun_destroy(r);
@@ -73,7 +73,7 @@ int lat_loadrun_create(const lat_load_cfg *cfg, unsigned threads, lat_loadrun **
 
 void lat_loadrun_destroy(lat_loadrun *r) {
     if (!r) return;
-    for (int j = 0; j < 3; j++) {
+    for (int j = 0; j < LAT_LOAD_NSERIES; j++) {
         lat_hist_fini(&r->iv[j]);
         lat_hist_fini(&r->part[j]);
     }
@@ -124,16 +124,21 @@ static void *engine(void *arg) {
 
 /* The interval since the last tick, from every engine, handed to tick. */
 static void tick_once(lat_loadrun *r, double from, double now, lat_loadrun_tick_fn fn, void *ud) {
-    for (int j = 0; j < 3; j++)
+    lat_hist *part[LAT_LOAD_NSERIES];
+    lat_loadrun_tick t = {.start_s = from, .end_s = now};
+    for (int j = 0; j < LAT_LOAD_NSERIES; j++) {
         lat_hist_reset(&r->iv[j]);
+        part[j] = &r->part[j];
+        t.h[j] = &r->iv[j];
+    }
     for (int k = 0; k < r->n; k++) {
-        lat_load_interval(r->l[k], &r->part[0], &r->part[1], &r->part[2]);
-        for (int j = 0; j < 3; j++)
+        lat_load_interval(r->l[k], part);
+        for (int j = 0; j < LAT_LOAD_NSERIES; j++)
             lat_hist_add(&r->iv[j], &r->part[j]);
     }
     lat_load_counts c;
     lat_loadrun_counts(r, &c);
-    lat_loadrun_tick t = {from, now, &r->iv[0], &r->iv[1], &r->iv[2], &c};
+    t.counts = &c;
     if (fn) fn(ud, &t);
 }
 

@@ -104,7 +104,7 @@ __attribute__((format(printf, 2, 3))) static void add_reason(lat_load_verdict *v
 static void judge_pcts(const lat_load_verdict_in *in, lat_load_verdict *v) {
     lat_hist_ci ci[LAT_LOAD_VERDICT_MAX];
     lat_hist_cis_at_percentiles(in->latency, in->ps, v->confidence, ci, in->nps);
-    char lagbad[160] = "", widebad[160] = "";
+    char lagbad[160] = "", waitbad[160] = "", widebad[160] = "";
     for (size_t i = 0; i < in->nps; i++) {
         lat_load_pct *p = &v->pct[i];
         p->p = in->ps[i];
@@ -113,13 +113,16 @@ static void judge_pcts(const lat_load_verdict_in *in, lat_load_verdict *v) {
         p->needed_n = lat_hist_ci_needed_n(in->ps[i] / 100, v->confidence);
         p->lag = lat_hist_value_at_percentile(in->lag, in->ps[i]);
         p->lag_ok = (double)p->lag < v->lag_fraction * (double)ci[i].value;
+        p->wait = in->wait ? lat_hist_value_at_percentile(in->wait, in->ps[i]) : 0;
+        p->wait_ok = (double)p->wait < v->lag_fraction * (double)ci[i].value;
         double w = ci[i].value > 0 ? (double)(ci[i].hi - ci[i].lo) / (double)ci[i].value : 0;
         p->width_ok = w <= v->ci_width;
         if (!p->printed) continue;
-        char *dst = !p->lag_ok ? lagbad : !p->width_ok ? widebad : NULL;
-        if (dst) {
-            size_t k = strlen(dst);
-            snprintf(dst + k, 160 - k, "%sp%g", k ? " " : "", p->p);
+        char *dst[3] = {!p->lag_ok ? lagbad : NULL, !p->wait_ok ? waitbad : NULL,
+                        p->lag_ok && p->wait_ok && !p->width_ok ? widebad : NULL};
+        for (int d = 0; d < 3; d++) {
+            size_t k = dst[d] ? strlen(dst[d]) : 0;
+            if (dst[d]) snprintf(dst[d] + k, 160 - k, "%sp%g", k ? " " : "", p->p);
         }
     }
     v->npct = in->nps;
@@ -129,6 +132,16 @@ static void judge_pcts(const lat_load_verdict_in *in, lat_load_verdict *v) {
                    "not the service, set %s)",
                    lagbad, v->lag_fraction * 100,
                    strchr(lagbad, ' ') ? "these figures" : "this figure");
+    if (*waitbad)
+        add_reason(v,
+                   "%s: requests waited for a connection with room (every one at its in-flight "
+                   "cap, %llu times) for %.0f%% of the latency or more: the offered rate was more "
+                   "than the connections carried (backlog up to %llu), so the queue in the "
+                   "generator set %s; more connections or a higher in-flight cap move it to the "
+                   "service",
+                   waitbad, (unsigned long long)in->counts->cap_waits, v->lag_fraction * 100,
+                   (unsigned long long)in->counts->backlog_max,
+                   strchr(waitbad, ' ') ? "these figures" : "this figure");
     if (*widebad)
         add_reason(v, "%s: confidence interval wider than %.0f%% of the value", widebad,
                    v->ci_width * 100);
@@ -163,14 +176,6 @@ int lat_load_verdict_judge(const lat_load_verdict_in *in, lat_load_verdict *v) {
                    (unsigned long long)c->failed);
     if (!c->completed) add_reason(v, "no request completed");
     judge_pcts(in, v);
-    bool lag_bad = false;
-    for (size_t i = 0; i < v->npct; i++)
-        lag_bad |= v->pct[i].printed && !v->pct[i].lag_ok;
-    if (lag_bad && c->cap_waits)
-        add_reason(v,
-                   "%llu requests found every connection at its in-flight cap and waited (more "
-                   "connections or a higher cap would not)",
-                   (unsigned long long)c->cap_waits);
     if (c->sent) {
         v->late_share = (double)c->late / (double)c->sent;
         v->late_gap_share = (double)c->late_gap / (double)c->sent;
@@ -202,6 +207,8 @@ json_t *lat_load_verdict_json(const lat_load_verdict *v) {
         json_object_set_new(e, "latency_ns", json_integer(p->latency.value));
         json_object_set_new(e, "lag_ns", json_integer(p->lag));
         json_object_set_new(e, "lag_ok", json_boolean(p->lag_ok));
+        json_object_set_new(e, "wait_ns", json_integer(p->wait));
+        json_object_set_new(e, "wait_ok", json_boolean(p->wait_ok));
         json_object_set_new(e, "width_ok", json_boolean(p->width_ok));
         if (!p->printed) json_object_set_new(e, "needs_n", json_integer(p->needed_n));
         json_array_append_new(ps, e);

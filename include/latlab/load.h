@@ -12,13 +12,17 @@
  * sent before a response comes (every connection full, or the schedule over)
  * the thread waits in epoll_wait (1 ms at most) instead of spinning, leaving
  * the CPU to a server that may share it; the wake-up counts in that
- * response's latency, as it would for any client.  Three histograms, in
- * ns: latency = completion - intended send, service = completion - actual
- * send, lag = actual - intended send (the generator's own health).
+ * response's latency, as it would for any client.  Four histograms, in
+ * ns (lat_load_series): latency = completion - intended send; service =
+ * completion - actual send; wait = the time a due request waited on the
+ * service: it found every connection at its in-flight cap with no response
+ * left to read, until one gained room; lag = the rest of actual - intended
+ * send (the generator's own health: how late it sent what could go out).
+ * latency = wait + lag + service, request by request.
  *
  * The sending thread's platform gaps are recorded with gaps.h over its loop
  * (except across send(), which on loopback runs the receiver's network stack
- * inline); a request sent later than late_ns is "late", and "late because of a
+ * inline); a request whose lag exceeds late_ns is "late", and "late because of a
  * gap" when, without the gap time inside its wait, it would have been on time,
  * or it follows, late, one that was while that backlog shrinks.  Failed requests are counted
  * by kind and the connection is reopened; the run stops (fatal) when no
@@ -159,9 +163,19 @@ int lat_load_run(lat_load *l);
 /* Ask a running lat_load_run to stop scheduling (async-signal-safe). */
 void lat_load_stop(lat_load *l);
 
-/* Interval histograms since the previous call (each NULL-able; same geometry
- * as lat_load_hist_init gives).  One reader thread.  0 or negative errno. */
-int lat_load_interval(lat_load *l, lat_hist *latency, lat_hist *service, lat_hist *lag);
+/* The histograms of a run, by index. */
+typedef enum lat_load_series {
+    LAT_LOAD_LATENCY,
+    LAT_LOAD_SERVICE,
+    LAT_LOAD_LAG,
+    LAT_LOAD_WAIT,
+    LAT_LOAD_NSERIES
+} lat_load_series;
+
+/* Interval histograms since the previous call, into h[series] (each NULL-able;
+ * same geometry as lat_load_hist_init gives).  One reader thread.  0 or
+ * negative errno. */
+int lat_load_interval(lat_load *l, lat_hist *const h[LAT_LOAD_NSERIES]);
 /* The histogram geometry the engine records in (1 ns .. 1 hour, 3 digits). */
 int lat_load_hist_init(lat_hist *h);
 

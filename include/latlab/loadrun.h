@@ -33,7 +33,7 @@ typedef struct lat_loadrun lat_loadrun;
  * mean per sending thread, so it compares with the run's length). */
 typedef struct lat_loadrun_tick {
     double start_s, end_s;
-    const lat_hist *latency, *service, *lag;
+    const lat_hist *h[LAT_LOAD_NSERIES]; /* by lat_load_series */
     const lat_load_counts *counts;
 } lat_loadrun_tick;
 

@@ -6,7 +6,10 @@
  * case; for a constant schedule the statistic is reported and the lag bound
  * below is the check); (2) each percentile is valid only when the schedule lag
  * at the same percentile is below lag_fraction of the latency there
- * (otherwise the generator, not the service, set the figure); (3) each
+ * (otherwise the generator, not the service, set the figure), and the wait
+ * for a connection with room too (otherwise the connections at their
+ * in-flight cap, a queue in the generator, set it: the offered rate was more
+ * than they carried); (3) each
  * percentile printed has enough samples that its confidence interval is not
  * max-bound and its relative width is at most ci_width (percentiles without
  * enough samples are not printed at all); (4) no request failed.  The
@@ -55,6 +58,7 @@ typedef struct lat_load_verdict_in {
     const double *latency_pairs; /* (latency, next latency), ns; reported only */
     size_t n_pairs;
     const lat_hist *latency, *lag;
+    const lat_hist *wait; /* NULL: no wait check */
     const lat_load_counts *counts;
     const double *ps;    /* percentiles to print and judge, ascending */
     size_t nps;          /* <= LAT_LOAD_VERDICT_MAX */
@@ -68,8 +72,8 @@ typedef struct lat_load_pct {
     bool printed;     /* enough samples: not max-bound */
     int64_t needed_n; /* when not printed */
     lat_hist_ci latency;
-    int64_t lag;
-    bool lag_ok, width_ok;
+    int64_t lag, wait;
+    bool lag_ok, wait_ok, width_ok;
 } lat_load_pct;
 
 typedef struct lat_load_verdict {
@@ -86,7 +90,7 @@ typedef struct lat_load_verdict {
     double late_share, late_gap_share; /* of requests sent */
     double platform_loss;              /* gap time / run time of the sending thread */
     double lag_fraction, ci_width, confidence;
-    char reason[512]; /* "" when valid */
+    char reason[1024]; /* "" when valid */
 } lat_load_verdict;
 
 /* Judge.  0, or -EINVAL (NULL, nps too large). */

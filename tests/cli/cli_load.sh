@@ -104,7 +104,7 @@ check_all_done "$tmp/e.json" echo
 grep -q '^\[ *1.0s\] rate' "$tmp/e.err" || fail "no live line: $(cat "$tmp/e.err")"
 grep -q '^verdict' "$tmp/e.out" || fail "no verdict line"
 [ "$(tail -1 "$tmp/e.out" | cut -c1-7)" = verdict ] || fail "the verdict is not printed last"
-for t in latency service lag; do
+for t in latency service lag wait; do
     grep -q "^Tag=$t," "$tmp/e.hlog" || fail "hlog: no $t intervals"
 done
 # The log reads back: its latency intervals hold every completed request.
@@ -112,7 +112,7 @@ done
 grep -q 'Total count *= *1000\]' "$tmp/hs.out" || fail "hlog latency count: $(tail -3 "$tmp/hs.out")"
 grep -q 'Total count *= *1000\]' "$tmp/e.hgrm" || fail "hgrm: $(tail -3 "$tmp/e.hgrm")"
 "$LATLAB" plot "$tmp/e.hlog" -o "$tmp/e.svg" >"$tmp/plot.out" 2>&1 || fail "plot of the load log: $(cat "$tmp/plot.out")"
-for t in latency service lag; do grep -q "$t" "$tmp/e.svg" || fail "plot: no $t series"; done
+for t in latency service lag wait; do grep -q "$t" "$tmp/e.svg" || fail "plot: no $t series"; done
 
 # ---- memory does not grow with the duration: 0.3 s and 3 s at 3000/s --------------------------
 peer --mode echo
@@ -201,7 +201,7 @@ if command -v curl >/dev/null; then
     mport=$(served_port "$tmp/m.err") || fail "--metrics: no serving line: $(cat "$tmp/m.err")"
     sleep 1.2
     curl -sf "http://127.0.0.1:$mport/metrics" >"$tmp/metrics" || fail "--metrics: scrape failed"
-    for t in latency service lag; do
+    for t in latency service lag wait; do
         grep -q "^latlab_load_seconds_count{stage=\"$t\"" "$tmp/metrics" || fail "/metrics: no $t series"
     done
 fi

@@ -98,20 +98,23 @@ static void test_run(void **state) {
     assert_int_equal(n.sent, 600);
     assert_int_equal(n.completed, 600);
     assert_int_equal(n.failed, 0);
-    lat_hist lat, svc, lag;
+    lat_hist lat, svc, lag, wait;
     lat_load_hist_init(&lat);
     lat_load_hist_init(&svc);
     lat_load_hist_init(&lag);
-    assert_int_equal(lat_load_interval(l, &lat, &svc, &lag), 0);
+    lat_load_hist_init(&wait);
+    assert_int_equal(lat_load_interval(l, (lat_hist *[]){&lat, &svc, &lag, &wait}), 0);
     assert_int_equal(lat_hist_total(&lat), 600);
     assert_int_equal(lat_hist_total(&svc), 600);
     assert_int_equal(lat_hist_total(&lag), 600);
+    assert_int_equal(lat_hist_total(&wait), 600);
     assert_true(lat_hist_max(&svc) <= lat_hist_max(&lat));
     assert_true(lat_hist_value_at_percentile(&svc, 50) <= lat_hist_value_at_percentile(&lat, 50));
     const double *x;
     assert_int_equal(lat_load_interarrivals(l, &x), 599); /* fewer than the 1000 kept */
     assert_int_equal(lat_load_latency_pairs(l, &x), 599);
-    assert_int_equal(lat_load_interval(l, &lat, NULL, NULL), 0); /* nothing since */
+    assert_int_equal(lat_load_interval(l, (lat_hist *[]){&lat, NULL, NULL, NULL}),
+                     0); /* nothing since */
     assert_int_equal(lat_hist_total(&lat), 0);
     lat_load_destroy(l);
 
@@ -128,6 +131,7 @@ static void test_run(void **state) {
     lat_hist_fini(&lat);
     lat_hist_fini(&svc);
     lat_hist_fini(&lag);
+    lat_hist_fini(&wait);
 }
 
 static void test_refused_and_bad(void **state) {

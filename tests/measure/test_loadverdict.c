@@ -4,8 +4,9 @@
  * every time; the schedule's own stream (lat_load_sched) passes for Poisson
  * and fails for constant; a percentile whose lag is not below the fraction of
  * its latency makes the verdict invalid and is named, while a small lag keeps
- * it valid; percentiles without enough samples are not printed; failed
- * requests make it invalid; Spearman's rho is 1 / -1 for monotone pairs
+ * it valid; a wait for a connection at its cap as large is named apart from
+ * the lag (the connections, not the generator's pacing, set it); percentiles without enough samples
+ * are not printed; failed requests make it invalid; Spearman's rho is 1 / -1 for monotone pairs
  * (ties too), near 0 for independent ones, NAN when a side is constant. */
 #include <errno.h>
 #include <math.h>
@@ -48,16 +49,21 @@ static void test_ad(void **state) {
 static void test_spearman(void **state) {
     (void)state;
     double x[2 * 1000];
-    for (int i = 0; i < 1000; i++) x[2 * i] = unif(), x[2 * i + 1] = unif();
+    for (int i = 0; i < 1000; i++)
+        x[2 * i] = unif(), x[2 * i + 1] = unif();
     double rho = lat_spearman_pairs(x, 1000);
     assert_true(fabs(rho) * sqrt(999) < 4); /* independent: |z| small */
-    for (int i = 0; i < 1000; i++) x[2 * i + 1] = x[2 * i] * 3 + 1; /* monotone */
+    for (int i = 0; i < 1000; i++)
+        x[2 * i + 1] = x[2 * i] * 3 + 1; /* monotone */
     assert_true(fabs(lat_spearman_pairs(x, 1000) - 1) < 1e-12);
-    for (int i = 0; i < 1000; i++) x[2 * i + 1] = -x[2 * i];
+    for (int i = 0; i < 1000; i++)
+        x[2 * i + 1] = -x[2 * i];
     assert_true(fabs(lat_spearman_pairs(x, 1000) + 1) < 1e-12);
-    for (int i = 0; i < 1000; i++) x[2 * i] = i % 2, x[2 * i + 1] = i % 2; /* ties */
+    for (int i = 0; i < 1000; i++)
+        x[2 * i] = i % 2, x[2 * i + 1] = i % 2; /* ties */
     assert_true(fabs(lat_spearman_pairs(x, 1000) - 1) < 1e-12);
-    for (int i = 0; i < 1000; i++) x[2 * i + 1] = 5; /* one side constant */
+    for (int i = 0; i < 1000; i++)
+        x[2 * i + 1] = 5; /* one side constant */
     assert_true(isnan(lat_spearman_pairs(x, 1000)));
     assert_true(isnan(lat_spearman_pairs(x, 3)));
 }
@@ -86,19 +92,21 @@ static void test_sched(void **state) {
 }
 
 typedef struct fixture {
-    lat_hist lat, lag;
+    lat_hist lat, lag, wait;
     lat_load_counts c;
     double ia[1000];
 } fixture;
 
 /* latency 1 ms everywhere except the top 1% at 100 ms; lag 10 us, with its
- * top 1% at lag_top. */
-static void fill(fixture *f, int64_t lag_top) {
+ * top 1% at lag_top; no wait for a connection but in the top 1%, wait_top. */
+static void fill(fixture *f, int64_t lag_top, int64_t wait_top) {
     lat_load_hist_init(&f->lat);
     lat_load_hist_init(&f->lag);
+    lat_load_hist_init(&f->wait);
     for (int i = 0; i < 10000; i++) {
         lat_hist_record(&f->lat, i < 9900 ? 1000000 + i : 100000000 + i);
         lat_hist_record(&f->lag, i < 9900 ? 10000 : lag_top);
+        lat_hist_record(&f->wait, i < 9900 ? 0 : wait_top);
     }
     memset(&f->c, 0, sizeof f->c);
     f->c.sent = f->c.completed = f->c.scheduled = 10000;
@@ -114,30 +122,65 @@ static void judge(fixture *f, lat_load_verdict *v) {
                               .n_interarrivals = 1000,
                               .latency = &f->lat,
                               .lag = &f->lag,
+                              .wait = &f->wait,
                               .counts = &f->c,
                               .ps = ps,
                               .nps = 3};
     assert_int_equal(lat_load_verdict_judge(&in, v), 0);
 }
 
+static void fini(fixture *f) {
+    lat_hist_fini(&f->lat);
+    lat_hist_fini(&f->lag);
+    lat_hist_fini(&f->wait);
+}
+
 static void test_verdict(void **state) {
     (void)state;
     fixture f;
     lat_load_verdict v;
-    fill(&f, 20000);
+    fill(&f, 20000, 5000000); /* lag 20 us, wait 5 ms under a 100 ms tail: the service's */
     judge(&f, &v);
     assert_true(v.valid);
     assert_true(v.pct[0].printed && v.pct[1].printed);
     assert_false(v.pct[2].printed); /* 10,000 samples are too few for p99.99 */
-    lat_hist_fini(&f.lat);
-    lat_hist_fini(&f.lag);
-    fill(&f, 50000000); /* lag 50 ms under a 100 ms tail: the generator set it */
+    assert_true(v.pct[1].wait_ok);
+    fini(&f);
+    fill(&f, 50000000, 0); /* lag 50 ms under a 100 ms tail: the generator set it */
     judge(&f, &v);
     assert_false(v.valid);
     assert_true(v.pct[0].lag_ok);
     assert_false(v.pct[1].lag_ok);
-    assert_non_null(strstr(v.reason, "p99.5"));
+    assert_true(v.pct[1].wait_ok);
+    assert_non_null(strstr(v.reason, "p99.5: schedule lag"));
     assert_null(strstr(v.reason, "p50"));
+    assert_null(strstr(v.reason, "waited"));
+    fini(&f);
+    /* 50 ms of it waiting for a connection at its cap, the lag small: the
+     * connections set it, and the reason says so, not "the generator's lag" */
+    fill(&f, 20000, 50000000);
+    f.c.cap_waits = 77;
+    f.c.backlog_max = 12;
+    judge(&f, &v);
+    assert_false(v.valid);
+    assert_true(v.pct[1].lag_ok);
+    assert_false(v.pct[1].wait_ok);
+    assert_true(v.pct[0].wait_ok);
+    assert_non_null(strstr(v.reason, "p99.5: requests waited for a connection"));
+    assert_non_null(strstr(v.reason, "77 times"));
+    assert_non_null(strstr(v.reason, "backlog up to 12"));
+    assert_null(strstr(v.reason, "schedule lag"));
+    /* without the wait series the same run is judged on its lag alone */
+    lat_load_verdict_in in = {.arrivals = LAT_LOAD_CONSTANT,
+                              .latency = &f.lat,
+                              .lag = &f.lag,
+                              .counts = &f.c,
+                              .ps = (const double[]){50, 99.5},
+                              .nps = 2};
+    assert_int_equal(lat_load_verdict_judge(&in, &v), 0);
+    assert_true(v.valid);
+    fini(&f);
+    fill(&f, 50000000, 0);
     f.c.failed = 3;
     for (int i = 0; i < 1000; i++)
         f.ia[i] = 100000; /* constant arrivals under "poisson" */
@@ -147,8 +190,7 @@ static void test_verdict(void **state) {
     assert_false(v.arrivals_ok);
     assert_non_null(strstr(v.reason, "not Poisson"));
     assert_non_null(strstr(v.reason, "3 requests failed"));
-    lat_hist_fini(&f.lat);
-    lat_hist_fini(&f.lag);
+    fini(&f);
 }
 
 int main(void) {
