@@ -499,12 +499,22 @@ static void test_min_placement_rounds(void **st) {
     assert_false(v.shape_open || lat_lab_out_of_reach(&v, 0));
 }
 
+/* 30 rounds of s, the first `far` in the far placement, the e2e spread the
+ * same on each side (so that no placement's dispersion differs). */
+static void build_far(const shape *s, unsigned far) {
+    build(s, 30, 7);
+    for (unsigned k = 0; k < 30; k++) {
+        memcpy(g_exp[k].e2e_q, g_base[k].e2e_q, sizeof g_exp[k].e2e_q);
+        if (k < far) g_base[k].placement = g_exp[k].placement = LAT_LAB_FAR;
+    }
+}
+
 /* min_placement_rounds again: share-line's "no change" needs that many far
  * rounds (a line moved cheaply in the near placement can hide in the work);
  * with 7 it is inconclusive for the placement, with 8 it stands.  Another
  * experiment's no change needs none.  Any other verdict short of a disease
  * is bound to the placement once three times min_rounds rounds saw no run
- * away from the near one. */
+ * away from the near one; so is a tail disease with the p50 flat. */
 static void test_share_line_needs_far_rounds(void **st) {
     (void)st;
     lat_lab_params p;
@@ -520,11 +530,7 @@ static void test_share_line_needs_far_rounds(void **st) {
     assert_int_equal(v.kind, LAT_LAB_NO_CHANGE);
     assert_false(v.host_bound);
     for (unsigned far = 7; far <= 8; far++) {
-        build(&s, 30, 7);
-        for (unsigned k = 0; k < 30; k++) { /* the same e2e spread each side, per placement */
-            memcpy(g_exp[k].e2e_q, g_base[k].e2e_q, sizeof g_exp[k].e2e_q);
-            if (k < far) g_base[k].placement = g_exp[k].placement = LAT_LAB_FAR;
-        }
+        build_far(&s, far);
         assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, g_base, g_exp, 30, &v), 0);
         assert_int_equal(v.kind, far == 8 ? LAT_LAB_NO_CHANGE : LAT_LAB_UNDECIDED);
         assert_true(v.host_bound == (far < 8));
@@ -549,6 +555,29 @@ static void test_share_line_needs_far_rounds(void **st) {
     g_base[0].placement = LAT_LAB_NEAR, g_exp[0].placement = LAT_LAB_MOVED;
     assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, g_base, g_exp, 30, &v), 0);
     assert_false(v.host_bound);
+    /* a tail that grew x1.6 with the p50 flat: for alloc a tail disease;
+     * for share-line with fewer than 8 far rounds inconclusive for the
+     * placement (bound to the host only with no run away in 30 rounds), with
+     * 8 far rounds it stands */
+    s = flat();
+    s.r[LAT_LAB_Q99] = s.r[LAT_LAB_Q999] = 1.6;
+    build(&s, 30, 7);
+    assert_int_equal(lat_lab_decide(&p, LAT_LAB_ALLOC, g_base, g_exp, 30, &v), 0);
+    assert_int_equal(v.kind, LAT_LAB_TAIL);
+    assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, g_base, g_exp, 30, &v), 0);
+    assert_int_equal(v.kind, LAT_LAB_UNDECIDED);
+    assert_true(v.host_bound);
+    assert_non_null(strstr(v.reason, "only the tail grew"));
+    assert_non_null(strstr(v.reason, "far placement (0 rounds here, 8 needed)"));
+    build(&s, 29, 7);
+    assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, g_base, g_exp, 29, &v), 0);
+    assert_true(v.kind == LAT_LAB_UNDECIDED && !v.host_bound); /* waits for far rounds */
+    for (unsigned far = 7; far <= 8; far++) {
+        build_far(&s, far);
+        assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, g_base, g_exp, 30, &v), 0);
+        assert_int_equal(v.kind, far == 8 ? LAT_LAB_TAIL : LAT_LAB_UNDECIDED);
+        assert_false(v.host_bound);
+    }
     /* a p50 moved by the ticks a median disease needs, yet undecided (its
      * tail grew as much: the shape open) is no placement's doing */
     s = uniform(1.5);
