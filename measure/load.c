@@ -199,11 +199,11 @@ struct lat_load {
     unsigned rr, up;      /* round-robin cursor; connections up */
     uint64_t room;        /* bumped when a connection may have gained room */
     /* Waits on the service: a due request found every connection at its cap
-     * with no response left to read (full_at, blocked) until one gained room
-     * (freed_at).  The recent ones, with their running total, in a ring:
-     * blocked_within reads how much of a request's delay they took. */
+     * with no response left to read (full_at, blocked) until one gained room.
+     * The recent ones, with their running total, in a ring: blocked_within
+     * reads how much of a request's delay they took. */
     bool blocked;
-    uint64_t full_at, freed_at;
+    uint64_t full_at;
     struct wait_span {
         uint64_t start, end, total; /* cycles; total: every wait's up to this one's end */
     } waits[WAIT_RING];
@@ -353,7 +353,6 @@ static void gained_room(lat_load *l, uint64_t now) {
     l->room++;
     if (!l->blocked) return;
     l->blocked = false;
-    l->freed_at = now;
     l->waits_total += now - l->full_at;
     l->waits[l->waits_n++ % WAIT_RING] = (struct wait_span){l->full_at, now, l->waits_total};
 }
@@ -643,8 +642,8 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended) {
      * slower side: only the waits themselves are the wait, the rest lag. */
     uint64_t delay = now > intended ? now - intended : 0;
     uint64_t wait = delay ? blocked_within(l, intended) : 0;
-    if (wait && 2 * wait >= delay && l->freed_at > intended && l->freed_at <= now)
-        wait = l->freed_at - intended;
+    if (wait && 2 * wait >= delay) /* the last wait (in the ring) ended after intended */
+        wait = l->waits[(l->waits_n - 1) % WAIT_RING].end - intended;
     if (wait > delay) wait = delay;
     uint64_t ready = intended + wait, lag = delay - wait;
     lat_hist_recorder_record(&l->rec[LAT_LOAD_LAG], ns_of(l, lag));
@@ -779,7 +778,7 @@ static int loop(lat_load *l, run *r) {
              * server may need, at most until the next housekeeping.  With
              * no response left to read, a due request now waits on the
              * service (its wait, not the generator's lag). */
-            if (!poll_events(l, 0)) {
+            if (!r->waiting || !poll_events(l, 0)) {
                 if (r->waiting && !l->blocked) {
                     l->blocked = true;
                     l->full_at = lat_cycles();

@@ -101,6 +101,12 @@ __attribute__((format(printf, 2, 3))) static void add_reason(lat_load_verdict *v
     va_end(ap);
 }
 
+/* "p99" appended to a list of percentile names (160 bytes). */
+static void name_pct(char *list, double p) {
+    size_t k = strlen(list);
+    snprintf(list + k, 160 - k, "%sp%g", k ? " " : "", p);
+}
+
 static void judge_pcts(const lat_load_verdict_in *in, lat_load_verdict *v) {
     lat_hist_ci ci[LAT_LOAD_VERDICT_MAX];
     lat_hist_cis_at_percentiles(in->latency, in->ps, v->confidence, ci, in->nps);
@@ -118,12 +124,9 @@ static void judge_pcts(const lat_load_verdict_in *in, lat_load_verdict *v) {
         double w = ci[i].value > 0 ? (double)(ci[i].hi - ci[i].lo) / (double)ci[i].value : 0;
         p->width_ok = w <= v->ci_width;
         if (!p->printed) continue;
-        char *dst[3] = {!p->lag_ok ? lagbad : NULL, !p->wait_ok ? waitbad : NULL,
-                        p->lag_ok && p->wait_ok && !p->width_ok ? widebad : NULL};
-        for (int d = 0; d < 3; d++) {
-            size_t k = dst[d] ? strlen(dst[d]) : 0;
-            if (dst[d]) snprintf(dst[d] + k, 160 - k, "%sp%g", k ? " " : "", p->p);
-        }
+        if (!p->lag_ok) name_pct(lagbad, p->p);
+        if (!p->wait_ok) name_pct(waitbad, p->p);
+        if (p->lag_ok && p->wait_ok && !p->width_ok) name_pct(widebad, p->p);
     }
     v->npct = in->nps;
     if (*lagbad)

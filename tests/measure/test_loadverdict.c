@@ -115,18 +115,23 @@ static void fill(fixture *f, int64_t lag_top, int64_t wait_top) {
         f->ia[i] = -log(unif()) * 100000;
 }
 
-static void judge(fixture *f, lat_load_verdict *v) {
+/* Judge f; wait: its wait series, or NULL for none. */
+static void judge_wait(fixture *f, const lat_hist *wait, lat_load_verdict *v) {
     static const double ps[] = {50, 99.5, 99.99};
     lat_load_verdict_in in = {.arrivals = LAT_LOAD_POISSON,
                               .interarrivals = f->ia,
                               .n_interarrivals = 1000,
                               .latency = &f->lat,
                               .lag = &f->lag,
-                              .wait = &f->wait,
+                              .wait = wait,
                               .counts = &f->c,
                               .ps = ps,
                               .nps = 3};
     assert_int_equal(lat_load_verdict_judge(&in, v), 0);
+}
+
+static void judge(fixture *f, lat_load_verdict *v) {
+    judge_wait(f, &f->wait, v);
 }
 
 static void fini(fixture *f) {
@@ -171,13 +176,7 @@ static void test_verdict(void **state) {
     assert_non_null(strstr(v.reason, "backlog up to 12"));
     assert_null(strstr(v.reason, "schedule lag"));
     /* without the wait series the same run is judged on its lag alone */
-    lat_load_verdict_in in = {.arrivals = LAT_LOAD_CONSTANT,
-                              .latency = &f.lat,
-                              .lag = &f.lag,
-                              .counts = &f.c,
-                              .ps = (const double[]){50, 99.5},
-                              .nps = 2};
-    assert_int_equal(lat_load_verdict_judge(&in, &v), 0);
+    judge_wait(&f, NULL, &v);
     assert_true(v.valid);
     fini(&f);
     fill(&f, 50000000, 0);
