@@ -129,8 +129,12 @@ echo "max RSS: $short KiB for 0.3 s, $long KiB for 3 s"
 [ $((long - short)) -lt 4096 ] || fail "memory grew with the duration: $short KiB -> $long KiB"
 
 # ---- HTTP, chunked replies; Poisson arrivals pass Anderson-Darling ---------------------------
+# At 300/s: a sender its host held up sends the requests that fell due
+# meanwhile back to back, and at 1,000/s those near-zero gaps moved A2* from
+# the schedule's own 0.6 to 0.9-2.2 (critical 1.957) on a host taking 1.3-3.8%
+# of it; at 300/s the same host read 0.44-0.54 with up to 4%.
 peer --chunked
-"$LATLAB" load "http://127.0.0.1:$peer_port/" --rate 1000 --duration 2s --arrivals poisson \
+"$LATLAB" load "http://127.0.0.1:$peer_port/" --rate 300 --duration 3s --arrivals poisson \
     --seed 7 --connections 64 --json "$tmp/p.json" >"$tmp/p.out" 2>"$tmp/p.err" || fail "poisson run exit $?"
 stop_peer
 check_all_done "$tmp/p.json" poisson
