@@ -443,6 +443,45 @@ static void test_band_rounds(void **st) {
     assert_int_equal(v.band_rounds, 0);
 }
 
+/* band_rounds beside a dispersion hint (p below ten times alpha, not below
+ * alpha): the A/A waits while its intervals narrow, never once they fit,
+ * and never for a dispersion grown at alpha. */
+static void test_band_rounds_hint(void **st) {
+    (void)st;
+    lat_lab_params p;
+    params(&p);
+    lat_lab_verdict v;
+    shape s = flat();
+    s.disp = 1.8; /* e2e x1.77 at p = 0.08 over 10 rounds */
+    build(&s, 10, 7);
+    assert_int_equal(lat_lab_decide(&p, LAT_LAB_AA, g_base, g_exp, 10, &v), 0);
+    assert_int_equal(v.kind, LAT_LAB_UNDECIDED);
+    assert_non_null(strstr(v.reason, "e2e p99.9 wanders more"));
+    assert_int_equal(v.band_rounds, 0); /* the band fits: the hint decides */
+    s.tail_sd = 0.4;
+    unsigned promised = 0, seeds = 40;
+    for (uint64_t seed = 1; seed <= seeds; seed++) {
+        build(&s, 10, seed);
+        assert_int_equal(lat_lab_decide(&p, LAT_LAB_AA, g_base, g_exp, 10, &v), 0);
+        if (v.kind != LAT_LAB_UNDECIDED || v.band_rounds == 0) continue;
+        assert_true(v.disp_p < 10 * p.alpha && v.disp_p >= p.alpha);
+        assert_true(v.band_rounds > 10);
+        promised++;
+    }
+    printf("A/A with a dispersion hint and a wandering tail after 10 rounds: %u of %u seeds "
+           "wait for the band\n",
+           promised, seeds);
+    assert_true(promised >= seeds / 4);
+    s = flat();
+    s.tail_sd = 0.4, s.tail_sd_exp = true; /* the work p99.9 wanders on one side only */
+    for (uint64_t seed = 1; seed <= 10; seed++) {
+        build(&s, 40, seed);
+        assert_int_equal(lat_lab_decide(&p, LAT_LAB_AA, g_base, g_exp, 40, &v), 0);
+        assert_int_not_equal(v.kind, LAT_LAB_NO_CHANGE);
+        assert_int_equal(v.band_rounds, 0);
+    }
+}
+
 /* min_rounds (10): nine usable paired rounds decide nothing, ten do. */
 static void test_min_rounds(void **st) {
     (void)st;
@@ -602,6 +641,7 @@ int main(void) {
         cmocka_unit_test(test_no_change_ratio),
         cmocka_unit_test(test_coarse_body_quantiles),
         cmocka_unit_test(test_band_rounds),
+        cmocka_unit_test(test_band_rounds_hint),
         cmocka_unit_test(test_min_rounds),
         cmocka_unit_test(test_min_placement_rounds),
         cmocka_unit_test(test_share_line_needs_far_rounds),
