@@ -51,7 +51,7 @@ typedef struct load_live {
     lat_prom_server *srv; /* serving --metrics or NULL */
 } load_live;
 
-/* The series names by lat_load_series: latency, service, lag, wait. */
+/* The series names by lat_load_series: latency, service, lag, wait, censored. */
 extern const char *const load_series[LAT_LOAD_NSERIES];
 /* lat_loadrun_tick_fn: the interval into r's totals, the log, /metrics and
  * the live line (ud: a load_live). */

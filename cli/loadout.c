@@ -1,7 +1,8 @@
 /* loadout.c - `latlab load`'s results: the final table (percentiles with 95%
  * intervals, service time, wait and lag beside), errors by kind, the sending
- * thread's platform gaps, the arrival test, and last the verdict; and the
- * same as JSON.  Percentiles without enough samples for an interval below
+ * thread's platform gaps and the requests they censored (their own latency
+ * and every request's beside), the arrival test, and last the verdict; and
+ * the same as JSON.  Percentiles without enough samples for an interval below
  * the maximum are not printed; the line says how many they need. */
 #include "cli.h"
 #include "cliopts.h"
@@ -77,6 +78,31 @@ static void print_table(const load_run *r) {
            (double)lat_hist_max(&h[LAT_LOAD_LAG]) / 1e3);
 }
 
+/* The censored requests' own latency beside the kept ones', and every
+ * request's together (gross): a reader sees what censoring took out. */
+static void print_censored(const load_run *r) {
+    const lat_hist *k = &r->h[LAT_LOAD_LATENCY], *x = &r->h[LAT_LOAD_CENSORED];
+    int64_t nk = lat_hist_total(k), nx = lat_hist_total(x);
+    printf("censored: %" PRId64 " requests (%.3f%% of those completed), late because of the "
+           "sending thread's gaps; the figures above are the other %" PRId64,
+           nx, nk + nx ? 100.0 * (double)nx / (double)(nk + nx) : 0.0, nk);
+    lat_hist all;
+    if (nx && !lat_load_hist_init(&all)) {
+        lat_hist_add(&all, k);
+        lat_hist_add(&all, x);
+        double ps[3] = {50, 99, 99.9};
+        int64_t cv[3], av[3];
+        lat_hist_values_at_percentiles(x, ps, cv, 3);
+        lat_hist_values_at_percentiles(&all, ps, av, 3);
+        printf("; theirs: latency p50 %.1f us, p99 %.1f us, max %.1f us; every request's: p50 "
+               "%.1f us, p99 %.1f us, p99.9 %.1f us",
+               (double)cv[0] / 1e3, (double)cv[1] / 1e3, (double)lat_hist_max(x) / 1e3,
+               (double)av[0] / 1e3, (double)av[1] / 1e3, (double)av[2] / 1e3);
+        lat_hist_fini(&all);
+    }
+    printf("\n");
+}
+
 int load_print(const load_run *r) {
     const lat_load_counts *c = &r->counts;
     const lat_load_verdict *v = &r->verdict;
@@ -90,6 +116,7 @@ int load_print(const load_run *r) {
            v->platform_loss * 100, (double)c->gap_longest_ns / 1e3, c->late,
            (double)(r->cfg.gap_ns ? r->cfg.gap_ns : 10000) / 1e3, c->late_gap,
            v->late_gap_share * 100);
+    print_censored(r);
     printf("arrivals (%s): Anderson-Darling A2* %.2f on %zu sampled inter-arrivals; exponential "
            "%s at 1%% (critical %.3f)%s\n",
            arrivals_name(r), v->ad_a2, v->ad_n,
@@ -149,7 +176,7 @@ int load_write_json(const load_run *r, const char *path) {
 
 /* ---- during the run: the live line, the interval log; after it the .hgrm ---------- */
 
-const char *const load_series[LAT_LOAD_NSERIES] = {"latency", "service", "lag", "wait"};
+const char *const load_series[LAT_LOAD_NSERIES] = {"latency", "service", "lag", "wait", "censored"};
 
 /* Each second's interval: into the totals, the log, /metrics, the live line. */
 void load_tick(void *ud, const lat_loadrun_tick *t) {
@@ -170,13 +197,14 @@ void load_tick(void *ud, const lat_loadrun_tick *t) {
         lat_hist_values_at_percentiles(t->h[LAT_LOAD_LATENCY], ps, v, 3);
         fprintf(stderr,
                 "[%5.1fs] rate %.0f/s  p50 %.3f ms  p99 %.3f ms  p99.9 %.3f ms  errors %" PRIu64
-                "  lag p99 %.1f us  wait p99 %.1f us\n",
+                "  lag p99 %.1f us  wait p99 %.1f us  censored %" PRId64 "\n",
                 t->end_s - lv->t0_s,
                 (double)(c->completed - lv->last_completed) / (t->end_s - t->start_s),
                 (double)v[0] / 1e6, (double)v[1] / 1e6, (double)v[2] / 1e6,
                 c->failed + c->errors[LAT_LOAD_REFUSED],
                 (double)lat_hist_value_at_percentile(t->h[LAT_LOAD_LAG], 99) / 1e3,
-                (double)lat_hist_value_at_percentile(t->h[LAT_LOAD_WAIT], 99) / 1e3);
+                (double)lat_hist_value_at_percentile(t->h[LAT_LOAD_WAIT], 99) / 1e3,
+                lat_hist_total(t->h[LAT_LOAD_CENSORED]));
     }
     lv->last_completed = c->completed;
 }

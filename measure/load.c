@@ -158,8 +158,13 @@ typedef struct reservoir {
     uint64_t seen;
 } reservoir;
 
+/* A send() this many gap thresholds long (100 us at the default 10 us) is a
+ * gap: the network stack's own work on loopback takes a few us. */
+#define SEND_GAP 10
+
 typedef struct stamp {
     uint64_t intended, sent; /* cycles */
+    bool censored;           /* sent late because of the sending thread's platform gaps */
 } stamp;
 
 enum { C_DOWN, C_CONNECTING, C_UP };
@@ -193,6 +198,7 @@ struct lat_load {
     reservoir pairs; /* (latency, next completion's latency), ns */
     double last_latency;
     uint64_t rng, last_send;
+    bool last_censored;
     uint64_t late_cycles; /* cfg.late_ns in cycles */
     uint64_t inflight;    /* requests in flight on every connection */
     uint64_t down_since;  /* cycles since when no connection is up (0: some is) */
@@ -209,7 +215,8 @@ struct lat_load {
     } waits[WAIT_RING];
     uint64_t waits_n, waits_tail, waits_total;
     bool gap_backlog;           /* the last send was late because of a platform gap */
-    uint64_t prev_lag;          /* cycles, the last send's */
+    uint64_t late_from;         /* cycles: the first of the current run of late sends
+                                   was ready then (0: the last send was on time) */
     lat_gap gap_ring[GAP_RING]; /* the latest gaps, for gap_overlap */
     uint64_t gap_n;
     /* events epoll_wait returned and not yet handled: the spinning loop
@@ -493,10 +500,14 @@ static void complete(lat_load *l, conn *c, uint64_t now) {
     l->inflight--;
     gained_room(l, now);
     int64_t lat = ns_of(l, now - s.intended);
-    lat_hist_recorder_record(&l->rec[LAT_LOAD_LATENCY], lat);
     if (l->last_latency >= 0) keep(l, &l->pairs, (double[2]){l->last_latency, (double)lat});
     l->last_latency = (double)lat;
-    lat_hist_recorder_record(&l->rec[LAT_LOAD_SERVICE], ns_of(l, now - s.sent));
+    if (s.censored) {
+        lat_hist_recorder_record(&l->rec[LAT_LOAD_CENSORED], lat);
+    } else {
+        lat_hist_recorder_record(&l->rec[LAT_LOAD_LATENCY], lat);
+        lat_hist_recorder_record(&l->rec[LAT_LOAD_SERVICE], ns_of(l, now - s.sent));
+    }
     CADD(l, completed, 1);
     if (c->ps.error_reply) CADD(l, error_replies, 1);
 }
@@ -591,13 +602,18 @@ static conn *free_conn(lat_load *l) {
     return NULL;
 }
 
-/* The inter-arrival time of actual sends. */
-static void sample_arrival(lat_load *l, uint64_t now) {
-    if (l->last_send) {
+/* The inter-arrival from the previous send, sampled when neither send was
+ * censored: a gap's late requests go out back to back, and those near-zero
+ * inter-arrivals are the platform's, not the schedule's.  Sender gaps fall
+ * independently of the schedule, so the pairs left are the schedule's own
+ * (a gap between two sends that were both on time removes neither). */
+static void sample_arrival(lat_load *l, uint64_t now, bool censored) {
+    if (l->last_send && !censored && !l->last_censored) {
         double d = (double)ns_of(l, now - l->last_send);
         keep(l, &l->ia, &d);
     }
     l->last_send = now;
+    l->last_censored = censored;
 }
 
 /* Cycles of platform gaps since `from` (the recent ones kept in the ring). */
@@ -631,8 +647,6 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended) {
         c->out_off = 0;
         watch(l, c, EPOLL_CTL_MOD, EPOLLIN | EPOLLOUT);
     }
-    unsigned t = c->head + c->inflight;
-    c->q[t >= l->cfg.max_inflight ? t - l->cfg.max_inflight : t] = (stamp){intended, now};
     c->inflight++;
     l->inflight++;
     /* Its delay, split: while the generator waited on the service for at
@@ -646,24 +660,32 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended) {
         wait = l->waits[(l->waits_n - 1) % WAIT_RING].end - intended;
     if (wait > delay) wait = delay;
     uint64_t ready = intended + wait, lag = delay - wait;
-    lat_hist_recorder_record(&l->rec[LAT_LOAD_LAG], ns_of(l, lag));
-    lat_hist_recorder_record(&l->rec[LAT_LOAD_WAIT], ns_of(l, wait));
     CADD(l, sent, 1);
     if (lag > l->late_cycles) {
         CADD(l, late, 1);
-        /* Late because of gaps: without the gap time inside its wait it would
-         * have been on time; or it follows, late, one that was while the
-         * backlog the gap left shrinks (a sender that cannot keep up at all
-         * grows it: that lateness is its own, not the platform's). */
-        uint64_t ov = gap_overlap(l, ready);
-        bool by_gap = ov >= lag || lag - ov <= l->late_cycles;
-        l->gap_backlog = by_gap || (l->gap_backlog && lag <= l->prev_lag + l->late_cycles);
+        /* Late because of gaps: the platform took at least its lag (less
+         * late_ns) from the sending thread since the first of the run of
+         * late sends it belongs to was ready, so without those gaps it, and
+         * the backlog they left, would have gone out on time.  A sender that
+         * cannot keep its rate runs later than its gaps explain: that
+         * lateness is its own. */
+        if (!l->late_from) l->late_from = ready;
+        l->gap_backlog = gap_overlap(l, l->late_from) + l->late_cycles >= lag;
         if (l->gap_backlog) CADD(l, late_gap, 1);
     } else {
         l->gap_backlog = false;
+        l->late_from = 0;
     }
-    l->prev_lag = lag;
-    sample_arrival(l, now);
+    /* censored: the platform, not the generator or the service, set its
+     * latency; its lag and wait stay out of theirs too */
+    if (!l->gap_backlog) {
+        lat_hist_recorder_record(&l->rec[LAT_LOAD_LAG], ns_of(l, lag));
+        lat_hist_recorder_record(&l->rec[LAT_LOAD_WAIT], ns_of(l, wait));
+    }
+    unsigned t = c->head + c->inflight - 1;
+    c->q[t >= l->cfg.max_inflight ? t - l->cfg.max_inflight : t] =
+        (stamp){intended, now, l->gap_backlog};
+    sample_arrival(l, now, l->gap_backlog);
     return 0;
 }
 
@@ -757,19 +779,25 @@ static bool try_send(lat_load *l, run *r, uint64_t now) {
     return true;
 }
 
+static void note_gap(lat_load *l, uint64_t from, uint64_t to) {
+    lat_gaps_note(l->gaps, from, to);
+    l->gap_ring[l->gap_n++ % GAP_RING] = (lat_gap){from, to - from};
+}
+
 static int loop(lat_load *l, run *r) {
     uint64_t prev = lat_cycles(), hk = prev, hk_step = cyc(l, 1000000);
     uint64_t thr = l->gaps->threshold;
     for (;;) {
         uint64_t now = lat_cycles();
-        if (LAT_UNLIKELY(now - prev >= thr)) {
-            lat_gaps_note(l->gaps, prev, now);
-            l->gap_ring[l->gap_n++ % GAP_RING] = (lat_gap){prev, now - prev};
-        }
+        if (LAT_UNLIKELY(now - prev >= thr)) note_gap(l, prev, now);
         prev = now;
         if (!r->done && now >= r->next) {
             bool sent = try_send(l, r, now);
-            prev = lat_cycles(); /* send() is not the platform's time */
+            /* send() is not the platform's time (on loopback it runs the
+             * receiver's network stack inline), unless it took SEND_GAP
+             * times the threshold: the thread was taken inside it */
+            prev = lat_cycles();
+            if (LAT_UNLIKELY(prev - now >= SEND_GAP * thr)) note_gap(l, now, prev);
             if (sent) continue;
         }
         if (l->inflight && (r->waiting || r->done)) {

@@ -2,10 +2,10 @@
 # load-bench.sh - `latlab load`'s own figures against nginx (and redis-server)
 # on loopback, one generator thread each, every server started here on
 # 127.0.0.1 and stopped at exit.  Figures only, never pass/fail:
-#   1. schedule lag p50/p99/p99.9 (and the wait on the server's queue, p99)
-#      at 20k, 50k and 100k req/s beside the
-#      sending thread's platform loss in the same run and the share of
-#      requests late because of it, with the run's verdict;
+#   1. schedule lag p50/p99/p99.9 of the requests kept (and the wait on the
+#      server's queue, p99, and the latency p99) at 20k, 50k and 100k req/s
+#      beside the sending thread's platform loss in the same run and the share
+#      of requests censored because of it, with the run's verdict;
 #   2. the highest rate one thread holds while the verdict stays valid (rates
 #      stepped up), beside wrk's closed-loop throughput with the same
 #      connections (1 thread);
@@ -72,16 +72,17 @@ row() { # label rate target proto-args...
 import json, sys
 d = json.load(open(sys.argv[1])); lag = d["lag"]; c = d["counts"]; v = d["verdict"]
 run_s = c["run_ns"] / 1e9
-print("%-7s %8s %9.0f %8.1f %8.1f %8.1f %9.1f %8.2f%% %8.2f%% %9.2f  %s" % (
+print("%-7s %8s %9.0f %8.1f %8.1f %8.1f %9.1f %9.1f %8.2f%% %8.2f%% %9.2f  %s" % (
     sys.argv[2], sys.argv[3], c["completed"] / run_s if run_s else 0, lag["p50_ns"] / 1e3,
-    lag["p99_ns"] / 1e3, lag["p99.9_ns"] / 1e3, d["wait"]["p99_ns"] / 1e3, v["platform_loss"] * 100,
+    lag["p99_ns"] / 1e3, lag["p99.9_ns"] / 1e3, d["wait"]["p99_ns"] / 1e3,
+    d["latency"]["p99_ns"] / 1e3, v["platform_loss"] * 100,
     v["late_after_gap_share"] * 100, float(sys.argv[4]) / max(c["completed"], 1) * 1e6,
     "valid" if v["valid"] else "invalid: " + v["reason"][:70]))
 PY
 }
 hdr() {
-    printf '%-7s %8s %9s %8s %8s %8s %9s %9s %9s %9s  %s\n' server rate achieved "lag p50" "lag p99" "p99.9" \
-        "wait p99" "loss" "late/gap" "cpu us/req" verdict
+    printf '%-7s %8s %9s %8s %8s %8s %9s %9s %9s %9s %9s  %s\n' server rate achieved "lag p50" "lag p99" "p99.9" \
+        "wait p99" "lat p99" "loss" "censored" "cpu us/req" verdict
 }
 
 # 4: latlab offered more than one thread sends, then wrk, REPS times in turn.

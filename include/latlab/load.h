@@ -12,7 +12,7 @@
  * sent before a response comes (every connection full, or the schedule over)
  * the thread waits in epoll_wait (1 ms at most) instead of spinning, leaving
  * the CPU to a server that may share it; the wake-up counts in that
- * response's latency, as it would for any client.  Four histograms, in
+ * response's latency, as it would for any client.  Histograms, in
  * ns (lat_load_series): latency = completion - intended send; service =
  * completion - actual send; wait = the time a due request waited on the
  * service: it found every connection at its in-flight cap with no response
@@ -21,10 +21,23 @@
  * latency = wait + lag + service, request by request.
  *
  * The sending thread's platform gaps are recorded with gaps.h over its loop
- * (except across send(), which on loopback runs the receiver's network stack
- * inline); a request whose lag exceeds late_ns is "late", and "late because of a
- * gap" when, without the gap time inside its wait, it would have been on time,
- * or it follows, late, one that was while that backlog shrinks.  Failed requests are counted
+ * (across send(), which on loopback runs the receiver's network stack inline,
+ * only from ten times the threshold); a request whose lag exceeds late_ns is
+ * "late", and "late because of a gap" when the gaps since the first of its
+ * run of late sends was ready add up to its lag, less late_ns: without them
+ * it, and the backlog they left, would have gone out on time (a sender that
+ * cannot keep its rate runs later than its gaps explain, and is late on its
+ * own).
+ * Requests late because of a gap are censored: the platform, not the
+ * generator or the service, set their latency, so it goes to a fifth
+ * histogram (censored) and their service, wait and lag to none; the other
+ * four hold the requests the platform did not touch.  Sender gaps do not
+ * depend on the service's state, so the kept requests sample the schedule
+ * as a thinned copy; two things the censoring cannot remove, and the report
+ * shows beside: the service may stall with the sender (a host taking both
+ * CPUs at once: the censored requests' own latency is printed next to the
+ * kept ones), and the late requests, sent back to back, may queue the first
+ * on-time ones after them at the service.  Failed requests are counted
  * by kind and the connection is reopened; the run stops (fatal) when no
  * connection can be opened for a second, or at the start when any cannot.
  *
@@ -139,7 +152,7 @@ typedef struct lat_load_counts {
     uint64_t errors[LAT_LOAD_NERR];
     uint64_t failed;         /* sum of errors[] over the request kinds (not refused) */
     uint64_t cap_waits;      /* requests that found every connection at its in-flight cap */
-    uint64_t late, late_gap; /* lag > late_ns; of those, after a platform gap */
+    uint64_t late, late_gap; /* lag > late_ns; of those, after a platform gap (censored) */
     uint64_t reconnects, closed_idle; /* connections reopened; closed by the server while idle */
     uint64_t backlog_max;             /* most requests due and not yet sent at once */
     uint64_t gaps, gap_ns, gap_longest_ns; /* the sending thread's platform gaps */
@@ -169,6 +182,7 @@ typedef enum lat_load_series {
     LAT_LOAD_SERVICE,
     LAT_LOAD_LAG,
     LAT_LOAD_WAIT,
+    LAT_LOAD_CENSORED, /* latency of the requests censored (late because of a gap) */
     LAT_LOAD_NSERIES
 } lat_load_series;
 
@@ -181,8 +195,9 @@ int lat_load_hist_init(lat_hist *h);
 
 void lat_load_counts_get(const lat_load *l, lat_load_counts *out);
 
-/* The sampled inter-arrival times of actual sends, ns (valid after the run;
- * a uniform sample of at most cfg->arrival_samples).  Returns the count. */
+/* The sampled inter-arrival times of actual sends, ns, between consecutive
+ * sends neither of which was censored (valid after the run; a uniform sample
+ * of at most cfg->arrival_samples).  Returns the count. */
 size_t lat_load_interarrivals(const lat_load *l, const double **out);
 /* The sampled pairs (latency, latency of the next completion), ns, as 2n
  * values (after the run; at most cfg->arrival_samples pairs): the lag-1

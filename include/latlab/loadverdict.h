@@ -1,7 +1,8 @@
 /* loadverdict.h - the validity verdict of an open-loop load run: can its
  * percentiles be trusted as the service's, or did the generator set them?
  *
- * Checks: (1) the achieved inter-arrival times fit the requested process
+ * Checks: (1) the achieved inter-arrival times (load.h: between sends
+ * neither of which was censored) fit the requested process
  * (Anderson-Darling against the exponential with estimated mean, Stephens'
  * case; for a constant schedule the statistic is reported and the lag bound
  * below is the check); (2) each percentile is valid only when the schedule lag
@@ -13,7 +14,8 @@
  * percentile printed has enough samples that its confidence interval is not
  * max-bound and its relative width is at most ci_width (percentiles without
  * enough samples are not printed at all); (4) no request failed.  The
- * platform's share (requests late because of the sending thread's gaps) is
+ * histograms judged are the kept requests' (load.h: the ones the sending
+ * thread's platform gaps made late are censored before); their share is
  * reported beside, and so is the lag-1 dependence of latencies (Spearman's
  * rank correlation of consecutive completions: a stalled service makes
  * neighbours wait together).  Pure computation: no I/O, allocation only for a sorted

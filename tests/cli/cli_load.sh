@@ -107,10 +107,16 @@ grep -q '^verdict' "$tmp/e.out" || fail "no verdict line"
 for t in latency service lag wait; do
     grep -q "^Tag=$t," "$tmp/e.hlog" || fail "hlog: no $t intervals"
 done
-# The log reads back: its latency intervals hold every completed request.
+# The log reads back: its latency intervals hold every completed request the
+# sending thread's platform gaps did not censor, and the censored ones the rest.
+kept=$(j "$tmp/e.json" "d['latency']['n']")
+cens=$(j "$tmp/e.json" "d['censored']['n']")
+[ $((kept + cens)) = 1000 ] || fail "kept $kept + censored $cens != 1000"
+[ "$cens" = "$(j "$tmp/e.json" "d['counts']['late_after_gap']")" ] || fail "censored $cens != late after a gap"
+grep -q "^censored: $cens requests" "$tmp/e.out" || fail "no censored line: $(grep censored "$tmp/e.out")"
 "$LATLAB" hist percentiles "$tmp/e.hlog" --tag latency >"$tmp/hs.out" 2>&1 || fail "hist percentiles of the load log: $(cat "$tmp/hs.out")"
-grep -q 'Total count *= *1000\]' "$tmp/hs.out" || fail "hlog latency count: $(tail -3 "$tmp/hs.out")"
-grep -q 'Total count *= *1000\]' "$tmp/e.hgrm" || fail "hgrm: $(tail -3 "$tmp/e.hgrm")"
+grep -q "Total count *= *$kept\]" "$tmp/hs.out" || fail "hlog latency count (want $kept): $(tail -3 "$tmp/hs.out")"
+grep -q "Total count *= *$kept\]" "$tmp/e.hgrm" || fail "hgrm (want $kept): $(tail -3 "$tmp/e.hgrm")"
 "$LATLAB" plot "$tmp/e.hlog" -o "$tmp/e.svg" >"$tmp/plot.out" 2>&1 || fail "plot of the load log: $(cat "$tmp/plot.out")"
 for t in latency service lag wait; do grep -q "$t" "$tmp/e.svg" || fail "plot: no $t series"; done
 
