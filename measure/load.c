@@ -29,6 +29,7 @@
 
 #include "latlab/clock.h"
 #include "latlab/gaps.h"
+#include "latlab/platform.h"
 
 #define HIST_HIGHEST 3600000000000ll /* 1 hour in ns */
 #define RBUF 65536
@@ -851,8 +852,12 @@ int lat_load_run(lat_load *l) {
     r.t0 = l->cfg.start_cycles ? l->cfg.start_cycles : lat_cycles() + cyc(l, 1000000);
     r.next = r.t0;
     advance(l, &r);
+    lat_schedstat s0, s1; /* the run queue: this machine's other threads */
+    bool have_s = lat_schedstat_read(NULL, &s0) == 0;
     rc = loop(l, &r);
     uint64_t end = lat_cycles();
+    if (have_s && lat_schedstat_read(NULL, &s1) == 0 && s1.wait_ns >= s0.wait_ns)
+        CSET(l, runq_ns, s1.wait_ns - s0.wait_ns);
     CSET(l, run_ns, end > r.t0 ? (uint64_t)ns_of(l, end - r.t0) : 0);
     CSET(l, gaps, l->gaps->count);
     CSET(l, gap_ns, (uint64_t)ns_of(l, l->gaps->total));
@@ -884,6 +889,7 @@ json_t *lat_load_counts_json(const lat_load_counts *c) {
     json_object_set_new(o, "gaps", json_integer((json_int_t)c->gaps));
     json_object_set_new(o, "gap_ns", json_integer((json_int_t)c->gap_ns));
     json_object_set_new(o, "gap_longest_ns", json_integer((json_int_t)c->gap_longest_ns));
+    json_object_set_new(o, "runq_wait_ns", json_integer((json_int_t)c->runq_ns));
     json_object_set_new(o, "run_ns", json_integer((json_int_t)c->run_ns));
     return o;
 }

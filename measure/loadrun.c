@@ -111,6 +111,7 @@ void lat_loadrun_counts(const lat_loadrun *r, lat_load_counts *out) {
     out->gap_longest_ns = longest;
     out->run_ns = run;
     out->gap_ns /= (uint64_t)r->n;
+    out->runq_ns /= (uint64_t)r->n;
 }
 
 static void *engine(void *arg) {

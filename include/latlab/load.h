@@ -33,13 +33,16 @@
  * histogram (censored) and their service, wait and lag to none; the other
  * four hold the requests the platform did not touch.  Sender gaps do not
  * depend on the service's state, so the kept requests sample the schedule
- * as a thinned copy; two things the censoring cannot remove, and the report
- * shows beside: the service may stall with the sender (a host taking both
- * CPUs at once: the censored requests' own latency is printed next to the
- * kept ones), and the late requests, sent back to back, may queue the first
- * on-time ones after them at the service.  Failed requests are counted
- * by kind and the connection is reopened; the run stops (fatal) when no
- * connection can be opened for a second, or at the start when any cannot.
+ * as a thinned copy.  Three things the censoring cannot remove, and the
+ * report shows beside: the service may stall with the sender (a host taking
+ * both CPUs at once: the censored requests' own latency is printed next to
+ * the kept ones); the late requests, sent back to back, may queue the first
+ * on-time ones after them at the service; and a server that runs on the
+ * sending thread's CPU takes time there that reads as a gap although its own
+ * load set it (pin the sender away from the server: cfg.cpu; counts.runq_ns
+ * says how long the sender waited behind this machine's other threads).  Failed requests are
+ * counted by kind and the connection is reopened; the run stops (fatal) when no connection can be
+ * opened for a second, or at the start when any cannot.
  *
  * Threading: lat_load_run on one thread; lat_load_interval, lat_load_counts and
  * lat_load_stop from one other thread meanwhile.  Allocation only in create. */
@@ -156,7 +159,10 @@ typedef struct lat_load_counts {
     uint64_t reconnects, closed_idle; /* connections reopened; closed by the server while idle */
     uint64_t backlog_max;             /* most requests due and not yet sent at once */
     uint64_t gaps, gap_ns, gap_longest_ns; /* the sending thread's platform gaps */
-    uint64_t run_ns;                       /* from the first intended send to the end of the run */
+    uint64_t runq_ns; /* of the run, the sending thread runnable but waiting behind this
+                         machine's other threads (schedstat; 0 without it): the part
+                         of its gaps a local thread, the server's included, took */
+    uint64_t run_ns;  /* from the first intended send to the end of the run */
 } lat_load_counts;
 
 typedef struct lat_load lat_load;
