@@ -627,6 +627,39 @@ static void test_share_line_needs_far_rounds(void **st) {
     assert_false(v.host_bound);
 }
 
+/* share-line with the placements apart: a tail with the p50 flat in the
+ * near one does not dispute a median disease in the far one (false
+ * sharing's signature); for alloc the same rounds disagree. */
+static void test_share_line_far_decides(void **st) {
+    (void)st;
+    lat_lab_params p;
+    params(&p);
+    p.tick_ns = 10;
+    lat_lab_verdict v;
+    static lat_lab_cell fb[30], fe[30];
+    shape med = uniform(2.0), tail = flat();
+    tail.r[LAT_LAB_Q99] = tail.r[LAT_LAB_Q999] = 1.6;
+    build(&med, 30, 7);
+    memcpy(fb, g_base, sizeof fb);
+    memcpy(fe, g_exp, sizeof fe);
+    build(&tail, 30, 7);
+    for (unsigned k = 0; k < 12; k++) {
+        g_base[k] = fb[k], g_exp[k] = fe[k];
+        g_base[k].placement = g_exp[k].placement = LAT_LAB_FAR;
+        memcpy(g_exp[k].e2e_q, g_base[k].e2e_q, sizeof g_exp[k].e2e_q);
+    }
+    for (unsigned k = 12; k < 30; k++)
+        memcpy(g_exp[k].e2e_q, g_base[k].e2e_q, sizeof g_exp[k].e2e_q);
+    assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, g_base, g_exp, 30, &v), 0);
+    assert_int_equal(v.kind, LAT_LAB_MEDIAN);
+    assert_int_equal(v.placement_kind[LAT_LAB_NEAR], LAT_LAB_TAIL);
+    assert_int_equal(v.placement_kind[LAT_LAB_FAR], LAT_LAB_MEDIAN);
+    assert_non_null(strstr(v.reason, "decided on the 12 far-placement rounds"));
+    assert_int_equal(lat_lab_decide(&p, LAT_LAB_ALLOC, g_base, g_exp, 30, &v), 0);
+    assert_int_equal(v.kind, LAT_LAB_UNDECIDED);
+    assert_non_null(strstr(v.reason, "the two placements disagree"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_min_median_ratio),
@@ -645,6 +678,7 @@ int main(void) {
         cmocka_unit_test(test_min_rounds),
         cmocka_unit_test(test_min_placement_rounds),
         cmocka_unit_test(test_share_line_needs_far_rounds),
+        cmocka_unit_test(test_share_line_far_decides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
