@@ -111,12 +111,13 @@ int load_print(const load_run *r) {
     printf("\n%s: %" PRIu64 " platform gaps of %.1f us or more, %.2f ms in all (%.3f%% "
            "of the run, longest %.1f us; %.2f ms waiting behind this machine's other threads, "
            "the server's included); %" PRIu64 " requests sent late (lag > %.1f us), %" PRIu64
-           " of them because of the gaps: %.3f%% of requests late because of the platform\n",
+           " of them because of the gaps: %.3f%% of requests late because of the platform; %" PRIu64
+           " of the rest in the backlog after every connection was full\n",
            r->threads == 1 ? "sending thread" : "sending threads (gap time: the mean per thread)",
            c->gaps, (double)(r->cfg.gap_ns ? r->cfg.gap_ns : 10000) / 1e3, (double)c->gap_ns / 1e6,
            v->platform_loss * 100, (double)c->gap_longest_ns / 1e3, (double)c->runq_ns / 1e6,
            c->late, (double)(r->cfg.gap_ns ? r->cfg.gap_ns : 10000) / 1e3, c->late_gap,
-           v->late_gap_share * 100);
+           v->late_gap_share * 100, c->late_wait);
     print_censored(r);
     printf("arrivals (%s): Anderson-Darling A2* %.2f on %zu sampled inter-arrivals; exponential "
            "%s at 1%% (critical %.3f)%s\n",

@@ -672,7 +672,10 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended) {
          * lateness is its own. */
         if (!l->late_from) l->late_from = ready;
         l->gap_backlog = gap_overlap(l, l->late_from) + l->late_cycles >= lag;
-        if (l->gap_backlog) CADD(l, late_gap, 1);
+        if (l->gap_backlog)
+            CADD(l, late_gap, 1);
+        else if (l->waits_n && l->late_from <= l->waits[(l->waits_n - 1) % WAIT_RING].end)
+            CADD(l, late_wait, 1); /* the backlog a wait left, going out one send at a time */
     } else {
         l->gap_backlog = false;
         l->late_from = 0;
@@ -886,6 +889,7 @@ json_t *lat_load_counts_json(const lat_load_counts *c) {
     json_object_set_new(o, "reconnects", json_integer((json_int_t)c->reconnects));
     json_object_set_new(o, "late", json_integer((json_int_t)c->late));
     json_object_set_new(o, "late_after_gap", json_integer((json_int_t)c->late_gap));
+    json_object_set_new(o, "late_after_wait", json_integer((json_int_t)c->late_wait));
     json_object_set_new(o, "gaps", json_integer((json_int_t)c->gaps));
     json_object_set_new(o, "gap_ns", json_integer((json_int_t)c->gap_ns));
     json_object_set_new(o, "gap_longest_ns", json_integer((json_int_t)c->gap_longest_ns));

@@ -129,12 +129,25 @@ static void judge_pcts(const lat_load_verdict_in *in, lat_load_verdict *v) {
         if (p->lag_ok && p->wait_ok && !p->width_ok) name_pct(widebad, p->p);
     }
     v->npct = in->nps;
+    /* Kept late requests mostly in the backlogs waits left: the service
+     * stalled with every connection full, and the due requests then went
+     * out one send at a time.  Connections enough to hold a stall's
+     * requests keep that queue at the service, where it belongs. */
+    const lat_load_counts *c = in->counts;
+    uint64_t own_late = c->late > c->late_gap ? c->late - c->late_gap : 0;
+    char drain[200] = "";
+    if (own_late && 2 * c->late_wait >= own_late)
+        snprintf(drain, sizeof drain,
+                 "; %llu of the %llu late requests kept went out in the backlog after every "
+                 "connection was at its in-flight cap: more connections keep a stall's "
+                 "requests queued at the service instead",
+                 (unsigned long long)c->late_wait, (unsigned long long)own_late);
     if (*lagbad)
         add_reason(v,
                    "%s: schedule lag there is not below %.0f%% of the latency (the generator, "
-                   "not the service, set %s)",
+                   "not the service, set %s)%s",
                    lagbad, v->lag_fraction * 100,
-                   strchr(lagbad, ' ') ? "these figures" : "this figure");
+                   strchr(lagbad, ' ') ? "these figures" : "this figure", drain);
     if (*waitbad)
         add_reason(v,
                    "%s: requests waited for a connection with room (every one at its in-flight "

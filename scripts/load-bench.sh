@@ -16,20 +16,31 @@
 #      and wrk -t1 over DUR, each with its CPU per request.
 #   With redis-server and redis-benchmark installed, 1 and 3 against Redis too.
 # The machine's conditions (CPUs, load average) are printed first: on a shared
-# host the figures are that host's.
+# host the figures are that host's.  With 2 CPUs or more the servers run on
+# CPU 0 and every generator (latlab load, wrk, redis-benchmark) on the last
+# CPU, so neither takes the other's time (PIN=0: nothing pinned).  256
+# connections: a server stall of a few ms then queues at the server, not in
+# the generator (with 64, the backlog a full set of connections leaves sets
+# latlab load's lag tail, and its verdict says so).
 #
-# usage: scripts/load-bench.sh [BUILD_DIR]   env: DUR (2s), CONNS (64), RATES ("20000 50000 100000"),
+# usage: scripts/load-bench.sh [BUILD_DIR]   env: DUR (2s), CONNS (256), RATES ("20000 50000 100000"),
 #        REPS (3), MAXRATE (300000), MAXDUR (1s); ONLY=4 runs section 4 alone
 set -euo pipefail
 B=${1:-${LAT_BUILD_DIR:-build}}
 L=$B/latlab
 DUR=${DUR:-2s}
-CONNS=${CONNS:-64}
+CONNS=${CONNS:-256}
 RATES=${RATES:-"20000 50000 100000"}
 REPS=${REPS:-3}
 MAXRATE=${MAXRATE:-300000}
 MAXDUR=${MAXDUR:-1s}
 ONLY=${ONLY:-}
+PIN=${PIN:-1}
+SRV=() GEN=() LCPU=()
+if [ "$PIN" = 1 ] && [ "$(nproc)" -ge 2 ]; then
+    last=$(($(nproc) - 1))
+    SRV=(taskset -c 0) GEN=(taskset -c "$last") LCPU=(--cpu "$last")
+fi
 PATH=$PATH:/usr/sbin
 # shellcheck source=../tests/support/nginx.sh
 . "$(dirname "$0")/../tests/support/nginx.sh"
@@ -53,10 +64,11 @@ PY
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "placement: ${SRV[*]:-servers not pinned}; generators: ${GEN[*]:-not pinned}"
 
 port=$(free_port)
 nginx_conf "$tmp/nginx" "$port" off
-nginx -c "$tmp/nginx/nginx.conf" -p "$tmp/nginx" 2>"$tmp/nginx.err" &
+"${SRV[@]}" nginx -c "$tmp/nginx/nginx.conf" -p "$tmp/nginx" 2>"$tmp/nginx.err" &
 pids+=("$!")
 wait_port "$port" || { echo "nginx did not start" >&2; exit 1; }
 
@@ -65,7 +77,7 @@ row() { # label rate target proto-args...
     local label=$1 rate=$2 target=$3
     shift 3
     local cpu
-    cpu=$(cpu_of "$L" load "$target" "$@" --rate "$rate" --duration "$DUR" --connections "$CONNS" \
+    cpu=$(cpu_of "$L" load "$target" "$@" "${LCPU[@]}" --rate "$rate" --duration "$DUR" --connections "$CONNS" \
         --quiet --json "$tmp/r.json")
     valid=$(j "$tmp/r.json" "d['verdict']['valid']")
     python3 - "$tmp/r.json" "$label" "$rate" "$cpu" <<'PY'
@@ -92,7 +104,7 @@ throughput() {
     printf '%-4s %-7s %10s %10s %11s\n' rep tool "req/s" requests "cpu us/req"
     for i in $(seq "$REPS"); do
         local cpu
-        cpu=$(cpu_of "$L" load "127.0.0.1:$port" --rate "$MAXRATE" --duration "$MAXDUR" --connections "$CONNS" \
+        cpu=$(cpu_of "$L" load "127.0.0.1:$port" "${LCPU[@]}" --rate "$MAXRATE" --duration "$MAXDUR" --connections "$CONNS" \
             --timeout 30s --quiet --json "$tmp/t.json")
         python3 - "$tmp/t.json" "$i" "$cpu" <<'PY'
 import json, sys
@@ -100,7 +112,7 @@ c = json.load(open(sys.argv[1]))["counts"]
 print("%-4s %-7s %10.0f %10d %11.2f" % (sys.argv[2], "latlab", c["completed"] / (c["run_ns"] / 1e9),
       c["completed"], float(sys.argv[3]) / max(c["completed"], 1) * 1e6))
 PY
-        cpu=$(cpu_of wrk -t1 -c"$CONNS" -d"${DUR%s}s" "http://127.0.0.1:$port/")
+        cpu=$(cpu_of "${GEN[@]}" wrk -t1 -c"$CONNS" -d"${DUR%s}s" "http://127.0.0.1:$port/")
         python3 - "$tmp/cpu.out" "$i" "$cpu" <<'PY'
 import re, sys
 w = open(sys.argv[1]).read()
@@ -121,13 +133,13 @@ for r in $RATES; do row nginx "$r" "127.0.0.1:$port"; done
 echo
 echo "2. highest rate with a valid verdict (stepped), beside wrk closed loop (1 thread, $CONNS connections)"
 best=0
-for r in 1000 2000 5000 10000 20000 40000 60000 80000 100000 150000; do
+for r in 10000 20000 30000 40000 50000 60000 80000 100000 150000; do
     row nginx "$r" "127.0.0.1:$port" >"$tmp/row"
     cat "$tmp/row"
     # every rate is tried: a low one can be invalid for too few samples
     if [ "$valid" = True ]; then best=$r; fi
 done
-wcpu=$(cpu_of wrk -t1 -c"$CONNS" -d"${DUR%s}s" "http://127.0.0.1:$port/")
+wcpu=$(cpu_of "${GEN[@]}" wrk -t1 -c"$CONNS" -d"${DUR%s}s" "http://127.0.0.1:$port/")
 cp "$tmp/cpu.out" "$tmp/wrk.out"
 wrps=$(awk '/Requests\/sec/{print $2}' "$tmp/wrk.out")
 wreq=$(awk '/requests in/{print $1}' "$tmp/wrk.out")
@@ -140,14 +152,14 @@ throughput
 
 if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then
     rport=$(free_port)
-    redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no >"$tmp/redis.log" 2>&1 &
+    "${SRV[@]}" redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no >"$tmp/redis.log" 2>&1 &
     pids+=("$!")
     wait_port "$rport"
     echo
     echo "redis-server: latlab load (GET {key}, 100 keys) and redis-benchmark (GET, $CONNS clients, no pipelining)"
     hdr
     for r in $RATES; do row redis "$r" "127.0.0.1:$rport" --protocol redis --redis-cmd 'GET {key}' --key-space 100; done
-    bcpu=$(cpu_of redis-benchmark -p "$rport" -t get -n 200000 -c "$CONNS" -q)
+    bcpu=$(cpu_of "${GEN[@]}" redis-benchmark -p "$rport" -t get -n 200000 -c "$CONNS" -q)
     tr '\r' '\n' <"$tmp/cpu.out" | grep -a 'GET:' | tail -1
     echo "redis-benchmark CPU per request: $(python3 -c "print(round($bcpu / 200000 * 1e6, 2))") us"
 fi

@@ -27,7 +27,10 @@
  * run of late sends was ready add up to its lag, less late_ns: without them
  * it, and the backlog they left, would have gone out on time (a sender that
  * cannot keep its rate runs later than its gaps explain, and is late on its
- * own).
+ * own).  Of the other late requests, those whose run of late sends began
+ * before a wait for a connection ended are counted apart (counts.late_wait):
+ * the service stalled with every connection full, and its backlog then went
+ * out one send at a time; more connections keep that queue at the service.
  * Requests late because of a gap are censored: the platform, not the
  * generator or the service, set their latency, so it goes to a fifth
  * histogram (censored) and their service, wait and lag to none; the other
@@ -156,6 +159,8 @@ typedef struct lat_load_counts {
     uint64_t failed;         /* sum of errors[] over the request kinds (not refused) */
     uint64_t cap_waits;      /* requests that found every connection at its in-flight cap */
     uint64_t late, late_gap; /* lag > late_ns; of those, after a platform gap (censored) */
+    uint64_t late_wait;      /* of the late ones kept, in the backlog a wait left: their run
+                                of late sends began before every connection had room again */
     uint64_t reconnects, closed_idle; /* connections reopened; closed by the server while idle */
     uint64_t backlog_max;             /* most requests due and not yet sent at once */
     uint64_t gaps, gap_ns, gap_longest_ns; /* the sending thread's platform gaps */

@@ -10,7 +10,8 @@
  * (otherwise the generator, not the service, set the figure), and the wait
  * for a connection with room too (otherwise the connections at their
  * in-flight cap, a queue in the generator, set it: the offered rate was more
- * than they carried); (3) each
+ * than they carried; a lag mostly from the backlogs such waits left
+ * (counts.late_wait) is said to be one more connections would remove); (3) each
  * percentile printed has enough samples that its confidence interval is not
  * max-bound and its relative width is at most ci_width (percentiles without
  * enough samples are not printed at all); (4) no request failed.  The

@@ -4,7 +4,9 @@
  * add up to the completed count, service time never exceeds latency, lag is
  * recorded per send; bursts injected on the sending thread's CPU (SCHED_FIFO,
  * root) censor the requests they made late, and an impossible rate, late on
- * its own, none;
+ * its own, none; a server's stall with every connection full leaves late
+ * requests in the wait's backlog, counted as such, and with connections
+ * enough none;
  * lat_load_stop ends a 60 s run at once with nothing lost;
  * a refused target fails with -ECONNREFUSED and counts it; bad configurations
  * are -EINVAL before anything is opened. */
@@ -24,14 +26,17 @@
 
 static int listen_fd;
 static atomic_bool server_stop;
+static unsigned stall_at, stall_ms; /* set before the server starts: at that read, stall */
 
-/* Echo everything back on every accepted connection until told to stop. */
+/* Echo everything back on every accepted connection until told to stop
+ * (stalling stall_ms once, at read number stall_at, when set). */
 static void *echo_server(void *arg) {
     (void)arg;
     int ep = epoll_create1(0);
     struct epoll_event ev = {.events = EPOLLIN, .data.fd = listen_fd}, evs[64];
     epoll_ctl(ep, EPOLL_CTL_ADD, listen_fd, &ev);
     char buf[65536];
+    unsigned reads = 0;
     while (!atomic_load(&server_stop)) {
         int n = epoll_wait(ep, evs, 64, 20);
         for (int i = 0; i < n; i++) {
@@ -42,6 +47,7 @@ static void *echo_server(void *arg) {
                 if (c >= 0) epoll_ctl(ep, EPOLL_CTL_ADD, c, &ev);
                 continue;
             }
+            if (stall_ms && ++reads == stall_at) usleep(stall_ms * 1000u);
             ssize_t k = read(fd, buf, sizeof buf);
             if (k <= 0 || write(fd, buf, (size_t)k) != k) close(fd);
         }
@@ -73,7 +79,7 @@ static int start_server(pthread_t *th) {
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     socklen_t al = sizeof a;
     assert_int_equal(bind(listen_fd, (struct sockaddr *)&a, sizeof a), 0);
-    assert_int_equal(listen(listen_fd, 64), 0);
+    assert_int_equal(listen(listen_fd, 512), 0);
     assert_int_equal(getsockname(listen_fd, (struct sockaddr *)&a, &al), 0);
     atomic_store(&server_stop, false);
     assert_int_equal(pthread_create(th, NULL, echo_server, NULL), 0);
@@ -91,6 +97,15 @@ static int echo_up(pthread_t *th) {
     lat_loadproto_opts po = {.kind = LAT_LOADPROTO_ECHO, .echo_size = 32};
     assert_int_equal(lat_loadproto_init(&proto, &po), 0);
     return start_server(th);
+}
+
+/* Create and run an engine for c to its end: the engine and its counts. */
+static lat_load *run_to_end(const lat_load_cfg *c, lat_load_counts *n) {
+    lat_load *l;
+    assert_int_equal(lat_load_create(c, &l), 0);
+    assert_int_equal(lat_load_run(l), 0);
+    lat_load_counts_get(l, n);
+    return l;
 }
 
 static void test_run(void **state) {
@@ -223,11 +238,8 @@ static void test_censor_not_own_lag(void **state) {
     lat_load_cfg c;
     cfg_for(&c, port, 2000000, 20000000); /* 40,000 requests due in 20 ms */
     c.max_inflight = 16;
-    lat_load *l;
-    assert_int_equal(lat_load_create(&c, &l), 0);
-    assert_int_equal(lat_load_run(l), 0);
     lat_load_counts n;
-    lat_load_counts_get(l, &n);
+    lat_load *l = run_to_end(&c, &n);
     lat_hist lag;
     lat_load_hist_init(&lag);
     assert_int_equal(lat_load_interval(l, (lat_hist *[]){NULL, NULL, &lag, NULL, NULL}), 0);
@@ -241,6 +253,54 @@ static void test_censor_not_own_lag(void **state) {
     lat_hist_fini(&lag);
     lat_load_destroy(l);
     stop_server(th);
+}
+
+/* The server stalls 10 ms (100 requests due at 10,000/s).  With 64
+ * connections at one request each they fill, the requests wait, and the
+ * backlog goes out one send at a time once the server answers again: late
+ * requests that are neither censored nor the sender's own pace (counted as
+ * in a wait's backlog; the verdict then names the connections).  With 512
+ * nothing waits: the stall queues at the server, and no late request is
+ * counted in a backlog.  The sender and the server on CPUs of their own (a
+ * server on the sender's CPU reads as its gaps): fewer than 2 CPUs, SKIPPED. */
+static void test_wait_backlog(void **state) {
+    (void)state;
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+        LAT_SKIP("needs 2 CPUs: the server on one, the sending thread on the other");
+    stall_at = 300;
+    stall_ms = 10;
+    for (unsigned conns = 64; conns <= 512; conns *= 8) {
+        pthread_t th;
+        int port = echo_up(&th);
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(1, &one);
+        assert_int_equal(pthread_setaffinity_np(th, sizeof one, &one), 0);
+        lat_load_cfg c;
+        cfg_for(&c, port, 10000, 200000000); /* 2,000 requests */
+        c.connections = conns;
+        c.max_inflight = 1;
+        c.cpu = 0;
+        lat_load_counts n;
+        lat_load *l = run_to_end(&c, &n);
+        printf("%u connections, a 10 ms stall: %" PRIu64 " found every connection full; %" PRIu64
+               " late, %" PRIu64 " censored, %" PRIu64 " in a wait's backlog (the sender: %" PRIu64
+               " gaps, %.2f ms; %.2f ms behind other threads)\n",
+               conns, n.cap_waits, n.late, n.late_gap, n.late_wait, n.gaps, (double)n.gap_ns / 1e6,
+               (double)n.runq_ns / 1e6);
+        assert_int_equal(n.completed, 2000);
+        assert_true(n.late_wait + n.late_gap <= n.late);
+        if (conns == 64) {
+            assert_true(n.cap_waits > 0);
+            assert_true(n.late_wait > 0);
+        } else {
+            assert_int_equal(n.cap_waits, 0);
+            assert_int_equal(n.late_wait, 0);
+        }
+        lat_load_destroy(l);
+        stop_server(th);
+    }
+    stall_ms = 0;
 }
 
 static void test_refused_and_bad(void **state) {
@@ -279,6 +339,7 @@ int main(void) {
         cmocka_unit_test(test_run),
         cmocka_unit_test(test_censor_not_own_lag),
         cmocka_unit_test(test_censor_bursts),
+        cmocka_unit_test(test_wait_backlog),
         cmocka_unit_test(test_refused_and_bad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

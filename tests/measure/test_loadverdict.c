@@ -5,7 +5,9 @@
  * and fails for constant; a percentile whose lag is not below the fraction of
  * its latency makes the verdict invalid and is named, while a small lag keeps
  * it valid; a wait for a connection at its cap as large is named apart from
- * the lag (the connections, not the generator's pacing, set it); percentiles without enough samples
+ * the lag (the connections, not the generator's pacing, set it), and a lag
+ * mostly from the backlogs such waits left says more connections would move
+ * it to the service (only then); percentiles without enough samples
  * are not printed; failed requests make it invalid; Spearman's rho is 1 / -1 for monotone pairs
  * (ties too), near 0 for independent ones, NAN when a side is constant. */
 #include <errno.h>
@@ -160,6 +162,24 @@ static void test_verdict(void **state) {
     assert_non_null(strstr(v.reason, "p99.5: schedule lag"));
     assert_null(strstr(v.reason, "p50"));
     assert_null(strstr(v.reason, "waited"));
+    assert_null(strstr(v.reason, "backlog after every connection"));
+    /* the same lag, most of the late requests kept sent in the backlogs that
+     * waits for a connection left: the reason says more connections would
+     * keep that queue at the service; a few of them (or none kept late) do not */
+    f.c.late = 500;
+    f.c.late_gap = 100;
+    f.c.late_wait = 300;
+    judge(&f, &v);
+    assert_false(v.valid);
+    assert_non_null(strstr(v.reason, "300 of the 400 late requests kept went out in the backlog"));
+    f.c.late_wait = 150;
+    judge(&f, &v);
+    assert_false(v.valid);
+    assert_null(strstr(v.reason, "backlog after every connection"));
+    f.c.late = f.c.late_gap = 100;
+    f.c.late_wait = 0;
+    judge(&f, &v);
+    assert_null(strstr(v.reason, "backlog after every connection"));
     fini(&f);
     /* 50 ms of it waiting for a connection at its cap, the lag small: the
      * connections set it, and the reason says so, not "the generator's lag" */
