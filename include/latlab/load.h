@@ -21,8 +21,9 @@
  * latency = wait + lag + service, request by request.
  *
  * The sending thread's platform gaps are recorded with gaps.h over its loop
- * (across send(), which on loopback runs the receiver's network stack inline,
- * only from ten times the threshold); a request whose lag exceeds late_ns is
+ * (inside a send(), which on loopback runs the receiver's network stack
+ * inline, only the part beyond the mean send of one that took four times that
+ * mean and four thresholds: the vCPU was taken in it); a request whose lag exceeds late_ns is
  * "late", and "late because of a gap" when the gaps since the first of its
  * run of late sends was ready add up to its lag, less late_ns: without them
  * it, and the backlog they left, would have gone out on time (a sender that
