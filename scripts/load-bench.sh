@@ -8,7 +8,7 @@
 #      of requests censored because of it, with the run's verdict;
 #   2. the highest rate one thread holds while the verdict stays valid (rates
 #      stepped up), beside wrk's closed-loop throughput with the same
-#      connections (1 thread);
+#      connections (1 thread), REPS times in turn, each with its ratio;
 #   3. CPU per request (user + system time / requests) of latlab load and wrk;
 #   4. throughput per thread with the same connections, REPS times in turn:
 #      latlab load offered more than it can send (--rate MAXRATE for
@@ -131,20 +131,23 @@ hdr
 for r in $RATES; do row nginx "$r" "127.0.0.1:$port"; done
 
 echo
-echo "2. highest rate with a valid verdict (stepped), beside wrk closed loop (1 thread, $CONNS connections)"
-best=0
-for r in 10000 20000 30000 40000 50000 60000 80000 100000 150000; do
-    row nginx "$r" "127.0.0.1:$port" >"$tmp/row"
-    cat "$tmp/row"
-    # every rate is tried: a low one can be invalid for too few samples
-    if [ "$valid" = True ]; then best=$r; fi
+echo "2. highest rate with a valid verdict (stepped), beside wrk closed loop (1 thread, $CONNS connections), REPS ($REPS) times in turn"
+summary=()
+for i in $(seq "$REPS"); do
+    best=0
+    for r in 10000 20000 30000 40000 50000 60000 80000 100000 150000; do
+        row nginx "$r" "127.0.0.1:$port" >"$tmp/row"
+        cat "$tmp/row"
+        # every rate is tried: a low one can be invalid for too few samples
+        if [ "$valid" = True ]; then best=$r; fi
+    done
+    wcpu=$(cpu_of "${GEN[@]}" wrk -t1 -c"$CONNS" -d"${DUR%s}s" "http://127.0.0.1:$port/")
+    cp "$tmp/cpu.out" "$tmp/wrk.out"
+    wrps=$(awk '/Requests\/sec/{print $2}' "$tmp/wrk.out")
+    wreq=$(awk '/requests in/{print $1}' "$tmp/wrk.out")
+    summary+=("rep $i: latlab load highest valid rate $best req/s; wrk $wrps req/s closed loop; ratio $(python3 -c "print(round($best / $wrps, 2))")")
 done
-wcpu=$(cpu_of "${GEN[@]}" wrk -t1 -c"$CONNS" -d"${DUR%s}s" "http://127.0.0.1:$port/")
-cp "$tmp/cpu.out" "$tmp/wrk.out"
-wrps=$(awk '/Requests\/sec/{print $2}' "$tmp/wrk.out")
-wreq=$(awk '/requests in/{print $1}' "$tmp/wrk.out")
-[ "$best" = 0 ] && best="none (every verdict above invalid)"
-echo "latlab load: highest valid rate $best req/s;  wrk: $wrps req/s closed loop"
+printf '%s\n' "${summary[@]}"
 echo
 echo "3. CPU per request: wrk $(python3 -c "print(round($wcpu / max($wreq, 1) * 1e6, 2))") us (its run: $wreq requests); latlab load: the cpu us/req column above (its sending thread spins between sends, so the figure falls as the rate rises)"
 
