@@ -166,7 +166,7 @@ typedef struct reservoir {
  * is noted as a gap.  The send right after a long gap is the usual case
  * (56-93 us here, where 10-20 are the rule: the vCPU comes back cold), and
  * without counting it the requests that gap made late read a lag of the gap
- * plus it, more than the gap explains, and stayed in the lag (0.6-1.8 ms). */
+ * plus it, more than the gap explains, and stayed in the lag (0.2-1.8 ms). */
 #define SEND_GAP_MIN 4
 #define SEND_GAP_MULT 3
 
@@ -796,15 +796,16 @@ static void note_gap(lat_load *l, uint64_t from, uint64_t to) {
     l->gap_ring[l->gap_n++ % GAP_RING] = (lat_gap){from, to - from};
 }
 
-/* A send (with its request's bookkeeping) in [from, to]: the thread was
- * taken inside it when it took far more than the sends before (SEND_GAP_MIN,
- * SEND_GAP_MULT); the part beyond their mean is then a gap. */
-static void send_time(lat_load *l, uint64_t from, uint64_t to) {
+/* A try to send (with its request's bookkeeping) in [from, to], sent or
+ * not (every connection full): the thread was taken inside it when it took
+ * far more than the sends before (SEND_GAP_MIN, SEND_GAP_MULT); the part
+ * beyond their mean is then a gap.  Only sends feed the mean. */
+static void send_time(lat_load *l, uint64_t from, uint64_t to, bool sent) {
     uint64_t d = to - from, bound = SEND_GAP_MULT * l->send_mean;
     if (bound < SEND_GAP_MIN * l->gaps->threshold) bound = SEND_GAP_MIN * l->gaps->threshold;
     if (LAT_UNLIKELY(d >= bound))
         note_gap(l, from + l->send_mean, to);
-    else
+    else if (sent)
         l->send_mean = l->send_mean + d / 64 - l->send_mean / 64;
 }
 
@@ -819,7 +820,7 @@ static int loop(lat_load *l, run *r) {
         if (!r->done && now >= r->next) {
             bool sent = try_send(l, r, now);
             prev = lat_cycles();
-            send_time(l, now, prev);
+            send_time(l, now, prev, sent);
             if (sent) continue;
         }
         if (l->inflight && (r->waiting || r->done)) {

@@ -4,10 +4,13 @@
  * add up to the completed count, service time never exceeds latency, lag is
  * recorded per send; bursts injected on the sending thread's CPU (SCHED_FIFO,
  * root) censor the requests they made late, short ones inside a send()
- * included, and an impossible rate, late on its own, none; a server's stall with every connection
- * full leaves late requests in the wait's backlog, counted as such, and with connections enough
- * none; lat_load_stop ends a 60 s run at once with nothing lost; a refused target fails with
- * -ECONNREFUSED and counts it; bad configurations are -EINVAL before anything is opened. */
+ * included (beside control runs without bursts, which hold the host's own
+ * gaps), and an impossible rate, late on its own, none; a server's stall
+ * with every connection full leaves late requests in the wait's backlog,
+ * counted as such, and with connections enough none; lat_load_stop ends a
+ * 60 s run at once with nothing lost; a refused target fails with
+ * -ECONNREFUSED and counts it; bad configurations are -EINVAL before
+ * anything is opened. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -97,6 +100,17 @@ static int echo_up(pthread_t *th) {
     return start_server(th);
 }
 
+/* The server thread on CPU 1, away from a sender pinned to CPU 0 (a server
+ * on the sender's CPU takes time there that reads as the sender's own
+ * lateness); with one CPU it stays where it is. */
+static void server_apart(pthread_t th) {
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2) return;
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(1, &one);
+    assert_int_equal(pthread_setaffinity_np(th, sizeof one, &one), 0);
+}
+
 /* Create and run an engine for c to its end: the engine and its counts. */
 static lat_load *run_to_end(const lat_load_cfg *c, lat_load_counts *n) {
     lat_load *l;
@@ -167,10 +181,11 @@ static void test_run(void **state) {
 /* ---- censoring: bursts injected on the sending thread's CPU ------------------------ */
 
 /* Run c (pinned to CPU 0) while spec's SCHED_FIFO bursts take that CPU:
- * the engine, run to its end, with its counts and the injector's report;
- * NULL, with nothing left running, when SCHED_FIFO is refused (not root). */
+ * the engine, run to its end, with its counts and the injector's report.
+ * When SCHED_FIFO is refused (not root) the server th is stopped and the
+ * test SKIPPED. */
 static lat_load *run_noisy(const char *spec, lat_load_cfg *c, lat_load_counts *n,
-                           lat_noise_report *rep) {
+                           lat_noise_report *rep, pthread_t th) {
     lat_noise_spec ns;
     char why[160];
     assert_int_equal(lat_noise_parse(spec, &ns, why, sizeof why), 0);
@@ -183,7 +198,8 @@ static lat_load *run_noisy(const char *spec, lat_load_cfg *c, lat_load_counts *n
     if (rc == -EPERM) {
         lat_load_destroy(l);
         lat_noise_destroy(nz);
-        return NULL;
+        stop_server(th);
+        LAT_SKIP("SCHED_FIFO refused (not root): no bursts to inject");
     }
     assert_int_equal(rc, 0);
     assert_int_equal(lat_load_run(l), 0);
@@ -193,24 +209,47 @@ static lat_load *run_noisy(const char *spec, lat_load_cfg *c, lat_load_counts *n
     return l;
 }
 
+/* Kept requests of l with a lag over ns. */
+static int64_t kept_lag_over(lat_load *l, int64_t ns) {
+    lat_hist lag;
+    lat_load_hist_init(&lag);
+    assert_int_equal(lat_load_interval(l, (lat_hist *[]){NULL, NULL, &lag, NULL, NULL}), 0);
+    int64_t k = lat_hist_count_between(&lag, ns, INT64_MAX / 2);
+    lat_hist_fini(&lag);
+    return k;
+}
+
+/* The control for a noisy run of c: the same run on the same CPU without
+ * bursts, just before it, so that the host's own gaps (1-35% of the sender
+ * on these guests, varying by the minute) are in both: its kept requests
+ * with a lag over ns. */
+static int64_t control_lag_over(lat_load_cfg *c, int64_t ns, uint64_t nreq) {
+    c->cpu = 0;
+    lat_load_counts n;
+    lat_load *l = run_to_end(c, &n);
+    assert_int_equal(n.completed, nreq);
+    int64_t k = kept_lag_over(l, ns);
+    lat_load_destroy(l);
+    return k;
+}
+
 /* Requests the injected bursts made late (SCHED_FIFO on the sending thread's
  * CPU, as a host takes it) leave the four figures for the censored one, with
  * their latency (the burst in it); the sender's run-queue wait holds the
- * bursts (a thread of this machine took that time).  Not root: SKIPPED. */
+ * bursts (a thread of this machine took that time); kept requests with a
+ * lag over 1 ms are as few as in the control run.  Not root: SKIPPED. */
 static void test_censor_bursts(void **state) {
     (void)state;
     pthread_t th;
     int port = echo_up(&th);
+    server_apart(th);
     lat_load_cfg c;
     cfg_for(&c, port, 2000, 600000000); /* 1,200 requests */
+    int64_t slow0 = control_lag_over(&c, 1000000, 1200);
     lat_load_counts n;
     lat_noise_report rep;
     /* 3 ms at 8 Hz: 6 requests due in each burst at 2,000/s */
-    lat_load *l = run_noisy("cpus=0,burst=3ms,rate=8Hz,seed=3", &c, &n, &rep);
-    if (!l) {
-        stop_server(th);
-        LAT_SKIP("SCHED_FIFO refused (not root): no bursts to inject");
-    }
+    lat_load *l = run_noisy("cpus=0,burst=3ms,rate=8Hz,seed=3", &c, &n, &rep, th);
     assert_int_equal(n.completed, 1200);
     lat_hist h[LAT_LOAD_NSERIES];
     for (int k = 0; k < LAT_LOAD_NSERIES; k++)
@@ -220,8 +259,9 @@ static void test_censor_bursts(void **state) {
     int64_t slow = lat_hist_count_between(&h[LAT_LOAD_LAG], 1000000, INT64_MAX / 2);
     printf("%" PRIu64 " bursts of 3 ms on the sending thread's CPU: %" PRId64
            " requests censored, their latency up to %" PRId64 " us; kept: %" PRId64
-           " with a lag over 1 ms; the sender waited %.1f ms behind other threads\n",
-           rep.bursts, nc, lat_hist_max(&h[LAT_LOAD_CENSORED]) / 1000, slow,
+           " with a lag over 1 ms (the control run without bursts: %" PRId64
+           "); the sender waited %.1f ms behind other threads\n",
+           rep.bursts, nc, lat_hist_max(&h[LAT_LOAD_CENSORED]) / 1000, slow, slow0,
            (double)n.runq_ns / 1e6);
     /* the bursts are this machine's threads: the run queue holds them */
     assert_true(n.runq_ns >= (rep.bursts - 1) * 3000000 * 3 / 4);
@@ -233,7 +273,7 @@ static void test_censor_bursts(void **state) {
      * the loop does not look for gaps (its housekeeping, once a millisecond)
      * and stay in the lag */
     assert_true(nc >= (int64_t)(rep.bursts - 1) * 4);
-    assert_true(slow <= 6);
+    assert_true(slow <= slow0 + 6);
     for (int k = 0; k < LAT_LOAD_NSERIES; k++)
         lat_hist_fini(&h[k]);
     lat_load_destroy(l);
@@ -243,12 +283,16 @@ static void test_censor_bursts(void **state) {
 /* Short bursts (60 us, 1,000 a second, SCHED_FIFO) on the sending thread's
  * CPU, many of them inside a send() (at 20,000/s the thread spends a fifth
  * of its time there): each one's late requests are censored, the part of a
- * send the burst took included, so few kept requests read a lag of one (over 50 us).
- * Not root: SKIPPED. */
+ * send the burst took included, so kept requests with a lag from one (over
+ * 20 us: the next send due 50 us after, late by the burst less that) are
+ * hardly more than in control runs without bursts (each just before its
+ * noisy run, twice; the server on the other CPU, 256 connections: a host
+ * stall of the server's CPU fills none).  Not root: SKIPPED. */
 static void test_censor_in_send(void **state) {
     (void)state;
     pthread_t th;
     int port = echo_up(&th);
+    server_apart(th);
     lat_load_cfg c;
 #ifdef LAT_SANITIZED
     /* a send and its bookkeeping take 15-50 us under the sanitizers: a
@@ -258,31 +302,32 @@ static void test_censor_in_send(void **state) {
     const uint64_t nreq = 10000;
 #endif
     cfg_for(&c, port, (double)nreq * 2, 500000000);
-    c.connections = 16;
-    lat_load_counts n;
-    lat_noise_report rep;
-    lat_load *l = run_noisy("cpus=0,burst=60us,rate=1kHz,seed=5", &c, &n, &rep);
-    if (!l) {
-        stop_server(th);
-        LAT_SKIP("SCHED_FIFO refused (not root): no bursts to inject");
+    c.connections = 256; /* a server stall of up to 25 ms fills none of them */
+    int64_t slow0 = 0, slow = 0;
+    uint64_t bursts = 0, late_gap = 0;
+    for (int pair = 0; pair < 2; pair++) {
+        slow0 += control_lag_over(&c, 20000, nreq);
+        lat_load_counts n;
+        lat_noise_report rep;
+        lat_load *l = run_noisy("cpus=0,burst=60us,rate=1kHz,seed=5", &c, &n, &rep, th);
+        assert_int_equal(n.completed, nreq);
+        slow += kept_lag_over(l, 20000);
+        bursts += rep.bursts;
+        late_gap += n.late_gap;
+        lat_load_destroy(l);
     }
-    lat_hist lag;
-    lat_load_hist_init(&lag);
-    assert_int_equal(lat_load_interval(l, (lat_hist *[]){NULL, NULL, &lag, NULL, NULL}), 0);
-    int64_t slow = lat_hist_count_between(&lag, 50000, INT64_MAX / 2);
-    printf("%" PRIu64 " bursts of 60 us: %" PRIu64 " late, %" PRIu64 " censored; kept: %" PRId64
-           " with a lag over 50 us\n",
-           rep.bursts, n.late, n.late_gap, slow);
-    assert_int_equal(n.completed, nreq);
-    assert_true(rep.bursts >= 300);
-    assert_true(n.late_gap >= rep.bursts / 5); /* 60 us of a 200 us period or more */
+    printf("%" PRIu64 " bursts of 60 us: %" PRIu64 " censored; kept: %" PRId64
+           " with a lag over 20 us (the control runs without bursts: %" PRId64 ")\n",
+           bursts, late_gap, slow, slow0);
+    assert_true(bursts >= 600);
+    assert_true(late_gap >= bursts / 5); /* 60 us of a 200 us period or more */
 #ifdef LAT_SANITIZED
-    assert_true(slow <= (int64_t)rep.bursts / 20); /* 8-11 under TSan with 10% more noise */
+    assert_true(slow <= slow0 + (int64_t)bursts / 10);
 #else
-    assert_true(slow <= (int64_t)rep.bursts / 50); /* 100-130 before bursts in sends counted */
+    /* 4-10 here beside controls of 1-27; 234-280 beside 21-42 when a send
+     * was a gap only from 100 us */
+    assert_true(slow <= slow0 + (int64_t)bursts / 25);
 #endif
-    lat_hist_fini(&lag);
-    lat_load_destroy(l);
     stop_server(th);
 }
 
@@ -325,13 +370,15 @@ static void test_wait_backlog(void **state) {
         LAT_SKIP("needs 2 CPUs: the server on one, the sending thread on the other");
     stall_at = 300;
     stall_ms = 10;
-    for (unsigned conns = 64; conns <= 512; conns *= 8) {
+    /* 64 connections up to three times: a host gap over the whole backlog
+     * censors its requests instead (the host's, not the stall's, lateness) */
+    unsigned tries = 0, backlog_seen = 0;
+    for (unsigned conns = 64; conns <= 512;
+         conns = backlog_seen || tries == 3 ? conns * 8 : conns) {
+        tries += conns == 64;
         pthread_t th;
         int port = echo_up(&th);
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(1, &one);
-        assert_int_equal(pthread_setaffinity_np(th, sizeof one, &one), 0);
+        server_apart(th);
         lat_load_cfg c;
         cfg_for(&c, port, 10000, 200000000); /* 2,000 requests */
         c.connections = conns;
@@ -348,7 +395,7 @@ static void test_wait_backlog(void **state) {
         assert_true(n.late_wait + n.late_gap <= n.late);
         if (conns == 64) {
             assert_true(n.cap_waits > 0);
-            assert_true(n.late_wait > 0);
+            backlog_seen += n.late_wait > 0;
         } else {
             assert_int_equal(n.cap_waits, 0);
             assert_int_equal(n.late_wait, 0);
@@ -356,6 +403,7 @@ static void test_wait_backlog(void **state) {
         lat_load_destroy(l);
         stop_server(th);
     }
+    assert_true(backlog_seen);
     stall_ms = 0;
 }
 
