@@ -22,16 +22,17 @@
  *
  * The sending thread's platform gaps are recorded with gaps.h over its loop
  * (inside a send(), which on loopback runs the receiver's network stack
- * inline, only the part beyond the mean send of one that took four times that
- * mean and four thresholds: the vCPU was taken in it); a request whose lag exceeds late_ns is
- * "late", and "late because of a gap" when the gaps since the first of its
- * run of late sends was ready add up to its lag, less late_ns: without them
- * it, and the backlog they left, would have gone out on time (a sender that
- * cannot keep its rate runs later than its gaps explain, and is late on its
- * own).  Of the other late requests, those whose run of late sends began
- * before a wait for a connection ended are counted apart (counts.late_wait):
- * the service stalled with every connection full, and its backlog then went
- * out one send at a time; more connections keep that queue at the service.
+ * inline, only the part beyond the mean send of one that took three times
+ * that mean and four thresholds: the vCPU was taken in it); a request whose
+ * lag exceeds late_ns is "late", and "late because of a gap" when the gaps
+ * since the first of its run of late sends was ready add up to its lag, less
+ * late_ns: without them it, and the backlog they left, would have gone out on
+ * time (a sender that cannot keep its rate runs later than its gaps
+ * explain, and is late on its own).  Of the other late requests, those whose
+ * run of late sends began before a wait for a connection ended are counted
+ * apart (counts.late_wait): the service stalled with every connection full,
+ * and its backlog then went out one send at a time; more connections keep
+ * that queue at the service.
  * Requests late because of a gap are censored: the platform, not the
  * generator or the service, set their latency, so it goes to a fifth
  * histogram (censored) and their service, wait and lag to none; the other
