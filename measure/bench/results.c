@@ -225,7 +225,7 @@ static json_t *jresult(const lat_bench_result *r) {
                                             lat_json_real_or_null(ro->events[e].per_sec)));
         json_array_append_new(
             roles,
-            json_pack("{s:s,s:i,s:I,s:o,s:o,s:{s:o,s:o,s:o},s:o,s:o}", "name", ro->name, "threads",
+            json_pack("{s:s,s:I,s:I,s:o,s:o,s:{s:o,s:o,s:o},s:o,s:o}", "name", ro->name, "threads",
                       (json_int_t)ro->threads, "total_ops", (json_int_t)ro->total_ops, "throughput",
                       jsummary(&ro->throughput), "latency", jsummary(&ro->latency), "samples",
                       "ops_per_sec", jdarr(ro->ops_per_sec, ro->n), "ns_per_op",
@@ -245,7 +245,7 @@ static json_t *jresult(const lat_bench_result *r) {
                        : json_null();
     if (r->tail.count) tail_ci_to_json(tail, &r->tail);
     return json_pack(
-        "{s:s,s:s,s:s,s:i,s:s,s:s,s:I,s:o,s:I,s:I,s:i,s:i,s:o,s:b,s:b,"
+        "{s:s,s:s,s:s,s:I,s:s,s:s,s:I,s:o,s:I,s:I,s:I,s:I,s:o,s:b,s:b,"
         "s:{s:o,s:I,s:o,s:o,s:o,s:o,s:o},s:{s:o,s:o,s:o,s:o,s:o},s:o,s:o,s:o,s:o,s:o}",
         "name", r->name, "group", r->group, "kind",
         r->kind == LAT_BENCH_CONCURRENT ? "concurrent" : "standard", "execution_index",
@@ -276,7 +276,7 @@ json_t *lat_bench_report_to_json(const lat_bench_report *rep) {
             return NULL;
         }
     }
-    return json_pack("{s:i,s:s?,s:I,s:s?,s:s?,s:s?,s:{s:b,s:I},s:O?,s:o}", "schema_version",
+    return json_pack("{s:I,s:s?,s:I,s:s?,s:s?,s:s?,s:{s:b,s:I},s:O?,s:o}", "schema_version",
                      (json_int_t)rep->schema_version, "timestamp", rep->timestamp, "timestamp_ns",
                      (json_int_t)rep->timestamp_ns, "hostname", rep->hostname, "suite", rep->suite,
                      "git_commit", rep->git_commit, "case_order", "shuffled", rep->shuffled, "seed",
