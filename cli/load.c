@@ -276,6 +276,7 @@ static int run_engine(load_run *r) {
                                    .lag = &r->h[LAT_LOAD_LAG],
                                    .wait = &r->h[LAT_LOAD_WAIT],
                                    .counts = &r->counts,
+                                   .duration_ns = o.duration_ns,
                                    .ps = load_ps,
                                    .nps = load_nps,
                                    .lag_fraction = o.lag_fraction,

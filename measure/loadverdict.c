@@ -135,29 +135,48 @@ static void judge_pcts(const lat_load_verdict_in *in, lat_load_verdict *v) {
      * requests keep that queue at the service, where it belongs. */
     const lat_load_counts *c = in->counts;
     uint64_t own_late = c->late > c->late_gap ? c->late - c->late_gap : 0;
-    char drain[200] = "";
-    if (own_late && 2 * c->late_wait >= own_late)
+    bool drained = own_late && 2 * c->late_wait >= own_late;
+    char drain[400] = "";
+    if (drained && v->service_behind)
+        snprintf(drain, sizeof drain,
+                 "; %llu of the %llu late requests kept went out in the backlog after every "
+                 "connection was at its in-flight cap, and the service completed %.0f requests/s "
+                 "of the %.0f offered: it did not keep up with this rate, so that queue grew in "
+                 "the generator (more connections only move it into the service)",
+                 (unsigned long long)c->late_wait, (unsigned long long)own_late, v->completed_rate,
+                 v->offered_rate);
+    else if (drained)
         snprintf(drain, sizeof drain,
                  "; %llu of the %llu late requests kept went out in the backlog after every "
                  "connection was at its in-flight cap: more connections keep a stall's "
                  "requests queued at the service instead",
                  (unsigned long long)c->late_wait, (unsigned long long)own_late);
     if (*lagbad)
-        add_reason(v,
-                   "%s: schedule lag there is not below %.0f%% of the latency (the generator, "
-                   "not the service, set %s)%s",
+        add_reason(v, "%s: schedule lag there is not below %.0f%% of the latency (%s set %s)%s",
                    lagbad, v->lag_fraction * 100,
+                   drained && v->service_behind
+                       ? "a queue in the generator, behind a service that did not keep up,"
+                       : "the generator, not the service,",
                    strchr(lagbad, ' ') ? "these figures" : "this figure", drain);
+    char cure[200];
+    if (v->service_behind)
+        snprintf(cure, sizeof cure,
+                 "the service completed %.0f requests/s of the %.0f offered: it did not keep up "
+                 "with this rate, and more connections or a higher in-flight cap only move that "
+                 "queue into it",
+                 v->completed_rate, v->offered_rate);
+    else
+        snprintf(cure, sizeof cure,
+                 "more connections or a higher in-flight cap move it to the service");
     if (*waitbad)
         add_reason(v,
                    "%s: requests waited for a connection with room (every one at its in-flight "
                    "cap, %llu times) for %.0f%% of the latency or more: the offered rate was more "
                    "than the connections carried (backlog up to %llu), so the queue in the "
-                   "generator set %s; more connections or a higher in-flight cap move it to the "
-                   "service",
+                   "generator set %s; %s",
                    waitbad, (unsigned long long)in->counts->cap_waits, v->lag_fraction * 100,
                    (unsigned long long)in->counts->backlog_max,
-                   strchr(waitbad, ' ') ? "these figures" : "this figure");
+                   strchr(waitbad, ' ') ? "these figures" : "this figure", cure);
     if (*widebad)
         add_reason(v, "%s: confidence interval wider than %.0f%% of the value", widebad,
                    v->ci_width * 100);
@@ -191,6 +210,12 @@ int lat_load_verdict_judge(const lat_load_verdict_in *in, lat_load_verdict *v) {
         add_reason(v, "%llu requests failed (their latency is not in the percentiles)",
                    (unsigned long long)c->failed);
     if (!c->completed) add_reason(v, "no request completed");
+    /* a run stopped early offered its requests over its own length */
+    uint64_t sched_ns = c->run_ns && c->run_ns < in->duration_ns ? c->run_ns : in->duration_ns;
+    if (sched_ns) v->offered_rate = (double)c->scheduled * 1e9 / (double)sched_ns;
+    if (c->run_ns) v->completed_rate = (double)c->completed * 1e9 / (double)c->run_ns;
+    v->service_behind =
+        v->offered_rate > 0 && v->completed_rate < LAT_LOAD_BEHIND * v->offered_rate;
     judge_pcts(in, v);
     if (c->sent) {
         v->late_share = (double)c->late / (double)c->sent;
@@ -215,6 +240,9 @@ json_t *lat_load_verdict_json(const lat_load_verdict *v) {
     json_object_set_new(o, "lag1_spearman_rho", lat_json_real_or_null(v->lag1_rho));
     json_object_set_new(o, "lag1_pairs", json_integer((json_int_t)v->lag1_n));
     json_object_set_new(o, "lag1_independent", json_boolean(v->lag1_independent));
+    json_object_set_new(o, "offered_rate", json_real(v->offered_rate));
+    json_object_set_new(o, "completed_rate", json_real(v->completed_rate));
+    json_object_set_new(o, "service_behind", json_boolean(v->service_behind));
     for (size_t i = 0; i < v->npct; i++) {
         const lat_load_pct *p = &v->pct[i];
         json_t *e = json_object();

@@ -11,7 +11,10 @@
  * for a connection with room too (otherwise the connections at their
  * in-flight cap, a queue in the generator, set it: the offered rate was more
  * than they carried; a lag mostly from the backlogs such waits left
- * (counts.late_wait) is said to be one more connections would remove); (3) each
+ * (counts.late_wait) is said to be one more connections would remove, unless
+ * the service completed under LAT_LOAD_BEHIND of the offered rate over the
+ * run: it did not keep up, and more connections only move that queue into
+ * it); (3) each
  * percentile printed has enough samples that its confidence interval is not
  * max-bound and its relative width is at most ci_width (percentiles without
  * enough samples are not printed at all); (4) no request failed.  The
@@ -54,6 +57,11 @@ double lat_spearman_pairs(const double *x, size_t n);
 
 #define LAT_LOAD_VERDICT_MAX 8
 
+/* Completions per second over the run (counts.run_ns, the drain after the
+ * schedule included) under this share of the offered rate: the service did
+ * not keep up with it. */
+#define LAT_LOAD_BEHIND 0.95
+
 typedef struct lat_load_verdict_in {
     lat_load_arrivals arrivals;
     const double *interarrivals; /* ns, a sample */
@@ -63,11 +71,13 @@ typedef struct lat_load_verdict_in {
     const lat_hist *latency, *lag;
     const lat_hist *wait; /* NULL: no wait check */
     const lat_load_counts *counts;
-    const double *ps;    /* percentiles to print and judge, ascending */
-    size_t nps;          /* <= LAT_LOAD_VERDICT_MAX */
-    double lag_fraction; /* 0 = 0.1 */
-    double ci_width;     /* relative; 0 = 0.5 */
-    double confidence;   /* 0 = LAT_HIST_CI_DEFAULT */
+    uint64_t duration_ns; /* the schedule's length (offered rate = scheduled / it); 0: the
+                             service's pace is not judged */
+    const double *ps;     /* percentiles to print and judge, ascending */
+    size_t nps;           /* <= LAT_LOAD_VERDICT_MAX */
+    double lag_fraction;  /* 0 = 0.1 */
+    double ci_width;      /* relative; 0 = 0.5 */
+    double confidence;    /* 0 = LAT_HIST_CI_DEFAULT */
 } lat_load_verdict_in;
 
 typedef struct lat_load_pct {
@@ -90,8 +100,11 @@ typedef struct lat_load_verdict {
     bool lag1_independent; /* not rejected at 1%: reported, not judged */
     lat_load_pct pct[LAT_LOAD_VERDICT_MAX];
     size_t npct;
-    double late_share, late_gap_share; /* of requests sent */
-    double platform_loss;              /* gap time / run time of the sending thread */
+    double late_share, late_gap_share;   /* of requests sent */
+    double platform_loss;                /* gap time / run time of the sending thread */
+    double offered_rate, completed_rate; /* per second: scheduled / duration_ns, completed /
+                                            run_ns (0 when unknown) */
+    bool service_behind;                 /* completed_rate < LAT_LOAD_BEHIND * offered_rate */
     double lag_fraction, ci_width, confidence;
     char reason[1024]; /* "" when valid */
 } lat_load_verdict;

@@ -6,7 +6,9 @@
 # and chunked) complete every scheduled request and the peer answered as many;
 # the interval log holds latency/service/lag lines; a Poisson schedule passes
 # the Anderson-Darling test and a constant one fails it; a rate beyond what
-# one thread can send is invalid with the lag named, and --strict exits 4;
+# one thread can send is invalid with the lag named, and --strict exits 4; a
+# service slower than the offered rate (the peer stalling most of the time)
+# is said not to keep up with it;
 # faults (reset, malformed, oversized, a connection closed with a request in
 # flight, no response within --timeout, keep-alive closed by the server) are
 # each counted by kind, nothing is lost (completed + failed == scheduled).
@@ -201,6 +203,18 @@ stop_peer
 [ $rc = 4 ] || fail "impossible rate with --strict -> exit $rc (want 4): $(tail -3 "$tmp/v.out")"
 check_all_done "$tmp/v.json" "impossible rate"
 grep -q '^verdict.*invalid: .*schedule lag' "$tmp/v.out" || fail "invalid verdict without the lag: $(tail -1 "$tmp/v.out")"
+
+# ---- a service slower than the offered rate: the verdict says it did not keep up ---------------
+# (the peer stalls 80 ms of every 100: it answers at a fifth of its pace, far under 30,000/s)
+peer --stall 0.08 --every 0.1
+"$LATLAB" load "127.0.0.1:$peer_port" --rate 30000 --duration 300ms --connections 4 \
+    --json "$tmp/b.json" >"$tmp/b.out" 2>"$tmp/b.err" || fail "slow service run exit $?"
+stop_peer
+check_all_done "$tmp/b.json" "slow service"
+[ "$(j "$tmp/b.json" "d['verdict']['service_behind']")" = True ] ||
+    fail "slow service: not behind: $(j "$tmp/b.json" "d['verdict']['completed_rate'], d['verdict']['offered_rate']")"
+grep -q '^verdict.*invalid: .*of the 30000 offered: it did not keep up with this rate' "$tmp/b.out" ||
+    fail "slow service: the verdict does not say it: $(tail -1 "$tmp/b.out")"
 
 # ---- Prometheus: /metrics while running; an unreachable Pushgateway is exit 1, results kept ----
 peer

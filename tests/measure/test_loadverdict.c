@@ -7,7 +7,10 @@
  * it valid; a wait for a connection at its cap as large is named apart from
  * the lag (the connections, not the generator's pacing, set it), and a lag
  * mostly from the backlogs such waits left says more connections would move
- * it to the service (only then); percentiles without enough samples
+ * it to the service (only then), or, when the service completed under 95% of
+ * the offered rate over the run, that the service did not keep up (not with
+ * the run's length unknown, nor when it kept up but for a stall, nor for a run
+ * stopped early); percentiles without enough samples
  * are not printed; failed requests make it invalid; Spearman's rho is 1 / -1 for monotone pairs
  * (ties too), near 0 for independent ones, NAN when a side is constant. */
 #include <errno.h>
@@ -96,6 +99,7 @@ static void test_sched(void **state) {
 typedef struct fixture {
     lat_hist lat, lag, wait;
     lat_load_counts c;
+    uint64_t duration_ns; /* the schedule's length handed to the verdict (0: none) */
     double ia[1000];
 } fixture;
 
@@ -113,6 +117,7 @@ static void fill(fixture *f, int64_t lag_top, int64_t wait_top) {
     memset(&f->c, 0, sizeof f->c);
     f->c.sent = f->c.completed = f->c.scheduled = 10000;
     f->c.run_ns = 1000000000;
+    f->duration_ns = 0;
     for (int i = 0; i < 1000; i++)
         f->ia[i] = -log(unif()) * 100000;
 }
@@ -127,6 +132,7 @@ static void judge_wait(fixture *f, const lat_hist *wait, lat_load_verdict *v) {
                               .lag = &f->lag,
                               .wait = wait,
                               .counts = &f->c,
+                              .duration_ns = f->duration_ns,
                               .ps = ps,
                               .nps = 3};
     assert_int_equal(lat_load_verdict_judge(&in, v), 0);
@@ -172,6 +178,39 @@ static void test_verdict(void **state) {
     judge(&f, &v);
     assert_false(v.valid);
     assert_non_null(strstr(v.reason, "300 of the 400 late requests kept went out in the backlog"));
+    assert_non_null(strstr(v.reason, "more connections keep a stall's"));
+    assert_null(strstr(v.reason, "did not keep up"));
+    assert_false(v.service_behind);
+    /* and the service completed 10,000 in 1.1 s of the 10,000 offered over
+     * 1 s (90.9%): it did not keep up, and the reason says so instead */
+    f.duration_ns = 1000000000;
+    f.c.run_ns = 1100000000;
+    judge(&f, &v);
+    assert_false(v.valid);
+    assert_true(v.service_behind);
+    assert_true(fabs(v.offered_rate - 10000) < 1e-6);
+    assert_true(fabs(v.completed_rate - 10000 / 1.1) < 1e-6);
+    assert_non_null(strstr(v.reason, "a queue in the generator, behind a service that did not"));
+    assert_non_null(strstr(v.reason, "completed 9091 requests/s of the 10000 offered"));
+    assert_null(strstr(v.reason, "more connections keep a stall's"));
+    /* 1.04 s: 96.2%, it kept up but for a stall */
+    f.c.run_ns = 1040000000;
+    judge(&f, &v);
+    assert_false(v.service_behind);
+    assert_non_null(strstr(v.reason, "more connections keep a stall's"));
+    /* stopped after 0.5 s with 5,000 offered and completed in 0.5 s: kept up */
+    f.c.scheduled = f.c.sent = f.c.completed = 5000;
+    f.c.run_ns = 500000000;
+    judge(&f, &v);
+    assert_false(v.service_behind);
+    assert_true(fabs(v.offered_rate - 10000) < 1e-6);
+    f.c.scheduled = f.c.sent = f.c.completed = 10000;
+    f.c.run_ns = 1100000000;
+    f.duration_ns = 0; /* the schedule's length unknown: not judged */
+    judge(&f, &v);
+    assert_false(v.service_behind);
+    assert_null(strstr(v.reason, "did not keep up"));
+    f.c.run_ns = 1000000000;
     f.c.late_wait = 150;
     judge(&f, &v);
     assert_false(v.valid);
@@ -195,6 +234,18 @@ static void test_verdict(void **state) {
     assert_non_null(strstr(v.reason, "77 times"));
     assert_non_null(strstr(v.reason, "backlog up to 12"));
     assert_null(strstr(v.reason, "schedule lag"));
+    assert_non_null(strstr(v.reason, "more connections or a higher in-flight cap move it"));
+    /* the service completed 10,000 in 2 s of 10,000 offered over 1 s: it did
+     * not keep up, and more connections would not cure that */
+    f.duration_ns = 1000000000;
+    f.c.run_ns = 2000000000;
+    judge(&f, &v);
+    assert_false(v.valid);
+    assert_non_null(strstr(v.reason, "p99.5: requests waited for a connection"));
+    assert_non_null(strstr(v.reason, "completed 5000 requests/s of the 10000 offered: it did not"));
+    assert_null(strstr(v.reason, "move it to the service"));
+    f.duration_ns = 0;
+    f.c.run_ns = 1000000000;
     /* without the wait series the same run is judged on its lag alone */
     judge_wait(&f, NULL, &v);
     assert_true(v.valid);
