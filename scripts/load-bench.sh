@@ -8,7 +8,8 @@
 #      of requests censored because of it, with the run's verdict;
 #   2. the highest rate one thread holds while the verdict stays valid (rates
 #      stepped up), beside wrk's closed-loop throughput with the same
-#      connections (1 thread), REPS times in turn, each with its ratio;
+#      connections (1 thread), REPS times in turn, each with its ratio and
+#      the server's CPU busy share in wrk's run (every row has it too);
 #   3. CPU per request (user + system time / requests) of latlab load and wrk;
 #   4. throughput per thread with the same connections, REPS times in turn:
 #      latlab load offered more than it can send (--rate MAXRATE for
@@ -62,6 +63,18 @@ PY
     cat "$tmp/cpu.s"
 }
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+# The server's CPU (CPU 0 when pinned) busy over a run, in %: "-" when not pinned.
+# Where it is near 100% in wrk's closed-loop run, wrk's figure is the
+# server's capacity as much as wrk's, and no open-loop rate at it is stable.
+cpu0() { grep '^cpu0 ' /proc/stat; }
+busy_of() { # /proc/stat line before, after
+    [ ${#SRV[@]} -gt 0 ] || { echo -; return; }
+    python3 -c "import sys
+a, b = ([int(x) for x in v.split()[1:9]] for v in sys.argv[1:3])
+d = [y - x for x, y in zip(a, b)]
+t = sum(d)
+print('%.0f' % (100.0 * (t - d[3] - d[4]) / t if t else 0))" "$1" "$2"
+}
 
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "placement: ${SRV[*]:-servers not pinned}; generators: ${GEN[*]:-not pinned}"
@@ -76,25 +89,27 @@ wait_port "$port" || { echo "nginx did not start" >&2; exit 1; }
 row() { # label rate target proto-args...
     local label=$1 rate=$2 target=$3
     shift 3
-    local cpu
+    local cpu s0
+    s0=$(cpu0)
     cpu=$(cpu_of "$L" load "$target" "$@" "${LCPU[@]}" --rate "$rate" --duration "$DUR" --connections "$CONNS" \
         --quiet --json "$tmp/r.json")
     valid=$(j "$tmp/r.json" "d['verdict']['valid']")
-    python3 - "$tmp/r.json" "$label" "$rate" "$cpu" <<'PY'
+    python3 - "$tmp/r.json" "$label" "$rate" "$cpu" "$(busy_of "$s0" "$(cpu0)")" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); lag = d["lag"]; c = d["counts"]; v = d["verdict"]
 run_s = c["run_ns"] / 1e9
-print("%-7s %8s %9.0f %8.1f %8.1f %8.1f %9.1f %9.1f %8.2f%% %8.2f%% %9.2f  %s" % (
+print("%-7s %8s %9.0f %8.1f %8.1f %8.1f %9.1f %9.1f %8.2f%% %8.2f%% %9.2f %8s  %s" % (
     sys.argv[2], sys.argv[3], c["completed"] / run_s if run_s else 0, lag["p50_ns"] / 1e3,
     lag["p99_ns"] / 1e3, lag["p99.9_ns"] / 1e3, d["wait"]["p99_ns"] / 1e3,
     d["latency"]["p99_ns"] / 1e3, v["platform_loss"] * 100,
     v["late_after_gap_share"] * 100, float(sys.argv[4]) / max(c["completed"], 1) * 1e6,
+    sys.argv[5] + ("%" if sys.argv[5] != "-" else ""),
     "valid" if v["valid"] else "invalid: " + v["reason"][:70]))
 PY
 }
 hdr() {
-    printf '%-7s %8s %9s %8s %8s %8s %9s %9s %9s %9s %9s  %s\n' server rate achieved "lag p50" "lag p99" "p99.9" \
-        "wait p99" "lat p99" "loss" "censored" "cpu us/req" verdict
+    printf '%-7s %8s %9s %8s %8s %8s %9s %9s %9s %9s %9s %8s  %s\n' server rate achieved "lag p50" "lag p99" "p99.9" \
+        "wait p99" "lat p99" "loss" "censored" "cpu us/req" "srv busy" verdict
 }
 
 # 4: latlab offered more than one thread sends, then wrk, REPS times in turn.
@@ -141,11 +156,13 @@ for i in $(seq "$REPS"); do
         # every rate is tried: a low one can be invalid for too few samples
         if [ "$valid" = True ]; then best=$r; fi
     done
+    s0=$(cpu0)
     wcpu=$(cpu_of "${GEN[@]}" wrk -t1 -c"$CONNS" -d"${DUR%s}s" "http://127.0.0.1:$port/")
+    wbusy=$(busy_of "$s0" "$(cpu0)")
     cp "$tmp/cpu.out" "$tmp/wrk.out"
     wrps=$(awk '/Requests\/sec/{print $2}' "$tmp/wrk.out")
     wreq=$(awk '/requests in/{print $1}' "$tmp/wrk.out")
-    summary+=("rep $i: latlab load highest valid rate $best req/s; wrk $wrps req/s closed loop; ratio $(python3 -c "print(round($best / $wrps, 2))")")
+    summary+=("rep $i: latlab load highest valid rate $best req/s; wrk $wrps req/s closed loop, the server's CPU busy $wbusy%; ratio $(python3 -c "print(round($best / $wrps, 2))")")
 done
 printf '%s\n' "${summary[@]}"
 echo
