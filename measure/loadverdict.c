@@ -136,38 +136,33 @@ static void judge_pcts(const lat_load_verdict_in *in, lat_load_verdict *v) {
     const lat_load_counts *c = in->counts;
     uint64_t own_late = c->late > c->late_gap ? c->late - c->late_gap : 0;
     bool drained = own_late && 2 * c->late_wait >= own_late;
-    char drain[400] = "";
-    if (drained && v->service_behind)
+    char behind[160] = "", drain[400] = "", cure[240];
+    if (v->service_behind)
+        snprintf(behind, sizeof behind,
+                 "the service completed %.0f requests/s of the %.0f offered: it did not keep up "
+                 "with this rate",
+                 v->completed_rate, v->offered_rate);
+    if (drained)
         snprintf(drain, sizeof drain,
                  "; %llu of the %llu late requests kept went out in the backlog after every "
-                 "connection was at its in-flight cap, and the service completed %.0f requests/s "
-                 "of the %.0f offered: it did not keep up with this rate, so that queue grew in "
-                 "the generator (more connections only move it into the service)",
-                 (unsigned long long)c->late_wait, (unsigned long long)own_late, v->completed_rate,
-                 v->offered_rate);
-    else if (drained)
-        snprintf(drain, sizeof drain,
-                 "; %llu of the %llu late requests kept went out in the backlog after every "
-                 "connection was at its in-flight cap: more connections keep a stall's "
-                 "requests queued at the service instead",
-                 (unsigned long long)c->late_wait, (unsigned long long)own_late);
+                 "connection was at its in-flight cap%s%s%s",
+                 (unsigned long long)c->late_wait, (unsigned long long)own_late,
+                 *behind ? ", and " : "", behind,
+                 *behind ? ", so that queue grew in the generator (more connections only move it "
+                           "into the service)"
+                         : ": more connections keep a stall's requests queued at the service "
+                           "instead");
     if (*lagbad)
         add_reason(v, "%s: schedule lag there is not below %.0f%% of the latency (%s set %s)%s",
                    lagbad, v->lag_fraction * 100,
-                   drained && v->service_behind
+                   drained && *behind
                        ? "a queue in the generator, behind a service that did not keep up,"
                        : "the generator, not the service,",
                    strchr(lagbad, ' ') ? "these figures" : "this figure", drain);
-    char cure[200];
-    if (v->service_behind)
-        snprintf(cure, sizeof cure,
-                 "the service completed %.0f requests/s of the %.0f offered: it did not keep up "
-                 "with this rate, and more connections or a higher in-flight cap only move that "
-                 "queue into it",
-                 v->completed_rate, v->offered_rate);
-    else
-        snprintf(cure, sizeof cure,
-                 "more connections or a higher in-flight cap move it to the service");
+    snprintf(cure, sizeof cure, "%s%s", behind,
+             *behind ? ", and more connections or a higher in-flight cap only move that queue "
+                       "into it"
+                     : "more connections or a higher in-flight cap move it to the service");
     if (*waitbad)
         add_reason(v,
                    "%s: requests waited for a connection with room (every one at its in-flight "

@@ -102,8 +102,9 @@ typedef struct lat_load_verdict {
     size_t npct;
     double late_share, late_gap_share;   /* of requests sent */
     double platform_loss;                /* gap time / run time of the sending thread */
-    double offered_rate, completed_rate; /* per second: scheduled / duration_ns, completed /
-                                            run_ns (0 when unknown) */
+    double offered_rate, completed_rate; /* per second: scheduled / duration_ns (run_ns when
+                                            the run stopped sooner), completed / run_ns (0
+                                            when unknown) */
     bool service_behind;                 /* completed_rate < LAT_LOAD_BEHIND * offered_rate */
     double lag_fraction, ci_width, confidence;
     char reason[1024]; /* "" when valid */
