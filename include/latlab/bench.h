@@ -14,8 +14,55 @@
  * outliers) sort temporary copies.
  *
  * Timing uses the cycle counter (clock.h) converted with the process-wide
- * calibration; the cost of the clock reads around a sample (timer overhead) is
- * measured once per runner, reported, and subtracted from every sample.
+ * calibration; the cost of the clock reads around a timed call (timer
+ * overhead) is measured once per runner, reported, and subtracted from every
+ * timed call.
+ *
+ * The platform account of a standard sample.  A sample is timed as S
+ * *sub-chunks*: S calls fn(ctx, sub_ops, chunk_index) whose sub_ops add up to
+ * the chunk (they differ by at most one), each with the cycle counter read
+ * around it.  S is the def's `subchunks` when set, else enough sub-chunks of
+ * about LAT_BENCH_SUBCHUNK_NS for the sample's expected length, at least
+ * LAT_BENCH_SUBCHUNKS_MIN, at most LAT_BENCH_SUBCHUNKS_MAX, never more than
+ * the chunk's operations.  (A shared VM's host takes 600-1,300 gaps a second
+ * of 10-500 us from a spinning thread: most 100 us sub-chunks meet none, so
+ * their median is the code's own figure.)  The rule, per sample, with t_k
+ * the sub-chunk's time (timer overhead subtracted) and o_k its operations:
+ *
+ *   m     = median over k of t_k / o_k          (the sample's own rate)
+ *   d_k   = t_k - m * o_k                       (a sub-chunk's excess, ns)
+ *   sigma = 1.4826 * median over k of |d_k|     (the sub-chunks' own spread)
+ *   touched by the platform  <=>  d_k > LAT_BENCH_CENSOR_GAP_NS  (10 us, the
+ *                                 gap threshold of gaps.h)
+ *                             and d_k > LAT_BENCH_CENSOR_SPREAD_K (5) * sigma
+ *
+ * A benchmark whose operations are genuinely slow now and then (one op in
+ * N taking a microsecond more) spreads its slow ops over every sub-chunk,
+ * so its sub-chunks differ by a few slow ops at most and sigma absorbs
+ * that: it is not censored.  A genuine slow op rarer than one per
+ * sub-chunk and longer than 10 us (a rehash every 10^5 ops) looks like the
+ * platform's gap: give such a benchmark `subchunks = 1` (no censoring).
+ * With fewer than about 5 sub-chunks nothing can be censored.
+ *
+ * The sample's kept figure (ns_per_op) is the untouched sub-chunks' time
+ * over their operations; raw_ns_per_op is the whole sample's; kept_share is
+ * untouched ops / ops.  Since at most half the sub-chunks can sit above
+ * their own median, a kept share cannot fall much under one half; a sample
+ * whose kept share is under LAT_BENCH_KEPT_FLOOR (3/4: the host disturbed
+ * more than a quarter of it, and then the rest likely carried gaps under
+ * the threshold too) is *set aside*: listed with its figures, left out of
+ * the statistics, the comparison and the per-op tail (when every sample is
+ * set aside the statistics fall back to all of them).  Per-op latencies
+ * (lat_bench_record_ns) enter the tail only from the untouched sub-chunks of
+ * samples not set aside: they are buffered per sample (LAT_BENCH_REC_BUFFER
+ * values; past that they go to the tail unjudged, and a note says how many).
+ * Around each sample (outside the timed calls) the runner also reads the
+ * thread's run-queue wait (/proc/thread-self/schedstat) and involuntary
+ * context switches (getrusage RUSAGE_THREAD): the sample's account says
+ * whether the kernel took the CPU away (a hypervisor's steal shows in
+ * neither, only in the sub-chunks).  Not read against a virtual clock.
+ * Concurrent benchmarks are not censored: their samples are one window of
+ * several threads (kept_share 1, raw_ns_per_op = ns_per_op).
  *
  * The library never prints on its own: lat_bench_report_print(),
  * lat_bench_comparison_print() and lat_bench_main() take the FILE* to write to.
@@ -34,6 +81,14 @@ struct json_t; /* jansson */
 
 #define LAT_BENCH_SCHEMA_VERSION 1
 #define LAT_BENCH_MAX_COUNTERS 8 /* named event counters per worker result */
+/* The platform account of a standard sample (see the top of this file). */
+#define LAT_BENCH_SUBCHUNKS_MIN 16      /* sub-chunks per sample, at least */
+#define LAT_BENCH_SUBCHUNKS_MAX 1024    /* ... at most */
+#define LAT_BENCH_SUBCHUNK_NS 100000.0  /* aimed length of a sub-chunk (100 us) */
+#define LAT_BENCH_CENSOR_GAP_NS 10000.0 /* excess that may be a gap: LAT_GAPS_DEFAULT_NS */
+#define LAT_BENCH_CENSOR_SPREAD_K 5.0   /* ... and that many robust sigmas */
+#define LAT_BENCH_KEPT_FLOOR 0.75       /* a sample keeping less is set aside */
+#define LAT_BENCH_REC_BUFFER (1u << 20) /* per-op latencies buffered per sample */
 /* Environment variables. */
 #define LAT_BENCH_ENV_NO_PIN "LAT_BENCH_NO_PIN"       /* "1": do not pin threads */
 #define LAT_BENCH_ENV_RESULTS "LAT_BENCH_RESULTS_DIR" /* default results folder */
@@ -88,6 +143,10 @@ typedef struct lat_bench_def {
     uint64_t chunk_size;         /* 0: calibrate; else fixed, calibration skipped */
     uint64_t bytes_per_op;       /* 0: throughput in ops/s; else bytes/s */
     const char *const *metadata; /* NULL or {"key","value",...,NULL} */
+    /* Timed calls per sample: 0 = automatic (see the top of this file), 1 =
+     * the whole chunk in one call (nothing censored), else that many (at
+     * most LAT_BENCH_SUBCHUNKS_MAX and the chunk's operations). */
+    uint32_t subchunks;
 } lat_bench_def;
 
 /* ---- concurrent benchmarks -------------------------------------------------------- */
@@ -311,17 +370,29 @@ typedef struct lat_bench_result {
     uint32_t calibration_passes;
     uint32_t warmup_samples;
     uint32_t n;          /* measured samples */
-    double *ns_per_op;   /* per sample (per thread for concurrent) */
+    double *ns_per_op;   /* per sample (per thread for concurrent): the kept figure,
+                            untouched sub-chunks' time / their ops */
+    double *raw_ns_per_op; /* per sample: the whole sample's time / ops */
+    double *kept_share;    /* per sample: untouched ops / ops (1: nothing censored) */
+    double *runq_wait_ns;  /* per sample: run-queue wait growth across it (NULL or
+                              NaN: not read) */
+    uint64_t *invol_switches; /* per sample: involuntary context switches (NULL: not read) */
+    uint32_t subchunks;       /* standard: timed calls per measured sample */
+    uint64_t touched;         /* sub-chunks touched by the platform, all samples */
+    double kept_floor;        /* set-aside floor the run used (LAT_BENCH_KEPT_FLOOR) */
+    uint32_t set_aside;       /* samples whose kept share fell under kept_floor */
+    double kept_share_all;    /* ops that entered the statistics / all measured ops */
     double *throughput;  /* per sample: ops/s or bytes/s */
     double *duration_ns; /* per sample, overhead subtracted */
     double *cpu_ns;      /* per sample: CPU time of the measuring thread(s) (thread CPU clock) */
     uint64_t *ops;       /* per sample */
     uint64_t total_ops;
     double total_ns;
-    double mean_ns_per_op;     /* total time / total ops (per thread for concurrent) */
-    lat_bench_summary latency; /* of ns_per_op */
-    lat_bench_summary thr;     /* of throughput (CV here drives stability) */
-    double timer_overhead_ns;  /* subtracted from every sample */
+    double mean_ns_per_op;     /* kept time / kept ops of the samples not set aside
+                                  (per thread for concurrent) */
+    lat_bench_summary latency; /* of ns_per_op, samples not set aside */
+    lat_bench_summary thr;     /* of throughput, the same samples (CV drives stability) */
+    double timer_overhead_ns;  /* subtracted from every timed sub-chunk */
     double cpu_share;          /* CPU time / (wall time x threads): < 0.9 means the
                                   threads waited for a CPU (an oversubscribed machine) */
     bool unstable;             /* "run stability is weak" */
@@ -349,6 +420,12 @@ typedef struct lat_bench_report {
     uint32_t n_results;
     lat_bench_result *results;
 } lat_bench_report;
+
+/* True when sample i of r was set aside (kept share under the floor).  A
+ * result without kept shares (built by hand) sets nothing aside. */
+static inline bool lat_bench_sample_set_aside(const lat_bench_result *r, uint32_t i) {
+    return r->kept_share && i < r->n && r->kept_share[i] < r->kept_floor;
+}
 
 /* Run every selected case (in a seeded random order when cfg.shuffle), with
  * an unmeasured cooldown between cases.  Returns 0, or the first failing
@@ -447,6 +524,11 @@ typedef struct lat_bench_change {
     double drift;     /* run-to-run drift of the median across the history (0.03 = 3%;
                          0 with fewer than 3 reports) */
     uint32_t history; /* reports the drift came from */
+    /* Minimum detectable effect: the smallest change this pair of runs could
+     * have seen (alpha 0.05 two-sided, power 0.8): expm1((1.96 + 0.84) * s *
+     * sqrt(1/na + 1/nb)), s the pooled robust spread (1.4826 x MAD) of
+     * ln ns_per_op over the samples not set aside (0.03 = 3%). */
+    double mde;
     lat_bench_verdict verdict;
 } lat_bench_change;
 
@@ -460,7 +542,8 @@ typedef struct lat_bench_comparison {
 /* 0 when old and cur may be compared, else LAT_EINCOMPATIBLE with why. */
 int lat_bench_compatible(const lat_bench_report *old, const lat_bench_report *cur, char *why,
                          size_t whylen);
-/* Compare (reports must be compatible).  A result changed when p < alpha AND
+/* Compare (reports must be compatible) the kept per-sample figures
+ * (ns_per_op) of the samples not set aside.  A result changed when p < alpha AND
  * |ratio - 1| >= materiality AND |ratio - 1| >= noise_mult x noise AND the
  * machine was not busy; it is inconclusive when only the last two fail.
  * opts NULL = defaults (alpha 0.05, materiality 0.05, noise_mult 1,
@@ -482,6 +565,8 @@ int lat_bench_compare_history(const lat_bench_report *const *hist, size_t nh,
 int lat_bench_load_history(const char *dir, const lat_bench_report *cur, size_t max,
                            lat_bench_report ***out, size_t *n, char *why, size_t whylen);
 void lat_bench_comparison_destroy(lat_bench_comparison *c);
+/* The table (with each result's MDE) and a caveat: unpaired runs cannot
+ * separate the host's drift between them from the code's change. */
 void lat_bench_comparison_print(const lat_bench_comparison *c, FILE *out);
 /* Newest compatible *.json report in dir (by timestamp_ns).  0 and *path
  * (free with free()), -ENOENT with why (the newest refusal) when none qualifies. */

@@ -3,7 +3,13 @@
  * one-to-one on group, name, kind, metadata, throughput unit and domain), the
  * newest compatible report in a results folder, and the verdict per result:
  * a change needs BOTH a Mann-Whitney U p-value below alpha on the per-sample
- * ns/op AND a ratio of medians at least `materiality` away from 1. */
+ * ns/op AND a ratio of medians at least `materiality` away from 1.
+ *
+ * The figures compared are the kept ones (the platform account, bench.h) of
+ * the samples not set aside.  Each result also gets its minimum detectable
+ * effect, so "unchanged" can be read as "no change bigger than this"; two
+ * unpaired runs still cannot tell the host's drift between them from the
+ * code's change, which the printed caveat says. */
 #include "internal.h"
 
 #include "alloc_internal.h"
@@ -79,14 +85,51 @@ int lat_bench_compatible(const lat_bench_report *old, const lat_bench_report *cu
     return 0;
 }
 
-/* Per-sample ns/op to compare: wall time (as measured), or the measuring
- * threads' CPU time per op when asked and both runs have it. */
-static double *per_op(const lat_bench_result *r, bool cpu) {
+/* Per-sample ns/op to compare, of the samples not set aside (all of them
+ * when every one was): the kept wall-time figure, or the measuring threads'
+ * CPU time per op when asked and both runs have it.  *n: how many. */
+static double *per_op(const lat_bench_result *r, bool cpu, uint32_t *n) {
     double *v = lat__alloc((r->n ? r->n : 1) * sizeof *v);
     if (!v) return NULL;
-    for (uint32_t i = 0; i < r->n; i++)
-        v[i] = cpu && r->cpu_ns && r->ops[i] ? r->cpu_ns[i] / (double)r->ops[i] : r->ns_per_op[i];
+    uint32_t k = 0;
+    for (int pass = 0; pass < 2 && k == 0; pass++)
+        for (uint32_t i = 0; i < r->n; i++)
+            if (pass == 1 || !lat_bench_sample_set_aside(r, i))
+                v[k++] = cpu && r->cpu_ns && r->ops[i] ? r->cpu_ns[i] / (double)r->ops[i]
+                                                       : r->ns_per_op[i];
+    *n = k;
     return v;
+}
+
+/* Robust spread of ln v[0..n) (1.4826 x MAD of the logs of the positive,
+ * finite values), and how many there were. */
+static double log_spread(const double *v, uint32_t n, uint32_t *used) {
+    double *l = lat__alloc((n ? n : 1) * sizeof *l);
+    uint32_t k = 0;
+    if (!l) {
+        *used = 0;
+        return 0;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        if (isfinite(v[i]) && v[i] > 0) l[k++] = log(v[i]);
+    double s = 0;
+    if (k >= 2) {
+        lat_bench_summary sm;
+        if (lat_bench_summarize(l, k, &sm) == 0) s = 1.4826 * sm.mad;
+    }
+    lat__free(l);
+    *used = k;
+    return s;
+}
+
+/* Minimum detectable effect of an unpaired comparison of a and b (see
+ * lat_bench_change.mde): z_{0.975} + z_{0.8} = 1.95996 + 0.84162. */
+static double min_detectable(const double *a, uint32_t na, const double *b, uint32_t nb) {
+    uint32_t ka, kb;
+    double sa = log_spread(a, na, &ka), sb = log_spread(b, nb, &kb);
+    if (ka < 2 || kb < 2) return NAN;
+    double pooled = sqrt(((ka - 1) * sa * sa + (kb - 1) * sb * sb) / (double)(ka + kb - 2));
+    return expm1((1.959964 + 0.841621) * pooled * sqrt(1.0 / ka + 1.0 / kb));
 }
 
 /* Run-to-run drift of result r's median across the history: 1.4826 x the
@@ -101,9 +144,10 @@ static double history_drift(const lat_bench_report *const *hist, size_t nh,
     for (size_t h = 0; h < nh; h++) {
         const lat_bench_result *hr = find_match(hist[h], r);
         if (!hr || hr->n == 0) continue;
-        double *v = per_op(hr, cpu && hr->cpu_ns);
+        uint32_t nv = 0;
+        double *v = per_op(hr, cpu && hr->cpu_ns, &nv);
         lat_bench_summary s;
-        if (v && lat_bench_summarize(v, hr->n, &s) == 0 && s.median > 0) lm[k++] = log(s.median);
+        if (v && lat_bench_summarize(v, nv, &s) == 0 && s.median > 0) lm[k++] = log(s.median);
         lat__free(v);
     }
     double drift = 0;
@@ -126,9 +170,10 @@ static bool history_range(const lat_bench_report *const *hist, size_t nh, const 
     for (size_t h = 0; h < nh; h++) {
         const lat_bench_result *hr = find_match(hist[h], r);
         if (!hr || hr->n == 0) continue;
-        double *v = per_op(hr, cpu && hr->cpu_ns);
+        uint32_t nv = 0;
+        double *v = per_op(hr, cpu && hr->cpu_ns, &nv);
         lat_bench_summary s;
-        if (v && lat_bench_summarize(v, hr->n, &s) == 0 && s.median > 0) {
+        if (v && lat_bench_summarize(v, nv, &s) == 0 && s.median > 0) {
             if (k == 0 || s.median < *lo) *lo = s.median;
             if (k == 0 || s.median > *hi) *hi = s.median;
             k++;
@@ -173,13 +218,15 @@ int lat_bench_compare_history(const lat_bench_report *const *hist, size_t nh,
         ch->group = nr->group;
         ch->name = nr->name;
         bool cpu = o.cpu_time && or->cpu_ns && nr->cpu_ns;
-        double *ov = per_op(or, cpu), *nv = per_op(nr, cpu);
+        uint32_t on = 0, cn = 0;
+        double *ov = per_op(or, cpu, &on), *nv = per_op(nr, cpu, &cn);
         lat_bench_summary so, sn;
         lat_bench_mwu u;
         rc = !ov || !nv ? -ENOMEM : 0;
-        if (!rc) rc = lat_bench_summarize(ov, or->n, &so);
-        if (!rc) rc = lat_bench_summarize(nv, nr->n, &sn);
-        if (!rc) rc = lat_bench_mann_whitney(ov, or->n, nv, nr->n, &u);
+        if (!rc) rc = lat_bench_summarize(ov, on, &so);
+        if (!rc) rc = lat_bench_summarize(nv, cn, &sn);
+        if (!rc) rc = lat_bench_mann_whitney(ov, on, nv, cn, &u);
+        if (!rc) ch->mde = min_detectable(ov, on, nv, cn);
         lat__free(ov);
         lat__free(nv);
         if (rc) {
@@ -246,18 +293,22 @@ void lat_bench_comparison_destroy(lat_bench_comparison *c) {
 
 void lat_bench_comparison_print(const lat_bench_comparison *c, FILE *out) {
     if (!c || !out) return;
-    fprintf(out, "\ncomparison with %s (Mann-Whitney U on per-sample ns/op, ratio of medians)\n",
+    fprintf(out,
+            "\ncomparison with %s (Mann-Whitney U on per-sample kept ns/op, ratio of medians; "
+            "MDE: the smallest change these runs could see, alpha 0.05, power 0.8)\n",
             c->baseline ? c->baseline : "previous report");
-    fprintf(out, "  %-40s %12s %12s %8s %9s %8s %8s  %s\n", "benchmark", "old median", "new median",
-            "ratio", "p", "noise", "drift", "verdict");
+    fprintf(out, "  %-40s %12s %12s %8s %9s %8s %8s %8s  %s\n", "benchmark", "old median",
+            "new median", "ratio", "p", "noise", "drift", "MDE", "verdict");
     for (uint32_t i = 0; i < c->n; i++) {
         const lat_bench_change *ch = &c->changes[i];
         char name[256];
         snprintf(name, sizeof name, "%s/%s", ch->group, ch->name);
         char drift[16] = "-";
         if (ch->history >= 3) snprintf(drift, sizeof drift, "%.2f%%", ch->drift * 100);
-        fprintf(out, "  %-40s %9.3f ns %9.3f ns %8.4f %9.2g %7.2f%% %8s  %s\n", name,
-                ch->old_median_ns, ch->new_median_ns, ch->ratio, ch->p, ch->noise * 100, drift,
+        char mde[16] = "-";
+        if (isfinite(ch->mde)) snprintf(mde, sizeof mde, "%.2f%%", ch->mde * 100);
+        fprintf(out, "  %-40s %9.3f ns %9.3f ns %8.4f %9.2g %7.2f%% %8s %8s  %s\n", name,
+                ch->old_median_ns, ch->new_median_ns, ch->ratio, ch->p, ch->noise * 100, drift, mde,
                 ch->verdict == LAT_BENCH_REGRESSED   ? "regressed"
                 : ch->verdict == LAT_BENCH_IMPROVED  ? "improved"
                 : ch->verdict == LAT_BENCH_UNCHANGED ? "unchanged"
@@ -266,6 +317,8 @@ void lat_bench_comparison_print(const lat_bench_comparison *c, FILE *out) {
     }
     fprintf(out, "  %u improved, %u regressed, %u unchanged, %u inconclusive\n", c->improved,
             c->regressed, c->unchanged, c->inconclusive);
+    fprintf(out, "  caveat: unpaired runs cannot separate the host's drift between the two runs "
+                 "from the code's change; for that, run `latlab ab`\n");
 }
 
 int lat_bench_find_baseline(const char *dir, const lat_bench_report *cur, char **path, char *why,

@@ -95,6 +95,8 @@ struct lat_bench_runner {
     int ncpus;          /* CPUs to pin to (performance cores in the affinity mask) */
     int *cpus;
     int pinned_cpu; /* the runner thread's CPU for standard cases, -1 none */
+    int schedstat_fd;    /* /proc/thread-self/schedstat of the runner thread, -1 none */
+    struct std_scratch *scratch; /* the running standard case's sub-chunk arrays */
 };
 
 /* Grow *arr (elements of size elem) so it holds at least need; 0 / -ENOMEM. */
@@ -111,6 +113,11 @@ int lat__bench_note(lat_bench_result *res, const char *fmt, ...)
 /* Add a value to a named series of res->metrics (created on first use). */
 int lat__bench_series_push(lat_bench_result *res, const char *name, const char *unit,
                            const char *section, double v);
+/* The samples that enter the statistics (those not set aside): the set-aside
+ * count, the result-level kept share, the latency and throughput summaries and
+ * the stability flag.  The same computation after a run and after loading a
+ * report, so both agree.  0 or -ENOMEM. */
+int lat__bench_kept_finish(lat_bench_result *res);
 /* Compute every series' stats. */
 void lat__bench_series_finish(lat_bench_result *res);
 

@@ -1,9 +1,13 @@
 /* results.c - the harness's results as data: freeing, notes and metric series,
- * the JSON report (schema LAT_BENCH_SCHEMA_VERSION, written atomically and read
- * back for comparison) and the printed tables (to a caller-given FILE*).
+ * the samples that enter the statistics (those not set aside by the platform
+ * account), the JSON report (schema LAT_BENCH_SCHEMA_VERSION, written
+ * atomically and read back for comparison) and the printed tables (to a
+ * caller-given FILE*).
  *
- * Summaries are not trusted from a file: loading recomputes them from the raw
- * per-sample arrays, so a report always agrees with its own samples. */
+ * Summaries are not trusted from a file: loading recomputes them (and the
+ * set-aside count and kept share) from the raw per-sample arrays, so a report
+ * always agrees with its own samples.  A report written before the platform
+ * account reads as one whose samples were all kept whole. */
 #include "internal.h"
 
 #include "alloc_internal.h"
@@ -48,6 +52,10 @@ void lat__bench_result_clear(lat_bench_result *res) {
     }
     lat__free(res->meta);
     lat__free(res->ns_per_op);
+    lat__free(res->raw_ns_per_op);
+    lat__free(res->kept_share);
+    lat__free(res->runq_wait_ns);
+    lat__free(res->invol_switches);
     lat__free(res->throughput);
     lat__free(res->duration_ns);
     lat__free(res->cpu_ns);
@@ -132,6 +140,47 @@ int lat__bench_series_push(lat_bench_result *res, const char *name, const char *
     }
     (void)cap;
     s->values[s->n++] = v;
+    return 0;
+}
+
+int lat__bench_kept_finish(lat_bench_result *r) {
+    r->set_aside = 0;
+    r->kept_share_all = 1;
+    memset(&r->latency, 0, sizeof r->latency);
+    memset(&r->thr, 0, sizeof r->thr);
+    uint32_t k = 0;
+    if (r->n) {
+        double *a = lat__calloc(r->n, sizeof *a), *b = lat__calloc(r->n, sizeof *b);
+        if (!a || !b) {
+            lat__free(a);
+            lat__free(b);
+            return -ENOMEM;
+        }
+        double all = 0, kept = 0;
+        for (uint32_t i = 0; i < r->n; i++) {
+            double ops = r->ops ? (double)r->ops[i] : 0;
+            all += ops;
+            if (lat_bench_sample_set_aside(r, i)) {
+                r->set_aside++;
+                continue;
+            }
+            kept += (r->kept_share ? r->kept_share[i] : 1) * ops;
+            a[k] = r->ns_per_op[i];
+            b[k] = r->throughput[i];
+            k++;
+        }
+        r->kept_share_all = all > 0 ? kept / all : 1;
+        if (k == 0) { /* every sample set aside: the statistics fall back to all */
+            memcpy(a, r->ns_per_op, r->n * sizeof *a);
+            memcpy(b, r->throughput, r->n * sizeof *b);
+            k = r->n;
+        }
+        lat_bench_summarize(a, k, &r->latency);
+        lat_bench_summarize(b, k, &r->thr);
+        lat__free(a);
+        lat__free(b);
+    }
+    r->unstable = lat_bench_stability_weak(r->thr.cv_pct, r->latency.outliers, k);
     return 0;
 }
 
@@ -244,7 +293,7 @@ static json_t *jresult(const lat_bench_result *r) {
                                    lat_json_real_or_null(r->tail.max_ns))
                        : json_null();
     if (r->tail.count) tail_ci_to_json(tail, &r->tail);
-    return json_pack(
+    json_t *out = json_pack(
         "{s:s,s:s,s:s,s:I,s:s,s:s,s:I,s:o,s:I,s:I,s:I,s:I,s:o,s:b,s:b,"
         "s:{s:o,s:I,s:o,s:o,s:o,s:o,s:o},s:{s:o,s:o,s:o,s:o,s:o},s:o,s:o,s:o,s:o,s:o}",
         "name", r->name, "group", r->group, "kind",
@@ -263,6 +312,32 @@ static json_t *jresult(const lat_bench_result *r) {
         jdarr(r->throughput, r->n), "duration_ns", jdarr(r->duration_ns, r->n), "cpu_ns",
         jdarr(r->cpu_ns, r->cpu_ns ? r->n : 0), "ops", juarr(r->ops, r->n), "sample_metrics",
         sample_metrics, "roles", roles, "tail", tail, "pmu", jpmu(&r->pmu), "notes", notes);
+    /* The platform account (absent from reports written before it). */
+    json_t *stats = json_object_get(out, "stats"), *smp = json_object_get(out, "samples");
+    if (!stats || !smp) {
+        json_decref(out);
+        return NULL;
+    }
+    json_object_set_new(out, "subchunks", json_integer((json_int_t)r->subchunks));
+    json_object_set_new(stats, "kept_share", lat_json_real_or_null(r->kept_share_all));
+    json_object_set_new(stats, "samples_set_aside", json_integer((json_int_t)r->set_aside));
+    json_object_set_new(stats, "kept_floor", lat_json_real_or_null(r->kept_floor));
+    json_object_set_new(stats, "subchunks_touched", json_integer((json_int_t)r->touched));
+    json_object_set_new(smp, "raw_ns_per_op",
+                        r->raw_ns_per_op ? jdarr(r->raw_ns_per_op, r->n)
+                                         : jdarr(r->ns_per_op, r->n));
+    if (r->kept_share)
+        json_object_set_new(smp, "kept_share", jdarr(r->kept_share, r->n));
+    else {
+        json_t *ones = json_array();
+        for (uint32_t i = 0; ones && i < r->n; i++)
+            json_array_append_new(ones, json_real(1));
+        json_object_set_new(smp, "kept_share", ones);
+    }
+    if (r->runq_wait_ns) json_object_set_new(smp, "runq_wait_ns", jdarr(r->runq_wait_ns, r->n));
+    if (r->invol_switches)
+        json_object_set_new(smp, "involuntary_switches", juarr(r->invol_switches, r->n));
+    return out;
 }
 
 json_t *lat_bench_report_to_json(const lat_bench_report *rep) {
@@ -399,6 +474,31 @@ static int read_samples(const json_t *j, lat_bench_result *r, jerr *e) {
     if (json_is_array(cpu) && json_array_size(cpu) > 0 &&
         (rc = read_darr(cpu, &r->cpu_ns, &n, e, "samples.cpu_ns")))
         return rc;
+    /* The platform account, optional: an older report kept every sample whole
+     * (kept share 1, raw figure = ns_per_op). */
+    json_t *raw = json_object_get(smp, "raw_ns_per_op");
+    if (raw) {
+        if ((rc = read_darr(raw, &r->raw_ns_per_op, &n, e, "samples.raw_ns_per_op"))) return rc;
+    } else {
+        if (!(r->raw_ns_per_op = lat__calloc(n ? n : 1, sizeof *r->raw_ns_per_op))) return -ENOMEM;
+        if (n) memcpy(r->raw_ns_per_op, r->ns_per_op, n * sizeof *r->ns_per_op);
+    }
+    json_t *ks = json_object_get(smp, "kept_share");
+    if (ks) {
+        if ((rc = read_darr(ks, &r->kept_share, &n, e, "samples.kept_share"))) return rc;
+        for (uint32_t i = 0; i < n; i++) /* a share is in [0, 1]; unknown is whole */
+            if (!(r->kept_share[i] >= 0 && r->kept_share[i] <= 1))
+                r->kept_share[i] = r->kept_share[i] < 0 ? 0 : 1;
+    } else {
+        if (!(r->kept_share = lat__calloc(n ? n : 1, sizeof *r->kept_share))) return -ENOMEM;
+        for (uint32_t i = 0; i < n; i++)
+            r->kept_share[i] = 1;
+    }
+    json_t *rq = json_object_get(smp, "runq_wait_ns");
+    if (rq && (rc = read_darr(rq, &r->runq_wait_ns, &n, e, "samples.runq_wait_ns"))) return rc;
+    json_t *sw = json_object_get(smp, "involuntary_switches");
+    if (sw && (rc = read_uarr(sw, &r->invol_switches, n, e, "samples.involuntary_switches")))
+        return rc;
     return 0;
 }
 
@@ -486,6 +586,11 @@ static int read_result(const json_t *j, lat_bench_result *r, jerr *e) {
     r->total_ops = juint(stats, "total_ops");
     r->total_ns = jnum(stats, "total_ns");
     r->cpu_share = jnum(stats, "cpu_share");
+    r->kept_floor = jnum(stats, "kept_floor");
+    if (!(r->kept_floor >= 0 && r->kept_floor <= 1)) r->kept_floor = LAT_BENCH_KEPT_FLOOR;
+    r->touched = juint(stats, "subchunks_touched");
+    uint64_t subs = juint(j, "subchunks");
+    r->subchunks = subs > LAT_BENCH_SUBCHUNKS_MAX ? 0 : (uint32_t)subs;
 
     json_t *sm = json_object_get(j, "sample_metrics");
     size_t i;
@@ -518,11 +623,8 @@ static int read_result(const json_t *j, lat_bench_result *r, jerr *e) {
     json_array_foreach(notes, i, v) {
         if (json_is_string(v) && (rc = lat__bench_note(r, "%s", json_string_value(v)))) return rc;
     }
-    if (r->n) {
-        lat_bench_summarize(r->ns_per_op, r->n, &r->latency);
-        lat_bench_summarize(r->throughput, r->n, &r->thr);
-    }
-    r->unstable = lat_bench_stability_weak(r->thr.cv_pct, r->latency.outliers, r->n);
+    /* Set-aside count, kept share and summaries: from the samples, as after a run. */
+    if ((rc = lat__bench_kept_finish(r))) return rc;
     lat__bench_series_finish(r);
     return 0;
 }
@@ -624,18 +726,21 @@ static const char *fmt_rate(char *b, size_t n, double per_sec, bool bytes) {
     return b;
 }
 
-static void print_lat_row(FILE *o, const char *label, double mean, const lat_bench_summary *s) {
+/* kept: the share of the ops the figures rest on (the result's kept share). */
+static void print_lat_row(FILE *o, const char *label, double mean, const lat_bench_summary *s,
+                          double kept) {
     char a[32], b[32], c[32], d[32], e[32];
-    fprintf(o, "  %-22s %12s %12s %12s %12s %10s %7.2f%% %4u\n", label, fmt_ns(a, 32, mean),
-            fmt_ns(b, 32, s->median), fmt_ns(c, 32, s->p95), fmt_ns(d, 32, s->min),
-            fmt_ns(e, 32, s->mad), s->cv_pct, s->outliers);
+    fprintf(o, "  %-22s %12s %12s %12s %12s %10s %7.2f%% %4u %6.1f%%\n", label,
+            fmt_ns(a, 32, mean), fmt_ns(b, 32, s->median), fmt_ns(c, 32, s->p95),
+            fmt_ns(d, 32, s->min), fmt_ns(e, 32, s->mad), s->cv_pct, s->outliers, kept * 100);
 }
-static void print_thr_row(FILE *o, const char *label, const lat_bench_summary *s, bool bytes) {
+static void print_thr_row(FILE *o, const char *label, const lat_bench_summary *s, bool bytes,
+                          double kept) {
     char a[32], b[32], c[32], d[32], e[32];
-    fprintf(o, "  %-22s %12s %12s %12s %12s %10s %7.2f%% %4u\n", label,
+    fprintf(o, "  %-22s %12s %12s %12s %12s %10s %7.2f%% %4u %6.1f%%\n", label,
             fmt_rate(a, 32, s->mean, bytes), fmt_rate(b, 32, s->median, bytes),
             fmt_rate(c, 32, s->p95, bytes), fmt_rate(d, 32, s->min, bytes),
-            fmt_rate(e, 32, s->mad, bytes), s->cv_pct, s->outliers);
+            fmt_rate(e, 32, s->mad, bytes), s->cv_pct, s->outliers, kept * 100);
 }
 
 static void print_pmu(FILE *o, const char *label, const lat_bench_pmu *p, lat_bench_domain d) {
@@ -659,27 +764,32 @@ static void print_result(FILE *o, const lat_bench_result *r) {
     for (uint32_t i = 0; i < r->n_meta; i++)
         fprintf(o, ", %s=%s", r->meta[i].key, r->meta[i].value);
     fprintf(o, "]\n");
-    if (r->kind == LAT_BENCH_STANDARD)
+    if (r->kind == LAT_BENCH_STANDARD) {
         fprintf(o,
-                "  %u samples x %llu ops (calibration passes %u, warm-up samples %u), timer "
-                "overhead %s/sample subtracted\n",
-                r->n, (unsigned long long)r->chunk_size, r->calibration_passes, r->warmup_samples,
-                fmt_ns(a, 32, r->timer_overhead_ns));
+                "  %u samples x %llu ops in %u sub-chunks (calibration passes %u, warm-up samples "
+                "%u), timer overhead %s/sub-chunk subtracted\n",
+                r->n, (unsigned long long)r->chunk_size, r->subchunks, r->calibration_passes,
+                r->warmup_samples, fmt_ns(a, 32, r->timer_overhead_ns));
+        if (r->set_aside)
+            fprintf(o, "  %u of %u samples set aside (kept share under %.0f%%)\n", r->set_aside,
+                    r->n, r->kept_floor * 100);
+    }
     else
         fprintf(o, "  %u samples x %s (warm-up samples %u)\n", r->n,
                 fmt_ns(a, 32, (double)r->sample_duration_ns), r->warmup_samples);
-    fprintf(o, "  %-22s %12s %12s %12s %12s %10s %8s %4s\n", "", "mean", "median", "p95", "min",
-            "MAD", "CV", "out");
+    double kept = isfinite(r->kept_share_all) ? r->kept_share_all : 1;
+    fprintf(o, "  %-22s %12s %12s %12s %12s %10s %8s %4s %7s\n", "", "mean", "median", "p95", "min",
+            "MAD", "CV", "out", "kept");
     for (uint32_t i = 0; i < r->n_roles; i++) {
         const lat_bench_role *ro = &r->roles[i];
         char label[64];
         fprintf(o, "  role %s x%u (%llu ops)\n", ro->name, ro->threads,
                 (unsigned long long)ro->total_ops);
         double tsec = r->total_ns / 1e9;
-        print_thr_row(o, "throughput", &ro->throughput, false);
+        print_thr_row(o, "throughput", &ro->throughput, false, kept);
         snprintf(label, sizeof label, "latency/thread");
         double mean = ro->total_ops ? r->total_ns * ro->threads / (double)ro->total_ops : NAN;
-        print_lat_row(o, label, mean, &ro->latency);
+        print_lat_row(o, label, mean, &ro->latency, kept);
         print_pmu(o, "counters", &ro->pmu, r->domain);
         if (ro->n_events) {
             fprintf(o, "    bench event counters %14s %14s %14s\n", "total", "per op", "per sec");
@@ -692,9 +802,9 @@ static void print_result(FILE *o, const lat_bench_result *r) {
     }
     if (r->n_roles) fprintf(o, "  workers combined\n");
     print_thr_row(o, r->bytes_per_op ? "throughput (bytes)" : "throughput", &r->thr,
-                  r->bytes_per_op != 0);
+                  r->bytes_per_op != 0, kept);
     print_lat_row(o, r->kind == LAT_BENCH_CONCURRENT ? "latency/thread" : "time/op",
-                  r->mean_ns_per_op, &r->latency);
+                  r->mean_ns_per_op, &r->latency, kept);
     print_pmu(o, "counters", &r->pmu, r->domain);
     if (r->tail.count) {
         fprintf(o, "  per-op tail (%llu recorded): p50 %s  p90 %s  p99 %s  p99.9 %s  max %s\n",

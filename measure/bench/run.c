@@ -1,7 +1,15 @@
 /* run.c - the harness's runner: registration of groups and cases, chunk-size
  * calibration, warm-up, the sample budget, timer-overhead measurement and
- * subtraction, and the concurrent sample (three-barrier start, stop flag at
- * the deadline, join, lifecycle hooks and backends).
+ * subtraction, the standard sample's platform account (timed sub-chunks, the
+ * censoring rule of bench.h, run-queue wait and involuntary switches, per-op
+ * latencies kept only from untouched sub-chunks), and the concurrent sample
+ * (three-barrier start, stop flag at the deadline, join, lifecycle hooks and
+ * backends).
+ *
+ * Why sub-chunks: a shared host takes a spinning thread's CPU in hundreds of
+ * gaps a second; a sample timed as one call carries them all, and the median
+ * of identical code moves by several ns from run to run.  Timing the sample in
+ * pieces lets each piece be judged against its siblings.
  *
  * Everything here runs on the caller's thread except concurrent workers, one
  * thread per worker slot per sample.  Allocation happens between samples,
@@ -12,18 +20,21 @@
 #include "latlab/clock.h"
 #include "latlab/compiler.h"
 #include "latlab/error.h"
+#include "latlab/gaps.h"
 #include "latlab/hist.h"
 #include "latlab/perf.h"
 #include "latlab/stats.h"
 #include "latlab/topo.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -161,6 +172,7 @@ int lat_bench_runner_create(const char *suite, const lat_bench_config *cfg,
     else
         lat_bench_config_default(&r->cfg);
     r->pinned_cpu = -1;
+    r->schedstat_fd = -1;
     r->suite = lat__strdup(suite);
     if (!r->suite) {
         lat__free(r);
@@ -403,17 +415,44 @@ double lat_bench_timer_overhead_ns(lat_bench_runner *r) {
 /* ---- per-op latency recording (per thread) -----------------------------------------------------
  */
 
-/* The histogram the calling thread records into while a measured sample runs. */
+/* The histogram the calling thread records into while a measured concurrent
+ * sample runs (a worker thread). */
 static _Thread_local lat_hist *tls_hist;
+
+/* A standard sample's per-op latencies, buffered until its sub-chunks are
+ * judged (the runner thread only; preallocated per case).  Values past cap go
+ * to spill unjudged (NULL: dropped, as in warm-up, which records only so the
+ * buffer's pages are touched before measurement). */
+typedef struct rec_buf {
+    uint64_t *v;
+    size_t n, cap;
+    lat_hist *spill;
+    uint64_t spilled;
+} rec_buf;
+static _Thread_local rec_buf *tls_rec;
 
 /* Per-op latencies: 1 ns .. 1 h at 3 significant digits. */
 #define REC_LOWEST 1
 #define REC_HIGHEST 3600000000000ll
 #define REC_DIGITS 3
 
+static inline int64_t rec_value(uint64_t ns) {
+    return ns > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ns;
+}
+
 void lat_bench_record_ns(uint64_t ns) {
+    rec_buf *b = tls_rec;
+    if (b) {
+        if (LAT_LIKELY(b->n < b->cap)) {
+            b->v[b->n++] = ns;
+        } else if (b->spill) {
+            lat_hist_record(b->spill, rec_value(ns));
+            b->spilled++;
+        }
+        return;
+    }
     lat_hist *h = tls_hist;
-    if (h) lat_hist_record(h, ns > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)ns);
+    if (h) lat_hist_record(h, rec_value(ns));
 }
 
 static void tail_from(lat_bench_tail *t, const lat_hist *h) {
@@ -438,15 +477,94 @@ static void tail_from(lat_bench_tail *t, const lat_hist *h) {
 /* ---- standard benchmarks ------------------------------------------------------------------------
  */
 
+_Static_assert(LAT_BENCH_CENSOR_GAP_NS == (double)LAT_GAPS_DEFAULT_NS,
+               "the censoring threshold is the gap recorder's");
+
+/* The running standard case's sub-chunk arrays and latency buffer, allocated
+ * once per case: nothing is allocated while a sample runs. */
+typedef struct std_scratch {
+    uint64_t ticks[LAT_BENCH_SUBCHUNKS_MAX]; /* cycle counter across sub-chunk k */
+    uint64_t ops[LAT_BENCH_SUBCHUNKS_MAX];
+    size_t rec_end[LAT_BENCH_SUBCHUNKS_MAX]; /* latency buffer fill after sub-chunk k */
+    double ns[LAT_BENCH_SUBCHUNKS_MAX];      /* overhead subtracted */
+    double tmp[LAT_BENCH_SUBCHUNKS_MAX];
+    unsigned char touched[LAT_BENCH_SUBCHUNKS_MAX];
+    rec_buf rec;         /* v NULL: record_latency is off */
+    uint64_t spilled;    /* measured latencies that entered the tail unjudged */
+} std_scratch;
+
 typedef struct sample_out {
-    double ns;     /* overhead subtracted */
-    double raw_ns; /* as measured */
-    double cpu_ns; /* the thread's CPU time across the sample */
+    double ns;         /* the whole sample, overhead subtracted */
+    double raw_ns;     /* as measured */
+    double cpu_ns;     /* the thread's CPU time across the sample */
+    double kept_ns;    /* the untouched sub-chunks' time */
+    uint64_t kept_ops; /* ... and operations */
+    uint32_t touched;  /* sub-chunks touched by the platform */
+    double runq_ns;    /* run-queue wait growth across the sample (NaN: not read) */
+    uint64_t nivcsw;   /* involuntary context switches across the sample */
 } sample_out;
 
 /* CPU time of the calling thread (a system call: only outside timed windows). */
 static uint64_t thread_cpu_ns(void) {
     return lat_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* The second field of /proc/thread-self/schedstat: ns the thread waited on a
+ * run queue.  NaN when it cannot be read. */
+static double read_runq_ns(int fd) {
+    if (fd < 0) return NAN;
+    char buf[128];
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    if (n <= 0) return NAN;
+    buf[n] = 0;
+    char *e1, *e2;
+    (void)strtoull(buf, &e1, 10);
+    unsigned long long w = strtoull(e1, &e2, 10);
+    return e1 == buf || e2 == e1 ? NAN : (double)w;
+}
+
+static uint64_t read_nivcsw(void) {
+    struct rusage ru;
+    return getrusage(RUSAGE_THREAD, &ru) == 0 ? (uint64_t)ru.ru_nivcsw : 0;
+}
+
+/* Timed calls for a sample of chunk operations expected to last chunk_ns
+ * (0: unknown): see bench.h. */
+static uint32_t subchunk_count(const bench_case *c, uint64_t chunk, double chunk_ns) {
+    double want = LAT_BENCH_SUBCHUNKS_MIN;
+    if (c->def.subchunks)
+        want = c->def.subchunks;
+    else if (chunk_ns > 0 && isfinite(chunk_ns) && ceil(chunk_ns / LAT_BENCH_SUBCHUNK_NS) > want)
+        want = ceil(chunk_ns / LAT_BENCH_SUBCHUNK_NS);
+    if (want > LAT_BENCH_SUBCHUNKS_MAX) want = LAT_BENCH_SUBCHUNKS_MAX;
+    if (want > (double)chunk) want = (double)chunk;
+    return want < 1 ? 1 : (uint32_t)want;
+}
+
+/* The rule of bench.h over sub-chunks 0..S-1 of sc (ns, ops): marks
+ * sc->touched, returns how many, and the untouched time and operations. */
+static uint32_t judge_subchunks(std_scratch *sc, uint32_t S, double *kept_ns, uint64_t *kept_ops) {
+    for (uint32_t k = 0; k < S; k++)
+        sc->tmp[k] = sc->ns[k] / (double)sc->ops[k];
+    double m = lat_stats_median_inplace(sc->tmp, S);
+    for (uint32_t k = 0; k < S; k++)
+        sc->tmp[k] = fabs(sc->ns[k] - m * (double)sc->ops[k]);
+    double sigma = 1.4826 * lat_stats_median_inplace(sc->tmp, S);
+    double bar = LAT_BENCH_CENSOR_SPREAD_K * sigma;
+    if (bar < LAT_BENCH_CENSOR_GAP_NS) bar = LAT_BENCH_CENSOR_GAP_NS;
+    uint32_t touched = 0;
+    *kept_ns = 0;
+    *kept_ops = 0;
+    for (uint32_t k = 0; k < S; k++) {
+        sc->touched[k] = sc->ns[k] - m * (double)sc->ops[k] > bar;
+        if (sc->touched[k]) {
+            touched++;
+        } else {
+            *kept_ns += sc->ns[k];
+            *kept_ops += sc->ops[k];
+        }
+    }
+    return touched;
 }
 
 /* The end of a sample, the same for both kinds of benchmark: the group's
@@ -473,10 +591,15 @@ static int end_sample(lat_bench_group *g, void *ctx, const lat_bench_sample_info
     return 0;
 }
 
+/* One sample of S sub-chunks.  Nesting, outermost first: the platform
+ * account (a file read and a system call, measured samples only), thread CPU
+ * clock (a system call), counters (ioctls), then per sub-chunk the cycle
+ * counter around fn alone. */
 static int run_std_sample(lat_bench_runner *r, bench_case *c, lat_bench_result *res,
-                          lat_bench_phase phase, uint32_t index, uint64_t chunk,
+                          lat_bench_phase phase, uint32_t index, uint64_t chunk, uint32_t S,
                           lat_bench_metrics *m, sample_out *so) {
     lat_bench_group *g = c->group;
+    std_scratch *sc = r->scratch;
     void *ctx = c->def.arg;
     int rc = 0;
     if (c->def.prepare && (rc = c->def.prepare(c->def.arg, chunk, &ctx)) != 0) return rc;
@@ -485,22 +608,65 @@ static int run_std_sample(lat_bench_runner *r, bench_case *c, lat_bench_result *
         g->lifecycle.before_sample(g->lifecycle.ud, ctx, &info);
     if (g->has_backend && g->backend.begin && (rc = g->backend.begin(g->backend.ud)) != 0) goto out;
     bool measured = phase == LAT_BENCH_MEASUREMENT;
-    tls_hist = measured ? r->hist : NULL;
-    /* Nesting, outermost first: thread CPU clock (a system call), counters
-     * (ioctls), cycle counter; fn runs alone in the innermost window. */
+    bool account = measured && !r->cfg.clock_ns;
+    uint64_t base = chunk / S, extra = chunk % S;
+    for (uint32_t k = 0; k < S; k++)
+        sc->ops[k] = base + (k < extra);
+    rec_buf *rb = sc->rec.v ? &sc->rec : NULL;
+    if (rb) {
+        rb->n = 0;
+        rb->spill = measured ? r->hist : NULL;
+        rb->spilled = 0;
+    }
+    double q0 = account ? read_runq_ns(r->schedstat_fd) : NAN;
+    uint64_t v0 = account ? read_nivcsw() : 0;
+    tls_rec = rb;
     uint64_t c0 = thread_cpu_ns();
     if (measured && r->pmu) lat__bench_pmu_start(r->perf);
-    uint64_t t0 = now_ticks(r);
-    c->def.fn(ctx, chunk, index);
-    uint64_t t1 = now_ticks(r);
+    for (uint32_t k = 0; k < S; k++) {
+        uint64_t t0 = now_ticks(r);
+        c->def.fn(ctx, sc->ops[k], index);
+        uint64_t t1 = now_ticks(r);
+        sc->ticks[k] = t1 - t0;
+        if (rb) sc->rec_end[k] = rb->n;
+    }
     if (measured && r->pmu) lat__bench_pmu_stop_add(r->perf, r->pmu);
     so->cpu_ns = (double)(thread_cpu_ns() - c0);
-    tls_hist = NULL;
+    tls_rec = NULL;
+    so->runq_ns = account ? read_runq_ns(r->schedstat_fd) - q0 : NAN;
+    so->nivcsw = account ? read_nivcsw() - v0 : 0;
     if (g->has_backend && g->backend.end && (rc = g->backend.end(g->backend.ud)) != 0) goto out;
-    so->raw_ns = ticks_to_ns(r, t1 - t0);
-    so->ns = so->raw_ns - r->overhead_ns;
-    if (so->ns < 0) so->ns = 0;
-    rc = end_sample(g, ctx, &info, m, res, &so->ns);
+    so->raw_ns = so->ns = 0;
+    for (uint32_t k = 0; k < S; k++) {
+        double raw = ticks_to_ns(r, sc->ticks[k]);
+        double t = raw - r->overhead_ns;
+        sc->ns[k] = t > 0 ? t : 0;
+        so->raw_ns += raw;
+        so->ns += sc->ns[k];
+    }
+    double whole = so->ns;
+    if ((rc = end_sample(g, ctx, &info, m, res, &so->ns)) != 0) goto out;
+    if (so->ns != whole) { /* the backend replaced the duration: nothing to judge */
+        memset(sc->touched, 0, S);
+        so->touched = 0;
+        so->kept_ns = so->ns;
+        so->kept_ops = chunk;
+    } else {
+        so->touched = judge_subchunks(sc, S, &so->kept_ns, &so->kept_ops);
+    }
+    /* The tail: the untouched sub-chunks' latencies of a sample not set aside. */
+    if (measured && rb && r->hist) {
+        sc->spilled += rb->spilled;
+        if ((double)so->kept_ops / (double)chunk >= LAT_BENCH_KEPT_FLOOR) {
+            size_t from = 0;
+            for (uint32_t k = 0; k < S; k++) {
+                size_t to = sc->rec_end[k];
+                for (size_t x = from; !sc->touched[k] && x < to; x++)
+                    lat_hist_record(r->hist, rec_value(rb->v[x]));
+                from = to;
+            }
+        }
+    }
 out:
     if (c->def.release) c->def.release(c->def.arg, ctx);
     return rc;
@@ -520,18 +686,28 @@ static uint32_t sample_count(const lat_bench_config *cfg, double per_sample_ns, 
     return n;
 }
 
-static int alloc_samples(lat_bench_result *res, uint32_t n) {
+/* Per-sample arrays; the platform account's only when it will be read (a
+ * standard case on the cycle counter). */
+static int alloc_samples(lat_bench_result *res, uint32_t n, bool account) {
     res->ns_per_op = lat__calloc(n, sizeof(double));
+    res->raw_ns_per_op = lat__calloc(n, sizeof(double));
+    res->kept_share = lat__calloc(n, sizeof(double));
     res->throughput = lat__calloc(n, sizeof(double));
     res->duration_ns = lat__calloc(n, sizeof(double));
     res->ops = lat__calloc(n, sizeof(uint64_t));
     res->cpu_ns = lat__calloc(n, sizeof(double));
-    return res->ns_per_op && res->throughput && res->duration_ns && res->ops && res->cpu_ns
+    if (account) {
+        res->runq_wait_ns = lat__calloc(n, sizeof(double));
+        res->invol_switches = lat__calloc(n, sizeof(uint64_t));
+        if (!res->runq_wait_ns || !res->invol_switches) return -ENOMEM;
+    }
+    return res->ns_per_op && res->raw_ns_per_op && res->kept_share && res->throughput &&
+                   res->duration_ns && res->ops && res->cpu_ns
                ? 0
                : -ENOMEM;
 }
 
-static void finish_common(lat_bench_runner *r, lat_bench_result *res) {
+static int finish_common(lat_bench_runner *r, lat_bench_result *res) {
     double cpu = 0;
     uint32_t threads = 1;
     if (res->kind == LAT_BENCH_CONCURRENT) {
@@ -548,12 +724,53 @@ static void finish_common(lat_bench_runner *r, lat_bench_result *res) {
                         "the measuring thread%s had a CPU only %.0f%% of the wall time "
                         "(an oversubscribed or busy machine): wall-time figures include waiting",
                         threads > 1 ? "s" : "", res->cpu_share * 100);
-    if (res->n) {
-        lat_bench_summarize(res->ns_per_op, res->n, &res->latency);
-        lat_bench_summarize(res->throughput, res->n, &res->thr);
-    }
-    res->unstable = lat_bench_stability_weak(res->thr.cv_pct, res->latency.outliers, res->n);
+    int rc = lat__bench_kept_finish(res);
     lat__bench_series_finish(res);
+    return rc;
+}
+
+/* The platform account of a standard result in its notes: what was censored
+ * and set aside, and what the kernel says about the measured samples. */
+static void note_account(const std_scratch *sc, lat_bench_result *res) {
+    uint64_t subs = (uint64_t)res->n * res->subchunks, ops = 0, kept = 0;
+    uint32_t aside = 0, switched = 0, waited = 0;
+    uint64_t nsw = 0;
+    double wait = 0;
+    for (uint32_t i = 0; i < res->n; i++) {
+        ops += res->ops[i];
+        if (res->kept_share[i] < res->kept_floor)
+            aside++;
+        else
+            kept += (uint64_t)llround(res->kept_share[i] * (double)res->ops[i]);
+        if (res->invol_switches && res->invol_switches[i]) {
+            switched++;
+            nsw += res->invol_switches[i];
+        }
+        if (res->runq_wait_ns && isfinite(res->runq_wait_ns[i]) && res->runq_wait_ns[i] > 0) {
+            waited++;
+            wait += res->runq_wait_ns[i];
+        }
+    }
+    if (res->touched)
+        lat__bench_note(res,
+                        "the platform touched %llu of %llu sub-chunks (over the sample's median "
+                        "by > %.0f us and > %.0f robust sigmas): censored, %.1f%% of the ops kept",
+                        (unsigned long long)res->touched, (unsigned long long)subs,
+                        LAT_BENCH_CENSOR_GAP_NS / 1e3, LAT_BENCH_CENSOR_SPREAD_K,
+                        ops ? 100.0 * (double)kept / (double)ops : 100.0);
+    if (aside)
+        lat__bench_note(res, "%u of %u samples set aside (kept share under %.0f%%)", aside, res->n,
+                        res->kept_floor * 100);
+    if (switched || waited)
+        lat__bench_note(res,
+                        "the kernel took the CPU away: %u of %u samples had involuntary context "
+                        "switches (%llu), %u waited on the run queue (%.1f us in all)",
+                        switched, res->n, (unsigned long long)nsw, waited, wait / 1e3);
+    if (sc->spilled)
+        lat__bench_note(res,
+                        "%llu per-op latencies past the %u buffered per sample entered the tail "
+                        "unjudged",
+                        (unsigned long long)sc->spilled, (unsigned)LAT_BENCH_REC_BUFFER);
 }
 
 #define MAX_CHUNK 50000000ull
@@ -564,6 +781,17 @@ static int run_standard(lat_bench_runner *r, bench_case *c, lat_bench_result *re
     sample_out so;
     int rc = 0;
     res->bytes_per_op = c->def.bytes_per_op;
+    res->kept_floor = LAT_BENCH_KEPT_FLOOR;
+    std_scratch *sc = lat__calloc(1, sizeof *sc);
+    if (!sc) return -ENOMEM;
+    if (cfg->record_latency) {
+        sc->rec.cap = LAT_BENCH_REC_BUFFER;
+        if (!(sc->rec.v = lat__alloc(sc->rec.cap * sizeof *sc->rec.v))) {
+            lat__free(sc);
+            return -ENOMEM;
+        }
+    }
+    r->scratch = sc;
 
     /* Calibration (skipped for a fixed chunk). */
     uint64_t chunk = c->def.chunk_size;
@@ -572,7 +800,9 @@ static int run_standard(lat_bench_runner *r, bench_case *c, lat_bench_result *re
         double target = (double)cfg->target_chunk_ns;
         uint64_t cur = 1;
         for (uint32_t pass = 0; pass < 15; pass++) {
-            if ((rc = run_std_sample(r, c, res, LAT_BENCH_WARMUP, pass, cur, &m, &so))) goto out;
+            if ((rc = run_std_sample(r, c, res, LAT_BENCH_WARMUP, pass, cur,
+                                     subchunk_count(c, cur, 0), &m, &so)))
+                goto out;
             res->calibration_passes++;
             chunk = cur;
             chunk_ns = so.raw_ns;
@@ -595,42 +825,66 @@ static int run_standard(lat_bench_runner *r, bench_case *c, lat_bench_result *re
     res->chunk_size = chunk;
 
     /* Warm-up: whole samples until warm_up_ns of clock time has passed. */
+    uint32_t S = subchunk_count(c, chunk, chunk_ns);
     uint64_t w0 = now_ticks(r);
     double wsum = 0;
     uint32_t wn = 0;
     while (ticks_to_ns(r, now_ticks(r) - w0) < (double)cfg->warm_up_ns && wn < 100000) {
-        if ((rc = run_std_sample(r, c, res, LAT_BENCH_WARMUP, wn, chunk, &m, &so))) goto out;
+        if ((rc = run_std_sample(r, c, res, LAT_BENCH_WARMUP, wn, chunk, S, &m, &so))) goto out;
         wsum += so.raw_ns;
         wn++;
-        if (so.raw_ns == 0 && wn >= 16) break; /* a clock that does not move */
+        S = subchunk_count(c, chunk, wsum / wn); /* as measurement will run */
+        if (so.raw_ns == 0 && wn >= 16) break;   /* a clock that does not move */
     }
     res->warmup_samples = wn;
     if (wn) chunk_ns = wsum / wn;
     if (chunk_ns == 0 && c->def.chunk_size) { /* fixed chunk, no warm-up: one trial */
-        if ((rc = run_std_sample(r, c, res, LAT_BENCH_WARMUP, 0, chunk, &m, &so))) goto out;
+        if ((rc = run_std_sample(r, c, res, LAT_BENCH_WARMUP, 0, chunk, S, &m, &so))) goto out;
         chunk_ns = so.raw_ns;
     }
 
     uint32_t n = sample_count(cfg, chunk_ns, &res->budget_capped);
-    if ((rc = alloc_samples(res, n))) goto out;
+    S = subchunk_count(c, chunk, chunk_ns);
+    res->subchunks = S;
+    if ((rc = alloc_samples(res, n, !cfg->clock_ns))) goto out;
+    double kept_ns = 0, kept_ops = 0;
+    double bpo = c->def.bytes_per_op ? (double)c->def.bytes_per_op : 1;
     for (uint32_t i = 0; i < n; i++) {
-        if ((rc = run_std_sample(r, c, res, LAT_BENCH_MEASUREMENT, i, chunk, &m, &so))) goto out;
+        if ((rc = run_std_sample(r, c, res, LAT_BENCH_MEASUREMENT, i, chunk, S, &m, &so)))
+            goto out;
         double ns = so.ns > 0 ? so.ns : 1e-3; /* a zero-time sample would divide by zero */
+        double kns = so.kept_ns > 0 ? so.kept_ns : 1e-3;
+        uint64_t kops = so.kept_ops ? so.kept_ops : chunk;
         res->duration_ns[i] = so.ns;
         res->cpu_ns[i] = so.cpu_ns;
         res->ops[i] = chunk;
-        res->ns_per_op[i] = ns / (double)chunk;
-        res->throughput[i] =
-            (double)chunk * (c->def.bytes_per_op ? (double)c->def.bytes_per_op : 1) * 1e9 / ns;
+        res->raw_ns_per_op[i] = ns / (double)chunk;
+        res->ns_per_op[i] = kns / (double)kops;
+        res->kept_share[i] = (double)so.kept_ops / (double)chunk;
+        res->throughput[i] = (double)kops * bpo * 1e9 / kns;
+        if (res->runq_wait_ns) res->runq_wait_ns[i] = so.runq_ns;
+        if (res->invol_switches) res->invol_switches[i] = so.nivcsw;
+        res->touched += so.touched;
         res->total_ops += chunk;
         res->total_ns += so.ns;
+        if (res->kept_share[i] >= res->kept_floor) {
+            kept_ns += so.kept_ns;
+            kept_ops += (double)so.kept_ops;
+        }
         res->n = i + 1;
     }
-    res->mean_ns_per_op = res->total_ops ? res->total_ns / (double)res->total_ops : 0;
+    if (kept_ops > 0)
+        res->mean_ns_per_op = kept_ns / kept_ops;
+    else
+        res->mean_ns_per_op = res->total_ops ? res->total_ns / (double)res->total_ops : 0;
     if (res->budget_capped)
         lat__bench_note(res, "sample cap %u hit with under 80%% of the %.2f s budget used",
                         cfg->max_samples, (double)cfg->budget_ns / 1e9);
+    note_account(sc, res);
 out:
+    r->scratch = NULL;
+    lat__free(sc->rec.v);
+    lat__free(sc);
     lat__bench_metrics_clear(&m);
     lat__free(m.items);
     return rc;
@@ -854,6 +1108,8 @@ static int record_conc_sample(lat_bench_result *res, const worker_slot *slots, u
     for (uint32_t k = 0; k < nthreads; k++)
         res->cpu_ns[i] += (double)slots[k].cpu_ns;
     res->ns_per_op[i] = ops ? d * nthreads / (double)ops : d * nthreads;
+    res->raw_ns_per_op[i] = res->ns_per_op[i]; /* concurrent samples are not censored */
+    res->kept_share[i] = 1;
     res->throughput[i] = (double)ops * 1e9 / d;
     res->total_ops += ops;
     res->total_ns += d;
@@ -912,6 +1168,7 @@ static int run_concurrent(lat_bench_runner *r, bench_case *c, lat_bench_result *
     uint64_t window =
         c->group->sample_duration_ns ? c->group->sample_duration_ns : cfg->sample_duration_ns;
     res->sample_duration_ns = window;
+    res->kept_floor = LAT_BENCH_KEPT_FLOOR;
     lat_bench_metrics m = {0};
     int rc = 0;
     uint32_t *ecap = NULL;
@@ -945,7 +1202,7 @@ static int run_concurrent(lat_bench_runner *r, bench_case *c, lat_bench_result *
     res->warmup_samples = wn;
 
     uint32_t n = sample_count(cfg, (double)window, &res->budget_capped);
-    if ((rc = alloc_samples(res, n))) goto out;
+    if ((rc = alloc_samples(res, n, false))) goto out;
     for (uint32_t w = 0; w < nroles; w++) {
         lat_bench_role *ro = &res->roles[w];
         ro->ops_per_sec = lat__calloc(n, sizeof(double));
@@ -1054,6 +1311,8 @@ int lat_bench_run(lat_bench_runner *r) {
         if (lat__bench_pmu_open(&r->perf, r->pmu_note, sizeof r->pmu_note) != 0) r->perf = NULL;
     }
 
+    /* The runner thread's run-queue wait, for the standard samples' account. */
+    if (!cfg->clock_ns) r->schedstat_fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
     lat_bench_timer_overhead_ns(r);
     for (size_t k = 0; k < n; k++) {
         bench_case *c = &r->cases[order[k]];
@@ -1077,8 +1336,8 @@ int lat_bench_run(lat_bench_runner *r) {
         } else if (!rc) {
             rc = run_concurrent(r, c, res);
         }
+        if (!rc) rc = finish_common(r, res);
         if (!rc) {
-            finish_common(r, res);
             /* Missing counters: said once, on the first result of the run. */
             if (r->pmu_note[0] && cfg->counters && rep->n_results == 0)
                 lat__bench_note(res, "%s", r->pmu_note);
@@ -1094,6 +1353,8 @@ int lat_bench_run(lat_bench_runner *r) {
         rep->n_results++;
     }
     lat__free(order);
+    if (r->schedstat_fd >= 0) close(r->schedstat_fd);
+    r->schedstat_fd = -1;
     lat__bench_pmu_close(r->perf);
     r->perf = NULL;
     if (restore) lat_unpin_thread(&saved);

@@ -3,7 +3,8 @@
  * unique and role-local indices restart per role, named event counters are
  * aggregated per role, lifecycle hooks run around every sample in order with
  * warm-up metrics dropped, and a backend brackets the release and may replace
- * the duration.  Tiny windows (2 ms samples) keep it short. */
+ * the duration; their samples are kept whole (no sub-chunk censoring).  Tiny
+ * windows (2 ms samples) keep it short. */
 #include "lat_test.h"
 
 #include "latlab/bench.h"
@@ -167,6 +168,9 @@ static void test_totals_equal_worker_sums(void **state) {
     for (uint32_t i = 0; i < res->n; i++) {
         assert_true(res->ops[i] == res->roles[0].ops[i] + res->roles[1].ops[i]);
         assert_true((double)res->ops[i] == tally->values[i]);
+        /* Concurrent samples are not censored: kept whole. */
+        assert_true(res->kept_share[i] == 1);
+        assert_true(res->raw_ns_per_op[i] == res->ns_per_op[i]);
         total += res->ops[i];
         role_total[0] += res->roles[0].ops[i];
         role_total[1] += res->roles[1].ops[i];

@@ -1,6 +1,8 @@
 /* test_bench_run.c - the standard-benchmark runner on a virtual clock, so every
- * figure is deterministic: calibration lands the chunk in the window, the
- * sample budget is clamped, lifecycle hooks and backends run in order and
+ * figure is deterministic: a sample is timed as several calls adding up to
+ * its chunk (test_bench_censor.c covers what is censored), calibration lands
+ * the chunk in the window, the sample budget is clamped, lifecycle hooks and
+ * backends run in order and
  * warm-up metrics are dropped, the same seed gives the same case order, the
  * JSON report round-trips, the compatibility rules accept and refuse the right
  * pairs, and comparison calls an injected 20% slowdown "regressed" and a no-op
@@ -28,13 +30,17 @@ static uint64_t vclock_read(void *ud) {
     return ((vclock *)ud)->now_ns;
 }
 
-/* Each op costs cost_ns (+ a deterministic per-sample jitter of up to jitter_pct). */
+/* Each op costs cost_ns (+ a deterministic per-sample jitter of up to
+ * jitter_pct, drawn once per sample: a sample is timed as several calls of fn,
+ * and synth_prepare, run before each sample, asks for a fresh draw). */
 typedef struct synth {
     vclock *clk;
     double cost_ns;
     double jitter_pct;
     uint64_t rng;
     uint64_t calls;
+    bool fresh;
+    double per; /* this sample's cost per op */
 } synth;
 
 static double synth_noise(synth *s) {
@@ -42,12 +48,22 @@ static double synth_noise(synth *s) {
     return ((double)(s->rng % 2001) / 1000.0 - 1.0) * s->jitter_pct / 100.0; /* [-j, +j] */
 }
 
+static int synth_prepare(void *arg, uint64_t size, void **ctx) {
+    (void)size;
+    ((synth *)arg)->fresh = true;
+    *ctx = arg;
+    return 0;
+}
+
 static void synth_fn(void *ctx, uint64_t chunk, uint64_t index) {
     (void)index;
     synth *s = ctx;
     s->calls++;
-    double per = s->cost_ns * (1 + (s->jitter_pct > 0 ? synth_noise(s) : 0));
-    s->clk->now_ns += (uint64_t)llround(per * (double)chunk);
+    if (s->fresh) {
+        s->per = s->cost_ns * (1 + (s->jitter_pct > 0 ? synth_noise(s) : 0));
+        s->fresh = false;
+    }
+    s->clk->now_ns += (uint64_t)llround(s->per * (double)chunk);
 }
 
 static lat_bench_config vconfig(vclock *clk) {
@@ -71,11 +87,12 @@ static const lat_bench_result *run_one(lat_bench_runner **rp, lat_bench_config *
     assert_int_equal(lat_bench_runner_create("unit", cfg, &r), 0);
     lat_bench_group *g = lat_bench_group_create(r, "synthetic");
     assert_non_null(g);
-    assert_int_equal(
-        lat_bench_add(
-            g,
-            &(lat_bench_def){.name = "work", .fn = synth_fn, .arg = s, .chunk_size = fixed_chunk}),
-        0);
+    assert_int_equal(lat_bench_add(g, &(lat_bench_def){.name = "work",
+                                                       .fn = synth_fn,
+                                                       .prepare = synth_prepare,
+                                                       .arg = s,
+                                                       .chunk_size = fixed_chunk}),
+                     0);
     assert_int_equal(lat_bench_run(r), 0);
     const lat_bench_report *rep = lat_bench_runner_report(r);
     assert_int_equal(rep->n_results, 1);
@@ -88,7 +105,7 @@ static void test_calibration_lands_in_window(void **state) {
     const double costs[] = {37, 1000, 0.7, 123456, 3};
     for (size_t i = 0; i < sizeof costs / sizeof costs[0]; i++) {
         vclock clk = {0};
-        synth s = {&clk, costs[i], 0, 1, 0};
+        synth s = {&clk, costs[i], 0, 1, 0, false, 0};
         lat_bench_config cfg = vconfig(&clk);
         lat_bench_runner *r;
         const lat_bench_result *res = run_one(&r, &cfg, &s, 0);
@@ -105,7 +122,7 @@ static void test_calibration_lands_in_window(void **state) {
 static void test_budget_and_warmup(void **state) {
     (void)state;
     vclock clk = {0};
-    synth s = {&clk, 1000, 0, 1, 0};
+    synth s = {&clk, 1000, 0, 1, 0, false, 0};
     lat_bench_config cfg = vconfig(&clk);
     lat_bench_runner *r;
     const lat_bench_result *res = run_one(&r, &cfg, &s, 0);
@@ -150,6 +167,9 @@ typedef struct trace {
     char log[4096];
     size_t len;
     int prepared;
+    bool fn_logged;    /* "fn" is logged once per sample (fn runs once per sub-chunk) */
+    uint64_t fn_calls; /* every call */
+    uint64_t fn_ops;
 } trace;
 
 static void tlog(trace *t, const char *s) {
@@ -167,6 +187,7 @@ static int t_prepare(void *arg, uint64_t size, void **ctx) {
     trace *t = arg;
     tlog(t, "prepare");
     t->prepared++;
+    t->fn_logged = false;
     *ctx = t;
     return 0;
 }
@@ -177,7 +198,10 @@ static void t_release(void *arg, void *ctx) {
 static void t_fn(void *ctx, uint64_t chunk, uint64_t index) {
     (void)index;
     trace *t = ctx;
-    tlog(t, "fn");
+    if (!t->fn_logged) tlog(t, "fn");
+    t->fn_logged = true;
+    t->fn_calls++;
+    t->fn_ops += chunk;
     t->clk.now_ns += chunk * 1000;
 }
 static void t_before(void *ud, void *ctx, const lat_bench_sample_info *info) {
@@ -237,6 +261,11 @@ static void test_lifecycle_order_and_warmup_dropped(void **state) {
         assert_memory_equal(t->log + i * lw, one_w, lw);
     for (uint32_t i = 0; i < 3; i++)
         assert_memory_equal(t->log + warm * lw + i * lm, one_m, lm);
+    /* A sample is several timed calls adding up to the chunk: a measured one
+     * 20 (2 ms in 100 us sub-chunks). */
+    assert_int_equal(res->subchunks, 20);
+    assert_true(t->fn_calls >= (uint64_t)(warm + 3) * 16);
+    assert_int_equal(t->fn_ops, (uint64_t)(warm + 3) * 2000);
     /* Only measured metrics, in chronological order, in the scenario section. */
     assert_int_equal(res->n_metrics, 3);
     for (uint32_t m = 0; m < res->n_metrics; m++) {
@@ -268,12 +297,16 @@ static lat_bench_runner *six_cases(vclock *clk, synth *s, bool shuffle, uint64_t
     lat_bench_group *g = lat_bench_group_create(r, "g");
     const char *names[] = {"a", "b", "c", "d", "e", "f"};
     for (int i = 0; i < 6; i++)
-        assert_int_equal(
-            lat_bench_add(
-                g, &(lat_bench_def){.name = names[i], .fn = synth_fn, .arg = s, .chunk_size = 100}),
-            0);
-    assert_int_equal(lat_bench_add(g, &(lat_bench_def){.name = "a", .fn = synth_fn, .arg = s}),
-                     -EEXIST);
+        assert_int_equal(lat_bench_add(g, &(lat_bench_def){.name = names[i],
+                                                           .fn = synth_fn,
+                                                           .prepare = synth_prepare,
+                                                           .arg = s,
+                                                           .chunk_size = 100}),
+                         0);
+    assert_int_equal(
+        lat_bench_add(
+            g, &(lat_bench_def){.name = "a", .fn = synth_fn, .prepare = synth_prepare, .arg = s}),
+        -EEXIST);
     assert_int_equal(lat_bench_run(r), 0);
     return r;
 }
@@ -290,7 +323,7 @@ static void order_of(const lat_bench_runner *r, char *out) {
 static void test_seeded_case_order(void **state) {
     (void)state;
     vclock clk = {0};
-    synth s = {&clk, 10, 0, 1, 0};
+    synth s = {&clk, 10, 0, 1, 0, false, 0};
     char o1[8], o2[8], o3[8], o4[8];
     lat_bench_runner *r = six_cases(&clk, &s, false, 0);
     order_of(r, o1);
@@ -313,15 +346,21 @@ static void test_seeded_case_order(void **state) {
 static void test_filter(void **state) {
     (void)state;
     vclock clk = {0};
-    synth s = {&clk, 10, 0, 1, 0};
+    synth s = {&clk, 10, 0, 1, 0, false, 0};
     lat_bench_config cfg = vconfig(&clk);
     lat_bench_runner *r;
     assert_int_equal(lat_bench_runner_create("f", &cfg, &r), 0);
     lat_bench_group *g = lat_bench_group_create(r, "grp");
-    assert_int_equal(lat_bench_add(g, &(lat_bench_def){.name = "alpha", .fn = synth_fn, .arg = &s}),
-                     0);
-    assert_int_equal(lat_bench_add(g, &(lat_bench_def){.name = "beta", .fn = synth_fn, .arg = &s}),
-                     0);
+    assert_int_equal(
+        lat_bench_add(
+            g,
+            &(lat_bench_def){.name = "alpha", .fn = synth_fn, .prepare = synth_prepare, .arg = &s}),
+        0);
+    assert_int_equal(
+        lat_bench_add(
+            g,
+            &(lat_bench_def){.name = "beta", .fn = synth_fn, .prepare = synth_prepare, .arg = &s}),
+        0);
     assert_int_equal(lat_bench_runner_filter(r, "alp"), 0);
     assert_true(lat_bench_case_selected(r, 0));
     assert_false(lat_bench_case_selected(r, 1));
@@ -339,8 +378,8 @@ static lat_bench_runner *suite_run(double cost, double jitter, uint64_t rng, con
     static vclock clk;
     static synth s[2];
     clk.now_ns = 0;
-    s[0] = (synth){&clk, cost, jitter, rng, 0};
-    s[1] = (synth){&clk, cost * 3, jitter, rng + 99, 0};
+    s[0] = (synth){&clk, cost, jitter, rng, 0, false, 0};
+    s[1] = (synth){&clk, cost * 3, jitter, rng + 99, 0, false, 0};
     lat_bench_config cfg = vconfig(&clk);
     cfg.min_samples = cfg.max_samples = 30;
     lat_bench_runner *r;
@@ -348,14 +387,18 @@ static lat_bench_runner *suite_run(double cost, double jitter, uint64_t rng, con
     lat_bench_group *g = lat_bench_group_create(r, "grp");
     assert_int_equal(lat_bench_group_metadata(g, "filesystem", "ext4"), 0);
     const char *meta[] = {"variant", meta_v, NULL};
-    assert_int_equal(
-        lat_bench_add(
-            g, &(lat_bench_def){.name = "one", .fn = synth_fn, .arg = &s[0], .metadata = meta}),
-        0);
-    assert_int_equal(
-        lat_bench_add(
-            g, &(lat_bench_def){.name = "two", .fn = synth_fn, .arg = &s[1], .bytes_per_op = 64}),
-        0);
+    assert_int_equal(lat_bench_add(g, &(lat_bench_def){.name = "one",
+                                                       .fn = synth_fn,
+                                                       .prepare = synth_prepare,
+                                                       .arg = &s[0],
+                                                       .metadata = meta}),
+                     0);
+    assert_int_equal(lat_bench_add(g, &(lat_bench_def){.name = "two",
+                                                       .fn = synth_fn,
+                                                       .prepare = synth_prepare,
+                                                       .arg = &s[1],
+                                                       .bytes_per_op = 64}),
+                     0);
     assert_int_equal(lat_bench_run(r), 0);
     return r;
 }
@@ -612,11 +655,12 @@ static void test_find_baseline(void **state) {
 }
 
 /* Per-op latencies recorded by the benchmark become a tail (measured samples only). */
+static uint64_t rec_ops; /* ops so far, across the calls of every sample */
 static void rec_fn(void *ctx, uint64_t chunk, uint64_t index) {
     (void)index;
     vclock *clk = ctx;
     for (uint64_t i = 0; i < chunk; i++)
-        lat_bench_record_ns(i % 100 == 99 ? 1000 : 100);
+        lat_bench_record_ns(rec_ops++ % 100 == 99 ? 1000 : 100);
     clk->now_ns += chunk * 100;
 }
 
