@@ -53,6 +53,11 @@ int lat_ab_create(const lat_ab_params *p, lat_ab **out) {
     if (p) d = *p;
     if (!(d.alpha > 0 && d.alpha < 1) || !(d.band > 0) || !(d.tail_band > 0) || d.min_rounds < 2)
         return -EINVAL;
+    /* the fewest rounds whose signed-rank test can reach alpha at all
+     * (2 / 2^n < alpha): below them every interval is infinite */
+    unsigned reach = (unsigned)floor(log2(2 / d.alpha)) + 1;
+    if (d.min_rounds < reach) d.min_rounds = reach;
+    if (d.max_rounds < d.min_rounds) d.max_rounds = d.min_rounds;
     lat_ab *ab = lat__calloc(1, sizeof *ab);
     if (!ab) return -ENOMEM;
     ab->p = d;

@@ -39,7 +39,8 @@ typedef struct lat_ab_params {
     double alpha;        /* 0.01: Benjamini-Hochberg level over the suite's figures */
     double band;         /* 0.01: "no change" within x(1 - band) .. x(1 + band) */
     double tail_band;    /* 0.05: the band of tail figures (p99, p99.9) */
-    unsigned min_rounds; /* 10: paired rounds before any verdict */
+    unsigned min_rounds; /* 10: paired rounds before any verdict; raised to the fewest
+                          * whose signed-rank test can reach alpha (8 at 0.01) */
     unsigned max_rounds; /* 400 */
 } lat_ab_params;
 void lat_ab_params_default(lat_ab_params *p);

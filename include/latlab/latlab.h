@@ -73,6 +73,7 @@
 #include "latlab/censor.h"
 #include "latlab/paired.h"
 #include "latlab/ab.h"
+#include "latlab/abrun.h"
 #include "latlab/silence.h"
 #include "latlab/preempt.h"
 #include "latlab/co.h"
