@@ -35,6 +35,7 @@ CMDS(top)
 CMDS(profile)
 CMDS(noise)
 CMDS(load)
+CMDS(ab)
 #undef CMDS
 
 /* A command whose help comes from its table (cmd_NAME, cmd_NAME_spec). */
@@ -46,6 +47,7 @@ static const cli_cmd commands[] = {
               "the experiments: alloc, share-line, no-pin against a baseline and an A/A control"),
     TABLE_CMD(pipeline, "one run of the stamped producer -> worker pipeline"),
     TABLE_CMD(clock, "calibrate the cycle counter; drift, read cost, granularity"),
+    TABLE_CMD(ab, "is B slower than A? two builds in paired rounds with an A/A control"),
     TABLE_CMD(co, "coordinated omission: closed vs open loop over a stall"),
     TABLE_CMD(load,
               "open-loop load on a real service (http, redis, memcached, echo) with a verdict"),

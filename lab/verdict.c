@@ -54,6 +54,7 @@
 
 #include "alloc_internal.h"
 #include "latlab/clock.h"
+#include "latlab/paired.h"
 #include "latlab/stats.h"
 
 static const char *const conf_names[LAT_LAB_NCONF] = {"baseline", "alloc", "share-line", "no-pin",
@@ -279,9 +280,9 @@ static int run_tests(const lat_lab_params *p, const paired *q, unsigned need, te
     for (int k = 0; k < LAT_LAB_NQ && !rc; k++) {
         t->read[k] = q->nd[k] >= need && q->nd[k] >= 2;
         if (!t->read[k]) continue;
-        rc = lat_stats_signed_rank(q->d[k], q->nd[k], &t->t[k]);
-        rc = rc ? rc : lat_stats_hl_shift(q->d[k], q->nd[k], p->alpha, &t->s[k]);
-        rc = rc ? rc : lat_stats_hl_shift(q->d[k], q->nd[k], eq_alpha(p), &t->eq[k]);
+        lat_paired_point pt; /* the engine's point: test, interval, no-change interval */
+        rc = lat_paired_point_read(q->d[k], q->nd[k], p->alpha, &pt);
+        t->t[k] = pt.test, t->s[k] = pt.ci, t->eq[k] = pt.eq;
         t->base_q[k] = k < LAT_LAB_Q999 ? lat_stats_median(q->bq[k], q->nd[k]) : NAN;
     }
     if (!rc && t->read[0]) rc = lat_stats_hl_shift(q->dns, q->nd[0], p->alpha, &t->sns);
@@ -589,13 +590,12 @@ static unsigned band_rounds(const lat_lab_params *p, const tests *t, const facts
         return 0;
     }
     for (int i = 0; i < n; i++) {
-        double c = (iv[i]->lo + iv[i]->hi) / 2, w = (iv[i]->hi - iv[i]->lo) / 2;
-        if (!isfinite(c) || !isfinite(w) || fabs(c) > 0.9 * lim) return 0;
-        double r = w / (lim - fabs(c));
-        need = fmax(need, v->rounds * r * r);
+        unsigned fit = lat_paired_rounds_to_fit(iv[i]->lo, iv[i]->hi, v->rounds, lim);
+        if (fit == 0) return 0;
+        need = fmax(need, fit);
     }
     if (!f->still && need <= v->rounds) return 0; /* the band fits: the hint decides */
-    return need < 1e6 ? (unsigned)ceil(need) : 0;
+    return (unsigned)need;
 }
 
 static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_verdict *v) {
@@ -676,14 +676,10 @@ bool lat_lab_out_of_reach(const lat_lab_verdict *v, unsigned more_rounds) {
         !isfinite(v->shape_lo) || !isfinite(v->shape_hi) || v->shape_rounds == 0)
         return false;
     if (more_rounds == 0) return true;
-    /* the interval narrowed to the rounds at the budget, around twice the
-     * estimate: an estimate of 11 rounds is itself uncertain, and one that
-     * may yet grow is given the room */
-    double narrow = sqrt((double)v->shape_rounds / (v->shape_rounds + more_rounds));
-    double e = v->shape_est;
-    bool tail_reach = e > 0 && 2 * e - (e - v->shape_lo) * narrow > 0;
-    bool median_reach = e < 0 && 2 * e + (v->shape_hi - e) * narrow < 0;
-    return !tail_reach && !median_reach;
+    /* the shape's interval narrowed to the rounds at the budget, around
+     * twice the estimate (the engine's projection, as `latlab ab` uses it) */
+    return !lat_paired_may_exclude_zero(v->shape_est, v->shape_lo, v->shape_hi, v->shape_rounds,
+                                        more_rounds);
 }
 
 /* The verdict on one set of rounds (one placement, or all of them). */

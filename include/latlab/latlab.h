@@ -8,7 +8,8 @@
  *
  * Experimental headers may change in any release: the demo pipeline and
  * its report, the lab floor (lab_*.h, lab.h; in liblatlab-lab), the
- * platform account, injected platform noise, per-sample censoring and the
+ * platform account, injected platform noise, per-sample censoring, the
+ * paired-comparison engine (paired), two builds compared (ab) and the
  * preemption probe, profiling, the counting malloc interposer, the load
  * generator (load, loadproto, loadverdict, loadrun), the coordinated-omission
  * demonstration (co), per-thread counter sets (perf_threads), a command run
@@ -70,6 +71,9 @@
 #include "latlab/noise_report.h"
 #include "latlab/linewrap.h"
 #include "latlab/censor.h"
+#include "latlab/paired.h"
+#include "latlab/ab.h"
+#include "latlab/abrun.h"
 #include "latlab/silence.h"
 #include "latlab/preempt.h"
 #include "latlab/co.h"

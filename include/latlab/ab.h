@@ -1,0 +1,131 @@
+/* ab.h - `latlab ab`: two programs (A, B: the old and the new build) run in
+ * paired rounds, the order inside each round randomized, with an A/A control
+ * (A run a second time in every round, A2) judged by the same rules.
+ *
+ * The model (docs/ab-method.md): every run of a side yields figures per
+ * benchmark (time per op, per-op percentiles; a command's wall and CPU
+ * time).  Per round and figure the log ratio ln(B / A) is one paired value;
+ * the paired engine (paired.h) reads its shift point (Hodges-Lehmann
+ * estimate, interval, signed-rank p, the smallest change the rounds could
+ * have seen); Benjamini-Hochberg at alpha over every figure of the suite
+ * decides which shifts are changes; the A/A family ln(A2 / A) is read the
+ * same way, and a change there voids every verdict of the run.  The stop
+ * rule looks at geometrically spaced rounds and stops when every benchmark
+ * is decided, or when no undecided figure could be decided in the rounds
+ * the budget leaves.
+ *
+ * This file holds the data and the decision (pure, tested on simulated
+ * worlds: tests/measure/test_ab.c) and writes the reports; abrun.h runs the
+ * programs.  Not thread-safe: one lat_ab per caller thread. */
+#ifndef LATLAB_AB_H
+#define LATLAB_AB_H
+
+/* Experimental: its API may change in any release (see latlab.h). */
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/ab.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "latlab/paired.h"
+
+enum { LAT_AB_A = 0, LAT_AB_B = 1, LAT_AB_A2 = 2, LAT_AB_NSIDES = 3 };
+const char *lat_ab_side_name(int side); /* "A", "B", "A2" */
+
+/* The decision's named parameters (docs/ab-method.md has the table). */
+typedef struct lat_ab_params {
+    double alpha;        /* 0.01: Benjamini-Hochberg level over the suite's figures */
+    double band;         /* 0.01: "no change" within x(1 - band) .. x(1 + band) */
+    double tail_band;    /* 0.05: the band of tail figures (p99, p99.9) */
+    unsigned min_rounds; /* 10: paired rounds before any verdict; raised to the fewest
+                          * whose signed-rank test can reach alpha (8 at 0.01) */
+    unsigned max_rounds; /* 400 */
+} lat_ab_params;
+void lat_ab_params_default(lat_ab_params *p);
+
+/* Verdicts of a benchmark. */
+enum {
+    LAT_AB_INCONCLUSIVE = 0,
+    LAT_AB_SAME,   /* no change: the headline figure within the band, nothing moved */
+    LAT_AB_SLOWER, /* a figure of B significantly above A's */
+    LAT_AB_FASTER, /* a figure of B significantly below A's, none above */
+    LAT_AB_VOID,   /* the A/A control read a difference: nothing can be said */
+};
+const char *lat_ab_verdict_name(int v); /* "inconclusive", "no change", "slower", ... */
+
+typedef struct lat_ab lat_ab;
+
+/* 0, -EINVAL (alpha outside (0, 1), band <= 0), -ENOMEM.  p NULL: defaults. */
+int lat_ab_create(const lat_ab_params *p, lat_ab **out);
+void lat_ab_destroy(lat_ab *ab); /* NULL is fine */
+
+/* Record one figure of one run: bench "group/name", figure "time/op",
+ * "p99", "wall", ...  (a figure named p9* is a tail figure; the first figure
+ * recorded for a bench is its headline), value in ns (> 0; NAN: the run was
+ * set aside for it), kept_share the share of the run censoring kept (NAN:
+ * not known).  Rounds grow as needed.  0, -EINVAL, -ENOMEM. */
+int lat_ab_record(lat_ab *ab, unsigned round, int side, const char *bench, const char *figure,
+                  double value, double kept_share);
+/* Rounds recorded (the highest round + 1). */
+unsigned lat_ab_rounds(const lat_ab *ab);
+/* Benchmarks recorded on side s but not on side t, joined by ", " into buf
+ * (empty when none).  Returns how many. */
+size_t lat_ab_missing(const lat_ab *ab, int s, int t, char *buf, size_t len);
+
+/* One figure's reading. */
+typedef struct lat_ab_figure {
+    const char *bench, *figure; /* owned by the lat_ab */
+    bool headline, tail;
+    lat_paired_point ab, aa; /* ln(B / A), ln(A2 / A) */
+    bool ab_reject, aa_reject;
+    int kind;                /* LAT_PAIRED_* of B against A */
+    unsigned set_aside;      /* rounds without both sides' value */
+    double median_a_ns;      /* A's median over the rounds */
+    double kept_a, kept_b;   /* median kept share (NAN: not known) */
+    unsigned rounds_to_fit;  /* rounds after which its no-change interval would fit (0: none) */
+    bool reachable;          /* more rounds within the budget could decide it */
+} lat_ab_figure;
+
+typedef struct lat_ab_bench {
+    const char *bench;
+    int verdict;        /* LAT_AB_* */
+    size_t first, nfig; /* its figures in lat_ab_result.fig */
+    char reason[256];
+} lat_ab_bench;
+
+typedef struct lat_ab_result {
+    size_t nfig, nbench;
+    lat_ab_figure *fig;
+    lat_ab_bench *bench;
+    unsigned rounds;
+    bool aa_failed;
+    char aa_reason[256];
+    unsigned decided, slower, faster, same, inconclusive;
+} lat_ab_result;
+
+/* Decide every benchmark.  more_rounds: the rounds the budget still allows
+ * (for each figure's reachable flag).  0, -EINVAL, -ENOMEM. */
+int lat_ab_decide(const lat_ab *ab, unsigned more_rounds, lat_ab_result *out);
+void lat_ab_result_fini(lat_ab_result *r); /* NULL is fine */
+
+/* The stop rule after `rounds` rounds, the budget leaving more_rounds:
+ * true when every benchmark is decided, or none undecided could be in
+ * more_rounds (out of reach), or more_rounds is 0; why says which.  Before
+ * min_rounds, and between the looks (min_rounds x 1.5^k), false. */
+bool lat_ab_should_stop(const lat_ab_params *p, const lat_ab_result *r, unsigned rounds,
+                        unsigned more_rounds, char *why, size_t len);
+
+/* Reports.  The table to out (labels name the sides); JSON (a new
+ * reference, NULL on no memory); a Markdown summary for a CI job; an SVG of
+ * each benchmark's shift function (its figures' B/A intervals beside the
+ * A/A control's, the band shaded).  Write functions return 0 or -errno. */
+struct json_t;
+void lat_ab_print(FILE *out, const lat_ab_params *p, const lat_ab_result *r);
+struct json_t *lat_ab_json(const lat_ab_params *p, const lat_ab_result *r);
+int lat_ab_markdown(FILE *out, const lat_ab_params *p, const lat_ab_result *r, const char *label_a,
+                    const char *label_b);
+int lat_ab_svg(FILE *out, const lat_ab_params *p, const lat_ab_result *r, size_t bench);
+
+#endif /* LATLAB_AB_H */

@@ -1,0 +1,72 @@
+/* abrun.h - one run of one side of `latlab ab` (ab.h): start the program,
+ * bound it by a timeout, account for what the platform took from it, read
+ * its figures and record them in the lat_ab.
+ *
+ * Three kinds of program:
+ * - latlab harness programs (LAT_BENCH_MAIN): run with --json FILE (and
+ *   --quick unless full); per benchmark the median of the samples' time per
+ *   op (censored samples excluded by the harness) as "time/op", and where
+ *   the benchmark records per-op latencies, "p50", "p90", "p99", "p99.9";
+ * - Google Benchmark programs: run with --benchmark_format=json; per
+ *   benchmark the median over its repetitions of real time ("time") and CPU
+ *   time ("cpu");
+ * - any command (through /bin/sh -c): "wall", the run's wall time less its
+ *   run-queue wait (the time it was runnable but another thread ran), and
+ *   "cpu" (user + system).  A run whose run-queue wait exceeded
+ *   LAT_AB_RUNQ_SET_ASIDE of its wall time is set aside (NAN).
+ * Every run's account (wall, CPU, run-queue wait, involuntary switches)
+ * comes back to the caller.  Not thread-safe (one run at a time). */
+#ifndef LATLAB_ABRUN_H
+#define LATLAB_ABRUN_H
+
+/* Experimental: its API may change in any release (see latlab.h). */
+#ifndef LATLAB_EXPERIMENTAL
+#error "latlab/abrun.h is experimental: define LATLAB_EXPERIMENTAL to use it"
+#endif
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "latlab/ab.h"
+
+enum { LAT_AB_HARNESS = 0, LAT_AB_GBENCH = 1, LAT_AB_COMMAND = 2 };
+const char *lat_ab_mode_name(int mode); /* "latlab harness", "Google Benchmark", "command" */
+
+#define LAT_AB_RUNQ_SET_ASIDE 0.25
+
+/* The kind of program at path, from its bytes: LAT_AB_HARNESS or
+ * LAT_AB_GBENCH; -ENOENT / -EACCES, or LAT_EFORMAT when it is neither. */
+int lat_ab_detect(const char *path);
+
+typedef struct lat_ab_prog {
+    int mode;
+    char *const *argv; /* the program and its arguments (command: the shell's) */
+} lat_ab_prog;
+
+typedef struct lat_ab_run_opts {
+    uint64_t timeout_ns; /* a run still going then is killed: -ETIMEDOUT */
+    int cpu;             /* pin the run to this CPU; -1: not pinned */
+    const char *filter;  /* harness --filter, Google Benchmark --benchmark_filter (NULL: all) */
+    bool full;           /* harness: full-length runs (default --quick) */
+    unsigned repetitions; /* Google Benchmark repetitions per run (0: 5) */
+    const char *dir;     /* a private folder for the run's output files */
+} lat_ab_run_opts;
+
+typedef struct lat_ab_account {
+    double wall_ns, cpu_ns, runq_ns;
+    long nivcsw;
+    int status;       /* as waitpid's */
+    char suite[64];   /* harness: the report's suite; Google Benchmark: "" */
+    unsigned benches; /* benchmarks read */
+} lat_ab_account;
+
+/* Run prog once as side `side` of round `round` and record its figures.
+ * Returns 0; -ETIMEDOUT (killed); LAT_EFORMAT (exited non-zero, no JSON, a
+ * JSON without benchmarks); -errno.  err gets one line naming what failed
+ * (the exit status, the last line the program wrote to stderr, the file and
+ * offset of a JSON error). */
+int lat_ab_run(const lat_ab_prog *prog, const lat_ab_run_opts *o, lat_ab *ab, unsigned round,
+               int side, lat_ab_account *acct, char *err, size_t errlen);
+
+#endif /* LATLAB_ABRUN_H */

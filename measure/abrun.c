@@ -1,0 +1,370 @@
+/* abrun.c - one run of one side of `latlab ab` (see abrun.h): fork and exec
+ * the program with its output to files in a private folder, wait for it
+ * with a timeout (a pidfd, so the wait ends when the program does), read its
+ * run-queue wait before reaping it, then parse what it wrote. */
+#include "latlab/abrun.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "alloc_internal.h"
+#include "latlab/bench.h"
+#include "latlab/clock.h"
+#include "latlab/error.h"
+#include "latlab/stats.h"
+
+static const char *const mode_names[] = {"latlab harness", "Google Benchmark", "command"};
+
+const char *lat_ab_mode_name(int mode) {
+    return mode >= 0 && mode <= LAT_AB_COMMAND ? mode_names[mode] : "?";
+}
+
+/* Whether the bytes of the file at fd contain needle. */
+static bool contains(const unsigned char *p, size_t n, const char *needle) {
+    size_t m = strlen(needle);
+    for (size_t i = 0; m <= n && i + m <= n; i++) {
+        const unsigned char *q = memchr(p + i, needle[0], n - i - m + 1);
+        if (!q) return false;
+        i = (size_t)(q - p);
+        if (!memcmp(q, needle, m)) return true;
+    }
+    return false;
+}
+
+int lat_ab_detect(const char *path) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    struct stat st;
+    int rc = LAT_EFORMAT;
+    if (fstat(fd, &st) == 0 && st.st_size > 0) {
+        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (m != MAP_FAILED) {
+            /* the harness's usage text; Google Benchmark's flag names */
+            if (contains(m, (size_t)st.st_size, "--cooldown-ms N"))
+                rc = LAT_AB_HARNESS;
+            else if (contains(m, (size_t)st.st_size, "benchmark_format"))
+                rc = LAT_AB_GBENCH;
+            munmap(m, (size_t)st.st_size);
+        }
+    }
+    close(fd);
+    return rc;
+}
+
+/* The task's run-queue wait (ns) from /proc/PID/schedstat; NAN if unknown. */
+static double runq_ns(pid_t pid) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/schedstat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return NAN;
+    unsigned long long run = 0, wait = 0;
+    int n = fscanf(f, "%llu %llu", &run, &wait);
+    fclose(f);
+    return n == 2 ? (double)wait : NAN;
+}
+
+/* The last non-empty line of a file, for an error message. */
+static void last_line(const char *path, char *buf, size_t len) {
+    buf[0] = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        if (line[0]) {
+            size_t n = strlen(line) < len - 1 ? strlen(line) : len - 1;
+            memcpy(buf, line, n);
+            buf[n] = 0;
+        }
+    }
+    fclose(f);
+}
+
+/* Fork and exec argv with stdout to out_path and stderr to err_path, pinned
+ * to cpu (>= 0); wait at most timeout_ns.  Fills the account. */
+static int spawn(char *const *argv, const char *out_path, const char *err_path, int cpu,
+                 uint64_t timeout_ns, lat_ab_account *a) {
+    int ofd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (ofd < 0) return -errno;
+    int efd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (efd < 0) {
+        int e = -errno;
+        close(ofd);
+        return e;
+    }
+    uint64_t t0 = lat_mono_ns();
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(ofd, 1);
+        dup2(efd, 2);
+        int nfd = open("/dev/null", O_RDONLY);
+        if (nfd >= 0) dup2(nfd, 0);
+        if (cpu >= 0) {
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET(cpu, &set);
+            sched_setaffinity(0, sizeof set, &set);
+        }
+        execvp(argv[0], argv);
+        dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    int e = pid < 0 ? -errno : 0;
+    close(ofd);
+    close(efd);
+    if (e) return e;
+    int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    bool timed_out = false;
+    for (;;) {
+        uint64_t el = lat_mono_ns() - t0;
+        if (el >= timeout_ns) {
+            timed_out = true;
+            break;
+        }
+        uint64_t left_ms = (timeout_ns - el) / 1000000 + 1;
+        if (pfd >= 0) {
+            struct pollfd p = {pfd, POLLIN, 0};
+            int r = poll(&p, 1, left_ms > 1000 ? 1000 : (int)left_ms);
+            if (r > 0) break;
+            if (r < 0 && errno != EINTR) break;
+        } else { /* no pidfd: poll the child every 200 us */
+            siginfo_t si = {0};
+            if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid)
+                break;
+            struct timespec ts = {0, 200000};
+            nanosleep(&ts, NULL);
+        }
+    }
+    if (timed_out) kill(pid, SIGKILL);
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    while (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+    }
+    a->wall_ns = (double)(lat_mono_ns() - t0);
+    a->runq_ns = runq_ns(pid); /* a zombie keeps its schedstat until reaped */
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    int status = 0;
+    while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {
+    }
+    if (pfd >= 0) close(pfd);
+    a->status = status;
+    a->cpu_ns = (double)ru.ru_utime.tv_sec * 1e9 + (double)ru.ru_utime.tv_usec * 1e3 +
+                (double)ru.ru_stime.tv_sec * 1e9 + (double)ru.ru_stime.tv_usec * 1e3;
+    a->nivcsw = ru.ru_nivcsw;
+    return timed_out ? -ETIMEDOUT : 0;
+}
+
+/* ---- reading what the programs wrote ------------------------------------------------------- */
+
+static int read_harness(const char *path, lat_ab *ab, unsigned round, int side,
+                        lat_ab_account *a, char *err, size_t len) {
+    lat_bench_report *rep = NULL;
+    char why[256] = "";
+    int rc = lat_bench_report_load(path, &rep, why, sizeof why);
+    if (rc) {
+        snprintf(err, len, "its JSON report: %s", why[0] ? why : lat_strerror(rc));
+        return LAT_EFORMAT;
+    }
+    snprintf(a->suite, sizeof a->suite, "%s", rep->suite ? rep->suite : "");
+    for (uint32_t i = 0; i < rep->n_results && !rc; i++) {
+        const lat_bench_result *res = &rep->results[i];
+        char name[256];
+        snprintf(name, sizeof name, "%s/%s", res->group, res->name);
+        double *v = lat__alloc((res->n ? res->n : 1) * sizeof *v);
+        if (!v) {
+            rc = -ENOMEM;
+            break;
+        }
+        uint32_t m = 0;
+        for (uint32_t k = 0; k < res->n; k++)
+            if (isfinite(res->ns_per_op[k]) && res->ns_per_op[k] > 0) v[m++] = res->ns_per_op[k];
+        double med = m ? lat_stats_median_inplace(v, m) : NAN;
+        lat__free(v);
+        rc = lat_ab_record(ab, round, side, name, "time/op", med, NAN);
+        const lat_bench_tail *t = &res->tail;
+        if (!rc && t->count > 0) {
+            const char *fig[4] = {"p50", "p90", "p99", "p99.9"};
+            const double val[4] = {t->p50_ns, t->p90_ns, t->p99_ns, t->p999_ns};
+            for (int k = 0; k < 4 && !rc; k++)
+                rc = lat_ab_record(ab, round, side, name, fig[k], val[k], NAN);
+        }
+        a->benches++;
+    }
+    lat_bench_report_destroy(rep);
+    if (!rc && a->benches == 0) {
+        snprintf(err, len, "its JSON report holds no benchmark (a --filter that matches none?)");
+        return LAT_EFORMAT;
+    }
+    return rc;
+}
+
+static double unit_ns(const char *u) {
+    if (!u || !strcmp(u, "ns")) return 1;
+    if (!strcmp(u, "us")) return 1e3;
+    if (!strcmp(u, "ms")) return 1e6;
+    if (!strcmp(u, "s")) return 1e9;
+    return NAN;
+}
+
+static int by_double(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static int read_gbench(const char *path, lat_ab *ab, unsigned round, int side, lat_ab_account *a,
+                       char *err, size_t len) {
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    if (!doc) {
+        snprintf(err, len, "its JSON output: %s at byte %d", je.text, je.position);
+        return LAT_EFORMAT;
+    }
+    json_t *arr = json_object_get(doc, "benchmarks");
+    size_t n = json_array_size(arr);
+    int rc = 0;
+    if (!json_is_array(arr)) {
+        snprintf(err, len, "its JSON output has no \"benchmarks\" array");
+        rc = LAT_EFORMAT;
+    }
+    double *rt = lat__alloc((n ? n : 1) * sizeof *rt), *ct = lat__alloc((n ? n : 1) * sizeof *ct);
+    bool *done = lat__calloc(n ? n : 1, sizeof *done);
+    if (!rc && (!rt || !ct || !done)) rc = -ENOMEM;
+    /* group the repetitions by run_name (name, for old versions), in order */
+    for (size_t i = 0; !rc && i < n; i++) {
+        json_t *e = json_array_get(arr, i);
+        const char *rtype = json_string_value(json_object_get(e, "run_type"));
+        if (done[i] || (rtype && strcmp(rtype, "iteration"))) continue;
+        const char *key = json_string_value(json_object_get(e, "run_name"));
+        if (!key) key = json_string_value(json_object_get(e, "name"));
+        if (!key) continue;
+        size_t m = 0;
+        for (size_t j = i; j < n; j++) {
+            json_t *f = json_array_get(arr, j);
+            const char *t2 = json_string_value(json_object_get(f, "run_type"));
+            const char *k2 = json_string_value(json_object_get(f, "run_name"));
+            if (!k2) k2 = json_string_value(json_object_get(f, "name"));
+            if (done[j] || !k2 || strcmp(k2, key) || (t2 && strcmp(t2, "iteration"))) continue;
+            done[j] = true;
+            if (json_is_true(json_object_get(f, "error_occurred"))) {
+                snprintf(err, len, "benchmark %s reported an error: %s", key,
+                         json_string_value(json_object_get(f, "error_message")) ?: "?");
+                rc = LAT_EFORMAT;
+                break;
+            }
+            double u = unit_ns(json_string_value(json_object_get(f, "time_unit")));
+            rt[m] = json_number_value(json_object_get(f, "real_time")) * u;
+            ct[m++] = json_number_value(json_object_get(f, "cpu_time")) * u;
+        }
+        if (rc || m == 0) continue;
+        qsort(rt, m, sizeof *rt, by_double);
+        qsort(ct, m, sizeof *ct, by_double);
+        rc = lat_ab_record(ab, round, side, key, "time", lat_stats_quantile_sorted(rt, m, 0.5),
+                           NAN);
+        if (!rc)
+            rc = lat_ab_record(ab, round, side, key, "cpu", lat_stats_quantile_sorted(ct, m, 0.5),
+                               NAN);
+        a->benches++;
+    }
+    if (!rc && a->benches == 0) {
+        snprintf(err, len, "its JSON output holds no benchmark (a filter that matches none?)");
+        rc = LAT_EFORMAT;
+    }
+    lat__free(rt);
+    lat__free(ct);
+    lat__free(done);
+    json_decref(doc);
+    return rc;
+}
+
+/* ---- one run ------------------------------------------------------------------------------ */
+
+#define MAX_ARGS 256
+
+int lat_ab_run(const lat_ab_prog *prog, const lat_ab_run_opts *o, lat_ab *ab, unsigned round,
+               int side, lat_ab_account *acct, char *err, size_t errlen) {
+    if (!prog || !prog->argv || !prog->argv[0] || !o || !o->dir || !ab || !acct) return -EINVAL;
+    memset(acct, 0, sizeof *acct);
+    if (errlen) err[0] = 0;
+    char json[4096], out[4096], errp[4096], filt[1024], reps[64];
+    snprintf(json, sizeof json, "%s/%s-%u.json", o->dir, lat_ab_side_name(side), round);
+    snprintf(out, sizeof out, "%s/%s-%u.out", o->dir, lat_ab_side_name(side), round);
+    snprintf(errp, sizeof errp, "%s/%s-%u.err", o->dir, lat_ab_side_name(side), round);
+    char *argv[MAX_ARGS + 8];
+    int n = 0;
+    for (; prog->argv[n] && n < MAX_ARGS; n++)
+        argv[n] = prog->argv[n];
+    if (prog->mode == LAT_AB_HARNESS) {
+        argv[n++] = "--json";
+        argv[n++] = json;
+        if (!o->full) argv[n++] = "--quick";
+        if (o->filter) {
+            argv[n++] = "--filter";
+            argv[n++] = (char *)o->filter;
+        }
+    } else if (prog->mode == LAT_AB_GBENCH) {
+        argv[n++] = "--benchmark_format=json";
+        snprintf(reps, sizeof reps, "--benchmark_repetitions=%u",
+                 o->repetitions ? o->repetitions : 5);
+        argv[n++] = reps;
+        if (o->filter) {
+            snprintf(filt, sizeof filt, "--benchmark_filter=%s", o->filter);
+            argv[n++] = filt;
+        }
+    }
+    argv[n] = NULL;
+    int rc = spawn(argv, prog->mode == LAT_AB_GBENCH ? json : out, errp, o->cpu, o->timeout_ns,
+                   acct);
+    char tail[300];
+    if (rc == -ETIMEDOUT) {
+        snprintf(err, errlen, "did not end within its timeout (%.1f s): killed",
+                 (double)o->timeout_ns / 1e9);
+        return rc;
+    }
+    if (rc) {
+        snprintf(err, errlen, "cannot start it: %s", lat_strerror(rc));
+        return rc;
+    }
+    if (!WIFEXITED(acct->status) || WEXITSTATUS(acct->status) != 0) {
+        last_line(errp, tail, sizeof tail);
+        if (WIFEXITED(acct->status))
+            snprintf(err, errlen, "exited with status %d%s%s", WEXITSTATUS(acct->status),
+                     tail[0] ? ": " : "", tail);
+        else
+            snprintf(err, errlen, "was killed by signal %d", WTERMSIG(acct->status));
+        return LAT_EFORMAT;
+    }
+    if (prog->mode == LAT_AB_HARNESS)
+        rc = read_harness(json, ab, round, side, acct, err, errlen);
+    else if (prog->mode == LAT_AB_GBENCH)
+        rc = read_gbench(json, ab, round, side, acct, err, errlen);
+    else {
+        bool disturbed = isfinite(acct->runq_ns) &&
+                         acct->runq_ns > LAT_AB_RUNQ_SET_ASIDE * acct->wall_ns;
+        double wall = acct->wall_ns - (isfinite(acct->runq_ns) ? acct->runq_ns : 0);
+        double kept = isfinite(acct->runq_ns) ? 1 - acct->runq_ns / acct->wall_ns : NAN;
+        rc = lat_ab_record(ab, round, side, "command", "wall", disturbed ? NAN : wall, kept);
+        if (!rc) rc = lat_ab_record(ab, round, side, "command", "cpu", acct->cpu_ns, NAN);
+        acct->benches = 1;
+    }
+    unlink(json);
+    unlink(out);
+    unlink(errp);
+    return rc;
+}

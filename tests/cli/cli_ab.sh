@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# cli_ab.sh - `latlab ab` from the outside, on a harness program of known
+# truth (tests/peers/abtarget.c, copied under names that set its work): a
+# build 30% slower is called slower and --gate exits 1; the same build twice
+# is neither slower nor faster; commands 50% apart are told apart; usage
+# errors exit 2 naming the flag before any run; a run that fails, hangs, writes
+# no JSON, or a B whose benchmarks differ exits 1 naming which, with partial
+# results written and marked incomplete.
+set -u
+: "${LATLAB:?}" "${LAT_BUILD_DIR:?}"
+T=$LAT_BUILD_DIR/tests/lat_abtarget
+[ -x "$T" ] || { echo "SKIPPED: $T not built"; exit 77; }
+command -v jq >/dev/null || { echo "SKIPPED: jq not installed"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+export LAT_BENCH_NO_PIN=1
+for n in abt-w100-e0-x0-r0 abt-w130-e0-x0-r0 abt-w100-e0-x0-r0-more; do cp "$T" "$tmp/$n"; done
+A=$tmp/abt-w100-e0-x0-r0 B=$tmp/abt-w130-e0-x0-r0
+
+# usage errors: exit 2, the flag named, nothing run
+usage() { # expect-word args...
+    local want=$1; shift
+    "$LATLAB" ab "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+    [ $rc -eq 2 ] || fail "'$*' exited $rc, want 2"
+    grep -q -- "$want" "$tmp/err" || fail "'$*' did not name $want: $(cat "$tmp/err")"
+}
+usage "ab" "$A"
+usage "--band" --band 200% "$A" "$B"
+usage "--budget" --budget 3parsecs "$A" "$B"
+"$LATLAB" ab --json /nonexistent/dir/x.json "$A" "$B" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -ne 0 ] && grep -q "/nonexistent/dir" "$tmp/err" || fail "--json into no folder: rc $rc"
+[ -s "$tmp/out" ] && fail "--json into no folder still ran: $(cat "$tmp/out")"
+usage "/bin/true" /bin/true /bin/true
+usage "--min-rounds" --min-rounds 50 --max-rounds 20 "$A" "$B"
+[ -e "$tmp/A-0.json" ] && fail "a usage error ran something"
+
+# 30% slower: slower, with --gate exit 1; JSON, Markdown and SVG written
+"$LATLAB" ab --budget 40s --min-rounds 8 --gate --json "$tmp/s.json" --md "$tmp/s.md" \
+    --svg "$tmp" "$A" "$B" >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 1 ] || fail "30% slower with --gate exited $rc, want 1: $(cat "$tmp/out" "$tmp/err")"
+jq -e '.complete and .benchmarks[0].verdict == "slower" and .benchmarks[0].figures[0].b_over_a.ratio > 1.1' \
+    "$tmp/s.json" >/dev/null || fail "30% slower: $(cat "$tmp/out")"
+grep -q "slower" "$tmp/s.md" || fail "no Markdown summary"
+grep -q "<svg" "$tmp/known_chain.svg" || fail "no SVG shift function"
+grep -q "could have seen" "$tmp/out" || fail "no minimum detectable effect column"
+
+# the same build twice (at a strict level): never slower nor faster
+"$LATLAB" ab --budget 25s --min-rounds 8 --alpha 0.001 --gate --json "$tmp/aa.json" "$A" "$A" \
+    >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ $rc -eq 0 ] || fail "A against A exited $rc: $(cat "$tmp/out" "$tmp/err")"
+jq -e '.benchmarks[0].verdict != "slower" and .benchmarks[0].verdict != "faster"' "$tmp/aa.json" \
+    >/dev/null || fail "A against A called a change: $(cat "$tmp/out")"
+
+# commands 50% apart
+"$LATLAB" ab --kind command --budget 20s --min-rounds 8 --json "$tmp/c.json" \
+    'sleep 0.02' 'sleep 0.03' >"$tmp/out" 2>"$tmp/err" || fail "commands exited $?: $(cat "$tmp/err")"
+jq -e '.benchmarks[0].name == "command" and .benchmarks[0].verdict == "slower"' "$tmp/c.json" \
+    >/dev/null || fail "sleep 0.03 not slower than 0.02: $(cat "$tmp/out")"
+
+# runtime errors: exit 1, named, partial results marked incomplete
+runtime() { # expect-text args...
+    local want=$1; shift
+    rm -f "$tmp/e.json"
+    timeout 60 "$LATLAB" ab --json "$tmp/e.json" "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+    [ $rc -eq 1 ] || fail "'$*' exited $rc, want 1"
+    grep -q -- "$want" "$tmp/err" || fail "'$*' did not say '$want': $(cat "$tmp/err")"
+    jq -e '.complete == false and (.stopped | length) > 0' "$tmp/e.json" >/dev/null ||
+        fail "'$*': no incomplete JSON: $(cat "$tmp/e.json" 2>&1)"
+}
+runtime "exited with status 3" --kind command 'echo oops >&2; exit 3' 'true'
+runtime "oops" --kind command 'echo oops >&2; exit 3' 'true'
+runtime "timeout" --kind command --timeout 1s 'sleep 30' 'true'
+runtime "JSON report" --kind harness /bin/true /bin/true
+runtime "missing from A: known/more" "$A" "$tmp/abt-w100-e0-x0-r0-more"
+
+if [ $fails -eq 0 ]; then echo "PASS: cli_ab"; else exit 1; fi

@@ -1,0 +1,260 @@
+/* test_ab.c - `latlab ab`'s decision (measure/ab.c) on simulated worlds whose
+ * answer is known: an A/A world (same code both sides), B 2% slower, a
+ * tail-only change, a host drifting 10% over the run, a suite of twenty
+ * unchanged benchmarks, an A/A control that reads a difference; the stop
+ * rule; and each safeguard switched off making its world come out wrong
+ * (pairing, Benjamini-Hochberg, the A/A control). */
+#include "lat_test.h"
+
+#include "latlab/ab.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct world {
+    double shift_b;  /* B / A, true */
+    double tail_b;   /* B / A of the p99 figure (1: none) */
+    double bias_a2;  /* A2 / A, true (1: a sound control) */
+    double drift;    /* the host's slowdown over the whole run (0.1: 10%) */
+    double sd_round; /* the host's level per round (common to the round's runs) */
+    double sd_run;   /* each run's own noise */
+    unsigned benches;
+    bool tail_fig;
+} world;
+
+/* Fill rounds [from, to) of ab with the world's runs; the order inside a
+ * round is random, and the drift moves with each run. */
+static void play(lat_ab *ab, const world *w, unsigned from, unsigned to, unsigned total,
+                 lat_stats_rng *r) {
+    for (unsigned k = from; k < to; k++) {
+        double host = exp(w->sd_round * lat_stats_normal(r));
+        int order[3] = {0, 1, 2};
+        lat_stats_shuffle(r, order, 3);
+        for (int i = 0; i < 3; i++) {
+            int side = order[i];
+            double t = (k * 3.0 + i) / (total * 3.0), lvl = host * (1 + w->drift * t);
+            double f = side == LAT_AB_B ? w->shift_b : side == LAT_AB_A2 ? w->bias_a2 : 1;
+            for (unsigned b = 0; b < w->benches; b++) {
+                char name[32];
+                snprintf(name, sizeof name, "g/b%u", b);
+                double v = 100 * lvl * f * exp(w->sd_run * lat_stats_normal(r));
+                assert_int_equal(lat_ab_record(ab, k, side, name, "time/op", v, 0.97), 0);
+                if (w->tail_fig) {
+                    double tf = side == LAT_AB_B ? w->tail_b : 1;
+                    double p99 = 300 * lvl * tf * exp(3 * w->sd_run * lat_stats_normal(r));
+                    assert_int_equal(lat_ab_record(ab, k, side, name, "p99", p99, NAN), 0);
+                }
+            }
+        }
+    }
+}
+
+/* One run of `latlab ab` in the world: rounds until the stop rule says so
+ * (a budget of max_rounds); the result is left in out. */
+static unsigned run_world(const world *w, uint64_t seed, unsigned max_rounds, lat_ab_result *out) {
+    lat_ab_params p;
+    lat_ab_params_default(&p);
+    p.max_rounds = max_rounds;
+    lat_ab *ab;
+    assert_int_equal(lat_ab_create(&p, &ab), 0);
+    lat_stats_rng r = {seed};
+    unsigned k = 0;
+    char why[256];
+    for (;;) {
+        play(ab, w, k, k + 1, max_rounds, &r);
+        k++;
+        lat_ab_result_fini(out);
+        assert_int_equal(lat_ab_decide(ab, max_rounds - k, out), 0);
+        if (lat_ab_should_stop(&p, out, k, max_rounds - k, why, sizeof why)) break;
+    }
+    lat_ab_destroy(ab);
+    return k;
+}
+
+static void count(const world *w, int seeds, unsigned max_rounds, int *n) {
+    memset(n, 0, 5 * sizeof *n);
+    for (int s = 1; s <= seeds; s++) {
+        lat_ab_result res;
+        memset(&res, 0, sizeof res);
+        run_world(w, (uint64_t)s * 7919, max_rounds, &res);
+        n[res.bench[0].verdict]++;
+        lat_ab_result_fini(&res);
+    }
+}
+
+static const world quiet = {1, 1, 1, 0, 0.01, 0.004, 1, false};
+
+static void test_aa_world(void **s) {
+    (void)s;
+    int n[5];
+    count(&quiet, 40, 60, n);
+    printf("A/A: %d no change, %d slower, %d faster, %d inconclusive, %d void of 40\n",
+           n[LAT_AB_SAME], n[LAT_AB_SLOWER], n[LAT_AB_FASTER], n[LAT_AB_INCONCLUSIVE],
+           n[LAT_AB_VOID]);
+    assert_true(n[LAT_AB_SLOWER] + n[LAT_AB_FASTER] <= 2);
+    assert_true(n[LAT_AB_SAME] >= 30);
+}
+
+static void test_two_percent_world(void **s) {
+    (void)s;
+    world w = quiet;
+    w.shift_b = 1.02;
+    int n[5];
+    count(&w, 40, 60, n);
+    printf("B x1.02: %d slower, %d faster, %d other of 40\n", n[LAT_AB_SLOWER], n[LAT_AB_FASTER],
+           40 - n[LAT_AB_SLOWER] - n[LAT_AB_FASTER]);
+    assert_true(n[LAT_AB_SLOWER] >= 38);
+    assert_int_equal(n[LAT_AB_FASTER], 0);
+    w.shift_b = 1 / 1.02;
+    count(&w, 20, 60, n);
+    assert_true(n[LAT_AB_FASTER] >= 19);
+}
+
+static void test_tail_only_world(void **s) {
+    (void)s;
+    world w = quiet;
+    w.tail_fig = true;
+    w.tail_b = 1.2;
+    int slower = 0, p50_same = 0;
+    for (int seed = 1; seed <= 20; seed++) {
+        lat_ab_result res;
+        memset(&res, 0, sizeof res);
+        run_world(&w, (uint64_t)seed, 60, &res);
+        slower += res.bench[0].verdict == LAT_AB_SLOWER && res.fig[1].kind == LAT_PAIRED_UP;
+        p50_same += res.fig[0].kind == LAT_PAIRED_SAME;
+        lat_ab_result_fini(&res);
+    }
+    printf("tail x1.2: %d of 20 slower at p99, the body no change in %d\n", slower, p50_same);
+    assert_true(slower >= 19);
+    assert_true(p50_same >= 16);
+}
+
+/* The host slows by 10% over the run and B = A.  Paired rounds see no
+ * change; the same runs compared unpaired as a block design does (every A
+ * run of the first half against every B run of the second, Mann-Whitney)
+ * read B slower: pairing is the safeguard. */
+static void test_drift_world(void **s) {
+    (void)s;
+    world w = quiet;
+    w.drift = 0.10;
+    int paired_calls = 0, unpaired_calls = 0;
+    for (int seed = 1; seed <= 20; seed++) {
+        lat_ab_result res;
+        memset(&res, 0, sizeof res);
+        run_world(&w, (uint64_t)seed, 60, &res);
+        paired_calls += res.bench[0].verdict == LAT_AB_SLOWER ||
+                        res.bench[0].verdict == LAT_AB_FASTER;
+        lat_ab_result_fini(&res);
+        /* the block design: A's 30 runs, then B's 30 */
+        lat_stats_rng r = {(uint64_t)seed};
+        double a[30], b[30];
+        for (int k = 0; k < 30; k++) {
+            a[k] = 100 * (1 + w.drift * k / 60.0) * exp(w.sd_run * lat_stats_normal(&r));
+            b[k] = 100 * (1 + w.drift * (30 + k) / 60.0) * exp(w.sd_run * lat_stats_normal(&r));
+        }
+        lat_stats_test t;
+        assert_int_equal(lat_stats_mann_whitney(a, 30, b, 30, &t), 0);
+        unpaired_calls += t.p < 0.01;
+    }
+    printf("drift 10%%, B = A: paired called a change in %d of 20, the block design in %d\n",
+           paired_calls, unpaired_calls);
+    assert_true(paired_calls <= 1);
+    assert_true(unpaired_calls >= 18);
+}
+
+/* Twenty unchanged benchmarks: BH keeps the run's false calls near alpha;
+ * each figure judged at alpha alone calls one far more often. */
+static void test_suite_world(void **s) {
+    (void)s;
+    world w = quiet;
+    w.benches = 20;
+    int runs_bh = 0, runs_raw = 0;
+    for (int seed = 1; seed <= 30; seed++) {
+        lat_ab_params p;
+        lat_ab_params_default(&p);
+        p.alpha = 0.05;
+        lat_ab *ab;
+        assert_int_equal(lat_ab_create(&p, &ab), 0);
+        lat_stats_rng r = {(uint64_t)seed * 31};
+        play(ab, &w, 0, 20, 20, &r);
+        lat_ab_result res;
+        assert_int_equal(lat_ab_decide(ab, 0, &res), 0);
+        runs_bh += res.slower + res.faster > 0;
+        bool any = false;
+        for (size_t i = 0; i < res.nfig; i++)
+            any = any || res.fig[i].ab.test.p < p.alpha;
+        runs_raw += any;
+        lat_ab_result_fini(&res);
+        lat_ab_destroy(ab);
+    }
+    printf("20 unchanged benchmarks: a false call in %d of 30 runs with BH, %d without\n", runs_bh,
+           runs_raw);
+    assert_true(runs_bh <= 5);
+    assert_true(runs_raw >= 12);
+}
+
+/* A control that reads a difference (A2 3% off A) voids every verdict, the
+ * real 2% change of B included; without the control B would read slower. */
+static void test_aa_voids(void **s) {
+    (void)s;
+    world w = quiet;
+    w.shift_b = 1.02;
+    w.bias_a2 = 1.03;
+    lat_ab_result res;
+    memset(&res, 0, sizeof res);
+    run_world(&w, 5, 60, &res);
+    assert_true(res.aa_failed);
+    assert_int_equal(res.bench[0].verdict, LAT_AB_VOID);
+    assert_non_null(strstr(res.bench[0].reason, "A/A control"));
+    assert_int_equal(res.fig[0].kind, LAT_PAIRED_UP); /* the figure itself reads the change */
+    lat_ab_result_fini(&res);
+}
+
+static void test_stop_rule(void **s) {
+    (void)s;
+    lat_ab_result res;
+    memset(&res, 0, sizeof res);
+    /* a quiet A/A decides at an early look */
+    unsigned k = run_world(&quiet, 3, 200, &res);
+    assert_true(k == 10 || k == 15 || k == 23 || k == 35);
+    lat_ab_result_fini(&res);
+    /* a 30% noisy host cannot decide a 1% band in 40 rounds: out of reach before the end */
+    world w = quiet;
+    w.sd_run = 0.3;
+    k = run_world(&w, 3, 40, &res);
+    assert_true(k < 40);
+    assert_int_equal(res.bench[0].verdict, LAT_AB_INCONCLUSIVE);
+    assert_non_null(strstr(res.bench[0].reason, "could have seen"));
+    lat_ab_result_fini(&res);
+}
+
+static void test_missing_and_args(void **s) {
+    (void)s;
+    lat_ab *ab;
+    assert_int_equal(lat_ab_create(NULL, &ab), 0);
+    assert_int_equal(lat_ab_record(ab, 0, LAT_AB_A, "g/x", "time/op", 10, NAN), 0);
+    assert_int_equal(lat_ab_record(ab, 0, LAT_AB_A, "g/y", "time/op", 10, NAN), 0);
+    assert_int_equal(lat_ab_record(ab, 0, LAT_AB_B, "g/x", "time/op", 10, NAN), 0);
+    assert_int_equal(lat_ab_record(ab, 0, 7, "g/x", "time/op", 10, NAN), -EINVAL);
+    char buf[64];
+    assert_int_equal(lat_ab_missing(ab, LAT_AB_A, LAT_AB_B, buf, sizeof buf), 1);
+    assert_string_equal(buf, "g/y");
+    assert_int_equal(lat_ab_missing(ab, LAT_AB_B, LAT_AB_A, buf, sizeof buf), 0);
+    lat_ab_destroy(ab);
+    lat_ab_params p;
+    lat_ab_params_default(&p);
+    p.alpha = 0;
+    assert_int_equal(lat_ab_create(&p, &ab), -EINVAL);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_aa_world),         cmocka_unit_test(test_two_percent_world),
+        cmocka_unit_test(test_tail_only_world),  cmocka_unit_test(test_drift_world),
+        cmocka_unit_test(test_suite_world),      cmocka_unit_test(test_aa_voids),
+        cmocka_unit_test(test_stop_rule),        cmocka_unit_test(test_missing_and_args),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
