@@ -193,17 +193,21 @@ static int read_harness(const char *path, lat_ab *ab, unsigned round, int side,
             break;
         }
         uint32_t m = 0;
+        /* the kept figures of the samples the harness did not set aside */
         for (uint32_t k = 0; k < res->n; k++)
-            if (isfinite(res->ns_per_op[k]) && res->ns_per_op[k] > 0) v[m++] = res->ns_per_op[k];
+            if (isfinite(res->ns_per_op[k]) && res->ns_per_op[k] > 0 &&
+                !lat_bench_sample_set_aside(res, k))
+                v[m++] = res->ns_per_op[k];
         double med = m ? lat_stats_median_inplace(v, m) : NAN;
         lat__free(v);
-        rc = lat_ab_record(ab, round, side, name, "time/op", med, NAN);
+        double kept = isfinite(res->kept_share_all) ? res->kept_share_all : NAN;
+        rc = lat_ab_record(ab, round, side, name, "time/op", med, kept);
         const lat_bench_tail *t = &res->tail;
         if (!rc && t->count > 0) {
             const char *fig[4] = {"p50", "p90", "p99", "p99.9"};
             const double val[4] = {t->p50_ns, t->p90_ns, t->p99_ns, t->p999_ns};
             for (int k = 0; k < 4 && !rc; k++)
-                rc = lat_ab_record(ab, round, side, name, fig[k], val[k], NAN);
+                rc = lat_ab_record(ab, round, side, name, fig[k], val[k], kept);
         }
         a->benches++;
     }
