@@ -55,10 +55,12 @@ int lat_ab_detect(const char *path) {
     if (fstat(fd, &st) == 0 && st.st_size > 0) {
         void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (m != MAP_FAILED) {
-            /* the harness's usage text; Google Benchmark's flag names */
+            /* the harness's usage text; Google Benchmark's flag names (linked
+             * statically) or its C++ symbols (linked to libbenchmark.so) */
             if (contains(m, (size_t)st.st_size, "--cooldown-ms N"))
                 rc = LAT_AB_HARNESS;
-            else if (contains(m, (size_t)st.st_size, "benchmark_format"))
+            else if (contains(m, (size_t)st.st_size, "benchmark_format") ||
+                     contains(m, (size_t)st.st_size, "_ZN9benchmark"))
                 rc = LAT_AB_GBENCH;
             munmap(m, (size_t)st.st_size);
         }

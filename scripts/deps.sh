@@ -1,11 +1,12 @@
 #!/bin/sh
 # deps.sh - install the Debian packages latlab needs, or say how.
 #
-# Usage: scripts/deps.sh run|test
+# Usage: scripts/deps.sh run|test|bench
 #   run:  what building and running latlab needs;
 #   test: that plus the peers and tools the test suite uses (Java reference
 #         HdrHistogram, Concurrency Kit, Google Benchmark, qemu, clang, chromium,
-#         Prometheus and its Pushgateway).
+#         Prometheus and its Pushgateway);
+#   bench: that plus the A/B peers of scripts/ab-bench.sh.
 # As root the missing packages are installed with apt-get; otherwise the single
 # apt-get command to run is printed and the script exits 1.  The npm module used
 # by the interop tests is installed by the Makefile, not here.
@@ -26,6 +27,11 @@ if [ "$mode" = test ] || [ "$mode" = bench ]; then
     # `latlab load`'s tests: real servers it drives (started by the tests on
     # 127.0.0.1) and wrk, the closed-loop peer printed beside it.
     norec="$norec nginx redis-server memcached wrk"
+fi
+if [ "$mode" = bench ]; then
+    # `latlab ab`'s peers in scripts/ab-bench.sh: hyperfine (judged by Welch's
+    # t-test) and Google Benchmark's compare.py (its U test needs scipy).
+    pkgs="$pkgs hyperfine libbenchmark-tools python3-scipy"
 fi
 missing=""
 for p in $pkgs $norec; do

@@ -59,6 +59,20 @@ jq -e '.benchmarks[0].verdict != "slower" and .benchmarks[0].verdict != "faster"
 jq -e '.benchmarks[0].name == "command" and .benchmarks[0].verdict == "slower"' "$tmp/c.json" \
     >/dev/null || fail "sleep 0.03 not slower than 0.02: $(cat "$tmp/out")"
 
+# Google Benchmark programs, unchanged: 30% slower is slower (benchmark name kept)
+G=$LAT_BUILD_DIR/tests/lat_abtarget_gb
+if [ -x "$G" ]; then
+    cp "$G" "$tmp/abtgb-w100"; cp "$G" "$tmp/abtgb-w130"
+    "$LATLAB" ab --budget 20s --min-rounds 8 --reps 3 --args "--benchmark_min_time=0.01" \
+        --json "$tmp/g.json" "$tmp/abtgb-w100" "$tmp/abtgb-w130" >"$tmp/out" 2>"$tmp/err" ||
+        fail "Google Benchmark programs exited $?: $(cat "$tmp/err")"
+    jq -e '.benchmarks[0].name == "BM_chain" and .benchmarks[0].verdict == "slower" and
+        ([.benchmarks[0].figures[].figure] == ["time", "cpu"])' "$tmp/g.json" >/dev/null ||
+        fail "abtgb-w130 not slower than abtgb-w100: $(cat "$tmp/out" "$tmp/err")"
+else
+    echo "note: $G not built (no Google Benchmark): its mode is not checked here"
+fi
+
 # runtime errors: exit 1, named, partial results marked incomplete
 runtime() { # expect-text args...
     local want=$1; shift
