@@ -5,7 +5,8 @@
  *   E  every E-th operation also does X more (a tail-only change; E 0: none)
  *   R  1: record each operation's latency (the per-op p50..p99.9), 0: not.
  * One benchmark, "known/chain"; a name ending "-more" adds "known/more" (a
- * build whose benchmark set differs). */
+ * build whose benchmark set differs).  Named abcmd-w<W>-n<N> it is a command
+ * of known work instead: N operations of W multiply-adds, then exit. */
 #include <latlab/bench.h>
 #include <latlab/clock.h>
 
@@ -46,6 +47,14 @@ static int reg(lat_bench_runner *r) {
 int main(int argc, char **argv) {
     const char *base = strrchr(argv[0], '/');
     base = base ? base + 1 : argv[0];
+    unsigned long ops;
+    if (sscanf(base, "abcmd-w%u-n%lu", &work, &ops) == 2) {
+        uint64_t x = 1;
+        for (unsigned long i = 0; i < ops; i++)
+            x = chain(x, work);
+        sink = x;
+        return 0;
+    }
     if (sscanf(base, "abt-w%u-e%u-x%u-r%u", &work, &every, &extra, &rec) < 1) {
         fprintf(stderr, "%s: name it abt-w<W>-e<E>-x<X>-r<R>\n", base);
         return 2;
