@@ -57,34 +57,43 @@
 #include "latlab/paired.h"
 #include "latlab/stats.h"
 
-static const char *const conf_names[LAT_LAB_NCONF] = {"baseline", "alloc", "share-line", "no-pin",
-                                                      "aa-control"};
-static const char *const conf_flags[LAT_LAB_NCONF] = {"no flags", "--alloc", "--share-line",
-                                                      "--no-pin", "no flags (the baseline again)"};
+/* Each configuration as data: what the classifier needs to know about it,
+ * so that no rule tests which experiment it is judging. */
+static const lat_lab_conf_desc confs[LAT_LAB_NCONF] = {
+    [LAT_LAB_BASE] = {"baseline", "no flags", LAT_LAB_NO_CHANGE, false, false},
+    [LAT_LAB_ALLOC] = {"alloc", "--alloc", LAT_LAB_TAIL, false, false},
+    /* a shared line moves cheaply in the near placement (near_only_share) */
+    [LAT_LAB_SHARE] = {"share-line", "--share-line", LAT_LAB_MEDIAN, true, false},
+    /* unpinned hot threads meet only with a CPU beyond them to wander to */
+    [LAT_LAB_NOPIN] = {"no-pin", "--no-pin", LAT_LAB_VARIANCE, false, true},
+    [LAT_LAB_AA] = {"aa-control", "no flags (the baseline again)", LAT_LAB_NO_CHANGE, false,
+                    false},
+};
 static const char *const kind_names[LAT_LAB_NKINDS] = {"inconclusive", "no significant change",
                                                        "tail disease", "median/throughput disease",
                                                        "variance disease"};
 
+const lat_lab_conf_desc *lat_lab_conf_describe(int conf) {
+    return conf >= 0 && conf < LAT_LAB_NCONF ? &confs[conf] : NULL;
+}
 const char *lat_lab_conf_name(int conf) {
-    return conf >= 0 && conf < LAT_LAB_NCONF ? conf_names[conf] : "?";
+    return conf >= 0 && conf < LAT_LAB_NCONF ? confs[conf].name : "?";
 }
 const char *lat_lab_conf_flag(int conf) {
-    return conf >= 0 && conf < LAT_LAB_NCONF ? conf_flags[conf] : "?";
+    return conf >= 0 && conf < LAT_LAB_NCONF ? confs[conf].flag : "?";
 }
 const char *lat_lab_kind_name(int kind) {
     return kind >= 0 && kind < LAT_LAB_NKINDS ? kind_names[kind] : "?";
 }
 
 int lat_lab_expected(int conf) {
-    switch (conf) {
-    case LAT_LAB_ALLOC:
-        return LAT_LAB_TAIL;
-    case LAT_LAB_SHARE:
-        return LAT_LAB_MEDIAN;
-    case LAT_LAB_NOPIN:
-        return LAT_LAB_VARIANCE;
-    }
-    return LAT_LAB_NO_CHANGE;
+    return conf >= 0 && conf < LAT_LAB_NCONF ? confs[conf].expected : LAT_LAB_NO_CHANGE;
+}
+
+/* The descriptor of conf; a conf outside the table has none of the traits. */
+static lat_lab_conf_desc traits(int conf) {
+    const lat_lab_conf_desc *d = lat_lab_conf_describe(conf);
+    return d ? *d : (lat_lab_conf_desc){"?", "?", LAT_LAB_NO_CHANGE, false, false};
 }
 
 const double lat_lab_quantile_pct[LAT_LAB_NQ] = {50, 90, 99, 99.9, 99.99};
@@ -632,7 +641,7 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
         v->band_rounds = band_rounds(p, t, f, v);
     }
     if (v->kind == LAT_LAB_TAIL) explain_tail(p, t, f, v, v->reason, sizeof v->reason);
-    if (conf == LAT_LAB_NOPIN && p->ncpus <= p->nhot &&
+    if (traits(conf).spare_cpu && p->ncpus <= p->nhot &&
         (v->kind == LAT_LAB_NO_CHANGE || v->kind == LAT_LAB_UNDECIDED)) {
         bool none = v->kind == LAT_LAB_NO_CHANGE;
         v->kind = LAT_LAB_UNDECIDED;
@@ -800,7 +809,8 @@ static int decide_placed(const lat_lab_params *p, int conf, const lat_lab_cell *
      * sharing (near_only_share), so it does not dispute a far disease (one
      * AMD guest read near tail x1.4-1.6 beside far median x2.7 in 3 of 20
      * labs, 29-51 far rounds) */
-    bool near_quiet = conf == LAT_LAB_SHARE && pv[0].kind == LAT_LAB_TAIL && pv[0].p50_below_tick &&
+    bool near_quiet = traits(conf).far_placement && pv[0].kind == LAT_LAB_TAIL &&
+                      pv[0].p50_below_tick &&
                       lat_lab_is_disease(pv[1].kind);
     int d = lat_lab_is_disease(pv[0].kind) && !near_quiet ? 0
             : lat_lab_is_disease(pv[1].kind)              ? 1
@@ -950,7 +960,7 @@ int lat_lab_decide(const lat_lab_params *p, int conf, const lat_lab_cell *base,
     }
     int rc = one ? decide_one(p, conf, base, expc, nrounds, p->min_rounds, v)
                  : decide_placed(p, conf, base, expc, nrounds, v);
-    if (rc == 0 && conf == LAT_LAB_SHARE) near_only_share(p, base, expc, nrounds, v);
+    if (rc == 0 && traits(conf).far_placement) near_only_share(p, base, expc, nrounds, v);
     return rc;
 }
 

@@ -50,6 +50,18 @@ bool lat_lab_is_disease(int kind);
 /* The disease experiment conf is built to show (LAT_LAB_TAIL for alloc, ...). */
 int lat_lab_expected(int conf);
 
+/* A configuration as the verdict sees it: the classifier reads these traits,
+ * never which experiment it is judging. */
+typedef struct lat_lab_conf_desc {
+    const char *name, *flag;
+    int expected;       /* the kind it is built to show (LAT_LAB_NO_CHANGE: none) */
+    bool far_placement; /* its disease shows only in the far placement: near-only rounds
+                         * cannot decide it (share-line) */
+    bool spare_cpu;     /* its disease needs a CPU beyond the hot threads (no-pin) */
+} lat_lab_conf_desc;
+/* conf's descriptor, or NULL outside 0..LAT_LAB_NCONF-1.  Static storage. */
+const lat_lab_conf_desc *lat_lab_conf_describe(int conf);
+
 /* One interval's figures of one run: reports and plots only (lab/report.c);
  * the verdict never reads them (a 100 ms interval on a shared host almost
  * always holds a platform gap; a sample almost never does). */

@@ -447,6 +447,21 @@ static void test_nopin_too_few_cpus(void **s) {
     assert_int_equal(v.kind, LAT_LAB_UNDECIDED);
     assert_non_null(strstr(v.reason, "too few CPUs for no-pin to matter"));
     assert_true(v.host_bound);
+    /* the rule follows the configuration's descriptor: only no-pin needs a
+     * spare CPU, only share-line the far placement; the same rounds judged
+     * as alloc are not bound to the host */
+    for (int x = 0; x < LAT_LAB_NCONF; x++) {
+        const lat_lab_conf_desc *d = lat_lab_conf_describe(x);
+        assert_non_null(d);
+        assert_int_equal(d->spare_cpu, x == LAT_LAB_NOPIN);
+        assert_int_equal(d->far_placement, x == LAT_LAB_SHARE);
+        assert_int_equal(d->expected, lat_lab_expected(x));
+        assert_string_equal(d->name, lat_lab_conf_name(x));
+    }
+    assert_null(lat_lab_conf_describe(LAT_LAB_NCONF));
+    assert_int_equal(lat_lab_decide(&p, LAT_LAB_ALLOC, w.cell[0], w.cell[1], ROUNDS, &v), 0);
+    assert_false(v.host_bound);
+    assert_null(strstr(v.reason, "too few CPUs"));
 }
 
 static void test_too_few_rounds(void **s) {
