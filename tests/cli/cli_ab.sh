@@ -16,7 +16,9 @@ trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 export LAT_BENCH_NO_PIN=1
-for n in abt-w100-e0-x0-r0 abt-w130-e0-x0-r0 abt-w100-e0-x0-r0-more; do cp "$T" "$tmp/$n"; done
+for n in abt-w100-e0-x0-r0 abt-w130-e0-x0-r0 abt-w100-e0-x0-r0-more abt-w100-e0-x0-r0-other; do
+    cp "$T" "$tmp/$n"
+done
 A=$tmp/abt-w100-e0-x0-r0 B=$tmp/abt-w130-e0-x0-r0
 
 # usage errors: exit 2, the flag named, nothing run
@@ -88,5 +90,6 @@ runtime "oops" --kind command 'echo oops >&2; exit 3' 'true'
 runtime "timeout" --kind command --timeout 1s 'sleep 30' 'true'
 runtime "JSON report" --kind harness /bin/true /bin/true
 runtime "missing from A: known/more" "$A" "$tmp/abt-w100-e0-x0-r0-more"
+runtime "suite 'abother'" "$A" "$tmp/abt-w100-e0-x0-r0-other"
 
 if [ $fails -eq 0 ]; then echo "PASS: cli_ab"; else exit 1; fi

@@ -5,7 +5,8 @@
  *   E  every E-th operation also does X more (a tail-only change; E 0: none)
  *   R  1: record each operation's latency (the per-op p50..p99.9), 0: not.
  * One benchmark, "known/chain"; a name ending "-more" adds "known/more" (a
- * build whose benchmark set differs).  Named abcmd-w<W>-n<N> it is a command
+ * build whose benchmark set differs), "-other" names its suite "abother" (a
+ * report of another suite).  Named abcmd-w<W>-n<N> it is a command
  * of known work instead: N operations of W multiply-adds, then exit. */
 #include <latlab/bench.h>
 #include <latlab/clock.h>
@@ -61,5 +62,6 @@ int main(int argc, char **argv) {
     }
     more = strstr(base, "-more") != NULL;
     cal = lat_clock_default();
-    return lat_bench_main(argc, argv, "abtarget", reg, 0, stdout, stderr);
+    const char *suite = strstr(base, "-other") ? "abother" : "abtarget";
+    return lat_bench_main(argc, argv, suite, reg, 0, stdout, stderr);
 }
