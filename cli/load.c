@@ -9,8 +9,10 @@
 #include "load.h"
 #include "promcli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <netdb.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -70,7 +72,9 @@ static const cli_opt load_opts[] = {
     CLI_CHOICE_OPT("protocol", &o.protocol, "echo|http|redis|memcached",
                    "the wire protocol (default http)"),
     CLI_NUM_OPT("timeout", CLI_DURATION, &o.timeout_ns, "DUR",
-                "a request without a response this long fails (default 10s)", 0, 0),
+                "a request without a response this long fails (default 10s); the\n"
+                "run ends by the schedule plus this, what is left counted as failed",
+                0, 0),
     CLI_NUM_OPT("cpu", CLI_INT, &o.cpu, "CPU", "pin the sending thread there (default: not pinned)",
                 0, 4095),
     CLI_STR_OPT("json", CLI_PATH, &o.json, "FILE", "the results and the verdict as JSON"),
@@ -136,8 +140,10 @@ const cli_spec cmd_load_spec = {
     .epilog =
         "Prints a live line per second on stderr (rate, the second's p50/p99/p99.9,\n"
         "errors, lag p99, wait p99), then the table with 95% intervals, errors by kind (refused,\n"
-        "reset, closed, malformed, oversized, timeout, aborted), the sending thread's\n"
-        "platform gaps, and last the verdict: \"valid\" or \"invalid: <reason>\".\n"
+        "reset, closed, malformed, oversized, timeout, aborted, unsent, unanswered), the\n"
+        "sending thread's platform gaps, and last the verdict: \"valid\" or\n"
+        "\"invalid: <reason>\".  SIGINT/SIGTERM end the run at once (in-flight requests\n"
+        "get 100 ms) and write what was measured; the verdict says it was cut short.\n"
         "Exit 0 ok, 1 the run could not go on (unreachable, refused, every connection\n"
         "down for a second) or a write failed, 2 usage, 4 invalid with --strict.\n",
     .min_args = 1,
@@ -253,7 +259,8 @@ static void on_signal(int sig) {
 /* Run every engine on its thread (stopped by SIGINT/SIGTERM) while this one ticks. */
 static int run_threads(load_live *lv, lat_loadrun *lr) {
     running = lr;
-    struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+    /* a second signal ends the process the default way */
+    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESETHAND}, old_int, old_term;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     int rc = lat_loadrun_run(lr, lv->t0_s, load_tick, lv);
@@ -286,6 +293,20 @@ static int run_engine(load_run *r) {
     rc = load_live_close(&lv, rc);
     lat_loadrun_destroy(lr);
     return rc;
+}
+
+/* Why the run could not go on, with the address it went to ("connection
+ * refused by 127.0.0.1 port 9"), on stderr. */
+static void run_error(const load_run *r) {
+    char host[NI_MAXHOST] = "?", serv[NI_MAXSERV] = "?", why[128];
+    getnameinfo((const struct sockaddr *)&r->cfg.addr, r->cfg.addr_len, host, sizeof host, serv,
+                sizeof serv, NI_NUMERICHOST | NI_NUMERICSERV);
+    snprintf(why, sizeof why, "%s", strerror(-r->run_rc));
+    why[0] = (char)tolower((unsigned char)why[0]);
+    bool down = r->counts.sent > 0 || r->counts.scheduled > 0;
+    cli_error(CMD, "%s: the run could not go on: %s%s %s %s port %s", r->target,
+              down ? "every connection stayed down for a second: " : "", why,
+              r->run_rc == -ECONNREFUSED ? "by" : "at", host, serv);
 }
 
 static int parse(int argc, char **argv, const char **url_path, const char **target) {
@@ -343,8 +364,7 @@ int cmd_load(int argc, char **argv) {
         }
     rc = run_engine(&r);
     if (replay_f) fclose(replay_f);
-    if (!rc && r.run_rc)
-        cli_error(CMD, "%s: the run could not go on: %s", r.target, strerror(-r.run_rc));
+    if (!rc && r.run_rc) run_error(&r);
     int prc = (!rc) ? load_print(&r) : CLI_OK;
     int jrc = (!rc && o.json) ? load_write_json(&r, o.json) : CLI_OK;
     if (!rc && o.hgrm && load_write_hgrm(&r.h[LAT_LOAD_LATENCY], o.hgrm)) jrc = CLI_ERR;

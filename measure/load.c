@@ -104,6 +104,8 @@ int lat_load_target_split(const char *t, char *host, size_t hn, char *port, cons
         if (!pl || pl > 5 || strspn(ps, "0123456789") < pl) return *why = ": bad port", -EINVAL;
         memcpy(port, ps, pl);
         port[pl] = 0;
+        long pn = strtol(port, NULL, 10);
+        if (pn < 1 || pn > 65535) return *why = ": port out of range (1-65535)", -EINVAL;
     } else {
         strcpy(port, def_port);
     }
@@ -118,27 +120,45 @@ static int replay_line(const char *line, uint64_t *v) {
     if (*p == '#' || *p == '\n' || !*p) return 0;
     errno = 0;
     unsigned long long x = strtoull(p, &end, 10);
-    if (errno || end == p || *p == '-' || (*end && !strchr(" \t\r\n", *end))) return -1;
+    if (errno || end == p || *p == '-') return -1;
+    end += strspn(end, " \t\r\n");
+    if (*end && *end != '#') return -1; /* one time a line, then a comment at most */
     *v = x;
     return 1;
 }
 
-uint64_t lat_load_replay_next(void *file) {
+/* The next line of f as replay_line reads it, 2 at the end of the file.  A
+ * line longer than the buffer is one line still (never two times): a comment
+ * is skipped to its end; otherwise what the buffer holds after the indentation
+ * is read, and the rest must be blank (else the line is not a time, -1). */
+static int replay_read(FILE *f, uint64_t *v) {
     char line[128];
-    uint64_t v;
-    while (fgets(line, sizeof line, file)) {
-        int k = replay_line(line, &v);
-        if (k) return k > 0 ? v : UINT64_MAX;
+    int c;
+    while ((c = getc(f)) == ' ' || c == '\t') { /* indentation, however long */
     }
-    return UINT64_MAX;
+    if (c == EOF || ungetc(c, f) == EOF || !fgets(line, sizeof line, f)) return 2;
+    size_t len = strlen(line);
+    if (len + 1 < sizeof line || line[len - 1] == '\n') return replay_line(line, v);
+    bool comment = line[0] == '#';
+    int k = replay_line(line, v);
+    while ((c = getc(f)) != EOF && c != '\n')
+        if (!comment && c != ' ' && c != '\t' && c != '\r') k = -1;
+    return k;
+}
+
+uint64_t lat_load_replay_next(void *file) {
+    uint64_t v;
+    for (;;) {
+        int k = replay_read(file, &v);
+        if (k) return k == 1 ? v : UINT64_MAX;
+    }
 }
 
 int lat_load_replay_check(FILE *f, uint64_t *n, uint64_t *last, long *line_no) {
-    char line[128];
     uint64_t v;
+    int k;
     *n = *last = 0;
-    for (*line_no = 1; fgets(line, sizeof line, f); ++*line_no) {
-        int k = replay_line(line, &v);
+    for (*line_no = 1; (k = replay_read(f, &v)) != 2; ++*line_no) {
         if (k < 0 || (k && (v < *last || v >= UINT64_MAX / 2))) return -EINVAL;
         if (k) *last = v, ++*n;
     }
@@ -148,8 +168,8 @@ int lat_load_replay_check(FILE *f, uint64_t *n, uint64_t *last, long *line_no) {
 /* ---- state --------------------------------------------------------------------------- */
 
 const char *lat_load_err_name(lat_load_err k) {
-    static const char *const n[] = {"refused",   "reset",   "closed", "malformed",
-                                    "oversized", "timeout", "aborted"};
+    static const char *const n[] = {"refused", "reset",   "closed", "malformed", "oversized",
+                                    "timeout", "aborted", "unsent", "unanswered"};
     return (unsigned)k < LAT_LOAD_NERR ? n[k] : "?";
 }
 
@@ -211,6 +231,7 @@ struct lat_load {
     uint64_t inflight;    /* requests in flight on every connection */
     uint64_t down_since;  /* cycles since when no connection is up (0: some is) */
     unsigned rr, up;      /* round-robin cursor; connections up */
+    int conn_err;         /* the last connect's error (errno), for a run that cannot go on */
     uint64_t room;        /* bumped when a connection may have gained room */
     /* Waits on the service: a due request found every connection at its cap
      * with no response left to read (full_at, blocked) until one gained room.
@@ -407,6 +428,7 @@ static int conn_open(lat_load *l, conn *c) {
         return 0;
     }
     int rc = -errno;
+    l->conn_err = errno;
     close(fd);
     c->fd = -1;
     return rc;
@@ -448,6 +470,7 @@ static int conn_connected(lat_load *l, conn *c, uint64_t now) {
     socklen_t sl = sizeof err;
     if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &sl) || err) {
         CADD(l, errors[LAT_LOAD_REFUSED], 1);
+        l->conn_err = err ? err : EIO;
         conn_close(l, c, now + cyc(l, 10000000));
         return err ? err : EIO;
     }
@@ -706,8 +729,13 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended) {
 typedef struct run {
     lat_load_sched s;
     uint64_t t0, next, seq; /* cycles of the start and of the next intended send */
+    uint64_t end, deadline; /* cycles: the schedule's end; the run's (end + timeout, or a
+                               stop's grace) */
+    uint64_t total;         /* requests in the schedule (rate x duration: an estimate but
+                               for constant arrivals), the backlog's bound */
     uint64_t room_seen;     /* l->room when every connection was last found full */
     bool done, due_counted, waiting;
+    bool stopping; /* lat_load_stop seen: nothing more is scheduled */
 } run;
 
 static void advance(lat_load *l, run *r) {
@@ -715,22 +743,70 @@ static void advance(lat_load *l, run *r) {
                                                     : lat_load_sched_next(&r->s);
     if (t != UINT64_MAX) t += l->cfg.offset_ns;
     r->due_counted = r->waiting = false;
-    if (t >= l->cfg.duration_ns || atomic_load_explicit(&l->stop, memory_order_relaxed))
+    if (t >= l->cfg.duration_ns)
         r->done = true;
     else
         r->next = r->t0 + cyc(l, t);
 }
 
-/* Once a millisecond: timeouts, reopening, the counters others read.  Returns
- * -EIO when no connection has been up for a second. */
+/* Every request due by now and not sent fails as kind: the count (the
+ * backlog it was, noted as such). */
+static uint64_t drop_due(lat_load *l, run *r, uint64_t now, lat_load_err kind) {
+    uint64_t n = 0, sched = 0;
+    while (!r->done && r->next <= now) {
+        sched += !r->due_counted;
+        n++;
+        advance(l, r);
+    }
+    if (!n) return 0;
+    CADD(l, scheduled, sched);
+    CADD(l, errors[kind], n);
+    CADD(l, failed, n);
+    if (n > CGET(l, backlog_max)) CSET(l, backlog_max, n);
+    return n;
+}
+
+/* A stop, once seen: what is due and unsent fails as unsent, nothing more is
+ * scheduled, and what is in flight has the grace (at most the timeout) to
+ * complete. */
+static void stop_seen(lat_load *l, run *r, uint64_t now) {
+    bool cut = !r->done;
+    cut |= drop_due(l, r, now, LAT_LOAD_UNSENT) > 0;
+    r->done = r->stopping = true;
+    if (cut) CSET(l, stopped, 1);
+    uint64_t grace =
+        LAT_LOAD_STOP_GRACE_NS < l->cfg.timeout_ns ? LAT_LOAD_STOP_GRACE_NS : l->cfg.timeout_ns;
+    if (now + cyc(l, grace) < r->deadline) r->deadline = now + cyc(l, grace);
+}
+
+/* The deadline: whatever was never sent fails as unsent, whatever is in
+ * flight as a timeout (its latency is over the timeout by now: its intended
+ * time is before the schedule's end), or after a stop as unanswered. */
+static void deadline_reached(lat_load *l, run *r, uint64_t now) {
+    uint64_t n = drop_due(l, r, now, LAT_LOAD_UNSENT) + l->inflight;
+    for (unsigned i = 0; i < l->cfg.connections; i++)
+        if (l->conns[i].inflight)
+            conn_fail(l, &l->conns[i], r->stopping ? LAT_LOAD_UNANSWERED : LAT_LOAD_TIMEOUT, now);
+    r->done = true;
+    if (n && r->stopping)
+        CSET(l, stopped, 1);
+    else if (n)
+        CSET(l, deadline, 1);
+}
+
+/* Once a millisecond: timeouts, reopening, a stop, the deadline, the counters
+ * others read.  Returns the last connect's error (or -EIO) when no connection
+ * has been up for a second. */
 static int housekeep(lat_load *l, run *r, uint64_t now) {
     uint64_t tmo = cyc(l, l->cfg.timeout_ns);
     for (unsigned i = 0; i < l->cfg.connections; i++) {
         conn *c = &l->conns[i];
-        if (c->state == C_UP && c->inflight && now - c->q[c->head].sent > tmo)
+        if (c->state == C_UP && c->inflight && now > c->q[c->head].sent &&
+            now - c->q[c->head].sent > tmo) /* (now may be from before a send) */
             conn_fail(l, c, LAT_LOAD_TIMEOUT, now);
         if (c->state == C_CONNECTING && now >= c->retry_at) { /* a peer that never answers */
             CADD(l, errors[LAT_LOAD_REFUSED], 1);
+            l->conn_err = ETIMEDOUT;
             conn_close(l, c, now + cyc(l, 10000000));
         }
         if (c->state == C_DOWN && now >= c->retry_at) {
@@ -741,9 +817,14 @@ static int housekeep(lat_load *l, run *r, uint64_t now) {
             }
         }
     }
-    if (!r->done && atomic_load_explicit(&l->stop, memory_order_relaxed)) r->done = true;
-    if (r->waiting && now > r->next) {
-        uint64_t b = (uint64_t)((double)ns_of(l, now - r->next) / r->s.period_ns) + 1;
+    if (!r->stopping && atomic_load_explicit(&l->stop, memory_order_relaxed)) stop_seen(l, r, now);
+    if (now >= r->deadline && (!r->done || l->inflight)) deadline_reached(l, r, now);
+    if (r->waiting && !r->done && now > r->next) {
+        /* due since r->next, up to the schedule's end; at most what it holds */
+        uint64_t upto = now < r->end ? now : r->end;
+        uint64_t b =
+            upto > r->next ? (uint64_t)((double)ns_of(l, upto - r->next) / r->s.period_ns) + 1 : 1;
+        if (r->total > r->seq && b > r->total - r->seq) b = r->total - r->seq;
         if (b > CGET(l, backlog_max)) CSET(l, backlog_max, b);
     }
     CSET(l, gaps, l->gaps->count);
@@ -754,20 +835,9 @@ static int housekeep(lat_load *l, run *r, uint64_t now) {
     } else if (!l->down_since) {
         l->down_since = now;
     } else if (now - l->down_since > cyc(l, 1000000000)) {
-        return -EIO;
+        return l->conn_err ? -l->conn_err : -EIO;
     }
     return 0;
-}
-
-/* The run cannot go on: every request due and unsent is aborted. */
-static void abort_due(lat_load *l, run *r, uint64_t now) {
-    while (!r->done && r->next <= now) {
-        if (!r->due_counted) CADD(l, scheduled, 1);
-        CADD(l, errors[LAT_LOAD_ABORTED], 1);
-        CADD(l, failed, 1);
-        r->due_counted = true;
-        advance(l, r);
-    }
 }
 
 /* Send what is due when a connection has room: true when one went out. */
@@ -821,7 +891,8 @@ static int loop(lat_load *l, run *r) {
             bool sent = try_send(l, r, now);
             prev = lat_cycles();
             send_time(l, now, prev, sent);
-            if (sent) continue;
+            /* back to back, with housekeeping (a stop, the deadline) still due */
+            if (sent && now < hk) continue;
         }
         if (l->inflight && (r->waiting || r->done)) {
             /* Nothing can go out before a response (every connection full,
@@ -844,7 +915,7 @@ static int loop(lat_load *l, run *r) {
             if (!l->inflight && !r->waiting) poll_events(l, 0);
             int rc = housekeep(l, r, now);
             if (rc) {
-                abort_due(l, r, now);
+                drop_due(l, r, now, LAT_LOAD_ABORTED); /* the run cannot go on */
                 return rc;
             }
             hk = now + hk_step;
@@ -873,6 +944,12 @@ int lat_load_run(lat_load *l) {
                         l->cfg.rate_hz, l->cfg.seed);
     r.t0 = l->cfg.start_cycles ? l->cfg.start_cycles : lat_cycles() + cyc(l, 1000000);
     r.next = r.t0;
+    const uint64_t far_ns = 100000000000000000ull; /* ~3 years: no overflow in cycles */
+    uint64_t d = l->cfg.duration_ns < far_ns ? l->cfg.duration_ns : far_ns;
+    uint64_t tmo = l->cfg.timeout_ns < far_ns ? l->cfg.timeout_ns : far_ns;
+    r.end = r.t0 + cyc(l, d);
+    r.deadline = r.end + cyc(l, tmo);
+    r.total = (uint64_t)ceil(l->cfg.rate_hz * ((double)d / 1e9));
     advance(l, &r);
     lat_schedstat s0, s1; /* the run queue: this machine's other threads */
     bool have_s = lat_schedstat_read(NULL, &s0) == 0;
@@ -914,5 +991,7 @@ json_t *lat_load_counts_json(const lat_load_counts *c) {
     json_object_set_new(o, "gap_longest_ns", json_integer((json_int_t)c->gap_longest_ns));
     json_object_set_new(o, "runq_wait_ns", json_integer((json_int_t)c->runq_ns));
     json_object_set_new(o, "run_ns", json_integer((json_int_t)c->run_ns));
+    json_object_set_new(o, "stopped", json_integer((json_int_t)c->stopped));
+    json_object_set_new(o, "deadline", json_integer((json_int_t)c->deadline));
     return o;
 }

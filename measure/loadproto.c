@@ -390,9 +390,11 @@ static int resp_line(lat_loadproto_state *s) {
         if (n > 0) s->pending += n;
         break;
     case '%':
-    case '|':
         if (n > 0) s->pending += 2 * n;
         break;
+    case '|': /* RESP3 attribute: its pairs, then the reply (or element) it annotates */
+        if (n > 0) s->pending += 2 * n;
+        return LAT_LOADPROTO_MORE;
     default:
         return -EBADMSG;
     }

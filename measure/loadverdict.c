@@ -111,6 +111,7 @@ static void judge_pcts(const lat_load_verdict_in *in, lat_load_verdict *v) {
     lat_hist_ci ci[LAT_LOAD_VERDICT_MAX];
     lat_hist_cis_at_percentiles(in->latency, in->ps, v->confidence, ci, in->nps);
     char lagbad[160] = "", waitbad[160] = "", widebad[160] = "";
+    size_t printed = 0;
     for (size_t i = 0; i < in->nps; i++) {
         lat_load_pct *p = &v->pct[i];
         p->p = in->ps[i];
@@ -123,7 +124,9 @@ static void judge_pcts(const lat_load_verdict_in *in, lat_load_verdict *v) {
         p->wait_ok = (double)p->wait < v->lag_fraction * (double)ci[i].value;
         double w = ci[i].value > 0 ? (double)(ci[i].hi - ci[i].lo) / (double)ci[i].value : 0;
         p->width_ok = w <= v->ci_width;
+        p->valid = p->printed && p->lag_ok && p->wait_ok && p->width_ok;
         if (!p->printed) continue;
+        printed++;
         if (!p->lag_ok) name_pct(lagbad, p->p);
         if (!p->wait_ok) name_pct(waitbad, p->p);
         if (p->lag_ok && p->wait_ok && !p->width_ok) name_pct(widebad, p->p);
@@ -175,6 +178,61 @@ static void judge_pcts(const lat_load_verdict_in *in, lat_load_verdict *v) {
     if (*widebad)
         add_reason(v, "%s: confidence interval wider than %.0f%% of the value", widebad,
                    v->ci_width * 100);
+    /* the pace on its own: a service that did not keep up is named even when
+     * no percentile's lag or wait shows it (its queue was at the service) */
+    if (*behind && !(*lagbad && drained) && !*waitbad) add_reason(v, "%s", behind);
+    if (in->nps && !printed && lat_hist_total(in->latency) > 0)
+        add_reason(v, "too few samples (%lld) for any percentile: p%g needs %lld",
+                   (long long)lat_hist_total(in->latency), in->ps[0],
+                   (long long)v->pct[0].needed_n);
+}
+
+/* "timeout 3, unsent 96" (the kinds with requests failed) into buf. */
+static void failed_kinds(const lat_load_counts *c, char *buf, size_t n) {
+    size_t k = 0;
+    buf[0] = 0;
+    for (int e = 0; e < LAT_LOAD_NERR && k < n; e++)
+        if (e != LAT_LOAD_REFUSED && c->errors[e])
+            k += (size_t)snprintf(buf + k, n - k, "%s%s %llu", k ? ", " : "",
+                                  lat_load_err_name((lat_load_err)e),
+                                  (unsigned long long)c->errors[e]);
+}
+
+/* What went wrong on the wire and in the run's course: failures by kind,
+ * error replies, protocol errors with nothing in flight, refused connects,
+ * a run cut short or ended by its deadline. */
+static void judge_wire(const lat_load_verdict_in *in, lat_load_verdict *v) {
+    const lat_load_counts *c = in->counts;
+    char kinds[256];
+    failed_kinds(c, kinds, sizeof kinds);
+    if (c->stopped)
+        add_reason(v,
+                   "the run was cut short (stopped after %.1f s of a %.1f s schedule): the "
+                   "requests due and never sent or answered are counted as failed",
+                   (double)c->run_ns / 1e9, (double)in->duration_ns / 1e9);
+    if (c->deadline)
+        add_reason(v, "the run reached its deadline (the schedule plus the timeout) with "
+                      "requests never answered or never sent");
+    if (c->failed)
+        add_reason(v, "%llu requests failed (%s; their latency is not in the percentiles)",
+                   (unsigned long long)c->failed, kinds);
+    if (c->error_replies)
+        add_reason(v,
+                   "%llu of the %llu replies said error (HTTP >= 400, RESP error, memcached "
+                   "ERROR): the service's errors, timed with its answers",
+                   (unsigned long long)c->error_replies, (unsigned long long)c->completed);
+    uint64_t wire = 0; /* errors counted with no request in flight */
+    for (int e = 0; e < LAT_LOAD_NERR; e++)
+        if (e != LAT_LOAD_REFUSED) wire += c->errors[e];
+    wire = wire > c->failed ? wire - c->failed : 0;
+    if (wire)
+        add_reason(v,
+                   "%llu protocol errors with no request in flight (responses nobody asked for, "
+                   "or refused by the parser; the connection was reopened each time)",
+                   (unsigned long long)wire);
+    if (c->errors[LAT_LOAD_REFUSED])
+        add_reason(v, "%llu connects refused or failed",
+                   (unsigned long long)c->errors[LAT_LOAD_REFUSED]);
 }
 
 int lat_load_verdict_judge(const lat_load_verdict_in *in, lat_load_verdict *v) {
@@ -201,9 +259,7 @@ int lat_load_verdict_judge(const lat_load_verdict_in *in, lat_load_verdict *v) {
             add_reason(v, "arrivals are not Poisson (Anderson-Darling A2* %.2f >= %.3f at 1%%)",
                        v->ad_a2, LAT_AD_EXP_CRIT_1PCT);
     }
-    if (c->failed)
-        add_reason(v, "%llu requests failed (their latency is not in the percentiles)",
-                   (unsigned long long)c->failed);
+    judge_wire(in, v);
     if (!c->completed) add_reason(v, "no request completed");
     /* a run stopped early offered its requests over its own length */
     uint64_t sched_ns = c->run_ns && c->run_ns < in->duration_ns ? c->run_ns : in->duration_ns;
@@ -249,6 +305,7 @@ json_t *lat_load_verdict_json(const lat_load_verdict *v) {
         json_object_set_new(e, "wait_ns", json_integer(p->wait));
         json_object_set_new(e, "wait_ok", json_boolean(p->wait_ok));
         json_object_set_new(e, "width_ok", json_boolean(p->width_ok));
+        json_object_set_new(e, "valid", json_boolean(p->valid));
         if (!p->printed) json_object_set_new(e, "needs_n", json_integer(p->needed_n));
         json_array_append_new(ps, e);
     }

@@ -47,7 +47,9 @@
  * load set it (pin the sender away from the server: cfg.cpu; counts.runq_ns
  * says how long the sender waited behind this machine's other threads).  Failed requests are
  * counted by kind and the connection is reopened; the run stops (fatal) when no connection can be
- * opened for a second, or at the start when any cannot.
+ * opened for a second, or at the start when any cannot.  A run ends by its
+ * deadline, the schedule plus the timeout, whatever the service does: what was
+ * never answered or never sent by then fails (timeout, unsent).
  *
  * Threading: lat_load_run on one thread; lat_load_interval, lat_load_counts and
  * lat_load_stop from one other thread meanwhile.  Allocation only in create. */
@@ -95,12 +97,14 @@ uint64_t lat_load_sched_next(lat_load_sched *s);
  * host gets the host (hn bytes with its NUL), port the port's digits (8
  * bytes), *path the URL's path inside t (NULL without one).  0, or -EINVAL
  * with *why the fault as the end of a sentence ("target 'x'" + why: ": no
- * host", " is not HOST:PORT", ": bad port", ": no ']'"). */
+ * host", " is not HOST:PORT", ": bad port", ": port out of range (1-65535)",
+ * ": no ']'"). */
 int lat_load_target_split(const char *t, char *host, size_t hn, char *port, const char **path,
                           const char **why);
 
 /* --arrivals replay's file: one intended send time per line, ns from the
- * start, non-decreasing, below 2^63 ('#' comments and blank lines skipped).
+ * start, non-decreasing, below 2^63, then at most a '#' comment ('#' comment
+ * lines and blank lines skipped; a line of any length is one line).
  * lat_load_replay_check reads f to its end: 0 with the count (*n) and the
  * last time (*last), -EINVAL at the first line that is not such a time
  * (*line_no, from 1), or -EIO on a read error.  lat_load_replay_next is a
@@ -112,17 +116,20 @@ uint64_t lat_load_replay_next(void *file);
 /* ---- the run ------------------------------------------------------------------------- */
 
 typedef enum lat_load_err {
-    LAT_LOAD_REFUSED,   /* connect refused or failed */
-    LAT_LOAD_RESET,     /* connection reset with requests in flight */
-    LAT_LOAD_CLOSED,    /* the server closed a connection with requests in flight */
-    LAT_LOAD_MALFORMED, /* a response the parser refused */
-    LAT_LOAD_OVERSIZED, /* a response over max_response */
-    LAT_LOAD_TIMEOUT,   /* no response within timeout_ns */
-    LAT_LOAD_ABORTED,   /* due but never sent: the run stopped (fatal) first */
+    LAT_LOAD_REFUSED,    /* connect refused or failed */
+    LAT_LOAD_RESET,      /* connection reset with requests in flight */
+    LAT_LOAD_CLOSED,     /* the server closed a connection with requests in flight */
+    LAT_LOAD_MALFORMED,  /* a response the parser refused */
+    LAT_LOAD_OVERSIZED,  /* a response over max_response */
+    LAT_LOAD_TIMEOUT,    /* no response within timeout_ns */
+    LAT_LOAD_ABORTED,    /* due but never sent: the run stopped (fatal) first */
+    LAT_LOAD_UNSENT,     /* due but never sent: lat_load_stop or the deadline ended the run */
+    LAT_LOAD_UNANSWERED, /* in flight when lat_load_stop ended the run (after its grace) */
     LAT_LOAD_NERR
 } lat_load_err;
 
-/* "refused", "reset", "closed", "malformed", "oversized", "timeout", "aborted". */
+/* "refused", "reset", "closed", "malformed", "oversized", "timeout", "aborted",
+ * "unsent", "unanswered". */
 const char *lat_load_err_name(lat_load_err k);
 
 typedef struct lat_load_cfg {
@@ -166,10 +173,14 @@ typedef struct lat_load_counts {
     uint64_t reconnects, closed_idle; /* connections reopened; closed by the server while idle */
     uint64_t backlog_max;             /* most requests due and not yet sent at once */
     uint64_t gaps, gap_ns, gap_longest_ns; /* the sending thread's platform gaps */
-    uint64_t runq_ns; /* of the run, the sending thread runnable but waiting behind this
-                         machine's other threads (schedstat; 0 without it): the part
-                         of its gaps a local thread, the server's included, took */
-    uint64_t run_ns;  /* from the first intended send to the end of the run */
+    uint64_t runq_ns;  /* of the run, the sending thread runnable but waiting behind this
+                          machine's other threads (schedstat; 0 without it): the part
+                          of its gaps a local thread, the server's included, took */
+    uint64_t run_ns;   /* from the first intended send to the end of the run */
+    uint64_t stopped;  /* 1 when lat_load_stop cut the run short (its schedule or its
+                          drain); summed over engines */
+    uint64_t deadline; /* 1 when the run reached its deadline (schedule + timeout)
+                          with requests unanswered or unsent; summed over engines */
 } lat_load_counts;
 
 typedef struct lat_load lat_load;
@@ -180,13 +191,21 @@ int lat_load_create(const lat_load_cfg *cfg, lat_load **out);
 void lat_load_destroy(lat_load *l); /* NULL is fine; not while running */
 
 /* Run to the end of the schedule and until every request sent has completed
- * or failed.  Returns 0, or a negative errno when the run could not go on
- * (-ECONNREFUSED and friends from connect, -EIO when every connection stayed
- * down for a second; the counts say how far it got), -EINVAL when pinning to
+ * or failed, for at most the schedule plus timeout_ns (the deadline): then
+ * what is in flight fails as a timeout and what is due and unsent as unsent
+ * (counts.deadline).  Returns 0, or a negative errno when the run could not go on
+ * (-ECONNREFUSED and friends from connect; when every connection stayed down
+ * for a second, the last connect's error, -ECONNREFUSED for a target that
+ * went away, or -EIO; the counts say how far it got), -EINVAL when pinning to
  * cfg->cpu failed.  Call once. */
 int lat_load_run(lat_load *l);
 
-/* Ask a running lat_load_run to stop scheduling (async-signal-safe). */
+/* Ask a running lat_load_run to stop (async-signal-safe): within about a
+ * millisecond the requests already due and unsent fail as unsent, nothing
+ * more is scheduled, and the requests in flight get LAT_LOAD_STOP_GRACE_NS
+ * (at most timeout_ns) to complete before they fail as unanswered; the run
+ * then returns 0 with counts.stopped set when it cut anything short. */
+#define LAT_LOAD_STOP_GRACE_NS 100000000ull
 void lat_load_stop(lat_load *l);
 
 /* The histograms of a run, by index. */

@@ -2,7 +2,8 @@
  * run and an incremental response parser per connection.
  *
  * Protocols: a raw fixed-size echo, HTTP/1.1 keep-alive (Content-Length and
- * chunked bodies), Redis RESP (RESP2 and the RESP3 reply types) and the
+ * chunked bodies), Redis RESP (RESP2 and the RESP3 reply types; an attribute,
+ * '|', is skipped and the reply after it read) and the
  * memcached text protocol (get or set over a key space).  The request is built
  * once (lat_loadproto_init); a protocol with a key space rewrites only the
  * fixed-width key digits of a copy for each request, so a request costs a few

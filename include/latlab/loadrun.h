@@ -53,7 +53,7 @@ void lat_loadrun_destroy(lat_loadrun *r); /* NULL is fine; not while running */
  * lat_loadrun_result.  Call once. */
 int lat_loadrun_run(lat_loadrun *r, double t0_s, lat_loadrun_tick_fn tick, void *ud);
 
-/* Ask every engine to stop scheduling (async-signal-safe; NULL is fine). */
+/* Ask every engine to stop, as lat_load_stop (async-signal-safe; NULL is fine). */
 void lat_loadrun_stop(lat_loadrun *r);
 
 /* After the run: the first engine's failure (lat_load_run's result) or 0. */

@@ -17,7 +17,12 @@
  * it); (3) each
  * percentile printed has enough samples that its confidence interval is not
  * max-bound and its relative width is at most ci_width (percentiles without
- * enough samples are not printed at all); (4) no request failed.  The
+ * enough samples are not printed at all, and are not valid; a run with none
+ * printed is not); (4) nothing went wrong on the wire or in the run's course:
+ * no request failed (timeouts, unsent and unanswered ones of a run stopped or
+ * ended by its deadline included), no reply said error, no protocol error with
+ * nothing in flight, no connect refused, the run not cut short, and the
+ * service kept up (completions at LAT_LOAD_BEHIND of the offered rate).  The
  * histograms judged are the kept requests' (load.h: the ones the sending
  * thread's platform gaps made late are censored before); their share is
  * reported beside, and so is the lag-1 dependence of latencies (Spearman's
@@ -87,6 +92,7 @@ typedef struct lat_load_pct {
     lat_hist_ci latency;
     int64_t lag, wait;
     bool lag_ok, wait_ok, width_ok;
+    bool valid; /* printed and every check above passed */
 } lat_load_pct;
 
 typedef struct lat_load_verdict {

@@ -8,7 +8,9 @@
  * gaps), and an impossible rate, late on its own, none; a server's stall
  * with every connection full leaves late requests in the wait's backlog,
  * counted as such, and with connections enough none; lat_load_stop ends a
- * 60 s run at once with nothing lost; a refused target fails with
+ * 60 s run at once with nothing lost; against a server that never answers a
+ * run ends by its deadline (schedule + timeout) and a stop within its grace
+ * (not the timeout), every request due counted; a refused target fails with
  * -ECONNREFUSED and counts it; bad configurations are -EINVAL before
  * anything is opened. */
 #include <arpa/inet.h>
@@ -22,12 +24,14 @@
 #include <unistd.h>
 
 #include "lat_test.h"
+#include "latlab/clock.h"
 #include "latlab/load.h"
 #include "latlab/noise.h"
 
 static int listen_fd;
 static atomic_bool server_stop;
 static atomic_uint stall_at, stall_ms; /* at that read, stall (set before the server starts) */
+static atomic_bool mute;               /* read every request, answer none */
 
 /* Echo everything back on every accepted connection until told to stop
  * (stalling stall_ms once, at read number stall_at, when set). */
@@ -50,7 +54,7 @@ static void *echo_server(void *arg) {
             }
             if (stall_ms && ++reads == stall_at) usleep(stall_ms * 1000u);
             ssize_t k = read(fd, buf, sizeof buf);
-            if (k <= 0 || write(fd, buf, (size_t)k) != k) close(fd);
+            if (k <= 0 || (!mute && write(fd, buf, (size_t)k) != k)) close(fd);
         }
     }
     close(ep);
@@ -407,6 +411,89 @@ static void test_wait_backlog(void **state) {
     stall_ms = 0;
 }
 
+/* A server that accepts and never answers: a 300 ms schedule with a 300 ms
+ * timeout on 2 connections ends by its deadline (schedule + timeout; not a
+ * timeout per request in turn), every scheduled request failed as a timeout
+ * (in flight) or unsent (still waiting for a connection), the backlog at
+ * most the schedule. */
+static void test_deadline(void **state) {
+    (void)state;
+    pthread_t th;
+    mute = true;
+    int port = echo_up(&th);
+    lat_load_cfg c;
+    cfg_for(&c, port, 100, 300000000); /* 30 requests */
+    c.connections = 2;
+    c.max_inflight = 1;
+    c.timeout_ns = 300000000;
+    uint64_t t0 = lat_mono_ns();
+    lat_load_counts n;
+    lat_load *l = run_to_end(&c, &n);
+    uint64_t took = lat_mono_ns() - t0;
+    printf("a mute server: %" PRIu64 " scheduled, %" PRIu64 " timed out, %" PRIu64
+           " unsent, backlog up to %" PRIu64 ", the run took %.2f s\n",
+           n.scheduled, n.errors[LAT_LOAD_TIMEOUT], n.errors[LAT_LOAD_UNSENT], n.backlog_max,
+           (double)took / 1e9);
+    assert_true(took < 600000000ull + 2000000000ull); /* schedule + timeout + slack */
+    assert_int_equal(n.scheduled, 30);
+    assert_int_equal(n.completed, 0);
+    assert_int_equal(n.failed, 30);
+    assert_true(n.errors[LAT_LOAD_TIMEOUT] >= 2);
+    assert_int_equal(n.errors[LAT_LOAD_TIMEOUT] + n.errors[LAT_LOAD_UNSENT], 30);
+    assert_int_equal(n.deadline, 1);
+    assert_int_equal(n.stopped, 0);
+    assert_true(n.backlog_max <= 30);
+    lat_load_destroy(l);
+    stop_server(th);
+    mute = false;
+}
+
+static void *stop_after(void *arg) {
+    usleep(300000);
+    lat_load_stop(arg);
+    return NULL;
+}
+
+/* Stopped 300 ms into a 60 s schedule with a 100 s timeout, the server
+ * answering nothing: the run ends within the stop's grace, not the timeout;
+ * the requests due by then are all counted, those in flight as unanswered,
+ * the rest as unsent, and the run says it was cut short. */
+static void test_stop_prompt(void **state) {
+    (void)state;
+    pthread_t th, stopper;
+    mute = true;
+    int port = echo_up(&th);
+    lat_load_cfg c;
+    cfg_for(&c, port, 100, 60000000000ull);
+    c.connections = 2;
+    c.max_inflight = 1;
+    c.timeout_ns = 100000000000ull;
+    lat_load *l;
+    assert_int_equal(lat_load_create(&c, &l), 0);
+    uint64_t t0 = lat_mono_ns();
+    assert_int_equal(pthread_create(&stopper, NULL, stop_after, l), 0);
+    assert_int_equal(lat_load_run(l), 0);
+    uint64_t took = lat_mono_ns() - t0;
+    pthread_join(stopper, NULL);
+    lat_load_counts n;
+    lat_load_counts_get(l, &n);
+    printf("stopped: %" PRIu64 " scheduled, %" PRIu64 " unanswered, %" PRIu64
+           " unsent; the run took %.2f s\n",
+           n.scheduled, n.errors[LAT_LOAD_UNANSWERED], n.errors[LAT_LOAD_UNSENT],
+           (double)took / 1e9);
+    assert_true(took < 3000000000ull);
+    assert_true(n.scheduled >= 10); /* ~30 due in 300 ms */
+    assert_int_equal(n.completed, 0);
+    assert_int_equal(n.failed, n.scheduled);
+    assert_int_equal(n.errors[LAT_LOAD_UNANSWERED], n.sent);
+    assert_int_equal(n.errors[LAT_LOAD_UNSENT], n.scheduled - n.sent);
+    assert_int_equal(n.stopped, 1);
+    assert_int_equal(n.errors[LAT_LOAD_TIMEOUT], 0);
+    lat_load_destroy(l);
+    stop_server(th);
+    mute = false;
+}
+
 static void test_refused_and_bad(void **state) {
     (void)state;
     lat_loadproto_opts po = {.kind = LAT_LOADPROTO_ECHO};
@@ -443,6 +530,7 @@ int main(void) {
         cmocka_unit_test(test_run),           cmocka_unit_test(test_censor_not_own_lag),
         cmocka_unit_test(test_censor_bursts), cmocka_unit_test(test_censor_in_send),
         cmocka_unit_test(test_wait_backlog),  cmocka_unit_test(test_refused_and_bad),
+        cmocka_unit_test(test_deadline),      cmocka_unit_test(test_stop_prompt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -145,6 +145,9 @@ static void test_redis(void **state) {
     expect("+PONG\r\n:12\r\n$5\r\nhello\r\n$-1\r\n-ERR no\r\n", 5, 1);
     expect("*3\r\n$1\r\na\r\n*2\r\n:1\r\n:2\r\n$0\r\n\r\n*0\r\n*-1\r\n", 3, 0);
     expect("%1\r\n+k\r\n+v\r\n_\r\n", 2, 0);
+    /* a RESP3 attribute is not the reply: the reply after it is (nested too) */
+    expect("|1\r\n+ttl\r\n:3600\r\n$2\r\nok\r\n+PONG\r\n", 2, 0);
+    expect("*2\r\n|1\r\n+a\r\n+b\r\n:1\r\n:2\r\n|0\r\n-ERR x\r\n", 2, 1);
     expect_err("?\r\n", -EBADMSG);
     expect_err("$x\r\n", -EBADMSG);
     expect_err("*-5\r\n", -EBADMSG);

@@ -11,8 +11,10 @@
  * the offered rate over the run, that the service did not keep up (not with
  * the run's length unknown, nor when it kept up but for a stall, nor for a run
  * stopped early); percentiles without enough samples
- * are not printed; failed requests make it invalid; Spearman's rho is 1 / -1 for monotone pairs
- * (ties too), near 0 for independent ones, NAN when a side is constant. */
+ * are not printed; failed requests make it invalid, and so do error replies,
+ * protocol errors, refused connects, a service behind, a run cut short or
+ * ended by its deadline, and too few samples for any percentile; Spearman's rho is 1 / -1 for
+ * monotone pairs (ties too), near 0 for independent ones, NAN when a side is constant. */
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -263,12 +265,95 @@ static void test_verdict(void **state) {
     fini(&f);
 }
 
+/* What went wrong on the wire or in the run's course makes a run that is
+ * otherwise valid invalid, each named: error replies, protocol errors with
+ * nothing in flight (a server answering twice), refused connects, a service
+ * that did not keep up (though no percentile's lag or wait shows it), a run
+ * cut short or ended by its deadline (failures by kind); and a run with too
+ * few samples for any percentile (one request) is not valid, nor is an
+ * unprinted percentile. */
+static void test_verdict_wire(void **state) {
+    (void)state;
+    fixture f;
+    lat_load_verdict v;
+    fill(&f, 20000, 0);
+    judge(&f, &v);
+    assert_true(v.valid); /* the baseline */
+    assert_true(v.pct[0].valid && v.pct[1].valid);
+    assert_false(v.pct[2].valid); /* not printed: not valid */
+    f.c.error_replies = 9000;
+    judge(&f, &v);
+    assert_false(v.valid);
+    assert_non_null(strstr(v.reason, "9000 of the 10000 replies said error"));
+    f.c.error_replies = 0;
+    f.c.errors[LAT_LOAD_MALFORMED] = 400; /* answered twice: no request in flight */
+    f.c.reconnects = 400;
+    judge(&f, &v);
+    assert_false(v.valid);
+    assert_non_null(strstr(v.reason, "400 protocol errors with no request in flight"));
+    f.c.errors[LAT_LOAD_MALFORMED] = 0;
+    f.c.errors[LAT_LOAD_REFUSED] = 3;
+    judge(&f, &v);
+    assert_false(v.valid);
+    assert_non_null(strstr(v.reason, "3 connects refused"));
+    f.c.errors[LAT_LOAD_REFUSED] = 0;
+    /* 10,000 offered over 1 s, completed over 2 s: behind, though lag and wait are small */
+    f.duration_ns = 1000000000;
+    f.c.run_ns = 2000000000;
+    judge(&f, &v);
+    assert_true(v.service_behind);
+    assert_false(v.valid);
+    assert_non_null(strstr(v.reason, "it did not keep up with this rate"));
+    f.c.run_ns = 1000000000;
+    /* stopped during a stall: the due requests never sent fail as unsent */
+    f.c.scheduled = 13000;
+    f.c.failed = f.c.errors[LAT_LOAD_UNSENT] = 2990;
+    f.c.errors[LAT_LOAD_UNANSWERED] = 10;
+    f.c.failed += 10;
+    f.c.stopped = 1;
+    judge(&f, &v);
+    assert_false(v.valid);
+    assert_non_null(strstr(v.reason, "cut short"));
+    assert_non_null(strstr(v.reason, "3000 requests failed (unsent 2990, unanswered 10"));
+    f.c.stopped = 0;
+    f.c.deadline = 1;
+    judge(&f, &v);
+    assert_non_null(strstr(v.reason, "reached its deadline"));
+    assert_null(strstr(v.reason, "cut short"));
+    fini(&f);
+    /* one request: no percentile printed, not valid */
+    lat_load_hist_init(&f.lat);
+    lat_load_hist_init(&f.lag);
+    lat_load_hist_init(&f.wait);
+    lat_hist_record(&f.lat, 1000000);
+    lat_hist_record(&f.lag, 100);
+    lat_hist_record(&f.wait, 0);
+    memset(&f.c, 0, sizeof f.c);
+    f.c.sent = f.c.completed = f.c.scheduled = 1;
+    f.c.run_ns = 1000000;
+    f.duration_ns = 1000000000;
+    static const double ps[] = {50, 99};
+    lat_load_verdict_in in = {.arrivals = LAT_LOAD_CONSTANT,
+                              .latency = &f.lat,
+                              .lag = &f.lag,
+                              .wait = &f.wait,
+                              .counts = &f.c,
+                              .duration_ns = f.duration_ns,
+                              .ps = ps,
+                              .nps = 2};
+    assert_int_equal(lat_load_verdict_judge(&in, &v), 0);
+    assert_false(v.pct[0].printed);
+    assert_false(v.pct[0].valid);
+    assert_false(v.valid);
+    assert_non_null(strstr(v.reason, "too few samples (1) for any percentile"));
+    fini(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ad),
-        cmocka_unit_test(test_spearman),
-        cmocka_unit_test(test_sched),
-        cmocka_unit_test(test_verdict),
+        cmocka_unit_test(test_ad),           cmocka_unit_test(test_spearman),
+        cmocka_unit_test(test_sched),        cmocka_unit_test(test_verdict),
+        cmocka_unit_test(test_verdict_wire),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,9 +4,12 @@
  * freeze ends at an absolute time, so one that starts late still ends on
  * time).  C rather than a script so that answering the backlog a stall left
  * takes microseconds, not milliseconds: the analytic percentiles assume it.
- * Usage: lat_stallpeer STALL_MS PERIOD_MS; prints "listening PORT", then
+ * Usage: lat_stallpeer STALL_MS PERIOD_MS [MODE]; prints "listening PORT", then
  * "stall MS" after each freeze: its length as it was (a host that runs the
- * server late makes it longer; the test's analytic figures use it). */
+ * server late makes it longer; the test's analytic figures use it).  STALL_MS
+ * 0: no freezes.  MODE (tests/cli/cli_load_bounds.sh): ok (the default), mute
+ * (read every request, never answer), 503 (answer "503 Service Unavailable"),
+ * twice (answer every request twice). */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -19,6 +22,10 @@
 #include <unistd.h>
 
 static const char ok[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+static const char unavailable[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 2\r\n\r\nno";
+static const char *reply = ok;
+static size_t reply_len = sizeof ok - 1;
+static int copies = 1; /* answers per request; 0: none */
 
 static uint64_t now_ns(void) {
     struct timespec ts;
@@ -36,7 +43,7 @@ static void sleep_until(uint64_t t) {
 static uint32_t tail[65536];
 
 static void serve(int ep, int fd) {
-    char buf[65536], out[sizeof ok * 512];
+    char buf[65536], out[sizeof unavailable * 512];
     ssize_t n = read(fd, buf, sizeof buf);
     if (n <= 0) {
         epoll_ctl(ep, EPOLL_CTL_DEL, fd, NULL);
@@ -47,9 +54,9 @@ static void serve(int ep, int fd) {
     uint32_t t = fd < 65536 ? tail[fd] : 0;
     for (ssize_t i = 0; i < n; i++) {
         t = (t << 8) | (uint8_t)buf[i];
-        if (t == 0x0d0a0d0a && m + sizeof ok <= sizeof out) {
-            memcpy(out + m, ok, sizeof ok - 1);
-            m += sizeof ok - 1;
+        for (int k = 0; t == 0x0d0a0d0a && k < copies && m + reply_len <= sizeof out; k++) {
+            memcpy(out + m, reply, reply_len);
+            m += reply_len;
         }
     }
     if (fd < 65536) tail[fd] = t;
@@ -60,9 +67,20 @@ static void serve(int ep, int fd) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3) return 2;
+    if (argc != 3 && argc != 4) return 2;
     uint64_t stall = strtoull(argv[1], NULL, 10) * 1000000u;
     uint64_t period = strtoull(argv[2], NULL, 10) * 1000000u;
+    const char *mode = argc == 4 ? argv[3] : "ok";
+    if (!strcmp(mode, "mute")) {
+        copies = 0;
+    } else if (!strcmp(mode, "503")) {
+        reply = unavailable;
+        reply_len = sizeof unavailable - 1;
+    } else if (!strcmp(mode, "twice")) {
+        copies = 2;
+    } else if (strcmp(mode, "ok")) {
+        return 2;
+    }
     int ls = socket(AF_INET, SOCK_STREAM, 0), one = 1;
     setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
@@ -75,7 +93,7 @@ int main(int argc, char **argv) {
     int ep = epoll_create1(0);
     struct epoll_event ev = {.events = EPOLLIN, .data.fd = ls}, evs[256];
     epoll_ctl(ep, EPOLL_CTL_ADD, ls, &ev);
-    uint64_t next = now_ns() + period;
+    uint64_t next = stall ? now_ns() + period : UINT64_MAX;
     for (;;) {
         uint64_t now = now_ns();
         if (now >= next) {
@@ -91,7 +109,8 @@ int main(int argc, char **argv) {
             next += period;
             continue;
         }
-        int k = epoll_wait(ep, evs, 256, (int)((next - now) / 1000000u) + 1);
+        int k =
+            epoll_wait(ep, evs, 256, next == UINT64_MAX ? -1 : (int)((next - now) / 1000000u) + 1);
         for (int i = 0; i < k; i++) {
             int fd = evs[i].data.fd;
             if (fd != ls) {
