@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -117,13 +118,39 @@ static int check_start(const char *cmd, const char *flag, const char *s, const c
     return 0;
 }
 
+static bool plain_decimal(const char *s, size_t n);
+
+/* A whole number written with a point or an exponent ("2e5", "1.5e3",
+ * "200000.0"), as the double flags take it: one number syntax for every
+ * option.  true and *out when s is such a number, whole and >= 0; *big when
+ * it is whole but past UINT64_MAX. */
+static bool whole_decimal(const char *s, unsigned long long *out, bool *big) {
+    *big = false;
+    if (!strpbrk(s, ".eE") || !plain_decimal(s, strlen(s))) return false;
+    char *end;
+    errno = 0;
+    double d = strtod(s, &end);
+    if (end == s || *end || !isfinite(d) || d < 0 || d != floor(d)) return false;
+    if (d >= 18446744073709551616.0) {
+        *big = true;
+        return true;
+    }
+    *out = (unsigned long long)d;
+    return true;
+}
+
 int cli_parse_u64(const char *cmd, const char *flag, const char *s, uint64_t min, uint64_t max,
                   uint64_t *out) {
     if (check_start(cmd, flag, s, "number", false)) return CLI_USAGE;
     char *end;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (end == s || *end) return cli_usage_error(cmd, "%s: '%s' is not a whole number", flag, s);
+    if (end == s || *end) {
+        bool big;
+        if (!whole_decimal(s, &v, &big))
+            return cli_usage_error(cmd, "%s: '%s' is not a whole number", flag, s);
+        errno = big ? ERANGE : 0;
+    }
     if (errno == ERANGE || v > max || v < min)
         return cli_usage_error(cmd, "%s: %s is out of range (%llu..%llu)", flag, s,
                                (unsigned long long)min, (unsigned long long)max);
@@ -136,7 +163,14 @@ int cli_parse_int(const char *cmd, const char *flag, const char *s, int min, int
     char *end;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (end == s || *end) return cli_usage_error(cmd, "%s: '%s' is not a whole number", flag, s);
+    if (end == s || *end) {
+        unsigned long long u;
+        bool big, neg = *s == '-';
+        if (!whole_decimal(neg ? s + 1 : s, &u, &big))
+            return cli_usage_error(cmd, "%s: '%s' is not a whole number", flag, s);
+        errno = big || u > (unsigned long long)LONG_MAX ? ERANGE : 0;
+        v = errno ? 0 : neg ? -(long)u : (long)u;
+    }
     if (errno == ERANGE || v < min || v > max)
         return cli_usage_error(cmd, "%s: %s is out of range (%d..%d)", flag, s, min, max);
     *out = (int)v;

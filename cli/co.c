@@ -161,7 +161,7 @@ static int parse(int argc, char **argv, co_modes *m) {
     return 0;
 }
 
-/* The closing paragraph: how much the closed loop hid. */
+/* The closing paragraph: how much the closed loop hid, if anything. */
 static void print_verdict(const lat_hist *closed, const lat_hist *open, const lat_hist *corr,
                           const lat_budget *budget) {
     int64_t cp = lat_hist_value_at_percentile(closed, 99.9);
@@ -169,10 +169,9 @@ static void print_verdict(const lat_hist *closed, const lat_hist *open, const la
     int64_t kp = lat_hist_value_at_percentile(corr, 99.9);
     char ratio[96];
     lat_budget_change(budget, (double)cp, (double)op, ratio, sizeof ratio);
-    printf("closed loop hid the stall: its p99.9 is %.1fus against the open loop's %.1fus (%s); "
-           "only its max (%.1fms) betrays it.  The correction puts p99.9 back at %.1fus.\n",
-           (double)cp / 1e3, (double)op / 1e3, ratio, (double)lat_hist_max(closed) / 1e6,
-           (double)kp / 1e3);
+    char text[512];
+    lat_co_verdict_text(cp, op, lat_hist_max(closed), kp, ratio, text, sizeof text);
+    printf("%s\n", text);
 }
 
 static int write_json(const lat_co_config *c, co_modes m, const lat_co_result *h,

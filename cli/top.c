@@ -69,7 +69,10 @@ const cli_spec cmd_top_spec = {
              "last minute.  On a terminal the screen refreshes once a second and q quits;\n"
              "otherwise (or with --plain) one line per stage per interval is printed.\n",
     .opts = top_opts,
-    .epilog = "Limits: 256 stages (rows), lines of up to 16 MiB.\n"
+    .epilog = "Limits: 256 stages (rows), lines of up to 16 MiB, 1 MiB of header lines, the\n"
+              "stages' cumulative histograms 256 MiB in all, and decoding work in proportion\n"
+              "to the log's bytes (32 Mi count slots + 4096 a byte: a small log whose lines\n"
+              "declare 5 digits up to 2^62 is refused); past one, file: byte N: the reason.\n"
               "\n"
               "Exit status: 0 ok (q, --no-follow done, the socket closed), 1 unreadable or\n"
               "corrupt input (file:line: reason) or a write error, 2 usage error.\n",
@@ -78,6 +81,7 @@ const cli_spec cmd_top_spec = {
 
 #define CMD "top"
 #define MAX_ROWS 256
+#define MAX_CUM_BYTES ((size_t)256 << 20) /* the rows' cumulative histograms, in all */
 
 typedef struct top top;
 
@@ -236,10 +240,33 @@ static int out_fail(void) {
     return cli_error(CMD, "writing to stdout: %s", strerror(errno ? errno : EIO));
 }
 
+/* Bytes of the rows' cumulative histograms. */
+static size_t cum_bytes(const top *T) {
+    size_t b = 0;
+    for (int i = 0; i < T->nrows; i++)
+        b += (size_t)T->rows[i].cum.counts_len * sizeof(int64_t);
+    return b;
+}
+
 static int take_interval(top *T, int si, const lat_hlog_interval *iv) {
+    source *s = &T->src[si];
     row *r = find_row(T, si, iv->tag);
     if (!r) return cli_error(CMD, "more than %d stages", MAX_ROWS);
-    if (lat_tailrow_take(r, iv)) return cli_error(CMD, "out of memory");
+    long long off = lat_hlog_follow_offset(s->f);
+    int rc = lat_tailrow_take(r, iv);
+    if (rc == -EOVERFLOW)
+        return cli_error(CMD,
+                         "%s: byte %lld: stage %s: the cumulative count would pass 2^63-1 "
+                         "(corrupt counts?)",
+                         s->name, off, r->name);
+    if (rc) return cli_error(CMD, "out of memory");
+    size_t b = cum_bytes(T);
+    if (b > MAX_CUM_BYTES)
+        return cli_error(CMD,
+                         "%s: byte %lld: stage %s: the stages' cumulative histograms would take "
+                         "%zu MiB, past the cap of %zu MiB (histograms of many digits over a "
+                         "wide range)",
+                         s->name, off, r->name, b >> 20, MAX_CUM_BYTES >> 20);
     T->intervals++;
     if (!T->plain) return 0;
     return lat_tailrow_print(r, T->scale, stdout) || fflush(stdout) != 0 ? out_fail() : 0;
@@ -254,7 +281,11 @@ static int poll_source(top *T, int si, bool at_end) {
     if (rc == -ENOMEM) return cli_error(CMD, "out of memory");
     int line = lat_hlog_follow_line(s->f);
     const char *why = lat_hlog_follow_reason(s->f);
-    if (line > 0) return cli_error(CMD, "%s:%d: %s", s->name, line, *why ? why : lat_strerror(rc));
+    if (line > 0 && !strncmp(why, "byte ", 5)) /* it names the offset itself */
+        return cli_error(CMD, "%s:%d: %s", s->name, line, why);
+    if (line > 0)
+        return cli_error(CMD, "%s:%d: byte %lld: %s", s->name, line, lat_hlog_follow_offset(s->f),
+                         *why ? why : lat_strerror(rc));
     return cli_error(CMD, "%s: %s", s->name, lat_strerror(rc));
 }
 

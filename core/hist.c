@@ -181,9 +181,17 @@ bool lat_hist_record_corrected(lat_hist *h, int64_t v, int64_t expected_interval
     return lat_hist_record_corrected_n(h, v, 1, expected_interval);
 }
 
+/* a + b for counts >= 0, saturating at INT64_MAX. */
+static int64_t sat_add(int64_t a, int64_t b) {
+    return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
 int64_t lat_hist_add(lat_hist *dst, const lat_hist *src) {
     int64_t dropped = 0;
-    if (lat_hist_same_geometry(dst, src)) {
+    /* Slot by slot (each refused where the total would pass INT64_MAX)
+     * unless the whole of src fits. */
+    bool fits = src->total_count >= 0 && dst->total_count <= INT64_MAX - src->total_count;
+    if (fits && lat_hist_same_geometry(dst, src)) {
         int64_t added = 0;
         for (int32_t i = 0; i < src->counts_len; i++) {
             int64_t c = src->counts[i];
@@ -207,10 +215,10 @@ int64_t lat_hist_add(lat_hist *dst, const lat_hist *src) {
                 v = src->min_value;
             else if (lat_hist_values_are_equivalent(src, v, src->max_value))
                 v = src->max_value;
-            if (!lat_hist_record_n(dst, v, c)) dropped += c;
+            if (!lat_hist_record_n(dst, v, c)) dropped = sat_add(dropped, c);
         }
     }
-    dst->overflow_count += src->overflow_count;
+    if (src->overflow_count > 0) dst->overflow_count = sat_add(dst->overflow_count, src->overflow_count);
     return dropped;
 }
 
@@ -877,6 +885,55 @@ int lat_hist_ci_ranks(int64_t n, double q, double confidence, int64_t *lo_rank, 
     return 0;
 }
 
+/* needed_n's two conditions, each false below its answer and true from it on. */
+static bool upper_rank_fits(int64_t r, double q, double a) {
+    return pow(q, (double)r) <= a;
+}
+static bool point_rank_fits(int64_t r, double q, double a) {
+    (void)a;
+    return !((double)r * q > (double)(r - 1));
+}
+
+/* The smallest r >= 1 where fits(r) holds, starting from the estimate
+ * guess.  The estimate comes from 1 - q, which keeps few digits when q is
+ * within 1e-12 of 1, so it can miss by millions: gallop (doubling steps)
+ * to a bracket, then halve it.  At most ~2 x 64 evaluations, where stepping
+ * by one from the estimate ran for hours on a log of 10^15 counts. */
+static int64_t smallest_fitting(int64_t guess, double q, double a,
+                                bool (*fits)(int64_t, double, double)) {
+    if (guess < 1) guess = 1;
+    int64_t lo, hi; /* fits(hi); !fits(lo) or lo == 0 */
+    if (fits(guess, q, a)) {
+        hi = guess;
+        int64_t step = 1;
+        lo = guess - step;
+        while (lo >= 1 && fits(lo, q, a)) {
+            hi = lo;
+            step = step > INT64_MAX / 4 ? INT64_MAX / 2 : step * 2;
+            lo = hi - step;
+        }
+        if (lo < 0) lo = 0;
+    } else {
+        lo = guess;
+        int64_t step = 1;
+        for (;;) {
+            if (lo > INT64_MAX - step) return INT64_MAX;
+            hi = lo + step;
+            if (fits(hi, q, a)) break;
+            lo = hi;
+            step = step > INT64_MAX / 4 ? INT64_MAX / 2 : step * 2;
+        }
+    }
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (mid >= 1 && fits(mid, q, a))
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
 int64_t lat_hist_ci_needed_n(double q, double confidence) {
     if (!(q > 0.0 && q < 1.0) || !(confidence > 0.0 && confidence < 1.0)) return 0;
     /* Upper rank < m  <=>  CDF(m-1) = 1 - q^m >= (1+c)/2  <=>  q^m <= (1-c)/2;
@@ -885,19 +942,11 @@ int64_t lat_hist_ci_needed_n(double q, double confidence) {
     double m = ceil(log(a) / log(q));
     if (m < 1) m = 1;
     if (m > 9e18) return INT64_MAX;
-    int64_t r = (int64_t)m;
-    while (r > 1 && pow(q, (double)(r - 1)) <= a) /* rounding at the boundary */
-        r--;
-    while (pow(q, (double)r) > a)
-        r++;
+    int64_t r = smallest_fitting((int64_t)m, q, a, upper_rank_fits);
     /* ceil(q r) < r  <=>  r (1 - q) >= 1 */
     double pt = ceil(1.0 / (1.0 - q));
     if (pt > 9e18) return INT64_MAX;
-    int64_t rp = (int64_t)pt;
-    while (rp > 1 && (double)(rp - 1) * q <= (double)(rp - 2))
-        rp--;
-    while ((double)rp * q > (double)(rp - 1))
-        rp++;
+    int64_t rp = smallest_fitting((int64_t)pt, q, a, point_rank_fits);
     return r > rp ? r : rp;
 }
 

@@ -303,6 +303,8 @@ struct lat_hlog_reader {
     lat_hlog_interval cur;
     bool cur_valid;
     bool fit; /* decode fitted to the values (lat_hlog_reader_fit) */
+    size_t line_off;     /* byte offset of the line read last */
+    uint64_t slots_used; /* count slots decoded so far (LAT_HLOG_SLOT_BUDGET) */
 };
 
 static int reader_from_buf(char *text, size_t len, lat_hlog_reader **out) {
@@ -380,6 +382,10 @@ void lat_hlog_reader_destroy(lat_hlog_reader *r) {
 
 void lat_hlog_reader_fit(lat_hlog_reader *r, bool fit) {
     if (r) r->fit = fit;
+}
+
+long long lat_hlog_reader_offset(const lat_hlog_reader *r) {
+    return r ? (long long)r->line_off : 0;
 }
 
 int lat_hlog_reader_line(const lat_hlog_reader *r) {
@@ -471,6 +477,7 @@ int lat_hlog_next(lat_hlog_reader *r, lat_hlog_interval **out) {
     r->reason[0] = '\0';
     while (r->pos < r->len) {
         const char *line = r->text + r->pos;
+        r->line_off = r->pos;
         const char *nl = memchr(line, '\n', r->len - r->pos);
         size_t n = nl ? (size_t)(nl - line) : r->len - r->pos;
         bool last_unterminated = !nl;
@@ -536,6 +543,22 @@ int lat_hlog_next(lat_hlog_reader *r, lat_hlog_interval **out) {
             snprintf(why, sizeof why, "bad histogram: %s", lat_strerror(rc));
             return fail_line(r, last_unterminated && rc == LAT_ETRUNCATED ? LAT_ETRUNCATED : rc,
                              why);
+        }
+        /* Decoding costs the declared geometry's slots (allocated, zeroed and
+         * walked), not the line's bytes: keep the sum in proportion to the
+         * text read, so a small log declaring 5 digits up to 2^62 in every
+         * line cannot cost minutes and gigabytes. */
+        r->slots_used += (uint64_t)cur->hist.counts_len;
+        if (r->slots_used > LAT_HLOG_SLOT_BUDGET_BASE + LAT_HLOG_SLOT_BUDGET_PER_BYTE * r->pos) {
+            char why[160];
+            snprintf(why, sizeof why,
+                     "byte %zu: %" PRIu64 " histogram slots from %zu bytes, past the cap of "
+                     "%llu + %llu a byte (geometry far larger than the data)",
+                     r->line_off, r->slots_used, r->pos,
+                     (unsigned long long)LAT_HLOG_SLOT_BUDGET_BASE,
+                     (unsigned long long)LAT_HLOG_SLOT_BUDGET_PER_BYTE);
+            lat_hist_fini(&cur->hist);
+            return fail_line(r, -E2BIG, why);
         }
         /* HdrHistogram_c's hdr_log_write puts the end timestamp in column 2
          * (its legend says so); Java always writes a length. */

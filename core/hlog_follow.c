@@ -1,5 +1,11 @@
 /* hlog_follow.c - tail -F for interval logs and a tracer's socket
- * (hlog_follow.h): what `latlab top` reads, as library code. */
+ * (hlog_follow.h): what `latlab top` reads, as library code.
+ *
+ * Memory follows the lines, not the input's length: a poll reads at most
+ * CHUNK bytes at a time and consumes its complete lines before reading
+ * more, a partial line is refused past LAT_HLOG_FOLLOW_LINE_MAX, the header
+ * lines kept past LAT_HLOG_FOLLOW_HEADER_MAX, and intervals are decoded
+ * fitted to their values (lat_hlog_reader_fit). */
 #include "latlab/hlog_follow.h"
 
 #include <dirent.h>
@@ -12,6 +18,14 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+
+#define CHUNK (1u << 20) /* bytes read before the lines they hold are consumed */
+
+/* A data line of a batch: its line number and byte offset in the source. */
+typedef struct line_at {
+    int line;
+    long long off;
+} line_at;
 
 struct lat_hlog_follow {
     char *name; /* path, as given */
@@ -30,11 +44,13 @@ struct lat_hlog_follow {
     bool waiting; /* told that the file does not exist yet */
     char *pend;   /* bytes after the last complete line */
     size_t plen, pcap;
+    long long pend_off; /* the source's byte offset of pend[0] */
     char *hdr; /* header lines seen so far ('#...' and the legend) */
     size_t hlen, hcap;
     int hlines;
     int line; /* complete lines consumed */
     int err_line;
+    long long at_off; /* byte offset of the line failed or delivered last */
     char reason[128];
 };
 
@@ -44,6 +60,7 @@ static void tell(lat_hlog_follow *f, lat_hlog_follow_event ev, const char *path)
 
 static int fail(lat_hlog_follow *f, int err, int line, const char *reason) {
     f->err_line = line;
+    if (line == 0) f->at_off = f->pend_off + (long long)f->plen;
     snprintf(f->reason, sizeof f->reason, "%s", reason ? reason : "");
     return err;
 }
@@ -76,6 +93,10 @@ int lat_hlog_follow_line(const lat_hlog_follow *f) {
     return f->err_line;
 }
 
+long long lat_hlog_follow_offset(const lat_hlog_follow *f) {
+    return f->at_off;
+}
+
 const char *lat_hlog_follow_reason(const lat_hlog_follow *f) {
     return f->reason;
 }
@@ -87,6 +108,7 @@ bool lat_hlog_follow_eof(const lat_hlog_follow *f) {
 /* Forget what was read (the file changed under us, or another one is read now). */
 static void reset_read(lat_hlog_follow *f) {
     f->plen = f->hlen = 0;
+    f->pend_off = 0;
     f->hlines = f->line = 0;
     f->off = 0;
     f->headlen = 0;
@@ -143,7 +165,7 @@ static int append(char **buf, size_t *len, size_t *cap, const char *p, size_t n)
 }
 
 /* Parse a batch of complete data lines (with the source's header in front). */
-static int parse_batch(lat_hlog_follow *f, const char *batch, size_t blen, const int *lines,
+static int parse_batch(lat_hlog_follow *f, const char *batch, size_t blen, const line_at *lines,
                        int nl) {
     char *text = NULL;
     size_t len = 0, cap = 0;
@@ -156,14 +178,24 @@ static int parse_batch(lat_hlog_follow *f, const char *batch, size_t blen, const
     int rc = lat_hlog_reader_open_mem(text, len, &rd);
     free(text);
     if (rc) return fail(f, rc, 0, NULL);
+    lat_hlog_reader_fit(rd, true); /* memory follows the values, not the declared range */
     lat_hlog_interval *iv;
     int status = 0;
-    while (status == 0 && (rc = lat_hlog_next(rd, &iv)) == 1)
-        status = f->ops.interval(f->ops.ud, iv);
-    if (status == 0 && rc < 0) {
+    while (status == 0 && (rc = lat_hlog_next(rd, &iv)) == 1) {
         int k = lat_hlog_reader_line(rd) - f->hlines; /* 1-based line of the batch */
-        status =
-            fail(f, rc, k >= 1 && k <= nl ? lines[k - 1] : f->line, lat_hlog_reader_reason(rd));
+        f->at_off = k >= 1 && k <= nl ? lines[k - 1].off : f->pend_off;
+        status = f->ops.interval(f->ops.ud, iv);
+    }
+    if (status == 0 && rc < 0) {
+        int k = lat_hlog_reader_line(rd) - f->hlines;
+        f->at_off = k >= 1 && k <= nl ? lines[k - 1].off : f->pend_off;
+        const char *why = lat_hlog_reader_reason(rd);
+        /* The reader's offsets are in the batch's text: drop its own "byte N: ". */
+        if (!strncmp(why, "byte ", 5)) {
+            const char *c = strstr(why, ": ");
+            if (c) why = c + 2;
+        }
+        status = fail(f, rc, k >= 1 && k <= nl ? lines[k - 1].line : f->line, why);
     }
     lat_hlog_reader_destroy(rd);
     return status;
@@ -250,10 +282,12 @@ static void follow_name(lat_hlog_follow *f) {
              path);
 }
 
-/* Read everything there is now into f->pend.  0 or a negative error. */
+/* Read what there is now into f->pend, up to CHUNK bytes: 1 when the chunk
+ * filled (more may wait), 0 when drained, or a negative error. */
 static int read_now(lat_hlog_follow *f) {
     char buf[65536];
-    for (;;) {
+    size_t got = 0;
+    while (got < CHUNK) {
         ssize_t n = read(f->fd, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
@@ -262,6 +296,7 @@ static int read_now(lat_hlog_follow *f) {
             if (f->sock) f->eof = true; /* the tracer closed the stream */
             return 0;                   /* a file: nothing more yet */
         }
+        got += (size_t)n;
         if (f->off < (off_t)sizeof f->head) {
             size_t k = sizeof f->head - (size_t)f->off;
             if (k > (size_t)n) k = (size_t)n;
@@ -270,17 +305,31 @@ static int read_now(lat_hlog_follow *f) {
         }
         f->off += n;
         if (append(&f->pend, &f->plen, &f->pcap, buf, (size_t)n)) return fail(f, -ENOMEM, 0, NULL);
-        if (f->plen > LAT_HLOG_FOLLOW_LINE_MAX && !memchr(f->pend, '\n', f->plen)) {
-            char why[64];
-            snprintf(why, sizeof why, "line longer than %u bytes", LAT_HLOG_FOLLOW_LINE_MAX);
-            return fail(f, -E2BIG, f->line + 1, why);
+        /* The line after the last newline (pend holds no newline before
+         * this read's bytes: complete lines were consumed). */
+        const char *nlp = memrchr(f->pend, '\n', f->plen);
+        size_t partial = nlp ? f->plen - (size_t)(nlp + 1 - f->pend) : f->plen;
+        if (partial > LAT_HLOG_FOLLOW_LINE_MAX) {
+            int line = f->line + 1;
+            for (const char *p = f->pend; p < f->pend + f->plen && (p = memchr(p, '\n',
+                                                   (size_t)(f->pend + f->plen - p)));
+                 p++)
+                line++;
+            char why[96];
+            snprintf(why, sizeof why, "byte %lld: line longer than %u bytes",
+                     f->pend_off + (long long)(f->plen - partial), LAT_HLOG_FOLLOW_LINE_MAX);
+            f->at_off = f->pend_off + (long long)(f->plen - partial);
+            f->err_line = line;
+            snprintf(f->reason, sizeof f->reason, "%s", why);
+            return -E2BIG;
         }
     }
+    return 1;
 }
 
 /* The batch of data lines of f->pend (header lines kept in f->hdr, free
  * comments and blank lines skipped) and their line numbers.  0 or -ENOMEM. */
-static int split_lines(lat_hlog_follow *f, char **batch, size_t *blen, int **lines, int *nl) {
+static int split_lines(lat_hlog_follow *f, char **batch, size_t *blen, line_at **lines, int *nl) {
     size_t bcap = 0, at = 0;
     int lcap = 0;
     char *nlp;
@@ -293,23 +342,49 @@ static int split_lines(lat_hlog_follow *f, char **batch, size_t *blen, int **lin
         if (header && *nl == 0 && !(p[0] == '#' && p[1] != '[')) {
             /* Header lines ("#[...]" and the legend) go in front of every
              * batch; free comments are skipped. */
+            if (f->hlen + ln > LAT_HLOG_FOLLOW_HEADER_MAX) {
+                f->at_off = f->pend_off + (long long)at;
+                f->err_line = f->line;
+                snprintf(f->reason, sizeof f->reason, "header lines (\"#[...]\") past %u bytes",
+                         LAT_HLOG_FOLLOW_HEADER_MAX);
+                return -E2BIG;
+            }
             if (append(&f->hdr, &f->hlen, &f->hcap, p, ln)) return -ENOMEM;
             f->hlines++;
         } else if (!header && !blank) {
             if (*nl == lcap) {
                 lcap = lcap ? lcap * 2 : 64;
-                int *g = realloc(*lines, (size_t)lcap * sizeof *g);
+                line_at *g = realloc(*lines, (size_t)lcap * sizeof *g);
                 if (!g) return -ENOMEM;
                 *lines = g;
             }
             if (append(batch, blen, &bcap, p, ln)) return -ENOMEM;
-            (*lines)[(*nl)++] = f->line;
+            (*lines)[*nl].line = f->line;
+            (*lines)[(*nl)++].off = f->pend_off + (long long)at;
         }
         at += ln;
     }
     if (at) memmove(f->pend, f->pend + at, f->plen - at);
     f->plen -= at;
+    f->pend_off += (long long)at;
     return 0;
+}
+
+/* Consume the complete lines of f->pend (at_end: and a last unterminated one). */
+static int consume(lat_hlog_follow *f, bool at_end) {
+    if ((at_end || f->eof) && f->plen && f->pend[f->plen - 1] != '\n' &&
+        append(&f->pend, &f->plen, &f->pcap, "\n", 1))
+        return fail(f, -ENOMEM, 0, NULL);
+    char *batch = NULL;
+    size_t blen = 0;
+    line_at *lines = NULL;
+    int nl = 0;
+    int status = split_lines(f, &batch, &blen, &lines, &nl);
+    if (status == -ENOMEM) status = fail(f, status, 0, NULL);
+    if (!status && nl) status = parse_batch(f, batch, blen, lines, nl);
+    free(batch);
+    free(lines);
+    return status;
 }
 
 int lat_hlog_follow_poll(lat_hlog_follow *f, bool at_end) {
@@ -322,19 +397,13 @@ int lat_hlog_follow_poll(lat_hlog_follow *f, bool at_end) {
         follow_name(f);
         if (f->fd < 0) return 0;
     }
-    int rc = read_now(f);
-    if (rc) return rc;
-    if ((at_end || f->eof) && f->plen && f->pend[f->plen - 1] != '\n' &&
-        append(&f->pend, &f->plen, &f->pcap, "\n", 1))
-        return fail(f, -ENOMEM, 0, NULL);
-    char *batch = NULL;
-    size_t blen = 0;
-    int *lines = NULL, nl = 0;
-    int status = split_lines(f, &batch, &blen, &lines, &nl);
-    if (status) status = fail(f, status, 0, NULL);
-    if (!status && nl) status = parse_batch(f, batch, blen, lines, nl);
-    free(batch);
-    free(lines);
+    /* A chunk at a time, its lines consumed before the next is read. */
+    int more, status = 0;
+    do {
+        more = read_now(f);
+        if (more < 0) return more;
+        status = consume(f, at_end && !more);
+    } while (status == 0 && more == 1 && !f->eof);
     if (follow && status == 0) follow_name(f);
     return status;
 }

@@ -30,14 +30,14 @@
 
 #include "alloc_internal.h"
 
-_Thread_local char lat__ring_thread_tag;
+_Thread_local char lat_ring_impl_thread_tag;
 
 #define RING_PAD LAT_DESTRUCTIVE /* bytes of padding before and after the slots */
 #define MAX_ITEM ((size_t)1 << 20)
 #define MAX_CAP ((size_t)1 << 31)
 #define DEFAULT_BLOCK_TIMEOUT_NS 1000000u
 
-void lat__ring_owner_fail(const char *ring, const char *side, uintptr_t owner, uintptr_t me) {
+void lat_ring_impl_owner_fail(const char *ring, const char *side, uintptr_t owner, uintptr_t me) {
     /* Debug builds only: a broken SPSC contract corrupts data silently, so stop
      * here, like assert() would.  What was checked: each side records the first
      * thread that uses it (the address of a thread-local byte); a call from
@@ -50,7 +50,7 @@ void lat__ring_owner_fail(const char *ring, const char *side, uintptr_t owner, u
     abort();
 }
 
-void lat__ring_contract_fail(const char *what) {
+void lat_ring_impl_contract_fail(const char *what) {
     fprintf(stderr, "latlab: ring contract violated: %s\n", what);
     abort();
 }
@@ -64,7 +64,7 @@ void lat__ring_wake(_Atomic uint32_t *sleep_word) {
     futex(sleep_word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL);
 }
 
-void lat__ring_publish_wake(_Atomic uint64_t *idx, uint64_t v, _Atomic uint32_t *peer_sleep) {
+void lat_ring_impl_publish_wake(_Atomic uint64_t *idx, uint64_t v, _Atomic uint32_t *peer_sleep) {
     /* the publisher's half of the Dekker pair described at the top */
     atomic_store_explicit(idx, v, memory_order_seq_cst);
     if (atomic_load_explicit(peer_sleep, memory_order_seq_cst)) lat__ring_wake(peer_sleep);
@@ -321,12 +321,12 @@ static bool ring_try_pop(void *r, void *item) {
     return lat_ring_try_pop(r, item);
 }
 
-int lat__ring_push_wait(lat_ring *r, const void *item, const lat_idle *idle) {
+int lat_ring_impl_push_wait(lat_ring *r, const void *item, const lat_idle *idle) {
     side s = {&r->ctl, &r->ctl.prod_sleep, &r->head, &r->tail, true};
     return wait_loop(r, (void *)item, idle, ring_try_push, &s);
 }
 
-int lat__ring_pop_wait(lat_ring *r, void *item, const lat_idle *idle) {
+int lat_ring_impl_pop_wait(lat_ring *r, void *item, const lat_idle *idle) {
     side s = {&r->ctl, &r->ctl.cons_sleep, &r->head, &r->tail, false};
     return wait_loop(r, item, idle, ring_try_pop, &s);
 }
@@ -363,7 +363,7 @@ int lat_seqring_init(lat_seqring *r, size_t item_size, size_t capacity, unsigned
     return 0;
 }
 
-int lat__seqring_room(lat_seqring *r, uint64_t h) {
+int lat_seqring_impl_room(lat_seqring *r, uint64_t h) {
     uint64_t cap = r->p_mask + 1;
     if (h - r->p_tail >= cap) {
         /* acquire pairs with the consumer's release of tail. */
@@ -375,7 +375,7 @@ int lat__seqring_room(lat_seqring *r, uint64_t h) {
     return 1;
 }
 
-const unsigned char *lat__seqring_pop_slow(lat_seqring *r, uint64_t t) {
+const unsigned char *lat_seqring_impl_pop_slow(lat_seqring *r, uint64_t t) {
     _Atomic uint64_t *w = lat__seqring_word(r->c_slots, t, r->c_mask, r->c_shift);
     /* acquire pairs with the producer's release of the word. */
     if (atomic_load_explicit(w, memory_order_acquire) != t + 1) return NULL;
@@ -397,12 +397,12 @@ static bool seq_try_pop(void *r, void *item) {
     return lat_seqring_try_pop(r, item);
 }
 
-int lat__seqring_push_wait(lat_seqring *r, const void *item, const lat_idle *idle) {
+int lat_seqring_impl_push_wait(lat_seqring *r, const void *item, const lat_idle *idle) {
     side s = {&r->ctl, &r->ctl.prod_sleep, &r->p_head, &r->tail, true};
     return wait_loop(r, (void *)item, idle, seq_try_push, &s);
 }
 
-int lat__seqring_pop_wait(lat_seqring *r, void *item, const lat_idle *idle) {
+int lat_seqring_impl_pop_wait(lat_seqring *r, void *item, const lat_idle *idle) {
     /* the sleeper's seq_cst check needs the seq_cst copy of head, which only
      * wakeable rings keep; others re-check p_head after a timed sleep */
     side s = {&r->ctl, &r->ctl.cons_sleep,

@@ -10,6 +10,10 @@
  * lines marked TRACE are all the instrumentation it needs.  Usage:
  *   trace_pipeline [--seconds N] [--rate HZ] [--hlog PREFIX] [--socket PATH]
  * Exit status 0 when every event was aggregated or counted as dropped. */
+/* nanosleep is POSIX: the program asks for it (latlab's headers need no
+ * feature macro, and latlab.pc sets none). */
+#define _POSIX_C_SOURCE 200809L
+
 #include <latlab/error.h>
 #include <latlab/ring.h>
 #include <latlab/trace.h>

@@ -166,6 +166,25 @@ static const char *dur(char b[32], double ns) {
     return b;
 }
 
+void lat_co_verdict_text(int64_t closed_p999_ns, int64_t open_p999_ns, int64_t closed_max_ns,
+                         int64_t corrected_p999_ns, const char *ratio, char *buf, size_t len) {
+    double cp = (double)closed_p999_ns / 1e3, op = (double)open_p999_ns / 1e3;
+    double mx = (double)closed_max_ns / 1e6, kp = (double)corrected_p999_ns / 1e3;
+    if (closed_p999_ns < open_p999_ns)
+        snprintf(buf, len,
+                 "closed loop hid the stall: its p99.9 is %.1fus against the open loop's "
+                 "%.1fus (%s); only its max (%.1fms) betrays it.  The correction puts p99.9 "
+                 "back at %.1fus.",
+                 cp, op, ratio, mx, kp);
+    else
+        snprintf(buf, len,
+                 "closed loop hid nothing at p99.9 this run: its p99.9 is %.1fus, not below "
+                 "the open loop's %.1fus (%s); the stall is too short or too rare to show "
+                 "there, or the host delayed the closed loop too (max %.1fms).  The "
+                 "corrected p99.9 is %.1fus.",
+                 cp, op, ratio, mx, kp);
+}
+
 void lat_co_platform_text(const lat_co_platform *p, char *buf, size_t len) {
     char a[32], b[32], c[32];
     snprintf(buf, len,

@@ -9,7 +9,10 @@ int lat_tailrow_take(lat_tailrow *r, const lat_hlog_interval *iv) {
     if (!r->cum.counts) {
         if (lat_hist_init(&r->cum, h->lowest, h->highest, h->sig_figs) != 0) return -ENOMEM;
     }
-    lat_hist_add(&r->cum, h);
+    /* Intervals are decoded fitted to their values: a later one may reach
+     * past the first's range, so the cumulative histogram grows. */
+    int rc = lat_hist_add_resize(&r->cum, h);
+    if (rc < 0) return rc;
     static const double ps[] = {50, 99, 99.9};
     int64_t v[3];
     lat_hist_values_at_percentiles(h, ps, v, 3);

@@ -5,7 +5,7 @@
 #   run:  what building and running latlab needs;
 #   test: that plus the peers and tools the test suite uses (Java reference
 #         HdrHistogram, Concurrency Kit, Google Benchmark, qemu, clang, chromium,
-#         Prometheus and its Pushgateway);
+#         Prometheus and its Pushgateway, abidiff for the ABI check);
 #   bench: that plus the A/B peers of scripts/ab-bench.sh.
 # As root the missing packages are installed with apt-get; otherwise the single
 # apt-get command to run is printed and the script exits 1.  The npm module used
@@ -20,7 +20,7 @@ pkgs="cmake make gcc g++ pkg-config zlib1g-dev libjansson-dev libck-dev libcmock
 if [ "$mode" = test ] || [ "$mode" = bench ]; then
     pkgs="$pkgs libbenchmark-dev libhdrhistogram-java openjdk-17-jdk-headless
           nodejs npm gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user clang
-          libclang-rt-14-dev libxml2-utils jq chromium util-linux tmux"
+          libclang-rt-14-dev libxml2-utils jq chromium util-linux tmux abigail-tools"
     # The fleet-export tests' servers; without recommends (which would pull
     # node-exporter, smartmontools and ~30 more).  Nothing starts by itself.
     norec="prometheus prometheus-pushgateway curl"

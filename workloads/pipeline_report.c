@@ -175,11 +175,17 @@ void lat_pipe_print_censoring(FILE *f, const lat_pipe_result *r) {
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
         const lat_pipe_censor_fig *c = &r->censor[s];
         if (!c->net || !r->h[s]) continue;
+        /* The time share needs a span of sends: one sample has none. */
+        char share[48];
+        if (isfinite(c->kept_time_share))
+            snprintf(share, sizeof share, "%6.2f%% of time", 100.0 * c->kept_time_share);
+        else
+            snprintf(share, sizeof share, "time share n/a (one send: no span)");
         fprintf(f,
-                "%-8s kept %6.2f%% of samples, %6.2f%% of time (left: gap %" PRIu64
-                ", backlog %" PRIu64 ", unknown %" PRIu64 ")\n",
+                "%-8s kept %6.2f%% of samples, %s (left: gap %" PRIu64 ", backlog %" PRIu64
+                ", unknown %" PRIu64 ")\n",
                 lat_pipe_stage_name(s), 100.0 * (double)c->kept / (double)r->censor_judged,
-                100.0 * c->kept_time_share, c->by_gap, c->by_backlog, c->unknown);
+                share, c->by_gap, c->by_backlog, c->unknown);
         int64_t g[3], n[3];
         lat_hist_values_at_percentiles(r->h[s], ps, g, 3);
         lat_hist_values_at_percentiles(c->net, ps, n, 3);

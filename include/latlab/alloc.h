@@ -8,6 +8,8 @@
 #ifndef LATLAB_ALLOC_H
 #define LATLAB_ALLOC_H
 
+#include "latlab/compiler.h"
+
 #include <stddef.h>
 
 typedef struct lat_alloc_hooks {
@@ -18,6 +20,6 @@ typedef struct lat_alloc_hooks {
 } lat_alloc_hooks;
 
 /* Install hooks (copied); NULL restores the C library's allocator. */
-void lat_set_alloc_hooks(const lat_alloc_hooks *hooks);
+LAT_API void lat_set_alloc_hooks(const lat_alloc_hooks *hooks);
 
 #endif /* LATLAB_ALLOC_H */

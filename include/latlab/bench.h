@@ -71,6 +71,8 @@
 #ifndef LATLAB_BENCH_H
 #define LATLAB_BENCH_H
 
+#include "latlab/compiler.h"
+
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -85,7 +87,7 @@ struct json_t; /* jansson */
 #define LAT_BENCH_SUBCHUNKS_MIN 16      /* sub-chunks per sample, at least */
 #define LAT_BENCH_SUBCHUNKS_MAX 1024    /* ... at most */
 #define LAT_BENCH_SUBCHUNK_NS 100000.0  /* aimed length of a sub-chunk (100 us) */
-#define LAT_BENCH_CENSOR_GAP_NS 10000.0 /* excess that may be a gap: LAT_GAPS_DEFAULT_NS */
+#define LAT_BENCH_CENSOR_GAP_NS 10000u  /* excess that may be a gap: LAT_GAPS_DEFAULT_NS */
 #define LAT_BENCH_CENSOR_SPREAD_K 5.0   /* ... and that many robust sigmas */
 #define LAT_BENCH_KEPT_FLOOR 0.75       /* a sample keeping less is set aside */
 #define LAT_BENCH_REC_BUFFER (1u << 20) /* per-op latencies buffered per sample */
@@ -119,10 +121,10 @@ typedef struct lat_bench_config {
 } lat_bench_config;
 
 /* The spec's defaults (above); `pin` honours LAT_BENCH_NO_PIN.  NULL is ignored. */
-void lat_bench_config_default(lat_bench_config *c);
+LAT_API void lat_bench_config_default(lat_bench_config *c);
 /* Short runs (--quick): 10 ms chunks, 100 ms warm-up, 0.5 s budget, 10 ms
  * concurrent samples, 10..100 samples.  NULL is ignored. */
-void lat_bench_config_quick(lat_bench_config *c);
+LAT_API void lat_bench_config_quick(lat_bench_config *c);
 
 /* ---- standard benchmarks --------------------------------------------------------- */
 
@@ -180,7 +182,7 @@ typedef struct lat_bench_worker_result {
 
 /* Add (or add to) a named event counter.  Returns 0, or -ENOSPC past 8 names.
  * Call once at the end of the sample, not in the hot loop. */
-int lat_bench_count(lat_bench_worker_result *r, const char *name, uint64_t value);
+LAT_API int lat_bench_count(lat_bench_worker_result *r, const char *name, uint64_t value);
 
 typedef void (*lat_bench_worker_fn)(void *ctx, const lat_bench_control *ctl,
                                     lat_bench_worker_result *out);
@@ -199,7 +201,8 @@ typedef struct lat_bench_sample_info {
 /* Metrics with units, produced by lifecycle observers and backends. */
 typedef struct lat_bench_metrics lat_bench_metrics;
 /* Append a metric; name/unit are copied.  0 or -ENOMEM / -EINVAL. */
-int lat_bench_metric(lat_bench_metrics *m, const char *name, double value, const char *unit);
+LAT_API int lat_bench_metric(lat_bench_metrics *m, const char *name, double value,
+                             const char *unit);
 
 /* Optional observer around every warm-up and measurement sample.
  * before_sample: after the context is built, before timing starts.
@@ -242,41 +245,43 @@ typedef struct lat_bench_runner lat_bench_runner;
 typedef struct lat_bench_group lat_bench_group;
 
 /* Create a runner for suite (copied).  cfg NULL = defaults.  0 / -ENOMEM / -EINVAL. */
-int lat_bench_runner_create(const char *suite, const lat_bench_config *cfg, lat_bench_runner **out);
-void lat_bench_runner_destroy(lat_bench_runner *r); /* NULL is fine */
+LAT_API int lat_bench_runner_create(const char *suite, const lat_bench_config *cfg,
+                                    lat_bench_runner **out);
+LAT_API void lat_bench_runner_destroy(lat_bench_runner *r); /* NULL is fine */
 /* The runner's configuration (mutable until lat_bench_run). */
-lat_bench_config *lat_bench_runner_config(lat_bench_runner *r);
+LAT_API lat_bench_config *lat_bench_runner_config(lat_bench_runner *r);
 /* Only run cases whose "group/name" contains filter (or matches it as an
  * fnmatch pattern when it has * ? or [).  NULL clears.  0 / -ENOMEM. */
-int lat_bench_runner_filter(lat_bench_runner *r, const char *filter);
+LAT_API int lat_bench_runner_filter(lat_bench_runner *r, const char *filter);
 
 /* Groups belong to the runner.  NULL on bad arguments or no memory. */
-lat_bench_group *lat_bench_group_create(lat_bench_runner *r, const char *name);
-lat_bench_group *lat_bench_concurrent_group_create(lat_bench_runner *r, const char *name);
+LAT_API lat_bench_group *lat_bench_group_create(lat_bench_runner *r, const char *name);
+LAT_API lat_bench_group *lat_bench_concurrent_group_create(lat_bench_runner *r, const char *name);
 /* Group settings (before lat_bench_run).  0 or -EINVAL / -ENOMEM. */
-int lat_bench_group_metadata(lat_bench_group *g, const char *key, const char *value);
-int lat_bench_group_domain(lat_bench_group *g, lat_bench_domain d);
-int lat_bench_group_sample_duration(lat_bench_group *g, uint64_t ns);            /* concurrent */
-int lat_bench_group_lifecycle(lat_bench_group *g, const lat_bench_lifecycle *l); /* copied */
-int lat_bench_group_backend(lat_bench_group *g, const lat_bench_backend *b);     /* copied */
+LAT_API int lat_bench_group_metadata(lat_bench_group *g, const char *key, const char *value);
+LAT_API int lat_bench_group_domain(lat_bench_group *g, lat_bench_domain d);
+LAT_API int lat_bench_group_sample_duration(lat_bench_group *g, uint64_t ns); /* concurrent */
+LAT_API int lat_bench_group_lifecycle(lat_bench_group *g,
+                                      const lat_bench_lifecycle *l);                 /* copied */
+LAT_API int lat_bench_group_backend(lat_bench_group *g, const lat_bench_backend *b); /* copied */
 /* Register a case (definition copied, strings duplicated). */
-int lat_bench_add(lat_bench_group *g, const lat_bench_def *d);
-int lat_bench_add_concurrent(lat_bench_group *g, const lat_bench_concurrent_def *d);
+LAT_API int lat_bench_add(lat_bench_group *g, const lat_bench_def *d);
+LAT_API int lat_bench_add_concurrent(lat_bench_group *g, const lat_bench_concurrent_def *d);
 
 /* Number of registered cases, and "group/name" of case i (NULL past the end). */
-size_t lat_bench_case_count(const lat_bench_runner *r);
-const char *lat_bench_case_name(const lat_bench_runner *r, size_t i);
+LAT_API size_t lat_bench_case_count(const lat_bench_runner *r);
+LAT_API const char *lat_bench_case_name(const lat_bench_runner *r, size_t i);
 /* True when case i passes the filter. */
-bool lat_bench_case_selected(const lat_bench_runner *r, size_t i);
+LAT_API bool lat_bench_case_selected(const lat_bench_runner *r, size_t i);
 
 /* Deterministic Fisher-Yates shuffle of idx[0..n) driven by seed (splitmix64).
  * Same seed, same order, on every machine. */
-void lat_bench_shuffle(uint64_t seed, size_t *idx, size_t n);
+LAT_API void lat_bench_shuffle(uint64_t seed, size_t *idx, size_t n);
 
 /* Record one operation's latency (ns) into the running benchmark's histogram
  * (per thread; merged after the sample).  No-op outside a benchmark or when
  * record_latency is off.  No allocation, no lock. */
-void lat_bench_record_ns(uint64_t ns);
+LAT_API void lat_bench_record_ns(uint64_t ns);
 
 /* ---- results ------------------------------------------------------------------------- */
 
@@ -432,24 +437,24 @@ static inline bool lat_bench_sample_set_aside(const lat_bench_result *r, uint32_
  * benchmark's error (the others still run; a failed case has no result).
  * -EINVAL for a second call or min/max samples out of order.  Pins the
  * calling thread for the run when cfg.pin and restores its mask after. */
-int lat_bench_run(lat_bench_runner *r);
+LAT_API int lat_bench_run(lat_bench_runner *r);
 /* The run's report (NULL before lat_bench_run); owned by the runner, valid
  * until lat_bench_runner_destroy (lat_bench_report_clone keeps a copy). */
-const lat_bench_report *lat_bench_runner_report(const lat_bench_runner *r);
+LAT_API const lat_bench_report *lat_bench_runner_report(const lat_bench_runner *r);
 /* The measured timer overhead (ns per sample), measuring it on first call. */
-double lat_bench_timer_overhead_ns(lat_bench_runner *r);
+LAT_API double lat_bench_timer_overhead_ns(lat_bench_runner *r);
 
 /* Print the report's tables to out (a FILE*, never implicit). */
-void lat_bench_report_print(const lat_bench_report *rep, FILE *out);
+LAT_API void lat_bench_report_print(const lat_bench_report *rep, FILE *out);
 
 /* ---- statistics -------------------------------------------------------------------- */
 
 /* Linear-interpolation percentile of sorted[0..n), p in [0,1] (numpy's default). */
-double lat_bench_percentile(const double *sorted, size_t n, double p);
+LAT_API double lat_bench_percentile(const double *sorted, size_t n, double p);
 /* Summary of x[0..n) (x untouched).  0, -EINVAL (n == 0 / NULL), -ENOMEM. */
-int lat_bench_summarize(const double *x, size_t n, lat_bench_summary *out);
+LAT_API int lat_bench_summarize(const double *x, size_t n, lat_bench_summary *out);
 /* "Run stability is weak": CV >= 10% or outliers >= max(2, n/10). */
-bool lat_bench_stability_weak(double cv_pct, uint32_t outliers, uint32_t n);
+LAT_API bool lat_bench_stability_weak(double cv_pct, uint32_t outliers, uint32_t n);
 
 typedef struct lat_bench_mwu {
     double u1;  /* U of sample a: R_a - n_a(n_a+1)/2 */
@@ -459,22 +464,23 @@ typedef struct lat_bench_mwu {
     bool exact; /* exact distribution (no ties, both n <= 20) */
 } lat_bench_mwu;
 /* Mann-Whitney U test of a vs b.  0 / -EINVAL / -ENOMEM. */
-int lat_bench_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
+LAT_API int lat_bench_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
                            lat_bench_mwu *out);
 
 /* ---- persistence --------------------------------------------------------------------- */
 
 /* Report <-> JSON.  to_json returns a new reference or NULL (no memory). */
-struct json_t *lat_bench_report_to_json(const lat_bench_report *rep);
+LAT_API struct json_t *lat_bench_report_to_json(const lat_bench_report *rep);
 /* Parse; 0 and *out, LAT_EFORMAT (why in err, if given), -ENOMEM. */
-int lat_bench_report_from_json(const struct json_t *j, lat_bench_report **out, char *err,
+LAT_API int lat_bench_report_from_json(const struct json_t *j, lat_bench_report **out, char *err,
                                size_t errlen);
 /* Atomic write / read of a report file. */
-int lat_bench_report_save(const lat_bench_report *rep, const char *path);
-int lat_bench_report_load(const char *path, lat_bench_report **out, char *err, size_t errlen);
-void lat_bench_report_destroy(lat_bench_report *rep); /* NULL is fine */
+LAT_API int lat_bench_report_save(const lat_bench_report *rep, const char *path);
+LAT_API int lat_bench_report_load(const char *path, lat_bench_report **out, char *err,
+                                  size_t errlen);
+LAT_API void lat_bench_report_destroy(lat_bench_report *rep); /* NULL is fine */
 /* A deep copy (0 / -ENOMEM). */
-int lat_bench_report_clone(const lat_bench_report *rep, lat_bench_report **out);
+LAT_API int lat_bench_report_clone(const lat_bench_report *rep, lat_bench_report **out);
 
 /* ---- comparison ------------------------------------------------------------------------ */
 
@@ -540,15 +546,15 @@ typedef struct lat_bench_comparison {
 } lat_bench_comparison;
 
 /* 0 when old and cur may be compared, else LAT_EINCOMPATIBLE with why. */
-int lat_bench_compatible(const lat_bench_report *old, const lat_bench_report *cur, char *why,
-                         size_t whylen);
+LAT_API int lat_bench_compatible(const lat_bench_report *old, const lat_bench_report *cur,
+                                 char *why, size_t whylen);
 /* Compare (reports must be compatible) the kept per-sample figures
  * (ns_per_op) of the samples not set aside.  A result changed when p < alpha AND
  * |ratio - 1| >= materiality AND |ratio - 1| >= noise_mult x noise AND the
  * machine was not busy; it is inconclusive when only the last two fail.
  * opts NULL = defaults (alpha 0.05, materiality 0.05, noise_mult 1,
  * min_cpu_share 0.9, wall time).  0, LAT_EINCOMPATIBLE, -ENOMEM. */
-int lat_bench_compare(const lat_bench_report *old, const lat_bench_report *cur,
+LAT_API int lat_bench_compare(const lat_bench_report *old, const lat_bench_report *cur,
                       const lat_bench_compare_opts *opts, lat_bench_comparison **out);
 /* The same against a history of previous reports (all compatible with cur):
  * the newest (by timestamp_ns) is the baseline; with >= 3 reports their
@@ -556,22 +562,22 @@ int lat_bench_compare(const lat_bench_report *old, const lat_bench_report *cur,
  * median inside the range of their medians is not called.  A result is
  * inconclusive when only the noise/drift floor, the range or the busy guard
  * stops it. */
-int lat_bench_compare_history(const lat_bench_report *const *hist, size_t nh,
+LAT_API int lat_bench_compare_history(const lat_bench_report *const *hist, size_t nh,
                               const lat_bench_report *cur, const lat_bench_compare_opts *opts,
                               lat_bench_comparison **out);
 /* Every compatible report in dir, oldest first, at most max (the newest
  * ones).  0 and *out / *n (free each with lat_bench_report_destroy and the array
  * with free()), -ENOENT with why when none qualifies. */
-int lat_bench_load_history(const char *dir, const lat_bench_report *cur, size_t max,
+LAT_API int lat_bench_load_history(const char *dir, const lat_bench_report *cur, size_t max,
                            lat_bench_report ***out, size_t *n, char *why, size_t whylen);
-void lat_bench_comparison_destroy(lat_bench_comparison *c);
+LAT_API void lat_bench_comparison_destroy(lat_bench_comparison *c);
 /* The table (with each result's MDE) and a caveat: unpaired runs cannot
  * separate the host's drift between them from the code's change. */
-void lat_bench_comparison_print(const lat_bench_comparison *c, FILE *out);
+LAT_API void lat_bench_comparison_print(const lat_bench_comparison *c, FILE *out);
 /* Newest compatible *.json report in dir (by timestamp_ns).  0 and *path
  * (free with free()), -ENOENT with why (the newest refusal) when none qualifies. */
-int lat_bench_find_baseline(const char *dir, const lat_bench_report *cur, char **path, char *why,
-                            size_t whylen);
+LAT_API int lat_bench_find_baseline(const char *dir, const lat_bench_report *cur, char **path,
+                                    char *why, size_t whylen);
 
 /* ---- entry point ------------------------------------------------------------------------- */
 
@@ -581,8 +587,8 @@ int lat_bench_find_baseline(const char *dir, const lat_bench_report *cur, char *
  * --seed N --cooldown-ms N --quick --full --help), register via reg, run,
  * print tables to out and warnings to err, save/compare.  Returns the exit
  * status: 0, 1 (error or gated regression), 2 (usage). */
-int lat_bench_main(int argc, char **argv, const char *suite, int (*reg)(lat_bench_runner *r),
-                   unsigned flags, FILE *out, FILE *err);
+LAT_API int lat_bench_main(int argc, char **argv, const char *suite,
+                           int (*reg)(lat_bench_runner *r), unsigned flags, FILE *out, FILE *err);
 
 #define LAT_BENCH_MAIN(suite, reg)                                                                 \
     int main(int argc, char **argv) {                                                              \

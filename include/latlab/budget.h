@@ -17,6 +17,8 @@
 #ifndef LATLAB_BUDGET_H
 #define LATLAB_BUDGET_H
 
+#include "latlab/compiler.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -36,32 +38,32 @@ typedef struct lat_budget {
 
 /* Largest relative width of a histogram slot for sig_figs (0..5) figures:
  * 2 / sub_bucket_count (values above the first bucket).  NAN when out of range. */
-double lat_budget_hist_resolution(int sig_figs);
+LAT_API double lat_budget_hist_resolution(int sig_figs);
 
 /* Measure the timer and fill b.  cal: the counter's calibration (its reads
  * are stamped with lat_cycles_fenced), or NULL when figures come from
  * CLOCK_MONOTONIC.  stamp_ns > 0 uses a stamp cost the caller measured
  * already, else it is measured here.  co_share starts as NAN.  Returns 0 or
  * -EINVAL (NULL b, sig_figs outside 0..5). */
-int lat_budget_measure(lat_budget *b, const lat_clock_cal *cal, double stamp_ns,
+LAT_API int lat_budget_measure(lat_budget *b, const lat_clock_cal *cal, double stamp_ns,
                        unsigned stamps_per_figure, int sig_figs);
 
 /* Record that CO correction turned `recorded` samples into `total`. */
-void lat_budget_set_co(lat_budget *b, int64_t recorded, int64_t total);
+LAT_API void lat_budget_set_co(lat_budget *b, int64_t recorded, int64_t total);
 
 /* One line, no newline: "error budget: timer tsc step 10.0 ns; stamp 12.5 ns
  * x 2 per figure; calibration 0.21 ppm; histogram resolution 0.098% (3 sig
  * figs); CO correction synthesised 45.0% of samples".  Returns what snprintf
  * returns. */
-int lat_budget_format(const lat_budget *b, char *buf, size_t len);
+LAT_API int lat_budget_format(const lat_budget *b, char *buf, size_t len);
 
 /* True when |after - before| is below the timer's granularity. */
-bool lat_budget_below_granularity(const lat_budget *b, double before_ns, double after_ns);
+LAT_API bool lat_budget_below_granularity(const lat_budget *b, double before_ns, double after_ns);
 
 /* A change from before to after in words: "1.23x" (after / before), or
  * "below granularity (3 ns < 10.0 ns step)" when the difference is smaller
  * than the granularity.  Returns what snprintf returns. */
-int lat_budget_change(const lat_budget *b, double before_ns, double after_ns, char *buf,
+LAT_API int lat_budget_change(const lat_budget *b, double before_ns, double after_ns, char *buf,
                       size_t len);
 
 #endif /* LATLAB_BUDGET_H */

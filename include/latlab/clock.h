@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "latlab/compiler.h"
@@ -63,6 +64,19 @@ LAT_INLINE uint64_t lat_counter_hz(void) {
 #endif
 }
 
+/* Strict ISO C (-std=c11 with no feature macro) hides the POSIX clocks in
+ * <time.h>; clockid_t still comes from <sys/types.h>, and then this header
+ * states clock_gettime and Linux's two clock ids itself, so it compiles
+ * either way. */
+#if defined(CLOCK_MONOTONIC) && defined(CLOCK_MONOTONIC_RAW)
+#define LAT__CLOCK_MONOTONIC CLOCK_MONOTONIC
+#define LAT__CLOCK_MONOTONIC_RAW CLOCK_MONOTONIC_RAW
+#else
+int clock_gettime(clockid_t clock_id, struct timespec *tp);
+#define LAT__CLOCK_MONOTONIC ((clockid_t)1)
+#define LAT__CLOCK_MONOTONIC_RAW ((clockid_t)4)
+#endif
+
 /* OS clocks in ns (vDSO, no syscall where the clocksource allows). */
 static inline uint64_t lat_clock_ns(clockid_t id) {
     struct timespec ts;
@@ -70,10 +84,10 @@ static inline uint64_t lat_clock_ns(clockid_t id) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 static inline uint64_t lat_mono_ns(void) {
-    return lat_clock_ns(CLOCK_MONOTONIC);
+    return lat_clock_ns(LAT__CLOCK_MONOTONIC);
 }
 static inline uint64_t lat_mono_raw_ns(void) {
-    return lat_clock_ns(CLOCK_MONOTONIC_RAW);
+    return lat_clock_ns(LAT__CLOCK_MONOTONIC_RAW);
 }
 
 /* A calibration.  Read-only after lat_clock_calibrate(); share freely. */
@@ -99,10 +113,10 @@ typedef struct lat_clock_cal {
 /* Calibrate over window_ns (0 = 200 ms) taking the tightest of `brackets`
  * (< 16 means 16) at each end.  Blocks for the window.  Returns 0 or -EINVAL
  * (window < 1 ms) / -EIO (the counter did not advance).  Thread-safe. */
-int lat_clock_calibrate(lat_clock_cal *out, uint64_t window_ns, unsigned brackets);
+LAT_API int lat_clock_calibrate(lat_clock_cal *out, uint64_t window_ns, unsigned brackets);
 
 /* Build a calibration from a known ratio (tests, replay of a saved run). */
-int lat_clock_cal_from_ratio(lat_clock_cal *out, uint64_t span_ns, uint64_t span_cycles);
+LAT_API int lat_clock_cal_from_ratio(lat_clock_cal *out, uint64_t span_ns, uint64_t span_cycles);
 
 /* A drift check: how far counter time (through calibration c) strays from
  * OS clock id over a window, with tightest brackets at both ends. */
@@ -118,11 +132,11 @@ typedef struct lat_clock_drift_result {
  * checks the calibration itself.  Returns 0, -EINVAL (NULL, empty calibration,
  * window < 1 ms), -errno from clock_gettime (bad id) or -EIO (the counter did
  * not advance).  Thread-safe. */
-int lat_clock_drift(const lat_clock_cal *c, clockid_t id, uint64_t window_ns,
+LAT_API int lat_clock_drift(const lat_clock_cal *c, clockid_t id, uint64_t window_ns,
                     lat_clock_drift_result *out);
 
 /* A process-wide calibration made on first use (200 ms, once, thread-safe). */
-const lat_clock_cal *lat_clock_default(void);
+LAT_API const lat_clock_cal *lat_clock_default(void);
 
 /* cycles -> ns: exactly floor(cycles * span_ns / span_cycles) for every cycles
  * value whose result fits in 64 bits (checked for values up to 10^15 and beyond). */
@@ -146,7 +160,7 @@ static inline uint64_t lat_clock_from_ns(const lat_clock_cal *c, uint64_t ns) {
 /* 1: invariant TSC (CPUID 0x80000007 EDX bit 8); 0: not invariant; -1: unknown
  * (other architectures: aarch64's generic timer is constant-rate by spec, but
  * the CPU cannot tell us, so it reports unknown). */
-int lat_clock_invariant(void);
+LAT_API int lat_clock_invariant(void);
 
 /* The counter's step, in counter ticks: how far apart the values a duration
  * can take lie.  n pairs of reads (200..4096) around short random delays;
@@ -155,7 +169,7 @@ int lat_clock_invariant(void);
  * (two reads inside one step differ by 1 there, so the smallest difference
  * says nothing about what a duration resolves).  Not the read cost: that is
  * a constant every stamped duration carries, not a resolution. */
-uint64_t lat_clock_granularity_cycles(unsigned n);
+LAT_API uint64_t lat_clock_granularity_cycles(unsigned n);
 
 /* The median cost of back-to-back reads: unfenced and fenced counter reads
  * (cycles) and lat_mono_ns (ns), n pairs each with v (n values) as scratch.
@@ -163,10 +177,10 @@ uint64_t lat_clock_granularity_cycles(unsigned n);
 typedef struct lat_clock_read_cost {
     uint64_t unfenced_cycles, fenced_cycles, gettime_ns;
 } lat_clock_read_cost;
-void lat_clock_read_costs(uint64_t *v, size_t n, lat_clock_read_cost *out);
+LAT_API void lat_clock_read_costs(uint64_t *v, size_t n, lat_clock_read_cost *out);
 /* The pure part: the median spacing between clusters of the sorted
  * differences d[0..n) (sorted in place); 1 when they spread densely.  For
  * tests. */
-uint64_t lat_clock_step_of(uint64_t *d, size_t n);
+LAT_API uint64_t lat_clock_step_of(uint64_t *d, size_t n);
 
 #endif /* LATLAB_CLOCK_H */

@@ -75,6 +75,14 @@ bool lat_co_host_busy(const lat_co_platform *p, uint64_t events, int64_t p999_ns
  * 310.0 us; run-queue wait 2.1 ms; switches 0 vol 3 invol" into buf. */
 void lat_co_platform_text(const lat_co_platform *p, char *buf, size_t len);
 
+/* The verdict, into buf: whether the closed loop hid the stall, from the
+ * loops' p99.9 (ns), the closed loop's max (ns) and the corrected p99.9 (ns);
+ * ratio is the change closed -> open as lat_budget_change words it.  "hid
+ * the stall" only where the closed loop's p99.9 is below the open loop's;
+ * otherwise it says the closed loop hid nothing at p99.9 this run. */
+void lat_co_verdict_text(int64_t closed_p999_ns, int64_t open_p999_ns, int64_t closed_max_ns,
+                         int64_t corrected_p999_ns, const char *ratio, char *buf, size_t len);
+
 /* The demonstration's defaults: 20000 requests at 10000/s, 20 us of work, a
  * 100 ms stall at request 10000. */
 void lat_co_config_default(lat_co_config *c);

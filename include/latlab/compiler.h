@@ -5,9 +5,16 @@
  * lat_do_not_optimize(x) makes the compiler believe x is read and written
  * (so the computation producing it cannot be deleted or hoisted) and
  * lat_clobber_memory() makes it believe all memory is read and written.
- * Header-only; GCC and Clang. */
+ * Also the export mark of the stable API (LAT_API).  Header-only; GCC and
+ * Clang. */
 #ifndef LATLAB_COMPILER_H
 #define LATLAB_COMPILER_H
+
+/* LAT_API marks a function or object of the stable API: the shared library is
+ * built with -fvisibility=hidden and exports exactly the declarations marked
+ * with it (its ABI, checked against abi/liblatlab.abi).  Experimental and
+ * internal (lat__) functions carry no mark and stay inside the library. */
+#define LAT_API __attribute__((visibility("default")))
 
 #define LAT_INLINE static inline __attribute__((always_inline))
 #define LAT_NOINLINE __attribute__((noinline))

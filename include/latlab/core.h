@@ -4,6 +4,7 @@
 #define LATLAB_CORE_H
 
 #include "latlab/compiler.h"
+#include "latlab/version.h"
 #include "latlab/error.h"
 #include "latlab/alloc.h"
 #include "latlab/atomicfile.h"

@@ -8,6 +8,8 @@
 #ifndef LATLAB_ERROR_H
 #define LATLAB_ERROR_H
 
+#include "latlab/compiler.h"
+
 enum {
     LAT_EFORMAT = -10000,       /* input is malformed (bad syntax, bad field) */
     LAT_ETRUNCATED = -10001,    /* input ends before a complete record */
@@ -29,6 +31,6 @@ enum {
 #define LAT_EADDRINFO_ERR(g) (LAT_EADDRINFO + ((g) < 0 && (g) > -200 ? (g) : -199))
 
 /* A sentence for err (negative errno or LAT_E*); never NULL; thread-safe. */
-const char *lat_strerror(int err);
+LAT_API const char *lat_strerror(int err);
 
 #endif /* LATLAB_ERROR_H */

@@ -65,10 +65,10 @@ typedef struct lat_flight {
  * post: samples recorded after the trigger before freezing (clamped to
  * capacity - 1; the rest of the window is the trigger's predecessors).
  * Returns 0, -EINVAL (bad nstages, out NULL, capacity too large) or -ENOMEM. */
-int lat_flight_create(lat_flight **out, size_t capacity, unsigned nstages, const char *const *names,
-                      uint64_t threshold_ns, uint64_t post);
+LAT_API int lat_flight_create(lat_flight **out, size_t capacity, unsigned nstages,
+                              const char *const *names, uint64_t threshold_ns, uint64_t post);
 /* Free a recorder; NULL is fine. */
-void lat_flight_destroy(lat_flight *f);
+LAT_API void lat_flight_destroy(lat_flight *f);
 
 /* Keep recording past the post samples while each new sample's e2e exceeds
  * drain_ns (a backlog still draining), up to 3/4 of the window after the
@@ -126,8 +126,8 @@ static inline int lat_flight_triggered(const lat_flight *f) {
 
 /* Samples in the window (min(head, capacity)) and the i-th oldest of them
  * (0 <= i < count).  Not thread-safe against a concurrent writer. */
-uint64_t lat_flight_count(const lat_flight *f);
-const lat_flight_sample *lat_flight_at(const lat_flight *f, uint64_t i);
+LAT_API uint64_t lat_flight_count(const lat_flight *f);
+LAT_API const lat_flight_sample *lat_flight_at(const lat_flight *f, uint64_t i);
 
 /* The shape of the frozen window around its trigger. */
 enum {
@@ -161,12 +161,12 @@ typedef struct lat_flight_verdict {
  * the lower of lat_flight_set_baseline's figure and the window median (the
  * window median alone when none was set).  Allocates a scratch copy (not a hot path).
  * Returns 0, -EINVAL (NULL) or -ENOMEM.  Not thread-safe against a concurrent writer. */
-int lat_flight_analyze(const lat_flight *f, lat_flight_verdict *v);
+LAT_API int lat_flight_analyze(const lat_flight *f, lat_flight_verdict *v);
 
 /* Dump the window to out: a header, the verdict, then one line per sample
  * (seq, each stage, e2e, in ns) with the outlier marked ">>".  context: 0
  * dumps the whole window, else only `context` samples either side of the
  * trigger.  Returns 0, -EINVAL or -EIO (write error). */
-int lat_flight_dump(const lat_flight *f, FILE *out, uint64_t context);
+LAT_API int lat_flight_dump(const lat_flight *f, FILE *out, uint64_t context);
 
 #endif /* LATLAB_FLIGHT_H */

@@ -46,10 +46,10 @@ typedef struct lat_gaps {
 
 /* Create a recorder keeping up to capacity gaps (0 = LAT_GAPS_DEFAULT_CAP) of
  * at least threshold_cycles (>= 1).  Returns 0, -EINVAL or -ENOMEM. */
-int lat_gaps_create(size_t capacity, uint64_t threshold_cycles, lat_gaps **out);
-void lat_gaps_destroy(lat_gaps *g); /* NULL is fine */
+LAT_API int lat_gaps_create(size_t capacity, uint64_t threshold_cycles, lat_gaps **out);
+LAT_API void lat_gaps_destroy(lat_gaps *g); /* NULL is fine */
 /* Forget every gap (keeps threshold and capacity). */
-void lat_gaps_clear(lat_gaps *g);
+LAT_API void lat_gaps_clear(lat_gaps *g);
 
 /* Record the gap [prev, now) when it reaches the threshold.  Hot path. */
 LAT_INLINE void lat_gaps_note(lat_gaps *g, uint64_t prev, uint64_t now) {
@@ -66,13 +66,13 @@ LAT_INLINE void lat_gaps_note(lat_gaps *g, uint64_t prev, uint64_t now) {
 }
 
 /* Gaps kept in the list (min(count, capacity)). */
-size_t lat_gaps_kept(const lat_gaps *g);
+LAT_API size_t lat_gaps_kept(const lat_gaps *g);
 /* Cycles of [from, to) covered by kept gaps (gaps are disjoint per thread). */
-uint64_t lat_gaps_overlap(const lat_gaps *g, uint64_t from, uint64_t to);
+LAT_API uint64_t lat_gaps_overlap(const lat_gaps *g, uint64_t from, uint64_t to);
 /* Index of the first of n gaps (sorted by start, disjoint) that ends after
  * from (binary search), n when none does.  NULL list: 0. */
-size_t lat_gaps_search(const lat_gap *list, size_t n, uint64_t from);
+LAT_API size_t lat_gaps_search(const lat_gap *list, size_t n, uint64_t from);
 /* Index of the longest kept gap overlapping [from, to), or -1. */
-long lat_gaps_find(const lat_gaps *g, uint64_t from, uint64_t to);
+LAT_API long lat_gaps_find(const lat_gaps *g, uint64_t from, uint64_t to);
 
 #endif /* LATLAB_GAPS_H */

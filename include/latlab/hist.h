@@ -64,24 +64,24 @@ typedef struct lat_hist {
  * `lowest` (>= 1), highest >= 2 * lowest, sig_figs 0..5.  Allocates the counts
  * (zeroed).  Returns 0, -EINVAL (bad parameters; h untouched) or -ENOMEM.
  * Not thread-safe on h.  Example: (1, 3600000000000, 3) tracks 1 ns .. 1 h. */
-int lat_hist_init(lat_hist *h, int64_t lowest, int64_t highest, int sig_figs);
+LAT_API int lat_hist_init(lat_hist *h, int64_t lowest, int64_t highest, int sig_figs);
 /* Internal: h's geometry fields for these parameters (as lat_hist_init), no
  * counts (NULL): enough for the index math, nothing to free.  0 / -EINVAL. */
 int lat__hist_geometry(lat_hist *h, int64_t lowest, int64_t highest, int sig_figs);
 /* Release h's counts and zero h.  NULL and zeroed/freed histograms are fine. */
-void lat_hist_fini(lat_hist *h);
+LAT_API void lat_hist_fini(lat_hist *h);
 /* Heap-allocated form: *out on success (0), else -EINVAL/-ENOMEM. */
-int lat_hist_create(int64_t lowest, int64_t highest, int sig_figs, lat_hist **out);
+LAT_API int lat_hist_create(int64_t lowest, int64_t highest, int sig_figs, lat_hist **out);
 /* Free a histogram from lat_hist_create.  NULL is fine. */
-void lat_hist_destroy(lat_hist *h);
+LAT_API void lat_hist_destroy(lat_hist *h);
 /* Bytes owned by h (struct + counts). */
-size_t lat_hist_memory_size(const lat_hist *h);
+LAT_API size_t lat_hist_memory_size(const lat_hist *h);
 /* Forget every value (counts, total, min, max, overflow); keeps geometry. */
-void lat_hist_reset(lat_hist *h);
+LAT_API void lat_hist_reset(lat_hist *h);
 /* dst (uninitialised) becomes a deep copy of src.  0, -ENOMEM. */
-int lat_hist_copy(lat_hist *dst, const lat_hist *src);
+LAT_API int lat_hist_copy(lat_hist *dst, const lat_hist *src);
 /* true when a and b have identical geometry (L, H, S). */
-bool lat_hist_same_geometry(const lat_hist *a, const lat_hist *b);
+LAT_API bool lat_hist_same_geometry(const lat_hist *a, const lat_hist *b);
 
 /* ---- index math (static inline; valid for 0 <= v <= highest_equivalent(H)) ---- */
 
@@ -120,8 +120,10 @@ LAT_INLINE int64_t lat_hist_value_from_index(const lat_hist *h, int32_t i) {
  * static inline: no call, no lock, no allocation, no syscall (tests prove it
  * with a counting allocator).  Single writer per histogram.  A value < 0 or
  * > highest is not recorded: the call returns false and overflow_count grows
- * by the count.  A negative count n is rejected the same way (returns false,
- * overflow_count unchanged). */
+ * by the count (saturating at INT64_MAX).  A negative count n is rejected the
+ * same way (returns false, overflow_count unchanged), and so is a count that
+ * would carry total_count past INT64_MAX (returns false, nothing changes):
+ * counts never wrap (each slot is at most the total). */
 
 LAT_INLINE bool lat_hist_record_n(lat_hist *h, int64_t v, int64_t n) {
     /* The geometry and total_count are read before the range check, on
@@ -135,13 +137,16 @@ LAT_INLINE bool lat_hist_record_n(lat_hist *h, int64_t v, int64_t n) {
     bool ok = true;
     size_t slot = lat__hist_slot(h, v);
     int64_t *counts = h->counts;
-    long long total = h->total_count;
-    if (LAT_UNLIKELY(((uint64_t)v > (uint64_t)h->highest) | (n < 0))) {
-        if (n > 0) h->overflow_count += n;
+    long long total = h->total_count, sum;
+    bool full = __builtin_add_overflow(total, n, &sum);
+    if (LAT_UNLIKELY(((uint64_t)v > (uint64_t)h->highest) | (n < 0) | full)) {
+        if (n > 0 && (uint64_t)v > (uint64_t)h->highest)
+            h->overflow_count = h->overflow_count > INT64_MAX - n ? INT64_MAX
+                                                                  : h->overflow_count + n;
         ok = false;
     } else {
         counts[slot] += n;
-        total += n;
+        total = sum;
         /* Compared in memory (cmp+jcc, one fused uop), stored only when
          * a new extreme arrives: no store, no dependency chain otherwise. */
         if (v < h->min_value) h->min_value = v;
@@ -159,8 +164,9 @@ LAT_INLINE bool lat_hist_record(lat_hist *h, int64_t v) {
  * also record v - i, v - 2i, ... while >= i (i = expected_interval; i <= 0
  * means no correction).  Returns false (nothing recorded) when v is out of
  * range.  Single writer; allocation-free. */
-bool lat_hist_record_corrected(lat_hist *h, int64_t v, int64_t expected_interval);
-bool lat_hist_record_corrected_n(lat_hist *h, int64_t v, int64_t n, int64_t expected_interval);
+LAT_API bool lat_hist_record_corrected(lat_hist *h, int64_t v, int64_t expected_interval);
+LAT_API bool lat_hist_record_corrected_n(lat_hist *h, int64_t v, int64_t n,
+                                         int64_t expected_interval);
 
 /* Thread-safe recording by any number of concurrent writers into one
  * histogram (relaxed atomic adds on the slot and total; min/max by CAS).
@@ -197,18 +203,20 @@ LAT_INLINE bool lat_hist_record_atomic(lat_hist *h, int64_t v) {
  * fast slot-by-slot path, otherwise each slot's lowest value is recorded, as
  * Java's add() does).  Returns how many of src's counts fell outside dst's
  * range (they also grow dst->overflow_count; src's own overflow_count is added
- * to dst's too).  Not thread-safe on dst. */
-int64_t lat_hist_add(lat_hist *dst, const lat_hist *src);
+ * to dst's too, saturating), plus those refused because dst's total would pass
+ * INT64_MAX (dst keeps what fits, nothing wraps).  Not thread-safe on dst. */
+LAT_API int64_t lat_hist_add(lat_hist *dst, const lat_hist *src);
 /* Java's add() into an auto-resizing histogram (what HistogramLogProcessor
  * merges intervals with): dst's highest trackable value grows to src's max
  * when needed (lowest and significant figures stay dst's), so no count is
  * dropped.  Returns 0, -ENOMEM (dst unchanged), or -EOVERFLOW when the total
  * count would pass INT64_MAX (dst unchanged).  Not thread-safe on dst. */
-int lat_hist_add_resize(lat_hist *dst, const lat_hist *src);
+LAT_API int lat_hist_add_resize(lat_hist *dst, const lat_hist *src);
 /* Java addWhileCorrectingForCoordinatedOmission: each recorded slot of src is
  * recorded at its highest equivalent value with record_corrected_n.  Returns
  * the out-of-range count as lat_hist_add. */
-int64_t lat_hist_add_corrected(lat_hist *dst, const lat_hist *src, int64_t expected_interval);
+LAT_API int64_t lat_hist_add_corrected(lat_hist *dst, const lat_hist *src,
+                                       int64_t expected_interval);
 
 /* ---- queries (Java semantics; O(counts_len) at most, no allocation) ------------ */
 
@@ -217,33 +225,34 @@ static inline int64_t lat_hist_total(const lat_hist *h) {
 }
 /* Java getMinValue: 0 when empty or when slot 0 holds counts, else
  * lowest_equivalent(smallest value). */
-int64_t lat_hist_min(const lat_hist *h);
+LAT_API int64_t lat_hist_min(const lat_hist *h);
 /* Java getMinNonZeroValue: lowest_equivalent of the smallest non-zero value,
  * INT64_MAX when there is none. */
-int64_t lat_hist_min_nonzero(const lat_hist *h);
+LAT_API int64_t lat_hist_min_nonzero(const lat_hist *h);
 /* Java getMaxValue: highest_equivalent(largest value), 0 when empty. */
-int64_t lat_hist_max(const lat_hist *h);
+LAT_API int64_t lat_hist_max(const lat_hist *h);
 /* Mean and population standard deviation over median_equivalent(value) of
  * each slot, summed in slot order like Java (bit-identical doubles).  0 when
  * empty. */
-double lat_hist_mean(const lat_hist *h);
-double lat_hist_stddev(const lat_hist *h);
+LAT_API double lat_hist_mean(const lat_hist *h);
+LAT_API double lat_hist_stddev(const lat_hist *h);
 /* Count in v's slot (0 when v is out of range). */
-int64_t lat_hist_count_at(const lat_hist *h, int64_t v);
+LAT_API int64_t lat_hist_count_at(const lat_hist *h, int64_t v);
 /* Sum of counts in the slots from lo's to hi's inclusive (clamped to range). */
-int64_t lat_hist_count_between(const lat_hist *h, int64_t lo, int64_t hi);
+LAT_API int64_t lat_hist_count_between(const lat_hist *h, int64_t lo, int64_t hi);
 
 /* Java getValueAtPercentile: p in [0, 100] (clamped; NaN is treated as 0);
  * target = max(1, ceil(nextDown(p)/100 * total)); the first slot whose
  * running total reaches it; highest_equivalent of it (lowest_equivalent when
  * p == 0).  0 when empty. */
-int64_t lat_hist_value_at_percentile(const lat_hist *h, double p);
+LAT_API int64_t lat_hist_value_at_percentile(const lat_hist *h, double p);
 /* The same for n percentiles (any order) in one pass over the counts
  * (block-skipping, and walking down from the top for tails): out[i] answers
  * ps[i], identical to lat_hist_value_at_percentile.  Returns 0, or -EINVAL
  * when n > 0 and ps/out is NULL, or when n > LAT_HIST_MAX_BATCH. */
 #define LAT_HIST_MAX_BATCH 64
-int lat_hist_values_at_percentiles(const lat_hist *h, const double *ps, int64_t *out, size_t n);
+LAT_API int lat_hist_values_at_percentiles(const lat_hist *h, const double *ps, int64_t *out,
+                                           size_t n);
 /* ---- quantile confidence intervals (distribution-free, order statistics) ------
  * For n recorded values, percentile p (q = p/100) and confidence c, the
  * interval's ends are the values at ranks lo_rank and hi_rank: the
@@ -272,31 +281,33 @@ typedef struct lat_hist_ci {
  * lat_hist_values_at_percentiles gives for ps[i].  confidence in (0, 1).
  * Allocation-free, no syscall.  Returns 0 (an empty histogram gives zeroed
  * results) or -EINVAL. */
-int lat_hist_cis_at_percentiles(const lat_hist *h, const double *ps, double confidence,
+LAT_API int lat_hist_cis_at_percentiles(const lat_hist *h, const double *ps, double confidence,
                                 lat_hist_ci *out, size_t n);
 /* The ranks alone for n values, fraction q in [0, 1] and confidence in
  * (0, 1), clamped to [1, n] (without the point-estimate widening).
  * 0 or -EINVAL. */
-int lat_hist_ci_ranks(int64_t n, double q, double confidence, int64_t *lo_rank, int64_t *hi_rank);
+LAT_API int lat_hist_ci_ranks(int64_t n, double q, double confidence, int64_t *lo_rank,
+                              int64_t *hi_rank);
 /* Smallest count whose upper rank (and point estimate) stays below it for
  * fraction q in (0, 1): e.g. 3,688 for p99.9 at 95%.  0 for q outside (0, 1). */
-int64_t lat_hist_ci_needed_n(double q, double confidence);
+LAT_API int64_t lat_hist_ci_needed_n(double q, double confidence);
 
 /* The interval as text, values divided by scale with prec decimals:
  * "[lo, hi]", or "[lo, hi] max-bound: needs at least N samples".  Returns
  * what snprintf returns. */
-int lat_hist_ci_format(const lat_hist_ci *ci, double scale, int prec, char *buf, size_t len);
+LAT_API int lat_hist_ci_format(const lat_hist_ci *ci, double scale, int prec, char *buf,
+                               size_t len);
 
 /* The percentile (0..100) of values <= v: 100 * count(<= v's slot) / total. */
-double lat_hist_percentile_at_or_below(const lat_hist *h, int64_t v);
+LAT_API double lat_hist_percentile_at_or_below(const lat_hist *h, int64_t v);
 
 /* ---- equivalence (values that share a slot are equivalent) ---------------- */
-int64_t lat_hist_size_of_equivalent_range(const lat_hist *h, int64_t v);
-int64_t lat_hist_lowest_equivalent(const lat_hist *h, int64_t v);
-int64_t lat_hist_highest_equivalent(const lat_hist *h, int64_t v);
-int64_t lat_hist_median_equivalent(const lat_hist *h, int64_t v);
-int64_t lat_hist_next_non_equivalent(const lat_hist *h, int64_t v);
-bool lat_hist_values_are_equivalent(const lat_hist *h, int64_t a, int64_t b);
+LAT_API int64_t lat_hist_size_of_equivalent_range(const lat_hist *h, int64_t v);
+LAT_API int64_t lat_hist_lowest_equivalent(const lat_hist *h, int64_t v);
+LAT_API int64_t lat_hist_highest_equivalent(const lat_hist *h, int64_t v);
+LAT_API int64_t lat_hist_median_equivalent(const lat_hist *h, int64_t v);
+LAT_API int64_t lat_hist_next_non_equivalent(const lat_hist *h, int64_t v);
+LAT_API bool lat_hist_values_are_equivalent(const lat_hist *h, int64_t a, int64_t b);
 
 /* ---- iterators (Java's, step for step) -------------------------------------------
  * Caller-owned state, no allocation.  Usage:
@@ -345,16 +356,16 @@ typedef struct lat_hist_iter {
     double pct_to, pct_from;     /* PERCENTILE: levels */
 } lat_hist_iter;
 
-void lat_hist_iter_all(lat_hist_iter *it, const lat_hist *h);
-void lat_hist_iter_recorded(lat_hist_iter *it, const lat_hist *h);
+LAT_API void lat_hist_iter_all(lat_hist_iter *it, const lat_hist *h);
+LAT_API void lat_hist_iter_recorded(lat_hist_iter *it, const lat_hist *h);
 /* step >= 1 (smaller is treated as 1). */
-void lat_hist_iter_linear(lat_hist_iter *it, const lat_hist *h, int64_t step);
+LAT_API void lat_hist_iter_linear(lat_hist_iter *it, const lat_hist *h, int64_t step);
 /* first >= 1, base > 1 (else treated as 1 and 2). */
-void lat_hist_iter_log(lat_hist_iter *it, const lat_hist *h, int64_t first, double base);
+LAT_API void lat_hist_iter_log(lat_hist_iter *it, const lat_hist *h, int64_t first, double base);
 /* ticks_per_half >= 1 (smaller is treated as 1). */
-void lat_hist_iter_percentile(lat_hist_iter *it, const lat_hist *h, int ticks_per_half);
+LAT_API void lat_hist_iter_percentile(lat_hist_iter *it, const lat_hist *h, int ticks_per_half);
 /* Advance; true with the fields above set, false when done. */
-bool lat_hist_iter_next(lat_hist_iter *it);
+LAT_API bool lat_hist_iter_next(lat_hist_iter *it);
 
 /* ---- V2 codec (core/hist_codec.c) ---------------------------------------------------
  * Encoding: big-endian V2 (cookie 0x1c849313), ZigZag LEB128 counts with
@@ -366,22 +377,22 @@ bool lat_hist_iter_next(lat_hist_iter *it);
  * released with lat_hist_buf_free(). */
 
 /* Upper bound of the uncompressed V2 encoding of h. */
-size_t lat_hist_encode_bound(const lat_hist *h);
+LAT_API size_t lat_hist_encode_bound(const lat_hist *h);
 /* Uncompressed V2 into buf (cap bytes).  0 and *len, or -ENOSPC. */
-int lat_hist_encode(const lat_hist *h, uint8_t *buf, size_t cap, size_t *len);
+LAT_API int lat_hist_encode(const lat_hist *h, uint8_t *buf, size_t cap, size_t *len);
 /* Compressed V2 (zlib level 0..9; -1 = LAT_HIST_ZLEVEL_DEFAULT, 4: faster than
  * zlib's default 6 and no larger on histograms).  *out allocated. */
 #define LAT_HIST_ZLEVEL_DEFAULT 4
-int lat_hist_encode_compressed(const lat_hist *h, int level, uint8_t **out, size_t *len);
+LAT_API int lat_hist_encode_compressed(const lat_hist *h, int level, uint8_t **out, size_t *len);
 /* Base64 of the compressed V2 ("HISTF..."), NUL-terminated, allocated. */
-int lat_hist_encode_base64(const lat_hist *h, char **out);
-void lat_hist_buf_free(void *buf);
+LAT_API int lat_hist_encode_base64(const lat_hist *h, char **out);
+LAT_API void lat_hist_buf_free(void *buf);
 
 /* Decode an encoding (compressed or not) into *out, which is initialised with
  * the declared geometry (caller frees it with lat_hist_fini).  On error *out is
  * left zeroed. */
-int lat_hist_decode(const void *buf, size_t len, lat_hist *out);
-int lat_hist_decode_base64(const char *text, size_t len, lat_hist *out);
+LAT_API int lat_hist_decode(const void *buf, size_t len, lat_hist *out);
+LAT_API int lat_hist_decode_base64(const char *text, size_t len, lat_hist *out);
 /* The same, but *out tracks only up to the largest value the encoding holds
  * (its lowest and significant figures as declared; never above the declared
  * highest), so memory follows the data, not the range a writer declared:
@@ -389,7 +400,7 @@ int lat_hist_decode_base64(const char *text, size_t len, lat_hist *out);
  * Queries answer exactly as on the declared geometry.  *declared_highest (may
  * be NULL) gets the highest trackable value the encoding declares.  Only V2
  * is fitted; V1/V0 decode at their declared range. */
-int lat_hist_decode_base64_fit(const char *text, size_t len, lat_hist *out,
+LAT_API int lat_hist_decode_base64_fit(const char *text, size_t len, lat_hist *out,
                                int64_t *declared_highest);
 
 /* Plain base64 (RFC 4648, with padding).  encode writes 4*ceil(n/3) chars + NUL
@@ -397,8 +408,8 @@ int lat_hist_decode_base64_fit(const char *text, size_t len, lat_hist *out,
  * accepts the same alphabet (padding optional, no whitespace); returns the
  * byte count or LAT_EFORMAT; out needs 3*ceil(n/4) bytes. */
 #define LAT_BASE64_LEN(n) ((((size_t)(n) + 2) / 3) * 4)
-size_t lat_base64_encode(const uint8_t *in, size_t n, char *out);
-long lat_base64_decode(const char *in, size_t n, uint8_t *out);
+LAT_API size_t lat_base64_encode(const uint8_t *in, size_t n, char *out);
+LAT_API long lat_base64_decode(const char *in, size_t n, uint8_t *out);
 
 /* ---- interval recorder (writer-reader phaser) ----------------------------------
  * Any number of writers record with lat_hist_recorder_record() (wait-free: two
@@ -422,8 +433,9 @@ typedef struct lat_hist_recorder {
 } lat_hist_recorder;
 
 /* 0 / -EINVAL / -ENOMEM; same parameters as lat_hist_init. */
-int lat_hist_recorder_init(lat_hist_recorder *r, int64_t lowest, int64_t highest, int sig_figs);
-void lat_hist_recorder_fini(lat_hist_recorder *r); /* NULL is fine; no writers may run */
+LAT_API int lat_hist_recorder_init(lat_hist_recorder *r, int64_t lowest, int64_t highest,
+                                   int sig_figs);
+LAT_API void lat_hist_recorder_fini(lat_hist_recorder *r); /* NULL is fine; no writers may run */
 
 /* Writer side: thread-safe, lock-free, allocation-free. */
 LAT_INLINE bool lat_hist_recorder_record_n(lat_hist_recorder *r, int64_t v, int64_t n) {
@@ -447,6 +459,6 @@ LAT_INLINE bool lat_hist_recorder_record(lat_hist_recorder *r, int64_t v) {
 /* Reader side: reset `into` (same geometry as the recorder, else
  * LAT_EINCOMPATIBLE) and fill it with the interval since the previous call.
  * One reader at a time (-EBUSY otherwise).  Returns 0. */
-int lat_hist_recorder_interval(lat_hist_recorder *r, lat_hist *into);
+LAT_API int lat_hist_recorder_interval(lat_hist_recorder *r, lat_hist *into);
 
 #endif /* LATLAB_HIST_H */

@@ -16,6 +16,8 @@
 #ifndef LATLAB_HLOG_H
 #define LATLAB_HLOG_H
 
+#include "latlab/compiler.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,7 +31,7 @@
  * outputPercentileDistribution(f, ticks_per_half, scale, csv) would.
  * ticks_per_half >= 1 (default 5); scale > 0 divides every value (1e3 for
  * ns -> us).  Returns 0 or -EIO (write error) / -EINVAL. */
-int lat_hist_write_percentiles(FILE *f, const lat_hist *h, int ticks_per_half, double scale,
+LAT_API int lat_hist_write_percentiles(FILE *f, const lat_hist *h, int ticks_per_half, double scale,
                                bool csv);
 
 /* The same with a confidence interval per row (confidence in (0, 1); 0
@@ -40,13 +42,13 @@ int lat_hist_write_percentiles(FILE *f, const lat_hist *h, int ticks_per_half, d
  * the text layout's footer gains a line naming the confidence and, when some
  * rows are max-bound (CI_High is the maximum), the first such percentile and
  * the samples it needs.  -EINVAL for a confidence outside [0, 1). */
-int lat_hist_write_percentiles_ci(FILE *f, const lat_hist *h, int ticks_per_half, double scale,
-                                  bool csv, double confidence);
+LAT_API int lat_hist_write_percentiles_ci(FILE *f, const lat_hist *h, int ticks_per_half,
+                                          double scale, bool csv, double confidence);
 
 /* Format d with `prec` decimals the way java.util.Formatter's %.{prec}f does
  * (shortest round-trip digits, then HALF_UP), into buf (size cap).  Returns
  * the length (snprintf-like). */
-int lat_java_format_fixed(char *buf, size_t cap, double d, int prec);
+LAT_API int lat_java_format_fixed(char *buf, size_t cap, double d, int prec);
 
 /* ---- interval log writer ----------------------------------------------------------- */
 
@@ -63,22 +65,22 @@ typedef struct lat_hlog_writer {
  * <date>]", "#[BaseTime: B (seconds since epoch)]" and the legend.
  * start_time_s and base_time_s are seconds since the epoch (usually equal).
  * max_unit_ratio <= 0 means the default 1e6.  Returns 0 or -EIO. */
-int lat_hlog_writer_init(lat_hlog_writer *w, FILE *f, double start_time_s, double base_time_s,
-                         double max_unit_ratio);
+LAT_API int lat_hlog_writer_init(lat_hlog_writer *w, FILE *f, double start_time_s,
+                                 double base_time_s, double max_unit_ratio);
 /* A comment line "#<text>". */
-int lat_hlog_write_comment(lat_hlog_writer *w, const char *text);
+LAT_API int lat_hlog_write_comment(lat_hlog_writer *w, const char *text);
 /* One interval: [Tag=tag,]start-base,length,max/ratio,base64.  start_s is in
  * the same clock as base_time_s (seconds since the epoch).  tag may be NULL;
  * otherwise non-empty, shorter than LAT_HLOG_TAG_MAX and free of ',', ' ',
  * CR and LF (-EINVAL).  The line goes out whole (one fwrite) and the stream
  * is flushed, so a log being written is valid up to its last line at every
  * moment.  Returns 0, -EINVAL, -ENOMEM or the write's -errno (-ENOSPC...). */
-int lat_hlog_write_interval(lat_hlog_writer *w, const lat_hist *h, const char *tag, double start_s,
-                            double length_s);
+LAT_API int lat_hlog_write_interval(lat_hlog_writer *w, const lat_hist *h, const char *tag,
+                                    double start_s, double length_s);
 /* The same for an interval already encoded (base64 of a compressed V2, as
  * lat_hlog_interval.encoded holds it: copied as it is, no re-encoding);
  * max_value is the histogram's lat_hist_max (recorded units). */
-int lat_hlog_write_interval_encoded(lat_hlog_writer *w, const char *tag, double start_s,
+LAT_API int lat_hlog_write_interval_encoded(lat_hlog_writer *w, const char *tag, double start_s,
                                     double length_s, int64_t max_value, const char *encoded,
                                     size_t encoded_len);
 
@@ -106,30 +108,42 @@ typedef struct lat_hlog_interval {
  * reading stops at a NUL byte, which the first lat_hlog_next call then
  * reports with its line. */
 #define LAT_HLOG_MAX_FILE_BYTES ((size_t)1 << 30)
-int lat_hlog_reader_create(const char *path, lat_hlog_reader **out);
-int lat_hlog_reader_open_mem(const char *text, size_t len, lat_hlog_reader **out);
-void lat_hlog_reader_destroy(lat_hlog_reader *r); /* NULL is fine */
+LAT_API int lat_hlog_reader_create(const char *path, lat_hlog_reader **out);
+LAT_API int lat_hlog_reader_open_mem(const char *text, size_t len, lat_hlog_reader **out);
+LAT_API void lat_hlog_reader_destroy(lat_hlog_reader *r); /* NULL is fine */
 /* fit: decode each interval fitted to its values (lat_hist_decode_base64_fit)
  * instead of the geometry it declares, so memory follows the data (a 5-figure
  * 1..2^62 interval of small values: 2 MB, not 48 MB).  Queries answer the
  * same; a fitted interval's range may be narrower than the next one's, so
  * merge with lat_hist_add_resize (lat_hist_add would drop what does not fit).
  * Default off.  Call before the first lat_hlog_next. */
-void lat_hlog_reader_fit(lat_hlog_reader *r, bool fit);
+LAT_API void lat_hlog_reader_fit(lat_hlog_reader *r, bool fit);
+
+/* The cap on decoding work: the intervals one reader decodes may hold at most
+ * BASE + PER_BYTE x (bytes read so far) count slots in all (a slot is 8 bytes
+ * allocated, zeroed and walked).  A 3-digit 1 ns..1 h interval is ~34,000
+ * slots in a line of ~100 bytes or more; a 5-digit one up to 2^62 is 5.9
+ * million, so a log of such lines costs 47 MB and ~0.1 s each: past the cap
+ * lat_hlog_next fails with -E2BIG and a reason naming the byte offset. */
+#define LAT_HLOG_SLOT_BUDGET_BASE (1ull << 25)
+#define LAT_HLOG_SLOT_BUDGET_PER_BYTE 4096ull
 
 /* Next interval: 1 and *out (owned by the reader), 0 at the end, or a
- * negative error (LAT_EFORMAT, LAT_ETRUNCATED, decode errors, -ENOMEM); then
- * lat_hlog_reader_line() and lat_hlog_reader_reason() say where and why. */
-int lat_hlog_next(lat_hlog_reader *r, lat_hlog_interval **out);
-int lat_hlog_reader_line(const lat_hlog_reader *r);
-const char *lat_hlog_reader_reason(const lat_hlog_reader *r);
+ * negative error (LAT_EFORMAT, LAT_ETRUNCATED, decode errors, -ENOMEM, -E2BIG
+ * past LAT_HLOG_SLOT_BUDGET_*); then lat_hlog_reader_line(),
+ * lat_hlog_reader_offset() and lat_hlog_reader_reason() say where and why. */
+LAT_API int lat_hlog_next(lat_hlog_reader *r, lat_hlog_interval **out);
+LAT_API int lat_hlog_reader_line(const lat_hlog_reader *r);
+/* The byte offset, in the reader's text, of the line read last (0 before any). */
+LAT_API long long lat_hlog_reader_offset(const lat_hlog_reader *r);
+LAT_API const char *lat_hlog_reader_reason(const lat_hlog_reader *r);
 
 /* Header facts seen so far (after the first lat_hlog_next they are final):
  * the log's StartTime and BaseTime in seconds since the epoch (NAN when
  * absent and not yet deduced), its format version ("1.3", "1.2", or "" when
  * none was given). */
-double lat_hlog_reader_start_time(const lat_hlog_reader *r);
-double lat_hlog_reader_base_time(const lat_hlog_reader *r);
-const char *lat_hlog_reader_version(const lat_hlog_reader *r);
+LAT_API double lat_hlog_reader_start_time(const lat_hlog_reader *r);
+LAT_API double lat_hlog_reader_base_time(const lat_hlog_reader *r);
+LAT_API const char *lat_hlog_reader_version(const lat_hlog_reader *r);
 
 #endif /* LATLAB_HLOG_H */

@@ -8,6 +8,8 @@
 #ifndef LATLAB_HLOG_PROCESSOR_H
 #define LATLAB_HLOG_PROCESSOR_H
 
+#include "latlab/compiler.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -19,16 +21,16 @@
  * "Overall" (says "distribution") or "Interval" (says "log"); start_s and
  * end_s are seconds after StartTime (end_s INFINITY prints "<Infinite>");
  * start_time_s is the log's StartTime (seconds since the epoch).  0 or -EIO. */
-int lat_hlog_processor_range(FILE *f, const char *what, double start_s, double end_s,
+LAT_API int lat_hlog_processor_range(FILE *f, const char *what, double start_s, double end_s,
                              double start_time_s);
 
 /* The per-interval legend line (plain or CSV).  0 or -EIO. */
-int lat_hlog_processor_legend(FILE *f, bool csv);
+LAT_API int lat_hlog_processor_legend(FILE *f, bool csv);
 
 /* One per-interval line: the interval's end relative to StartTime, its count,
  * p50, p90 and max, then the running total's count, p50, p90, p99, p99.9,
  * p99.99 and max; values divided by scale (> 0).  0 or -EIO. */
-int lat_hlog_processor_line(FILE *f, const lat_hlog_interval *iv, const lat_hist *total,
+LAT_API int lat_hlog_processor_line(FILE *f, const lat_hlog_interval *iv, const lat_hist *total,
                             double scale, bool csv);
 
 #endif /* LATLAB_HLOG_PROCESSOR_H */

@@ -15,10 +15,15 @@
 #ifndef LATLAB_HTTP_H
 #define LATLAB_HTTP_H
 
+#include "latlab/compiler.h"
+
 #include <netdb.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* <netdb.h> defines it only when POSIX is visible (not under strict -std=c11). */
+struct addrinfo;
 
 #define LAT_HTTP_MAX_REQUEST 8192 /* request line + headers, bytes */
 
@@ -36,13 +41,13 @@ typedef struct lat_http_request {
  * needed, LAT_EFORMAT when malformed (bad request line, control bytes, a
  * header without ':', a method/path too long, not HTTP/1.x).  No
  * allocation; buf need not be NUL-terminated. */
-int lat_http_parse_request(const char *buf, size_t len, lat_http_request *req);
+LAT_API int lat_http_parse_request(const char *buf, size_t len, lat_http_request *req);
 
 /* ---- address ----------------------------------------------------------------------- */
 
 /* Split "HOST:PORT", "[V6]:PORT" or ":PORT" (HOST "" = all interfaces).
  * 0, or -EINVAL (no port, port > 65535, host too long). */
-int lat_http_split_addr(const char *addr, char *host, size_t host_cap, int *port);
+LAT_API int lat_http_split_addr(const char *addr, char *host, size_t host_cap, int *port);
 
 /* ---- server ---------------------------------------------------------------------- */
 
@@ -60,18 +65,19 @@ typedef struct lat_http_server lat_http_server;
 
 /* Bind addr (port 0: a free one), listen, start the thread.  0 and *out or
  * a negative errno (-EINVAL for a bad address, bind/listen errors). */
-int lat_http_server_create(const char *addr, lat_http_handler fn, void *ud, lat_http_server **out);
-void lat_http_server_destroy(lat_http_server *s); /* stops the thread; NULL is fine */
-int lat_http_server_port(const lat_http_server *s);
+LAT_API int lat_http_server_create(const char *addr, lat_http_handler fn, void *ud,
+                                   lat_http_server **out);
+LAT_API void lat_http_server_destroy(lat_http_server *s); /* stops the thread; NULL is fine */
+LAT_API int lat_http_server_port(const lat_http_server *s);
 /* Responses with status 200 / requests refused with 4xx, so far. */
-void lat_http_server_counts(const lat_http_server *s, uint64_t *ok, uint64_t *refused);
+LAT_API void lat_http_server_counts(const lat_http_server *s, uint64_t *ok, uint64_t *refused);
 
 /* ---- client ---------------------------------------------------------------------- */
 
 /* Parse "http://HOST[:PORT][/PREFIX]" (port default 80; prefix without the
  * trailing '/').  0 or -EINVAL. */
-int lat_http_parse_url(const char *url, char *host, size_t host_cap, int *port, char *prefix,
-                       size_t prefix_cap);
+LAT_API int lat_http_parse_url(const char *url, char *host, size_t host_cap, int *port,
+                               char *prefix, size_t prefix_cap);
 
 /* Resolve host (a name or a numeric address; NULL or "" with passive: any
  * local address) and port for TCP, as getaddrinfo does, but within
@@ -81,7 +87,7 @@ int lat_http_parse_url(const char *url, char *host, size_t host_cap, int *port, 
  * (freeaddrinfo it), -ETIMEDOUT, -ENAMETOOLONG, -ENOMEM, a thread's -errno,
  * or a failed lookup as LAT_EADDRINFO_ERR (lat_strerror: the resolver's
  * words).  Thread-safe. */
-int lat_http_resolve(const char *host, const char *port, bool passive, int timeout_ms,
+LAT_API int lat_http_resolve(const char *host, const char *port, bool passive, int timeout_ms,
                      struct addrinfo **res);
 /* The lookup time a server's listening address gets. */
 #define LAT_HTTP_RESOLVE_MS 10000
@@ -94,7 +100,7 @@ int lat_http_resolve(const char *host, const char *port, bool passive, int timeo
  * errno (-ECONNREFUSED, -ETIMEDOUT), or a failed name lookup as
  * LAT_EADDRINFO_ERR (lat_strerror: the resolver's words).  err gets a
  * sentence on failure (an IPv6 host in brackets). */
-int lat_http_request_send(const char *host, int port, const char *method, const char *path,
+LAT_API int lat_http_request_send(const char *host, int port, const char *method, const char *path,
                           const char *content_type, const void *body, size_t len, int timeout_ms,
                           int *status, char *err, size_t errlen);
 

@@ -1,7 +1,7 @@
 /* latlab.h - umbrella header: includes every public latlab header.
  *
  * Stable headers keep their API within a major version (the soname's
- * number).  Core floor (libc, zlib, pthreads): compiler error alloc
+ * number).  Core floor (libc, zlib, pthreads): compiler version error alloc
  * atomicfile clock hist hlog hlog_merge hlog_processor hlog_follow ring perf
  * topo topo_report flight gaps stats budget pingpong.  Measure floor: trace (no jansson); json
  * report bench http prom (jansson).
@@ -21,11 +21,18 @@
  * included, and this header includes them only then (zstd's
  * ZSTD_STATIC_LINKING_ONLY pattern).  tests/headers.sh fails when a public
  * header is missing here.
- * latlab/core.h includes the core floor alone. */
+ * latlab/core.h includes the core floor alone.
+ *
+ * Linking: liblatlab.so (pkg-config latlab, CMake latlab::latlab) exports the
+ * stable API alone (the functions marked LAT_API); liblatlab.a
+ * (latlab::latlab_static) holds everything.  The experimental parts link
+ * statically only, with liblatlab.a: pkg-config latlab-experimental, CMake
+ * latlab::experimental (both define LATLAB_EXPERIMENTAL). */
 #ifndef LATLAB_LATLAB_H
 #define LATLAB_LATLAB_H
 
 #include "latlab/compiler.h"
+#include "latlab/version.h"
 #include "latlab/error.h"
 #include "latlab/alloc.h"
 #include "latlab/atomicfile.h"

@@ -36,6 +36,8 @@
 #ifndef LATLAB_PERF_H
 #define LATLAB_PERF_H
 
+#include "latlab/compiler.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -99,62 +101,63 @@ typedef struct lat_perf lat_perf;
  * (opts->err says which), -E2BIG for more than LAT_PERF_MAX_EVENTS, -ENOMEM,
  * -EINVAL for NULL out.  Setup only: allocates, makes many syscalls.  With
  * pid 0 the set counts the calling thread: call start/stop/read from it. */
-int lat_perf_create(lat_perf **out, const char *events, const lat_perf_opts *opts);
+LAT_API int lat_perf_create(lat_perf **out, const char *events, const lat_perf_opts *opts);
 
 /* Close every descriptor and free.  NULL is fine. */
-void lat_perf_destroy(lat_perf *p);
+LAT_API void lat_perf_destroy(lat_perf *p);
 
 /* Enable every group (one ioctl each; also one getrusage() when a fallback
  * is in use).  No allocation, no lock.  Returns 0 or a negative errno.  Not
  * thread-safe on one set: one thread drives a set. */
-int lat_perf_start(lat_perf *p);
+LAT_API int lat_perf_start(lat_perf *p);
 
 /* Disable every group.  Same rules as lat_perf_start. */
-int lat_perf_stop(lat_perf *p);
+LAT_API int lat_perf_stop(lat_perf *p);
 
 /* Read every group (one read() each) into out[0..n) as deltas since the
  * previous read (or open), in the order the events were named.  Works while
  * enabled too.  Returns the number of entries filled (min(n, events)) or a
  * negative errno.  No allocation, no lock.  out NULL with n 0 just advances
  * the baseline. */
-int lat_perf_read(lat_perf *p, lat_perf_count *out, size_t n);
+LAT_API int lat_perf_read(lat_perf *p, lat_perf_count *out, size_t n);
 
 /* Sum of everything lat_perf_read has returned since open (no syscall).
  * Returns entries filled. */
-int lat_perf_total(const lat_perf *p, lat_perf_count *out, size_t n);
+LAT_API int lat_perf_total(const lat_perf *p, lat_perf_count *out, size_t n);
 
 /* Events in the set, and facts about event i (NULL / -1 / false for a bad i). */
-size_t lat_perf_nevents(const lat_perf *p);
-const char *lat_perf_name(const lat_perf *p, size_t i);
+LAT_API size_t lat_perf_nevents(const lat_perf *p);
+LAT_API const char *lat_perf_name(const lat_perf *p, size_t i);
 /* 0 when the event opened (or has a fallback), else the negative errno or
  * LAT_ENOPMU of the last attempt. */
-int lat_perf_error(const lat_perf *p, size_t i);
+LAT_API int lat_perf_error(const lat_perf *p, size_t i);
 /* Why the event cannot be counted, or a caveat when it is counted partly
  * (user space only, from getrusage); NULL when there is nothing to say. */
-const char *lat_perf_reason(const lat_perf *p, size_t i);
+LAT_API const char *lat_perf_reason(const lat_perf *p, size_t i);
 /* Index of the event with this name (as given, or canonical), or -1. */
-int lat_perf_find(const lat_perf *p, const char *name);
+LAT_API int lat_perf_find(const lat_perf *p, const char *name);
 /* True when the event is a hardware (PMU) event. */
-bool lat_perf_is_hardware(const lat_perf *p, size_t i);
+LAT_API bool lat_perf_is_hardware(const lat_perf *p, size_t i);
 /* Number of events that count (opened or fallback). */
-size_t lat_perf_ncountable(const lat_perf *p);
+LAT_API size_t lat_perf_ncountable(const lat_perf *p);
 
 /* Probe one event alone (open, close).  Returns 0 when it opens (reason may
  * still hold a caveat such as "user space only"), else a negative errno or
  * LAT_ENOPMU / LAT_EFORMAT, with reason filled.  reason may be NULL. */
-int lat_perf_probe(const char *event, const lat_perf_opts *opts, char *reason, size_t reason_len);
+LAT_API int lat_perf_probe(const char *event, const lat_perf_opts *opts, char *reason,
+                           size_t reason_len);
 
 /* Parse one event spec into attr (type, config, config1, config2, exclude_*
  * bits; nothing else is set).  sysfs_root NULL means "/sys".  Returns 0, or
  * LAT_EFORMAT / -ENOENT (unknown PMU) with err filled.  Thread-safe. */
-int lat_perf_parse_event(const char *spec, const char *sysfs_root, struct perf_event_attr *attr,
-                         char *err, size_t err_len);
+LAT_API int lat_perf_parse_event(const char *spec, const char *sysfs_root,
+                                 struct perf_event_attr *attr, char *err, size_t err_len);
 
 /* /proc/sys/kernel/perf_event_paranoid, or INT_MIN when unreadable. */
-int lat_perf_paranoid(void);
+LAT_API int lat_perf_paranoid(void);
 
 /* "counted", "scaled", "not counted", "fallback", "unavailable". */
-const char *lat_perf_state_name(int state);
+LAT_API const char *lat_perf_state_name(int state);
 
 /* Derived metrics from one reading of p (NAN where an input is missing or
  * not counted).  ops: operations in the region (0: per-op fields are NAN). */
@@ -170,7 +173,7 @@ typedef struct lat_perf_derived {
 
 /* Fill d from counts c (as returned by lat_perf_read/total on p).  Returns 0
  * or -EINVAL for NULL arguments. */
-int lat_perf_derive(const lat_perf *p, const lat_perf_count *c, size_t n, uint64_t ops,
+LAT_API int lat_perf_derive(const lat_perf *p, const lat_perf_count *c, size_t n, uint64_t ops,
                     lat_perf_derived *d);
 
 #endif /* LATLAB_PERF_H */

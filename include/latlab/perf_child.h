@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/resource.h>
+#include <sys/select.h> /* sigset_t, also under strict -std=c11 (POSIX puts it here too) */
 #include <sys/types.h>
 
 #include "latlab/perf.h"

@@ -12,6 +12,8 @@
 #ifndef LATLAB_PINGPONG_H
 #define LATLAB_PINGPONG_H
 
+#include "latlab/compiler.h"
+
 #include <stdint.h>
 
 #include "latlab/hist.h"
@@ -22,7 +24,7 @@
  * -EAGAIN (a thread could not be created) or the first pinning error
  * (lat_pin_thread).  The two-thread frame of every cross-core measurement
  * (the floor below, the ring bake-off's). */
-int lat_pinned_pair(const int cpu[2], void (*fn)(void *arg, int side), void *arg);
+LAT_API int lat_pinned_pair(const int cpu[2], void (*fn)(void *arg, int side), void *arg);
 
 /* Round-trip percentiles in ns. */
 typedef struct lat_pingpong_result {
@@ -32,7 +34,7 @@ typedef struct lat_pingpong_result {
 
 /* A histogram of round trips in cycles as ns percentiles (the process-wide
  * calibration); shared with the ring bake-off's round trips. */
-void lat_pingpong_fill(const lat_hist *h, lat_pingpong_result *out);
+LAT_API void lat_pingpong_fill(const lat_hist *h, lat_pingpong_result *out);
 
 /* n round trips (after n / 10 + 100 warm-up ones) between a thread pinned to
  * cpu_a and one pinned to cpu_b.  Blocks for the whole measurement; starts
@@ -40,6 +42,6 @@ void lat_pingpong_fill(const lat_hist *h, lat_pingpong_result *out);
  * so two measurements must not run at once.  Returns 0 (out filled), -EINVAL
  * (n == 0 or out NULL), -EAGAIN (no thread), -ENOMEM, or the pinning error
  * (lat_pin_thread). */
-int lat_pingpong(int cpu_a, int cpu_b, uint64_t n, lat_pingpong_result *out);
+LAT_API int lat_pingpong(int cpu_a, int cpu_b, uint64_t n, lat_pingpong_result *out);
 
 #endif /* LATLAB_PINGPONG_H */

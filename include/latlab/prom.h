@@ -42,6 +42,8 @@
 #ifndef LATLAB_PROM_H
 #define LATLAB_PROM_H
 
+#include "latlab/compiler.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -52,8 +54,8 @@
 
 #define LAT_PROM_NBOUNDS 101                                 /* finite le bounds; +Inf follows */
 #define LAT_PROM_CLASSIC_REL_ERROR (1.0 / 3.0)               /* largest bound ratio - 1 */
-extern const double lat_prom_le_s[LAT_PROM_NBOUNDS];         /* seconds, increasing */
-extern const char *const lat_prom_le_text[LAT_PROM_NBOUNDS]; /* as Prometheus prints them */
+LAT_API extern const double lat_prom_le_s[LAT_PROM_NBOUNDS];         /* seconds, increasing */
+LAT_API extern const char *const lat_prom_le_text[LAT_PROM_NBOUNDS]; /* as Prometheus prints them */
 
 typedef struct lat_prom_classic {
     uint64_t cumulative[LAT_PROM_NBOUNDS + 1]; /* [i]: count <= le[i]; [NBOUNDS]: +Inf */
@@ -63,9 +65,9 @@ typedef struct lat_prom_classic {
 
 /* Fill out from h, whose values are in units of unit_s seconds (1e-9 for ns).
  * No allocation.  Returns 0 or -EINVAL (NULL, unit_s <= 0). */
-int lat_prom_classic_fill(const lat_hist *h, double unit_s, lat_prom_classic *out);
+LAT_API int lat_prom_classic_fill(const lat_hist *h, double unit_s, lat_prom_classic *out);
 /* Index of the classic bucket holding v seconds (LAT_PROM_NBOUNDS for +Inf). */
-int lat_prom_classic_bucket(double v_s);
+LAT_API int lat_prom_classic_bucket(double v_s);
 
 /* ---- native histogram -------------------------------------------------------------- */
 
@@ -88,23 +90,24 @@ typedef struct lat_prom_native {
 } lat_prom_native;
 
 /* Allocate arrays for up to cap buckets (cap >= 4).  0, -EINVAL, -ENOMEM. */
-int lat_prom_native_init(lat_prom_native *n, int cap);
-void lat_prom_native_fini(lat_prom_native *n); /* NULL and zeroed are fine */
+LAT_API int lat_prom_native_init(lat_prom_native *n, int cap);
+LAT_API void lat_prom_native_fini(lat_prom_native *n); /* NULL and zeroed are fine */
 
 /* Bucket index of v > 0 seconds at schema s, as Prometheus computes it
  * (frexp, then the upper-inclusive boundaries 2^(k/2^s)). */
-int32_t lat_prom_native_index(double v_s, int schema);
+LAT_API int32_t lat_prom_native_index(double v_s, int schema);
 /* Upper bound (inclusive) of bucket k at schema s, in seconds. */
-double lat_prom_native_upper(int32_t k, int schema);
+LAT_API double lat_prom_native_upper(int32_t k, int schema);
 /* 2^(2^-s) - 1: the relative error of a quantile at schema s. */
-double lat_prom_native_rel_error(int schema);
+LAT_API double lat_prom_native_rel_error(int schema);
 /* The finest schema allowed by h's precision (sig figs) whose buckets between
  * h's smallest and largest non-zero value number at most budget (>= 4);
  * LAT_PROM_SCHEMA_MAX for an empty h. */
-int lat_prom_native_schema(const lat_hist *h, double unit_s, int budget);
+LAT_API int lat_prom_native_schema(const lat_hist *h, double unit_s, int budget);
 /* Fill out at schema s.  No allocation.  0, -EINVAL, or -ENOSPC when the
  * buckets do not fit out->cap (out is then incomplete). */
-int lat_prom_native_fill(const lat_hist *h, double unit_s, int schema, lat_prom_native *out);
+LAT_API int lat_prom_native_fill(const lat_hist *h, double unit_s, int schema,
+                                 lat_prom_native *out);
 
 /* ---- exporter: several series (stages) and their expositions -------------------------- */
 
@@ -127,35 +130,36 @@ typedef struct lat_prom_exporter lat_prom_exporter;
 
 /* 0 and *out, -EINVAL (bad config: names must match [a-zA-Z_:][a-zA-Z0-9_:]*,
  * labels shorter than LAT_PROM_LABEL_MAX), -ENOMEM. */
-int lat_prom_exporter_create(const lat_prom_exporter_config *c, lat_prom_exporter **out);
-void lat_prom_exporter_destroy(lat_prom_exporter *e); /* NULL is fine */
+LAT_API int lat_prom_exporter_create(const lat_prom_exporter_config *c, lat_prom_exporter **out);
+LAT_API void lat_prom_exporter_destroy(lat_prom_exporter *e); /* NULL is fine */
 /* Convert h into series i's classic and native forms (h NULL: the series is
  * left out of the exposition).  The native schema never gets finer than the
  * series had before (counts only grow, so it only coarsens), which keeps a
  * scraped series' schema steady.  No allocation.  0, -EINVAL, -ENOSPC. */
-int lat_prom_exporter_set(lat_prom_exporter *e, int series, const lat_hist *h);
+LAT_API int lat_prom_exporter_set(lat_prom_exporter *e, int series, const lat_hist *h);
 /* The native schema of series i and its relative error; -EINVAL / NAN when
  * i is out of range or unset. */
-int lat_prom_exporter_schema(const lat_prom_exporter *e, int series);
-double lat_prom_exporter_rel_error(const lat_prom_exporter *e, int series);
+LAT_API int lat_prom_exporter_schema(const lat_prom_exporter *e, int series);
+LAT_API double lat_prom_exporter_rel_error(const lat_prom_exporter *e, int series);
 /* Largest size of either exposition (bytes), for sizing buffers at setup. */
-size_t lat_prom_exporter_bound(const lat_prom_exporter *e);
+LAT_API size_t lat_prom_exporter_bound(const lat_prom_exporter *e);
 /* Classic histograms as Prometheus text 0.0.4 or OpenMetrics 1.0 (ends with
  * "# EOF").  0 and *len, -ENOSPC, -EINVAL.  No allocation. */
-int lat_prom_exporter_text(const lat_prom_exporter *e, int format, char *buf, size_t cap,
+LAT_API int lat_prom_exporter_text(const lat_prom_exporter *e, int format, char *buf, size_t cap,
                            size_t *len);
 /* Both families (NAME classic, NAME_native) as length-delimited
  * io.prometheus.client.MetricFamily messages.  0 and *len, -ENOSPC, or
  * -ENOTSUP when latlab was built without protobuf-c.  No allocation. */
-int lat_prom_exporter_protobuf(const lat_prom_exporter *e, uint8_t *buf, size_t cap, size_t *len);
+LAT_API int lat_prom_exporter_protobuf(const lat_prom_exporter *e, uint8_t *buf, size_t cap,
+                                       size_t *len);
 /* true when built with protobuf-c (native histograms available). */
-bool lat_prom_have_protobuf(void);
+LAT_API bool lat_prom_have_protobuf(void);
 
 /* Prometheus' float formatting of a bucket bound (Go's shortest 'g', plus
  * ".0" for integers): 1e-08, 0.000125, 1.0, 100.0.  Returns the length. */
-int lat_prom_format_float(char *buf, size_t cap, double v);
+LAT_API int lat_prom_format_float(char *buf, size_t cap, double v);
 /* Escape a label value (\\, \", \n) into buf.  Returns the length or -ENOSPC. */
-int lat_prom_escape_label(char *buf, size_t cap, const char *v);
+LAT_API int lat_prom_escape_label(char *buf, size_t cap, const char *v);
 
 /* ---- /metrics server ------------------------------------------------------------------ */
 
@@ -166,19 +170,19 @@ typedef struct lat_prom_server lat_prom_server;
  * Accept header picks protobuf (native + classic) or text (classic).  The
  * server owns e from here on (destroyed with the server).  0 and *out, or a
  * negative errno (bind/listen failure, -EINVAL for a bad address). */
-int lat_prom_server_create(const char *addr, lat_prom_exporter *e, lat_prom_server **out);
+LAT_API int lat_prom_server_create(const char *addr, lat_prom_exporter *e, lat_prom_server **out);
 /* Stop the thread, close the socket, free everything.  NULL is fine. */
-void lat_prom_server_destroy(lat_prom_server *s);
+LAT_API void lat_prom_server_destroy(lat_prom_server *s);
 /* The bound port. */
-int lat_prom_server_port(const lat_prom_server *s);
+LAT_API int lat_prom_server_port(const lat_prom_server *s);
 /* Replace the served state with h[0..nseries) (NULL entries: left out).
  * try_update never waits: false when a scrape holds the state (call again
  * later); update waits for it.  Both run the conversion on the caller's
  * thread; call them from a cold thread (never a hot one). */
-bool lat_prom_server_try_update(lat_prom_server *s, const lat_hist *const *h, int nseries);
-int lat_prom_server_update(lat_prom_server *s, const lat_hist *const *h, int nseries);
+LAT_API bool lat_prom_server_try_update(lat_prom_server *s, const lat_hist *const *h, int nseries);
+LAT_API int lat_prom_server_update(lat_prom_server *s, const lat_hist *const *h, int nseries);
 /* Scrapes answered 200 and requests refused (4xx) so far. */
-void lat_prom_server_counts(const lat_prom_server *s, uint64_t *served, uint64_t *refused);
+LAT_API void lat_prom_server_counts(const lat_prom_server *s, uint64_t *served, uint64_t *refused);
 
 /* ---- Pushgateway ---------------------------------------------------------------------- */
 
@@ -191,7 +195,7 @@ void lat_prom_server_counts(const lat_prom_server *s, uint64_t *served, uint64_t
  * an error status); err (errlen bytes) gets a sentence on any failure,
  * including the gateway's status and the start of its answer.  Uses the
  * exporter's preallocated buffer: no allocation besides the resolver's. */
-int lat_prom_push(const lat_prom_exporter *e, const char *url, const char *job, bool del,
+LAT_API int lat_prom_push(const lat_prom_exporter *e, const char *url, const char *job, bool del,
                   int timeout_ms, char *err, size_t errlen);
 
 #endif /* LATLAB_PROM_H */

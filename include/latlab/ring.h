@@ -130,13 +130,13 @@ static inline void lat_idle_reset(lat_idle_state *st) {
 /* "spin", "yield", "backoff" or "block" with the defaults above (yield: 100
  * spins; backoff: 10, 20, 1 us, 1 ms; block: 100 spins).  Returns 0 or -EINVAL
  * (unknown name or NULL).  Thread-safe. */
-int lat_idle_parse(const char *name, lat_idle *out);
+LAT_API int lat_idle_parse(const char *name, lat_idle *out);
 /* The kind's name ("spin", ...); "unknown" for a bad value; never NULL. */
-const char *lat_idle_name(lat_idle_kind kind);
+LAT_API const char *lat_idle_name(lat_idle_kind kind);
 /* One idle step for a wait that has no futex to sleep on (BLOCK behaves like
  * BACKOFF capped at max_sleep_ns).  May call sched_yield or nanosleep: not for
  * hot paths, only for idle ones.  Thread-safe (state is the caller's). */
-void lat_idle_step(const lat_idle *idle, lat_idle_state *st);
+LAT_API void lat_idle_step(const lat_idle *idle, lat_idle_state *st);
 
 /* ---- shared pieces --------------------------------------------------------- */
 
@@ -182,27 +182,31 @@ typedef struct lat__ring_ctl {
 #endif
 #endif
 
-/* Internal (ring.c). */
-extern _Thread_local char lat__ring_thread_tag;
-void lat__ring_owner_fail(const char *ring, const char *side, uintptr_t owner, uintptr_t me)
-    __attribute__((noreturn));
-void lat__ring_contract_fail(const char *what) __attribute__((noreturn));
+/* The out-of-line halves of the inline calls below (ring.c).  Code compiled
+ * from this header calls them, so they belong to the ABI (lat_ring_impl_*,
+ * lat_seqring_impl_*: exported, kept within a major version) but are not API:
+ * call the inline functions instead. */
+LAT_API extern _Thread_local char lat_ring_impl_thread_tag;
+LAT_API void lat_ring_impl_owner_fail(const char *ring, const char *side, uintptr_t owner,
+                                      uintptr_t me) __attribute__((noreturn));
+LAT_API void lat_ring_impl_contract_fail(const char *what) __attribute__((noreturn));
 void lat__ring_wake(_Atomic uint32_t *sleep_word);
 /* Wakeable rings: seq_cst store of idx, then wake the peer if it sleeps. */
-void lat__ring_publish_wake(_Atomic uint64_t *idx, uint64_t v, _Atomic uint32_t *peer_sleep);
+LAT_API void lat_ring_impl_publish_wake(_Atomic uint64_t *idx, uint64_t v,
+                                        _Atomic uint32_t *peer_sleep);
 
 /* Debug ownership check: the thread is identified by the address of a
  * thread-local byte (no system call). */
 LAT_INLINE void lat__ring_check_owner(_Atomic uintptr_t *owner, const char *ring,
                                       const char *side) {
 #if LAT_RING_OWNER_CHECKS
-    uintptr_t me = (uintptr_t)&lat__ring_thread_tag;
+    uintptr_t me = (uintptr_t)&lat_ring_impl_thread_tag;
     uintptr_t cur = atomic_load_explicit(owner, memory_order_relaxed);
     if (LAT_LIKELY(cur == me)) return;
     if (cur == 0 && atomic_compare_exchange_strong_explicit(owner, &cur, me, memory_order_relaxed,
                                                             memory_order_relaxed))
         return;
-    lat__ring_owner_fail(ring, side, cur, me);
+    lat_ring_impl_owner_fail(ring, side, cur, me);
 #else
     (void)owner;
     (void)ring;
@@ -213,7 +217,7 @@ LAT_INLINE void lat__ring_check_owner(_Atomic uintptr_t *owner, const char *ring
 /* Typed calls pass sizeof(*item); debug builds check it is the ring's size. */
 LAT_INLINE void lat__ring_check_size(uint32_t ring_size, size_t n) {
 #if LAT_RING_OWNER_CHECKS
-    if (n != ring_size) lat__ring_contract_fail("typed call with an item of the wrong size");
+    if (n != ring_size) lat_ring_impl_contract_fail("typed call with an item of the wrong size");
 #else
     (void)ring_size;
     (void)n;
@@ -256,7 +260,7 @@ LAT_INLINE void lat__ring_copy(void *restrict dst, const void *restrict src, siz
 LAT_INLINE void lat__ring_publish(_Atomic uint64_t *idx, uint64_t v, uint32_t flags,
                                   _Atomic uint32_t *peer_sleep) {
     if (LAT_UNLIKELY(flags & LAT_RING_WAKEABLE))
-        lat__ring_publish_wake(idx, v, peer_sleep); /* out of line: keeps this path lean */
+        lat_ring_impl_publish_wake(idx, v, peer_sleep); /* out of line: keeps this path lean */
     else
         atomic_store_explicit(idx, v, memory_order_release);
 }
@@ -297,27 +301,27 @@ typedef struct lat_ring {
  * rounded up to a power of two; 256 bytes of padding included); 0 when the
  * arguments are invalid (item_size 0 or > 1 MiB, capacity 0 or > 2^31, or the
  * size overflows).  [any] */
-size_t lat_ring_storage_size(size_t item_size, size_t capacity);
+LAT_API size_t lat_ring_storage_size(size_t item_size, size_t capacity);
 /* Initialise r.  capacity (>= 1) is rounded up to a power of two.  storage:
  * NULL to allocate (freed by lat_ring_fini), or the caller's memory of at least
  * lat_ring_storage_size() bytes aligned to 64, which must outlive the ring.
  * flags: 0 or LAT_RING_WAKEABLE.  Returns 0, -EINVAL (bad argument, storage
  * too small or misaligned) or -ENOMEM.  [setup] */
-int lat_ring_init(lat_ring *r, size_t item_size, size_t capacity, unsigned flags, void *storage,
-                  size_t storage_bytes);
+LAT_API int lat_ring_init(lat_ring *r, size_t item_size, size_t capacity, unsigned flags,
+                          void *storage, size_t storage_bytes);
 /* Release storage allocated by init; r may be NULL.  [setup] */
-void lat_ring_fini(lat_ring *r);
+LAT_API void lat_ring_fini(lat_ring *r);
 /* Allocate and initialise a ring (storage included).  *out is set on success.
  * Returns as lat_ring_init.  [any] */
-int lat_ring_create(size_t item_size, size_t capacity, unsigned flags, lat_ring **out);
+LAT_API int lat_ring_create(size_t item_size, size_t capacity, unsigned flags, lat_ring **out);
 /* Free a ring made by lat_ring_create; NULL is fine.  [setup] */
-void lat_ring_destroy(lat_ring *r);
+LAT_API void lat_ring_destroy(lat_ring *r);
 /* Forget which threads own the two sides (debug builds check ownership).  [setup] */
-void lat_ring_reset_owners(lat_ring *r);
+LAT_API void lat_ring_reset_owners(lat_ring *r);
 /* Mark the ring closed and wake both sides: pop_wait returns -EPIPE once the
  * ring is empty, push_wait returns -EPIPE at once.  try_push/try_pop still
  * work.  [any], idempotent. */
-void lat_ring_close(lat_ring *r);
+LAT_API void lat_ring_close(lat_ring *r);
 /* 1 once lat_ring_close() was called.  [any] */
 static inline bool lat_ring_closed(const lat_ring *r) {
     return atomic_load_explicit(&((lat_ring *)r)->ctl.closed, memory_order_acquire) != 0;
@@ -422,7 +426,7 @@ static inline size_t lat_ring_write_reserve(lat_ring *r, size_t want, lat_ring_s
 static inline void lat_ring_write_commit(lat_ring *r, size_t n) {
     lat__ring_check_owner(&r->p_owner, "lat_ring", "producer");
 #if LAT_RING_OWNER_CHECKS
-    if (n > r->p_resv) lat__ring_contract_fail("lat_ring_write_commit beyond the reservation");
+    if (n > r->p_resv) lat_ring_impl_contract_fail("lat_ring_write_commit beyond the reservation");
 #endif
     r->p_resv = 0;
     if (n == 0) return;
@@ -457,7 +461,7 @@ static inline size_t lat_ring_read_reserve(lat_ring *r, size_t want, lat_ring_sp
 static inline void lat_ring_read_commit(lat_ring *r, size_t n) {
     lat__ring_check_owner(&r->c_owner, "lat_ring", "consumer");
 #if LAT_RING_OWNER_CHECKS
-    if (n > r->c_resv) lat__ring_contract_fail("lat_ring_read_commit beyond the reservation");
+    if (n > r->c_resv) lat_ring_impl_contract_fail("lat_ring_read_commit beyond the reservation");
 #endif
     r->c_resv = 0;
     if (n == 0) return;
@@ -467,21 +471,21 @@ static inline void lat_ring_read_commit(lat_ring *r, size_t n) {
 }
 
 /* Out-of-line waits (ring.c): try, then idle per the strategy, retry. */
-int lat__ring_push_wait(lat_ring *r, const void *item, const lat_idle *idle);
-int lat__ring_pop_wait(lat_ring *r, void *item, const lat_idle *idle);
+LAT_API int lat_ring_impl_push_wait(lat_ring *r, const void *item, const lat_idle *idle);
+LAT_API int lat_ring_impl_pop_wait(lat_ring *r, void *item, const lat_idle *idle);
 
 /* Push, waiting while the ring is full.  idle NULL = spin.  Returns 0, or
  * -EPIPE when it would have to wait on a closed ring (the item was not
  * pushed).  [producer] */
 LAT_INLINE int lat_ring_push_wait(lat_ring *r, const void *item, const lat_idle *idle) {
     if (LAT_LIKELY(lat_ring_try_push(r, item))) return 0;
-    return lat__ring_push_wait(r, item, idle);
+    return lat_ring_impl_push_wait(r, item, idle);
 }
 /* Pop, waiting while the ring is empty.  idle NULL = spin.  Returns 0, or
  * -EPIPE when the ring is closed and empty.  [consumer] */
 LAT_INLINE int lat_ring_pop_wait(lat_ring *r, void *item, const lat_idle *idle) {
     if (LAT_LIKELY(lat_ring_try_pop(r, item))) return 0;
-    return lat__ring_pop_wait(r, item, idle);
+    return lat_ring_impl_pop_wait(r, item, idle);
 }
 
 /* ---- lat_seqring: the per-slot sequence ring ------------------------------- */
@@ -540,14 +544,15 @@ typedef struct lat_seqring {
 
 /* As the lat_ring_* functions of the same names (same arguments, returns and
  * thread rules).  Slot stride: see LAT_SEQRING_SLOT_HDR. */
-size_t lat_seqring_storage_size(size_t item_size, size_t capacity);
-int lat_seqring_init(lat_seqring *r, size_t item_size, size_t capacity, unsigned flags,
+LAT_API size_t lat_seqring_storage_size(size_t item_size, size_t capacity);
+LAT_API int lat_seqring_init(lat_seqring *r, size_t item_size, size_t capacity, unsigned flags,
                      void *storage, size_t storage_bytes);
-void lat_seqring_fini(lat_seqring *r);
-int lat_seqring_create(size_t item_size, size_t capacity, unsigned flags, lat_seqring **out);
-void lat_seqring_destroy(lat_seqring *r);
-void lat_seqring_reset_owners(lat_seqring *r);
-void lat_seqring_close(lat_seqring *r);
+LAT_API void lat_seqring_fini(lat_seqring *r);
+LAT_API int lat_seqring_create(size_t item_size, size_t capacity, unsigned flags,
+                               lat_seqring **out);
+LAT_API void lat_seqring_destroy(lat_seqring *r);
+LAT_API void lat_seqring_reset_owners(lat_seqring *r);
+LAT_API void lat_seqring_close(lat_seqring *r);
 static inline bool lat_seqring_closed(const lat_seqring *r) {
     return atomic_load_explicit(&((lat_seqring *)r)->ctl.closed, memory_order_acquire) != 0;
 }
@@ -577,7 +582,7 @@ LAT_INLINE void lat__seqring_publish_head(lat_seqring *r, uint64_t h) {
     /* relaxed: the slot's word carries the item; p_head only feeds len() */
     atomic_store_explicit(&r->p_head, h, memory_order_relaxed);
     if (LAT_UNLIKELY(r->p_flags & LAT_RING_WAKEABLE))
-        lat__ring_publish_wake(&r->head, h, &r->ctl.cons_sleep);
+        lat_ring_impl_publish_wake(&r->head, h, &r->ctl.cons_sleep);
 }
 
 /* Out of line (ring.c), for a push whose cached limit says stop: refreshes
@@ -585,7 +590,7 @@ LAT_INLINE void lat__seqring_publish_head(lat_seqring *r, uint64_t h) {
  * there is room, 2 when there is room and the ring is wakeable (the push must
  * then publish head and wake a sleeping consumer).  It takes no item pointer,
  * so the caller's item need not live in memory.  [producer] */
-int lat__seqring_room(lat_seqring *r, uint64_t h);
+LAT_API int lat_seqring_impl_room(lat_seqring *r, uint64_t h);
 
 /* lat_seqring's item copies.  A slot of up to 64 bytes never straddles a
  * cache line (it is a power of two and the slots start 128-byte aligned), so
@@ -667,7 +672,7 @@ LAT_INLINE bool lat__seqring_push_n(lat_seqring *r, const void *item, size_t n) 
     lat__ring_check_size(r->p_size, n);
     uint64_t h = atomic_load_explicit(&r->p_head, memory_order_relaxed); /* own index */
     if (LAT_UNLIKELY(h >= r->p_limit)) {
-        int room = lat__seqring_room(r, h);
+        int room = lat_seqring_impl_room(r, h);
         if (!room) return false;
         lat__seqring_put(r, h, item, n);
         if (room == 2)
@@ -687,7 +692,7 @@ LAT_INLINE bool lat_seqring_try_push(lat_seqring *r, const void *item) {
 
 /* Out of line (ring.c): a wakeable ring's pop.  Returns the item in slot t
  * when it is there (acquire), else NULL.  [consumer] */
-const unsigned char *lat__seqring_pop_slow(lat_seqring *r, uint64_t t);
+LAT_API const unsigned char *lat_seqring_impl_pop_slow(lat_seqring *r, uint64_t t);
 
 /* [consumer] */
 LAT_INLINE bool lat__seqring_pop_n(lat_seqring *r, void *item, size_t n) {
@@ -706,11 +711,11 @@ LAT_INLINE bool lat__seqring_pop_n(lat_seqring *r, void *item, size_t n) {
          * matches, so every pop comes here and the fast path below needs no
          * flag test. */
         if (LAT_LIKELY(!(r->c_flags & LAT_RING_WAKEABLE))) return false;
-        const unsigned char *src = lat__seqring_pop_slow(r, t);
+        const unsigned char *src = lat_seqring_impl_pop_slow(r, t);
         if (!src) return false;
         lat__seqring_copy_out(item, src, n);
         /* seq_cst publish, then wake a sleeping producer (Dekker pair, ring.c) */
-        lat__ring_publish_wake(&r->tail, t + 1, &r->ctl.prod_sleep);
+        lat_ring_impl_publish_wake(&r->tail, t + 1, &r->ctl.prod_sleep);
         return true;
     }
     /* The word equals next here, and gcc then stores the loaded word as the new
@@ -764,7 +769,8 @@ static inline size_t lat_seqring_write_reserve(lat_seqring *r, size_t want, lat_
 static inline void lat_seqring_write_commit(lat_seqring *r, size_t n) {
     lat__ring_check_owner(&r->p_owner, "lat_seqring", "producer");
 #if LAT_RING_OWNER_CHECKS
-    if (n > r->p_resv) lat__ring_contract_fail("lat_seqring_write_commit beyond the reservation");
+    if (n > r->p_resv)
+        lat_ring_impl_contract_fail("lat_seqring_write_commit beyond the reservation");
 #endif
     r->p_resv = 0;
     if (n == 0) return;
@@ -800,7 +806,8 @@ static inline size_t lat_seqring_read_reserve(lat_seqring *r, size_t want, lat_r
 static inline void lat_seqring_read_commit(lat_seqring *r, size_t n) {
     lat__ring_check_owner(&r->c_owner, "lat_seqring", "consumer");
 #if LAT_RING_OWNER_CHECKS
-    if (n > r->c_resv) lat__ring_contract_fail("lat_seqring_read_commit beyond the reservation");
+    if (n > r->c_resv)
+        lat_ring_impl_contract_fail("lat_seqring_read_commit beyond the reservation");
 #endif
     r->c_resv = 0;
     if (n == 0) return;
@@ -808,18 +815,18 @@ static inline void lat_seqring_read_commit(lat_seqring *r, size_t n) {
     lat__ring_publish(&r->tail, t + n, r->c_flags, &r->ctl.prod_sleep);
 }
 
-int lat__seqring_push_wait(lat_seqring *r, const void *item, const lat_idle *idle);
-int lat__seqring_pop_wait(lat_seqring *r, void *item, const lat_idle *idle);
+LAT_API int lat_seqring_impl_push_wait(lat_seqring *r, const void *item, const lat_idle *idle);
+LAT_API int lat_seqring_impl_pop_wait(lat_seqring *r, void *item, const lat_idle *idle);
 
 /* [producer] */
 LAT_INLINE int lat_seqring_push_wait(lat_seqring *r, const void *item, const lat_idle *idle) {
     if (LAT_LIKELY(lat_seqring_try_push(r, item))) return 0;
-    return lat__seqring_push_wait(r, item, idle);
+    return lat_seqring_impl_push_wait(r, item, idle);
 }
 /* [consumer] */
 LAT_INLINE int lat_seqring_pop_wait(lat_seqring *r, void *item, const lat_idle *idle) {
     if (LAT_LIKELY(lat_seqring_try_pop(r, item))) return 0;
-    return lat__seqring_pop_wait(r, item, idle);
+    return lat_seqring_impl_pop_wait(r, item, idle);
 }
 
 /* ---- typed forms ------------------------------------------------------------- */
@@ -832,19 +839,22 @@ LAT_INLINE int lat_seqring_pop_wait(lat_seqring *r, void *item, const lat_idle *
 #define lat_ring_try_push_t(r, item) lat__ring_push_n((r), (item), sizeof(*(item)))
 #define lat_ring_try_pop_t(r, item) lat__ring_pop_n((r), (item), sizeof(*(item)))
 #define lat_ring_push_wait_t(r, item, idle)                                                        \
-    (lat__ring_push_n((r), (item), sizeof(*(item))) ? 0 : lat__ring_push_wait((r), (item), (idle)))
+    (lat__ring_push_n((r), (item), sizeof(*(item)))                                                \
+         ? 0                                                                                       \
+         : lat_ring_impl_push_wait((r), (item), (idle)))
 #define lat_ring_pop_wait_t(r, item, idle)                                                         \
-    (lat__ring_pop_n((r), (item), sizeof(*(item))) ? 0 : lat__ring_pop_wait((r), (item), (idle)))
+    (lat__ring_pop_n((r), (item), sizeof(*(item))) ? 0                                             \
+                                                   : lat_ring_impl_pop_wait((r), (item), (idle)))
 #define lat_seqring_try_push_t(r, item) lat__seqring_push_n((r), (item), sizeof(*(item)))
 #define lat_seqring_try_pop_t(r, item) lat__seqring_pop_n((r), (item), sizeof(*(item)))
 #define lat_seqring_push_wait_t(r, item, idle)                                                     \
     (lat__seqring_push_n((r), (item), sizeof(*(item)))                                             \
          ? 0                                                                                       \
-         : lat__seqring_push_wait((r), (item), (idle)))
+         : lat_seqring_impl_push_wait((r), (item), (idle)))
 #define lat_seqring_pop_wait_t(r, item, idle)                                                      \
     (lat__seqring_pop_n((r), (item), sizeof(*(item)))                                              \
          ? 0                                                                                       \
-         : lat__seqring_pop_wait((r), (item), (idle)))
+         : lat_seqring_impl_pop_wait((r), (item), (idle)))
 
 /* ---- the pipeline default ---------------------------------------------------- */
 

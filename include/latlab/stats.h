@@ -15,34 +15,36 @@
 #ifndef LATLAB_STATS_H
 #define LATLAB_STATS_H
 
+#include "latlab/compiler.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* Median of n values (NAN when n == 0 or on allocation failure). */
-double lat_stats_median(const double *x, size_t n);
+LAT_API double lat_stats_median(const double *x, size_t n);
 
 /* In-place helpers for callers that own their buffer (benchmarks, the ring
  * bake-off, `latlab clock`): these sort v ascending in place and allocate
  * nothing through lat__alloc, so they also suit fixed stack arrays. */
-void lat_stats_sort(double *v, size_t n);
-void lat_stats_sort_u64(uint64_t *v, size_t n);
+LAT_API void lat_stats_sort(double *v, size_t n);
+LAT_API void lat_stats_sort_u64(uint64_t *v, size_t n);
 /* Median, interpolated: the mean of the two middle values when n is even
  * (NAN when n == 0).  Sorts v. */
-double lat_stats_median_inplace(double *v, size_t n);
+LAT_API double lat_stats_median_inplace(double *v, size_t n);
 /* The high median v[n / 2] after sorting: always an observed value (for odd
  * n the same as the median).  Sorts v; 0 when n == 0. */
-double lat_stats_median_high(double *v, size_t n);
-uint64_t lat_stats_median_high_u64(uint64_t *v, size_t n);
+LAT_API double lat_stats_median_high(double *v, size_t n);
+LAT_API uint64_t lat_stats_median_high_u64(uint64_t *v, size_t n);
 /* Median absolute deviation about centre (unscaled): replaces v by
  * |v - centre|, sorts it and returns its interpolated median (NAN if n == 0). */
-double lat_stats_mad_inplace(double *v, size_t n, double centre);
+LAT_API double lat_stats_mad_inplace(double *v, size_t n, double centre);
 /* Relative spread (max - min) / min in parts per million, for a handful of
  * repeated estimates of one quantity (calibrations).  v is not modified;
  * NAN when n == 0. */
-double lat_stats_range_ppm(const double *v, size_t n);
+LAT_API double lat_stats_range_ppm(const double *v, size_t n);
 /* Interpolated quantile p in [0, 1] of sorted values. */
-double lat_stats_quantile_sorted(const double *sorted, size_t n, double p);
+LAT_API double lat_stats_quantile_sorted(const double *sorted, size_t n, double p);
 
 /* Result of a rank test. */
 typedef struct lat_stats_test {
@@ -57,7 +59,7 @@ typedef struct lat_stats_test {
  * Zeros are dropped; tied magnitudes get mid-ranks and the exact
  * distribution is computed for those ranks (n <= 200), else normal.
  * n == 0 after dropping zeros gives p = 1. */
-int lat_stats_signed_rank(const double *d, size_t n, lat_stats_test *out);
+LAT_API int lat_stats_signed_rank(const double *d, size_t n, lat_stats_test *out);
 
 /* Hodges-Lehmann estimate of the centre of d (median of the Walsh averages)
  * and its 1 - alpha confidence interval from the signed-rank distribution
@@ -66,13 +68,13 @@ typedef struct lat_stats_shift {
     double est, lo, hi;
     double conf; /* achieved coverage (>= 1 - alpha where possible) */
 } lat_stats_shift;
-int lat_stats_hl_shift(const double *d, size_t n, double alpha, lat_stats_shift *out);
+LAT_API int lat_stats_hl_shift(const double *d, size_t n, double alpha, lat_stats_shift *out);
 
 /* Mann-Whitney U test of H0: a and b come from one distribution: exact
  * without ties when both samples have <= 20 values, else the normal
  * approximation with tie and continuity corrections (z signed: > 0 when a
  * ranks higher).  The benchmark harness's comparison uses it too. */
-int lat_stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
+LAT_API int lat_stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
                            lat_stats_test *out);
 
 /* splitmix64: a seeded generator for shuffles and simulations. */
@@ -90,8 +92,8 @@ static inline double lat_stats_uniform(lat_stats_rng *r) {
     return (double)(lat_stats_next(r) >> 11) * 0x1.0p-53;
 }
 /* Standard normal (Box-Muller). */
-double lat_stats_normal(lat_stats_rng *r);
+LAT_API double lat_stats_normal(lat_stats_rng *r);
 /* Shuffle n ints in place (Fisher-Yates). */
-void lat_stats_shuffle(lat_stats_rng *r, int *v, size_t n);
+LAT_API void lat_stats_shuffle(lat_stats_rng *r, int *v, size_t n);
 
 #endif /* LATLAB_STATS_H */

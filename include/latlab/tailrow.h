@@ -37,7 +37,9 @@ typedef struct lat_tailrow {
 } lat_tailrow;
 
 /* Take one interval: its figures, the cumulative histogram (created like the
- * first interval's) and the history.  0 or -ENOMEM. */
+ * first interval's, grown to hold the later ones' values) and the history.
+ * 0, -ENOMEM, or -EOVERFLOW when the cumulative count would pass INT64_MAX
+ * (nothing of the interval is taken then). */
 int lat_tailrow_take(lat_tailrow *r, const lat_hlog_interval *iv);
 
 /* The sparkline (UTF-8 block characters, 3 bytes each) of the last `width`

@@ -14,6 +14,8 @@
 #ifndef LATLAB_TOPO_H
 #define LATLAB_TOPO_H
 
+#include "latlab/compiler.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,16 +51,16 @@ static inline int lat_cpuset_count(const lat_cpuset *s) {
     return n;
 }
 /* Lowest member >= from, or -1. */
-int lat_cpuset_next(const lat_cpuset *s, int from);
+LAT_API int lat_cpuset_next(const lat_cpuset *s, int from);
 /* out = a & b (out may alias either). */
-void lat_cpuset_and(lat_cpuset *out, const lat_cpuset *a, const lat_cpuset *b);
+LAT_API void lat_cpuset_and(lat_cpuset *out, const lat_cpuset *a, const lat_cpuset *b);
 
 /* Parse a kernel CPU list ("0-3,8,10-11", "" = empty; a trailing newline is
  * fine).  Returns 0, or -EINVAL (syntax, or a CPU >= LAT_MAX_CPUS). */
-int lat_cpuset_parse(const char *list, lat_cpuset *out);
+LAT_API int lat_cpuset_parse(const char *list, lat_cpuset *out);
 /* Write s as a CPU list ("0-3,8"; "" when empty) into buf (always terminated).
  * Returns the length it needed (like snprintf); >= len means truncated. */
-size_t lat_cpuset_format(const lat_cpuset *s, char *buf, size_t len);
+LAT_API size_t lat_cpuset_format(const lat_cpuset *s, char *buf, size_t len);
 
 /* ---- topology ------------------------------------------------------------------- */
 
@@ -91,50 +93,50 @@ typedef struct lat_cache {
  * "every online CPU" for a fake root (change it with lat_topo_set_affinity).
  * An absent "online" file counts CPUs from the cpuN directories.  Returns 0
  * and *out, -ENOMEM, or -ENOENT when no CPU can be found at all. */
-int lat_topo_load(const char *root, lat_topo **out);
+LAT_API int lat_topo_load(const char *root, lat_topo **out);
 /* NULL is fine. */
-void lat_topo_destroy(lat_topo *t);
+LAT_API void lat_topo_destroy(lat_topo *t);
 
 /* Sets: online, the affinity mask, isolated (/sys/.../cpu/isolated), nohz_full,
  * and the performance cores (every online CPU on a non-hybrid machine).
  * The pointers stay valid until lat_topo_destroy. */
-const lat_cpuset *lat_topo_online(const lat_topo *t);
-const lat_cpuset *lat_topo_affinity(const lat_topo *t);
-const lat_cpuset *lat_topo_isolated(const lat_topo *t);
-const lat_cpuset *lat_topo_nohz_full(const lat_topo *t);
-const lat_cpuset *lat_topo_perf_cores(const lat_topo *t);
+LAT_API const lat_cpuset *lat_topo_online(const lat_topo *t);
+LAT_API const lat_cpuset *lat_topo_affinity(const lat_topo *t);
+LAT_API const lat_cpuset *lat_topo_isolated(const lat_topo *t);
+LAT_API const lat_cpuset *lat_topo_nohz_full(const lat_topo *t);
+LAT_API const lat_cpuset *lat_topo_perf_cores(const lat_topo *t);
 /* Online CPU count. */
-int lat_topo_ncpus(const lat_topo *t);
+LAT_API int lat_topo_ncpus(const lat_topo *t);
 /* Replace the affinity mask the planner works within (a fake tree's, or to
  * plan inside a subset).  Not thread-safe against readers of t. */
-void lat_topo_set_affinity(lat_topo *t, const lat_cpuset *mask);
+LAT_API void lat_topo_set_affinity(lat_topo *t, const lat_cpuset *mask);
 
 /* True when the cores differ: the smallest cpu_capacity (or, with capacities
  * all equal or absent, the smallest max frequency) is below 90% of the
  * largest.  Then performance cores are those at >= 90% of the largest.
  * /sys/devices/cpu_core/cpus (Intel hybrid) names them directly when present. */
-bool lat_topo_hybrid(const lat_topo *t);
+LAT_API bool lat_topo_hybrid(const lat_topo *t);
 
 /* Facts about one CPU.  Returns 0, or -EINVAL (NULL, or cpu not online). */
-int lat_topo_cpu_info(const lat_topo *t, int cpu, lat_topo_cpu *out);
+LAT_API int lat_topo_cpu_info(const lat_topo *t, int cpu, lat_topo_cpu *out);
 
 /* The caches of the first online CPU, sorted by level; returns the count
  * (0..LAT_TOPO_MAX_CACHES) and *out (valid until lat_topo_destroy). */
-int lat_topo_caches(const lat_topo *t, const lat_cache **out);
+LAT_API int lat_topo_caches(const lat_topo *t, const lat_cache **out);
 
 /* ---- pinning --------------------------------------------------------------------- */
 
 /* Pin the calling thread to one CPU.  Returns 0 or a negative errno (-EINVAL
  * for a CPU outside the affinity mask or offline).  The thread may still run
  * elsewhere until the kernel next schedules it; lat_current_cpu() tells. */
-int lat_pin_thread(int cpu);
+LAT_API int lat_pin_thread(int cpu);
 /* Let the calling thread run on any CPU of mask (NULL = the mask the process
  * had when liblatlab was loaded, captured before main()).  0 or negative errno. */
-int lat_unpin_thread(const lat_cpuset *mask);
+LAT_API int lat_unpin_thread(const lat_cpuset *mask);
 /* The CPU the calling thread is on right now (sched_getcpu), or negative errno. */
-int lat_current_cpu(void);
+LAT_API int lat_current_cpu(void);
 /* The calling thread's affinity mask.  0 or negative errno. */
-int lat_thread_affinity(lat_cpuset *out);
+LAT_API int lat_thread_affinity(lat_cpuset *out);
 
 /* ---- placement --------------------------------------------------------------------- */
 
@@ -166,7 +168,7 @@ typedef struct lat_plan {
  * the usable CPUs and LAT_PLAN_SHARE is not set (out->note says e.g. "needs
  * 3 CPUs for hot threads, this machine has 2"); -EINVAL for NULL, negative
  * counts or nhot > LAT_PLAN_MAX_HOT.  Thread-safe (reads t only). */
-int lat_topo_plan(const lat_topo *t, int nhot, int ncold, unsigned flags, lat_plan *out);
+LAT_API int lat_topo_plan(const lat_topo *t, int nhot, int ncold, unsigned flags, lat_plan *out);
 
 /* ---- run conditions ------------------------------------------------------------------ */
 
@@ -215,15 +217,15 @@ typedef struct lat_runcond {
  * glibc, compiler, LD_PRELOAD, CPUID and the affinity mask always describe
  * this process).  Never fails on missing files.  Returns 0, -EINVAL (NULL
  * out) or -ENOMEM.  Thread-safe. */
-int lat_runcond_collect(lat_runcond *out, const char *root);
+LAT_API int lat_runcond_collect(lat_runcond *out, const char *root);
 
 /* The i-th run-condition field (0 <= i < lat_runcond_nfields()): its value,
  * and its key in *key when key is not NULL; NULL when i is out of range. */
-const char *lat_runcond_field(const lat_runcond *rc, int i, const char **key);
-int lat_runcond_nfields(void);
+LAT_API const char *lat_runcond_field(const lat_runcond *rc, int i, const char **key);
+LAT_API int lat_runcond_nfields(void);
 /* "key  value" lines, then "warning: ..." lines.  0 or -EIO. */
-int lat_runcond_write_text(const lat_runcond *rc, FILE *f);
+LAT_API int lat_runcond_write_text(const lat_runcond *rc, FILE *f);
 /* A Markdown table (| condition | value |) then a warnings list.  0 or -EIO. */
-int lat_runcond_write_markdown(const lat_runcond *rc, FILE *f);
+LAT_API int lat_runcond_write_markdown(const lat_runcond *rc, FILE *f);
 
 #endif /* LATLAB_TOPO_H */

@@ -6,14 +6,16 @@
 #ifndef LATLAB_TOPO_REPORT_H
 #define LATLAB_TOPO_REPORT_H
 
+#include "latlab/compiler.h"
+
 #include <stdio.h>
 
 #include "latlab/topo.h"
 
 /* "\ntopology: N online CPUs (...), affinity ...", the CPU table, the caches. */
-void lat_topo_write_text(const lat_topo *t, FILE *f);
+LAT_API void lat_topo_write_text(const lat_topo *t, FILE *f);
 
 /* "\nplacement (...):" and one line per plan (or why it was refused). */
-void lat_topo_write_plans(const lat_topo *t, FILE *f);
+LAT_API void lat_topo_write_plans(const lat_topo *t, FILE *f);
 
 #endif

@@ -158,7 +158,7 @@ typedef struct lat_trace_config {
 } lat_trace_config;
 
 /* Defaults as stated above; no stages, no outputs.  [any] */
-void lat_trace_config_default(lat_trace_config *c);
+LAT_API void lat_trace_config_default(lat_trace_config *c);
 
 /* Build a tracer: histograms (four per stage: the interval recorder's two, the
  * last interval, the cumulative one), outputs (files are created and get their
@@ -169,10 +169,10 @@ void lat_trace_config_default(lat_trace_config *c);
  * or -EINVAL (bad config: stages, names, points, range, two names for one log file), -ENOMEM,
  * -EADDRINUSE (a live socket of another process at socket_path), or a negative errno from
  * opening a log or the socket.  [any] */
-int lat_trace_create(const lat_trace_config *c, lat_trace **out);
+LAT_API int lat_trace_create(const lat_trace_config *c, lat_trace **out);
 /* Stop (as lat_trace_stop), close the outputs, free everything, sinks
  * included.  NULL is fine.  [setup] */
-void lat_trace_destroy(lat_trace *t);
+LAT_API void lat_trace_destroy(lat_trace *t);
 
 /* ---- sinks: one per shipping thread -------------------------------------------------- */
 
@@ -192,7 +192,7 @@ typedef struct lat_trace_sink {
  * histograms per stage).  Sinks live until
  * lat_trace_destroy.  Returns 0 and *out, -ENOSPC (LAT_TRACE_MAX_SINKS
  * reached), -EINVAL or -ENOMEM.  [any], also while the aggregator runs. */
-int lat_trace_sink_create(lat_trace *t, size_t capacity, lat_trace_sink **out);
+LAT_API int lat_trace_sink_create(lat_trace *t, size_t capacity, lat_trace_sink **out);
 
 /* [hot][sink] Copy the stamp block into the sink's ring for the aggregator.
  * Never blocks, allocates nothing, takes no lock, makes no system call: the
@@ -213,7 +213,7 @@ LAT_INLINE bool lat_trace_ship(lat_trace_sink *k, const lat_trace_stamps *s) {
  * and idles with backoff (spins, yields, then sleeps up to 1 ms).  Returns 0,
  * -EBUSY (already started, or drain() was used), or -errno from
  * pthread_create.  [setup] */
-int lat_trace_start(lat_trace *t);
+LAT_API int lat_trace_start(lat_trace *t);
 
 /* Aggregate what the sinks hold now (at most each ring's capacity per sink),
  * and close the interval when it is due.  Returns the stamp blocks
@@ -224,7 +224,7 @@ int lat_trace_start(lat_trace *t);
  * interval close once per interval (histogram merges, log writes).  Call it
  * from the thread you choose as the aggregator, as often as you like; only
  * that one thread may call it.  [agg] */
-int lat_trace_drain(lat_trace *t);
+LAT_API int lat_trace_drain(lat_trace *t);
 
 /* Finish: stop and join latlab's thread (it drains everything first), or, in
  * drain mode, drain everything on the calling thread; then close the last
@@ -233,7 +233,7 @@ int lat_trace_drain(lat_trace *t);
  * sinks are handed back: their ring sides may be owned by new threads after
  * it).  Idempotent.  Returns 0 or the first output error (negative errno).
  * [setup] */
-int lat_trace_stop(lat_trace *t);
+LAT_API int lat_trace_stop(lat_trace *t);
 
 /* Interval logs with hlog_atomic: after lat_trace_stop, rename every complete
  * log over its target.  Returns 0; the first write error of the run (then no
@@ -241,7 +241,7 @@ int lat_trace_stop(lat_trace *t);
  * errno (the logs committed before it stay).  The failing path goes to the
  * config's error_path.  Without hlog_atomic it commits nothing and returns
  * the first output error.  -EBUSY before lat_trace_stop.  [setup] */
-int lat_trace_logs_commit(lat_trace *t);
+LAT_API int lat_trace_logs_commit(lat_trace *t);
 
 /* ---- reading (any thread, while running) ------------------------------------------------- */
 
@@ -276,32 +276,32 @@ typedef struct lat_trace_counts {
 } lat_trace_counts;
 
 /* Stages declared, and stage i's name ("" when i is out of range).  [any] */
-unsigned lat_trace_nstages(const lat_trace *t);
-const char *lat_trace_stage_name(const lat_trace *t, unsigned stage);
+LAT_API unsigned lat_trace_nstages(const lat_trace *t);
+LAT_API const char *lat_trace_stage_name(const lat_trace *t, unsigned stage);
 /* Figures of stage `stage`: LAT_TRACE_INTERVAL = the last closed interval,
  * LAT_TRACE_CUMULATIVE = every closed interval (not the one in progress).
  * Returns 0, or -EINVAL.  [any] */
-int lat_trace_figures_get(lat_trace *t, unsigned stage, int which, lat_trace_figures *out);
+LAT_API int lat_trace_figures_get(lat_trace *t, unsigned stage, int which, lat_trace_figures *out);
 /* Percentiles ps[0..n) (Java semantics, hist.h) of the same histograms.
  * Returns 0, -EINVAL (n > LAT_HIST_MAX_BATCH).  [any] */
-int lat_trace_percentiles(lat_trace *t, unsigned stage, int which, const double *ps, int64_t *out,
-                          size_t n);
+LAT_API int lat_trace_percentiles(lat_trace *t, unsigned stage, int which, const double *ps,
+                                  int64_t *out, size_t n);
 /* A deep copy of the same histogram into dst (uninitialised; free with
  * lat_hist_fini).  Returns 0, -EINVAL or -ENOMEM.  [any] */
-int lat_trace_hist_copy(lat_trace *t, unsigned stage, int which, lat_hist *dst);
+LAT_API int lat_trace_hist_copy(lat_trace *t, unsigned stage, int which, lat_hist *dst);
 /* One sink's cumulative histogram of a stage (the sum over the sinks equals
  * the merged cumulative one), as of the last closed interval.  [any] */
-int lat_trace_sink_hist_copy(lat_trace_sink *k, unsigned stage, lat_hist *dst);
+LAT_API int lat_trace_sink_hist_copy(lat_trace_sink *k, unsigned stage, lat_hist *dst);
 /* The whole trace's counts, or one sink's (recorded and dropped only; the
  * rest 0).  `recorded` is as of the last drain.  [any] */
-void lat_trace_counts_get(lat_trace *t, lat_trace_counts *out);
-void lat_trace_sink_counts_get(lat_trace_sink *k, lat_trace_counts *out);
+LAT_API void lat_trace_counts_get(lat_trace *t, lat_trace_counts *out);
+LAT_API void lat_trace_sink_counts_get(lat_trace_sink *k, lat_trace_counts *out);
 /* The flight recorder, NULL when none.  Read it after lat_trace_stop (it is
  * written by the aggregator).  [setup] */
-const lat_flight *lat_trace_flight(const lat_trace *t);
+LAT_API const lat_flight *lat_trace_flight(const lat_trace *t);
 /* Hand the flight recorder to the caller (free it with lat_flight_destroy); the
  * tracer keeps none after this.  NULL when there is none.  [setup], after
  * lat_trace_stop. */
-lat_flight *lat_trace_flight_take(lat_trace *t);
+LAT_API lat_flight *lat_trace_flight_take(lat_trace *t);
 
 #endif /* LATLAB_TRACE_H */

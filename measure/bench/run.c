@@ -477,7 +477,7 @@ static void tail_from(lat_bench_tail *t, const lat_hist *h) {
 /* ---- standard benchmarks ------------------------------------------------------------------------
  */
 
-_Static_assert(LAT_BENCH_CENSOR_GAP_NS == (double)LAT_GAPS_DEFAULT_NS,
+_Static_assert(LAT_BENCH_CENSOR_GAP_NS == LAT_GAPS_DEFAULT_NS,
                "the censoring threshold is the gap recorder's");
 
 /* The running standard case's sub-chunk arrays and latency buffer, allocated

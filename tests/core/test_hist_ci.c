@@ -18,9 +18,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lat_test.h"
 #include "latlab/hist.h"
+#include "latlab/hlog.h"
 
 /* ---- the independent reference --------------------------------------------------------------- */
 
@@ -148,6 +150,40 @@ static void test_needed_n(void **state) {
     assert_int_equal(lat_hist_ci_needed_n(0.99, 0.1), 100);
     /* and it is computed, not searched: instant for a twelve-nines percentile */
     assert_true(lat_hist_ci_needed_n(0.999999999999, 0.1) > 999000000000LL);
+}
+
+/* A quantile within 1e-12 of 1: 1 - q keeps a few digits only, so the
+ * estimates needed_n starts from miss by millions; the answer must still
+ * be the smallest n meeting both conditions (a point check on each side),
+ * and the whole .hgrm table with --ci of a log of 10^15 counts and one
+ * outlier (whose percentile levels run to 1 - 1e-15) must be written (the
+ * alarm is a hang guard: stepping by one from the estimate took hours). */
+static bool point_fits(int64_t r, double q) {
+    return !((double)r * q > (double)(r - 1));
+}
+
+static void test_needed_n_near_one(void **state) {
+    (void)state;
+    alarm(120);
+    static const double qs[] = {1 - 1e-12, 1 - 3e-14, 0.999999999999994, 1 - 0x1p-50};
+    for (size_t i = 0; i < sizeof qs / sizeof qs[0]; i++) {
+        double q = qs[i], a = (1.0 - 0.95) / 2;
+        int64_t need = lat_hist_ci_needed_n(q, 0.95);
+        assert_true(need > 1 && need < INT64_MAX);
+        assert_true(pow(q, (double)need) <= a && point_fits(need, q));
+        assert_false(pow(q, (double)(need - 1)) <= a && point_fits(need - 1, q));
+    }
+    lat_hist h;
+    assert_int_equal(lat_hist_init(&h, 1, 3600000000000LL, 3), 0);
+    assert_true(lat_hist_record_n(&h, 1000, 1000000000000000LL));
+    assert_true(lat_hist_record(&h, 5000));
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(lat_hist_write_percentiles_ci(f, &h, 5, 1.0, false, 0.95), 0);
+    assert_true(ftell(f) > 0);
+    fclose(f);
+    lat_hist_fini(&h);
+    alarm(0);
 }
 
 /* ---- known histograms
@@ -417,6 +453,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ranks_against_reference),
         cmocka_unit_test(test_needed_n),
+        cmocka_unit_test(test_needed_n_near_one),
         cmocka_unit_test(test_uniform),
         cmocka_unit_test(test_bimodal),
         cmocka_unit_test(test_single_value_and_n1),

@@ -108,11 +108,27 @@ static void test_host_busy(void **state) {
     lat_co_result_fini(&r);
 }
 
+/* "hid the stall" only where the closed loop's p99.9 is the lower. */
+static void test_verdict_words(void **state) {
+    (void)state;
+    char t[512];
+    lat_co_verdict_text(1891300, 3848200, 3287000, 3088400, "2.03x", t, sizeof t);
+    assert_non_null(strstr(t, "closed loop hid the stall"));
+    assert_non_null(strstr(t, "1891.3us against the open loop's 3848.2us"));
+    lat_co_verdict_text(5000000, 3000000, 9000000, 4000000, "0.60x", t, sizeof t);
+    assert_null(strstr(t, "hid the stall"));
+    assert_non_null(strstr(t, "hid nothing at p99.9"));
+    assert_non_null(strstr(t, "5000.0us, not below the open loop's 3000.0us"));
+    lat_co_verdict_text(3000000, 3000000, 9000000, 4000000, "1.00x", t, sizeof t);
+    assert_null(strstr(t, "hid the stall"));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_closed_hides_open_shows),
         cmocka_unit_test(test_bad_config),
         cmocka_unit_test(test_host_busy),
+        cmocka_unit_test(test_verdict_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,13 +1,16 @@
 /* test_pipeline_report.c - reading a run's JSON back
  * (lat_pipe_json_e2e_p999): the figure from a file with known contents, and
  * each refusal (unreadable, malformed with its line, missing or not a
- * positive integer). */
+ * positive integer); the censoring lines of a run of one event, whose time
+ * share has no span, say so instead of printing nan%. */
 #include "lat_test.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "latlab/hist.h"
 #include "latlab/pipeline_report.h"
 
 static const char *put(const char *name, const char *text) {
@@ -49,9 +52,36 @@ static void test_e2e_p999(void **state) {
     }
 }
 
+static void test_censoring_one_event(void **state) {
+    (void)state;
+    lat_pipe_result r;
+    memset(&r, 0, sizeof r);
+    lat_hist h;
+    assert_int_equal(lat_hist_init(&h, 1, 1000000000, 3), 0);
+    assert_true(lat_hist_record(&h, 500));
+    r.censor_judged = 1;
+    r.h[0] = &h;
+    r.censor[0].net = &h;
+    r.censor[0].kept = 1;
+    r.censor[0].kept_time_share = NAN;
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    lat_pipe_print_censoring(f, &r);
+    char text[4096];
+    rewind(f);
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = 0;
+    fclose(f);
+    assert_non_null(strstr(text, "kept 100.00% of samples"));
+    assert_null(strstr(text, "nan"));
+    assert_non_null(strstr(text, "time share n/a"));
+    lat_hist_fini(&h);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_e2e_p999),
+        cmocka_unit_test(test_censoring_one_event),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
