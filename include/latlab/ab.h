@@ -111,9 +111,10 @@ int lat_ab_decide(const lat_ab *ab, unsigned more_rounds, lat_ab_result *out);
 void lat_ab_result_fini(lat_ab_result *r); /* NULL is fine */
 
 /* The stop rule after `rounds` rounds, the budget leaving more_rounds:
- * true when every benchmark is decided, or none undecided could be in
- * more_rounds (out of reach), or more_rounds is 0; why says which.  Before
- * min_rounds, and between the looks (min_rounds x 1.5^k), false. */
+ * true when every benchmark is decided, or (from twice min_rounds) none
+ * undecided could be in more_rounds (out of reach), or more_rounds is 0; why
+ * says which.  Before min_rounds, and between the looks (min_rounds x
+ * 1.5^k), false. */
 bool lat_ab_should_stop(const lat_ab_params *p, const lat_ab_result *r, unsigned rounds,
                         unsigned more_rounds, char *why, size_t len);
 
