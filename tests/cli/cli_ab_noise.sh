@@ -6,6 +6,10 @@
 set -u
 : "${LATLAB:?}" "${LAT_BUILD_DIR:?}"
 T=$LAT_BUILD_DIR/tests/lat_abtarget
+if [ -n "${LAT_SANITIZE:-}" ]; then
+    echo "SKIPPED: a $LAT_SANITIZE build times the instrumentation, not the programs (cli_ab runs the code paths)"
+    exit 77
+fi
 [ -x "$T" ] || { echo "SKIPPED: $T not built"; exit 77; }
 command -v jq >/dev/null || { echo "SKIPPED: jq not installed"; exit 77; }
 tmp=$(mktemp -d)
