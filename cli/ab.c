@@ -44,7 +44,8 @@ static int opt_pct(const char *cmd, const char *flag, const char *v, void *dest)
     if (end == v || (pc ? end[1] != 0 : *end != 0) || !isfinite(x))
         return cli_usage_error(cmd, "%s: '%s' is not a share (1%% or 0.01)", flag, v);
     if (pc) x /= 100;
-    if (!(x > 0 && x < 1)) return cli_usage_error(cmd, "%s: '%s' must lie between 0 and 100%%", flag, v);
+    if (!(x > 0 && x < 1))
+        return cli_usage_error(cmd, "%s: '%s' must lie between 0 and 100%%", flag, v);
     *(double *)dest = x;
     return 0;
 }
@@ -58,7 +59,8 @@ static const cli_opt ab_table[] = {
     CLI_STR_OPT("filter", CLI_STRING, &ao.filter, "PAT", "only the benchmarks matching PAT"),
     CLI_NUM_OPT("budget", CLI_DURATION, &ao.budget_ns, "DUR",
                 "wall time for the rounds (default 60s); the run stops earlier\n"
-                "once every benchmark is decided or out of reach", 0, 0),
+                "once every benchmark is decided or out of reach",
+                0, 0),
     CLI_CUSTOM_OPT("band", opt_pct, &ao.band, "PCT",
                    "no change: B/A within this of 1 (default 1%)"),
     CLI_CUSTOM_OPT("tail-band", opt_pct, &ao.tail_band, "PCT",
@@ -72,8 +74,8 @@ static const cli_opt ab_table[] = {
     CLI_NUM_OPT("pin", CLI_INT, &ao.cpu, "CPU", "run every program on this CPU", 0, 4095),
     CLI_NUM_OPT("timeout", CLI_DURATION, &ao.timeout_ns, "DUR",
                 "a run still going after this is killed (default 120s)", 0, 0),
-    CLI_NUM_OPT("reps", CLI_INT, &ao.reps, "N",
-                "Google Benchmark repetitions per run (default 5)", 1, 1000),
+    CLI_NUM_OPT("reps", CLI_INT, &ao.reps, "N", "Google Benchmark repetitions per run (default 5)",
+                1, 1000),
     CLI_NUM_OPT("seed", CLI_U64, &ao.seed, "N", "seed of the order within rounds (default: time)",
                 0, 0),
     CLI_FLAG_OPT("full", &ao.full, "harness programs: full-length runs (default --quick runs)"),
@@ -90,16 +92,15 @@ static const cli_opt ab_table[] = {
 const cli_spec cmd_ab_spec = {
     .name = CMD,
     .synopsis = "latlab ab [OPTIONS] A B",
-    .about =
-        "Is B slower than A?  Runs A and B (two builds of a benchmark program, or two\n"
-        "commands with --kind command) in paired rounds: each round runs A, B and A once\n"
-        "more (the A/A control) in a random order, so the host's drift is common to\n"
-        "both sides of a round and cancels in the round's B/A ratio.  Per benchmark and\n"
-        "figure: the ratio's Hodges-Lehmann estimate, its 99% interval, the signed-rank\n"
-        "p, and the smallest change the rounds could have seen.  Verdicts: slower,\n"
-        "faster, no change (within --band), inconclusive (with the reason); a change\n"
-        "read by the A/A control voids them all.  False discoveries over the suite are\n"
-        "controlled by Benjamini-Hochberg.  Method: docs/ab-method.md.\n",
+    .about = "Is B slower than A?  Runs A and B (two builds of a benchmark program, or two\n"
+             "commands with --kind command) in paired rounds: each round runs A, B and A once\n"
+             "more (the A/A control) in a random order, so the host's drift is common to\n"
+             "both sides of a round and cancels in the round's B/A ratio.  Per benchmark and\n"
+             "figure: the ratio's Hodges-Lehmann estimate, its 99% interval, the signed-rank\n"
+             "p, and the smallest change the rounds could have seen.  Verdicts: slower,\n"
+             "faster, no change (within --band), inconclusive (with the reason); a change\n"
+             "read by the A/A control voids them all.  False discoveries over the suite are\n"
+             "controlled by Benjamini-Hochberg.  Method: docs/ab-method.md.\n",
     .opts = ab_table,
     .epilog = "exit: 0 done (whatever the verdicts, unless --gate), 1 a runtime error (a run\n"
               "that failed or timed out, benchmark sets that differ; partial results are\n"
@@ -116,14 +117,35 @@ static int check_out(const char *flag, const char *path, bool is_dir) {
     snprintf(dir, sizeof dir, "%s", path);
     if (!is_dir) {
         char *s = strrchr(dir, '/');
-        if (!s) snprintf(dir, sizeof dir, ".");
-        else if (s == dir) dir[1] = 0;
-        else *s = 0;
+        if (!s)
+            snprintf(dir, sizeof dir, ".");
+        else if (s == dir)
+            dir[1] = 0;
+        else
+            *s = 0;
     }
     struct stat st;
     if (stat(dir, &st) || !S_ISDIR(st.st_mode))
         return cli_usage_error(CMD, "%s: %s: no such folder", flag, dir);
     if (access(dir, W_OK | X_OK)) return cli_usage_error(CMD, "%s: %s: not writable", flag, dir);
+    return 0;
+}
+
+/* The options' last word, before any run: --quick's limits, the rounds'
+ * range, the timeout, the outputs.  0, or CLI_USAGE after the message. */
+static int check_opts(void) {
+    if (ao.quick) {
+        ao.budget_ns = ao.budget_ns < 20000000000ull ? ao.budget_ns : 20000000000ull;
+        ao.min_rounds = ao.min_rounds < 8 ? ao.min_rounds : 8;
+    }
+    if (ao.min_rounds > ao.max_rounds)
+        return cli_usage_error(CMD, "--min-rounds: %d is above --max-rounds %d", ao.min_rounds,
+                               ao.max_rounds);
+    if (ao.timeout_ns == 0) return cli_usage_error(CMD, "--timeout: must be above 0");
+    int rc;
+    if ((rc = check_out("--json", ao.json, false)) || (rc = check_out("--md", ao.md, false)) ||
+        (rc = check_out("--svg", ao.svg, true)))
+        return rc;
     return 0;
 }
 
@@ -174,6 +196,43 @@ static int write_outputs(const lat_ab_params *p, const lat_ab_result *r, const c
     return rc;
 }
 
+/* The kind of both programs, from their bytes: 0, or CLI_USAGE after the
+ * message (neither kind, unreadable, or A and B of different kinds). */
+static int detect_kind(char *const label[2], int *mode) {
+    *mode = -1;
+    for (int s = 0; s < 2; s++) {
+        int m = lat_ab_detect(label[s]);
+        if (m == LAT_EFORMAT)
+            return cli_usage_error(CMD,
+                                   "%s: neither a latlab harness nor a Google Benchmark "
+                                   "program; give --kind (command for shell commands)",
+                                   label[s]);
+        if (m < 0) return cli_usage_error(CMD, "%s: %s", label[s], lat_strerror(m));
+        if (*mode >= 0 && m != *mode)
+            return cli_usage_error(CMD, "A is a %s program, B a %s one: compare like with like",
+                                   lat_ab_mode_name(*mode), lat_ab_mode_name(m));
+        *mode = m;
+    }
+    return 0;
+}
+
+/* After the first round: A and B are the same suite with the same benchmarks
+ * (false, and why in `why`, when not). */
+static bool same_sets(const lat_ab *ab, int mode, const char *suite_a, const char *suite_b,
+                      char *why, size_t len) {
+    char miss[600];
+    if (mode == LAT_AB_HARNESS && strcmp(suite_a, suite_b))
+        snprintf(why, len, "A's report is of suite '%s', B's of suite '%s': not the same program",
+                 suite_a, suite_b);
+    else if (lat_ab_missing(ab, LAT_AB_A, LAT_AB_B, miss, sizeof miss))
+        snprintf(why, len, "benchmarks of A missing from B: %s", miss);
+    else if (lat_ab_missing(ab, LAT_AB_B, LAT_AB_A, miss, sizeof miss))
+        snprintf(why, len, "benchmarks of B missing from A: %s", miss);
+    else
+        return true;
+    return false;
+}
+
 int cmd_ab(int argc, char **argv) {
     memset(&ao, 0, sizeof ao);
     ao.budget_ns = 60000000000ull;
@@ -186,46 +245,21 @@ int cmd_ab(int argc, char **argv) {
     ao.seed = lat_mono_ns();
     int first, rc = cli_parse(&cmd_ab_spec, argc, argv, &first);
     if (rc) return rc < 0 ? CLI_OK : rc;
-    if (ao.quick) {
-        ao.budget_ns = ao.budget_ns < 20000000000ull ? ao.budget_ns : 20000000000ull;
-        ao.min_rounds = ao.min_rounds < 8 ? ao.min_rounds : 8;
-    }
-    if (ao.min_rounds > ao.max_rounds)
-        return cli_usage_error(CMD, "--min-rounds: %d is above --max-rounds %d", ao.min_rounds,
-                               ao.max_rounds);
-    if (ao.timeout_ns == 0) return cli_usage_error(CMD, "--timeout: must be above 0");
-    if ((rc = check_out("--json", ao.json, false)) || (rc = check_out("--md", ao.md, false)) ||
-        (rc = check_out("--svg", ao.svg, true)))
-        return rc;
+    if ((rc = check_opts())) return rc;
     p.band = ao.band, p.tail_band = ao.tail_band, p.alpha = ao.alpha;
     p.min_rounds = (unsigned)ao.min_rounds, p.max_rounds = (unsigned)ao.max_rounds;
     char *label[2] = {argv[first], argv[first + 1]};
     int mode = ao.kind ? ao.kind - 1 : -1;
-    if (mode < 0)
-        for (int s = 0; s < 2; s++) {
-            int m = lat_ab_detect(label[s]);
-            if (m == LAT_EFORMAT)
-                return cli_usage_error(CMD,
-                                       "%s: neither a latlab harness nor a Google Benchmark "
-                                       "program; give --kind (command for shell commands)",
-                                       label[s]);
-            if (m < 0) return cli_usage_error(CMD, "%s: %s", label[s], lat_strerror(m));
-            if (mode >= 0 && m != mode)
-                return cli_usage_error(CMD, "A is a %s program, B a %s one: compare like with like",
-                                       lat_ab_mode_name(mode), lat_ab_mode_name(m));
-            mode = m;
-        }
+    if (mode < 0 && (rc = detect_kind(label, &mode))) return rc;
     /* the argv of each side */
     char *args_copy[2] = {ao.args ? strdup(ao.args) : NULL, ao.args ? strdup(ao.args) : NULL};
     char *av[2][260];
-    char sh[] = "/bin/sh", dash_c[] = "-c";
-    for (int s = 0; s < 2; s++) {
-        if (mode == LAT_AB_COMMAND) {
+    static char sh[] = "/bin/sh", dash_c[] = "-c";
+    for (int s = 0; s < 2; s++)
+        if (mode == LAT_AB_COMMAND)
             av[s][0] = sh, av[s][1] = dash_c, av[s][2] = label[s], av[s][3] = NULL;
-        } else {
+        else
             split_args(label[s], args_copy[s], av[s], 260);
-        }
-    }
     lat_ab_prog prog[LAT_AB_NSIDES] = {{mode, av[0]}, {mode, av[1]}, {mode, av[0]}};
     char dir[] = "/tmp/latlab-ab-XXXXXX";
     if (!mkdtemp(dir)) {
@@ -245,8 +279,9 @@ int cmd_ab(int argc, char **argv) {
             label[0], label[1], lat_ab_mode_name(mode), (unsigned long long)ao.seed,
             (double)ao.budget_ns / 1e9);
     if (ao.quick)
-        fprintf(stderr, "latlab ab: --quick: %d rounds before a verdict and a 20 s budget decide "
-                        "only large changes; the default settings decide 1-2%% ones\n",
+        fprintf(stderr,
+                "latlab ab: --quick: %d rounds before a verdict and a 20 s budget decide "
+                "only large changes; the default settings decide 1-2%% ones\n",
                 ao.min_rounds);
     static const int sigs[2] = {SIGINT, SIGTERM};
     struct sigaction old[2];
@@ -266,8 +301,8 @@ int cmd_ab(int argc, char **argv) {
             if (cli_stop_sig) break;
             rc = lat_ab_run(&prog[side], &ro, ab, round, side, &acct, err, sizeof err);
             if (rc) {
-                snprintf(stopped, sizeof stopped, "%s (%s) in round %u %s",
-                         lat_ab_side_name(side), label[side == LAT_AB_B], round + 1, err);
+                snprintf(stopped, sizeof stopped, "%s (%s) in round %u %s", lat_ab_side_name(side),
+                         label[side == LAT_AB_B], round + 1, err);
                 failed = true;
             }
             snprintf(suite[side], sizeof suite[side], "%s", acct.suite);
@@ -277,24 +312,13 @@ int cmd_ab(int argc, char **argv) {
                      cli_stop_sig == SIGINT ? "SIGINT" : "SIGTERM", round + 1);
             failed = true;
         }
-        if (!failed && round == 0) {
-            char miss[600];
-            if (mode == LAT_AB_HARNESS && strcmp(suite[LAT_AB_A], suite[LAT_AB_B])) {
-                snprintf(stopped, sizeof stopped,
-                         "A's report is of suite '%s', B's of suite '%s': not the same program",
-                         suite[LAT_AB_A], suite[LAT_AB_B]);
-                failed = true;
-            } else if (lat_ab_missing(ab, LAT_AB_A, LAT_AB_B, miss, sizeof miss)) {
-                snprintf(stopped, sizeof stopped, "benchmarks of A missing from B: %s", miss);
-                failed = true;
-            } else if (lat_ab_missing(ab, LAT_AB_B, LAT_AB_A, miss, sizeof miss)) {
-                snprintf(stopped, sizeof stopped, "benchmarks of B missing from A: %s", miss);
-                failed = true;
-            }
-        }
+        if (!failed && round == 0)
+            failed =
+                !same_sets(ab, mode, suite[LAT_AB_A], suite[LAT_AB_B], stopped, sizeof stopped);
         double el = (double)(lat_mono_ns() - t0);
         double per = el / (round + 1);
-        unsigned more = el < (double)ao.budget_ns ? (unsigned)(((double)ao.budget_ns - el) / per) : 0;
+        unsigned more =
+            el < (double)ao.budget_ns ? (unsigned)(((double)ao.budget_ns - el) / per) : 0;
         lat_ab_result_fini(&res);
         if ((rc = lat_ab_decide(ab, more, &res))) {
             snprintf(stopped, sizeof stopped, "deciding: %s", lat_strerror(rc));
@@ -316,9 +340,12 @@ int cmd_ab(int argc, char **argv) {
     if (res.nbench) lat_ab_print(stdout, &p, &res);
     int wrc = write_outputs(&p, &res, label[0], label[1], complete, stopped);
     int out = CLI_OK;
-    if (!complete) out = cli_error(CMD, "%s", stopped);
-    else if (wrc) out = wrc;
-    else if (ao.gate && res.slower) out = CLI_ERR;
+    if (!complete)
+        out = cli_error(CMD, "%s", stopped);
+    else if (wrc)
+        out = wrc;
+    else if (ao.gate && res.slower)
+        out = CLI_ERR;
     lat_ab_result_fini(&res);
     lat_ab_destroy(ab);
     rmdir(dir);

@@ -218,7 +218,8 @@ int64_t lat_hist_add(lat_hist *dst, const lat_hist *src) {
             if (!lat_hist_record_n(dst, v, c)) dropped = sat_add(dropped, c);
         }
     }
-    if (src->overflow_count > 0) dst->overflow_count = sat_add(dst->overflow_count, src->overflow_count);
+    if (src->overflow_count > 0)
+        dst->overflow_count = sat_add(dst->overflow_count, src->overflow_count);
     return dropped;
 }
 

@@ -302,7 +302,7 @@ struct lat_hlog_reader {
     char version[16];
     lat_hlog_interval cur;
     bool cur_valid;
-    bool fit; /* decode fitted to the values (lat_hlog_reader_fit) */
+    bool fit;            /* decode fitted to the values (lat_hlog_reader_fit) */
     size_t line_off;     /* byte offset of the line read last */
     uint64_t slots_used; /* count slots decoded so far (LAT_HLOG_SLOT_BUDGET) */
 };

@@ -45,7 +45,7 @@ struct lat_hlog_follow {
     char *pend;   /* bytes after the last complete line */
     size_t plen, pcap;
     long long pend_off; /* the source's byte offset of pend[0] */
-    char *hdr; /* header lines seen so far ('#...' and the legend) */
+    char *hdr;          /* header lines seen so far ('#...' and the legend) */
     size_t hlen, hcap;
     int hlines;
     int line; /* complete lines consumed */
@@ -311,8 +311,8 @@ static int read_now(lat_hlog_follow *f) {
         size_t partial = nlp ? f->plen - (size_t)(nlp + 1 - f->pend) : f->plen;
         if (partial > LAT_HLOG_FOLLOW_LINE_MAX) {
             int line = f->line + 1;
-            for (const char *p = f->pend; p < f->pend + f->plen && (p = memchr(p, '\n',
-                                                   (size_t)(f->pend + f->plen - p)));
+            for (const char *p = f->pend;
+                 p < f->pend + f->plen && (p = memchr(p, '\n', (size_t)(f->pend + f->plen - p)));
                  p++)
                 line++;
             char why[96];

@@ -442,7 +442,7 @@ void lat_ab_print(FILE *out, const lat_ab_params *p, const lat_ab_result *r) {
             "verdicts: %u slower, %u faster, %u no change, %u inconclusive, over %u paired rounds "
             "(Benjamini-Hochberg at %g over %zu figures; band +-%g%%, tails +-%g%%)\n",
             r->aa_failed ? r->aa_reason : "no difference (A against itself)", r->slower,
-            r->faster, r->same, r->inconclusive + (r->aa_failed ? 0 : 0), r->rounds, p->alpha,
+            r->faster, r->same, r->inconclusive, r->rounds, p->alpha,
             r->nfig, 100 * p->band, 100 * p->tail_band);
 }
 

@@ -35,16 +35,9 @@ const char *lat_ab_mode_name(int mode) {
     return mode >= 0 && mode <= LAT_AB_COMMAND ? mode_names[mode] : "?";
 }
 
-/* Whether the bytes of the file at fd contain needle. */
-static bool contains(const unsigned char *p, size_t n, const char *needle) {
-    size_t m = strlen(needle);
-    for (size_t i = 0; m <= n && i + m <= n; i++) {
-        const unsigned char *q = memchr(p + i, needle[0], n - i - m + 1);
-        if (!q) return false;
-        i = (size_t)(q - p);
-        if (!memcmp(q, needle, m)) return true;
-    }
-    return false;
+/* Whether the n bytes at p contain needle. */
+static bool contains(const void *p, size_t n, const char *needle) {
+    return memmem(p, n, needle, strlen(needle)) != NULL;
 }
 
 int lat_ab_detect(const char *path) {

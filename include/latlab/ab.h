@@ -80,12 +80,12 @@ typedef struct lat_ab_figure {
     bool headline, tail;
     lat_paired_point ab, aa; /* ln(B / A), ln(A2 / A) */
     bool ab_reject, aa_reject;
-    int kind;                /* LAT_PAIRED_* of B against A */
-    unsigned set_aside;      /* rounds without both sides' value */
-    double median_a_ns;      /* A's median over the rounds */
-    double kept_a, kept_b;   /* median kept share (NAN: not known) */
-    unsigned rounds_to_fit;  /* rounds after which its no-change interval would fit (0: none) */
-    bool reachable;          /* more rounds within the budget could decide it */
+    int kind;               /* LAT_PAIRED_* of B against A */
+    unsigned set_aside;     /* rounds without both sides' value */
+    double median_a_ns;     /* A's median over the rounds */
+    double kept_a, kept_b;  /* median kept share (NAN: not known) */
+    unsigned rounds_to_fit; /* rounds after which its no-change interval would fit (0: none) */
+    bool reachable;         /* more rounds within the budget could decide it */
 } lat_ab_figure;
 
 typedef struct lat_ab_bench {
