@@ -370,6 +370,67 @@ int64_t lat_hist_value_at_percentile(const lat_hist *h, double p) {
     return 0;
 }
 
+/* The next occupied slot after i (counts_len when none). */
+static int32_t next_occupied(const lat_hist *h, int32_t i) {
+    for (i++; i < h->counts_len; i++)
+        if (h->counts[i]) break;
+    return i;
+}
+
+static int64_t gcd64(int64_t a, int64_t b) {
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+double lat_hist_value_at_percentile_interpolated(const lat_hist *h, double p) {
+    if (h->total_count == 0) return NAN;
+    if (!(p > 0)) p = 0;
+    if (p > 100) p = 100;
+    /* the recording's tick: what every value in the exact slots is a
+     * multiple of (1 where a clock of fine resolution recorded them) */
+    int64_t tick = 0;
+    for (int32_t i = next_occupied(h, -1); i < h->counts_len && tick != 1;
+         i = next_occupied(h, i)) {
+        int64_t v = lat_hist_value_from_index(h, i);
+        if (lat_hist_size_of_equivalent_range(h, v) != 1) break;
+        tick = gcd64(v, tick);
+    }
+    double rank = p / 100.0 * (double)h->total_count, below = 0;
+    int32_t prev = -1, i = next_occupied(h, -1);
+    while (i < h->counts_len) {
+        int32_t next = next_occupied(h, i);
+        double c = (double)h->counts[i];
+        if (below + c >= rank || next >= h->counts_len) {
+            int64_t v = lat_hist_value_from_index(h, i);
+            double m = (double)lat_hist_median_equivalent(h, v);
+            double w = (double)lat_hist_size_of_equivalent_range(h, v);
+            if (w < (double)tick) w = (double)tick;
+            /* the counts spread over half a tick towards a neighbour one
+             * tick away, and not towards an empty side: a value alone
+             * stays itself */
+            double lo = m, hi = m;
+            if (prev >= 0 &&
+                m - (double)lat_hist_median_equivalent(h, lat_hist_value_from_index(h, prev)) <=
+                    1.5 * w)
+                lo = m - w / 2;
+            if (next < h->counts_len &&
+                (double)lat_hist_median_equivalent(h, lat_hist_value_from_index(h, next)) - m <=
+                    1.5 * w)
+                hi = m + w / 2;
+            double f = (rank - below) / c;
+            return lo + (f < 0 ? 0 : f > 1 ? 1 : f) * (hi - lo);
+        }
+        below += c;
+        prev = i;
+        i = next;
+    }
+    return NAN;
+}
+
 /* Sum of counts[i..i+n) with independent accumulators (vectorisable). */
 static inline int64_t block_sum(const int64_t *c, int32_t n) {
     int64_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;

@@ -2,21 +2,25 @@
  * paired rounds, the order inside each round randomized, with an A/A control
  * (A run a second time in every round, A2) judged by the same rules.
  *
- * The model (docs/ab-method.md): every run of a side yields figures per
- * benchmark (time per op, per-op percentiles; a command's wall and CPU
- * time).  Per round and figure the log ratio ln(B / A) is one paired value;
- * the paired engine (paired.h) reads its shift point (Hodges-Lehmann
- * estimate, interval, signed-rank p, the smallest change the rounds could
- * have seen); Benjamini-Hochberg at alpha over every figure of the suite
- * decides which shifts are changes; the A/A family ln(A2 / A) is read the
- * same way, and a change there voids every verdict of the run.  The stop
- * rule looks at geometrically spaced rounds and stops when every benchmark
- * is decided, or when no undecided figure could be decided in the rounds
- * the budget leaves.
- *
  * This file holds the data and the decision (pure, tested on simulated
  * worlds: tests/measure/test_ab.c) and writes the reports; abrun.h runs the
  * programs.  Not thread-safe: one lat_ab per caller thread. */
+
+/* The model (docs/ab-method.md).  Every run of a side yields figures per
+ * benchmark: time per op, per-op percentiles, a command's wall and CPU time.
+ * Per round and figure, the log ratio ln(B / A) is one paired value.
+ *   - The paired engine (paired.h) reads its shift point: Hodges-Lehmann
+ *     estimate, interval, signed-rank p, the smallest change the rounds could
+ *     have seen.
+ *   - Benjamini-Hochberg at alpha over every figure of the suite decides
+ *     which shifts are changes.
+ *   - The A/A family ln(A2 / A) is read the same way; a change there voids
+ *     every verdict of the run.
+ */
+
+/* The stop rule looks at geometrically spaced rounds.  It stops when every
+ * benchmark is decided, or when no undecided figure could be decided in the
+ * rounds the budget leaves. */
 #ifndef LATLAB_AB_H
 #define LATLAB_AB_H
 

@@ -1,8 +1,8 @@
 /* abrun.h - one run of one side of `latlab ab` (ab.h): start the program,
  * bound it by a timeout, account for what the platform took from it, read
- * its figures and record them in the lat_ab.
- *
- * Three kinds of program:
+ * its figures and record them in the lat_ab. */
+
+/* The figures depend on the kind of program:
  * - latlab harness programs (LAT_BENCH_MAIN): run with --json FILE (and
  *   --quick unless full); per benchmark the median of the samples' time per
  *   op (censored samples excluded by the harness) as "time/op", and where
@@ -13,8 +13,9 @@
  * - any command (through /bin/sh -c): "wall", the run's wall time less its
  *   run-queue wait (the time it was runnable but another thread ran), and
  *   "cpu" (user + system).  A run whose run-queue wait exceeded
- *   LAT_AB_RUNQ_SET_ASIDE of its wall time is set aside (NAN).
- * Every run's account (wall, CPU, run-queue wait, involuntary switches)
+ *   LAT_AB_RUNQ_SET_ASIDE of its wall time is set aside (NAN). */
+
+/* Every run's account (wall, CPU, run-queue wait, involuntary switches)
  * comes back to the caller.  Not thread-safe (one run at a time). */
 #ifndef LATLAB_ABRUN_H
 #define LATLAB_ABRUN_H

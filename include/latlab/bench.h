@@ -1,8 +1,8 @@
 /* bench.h - the micro-benchmark harness: sample-driven standard benchmarks,
  * concurrent worker-role benchmarks, robust statistics, a persisted JSON report
- * and a statistically sound comparison with a previous report.
- *
- * Model (micromeasure's, in C).  A *standard* benchmark is a function
+ * and a statistically sound comparison with a previous report. */
+
+/* Model (micromeasure's, in C).  A *standard* benchmark is a function
  * fn(ctx, chunk_size, chunk_index) that performs chunk_size operations; the
  * runner calibrates chunk_size so one call (a *sample*) lasts about
  * target_chunk_ns, warms up, then takes min..max samples clamped by a time
@@ -11,14 +11,14 @@
  * worker loops until lat_bench_should_stop() and returns its operation count
  * and named event counters.  Per-sample figures are kept in execution order;
  * statistics (mean = total time / total ops, median, p95, MAD, CV, Tukey
- * outliers) sort temporary copies.
- *
- * Timing uses the cycle counter (clock.h) converted with the process-wide
+ * outliers) sort temporary copies. */
+
+/* Timing uses the cycle counter (clock.h) converted with the process-wide
  * calibration; the cost of the clock reads around a timed call (timer
  * overhead) is measured once per runner, reported, and subtracted from every
- * timed call.
- *
- * The platform account of a standard sample.  A sample is timed as S
+ * timed call. */
+
+/* The platform account of a standard sample.  A sample is timed as S
  * *sub-chunks*: S calls fn(ctx, sub_ops, chunk_index) whose sub_ops add up to
  * the chunk (they differ by at most one), each with the cycle counter read
  * around it.  S is the def's `subchunks` when set, else enough sub-chunks of
@@ -26,45 +26,52 @@
  * LAT_BENCH_SUBCHUNKS_MIN, at most LAT_BENCH_SUBCHUNKS_MAX, never more than
  * the chunk's operations.  (A shared VM's host takes 600-1,300 gaps a second
  * of 10-500 us from a spinning thread: most 100 us sub-chunks meet none, so
- * their median is the code's own figure.)  The rule, per sample, with t_k
- * the sub-chunk's time (timer overhead subtracted) and o_k its operations:
+ * their median is the code's own figure.) */
+
+/* The rule, per sample, with t_k the sub-chunk's time (timer overhead
+ * subtracted) and o_k its operations:
  *
  *   m     = median over k of t_k / o_k          (the sample's own rate)
  *   d_k   = t_k - m * o_k                       (a sub-chunk's excess, ns)
  *   sigma = 1.4826 * median over k of |d_k|     (the sub-chunks' own spread)
  *   touched by the platform  <=>  d_k > LAT_BENCH_CENSOR_GAP_NS  (10 us, the
  *                                 gap threshold of gaps.h)
- *                             and d_k > LAT_BENCH_CENSOR_SPREAD_K (5) * sigma
- *
- * A benchmark whose operations are genuinely slow now and then (one op in
+ *                             and d_k > LAT_BENCH_CENSOR_SPREAD_K (5) * sigma */
+
+/* A benchmark whose operations are genuinely slow now and then (one op in
  * N taking a microsecond more) spreads its slow ops over every sub-chunk,
  * so its sub-chunks differ by a few slow ops at most and sigma absorbs
  * that: it is not censored.  A genuine slow op rarer than one per
  * sub-chunk and longer than 10 us (a rehash every 10^5 ops) looks like the
  * platform's gap: give such a benchmark `subchunks = 1` (no censoring).
- * With fewer than about 5 sub-chunks nothing can be censored.
- *
- * The sample's kept figure (ns_per_op) is the untouched sub-chunks' time
+ * With fewer than about 5 sub-chunks nothing can be censored. */
+
+/* The sample's kept figure (ns_per_op) is the untouched sub-chunks' time
  * over their operations; raw_ns_per_op is the whole sample's; kept_share is
- * untouched ops / ops.  Since at most half the sub-chunks can sit above
- * their own median, a kept share cannot fall much under one half; a sample
- * whose kept share is under LAT_BENCH_KEPT_FLOOR (3/4: the host disturbed
- * more than a quarter of it, and then the rest likely carried gaps under
- * the threshold too) is *set aside*: listed with its figures, left out of
- * the statistics, the comparison and the per-op tail (when every sample is
- * set aside the statistics fall back to all of them).  Per-op latencies
- * (lat_bench_record_ns) enter the tail only from the untouched sub-chunks of
- * samples not set aside: they are buffered per sample (LAT_BENCH_REC_BUFFER
- * values; past that they go to the tail unjudged, and a note says how many).
- * Around each sample (outside the timed calls) the runner also reads the
- * thread's run-queue wait (/proc/thread-self/schedstat) and involuntary
- * context switches (getrusage RUSAGE_THREAD): the sample's account says
- * whether the kernel took the CPU away (a hypervisor's steal shows in
- * neither, only in the sub-chunks).  Not read against a virtual clock.
- * Concurrent benchmarks are not censored: their samples are one window of
- * several threads (kept_share 1, raw_ns_per_op = ns_per_op).
+ * untouched ops / ops.  At most half the sub-chunks can sit above their own
+ * median, so a kept share cannot fall much under one half.
  *
- * The library never prints on its own: lat_bench_report_print(),
+ * A sample whose kept share is under LAT_BENCH_KEPT_FLOOR (3/4) is *set
+ * aside*: the host disturbed more than a quarter of it, and the rest likely
+ * carried gaps under the threshold too.  It is listed with its figures but
+ * left out of the statistics, the comparison and the per-op tail.  When every
+ * sample is set aside, the statistics fall back to all of them. */
+
+/* Per-op latencies (lat_bench_record_ns) enter the tail only from the
+ * untouched sub-chunks of samples not set aside.  They are buffered per
+ * sample (LAT_BENCH_REC_BUFFER values); past that they go to the tail
+ * unjudged, and a note says how many.
+ *
+ * Around each sample, outside the timed calls, the runner also reads the
+ * thread's run-queue wait (/proc/thread-self/schedstat) and involuntary
+ * context switches (getrusage RUSAGE_THREAD).  The sample's account says
+ * whether the kernel took the CPU away; a hypervisor's steal shows in
+ * neither, only in the sub-chunks.  Not read against a virtual clock.
+ *
+ * Concurrent benchmarks are not censored: their samples are one window of
+ * several threads (kept_share 1, raw_ns_per_op = ns_per_op). */
+
+/* The library never prints on its own: lat_bench_report_print(),
  * lat_bench_comparison_print() and lat_bench_main() take the FILE* to write to.
  * Registration and running are single-threaded (one runner per thread);
  * reports are plain data, read-only after they are produced. */

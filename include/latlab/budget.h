@@ -2,15 +2,18 @@
  * nanoseconds a table prints.
  *
  * Computed once per run (measuring the timer takes ~0.1 ms) and printed with
- * every table that reports ns: the timer's granularity (measured: the most
- * common non-zero step between two back-to-back reads; the smallest one is
- * misleading on this VM, whose counter moves ~26 ticks at a time with rare
- * 1-tick steps), the cost of one stamp and how
- * many stamps each figure includes, the calibration's error in ppm, the
- * histogram's relative resolution (from its significant figures) and, where
- * coordinated-omission correction was applied, the share of samples it
- * synthesised.  lat_budget_change() refuses to print a ratio for a change
- * smaller than the granularity.
+ * every table that reports ns:
+ *   - the timer's granularity, measured as the most common non-zero step
+ *     between two back-to-back reads (the smallest step misleads on this VM,
+ *     whose counter moves ~26 ticks at a time with rare 1-tick steps);
+ *   - the cost of one stamp, and how many stamps each figure includes;
+ *   - the calibration's error in ppm;
+ *   - the histogram's relative resolution (from its significant figures);
+ *   - where coordinated-omission correction was applied, the share of samples
+ *     it synthesised. */
+
+/* lat_budget_change() refuses to print a ratio for a change smaller than the
+ * granularity.
  *
  * Core floor: libc only, no JSON (measure/json.c has lat_budget_json).  Not a
  * hot path; nothing allocates; thread-safe (no shared state). */

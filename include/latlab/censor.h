@@ -1,46 +1,49 @@
 /* censor.h - per-sample censoring: join each hot thread's gap timeline (gaps.h)
  * to each sample's stage windows, and decide, per sample and per figure,
- * whether the platform touched it.
- *
- * On a shared host a spinning thread loses 5-15% of its time in about 1,200
+ * whether the platform touched it. */
+
+/* On a shared host a spinning thread loses 5-15% of its time in about 1,200
  * gaps per second, so no 100 ms interval is ever clean, yet a 100 ns window
  * meets a gap with a probability near 1e-4.  Judging each sample by its own
- * timeline keeps almost all of them.  The rules (cycles, half-open windows):
+ * timeline keeps almost all of them.  The rules below work in cycles, on
+ * half-open windows.  Only recorded gaps count: a long window with no gap on
+ * its threads (the thread's own work: an allocator slow path, a page fault, a
+ * busy stall) is KEPT however long it is. */
+
+/* GAP: the figure's window [from, to) overlapped a recorded platform gap
+ * [start, start + len) on a thread that carried it: start < to and
+ * start + len > from.  A gap that only touches a boundary (ends at from,
+ * starts at to) does not overlap; an empty window counts as one cycle.
  *
- * - GAP: the figure's window [from, to) overlapped a recorded platform gap
- *   [start, start + len) on a thread that carried it: start < to and
- *   start + len > from.  A gap that only touches a boundary (ends at from,
- *   starts at to) does not overlap; an empty window counts as one cycle.
- *   A figure also leaves GAP when the sample's time before its window (from
- *   the sample's earliest window start to this figure's start) overlapped a
- *   gap on a thread carrying the figure: the sample waited through the gap
- *   and its window then ran on the caches the platform left (the first
- *   event after a worker gap found no queue, yet its work ran cold).
- * - BACKLOG: the sample met a queue a gap built.  The caller says, per
- *   sample, whether it was due while the sample before it still held the
- *   server it needs (queued; in the pipeline: t0 < the previous event's t2,
- *   or in the full shape t2 < its t3).  A run of queued samples after an
- *   unqueued one is one busy period; a sample is backlog-censored when it is
- *   queued and an earlier sample of its busy period had a GAP figure.  The
- *   backlog has drained at the first sample that is not queued: it was due
- *   after the server finished the one before, so it found no queue.  Every
- *   figure of a backlog sample leaves (queue wait, back-to-back work, e2e).
- * - UNKNOWN: a window reaching past a timeline's horizon (its gap list was
- *   full, later gaps were not kept) cannot be judged and leaves too.
- * - Only recorded gaps count: a long window with no gap on its threads (the
- *   thread's own work: an allocator slow path, a page fault, a busy stall)
- *   is KEPT however long it is.
- *
- * Bias: a window of length w avoids gaps arriving at rate lambda (per ns,
+ * A figure also leaves as GAP when the sample's time before its window (from
+ * the sample's earliest window start to this figure's start) overlapped a gap
+ * on a thread carrying the figure.  The sample waited through the gap, and its
+ * window then ran on the caches the platform left: the first event after a
+ * worker gap found no queue, yet its work ran cold. */
+
+/* BACKLOG: the sample met a queue a gap built.  The caller says, per sample,
+ * whether it was *queued*: due while the sample before it still held the
+ * server it needs (in the pipeline: t0 < the previous event's t2, or in the
+ * full shape t2 < its t3).  A run of queued samples after an unqueued one is
+ * one busy period.  A sample is backlog-censored when it is queued and an
+ * earlier sample of its busy period had a GAP figure.  The backlog has
+ * drained at the first sample that is not queued: it was due after the server
+ * finished the one before, so it found no queue.  Every figure of a backlog
+ * sample leaves (queue wait, back-to-back work, e2e). */
+
+/* UNKNOWN: a window reaching past a timeline's horizon (its gap list was
+ * full, later gaps were not kept) cannot be judged and leaves too. */
+
+/* Bias: a window of length w avoids gaps arriving at rate lambda (per ns,
  * summed over its threads) with probability exp(-lambda (w + E[len])), so
  * longer windows leave more often and a kept tail reads low.  The constant
  * E[len] cancels; lat_censor_ipw_percentiles weights each kept value w by
  * exp(lambda w) (inverse probability of being kept, capped at
  * LAT_CENSOR_MAX_WEIGHT) and reads the percentiles of that weighted
  * distribution.  It corrects the overlap rule only: backlog censoring
- * depends on the queue, not on the window's length.
- *
- * Thread-safety: the join is a pure computation over caller memory; one
+ * depends on the queue, not on the window's length. */
+
+/* Thread-safety: the join is a pure computation over caller memory; one
  * lat_censor per caller thread.  Nothing here allocates. */
 #ifndef LATLAB_CENSOR_H
 #define LATLAB_CENSOR_H

@@ -5,9 +5,9 @@
  * virtual counter (mrs cntvct_el0; fenced: isb; mrs cntvct_el0).  Reads are
  * static inline: no call, no syscall, no allocation, safe from any thread.
  * Counter values are only comparable on one machine and, where the counter is
- * not invariant, only on one CPU (lat_clock_invariant() says which).
- *
- * Calibration takes the tightest of N brackets (fenced read, clock_gettime
+ * not invariant, only on one CPU (lat_clock_invariant() says which). */
+
+/* Calibration takes the tightest of N brackets (fenced read, clock_gettime
  * CLOCK_MONOTONIC_RAW, fenced read) at each end of a window; its error is about
  * the bracket width over the window (~0.2 ppm for 200 ms here).  Conversion
  * uses the calibration's integer ratio ns/cycles exactly (128-bit products),

@@ -7,9 +7,9 @@
  * a timetable at rate_hz and timed from their intended send time, so every
  * request due during the stall carries its share of it).  The closed-loop
  * samples also go through HdrHistogram's correction (record_corrected with
- * the expected interval) to show how much of the truth it recovers.
- *
- * Experimental: the demonstration's knobs may change.  Runs block (spinning
+ * the expected interval) to show how much of the truth it recovers. */
+
+/* Experimental: the demonstration's knobs may change.  Runs block (spinning
  * one thread); not thread-safe on the same result. */
 #ifndef LATLAB_CO_H
 #define LATLAB_CO_H

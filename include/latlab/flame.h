@@ -1,24 +1,24 @@
 /* flame.h - sampled call stacks: read `perf script` output or folded stacks,
- * fold them, rank frames, draw a flamegraph, compare two profiles.
- *
- * A profile (lat_flame) is a call tree of sample counts.  Its first level is
+ * fold them, rank frames, draw a flamegraph, compare two profiles. */
+
+/* A profile (lat_flame) is a call tree of sample counts.  Its first level is
  * the thread name (perf's comm, e.g. "producer", "worker" once a thread calls
  * pthread_setname_np), below it the frames from the outermost caller to the
  * sampled instruction.  Memory grows with the number of distinct stacks, not
  * with the input: a 50 MB `perf script` text of a few hundred stacks needs a
- * few hundred tree nodes.  Input is pushed in chunks of any size (streaming).
- *
- * Frame names follow the common folded format of stackcollapse-perf: the
+ * few hundred tree nodes.  Input is pushed in chunks of any size (streaming). */
+
+/* Frame names follow the common folded format of stackcollapse-perf: the
  * symbol without its +0x offset; an unknown symbol is "[dso]" (basename) or
  * "[unknown]"; kernel frames end in "_[k]" and inlined frames in "_[i]"; ';'
  * inside a name becomes ':'.  The folded text is one stack per line,
- * "thread;outer;...;inner COUNT", sorted, so other flamegraph tools read it.
- *
- * Shares are in percent of all samples of the profile.  A frame's total share
+ * "thread;outer;...;inner COUNT", sorted, so other flamegraph tools read it. */
+
+/* Shares are in percent of all samples of the profile.  A frame's total share
  * counts the samples whose stack holds it (once per sample, also when it
- * recurses); its self share the samples where it is the sampled frame.
- *
- * Objects are not thread-safe; nothing here is a hot path.  Allocation goes
+ * recurses); its self share the samples where it is the sampled frame. */
+
+/* Objects are not thread-safe; nothing here is a hot path.  Allocation goes
  * through the library's allocator (hooks: alloc.h).  Functions taking an object return -EINVAL for
  * NULL; destroy functions accept NULL.  The library never prints: writers take
  * a FILE or a path (written atomically). */

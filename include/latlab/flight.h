@@ -4,8 +4,9 @@
  * A histogram says where in the distribution a problem lives; it cannot say
  * whether the p99.9 came from one event that was slow in one stage (an
  * allocator slow path) or from a run of consecutive events that all waited in a
- * queue (the next stage stalled and the queue backed up).  The recorder keeps a
- * wrapping array of recent samples (per-stage latencies plus end-to-end, in ns)
+ * queue (the next stage stalled and the queue backed up). */
+
+/* The recorder keeps a wrapping array of recent samples (per-stage latencies plus end-to-end, in ns)
  * and, on the first sample whose end-to-end latency exceeds a threshold,
  * records `post` more samples (so the events queued behind the outlier are in
  * the window) and then freezes: nothing is overwritten any more.  The window
@@ -25,7 +26,7 @@
 #include "latlab/compiler.h"
 
 #define LAT_FLIGHT_STAGES 4         /* most stages a sample carries */
-#define LAT_FLIGHT_DEFAULT_CAP 4096 /* the seed's window */
+#define LAT_FLIGHT_DEFAULT_CAP 4096 /* samples in the default window */
 #define LAT_FLIGHT_DEFAULT_POST 256 /* samples kept after the trigger */
 #define LAT_FLIGHT_NONE UINT64_MAX  /* "no trigger yet" / "no threshold" */
 #define LAT_FLIGHT_NAME_MAX 16

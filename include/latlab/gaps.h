@@ -5,7 +5,9 @@
  * are further apart than a threshold, the thread was not running in between:
  * it was preempted, an interrupt ran, or the hypervisor stole the vCPU.  Those
  * gaps are the platform's time, not the program's, and recording them costs a
- * compare per read.  The recorder keeps, per thread, the count, total and
+ * compare per read. */
+
+/* The recorder keeps, per thread, the count, total and
  * longest gap, a log2 histogram of their lengths and a bounded list of
  * (start, length) in cycles so that slow samples can later be matched against
  * the gaps that overlapped them.

@@ -1,16 +1,16 @@
 /* hist.h - HdrHistogram: recording, Java-exact queries, iterators, merge,
- * coordinated-omission correction, the V2 codec and an interval recorder.
- *
- * Geometry, query semantics and the V2 encoding follow the Java reference
+ * coordinated-omission correction, the V2 codec and an interval recorder. */
+
+/* Geometry, query semantics and the V2 encoding follow the Java reference
  * (org.HdrHistogram 2.1.x), so encodings and logs interchange byte for byte and
  * percentiles agree with Java and hdr-histogram-js (not HdrHistogram_c, which
  * rounds percentiles to nearest).
  *
  * Split: this header + core/hist.c (core, queries, iterators, recorder),
  * core/hist_codec.c (V2/V1/V0 codec, zlib, base64); the text formats (interval
- * logs, .hgrm percentile tables) are in latlab/hlog.h + core/hlog.c.
- *
- * Workload: one thread records millions of values per second into a
+ * logs, .hgrm percentile tables) are in latlab/hlog.h + core/hlog.c. */
+
+/* Workload: one thread records millions of values per second into a
  * lat_hist with the static inline lat_hist_record*() below (no call, no lock,
  * no allocation, no syscall); queries run afterwards or on a copy.  Several
  * writers share a histogram through lat_hist_record_atomic(), or record into a
@@ -246,6 +246,15 @@ LAT_API int64_t lat_hist_count_between(const lat_hist *h, int64_t lo, int64_t hi
  * running total reaches it; highest_equivalent of it (lowest_equivalent when
  * p == 0).  0 when empty. */
 LAT_API int64_t lat_hist_value_at_percentile(const lat_hist *h, double p);
+/* Percentile p read as a continuous value, for values recorded at a coarse
+ * resolution (a clock that ticks every 10 ns).  The tick is what every value
+ * in the exact slots is a multiple of.  A slot's counts spread over half a
+ * tick towards each neighbour one tick away (not towards an empty side), and
+ * p's rank is interpolated there, as the grouped-data median does.  A change
+ * smaller than one tick then moves the figure by the share of values it
+ * moves across the tick; a value recorded alone stays itself.  NaN when
+ * empty. */
+LAT_API double lat_hist_value_at_percentile_interpolated(const lat_hist *h, double p);
 /* The same for n percentiles (any order) in one pass over the counts
  * (block-skipping, and walking down from the top for tails): out[i] answers
  * ps[i], identical to lat_hist_value_at_percentile.  Returns 0, or -EINVAL
@@ -255,12 +264,14 @@ LAT_API int lat_hist_values_at_percentiles(const lat_hist *h, const double *ps, 
                                            size_t n);
 /* ---- quantile confidence intervals (distribution-free, order statistics) ------
  * For n recorded values, percentile p (q = p/100) and confidence c, the
- * interval's ends are the values at ranks lo_rank and hi_rank: the
- * binomial(n, q) quantiles at (1-c)/2 and (1+c)/2 (the smallest k whose CDF
- * reaches them), exact where n*q*(1-q) < LAT_HIST_CI_EXACT_BELOW, else the
- * normal approximation (continuity and skewness corrected; within one rank of
- * exact), clamped to [1, n] and widened to include the point estimate's rank.
- * The ends are read like the point estimate (highest_equivalent of the slot
+ * interval's ends are the values at ranks lo_rank and hi_rank.  These ranks
+ * are the binomial(n, q) quantiles at (1-c)/2 and (1+c)/2: the smallest k
+ * whose CDF reaches them.  They are exact where n*q*(1-q) <
+ * LAT_HIST_CI_EXACT_BELOW; above, the normal approximation (continuity and
+ * skewness corrected) is within one rank of exact.  The ranks are clamped to
+ * [1, n] and widened to include the point estimate's rank. */
+
+/* The ends are read like the point estimate (highest_equivalent of the slot
  * holding that rank; lowest_equivalent for p == 0), so lo <= value <= hi.
  * When hi_rank reaches n (and 0 < p < 100) hi is the maximum and the figure is
  * max-bound: it would need at least needed_n values for the interval to end

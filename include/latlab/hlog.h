@@ -3,8 +3,9 @@
  *
  * Writer: log format 1.3 exactly as Java's HistogramLogWriter prints it
  * (version line, StartTime with a full date, BaseTime, legend, optional
- * Tag=, interval max divided by a unit ratio, base64 compressed V2).
- * Reader: formats 1.2 and 1.3 (Java and HdrHistogram_c, whose legend says
+ * Tag=, interval max divided by a unit ratio, base64 compressed V2). */
+
+/* Reader: formats 1.2 and 1.3 (Java and HdrHistogram_c, whose legend says
  * "EndTimestamp" and whose max is unscaled), tags, comments, relative or
  * absolute timestamps (Java's rule: a timestamp more than a year before
  * StartTime is relative to BaseTime/StartTime).  The reader checks every line

@@ -4,11 +4,15 @@
  * Only complete lines are consumed: a line still being written waits for its
  * newline.  Each batch of new lines is parsed by the reader (hlog.h) together
  * with the source's header lines, so StartTime/BaseTime and tags follow the
- * reference's rules.  A file is followed by name: a file replaced (renamed
- * over), truncated or rewritten in place is read again from its start, a
- * missing one is waited for, and a run that writes NAME.tmp.* to rename it
- * over NAME at its end (atomicfile.h) is followed as it grows; each switch is
- * told to the caller (the library prints nothing).
+ * reference's rules. */
+
+/* A file is followed by name:
+ *   - one replaced (renamed over), truncated or rewritten in place is read
+ *     again from its start;
+ *   - a missing one is waited for;
+ *   - a run that writes NAME.tmp.* to rename it over NAME at its end
+ *     (atomicfile.h) is followed as it grows.
+ * Each switch is told to the caller; the library prints nothing.
  * Not hot (a poll reads and allocates); one follower per thread. */
 #ifndef LATLAB_HLOG_FOLLOW_H
 #define LATLAB_HLOG_FOLLOW_H

@@ -1,17 +1,21 @@
 /* http.h - the smallest HTTP/1.1 latlab needs: a one-thread server for a
  * scrape endpoint, and a client that sends one request (a Pushgateway push).
- *
- * Server: one listening socket, one cold thread polling up to 16 connections
- * at once (a slow one never holds up another; when all are taken the oldest
- * makes room); each has 2 s in all from accept to the end of its answer (an
- * incomplete request then gets 408), is read into a fixed buffer
- * (LAT_HTTP_MAX_REQUEST bytes: a bigger request gets 431, a malformed one 400,
- * anything but GET/HEAD 405), answered by the caller's handler and closed
- * (Connection: close).  Destroy stops it at once, whatever the clients do.  Nothing here
- * touches the threads that measure; the handler decides what it locks.
- * Client: plain HTTP over TCP (no TLS), Content-Length bodies, one request
- * per connection, one deadline for connect, send and receive together.
  * The library never prints; errors come back as negative errno / LAT_EHTTP. */
+
+/* Server: one listening socket, one cold thread polling up to 16 connections
+ * at once.  A slow connection never holds up another; when all are taken the
+ * oldest makes room.  Each connection:
+ *   - has 2 s in all from accept to the end of its answer (an incomplete
+ *     request then gets 408);
+ *   - is read into a fixed buffer of LAT_HTTP_MAX_REQUEST bytes (a bigger
+ *     request gets 431, a malformed one 400, anything but GET/HEAD 405);
+ *   - is answered by the caller's handler and closed (Connection: close). */
+
+/* Destroy stops the server at once, whatever the clients do.  Nothing here
+ * touches the threads that measure; the handler decides what it locks.
+ *
+ * Client: plain HTTP over TCP (no TLS), Content-Length bodies, one request
+ * per connection, one deadline for connect, send and receive together. */
 #ifndef LATLAB_HTTP_H
 #define LATLAB_HTTP_H
 

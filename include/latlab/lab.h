@@ -1,24 +1,25 @@
-/* lab.h - the pipeline lab's experiment protocol.
- *
- * Four configurations of the pipeline (pipeline.h): the baseline and three
+/* lab.h - the pipeline lab's experiment protocol. */
+
+/* Four configurations of the pipeline (pipeline.h): the baseline and three
  * experiments (alloc, share-line, no-pin).  They run interleaved in rounds:
  * every round runs each configuration once, in an order shuffled by a seeded
  * generator (the seed is in the result, so an order can be replayed), so a
- * change of the host's vCPU placement hits all of them alike.  Each run is cut
- * into intervals of intended send time (100 ms by default) with per-interval
+ * change of the host's vCPU placement hits all of them alike. */
+
+/* Each run is cut into intervals of intended send time (100 ms by default) with per-interval
  * figures per stage, for reports.  Each sample's stage windows are joined to
  * the hot threads' platform gaps (censor.h): the run is reduced to the figures
  * of the samples no gap touched (lat_lab_cell).  A run whose kept work samples
  * cannot support the p99.9 (lat_censor_min_kept(99.9) = 10,000) is set aside
  * and repeated (at most max_repeats times), never used.  The
  * cache-line floor between the hot CPUs (pingpong.h) is measured before and
- * after every run; it tells the host's placement (lab_placement.h).
- *
- * After every round the verdict rule (lab_verdict.h) decides each experiment
+ * after every run; it tells the host's placement (lab_placement.h). */
+
+/* After every round the verdict rule (lab_verdict.h) decides each experiment
  * against the baseline of the same rounds.  Rounds continue until every
- * verdict is decided at the stated confidence or the time budget is spent.
- *
- * lat_lab_run() allocates, runs threads, blocks for the whole budget, and
+ * verdict is decided at the stated confidence or the time budget is spent. */
+
+/* lat_lab_run() allocates, runs threads, blocks for the whole budget, and
  * reports through callbacks (it never prints).  Hooks let other steps run
  * inside a round (the silence check, a profiler: lab_profile.h). */
 #ifndef LATLAB_LAB_H
@@ -110,6 +111,8 @@ void lat_lab_config_default(lat_lab_config *c);
  * (3 in the full shape, else 2), params.ncpus (the CPUs this thread may run
  * on) and params.min_rounds = min_rounds. */
 void lat_lab_config_derive(lat_lab_config *c);
+/* The verdict parameters as JSON (new reference or NULL). */
+struct json_t *lat_lab_params_json(const lat_lab_params *p);
 
 typedef struct lat_lab_result {
     uint64_t seed;

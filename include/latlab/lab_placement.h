@@ -1,14 +1,17 @@
 /* lab_placement.h - where the host put the vCPUs during the lab's rounds.
+ * Pure functions of a protocol result (lab.h).
  *
- * Read from the cache-line floor (pingpong.h) measured before and after every
- * run: a KVM host can move the vCPUs between two placements (a ~130 ns and a
- * ~480 ns round trip here), between two runs of one round or inside a run.
- * The floors, sorted, split at the widest ratio between two neighbours (at
- * their geometric mean) when it exceeds LAT_LAB_PLACEMENT_SPLIT; otherwise
- * every run is "near" (one placement's floors spread x1.9 here in 10 ns
- * steps, 80-150 ns, with no gap wider than x1.25; the two placements sit
- * x2.6-2.9 apart).  A run whose two floors fall on either side was moved
- * during the run.  Pure functions of a protocol result (lab.h). */
+ * Placement is read from the cache-line floor (pingpong.h) measured before and
+ * after every run.  A KVM host can move the vCPUs between two placements (a
+ * ~130 ns and a ~480 ns round trip here), between two runs of one round or
+ * inside a run. */
+
+/* The floors, sorted, split at the widest ratio between two neighbours (at
+ * their geometric mean) when it exceeds LAT_LAB_PLACEMENT_SPLIT.  Otherwise
+ * every run is "near".  Here one placement's floors spread x1.9 in 10 ns steps
+ * (80-150 ns) with no gap wider than x1.25; the two placements sit x2.6-2.9
+ * apart.  A run whose two floors fall on either side was moved during the
+ * run. */
 #ifndef LATLAB_LAB_PLACEMENT_H
 #define LATLAB_LAB_PLACEMENT_H
 

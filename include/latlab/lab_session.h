@@ -6,11 +6,12 @@
  * the run conditions, every run's JSON (also written to <out>/runs/), the
  * flight recorder's window around the first alloc outlier, the silence
  * check's reports, the profiling step (lab_profile.h) and the replay round
- * (lab_replay.h).  lat_lab_session_record() is meant to be called from the
- * protocol's on_run callback, lat_lab_session_silence() and
- * lat_lab_session_around() from its around_run.  Nothing here prints to
- * stdout or stderr except the functions named print, which write to the
- * FILE they are given.  Not thread-safe: one session is filled from the
+ * (lab_replay.h). */
+
+/* lat_lab_session_record() is meant to be called from the protocol's on_run
+ * callback, lat_lab_session_silence() and lat_lab_session_around() from its
+ * around_run.  Nothing here prints to stdout or stderr except the functions
+ * named print, which write to the FILE they are given.  Not thread-safe: one session is filled from the
  * thread that runs the protocol. */
 #ifndef LATLAB_LAB_SESSION_H
 #define LATLAB_LAB_SESSION_H
@@ -125,8 +126,6 @@ void lat_lab_session_record(lat_lab_session *s, const lat_lab_run_rec *rec,
  * that failed in failed (len bytes). */
 int lat_lab_write_all(const lat_lab_session *x, const lat_lab_result *res, const char *json_out,
                       char *failed, size_t len);
-/* The verdict parameters as JSON (new reference or NULL). */
-struct json_t *lat_lab_params_json(const lat_lab_params *p);
 
 /* The session's header (banner, shape note, calibration, rounds, the
  * contamination rules, run conditions) and, after the rounds, the summary

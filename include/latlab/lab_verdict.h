@@ -5,9 +5,11 @@
  * the work stage (the one the experiments act on; the e2e figures of a noisy
  * VM are dominated by platform noise) and, for variance, on e2e: a Wilcoxon
  * signed-rank test over rounds with a Hodges-Lehmann confidence interval on
- * the ratio (stats.h).  A p50 change below the counter's granularity is
- * reported as such, never as a ratio; the work body's mean, which resolves
- * below one counter step, then bounds how much the median may have grown.
+ * the ratio (stats.h). */
+
+/* A p50 change below the counter's granularity is reported as such, never as
+ * a ratio; the work body's mean, which resolves below one counter step, then
+ * bounds how much the median may have grown.
  * A tail disease reads the p99.9, or the p99.99 where an episodic cost is too
  * rare to move the p99.9 (alloc's malloc slow path).  When the rounds span
  * two host placements (lab_placement.h), each placement's rounds are decided
@@ -39,7 +41,7 @@ const char *lat_lab_conf_flag(int conf); /* "no flags", "--alloc", ... */
 enum {
     LAT_LAB_UNDECIDED = 0, /* inconclusive (reason says why) */
     LAT_LAB_NO_CHANGE,     /* decided: no effect beyond the stated bounds */
-    LAT_LAB_TAIL,          /* p99.9 or p99.99 up beyond the p50's shift */
+    LAT_LAB_TAIL,          /* p99.9 up beyond the p50's shift */
     LAT_LAB_MEDIAN,        /* p50 up (and with it throughput) */
     LAT_LAB_VARIANCE,      /* the e2e p99.9's dispersion round to round grows */
     LAT_LAB_NKINDS
@@ -107,13 +109,13 @@ typedef struct lat_lab_shift {
     unsigned rounds;
 } lat_lab_shift;
 
-/* The verdict rule's named parameters (docs/lab-method.md has the table). */
+/* The verdict rule's named parameters: every constant a rule decides on
+ * (docs/lab-method.md's parameter table; the rule ids are its rule table's). */
 typedef struct lat_lab_params {
     double alpha;                  /* per test, two-sided (confidence = 1 - alpha) */
     double min_median_ratio;       /* median disease: the p50 ratio's lower bound above this */
     double min_median_ticks;       /* ... and the p50 shift at least this many counter ticks */
-    double min_tail_ratio;         /* tail disease: the p99.9 (or p99.99) ratio's lower bound
-                                    * above this */
+    double min_tail_ratio;         /* tail disease: the p99.9 ratio's lower bound above this */
     double tail_log_multiple;      /* tail vs median: a tail disease needs ln(tail ratio) above
                                     * this multiple of ln(median ratio), a median disease below
                                     * it, each at alpha */
@@ -127,8 +129,25 @@ typedef struct lat_lab_params {
     unsigned min_placement_rounds; /* ... in one placement, when the rounds span two (and
                                     * far rounds for share-line's no change) */
     int ncpus, nhot;               /* CPUs the hot threads can use, hot threads */
+    /* Fixed by the method (no option sets them; tests vary them): */
+    double hint_alpha_multiple;    /* V8: a dispersion hint is a test at this multiple of alpha */
+    double hint_var_share;         /* V8: ... of this share of min_var_ratio's growth */
+    double tail_var_alpha_divisor; /* V7: beside a tail, variance at alpha / this */
+    double disp_offset;            /* V7: added to both median deviations (ln) of the ratio */
+    double hidden_ticks;           /* V6: ticks a p50 shift may hide without body means */
+    double near_settled_multiple;  /* V16: near-only rounds, times min_rounds, that settle it */
+    double reach_min_multiple;     /* V19: shape rounds, times min_rounds, before out of reach */
 } lat_lab_params;
 void lat_lab_params_default(lat_lab_params *p);
+/* One named parameter (its field's name) and its value. */
+typedef struct lat_lab_param {
+    const char *name;
+    double value;
+} lat_lab_param;
+/* p's parameters by name, every field of lat_lab_params and min_kept_p999
+ * (censor.h's support of the p99.9), into out (up to cap of them); returns
+ * how many there are.  Pure. */
+size_t lat_lab_params_list(const lat_lab_params *p, lat_lab_param *out, size_t cap);
 
 typedef struct lat_lab_verdict {
     int kind;
@@ -142,7 +161,7 @@ typedef struct lat_lab_verdict {
      * NAN, not estimated), and the Mann-Whitney p of the deviations (one-sided
      * upwards: 1 when the experiment's are not larger). */
     double disp_ratio, disp_lo, disp_hi, disp_p;
-    bool deep_tail; /* a tail verdict that rests on the p99.99, not the p99.9 */
+    bool deep_tail; /* always false: no rule reads the p99.99 (kept for lab.json) */
     /* work p50 shift in ns (HL estimate) and the baseline's p50 */
     double p50_shift_ns, base_p50_ns;
     /* work body mean (sub-tick): per-round ratio (HL estimate, CI), shift in ns */
@@ -174,7 +193,7 @@ typedef struct lat_lab_verdict {
      * square root of the rounds around its centre (0: not so, or a centre
      * too near the band's edge for any number of rounds). */
     unsigned band_rounds;
-    char reason[512]; /* for UNDECIDED, and notes otherwise */
+    char reason[512]; /* why, each clause led by its rule's id: "[V9] effects not ..." */
 } lat_lab_verdict;
 
 /* The verdict for experiment conf from nrounds paired cells (base[k] and
@@ -199,7 +218,7 @@ bool lat_lab_apply_aa(lat_lab_verdict *v);
  * not cross 0.  The lab stops on such a verdict as on a decided one (it says
  * so); more_rounds 0: true for any open shape.  Pure. */
 bool lat_lab_out_of_reach(const lat_lab_verdict *v, unsigned more_rounds);
-/* One line: "tail disease (confidence 99.2%, 9 rounds): work p50 +1 tick ..." */
+/* One line: "tail disease (confidence 99.2%): [V5] the tail ...; 9 rounds used, ..." */
 void lat_lab_verdict_text(const lat_lab_verdict *v, char *buf, size_t len);
 
 #endif /* LATLAB_LAB_VERDICT_H */

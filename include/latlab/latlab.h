@@ -1,12 +1,12 @@
-/* latlab.h - umbrella header: includes every public latlab header.
- *
- * Stable headers keep their API within a major version (the soname's
+/* latlab.h - umbrella header: includes every public latlab header. */
+
+/* Stable headers keep their API within a major version (the soname's
  * number).  Core floor (libc, zlib, pthreads): compiler version error alloc
  * atomicfile clock hist hlog hlog_merge hlog_processor hlog_follow ring perf
  * topo topo_report flight gaps stats budget pingpong.  Measure floor: trace (no jansson); json
- * report bench http prom (jansson).
- *
- * Experimental headers may change in any release: the demo pipeline and
+ * report bench http prom (jansson). */
+
+/* Experimental headers may change in any release: the demo pipeline and
  * its report, the lab floor (lab_*.h, lab.h; in liblatlab-lab), the
  * platform account, injected platform noise, per-sample censoring, the
  * paired-comparison engine (paired), two builds compared (ab) and the
@@ -15,15 +15,16 @@
  * demonstration (co), per-thread counter sets (perf_threads), a command run
  * under counters (perf_child) and its report (perf_report), the summary of an
  * interval log (hlog_summary), the inputs of a plot (plotset), a live tail
- * row (tailrow), what injected noise took (noise_report),
- * a stream that wraps long lines (linewrap).  Each
- * refuses to compile unless LATLAB_EXPERIMENTAL is defined before it is
- * included, and this header includes them only then (zstd's
- * ZSTD_STATIC_LINKING_ONLY pattern).  tests/headers.sh fails when a public
- * header is missing here.
- * latlab/core.h includes the core floor alone.
- *
- * Linking: liblatlab.so (pkg-config latlab, CMake latlab::latlab) exports the
+ * row (tailrow), what injected noise took (noise_report), a stream that
+ * wraps long lines (linewrap). */
+
+/* Each experimental header refuses to compile unless LATLAB_EXPERIMENTAL is
+ * defined before it is included, and this header includes them only then
+ * (zstd's ZSTD_STATIC_LINKING_ONLY pattern).  tests/headers.sh fails when a
+ * public header is missing here.  latlab/core.h includes the core floor
+ * alone. */
+
+/* Linking: liblatlab.so (pkg-config latlab, CMake latlab::latlab) exports the
  * stable API alone (the functions marked LAT_API); liblatlab.a
  * (latlab::latlab_static) holds everything.  The experimental parts link
  * statically only, with liblatlab.a: pkg-config latlab-experimental, CMake

@@ -1,57 +1,71 @@
 /* load.h - the engine of `latlab load`: an open-loop load generator for a
- * real service over TCP.
+ * real service over TCP. */
+
+/* Every request has an intended send time from the schedule: constant or
+ * Poisson arrivals, computed as it goes, so memory does not grow with duration
+ * or rate.  One thread (the caller of lat_load_run, pinned when asked) spins
+ * on the cycle counter to each intended time and sends on the first
+ * connection with room (in-flight cap per connection).  When every connection
+ * is full the request waits, and the wait counts in its latency.  No request
+ * is skipped: late ones go out back to back.  Responses are read from
+ * nonblocking sockets through epoll and parsed incrementally (loadproto.h). */
+
+/* While nothing can be sent before a response comes (every connection full,
+ * or the schedule over), the thread waits in epoll_wait (1 ms at most)
+ * instead of spinning, leaving the CPU to a server that may share it.  The
+ * wake-up counts in that response's latency, as it would for any client. */
+
+/* Histograms, in ns (lat_load_series):
+ *   latency = completion - intended send;
+ *   service = completion - actual send;
+ *   wait    = the time a due request waited on the service: it found every
+ *             connection at its in-flight cap with no response left to read,
+ *             until one gained room;
+ *   lag     = the rest of actual - intended send (the generator's own health:
+ *             how late it sent what could go out).
+ * latency = wait + lag + service, request by request. */
+
+/* The sending thread's platform gaps are recorded with gaps.h over its loop.
+ * Inside a send(), which on loopback runs the receiver's network stack
+ * inline, only the part beyond the mean send counts, in a send that took three
+ * times that mean and four thresholds (the vCPU was taken in it).
  *
- * Every request has an intended send time from the schedule (constant or
- * Poisson arrivals, computed as it goes: memory does not grow with duration or
- * rate).  One thread (the caller of lat_load_run, pinned when asked) spins on
- * the cycle counter to each intended time and sends on the first connection
- * with room (in-flight cap per connection); when every connection is full the
- * request waits, and the wait counts in its latency.  No request is skipped:
- * late ones go out back to back.  Responses are read from nonblocking sockets
- * through epoll and parsed incrementally (loadproto.h).  While nothing can be
- * sent before a response comes (every connection full, or the schedule over)
- * the thread waits in epoll_wait (1 ms at most) instead of spinning, leaving
- * the CPU to a server that may share it; the wake-up counts in that
- * response's latency, as it would for any client.  Histograms, in
- * ns (lat_load_series): latency = completion - intended send; service =
- * completion - actual send; wait = the time a due request waited on the
- * service: it found every connection at its in-flight cap with no response
- * left to read, until one gained room; lag = the rest of actual - intended
- * send (the generator's own health: how late it sent what could go out).
- * latency = wait + lag + service, request by request.
+ * A request whose lag exceeds late_ns is "late".  It is "late because of a
+ * gap" when the gaps since the first of its run of late sends was ready add
+ * up to its lag, less late_ns: without them it, and the backlog they left,
+ * would have gone out on time.  A sender that cannot keep its rate runs later
+ * than its gaps explain: it is late on its own. */
+
+/* Of the other late requests, those whose run of late sends began before a
+ * wait for a connection ended are counted apart (counts.late_wait).  The
+ * service stalled with every connection full, and its backlog then went out
+ * one send at a time; more connections keep that queue at the service.
  *
- * The sending thread's platform gaps are recorded with gaps.h over its loop
- * (inside a send(), which on loopback runs the receiver's network stack
- * inline, only the part beyond the mean send of one that took three times
- * that mean and four thresholds: the vCPU was taken in it); a request whose
- * lag exceeds late_ns is "late", and "late because of a gap" when the gaps
- * since the first of its run of late sends was ready add up to its lag, less
- * late_ns: without them it, and the backlog they left, would have gone out on
- * time (a sender that cannot keep its rate runs later than its gaps
- * explain, and is late on its own).  Of the other late requests, those whose
- * run of late sends began before a wait for a connection ended are counted
- * apart (counts.late_wait): the service stalled with every connection full,
- * and its backlog then went out one send at a time; more connections keep
- * that queue at the service.
  * Requests late because of a gap are censored: the platform, not the
- * generator or the service, set their latency, so it goes to a fifth
- * histogram (censored) and their service, wait and lag to none; the other
- * four hold the requests the platform did not touch.  Sender gaps do not
- * depend on the service's state, so the kept requests sample the schedule
- * as a thinned copy.  Three things the censoring cannot remove, and the
- * report shows beside: the service may stall with the sender (a host taking
- * both CPUs at once: the censored requests' own latency is printed next to
- * the kept ones); the late requests, sent back to back, may queue the first
- * on-time ones after them at the service; and a server that runs on the
- * sending thread's CPU takes time there that reads as a gap although its own
- * load set it (pin the sender away from the server: cfg.cpu; counts.runq_ns
- * says how long the sender waited behind this machine's other threads).  Failed requests are
- * counted by kind and the connection is reopened; the run stops (fatal) when no connection can be
- * opened for a second, or at the start when any cannot.  A run ends by its
- * deadline, the schedule plus the timeout, whatever the service does: what was
- * never answered or never sent by then fails (timeout, unsent).
- *
- * Threading: lat_load_run on one thread; lat_load_interval, lat_load_counts and
+ * generator or the service, set their latency.  It goes to a fifth histogram
+ * (censored), and their service, wait and lag to none; the other four hold
+ * the requests the platform did not touch.  Sender gaps do not depend on the
+ * service's state, so the kept requests sample the schedule as a thinned
+ * copy. */
+
+/* Three things the censoring cannot remove, and the report shows beside:
+ *   - the service may stall with the sender (a host taking both CPUs at
+ *     once): the censored requests' own latency is printed next to the kept
+ *     ones;
+ *   - the late requests, sent back to back, may queue the first on-time ones
+ *     after them at the service;
+ *   - a server that runs on the sending thread's CPU takes time there that
+ *     reads as a gap although its own load set it.  Pin the sender away from
+ *     the server (cfg.cpu); counts.runq_ns says how long the sender waited
+ *     behind this machine's other threads. */
+
+/* Failed requests are counted by kind and the connection is reopened.  The
+ * run stops (fatal) when no connection can be opened for a second, or at the
+ * start when any cannot.  A run ends by its deadline, the schedule plus the
+ * timeout, whatever the service does: what was never answered or never sent
+ * by then fails (timeout, unsent). */
+
+/* Threading: lat_load_run on one thread; lat_load_interval, lat_load_counts and
  * lat_load_stop from one other thread meanwhile.  Allocation only in create. */
 #ifndef LATLAB_LOAD_H
 #define LATLAB_LOAD_H

@@ -1,18 +1,20 @@
 /* loadproto.h - the wire protocols of `latlab load`: one request template per
- * run and an incremental response parser per connection.
- *
- * Protocols: a raw fixed-size echo, HTTP/1.1 keep-alive (Content-Length and
+ * run and an incremental response parser per connection. */
+
+/* Protocols: a raw fixed-size echo, HTTP/1.1 keep-alive (Content-Length and
  * chunked bodies), Redis RESP (RESP2 and the RESP3 reply types; an attribute,
  * '|', is skipped and the reply after it read) and the
  * memcached text protocol (get or set over a key space).  The request is built
  * once (lat_loadproto_init); a protocol with a key space rewrites only the
  * fixed-width key digits of a copy for each request, so a request costs a few
- * stores and no allocation.  The parser is a state machine fed whatever bytes
+ * stores and no allocation. */
+
+/* The parser is a state machine fed whatever bytes
  * arrived (any split, down to one byte at a time): it consumes up to the end of
  * one response and says whether that response is complete, so a connection
- * needs no receive buffer of its own and a large body is never held whole.
- *
- * Limits: a header or status line of more than LAT_LOADPROTO_LINE_MAX bytes is
+ * needs no receive buffer of its own and a large body is never held whole. */
+
+/* Limits: a header or status line of more than LAT_LOADPROTO_LINE_MAX bytes is
  * malformed (HTTP header lines the parser does not read are skipped whole up to
  * max_response); a response of more than max_response bytes is oversized.
  * Not thread-safe per parser state; the protocol itself is read-only after

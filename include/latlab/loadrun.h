@@ -5,10 +5,12 @@
  * Poisson stream (seed + k), CPU (cpu + k) and, for constant arrivals, a
  * phase, so that the threads' sends interleave into one evenly spaced
  * timetable; several engines share one start 200 ms ahead (time for every
- * connection to open).  lat_loadrun_run starts one thread per engine and,
- * on the calling thread, hands the caller each second's interval (every
- * engine's histograms added) and the summed counters; lat_loadrun_judge
- * pools the engines' samples for the validity verdict (loadverdict.h).
+ * connection to open). */
+
+/* lat_loadrun_run starts one thread per engine.  On the calling thread it
+ * hands the caller each second's interval (every engine's histograms added)
+ * and the summed counters.  lat_loadrun_judge pools the engines' samples for
+ * the validity verdict (loadverdict.h).
  *
  * Threading: create, run, judge and destroy on one thread; lat_loadrun_stop
  * from any (a signal handler included).  Allocation in create and judge. */

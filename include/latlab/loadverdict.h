@@ -1,34 +1,43 @@
 /* loadverdict.h - the validity verdict of an open-loop load run: can its
- * percentiles be trusted as the service's, or did the generator set them?
+ * percentiles be trusted as the service's, or did the generator set them? */
+
+/* The histograms judged are the kept requests' (load.h: the ones the sending
+ * thread's platform gaps made late are censored before).  Their share is
+ * reported beside, and so is the lag-1 dependence of latencies: Spearman's
+ * rank correlation of consecutive completions (a stalled service makes
+ * neighbours wait together).  Pure computation: no I/O, allocation only for a
+ * sorted copy of the sample. */
+
+/* Check 1: the achieved inter-arrival times (load.h: between sends neither of
+ * which was censored) fit the requested process.  The test is
+ * Anderson-Darling against the exponential with estimated mean (Stephens'
+ * case).  For a constant schedule the statistic is reported, and the lag
+ * bound of check 2 is the check.
  *
- * Checks: (1) the achieved inter-arrival times (load.h: between sends
- * neither of which was censored) fit the requested process
- * (Anderson-Darling against the exponential with estimated mean, Stephens'
- * case; for a constant schedule the statistic is reported and the lag bound
- * below is the check); (2) each percentile is valid only when the schedule lag
- * at the same percentile is below lag_fraction of the latency there
- * (otherwise the generator, not the service, set the figure), and the wait
- * for a connection with room too (otherwise the connections at their
- * in-flight cap, a queue in the generator, set it: the offered rate was more
- * than they carried; a lag mostly from the backlogs such waits left
- * (counts.late_wait) is said to be one more connections would remove, unless
- * the service completed under LAT_LOAD_BEHIND of the offered rate over the
- * run: it did not keep up, and more connections only move that queue into
- * it); (3) each
- * percentile printed has enough samples that its confidence interval is not
- * max-bound and its relative width is at most ci_width (percentiles without
- * enough samples are not printed at all, and are not valid; a run with none
- * printed is not); (4) nothing went wrong on the wire or in the run's course:
- * no request failed (timeouts, unsent and unanswered ones of a run stopped or
- * ended by its deadline included), no reply said error, no protocol error with
- * nothing in flight, no connect refused, the run not cut short, and the
- * service kept up (completions at LAT_LOAD_BEHIND of the offered rate).  The
- * histograms judged are the kept requests' (load.h: the ones the sending
- * thread's platform gaps made late are censored before); their share is
- * reported beside, and so is the lag-1 dependence of latencies (Spearman's
- * rank correlation of consecutive completions: a stalled service makes
- * neighbours wait together).  Pure computation: no I/O, allocation only for a sorted
- * copy of the sample. */
+ * Check 3: each percentile printed has enough samples that its confidence
+ * interval is not max-bound, and its relative width is at most ci_width.
+ * Percentiles without enough samples are not printed at all and are not
+ * valid; a run with none printed is not valid. */
+
+/* Check 2: a percentile is valid only when, at the same percentile,
+ *   - the schedule lag is below lag_fraction of the latency there (otherwise
+ *     the generator, not the service, set the figure), and
+ *   - the wait for a connection with room is below it too (otherwise the
+ *     connections at their in-flight cap, a queue in the generator, set it:
+ *     the offered rate was more than they carried).
+ * A lag mostly from the backlogs such waits left (counts.late_wait) is said
+ * to be one more connections would remove.  The exception: the service
+ * completed under LAT_LOAD_BEHIND of the offered rate over the run.  It did
+ * not keep up, and more connections only move that queue into it. */
+
+/* Check 4: nothing went wrong on the wire or in the run's course:
+ *   - no request failed (timeouts, and unsent and unanswered ones of a run
+ *     stopped or ended by its deadline, included);
+ *   - no reply said error, no protocol error with nothing in flight, no
+ *     connect refused;
+ *   - the run was not cut short;
+ *   - the service kept up (completions at LAT_LOAD_BEHIND of the offered
+ *     rate). */
 #ifndef LATLAB_LOADVERDICT_H
 #define LATLAB_LOADVERDICT_H
 

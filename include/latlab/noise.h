@@ -1,32 +1,34 @@
 /* noise.h - injected platform noise: take a stated share of chosen CPUs in
  * bursts, reproducibly, so that a measurement can be run under a known
- * platform loss ("what does my pipeline do when the platform takes 10%?").
- *
- * One SCHED_FIFO thread (priority 1 by default: above every normal thread,
- * below the kernel's own RT threads) per CPU sleeps until its next burst is due, then
- * busy-spins for the burst, taking the CPU from the normal threads pinned
- * there, exactly as a hypervisor or an interrupt storm does.  Bursts start on
- * a jittered schedule: the idle time between the end of one burst and the
- * start of the next is drawn uniformly from [1 - jitter, 1 + jitter] x its
- * mean (jitter 0: a fixed period), by a PRNG seeded from the spec's seed and
- * the CPU, so a given spec takes the same schedule every run (the mean
- * period is exactly 1/rate; bursts never overlap; a fixed period would lock
- * onto the timer tick).  An optional stall (a longer burst, for example 5 ms
- * every 2 s, at a random phase) comes on top.
- *
- * Safety: a SCHED_FIFO spinner could starve a CPU, so every burst is bounded
+ * platform loss ("what does my pipeline do when the platform takes 10%?"). */
+
+/* One SCHED_FIFO thread per CPU (priority 1 by default: above every normal
+ * thread, below the kernel's own RT threads) sleeps until its next burst is
+ * due, then busy-spins for the burst.  It takes the CPU from the normal
+ * threads pinned there, exactly as a hypervisor or an interrupt storm does.
+ * An optional stall (a longer burst, for example 5 ms every 2 s, at a random
+ * phase) comes on top. */
+
+/* Bursts start on a jittered schedule, since a fixed period would lock onto
+ * the timer tick.  The idle time between the end of one burst and the start
+ * of the next is drawn uniformly from [1 - jitter, 1 + jitter] x its mean
+ * (jitter 0: a fixed period).  The PRNG is seeded from the spec's seed and the
+ * CPU, so a given spec takes the same schedule every run.  The mean period is
+ * exactly 1/rate, and bursts never overlap. */
+
+/* Safety: a SCHED_FIFO spinner could starve a CPU, so every burst is bounded
  * (LAT_NOISE_MAX_BURST_NS, by the cycle counter), the total share per CPU is
  * capped (LAT_NOISE_MAX_SHARE), a stop wakes every thread at once (a
  * condition variable, also mid-burst), and the kernel's RT throttling
  * (/proc/sys/kernel/sched_rt_runtime_us, 95% by default) stays a backstop.
  * SCHED_FIFO needs root or CAP_SYS_NICE (or an RLIMIT_RTPRIO): without it
- * lat_noise_start returns -EPERM.
- *
- * Each burst's start and end (counter values, comparable with lat_gaps) can
+ * lat_noise_start returns -EPERM. */
+
+/* Each burst's start and end (counter values, comparable with lat_gaps) can
  * be logged into a preallocated buffer, so a test can match what was injected
- * with what a spinning thread saw.
- *
- * Threading: the spec functions are pure [any]; one lat_noise is driven by
+ * with what a spinning thread saw. */
+
+/* Threading: the spec functions are pure [any]; one lat_noise is driven by
  * one thread (create, start, stop, destroy) [setup]. */
 #ifndef LATLAB_NOISE_H
 #define LATLAB_NOISE_H
@@ -59,18 +61,20 @@
  * Fields in any order, each at most once, separated by commas; a CPU list
  * may itself hold commas (cpus=0,2-3,share=...: a piece without '=' after
  * cpus= continues the list).  Two of share, burst and rate are needed (the
- * third follows: share = burst x rate); all three must agree within 1%.
- *   cpus    CPU list (0,2-3); may be left out where the caller picks CPUs
- *   share   per CPU, as a percentage (10%) or a fraction (0.1); (0, 50%]
- *   burst   duration of one burst: ns, us, ms or s (bare: ns); 1 us..100 ms
+ * third follows: share = burst x rate); all three must agree within 1%. */
+
+/* Fields:
+ *   cpus    CPU list (0,2-3); optional where the caller picks CPUs
+ *   share   per CPU, a percentage (10%) or a fraction (0.1); (0, 50%]
+ *   burst   one burst's duration: ns, us, ms or s (bare: ns); 1 us..100 ms
  *   rate    bursts per second per CPU: Hz, kHz or MHz (bare: Hz); 0.1 Hz..50 kHz
  *   stall   LEN/EVERY, both durations: a LEN burst every EVERY (LEN <= 100 ms,
  *           share + LEN/EVERY <= 50%); default none
- *   jitter  0..90% (or a fraction): the spread of the idle time between
- *           bursts; 0 is a fixed period; default 50%
- *   seed    the schedule's PRNG seed, a whole number; default 1
- *   prio    SCHED_FIFO priority 1..49 (default 1); above the priority of the
- *           threads to disturb when those run SCHED_FIFO themselves */
+ *   jitter  0..90% (or a fraction): spread of the idle time between bursts;
+ *           0: a fixed period; default 50%
+ *   seed    the schedule's PRNG seed (whole number); default 1
+ *   prio    SCHED_FIFO priority 1..49, default 1; set it above the threads
+ *           to disturb when they run SCHED_FIFO themselves */
 typedef struct lat_noise_spec {
     lat_cpuset cpus;         /* empty: not given */
     double share;            /* fraction of each CPU taken by bursts; 0: not given */

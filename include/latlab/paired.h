@@ -2,9 +2,9 @@
  * measured in the same rounds -> a shift point (estimate, intervals, test,
  * the smallest change the rounds could have seen) -> a kind (up, down, no
  * change within a band, undecided), plus the stop rule's projections and the
- * false-discovery control across a family of points.
- *
- * Why paired: on a shared VM the host drifts by more than the changes worth
+ * false-discovery control across a family of points. */
+
+/* Why paired: on a shared VM the host drifts by more than the changes worth
  * finding.  When each round holds one run of each side in a random order,
  * the drift is common to both and cancels in the round's ratio; what is left
  * is read with rank statistics (stats.h), robust to the heavy tails of

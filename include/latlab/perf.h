@@ -1,30 +1,30 @@
-/* perf.h - performance counters through perf_event_open, degrading gracefully.
- *
- * A counter set is opened once, at setup, in the thread it will count (or for
+/* perf.h - performance counters through perf_event_open, degrading gracefully. */
+
+/* A counter set is opened once, at setup, in the thread it will count (or for
  * another task / a child process with inherit).  Each event is probed alone
  * first; those that open are grouped: hardware events (cycles, raw, PMU
  * events) under one pinned leader, software events (task-clock, faults,
- * switches) in their own group, each opened disabled.  A region is then
- *
- *     lat_perf_start(p);  ... work ...  lat_perf_stop(p);  lat_perf_read(p, c, n);
- *
- * start/stop are one ioctl per group, read is one read() per group; none of
+ * switches) in their own group, each opened disabled.  A region is then */
+
+/*     lat_perf_start(p);  ... work ...  lat_perf_stop(p);  lat_perf_read(p, c, n); */
+
+/* start/stop are one ioctl per group, read is one read() per group; none of
  * them allocates or takes a lock.  Counts are deltas since the previous read,
  * with time_enabled/time_running so multiplexed counts are scaled and their
  * coverage reported; a counter that never ran says "not counted" instead of 0.
  * Where the ioctls cost too much, start once and bracket each region with two
  * reads (the second read's deltas are the region); bench/bench_perf prints
- * both costs.
- *
- * Events that cannot open stay in the set with a state and a reason a person
+ * both costs. */
+
+/* Events that cannot open stay in the set with a state and a reason a person
  * can act on ("not supported on this machine (no hardware PMU; virtual
  * machine?)", "not permitted: perf_event_paranoid=2; run as root or grant
  * CAP_PERFMON").  EACCES/EPERM retry with exclude_kernel, EINTR retries, EINVAL
  * in a group retries the event alone.  When kernel events cannot be counted,
  * context-switches come from getrusage(RUSAGE_THREAD) (or RUSAGE_CHILDREN in
- * inherit mode) instead of silently reading 0.
- *
- * Event names: cycles, instructions, branches, branch-misses,
+ * inherit mode) instead of silently reading 0. */
+
+/* Event names: cycles, instructions, branches, branch-misses,
  * cache-references, cache-misses, LLC-load-misses, L1-dcache-load-misses,
  * stalled-cycles-frontend, stalled-cycles-backend, ref-cycles, task-clock,
  * cpu-clock, context-switches (cs), cpu-migrations (migrations), page-faults

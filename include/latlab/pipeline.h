@@ -1,19 +1,19 @@
 /* pipeline.h - the stamped pipeline of the lab: an open-loop producer, SPSC
  * queues, a transformer doing fixed work, a consumer, and the stage tracer
- * (trace.h) whose cold aggregator turns the stamps into per-stage histograms.
- *
- * Shapes.  full (the seed's):
- *
- *   producer -> q1 -> transformer -> q2 -> consumer -> tracer sink -> aggregator
+ * (trace.h) whose cold aggregator turns the stamps into per-stage histograms. */
+
+/* Shapes.  full (three hot threads): */
+
+/*   producer -> q1 -> transformer -> q2 -> consumer -> tracer sink -> aggregator
  *   t0 = intended     t1 dequeued,         t3 dequeued                (unpinned,
- *   send time         t2 work done                                     backoff idle)
- *
- * compact: the consumer is merged into the transformer (producer -> q1 ->
+ *   send time         t2 work done                                     backoff idle) */
+
+/* compact: the consumer is merged into the transformer (producer -> q1 ->
  * worker, which stamps t1, works, stamps t2 and ships the sample), so two
  * pinned hot threads suffice and q1+wake, work and e2e stay honest on a 2-CPU
- * machine.
- *
- * Every stamp is a raw fenced cycle-counter read carried inside the message;
+ * machine. */
+
+/* Every stamp is a raw fenced cycle-counter read carried inside the message;
  * the hot threads never convert, never allocate (unless the alloc experiment
  * asks them to), never block: the last one ships the stamps into its tracer
  * sink (lat_trace_ship), where a full ring counts a drop and moves on.  The
@@ -21,18 +21,18 @@
  * q1+wake, work, q2+wake (full only) and e2e (plus the producer's own send
  * delay with split_q1), writes optional per-stage interval logs (.hlog) and
  * feeds an optional flight recorder; the lab's own per-event accounting
- * (per-interval figures, tail attribution, checks) runs in its callbacks.
- *
- * Censoring (censor.h): after the run each sample's stage windows are joined
+ * (per-interval figures, tail attribution, checks) runs in its callbacks. */
+
+/* Censoring (censor.h): after the run each sample's stage windows are joined
  * to the hot threads' gap lists; a figure the platform touched (a gap on a
  * thread carrying its window, the backlog a gap built) leaves the net
- * figures (r->censor[stage]); the gross histograms r->h keep every sample.
- *
- * Experiments: alloc (a 32 x u64 heap vector per event in the work stage),
+ * figures (r->censor[stage]); the gross histograms r->h keep every sample. */
+
+/* Experiments: alloc (a 32 x u64 heap vector per event in the work stage),
  * no-pin (hot threads unpinned), share_line (the two stage counters 8 bytes
- * apart on one 64-byte line instead of 128 bytes apart).
- *
- * lat_pipe_run() creates the threads, runs, joins and fills a result; it is a
+ * apart on one 64-byte line instead of 128 bytes apart). */
+
+/* lat_pipe_run() creates the threads, runs, joins and fills a result; it is a
  * setup-and-measure call (allocates, blocks for the run).  One run at a time
  * per process is the intended use (the stage counters are per run, not
  * global, so concurrent runs are safe but would disturb each other). */

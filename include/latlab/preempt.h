@@ -1,10 +1,12 @@
-/* preempt.h - did the kernel take the CPU from this thread during a window?
- *
- * A hot thread's gap detector (gaps.h) compares consecutive counter reads of
+/* preempt.h - did the kernel take the CPU from this thread during a window? */
+
+/* A hot thread's gap detector (gaps.h) compares consecutive counter reads of
  * its spin loop; inside a window of real work (the pipeline's work stage) it
  * does not read the counter, and a long window there can be the thread's own
  * cost (an allocator slow path, a page fault) as well as the platform's.
- * Time cannot tell them apart; the kernel can.  Restartable sequences (rseq,
+ * Time cannot tell them apart; the kernel can. */
+
+/* Restartable sequences (rseq,
  * registered for every thread by glibc 2.35+) give each thread a word,
  * rseq_cs, that the kernel clears whenever it returns to that thread after
  * preempting it, migrating it or delivering a signal, when the word points
@@ -12,9 +14,9 @@
  * the word with an empty range before the window; if it reads 0 after the
  * window, the kernel took the CPU meanwhile (at least one context switch or
  * signal).  A minor page fault, a system call or a busy loop leave it alone.
- * The hypervisor's steal is invisible to the guest kernel, so not seen here.
- *
- * Cost: one store before, one load after, on the thread's own line; no
+ * The hypervisor's steal is invisible to the guest kernel, so not seen here. */
+
+/* Cost: one store before, one load after, on the thread's own line; no
  * system call.  Where rseq is not registered (old glibc, other libc, tunable
  * glibc.pthread.rseq=0) or not built in, init returns -ENOSYS and the probe
  * never fires.  Threading: each thread inits and uses its own probe. */

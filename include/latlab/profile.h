@@ -5,10 +5,11 @@
  * that text into a lat_flame profile (flame.h), so the caller can fold it,
  * draw it and compare it.  The event is cycles where the machine has a
  * hardware PMU and the cpu-clock software timer otherwise (virtual machines),
- * and the result says which and why.  Before running anything the call checks
- * that perf exists and that this user may sample (perf_event_paranoid), so
- * the caller can tell missing perf, no permission, a failing perf and a
- * failing command apart.
+ * and the result says which and why. */
+
+/* Before running anything the call checks that perf exists and that this user
+ * may sample (perf_event_paranoid), so the caller can tell missing perf, no
+ * permission, a failing perf and a failing command apart.
  *
  * Not a hot path: forks, execs, allocates.  Not thread-safe with respect to
  * SIGINT/SIGQUIT dispositions (ignored in the caller while perf runs, as

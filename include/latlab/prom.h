@@ -1,42 +1,45 @@
 /* prom.h - per-stage latency histograms in Prometheus' forms, for fleet-wide
  * percentiles: a classic histogram on one fixed list of `le` bounds, a native
  * (sparse exponential) histogram, their text / OpenMetrics / protobuf
- * expositions, and a /metrics server fed by a cold thread.
- *
- * Why: a fleet's p99.9 is not the average of its hosts' p99.9; Prometheus
+ * expositions, and a /metrics server fed by a cold thread. */
+
+/* Why: a fleet's p99.9 is not the average of its hosts' p99.9; Prometheus
  * merges histograms with histogram_quantile(q, sum(...)), which is only right
  * when every host uses the same buckets.  So the classic bounds below are one
  * fixed list (the same on every host, whatever it records), and native
- * histograms use schemas that Prometheus merges exactly.
- *
- * Conversion.  Each recorded HdrHistogram slot goes whole into the Prometheus
+ * histograms use schemas that Prometheus merges exactly. */
+
+/* Conversion.  Each recorded HdrHistogram slot goes whole into the Prometheus
  * bucket that holds the slot's highest equivalent value (the value latlab's
  * percentiles report).  The map is monotone, so for any q the bucket in which
  * histogram_quantile lands is the one that holds latlab's own percentile of
- * the same samples: the two differ by at most that bucket's width.  Stated as
- * a relative error (|promql - latlab| / latlab):
+ * the same samples: the two differ by at most that bucket's width.
+ *
+ * _sum is sum(count x median equivalent) in seconds, _count the recorded total
+ * (values the histogram rejected as out of range are not counted). */
+
+/* The bound, as a relative error (|promql - latlab| / latlab):
  *   classic: le bounds 1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 6, 8 x 10^k s from 10 ns to
  *            100 s (101 bounds, then +Inf); adjacent bounds differ by at most
  *            4/3, so LAT_PROM_CLASSIC_REL_ERROR = 1/3 for values in [10 ns, 100 s];
  *   native:  schema s (-4..8): bucket k is (2^((k-1)/2^s), 2^(k/2^s)] seconds,
- *            relative error 2^(2^-s) - 1 (schema 8: 0.27%, 5: 2.2%, 3: 9.1%).
- *            The schema is the finest that (a) is not finer than the
- *            histogram's own precision and (b) keeps the buckets between its
- *            smallest and largest value within a budget (default 160).  The
- *            zero bucket holds HdrHistogram's slot 0 (zero threshold = its top,
- *            at least half a unit).  Across hosts of different schemas,
- *            Prometheus works at the coarsest one: the bound is that schema's.
- * _sum is sum(count x median equivalent) in seconds, _count the recorded total
- * (values the histogram rejected as out of range are not counted).
- *
- * Families: one kind per metric family (Prometheus 2.42 lets the first series
+ *            relative error 2^(2^-s) - 1 (schema 8: 0.27%, 5: 2.2%, 3: 9.1%). */
+
+/* The native schema is the finest that (a) is not finer than the histogram's
+ * own precision and (b) keeps the buckets between its smallest and largest
+ * value within a budget (default 160).  The zero bucket holds HdrHistogram's
+ * slot 0 (zero threshold = its top, at least half a unit).  Across hosts of
+ * different schemas, Prometheus works at the coarsest one: the bound is that
+ * schema's. */
+
+/* Families: one kind per metric family (Prometheus 2.42 lets the first series
  * decide for a family): NAME (classic; text and protobuf) and NAME_native
  * (native; protobuf only), NAME defaulting to latlab_stage_latency_seconds.
  * Labels: stage, run, host.  The text le strings are written the way
  * Prometheus formats a protobuf bucket bound ("1e-08", "0.000125", "1.0"), so a
- * host scraped as text and one scraped as protobuf give the same le values.
- *
- * Allocation: create() allocates everything (messages, bucket arrays); set()
+ * host scraped as text and one scraped as protobuf give the same le values. */
+
+/* Allocation: create() allocates everything (messages, bucket arrays); set()
  * and the writers allocate nothing.  Not thread-safe on one exporter; the
  * server below serialises its users with a mutex that no hot thread touches. */
 #ifndef LATLAB_PROM_H

@@ -1,22 +1,22 @@
 /* report.h - latency-by-percentile SVG plots, .hgrm text reading, and one-page
- * HTML reports.
- *
- * Plots follow the HdrHistogram convention: x is the percentile drawn on a log
+ * HTML reports. */
+
+/* Plots follow the HdrHistogram convention: x is the percentile drawn on a log
  * scale of 1/(1-p) (labels 0%, 90%, 99%, 99.9%, ...), y is latency in ns, us, ms
  * or s, whichever fits the data, on a linear or log scale.  A plot holds one or
  * more series (arrays of (percentile, value) points with a label), optional
  * horizontal SLO lines, a legend and an optional note.  Output is standalone SVG
  * with no script and no external reference; colours come from CSS (light, dark,
  * or following the viewer's prefers-color-scheme), so it reads on either page
- * theme.  No plotting library is used.
- *
- * A report is one self-contained HTML page (inline CSS and SVG, no network, no
+ * theme.  No plotting library is used. */
+
+/* A report is one self-contained HTML page (inline CSS and SVG, no network, no
  * script): a title, sections, run-conditions blocks, tables, plots, verdict
  * lines and preformatted text (flight-recorder dumps), written atomically.
  * Items appear in the order they are added.  All text passed in is plain text:
- * the library escapes it.
- *
- * Objects here are not thread-safe; use one from one thread at a time.  They
+ * the library escapes it. */
+
+/* Objects here are not thread-safe; use one from one thread at a time.  They
  * allocate through lat__alloc (alloc.h); nothing here is a hot path.  Every
  * function taking an object returns -EINVAL when it is NULL; free functions
  * accept NULL. */

@@ -1,9 +1,9 @@
-/* ring.h - lock-free single-producer / single-consumer rings and idle strategies.
- *
- * Two rings with one API, both carrying items of a fixed size (set at init)
- * that are copied in and out, with a power-of-two capacity:
- *
- *   lat_ring     cached-index ring (rigtorp SPSCQueue / rtrb design): the
+/* ring.h - lock-free single-producer / single-consumer rings and idle strategies. */
+
+/* Two rings with one API, both carrying items of a fixed size (set at init)
+ * that are copied in and out, with a power-of-two capacity: */
+
+/*   lat_ring     cached-index ring (rigtorp SPSCQueue / rtrb design): the
  *                producer's index and the consumer's index live on separate
  *                128-byte lines, each side keeps a private copy of the other
  *                side's index and rereads the shared one only when its copy says
@@ -12,29 +12,31 @@
  *                that the producer stores after the item, so the consumer polls
  *                the slot itself and a hop moves one cache line (item + word)
  *                instead of two (index line, then item line).  The producer
- *                still uses a cached copy of the consumer's index for space.
- *
- * Both hold `capacity` items (64-bit positions, no wasted slot), have 128 bytes
+ *                still uses a cached copy of the consumer's index for space. */
+
+/* Both hold `capacity` items (64-bit positions, no wasted slot), have 128 bytes
  * of padding before and after the slots, and offer: try_push / try_pop (never
  * wait; a full ring hands the item back by returning false, nothing is dropped),
  * push_wait / pop_wait (wait with an idle strategy), peek, len, capacity, batch
  * reserve/commit on both sides (zero-copy, up to two spans across the wrap) and
- * close.
- *
- * WHICH RING TO USE.  `latlab bench ring` (the bake-off) picked the default
+ * close. */
+
+/* WHICH RING TO USE.  `latlab bench ring` (the bake-off) picked the default
  * for the pipeline lab: the per-slot sequence ring (LAT_RING_DEFAULT_SEQ = 1).
  * Pipeline code should use the lat_spsc_* names at the end of this file (and
  * the *_t typed forms on hot paths): they map to the winner, and their
- * signatures are the same for both rings.  Why: a hop of the sequence ring
- * moves one cache line (the slot, whose sequence word says it is full), while
- * the cached-index ring moves the index line and then the item line, so the
- * sequence ring wins on cross-core latency, which is what the pipeline needs;
- * both stream at similar rates.  The figures behind this choice are printed
+ * signatures are the same for both rings. */
+
+/* Why: a hop of the sequence ring moves one cache line (the slot, whose
+ * sequence word says it is full), while the cached-index ring moves the index
+ * line and then the item line.  So the sequence ring wins on cross-core
+ * latency, which is what the pipeline needs; both stream at similar rates.
+ * The figures behind this choice are printed
  * by `latlab bench ring` (next to ck_ring and the cache-line ping-pong floor,
  * measured in the same run) and quoted in the README; they are not kept here
- * because they go stale.
- *
- * THREADS.  Every function on a ring says which side may call it:
+ * because they go stale. */
+
+/* THREADS.  Every function on a ring says which side may call it:
  *   [producer]  only the one producer thread;
  *   [consumer]  only the one consumer thread;
  *   [any]       any thread, any time after init;
@@ -42,15 +44,15 @@
  * Debug builds (not NDEBUG and not optimized, or -DLAT_RING_OWNER_CHECKS=1)
  * record the calling thread on each side's first use and abort with a message
  * when another thread calls that side; release builds compile the check out.
- * lat_ring_reset_owners() hands the sides to new threads.
- *
- * HOT PATH.  try_push, try_pop, peek, len and the batch calls are static inline,
+ * lat_ring_reset_owners() hands the sides to new threads. */
+
+/* HOT PATH.  try_push, try_pop, peek, len and the batch calls are static inline,
  * allocate nothing, take no lock and make no system call (tests/core/test_ring.c
  * checks the allocation part with a counting allocator).  The only exception is
  * a ring made with LAT_RING_WAKEABLE: its push/pop make one futex_wake system
- * call when, and only when, the other side is asleep in a blocking wait.
- *
- * MEMORY ORDER.  The producer writes the item, then publishes with a release
+ * call when, and only when, the other side is asleep in a blocking wait. */
+
+/* MEMORY ORDER.  The producer writes the item, then publishes with a release
  * store (head index, or the slot's sequence word); the consumer's acquire load
  * of the same word pairs with it, so the item is visible before it is read.
  * Symmetrically the consumer's release store of its tail index pairs with the
@@ -227,14 +229,14 @@ LAT_INLINE void lat__ring_check_size(uint32_t ring_size, size_t n) {
 /* Copy one item in 8-byte words when its size is a multiple of 8 (up to 64
  * bytes), else with memcpy.  Slots start 128-byte aligned, so a word never
  * straddles two cache lines; the vector moves a compiler would pick for, say,
- * a 40-byte item do (at offsets 56, 120, ...), and a split access to a line
- * the other core is writing costs about two orders of magnitude in streaming
- * throughput on the Xeon this was tuned on (25 vs 120+ Mops/s).  The empty asm
- * keeps each word in a general register, so the loop is neither vectorized nor
- * turned into `rep movs`; for a size only known at run time it also hides the
- * pointers' provenance, so that inlined next to a small object the loop does
- * not trip -Warray-bounds. */
+ * a 40-byte item do (at offsets 56, 120, ...).  A split access to a line the
+ * other core is writing costs about two orders of magnitude in streaming
+ * throughput on the Xeon this was tuned on (25 vs 120+ Mops/s). */
 LAT_INLINE void lat__ring_copy(void *restrict dst, const void *restrict src, size_t n) {
+    /* The empty asm keeps each word in a general register, so the loop is
+     * neither vectorized nor turned into `rep movs`.  For a size only known
+     * at run time it also hides the pointers' provenance, so that inlined next
+     * to a small object the loop does not trip -Warray-bounds. */
     if (!__builtin_constant_p(n)) __asm__("" : "+r"(dst), "+r"(src));
     if (LAT_LIKELY(n == 8)) {
         memcpy(dst, src, 8);
@@ -594,26 +596,23 @@ LAT_API int lat_seqring_impl_room(lat_seqring *r, uint64_t h);
 
 /* lat_seqring's item copies.  A slot of up to 64 bytes never straddles a
  * cache line (it is a power of two and the slots start 128-byte aligned), so
- * 16-byte moves are safe there, unlike in lat_ring's contiguous items.  The
- * two directions differ because of what was just stored where:
- *   in  (push): the caller has usually just written the item's fields one
- *       by one (a sequence number, stamps), and a 16-byte load of two
- *       8-byte stores still in the store buffer cannot be forwarded: it
- *       waits for them to reach the cache (~15 cycles here; that is what
- *       ck_ring's memcpy pays for the pipeline's 56-byte message, 20 cycles
- *       per push+pop against 5).  So each 16 bytes are read as two 8-byte
- *       loads (movq, then movhps or punpcklqdq) and written with one 16-byte
- *       store;
- *   out (pop):  the slot was written by the producer with those 16-byte
- *       stores (or long ago by another core), so 16-byte loads and stores.
- * 8-byte words, not 16-byte moves, for sizes that are not a multiple of 8,
- * larger than 56 bytes (the slot would span two lines) or without SSE2. */
+ * 16-byte moves are safe there, unlike in lat_ring's contiguous items.  Sizes
+ * that are not a multiple of 8, larger than 56 bytes (the slot would span two
+ * lines) or without SSE2 are copied in 8-byte words, not 16-byte moves.  The
+ * two directions differ because of what was just stored where. */
 #if defined(__SSE2__)
 #define LAT__SEQ_VEC(n) ((n) % 8 == 0 && (n) >= 16 && (n) + LAT_SEQRING_SLOT_HDR <= LAT_CACHELINE)
 #else
 #define LAT__SEQ_VEC(n) 0
 #endif
 
+/* In (push): the caller has usually just written the item's fields one by
+ * one (a sequence number, stamps).  A 16-byte load of two 8-byte stores still
+ * in the store buffer cannot be forwarded: it waits for them to reach the
+ * cache (~15 cycles here).  That is what ck_ring's memcpy pays for the
+ * pipeline's 56-byte message: 20 cycles per push+pop against 5.  So each 16
+ * bytes are read as two 8-byte loads (movq, then movhps or punpcklqdq) and
+ * written with one 16-byte store. */
 LAT_INLINE void lat__seqring_copy_in(void *restrict dst, const void *restrict src, size_t n) {
 #if defined(__SSE2__)
     if (LAT__SEQ_VEC(n)) {
@@ -636,6 +635,8 @@ LAT_INLINE void lat__seqring_copy_in(void *restrict dst, const void *restrict sr
     lat__ring_copy(dst, src, n);
 }
 
+/* Out (pop): the slot was written by the producer with those 16-byte stores
+ * (or long ago by another core), so 16-byte loads and stores. */
 LAT_INLINE void lat__seqring_copy_out(void *restrict dst, const void *restrict src, size_t n) {
 #if defined(__SSE2__)
     if (LAT__SEQ_VEC(n)) {

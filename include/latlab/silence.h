@@ -2,15 +2,17 @@
  * the chosen CPUs (`latlab silence`, the lab's check).
  *
  * Two halves.  The parsers and the report are pure: they read ftrace's text
- * (per-CPU trace lines of sched_switch, sched_wakeup, irq_handler_entry,
- * softirq_entry, the x86 irq_vectors and sched_process_fork; per-CPU stats
- * with "overrun: N") and fill a lat_silence_report, so they are tested from
- * fixtures without root.  The root-only half (lat_silence_run) is the tracefs
- * work: find or mount tracefs, a private instance
- * (instances/latlab-silence-<pid>) with the CPU mask and events, tracing on
- * for some seconds or while a command runs, then the per-CPU files are fed to
- * the parsers; everything is undone at the end, and instances left by killed
- * runs (their pid gone) are removed at the start.
+ * and fill a lat_silence_report, so they are tested from fixtures without
+ * root.  The text is per-CPU trace lines of sched_switch, sched_wakeup,
+ * irq_handler_entry, softirq_entry, the x86 irq_vectors and
+ * sched_process_fork, and per-CPU stats with "overrun: N". */
+
+/* The root-only half (lat_silence_run) is the tracefs work.  It finds or
+ * mounts tracefs and makes a private instance (instances/latlab-silence-<pid>)
+ * with the CPU mask and events.  Tracing runs for some seconds or while a
+ * command runs; then the per-CPU files are fed to the parsers.  Everything is
+ * undone at the end, and instances left by killed runs (their pid gone) are
+ * removed at the start.
  *
  * Experimental: the report's layout and the run's configuration may change. */
 #ifndef LATLAB_SILENCE_H

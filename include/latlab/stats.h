@@ -3,9 +3,9 @@
  * differences (exact, ties handled by mid-ranks), the Hodges-Lehmann
  * estimate of a shift with its distribution-free confidence interval, the
  * Mann-Whitney rank test for two independent samples, and a seeded
- * generator for shuffles and simulations (splitmix64).
- *
- * Why these: latency figures are skewed and heavy-tailed and the machine
+ * generator for shuffles and simulations (splitmix64). */
+
+/* Why these: latency figures are skewed and heavy-tailed and the machine
  * drifts, so comparisons are made on paired per-round differences (rank
  * based: robust to outliers) and on logs of figures (a shift in logs is a
  * ratio).  Every function is pure (no globals, no printing); those taking

@@ -4,9 +4,9 @@
  * Topology is read from sysfs/procfs under a root directory (NULL or "" means
  * the real "/"), so tests can feed fake trees.  Everything here is setup-time:
  * it reads files and allocates; nothing is meant for a hot path.  A missing
- * file is never an error: it reads as "unknown" (strings) or 0 / empty.
- *
- * Placement: a pipeline has k "hot" threads (spinning, one CPU each) and m
+ * file is never an error: it reads as "unknown" (strings) or 0 / empty. */
+
+/* Placement: a pipeline has k "hot" threads (spinning, one CPU each) and m
  * "cold" ones (aggregators, loggers: unpinned).  lat_topo_plan() picks one CPU
  * per hot thread, preferring isolated CPUs, performance cores (only on hybrid
  * machines), CPUs other than 0, and never an SMT sibling of another hot

@@ -1,11 +1,11 @@
 /* trace.h - the stage tracer: stamp your own messages at each hop, ship the
- * stamps off the hot path, read per-stage tails live.
- *
- * The lab pipeline's instrument as a library for the user's threads (the
- * seed's "miniature APM": the stamps carried in a message are trace-context
- * propagation, the aggregator is the metrics backend).
- *
- *   setup     lat_trace_create() with named stages, each a pair of stamp points
+ * stamps off the hot path, read per-stage tails live. */
+
+/* The lab pipeline's instrument as a library for the user's threads (the
+ * "miniature APM": the stamps carried in a message are trace-context
+ * propagation, the aggregator is the metrics backend). */
+
+/*   setup     lat_trace_create() with named stages, each a pair of stamp points
  *             ("q1+wake" = t1 - t0, "e2e" = t3 - t0), the histogram range and
  *             precision, the interval length and optional outputs: one .hlog
  *             interval log per stage, a flight recorder, a unix socket that
@@ -13,19 +13,20 @@
  *   hot path  a lat_trace_stamps block rides inside the user's message; each hop
  *             calls lat_trace_stamp(); the last hop calls lat_trace_ship() on
  *             its thread's sink, which copies the block into the sink's SPSC ring
- *             (ring.h, lat_spsc) and never blocks: a full ring counts a drop;
- *   off path  one aggregator pops every sink's ring, converts cycles to ns,
+ *             (ring.h, lat_spsc) and never blocks: a full ring counts a drop. */
+
+/*   off path  one aggregator pops every sink's ring, converts cycles to ns,
  *             records per-sink and merged per-stage histograms, closes an
  *             interval every interval_ns (interval logs, callback, socket) and
  *             keeps cumulative histograms.  It runs on a latlab-owned cold thread
  *             (lat_trace_start) or inside a thread the user already has, which
  *             calls lat_trace_drain() (on small machines a third busy thread is
- *             the tail's main cause).
- *
- * Scaling past a straight line: one sink (one SPSC ring) per shipping thread,
- * never one shared MPSC ring; the aggregator merges the histograms.
- *
- * COST AND THREADS.  Every call says who may call it:
+ *             the tail's main cause). */
+
+/* Scaling past a straight line: one sink (one SPSC ring) per shipping thread,
+ * never one shared MPSC ring; the aggregator merges the histograms. */
+
+/* COST AND THREADS.  Every call says who may call it:
  *   [hot]    stamp/ship: static inline, allocate nothing, take no lock, make no
  *            system call (the test suite proves the allocation part with the
  *            counting allocator, latlab/alloccount.h; the benchmarks price them);
@@ -33,9 +34,9 @@
  *   [agg]    only the aggregating thread (the one calling drain, or latlab's);
  *   [any]    any thread, any time between create and destroy (these take the
  *            tracer's mutex; cold);
- *   [setup]  no other thread may use the tracer concurrently.
- *
- * Stamps are raw cycle-counter values (clock.h); 0 marks a stamp that was
+ *   [setup]  no other thread may use the tracer concurrently. */
+
+/* Stamps are raw cycle-counter values (clock.h); 0 marks a stamp that was
  * never taken (a fenced counter read is never 0 on a running machine).  A stage
  * whose two points are not both set is skipped for that event and counted in
  * `unset`; a stage whose end is before its start (two cores' counters a hair

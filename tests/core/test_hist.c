@@ -657,6 +657,55 @@ static void test_base64_vectors(void **state) {
     assert_int_equal(lat_base64_decode("Zm9vYg", 6, b), 4); /* padding optional */
 }
 
+/* Values a 10 ns clock recorded: the interpolated percentile moves with a
+ * change smaller than one tick, which the plain one cannot see. */
+static void test_interpolated_below_tick(void **state) {
+    (void)state;
+    lat_hist *h = NULL;
+    assert_int_equal(lat_hist_create(1, 3600000000000ll, 3, &h), 0);
+    assert_true(isnan(lat_hist_value_at_percentile_interpolated(h, 50)));
+    lat_hist_record_n(h, 90, 600);
+    lat_hist_record_n(h, 100, 400);
+    /* 90 spreads over [90, 95) (nothing at 80), 100 over [95, 100] */
+    assert_true(fabs(lat_hist_value_at_percentile_interpolated(h, 50) - (90 + 5 * 5.0 / 6)) <
+                1e-9);
+    assert_true(fabs(lat_hist_value_at_percentile_interpolated(h, 0) - 90) < 1e-9);
+    assert_true(fabs(lat_hist_value_at_percentile_interpolated(h, 100) - 100) < 1e-9);
+    /* ops of base + [0, 30) ns, floored to the tick: base 92 and base 94 */
+    double got[2];
+    int64_t plain[2];
+    for (int k = 0; k < 2; k++) {
+        lat_hist_reset(h);
+        double base = k ? 94 : 92;
+        for (int i = 0; i < 10000; i++) {
+            double x = base + 30.0 * (i + 0.5) / 10000;
+            lat_hist_record(h, (int64_t)(x / 10) * 10);
+        }
+        got[k] = lat_hist_value_at_percentile_interpolated(h, 50);
+        plain[k] = lat_hist_value_at_percentile(h, 50);
+    }
+    assert_int_equal(plain[0], plain[1]); /* the plain p50 reads 100 for both */
+    assert_true(got[1] - got[0] > 1.5 && got[1] - got[0] < 2.5);
+    /* one slot: its value; values far apart stay themselves; distinct
+     * values: the plain percentile within a unit */
+    lat_hist_reset(h);
+    lat_hist_record_n(h, 77, 5);
+    assert_true(lat_hist_value_at_percentile_interpolated(h, 90) == 77);
+    lat_hist_reset(h);
+    lat_hist_record_n(h, 100, 99);
+    lat_hist_record_n(h, 1000, 1);
+    assert_true(lat_hist_value_at_percentile_interpolated(h, 50) == 100);
+    assert_true(lat_hist_value_at_percentile_interpolated(h, 99) == 100);
+    assert_true(lat_hist_value_at_percentile_interpolated(h, 99.9) == 1000);
+    lat_hist_reset(h);
+    for (int64_t v = 1; v <= 1000; v++)
+        lat_hist_record(h, v);
+    for (double p = 1; p < 100; p += 7)
+        assert_true(fabs(lat_hist_value_at_percentile_interpolated(h, p) -
+                         (double)lat_hist_value_at_percentile(h, p)) <= 1.0);
+    lat_hist_destroy(h);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classic_raw),
@@ -676,6 +725,7 @@ int main(void) {
         cmocka_unit_test(test_alloc_failure),
         cmocka_unit_test(test_recorder_single),
         cmocka_unit_test(test_base64_vectors),
+        cmocka_unit_test(test_interpolated_below_tick),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
