@@ -2,6 +2,7 @@
  * output; the bake-off itself is workloads/bakeoff.c. */
 #include "cli.h"
 #include "cliopts.h"
+#include "pipeplace.h"
 
 #include "bakeoff.h"
 

@@ -1,6 +1,7 @@
 /* book_cli.h - helpers shared by the `latlab book` subcommands (cli/book.c,
- * cli/book_itch.c, cli/book_lobster.c): the --tick/--price-scale rows, the
- * checks of stdout and the .hgrm file, and the subcommand entry points. */
+ * cli/book_itch.c, cli/book_lobster.c; defined in cli/book_cli.c): the
+ * --tick/--price-scale rows, the checks of stdout and the .hgrm file, and the
+ * subcommand entry points. */
 #ifndef LATLAB_CLI_BOOK_CLI_H
 #define LATLAB_CLI_BOOK_CLI_H
 

@@ -8,6 +8,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <errno.h>
 #include <string.h>
 
 static const char *CMD = "book itch-gen";
@@ -80,6 +81,7 @@ int book_itchgen_main(int argc, char **argv) {
     }
     if ((err = lat_afile_commit(af)) != 0) return cli_lib_error(CMD, out, err);
     itchgen_print_counts(stdout, out, &cfg, &cn);
-    if (fflush(stdout) != 0 || ferror(stdout)) return cli_error(CMD, "writing stdout failed");
+    if (fflush(stdout) != 0 || ferror(stdout))
+        return cli_error(CMD, "writing stdout failed: %s", strerror(errno ? errno : EIO));
     return CLI_OK;
 }

@@ -155,11 +155,6 @@ int cli_parse_duration_ns(const char *cmd, const char *flag, const char *s, uint
 /* "0,2-3" -> cpus[] (sorted, unique); at most max entries. */
 int cli_parse_cpulist(const char *cmd, const char *flag, const char *s, int *cpus, int max, int *n);
 
-/* Pick two CPUs for a cross-core measurement: from `list` when not NULL
- * (exactly two CPUs this process may use), else from the topology planner.
- * Returns 0, or an exit status after printing why (one CPU, bad list). */
-int cli_pick_two_cpus(const char *cmd, const char *list, int cpus[2]);
-
 /* Exit status when a library call failed: prints "latlab CMD: what: reason". */
 int cli_lib_error(const char *cmd, const char *what, int err);
 

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "cliopts.h"
 #include "dce.h"
+#include "pipeplace.h"
 #include "ringbench.h"
 
 #include "latlab/pingpong.h"

@@ -169,9 +169,9 @@ static int cmd_percentiles(int argc, char **argv) {
     status = pct_accumulate(r, o.f, &total);
     if (!status && !po.intervals) {
         lat_hlog_processor_range(o.f, "Overall", po.start, po.end, lat_hlog_reader_start_time(r));
-        if (lat_hist_write_percentiles_ci(o.f, &total, po.ticks, po.scale, po.csv,
-                                          po.ci ? po.confidence : 0.0) < 0)
-            status = cli_error(CMD, "write error");
+        int wrc = lat_hist_write_percentiles_ci(o.f, &total, po.ticks, po.scale, po.csv,
+                                                po.ci ? po.confidence : 0.0);
+        if (wrc < 0) status = cli_lib_error(CMD, po.outpath ? po.outpath : "stdout", wrc);
     }
     if (!status && po.json)
         status = cli_write_json(

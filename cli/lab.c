@@ -210,7 +210,9 @@ static int finish(lat_lab_session *x, const lat_lab_result *res, const lab_opts 
         return cli_lib_error(CMD, failed, rc);
     if (rrc) return cli_error(CMD, "%s (the rounds' files were written)", rfailed);
     printf("wrote %s/LAB.md, lab.json, report.html, <stage>.svg, intervals-*.svg, runs/\n", x->out);
-    return fflush(stdout) == 0 && !ferror(stdout) ? CLI_OK : cli_error(CMD, "writing stdout");
+    return fflush(stdout) == 0 && !ferror(stdout)
+               ? CLI_OK
+               : cli_error(CMD, "writing stdout: %s", strerror(errno ? errno : EIO));
 }
 
 static int lab_run(int argc, char **argv) {

@@ -7,6 +7,7 @@
 #include "cliopts.h"
 
 #include <errno.h>
+#include <string.h>
 #include <stdio.h>
 
 #include <jansson.h>
@@ -32,7 +33,8 @@ int pipeline_replay_run_with_steady(const char *cmd, const char *path, const itc
     int rc = itchfeed_steady_vs_replay(stdout, path, o, base, over, json_path ? &doc : NULL, msg,
                                        sizeof msg);
     if (rc) rc = cli_error(cmd, "%s", msg);
-    if (rc == 0 && fflush(stdout) != 0) rc = cli_error(cmd, "writing stdout failed");
+    if (rc == 0 && fflush(stdout) != 0)
+        rc = cli_error(cmd, "writing stdout failed: %s", strerror(errno ? errno : EIO));
     if (rc == 0 && json_path) {
         lat_runcond rcnd;
         if (doc && lat_runcond_collect(&rcnd, NULL) == 0)

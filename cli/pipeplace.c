@@ -1,5 +1,5 @@
-/* pipeplace.c - placement options and planning for the pipeline commands
- * (see pipeplace.h). */
+/* pipeplace.c - placement options and planning for the pipeline commands,
+ * and the two CPUs of a cross-core measurement (see pipeplace.h). */
 #include "pipeplace.h"
 
 #include "cli.h"
@@ -49,5 +49,41 @@ int lab_place(const char *cmd, lat_pipe_config *c, int shape, const int *cpus, i
     lat_topo_destroy(t);
     if (rc == LAT_ETOOFEW_CPUS) return cli_error(cmd, "%s", why);
     if (rc) return cli_lib_error(cmd, "planning the placement", rc);
+    return 0;
+}
+
+/* See pipeplace.h. */
+int cli_pick_two_cpus(const char *cmd, const char *list, int cpus[2]) {
+    if (list) {
+        int n = 0, got[LAT_MAX_CPUS];
+        int rc = cli_parse_cpulist(cmd, "--cpus", list, got, LAT_MAX_CPUS, &n);
+        if (rc) return rc;
+        if (n != 2)
+            return cli_usage_error(cmd, "--cpus: needs exactly two CPUs (got %d in '%s')", n, list);
+        lat_cpuset mine;
+        if (lat_thread_affinity(&mine) == 0)
+            for (int i = 0; i < 2; i++)
+                if (!lat_cpuset_has(&mine, got[i]))
+                    return cli_error(cmd, "--cpus: CPU %d is not available to this process",
+                                     got[i]);
+        cpus[0] = got[0];
+        cpus[1] = got[1];
+        return 0;
+    }
+    lat_topo *t = NULL;
+    int err = lat_topo_load(NULL, &t);
+    if (err) return cli_lib_error(cmd, "reading the CPU topology", err);
+    lat_plan plan;
+    err = lat_topo_plan(t, 2, 0, 0, &plan);
+    lat_topo_destroy(t);
+    if (err == LAT_ETOOFEW_CPUS)
+        return cli_error(cmd,
+                         "needs two CPUs to put producer and consumer on different cores, "
+                         "but this process can use only one (%s); cross-core figures would "
+                         "measure the scheduler, not the ring",
+                         plan.note[0] ? plan.note : "affinity mask");
+    if (err) return cli_lib_error(cmd, "planning CPU placement", err);
+    cpus[0] = plan.hot[0];
+    cpus[1] = plan.hot[1];
     return 0;
 }

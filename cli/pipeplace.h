@@ -1,7 +1,8 @@
 /* pipeplace.h - the hot threads' placement from the command line, shared by
  * `latlab pipeline`, `latlab lab` and `latlab book bench`: --shape and
  * --cpus parsers for the options table, and the planner (lat_pipe_place)
- * with its refusals turned into exit statuses and messages. */
+ * with its refusals turned into exit statuses and messages; and the two CPUs
+ * of `latlab dce` and `latlab bench ring`. */
 #ifndef LATLAB_CLI_PIPEPLACE_H
 #define LATLAB_CLI_PIPEPLACE_H
 
@@ -29,5 +30,11 @@ typedef struct lab_cpulist {
 } lab_cpulist;
 int lab_opt_shape(const char *cmd, const char *flag, const char *v, void *dest);
 int lab_opt_cpus(const char *cmd, const char *flag, const char *v, void *dest);
+
+/* Pick two CPUs for a cross-core measurement (`latlab dce`, `latlab bench
+ * ring`): from `list` when not NULL (exactly two CPUs this process may use),
+ * else from the topology planner.  Returns 0, or an exit status after
+ * printing why (one CPU, bad list). */
+int cli_pick_two_cpus(const char *cmd, const char *list, int cpus[2]);
 
 #endif

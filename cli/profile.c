@@ -19,6 +19,7 @@
 #include "latlab/lab_profile.h"
 
 #include <errno.h>
+#include <string.h>
 #include <math.h>
 #include <stdio.h>
 #include <signal.h>
@@ -40,7 +41,8 @@ static void print_top(const lat_flame *f, size_t limit) {
 }
 
 static int finish_stdout(void) {
-    if (fflush(stdout) || ferror(stdout)) return cli_error(CMD, "writing to stdout failed");
+    if (fflush(stdout) || ferror(stdout))
+        return cli_error(CMD, "writing to stdout failed: %s", strerror(errno ? errno : EIO));
     return CLI_OK;
 }
 

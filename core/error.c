@@ -1,7 +1,9 @@
 /* error.c - lat_strerror(): sentences for negative errno and LAT_E* codes;
- * lat__errf: an error's sentence into the caller's buffer. */
+ * lat__errf: an error's sentence into the caller's buffer; lat__write_status:
+ * a stream's write error with its errno (ENOSPC, not EIO). */
 #include "latlab/error.h"
 
+#include <errno.h>
 #include <netdb.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -55,4 +57,17 @@ int lat__errf(char *buf, size_t n, int rc, const char *fmt, ...) {
         va_end(ap);
     }
     return rc;
+}
+
+int lat__write_status(FILE *f, int flush) {
+    int before = errno;
+    if (!flush && !ferror(f)) return 0;
+    /* stdio drops a buffer it failed to write, and what was written since
+     * is still buffered: flushing it fails the same way, with a fresh errno
+     * (the one the first failure left may be gone: a formatting call's
+     * ERANGE once read "Numerical result out of range" for a full disk) */
+    errno = 0;
+    if (fflush(f) != 0) return errno > 0 ? -errno : -EIO;
+    if (!ferror(f)) return 0;
+    return before > 0 && before != ERANGE && before != EDOM ? -before : -EIO;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "alloc_internal.h"
+#include "error_internal.h"
 #include "latlab/stats.h"
 
 int lat_flight_create(lat_flight **out, size_t capacity, unsigned nstages, const char *const *names,
@@ -216,6 +217,7 @@ int lat_flight_dump(const lat_flight *f, FILE *out, uint64_t context) {
     lat_flight_verdict v;
     int rc = lat_flight_analyze(f, &v);
     if (rc) return rc;
+    errno = 0; /* a failed write's cause: lat__write_status */
     uint64_t n = lat_flight_count(f);
     uint64_t lo = 0, hi = n; /* [lo, hi) */
     int have = v.shape != LAT_FLIGHT_NO_TRIGGER;
@@ -253,5 +255,5 @@ int lat_flight_dump(const lat_flight *f, FILE *out, uint64_t context) {
             fprintf(out, " %12" PRIu64, x->stage_ns[s]);
         fprintf(out, " %12" PRIu64 "%s\n", x->e2e_ns, have && i == t ? "  <- outlier" : "");
     }
-    return ferror(out) ? -EIO : 0;
+    return lat__write_status(out, 0);
 }

@@ -7,6 +7,7 @@
  * The reader is line-oriented and strict: a malformed line stops reading with
  * the line number and a reason (the CLI reports them). */
 #include "latlab/hlog.h"
+#include "error_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -135,6 +136,7 @@ int lat_hist_write_percentiles_ci(FILE *f, const lat_hist *h, int ticks_per_half
                                   bool csv, double confidence) {
     if (!f || !h || !(scale > 0)) return -EINVAL;
     if (ticks_per_half < 1 || !(confidence >= 0.0 && confidence < 1.0)) return -EINVAL;
+    errno = 0; /* a failed write's cause: lat__write_status */
     int S = h->sig_figs;
     bool ci_on = confidence > 0.0;
     double first_bound_pl = -1;
@@ -208,7 +210,7 @@ int lat_hist_write_percentiles_ci(FILE *f, const lat_hist *h, int ticks_per_half
             fputs("]\n", f);
         }
     }
-    return ferror(f) ? -EIO : 0;
+    return lat__write_status(f, 0);
 }
 
 /* ---- interval log writer -------------------------------------------------------------- */
@@ -216,6 +218,7 @@ int lat_hist_write_percentiles_ci(FILE *f, const lat_hist *h, int ticks_per_half
 int lat_hlog_writer_init(lat_hlog_writer *w, FILE *f, double start_time_s, double base_time_s,
                          double max_unit_ratio) {
     if (!w || !f) return -EINVAL;
+    errno = 0; /* a failed write's cause: lat__write_status */
     w->f = f;
     w->base_time_s = base_time_s;
     w->max_unit_ratio = max_unit_ratio > 0 ? max_unit_ratio : LAT_HLOG_MAX_UNIT_RATIO_DEFAULT;
@@ -236,14 +239,14 @@ int lat_hlog_writer_init(lat_hlog_writer *w, FILE *f, double start_time_s, doubl
     fputs("\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_"
           "Histogram\"\n",
           f);
-    if (fflush(f) != 0) return errno ? -errno : -EIO;
-    return ferror(f) ? -EIO : 0;
+    return lat__write_status(f, 1);
 }
 
 int lat_hlog_write_comment(lat_hlog_writer *w, const char *text) {
     if (!w || !text || strpbrk(text, "\r\n")) return -EINVAL;
+    errno = 0;
     fprintf(w->f, "#%s\n", text);
-    return ferror(w->f) ? -EIO : 0;
+    return lat__write_status(w->f, 0);
 }
 
 /* One whole data line, written with one fwrite and flushed: a reader of a

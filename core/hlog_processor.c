@@ -1,6 +1,7 @@
 /* hlog_processor.c - HistogramLogProcessor's headers and per-interval lines
  * (hlog_processor.h), as `latlab hist percentiles` prints them. */
 #include "latlab/hlog_processor.h"
+#include "error_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -24,6 +25,7 @@ static void jf(FILE *f, int width, int prec, double d) {
 
 int lat_hlog_processor_range(FILE *f, const char *what, double start_s, double end_s,
                              double start_time_s) {
+    errno = 0; /* a failed write's cause: lat__write_status */
     char date[64];
     java_date(date, sizeof date, start_time_s);
     fprintf(f, "#[%s percentile %s between ", what,
@@ -37,22 +39,24 @@ int lat_hlog_processor_range(FILE *f, const char *what, double start_s, double e
     fputs(" seconds (relative to StartTime)]\n#[StartTime: ", f);
     jf(f, 0, 3, start_time_s);
     fprintf(f, " (seconds since epoch), %s]\n", date);
-    return ferror(f) ? -EIO : 0;
+    return lat__write_status(f, 0);
 }
 
 int lat_hlog_processor_legend(FILE *f, bool csv) {
+    errno = 0;
     fputs(csv ? "\"Timestamp\",\"Int_Count\",\"Int_50%\",\"Int_90%\",\"Int_Max\","
                 "\"Total_Count\",\"Total_50%\",\"Total_90%\",\"Total_99%\","
                 "\"Total_99.9%\",\"Total_99.99%\",\"Total_Max\"\n"
               : "Time: IntervalPercentiles:count ( 50% 90% Max ) TotalPercentiles:count "
                 "( 50% 90% 99% 99.9% 99.99% Max )\n",
           f);
-    return ferror(f) ? -EIO : 0;
+    return lat__write_status(f, 0);
 }
 
 int lat_hlog_processor_line(FILE *f, const lat_hlog_interval *iv, const lat_hist *total,
                             double scale, bool csv) {
     static const double int_ps[] = {50, 90}, total_ps[] = {50, 90, 99, 99.9, 99.99};
+    errno = 0;
     /* Java prints the interval's end relative to StartTime. */
     double t = iv->offset_s + iv->length_s;
     const lat_hist *ih = &iv->hist;
@@ -75,5 +79,5 @@ int lat_hlog_processor_line(FILE *f, const lat_hlog_interval *iv, const lat_hist
     }
     jf(f, w, 3, (double)lat_hist_max(total) / scale);
     fputs(csv ? "\n" : " )\n", f);
-    return ferror(f) ? -EIO : 0;
+    return lat__write_status(f, 0);
 }

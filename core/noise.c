@@ -432,6 +432,21 @@ static void take(lat_noise *n, noise_cpu *c, uint64_t len, bool stall, uint64_t 
         c->log[c->nlog++] = (lat_noise_burst){from, s, e, due_ns - n->t0_ns, stall};
 }
 
+/* The cap (LAT_NOISE_MAX_SHARE of the CPU, bursts and stalls) held by what
+ * was taken, not by the schedule alone: a burst runs past its length when
+ * the injector loses the CPU inside it (a host's preemption, a higher
+ * SCHED_FIFO thread: the spin ends by the clock), and the schedule drawn for
+ * a 50% share then took 55%.  A take of len due before the cap allows it
+ * (taken so far + len <= cap x (its end - start)) is put off until then;
+ * below the cap the drawn schedule stands. */
+static uint64_t within_cap(const lat_noise *n, const noise_cpu *c, uint64_t due_ns,
+                           uint64_t len) {
+    double len_ns = (double)lat_clock_to_ns(n->cal, len);
+    double taken_ns = (double)lat_clock_to_ns(n->cal, c->taken_cycles) + len_ns;
+    uint64_t earliest = n->t0_ns + (uint64_t)(taken_ns / LAT_NOISE_MAX_SHARE - len_ns);
+    return due_ns > earliest ? due_ns : earliest;
+}
+
 static void *noise_thread(void *arg) {
     noise_cpu *c = arg;
     lat_noise *n = c->owner;
@@ -446,9 +461,10 @@ static void *noise_thread(void *arg) {
     if (sp->stall_ns) next_s = t0 + (uint64_t)((0.5 + 0.5 * unit(&c->rng)) * sp->stall_every_ns);
     for (;;) {
         bool stall = next_s <= next_b;
-        uint64_t due = stall ? next_s : next_b;
+        uint64_t len = stall ? n->stall_cycles : n->burst_cycles;
+        uint64_t due = within_cap(n, c, stall ? next_s : next_b, len);
         if (wait_until(n, due)) break;
-        take(n, c, stall ? n->stall_cycles : n->burst_cycles, stall, due);
+        take(n, c, len, stall, due);
         uint64_t end = lat_mono_ns();
         if (stall)
             next_s += sp->stall_every_ns;

@@ -7,6 +7,7 @@
 #include "latlab/topo.h"
 
 #include "alloc_internal.h"
+#include "error_internal.h"
 #include "latlab/clock.h"
 #include "latlab/error.h"
 
@@ -904,6 +905,7 @@ int lat_runcond_nfields(void) {
 
 int lat_runcond_write_text(const lat_runcond *rc, FILE *f) {
     if (!rc || !f) return -EINVAL;
+    errno = 0; /* a failed write's cause: lat__write_status */
     for (size_t i = 0; i < NFIELDS; i++) {
         fprintf(f, "%-20s %s\n", rc_fields[i].key, field(rc, i));
         if (!strcmp(rc_fields[i].key, "cpus_possible"))
@@ -911,7 +913,7 @@ int lat_runcond_write_text(const lat_runcond *rc, FILE *f) {
     }
     for (int i = 0; i < rc->nwarnings; i++)
         fprintf(f, "warning: %s\n", rc->warnings[i]);
-    return ferror(f) ? -EIO : 0;
+    return lat__write_status(f, 0);
 }
 
 /* Markdown cells: a '|' would end the cell. */
@@ -926,6 +928,7 @@ static void md_cell(FILE *f, const char *s) {
 
 int lat_runcond_write_markdown(const lat_runcond *rc, FILE *f) {
     if (!rc || !f) return -EINVAL;
+    errno = 0;
     fputs("| condition | value |\n|---|---|\n", f);
     for (size_t i = 0; i < NFIELDS; i++) {
         fprintf(f, "| %s | ", rc_fields[i].key);
@@ -942,5 +945,5 @@ int lat_runcond_write_markdown(const lat_runcond *rc, FILE *f) {
             fputc('\n', f);
         }
     }
-    return ferror(f) ? -EIO : 0;
+    return lat__write_status(f, 0);
 }

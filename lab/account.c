@@ -22,7 +22,10 @@ void lat_lab_thread_accounting(const lat_pipe_config *pc, const lat_pipe_result 
         a->gaps = r->gaps[k]->count;
         a->lost_ns = (double)lat_clock_to_ns(cal, r->gaps[k]->total);
         a->longest_ns = (double)lat_clock_to_ns(cal, r->gaps[k]->longest);
-        a->lost_share = t->loop_ns ? a->lost_ns / (double)t->loop_ns : 0;
+        /* the gap account starts at the run's start and the loop's clock when
+         * the thread reached its loop: a thread that started late lost that
+         * span too, so the run it had is the larger of the two */
+        a->lost_share = t->loop_ns ? a->lost_ns / fmax((double)t->loop_ns, a->lost_ns) : 0;
         a->wait_ns = r->plat[k].have_schedstat ? (double)r->plat[k].wait_ns : NAN;
         a->vol = r->plat[k].vol_switches;
         a->invol = r->plat[k].invol_switches;

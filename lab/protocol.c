@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "alloc_internal.h"
 #include "lab_internal.h"
 #include "latlab/censor.h"
@@ -36,13 +38,8 @@ void lat_lab_config_default(lat_lab_config *c) {
     lat_pipe_config_default(&c->pipe);
     /* 0.15 s at the default rate: a run's p99.9 moves from run to run with
      * the host's state far more than with its sample count, so shorter runs
-     * give more paired rounds per second.  On a 2-vCPU AMD guest labs of
-     * 100,000-event runs took 44 rounds and 118 s and left two verdicts
-     * open where 50,000 took 52 rounds in 72 s; re-decided round by round,
-     * 30,000-event labs stopped after as many rounds as 50,000-event ones
-     * (39-45 under 10-20% injected noise, against 38-49) at 0.87-0.95 s a
-     * round instead of 1.4-1.5.  Under 20% noise a run kept ~48% of its
-     * samples (14,400: above the 10,000 a p99.9 needs) */
+     * give more paired rounds per second, as long as a run keeps the 10,000
+     * samples a p99.9 needs (V1; the measurements: docs/lab-evidence.md) */
     c->pipe.events = 30000;
     lat_lab_params_default(&c->params);
     c->pipe.interval_ns = 100000000ull;
@@ -68,6 +65,17 @@ void lat_lab_config_derive(lat_lab_config *c) {
     c->params.nhot = c->pipe.shape == LAT_PIPE_FULL ? 3 : 2;
     lat_cpuset mine;
     c->params.ncpus = lat_thread_affinity(&mine) == 0 ? lat_cpuset_count(&mine) : 2;
+}
+
+json_t *lat_lab_params_json(const lat_lab_params *p) {
+    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:i, s:i, s:I}",
+                     "alpha", p->alpha, "min_median_ratio", p->min_median_ratio, "min_median_ticks",
+                     p->min_median_ticks, "min_tail_ratio", p->min_tail_ratio, "tail_log_multiple",
+                     p->tail_log_multiple, "median_dominant_ratio", p->median_dominant_ratio,
+                     "min_var_ratio", p->min_var_ratio, "no_change_ratio", p->no_change_ratio,
+                     "tick_ns", p->tick_ns, "min_rounds", (int)p->min_rounds,
+                     "min_placement_rounds", (int)p->min_placement_rounds, "ncpus", p->ncpus,
+                     "nhot", p->nhot, "min_kept_p999", (json_int_t)lat_censor_min_kept(99.9));
 }
 
 /* ---- the protocol ------------------------------------------------------------------------ */
@@ -248,17 +256,16 @@ static int decide_all(const lat_lab_config *c, lat_lab_result *res) {
  * the shape's multiple, and more rounds would only narrow an interval around
  * 0.  *reach: how many were. */
 static bool out_of_reach(const lat_lab_config *c, const lat_lab_verdict *v, unsigned more) {
-    /* a shape of fewer than twice min_rounds rounds is not judged: its
-     * estimate moves too much from round to round; with no rounds left the
-     * budget is what stops the lab */
-    return more > 0 && v->shape_rounds >= 2 * c->params.min_rounds && lat_lab_out_of_reach(v, more);
+    /* V19: a shape of fewer than reach_min_multiple times min_rounds rounds
+     * is not judged: its estimate moves too much from round to round; with
+     * no rounds left the budget is what stops the lab */
+    return more > 0 && v->shape_rounds >= c->params.reach_min_multiple * c->params.min_rounds &&
+           lat_lab_out_of_reach(v, more);
 }
 
-/* The A/A control undecided only because its intervals are still wider than
- * the no-change band, and the rounds the budget allows would narrow them into
- * it: the lab waits for it (a lab that stopped after 16-32 rounds left an A/A
- * whose p99..p99.9 interval, [0.88, 1.31], was one third wider than the
- * band).  One beyond reach does not hold the lab. */
+/* V20: the A/A control undecided only because its intervals are still wider
+ * than the no-change band, and the rounds the budget allows would narrow them
+ * into it: the lab waits for it.  One beyond reach does not hold the lab. */
 static bool aa_within_reach(const lat_lab_verdict *v, unsigned more) {
     return v->kind == LAT_LAB_UNDECIDED && v->band_rounds > 0 && v->band_rounds <= v->rounds + more;
 }
@@ -284,9 +291,9 @@ static void note_out_of_reach(const lat_lab_config *c, lat_lab_result *res, unsi
         if (!out_of_reach(c, v, more)) continue;
         size_t len = strlen(v->reason);
         snprintf(v->reason + len, sizeof v->reason - len,
-                 "; out of reach: the %u rounds the budget still allows would not decide the "
-                 "shape (%+.2f [%+.2f, %+.2f] after %u rounds) even at twice its estimate, so "
-                 "the lab stopped",
+                 "; [V19] out of reach: the %u rounds the budget still allows would not decide "
+                 "the shape (%+.2f [%+.2f, %+.2f] after %u rounds) even at twice its estimate, "
+                 "so the lab stopped",
                  more, v->shape_est, v->shape_lo, v->shape_hi, v->shape_rounds);
     }
 }

@@ -301,17 +301,6 @@ void lat_lab_session_record(lat_lab_session *x, const lat_lab_run_rec *rec,
     }
 }
 
-json_t *lat_lab_params_json(const lat_lab_params *p) {
-    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:i, s:i, s:I}",
-                     "alpha", p->alpha, "min_median_ratio", p->min_median_ratio, "min_median_ticks",
-                     p->min_median_ticks, "min_tail_ratio", p->min_tail_ratio, "tail_log_multiple",
-                     p->tail_log_multiple, "median_dominant_ratio", p->median_dominant_ratio,
-                     "min_var_ratio", p->min_var_ratio, "no_change_ratio", p->no_change_ratio,
-                     "tick_ns", p->tick_ns, "min_rounds", (int)p->min_rounds,
-                     "min_placement_rounds", (int)p->min_placement_rounds, "ncpus", p->ncpus,
-                     "nhot", p->nhot, "min_kept_p999", (json_int_t)lat_censor_min_kept(99.9));
-}
-
 int lat_lab_write_all(const lat_lab_session *x, const lat_lab_result *res, const char *json_out,
                       char *failed, size_t len) {
     char p[4200];

@@ -3,46 +3,22 @@
  * One picture per experiment: the work stage's shift function.  A cell is a
  * run reduced to the samples censoring kept; per paired round (experiment and
  * baseline of the same round) and per quantile q in p50, p90, p99, p99.9,
- * p99.99, d_q = ln(exp_q / base_q) where both runs support q.  Each q gets a
+ * d_q = ln(exp_q / base_q) where both runs support q (the p99.99 is reported
+ * where the runs support it, never read by a rule).  Each q gets a
  * Hodges-Lehmann estimate and confidence interval of d_q and a signed-rank p
- * (stats.h); the verdict is a few rules on those points:
+ * (stats.h); the verdict is a few rules on those points.  Each rule has an id,
+ * printed at the head of the reason it gives; docs/lab-method.md has one row
+ * per id (what it tests, its parameters, why) and the reasoning behind each,
+ * and docs/lab-evidence.md the measurements that chose the parameters.
  *
- * - median disease: the p50's lower bound above min_median_ratio, its shift
- *   at least min_median_ticks ticks, and the shift not growing toward the
- *   tail: the upper bound of the shape below 0 (the
- *   shape decided at alpha, as for a tail: a tail that grew about
- *   tail_log_multiple times the median in log terms, as a constant cost on
- *   every event plus a slow path can under heavy platform noise, is neither,
- *   and stays inconclusive rather than wrong), or, whatever the shape, the
- *   p50's lower bound above median_dominant_ratio (the body itself slowed);
- * - tail disease: the p99.9's (or the p99.99's, where read) lower bound above
- *   min_tail_ratio, and the tail grew beyond the median: the shape's lower
- *   bound above 0 (without body means and with the p50 change below the
- *   counter's granularity: ln r_tail's lower bound above tail_log_multiple
- *   times the measured p50 shift plus one step);
- * - variance disease: the round-to-round dispersion of ln e2e p99.9 (absolute
- *   deviations from each side's median over the rounds: a rank version of the
- *   Brown-Forsythe test, Mann-Whitney) grew by min_var_ratio at alpha; beside
- *   a tail disease it leaves the verdict undecided (a tail or a variance);
- * - no change: the (1 - 2 alpha) intervals of the p50, p90, p99 and of the
- *   tail as the shape reads it (p99 and p99.9 together; the p99.99 where
- *   read) within 1/no_change_ratio .. no_change_ratio (two one-sided tests
- *   at alpha), no point significant (the p99.9's own included), the e2e
- *   dispersion not grown nor a hint that the work p99.9's did, and the band
- *   resolved: min_median_ticks ticks fit in it, or below them the body
- *   mean's interval lies in it, and then it also stands in for a p90 or p99
- *   whose level is too near the p50 for those ticks to fit the band
- *   (share-line also needs min_placement_rounds far rounds);
- * - else inconclusive, with the reason.
- * The shape is ln r_tail - tail_log_multiple ln r_median per round, r_median
- * the p50's ratio or, with the p50's shift below min_median_ticks ticks, the
- * body mean's (it resolves below a tick); its tail the
- * mean of ln r99 and ln r999 (or ln r9999 alone where the runs support it):
- * on a busy 2-vCPU guest an A/A round's p99.9 ratio spread x0.44..x2.0
- * (10th to 90th percentile of 750 rounds), its p99's x0.85..x1.15, and the
- * two together decide a shape in fewer rounds than the p99.9 alone; the
- * tail thresholds still read the p99.9 (p99.99).
- * Rounds that span two host placements are decided per placement. */
+ * V1 reading (min_rounds pairs) - V2 the shape, ln r_tail - tail_log_multiple
+ * ln r_median - V3 median disease - V4 a dominant median - V5 tail disease -
+ * V6 a tail on a coarse counter without body means - V7 variance disease -
+ * V8 a dispersion hint - V9 no change - V10 the band resolved - V11 an effect
+ * too small to classify - V12 placements decided apart - V13 a spare CPU -
+ * V14..V16 a disease of the far placement only - V17 the A/A control - V18 a
+ * variance within the control's own - V19 out of reach (the lab's stop) - V20
+ * the A/A control's wait for its band. */
 #include "latlab/lab_verdict.h"
 
 #include <errno.h>
@@ -53,6 +29,7 @@
 #include <string.h>
 
 #include "alloc_internal.h"
+#include "latlab/censor.h"
 #include "latlab/clock.h"
 #include "latlab/paired.h"
 #include "latlab/stats.h"
@@ -66,8 +43,7 @@ static const lat_lab_conf_desc confs[LAT_LAB_NCONF] = {
     [LAT_LAB_SHARE] = {"share-line", "--share-line", LAT_LAB_MEDIAN, true, false},
     /* unpinned hot threads meet only with a CPU beyond them to wander to */
     [LAT_LAB_NOPIN] = {"no-pin", "--no-pin", LAT_LAB_VARIANCE, false, true},
-    [LAT_LAB_AA] = {"aa-control", "no flags (the baseline again)", LAT_LAB_NO_CHANGE, false,
-                    false},
+    [LAT_LAB_AA] = {"aa-control", "no flags (the baseline again)", LAT_LAB_NO_CHANGE, false, false},
 };
 static const char *const kind_names[LAT_LAB_NKINDS] = {"inconclusive", "no significant change",
                                                        "tail disease", "median/throughput disease",
@@ -113,6 +89,43 @@ void lat_lab_params_default(lat_lab_params *p) {
     p->min_placement_rounds = 8;
     p->ncpus = 2;
     p->nhot = 2;
+    p->hint_alpha_multiple = 10;
+    p->hint_var_share = 0.5;
+    p->tail_var_alpha_divisor = 10;
+    p->disp_offset = 0.02;
+    p->hidden_ticks = 1;
+    p->near_settled_multiple = 3;
+    p->reach_min_multiple = 2;
+}
+
+size_t lat_lab_params_list(const lat_lab_params *p, lat_lab_param *out, size_t cap) {
+    const lat_lab_param all[] = {
+        {"alpha", p->alpha},
+        {"min_median_ratio", p->min_median_ratio},
+        {"min_median_ticks", p->min_median_ticks},
+        {"min_tail_ratio", p->min_tail_ratio},
+        {"tail_log_multiple", p->tail_log_multiple},
+        {"median_dominant_ratio", p->median_dominant_ratio},
+        {"min_var_ratio", p->min_var_ratio},
+        {"no_change_ratio", p->no_change_ratio},
+        {"tick_ns", p->tick_ns},
+        {"min_rounds", p->min_rounds},
+        {"min_placement_rounds", p->min_placement_rounds},
+        {"ncpus", p->ncpus},
+        {"nhot", p->nhot},
+        {"min_kept_p999", (double)lat_censor_min_kept(99.9)},
+        {"hint_alpha_multiple", p->hint_alpha_multiple},
+        {"hint_var_share", p->hint_var_share},
+        {"tail_var_alpha_divisor", p->tail_var_alpha_divisor},
+        {"disp_offset", p->disp_offset},
+        {"hidden_ticks", p->hidden_ticks},
+        {"near_settled_multiple", p->near_settled_multiple},
+        {"reach_min_multiple", p->reach_min_multiple},
+    };
+    size_t n = sizeof all / sizeof all[0];
+    for (size_t i = 0; out && i < n && i < cap; i++)
+        out[i] = all[i];
+    return n;
 }
 
 static void verdict_clear(lat_lab_verdict *v) {
@@ -127,10 +140,14 @@ static void verdict_clear(lat_lab_verdict *v) {
     v->decided_in = -1;
 }
 
+/* The quantiles the rules read: p50 .. p99.9 (the p99.99's point is only
+ * reported: a run would need 100,000 kept samples to support it). */
+enum { NREAD = LAT_LAB_Q999 + 1 };
+
 /* The paired rounds' columns: per quantile the log ratios where both runs
  * support it, the p50's shift in ns, the body means, ln e2e p99.9 of each
- * side, and the shape columns ln r_tail - tail_log_multiple ln r50 and
- * ln r_mean (r_tail: the geometric mean of r99 and r999, or r9999). */
+ * side, and the shape columns (V2) ln r_tail - tail_log_multiple ln r50 and
+ * ln r_mean (r_tail: the geometric mean of r99 and r999). */
 typedef struct paired {
     size_t n;              /* rounds with both runs usable */
     double *d[LAT_LAB_NQ]; /* ln(exp_q / base_q) */
@@ -143,11 +160,11 @@ typedef struct paired {
     size_t ne;
     double *wb, *we, *wpl; /* ln work p99.9 of each side, the pair's placement */
     size_t nw;
-    double *dy[2]; /* shape at p99..p99.9, at p99.99 */
-    double *dt[2]; /* the tail's log ratio (the shape's, without the median): same rows */
-    size_t ny[2];
-    double *dym[2]; /* the shape on the body mean: ln r_tail - tail_log_multiple ln r_mean */
-    size_t nym[2];
+    double *dy; /* shape at p99..p99.9 */
+    double *dt; /* the tail's log ratio (the shape's, without the median): same rows */
+    size_t ny;
+    double *dym; /* the shape on the body mean: ln r_tail - tail_log_multiple ln r_mean */
+    size_t nym;
     double *mem;
 } paired;
 
@@ -171,17 +188,13 @@ static void pair_one(const lat_lab_params *p, const lat_lab_cell *b, const lat_l
     if (has50) { /* the same row as d[0]'s */
         q->dns[q->nd[0] - 1] = e->work_q[0] - b->work_q[0];
     }
-    for (int t = 0; t < 2 && has50; t++) {
-        int k = t ? LAT_LAB_Q9999 : LAT_LAB_Q999, k0 = t ? k : LAT_LAB_Q99;
-        if (ok(b->work_q[k]) && ok(e->work_q[k]) && ok(b->work_q[k0]) && ok(e->work_q[k0])) {
-            double tail =
-                (log(e->work_q[k] / b->work_q[k]) + log(e->work_q[k0] / b->work_q[k0])) / 2;
-            q->dt[t][q->ny[t]] = tail;
-            q->dy[t][q->ny[t]++] = tail - p->tail_log_multiple * log(e->work_q[0] / b->work_q[0]);
-            if (ok(b->work_mean) && ok(e->work_mean))
-                q->dym[t][q->nym[t]++] =
-                    tail - p->tail_log_multiple * log(e->work_mean / b->work_mean);
-        }
+    const int k = LAT_LAB_Q999, k0 = LAT_LAB_Q99;
+    if (has50 && ok(b->work_q[k]) && ok(e->work_q[k]) && ok(b->work_q[k0]) && ok(e->work_q[k0])) {
+        double tail = (log(e->work_q[k] / b->work_q[k]) + log(e->work_q[k0] / b->work_q[k0])) / 2;
+        q->dt[q->ny] = tail;
+        q->dy[q->ny++] = tail - p->tail_log_multiple * log(e->work_q[0] / b->work_q[0]);
+        if (ok(b->work_mean) && ok(e->work_mean))
+            q->dym[q->nym++] = tail - p->tail_log_multiple * log(e->work_mean / b->work_mean);
     }
     if (ok(b->work_mean) && ok(e->work_mean)) {
         q->dm[q->nm] = log(e->work_mean / b->work_mean);
@@ -198,17 +211,16 @@ static void pair_one(const lat_lab_params *p, const lat_lab_cell *b, const lat_l
 static int pair_rounds(const lat_lab_params *p, const lat_lab_cell *base, const lat_lab_cell *exp,
                        unsigned nrounds, paired *q, lat_lab_verdict *v) {
     memset(q, 0, sizeof *q);
-    enum { NCOL = LAT_LAB_NQ + LAT_LAB_Q999 + 15 };
+    enum { NFIX = 12, NCOL = LAT_LAB_NQ + LAT_LAB_Q999 + NFIX };
     size_t rows = nrounds + 1, ncol = NCOL;
     q->mem = lat__alloc(ncol * rows * sizeof *q->mem);
     if (!q->mem) return -ENOMEM;
-    double **cols[NCOL] = {&q->dns, &q->dm,    &q->dmns,  &q->eb,     &q->ee,
-                           &q->epl, &q->dy[0], &q->dy[1], &q->dt[0],  &q->dt[1],
-                           &q->wb,  &q->we,    &q->wpl,   &q->dym[0], &q->dym[1]};
+    double **cols[NCOL] = {&q->dns, &q->dm, &q->dmns, &q->eb, &q->ee,  &q->epl,
+                           &q->dy,  &q->dt, &q->wb,   &q->we, &q->wpl, &q->dym};
     for (int k = 0; k < LAT_LAB_NQ; k++)
-        cols[15 + k] = &q->d[k];
+        cols[NFIX + k] = &q->d[k];
     for (int k = 0; k < LAT_LAB_Q999; k++)
-        cols[15 + LAT_LAB_NQ + k] = &q->bq[k];
+        cols[NFIX + LAT_LAB_NQ + k] = &q->bq[k];
     for (size_t i = 0; i < ncol; i++)
         *cols[i] = q->mem + i * rows;
     for (unsigned k = 0; k < nrounds; k++) {
@@ -229,15 +241,15 @@ typedef struct tests {
     /* the (1 - 2 alpha) intervals: "no change" is two one-sided tests at
      * alpha, each bound against its side of the band (TOST) */
     lat_stats_shift eq[LAT_LAB_NQ];
-    lat_stats_shift eqt[2]; /* ...of the tail as the shape reads it */
-    bool read[LAT_LAB_NQ];  /* the quantile has min_rounds paired rounds */
-    lat_stats_shift sns, sm, smns, sy[2];
+    lat_stats_shift eqt;   /* ...of the tail as the shape reads it */
+    bool read[LAT_LAB_NQ]; /* the quantile has min_rounds paired rounds */
+    lat_stats_shift sns, sm, smns, sy;
     lat_stats_shift eqm; /* the body mean's (1 - 2 alpha) interval */
-    bool have_mean, have_y[2], have_t[2];
+    bool have_mean, have_y, have_t;
     double resolved_ns;        /* min_median_ticks ticks of the counter */
     bool below;                /* the p50's shift is below them */
     bool mean_shape;           /* ...and sy reads the median's growth from the body mean */
-    size_t shape_n[2];         /* the rounds of sy */
+    size_t shape_n;            /* the rounds of sy */
     double base_q[LAT_LAB_NQ]; /* the baseline's median p50, p90, p99 over the rounds (ns) */
     double disp_ratio, disp_p;
     bool have_disp;
@@ -257,13 +269,14 @@ static void deviations(const double *x, const double *pl, size_t n, double *dev,
     }
 }
 
-/* Round-to-round dispersion: Mann-Whitney on the absolute deviations of
+/* V7: round-to-round dispersion: Mann-Whitney on the absolute deviations of
  * each side's ln e2e p99.9 from its median over the rounds of the same
  * placement (a rank Brown-Forsythe test: the placements' own levels are not
- * dispersion); the ratio of the median deviations (+0.02 so two flat sides
- * read x1).  p: two-sided, 1 when the experiment's are not the larger. */
-static int dispersion(const double *xb, const double *xe, const double *pl, size_t n, double *ratio,
-                      double *pval) {
+ * dispersion); the ratio of the median deviations, disp_offset added to
+ * both so two flat sides read x1.  p: two-sided, 1 when the experiment's are
+ * not the larger. */
+static int dispersion(const lat_lab_params *p, const double *xb, const double *xe, const double *pl,
+                      size_t n, double *ratio, double *pval) {
     double *da = lat__alloc(3 * n * sizeof *da);
     if (!da) return -ENOMEM;
     double *db = da + n, *tmp = db + n;
@@ -271,7 +284,8 @@ static int dispersion(const double *xb, const double *xe, const double *pl, size
     deviations(xe, pl, n, da, tmp);
     lat_stats_test t;
     int rc = lat_stats_mann_whitney(da, n, db, n, &t);
-    *ratio = (lat_stats_median(da, n) + 0.02) / (lat_stats_median(db, n) + 0.02);
+    *ratio =
+        (lat_stats_median(da, n) + p->disp_offset) / (lat_stats_median(db, n) + p->disp_offset);
     /* U of the experiment's deviations above its mean under H0: they are the larger */
     *pval = rc == 0 && t.stat > (double)n * (double)n / 2 ? t.p : 1;
     lat__free(da);
@@ -299,48 +313,42 @@ static int run_tests(const lat_lab_params *p, const paired *q, unsigned need, te
     if (!rc && t->have_mean) rc = lat_stats_hl_shift(q->dm, q->nm, p->alpha, &t->sm);
     if (!rc && t->have_mean) rc = lat_stats_hl_shift(q->dmns, q->nm, p->alpha, &t->smns);
     if (!rc && t->have_mean) rc = lat_stats_hl_shift(q->dm, q->nm, eq_alpha(p), &t->eqm);
-    /* the shape reads the median's growth from the p50 or, with the p50's
+    /* V2: the shape reads the median's growth from the p50 or, with the p50's
      * shift below the ticks that resolve it, from the body mean */
     t->resolved_ns = p->min_median_ticks * p->tick_ns;
     t->below = t->read[0] && fabs(t->sns.est) < t->resolved_ns;
     t->mean_shape = t->below && t->have_mean;
-    for (int y = 0; y < 2 && !rc; y++) {
-        const double *col = t->mean_shape ? q->dym[y] : q->dy[y];
-        size_t n = t->mean_shape ? q->nym[y] : q->ny[y];
-        t->shape_n[y] = n;
-        t->have_y[y] = n >= need && n >= 2;
-        if (t->have_y[y]) rc = lat_stats_hl_shift(col, n, p->alpha, &t->sy[y]);
-        t->have_t[y] = q->ny[y] >= need && q->ny[y] >= 2;
-        if (!rc && t->have_t[y])
-            rc = lat_stats_hl_shift(q->dt[y], q->ny[y], eq_alpha(p), &t->eqt[y]);
-    }
+    const double *col = t->mean_shape ? q->dym : q->dy;
+    size_t n = t->mean_shape ? q->nym : q->ny;
+    t->shape_n = n;
+    t->have_y = n >= need && n >= 2;
+    if (!rc && t->have_y) rc = lat_stats_hl_shift(col, n, p->alpha, &t->sy);
+    t->have_t = q->ny >= need && q->ny >= 2;
+    if (!rc && t->have_t) rc = lat_stats_hl_shift(q->dt, q->ny, eq_alpha(p), &t->eqt);
     t->have_disp = q->ne >= need && q->ne >= 2;
     t->disp_ratio = NAN, t->disp_p = 1;
     if (!rc && t->have_disp)
-        rc = dispersion(q->eb, q->ee, q->epl, q->ne, &t->disp_ratio, &t->disp_p);
+        rc = dispersion(p, q->eb, q->ee, q->epl, q->ne, &t->disp_ratio, &t->disp_p);
     t->wdisp_ratio = NAN, t->wdisp_p = 1;
     if (!rc && q->nw >= need && q->nw >= 2)
-        rc = dispersion(q->wb, q->we, q->wpl, q->nw, &t->wdisp_ratio, &t->wdisp_p);
+        rc = dispersion(p, q->wb, q->we, q->wpl, q->nw, &t->wdisp_ratio, &t->wdisp_p);
     return rc;
 }
 
-/* The (1 - 2 alpha) interval the no-change band reads at quantile k: at the
- * p99.9 the tail as the shape reads it (the p99 and the p99.9 together), where
- * the rounds give it; the quantile's own elsewhere (the p99.99's tail is
- * its own). */
+/* The (1 - 2 alpha) interval the no-change band (V9) reads at quantile k: at
+ * the p99.9 the tail as the shape reads it (the p99 and the p99.9 together),
+ * where the rounds give it; the quantile's own elsewhere. */
 static const lat_stats_shift *eq_point(const tests *t, int k) {
-    return k == LAT_LAB_Q999 && t->have_t[0] ? &t->eqt[0] : &t->eq[k];
+    return k == LAT_LAB_Q999 && t->have_t ? &t->eqt : &t->eq[k];
 }
 
-/* Quantile k is below the counter's resolution for the no-change band: the
- * p50's shift is below min_median_ticks ticks (its ratio is then read from
- * the body mean), or a p90 or p99 lies so near the p50 that those ticks are
- * wider than the band at its level (on a 10 ns counter a work p99 of 70-80
- * ns moves by whole ticks of 13%: an A/A's p99 interval stayed at
- * [0.76, 1.07] over 39 rounds).  Such points of the body are bounded by the
- * body mean's interval (samples up to the p99, read at a random phase of the
- * counter), which "no change" then requires; the p99 also stays in the tail
- * band with the p99.9. */
+/* V10: quantile k is below the counter's resolution for the no-change band:
+ * the p50's shift is below min_median_ticks ticks (its ratio is then read
+ * from the body mean), or a p90 or p99 lies so near the p50 that those ticks
+ * are wider than the band at its level.  Such points of the body are bounded
+ * by the body mean's interval (samples up to the p99, read at a random phase
+ * of the counter), which "no change" then requires; the p99 also stays in
+ * the tail band with the p99.9. */
 static bool below_band(const lat_lab_params *p, const tests *t, int k) {
     if (k == LAT_LAB_Q50) return t->below;
     return k < LAT_LAB_Q999 && t->below && t->have_mean &&
@@ -349,79 +357,77 @@ static bool below_band(const lat_lab_params *p, const tests *t, int k) {
 
 /* What the tests say, read against the parameters. */
 typedef struct facts {
-    bool median_up, median_shape, median_dominant, tail_up[2], tail_ok[2], var_up, var_hint, moved,
-        still, flat, resolves; /* still: neither dispersion grown, the p50 and p99.9 read */
-    double hidden;             /* the largest p50 growth not excluded (ratio) */
+    bool median_up, median_shape, median_dominant, tail_up, tail_ok, var_up, var_hint, moved, still,
+        flat, resolves; /* still: neither dispersion grown, the p50 and p99.9 read */
+    double hidden;      /* the largest p50 growth not excluded (ratio) */
 } facts;
 
-static const int tail_q[2] = {LAT_LAB_Q999, LAT_LAB_Q9999};
-
-/* The largest median growth (ln) not excluded: the p50's upper bound, or
- * with the p50 below the granularity the body mean's upper bound, or
- * without means the measured shift plus one counter step. */
+/* V6: the largest median growth (ln) not excluded: the p50's upper bound,
+ * or with the p50 below the granularity the body mean's upper bound, or
+ * without means the measured shift plus hidden_ticks counter steps. */
 static double hidden_growth(const lat_lab_params *p, const tests *t, const lat_lab_verdict *v) {
     double h = fmax(t->s[0].hi, 0);
     if (!v->p50_below_tick) return h;
     if (t->have_mean) return fmax(t->sm.hi, 0);
     if (v->base_p50_ns > 0)
-        h = fmax(h, log((v->base_p50_ns + fmax(t->sns.est, 0) + p->tick_ns) / v->base_p50_ns));
+        h = fmax(h, log((v->base_p50_ns + fmax(t->sns.est, 0) + p->hidden_ticks * p->tick_ns) /
+                        v->base_p50_ns));
     return h;
 }
 
-/* A hint of grown dispersion (half of min_var_ratio's growth at ten times
- * alpha): not a variance verdict, but it holds a tail verdict back, since a
- * run-to-run erratic tail (no-pin) also grows the median tail ratio. */
+/* V8: a hint of grown dispersion (hint_var_share of min_var_ratio's growth
+ * at hint_alpha_multiple times alpha): not a variance verdict, but it holds
+ * a tail verdict back, since a run-to-run erratic tail also grows the median
+ * tail ratio, and it keeps "no change" out. */
 static bool var_hint(const lat_lab_params *p, bool have, double ratio, double pval) {
-    return have && pval < 10 * p->alpha && ratio >= 1 + (p->min_var_ratio - 1) / 2;
+    return have && pval < p->hint_alpha_multiple * p->alpha &&
+           ratio >= 1 + (p->min_var_ratio - 1) * p->hint_var_share;
 }
 
 static void read_facts(const lat_lab_params *p, const tests *t, lat_lab_verdict *v, facts *f) {
     memset(f, 0, sizeof *f);
     v->p50_below_tick = t->below;
+    /* V3 */
     f->median_up =
         t->t[0].p < p->alpha && t->s[0].lo > log(p->min_median_ratio) && !v->p50_below_tick;
-    f->median_shape = t->have_y[0] && t->sy[0].hi < 0;
-    /* a body that slowed this much is a throughput disease whatever its tail
-     * did beside it (false sharing in the far placement: p50 x3, the p99 x4-5
-     * as the line's transfer time varies, a shape around -0.1 undecided over
-     * 80 rounds) */
+    f->median_shape = t->have_y && t->sy.hi < 0;
+    /* V4: a body that slowed this much is a throughput disease whatever its
+     * tail did beside it */
     f->median_dominant = f->median_up && t->s[0].lo > log(p->median_dominant_ratio);
     double hidden = hidden_growth(p, t, v);
     f->hidden = exp(hidden);
-    for (int y = 0; y < 2; y++) {
-        int k = tail_q[y];
-        f->tail_up[y] = t->read[k] && t->t[k].p < p->alpha && t->s[k].lo > log(p->min_tail_ratio);
-        /* below the ticks with no body mean: the tail's bound against the
-         * largest median growth not excluded; else the shape */
-        bool beyond = v->p50_below_tick && !t->mean_shape
-                          ? t->s[k].lo > p->tail_log_multiple * hidden
-                          : t->have_y[y] && t->sy[y].lo > 0;
-        f->tail_ok[y] = f->tail_up[y] && beyond;
-    }
+    /* V5 */
+    const int k = LAT_LAB_Q999;
+    f->tail_up = t->read[k] && t->t[k].p < p->alpha && t->s[k].lo > log(p->min_tail_ratio);
+    /* below the ticks with no body mean: the tail's bound against the largest
+     * median growth not excluded (V6); else the shape (V2) */
+    bool beyond = v->p50_below_tick && !t->mean_shape ? t->s[k].lo > p->tail_log_multiple * hidden
+                                                      : t->have_y && t->sy.lo > 0;
+    f->tail_ok = f->tail_up && beyond;
+    /* V7 */
     f->var_up = t->have_disp && t->disp_p < p->alpha && t->disp_ratio >= p->min_var_ratio;
     f->var_hint = var_hint(p, t->have_disp, t->disp_ratio, t->disp_p);
     double lim = log(p->no_change_ratio);
-    /* the dispersion not grown: no hint that the e2e p99.9 (the variance
-     * rule's) or the work p99.9 wanders more than the baseline's (the tail
-     * band, p99 and p99.9 together, would otherwise average the latter
-     * away).  A hint, not the ratio alone: the ratio of median deviations
-     * swings where the rank test does not (at a 10 ns step many rounds' work
-     * p99.9 ties with its median: an A/A read x1.90 over 40 rounds; an A/A's
-     * e2e read x1.56 over 38 rounds at p = 0.66, x1.97 over 25 at p = 0.53) */
+    /* V9: the dispersion not grown: no hint (V8) that the e2e p99.9 (the
+     * variance rule's) or the work p99.9 wanders more than the baseline's
+     * (the tail band, p99 and p99.9 together, would otherwise average the
+     * latter away).  A hint, not the ratio alone: the ratio of median
+     * deviations swings where the rank test does not (at a 10 ns step many
+     * rounds' work p99.9 ties with its median). */
     f->still = t->have_disp && !f->var_hint && isfinite(t->wdisp_ratio) &&
                !var_hint(p, true, t->wdisp_ratio, t->wdisp_p) && t->read[0] &&
                t->read[LAT_LAB_Q999];
     f->flat = f->still;
-    for (int k = 0; k < LAT_LAB_NQ; k++) {
-        if (!t->read[k]) continue;
-        const lat_stats_shift *e = eq_point(t, k);
+    for (int q = 0; q < NREAD; q++) {
+        if (!t->read[q]) continue;
+        const lat_stats_shift *e = eq_point(t, q);
         bool in = e->lo > -lim && e->hi < lim;
-        if (below_band(p, t, k)) in = true; /* the body mean bounds it (f->resolves) */
+        if (below_band(p, t, q)) in = true; /* the body mean bounds it (f->resolves) */
         f->flat = f->flat && in;
-        f->moved = f->moved || (t->t[k].p < p->alpha && (t->s[k].lo > 0 || t->s[k].hi < 0));
+        f->moved = f->moved || (t->t[q].p < p->alpha && (t->s[q].lo > 0 || t->s[q].hi < 0));
     }
-    /* the band is resolved by the counter (min_median_ticks fit in it at the
-     * baseline's p50) or, below a tick, by the body mean's interval within it */
+    /* V10: the band is resolved by the counter (min_median_ticks fit in it at
+     * the baseline's p50) or, below a tick, by the body mean's interval */
     f->resolves = t->resolved_ns <= (p->no_change_ratio - 1) * v->base_p50_ns ||
                   (v->p50_below_tick && t->have_mean && t->eqm.lo > -lim && t->eqm.hi < lim);
 }
@@ -442,34 +448,34 @@ static const char *mean_note(const tests *t, char *buf, size_t len) {
     return buf;
 }
 
-/* Nothing moved, yet no change is not shown: which interval is wider than
- * the no-change band (the first, from p50 up), or the dispersion. */
+/* V9: nothing moved, yet no change is not shown: which interval is wider
+ * than the no-change band (the first, from p50 up), or the dispersion (V8). */
 static void not_separable(const lat_lab_params *p, const tests *t, const lat_lab_verdict *v,
                           char *r, size_t room) {
-    static const char *const qn[LAT_LAB_NQ] = {"p50", "p90", "p99", "p99..p99.9 tail", "p99.99"};
+    static const char *const qn[NREAD] = {"p50", "p90", "p99", "p99..p99.9 tail"};
     double lim = log(p->no_change_ratio);
     char why[160] = "";
-    for (int k = 0; k < LAT_LAB_NQ && !why[0]; k++) {
+    for (int k = 0; k < NREAD && !why[0]; k++) {
         if (!t->read[k] || below_band(p, t, k)) continue;
         const lat_stats_shift *e = eq_point(t, k);
         if (e->lo <= -lim || e->hi >= lim)
             snprintf(why, sizeof why,
                      "; the work %s interval [%.2f, %.2f] (%.0f%%) is wider than the "
                      "no-change band x%.2f..x%.2f",
-                     k == LAT_LAB_Q999 && !t->have_t[0] ? "p99.9" : qn[k], exp(e->lo), exp(e->hi),
+                     k == LAT_LAB_Q999 && !t->have_t ? "p99.9" : qn[k], exp(e->lo), exp(e->hi),
                      100 * (1 - eq_alpha(p)), 1 / p->no_change_ratio, p->no_change_ratio);
     }
     if (!why[0] && var_hint(p, t->have_disp, t->disp_ratio, t->disp_p))
         snprintf(why, sizeof why,
-                 "; the e2e p99.9 wanders more from round to round (x%.2f, p=%.3f)", t->disp_ratio,
-                 t->disp_p);
+                 "; [V8] the e2e p99.9 wanders more from round to round (x%.2f, p=%.3f)",
+                 t->disp_ratio, t->disp_p);
     if (!why[0] && var_hint(p, isfinite(t->wdisp_ratio), t->wdisp_ratio, t->wdisp_p))
         snprintf(why, sizeof why,
-                 "; the work p99.9 wanders more from round to round (x%.2f, p=%.3f)",
+                 "; [V8] the work p99.9 wanders more from round to round (x%.2f, p=%.3f)",
                  t->wdisp_ratio, t->wdisp_p);
     snprintf(r, room,
-             "effects not separable from this machine's noise after %u rounds (work p50 p=%.3f, "
-             "p99.9 p=%.3f, dispersion p=%.3f)%s",
+             "[V9] effects not separable from this machine's noise after %u rounds (work p50 "
+             "p=%.3f, p99.9 p=%.3f, dispersion p=%.3f)%s",
              v->rounds, t->t[0].p, t->t[LAT_LAB_Q999].p, t->disp_p, why);
 }
 
@@ -477,42 +483,40 @@ static void not_separable(const lat_lab_params *p, const tests *t, const lat_lab
 static void explain_undecided(const lat_lab_params *p, const tests *t, const facts *f,
                               lat_lab_verdict *v, char *r, size_t room) {
     char a[64], b[64], mn[80];
-    bool tail_up = f->tail_up[0] || f->tail_up[1];
-    int k = f->tail_up[0] || !f->tail_up[1] ? LAT_LAB_Q999 : LAT_LAB_Q9999;
-    if ((f->tail_ok[0] || f->tail_ok[1]) && f->var_hint)
+    if (f->tail_ok && f->var_hint)
         snprintf(r, room,
-                 "the work tail grew (p%s %s) and so did the round-to-round e2e p99.9 "
+                 "[V8] the work tail grew (p99.9 %s) and so did the round-to-round e2e p99.9 "
                  "dispersion (x%.2f, p=%.4f): a tail or a variance disease, not yet told apart",
-                 k == LAT_LAB_Q999 ? "99.9" : "99.99", pt(t, k, a, sizeof a), t->disp_ratio,
-                 t->disp_p);
-    else if (f->median_up && (tail_up || !f->median_shape)) { /* which grew more: open */
+                 pt(t, LAT_LAB_Q999, a, sizeof a), t->disp_ratio, t->disp_p);
+    else if (f->median_up && (f->tail_up || !f->median_shape)) { /* which grew more: open */
         v->shape_open = true;
         snprintf(r, room,
-                 "work p50 %s and p99.9 %s both grew; whether the tail grew beyond the median "
-                 "(ln tail ratio at p99..p99.9 - %.1f ln p50 ratio: %+.2f [%+.2f, %+.2f]) is "
-                 "not yet decided",
+                 "[V2] work p50 %s and p99.9 %s both grew; whether the tail grew beyond the "
+                 "median (ln tail ratio at p99..p99.9 - %.1f ln p50 ratio: %+.2f [%+.2f, %+.2f]) "
+                 "is not yet decided",
                  pt(t, 0, a, sizeof a), pt(t, LAT_LAB_Q999, b, sizeof b), p->tail_log_multiple,
-                 t->sy[0].est, t->sy[0].lo, t->sy[0].hi);
-    } else if (tail_up && t->mean_shape && t->sy[0].hi >= 0) { /* the same, on the body mean */
+                 t->sy.est, t->sy.lo, t->sy.hi);
+    } else if (f->tail_up && t->mean_shape && t->sy.hi >= 0) { /* the same, on the body mean */
         v->shape_open = true;
         snprintf(r, room,
-                 "work p99.9 %s and the body mean (x%.2f; the p50 moved %+.1f ns, below %.0f "
-                 "ticks) both grew; whether the tail grew beyond the median (ln tail ratio at "
-                 "p99..p99.9 - %.1f ln body mean ratio: %+.2f [%+.2f, %+.2f]) is not yet decided",
+                 "[V2] work p99.9 %s and the body mean (x%.2f; the p50 moved %+.1f ns, below "
+                 "%.0f ticks) both grew; whether the tail grew beyond the median (ln tail ratio "
+                 "at p99..p99.9 - %.1f ln body mean ratio: %+.2f [%+.2f, %+.2f]) is not yet "
+                 "decided",
                  pt(t, LAT_LAB_Q999, a, sizeof a), exp(t->sm.est), t->sns.est, p->min_median_ticks,
-                 p->tail_log_multiple, t->sy[0].est, t->sy[0].lo, t->sy[0].hi);
-    } else if (tail_up && t->mean_shape)
+                 p->tail_log_multiple, t->sy.est, t->sy.lo, t->sy.hi);
+    } else if (f->tail_up && t->mean_shape)
         snprintf(r, room,
-                 "the work tail grew (p99.9 %s), but not beyond %.1f times the body mean's log "
-                 "shift (%s; shape %+.2f [%+.2f, %+.2f]), and a p50 moved %+.1f ns is below the "
-                 "%.0f ticks a median disease needs (counter step %.1f ns)",
+                 "[V11] the work tail grew (p99.9 %s), but not beyond %.1f times the body mean's "
+                 "log shift (%s; shape %+.2f [%+.2f, %+.2f]), and a p50 moved %+.1f ns is below "
+                 "the %.0f ticks a median disease needs (counter step %.1f ns)",
                  pt(t, LAT_LAB_Q999, a, sizeof a), p->tail_log_multiple,
-                 mean_note(t, mn, sizeof mn), t->sy[0].est, t->sy[0].lo, t->sy[0].hi, t->sns.est,
+                 mean_note(t, mn, sizeof mn), t->sy.est, t->sy.lo, t->sy.hi, t->sns.est,
                  p->min_median_ticks, p->tick_ns);
-    else if (tail_up)
+    else if (f->tail_up)
         snprintf(r, room,
-                 "the work tail grew (p99.9 %s), but a median growth up to x%.2f is not excluded "
-                 "(work p50 %.0f ns, moved %+.1f ns; %s; counter step %.1f ns)",
+                 "[V6] the work tail grew (p99.9 %s), but a median growth up to x%.2f is not "
+                 "excluded (work p50 %.0f ns, moved %+.1f ns; %s; counter step %.1f ns)",
                  pt(t, LAT_LAB_Q999, a, sizeof a), f->hidden, v->base_p50_ns, t->sns.est,
                  mean_note(t, mn, sizeof mn), p->tick_ns);
     else if (f->flat && !f->moved && !f->resolves) {
@@ -522,17 +526,17 @@ static void explain_undecided(const lat_lab_params *p, const tests *t, const fac
         else
             snprintf(mn, sizeof mn, "no body mean to bound it");
         snprintf(r, room,
-                 "no change this counter can vouch for: the smallest median effect it classifies "
-                 "(%.0f ticks of %.1f ns) is %.0f%% of the work p50 (%.0f ns), wider than the "
-                 "+-%.0f%% 'no change' allows, and %s; work p50 moved %+.1f ns, p99.9 %s",
+                 "[V10] no change this counter can vouch for: the smallest median effect it "
+                 "classifies (%.0f ticks of %.1f ns) is %.0f%% of the work p50 (%.0f ns), wider "
+                 "than the +-%.0f%% 'no change' allows, and %s; work p50 moved %+.1f ns, p99.9 %s",
                  p->min_median_ticks, p->tick_ns, 100 * t->resolved_ns / v->base_p50_ns,
                  v->base_p50_ns, 100 * (p->no_change_ratio - 1), mn, t->sns.est,
                  pt(t, LAT_LAB_Q999, a, sizeof a));
     } else if (f->moved)
         snprintf(r, room,
-                 "an effect too small to classify here: the shift function moved (p50 %s%s, p99.9 "
-                 "%s, p=%.4f) but below what a disease needs (p50 lower bound x%.2f and %.0f "
-                 "ticks, tail lower bound x%.2f); %s",
+                 "[V11] an effect too small to classify here: the shift function moved (p50 "
+                 "%s%s, p99.9 %s, p=%.4f) but below what a disease needs (p50 lower bound x%.2f "
+                 "and %.0f ticks, tail lower bound x%.2f); %s",
                  pt(t, 0, a, sizeof a), v->p50_below_tick ? ", below the granularity" : "",
                  pt(t, LAT_LAB_Q999, b, sizeof b), t->t[LAT_LAB_Q999].p, p->min_median_ratio,
                  p->min_median_ticks, p->min_tail_ratio, mean_note(t, mn, sizeof mn));
@@ -540,57 +544,49 @@ static void explain_undecided(const lat_lab_params *p, const tests *t, const fac
         not_separable(p, t, v, r, room);
 }
 
-/* The note of a tail verdict. */
+/* The note of a tail verdict (V5; V6 below the ticks without body means). */
 static void explain_tail(const lat_lab_params *p, const tests *t, const facts *f,
                          lat_lab_verdict *v, char *r, size_t room) {
     char a[64];
-    int k = v->deep_tail ? LAT_LAB_Q9999 : LAT_LAB_Q999;
-    int y = v->deep_tail ? 1 : 0;
+    const int k = LAT_LAB_Q999;
     if (t->mean_shape)
         snprintf(r, room,
-                 "work p50 moved %+.1f ns, below the counter's granularity; the tail (p%s %s) "
-                 "grew beyond %.1f times the body mean's log shift (body mean x%.2f; shape %+.2f "
-                 "[%+.2f, %+.2f])",
-                 t->sns.est, v->deep_tail ? "99.99" : "99.9", pt(t, k, a, sizeof a),
-                 p->tail_log_multiple, exp(t->sm.est), t->sy[y].est, t->sy[y].lo, t->sy[y].hi);
+                 "[V5] work p50 moved %+.1f ns, below the counter's granularity; the tail (p99.9 "
+                 "%s) grew beyond %.1f times the body mean's log shift (body mean x%.2f; shape "
+                 "%+.2f [%+.2f, %+.2f])",
+                 t->sns.est, pt(t, k, a, sizeof a), p->tail_log_multiple, exp(t->sm.est), t->sy.est,
+                 t->sy.lo, t->sy.hi);
     else if (v->p50_below_tick)
         snprintf(r, room,
-                 "work p50 moved %+.1f ns, below the counter's granularity; p%s %s outgrew the "
-                 "largest median growth not excluded (x%.2f)",
-                 t->sns.est, v->deep_tail ? "99.99" : "99.9", pt(t, k, a, sizeof a), f->hidden);
-    else if (v->deep_tail)
-        snprintf(r, room,
-                 "p99.99 %s grew beyond %.1f times the median's log shift (p50 x%.2f; shape "
-                 "%+.2f [%+.2f, %+.2f])",
-                 pt(t, k, a, sizeof a), p->tail_log_multiple, exp(t->s[0].est), t->sy[1].est,
-                 t->sy[1].lo, t->sy[1].hi);
+                 "[V6] work p50 moved %+.1f ns, below the counter's granularity; p99.9 %s "
+                 "outgrew the largest median growth not excluded (x%.2f)",
+                 t->sns.est, pt(t, k, a, sizeof a), f->hidden);
     else
         snprintf(r, room,
-                 "the tail (p99 x%.2f, p99.9 %s) grew beyond %.1f times the median's log shift "
-                 "(p50 x%.2f; shape %+.2f [%+.2f, %+.2f])",
+                 "[V5] the tail (p99 x%.2f, p99.9 %s) grew beyond %.1f times the median's log "
+                 "shift (p50 x%.2f; shape %+.2f [%+.2f, %+.2f])",
                  exp(t->s[LAT_LAB_Q99].est), pt(t, k, a, sizeof a), p->tail_log_multiple,
-                 exp(t->s[0].est), t->sy[0].est, t->sy[0].lo, t->sy[0].hi);
+                 exp(t->s[0].est), t->sy.est, t->sy.lo, t->sy.hi);
 }
 
-/* The rounds after which every interval of the no-change band would fit it
- * (v->band_rounds), when that is all that keeps "no change" out: nothing
+/* V20: the rounds after which every interval of the no-change band would fit
+ * it (v->band_rounds), when that is all that keeps "no change" out: nothing
  * moved, the dispersion flat but for those intervals, the counter resolves
  * the band.  An interval of half-width w around c fits once w shrinks below
- * lim - |c|; a centre within a tenth of the band's edge is given up. */
+ * lim - |c|; a centre too near the band's edge is given up (the engine's
+ * lat_paired_rounds_to_fit). */
 static unsigned band_rounds(const lat_lab_params *p, const tests *t, const facts *f,
                             const lat_lab_verdict *v) {
-    /* a dispersion hint, not a variance verdict, may be chance that more
-     * rounds dispel: the lab waits while the band is still narrowing (an A/A
-     * under 20% injected noise stopped after 22 rounds with its tail interval
-     * [0.92, 1.27] and its work p99.9 dispersion at x2.9, p = 0.019) */
+    /* a dispersion hint (V8), not a variance verdict, may be chance that more
+     * rounds dispel: the lab waits while the band is still narrowing */
     bool wvar_up = t->wdisp_p < p->alpha && t->wdisp_ratio >= p->min_var_ratio;
     bool hinted = !f->still && !f->var_up && !wvar_up && t->have_disp && isfinite(t->wdisp_ratio) &&
                   t->read[0] && t->read[LAT_LAB_Q999];
     if (f->moved || !(f->still || hinted)) return 0;
     double lim = log(p->no_change_ratio), need = v->rounds;
-    const lat_stats_shift *iv[LAT_LAB_NQ + 1];
+    const lat_stats_shift *iv[NREAD + 1];
     int n = 0;
-    for (int k = 0; k < LAT_LAB_NQ; k++)
+    for (int k = 0; k < NREAD; k++)
         if (t->read[k] && !below_band(p, t, k)) iv[n++] = eq_point(t, k);
     if (v->p50_below_tick) {
         if (!t->have_mean) return 0; /* the counter cannot resolve the band */
@@ -610,35 +606,55 @@ static unsigned band_rounds(const lat_lab_params *p, const tests *t, const facts
 static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_verdict *v) {
     facts fs, *f = &fs;
     read_facts(p, t, v, f);
-    bool tail = f->tail_ok[0] || f->tail_ok[1];
+    char a[64];
     if (f->median_up && (f->median_shape || f->median_dominant)) {
         v->kind = LAT_LAB_MEDIAN;
         v->confidence = 1 - t->t[0].p;
-        char a[64];
         if (!f->median_shape)
             snprintf(v->reason, sizeof v->reason,
-                     "the work p50 %s slowed past x%.2f: the body itself, whatever the tail did "
-                     "beside it (shape %+.2f [%+.2f, %+.2f])",
-                     pt(t, 0, a, sizeof a), p->median_dominant_ratio, t->sy[0].est, t->sy[0].lo,
-                     t->sy[0].hi);
-    } else if (f->var_up && !f->median_up && (!tail || t->disp_p < p->alpha / 10)) {
-        /* beside a grown tail, variance on ten times the evidence (an
-         * erratic tail grows the median tail ratio too) */
+                     "[V4] the work p50 %s slowed past x%.2f: the body itself, whatever the tail "
+                     "did beside it (shape %+.2f [%+.2f, %+.2f])",
+                     pt(t, 0, a, sizeof a), p->median_dominant_ratio, t->sy.est, t->sy.lo,
+                     t->sy.hi);
+        else
+            snprintf(v->reason, sizeof v->reason,
+                     "[V3] the work p50 %s grew, the tail no more than %.1f times as much in log "
+                     "terms (shape %+.2f [%+.2f, %+.2f])",
+                     pt(t, 0, a, sizeof a), p->tail_log_multiple, t->sy.est, t->sy.lo, t->sy.hi);
+    } else if (f->var_up && !f->median_up &&
+               (!f->tail_ok || t->disp_p < p->alpha / p->tail_var_alpha_divisor)) {
+        /* beside a grown tail, variance on more evidence (an erratic tail
+         * grows the median tail ratio too) */
         v->kind = LAT_LAB_VARIANCE;
         v->confidence = 1 - t->disp_p;
-    } else if (tail && !f->var_hint) {
+        snprintf(v->reason, sizeof v->reason,
+                 "[V7] the round-to-round e2e p99.9 dispersion grew x%.2f (p=%.4f)%s",
+                 t->disp_ratio, t->disp_p,
+                 f->tail_ok ? ", beyond the tail that grew beside it" : "");
+    } else if (f->tail_ok && !f->var_hint) {
         v->kind = LAT_LAB_TAIL;
-        v->deep_tail = !f->tail_ok[0];
-        v->confidence = 1 - t->t[v->deep_tail ? LAT_LAB_Q9999 : LAT_LAB_Q999].p;
+        v->confidence = 1 - t->t[LAT_LAB_Q999].p;
     } else if (f->flat && !f->moved && f->resolves) {
         v->kind = LAT_LAB_NO_CHANGE;
         v->confidence = 1 - p->alpha;
+        snprintf(v->reason, sizeof v->reason,
+                 "[V9] the %.0f%% intervals of the work p50..p99.9 within x%.2f..x%.2f, nothing "
+                 "moved, the dispersion flat%s",
+                 100 * (1 - eq_alpha(p)), 1 / p->no_change_ratio, p->no_change_ratio,
+                 v->p50_below_tick ? "; [V10] the body mean bounds the p50 below the counter's step"
+                                   : "");
     } else {
         v->kind = LAT_LAB_UNDECIDED;
     }
     if (v->kind == LAT_LAB_UNDECIDED) {
         explain_undecided(p, t, f, v, v->reason, sizeof v->reason);
         v->band_rounds = band_rounds(p, t, f, v);
+        size_t len = strlen(v->reason);
+        if (v->band_rounds > v->rounds)
+            snprintf(v->reason + len, sizeof v->reason - len,
+                     "; [V20] at the pace they narrow, the intervals would fit the band after "
+                     "%u rounds",
+                     v->band_rounds);
     }
     if (v->kind == LAT_LAB_TAIL) explain_tail(p, t, f, v, v->reason, sizeof v->reason);
     if (traits(conf).spare_cpu && p->ncpus <= p->nhot &&
@@ -649,9 +665,10 @@ static void classify(const lat_lab_params *p, int conf, const tests *t, lat_lab_
         v->host_bound = true;
         v->confidence = 0;
         snprintf(v->reason, sizeof v->reason,
-                 "too few CPUs for no-pin to matter: %d CPUs for %d hot threads, the scheduler "
+                 "[V13] too few CPUs for %s to matter: %d CPUs for %d hot threads, the scheduler "
                  "has nowhere else to put them (%s)",
-                 p->ncpus, p->nhot, none ? "no significant change" : "no clear change");
+                 traits(conf).name, p->ncpus, p->nhot,
+                 none ? "no significant change" : "no clear change");
     }
 }
 
@@ -673,9 +690,9 @@ static void fill_figures(const tests *t, const paired *q, lat_lab_verdict *v) {
     }
     v->disp_ratio = t->disp_ratio;
     v->disp_p = t->have_disp ? t->disp_p : NAN;
-    if (t->have_y[0]) {
-        v->shape_est = t->sy[0].est, v->shape_lo = t->sy[0].lo, v->shape_hi = t->sy[0].hi;
-        v->shape_rounds = (unsigned)t->shape_n[0];
+    if (t->have_y) {
+        v->shape_est = t->sy.est, v->shape_lo = t->sy.lo, v->shape_hi = t->sy.hi;
+        v->shape_rounds = (unsigned)t->shape_n;
         v->shape_on_mean = t->mean_shape;
     }
 }
@@ -685,7 +702,7 @@ bool lat_lab_out_of_reach(const lat_lab_verdict *v, unsigned more_rounds) {
         !isfinite(v->shape_lo) || !isfinite(v->shape_hi) || v->shape_rounds == 0)
         return false;
     if (more_rounds == 0) return true;
-    /* the shape's interval narrowed to the rounds at the budget, around
+    /* V19: the shape's interval narrowed to the rounds at the budget, around
      * twice the estimate (the engine's projection, as `latlab ab` uses it) */
     return !lat_paired_may_exclude_zero(v->shape_est, v->shape_lo, v->shape_hi, v->shape_rounds,
                                         more_rounds);
@@ -706,8 +723,8 @@ static int decide_one(const lat_lab_params *p, int conf, const lat_lab_cell *bas
     if (rc == 0) fill_figures(&t, &q, v);
     if (rc == 0 && (!t.read[0] || !t.read[LAT_LAB_Q999])) {
         snprintf(v->reason, sizeof v->reason,
-                 "%sonly %zu usable paired rounds (%u set aside: too few kept samples for the "
-                 "p99.9), %u needed",
+                 "[V1] %sonly %zu usable paired rounds (%u set aside: too few kept samples for "
+                 "the p99.9), %u needed",
                  v->set_aside > q.n ? "a busy host: " : "", q.n, v->set_aside, min_rounds);
     } else if (rc == 0) {
         classify(p, conf, &t, v);
@@ -729,10 +746,9 @@ static const char *ratio_or_na(double r, char *buf, size_t len) {
     return buf;
 }
 
-/* A variance disease whose e2e dispersion grew no more than the A/A
+/* V18: a variance disease whose e2e dispersion grew no more than the A/A
  * control's own did (the baseline against itself, the same rounds): the
- * host's round-to-round noise, not the experiment's (as is, share-line read
- * a variance at x1.52, p = 0.005, beside an A/A at x1.62). */
+ * host's round-to-round noise, not the experiment's. */
 static void variance_within_aa(lat_lab_verdict *v) {
     const lat_lab_verdict *aa = &v[LAT_LAB_AA];
     for (int x = LAT_LAB_ALLOC; x < LAT_LAB_AA; x++) {
@@ -744,20 +760,21 @@ static void variance_within_aa(lat_lab_verdict *v) {
         e->confidence = 0;
         e->shape_open = e->host_bound = false;
         snprintf(e->reason, sizeof e->reason,
-                 "the e2e p99.9 dispersion grew x%.2f (p=%.4f), no more than the A/A control's "
-                 "own (x%.2f over %u rounds): this host's round-to-round noise, not a variance "
-                 "the experiment shows",
+                 "[V18] the e2e p99.9 dispersion grew x%.2f (p=%.4f), no more than the A/A "
+                 "control's own (x%.2f over %u rounds): this host's round-to-round noise, not a "
+                 "variance the experiment shows",
                  e->disp_ratio, e->disp_p, aa->disp_ratio, aa->rounds);
     }
 }
 
+/* V17: the A/A control's disease voids every experiment's verdict. */
 bool lat_lab_apply_aa(lat_lab_verdict *v) {
     const lat_lab_verdict *aa = &v[LAT_LAB_AA];
     variance_within_aa(v);
     if (!lat_lab_is_disease(aa->kind)) return false;
     char why[sizeof aa->reason], a[16], b[16], c[16];
     snprintf(why, sizeof why,
-             "this host fails its own A/A control: the baseline against itself read %s "
+             "[V17] this host fails its own A/A control: the baseline against itself read %s "
              "(work p50 %s, p99.9 %s, e2e p99.9 dispersion %s over %u rounds)",
              lat_lab_kind_name(aa->kind), ratio_or_na(aa->shift[LAT_LAB_Q50].ratio, a, sizeof a),
              ratio_or_na(aa->shift[LAT_LAB_Q999].ratio, b, sizeof b),
@@ -772,7 +789,7 @@ bool lat_lab_apply_aa(lat_lab_verdict *v) {
 }
 
 /* A tail in one placement is checked against the dispersion over the rounds
- * of both (more rounds than either alone).  1: it hints at variance. */
+ * of both (more rounds than either alone).  1: it hints at variance (V8). */
 static int pooled_hint(const lat_lab_params *p, int conf, const lat_lab_cell *base,
                        const lat_lab_cell *expc, unsigned nrounds, lat_lab_verdict *pooled) {
     int rc = decide_one(p, conf, base, expc, nrounds, p->min_rounds, pooled);
@@ -780,8 +797,8 @@ static int pooled_hint(const lat_lab_params *p, int conf, const lat_lab_cell *ba
     return var_hint(p, isfinite(pooled->disp_ratio), pooled->disp_ratio, pooled->disp_p);
 }
 
-/* Runs in both placements: decide each placement's rounds (both runs of the
- * pair in it; a pair split by a move, or moved during a run, is in neither)
+/* V12: runs in both placements: decide each placement's rounds (both runs of
+ * the pair in it; a pair split by a move, or moved during a run, is in neither)
  * on its own, then combine.  One placement's disease is the verdict unless
  * the other shows a different one; the two pooled are never read for a
  * disease (a median shift in one placement and none in the other pools into
@@ -805,13 +822,11 @@ static int decide_placed(const lat_lab_params *p, int conf, const lat_lab_cell *
     lat__free(sub);
     if (rc) return rc;
     static const char *const where[2] = {"near", "far"};
-    /* share-line: a near tail with the p50 flat is no signature of false
-     * sharing (near_only_share), so it does not dispute a far disease (one
-     * AMD guest read near tail x1.4-1.6 beside far median x2.7 in 3 of 20
-     * labs, 29-51 far rounds) */
+    /* V15: for a disease of the far placement, a near tail with the p50 flat
+     * is not its signature (near_only_share), so it does not dispute a far
+     * disease */
     bool near_quiet = traits(conf).far_placement && pv[0].kind == LAT_LAB_TAIL &&
-                      pv[0].p50_below_tick &&
-                      lat_lab_is_disease(pv[1].kind);
+                      pv[0].p50_below_tick && lat_lab_is_disease(pv[1].kind);
     int d = lat_lab_is_disease(pv[0].kind) && !near_quiet ? 0
             : lat_lab_is_disease(pv[1].kind)              ? 1
                                                           : -1;
@@ -822,8 +837,8 @@ static int decide_placed(const lat_lab_params *p, int conf, const lat_lab_cell *
         v->kind = LAT_LAB_UNDECIDED;
         v->confidence = 0;
         snprintf(v->reason, sizeof v->reason,
-                 "the two placements disagree: %s in the near one (%u rounds), %s in the far "
-                 "one (%u rounds)",
+                 "[V12] the two placements disagree: %s in the near one (%u rounds), %s in the "
+                 "far one (%u rounds)",
                  lat_lab_kind_name(pv[0].kind), pv[0].rounds, lat_lab_kind_name(pv[1].kind),
                  pv[1].rounds);
     } else if (d >= 0 && pv[d].kind == LAT_LAB_TAIL &&
@@ -833,9 +848,9 @@ static int decide_placed(const lat_lab_params *p, int conf, const lat_lab_cell *
         v->kind = LAT_LAB_UNDECIDED;
         v->confidence = 0;
         snprintf(v->reason, sizeof v->reason,
-                 "the work tail grew in the %s placement (p99.9 x%.2f, %u rounds), but over the "
-                 "rounds of both the e2e p99.9 dispersion grew too (x%.2f, p=%.4f): a tail or a "
-                 "variance disease, not yet told apart",
+                 "[V8] the work tail grew in the %s placement (p99.9 x%.2f, %u rounds), but "
+                 "over the rounds of both the e2e p99.9 dispersion grew too (x%.2f, p=%.4f): a "
+                 "tail or a variance disease, not yet told apart",
                  where[d], pv[d].shift[LAT_LAB_Q999].ratio, pv[d].rounds, pooled.disp_ratio,
                  pooled.disp_p);
         rc = 0;
@@ -844,10 +859,11 @@ static int decide_placed(const lat_lab_params *p, int conf, const lat_lab_cell *
         v->decided_in = d;
         size_t len = strlen(v->reason);
         snprintf(v->reason + len, sizeof v->reason - len,
-                 "%sdecided on the %u %s-placement rounds; the %u %s ones: %s%s", len ? "; " : "",
-                 pv[d].rounds, where[d], pv[1 - d].rounds, where[1 - d],
+                 "%s[V12] decided on the %u %s-placement rounds; the %u %s ones: %s%s",
+                 len ? "; " : "", pv[d].rounds, where[d], pv[1 - d].rounds, where[1 - d],
                  lat_lab_kind_name(pv[1 - d].kind),
-                 near_quiet ? " with the work p50 flat (a line moves cheaply there)" : "");
+                 near_quiet ? " with the work p50 flat ([V15] not the far disease's signature)"
+                            : "");
         v->set_aside = pv[0].set_aside + pv[1].set_aside;
     } else {
         /* no disease in either: all rounds together may still show that
@@ -856,22 +872,21 @@ static int decide_placed(const lat_lab_params *p, int conf, const lat_lab_cell *
         if (rc) return rc;
         if (v->kind == LAT_LAB_UNDECIDED) {
             /* open on the shape of all rounds, but decided per placement:
-             * out of reach only where each placement is itself open on its
-             * shape (false sharing pooled over 18 near and 8 far rounds read
-             * a shape around 0 while the far rounds alone were about to
-             * decide) */
+             * out of reach (V19) only where each placement is itself open on
+             * its shape (the pooled shape may sit near 0 while one
+             * placement's rounds alone are about to decide) */
             v->shape_open = v->shape_open && pv[0].shape_open && pv[1].shape_open;
             size_t len = strlen(v->reason);
             snprintf(v->reason + len, sizeof v->reason - len,
-                     "; neither placement alone decides (%u near rounds, %u far)", pv[0].rounds,
-                     pv[1].rounds);
+                     "; [V12] neither placement alone decides (%u near rounds, %u far)",
+                     pv[0].rounds, pv[1].rounds);
         } else if (lat_lab_is_disease(v->kind)) {
             char was[40];
             snprintf(was, sizeof was, "%s", lat_lab_kind_name(v->kind));
             v->kind = LAT_LAB_UNDECIDED;
             v->confidence = 0;
             snprintf(v->reason, sizeof v->reason,
-                     "the rounds of both placements together read as a %s, but neither "
+                     "[V12] the rounds of both placements together read as a %s, but neither "
                      "placement's alone does (%u near, %u far rounds)",
                      was, pv[0].rounds, pv[1].rounds);
         }
@@ -883,18 +898,16 @@ static int decide_placed(const lat_lab_params *p, int conf, const lat_lab_cell *
     return 0;
 }
 
-/* A shared line costs what moving it between the hot CPUs costs: in the far
- * placement a round trip of 390-830 ns, in the near one 110-130 ns, which on
- * one host (AMD EPYC) the work stage hid entirely (work p50 and body mean
- * unchanged over 43 near rounds) and on another moved the work p50 one or
- * two ticks of 10 ns (body mean x1.29, as much in the tail: neither a median
- * nor a tail disease, over 80 near rounds).  So for share-line "no change"
- * holds only with min_placement_rounds far rounds in it, and with no far
- * run in three times min_rounds no verdict short of a disease does: each is
- * inconclusive, with that reason, and bound to this host (more rounds in
- * the same placement would not change it).  Nor does a tail disease with
- * the p50 flat and fewer far rounds than that: inconclusive with the same
- * reason, bound to the host once three times min_rounds saw no run away. */
+/* V14-V16, for a configuration whose disease shows only in the far
+ * placement (share-line: a shared line costs what moving it between the hot
+ * CPUs costs, and in the near placement that can be cheap enough for the
+ * work stage to hide it).  V14: "no change" holds only with
+ * min_placement_rounds far rounds in it.  V15: nor does a tail disease with
+ * the p50 flat: inconclusive while the host may still move.  V16: once
+ * near_settled_multiple times min_rounds paired rounds saw no run away from
+ * the near placement, no verdict short of a disease holds either, and each
+ * is bound to this host (more rounds in the same placement would not change
+ * it). */
 static void near_only_share(const lat_lab_params *p, const lat_lab_cell *base,
                             const lat_lab_cell *expc, unsigned nrounds, lat_lab_verdict *v) {
     unsigned far = 0, near = 0, pairs = 0, away = 0;
@@ -908,31 +921,26 @@ static void near_only_share(const lat_lab_params *p, const lat_lab_cell *base,
     }
     if (far >= p->min_placement_rounds) return;
     bool none = v->kind == LAT_LAB_NO_CHANGE;
-    /* a tail that grew with the work p50 flat: the near placement's cheap
-     * transfer on some samples, not false sharing's signature (under 20%
-     * injected noise on one AMD guest the p99.9 grew x1.45-1.70 with the
-     * p50 flat over 16-52 near rounds; as is, the same host read nothing) */
+    /* V15: a tail that grew with the work p50 flat: the near placement's
+     * cheap transfer on some samples, not the far disease's signature */
     bool tail = v->kind == LAT_LAB_TAIL && v->p50_below_tick;
-    bool settled = away == 0 && pairs >= 3 * p->min_rounds;
+    bool settled = away == 0 && pairs >= p->near_settled_multiple * p->min_rounds;
     if (lat_lab_is_disease(v->kind) && !tail) return;
-    /* undecided: only a p50 moved less than the ticks a median disease
-     * needs, not open on its shape, and only once three times min_rounds
-     * paired rounds saw no run away from the near placement (far, or moved
-     * during the run; on one AMD guest the first far pair came in round 3-14
-     * where the host moved at all, and never in 60-80 rounds where it did
-     * not) */
+    /* V16: undecided only with a p50 moved less than the ticks a median
+     * disease needs, not open on its shape, and only once settled (no run
+     * away from the near placement: far, or moved during the run) */
     if (!none && !tail && (!settled || !v->p50_below_tick || v->shape_open)) return;
     char what[160];
     if (none)
-        snprintf(what, sizeof what, "no change");
+        snprintf(what, sizeof what, "[V14] no change");
     else if (tail)
         snprintf(what, sizeof what,
-                 "only the tail grew (work p50 %+.0f ns, p99.9 x%.2f, body mean x%.2f)",
+                 "[V15] only the tail grew (work p50 %+.0f ns, p99.9 x%.2f, body mean x%.2f)",
                  v->p50_shift_ns, v->shift[LAT_LAB_Q999].ratio, v->mean_ratio);
     else
         snprintf(what, sizeof what,
-                 "no disease the counter can classify (work p50 %+.0f ns, body mean x%.2f, p99.9 "
-                 "x%.2f)",
+                 "[V16] no disease the counter can classify (work p50 %+.0f ns, body mean x%.2f, "
+                 "p99.9 x%.2f)",
                  v->p50_shift_ns, v->mean_ratio, v->shift[LAT_LAB_Q999].ratio);
     v->kind = LAT_LAB_UNDECIDED;
     v->confidence = 0;
@@ -977,8 +985,8 @@ void lat_lab_verdict_text(const lat_lab_verdict *v, char *buf, size_t len) {
     int n = snprintf(buf, len, "%s", lat_lab_kind_name(v->kind));
     if (v->kind == LAT_LAB_UNDECIDED && n >= 0 && (size_t)n < len)
         n += snprintf(buf + n, len - (size_t)n, " on this machine: %s", v->reason);
-    else if (n >= 0 && (size_t)n < len)
-        n += snprintf(buf + n, len - (size_t)n, " (confidence %.1f%%%s%s)", 100 * v->confidence,
+    else if (n >= 0 && (size_t)n < len) /* "... (confidence 99.0%): [V3] the work p50 ..." */
+        n += snprintf(buf + n, len - (size_t)n, " (confidence %.1f%%)%s%s", 100 * v->confidence,
                       v->reason[0] ? ": " : "", v->reason);
     if (n < 0 || (size_t)n >= len) return;
     n += snprintf(buf + n, len - (size_t)n, "; %u rounds used, %u set aside", v->rounds,

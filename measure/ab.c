@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "alloc_internal.h"
+#include "error_internal.h"
 
 typedef struct series {
     char *bench, *figure;
@@ -171,11 +172,15 @@ unsigned lat_ab_rounds(const lat_ab *ab) {
     return ab ? ab->rounds : 0;
 }
 
+/* A side has the benchmark when a run reported it: a figure, or a kept share
+ * (a harness run whose every sample the host disturbed reports the
+ * benchmark with no figure; that round is then set aside, not the benchmark
+ * missing). */
 static bool has_side(const lat_ab *ab, const char *bench, int side) {
     for (size_t i = 0; i < ab->n; i++)
         if (!strcmp(ab->s[i].bench, bench))
             for (unsigned r = 0; r < ab->rounds; r++)
-                if (isfinite(ab->s[i].v[side][r])) return true;
+                if (isfinite(ab->s[i].v[side][r]) || isfinite(ab->s[i].k[side][r])) return true;
     return false;
 }
 
@@ -506,7 +511,7 @@ int lat_ab_markdown(FILE *out, const lat_ab_params *p, const lat_ab_result *r, c
     fprintf(out, "\nBenjamini-Hochberg at %g over %zu figures; no-change band +-%g%% "
                  "(tails +-%g%%).\n",
             p->alpha, r->nfig, 100 * p->band, 100 * p->tail_band);
-    return ferror(out) ? -EIO : 0;
+    return lat__write_status(out, 0);
 }
 
 int lat_ab_svg(FILE *out, const lat_ab_params *p, const lat_ab_result *r, size_t bi) {
@@ -560,5 +565,5 @@ int lat_ab_svg(FILE *out, const lat_ab_params *p, const lat_ab_result *r, size_t
             "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">x%.3f</text>\n</svg>\n",
             X(0), X(0), yb, X(0), yb + 14, x0, yb + 14, exp(-span), x0 + w, yb + 14, exp(span));
 #undef X
-    return ferror(out) ? -EIO : 0;
+    return lat__write_status(out, 0);
 }

@@ -12,6 +12,7 @@
 #include "report/sbuf.h"
 
 #include "alloc_internal.h"
+#include "error_internal.h"
 #include "latlab/atomicfile.h"
 #include "latlab/error.h"
 
@@ -771,6 +772,7 @@ static int write_folded(const lat_flame *f, FILE *out) {
      * depth; path holds the names of the current node's ancestors. */
     size_t depth = 0;
     stack[0] = first[0];
+    errno = 0; /* a failed write's cause: lat__write_status */
     while (true) {
         uint32_t i = stack[depth];
         if (i == NONE) {
@@ -789,7 +791,7 @@ static int write_folded(const lat_flame *f, FILE *out) {
         if (nd->self) {
             const char *p = path.len ? lat__sb_str(&path) : "[unknown]";
             if (fprintf(out, "%s %llu\n", p, (unsigned long long)nd->self) < 0) {
-                rc = -EIO;
+                rc = errno > 0 ? -errno : -EIO;
                 goto out;
             }
         }
@@ -800,7 +802,7 @@ static int write_folded(const lat_flame *f, FILE *out) {
         depth++;
         stack[depth] = first[i];
     }
-    if (fflush(out) || ferror(out)) rc = -EIO;
+    rc = lat__write_status(out, 1);
 out:
     lat__sb_release(&path);
     lat__free(stack);
@@ -920,6 +922,7 @@ int lat_flame_write_top(const lat_flame *f, size_t limit, FILE *out) {
     size_t n;
     int rc = lat_flame_shares(f, &s, &n);
     if (rc) return rc;
+    errno = 0;
     fprintf(out, "samples: %llu%s%s%s, distinct stacks: %zu\n", (unsigned long long)f->samples,
             f->event[0] ? " (event " : "", f->event, f->event[0] ? ")" : "", lat_flame_stacks(f));
     bool any = false;
@@ -952,8 +955,7 @@ int lat_flame_write_top(const lat_flame *f, size_t limit, FILE *out) {
         shown++;
     }
     lat_flame_shares_free(s);
-    if (fflush(out) || ferror(out)) return -EIO;
-    return 0;
+    return lat__write_status(out, 1);
 }
 
 /* ---- the flamegraph ----------------------------------------------------------------- */
@@ -1218,7 +1220,8 @@ int lat_flame_write_svg(const lat_flame *f, const lat_flame_svg_opts *opts, FILE
     size_t n;
     int rc = lat_flame_render_svg(f, opts, &s, &n);
     if (rc) return rc;
-    if (fwrite(s, 1, n, out) != n || fflush(out)) rc = -EIO;
+    errno = 0;
+    if (fwrite(s, 1, n, out) != n || fflush(out)) rc = errno > 0 ? -errno : -EIO;
     lat__free(s);
     return rc;
 }
@@ -1310,6 +1313,7 @@ int lat_flame_write_diff(const lat_flame *a, const lat_flame *b, const char *nam
     double max;
     int rc = lat_flame_diff(a, b, &r, &n, &max);
     if (rc) return rc;
+    errno = 0;
     fprintf(out, "A: %s (%llu samples)\nB: %s (%llu samples)\n\n", name_a,
             (unsigned long long)a->samples, name_b, (unsigned long long)b->samples);
     fprintf(out, "  %8s %8s %8s  %s\n", "A total", "B total", "B-A pts", "frame");
@@ -1321,8 +1325,7 @@ int lat_flame_write_diff(const lat_flame *a, const lat_flame *b, const char *nam
     if (n && max > 0) fprintf(out, " (%s)", r[0].name);
     fputc('\n', out);
     lat_flame_diff_free(r);
-    if (fflush(out) || ferror(out)) return -EIO;
-    return 0;
+    return lat__write_status(out, 1);
 }
 
 int lat_flame_narrate(const lat_flame *base, const lat_flame *exp, const char *thread,

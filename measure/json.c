@@ -94,8 +94,9 @@ int lat_write_json_atomic(const char *path, const struct json_t *json) {
     lat_afile *f;
     rc = lat_afile_open(path, &f);
     if (rc == 0) {
+        errno = 0; /* a full disk says ENOSPC (once only EIO) */
         if (fwrite(s, 1, n, lat_afile_stream(f)) != n || fputc('\n', lat_afile_stream(f)) == EOF) {
-            rc = -EIO;
+            rc = errno > 0 ? -errno : -EIO;
             lat_afile_abort(f);
         } else {
             rc = lat_afile_commit(f);

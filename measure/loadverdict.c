@@ -181,10 +181,12 @@ static void judge_pcts(const lat_load_verdict_in *in, lat_load_verdict *v) {
     /* the pace on its own: a service that did not keep up is named even when
      * no percentile's lag or wait shows it (its queue was at the service) */
     if (*behind && !(*lagbad && drained) && !*waitbad) add_reason(v, "%s", behind);
-    if (in->nps && !printed && lat_hist_total(in->latency) > 0)
-        add_reason(v, "too few samples (%lld) for any percentile: p%g needs %lld",
-                   (long long)lat_hist_total(in->latency), in->ps[0],
-                   (long long)v->pct[0].needed_n);
+    /* also when every completed request was censored: none is left to judge */
+    if (in->nps && !printed && (lat_hist_total(in->latency) > 0 || in->counts->completed > 0))
+        add_reason(v, "too few samples (%lld%s) for any percentile: p%g needs %lld",
+                   (long long)lat_hist_total(in->latency),
+                   lat_hist_total(in->latency) ? "" : " kept: the completed ones were censored",
+                   in->ps[0], (long long)v->pct[0].needed_n);
 }
 
 /* "timeout 3, unsent 96" (the kinds with requests failed) into buf. */

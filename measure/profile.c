@@ -11,6 +11,7 @@
 #include "latlab/profile.h"
 
 #include "alloc_internal.h"
+#include "error_internal.h"
 #include "latlab/atomicfile.h"
 #include "latlab/error.h"
 #include "latlab/perf.h"
@@ -748,8 +749,7 @@ int lat_profile_compare_text(const lat_profile_pair *p, size_t top, FILE *out) {
                               sizeof say) >= 0)
             fprintf(out, "  => %s\n", say);
     }
-    if (fflush(out) || ferror(out)) return -EIO;
-    return 0;
+    return lat__write_status(out, 1);
 }
 
 int lat_profile_compare_report(const lat_profile_pair *p, lat_report *rep) {

@@ -7,6 +7,7 @@
  * (tests/fuzz/fuzz_silence.c).  The run pins its own thread off the traced
  * CPUs, or its wake-ups would fill the trace. */
 #include "latlab/silence.h"
+#include "error_internal.h"
 
 #include "latlab/json.h"
 
@@ -343,7 +344,7 @@ int lat_silence_report_print(lat_silence_report *r, FILE *f, int top) {
         else if (WIFSIGNALED(r->status))
             fprintf(f, "\n  workload killed by signal %d\n", WTERMSIG(r->status));
     }
-    return fflush(f) || ferror(f) ? -EIO : 0;
+    return lat__write_status(f, 1);
 }
 
 static json_t *cpus_json(const lat_silence_report *r) {

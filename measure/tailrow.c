@@ -59,11 +59,12 @@ void lat_tailrow_spark(const lat_tailrow *r, char *out, size_t cap, unsigned wid
 }
 
 int lat_tailrow_print(const lat_tailrow *r, double k, FILE *f) {
+    errno = 0; /* a failed write's cause (ENOSPC, not EIO) */
     int n = fprintf(
         f, "%.3f %s count=%" PRId64 " p50=%.3f p99=%.3f p99.9=%.3f max=%.3f cum_p99.9=%.3f\n",
         r->end_s, r->name, r->count, (double)r->p50 / k, (double)r->p99 / k, (double)r->p999 / k,
         (double)r->max / k, (double)r->cum_p999 / k);
-    return n < 0 ? -EIO : 0;
+    return n < 0 ? (errno > 0 ? -errno : -EIO) : 0;
 }
 
 void lat_tailrow_fini(lat_tailrow *r) {

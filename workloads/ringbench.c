@@ -41,8 +41,8 @@
 typedef struct msg40 {
     uint64_t w[5];
 } msg40;
-/* The pipeline's message (workloads/pipeline.c: seq, payload, four stamps and
- * the event kind) and the tracer's stamp block (trace.h) are both 56 bytes. */
+/* The pipeline's message (workloads/pipeline_threads.c: seq, payload, four stamps
+ * and the event kind) and the tracer's stamp block (trace.h) are both 56 bytes. */
 typedef struct msg56 {
     uint64_t w[7];
 } msg56;

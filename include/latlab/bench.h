@@ -24,9 +24,13 @@
  * around it.  S is the def's `subchunks` when set, else enough sub-chunks of
  * about LAT_BENCH_SUBCHUNK_NS for the sample's expected length, at least
  * LAT_BENCH_SUBCHUNKS_MIN, at most LAT_BENCH_SUBCHUNKS_MAX, never more than
- * the chunk's operations.  (A shared VM's host takes 600-1,300 gaps a second
- * of 10-500 us from a spinning thread: most 100 us sub-chunks meet none, so
- * their median is the code's own figure.) */
+ * the chunk's operations. */
+
+/* Why 25 us: a shared VM's host takes 600-1,300 gaps a second of 10-500 us
+ * from a spinning thread, and 3% of 25 us sub-chunks meet one, so their
+ * median is the code's own figure.  100 us sub-chunks met one in 13%; under
+ * 10% injected noise in 50 us bursts samples then kept too little, were set
+ * aside, and left those the host had slowed evenly. */
 
 /* The rule, per sample, with t_k the sub-chunk's time (timer overhead
  * subtracted) and o_k its operations:
@@ -93,7 +97,7 @@ struct json_t; /* jansson */
 /* The platform account of a standard sample (see the top of this file). */
 #define LAT_BENCH_SUBCHUNKS_MIN 16      /* sub-chunks per sample, at least */
 #define LAT_BENCH_SUBCHUNKS_MAX 1024    /* ... at most */
-#define LAT_BENCH_SUBCHUNK_NS 100000.0  /* aimed length of a sub-chunk (100 us) */
+#define LAT_BENCH_SUBCHUNK_NS 25000.0   /* aimed length of a sub-chunk (25 us) */
 #define LAT_BENCH_CENSOR_GAP_NS 10000u  /* excess that may be a gap: LAT_GAPS_DEFAULT_NS */
 #define LAT_BENCH_CENSOR_SPREAD_K 5.0   /* ... and that many robust sigmas */
 #define LAT_BENCH_KEPT_FLOOR 0.75       /* a sample keeping less is set aside */

@@ -28,6 +28,10 @@
 
 #include "latlab/clock.h"
 
+/* The most one stamp may cost of the figure it stamps (1%): past it the
+ * figure holds the instrument's own cost (`latlab pipeline` warns). */
+#define LAT_BUDGET_STAMP_SHARE 0.01
+
 typedef struct lat_budget {
     const char *timer;          /* "tsc" (cycle counter) or "clock_monotonic" */
     double granularity_ns;      /* most common non-zero step between two reads, ns */

@@ -10,8 +10,8 @@
 /* A p50 change below the counter's granularity is reported as such, never as
  * a ratio; the work body's mean, which resolves below one counter step, then
  * bounds how much the median may have grown.
- * A tail disease reads the p99.9, or the p99.99 where an episodic cost is too
- * rare to move the p99.9 (alloc's malloc slow path).  When the rounds span
+ * A tail disease reads the p99.9; the p99.99 is reported, never read.  Each
+ * reason names its rules (V1..V20, docs/lab-method.md).  When the rounds span
  * two host placements (lab_placement.h), each placement's rounds are decided
  * on their own.  Undecided verdicts are "inconclusive on this machine" with
  * a reason.  lat_lab_decide() is tested on synthetic data

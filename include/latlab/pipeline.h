@@ -122,14 +122,8 @@ typedef struct lat_pipe_config {
     uint64_t gap_threshold_ns;
     size_t gap_capacity;
     /* Per-interval figures: 0 = none; else the run is cut into intervals of
-     * this many ns of intended send time and r->iv gets one entry each.
-     * steady_q1_ns: the intervals also keep the work figures of the events
-     * whose q1+wake stayed below it (0 = LAT_PIPE_STEADY_Q1_NS), the ones
-     * that met no queue: an event that arrives into a backlog (after a
-     * platform gap) runs back to back with the one before, and its work
-     * window absorbs that one's pending stores. */
+     * this many ns of intended send time and r->iv gets one entry each. */
     uint64_t interval_ns;
-    uint64_t steady_q1_ns;
     /* Test hook: the hot thread of sleep_role (LAT_PIPE_PRODUCER or
      * LAT_PIPE_WORKER) sleeps sleep_ns inside its spin/poll loop before
      * event sleep_seq + k * sleep_every, k < sleep_count (at most
@@ -204,8 +198,6 @@ typedef struct lat_pipe_cpustat {
     double steal_pct, irq_pct, softirq_pct;
 } lat_pipe_cpustat;
 
-#define LAT_PIPE_STEADY_Q1_NS 1000
-
 /* One interval of intended send time (config interval_ns). */
 typedef struct lat_pipe_interval {
     uint64_t count;                /* samples recorded in it */
@@ -218,11 +210,6 @@ typedef struct lat_pipe_interval {
      * against the step varies from event to event, so this mean resolves a
      * shift smaller than one step where the percentiles cannot. */
     double body_mean[LAT_PIPE_NSTAGES];
-    /* The work stage over the events that met no queue (config steady_q1_ns):
-     * how many, their p50 / p99 / p99.9 (ns; -1 when none) and body mean. */
-    uint64_t steady_count;
-    int64_t steady_p50, steady_p99, steady_p999;
-    double steady_mean;
     double tput_hz;                  /* completions per second of wall time */
     uint64_t lost_ns[LAT_PIPE_NHOT]; /* spin-loop gap time inside it, per hot thread */
     uint64_t kept[LAT_PIPE_NSTAGES]; /* samples in it whose figure was not censored */
@@ -286,9 +273,6 @@ typedef struct lat_pipe_result {
     uint64_t run_start_cycles; /* the first intended send */
     lat_pipe_interval *iv;     /* niv entries (config interval_ns), else NULL */
     size_t niv;
-    /* ns: the work stage over the events that met no queue, the whole run
-     * (the intervals' steady figures merged; NULL without intervals) */
-    lat_hist *steady;
     lat_pipe_tail tail[LAT_PIPE_NSTAGES];
     char flight_gap[200];                    /* the gap explaining the flight outlier, or "" */
     uint64_t sleeps[LAT_PIPE_MAX_SLEEPS][2]; /* test hook: [start, end) cycles */

@@ -55,6 +55,10 @@ int lat_pipe_budget(const lat_pipe_config *c, const lat_pipe_result *r, lat_budg
 void lat_pipe_print_budget(FILE *f, const lat_budget *b);
 /* processed/dropped lines, per-thread counters and the instrumentation cost. */
 void lat_pipe_print_details(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r, bool over);
+/* The instrumentation cost: one stamp and the event's stamps as shares of
+ * the e2e p50, and a warning when one stamp is over LAT_BUDGET_STAMP_SHARE
+ * of it.  Part of lat_pipe_print_details. */
+void lat_pipe_print_stamp_cost(FILE *f, const lat_pipe_result *r);
 /* Per-sample censoring (the run's censor figures): per stage the kept share of
  * samples and of send time, why the others left, the net figures beside the
  * gross ones, and whether the kept samples support a p99.9.  Nothing when the

@@ -1,5 +1,6 @@
-/* results.c - the harness's results as data: freeing, notes and metric series,
- * the samples that enter the statistics (those not set aside by the platform
+/* results.c - the harness's results as data: their growable arrays and
+ * key/value lists (shared with run.c), freeing, notes and metric series, the
+ * samples that enter the statistics (those not set aside by the platform
  * account), the JSON report (schema LAT_BENCH_SCHEMA_VERSION, written
  * atomically and read back for comparison) and the printed tables (to a
  * caller-given FILE*).
@@ -24,6 +25,38 @@
 
 /* ---- ownership ----------------------------------------------------------------------------------
  */
+
+int lat__bench_grow(void **arr, uint32_t *cap, uint32_t need, size_t elem) {
+    if (need <= *cap) return 0;
+    uint32_t nc = *cap ? *cap : 4;
+    while (nc < need)
+        nc *= 2;
+    void *p = lat__calloc(nc, elem);
+    if (!p) return -ENOMEM;
+    if (*arr) memcpy(p, *arr, (size_t)*cap * elem);
+    lat__free(*arr);
+    *arr = p;
+    *cap = nc;
+    return 0;
+}
+
+int lat__bench_kv_push(lat_bench_kv **arr, uint32_t *n, uint32_t *cap, const char *k,
+                       const char *v) {
+    if (!k || !v) return -EINVAL;
+    int rc = lat__bench_grow((void **)arr, cap, *n + 1, sizeof **arr);
+    if (rc) return rc;
+    lat_bench_kv *kv = &(*arr)[*n];
+    kv->key = lat__strdup(k);
+    kv->value = lat__strdup(v);
+    if (!kv->key || !kv->value) {
+        lat__free(kv->key);
+        lat__free(kv->value);
+        kv->key = kv->value = NULL;
+        return -ENOMEM;
+    }
+    (*n)++;
+    return 0;
+}
 
 static void series_clear(lat_bench_series *s) {
     lat__free(s->name);
@@ -675,7 +708,12 @@ int lat_bench_report_load(const char *path, lat_bench_report **out, char *err, s
     json_error_t je;
     json_t *j = json_load_file(path, 0, &je);
     if (!j) {
-        if (err && errlen) snprintf(err, errlen, "%s: line %d: %s", path, je.line, je.text);
+        /* the byte too: a minified file is all line 1 (jansson: line -1 when unreadable) */
+        if (err && errlen && je.line < 1)
+            snprintf(err, errlen, "%s: %s", path, je.text);
+        else if (err && errlen)
+            snprintf(err, errlen, "%s: line %d, byte %d: %s", path, je.line, je.position,
+                     je.text);
         return LAT_EFORMAT;
     }
     int rc = lat_bench_report_from_json(j, out, err, errlen);

@@ -40,38 +40,6 @@
 
 /* ---- small helpers shared by the other files ----------------------------------------- */
 
-int lat__bench_grow(void **arr, uint32_t *cap, uint32_t need, size_t elem) {
-    if (need <= *cap) return 0;
-    uint32_t nc = *cap ? *cap : 4;
-    while (nc < need)
-        nc *= 2;
-    void *p = lat__calloc(nc, elem);
-    if (!p) return -ENOMEM;
-    if (*arr) memcpy(p, *arr, (size_t)*cap * elem);
-    lat__free(*arr);
-    *arr = p;
-    *cap = nc;
-    return 0;
-}
-
-int lat__bench_kv_push(lat_bench_kv **arr, uint32_t *n, uint32_t *cap, const char *k,
-                       const char *v) {
-    if (!k || !v) return -EINVAL;
-    int rc = lat__bench_grow((void **)arr, cap, *n + 1, sizeof **arr);
-    if (rc) return rc;
-    lat_bench_kv *kv = &(*arr)[*n];
-    kv->key = lat__strdup(k);
-    kv->value = lat__strdup(v);
-    if (!kv->key || !kv->value) {
-        lat__free(kv->key);
-        lat__free(kv->value);
-        kv->key = kv->value = NULL;
-        return -ENOMEM;
-    }
-    (*n)++;
-    return 0;
-}
-
 int lat_bench_metric(lat_bench_metrics *m, const char *name, double value, const char *unit) {
     if (!m || !name) return -EINVAL;
     int rc = lat__bench_grow((void **)&m->items, &m->cap, m->n + 1, sizeof *m->items);
@@ -462,13 +430,21 @@ static void tail_from(lat_bench_tail *t, const lat_hist *h) {
     static const double ps[LAT_BENCH_TAIL_PCTS] = {50, 90, 99, 99.9};
     lat_hist_ci v[LAT_BENCH_TAIL_PCTS];
     lat_hist_cis_at_percentiles(h, ps, LAT_HIST_CI_DEFAULT, v, LAT_BENCH_TAIL_PCTS);
-    t->p50_ns = (double)v[0].value;
-    t->p90_ns = (double)v[1].value;
-    t->p99_ns = (double)v[2].value;
-    t->p999_ns = (double)v[3].value;
+    /* Read as continuous values: per-op stamps tick in steps (10 ns on some
+     * VMs), and a change of less than a step moves only the mix of steps. */
+    double n = (double)t->count, pt[LAT_BENCH_TAIL_PCTS];
+    for (int k = 0; k < LAT_BENCH_TAIL_PCTS; k++)
+        pt[k] = lat_hist_value_at_percentile_interpolated(h, ps[k]);
+    t->p50_ns = pt[0];
+    t->p90_ns = pt[1];
+    t->p99_ns = pt[2];
+    t->p999_ns = pt[3];
     for (int k = 0; k < LAT_BENCH_TAIL_PCTS; k++) {
-        t->lo_ns[k] = (double)v[k].lo;
-        t->hi_ns[k] = (double)v[k].hi;
+        t->lo_ns[k] = lat_hist_value_at_percentile_interpolated(
+            h, 100.0 * (double)(v[k].lo_rank - 1) / n);
+        t->hi_ns[k] = lat_hist_value_at_percentile_interpolated(
+            h, 100.0 * (double)v[k].hi_rank / n);
+        if (v[k].max_bound) t->hi_ns[k] = (double)v[k].hi; /* the maximum itself */
         t->needs_n[k] = v[k].max_bound ? (uint64_t)v[k].needed_n : 0;
     }
     t->max_ns = (double)lat_hist_max(h);

@@ -4,8 +4,10 @@
  * rows "Value Percentile TotalCount 1/(1-Percentile)" (the last, 100%, row
  * without the fourth column) and a "#[...]" footer; the CSV variant has a
  * quoted header, comma-separated rows ending ",Infinity" and no footer
- * (as Java writes them).  Both are accepted; anything else is reported with its line
- * number.  The Value column is in whatever unit the writer scaled to, so the
+ * (as Java writes them).  Both are accepted, and so is latlab's own variant
+ * with two more columns, CI_Low and CI_High, named in the header
+ * (lat_hist_write_percentiles_ci: `latlab hist percentiles --ci`, `latlab load
+ * --hgrm`); anything else is reported with its line number.  The Value column is in whatever unit the writer scaled to, so the
  * caller says how many ns one unit is. */
 #include "report_int.h"
 
@@ -127,7 +129,7 @@ int lat_hgrm_parse(const char *text, size_t len, double ns_per_value, lat_hgrm *
 
     size_t n = 0, lineno = 0;
     uint64_t last_total = 0;
-    bool footer_total = false;
+    bool footer_total = false, ci = false;
     const char *s = text, *end = text + len;
     while (s < end) {
         const char *e = memchr(s, '\n', (size_t)(end - s));
@@ -145,11 +147,15 @@ int lat_hgrm_parse(const char *text, size_t len, double ns_per_value, lat_hgrm *
         }
         if (*c == '#') goto next_line;
         if (!n && (memmem(c, (size_t)(e - c), "Value", 5) &&
-                   memmem(c, (size_t)(e - c), "Percentile", 10)))
-            goto next_line; /* the header, plain or CSV */
+                   memmem(c, (size_t)(e - c), "Percentile", 10))) {
+            /* the header, plain or CSV; with CI_Low and CI_High when written
+             * by lat_hist_write_percentiles_ci (`latlab hist --ci`, `load --hgrm`) */
+            ci = memmem(c, (size_t)(e - c), "CI_Low", 6) != NULL;
+            goto next_line;
+        }
         {
             bool csv = memchr(c, ',', (size_t)(e - c)) != NULL;
-            double v, q, total, inv = 0;
+            double v, q, total, other;
             const char *vstart = c;
             if (number(&c, e, &v) || v < 0) goto bad;
             const char *dot = memchr(vstart, '.', (size_t)(c - vstart));
@@ -159,15 +165,18 @@ int lat_hgrm_parse(const char *text, size_t len, double ns_per_value, lat_hgrm *
             if (number(&c, e, &q) || q < 0 || q > 1) goto bad;
             c = skip_sep(c, e, csv);
             if (number(&c, e, &total) || total < 0 || total != floor(total)) goto bad;
-            c = skip_sep(c, e, csv);
-            if (c < e) {
-                if ((size_t)(e - c) >= 8 && !memcmp(c, "Infinity", 8))
+            /* then 1/(1-Percentile) ("Infinity" or blank on the 100% row) and,
+             * under a CI header, CI_Low and CI_High: 0-1 fields, or 2-3 with CI */
+            int more = 0;
+            for (c = skip_sep(c, e, csv); c < e; c = skip_sep(c, e, csv)) {
+                if (more == (ci ? 3 : 1)) goto bad;
+                if (!more && (size_t)(e - c) >= 8 && !memcmp(c, "Infinity", 8))
                     c += 8;
-                else if (number(&c, e, &inv))
+                else if (number(&c, e, &other))
                     goto bad;
-                c = skip_sep(c, e, false);
-                if (c != e) goto bad;
+                more++;
             }
+            if (ci && more < 2) goto bad;
             if (!isfinite(v * ns_per_value)) goto bad;
             double pct = q * 100;
             if (n && pct < pts[n - 1].pct) goto bad;

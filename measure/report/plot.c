@@ -731,7 +731,8 @@ int lat_plot_write_svg(const lat_plot *p, FILE *f) {
     lat__sbuf b;
     int rc = render(p, &b);
     if (rc) return rc;
-    if (fwrite(lat__sb_str(&b), 1, b.len, f) != b.len) rc = -EIO;
+    errno = 0;
+    if (fwrite(lat__sb_str(&b), 1, b.len, f) != b.len) rc = errno > 0 ? -errno : -EIO;
     lat__sb_release(&b);
     return rc;
 }

@@ -18,6 +18,8 @@ for s in add_only cancel_only aggressive_walk mixed_70_20_10 thin_book_sweep mas
     [ -s "$tmp/o/$s.hgrm" ] || fail "no $s.hgrm"
     grep -q "^#\[StartTime" "$tmp/o/$s.hlog" || fail "$s.hlog has no header"
     grep -q "Percentile" "$tmp/o/$s.hgrm" || fail "$s.hgrm has no table"
+    "$LATLAB" plot "$tmp/o/$s.hgrm" -o "$tmp/$s.svg" >/dev/null 2>"$tmp/perr" ||
+        fail "plot of $s.hgrm: $(cat "$tmp/perr")"
     grep -q "^## $s (closed loop)" "$tmp/o/BENCH.md" || fail "BENCH.md lacks $s"
     grep -q "^$s .*closed" "$tmp/out" || fail "stdout lacks $s"
 done

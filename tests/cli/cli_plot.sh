@@ -178,5 +178,23 @@ grep -q "no table row falls on p99 in (" "$T/err" || fail "no bracket warning: $
 "$L" plot "$T/ms.hgrm" --unit ms -o "$T/m.svg" >/dev/null 2>"$T/err" || fail "plot of ms.hgrm"
 grep -q "printed in steps of 1000 ns" "$T/err" || fail "no precision warning: $(cat "$T/err")"
 
+# every .hgrm latlab writes plots: the --ci tables (text and CSV, as `latlab
+# load --hgrm` writes them too) read as the table without intervals does
+for v in "" --csv; do
+    "$L" hist percentiles "$D/alloc.hlog" --scale 1 --ticks 1000 --ci $v -o "$T/ci.hgrm" 2>/dev/null ||
+        fail "--ci $v table"
+    "$L" plot "$T/ci.hgrm" -o "$T/ci.svg" --json "$T/ci.json" >/dev/null 2>"$T/err" ||
+        fail "plot of a --ci $v table: $(cat "$T/err")"
+    python3 - "$T/f.json" "$T/ci.json" <<'PY' || fail "--ci $v .hgrm percentiles differ from the plain table's"
+import json, sys
+a, b = (json.load(open(f))["series"][0] for f in sys.argv[1:3])
+for k in ("p50_ns", "p90_ns", "p99_ns", "p99.9_ns", "p99.99_ns", "max_ns", "count"):
+    assert a[k] == b[k], (k, a[k], b[k])
+PY
+done
+# a CI table's row without its intervals is not a row
+grep -v '^#' "$T/ci.hgrm" | sed '3s/,[^,]*,[^,]*$//' >"$T/badci.hgrm"
+runtime "badci.hgrm:3:" "$T/badci.hgrm"
+
 "$L" help plot | grep -q -- '--slo' || fail "help plot"
 echo "cli_plot: ok"

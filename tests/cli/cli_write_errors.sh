@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # cli_write_errors.sh - failed writes are errors: every command with stdout on
 # /dev/full exits 1 and names ENOSPC ("No space left on device", not
-# "Input/output error"); on a full filesystem (a 1 MiB tmpfs, root only) the
-# interval logs of `pipeline --hlog-dir`, `hist merge -o` and --json files
-# exit 1 naming the path, and leave no partial file behind; a log directory
-# that cannot be made (under a file) exits 1 before the run's plan prints.
+# "Input/output error"), and so does a --json/-o/--hgrm file there; on a full
+# filesystem (a 1 MiB tmpfs, root only) the interval logs of `pipeline
+# --hlog-dir`, `hist merge -o` and --json files exit 1 naming the path, and
+# leave no partial file behind; a log directory that cannot be made (under a
+# file) exits 1 before the run's plan prints.
 set -u
 L=${LATLAB:?path of the latlab tool}
 T=$(mktemp -d)
@@ -57,6 +58,32 @@ for f in "${forms[@]}"; do
     grep -q "Input/output error" "$T/err" && fail "'latlab $f' >/dev/full says Input/output error"
 done
 echo "stdout on /dev/full: ${#forms[@]} command forms checked"
+
+# output files on /dev/full: ENOSPC too (a write that fails before the commit,
+# past stdio's buffer, once lost its errno and said Input/output error; a
+# formatting call's ERANGE once stood in for it)
+files=(
+    "pipeline --shape compact --events 1000 --json /dev/full"
+    "book itch-gen --messages 20000 -o /dev/full"
+    "bench ring --rounds 1 --ops 20000 --items 64000 --samples 2000 --capacity 256 --same-thread --json /dev/full"
+    "hist percentiles $T/logs/e2e.hlog --ticks 1000 -o /dev/full"
+    "hist percentiles $T/logs/e2e.hlog --ticks 1000 --ci -o /dev/full"
+    "hist summary $T/logs/e2e.hlog --json /dev/full"
+    "plot $T/logs/e2e.hlog -o $T/p2.svg --json /dev/full"
+    "book replay $T/ops --json /dev/full"
+    "sys --json /dev/full"
+    "load 127.0.0.1:1 --rate 10 --duration 100ms --json /dev/full"
+)
+[ -f "$itch" ] && files+=("book itch $itch --hgrm /dev/full" "book itch $itch --json /dev/full")
+for f in "${files[@]}"; do
+    # shellcheck disable=SC2086
+    timeout 120 "$L" $f >/dev/null 2>"$T/err"
+    rc=$?
+    [ $rc -eq 1 ] || fail "'latlab $f' exited $rc, want 1"
+    grep -q "/dev/full: No space left on device" "$T/err" ||
+        fail "'latlab $f' did not say ENOSPC for /dev/full: $(tail -2 "$T/err")"
+done
+echo "output files on /dev/full: ${#files[@]} command forms checked"
 
 # a log directory that cannot be made is refused before the plan prints
 : >"$T/afile"

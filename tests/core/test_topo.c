@@ -1,15 +1,14 @@
 /* test_topo.c - CPU sets, topology from fake sysfs trees (1, 2, 4, 16 CPUs, SMT
  * pairs, isolated sets, hybrid P/E), the placement planner, pinning on the real
- * machine, and run conditions (fake tree and real). */
+ * machine, and run conditions (fake tree and real).  Their JSON forms are
+ * measure/json.c's: tests/measure/test_json.c. */
 #include "lat_test.h"
 
-#include "latlab/json.h"
 #include "latlab/atomicfile.h"
 #include "latlab/error.h"
 #include "latlab/topo.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -341,7 +340,7 @@ static void test_hybrid_detection(void **state) {
     lat_topo_destroy(t);
 }
 
-static void test_topo_json_and_sets(void **state) {
+static void test_nohz_and_sets(void **state) {
     (void)state;
     const char *root = make_tree(4, 2, "3");
     put(root, "/sys/devices/system/cpu/nohz_full", "2-3");
@@ -353,23 +352,6 @@ static void test_topo_json_and_sets(void **state) {
     char buf[64];
     lat_cpuset_format(lat_topo_nohz_full(t), buf, sizeof buf);
     assert_string_equal(buf, "2-3");
-    json_t *j = lat_topo_json(t);
-    assert_non_null(j);
-    assert_string_equal(json_string_value(json_object_get(j, "online")), "0-3");
-    assert_string_equal(json_string_value(json_object_get(j, "isolated")), "3");
-    assert_string_equal(json_string_value(json_object_get(j, "nohz_full")), "2-3");
-    assert_true(json_is_false(json_object_get(j, "hybrid")));
-    json_t *cpus = json_object_get(j, "cpus");
-    assert_int_equal(json_array_size(cpus), 4);
-    json_t *c3 = json_array_get(cpus, 3);
-    assert_string_equal(json_string_value(json_object_get(c3, "siblings")), "1,3");
-    assert_true(json_is_true(json_object_get(c3, "isolated")));
-    json_t *caches = json_object_get(j, "caches");
-    assert_int_equal(json_array_size(caches), 1);
-    assert_int_equal(json_integer_value(json_object_get(json_array_get(caches, 0), "size_bytes")),
-                     32768);
-    json_decref(j);
-    assert_null(lat_topo_json(NULL));
     lat_topo_destroy(t);
 
     lat_cpuset a, b, c;
@@ -474,13 +456,6 @@ static void test_runcond_fake(void **state) {
     for (int i = 0; i < rc.nwarnings; i++)
         assert_null(strstr(rc.warnings[i], "isolated"));
 
-    json_t *j = lat_runcond_json(&rc);
-    assert_non_null(j);
-    assert_string_equal(json_string_value(json_object_get(j, "governor")), "powersave");
-    assert_int_equal(json_integer_value(json_object_get(j, "ncpus_online")), 4);
-    assert_int_equal(json_array_size(json_object_get(j, "warnings")), (size_t)rc.nwarnings);
-    json_decref(j);
-
     char *text = NULL, *md = NULL;
     size_t tl = 0, ml = 0;
     FILE *f = open_memstream(&text, &tl);
@@ -497,7 +472,6 @@ static void test_runcond_fake(void **state) {
     free(text);
     free(md);
     assert_int_equal(lat_runcond_collect(NULL, root), -EINVAL);
-    assert_null(lat_runcond_json(NULL));
 }
 
 static void test_runcond_empty_and_real(void **state) {
@@ -519,12 +493,6 @@ static void test_runcond_empty_and_real(void **state) {
     assert_string_not_equal(rc.glibc, "unknown");
     assert_string_not_equal(rc.compiler, "unknown");
     assert_string_not_equal(rc.cpus_online, "unknown");
-    json_t *j = lat_runcond_json(&rc);
-    assert_non_null(j);
-    char *s = json_dumps(j, 0);
-    assert_non_null(s);
-    free(s);
-    json_decref(j);
 }
 
 int main(void) {
@@ -537,7 +505,7 @@ int main(void) {
         cmocka_unit_test(test_plan_smt_avoidance),
         cmocka_unit_test(test_plan_isolated_preference),
         cmocka_unit_test(test_hybrid_detection),
-        cmocka_unit_test(test_topo_json_and_sets),
+        cmocka_unit_test(test_nohz_and_sets),
         cmocka_unit_test(test_real_pin),
         cmocka_unit_test(test_runcond_fake),
         cmocka_unit_test(test_runcond_empty_and_real),

@@ -12,6 +12,7 @@
 
 #include "latlab/clock.h"
 #include "latlab/lab.h"
+#include "latlab/lab_account.h"
 #include "latlab/lab_report.h"
 #include "latlab/pipeline_report.h"
 
@@ -85,12 +86,39 @@ static void test_params_json(void **s) {
     json_decref(j);
 }
 
+/* A thread that reached its loop late: its gaps, counted from the run's
+ * start, outlast its loop's clock; its lost share is still at most the run. */
+static void test_lost_share_of_a_late_thread(void **s) {
+    (void)s;
+    lat_pipe_config pc;
+    memset(&pc, 0, sizeof pc);
+    pc.cal = lat_clock_default();
+    lat_pipe_result r;
+    memset(&r, 0, sizeof r);
+    lat_gaps *g = NULL;
+    assert_int_equal(lat_gaps_create(0, 1, &g), 0);
+    uint64_t c0 = 1000000;
+    lat_gaps_note(g, c0, c0 + lat_clock_from_ns(pc.cal, 174000000)); /* 174 ms */
+    r.gaps[0] = g;
+    r.thr[0].ran = true;
+    r.thr[0].loop_ns = 100000000; /* 100 ms in its loop */
+    r.gaps[1] = g;
+    r.thr[1].ran = true;
+    r.thr[1].loop_ns = 348000000; /* an on-time thread: half its run */
+    lat_lab_thread_acct a[LAT_PIPE_NHOT];
+    lat_lab_thread_accounting(&pc, &r, a);
+    assert_true(a[0].ran && a[0].lost_share <= 1.0 && a[0].lost_share > 0.99);
+    assert_true(fabs(a[1].lost_share - 0.5) < 0.01);
+    lat_gaps_destroy(g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_measures_tick),
         cmocka_unit_test(test_derive_follows_pipe),
         cmocka_unit_test(test_backlog_rule_once),
         cmocka_unit_test(test_params_json),
+        cmocka_unit_test(test_lost_share_of_a_late_thread),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,7 +20,7 @@ typedef struct shape {
     double p50_add_ns; /* added to the experiment's p50 (after the ratio) */
     double mean_ratio; /* the body mean's ratio (0: as the p50's) */
     double disp;       /* the experiment's e2e p99.9 dispersion / the baseline's */
-    bool deep;         /* the p99.99 is supported (kept >= 100,000) */
+    bool deep;         /* the p99.99 is supported (kept >= 100,000): reported only */
     double tail_sd;    /* the p99.9's own run-to-run noise, ln sd (0: 0.5% as the rest) */
     bool tail_sd_exp;  /* ...on the experiment's side only */
 } shape;
@@ -249,20 +249,87 @@ static void test_body_mean_bounds_subtick_median(void **st) {
     assert_true(v.shape_lo > 0);
 }
 
-/* The p99.99 is read only where the runs support it: p99.9 flat, p99.99 x2. */
-static void test_deep_tail_where_supported(void **st) {
+/* No rule reads the p99.99, even where the runs support it (a default run
+ * of 30,000 events never does): p99.9 flat, p99.99 x2 is no change, the
+ * p99.99's point still reported. */
+static void test_p9999_reported_not_read(void **st) {
     (void)st;
     lat_lab_params p;
     params(&p);
     lat_lab_verdict v;
     shape s = flat();
     s.r[LAT_LAB_Q9999] = 2;
-    assert_int_not_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
+    assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_NO_CHANGE);
     assert_true(isnan(v.shift[LAT_LAB_Q9999].ratio));
     s.deep = true;
-    assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
-    assert_true(v.deep_tail);
+    assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_NO_CHANGE);
+    assert_false(v.deep_tail);
     assert_true(v.shift[LAT_LAB_Q9999].lo > 1.9);
+    assert_null(strstr(v.reason, "p99.99"));
+}
+
+/* The parameters fixed by the method (lat_lab_params' last fields) are read:
+ * each, moved, moves a verdict at its rule. */
+static void test_fixed_parameters(void **st) {
+    (void)st;
+    lat_lab_params p;
+    params(&p);
+    lat_lab_verdict v;
+    /* V8: e2e x1.77 at p = 0.08 over 10 rounds is a hint at 10 alpha and a
+     * share of 0.5 (x1.25); at 5 alpha, or a share of 2 (x2.0), it is not */
+    shape s = flat();
+    s.disp = 1.8;
+    assert_int_equal(decide(&p, &s, 10, &v), LAT_LAB_UNDECIDED);
+    assert_non_null(strstr(v.reason, "[V8]"));
+    p.hint_alpha_multiple = 5;
+    assert_int_equal(decide(&p, &s, 10, &v), LAT_LAB_NO_CHANGE);
+    params(&p);
+    p.hint_var_share = 2;
+    assert_int_equal(decide(&p, &s, 10, &v), LAT_LAB_NO_CHANGE);
+    /* V7: disp_offset, added to both median deviations, pulls the ratio
+     * toward 1: a large one leaves no variance */
+    params(&p);
+    s.disp = 2;
+    assert_int_equal(decide(&p, &s, 80, &v), LAT_LAB_VARIANCE);
+    p.disp_offset = 100;
+    assert_int_not_equal(decide(&p, &s, 80, &v), LAT_LAB_VARIANCE);
+    assert_true(v.disp_ratio < 1.01);
+    /* V7: beside a tail disease, a variance needs p below alpha divided by
+     * tail_var_alpha_divisor */
+    params(&p);
+    s.r[LAT_LAB_Q99] = s.r[LAT_LAB_Q999] = 2;
+    p.tail_var_alpha_divisor = 1;
+    assert_int_equal(decide(&p, &s, 80, &v), LAT_LAB_VARIANCE);
+    assert_non_null(strstr(v.reason, "beyond the tail"));
+    p.tail_var_alpha_divisor = 1e12;
+    assert_int_not_equal(decide(&p, &s, 80, &v), LAT_LAB_VARIANCE);
+    /* V6: the p50 below the ticks and no body mean: a tail x1.4 outgrows
+     * the p50 shift plus one hidden tick (x1.1), not plus four (x1.4) */
+    params(&p);
+    p.tick_ns = 10;
+    s = flat();
+    s.r[LAT_LAB_Q99] = s.r[LAT_LAB_Q999] = 1.4;
+    for (int hidden = 1; hidden <= 4; hidden += 3) {
+        p.hidden_ticks = hidden;
+        build(&s, 30, 7);
+        for (unsigned k = 0; k < 30; k++)
+            g_base[k].work_mean = g_exp[k].work_mean = NAN;
+        assert_int_equal(lat_lab_decide(&p, LAT_LAB_ALLOC, g_base, g_exp, 30, &v), 0);
+        assert_int_equal(v.kind, hidden == 1 ? LAT_LAB_TAIL : LAT_LAB_UNDECIDED);
+        assert_non_null(strstr(v.reason, "[V6]"));
+    }
+    /* V16: share-line short of a disease is bound to the near placement
+     * after near_settled_multiple x min_rounds rounds with no run away */
+    params(&p);
+    p.tick_ns = 10;
+    s = uniform(1.1);
+    build(&s, 30, 7);
+    assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, g_base, g_exp, 30, &v), 0);
+    assert_true(v.host_bound);
+    assert_non_null(strstr(v.reason, "[V16]"));
+    p.near_settled_multiple = 3.1;
+    assert_int_equal(lat_lab_decide(&p, LAT_LAB_SHARE, g_base, g_exp, 30, &v), 0);
+    assert_false(v.host_bound);
 }
 
 /* min_var_ratio (1.5) and alpha: the e2e p99.9 dispersion x2 over 80 rounds
@@ -669,7 +736,8 @@ int main(void) {
         cmocka_unit_test(test_median_dominant_ratio),
         cmocka_unit_test(test_out_of_reach),
         cmocka_unit_test(test_body_mean_bounds_subtick_median),
-        cmocka_unit_test(test_deep_tail_where_supported),
+        cmocka_unit_test(test_p9999_reported_not_read),
+        cmocka_unit_test(test_fixed_parameters),
         cmocka_unit_test(test_min_var_ratio),
         cmocka_unit_test(test_no_change_ratio),
         cmocka_unit_test(test_coarse_body_quantiles),

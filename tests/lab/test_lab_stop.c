@@ -81,6 +81,9 @@ static void test_out_of_reach(void **st) {
     assert_int_equal(reach, 1);
     v->shape_rounds = 19; /* too few rounds to judge */
     assert_false(ready(30));
+    g_cfg.params.reach_min_multiple = 1.9; /* V19's parameter is what judges that */
+    assert_true(ready(30));
+    g_cfg.params.reach_min_multiple = 2;
     v->shape_rounds = 20;
     assert_false(ready(0)); /* no rounds left: the budget stops the lab, not this rule */
     v->shape_est = 0.25, v->shape_lo = -0.05, v->shape_hi = 0.55; /* within reach */

@@ -262,8 +262,8 @@ static void test_lifecycle_order_and_warmup_dropped(void **state) {
     for (uint32_t i = 0; i < 3; i++)
         assert_memory_equal(t->log + warm * lw + i * lm, one_m, lm);
     /* A sample is several timed calls adding up to the chunk: a measured one
-     * 20 (2 ms in 100 us sub-chunks). */
-    assert_int_equal(res->subchunks, 20);
+     * 80 (2 ms in 25 us sub-chunks). */
+    assert_int_equal(res->subchunks, 80);
     assert_true(t->fn_calls >= (uint64_t)(warm + 3) * 16);
     assert_int_equal(t->fn_ops, (uint64_t)(warm + 3) * 2000);
     /* Only measured metrics, in chronological order, in the scenario section. */
@@ -441,6 +441,8 @@ static void test_json_round_trip(void **state) {
     fputs("{\"schema_version\": 1, \"results\": [", f);
     fclose(f);
     assert_int_equal(lat_bench_report_load(path, &nope, err, sizeof err), LAT_EFORMAT);
+    /* one line (as minified JSON is): the byte offset says where */
+    assert_non_null(strstr(err, "bad.json: line 1, byte 34: "));
 
     json_decref(broken);
     json_decref(j1);

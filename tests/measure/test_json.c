@@ -3,16 +3,19 @@
  * the budget, run-condition and interval forms carry every field under its
  * documented key; and a form written with lat_write_json_atomic reads back
  * equal, keys in the order they were set; the percentile array
- * (lat_json_percentiles) and perf counts (lat_perf_counts_json, in
- * core/test_perf_threads) forms too. */
+ * (lat_json_percentiles), the topology of a fake sysfs tree, the real
+ * machine's run conditions and a perf set's counts (lat_perf_counts_json)
+ * too. */
 #include "lat_test.h"
 
 #include "latlab/json.h"
+#include "latlab/perf.h"
 #include "latlab/topo.h"
 
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,11 +190,117 @@ static void test_percentiles(void **state) {
     lat_hist_fini(&h);
 }
 
+/* A fake sysfs tree: 4 CPUs, SMT pairs (c, c + 2), CPU 3 isolated, 2-3
+ * nohz_full, one 32K data cache on CPU 0. */
+static const char *fake_tree(void) {
+    static char root[512];
+    snprintf(root, sizeof root, "%s/tree", lat_test_tmpdir());
+    char p[1024];
+    static const struct {
+        const char *rel, *text;
+    } top[] = {{"online", "0-3"},
+               {"possible", "0-3"},
+               {"isolated", "3"},
+               {"nohz_full", "2-3"},
+               {"cpu0/cache/index0/level", "1"},
+               {"cpu0/cache/index0/type", "Data"},
+               {"cpu0/cache/index0/size", "32K"}};
+    for (size_t i = 0; i < sizeof top / sizeof top[0]; i++) {
+        snprintf(p, sizeof p, "%s/sys/devices/system/cpu/%s", root, top[i].rel);
+        assert_int_equal(lat_test_put_file(p, top[i].text), 0);
+    }
+    for (int c = 0; c < 4; c++) {
+        char v[16];
+        snprintf(p, sizeof p, "%s/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
+                 root, c);
+        snprintf(v, sizeof v, "%d,%d", c % 2, c % 2 + 2);
+        assert_int_equal(lat_test_put_file(p, v), 0);
+        snprintf(p, sizeof p, "%s/sys/devices/system/cpu/cpu%d/topology/core_id", root, c);
+        snprintf(v, sizeof v, "%d", c % 2);
+        assert_int_equal(lat_test_put_file(p, v), 0);
+        snprintf(p, sizeof p, "%s/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
+                 root, c);
+        assert_int_equal(lat_test_put_file(p, "0"), 0);
+    }
+    return root;
+}
+
+/* lat_topo_json of the fake tree: the sets, each CPU's siblings and
+ * isolation, the caches. */
+static void test_topo_form(void **state) {
+    (void)state;
+    lat_topo *t;
+    assert_int_equal(lat_topo_load(fake_tree(), &t), 0);
+    json_t *j = lat_topo_json(t);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "online")), "0-3");
+    assert_string_equal(json_string_value(json_object_get(j, "isolated")), "3");
+    assert_string_equal(json_string_value(json_object_get(j, "nohz_full")), "2-3");
+    assert_true(json_is_false(json_object_get(j, "hybrid")));
+    json_t *cpus = json_object_get(j, "cpus");
+    assert_int_equal(json_array_size(cpus), 4);
+    json_t *c3 = json_array_get(cpus, 3);
+    assert_string_equal(json_string_value(json_object_get(c3, "siblings")), "1,3");
+    assert_true(json_is_true(json_object_get(c3, "isolated")));
+    json_t *caches = json_object_get(j, "caches");
+    assert_int_equal(json_array_size(caches), 1);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(caches, 0), "size_bytes")),
+                     32768);
+    json_decref(j);
+    assert_null(lat_topo_json(NULL));
+    lat_topo_destroy(t);
+}
+
+/* The real machine's run conditions dump, whatever they are. */
+static void test_runcond_real(void **state) {
+    (void)state;
+    static lat_runcond rc;
+    assert_int_equal(lat_runcond_collect(&rc, NULL), 0);
+    json_t *j = lat_runcond_json(&rc);
+    assert_non_null(j);
+    assert_int_equal(json_integer_value(json_object_get(j, "ncpus_online")), rc.ncpus_online);
+    assert_int_equal(json_array_size(json_object_get(j, "warnings")), (size_t)rc.nwarnings);
+    char *s = json_dumps(j, 0);
+    assert_non_null(s);
+    free(s);
+    json_decref(j);
+}
+
+/* lat_perf_counts_json of a one-event set on this thread: its name, its state
+ * by name, a value only when counted, and the coverage. */
+static void test_perf_counts_form(void **state) {
+    (void)state;
+    lat_perf *p = NULL;
+    if (lat_perf_create(&p, "task-clock", NULL) != 0)
+        LAT_SKIP("perf_event_open refused task-clock for this thread");
+    lat_perf_start(p);
+    lat_perf_stop(p);
+    lat_perf_count c[LAT_PERF_MAX_EVENTS];
+    size_t ne = lat_perf_nevents(p);
+    assert_int_equal(ne, 1);
+    lat_perf_read(p, c, ne);
+    json_t *a = lat_perf_counts_json(p, c, ne);
+    assert_non_null(a);
+    assert_int_equal(json_array_size(a), 1);
+    json_t *e = json_array_get(a, 0);
+    assert_string_equal(json_string_value(json_object_get(e, "name")), "task-clock");
+    assert_string_equal(json_string_value(json_object_get(e, "state")),
+                        lat_perf_state_name(c[0].state));
+    bool has = c[0].state != LAT_PERF_UNAVAILABLE && c[0].state != LAT_PERF_NOT_COUNTED;
+    assert_true(has ? json_is_integer(json_object_get(e, "value"))
+                    : json_is_null(json_object_get(e, "value")));
+    assert_non_null(json_object_get(e, "coverage"));
+    json_decref(a);
+    lat_perf_destroy(p);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_real_or_null), cmocka_unit_test(test_budget_form),
         cmocka_unit_test(test_ci_keys),      cmocka_unit_test(test_runcond_form),
         cmocka_unit_test(test_round_trip),   cmocka_unit_test(test_percentiles),
+        cmocka_unit_test(test_topo_form),    cmocka_unit_test(test_runcond_real),
+        cmocka_unit_test(test_perf_counts_form),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

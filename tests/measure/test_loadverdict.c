@@ -346,6 +346,13 @@ static void test_verdict_wire(void **state) {
     assert_false(v.pct[0].valid);
     assert_false(v.valid);
     assert_non_null(strstr(v.reason, "too few samples (1) for any percentile"));
+    /* the one request completed but was censored (sent late after a gap):
+     * nothing is left to judge, and that is not valid either */
+    lat_hist_reset(&f.lat);
+    f.c.late = f.c.late_gap = 1;
+    assert_int_equal(lat_load_verdict_judge(&in, &v), 0);
+    assert_false(v.valid);
+    assert_non_null(strstr(v.reason, "too few samples (0 kept: the completed ones were censored)"));
     fini(&f);
 }
 

@@ -4,8 +4,6 @@
 #include "latlab/alloccount.h"
 #include "latlab/atomicfile.h"
 #include "latlab/hist.h"
-#include "latlab/pipeline.h"
-#include "latlab/topo.h"
 
 #include <errno.h>
 #include <sched.h>
@@ -90,14 +88,4 @@ int lat_test_hist_equal(const lat_hist *a, const lat_hist *b) {
     for (int32_t i = 0; i < a->counts_len; i++)
         if (a->counts[i] != b->counts[i]) return 0;
     return 1;
-}
-
-int lat_test_place_compact(lat_pipe_config *c) {
-    lat_topo *t = NULL;
-    if (lat_test_cpus() < 2 || lat_topo_load(NULL, &t) != 0) return 0;
-    bool over = false;
-    char why[256];
-    int rc = lat_pipe_place(c, LAT_PIPE_COMPACT, t, false, &over, why, sizeof why);
-    lat_topo_destroy(t);
-    return rc == 0 && !over;
 }

@@ -43,7 +43,8 @@ int lat_test_put_file(const char *path, const char *text);
 int lat_test_xml_check(const char *text);
 
 /* Place a pipeline config's compact shape on two CPUs, each hot thread pinned
- * on its own (lat_pipe_place): 1 done, 0 when this machine cannot. */
+ * on its own (lat_pipe_place): 1 done, 0 when this machine cannot.  In
+ * lat_test_pipe.c: tests of the measure floor and above only. */
 struct lat_pipe_config;
 int lat_test_place_compact(struct lat_pipe_config *c);
 

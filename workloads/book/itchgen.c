@@ -104,7 +104,8 @@ static uint8_t *begin(uint8_t *buf, uint8_t type, size_t len, uint16_t locate, u
 }
 
 static void emit(gen *g, const uint8_t *buf, size_t len) {
-    if (fwrite(buf, 1, len + 2, g->f) != len + 2) g->err = -EIO;
+    if (fwrite(buf, 1, len + 2, g->f) != len + 2 && !g->err)
+        g->err = errno > 0 ? -errno : -EIO; /* ENOSPC for a full disk, not EIO */
     g->cn->messages++;
     g->cn->by_type[buf[2]]++;
 }
@@ -366,7 +367,7 @@ int itchgen_write(const itchgen_config *c, FILE *f, itchgen_counts *counts) {
     }
     emit_system(&g, 'C');
     g.cn->span_ns = g.ts - ITCH_START_NS;
-    if (!g.err && (fflush(f) != 0 || ferror(f))) g.err = -EIO;
+    if (!g.err && (fflush(f) != 0 || ferror(f))) g.err = errno > 0 ? -errno : -EIO;
     teardown(&g);
     return g.err;
 }

@@ -619,15 +619,16 @@ int lobster_synth_write(const lobster_synth_cfg *cfg, FILE *msg, FILE *ob,
         syn_add(g, i % 6 == 5, 0);
     st->unseen = 0;
     g->prewindow_below = g->next_id;
+    errno = 0; /* a failed write's cause: ENOSPC for a full disk, not EIO */
     while (st->written < cfg->messages) {
         int rc = syn_step(g);
         if (rc < 0) {
-            err = -EIO;
+            err = errno > 0 ? -errno : -EIO;
             break;
         }
     }
     book_destroy(g->b);
     lat__free(g);
-    if (!err && (ferror(msg) || ferror(ob))) err = -EIO;
+    if (!err && (ferror(msg) || ferror(ob))) err = errno > 0 ? -errno : -EIO;
     return err;
 }
