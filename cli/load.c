@@ -22,6 +22,8 @@
 #include "latlab/clock.h"
 #include "latlab/error.h"
 #include "latlab/loadrun.h"
+#include "latlab/loadtarget.h"
+#include "latlab/loadtls.h"
 
 #define CMD "load"
 #define EXIT_INVALID 4
@@ -31,19 +33,26 @@ static struct {
     double rate;
     uint64_t duration_ns, connections, inflight, threads, timeout_ns, gap_ns, seed, echo_size;
     uint64_t key_space, value_size, max_response;
-    int arrivals, protocol, mc_op, cpu;
+    int arrivals, protocol, mc_op, cpu, tls_resume;
     double lag_fraction, ci_width;
     const char *json, *hlog, *hgrm, *method, *path, *body, *redis_cmd, *host;
     cli_list headers;
     cli_prom prom;
     bool strict, quiet, rate_seen, seed_seen, path_seen, duration_seen;
-    const char *replay;
+    const char *replay, *cacert;
+    const char *rate_s, *shard, *start_at; /* --rate as given; --shard, --start-at */
+    lat_loadsched_plan plan;
+    uint32_t shard_i, shard_n;
+    uint64_t start_ns; /* --start-at, ns since the epoch (0: none) */
+    bool insecure, tls_in_latency, tls; /* https:// (and --cacert, --tls-resume on|off: 0|1) */
 } o;
 
 static const cli_opt load_opts[] = {
-    CLI_SEEN_OPT("rate", CLI_DOUBLE, &o.rate, "R",
-                 "requests per second (required, except with --arrivals replay)", 0.001, 1e8, NULL,
-                 &o.rate_seen),
+    CLI_SEEN_OPT("rate", CLI_STRING, &o.rate_s, "R",
+                 "requests per second (required, except with --arrivals replay), or a\n"
+                 "schedule: FROM:TO:STEP/HOLD (steps, each held HOLD) or\n"
+                 "ramp:FROM:TO/LENGTH; a schedule sets the run's length",
+                 0, 0, NULL, &o.rate_seen),
     CLI_SEEN_OPT("duration", CLI_DURATION, &o.duration_ns, "DUR",
                  "how long the schedule runs (default 10s; replay: the file's span)", 0, 0, NULL,
                  &o.duration_seen),
@@ -57,6 +66,12 @@ static const cli_opt load_opts[] = {
                  "the Poisson stream, 0..2^53-1 (exact in any JSON reader;\n"
                  "default: from the clock; always printed so a run can be repeated)",
                  0, 9007199254740991.0, NULL, &o.seed_seen),
+    CLI_STR_OPT("shard", CLI_STRING, &o.shard, "I/N",
+                "send shard I of N (0 <= I < N) of the one schedule of --seed:\n"
+                "N generators together send exactly what one would"),
+    CLI_STR_OPT("start-at", CLI_STRING, &o.start_at, "TIME",
+                "start the schedule at TIME, RFC 3339 (2025-06-01T12:00:00Z) or\n"
+                "Unix seconds (1748779200.5); the report gives the start's skew"),
     CLI_NUM_OPT("connections", CLI_U64, &o.connections, "N", "TCP connections (default 8)", 1,
                 4096),
     CLI_NUM_OPT("threads", CLI_U64, &o.threads, "T",
@@ -100,6 +115,11 @@ static const cli_opt load_opts[] = {
                 "the sending thread's platform gap threshold; also the lag that\n"
                 "makes a request late (default 10us)",
                 0, 0),
+    CLI_STR_OPT("cacert", CLI_PATH, &o.cacert, "FILE", "trust the CAs in FILE (PEM) alone"),
+    CLI_FLAG_OPT("insecure", &o.insecure, "do not verify the server's certificate at all"),
+    CLI_CHOICE_OPT("tls-resume", &o.tls_resume, "on|off",
+                   "offer the last session when a connection is re-made (default on)"),
+    CLI_FLAG_OPT("tls-handshake-in-latency", &o.tls_in_latency, "first handshakes in the run"),
     CLI_HEADING_ROW("protocols"),
     CLI_STR_OPT("method", CLI_STRING, &o.method, "M", "http: request method (default GET)"),
     CLI_SEEN_OPT("path", CLI_STRING, &o.path, "P", "http: request path (default /, or the URL's)",
@@ -134,8 +154,9 @@ const cli_spec cmd_load_spec = {
              "intended send) is split: wait, while every connection was at its in-flight cap\n"
              "with no response to read (the service's queue), and lag, the rest (the\n"
              "generator's own health).  TARGET is HOST:PORT, [IPV6]:PORT or, for http,\n"
-             "http://HOST[:PORT][/PATH].  One sending thread spins on the cycle counter to each\n"
-             "send time; responses are read through epoll.\n",
+             "http(s)://HOST[:PORT][/PATH] (https: TLS, handshakes timed apart).  One sending\n"
+             "thread spins on the cycle counter to each send time; responses are read through\n"
+             "epoll.\n",
     .opts = load_opts,
     .epilog =
         "Prints a live line per second on stderr (rate, the second's p50/p99/p99.9,\n"
@@ -144,8 +165,9 @@ const cli_spec cmd_load_spec = {
         "sending thread's platform gaps, and last the verdict: \"valid\" or\n"
         "\"invalid: <reason>\".  SIGINT/SIGTERM end the run at once (in-flight requests\n"
         "get 100 ms) and write what was measured; the verdict says it was cut short.\n"
-        "Exit 0 ok, 1 the run could not go on (unreachable, refused, every connection\n"
-        "down for a second) or a write failed, 2 usage, 4 invalid with --strict.\n",
+        "Exit 0 ok, 1 the run could not go on (unreachable, refused, a failed TLS\n"
+        "handshake, every connection down for a second) or a write failed, 2 usage,\n"
+        "4 invalid with --strict.\n",
     .min_args = 1,
     .max_args = 1,
 };
@@ -186,8 +208,12 @@ static int check_replay(void) {
 /* Options that depend on each other; CLI_OK or CLI_USAGE. */
 static int check_opts(const char *target, const char **url_path) {
     const char *why;
-    if (lat_load_target_split(target, host_buf, sizeof host_buf, port_buf, url_path, &why))
+    if (lat_loadtarget_split(target, host_buf, sizeof host_buf, port_buf, url_path, &why, &o.tls))
         return cli_usage_error(CMD, "target '%s'%s", target, why);
+    if (o.tls && !lat_loadtls_available())
+        return cli_usage_error(CMD, "target '%s': scheme https: built without OpenSSL", target);
+    if (!o.tls && (o.cacert || o.insecure || o.tls_resume || o.tls_in_latency))
+        return cli_usage_error(CMD, "--cacert/--insecure/--tls-*: only with an https:// target");
     if (o.arrivals == 2) {
         int rc = check_replay();
         if (rc) return rc;
@@ -195,6 +221,24 @@ static int check_opts(const char *target, const char **url_path) {
         return cli_usage_error(CMD, "--replay: only with --arrivals replay");
     }
     if (!o.rate_seen) return cli_usage_error(CMD, "--rate: required");
+    if (o.rate_s && lat_loadsched_parse(o.rate_s, &o.plan, &why))
+        return cli_usage_error(CMD, "--rate: %s", why);
+    if (o.rate_s && o.plan.kind && o.duration_seen)
+        return cli_usage_error(CMD, "--duration: not with a rate schedule (it sets the length)");
+    if (o.rate_s && o.plan.kind) o.duration_ns = lat_loadsched_duration_ns(&o.plan);
+    if (o.rate_s) o.rate = lat_loadsched_mean_hz(&o.plan);
+    if (o.shard && lat_loadsched_parse_shard(o.shard, &o.shard_i, &o.shard_n))
+        return cli_usage_error(CMD, "--shard: '%s' is not I/N with 0 <= I < N", o.shard);
+    if (o.shard && (o.arrivals == 2 || !o.seed_seen))
+        return cli_usage_error(CMD, "--shard: needs --seed (one schedule for all) and no replay");
+    int64_t ahead_ms = o.start_at && !lat_loadsched_parse_time(o.start_at, &o.start_ns)
+                           ? ((int64_t)o.start_ns - (int64_t)lat_clock_ns(CLOCK_REALTIME)) / 1000000
+                           : 0;
+    if (o.start_at && !o.start_ns)
+        return cli_usage_error(CMD, "--start-at: '%s' is not RFC 3339 or Unix seconds", o.start_at);
+    if (o.start_at && ahead_ms < -100)
+        return cli_usage_error(CMD, "--start-at: %s is %.1f s in the past", o.start_at,
+                               (double)-ahead_ms / 1e3);
     if (!o.duration_ns) return cli_usage_error(CMD, "--duration: must be more than 0");
     lat_loadproto_kind k = proto_kinds[o.protocol];
     if (k != LAT_LOADPROTO_HTTP && (o.method || o.path_seen || o.headers.n || o.body || o.host))
@@ -204,7 +248,7 @@ static int check_opts(const char *target, const char **url_path) {
         return cli_usage_error(CMD, "--redis-cmd: only with --protocol redis");
     if (k != LAT_LOADPROTO_ECHO && o.echo_size)
         return cli_usage_error(CMD, "--echo-size: only with --protocol echo");
-    if (*url_path && k != LAT_LOADPROTO_HTTP)
+    if ((*url_path || o.tls) && k != LAT_LOADPROTO_HTTP)
         return cli_usage_error(CMD, "target '%s': an http:// URL needs --protocol http", target);
     if (o.connections < o.threads)
         return cli_usage_error(CMD, "--connections: fewer than --threads (%" PRIu64 ")", o.threads);
@@ -273,6 +317,7 @@ static int run_threads(load_live *lv, lat_loadrun *lr) {
 static int run_engine(load_run *r) {
     load_live lv = {.r = r, .hlog = o.hlog, .quiet = o.quiet, .prom = &o.prom};
     lat_loadrun *lr = NULL;
+    if (o.start_ns) r->cfg.start_cycles = lat_loadsched_start_cycles(o.start_ns, 300000000);
     int rc = lat_loadrun_create(&r->cfg, (unsigned)o.threads, &lr);
     if (rc) return cli_lib_error(CMD, "engine", rc);
     lv.t0_s = (double)lat_clock_ns(CLOCK_REALTIME) / 1e9;
@@ -289,6 +334,8 @@ static int run_engine(load_run *r) {
                                    .lag_fraction = o.lag_fraction,
                                    .ci_width = o.ci_width};
         lat_loadrun_judge(lr, &vin, &r->verdict);
+        if (!lat_loadsched_steps_create(&o.plan, o.duration_ns, &r->steps))
+            lat_loadrun_steps(lr, r->steps);
     }
     rc = load_live_close(&lv, rc);
     lat_loadrun_destroy(lr);
@@ -298,10 +345,12 @@ static int run_engine(load_run *r) {
 /* Why the run could not go on, with the address it went to ("connection
  * refused by 127.0.0.1 port 9"), on stderr. */
 static void run_error(const load_run *r) {
-    char host[NI_MAXHOST] = "?", serv[NI_MAXSERV] = "?", why[128];
+    char host[NI_MAXHOST] = "?", serv[NI_MAXSERV] = "?", why[320];
     getnameinfo((const struct sockaddr *)&r->cfg.addr, r->cfg.addr_len, host, sizeof host, serv,
                 sizeof serv, NI_NUMERICHOST | NI_NUMERICSERV);
-    snprintf(why, sizeof why, "%s", strerror(-r->run_rc));
+    const char *tls = r->run_rc == -EPROTO && r->cfg.tls ? lat_loadtls_error(r->cfg.tls) : "";
+    snprintf(why, sizeof why, "%s%s", *tls ? "the TLS handshake failed: " : "",
+             *tls ? tls : strerror(-r->run_rc));
     why[0] = (char)tolower((unsigned char)why[0]);
     bool down = r->counts.sent > 0 || r->counts.scheduled > 0;
     cli_error(CMD, "%s: the run could not go on: %s%s %s %s port %s", r->target,
@@ -333,7 +382,9 @@ int cmd_load(int argc, char **argv) {
     if (o.prom.push_delete) return cli_prom_push(&o.prom, CMD, LAT_LOAD_NSERIES, load_series, NULL);
     static lat_loadproto proto;
     if ((rc = build_proto(&proto, url_path ? url_path : "/"))) return rc;
-    load_run r = {.target = target, .protocol = proto_names[o.protocol], .threads = (int)o.threads};
+    load_run r = {.target = target, .protocol = proto_names[o.protocol], .threads = (int)o.threads,
+                  .rate_spec = o.rate_s, .shard_i = o.shard_i, .shard_n = o.shard_n,
+                  .start_ns = o.start_ns};
     if (!o.seed_seen)
         o.seed = (lat_clock_ns(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32)) & ((1ull << 53) - 1);
     r.cfg = (lat_load_cfg){
@@ -341,8 +392,11 @@ int cmd_load(int argc, char **argv) {
         .arrivals = o.arrivals == 2 ? LAT_LOAD_REPLAY
                     : o.arrivals    ? LAT_LOAD_POISSON
                                     : LAT_LOAD_CONSTANT,
-        .rate_hz = o.rate,
+        .rate_hz = o.rate / (o.shard_n ? o.shard_n : 1),
         .duration_ns = o.duration_ns,
+        .plan = o.plan,
+        .stride = o.shard_n,
+        .phase = o.shard_i,
         .seed = o.seed,
         .connections = (unsigned)o.connections,
         .max_inflight = (unsigned)o.inflight,
@@ -362,7 +416,12 @@ int cmd_load(int argc, char **argv) {
                 lat_hist_fini(&r.h[k]);
             return cli_lib_error(CMD, "histogram", -ENOMEM);
         }
-    rc = run_engine(&r);
+    lat_loadtls_opts to = {host_buf, o.cacert, o.insecure, !o.tls_resume, o.tls_in_latency};
+    if (o.tls && (rc = lat_loadtls_create(&to, &r.cfg.tls)))
+        rc = cli_usage_error(CMD, "%s: TLS: %s", target,
+                             r.cfg.tls ? lat_loadtls_error(r.cfg.tls) : lat_strerror(rc));
+    else
+        rc = run_engine(&r);
     if (replay_f) fclose(replay_f);
     if (!rc && r.run_rc) run_error(&r);
     int prc = (!rc) ? load_print(&r) : CLI_OK;
@@ -375,6 +434,8 @@ int cmd_load(int argc, char **argv) {
         jrc = CLI_ERR;
     for (int k = 0; k < LAT_LOAD_NSERIES; k++)
         lat_hist_fini(&r.h[k]);
+    lat_loadtls_destroy(r.cfg.tls);
+    lat_loadsched_steps_destroy(r.steps);
     if (rc) return rc;
     if (r.run_rc || prc || jrc) return CLI_ERR;
     return o.strict && !r.verdict.valid ? EXIT_INVALID : CLI_OK;

@@ -27,6 +27,12 @@ typedef struct load_run {
     lat_load_counts counts;
     lat_load_verdict verdict;
     int run_rc; /* lat_load_run's result */
+    /* the schedule: --rate as given (NULL: replay), the run step by step,
+     * the shard (shard_n 0: none), --start-at (ns since the epoch; 0: none) */
+    const char *rate_spec;
+    lat_loadsched_steps *steps;
+    uint32_t shard_i, shard_n;
+    uint64_t start_ns;
 } load_run;
 
 /* The final table and the verdict on stdout: 0, or CLI_ERR when stdout failed. */

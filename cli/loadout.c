@@ -9,6 +9,7 @@
 #include "load.h"
 #include "promcli.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <jansson.h>
 
 #include "latlab/json.h"
+#include "latlab/loadtls.h"
 #include "latlab/prom.h"
 
 const double load_ps[] = {50, 90, 95, 99, 99.9, 99.99};
@@ -47,6 +49,7 @@ static void print_head(const load_run *r) {
     printf("achieved %.1f req/s; %" PRIu64
            " requests found every connection at its in-flight cap (backlog up to %" PRIu64 ")\n",
            run_s > 0 ? (double)c->completed / run_s : 0.0, c->cap_waits, c->backlog_max);
+    if (r->cfg.tls) printf("tls: %s\n", lat_loadtls_describe(r->cfg.tls, (char[256]){0}, 256));
 }
 
 static void print_table(const load_run *r) {
@@ -103,10 +106,31 @@ static void print_censored(const load_run *r) {
     printf("\n");
 }
 
+/* v with fmt into b, or "-" when it was not computed (NAN). */
+static void fmt_or_dash(char *b, size_t n, const char *fmt, double v) {
+    if (isnan(v))
+        snprintf(b, n, "-");
+    else
+        snprintf(b, n, fmt, v);
+}
+
+/* The schedule (--rate's plan) and the shard, under the head line. */
+static void print_sched(const load_run *r) {
+    if (r->cfg.plan.kind)
+        printf("schedule: --rate %s, %u %s, mean %.0f/s (this generator's share %.0f/s)\n",
+               r->rate_spec, lat_loadsched_steps_n(r->steps),
+               r->cfg.plan.kind == LAT_LOADSCHED_RAMP ? "tenths of the ramp" : "steps",
+               lat_loadsched_mean_hz(&r->cfg.plan), r->cfg.rate_hz);
+    if (r->shard_n)
+        printf("shard %" PRIu32 "/%" PRIu32 " of the one schedule of seed %" PRIu64 "\n", r->shard_i,
+               r->shard_n, r->cfg.seed);
+}
+
 int load_print(const load_run *r) {
     const lat_load_counts *c = &r->counts;
     const lat_load_verdict *v = &r->verdict;
     print_head(r);
+    print_sched(r);
     print_table(r);
     printf("\n%s: %" PRIu64 " platform gaps of %.1f us or more, %.2f ms in all (%.3f%% "
            "of the run, longest %.1f us; %.2f ms waiting behind this machine's other threads, "
@@ -119,24 +143,30 @@ int load_print(const load_run *r) {
            c->late, (double)(r->cfg.gap_ns ? r->cfg.gap_ns : 10000) / 1e3, c->late_gap,
            v->late_gap_share * 100, c->late_wait);
     print_censored(r);
-    printf("arrivals (%s): Anderson-Darling A2* %.2f on %zu sampled inter-arrivals; exponential "
+    char a2[32], rho[32]; /* no samples (no server): "-", not nan */
+    fmt_or_dash(a2, sizeof a2, "%.2f", v->ad_a2);
+    fmt_or_dash(rho, sizeof rho, "%.3f", v->lag1_rho);
+    printf("arrivals (%s): Anderson-Darling A2* %s on %zu sampled inter-arrivals; exponential "
            "%s at 1%% (critical %.3f)%s\n",
-           arrivals_name(r), v->ad_a2, v->ad_n,
+           arrivals_name(r), a2, v->ad_n,
            isnan(v->ad_a2) ? "not tested (too few)"
            : v->ad_pass    ? "not rejected"
                            : "rejected",
            LAT_AD_EXP_CRIT_1PCT,
            r->cfg.arrivals != LAT_LOAD_POISSON ? "; this schedule is checked by its lag" : "");
-    printf("latencies, lag 1 (consecutive completions): Spearman rho %.3f on %zu sampled pairs; "
+    printf("latencies, lag 1 (consecutive completions): Spearman rho %s on %zu sampled pairs; "
            "%s at 1%% (reported, not judged)\n",
-           v->lag1_rho, v->lag1_n,
+           rho, v->lag1_n,
            isnan(v->lag1_rho)    ? "not tested (too few)"
            : v->lag1_independent ? "independence not rejected"
                                  : "dependent");
     printf(
         "verdict (lag below %.0f%% of latency at each percentile, intervals within %.0f%%): %s%s\n",
         v->lag_fraction * 100, v->ci_width * 100, v->valid ? "valid" : "invalid: ", v->reason);
-    if (fflush(stdout) || ferror(stdout)) return cli_error("load", "stdout: write failed");
+    lat_loadsched_steps_write(stdout, r->steps, r->start_ns != 0, r->cfg.plan.kind != 0, load_ps,
+                              load_nps, v->lag_fraction, v->ci_width);
+    if (fflush(stdout) || ferror(stdout))
+        return cli_error("load", "stdout: write failed: %s", strerror(errno ? errno : EIO));
     return CLI_OK;
 }
 
@@ -166,8 +196,22 @@ int load_write_json(const load_run *r, const char *path) {
     json_object_set_new(cf, "connections", json_integer(r->cfg.connections));
     json_object_set_new(cf, "threads", json_integer(r->threads));
     json_object_set_new(cf, "inflight", json_integer(r->cfg.max_inflight));
+    json_object_set_new(cf, "rate_schedule", r->rate_spec ? json_string(r->rate_spec) : json_null());
+    json_object_set_new(cf, "shard_index", r->shard_n ? json_integer(r->shard_i) : json_null());
+    json_object_set_new(cf, "shards", r->shard_n ? json_integer(r->shard_n) : json_null());
+    json_object_set_new(cf, "start_at_ns",
+                        r->start_ns ? json_integer((json_int_t)r->start_ns) : json_null());
     json_object_set_new(o, "config", cf);
+    uint64_t sent, intended;
+    bool first = r->start_ns && lat_loadsched_steps_first(r->steps, &sent, &intended);
+    json_object_set_new(o, "start_skew_ns", first ? json_integer((json_int_t)sent) : json_null());
+    json_object_set_new(o, "steps", r->cfg.plan.kind ? lat_loadsched_steps_json(
+                                                           r->steps, load_ps, load_nps,
+                                                           r->verdict.lag_fraction,
+                                                           r->verdict.ci_width)
+                                                     : json_null());
     json_object_set_new(o, "counts", lat_load_counts_json(&r->counts));
+    json_object_set_new(o, "tls", r->cfg.tls ? lat_loadtls_json(r->cfg.tls) : json_null());
     for (int k = 0; k < LAT_LOAD_NSERIES; k++)
         json_object_set_new(o, load_series[k], hist_json(&r->h[k]));
     json_object_set_new(o, "verdict", lat_load_verdict_json(&r->verdict));
@@ -193,7 +237,10 @@ void load_tick(void *ud, const lat_loadrun_tick *t) {
                                               t->end_s - t->start_s);
     if (lv->srv) lat_prom_server_update(lv->srv, tot, LAT_LOAD_NSERIES);
     const lat_load_counts *c = t->counts;
-    if (!lv->quiet) {
+    /* the last part-second with nothing completed in it is no progress: it
+     * read "rate 0/s ... p50 0.000 ms" after every run */
+    bool idle_end = t->last && c->completed == lv->last_completed;
+    if (!lv->quiet && !idle_end) {
         double ps[3] = {50, 99, 99.9};
         int64_t v[3];
         lat_hist_values_at_percentiles(t->h[LAT_LOAD_LATENCY], ps, v, 3);
@@ -216,6 +263,10 @@ int load_live_open(load_live *lv) {
     if (lv->hlog) {
         int rc = lat_afile_open(lv->hlog, &lv->hf);
         if (!rc) rc = lat_hlog_writer_init(&lv->w, lat_afile_stream(lv->hf), lv->t0_s, lv->t0_s, 0);
+        char shard[160];
+        snprintf(shard, sizeof shard, "[latlab load shard %" PRIu32 "/%" PRIu32 " seed %" PRIu64 "]",
+                 lv->r->shard_i, lv->r->shard_n, lv->r->cfg.seed);
+        if (!rc && lv->r->shard_n) rc = lat_hlog_write_comment(&lv->w, shard);
         if (rc) return cli_lib_error("load", lv->hlog, rc);
     }
     const lat_hist *tot[LAT_LOAD_NSERIES];

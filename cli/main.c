@@ -50,7 +50,7 @@ static const cli_cmd commands[] = {
     TABLE_CMD(ab, "is B slower than A? two builds in paired rounds with an A/A control"),
     TABLE_CMD(co, "coordinated omission: closed vs open loop over a stall"),
     TABLE_CMD(load,
-              "open-loop load on a real service (http, redis, memcached, echo) with a verdict"),
+              "open-loop load (http, https, redis, memcached, echo): schedules, shards, a verdict"),
     TABLE_CMD(dce, "dead-code elimination trap, ring costs and the ping-pong floor"),
     TABLE_CMD(sys, "run conditions: CPUs, topology, governor, isolation, kernel"),
     TABLE_CMD(hist, "read, merge and summarise HdrHistogram interval logs"),

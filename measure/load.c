@@ -29,6 +29,7 @@
 
 #include "latlab/clock.h"
 #include "latlab/gaps.h"
+#include "latlab/loadtls.h"
 #include "latlab/platform.h"
 
 #define HIST_HIGHEST 3600000000000ll /* 1 hour in ns */
@@ -38,8 +39,7 @@
 #define WAIT_RING 1024
 #define CONNECT_NS 2000000000ull /* a connect not done by then failed */
 
-/* ---- the schedule -------------------------------------------------------------------- */
-
+/* The reservoirs' random stream (the schedule's own: loadsched.c). */
 static uint64_t splitmix(uint64_t *s) {
     uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -47,70 +47,7 @@ static uint64_t splitmix(uint64_t *s) {
     return z ^ (z >> 31);
 }
 
-/* Uniform in (0, 1]. */
-static double unit(uint64_t *s) {
-    return ((double)(splitmix(s) >> 11) + 1.0) * 0x1.0p-53;
-}
-
-int lat_load_sched_init(lat_load_sched *s, lat_load_arrivals kind, double rate_hz, uint64_t seed) {
-    if (!s || !(rate_hz > 0) || !isfinite(rate_hz) ||
-        (kind != LAT_LOAD_CONSTANT && kind != LAT_LOAD_POISSON))
-        return -EINVAL;
-    *s = (lat_load_sched){kind, 1e9 / rate_hz, 0, 0, seed};
-    return 0;
-}
-
-uint64_t lat_load_sched_next(lat_load_sched *s) {
-    /* Constant: n * period from the start (no accumulated rounding).  Poisson:
-     * exponential gaps of mean period, summed in double (ns resolution for
-     * ~100 days). */
-    double t = s->kind == LAT_LOAD_CONSTANT ? (double)s->n * s->period_ns
-                                            : (s->t_ns += -log(unit(&s->rng)) * s->period_ns);
-    s->n++;
-    return (uint64_t)t;
-}
-
-/* ---- the target and the replay file ------------------------------------------------- */
-
-int lat_load_target_split(const char *t, char *host, size_t hn, char *port, const char **path,
-                          const char **why) {
-    const char *s = t, *def_port = NULL;
-    *path = NULL;
-    *why = NULL;
-    if (!strncmp(s, "http://", 7)) {
-        s += 7;
-        def_port = "80";
-        const char *sl = strchr(s, '/');
-        *path = sl;
-    }
-    size_t len = *path ? (size_t)(*path - s) : strlen(s);
-    const char *hs = s, *he, *ps = NULL;
-    if (*s == '[') {
-        he = memchr(s, ']', len);
-        if (!he) return *why = ": no ']'", -EINVAL;
-        hs = s + 1;
-        if (he + 1 < s + len && he[1] == ':') ps = he + 2;
-    } else {
-        const char *c = memchr(s, ':', len);
-        he = c ? c : s + len;
-        if (c) ps = c + 1;
-    }
-    size_t hl = (size_t)(he - hs), pl = ps ? (size_t)(s + len - ps) : 0;
-    if (!hl || hl >= hn) return *why = ": no host", -EINVAL;
-    if (!ps && !def_port) return *why = " is not HOST:PORT", -EINVAL;
-    memcpy(host, hs, hl);
-    host[hl] = 0;
-    if (ps) {
-        if (!pl || pl > 5 || strspn(ps, "0123456789") < pl) return *why = ": bad port", -EINVAL;
-        memcpy(port, ps, pl);
-        port[pl] = 0;
-        long pn = strtol(port, NULL, 10);
-        if (pn < 1 || pn > 65535) return *why = ": port out of range (1-65535)", -EINVAL;
-    } else {
-        strcpy(port, def_port);
-    }
-    return 0;
-}
+/* ---- the replay file (the target: loadtarget.c) ---------------------------------------- */
 
 /* One line of a replay file: 1 a time (*v), 0 a blank or comment line,
  * -1 not a time. */
@@ -191,11 +128,11 @@ typedef struct reservoir {
 #define SEND_GAP_MULT 3
 
 typedef struct stamp {
-    uint64_t intended, sent; /* cycles */
+    uint64_t intended, sent, t_ns; /* cycles; t_ns: intended, ns from the start (exact) */
     bool censored;           /* sent late because of the sending thread's platform gaps */
 } stamp;
 
-enum { C_DOWN, C_CONNECTING, C_UP };
+enum { C_DOWN, C_CONNECTING, C_HANDSHAKE, C_UP }; /* C_HANDSHAKE: TLS (loadtls.h) */
 
 typedef struct conn {
     int fd, state;
@@ -205,6 +142,7 @@ typedef struct conn {
     size_t out_len, out_off;
     uint64_t retry_at; /* C_DOWN: cycles of the next connect attempt; C_CONNECTING: its deadline */
     lat_loadproto_state ps;
+    lat_loadtls_conn *tls; /* cfg.tls: the connection's TLS, from its TCP connect on */
 } conn;
 
 typedef struct acounts { /* the atomic mirror of lat_load_counts */
@@ -249,6 +187,8 @@ struct lat_load {
     uint64_t send_mean; /* cycles: a send()'s, its gaps not counted (a running mean, 1/64) */
     lat_gap gap_ring[GAP_RING]; /* the latest gaps, for gap_overlap */
     uint64_t gap_n;
+    uint64_t t0; /* cycles: the run's start, where run_ns starts (see note_gap) */
+    lat_loadsched_steps *steps; /* the run step by step, by intended time */
     /* events epoll_wait returned and not yet handled: the spinning loop
      * takes one at a time, so a due send waits for one event's work, not a
      * batch's (64 responses read and parsed: ~200 us at 3 us each) */
@@ -264,6 +204,10 @@ struct lat_load {
                           memory_order_relaxed)
 #define CSET(l, f, n) atomic_store_explicit(&(l)->c.v[CIDX(f)], (n), memory_order_relaxed)
 #define CGET(l, f) atomic_load_explicit(&(l)->c.v[CIDX(f)], memory_order_relaxed)
+
+const lat_loadsched_steps *lat_load_steps(const lat_load *l) {
+    return l->steps;
+}
 
 void lat_load_counts_get(const lat_load *l, lat_load_counts *out) {
     uint64_t *o = (uint64_t *)out;
@@ -287,6 +231,7 @@ void lat_load_destroy(lat_load *l) {
     for (int k = 0; k < LAT_LOAD_NSERIES; k++)
         lat_hist_recorder_fini(&l->rec[k]);
     lat_gaps_destroy(l->gaps);
+    lat_loadsched_steps_destroy(l->steps);
     free(l->req);
     free(l->rbuf);
     free(l->ia.v);
@@ -337,6 +282,7 @@ int lat_load_create(const lat_load_cfg *cfg, lat_load **out) {
     l->late_cycles = lat_clock_from_ns(l->cal, l->cfg.late_ns);
     uint64_t thr = lat_clock_from_ns(l->cal, l->cfg.gap_ns);
     if ((rc = lat_gaps_create(0, thr ? thr : 1, &l->gaps))) goto fail;
+    if ((rc = lat_loadsched_steps_create(&cfg->plan, cfg->duration_ns, &l->steps))) goto fail;
     if ((l->ep = epoll_create1(EPOLL_CLOEXEC)) < 0) {
         rc = -errno;
         goto fail;
@@ -414,16 +360,10 @@ static int conn_open(lat_load *l, conn *c) {
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     *c = (conn){.fd = fd, .state = C_DOWN, .q = c->q, .out = c->out};
-    if (connect(fd, (struct sockaddr *)&l->cfg.addr, l->cfg.addr_len) == 0) {
-        c->state = C_UP;
-        l->up++;
-        gained_room(l, lat_cycles());
-        watch(l, c, EPOLL_CTL_ADD, EPOLLIN);
-        return 0;
-    }
-    if (errno == EINPROGRESS) {
+    /* up at once or later, epoll says so (writable: conn_connected) */
+    if (!connect(fd, (struct sockaddr *)&l->cfg.addr, l->cfg.addr_len) || errno == EINPROGRESS) {
         c->state = C_CONNECTING;
-        c->retry_at = lat_cycles() + cyc(l, CONNECT_NS); /* its deadline */
+        c->retry_at = lat_cycles() + cyc(l, CONNECT_NS); /* its deadline, TLS's handshake's too */
         watch(l, c, EPOLL_CTL_ADD, EPOLLOUT);
         return 0;
     }
@@ -436,6 +376,8 @@ static int conn_open(lat_load *l, conn *c) {
 
 static void conn_close(lat_load *l, conn *c, uint64_t retry_at) {
     if (c->state == C_UP) l->up--;
+    lat_loadtls_conn_end(c->tls);
+    c->tls = NULL;
     if (c->fd >= 0) {
         epoll_ctl(l->ep, EPOLL_CTL_DEL, c->fd, NULL);
         close(c->fd);
@@ -464,21 +406,47 @@ static void conn_fail(lat_load *l, conn *c, lat_load_err kind, uint64_t now) {
     conn_close(l, c, now);
 }
 
-/* A connection finished connecting (or failed to): 0 or the errno it failed with. */
+/* A connection that could not open (its connect or its TLS handshake failed
+ * with err): counted, tried again in 10 ms.  Returns err. */
+static int conn_refused(lat_load *l, conn *c, uint64_t now, int err) {
+    CADD(l, errors[LAT_LOAD_REFUSED], 1);
+    l->conn_err = err;
+    conn_close(l, c, now + cyc(l, 10000000));
+    return err;
+}
+
+/* TCP is up: the connection takes requests, or (cfg.tls) starts or goes on
+ * with its handshake, watching what TLS waits for.  0 or the errno it failed with. */
+static int conn_ready(lat_load *l, conn *c, uint64_t now) {
+    int k = 0;
+    if (l->cfg.tls && !c->tls && lat_loadtls_conn_start(l->cfg.tls, c->fd, &c->tls)) k = -ENOMEM;
+    if (!k && c->tls) k = lat_loadtls_handshake(c->tls);
+    if (k < 0) return conn_refused(l, c, now, -k);
+    c->state = k ? C_HANDSHAKE : C_UP;
+    watch(l, c, EPOLL_CTL_MOD, k == LAT_LOADTLS_WANT_WRITE ? EPOLLOUT : EPOLLIN);
+    if (k) return 0;
+    l->up++;
+    gained_room(l, now);
+    return 0;
+}
+
+/* A connection finished connecting (or failed to), or its handshake went on: 0 or the
+ * errno it failed with. */
 static int conn_connected(lat_load *l, conn *c, uint64_t now) {
     int err = 0;
     socklen_t sl = sizeof err;
-    if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &sl) || err) {
-        CADD(l, errors[LAT_LOAD_REFUSED], 1);
-        l->conn_err = err ? err : EIO;
-        conn_close(l, c, now + cyc(l, 10000000));
-        return err ? err : EIO;
-    }
-    c->state = C_UP;
-    l->up++;
-    gained_room(l, now);
-    watch(l, c, EPOLL_CTL_MOD, EPOLLIN);
-    return 0;
+    if (c->state == C_CONNECTING && (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &sl) || err))
+        return conn_refused(l, c, now, err ? err : EIO);
+    return conn_ready(l, c, now);
+}
+
+/* Connections not ready for the schedule: not up, or (handshake_in_latency) not handshaking. */
+static unsigned not_ready(const lat_load *l) {
+    unsigned k = 0;
+    for (unsigned i = 0; i < l->cfg.connections; i++)
+        k += l->conns[i].state != C_UP &&
+             !(l->conns[i].state == C_HANDSHAKE && lat_loadtls_in_latency(l->cfg.tls));
+    return k;
 }
 
 /* Open every connection and wait (up to 2 s) until all are up: 0 or the
@@ -493,12 +461,12 @@ static int connect_all(lat_load *l) {
         }
     }
     uint64_t deadline = lat_mono_ns() + CONNECT_NS;
-    while (l->up < n) {
+    while (not_ready(l)) {
         struct epoll_event ev[NEVENTS];
         int k = epoll_wait(l->ep, ev, NEVENTS, 100);
         for (int i = 0; i < k; i++) {
             conn *c = ev[i].data.ptr;
-            if (c->state != C_CONNECTING) continue;
+            if (c->state != C_CONNECTING && c->state != C_HANDSHAKE) continue;
             int err = conn_connected(l, c, lat_cycles());
             if (err) return -err;
         }
@@ -534,6 +502,7 @@ static void complete(lat_load *l, conn *c, uint64_t now) {
     int64_t lat = ns_of(l, now - s.intended);
     if (l->last_latency >= 0) keep(l, &l->pairs, (double[2]){l->last_latency, (double)lat});
     l->last_latency = (double)lat;
+    lat_loadsched_steps_completed(l->steps, s.t_ns, lat, s.censored);
     if (s.censored) {
         lat_hist_recorder_record(&l->rec[LAT_LOAD_CENSORED], lat);
     } else {
@@ -544,8 +513,15 @@ static void complete(lat_load *l, conn *c, uint64_t now) {
     if (c->ps.error_reply) CADD(l, error_replies, 1);
 }
 
+/* read(2) or send(MSG_NOSIGNAL), or through TLS: their contract (-1, errno). */
+static ssize_t io(conn *c, uint8_t *b, size_t n, bool out) {
+    if (!c->tls) return out ? send(c->fd, b, n, MSG_NOSIGNAL) : read(c->fd, b, n);
+    ssize_t k = out ? lat_loadtls_write(c->tls, b, n) : lat_loadtls_read(c->tls, b, n);
+    return k < 0 ? (errno = (int)-k, -1) : k;
+}
+
 static void on_readable(lat_load *l, conn *c) {
-    ssize_t n = read(c->fd, l->rbuf, RBUF);
+    ssize_t n = io(c, l->rbuf, RBUF, false);
     uint64_t now = lat_cycles(); /* one stamp for every response in this read */
     if (n <= 0) {
         if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
@@ -574,7 +550,7 @@ static void on_readable(lat_load *l, conn *c) {
 }
 
 static void flush_out(lat_load *l, conn *c) {
-    ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+    ssize_t n = io(c, c->out + c->out_off, c->out_len - c->out_off, true);
     if (n < 0) {
         if (errno != EAGAIN && errno != EINTR)
             conn_fail(l, c, errno == ECONNRESET ? LAT_LOAD_RESET : LAT_LOAD_CLOSED, lat_cycles());
@@ -589,7 +565,7 @@ static void flush_out(lat_load *l, conn *c) {
 }
 
 static void on_event(lat_load *l, conn *c, uint32_t ev) {
-    if (c->state == C_CONNECTING) {
+    if (c->state == C_CONNECTING || c->state == C_HANDSHAKE) {
         conn_connected(l, c, lat_cycles());
         return;
     }
@@ -661,11 +637,11 @@ static uint64_t gap_overlap(const lat_load *l, uint64_t from) {
 
 /* Send request seq (intended at `intended` cycles) on c: 0, or -1 when the
  * connection failed (the request was not sent; it stays due). */
-static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended) {
+static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended, uint64_t t_ns) {
     size_t len = l->cfg.proto->req_len;
     lat_loadproto_request(l->cfg.proto, seq, l->req);
     uint64_t now = lat_cycles();
-    ssize_t n = send(c->fd, l->req, len, MSG_NOSIGNAL);
+    ssize_t n = io(c, l->req, len, true);
     if (n < 0) {
         if (errno != EAGAIN && errno != EINTR) {
             conn_fail(l, c, errno == ECONNRESET ? LAT_LOAD_RESET : LAT_LOAD_CLOSED, now);
@@ -717,9 +693,11 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended) {
         lat_hist_recorder_record(&l->rec[LAT_LOAD_LAG], ns_of(l, lag));
         lat_hist_recorder_record(&l->rec[LAT_LOAD_WAIT], ns_of(l, wait));
     }
+    lat_loadsched_steps_sent(l->steps, t_ns, ns_of(l, now - l->t0),
+                             ns_of(l, lag), ns_of(l, wait), l->gap_backlog);
     unsigned t = c->head + c->inflight - 1;
     c->q[t >= l->cfg.max_inflight ? t - l->cfg.max_inflight : t] =
-        (stamp){intended, now, l->gap_backlog};
+        (stamp){intended, now, t_ns, l->gap_backlog};
     sample_arrival(l, now, l->gap_backlog);
     return 0;
 }
@@ -727,8 +705,9 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended) {
 /* ---- the loop ------------------------------------------------------------------------ */
 
 typedef struct run {
-    lat_load_sched s;
+    lat_loadsched s;
     uint64_t t0, next, seq; /* cycles of the start and of the next intended send */
+    uint64_t next_ns;       /* the next intended send, ns from the start */
     uint64_t end, deadline; /* cycles: the schedule's end; the run's (end + timeout, or a
                                stop's grace) */
     uint64_t total;         /* requests in the schedule (rate x duration: an estimate but
@@ -740,13 +719,13 @@ typedef struct run {
 
 static void advance(lat_load *l, run *r) {
     uint64_t t = l->cfg.arrivals == LAT_LOAD_REPLAY ? l->cfg.replay_next(l->cfg.replay_ud)
-                                                    : lat_load_sched_next(&r->s);
+                                                    : lat_loadsched_next(&r->s);
     if (t != UINT64_MAX) t += l->cfg.offset_ns;
     r->due_counted = r->waiting = false;
     if (t >= l->cfg.duration_ns)
         r->done = true;
     else
-        r->next = r->t0 + cyc(l, t);
+        lat_loadsched_steps_scheduled(l->steps, r->next_ns = t), r->next = r->t0 + cyc(l, t);
 }
 
 /* Every request due by now and not sent fails as kind: the count (the
@@ -804,11 +783,8 @@ static int housekeep(lat_load *l, run *r, uint64_t now) {
         if (c->state == C_UP && c->inflight && now > c->q[c->head].sent &&
             now - c->q[c->head].sent > tmo) /* (now may be from before a send) */
             conn_fail(l, c, LAT_LOAD_TIMEOUT, now);
-        if (c->state == C_CONNECTING && now >= c->retry_at) { /* a peer that never answers */
-            CADD(l, errors[LAT_LOAD_REFUSED], 1);
-            l->conn_err = ETIMEDOUT;
-            conn_close(l, c, now + cyc(l, 10000000));
-        }
+        if ((c->state == C_CONNECTING || c->state == C_HANDSHAKE) && now >= c->retry_at)
+            conn_refused(l, c, now, ETIMEDOUT); /* a peer that never answers */
         if (c->state == C_DOWN && now >= c->retry_at) {
             CADD(l, reconnects, 1);
             if (conn_open(l, c)) {
@@ -855,13 +831,17 @@ static bool try_send(lat_load *l, run *r, uint64_t now) {
         return false;
     }
     (void)now;
-    if (send_req(l, c, r->seq, r->next)) return false;
+    if (send_req(l, c, r->seq, r->next, r->next_ns)) return false;
     r->seq++;
     advance(l, r);
     return true;
 }
 
 static void note_gap(lat_load *l, uint64_t from, uint64_t to) {
+    /* Only the part after the start (the loop spins up to 200 ms before it):
+     * the gaps are a share of run_ns (once read as 174% of it). */
+    if (to <= l->t0) return;
+    if (from < l->t0) from = l->t0;
     lat_gaps_note(l->gaps, from, to);
     l->gap_ring[l->gap_n++ % GAP_RING] = (lat_gap){from, to - from};
 }
@@ -939,11 +919,12 @@ int lat_load_run(lat_load *l) {
     if (rc) return rc;
     if ((rc = connect_all(l))) return rc;
     run r = {.seq = 0};
-    lat_load_sched_init(&r.s,
-                        l->cfg.arrivals == LAT_LOAD_REPLAY ? LAT_LOAD_CONSTANT : l->cfg.arrivals,
-                        l->cfg.rate_hz, l->cfg.seed);
+    lat_loadsched_init_plan(
+        &r.s, l->cfg.arrivals == LAT_LOAD_REPLAY ? LAT_LOAD_CONSTANT : l->cfg.arrivals,
+        &l->cfg.plan, l->cfg.rate_hz, l->cfg.seed, l->cfg.stride, l->cfg.phase);
     r.t0 = l->cfg.start_cycles ? l->cfg.start_cycles : lat_cycles() + cyc(l, 1000000);
     r.next = r.t0;
+    l->t0 = r.t0;
     const uint64_t far_ns = 100000000000000000ull; /* ~3 years: no overflow in cycles */
     uint64_t d = l->cfg.duration_ns < far_ns ? l->cfg.duration_ns : far_ns;
     uint64_t tmo = l->cfg.timeout_ns < far_ns ? l->cfg.timeout_ns : far_ns;

@@ -17,6 +17,7 @@ struct lat_loadrun {
     lat_load *l[LAT_LOADRUN_MAX_THREADS];
     int n;
     lat_load_arrivals arrivals;
+    bool plan; /* a rate plan, not a fixed rate */
     int rc[LAT_LOADRUN_MAX_THREADS];
     lat_hist iv[LAT_LOAD_NSERIES], part[LAT_LOAD_NSERIES]; /* the interval; one engine's part */
     atomic_int left;                                       /* engines still running */
@@ -31,12 +32,28 @@ static double wall_s(void) {
     return (double)lat_clock_ns(CLOCK_REALTIME) / 1e9;
 }
 
+/* A schedule shared by the threads (and shards): a rate plan, or a shard's
+ * share of one; otherwise each thread has a rate and stream of its own. */
+static bool shared_schedule(const lat_load_cfg *c) {
+    return c->plan.kind != LAT_LOADSCHED_FIXED || c->stride > 1;
+}
+
 /* Engine k of n: its share of the rate and of the connections, its own
  * Poisson stream and CPU, one start for all, and (constant arrivals) its
  * phase, so the threads' sends interleave into one evenly spaced timetable. */
 static lat_load_cfg engine_cfg(const lat_load_cfg *c, int k, int n, uint64_t start) {
     lat_load_cfg e = *c;
     e.rate_hz = c->rate_hz / n;
+    if (shared_schedule(c)) { /* the one schedule, each thread its share of the share */
+        uint32_t s = c->stride ? c->stride : 1;
+        e.connections = c->connections / (unsigned)n + ((unsigned)k < c->connections % (unsigned)n);
+        e.cpu = c->cpu >= 0 ? c->cpu + k : -1;
+        e.start_cycles = start;
+        e.stride = s * (uint32_t)n;
+        e.phase = c->phase + (uint32_t)k * s;
+        return e;
+    }
+    e.plan.from_hz = 0; /* a rate of its own: rate_hz */
     e.connections = c->connections / (unsigned)n + ((unsigned)k < c->connections % (unsigned)n);
     e.seed = c->seed + (uint64_t)k;
     e.cpu = c->cpu >= 0 ? c->cpu + k : -1;
@@ -53,9 +70,11 @@ int lat_loadrun_create(const lat_load_cfg *cfg, unsigned threads, lat_loadrun **
     if (!r) return -ENOMEM;
     r->n = (int)threads;
     r->arrivals = cfg->arrivals;
+    r->plan = cfg->plan.kind != LAT_LOADSCHED_FIXED;
     /* One start for several threads, after every connection had time to open. */
-    uint64_t start =
-        r->n > 1 ? lat_cycles() + lat_clock_from_ns(lat_clock_default(), 200000000) : 0;
+    uint64_t start = cfg->start_cycles ? cfg->start_cycles
+                     : r->n > 1 ? lat_cycles() + lat_clock_from_ns(lat_clock_default(), 200000000)
+                                : 0;
     int rc = 0;
     for (int k = 0; k < r->n && !rc; k++) {
         lat_load_cfg e = engine_cfg(cfg, k, r->n, start);
@@ -124,9 +143,10 @@ static void *engine(void *arg) {
 }
 
 /* The interval since the last tick, from every engine, handed to tick. */
-static void tick_once(lat_loadrun *r, double from, double now, lat_loadrun_tick_fn fn, void *ud) {
+static void tick_once(lat_loadrun *r, double from, double now, bool last, lat_loadrun_tick_fn fn,
+                      void *ud) {
     lat_hist *part[LAT_LOAD_NSERIES];
-    lat_loadrun_tick t = {.start_s = from, .end_s = now};
+    lat_loadrun_tick t = {.start_s = from, .end_s = now, .last = last};
     for (int j = 0; j < LAT_LOAD_NSERIES; j++) {
         lat_hist_reset(&r->iv[j]);
         part[j] = &r->part[j];
@@ -150,12 +170,12 @@ static void tick_loop(lat_loadrun *r, double t0_s, lat_loadrun_tick_fn fn, void 
         nanosleep(&ts, NULL);
         double now = wall_s();
         if (now >= next) {
-            tick_once(r, last, now, fn, ud);
+            tick_once(r, last, now, false, fn, ud);
             last = now;
             next += 1;
         }
     }
-    tick_once(r, last, wall_s(), fn, ud); /* the last part-second */
+    tick_once(r, last, wall_s(), true, fn, ud); /* the last part-second */
 }
 
 int lat_loadrun_run(lat_loadrun *r, double t0_s, lat_loadrun_tick_fn tick, void *ud) {
@@ -202,7 +222,8 @@ static size_t pool(const lat_loadrun *r, int w, double **out) {
 int lat_loadrun_judge(const lat_loadrun *r, const lat_load_verdict_in *in, lat_load_verdict *out) {
     double *ia, *pairs;
     lat_load_verdict_in vin = *in;
-    vin.arrivals = r->arrivals;
+    /* a varying rate's gaps are not one exponential: judged by the lag, per step */
+    vin.arrivals = r->plan ? LAT_LOAD_CONSTANT : r->arrivals;
     vin.n_interarrivals = pool(r, 1, &ia);
     vin.n_pairs = pool(r, 2, &pairs);
     vin.interarrivals = ia;
@@ -211,6 +232,13 @@ int lat_loadrun_judge(const lat_loadrun *r, const lat_load_verdict_in *in, lat_l
     lat_load_verdict_judge(&vin, out);
     free(ia);
     free(pairs);
+    return rc;
+}
+
+int lat_loadrun_steps(const lat_loadrun *r, lat_loadsched_steps *out) {
+    int rc = 0;
+    for (int k = 0; k < r->n && !rc; k++)
+        rc = lat_loadsched_steps_add(out, lat_load_steps(r->l[k]));
     return rc;
 }
 

@@ -11,9 +11,10 @@
  * platform account, injected platform noise, per-sample censoring, the
  * paired-comparison engine (paired), two builds compared (ab) and the
  * preemption probe, profiling, the counting malloc interposer, the load
- * generator (load, loadproto, loadverdict, loadrun), the coordinated-omission
- * demonstration (co), per-thread counter sets (perf_threads), a command run
- * under counters (perf_child) and its report (perf_report), the summary of an
+ * generator (load, loadproto, loadverdict, loadrun, loadtarget, loadtls),
+ * the coordinated-omission demonstration (co), per-thread counter sets
+ * (perf_threads), a command run under counters (perf_child) and its report
+ * (perf_report), the summary of an
  * interval log (hlog_summary), the inputs of a plot (plotset), a live tail
  * row (tailrow), what injected noise took (noise_report), a stream that
  * wraps long lines (linewrap). */
@@ -96,6 +97,9 @@
 #include "latlab/load.h"
 #include "latlab/loadverdict.h"
 #include "latlab/loadrun.h"
+#include "latlab/loadsched.h"
+#include "latlab/loadtarget.h"
+#include "latlab/loadtls.h"
 #endif
 
 #endif /* LATLAB_LATLAB_H */

@@ -82,39 +82,11 @@
 
 #include "latlab/hist.h"
 #include "latlab/loadproto.h"
+#include "latlab/loadsched.h"
 
-/* ---- the schedule -------------------------------------------------------------------- */
+/* ---- the schedule: loadsched.h (lat_load_arrivals, lat_loadsched, plans, shares) -------- */
 
-/* LAT_LOAD_REPLAY: the times come from the caller (lat_load_cfg.replay_next);
- * lat_load_sched serves the other two. */
-typedef enum lat_load_arrivals {
-    LAT_LOAD_CONSTANT,
-    LAT_LOAD_POISSON,
-    LAT_LOAD_REPLAY
-} lat_load_arrivals;
-
-/* State of a schedule: O(1) memory whatever the duration. */
-typedef struct lat_load_sched {
-    lat_load_arrivals kind;
-    double period_ns; /* 1e9 / rate */
-    uint64_t n;       /* arrivals issued so far */
-    double t_ns;      /* Poisson: the last arrival */
-    uint64_t rng;     /* splitmix64 state */
-} lat_load_sched;
-
-/* rate_hz > 0; seed picks the Poisson stream (any value).  0 or -EINVAL. */
-int lat_load_sched_init(lat_load_sched *s, lat_load_arrivals kind, double rate_hz, uint64_t seed);
-/* The next intended send time, ns after the start (non-decreasing). */
-uint64_t lat_load_sched_next(lat_load_sched *s);
-
-/* A target: HOST:PORT, [IPV6]:PORT or http://HOST[:PORT][/PATH] (port 80).
- * host gets the host (hn bytes with its NUL), port the port's digits (8
- * bytes), *path the URL's path inside t (NULL without one).  0, or -EINVAL
- * with *why the fault as the end of a sentence ("target 'x'" + why: ": no
- * host", " is not HOST:PORT", ": bad port", ": port out of range (1-65535)",
- * ": no ']'"). */
-int lat_load_target_split(const char *t, char *host, size_t hn, char *port, const char **path,
-                          const char **why);
+/* The target: loadtarget.h. */
 
 /* --arrivals replay's file: one intended send time per line, ns from the
  * start, non-decreasing, below 2^63, then at most a '#' comment ('#' comment
@@ -171,6 +143,15 @@ typedef struct lat_load_cfg {
      * read).  rate_hz is then the mean rate (for the backlog estimate). */
     uint64_t (*replay_next)(void *ud);
     void *replay_ud;
+    /* A rate schedule (loadsched.h): FIXED with from_hz 0 (zeroed) is rate_hz
+     * throughout; any other is the one schedule the engine takes its share of
+     * (rate_hz then its mean share, duration_ns its length). */
+    lat_loadsched_plan plan;
+    uint32_t stride, phase; /* keep the arrivals of the schedule marked phase (0: all) */
+    /* https:// targets: every connection speaks TLS through this context
+     * (loadtls.h; shared by engines, outlives the run), its handshake done
+     * before it takes requests.  NULL: plain TCP. */
+    struct lat_loadtls *tls;
 } lat_load_cfg;
 
 /* Counters: consistent enough to print while running (each read atomically). */
@@ -210,8 +191,10 @@ void lat_load_destroy(lat_load *l); /* NULL is fine; not while running */
  * (counts.deadline).  Returns 0, or a negative errno when the run could not go on
  * (-ECONNREFUSED and friends from connect; when every connection stayed down
  * for a second, the last connect's error, -ECONNREFUSED for a target that
- * went away, or -EIO; the counts say how far it got), -EINVAL when pinning to
- * cfg->cpu failed.  Call once. */
+ * went away, or -EIO; the counts say how far it got; -EPROTO for a TLS
+ * handshake or certificate that failed, lat_loadtls_error saying why; a
+ * handshake counts as the connect, "refused", when it fails), -EINVAL when
+ * pinning to cfg->cpu failed.  Call once. */
 int lat_load_run(lat_load *l);
 
 /* Ask a running lat_load_run to stop (async-signal-safe): within about a
@@ -240,6 +223,9 @@ int lat_load_interval(lat_load *l, lat_hist *const h[LAT_LOAD_NSERIES]);
 int lat_load_hist_init(lat_hist *h);
 
 void lat_load_counts_get(const lat_load *l, lat_load_counts *out);
+/* The run step by step (every request by the step of its intended time;
+ * one step for a fixed rate): valid after the run. */
+const lat_loadsched_steps *lat_load_steps(const lat_load *l);
 
 /* The sampled inter-arrival times of actual sends, ns, between consecutive
  * sends neither of which was censored (valid after the run; a uniform sample

@@ -5,7 +5,14 @@
  * Poisson stream (seed + k), CPU (cpu + k) and, for constant arrivals, a
  * phase, so that the threads' sends interleave into one evenly spaced
  * timetable; several engines share one start 200 ms ahead (time for every
- * connection to open). */
+ * connection to open), or cfg->start_cycles when set. */
+
+/* With a rate plan or a share of one schedule (cfg->plan not FIXED, or
+ * cfg->stride > 1: a shard, loadsched.h) the threads instead split that one
+ * schedule: every engine keeps the seed and takes the arrivals marked
+ * phase + k * stride of stride * threads, so the threads' sends together are
+ * exactly the shard's.  cfg->plan.from_hz is then the whole schedule's rate
+ * (FIXED) and cfg->rate_hz the shard's mean. */
 
 /* lat_loadrun_run starts one thread per engine.  On the calling thread it
  * hands the caller each second's interval (every engine's histograms added)
@@ -37,6 +44,7 @@ typedef struct lat_loadrun_tick {
     double start_s, end_s;
     const lat_hist *h[LAT_LOAD_NSERIES]; /* by lat_load_series */
     const lat_load_counts *counts;
+    bool last; /* the last part-second, after every engine ended */
 } lat_loadrun_tick;
 
 typedef void (*lat_loadrun_tick_fn)(void *ud, const lat_loadrun_tick *t);
@@ -69,6 +77,11 @@ void lat_loadrun_counts(const lat_loadrun *r, lat_load_counts *out);
  * their gaps share one law); the rest of in is the caller's.  0, or -ENOMEM (out is then judged on
  * no samples). */
 int lat_loadrun_judge(const lat_loadrun *r, const lat_load_verdict_in *in, lat_load_verdict *out);
+
+/* After the run: every engine's steps added into out (created by the
+ * caller with lat_loadsched_steps_create for cfg's plan and duration).  0 or
+ * -EINVAL. */
+int lat_loadrun_steps(const lat_loadrun *r, lat_loadsched_steps *out);
 
 /* Before the run: host and port (a name or a numeric address; digits)
  * looked up within timeout_ms (lat_http_resolve) into cfg->addr and

@@ -54,6 +54,9 @@ port=$(free_port)
 rc=$?
 [ $rc = 1 ] || fail "refused target -> exit $rc (want 1)"
 grep -qi refused "$tmp/r.err" || fail "refused: no reason: $(cat "$tmp/r.err")"
+# nothing measured: no nan figures, and no progress line for the part-second after the run
+grep -qiw nan "$tmp/r.out" "$tmp/r.err" && fail "refused: nan printed: $(grep -iw nan "$tmp/r.out" "$tmp/r.err")"
+grep -q 'rate 0/s' "$tmp/r.err" && fail "refused: a rate 0/s progress line: $(cat "$tmp/r.err")"
 
 # ---- a name that does not resolve: exit 1 with the resolver's words, not a routing error ----
 "$LATLAB" load nosuchhost.invalid:80 --rate 100 --duration 100ms >"$tmp/n.out" 2>"$tmp/n.err"
@@ -104,6 +107,7 @@ check_all_done "$tmp/e.json" echo
 [ "$(j "$tmp/e.json" "d['counts']['scheduled']")" = 1000 ] || fail "echo: scheduled != 1000"
 [ "$served" = 100000 ] || fail "echo: peer echoed $served bytes, want 100000"
 grep -q '^\[ *1.0s\] rate' "$tmp/e.err" || fail "no live line: $(cat "$tmp/e.err")"
+grep '^\[' "$tmp/e.err" | tail -1 | grep -q 'rate 0/s' && fail "a rate 0/s line after the run: $(cat "$tmp/e.err")"
 grep -q '^verdict' "$tmp/e.out" || fail "no verdict line"
 [ "$(tail -1 "$tmp/e.out" | cut -c1-7)" = verdict ] || fail "the verdict is not printed last"
 for t in latency service lag wait; do
@@ -121,6 +125,10 @@ grep -q "Total count *= *$kept\]" "$tmp/hs.out" || fail "hlog latency count (wan
 grep -q "Total count *= *$kept\]" "$tmp/e.hgrm" || fail "hgrm (want $kept): $(tail -3 "$tmp/e.hgrm")"
 "$LATLAB" plot "$tmp/e.hlog" -o "$tmp/e.svg" >"$tmp/plot.out" 2>&1 || fail "plot of the load log: $(cat "$tmp/plot.out")"
 for t in latency service lag wait; do grep -q "$t" "$tmp/e.svg" || fail "plot: no $t series"; done
+# the .hgrm load writes (with CI_Low/CI_High columns, in us) plots too: once refused
+"$LATLAB" plot "$tmp/e.hgrm" --unit us -o "$tmp/eh.svg" >"$tmp/plot.out" 2>&1 ||
+    fail "plot of the load .hgrm: $(cat "$tmp/plot.out")"
+grep -Eq "^e +$kept " "$tmp/plot.out" || fail "plot of the load .hgrm: count: $(cat "$tmp/plot.out")"
 
 # ---- memory does not grow with the duration: 0.3 s and 3 s at 3000/s --------------------------
 peer --mode echo

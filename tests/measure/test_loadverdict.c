@@ -1,7 +1,7 @@
 /* test_loadverdict.c - the validity verdict of `latlab load`, on inputs with
  * known answers: Anderson-Darling does not reject exponential samples (most
  * of 200 seeds at the 1% level) and rejects constant, uniform and bursty ones
- * every time; the schedule's own stream (lat_load_sched) passes for Poisson
+ * every time; the schedule's own stream (lat_loadsched) passes for Poisson
  * and fails for constant; a percentile whose lag is not below the fraction of
  * its latency makes the verdict invalid and is named, while a small lag keeps
  * it valid; a wait for a connection at its cap as large is named apart from
@@ -77,13 +77,13 @@ static void test_spearman(void **state) {
 
 static void test_sched(void **state) {
     (void)state;
-    lat_load_sched s;
+    lat_loadsched s;
     double x[2000];
-    assert_int_equal(lat_load_sched_init(&s, LAT_LOAD_POISSON, 10000, 42), 0);
-    uint64_t prev = lat_load_sched_next(&s);
+    assert_int_equal(lat_loadsched_init(&s, LAT_LOAD_POISSON, 10000, 42), 0);
+    uint64_t prev = lat_loadsched_next(&s);
     double sum = 0;
     for (int i = 0; i < 2000; i++) {
-        uint64_t t = lat_load_sched_next(&s);
+        uint64_t t = lat_loadsched_next(&s);
         assert_true(t >= prev);
         x[i] = (double)(t - prev);
         sum += x[i];
@@ -91,11 +91,11 @@ static void test_sched(void **state) {
     }
     assert_true(fabs(sum / 2000 - 100000) < 10000); /* mean 1/rate within 10% */
     assert_true(lat_ad_exponential(x, 2000) < LAT_AD_EXP_CRIT_1PCT);
-    assert_int_equal(lat_load_sched_init(&s, LAT_LOAD_CONSTANT, 3, 0), 0);
-    assert_int_equal(lat_load_sched_next(&s), 0);
-    assert_int_equal(lat_load_sched_next(&s), 333333333);
-    assert_int_equal(lat_load_sched_next(&s), 666666666);
-    assert_int_equal(lat_load_sched_init(&s, LAT_LOAD_CONSTANT, 0, 0), -EINVAL);
+    assert_int_equal(lat_loadsched_init(&s, LAT_LOAD_CONSTANT, 3, 0), 0);
+    assert_int_equal(lat_loadsched_next(&s), 0);
+    assert_int_equal(lat_loadsched_next(&s), 333333333);
+    assert_int_equal(lat_loadsched_next(&s), 666666666);
+    assert_int_equal(lat_loadsched_init(&s, LAT_LOAD_CONSTANT, 0, 0), -EINVAL);
 }
 
 typedef struct fixture {
