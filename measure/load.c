@@ -917,7 +917,11 @@ int lat_load_run(lat_load *l) {
     if (!l) return -EINVAL;
     int rc = pin(l->cfg.cpu);
     if (rc) return rc;
-    if ((rc = connect_all(l))) return rc;
+    if ((rc = connect_all(l))) {
+        for (unsigned i = 0; i < l->cfg.connections; i++) /* those that did connect */
+            conn_close(l, &l->conns[i], 0);
+        return rc;
+    }
     run r = {.seq = 0};
     lat_loadsched_init_plan(
         &r.s, l->cfg.arrivals == LAT_LOAD_REPLAY ? LAT_LOAD_CONSTANT : l->cfg.arrivals,
