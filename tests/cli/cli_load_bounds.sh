@@ -149,7 +149,8 @@ peer 0 0 ok
     >"$tmp/one.out" 2>"$tmp/one.err"
 rc=$?
 [ $rc = 4 ] || fail "one request: exit $rc (want 4)"
-grep -q '^verdict.*invalid: .*too few samples (1) for any percentile' "$tmp/one.out" ||
+# (its one request may be censored, sent late after a gap of a busy host: then 0 kept)
+grep -Eq '^verdict.*invalid: .*too few samples \((1|0 kept: the completed ones were censored)\) for any percentile' "$tmp/one.out" ||
     fail "one request: $(tail -1 "$tmp/one.out")"
 
 # ---- a target that goes away: "connection refused", with its address -------------------------
