@@ -439,8 +439,7 @@ static void take(lat_noise *n, noise_cpu *c, uint64_t len, bool stall, uint64_t 
  * a 50% share then took 55%.  A take of len due before the cap allows it
  * (taken so far + len <= cap x (its end - start)) is put off until then;
  * below the cap the drawn schedule stands. */
-static uint64_t within_cap(const lat_noise *n, const noise_cpu *c, uint64_t due_ns,
-                           uint64_t len) {
+static uint64_t within_cap(const lat_noise *n, const noise_cpu *c, uint64_t due_ns, uint64_t len) {
     double len_ns = (double)lat_clock_to_ns(n->cal, len);
     double taken_ns = (double)lat_clock_to_ns(n->cal, c->taken_cycles) + len_ns;
     uint64_t earliest = n->t0_ns + (uint64_t)(taken_ns / LAT_NOISE_MAX_SHARE - len_ns);

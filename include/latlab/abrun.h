@@ -46,12 +46,12 @@ typedef struct lat_ab_prog {
 } lat_ab_prog;
 
 typedef struct lat_ab_run_opts {
-    uint64_t timeout_ns; /* a run still going then is killed: -ETIMEDOUT */
-    int cpu;             /* pin the run to this CPU; -1: not pinned */
-    const char *filter;  /* harness --filter, Google Benchmark --benchmark_filter (NULL: all) */
-    bool full;           /* harness: full-length runs (default --quick) */
+    uint64_t timeout_ns;  /* a run still going then is killed: -ETIMEDOUT */
+    int cpu;              /* pin the run to this CPU; -1: not pinned */
+    const char *filter;   /* harness --filter, Google Benchmark --benchmark_filter (NULL: all) */
+    bool full;            /* harness: full-length runs (default --quick) */
     unsigned repetitions; /* Google Benchmark repetitions per run (0: 5) */
-    const char *dir;     /* a private folder for the run's output files */
+    const char *dir;      /* a private folder for the run's output files */
 } lat_ab_run_opts;
 
 typedef struct lat_ab_account {

@@ -385,23 +385,23 @@ typedef struct lat_bench_result {
     uint64_t sample_duration_ns; /* concurrent */
     uint32_t calibration_passes;
     uint32_t warmup_samples;
-    uint32_t n;          /* measured samples */
-    double *ns_per_op;   /* per sample (per thread for concurrent): the kept figure,
-                            untouched sub-chunks' time / their ops */
-    double *raw_ns_per_op; /* per sample: the whole sample's time / ops */
-    double *kept_share;    /* per sample: untouched ops / ops (1: nothing censored) */
-    double *runq_wait_ns;  /* per sample: run-queue wait growth across it (NULL or
-                              NaN: not read) */
+    uint32_t n;               /* measured samples */
+    double *ns_per_op;        /* per sample (per thread for concurrent): the kept figure,
+                                 untouched sub-chunks' time / their ops */
+    double *raw_ns_per_op;    /* per sample: the whole sample's time / ops */
+    double *kept_share;       /* per sample: untouched ops / ops (1: nothing censored) */
+    double *runq_wait_ns;     /* per sample: run-queue wait growth across it (NULL or
+                                 NaN: not read) */
     uint64_t *invol_switches; /* per sample: involuntary context switches (NULL: not read) */
     uint32_t subchunks;       /* standard: timed calls per measured sample */
     uint64_t touched;         /* sub-chunks touched by the platform, all samples */
     double kept_floor;        /* set-aside floor the run used (LAT_BENCH_KEPT_FLOOR) */
     uint32_t set_aside;       /* samples whose kept share fell under kept_floor */
     double kept_share_all;    /* ops that entered the statistics / all measured ops */
-    double *throughput;  /* per sample: ops/s or bytes/s */
-    double *duration_ns; /* per sample, overhead subtracted */
-    double *cpu_ns;      /* per sample: CPU time of the measuring thread(s) (thread CPU clock) */
-    uint64_t *ops;       /* per sample */
+    double *throughput;       /* per sample: ops/s or bytes/s */
+    double *duration_ns;      /* per sample, overhead subtracted */
+    double *cpu_ns; /* per sample: CPU time of the measuring thread(s) (thread CPU clock) */
+    uint64_t *ops;  /* per sample */
     uint64_t total_ops;
     double total_ns;
     double mean_ns_per_op;     /* kept time / kept ops of the samples not set aside
@@ -476,7 +476,7 @@ typedef struct lat_bench_mwu {
 } lat_bench_mwu;
 /* Mann-Whitney U test of a vs b.  0 / -EINVAL / -ENOMEM. */
 LAT_API int lat_bench_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
-                           lat_bench_mwu *out);
+                                   lat_bench_mwu *out);
 
 /* ---- persistence --------------------------------------------------------------------- */
 
@@ -484,7 +484,7 @@ LAT_API int lat_bench_mann_whitney(const double *a, size_t na, const double *b, 
 LAT_API struct json_t *lat_bench_report_to_json(const lat_bench_report *rep);
 /* Parse; 0 and *out, LAT_EFORMAT (why in err, if given), -ENOMEM. */
 LAT_API int lat_bench_report_from_json(const struct json_t *j, lat_bench_report **out, char *err,
-                               size_t errlen);
+                                       size_t errlen);
 /* Atomic write / read of a report file. */
 LAT_API int lat_bench_report_save(const lat_bench_report *rep, const char *path);
 LAT_API int lat_bench_report_load(const char *path, lat_bench_report **out, char *err,
@@ -566,7 +566,7 @@ LAT_API int lat_bench_compatible(const lat_bench_report *old, const lat_bench_re
  * opts NULL = defaults (alpha 0.05, materiality 0.05, noise_mult 1,
  * min_cpu_share 0.9, wall time).  0, LAT_EINCOMPATIBLE, -ENOMEM. */
 LAT_API int lat_bench_compare(const lat_bench_report *old, const lat_bench_report *cur,
-                      const lat_bench_compare_opts *opts, lat_bench_comparison **out);
+                              const lat_bench_compare_opts *opts, lat_bench_comparison **out);
 /* The same against a history of previous reports (all compatible with cur):
  * the newest (by timestamp_ns) is the baseline; with >= 3 reports their
  * run-to-run drift joins the noise floor (drift_mult), and with >= 2 a new
@@ -574,13 +574,14 @@ LAT_API int lat_bench_compare(const lat_bench_report *old, const lat_bench_repor
  * inconclusive when only the noise/drift floor, the range or the busy guard
  * stops it. */
 LAT_API int lat_bench_compare_history(const lat_bench_report *const *hist, size_t nh,
-                              const lat_bench_report *cur, const lat_bench_compare_opts *opts,
-                              lat_bench_comparison **out);
+                                      const lat_bench_report *cur,
+                                      const lat_bench_compare_opts *opts,
+                                      lat_bench_comparison **out);
 /* Every compatible report in dir, oldest first, at most max (the newest
  * ones).  0 and *out / *n (free each with lat_bench_report_destroy and the array
  * with free()), -ENOENT with why when none qualifies. */
 LAT_API int lat_bench_load_history(const char *dir, const lat_bench_report *cur, size_t max,
-                           lat_bench_report ***out, size_t *n, char *why, size_t whylen);
+                                   lat_bench_report ***out, size_t *n, char *why, size_t whylen);
 LAT_API void lat_bench_comparison_destroy(lat_bench_comparison *c);
 /* The table (with each result's MDE) and a caveat: unpaired runs cannot
  * separate the host's drift between them from the code's change. */
