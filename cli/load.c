@@ -383,8 +383,7 @@ int cmd_load(int argc, char **argv) {
     static lat_loadproto proto;
     if ((rc = build_proto(&proto, url_path ? url_path : "/"))) return rc;
     load_run r = {.target = target, .protocol = proto_names[o.protocol], .threads = (int)o.threads,
-                  .rate_spec = o.rate_s, .shard_i = o.shard_i, .shard_n = o.shard_n,
-                  .start_ns = o.start_ns};
+                  .rate_spec = o.rate_s, .start_ns = o.start_ns};
     if (!o.seed_seen)
         o.seed = (lat_clock_ns(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32)) & ((1ull << 53) - 1);
     r.cfg = (lat_load_cfg){

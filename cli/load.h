@@ -28,10 +28,9 @@ typedef struct load_run {
     lat_load_verdict verdict;
     int run_rc; /* lat_load_run's result */
     /* the schedule: --rate as given (NULL: replay), the run step by step,
-     * the shard (shard_n 0: none), --start-at (ns since the epoch; 0: none) */
+     * --start-at (ns since the epoch; 0: none); the shard is cfg.phase of cfg.stride */
     const char *rate_spec;
     lat_loadsched_steps *steps;
-    uint32_t shard_i, shard_n;
     uint64_t start_ns;
 } load_run;
 

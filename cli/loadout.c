@@ -121,9 +121,9 @@ static void print_sched(const load_run *r) {
                r->rate_spec, lat_loadsched_steps_n(r->steps),
                r->cfg.plan.kind == LAT_LOADSCHED_RAMP ? "tenths of the ramp" : "steps",
                lat_loadsched_mean_hz(&r->cfg.plan), r->cfg.rate_hz);
-    if (r->shard_n)
-        printf("shard %" PRIu32 "/%" PRIu32 " of the one schedule of seed %" PRIu64 "\n", r->shard_i,
-               r->shard_n, r->cfg.seed);
+    if (r->cfg.stride)
+        printf("shard %" PRIu32 "/%" PRIu32 " of the one schedule of seed %" PRIu64 "\n",
+               r->cfg.phase, r->cfg.stride, r->cfg.seed);
 }
 
 int load_print(const load_run *r) {
@@ -197,8 +197,9 @@ int load_write_json(const load_run *r, const char *path) {
     json_object_set_new(cf, "threads", json_integer(r->threads));
     json_object_set_new(cf, "inflight", json_integer(r->cfg.max_inflight));
     json_object_set_new(cf, "rate_schedule", r->rate_spec ? json_string(r->rate_spec) : json_null());
-    json_object_set_new(cf, "shard_index", r->shard_n ? json_integer(r->shard_i) : json_null());
-    json_object_set_new(cf, "shards", r->shard_n ? json_integer(r->shard_n) : json_null());
+    json_object_set_new(cf, "shard_index",
+                        r->cfg.stride ? json_integer(r->cfg.phase) : json_null());
+    json_object_set_new(cf, "shards", r->cfg.stride ? json_integer(r->cfg.stride) : json_null());
     json_object_set_new(cf, "start_at_ns",
                         r->start_ns ? json_integer((json_int_t)r->start_ns) : json_null());
     json_object_set_new(o, "config", cf);
@@ -265,8 +266,8 @@ int load_live_open(load_live *lv) {
         if (!rc) rc = lat_hlog_writer_init(&lv->w, lat_afile_stream(lv->hf), lv->t0_s, lv->t0_s, 0);
         char shard[160];
         snprintf(shard, sizeof shard, "[latlab load shard %" PRIu32 "/%" PRIu32 " seed %" PRIu64 "]",
-                 lv->r->shard_i, lv->r->shard_n, lv->r->cfg.seed);
-        if (!rc && lv->r->shard_n) rc = lat_hlog_write_comment(&lv->w, shard);
+                 lv->r->cfg.phase, lv->r->cfg.stride, lv->r->cfg.seed);
+        if (!rc && lv->r->cfg.stride) rc = lat_hlog_write_comment(&lv->w, shard);
         if (rc) return cli_lib_error("load", lv->hlog, rc);
     }
     const lat_hist *tot[LAT_LOAD_NSERIES];
