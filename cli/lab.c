@@ -1,9 +1,9 @@
 /* lab.c - `latlab lab`: the pipeline lab from the command line.  The lab is
  * the library's (lab/: the protocol, the verdicts, the placement, the
  * session's files); this file parses the flags, places the hot threads,
- * prints progress and one line per run, runs the silence check inside the
- * protocol when root (the silence engine, in a thread), and has the
- * session write LAB.md, lab.json and report.html. */
+ * prints progress (and with --verbose one line per run), runs the silence
+ * check inside the protocol when root (the silence engine, in a thread), and
+ * has the session write LAB.md, lab.json and report.html. */
 #include "cli.h"
 #include "noisecli.h"
 #include "pipeplace.h"
@@ -26,11 +26,11 @@
 static void on_run(void *ud, const lat_lab_run_rec *rec, const lat_pipe_config *c,
                    const lat_pipe_result *r) {
     lat_lab_session *x = ud;
-    cli_progress_done();
-    char line[2048], plat[1024];
-    lat_lab_run_line(x, rec, line, sizeof line);
-    printf("%s\n", line);
-    fflush(stdout);
+    char plat[1024];
+    if (x->verbose) {
+        cli_progress_done();
+        lat_lab_print_run(stdout, x, rec);
+    }
     lat_lab_rec_platform(x, rec, plat, sizeof plat);
     lat_lab_session_record(x, rec, c, r, plat);
 }
@@ -42,8 +42,9 @@ static void around_run(void *ud, int conf, unsigned round, unsigned att, int beg
     lat_lab_session *x = ud;
     lat_lab_silence *s = lat_lab_session_silence(x, conf, round, att);
     if (begin) {
-        cli_progress("round %u: %s%s...", round + 1, lat_lab_conf_name(conf),
-                     att ? " (repeat: too few kept samples)" : "");
+        lat_lab_others_sample(&x->others); /* between runs: what else runs */
+        char line[200];
+        cli_progress("%s", lat_lab_progress_line(x, conf, round, att, c, line, sizeof line));
         if (s) lat_lab_silence_start(x, s, c);
         lat_lab_session_around(x, conf, round, att, 1); /* inside the tracer's window */
     } else {
@@ -56,7 +57,7 @@ static void around_run(void *ud, int conf, unsigned round, unsigned att, int beg
 
 typedef struct lab_opts {
     const char *out, *json_out, *replay;
-    bool quick, oversub, seed_set, iv_set, no_profile;
+    bool quick, oversub, seed_set, iv_set, no_profile, verbose;
     uint64_t events, rate, min_rounds, max_rounds, iv_ms, gap_us, seed;
     double budget, loss_pct;
     int shape;
@@ -81,6 +82,7 @@ static int opt_json(const char *cmd, const char *flag, const char *v, void *dest
 static const cli_opt lab_table[] = {
     CLI_STR_OPT("out", CLI_STRING, &lo.out, "DIR", "output folder (default lab-out)"),
     CLI_FLAG_OPT("quick", &lo.quick, "tiny sizes for CI: a few seconds in all"),
+    CLI_FLAG_OPT("verbose", &lo.verbose, "print every run and table (else in LAB.md)"),
     CLI_NUM_OPT("budget", CLI_DOUBLE, &lo.budget, "S",
                 "time budget for the rounds (default 120 s; --quick 6 s)", 0.1, 86400),
     CLI_NUM_OPT("min-rounds", CLI_U64, &lo.min_rounds, "N",
@@ -126,13 +128,11 @@ const cli_spec cmd_lab_spec = {
         "shuffled by a printed seed; the cache-line floor between the hot CPUs is measured\n"
         "around every run.  Each sample that a platform gap touched (or the backlog it built)\n"
         "is censored; a run is repeated only when too few samples are kept for its p99.9.\n"
-        "Each experiment is read against the baseline of the same round as a shift function\n"
-        "(work-stage ratios at p50..p99.99 with confidence intervals over rounds): tail\n"
-        "disease, median/throughput disease, variance disease, no significant change, or\n"
-        "inconclusive on this machine with the reason.  Rounds stop once every verdict has\n"
-        "repeated, or at the budget.  As root the silence check traces one pinned baseline and\n"
-        "one no-pin run; where perf may sample, round 1 of baseline and share-line is profiled.\n"
-        "Writes LAB.md, lab.json, report.html, plots and runs/ into the output folder.\n",
+        "Each experiment is read against the baseline of the same round as a shift function:\n"
+        "tail, median/throughput or variance disease, no significant change, or inconclusive\n"
+        "with the reason.  Rounds stop once every verdict has repeated, or at the budget.  As\n"
+        "root the silence check traces two runs; where perf may sample, two runs are profiled.\n"
+        "Prints one line per verdict; writes LAB.md, lab.json, report.html, plots and runs/.\n",
     .opts = lab_table,
     .epilog = "Progress goes to stderr when it is a terminal.  exit 0 ok, 1 error, 2 usage.\n",
 };
@@ -191,6 +191,7 @@ static int setup(lat_lab_session *x, const lab_opts *o) {
     c->around_run = around_run;
     c->ud = x;
     x->quick = o->quick;
+    x->verbose = o->verbose;
     rc = lat_lab_session_setup(x, over, why, geteuid() == 0, o->no_profile ? "--no-profile" : NULL);
     return rc ? cli_lib_error(CMD, "run conditions", rc) : 0;
 }
@@ -198,18 +199,18 @@ static int setup(lat_lab_session *x, const lab_opts *o) {
 /* After the rounds: the summary, the profiling step, the replay round, the files. */
 static int finish(lat_lab_session *x, const lat_lab_result *res, const lab_opts *o) {
     lat_lab_print_summary(stdout, x, res);
-    lat_lab_prof_print(&x->prof, stdout);
+    if (x->verbose) lat_lab_prof_print(&x->prof, stdout);
     int rc = lat_lab_prof_write(&x->prof);
     if (rc) cli_warn(CMD, "writing the profiles: %s", lat_strerror(rc));
     char failed[4400], rfailed[4400];
     int rrc = lat_lab_replay_round(o->replay, x->out, &x->cfg.pipe, x->over, &x->replay, rfailed,
                                    sizeof rfailed);
-    if (x->replay.ran) printf("\nreplay round (%s):\n%s", x->replay.capture, x->replay.text);
+    lat_lab_print_replay(stdout, x);
     /* a failed replay round loses nothing else: the rounds' files are written */
     if ((rc = lat_lab_write_all(x, res, o->json_out, failed, sizeof failed)) != 0)
         return cli_lib_error(CMD, failed, rc);
     if (rrc) return cli_error(CMD, "%s (the rounds' files were written)", rfailed);
-    printf("wrote %s/LAB.md, lab.json, report.html, <stage>.svg, intervals-*.svg, runs/\n", x->out);
+    printf("wrote %s/LAB.md (every run), lab.json, report.html, plots, runs/\n", x->out);
     return fflush(stdout) == 0 && !ferror(stdout)
                ? CLI_OK
                : cli_error(CMD, "writing stdout: %s", strerror(errno ? errno : EIO));
@@ -231,14 +232,13 @@ static int lab_run(int argc, char **argv) {
         rc = cli_lib_error(CMD, x.out, rc);
         goto out;
     }
-    char fp[4200]; /* a window from an earlier run must not pass for this one's */
-    snprintf(fp, sizeof fp, "%s/flight-alloc.txt", x.out);
-    unlink(fp);
     lat_lab_print_header(stdout, &x);
     fflush(stdout);
     if ((rc = cli_noise_begin(&o.noise, CMD, x.cfg.pipe.cpus, LAT_PIPE_NHOT)) != 0) goto out;
     lat_lab_result res;
+    lat_lab_others_begin(&x.others); /* none: the advice names no process */
     rc = lat_lab_run(&x.cfg, &res);
+    lat_lab_others_end(&x.others, x.others_text, sizeof x.others_text, &x.others_cpus);
     cli_progress_done();
     cli_noise_end(&o.noise, stdout); /* --noise: what it took, printed and in lab.json */
     x.noise = cli_noise_json(&o.noise);

@@ -1,12 +1,17 @@
 /* account.c - the platform account of a pipeline run (see lab_account.h):
- * per hot thread what the platform took, and the tail samples that
- * overlapped a gap. */
+ * per hot thread what the platform took, the tail samples that overlapped a
+ * gap, and which other processes took the CPUs while the lab ran. */
 #include "latlab/lab_account.h"
 
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "latlab/clock.h"
 
@@ -101,4 +106,140 @@ void lat_lab_print_accounting(FILE *f, const lat_pipe_config *c, const lat_pipe_
     lat_lab_attrib_text(buf, sizeof buf, c->shape, r->tail);
     if (buf[0]) fprintf(f, "attribution: %s\n", buf);
     if (r->flight_gap[0]) fprintf(f, "flight recorder: %s\n", r->flight_gap);
+}
+
+/* ---- what else ran ------------------------------------------------------------------------ */
+
+struct lat_lab_proc_ticks {
+    int pid;
+    uint64_t first, last; /* CPU ticks when first and last seen (first 0: started since begin) */
+    char comm[16];
+};
+
+/* pid's CPU time (utime + stime) in clock ticks and its command name into
+ * t->last; false when gone. */
+static bool proc_ticks(int pid, struct lat_lab_proc_ticks *t) {
+    char path[64], line[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f) return false;
+    bool ok = fgets(line, sizeof line, f) != NULL;
+    fclose(f);
+    char *open = ok ? strchr(line, '(') : NULL, *close = ok ? strrchr(line, ')') : NULL;
+    if (!open || !close || close < open) return false;
+    size_t n = (size_t)(close - open - 1);
+    if (n >= sizeof t->comm) n = sizeof t->comm - 1;
+    if (memchr(open + 1, '/', n)) n = (size_t)((char *)memchr(open + 1, '/', n) - open - 1);
+    memcpy(t->comm, open + 1, n);
+    t->comm[n] = 0;
+    unsigned long long ut, st; /* fields 14 and 15: the 12th and 13th after the name */
+    if (sscanf(close + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
+        return false;
+    t->pid = pid;
+    t->first = t->last = ut + st;
+    return true;
+}
+
+/* All CPUs' busy ticks: user, nice, system, irq, softirq (/proc/stat). */
+static uint64_t busy_ticks(void) {
+    FILE *f = fopen("/proc/stat", "r");
+    unsigned long long u = 0, n = 0, sy = 0, id = 0, io = 0, irq = 0, sirq = 0;
+    int got =
+        f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu", &u, &n, &sy, &id, &io, &irq, &sirq)
+          : 0;
+    if (f) fclose(f);
+    return got == 7 ? u + n + sy + irq + sirq : 0;
+}
+
+static uint64_t self_ticks(void) {
+    struct lat_lab_proc_ticks t;
+    return proc_ticks((int)getpid(), &t) ? t.last : 0;
+}
+
+static int by_pid(const void *a, const void *b) {
+    const struct lat_lab_proc_ticks *x = a, *y = b;
+    return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+int lat_lab_others_begin(lat_lab_others *o) {
+    memset(o, 0, sizeof *o);
+    o->p = malloc(LAT_LAB_OTHERS_MAX * sizeof *o->p);
+    if (!o->p) return -ENOMEM;
+    o->busy = busy_ticks(), o->self = self_ticks();
+    o->t0_ns = lat_mono_ns();
+    lat_lab_others_sample(o);
+    for (size_t i = 0; i < o->n; i++) /* running before: only what they take from now on */
+        o->p[i].first = o->p[i].last;
+    return o->n ? 0 : -ENOENT;
+}
+
+void lat_lab_others_sample(lat_lab_others *o) {
+    DIR *d = o->p ? opendir("/proc") : NULL;
+    if (!d) return;
+    int self = (int)getpid();
+    size_t known = o->n;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (!isdigit((unsigned char)e->d_name[0])) continue;
+        struct lat_lab_proc_ticks t;
+        int pid = atoi(e->d_name);
+        if (pid == self || !proc_ticks(pid, &t)) continue;
+        struct lat_lab_proc_ticks *was = bsearch(&t, o->p, known, sizeof *o->p, by_pid);
+        if (was && t.last >= was->last) { /* a kernel thread's name can change */
+            was->last = t.last;
+        } else if (was) { /* the pid went to another process */
+            *was = t;
+            was->first = 0;
+        } else if (o->n < LAT_LAB_OTHERS_MAX) { /* started since the last look */
+            t.first = 0;
+            o->p[o->n++] = t;
+        }
+    }
+    closedir(d);
+    if (o->n > known) qsort(o->p, o->n, sizeof *o->p, by_pid);
+}
+
+static int by_ticks(const void *a, const void *b) {
+    const struct lat_lab_proc_ticks *x = a, *y = b;
+    return x->last < y->last ? 1 : x->last > y->last ? -1 : strcmp(x->comm, y->comm);
+}
+
+void lat_lab_others_end(lat_lab_others *o, char *buf, size_t len, double *cpus) {
+    buf[0] = 0;
+    *cpus = 0;
+    lat_lab_others_sample(o);
+    double secs = (double)(lat_mono_ns() - o->t0_ns) / 1e9, hz = (double)sysconf(_SC_CLK_TCK);
+    /* each process's ticks while seen, summed per name into the first entry
+     * of that name (last holds the sum) */
+    size_t k = 0;
+    for (size_t i = 0; i < o->n; i++) {
+        struct lat_lab_proc_ticks t = o->p[i];
+        t.last -= t.first;
+        size_t j = 0;
+        while (j < k && strcmp(o->p[j].comm, t.comm))
+            j++;
+        if (j < k)
+            o->p[j].last += t.last;
+        else
+            o->p[k++] = t;
+    }
+    if (k) qsort(o->p, k, sizeof *o->p, by_ticks);
+    uint64_t busy = busy_ticks() - o->busy, self = self_ticks() - o->self;
+    *cpus = o->p && busy > self && secs > 0 && hz > 0 ? (double)(busy - self) / hz / secs : 0;
+    int used = *cpus >= 0.05 ? snprintf(buf, len, "other processes took %.1f CPUs", *cpus) : 0;
+    double named = 0;
+    for (size_t i = 0; used > 0 && i < k && i < 3; i++) {
+        double c = (double)o->p[i].last / hz / secs;
+        if (c < 0.05) break;
+        int w = snprintf(buf + used, len - (size_t)used, "%s%s %.1f",
+                         i ? ", " : " (busiest: ", o->p[i].comm, c);
+        if (w < 0 || (size_t)w + 40 >= len - (size_t)used) break;
+        used += w;
+        named += c;
+        if (i + 1 == k || i == 2 || (double)o->p[i + 1].last / hz / secs < 0.05)
+            used += snprintf(buf + used, len - (size_t)used, ")");
+    }
+    if (used > 0 && named < *cpus / 2) /* processes that came and went between looks */
+        snprintf(buf + used, len - (size_t)used, ", most of it in short-lived processes");
+    free(o->p);
+    memset(o, 0, sizeof *o);
 }

@@ -48,6 +48,7 @@ void lat_lab_config_default(lat_lab_config *c) {
     c->max_rounds = 80;
     c->budget_s = 120;
     c->max_repeats = 2;
+    c->max_lengthen = 8;
     c->max_run_lost = 0.20;
     c->floor_round_trips = 20000;
     c->pipe.cal = lat_clock_default();
@@ -335,11 +336,12 @@ static double measure_floor(const lat_lab_config *c) {
 
 /* One configuration in one round: run, repeat while set_aside. */
 static int run_cell(const lat_lab_config *c, lat_lab_result *res, size_t *cap, int conf,
-                    unsigned round, uint64_t t0) {
+                    unsigned round, uint64_t t0, uint64_t events) {
     for (unsigned att = 0; att <= c->max_repeats; att++) {
         /* no repeat once the budget is spent: the round is then set aside */
         if (att > 0 && (double)(lat_mono_ns() - t0) / 1e9 > c->budget_s) break;
         lat_pipe_config pc = c->pipe;
+        pc.events = events;
         lat_lab_conf_apply(conf, &pc);
         char prefix[4096];
         if (c->hlog_dir && round == 0) {
@@ -383,6 +385,38 @@ static int run_cell(const lat_lab_config *c, lat_lab_result *res, size_t *cap, i
     return 0;
 }
 
+/* After round k: a run set aside for too few kept samples lengthens the runs
+ * of the rounds after it by what it lacked and a quarter more, within
+ * max_lengthen times the configured length and within what the budget
+ * leaves for the rounds still needed (round_s: what round k took at
+ * `events`).  Returns the new length; the note says what was done. */
+static uint64_t lengthen(const lat_lab_config *c, lat_lab_result *res, unsigned k, uint64_t events,
+                         double round_s, double left_s) {
+    uint64_t need = lat_censor_min_kept(99.9), least = UINT64_MAX;
+    for (size_t i = 0; i < res->nruns; i++) {
+        const lat_lab_run_rec *r = &res->runs[i];
+        if (r->round == k && r->set_aside && r->cell.kept < least) least = r->cell.kept;
+    }
+    if (least == UINT64_MAX || c->max_lengthen <= 1) return events;
+    double want = (double)events * (double)need * 1.25 / (double)(least ? least : 1);
+    double cap = (double)c->pipe.events * c->max_lengthen;
+    unsigned todo = c->min_rounds > k + 1 ? c->min_rounds - (k + 1) : 1;
+    double fit = round_s > 0 ? (double)events * left_s / (round_s * todo) : cap;
+    double n = ceil(fmin(want, fmin(cap, fit)) / 1000) * 1000;
+    if (n <= (double)events) return events;
+    char from[32], to[32], kept[32], nd[32];
+    snprintf(res->lengthened, sizeof res->lengthened,
+             "runs lengthened from %s to %s events after round %u (a run kept %s work samples, "
+             "%s needed)%s",
+             lat__lab_thousands(c->pipe.events, from, sizeof from),
+             lat__lab_thousands((uint64_t)n, to, sizeof to), k + 1,
+             lat__lab_thousands(least, kept, sizeof kept), lat__lab_thousands(need, nd, sizeof nd),
+             want > n + 1000
+                 ? (cap < fit ? "; no longer: the length cap" : "; no longer: the budget")
+                 : "");
+    return (uint64_t)n;
+}
+
 int lat_lab_run(const lat_lab_config *c, lat_lab_result *res) {
     if (!c || !res || c->max_rounds == 0 || c->min_rounds > c->max_rounds ||
         c->pipe.interval_ns == 0)
@@ -401,10 +435,13 @@ int lat_lab_run(const lat_lab_config *c, lat_lab_result *res) {
     int rc = 0;
     snprintf(res->stop, sizeof res->stop, "the round limit (%u) was reached", c->max_rounds);
     int prev[LAT_LAB_NCONF] = {0};
+    uint64_t events = c->pipe.events;
+    double round_s = 0; /* the last round's time, at the current length */
     for (unsigned k = 0; k < c->max_rounds && !rc; k++) {
         double spent = (double)(lat_mono_ns() - t0) / 1e9;
         /* rounds the budget still allows, at this lab's pace so far */
-        double pace = k ? (c->budget_s - spent) / (spent / k) - 1.5 : 0;
+        double per = k ? fmax(spent / k, round_s) : 0;
+        double pace = k ? (c->budget_s - spent) / per - 1.5 : 0;
         unsigned more = pace > 0 ? (unsigned)fmin(pace, c->max_rounds - k) : 0;
         int reach;
         if (k > c->min_rounds && lat__lab_stop_ready(c, res, prev, more, &reach)) {
@@ -414,18 +451,28 @@ int lat_lab_run(const lat_lab_config *c, lat_lab_result *res) {
             note_out_of_reach(c, res, more);
             break;
         }
-        if (k > 0 && spent + 1.5 * spent / k > c->budget_s) { /* a round can run long */
+        if (k > 0 && spent + 1.5 * per > c->budget_s) { /* a round can run long */
             snprintf(res->stop, sizeof res->stop,
-                     "the time budget (%.0f s) was spent after %u rounds", c->budget_s, k);
+                     "one more round (about %.1f s) would overrun the time budget (%.0f s, %.1f s "
+                     "spent) after %u rounds",
+                     per, c->budget_s, spent, k);
             break;
         }
         int *ord = res->order[k];
         for (int i = 0; i < LAT_LAB_NCONF; i++)
             ord[i] = i;
         lat_stats_shuffle(&g, ord, LAT_LAB_NCONF);
+        uint64_t r0 = lat_mono_ns();
         for (int i = 0; i < LAT_LAB_NCONF && !rc; i++)
-            rc = run_cell(c, res, &cap, ord[i], k, t0);
+            rc = run_cell(c, res, &cap, ord[i], k, t0, events);
         res->rounds = k + 1;
+        res->events = events;
+        round_s = (double)(lat_mono_ns() - r0) / 1e9;
+        uint64_t longer = rc ? events
+                             : lengthen(c, res, k, events, round_s,
+                                        c->budget_s - (double)(lat_mono_ns() - t0) / 1e9);
+        round_s *= (double)longer / (double)events;
+        events = longer;
         for (int x = 0; x < LAT_LAB_NCONF; x++)
             prev[x] = res->verdict[x].kind;
         if (!rc) rc = decide_all(c, res);

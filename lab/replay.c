@@ -35,6 +35,11 @@ static int write_capture(const lat_pipe_config *base, const char *path) {
     return lat_afile_commit(af);
 }
 
+/* A stage figure of one run of the pair ("steady" or "replay"). */
+#define E2E(j, run, pct)                                                                           \
+    json_object_get(json_object_get(json_object_get(json_object_get(j, run), "stages_ns"), "e2e"), \
+                    pct)
+
 int lat_lab_replay_round(const char *spec, const char *out_dir, const lat_pipe_config *base,
                          bool over, lat_lab_replay *r, char *err, size_t len) {
     memset(r, 0, sizeof *r);
@@ -65,6 +70,12 @@ int lat_lab_replay_round(const char *spec, const char *out_dir, const lat_pipe_c
         snprintf(err, len, "replay round: %s", lat_strerror(rc));
     }
     if (rc == 0) r->ran = true;
+    if (rc == 0) /* the e2e p99.9 of each run */
+        snprintf(r->brief, sizeof r->brief,
+                 "e2e p99.9 %" JSON_INTEGER_FORMAT " ns at a steady rate, %" JSON_INTEGER_FORMAT
+                 " ns on the capture's own timestamps",
+                 json_integer_value(E2E(r->json, "steady", "p99.9")),
+                 json_integer_value(E2E(r->json, "replay", "p99.9")));
     return rc;
 }
 

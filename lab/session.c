@@ -24,6 +24,7 @@
 #include "latlab/json.h"
 #include "latlab/pipeline_report.h"
 #include "latlab/silence.h"
+#include "latlab/stats.h"
 
 int lat_lab_session_init(lat_lab_session *s, const char *out) {
     memset(s, 0, sizeof *s);
@@ -42,6 +43,8 @@ void lat_lab_session_fini(lat_lab_session *s) {
     lat_lab_replay_fini(&s->replay);
     free(s->flight_dump);
     s->flight_dump = NULL;
+    free(s->others.p); /* a lab that failed before its end */
+    s->others.p = NULL;
     for (int i = 0; i < 2; i++) {
         lat_lab_silence_stop(&s->sil[i]); /* a tracer still running */
         free(s->sil[i].text);
@@ -57,6 +60,9 @@ int lat_lab_session_setup(lat_lab_session *x, bool over, const char *why, bool r
     x->root = root;
     snprintf(x->why, sizeof x->why, "%s", why ? why : "");
     x->cfg.hlog_dir = x->runs_dir;
+    char fp[4200]; /* a window from an earlier lab must not pass for this one's */
+    snprintf(fp, sizeof fp, "%s/flight-alloc.txt", x->out);
+    unlink(fp);
     x->gap_us = (double)x->cfg.pipe.gap_threshold_ns / 1e3;
     lat_lab_prof_init(&x->prof, x->out, 999, prof_off);
     if (!root)
@@ -338,13 +344,24 @@ void lat_lab_print_header(FILE *f, const lat_lab_session *x) {
             (double)c->pipe.interval_ns / 1e6, c->min_rounds, c->max_rounds, c->budget_s, c->seed,
             c->seed);
     fprintf(f,
-            "samples a platform gap touched are censored; a run is set aside (and repeated) only "
-            "when fewer than %" PRIu64 " work samples are kept (the p99.9 needs them)\n",
+            "samples a platform gap touched are censored; a run with fewer than %" PRIu64
+            " kept work samples (the p99.9 needs them) is set aside and repeated, and the rounds "
+            "after it run longer\n",
             lat_censor_min_kept(99.9));
+    if (x->quick)
+        fprintf(f,
+                "--quick shows what the lab prints in a few seconds; %u rounds may leave verdicts "
+                "inconclusive: leave it out to decide them\n",
+                c->max_rounds);
     if (x->silence_note[0]) fprintf(f, "silence check: %s\n", x->silence_note);
-    fprintf(f, "\nrun conditions:\n");
-    lat_runcond_write_text(&x->rcnd, f);
-    fprintf(f, "\n");
+    if (x->verbose) {
+        fprintf(f, "\nrun conditions:\n");
+        lat_runcond_write_text(&x->rcnd, f);
+        fprintf(f, "\n");
+    } else {
+        for (int i = 0; i < x->rcnd.nwarnings; i++)
+            fprintf(f, "warning: %s\n", x->rcnd.warnings[i]);
+    }
 }
 
 static void print_conf(FILE *f, const lat_lab_session *x, const lat_lab_result *res, int cf) {
@@ -367,6 +384,62 @@ static void print_conf(FILE *f, const lat_lab_session *x, const lat_lab_result *
     fprintf(f, "verdict %s: %s\n", lat_lab_conf_name(cf), t);
 }
 
+/* One line: the kind, its confidence and the figure behind it; for an
+ * undecided one the first clause of its reason. */
+static void verdict_line(FILE *f, int cf, const lat_lab_verdict *v) {
+    const char *name = lat_lab_conf_name(cf);
+    const lat_lab_shift *s50 = &v->shift[LAT_LAB_Q50], *s999 = &v->shift[LAT_LAB_Q999];
+    if (v->kind != LAT_LAB_UNDECIDED) {
+        fprintf(f, "verdict %s: %s (confidence %.1f%%)", name, lat_lab_kind_name(v->kind),
+                100 * v->confidence);
+        if (v->kind == LAT_LAB_MEDIAN && !isnan(s50->ratio))
+            fprintf(f, ": work p50 x%.2f [%.2f..%.2f]", s50->ratio, s50->lo, s50->hi);
+        else if (!isnan(s999->ratio))
+            fprintf(f, ": work p99.9 x%.2f [%.2f..%.2f]", s999->ratio, s999->lo, s999->hi);
+        fprintf(f, "\n");
+        return;
+    }
+    fprintf(f, "verdict %s: inconclusive on this machine: %.*s\n", name,
+            (int)strcspn(v->reason, ";"), v->reason);
+}
+
+/* The median over runs of the hot threads' worst lost share. */
+static double median_loss(const lat_lab_result *res) {
+    double *v = res->nruns ? malloc(res->nruns * sizeof *v) : NULL;
+    if (!v) return NAN;
+    for (size_t i = 0; i < res->nruns; i++) {
+        v[i] = 0;
+        for (int k = 0; k < LAT_PIPE_NHOT; k++)
+            if (res->runs[i].thr[k].ran) v[i] = fmax(v[i], res->runs[i].thr[k].lost_share);
+    }
+    lat_stats_sort(v, res->nruns);
+    double m = v[res->nruns / 2];
+    free(v);
+    return m;
+}
+
+/* A verdict left undecided while the host took the hot threads' time: what
+ * took it, and what would decide it here. */
+static void busy_advice(FILE *f, const lat_lab_session *x, const lat_lab_result *res) {
+    bool undecided = false, aside = false;
+    for (int cf = 1; cf < LAT_LAB_NCONF; cf++) {
+        const lat_lab_verdict *v = &res->verdict[cf];
+        undecided |= v->kind == LAT_LAB_UNDECIDED && !v->host_bound;
+        aside |= v->set_aside > 0;
+    }
+    double loss = median_loss(res);
+    if (!undecided || !(aside || res->lengthened[0] || loss >= x->cfg.max_run_lost)) return;
+    fprintf(f, "busy host: the hot threads lost a median %.0f%% of each run to other work",
+            100 * loss);
+    if (x->others_text[0]) fprintf(f, "; beside the lab %s", x->others_text);
+    if (x->quick)
+        fprintf(f, ".  To decide: close %s, and leave out --quick\n",
+                x->others_text[0] ? "those" : "what else runs here");
+    else
+        fprintf(f, ".  To decide: close %s, or give the lab longer (--budget %.0f)\n",
+                x->others_text[0] ? "those" : "what else runs here", 4 * x->cfg.budget_s);
+}
+
 void lat_lab_print_summary(FILE *f, const lat_lab_session *x, const lat_lab_result *res) {
     char loss[300];
     lat_lab_loss_summary(x, res, loss, sizeof loss);
@@ -374,6 +447,13 @@ void lat_lab_print_summary(FILE *f, const lat_lab_session *x, const lat_lab_resu
     lat_lab_placement_text(&res->placement, place, sizeof place);
     fprintf(f, "\n%u rounds in %.1f s; stopped: %s\nplatform: %s\nplacement: %s\n", res->rounds,
             res->wall_s, res->stop, loss, place);
+    if (res->lengthened[0]) fprintf(f, "%s\n", res->lengthened);
+    if (!x->verbose) {
+        for (int cf = 1; cf < LAT_LAB_NCONF; cf++)
+            verdict_line(f, cf, &res->verdict[cf]);
+        busy_advice(f, x, res);
+        return;
+    }
     for (int cf = 0; cf < LAT_LAB_NCONF; cf++)
         print_conf(f, x, res, cf);
     if (x->flight_done) {
@@ -382,4 +462,29 @@ void lat_lab_print_summary(FILE *f, const lat_lab_session *x, const lat_lab_resu
                 x->flight_thr, x->flight_text);
         if (x->flight_gap[0]) fprintf(f, "flight recorder: %s\n", x->flight_gap);
     }
+    busy_advice(f, x, res);
+}
+
+void lat_lab_print_run(FILE *f, const lat_lab_session *x, const lat_lab_run_rec *rec) {
+    char line[2048];
+    lat_lab_run_line(x, rec, line, sizeof line);
+    fprintf(f, "%s\n", line);
+    fflush(f);
+}
+
+void lat_lab_print_replay(FILE *f, const lat_lab_session *x) {
+    if (x->replay.ran && x->verbose)
+        fprintf(f, "\nreplay round (%s):\n%s", x->replay.capture, x->replay.text);
+    else if (x->replay.ran)
+        fprintf(f, "replay round: %s\n", x->replay.brief);
+}
+
+const char *lat_lab_progress_line(const lat_lab_session *x, int conf, unsigned round,
+                                  unsigned attempt, const lat_pipe_config *c, char *buf,
+                                  size_t len) {
+    snprintf(buf, len, "round %u (at least %u), %.0f s of %.0f: %s%s, %" PRIu64 " events...",
+             round + 1, x->cfg.min_rounds, (double)(lat_mono_ns() - x->others.t0_ns) / 1e9,
+             x->cfg.budget_s, lat_lab_conf_name(conf),
+             attempt ? " (repeat: too few kept samples)" : "", c->events);
+    return buf;
 }

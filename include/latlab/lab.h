@@ -11,7 +11,8 @@
  * the hot threads' platform gaps (censor.h): the run is reduced to the figures
  * of the samples no gap touched (lat_lab_cell).  A run whose kept work samples
  * cannot support the p99.9 (lat_censor_min_kept(99.9) = 10,000) is set aside
- * and repeated (at most max_repeats times), never used.  The
+ * and repeated (at most max_repeats times), never used; the rounds after
+ * it run longer, so that they keep what the p99.9 needs.  The
  * cache-line floor between the hot CPUs (pingpong.h) is measured before and
  * after every run; it tells the host's placement (lab_placement.h). */
 
@@ -78,6 +79,10 @@ typedef struct lat_lab_config {
     unsigned min_rounds, max_rounds;
     double budget_s;      /* stop starting rounds once this is spent */
     unsigned max_repeats; /* a set-aside run is repeated at most this often */
+    /* A round with a run set aside for too few kept samples lengthens the
+     * runs of the rounds after it, up to this many times pipe.events, as far
+     * as the budget allows (0 or 1: never; default 8) */
+    unsigned max_lengthen;
     double max_run_lost;  /* reported only: runs whose hot thread lost more are counted */
     const char *hlog_dir; /* round 1 runs write <dir>/<conf>-1-<stage>.hlog (NULL: none) */
     /* Cache-line round trips (pingpong.h) per floor measurement between the
@@ -99,8 +104,8 @@ typedef struct lat_lab_config {
     void *ud;
 } lat_lab_config;
 
-/* Defaults: 10..80 rounds, 120 s budget, 2 repeats, 20% lost share (reported
- * only), the floor measured with 20,000 round trips.  Calibrates
+/* Defaults: 10..80 rounds, 120 s budget, 2 repeats, runs lengthened up to
+ * 8 times, 20% lost share (reported only), the floor measured with 20,000 round trips.  Calibrates
  * the cycle counter (pipe.cal = lat_clock_default()) and measures the
  * counter's step for params.tick_ns (lat_clock_granularity_cycles: the spacing
  * of the values a stamped duration can take, not the stamp's cost), so it
@@ -126,7 +131,9 @@ typedef struct lat_lab_result {
     lat_lab_verdict verdict[LAT_LAB_NCONF];            /* [LAT_LAB_BASE] unused */
     lat_hist *merged[LAT_LAB_NCONF][LAT_PIPE_NSTAGES]; /* usable runs merged */
     double wall_s;
-    char stop[160]; /* why the rounds stopped */
+    char stop[160];       /* why the rounds stopped */
+    uint64_t events;      /* events per run in the last round (lengthened or not) */
+    char lengthened[240]; /* how the runs were lengthened, and why ("" when not) */
     /* A run's interval log could not be written: the path (the run's error
      * is what lat_lab_run returns, and the protocol stops there). */
     char log_error_path[256];

@@ -44,4 +44,24 @@ void lat_lab_attrib_text(char *buf, size_t len, int shape, const lat_pipe_tail *
 /* Both lines for one run of `latlab pipeline`, and the flight gap if any. */
 void lat_lab_print_accounting(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r);
 
+/* What else ran beside the lab: the CPUs' busy time (/proc/stat) less this
+ * process's, and the CPU time each other process took while seen
+ * (/proc/<pid>/stat, looked at begin, at every sample and at end: call
+ * lat_lab_others_sample between runs, so that short-lived processes such
+ * as a build's compilers are seen), summed per command name.  At most
+ * LAT_LAB_OTHERS_MAX processes are remembered (more are ignored).  0, or a
+ * negative errno (no /proc: then end writes ""). */
+#define LAT_LAB_OTHERS_MAX 65536
+typedef struct lat_lab_others {
+    size_t n;
+    struct lat_lab_proc_ticks *p; /* owned */
+    uint64_t t0_ns, busy, self;   /* at begin: all CPUs' busy ticks, this process's */
+} lat_lab_others;
+int lat_lab_others_begin(lat_lab_others *o);
+void lat_lab_others_sample(lat_lab_others *o);
+/* "other processes took 1.7 CPUs (busiest: make 1.2, latlab 0.4)" (the top
+ * three names using at least 0.05 CPU since begin; "" when the others took
+ * less than 0.05 CPU), *cpus what they took; frees o. */
+void lat_lab_others_end(lat_lab_others *o, char *buf, size_t len, double *cpus);
+
 #endif /* LATLAB_LAB_ACCOUNT_H */

@@ -26,6 +26,7 @@ typedef struct lat_lab_replay {
     char capture[4400];  /* the capture replayed, and where it came from */
     char *text;          /* both stage tables and the replay figures (malloc'd) */
     struct json_t *json; /* {"steady": run, "replay": run} */
+    char brief[160];     /* one line: both runs' e2e p99.9 */
 } lat_lab_replay;
 
 /* spec: "auto" (a synthetic capture in out_dir/replay.itch), "none", or a

@@ -48,6 +48,7 @@ typedef struct lat_lab_session {
     const char *out;     /* the output folder (not copied) */
     char runs_dir[4096]; /* <out>/runs */
     bool over, quick, root;
+    bool verbose; /* print every run and every table (else: verdicts; the rest in LAB.md) */
     char why[512]; /* the placement's reason */
     char banner[768];
     lat_runcond rcnd;
@@ -68,6 +69,9 @@ typedef struct lat_lab_session {
     unsigned stamps_per_event;
     lat_lab_replay replay; /* the replay round (steady vs bursty arrivals) */
     struct json_t *noise;  /* --noise: what the injector took (lab.json "noise"), or NULL */
+    lat_lab_others others; /* what else ran, from the first round on */
+    char others_text[240]; /* after the rounds: "cc1 1.3 CPUs, ..." ("" none) */
+    double others_cpus;
 } lat_lab_session;
 
 /* Zero s, set out and runs_dir, create the runs array.  0 or -ENOMEM (s is
@@ -80,8 +84,9 @@ void lat_lab_session_fini(lat_lab_session *s);
  * placement's), root (the silence check runs only as root; otherwise
  * silence_note says why), prof_off (NULL: the profiling step runs where perf
  * may sample, at 999 Hz; else the reason it is off).  Sets the run logs'
- * folder (cfg.hlog_dir = runs_dir), gap_us, the banner, and collects the run
- * conditions: 0 or their negative errno. */
+ * folder (cfg.hlog_dir = runs_dir), gap_us, the banner, removes an earlier
+ * lab's flight-alloc.txt from out, and collects the run conditions: 0 or
+ * their negative errno. */
 int lat_lab_session_setup(lat_lab_session *s, bool over, const char *why, bool root,
                           const char *prof_off);
 /* Where a run's watchers go, for the protocol's around_run: the silence
@@ -130,8 +135,20 @@ int lat_lab_write_all(const lat_lab_session *x, const lat_lab_result *res, const
 /* The session's header (banner, shape note, calibration, rounds, the
  * contamination rules, run conditions) and, after the rounds, the summary
  * (rounds, platform, placement, per configuration its merged table,
- * platform and verdict, the flight recorder). */
+ * platform and verdict, the flight recorder).  Unless s->verbose, both are
+ * short: the run conditions' warnings, and one line per verdict; then, when
+ * a verdict was left undecided on a busy host, what took the CPUs and what
+ * to do. */
 void lat_lab_print_header(FILE *f, const lat_lab_session *x);
 void lat_lab_print_summary(FILE *f, const lat_lab_session *x, const lat_lab_result *res);
+/* With s->verbose, one run's line (lat_lab_run_line), flushed. */
+void lat_lab_print_run(FILE *f, const lat_lab_session *x, const lat_lab_run_rec *rec);
+/* The replay round, if it ran: its tables with s->verbose, else one line. */
+void lat_lab_print_replay(FILE *f, const lat_lab_session *x);
+/* The progress line before a run: the round, the time spent of the budget,
+ * the configuration, its length.  Returns buf. */
+const char *lat_lab_progress_line(const lat_lab_session *x, int conf, unsigned round,
+                                  unsigned attempt, const lat_pipe_config *c, char *buf,
+                                  size_t len);
 
 #endif /* LATLAB_LAB_SESSION_H */

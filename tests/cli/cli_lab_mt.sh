@@ -161,8 +161,30 @@ if [ "$NCPU" -lt 3 ]; then
     grep -q 'needs 3' "$T/ff.err" || fail "refusal: $(cat "$T/ff.err")"
 fi
 
-# ---- lab --quick writes every file it promises ----
-"$L" lab --quick --seed 42 --out "$T/lab" >"$T/lab.out" 2>"$T/lab.err" || fail "lab --quick exited $?: $(tail -5 "$T/lab.err")"
+# ---- the terminal output is short: one line per verdict, the rest in LAB.md ----
+# One round under heavy injected noise (as root): every verdict undecided, and
+# the lab says what took the hot threads' time and what would decide it.
+noise=; [ "$(id -u)" -eq 0 ] && noise="--noise share=50%,burst=200us"
+"$L" lab --quick --seed 7 --replay none --no-profile --min-rounds 3 --max-rounds 3 --budget 0.5 \
+    $noise --out "$T/labc" >"$T/labc.out" 2>"$T/labc.err" || fail "lab (short output) exited $?: $(tail -3 "$T/labc.err")"
+n=$(wc -l <"$T/labc.out"); [ "$n" -le 40 ] || fail "lab printed $n lines without --verbose"
+grep -q '^round ' "$T/labc.out" && fail "per-run lines without --verbose: $(grep -m1 '^round ' "$T/labc.out")"
+grep -q '^run conditions' "$T/labc.out" && fail "the run conditions table without --verbose"
+unwrap "$T/labc.out"
+for x in alloc share-line no-pin aa-control; do
+    [ "$(grep -c "^verdict $x: " "$T/labc.out")" -eq 1 ] || fail "not one line for $x: $(cat "$T/labc.out")"
+done
+grep -q "^wrote $T/labc/LAB.md" "$T/labc.out" || fail "no wrote line"
+grep -q '^| 1 | ' "$T/labc/LAB.md" || fail "LAB.md lacks the runs of round 1"
+if [ -n "$noise" ]; then
+    grep -Eq '^busy host: the hot threads lost a median [0-9]+% of each run to other work.*To decide: ' "$T/labc.out" ||
+        fail "no advice on a busy host: $(cat "$T/labc.out")"
+else
+    echo "SKIPPED: the busy-host advice needs --noise (root)"
+fi
+
+# ---- lab --quick --verbose writes every file it promises ----
+"$L" lab --quick --verbose --seed 42 --out "$T/lab" >"$T/lab.out" 2>"$T/lab.err" || fail "lab --quick exited $?: $(tail -5 "$T/lab.err")"
 [ -s "$T/lab.err" ] && ! grep -q warning "$T/lab.err" && fail "progress on stderr without a TTY: $(cat "$T/lab.err")"
 for f in LAB.md lab.json report.html e2e.svg q1-wake.svg work.svg intervals-work-p50.svg \
          intervals-work-p999.svg intervals-e2e-p999.svg; do

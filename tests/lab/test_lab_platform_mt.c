@@ -143,10 +143,20 @@ static void test_attribution_producer(void **s) {
 /* The lab: the baseline of round 1 runs 5,000 events, too few kept samples
  * to support a p99.9 (10,000 needed), so it is set aside and repeated; the
  * repeat (20,000 events) is the usable one.  Platform loss alone never sets
- * a run aside: censoring keeps the samples no gap touched. */
+ * a run aside: censoring keeps the samples no gap touched.  Round 2's runs
+ * are lengthened by what round 1's set-aside run lacked (and a quarter more)
+ * within max_lengthen, and the result says so; with max_lengthen 1 they are
+ * not. */
 typedef struct inj {
     int injected;
+    uint64_t events[2]; /* the most events a run of round 1, 2 was given */
 } inj;
+static void seen(void *ud, const lat_lab_run_rec *rec, const lat_pipe_config *c,
+                 const lat_pipe_result *r) {
+    (void)r;
+    inj *x = ud;
+    if (rec->round < 2 && c->events > x->events[rec->round]) x->events[rec->round] = c->events;
+}
 static void inject(void *ud, int conf, unsigned round, unsigned att, int begin,
                    lat_pipe_config *c) {
     inj *x = ud;
@@ -155,8 +165,7 @@ static void inject(void *ud, int conf, unsigned round, unsigned att, int begin,
     x->injected++;
 }
 
-static void test_contaminated_run_repeated(void **s) {
-    (void)s;
+static void contaminated_run(unsigned max_lengthen) {
     lat_lab_config lc;
     lat_lab_config_default(&lc);
     small_config(&lc.pipe);
@@ -170,8 +179,10 @@ static void test_contaminated_run_repeated(void **s) {
      * declined to start round 2 (it stops once a round would overrun). */
     lc.budget_s = 3600;
     lc.max_repeats = 3;
+    lc.max_lengthen = max_lengthen;
     inj x = {0};
     lc.around_run = inject;
+    lc.on_run = seen;
     lc.ud = &x;
     lat_lab_result res;
     assert_int_equal(lat_lab_run(&lc, &res), 0);
@@ -195,7 +206,28 @@ static void test_contaminated_run_repeated(void **s) {
     for (size_t i = 0; i < res.nruns; i++)
         if (res.runs[i].conf == LAT_LAB_BASE && res.runs[i].round == 0) attempts++;
     assert_true(attempts >= 2);
+    assert_int_equal(x.events[0], 20000); /* the repeat: the configured length */
+    if (max_lengthen > 1) {
+        printf("%s\n", res.lengthened);
+        /* 20,000 x 10,000 x 1.25 / (kept < 5,000) > 50,000, capped at 3 x 20,000 */
+        assert_true(x.events[1] >= 50000 && x.events[1] <= 60000 && x.events[1] == res.events);
+        assert_non_null(strstr(res.lengthened, "runs lengthened from 20,000 to "));
+        assert_non_null(strstr(res.lengthened, "after round 1 (a run kept "));
+    } else {
+        assert_int_equal(x.events[1], 20000);
+        assert_string_equal(res.lengthened, "");
+    }
     lat_lab_result_fini(&res);
+}
+
+static void test_contaminated_run_repeated(void **s) {
+    (void)s;
+    contaminated_run(3);
+}
+
+static void test_no_lengthening_when_capped(void **s) {
+    (void)s;
+    contaminated_run(1);
 }
 
 int main(void) {
@@ -204,6 +236,7 @@ int main(void) {
         cmocka_unit_test(test_attribution_worker),
         cmocka_unit_test(test_attribution_producer),
         cmocka_unit_test(test_contaminated_run_repeated),
+        cmocka_unit_test(test_no_lengthening_when_capped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
