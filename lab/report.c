@@ -1,8 +1,8 @@
 /* report.c - the files a lab session writes (see lab_report.h): LAB.md with the
  * verdicts, their confidence and the rounds behind them, the platform account
  * and tail attribution per configuration, the silence check side by side and
- * the cause -> measurement -> fix narration; lab.json with every run; and
- * report.html with the per-stage and per-interval plots. */
+ * the cause -> measurement -> fix narration; lab.json with every run; the
+ * plots (report_html.c writes report.html). */
 #include "latlab/lab_report.h"
 
 #include <errno.h>
@@ -740,60 +740,16 @@ int lat_lab_write_json(const lat_lab_session *x, const lat_lab_result *res, cons
 
 /* ---- plots and report.html ------------------------------------------------------------------ */
 
-static const char *const iv_fig_name[3] = {"work p50", "work p99.9", "e2e p99.9"};
+/* The files of lat__lab_interval_plot's figures 0, 1, 2. */
 static const char *const iv_fig_file[3] = {"work-p50", "work-p999", "e2e-p999"};
-
-static double iv_value(const lat_lab_fig *f, int which) {
-    return which == 0 ? f->work_p50 : which == 1 ? f->work_p999 : f->e2e_p999;
-}
-
-/* The distribution of one per-interval figure across clean intervals, per conf. */
-static lat_plot *interval_plot(const lat_lab_result *res, int which) {
-    char title[96];
-    snprintf(title, sizeof title, "per-interval %s across clean intervals", iv_fig_name[which]);
-    lat_plot *pl = NULL;
-    if (lat_plot_create(title, &pl) != 0) return NULL;
-    lat_plot_set_log_y(pl, true);
-    lat_plot_set_note(pl, "x: share of intervals (percentile), y: the interval's figure");
-    for (int c = 0; c < LAT_LAB_NCONF; c++) {
-        size_t n = 0;
-        for (size_t i = 0; i < res->nruns; i++)
-            if (res->runs[i].conf == c && !res->runs[i].set_aside) n += res->runs[i].niv;
-        double *v = n ? malloc(n * sizeof *v) : NULL;
-        lat_plot_point *pts = n ? malloc(n * sizeof *pts) : NULL;
-        size_t k = 0;
-        for (size_t i = 0; v && pts && i < res->nruns; i++) {
-            const lat_lab_run_rec *r = &res->runs[i];
-            if (r->conf != c || r->set_aside) continue;
-            for (size_t j = 0; j < r->niv; j++)
-                if (r->iv[j].lost <= 0.02 && iv_value(&r->iv[j], which) >= 0)
-                    v[k++] = iv_value(&r->iv[j], which);
-        }
-        lat_stats_sort(v, k);
-        for (size_t i = 0; i < k; i++)
-            pts[i] = (lat_plot_point){k > 1 ? 100.0 * (double)i / (double)(k - 1) : 100, v[i]};
-        lat_plot_add_series(pl, lat_lab_conf_name(c), pts, k);
-        free(v);
-        free(pts);
-    }
-    return pl;
-}
 
 void lat_lab_write_svgs(const lat_lab_session *x, const lat_lab_result *res) {
     char p[4300];
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
         if (!lat_pipe_stage_present(s, x->cfg.pipe.shape, x->cfg.pipe.split_q1)) continue;
-        char title[96];
-        snprintf(title, sizeof title, "%s latency by percentile", lat_pipe_stage_name(s));
-        lat_plot *pl = NULL;
-        if (lat_plot_create(title, &pl) != 0) continue;
-        lat_plot_set_log_y(pl, true);
-        lat_plot_set_note(pl, "usable runs merged; open loop, from the intended send time");
-        for (int c = 0; c < LAT_LAB_NCONF; c++)
-            if (res->merged[c][s])
-                lat_plot_add_hist(pl, lat_lab_conf_name(c), res->merged[c][s], 1.0, 0);
-            else
-                lat_plot_add_series(pl, lat_lab_conf_name(c), NULL, 0);
+        int n;
+        lat_plot *pl = lat__lab_stage_plot(res, s, &n);
+        if (!pl) continue;
         snprintf(p, sizeof p, "%s/%s.svg", x->out, lat_pipe_stages[s].file);
         lat_plot_save_svg(pl, p);
         lat_plot_destroy(pl);
@@ -806,44 +762,12 @@ void lat_lab_write_svgs(const lat_lab_session *x, const lat_lab_result *res) {
         lat__lab_shift_svg(&res->verdict[c], title, x->cfg.params.no_change_ratio, p);
     }
     for (int w = 0; w < 3; w++) {
-        lat_plot *pl = interval_plot(res, w);
+        size_t n;
+        lat_plot *pl = lat__lab_interval_plot(res, w, &n);
         if (!pl) continue;
         snprintf(p, sizeof p, "%s/intervals-%s.svg", x->out, iv_fig_file[w]);
         lat_plot_save_svg(pl, p);
         lat_plot_destroy(pl);
-    }
-}
-
-static void html_verdicts(lat_report *rep, const lat_lab_result *res) {
-    static const char *const hdr[] = {"experiment",  "expected",  "verdict", "confidence",
-                                      "rounds used", "set aside", "matched"};
-    lat_report_section(rep, "Verdicts");
-    for (int c = 1; c < LAT_LAB_NCONF; c++) {
-        char t[1100], line[1200];
-        lat_lab_verdict_text(&res->verdict[c], t, sizeof t);
-        snprintf(line, sizeof line, "%s: %s", lat_lab_conf_name(c), t);
-        const char *m = matched(&res->verdict[c], c);
-        lat_report_verdict(rep,
-                           !strcmp(m, "matched") ? LAT_VERDICT_PASS
-                           : !strcmp(m, "WRONG") ? LAT_VERDICT_FAIL
-                                                 : LAT_VERDICT_INFO,
-                           line);
-    }
-    lat_report_table_begin(rep, "verdicts, their confidence and the rounds behind them", 7, hdr);
-    for (int c = 1; c < LAT_LAB_NCONF; c++) {
-        const lat_lab_verdict *v = &res->verdict[c];
-        char conf[32], used[16], aside[16];
-        snprintf(conf, sizeof conf, "%.1f%%", 100 * v->confidence);
-        snprintf(used, sizeof used, "%u", v->rounds);
-        snprintf(aside, sizeof aside, "%u", v->set_aside);
-        const char *cells[7] = {lat_lab_conf_name(c),
-                                lat_lab_kind_name(lat_lab_expected(c)),
-                                lat_lab_kind_name(v->kind),
-                                conf,
-                                used,
-                                aside,
-                                matched(v, c)};
-        lat_report_table_row(rep, cells);
     }
 }
 
@@ -865,29 +789,6 @@ static void html_confs(lat_report *rep, const lat_lab_session *x, const lat_lab_
     }
 }
 
-/* The two traces side by side: one table row per output line. */
-static void html_silence(lat_report *rep, const lat_lab_session *x) {
-    lat_report_section(rep, "Silence check (ftrace on the hot CPUs)");
-    if (!x->root) {
-        lat_report_verdict(rep, LAT_VERDICT_INFO, x->silence_note);
-        return;
-    }
-    static const char *const hdr[] = {"pinned baseline (round 1)", "no-pin (round 1)"};
-    lat_report_table_begin(rep, "the same tracer, one pinned and one unpinned run", 2, hdr);
-    const char *p[2] = {x->sil[0].text ? x->sil[0].text : "(tracer did not run)",
-                        x->sil[1].text ? x->sil[1].text : "(tracer did not run)"};
-    for (int row = 0; row < 200 && (*p[0] || *p[1]); row++) {
-        char cell[2][256];
-        for (int i = 0; i < 2; i++) {
-            size_t n = strcspn(p[i], "\n");
-            snprintf(cell[i], sizeof cell[i], "%.*s", (int)(n < 255 ? n : 255), p[i]);
-            p[i] += n + (p[i][n] == '\n');
-        }
-        const char *cells[2] = {cell[0], cell[1]};
-        lat_report_table_row(rep, cells);
-    }
-}
-
 int lat_lab_write_html(const lat_lab_session *x, const lat_lab_result *res, const char *path) {
     lat_report *rep = NULL;
     int rc = lat_report_create("latlab lab: the pipeline experiments", &rep);
@@ -898,39 +799,22 @@ int lat_lab_write_html(const lat_lab_session *x, const lat_lab_result *res, cons
     snprintf(buf, sizeof buf, "%u rounds in %.1f s (stopped: %s); order seed %" PRIu64, res->rounds,
              res->wall_s, res->stop, res->seed);
     lat_report_text(rep, buf);
-    html_verdicts(rep, res);
+    lat__lab_html_verdicts(rep, res, x->cfg.params.no_change_ratio);
     lat_report_section(rep, "Run conditions");
     lat_report_kv(rep, "cpu model", x->rcnd.cpu_model);
     lat_report_kv(rep, "cpus online", x->rcnd.cpus_online);
     lat_report_kv(rep, "kernel", x->rcnd.kernel);
     lat_report_kv(rep, "virtualised", x->rcnd.virt);
     lat_report_kv(rep, "isolated", x->rcnd.isolated);
-    lat_report_section(rep, "Per-interval figures (reported; the verdicts read the kept samples)");
-    for (int w = 0; w < 3; w++) {
-        lat_plot *pl = interval_plot(res, w);
-        if (pl) lat_report_plot(rep, pl);
-        lat_plot_destroy(pl);
-    }
     html_confs(rep, x, res);
-    lat_report_section(rep, "Latency by percentile, per stage (usable runs merged)");
-    for (int s = 0; s < LAT_PIPE_NSTAGES; s++) {
-        if (!lat_pipe_stage_present(s, x->cfg.pipe.shape, x->cfg.pipe.split_q1)) continue;
-        lat_plot *pl = NULL;
-        if (lat_plot_create(lat_pipe_stage_name(s), &pl) != 0) continue;
-        lat_plot_set_log_y(pl, true);
-        for (int c = 0; c < LAT_LAB_NCONF; c++)
-            if (res->merged[c][s])
-                lat_plot_add_hist(pl, lat_lab_conf_name(c), res->merged[c][s], 1.0, 0);
-        lat_report_plot(rep, pl);
-        lat_plot_destroy(pl);
-    }
+    lat__lab_html_reported(rep, x, res);
     if (x->flight_done) {
         lat_report_section(rep, "Flight recorder (alloc)");
         lat_report_verdict(rep, LAT_VERDICT_INFO, x->flight_text);
         if (x->flight_gap[0]) lat_report_text(rep, x->flight_gap);
         if (x->flight_dump) lat_report_pre(rep, "the window around the outlier", x->flight_dump);
     }
-    html_silence(rep, x);
+    lat__lab_html_silence(rep, x);
     lat_lab_prof_report(&x->prof, rep);
     rc = lat_report_write(rep, path);
     lat_report_destroy(rep);

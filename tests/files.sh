@@ -30,7 +30,7 @@ CEILINGS="
 measure/profile.c 807
 measure/prom.c 864
 measure/bench/results.c 886
-lab/report.c 938
+lab/report.c 822
 core/topo.c 949
 lab/verdict.c 999
 measure/load.c 1003

@@ -4,7 +4,8 @@
 # screenshot is kept under $LAT_BUILD_DIR/artifacts/browser_report/ (and a dark
 # colour-scheme one of the demo page) for a person to look at, and the DOM is checked twice:
 #   --dump-dom: the title, every table and every plot of the written page is in
-#     the parsed document, each plot with a non-zero width/height and viewBox;
+#     the parsed document, each plot with a non-zero width/height and viewBox
+#     (the lab's page: a shift function per experiment and the A/A control);
 #   DevTools protocol (--remote-debugging-pipe): the same elements laid out with
 #     a non-zero size, each table with rows, no element wider than the page, and
 #     the page and plot colours swapping under prefers-color-scheme light/dark.
@@ -110,6 +111,7 @@ class Count(HTMLParser):
     def __init__(self):
         super().__init__()
         self.title, self.in_title, self.tables, self.svgs, self.bad = "", False, 0, 0, []
+        self.shifts = 0
         self.in_svg = 0
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -118,6 +120,7 @@ class Count(HTMLParser):
         elif tag == "svg":
             self.in_svg += 1
             self.svgs += 1
+            self.shifts += "lat-shift" in (a.get("class") or "").split()
             w, h, vb = a.get("width"), a.get("height"), (a.get("viewbox") or "").split()
             try:
                 ok = float(w) > 0 and float(h) > 0 and len(vb) == 4 and float(vb[2]) > 0 and float(vb[3]) > 0
@@ -137,6 +140,8 @@ assert dom.title.strip() and dom.title == src.title, (dom.title, src.title)
 assert dom.tables == src.tables and dom.tables >= 1, (dom.tables, src.tables)
 assert dom.svgs == src.svgs and dom.svgs >= 1, (dom.svgs, src.svgs)
 assert not dom.bad, dom.bad
+if dom.title.startswith("latlab lab"): # the shift functions the verdicts read, inline
+    assert dom.shifts == 4, f"lab: {dom.shifts} shift functions (want alloc, share-line, no-pin, aa-control)"
 print(f"dom: title {dom.title!r}, {dom.tables} tables, {dom.svgs} plots")
 PY
 

@@ -242,6 +242,41 @@ jq -e '.placement.near_runs + .placement.far_runs + .placement.moved_during_run 
     fail "lab.json placement: $(jq -c '.placement' "$T/lab/lab.json")"
 grep -q '<svg' "$T/lab/report.html" || fail "report has no plot"
 grep -q 'per-interval' "$T/lab/report.html" || fail "report has no per-interval plot"
+# report.html shows what the verdicts read: each experiment's and the A/A
+# control's shift function inline after its verdict line; every other plot
+# says on it that it is only reported, and an empty one is left out
+for x in alloc share-line no-pin aa-control; do
+    grep -q "aria-label='$x: shift function'" "$T/lab/report.html" || fail "report.html lacks $x's shift function"
+done
+! grep -q 'no samples to plot\|no series to plot' "$T/lab/report.html" || fail "report.html draws an empty plot"
+python3 - "$T/lab/report.html" "$T/lab/silence-baseline.txt" <<'PY' || fail "report.html (above)"
+import os, re, sys
+from html.parser import HTMLParser
+page = open(sys.argv[1], encoding="utf-8").read()
+class Tags(HTMLParser):
+    void = {"meta", "br", "hr", "img", "input", "link"}
+    def __init__(self):
+        super().__init__(); self.open, self.bad = [], []
+    def handle_starttag(self, tag, attrs):
+        if tag not in self.void: self.open.append(tag)
+    def handle_endtag(self, tag):
+        if not self.open or self.open[-1] != tag: self.bad.append((tag, self.getpos()))
+        else: self.open.pop()
+t = Tags(); t.feed(page)
+assert not t.bad and not t.open, f"unbalanced tags: {t.bad[:3]} open {t.open[-3:]}"
+shifts = re.findall(r'<p class="verdict \w+"><span class="badge">\w+</span> ([\w-]+): [^\n]*</p>\n'
+                    r'<figure class="plot">\n<figcaption>([\w-]+): [^\n]*</figcaption>\n'
+                    r"<svg [^>]*class='lat-shift'", page)
+assert len(shifts) == 4 and all(a == b for a, b in shifts), f"verdict + shift function: {shifts}"
+plots = re.findall(r'<svg class="lat-plot.*?</svg>', page, re.S)
+for p in plots:
+    assert "the verdicts read the kept samples paired by round" in p, f"plot without the caveat: {p[:200]}"
+if os.path.exists(sys.argv[2]) and "sched_switch" in open(sys.argv[2]).read():
+    for th in ("sched_switch", "intruded_us", "held_us", "task", "source"):
+        assert f"<th>{th}</th>" in page, f"silence check: no {th} column"
+    assert not re.search(r"<td[^>]*>[^<]*  ", page), "a table cell holds aligned text"
+print(f"report.html: {len(shifts)} shift functions beside their verdicts, {len(plots)} reported plots")
+PY
 jq -e '.runs[0].platform.worker.gaps >= 0 and .runs[0].platform.producer.gap_lost_ns >= 0 and
        (.runs[0].platform.tail_attribution | has("work")) and (.runs[0].intervals | length) >= 1 and
        (.runs[0].lost_share_max | type) == "number"' "$T/lab/lab.json" >/dev/null || fail "lab.json platform accounting"
