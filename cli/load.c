@@ -205,6 +205,19 @@ static int check_replay(void) {
     return 0;
 }
 
+/* --rate's numbers (a schedule's too) in every option's one syntax (no hex, no '+'). */
+static int check_rate(void) {
+    double d;
+    for (const char *s = o.rate_s + (strncmp(o.rate_s, "ramp:", 5) ? 0 : 5); *s && *s != '/';) {
+        char b[64];
+        size_t n = strcspn(s, ":/");
+        snprintf(b, sizeof b, "%.*s", (int)n, s);
+        if (cli_parse_double(CMD, "--rate", b, 0, LAT_LOADSCHED_RATE_MAX, &d)) return CLI_USAGE;
+        s += n + (s[n] == ':');
+    }
+    return 0;
+}
+
 /* Options that depend on each other; CLI_OK or CLI_USAGE. */
 static int check_opts(const char *target, const char **url_path) {
     const char *why;
@@ -221,6 +234,7 @@ static int check_opts(const char *target, const char **url_path) {
         return cli_usage_error(CMD, "--replay: only with --arrivals replay");
     }
     if (!o.rate_seen) return cli_usage_error(CMD, "--rate: required");
+    if (o.rate_s && check_rate()) return CLI_USAGE;
     if (o.rate_s && lat_loadsched_parse(o.rate_s, &o.plan, &why))
         return cli_usage_error(CMD, "--rate: %s", why);
     if (o.rate_s && o.plan.kind && o.duration_seen)
@@ -327,6 +341,7 @@ static int run_engine(load_run *r) {
         lat_load_verdict_in vin = {.latency = &r->h[LAT_LOAD_LATENCY],
                                    .lag = &r->h[LAT_LOAD_LAG],
                                    .wait = &r->h[LAT_LOAD_WAIT],
+                                   .service = &r->h[LAT_LOAD_SERVICE],
                                    .counts = &r->counts,
                                    .duration_ns = o.duration_ns,
                                    .ps = load_ps,
@@ -360,12 +375,8 @@ static void run_error(const load_run *r) {
 
 static int parse(int argc, char **argv, const char **url_path, const char **target) {
     memset(&o, 0, sizeof o);
-    o.duration_ns = 10000000000ull;
-    o.connections = 8;
-    o.inflight = 1;
-    o.threads = 1;
-    o.protocol = 1;
-    o.cpu = -1;
+    o.duration_ns = 10000000000ull, o.connections = 8, o.cpu = -1;
+    o.inflight = o.threads = 1, o.protocol = 1;
     cli_prom_init(&o.prom);
     o.prom.metric = "latlab_load_seconds";
     int first, rc = cli_parse(&cmd_load_spec, argc, argv, &first);

@@ -74,6 +74,7 @@ static void print_table(const load_run *r) {
                (double)p->wait / 1e3, (double)p->lag / 1e3, p->lag_ok ? "" : "  lag too large",
                p->wait_ok ? "" : "  waited on the service");
     }
+    if (!lat_hist_total(&h[LAT_LOAD_LATENCY])) return (void)printf("%8s %12s\n", "max", "-");
     printf("%8s %12.1f %27s %12.1f %10.1f %10.1f\n", "max",
            (double)lat_hist_max(&h[LAT_LOAD_LATENCY]) / 1e3, "",
            (double)lat_hist_max(&h[LAT_LOAD_SERVICE]) / 1e3,
@@ -182,6 +183,10 @@ static json_t *hist_json(const lat_hist *h) {
     }
     json_object_set_new(o, "max_ns", json_integer(lat_hist_max(h)));
     json_object_set_new(o, "mean_ns", lat_json_real_or_null(lat_hist_mean(h)));
+    const char *k;
+    json_t *x;
+    json_object_foreach(o, k, x) /* nothing measured: no figure (null), not 0 */
+        if (!lat_hist_total(h) && strstr(k, "_ns")) json_object_set_new(o, k, json_null());
     return o;
 }
 

@@ -26,18 +26,6 @@
 #define CMD "plot"
 #define MAX_LABELS 64
 
-/* "dir/run.e2e.hlog" -> "run.e2e". */
-static char *base_label(const char *path) {
-    const char *b = strrchr(path, '/');
-    b = b ? b + 1 : path;
-    char *l = strdup(b);
-    if (!l) return NULL;
-    char *dot = strrchr(l, '.');
-    if (dot && dot != l && (!strcmp(dot, ".hlog") || !strcmp(dot, ".hgrm") || !strcmp(dot, ".csv")))
-        *dot = 0;
-    return l;
-}
-
 /* What the options say (the table's destinations). */
 typedef struct plot_opts {
     const char *out, *title, *json, *tag;
@@ -100,8 +88,9 @@ static const cli_opt plot_opts_table[] = {
                   NULL),
     CLI_CUSTOM_OPT("tag", opt_tag, &po.tag, "T", "only intervals tagged T (.hlog inputs)"),
     CLI_CUSTOM_OPT("label", opt_label, &po.labels, "NAME",
-                   "legend label for the next FILE, in order (repeatable;\n"
-                   "default: the file name without its extension)"),
+                   "legend label for the next FILE, in order (repeatable; default:\n"
+                   "the file name less its extension, with the directories that\n"
+                   "tell two such names apart: a/work, b/work)"),
     CLI_CUSTOM_OPT("slo", opt_slo, &po, "DURATION",
                    "horizontal SLO line, e.g. 1us, 250ns, 2ms (repeatable)"),
     CLI_FLAG_OPT("log-y", &po.log_y, "logarithmic latency axis (default linear from 0)"),
@@ -163,23 +152,12 @@ static int plot_parse(int argc, char **argv, int *first) {
     return 0;
 }
 
-/* "a.hlog, b.hgrm (tag T)": the file names. */
-static void auto_title(char *buf, size_t n, char **files, int nfiles, const char *tag) {
-    size_t used = 0;
-    buf[0] = 0;
-    for (int i = 0; i < nfiles && used < n - 1; i++) {
-        const char *b = strrchr(files[i], '/');
-        b = b ? b + 1 : files[i];
-        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "", b);
-    }
-    if (tag && used < n - 1) snprintf(buf + used, n - used, " (tag %s)", tag);
-}
-
 /* Every FILE into a series: 0 or the exit status after a message. */
 static int load_all(lat_plotset *c, char **files, int nfiles) {
     for (int i = 0; i < nfiles; i++) {
         const char *path = files[i];
-        char *label = i < po.labels.n ? strdup(po.labels.v[i]) : base_label(path);
+        char *label = i < po.labels.n ? strdup(po.labels.v[i])
+                                      : lat_plotset_label(files, (size_t)nfiles, (size_t)i);
         if (!label) return cli_lib_error(CMD, path, -ENOMEM);
         int rc = lat_plotset_load(c, path, label);
         free(label);
@@ -210,11 +188,9 @@ int cmd_plot(int argc, char **argv) {
     c.warn = cli_warn_cb;
     c.ud = CMD;
     char auto_buf[256];
-    const char *title = po.title;
-    if (!title) {
-        auto_title(auto_buf, sizeof auto_buf, argv + first, argc - first, c.tag);
-        title = auto_buf;
-    }
+    const char *title = po.title ? po.title
+                                 : lat_plotset_title(auto_buf, sizeof auto_buf, argv + first,
+                                                     (size_t)(argc - first), c.tag);
     rc = lat_plot_create(title, &c.plot);
     if (rc) return cli_lib_error(CMD, "plot", rc);
     lat_plot_set_log_y(c.plot, po.log_y);

@@ -17,7 +17,8 @@ struct lat_loadrun {
     lat_load *l[LAT_LOADRUN_MAX_THREADS];
     int n;
     lat_load_arrivals arrivals;
-    bool plan; /* a rate plan, not a fixed rate */
+    bool plan;                      /* a rate plan, not a fixed rate */
+    unsigned connections, inflight; /* the whole run's, for the verdict */
     int rc[LAT_LOADRUN_MAX_THREADS];
     lat_hist iv[LAT_LOAD_NSERIES], part[LAT_LOAD_NSERIES]; /* the interval; one engine's part */
     atomic_int left;                                       /* engines still running */
@@ -71,6 +72,8 @@ int lat_loadrun_create(const lat_load_cfg *cfg, unsigned threads, lat_loadrun **
     r->n = (int)threads;
     r->arrivals = cfg->arrivals;
     r->plan = cfg->plan.kind != LAT_LOADSCHED_FIXED;
+    r->connections = cfg->connections;
+    r->inflight = cfg->max_inflight;
     /* One start for several threads, after every connection had time to open. */
     uint64_t start = cfg->start_cycles ? cfg->start_cycles
                      : r->n > 1 ? lat_cycles() + lat_clock_from_ns(lat_clock_default(), 200000000)
@@ -228,6 +231,8 @@ int lat_loadrun_judge(const lat_loadrun *r, const lat_load_verdict_in *in, lat_l
     vin.n_pairs = pool(r, 2, &pairs);
     vin.interarrivals = ia;
     vin.latency_pairs = pairs;
+    if (!vin.connections) /* the slots, for Little's law */
+        vin.connections = r->connections, vin.max_inflight = r->inflight;
     int rc = ia && pairs ? 0 : -ENOMEM;
     lat_load_verdict_judge(&vin, out);
     free(ia);

@@ -139,33 +139,47 @@ static void judge_pcts(const lat_load_verdict_in *in, lat_load_verdict *v) {
     const lat_load_counts *c = in->counts;
     uint64_t own_late = c->late > c->late_gap ? c->late - c->late_gap : 0;
     bool drained = own_late && 2 * c->late_wait >= own_late;
-    char behind[160] = "", drain[400] = "", cure[240];
+    bool limit = v->conns_limit;
+    char behind[640] = "", drain[400] = "", cure[700];
+    size_t k = 0;
     if (v->service_behind)
-        snprintf(behind, sizeof behind,
-                 "the service completed %.0f requests/s of the %.0f offered: it did not keep up "
-                 "with this rate",
-                 v->completed_rate, v->offered_rate);
+        k = (size_t)snprintf(behind, sizeof behind,
+                             "the service completed %.0f requests/s of the %.0f offered: it did "
+                             "not keep up with this rate%s",
+                             v->completed_rate, v->offered_rate, limit ? ", or" : "");
+    if (limit) /* Little's law: one run cannot tell this from a service behind */
+        snprintf(behind + k, sizeof behind - k,
+                 "%sthe %u connections were the limit: each request held one of their %u slots "
+                 "for the mean service time of %.1f us, so they carry at most %.0f requests/s; "
+                 "raise --connections to %u (twice rate x service time / in-flight cap)%s",
+                 k ? " " : "", in->connections,
+                 in->connections * (in->max_inflight ? in->max_inflight : 1),
+                 lat_hist_mean(in->service) / 1e3, v->conn_capacity, v->conns_needed,
+                 k ? ": if the service time grows with them, it is the service" : "");
     if (drained)
         snprintf(drain, sizeof drain,
                  "; %llu of the %llu late requests kept went out in the backlog after every "
                  "connection was at its in-flight cap%s%s%s",
                  (unsigned long long)c->late_wait, (unsigned long long)own_late,
-                 *behind ? ", and " : "", behind,
-                 *behind ? ", so that queue grew in the generator (more connections only move it "
-                           "into the service)"
-                         : ": more connections keep a stall's requests queued at the service "
-                           "instead");
+                 *behind && !limit ? ", and " : "", limit ? "" : behind,
+                 limit     ? ""
+                 : *behind ? ", so that queue grew in the generator (more connections only move it "
+                             "into the service)"
+                           : ": more connections keep a stall's requests queued at the service "
+                             "instead");
     if (*lagbad)
         add_reason(v, "%s: schedule lag there is not below %.0f%% of the latency (%s set %s)%s",
                    lagbad, v->lag_fraction * 100,
-                   drained && *behind
+                   drained && limit ? "a queue in the generator,"
+                   : drained && *behind
                        ? "a queue in the generator, behind a service that did not keep up,"
                        : "the generator, not the service,",
                    strchr(lagbad, ' ') ? "these figures" : "this figure", drain);
     snprintf(cure, sizeof cure, "%s%s", behind,
-             *behind ? ", and more connections or a higher in-flight cap only move that queue "
-                       "into it"
-                     : "more connections or a higher in-flight cap move it to the service");
+             limit     ? ""
+             : *behind ? ", and more connections or a higher in-flight cap only move that queue "
+                         "into it"
+                       : "more connections or a higher in-flight cap move it to the service");
     if (*waitbad)
         add_reason(v,
                    "%s: requests waited for a connection with room (every one at its in-flight "
@@ -175,12 +189,10 @@ static void judge_pcts(const lat_load_verdict_in *in, lat_load_verdict *v) {
                    waitbad, (unsigned long long)in->counts->cap_waits, v->lag_fraction * 100,
                    (unsigned long long)in->counts->backlog_max,
                    strchr(waitbad, ' ') ? "these figures" : "this figure", cure);
-    if (*widebad)
-        add_reason(v, "%s: confidence interval wider than %.0f%% of the value", widebad,
-                   v->ci_width * 100);
-    /* the pace on its own: a service that did not keep up is named even when
-     * no percentile's lag or wait shows it (its queue was at the service) */
-    if (*behind && !(*lagbad && drained) && !*waitbad) add_reason(v, "%s", behind);
+    /* the pace on its own: a service that did not keep up (or connections
+     * that could not carry the rate) is named even when no percentile's lag
+     * or wait shows it (its queue was at the service) */
+    if (*behind && !(*lagbad && drained && !limit) && !*waitbad) add_reason(v, "%s", behind);
     /* also when every completed request was censored: none is left to judge */
     if (in->nps && !printed && (lat_hist_total(in->latency) > 0 || in->counts->completed > 0))
         add_reason(v, "too few samples (%lld%s) for any percentile: p%g needs %lld",
@@ -269,6 +281,15 @@ int lat_load_verdict_judge(const lat_load_verdict_in *in, lat_load_verdict *v) {
     if (c->run_ns) v->completed_rate = (double)c->completed * 1e9 / (double)c->run_ns;
     v->service_behind =
         v->offered_rate > 0 && v->completed_rate < LAT_LOAD_BEHIND * v->offered_rate;
+    /* Little's law on the connections' slots */
+    double svc = in->service && in->connections ? lat_hist_mean(in->service) : 0;
+    double slots = (double)in->connections * (in->max_inflight ? in->max_inflight : 1);
+    if (svc > 0) v->conn_capacity = slots * 1e9 / svc;
+    v->conns_limit = v->conn_capacity > 0 && c->cap_waits > 0 &&
+                     v->offered_rate >= LAT_LOAD_BEHIND * v->conn_capacity;
+    if (v->conns_limit)
+        v->conns_needed =
+            (unsigned)fmin(ceil(2 * v->offered_rate * svc / 1e9 * in->connections / slots), 1e9);
     judge_pcts(in, v);
     if (c->sent) {
         v->late_share = (double)c->late / (double)c->sent;
@@ -296,6 +317,11 @@ json_t *lat_load_verdict_json(const lat_load_verdict *v) {
     json_object_set_new(o, "offered_rate", json_real(v->offered_rate));
     json_object_set_new(o, "completed_rate", json_real(v->completed_rate));
     json_object_set_new(o, "service_behind", json_boolean(v->service_behind));
+    json_object_set_new(o, "connections_capacity",
+                        v->conn_capacity > 0 ? json_real(v->conn_capacity) : json_null());
+    json_object_set_new(o, "connections_limit", json_boolean(v->conns_limit));
+    json_object_set_new(o, "connections_needed",
+                        v->conns_limit ? json_integer(v->conns_needed) : json_null());
     for (size_t i = 0; i < v->npct; i++) {
         const lat_load_pct *p = &v->pct[i];
         json_t *e = json_object();

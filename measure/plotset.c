@@ -269,6 +269,67 @@ json_t *lat_plotset_json(const lat_plotset *c, const char *out, const uint64_t *
     return root;
 }
 
+/* ---- legend labels ------------------------------------------------------------------------ */
+
+/* The length of p without its extension (.hlog, .hgrm or .csv). */
+static size_t stem_len(const char *p) {
+    const char *b = strrchr(p, '/');
+    b = b ? b + 1 : p;
+    const char *dot = strrchr(b, '.');
+    if (dot && dot != b && (!strcmp(dot, ".hlog") || !strcmp(dot, ".hgrm") || !strcmp(dot, ".csv")))
+        return (size_t)(dot - p);
+    return strlen(p);
+}
+
+/* Where the last k components of p[0..len) start: 0 when p has k or fewer. */
+static size_t tail_at(const char *p, size_t len, size_t k) {
+    for (size_t i = len; i > 0; i--)
+        if (p[i - 1] == '/' && --k == 0) return i;
+    return 0;
+}
+
+static char *copy(const char *p, size_t len) {
+    char *l = malloc(len + 1);
+    if (l) memcpy(l, p, len), l[len] = 0;
+    return l;
+}
+
+/* The last k components of paths[i] (stems when strip) are no other's. */
+static bool tail_unique(char *const *paths, size_t n, size_t i, size_t k, bool strip) {
+    const char *p = paths[i];
+    size_t len = strip ? stem_len(p) : strlen(p), at = tail_at(p, len, k);
+    for (size_t j = 0; j < n; j++) {
+        size_t lj = strip ? stem_len(paths[j]) : strlen(paths[j]), aj = tail_at(paths[j], lj, k);
+        if (j != i && len - at == lj - aj && !memcmp(p + at, paths[j] + aj, len - at)) return false;
+    }
+    return true;
+}
+
+char *lat_plotset_label(char *const *paths, size_t n, size_t i) {
+    const char *p = paths[i];
+    /* the stems first; two that differ only by the extension keep it */
+    for (int strip = 1; strip >= 0; strip--) {
+        size_t len = strip ? stem_len(p) : strlen(p);
+        for (size_t k = 1;; k++) {
+            size_t at = tail_at(p, len, k);
+            if (tail_unique(paths, n, i, k, strip)) return copy(p + at, len - at);
+            if (!at) break;
+        }
+    }
+    return copy(p, stem_len(p)); /* the same path twice, or one a suffix of another */
+}
+
+char *lat_plotset_title(char *buf, size_t n, char *const *paths, size_t npaths, const char *tag) {
+    size_t used = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < npaths && used < n - 1; i++) {
+        const char *b = strrchr(paths[i], '/');
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? ", " : "", b ? b + 1 : paths[i]);
+    }
+    if (tag && used < n - 1) snprintf(buf + used, n - used, " (tag %s)", tag);
+    return buf;
+}
+
 int lat_plotset_load(lat_plotset *c, const char *path, const char *label) {
     return lat_hgrm_is_table(path) ? load_hgrm(c, path, label) : load_hlog(c, path, label);
 }

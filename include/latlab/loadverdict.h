@@ -30,6 +30,15 @@
  * completed under LAT_LOAD_BEHIND of the offered rate over the run.  It did
  * not keep up, and more connections only move that queue into it. */
 
+/* The connections' own limit (Little's law): each request holds one of
+ * connections x max_inflight slots for its service time, so together they
+ * carry at most slots / mean service time per second.  When requests waited
+ * for a slot and the offered rate was LAT_LOAD_BEHIND of that or more, the
+ * connections are named as the limit with the count that carries the rate
+ * (twice rate x service time / max_inflight).  Beside a service behind, one
+ * run cannot tell the two apart (the slots full, completions are that
+ * capacity either way), so both are named. */
+
 /* Check 4: nothing went wrong on the wire or in the run's course:
  *   - no request failed (timeouts, and unsent and unanswered ones of a run
  *     stopped or ended by its deadline, included);
@@ -83,7 +92,9 @@ typedef struct lat_load_verdict_in {
     const double *latency_pairs; /* (latency, next latency), ns; reported only */
     size_t n_pairs;
     const lat_hist *latency, *lag;
-    const lat_hist *wait; /* NULL: no wait check */
+    const lat_hist *wait;    /* NULL: no wait check */
+    const lat_hist *service; /* with connections: the connections' limit; NULL: not judged */
+    unsigned connections, max_inflight; /* the whole run's (max_inflight 0 = 1) */
     const lat_load_counts *counts;
     uint64_t duration_ns; /* the schedule's length (offered rate = scheduled / it); 0: the
                              service's pace is not judged */
@@ -121,6 +132,9 @@ typedef struct lat_load_verdict {
                                             the run stopped sooner), completed / run_ns (0
                                             when unknown) */
     bool service_behind;                 /* completed_rate < LAT_LOAD_BEHIND * offered_rate */
+    double conn_capacity;                /* requests/s the connections carry (0: unknown) */
+    bool conns_limit;      /* a request waited for a slot; offered >= LAT_LOAD_BEHIND of it */
+    unsigned conns_needed; /* when conns_limit: twice rate x service time / max_inflight */
     double lag_fraction, ci_width, confidence;
     char reason[1024]; /* "" when valid */
 } lat_load_verdict;

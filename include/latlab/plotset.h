@@ -57,6 +57,17 @@ typedef struct lat_plotset {
  * a negative errno with the message in c->err. */
 int lat_plotset_load(lat_plotset *c, const char *path, const char *label);
 
+/* The legend label of paths[i] among paths[0..n): its file name without the
+ * extension (.hlog, .hgrm, .csv), or, when another path's is the same, the
+ * shortest path suffix of whole components that tells the two apart
+ * ("a/work.hlog", "b/work.hlog": "a/work", "b/work"); two that differ only
+ * by the extension keep it.  A new string, or NULL when out of memory. */
+char *lat_plotset_label(char *const *paths, size_t n, size_t i);
+
+/* The default title into buf (size n > 0), returned: the file names of
+ * paths[0..npaths), and " (tag T)" with a tag. */
+char *lat_plotset_title(char *buf, size_t n, char *const *paths, size_t npaths, const char *tag);
+
 /* The summary table (one row per series) into f. */
 void lat_plotset_print_table(const lat_plotset *c, FILE *f);
 

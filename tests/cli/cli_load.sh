@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # cli_load.sh - `latlab load` against the project's own test peer
 # (tests/support/loadpeer.py) on 127.0.0.1: misuse exits 2 naming the flag
-# before any work; a refused target exits 1, a name that does not resolve
+# before any work; a refused target exits 1 naming it (no figure: null in
+# the JSON, no nan anywhere), a name that does not resolve
 # exits 1 with the resolver's words; echo and HTTP (Content-Length
 # and chunked) complete every scheduled request and the peer answered as many;
 # the interval log holds latency/service/lag lines; a Poisson schedule passes
 # the Anderson-Darling test and a constant one fails it; a rate beyond what
 # one thread can send is invalid with the lag named, and --strict exits 4; a
 # service slower than the offered rate (the peer stalling most of the time)
-# is said not to keep up with it;
+# is said not to keep up with it; a server slower than the default 8 connections
+# carry names them as the limit, and the count it names carries the rate;
 # faults (reset, malformed, oversized, a connection closed with a request in
 # flight, no response within --timeout, keep-alive closed by the server) are
 # each counted by kind, nothing is lost (completed + failed == scheduled).
@@ -50,12 +52,22 @@ usage --metrics 127.0.0.1:9 --rate 10 --metrics nonsense
 
 # ---- a refused target: exit 1 with the reason ---------------------------------------------
 port=$(free_port)
-"$LATLAB" load "127.0.0.1:$port" --rate 100 --duration 100ms >"$tmp/r.out" 2>"$tmp/r.err"
+"$LATLAB" load "127.0.0.1:$port" --rate 100 --duration 100ms --json "$tmp/r.json" >"$tmp/r.out" 2>"$tmp/r.err"
 rc=$?
 [ $rc = 1 ] || fail "refused target -> exit $rc (want 1)"
-grep -qi refused "$tmp/r.err" || fail "refused: no reason: $(cat "$tmp/r.err")"
-# nothing measured: no nan figures, and no progress line for the part-second after the run
-grep -qiw nan "$tmp/r.out" "$tmp/r.err" && fail "refused: nan printed: $(grep -iw nan "$tmp/r.out" "$tmp/r.err")"
+grep -q "the run could not go on: connection refused by 127.0.0.1 port $port" "$tmp/r.err" ||
+    fail "refused: no reason: $(cat "$tmp/r.err")"
+grep -q '^verdict.*invalid: .*connects refused' "$tmp/r.out" || fail "refused: verdict: $(tail -1 "$tmp/r.out")"
+# nothing measured: no nan figures, and no progress line for the part-second after the run;
+# no figure either (the table's max "-", the JSON's null), where 0 would read as measured
+grep -qiw nan "$tmp/r.out" "$tmp/r.err" "$tmp/r.json" && fail "refused: nan printed: $(grep -iw nan "$tmp/r.out" "$tmp/r.err")"
+grep -Eq '^ +max +- *$' "$tmp/r.out" || fail "refused: a max row of figures: $(grep max "$tmp/r.out")"
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+for s in ("latency", "service", "lag", "wait", "censored"):
+    bad = [k for k, v in d[s].items() if k.endswith("_ns") and v is not None]
+    assert d[s]["n"] == 0 and not bad, (s, bad)
+assert d["run_error"] == "Connection refused", d["run_error"]' "$tmp/r.json" || fail "refused: JSON figures not null"
 grep -q 'rate 0/s' "$tmp/r.err" && fail "refused: a rate 0/s progress line: $(cat "$tmp/r.err")"
 
 # ---- a name that does not resolve: exit 1 with the resolver's words, not a routing error ----
@@ -68,7 +80,7 @@ grep -q "nosuchhost.invalid:80: " "$tmp/n.err" && ! grep -qi "route\|refused" "$
 # Start the peer with args; sets peer_port and peer_pid.
 peer() {
     rm -f "$tmp/peer.out" # not the last peer's port: the new one may not have truncated it yet
-    "$PY" "$SRC/tests/support/loadpeer.py" --count-file "$tmp/count" "$@" >"$tmp/peer.out" 2>"$tmp/peer.log" &
+    "$PY" "${PEER:-$SRC/tests/support/loadpeer.py}" --count-file "$tmp/count" "$@" >"$tmp/peer.out" 2>"$tmp/peer.log" &
     peer_pid=$!
     pids+=("$peer_pid")
     for _ in $(seq 200); do
@@ -226,6 +238,41 @@ check_all_done "$tmp/b.json" "slow service"
     fail "slow service: not behind: $(j "$tmp/b.json" "d['verdict']['completed_rate'], d['verdict']['offered_rate']")"
 grep -q '^verdict.*invalid: .*of the 30000 offered: it did not keep up with this rate' "$tmp/b.out" ||
     fail "slow service: the verdict does not say it: $(tail -1 "$tmp/b.out")"
+
+# ---- a server that takes 20 ms a request, any number at once: the default 8 connections ----
+# carry 400/s (Little's law), and the verdict names them as the limit with the count that
+# carries 1,000/s; with that many they are not the limit
+cat >"$tmp/slow.py" <<'PY'
+import socket, sys, threading, time
+ls = socket.socket()
+ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind(("127.0.0.1", 0))
+ls.listen(512)
+print("listening", ls.getsockname()[1], flush=True)
+def serve(c):
+    buf = b""
+    while d := c.recv(65536):
+        buf += d
+        while b"\r\n\r\n" in buf:
+            buf = buf.split(b"\r\n\r\n", 1)[1]
+            time.sleep(0.02)
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+while True:
+    threading.Thread(target=serve, args=(ls.accept()[0],), daemon=True).start()
+PY
+PEER="$tmp/slow.py" peer
+"$LATLAB" load "127.0.0.1:$peer_port" --rate 1000 --duration 1s --quiet --json "$tmp/cl.json" \
+    >"$tmp/cl.out" 2>"$tmp/cl.err" || fail "slow server run exit $?"
+need=$(j "$tmp/cl.json" "d['verdict']['connections_needed']")
+grep -Eq "^verdict.*invalid: .*the 8 connections were the limit: .* they carry at most [0-9]+ requests/s; raise --connections to $need " "$tmp/cl.out" ||
+    fail "slow server: the connections are not named as the limit: $(tail -1 "$tmp/cl.out")"
+[ "$need" -ge 40 ] && [ "$need" -le 200 ] || fail "slow server: --connections $need (want about 2 x 1000/s x 20 ms)"
+"$LATLAB" load "127.0.0.1:$peer_port" --rate 1000 --duration 1s --quiet --connections "$need" \
+    --json "$tmp/cl2.json" >"$tmp/cl2.out" 2>"$tmp/cl2.err" || fail "slow server, $need connections: exit $?"
+stop_peer
+check_all_done "$tmp/cl2.json" "slow server, $need connections"
+[ "$(j "$tmp/cl2.json" "d['verdict']['connections_limit']")" = False ] ||
+    fail "slow server: $need connections still the limit: $(tail -1 "$tmp/cl2.out")"
 
 # ---- Prometheus: /metrics while running; an unreachable Pushgateway is exit 1, results kept ----
 peer

@@ -112,6 +112,27 @@ assert 300 <= s["two_tags:e2e"]["p50_ns"] <= 340, s
 assert d["slo_ns"] == [1000]
 ' "$T/r.json" || fail "json"
 
+# Two files of one name tell apart in the legend, the table and the JSON by
+# the shortest path suffix that differs; a name no other has stays bare.
+mkdir -p "$T/a/x" "$T/b/x" "$T/c"
+for d in a/x b/x c; do cp "$D/alloc.hlog" "$T/$d/work.hlog"; done
+cp "$D/alloc.hlog" "$T/c/solo.hlog"
+cp "$D/alloc_us.hgrm" "$T/c/work.hgrm"
+"$L" plot "$T/a/x/work.hlog" "$T/b/x/work.hlog" "$T/c/solo.hlog" -o "$T/n.svg" --json "$T/n.json" \
+    >"$T/out" 2>&1 || fail "same-name files: $(cat "$T/out")"
+for l in a/x/work b/x/work solo; do
+    grep -q ">$l</text>" "$T/n.svg" || fail "legend: no $l: $(grep -o '>[^<]*work[^<]*</text>' "$T/n.svg")"
+    grep -Eq "^$l +100000 " "$T/out" || fail "table: no $l: $(cat "$T/out")"
+done
+python3 -c 'import json,sys; print(" ".join(s["label"] for s in json.load(open(sys.argv[1]))["series"]))' \
+    "$T/n.json" | grep -qx "a/x/work b/x/work solo" || fail "json labels: $(cat "$T/n.json")"
+# one level is enough where it differs; a stem shared with another extension keeps it
+"$L" plot "$T/a/x/work.hlog" "$T/c/work.hlog" "$T/c/work.hgrm" --unit us -o "$T/n.svg" >"$T/out" 2>&1 ||
+    fail "same-stem files: $(cat "$T/out")"
+for l in x/work c/work.hlog work.hgrm; do
+    grep -q ">$l</text>" "$T/n.svg" || fail "legend: no $l: $(grep -o '>[^<]*work[^<]*</text>' "$T/n.svg")"
+done
+
 # Bad flags: exit 2 naming the flag.
 usage() {
     local want=$1

@@ -94,7 +94,7 @@ static void test_counts_and_pool(void **state) {
                          .n_ia = 3,
                          .pairs = {20, 21, 22, 23},
                          .n_pairs = 2}};
-    lat_loadrun r = {.n = 2, .arrivals = LAT_LOAD_POISSON};
+    lat_loadrun r = {.n = 2, .arrivals = LAT_LOAD_POISSON, .connections = 12, .inflight = 4};
     r.l[0] = (lat_load *)(void *)&f[0], r.l[1] = (lat_load *)(void *)&f[1];
     lat_load_counts s;
     lat_loadrun_counts(&r, &s);
@@ -111,6 +111,8 @@ static void test_counts_and_pool(void **state) {
     assert_int_equal(lat_loadrun_judge(&r, &in, &out), 0);
     assert_int_equal(judged.arrivals, LAT_LOAD_POISSON); /* the run's, not the caller's */
     assert_float_equal(judged.lag_fraction, 0.2, 0);
+    assert_int_equal(judged.connections, 12); /* the run's slots, for Little's law */
+    assert_int_equal(judged.max_inflight, 4);
     assert_int_equal(judged.n_interarrivals, 5);
     assert_int_equal(judged.n_pairs, 3);
     const double ia[5] = {1, 2, 3, 4, 5}, pairs[6] = {10, 11, 20, 21, 22, 23};

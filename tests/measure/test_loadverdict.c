@@ -10,7 +10,10 @@
  * it to the service (only then), or, when the service completed under 95% of
  * the offered rate over the run, that the service did not keep up (not with
  * the run's length unknown, nor when it kept up but for a stall, nor for a run
- * stopped early); percentiles without enough samples
+ * stopped early); connections whose slots, each held a mean service time,
+ * carry less than the offered rate are named as the limit with the count
+ * that carries it (beside a service behind too: one run cannot tell them
+ * apart), and not when they carry it or nothing waited; percentiles without enough samples
  * are not printed; failed requests make it invalid, and so do error replies,
  * protocol errors, refused connects, a service behind, a run cut short or
  * ended by its deadline, and too few samples for any percentile; Spearman's rho is 1 / -1 for
@@ -101,7 +104,9 @@ static void test_sched(void **state) {
 typedef struct fixture {
     lat_hist lat, lag, wait;
     lat_load_counts c;
-    uint64_t duration_ns; /* the schedule's length handed to the verdict (0: none) */
+    uint64_t duration_ns;    /* the schedule's length handed to the verdict (0: none) */
+    const lat_hist *service; /* with conns: the connections' limit judged */
+    unsigned conns, inflight;
     double ia[1000];
 } fixture;
 
@@ -120,6 +125,8 @@ static void fill(fixture *f, int64_t lag_top, int64_t wait_top) {
     f->c.sent = f->c.completed = f->c.scheduled = 10000;
     f->c.run_ns = 1000000000;
     f->duration_ns = 0;
+    f->service = NULL;
+    f->conns = f->inflight = 0;
     for (int i = 0; i < 1000; i++)
         f->ia[i] = -log(unif()) * 100000;
 }
@@ -133,6 +140,9 @@ static void judge_wait(fixture *f, const lat_hist *wait, lat_load_verdict *v) {
                               .latency = &f->lat,
                               .lag = &f->lag,
                               .wait = wait,
+                              .service = f->service,
+                              .connections = f->conns,
+                              .max_inflight = f->inflight,
                               .counts = &f->c,
                               .duration_ns = f->duration_ns,
                               .ps = ps,
@@ -248,6 +258,56 @@ static void test_verdict(void **state) {
     assert_null(strstr(v.reason, "move it to the service"));
     f.duration_ns = 0;
     f.c.run_ns = 1000000000;
+    /* Little's law: 8 connections, each request holding one for a mean 1.125 ms,
+     * carry 7,112/s; 10,000 offered with requests waiting for one: the
+     * connections are named as the limit, with the count that carries it */
+    lat_hist svc;
+    lat_load_hist_init(&svc);
+    for (int i = 0; i < 10000; i++)
+        lat_hist_record(&svc, 1125000); /* 1124.864 us, as the histogram holds it */
+    f.service = &svc;
+    f.conns = 8;
+    f.duration_ns = 1000000000;
+    judge(&f, &v);
+    assert_false(v.valid);
+    assert_true(v.conns_limit);
+    assert_false(v.service_behind);
+    assert_true(fabs(v.conn_capacity - 8e9 / 1124864) < 1e-6);
+    assert_int_equal(v.conns_needed, 23); /* 2 x 10,000/s x 1.125 ms = 22.5 */
+    assert_non_null(strstr(v.reason, "p99.5: requests waited for a connection"));
+    assert_non_null(strstr(v.reason, "the 8 connections were the limit: each request held one of "
+                                     "their 8 slots for the mean service time of 1124.9 us, so "
+                                     "they carry at most 7112 requests/s; raise --connections to "
+                                     "23"));
+    assert_null(strstr(v.reason, "did not keep up"));
+    assert_null(strstr(v.reason, "move it to the service"));
+    /* completed at half the offered rate: the service behind, or the
+     * connections: one run cannot tell, and both are named once */
+    f.c.run_ns = 2000000000;
+    judge(&f, &v);
+    assert_true(v.conns_limit && v.service_behind);
+    assert_non_null(strstr(v.reason, "of the 10000 offered: it did not keep up with this rate, or "
+                                     "the 8 connections were the limit"));
+    assert_non_null(strstr(v.reason, "if the service time grows with them, it is the service"));
+    assert_null(strstr(v.reason, "only move"));
+    assert_null(strstr(strstr(v.reason, "were the limit") + 1, "were the limit"));
+    f.c.run_ns = 1000000000;
+    /* in-flight cap 2: 16 slots carry 14,224/s, more than offered: not named */
+    f.inflight = 2;
+    judge(&f, &v);
+    assert_false(v.conns_limit);
+    assert_true(fabs(v.conn_capacity - 16e9 / 1124864) < 1e-6);
+    assert_non_null(strstr(v.reason, "move it to the service"));
+    /* no request waited for a slot: not named either */
+    f.inflight = 1;
+    f.c.cap_waits = 0;
+    judge(&f, &v);
+    assert_false(v.conns_limit);
+    f.c.cap_waits = 77;
+    f.service = NULL;
+    f.conns = 0;
+    f.duration_ns = 0;
+    lat_hist_fini(&svc);
     /* without the wait series the same run is judged on its lag alone */
     judge_wait(&f, NULL, &v);
     assert_true(v.valid);
