@@ -78,7 +78,8 @@ awk -v max="$PROSE_MAX" -v src="$LAT_SRC_DIR" "$h_prose" "${prose_h[@]}" >>"$tmp
 [ -s "$tmp/long" ] && bad "prose over $PROSE_MAX words (shorten, or make it a list or a table):
 $(cat "$tmp/long")"
 # every tree path it names exists
-for p in $(grep -o '\(docs\|examples\|scripts\|tests\|include\)/[A-Za-z0-9_./-]*[A-Za-z0-9_]' "$readme" | sort -u); do
+# (a path under build/ is a built program, not a source path)
+for p in $(grep -o '\(build/\)\?\(docs\|examples\|scripts\|tests\|include\)/[A-Za-z0-9_./-]*[A-Za-z0-9_]' "$readme" | grep -v '^build/' | sort -u); do
     [ -e "$LAT_SRC_DIR/$p" ] || bad "README.md names $p, which does not exist"
 done
 echo "README: $lines lines, $(wc -l <"$tmp/readme") commands; prose rule: ${#prose_md[@]} Markdown files, ${#prose_h[@]} headers (exempt: ${PROSE_EXEMPT:-none})"

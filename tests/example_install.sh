@@ -10,6 +10,9 @@
 #     headers only, strict -std=c11) against the shared library, time_region
 #     against the static one with `pkg-config --static`, whose private
 #     libraries must then be complete;
+#   - time_region through latlab-static.pc with liblatlab.so installed beside
+#     liblatlab.a (as users have it): ldd shows no liblatlab.so and it runs
+#     with the prefix's lib dir off the loader path;
 #   - an experimental program through latlab-experimental.pc (static only),
 #     and every object of the experimental archives links with what it names;
 #   - find_package(latlab CONFIG): latlab::latlab, latlab::latlab_static and
@@ -27,6 +30,7 @@ pc=$(find "$prefix" -name latlab.pc | head -n 1)
 [ -n "$pc" ] || { echo "FAIL: no latlab.pc installed"; exit 1; }
 pcdir=$(dirname "$pc")
 [ -f "$pcdir/latlab-experimental.pc" ] || { echo "FAIL: no latlab-experimental.pc installed"; exit 1; }
+[ -f "$pcdir/latlab-static.pc" ] || { echo "FAIL: no latlab-static.pc installed"; exit 1; }
 pcenv=(env PKG_CONFIG_PATH="$pcdir")
 libdir=$("${pcenv[@]}" pkg-config --variable=libdir latlab)
 incdir=$("${pcenv[@]}" pkg-config --variable=includedir latlab)
@@ -118,6 +122,23 @@ if cc -std=c11 -fsyntax-only "$tmp/refuse.c" $("${pcenv[@]}" pkg-config --cflags
 fi
 
 # ---- the stable API, static -------------------------------------------------------
+# latlab-static.pc, with liblatlab.so beside liblatlab.a: the linker must get the
+# archive (latlab.pc's -llatlab would find the .so even with --static), so the
+# program runs with no LD_LIBRARY_PATH and no rpath.
+# shellcheck disable=SC2046
+cc -std=c11 -O2 -Wall -Wextra -Werror "${san[@]}" -o "$tmp/time_region_pcstatic" \
+    "$LAT_SRC_DIR/examples/time_region.c" $("${pcenv[@]}" pkg-config --cflags --libs latlab-static)
+deps=$(env -u LD_LIBRARY_PATH ldd "$tmp/time_region_pcstatic")
+if grep -q liblatlab <<<"$deps"; then
+    echo "$deps"; echo "FAIL: the latlab-static.pc build links liblatlab.so"; exit 1
+fi
+if readelf -d "$tmp/time_region_pcstatic" | grep -E 'RPATH|RUNPATH'; then
+    echo "FAIL: the latlab-static.pc build carries a run-time library path"; exit 1
+fi
+out=$(env -u LD_LIBRARY_PATH "$tmp/time_region_pcstatic") ||
+    { echo "FAIL: the latlab-static.pc build does not run without $libdir on the loader path"; exit 1; }
+grep -Eq '^p50 [0-9]+ ns' <<<"$out" || { echo "FAIL: time_region (latlab-static.pc) printed no tail"; exit 1; }
+echo "latlab-static.pc: $("${pcenv[@]}" pkg-config --libs latlab-static); runs without liblatlab.so"
 # Without the shared library at hand, the linker takes liblatlab.a and needs
 # every private library latlab.pc names (jansson, zlib, protobuf-c, ...).  The
 # shared library is moved aside (and back, for the CMake checks below).
@@ -140,6 +161,10 @@ printf 'int main(void) { return 0; }\n' >"$tmp/whole.c"
 cc -o "$tmp/whole" "$tmp/whole.c" -Wl,--whole-archive "$libdir/liblatlab.a" -Wl,--no-whole-archive \
     $("${pcenv[@]}" pkg-config --static --libs latlab | sed 's/-llatlab\b//') "${san[@]}" ||
     { echo "FAIL: liblatlab.a's private libraries are not all in latlab.pc"; exit 1; }
+# shellcheck disable=SC2046
+cc -o "$tmp/whole_st" "$tmp/whole.c" -Wl,--whole-archive "$libdir/liblatlab.a" -Wl,--no-whole-archive \
+    $("${pcenv[@]}" pkg-config --libs latlab-static | sed "s|$libdir/liblatlab\.a||") "${san[@]}" ||
+    { echo "FAIL: liblatlab.a needs libraries latlab-static.pc does not name"; exit 1; }
 mv "$tmp/aside"/* "$libdir/"
 
 # ---- the experimental parts through latlab-experimental.pc ------------------------------
@@ -214,5 +239,5 @@ EOF
     grep -Eq '^p50 [0-9]+ ns' <<<"$("$tmp/cm/b/tr_static")" || { echo "FAIL: tr_static (CMake)"; exit 1; }
     "$tmp/cm/b/exp" || { echo "FAIL: exp (CMake, latlab::experimental)"; exit 1; }
 fi
-echo "PASS: installed latlab linked by latlab.pc (shared and --static), latlab-experimental.pc" \
+echo "PASS: installed latlab linked by latlab.pc (shared and --static), latlab-static.pc, latlab-experimental.pc" \
     "and find_package(latlab); liblatlab.so exports the stable API alone"
