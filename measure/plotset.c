@@ -269,7 +269,7 @@ json_t *lat_plotset_json(const lat_plotset *c, const char *out, const uint64_t *
     return root;
 }
 
-int lat_plotset_load(lat_plotset *c, const char *path, const char *label) {
+int lat_plotset_add(lat_plotset *c, const char *path, const char *label) {
     return lat_hgrm_is_table(path) ? load_hgrm(c, path, label) : load_hlog(c, path, label);
 }
 

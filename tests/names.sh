@@ -53,10 +53,12 @@ if not rows:
     sys.exit(2)
 owner = {}  # source path or folder (ending in /) -> (idea, prefixes)
 for cells in rows:
-    idea, sources, prefixes = cells[0], cells[2], tick.findall(cells[3])
+    # a remark in parentheses is neither a source nor a prefix
+    idea, sources = cells[0], re.sub(r"\(.*?\)", "", cells[2])
+    prefixes = tick.findall(re.sub(r"\(.*?\)", "", cells[3]))
     folder = ""
     for s in sources.split(","):
-        s = re.sub(r"\(.*?\)", "", s).strip()
+        s = s.strip()
         if not s:
             continue
         if "/" in s:

@@ -1,4 +1,4 @@
-/* plot.c - `latlab plot`: latency-by-percentile plots from .hlog / .hgrm files.
+/* cmd_plot.c - `latlab plot`: latency-by-percentile plots from .hlog / .hgrm files.
  *
  * Each input becomes one series (an interval log holding several tags gives
  * one series per tag unless --tag picks one); all intervals of a series are
@@ -181,7 +181,7 @@ static int load_all(lat_plotset *c, char **files, int nfiles) {
         const char *path = files[i];
         char *label = i < po.labels.n ? strdup(po.labels.v[i]) : base_label(path);
         if (!label) return cli_lib_error(CMD, path, -ENOMEM);
-        int rc = lat_plotset_load(c, path, label);
+        int rc = lat_plotset_add(c, path, label);
         free(label);
         if (rc) return cli_error(CMD, "%s", c->err);
     }
