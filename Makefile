@@ -62,7 +62,7 @@ core:
 	@# ...and the tool builds without Concurrency Kit (the ring bake-off then says so).
 	cmake -S . -B build-nock -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLAT_CK=OFF -DLAT_TESTS=OFF -DLAT_BENCH=OFF $(CMAKE_COMMON) >/dev/null
 	cmake --build build-nock -j $(JOBS) --target latlab
-	build-nock/latlab bench ring --rounds 1 --ops 20000 --items 20000 --samples 1000 | grep -q "Concurrency Kit was not found"
+	build-nock/latlab bakeoff ring --rounds 1 --ops 20000 --items 20000 --samples 1000 | grep -q "Concurrency Kit was not found"
 
 asan: deps-test npm
 	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DLAT_SANITIZE=address,undefined -DLAT_BENCH=OFF $(CMAKE_COMMON) >/dev/null

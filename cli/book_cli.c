@@ -1,6 +1,6 @@
 /* book_cli.c - helpers the `latlab book` subcommands share (see book_cli.h):
  * the --tick/--price-scale combination, the check of stdout and the .hgrm
- * file.  Kept apart from cli/book.c, which dispatches to the subcommands, so
+ * file.  Kept apart from cli/cmd_book.c, which dispatches to the subcommands, so
  * the subcommands' files call these without calling back into the
  * dispatcher. */
 #include "book_cli.h"

@@ -1,4 +1,4 @@
-/* book_cli.h - helpers shared by the `latlab book` subcommands (cli/book.c,
+/* book_cli.h - helpers shared by the `latlab book` subcommands (cli/cmd_book.c,
  * cli/book_itch.c, cli/book_lobster.c; defined in cli/book_cli.c): the
  * --tick/--price-scale rows, the checks of stdout and the .hgrm file, and the
  * subcommand entry points. */
@@ -39,7 +39,7 @@ int book_cli_check_stdout(const char *cmd);
 struct lat_hist;
 int book_cli_write_hgrm(const char *cmd, const char *path, const struct lat_hist *h);
 
-/* The subcommands (cli/book.c dispatches) and their options tables. */
+/* The subcommands (cli/cmd_book.c dispatches) and their options tables. */
 extern const cli_spec book_itch_spec, book_lobster_spec, book_lobster_synth_spec;
 int book_itch_main(int argc, char **argv);
 int book_lobster_main(int argc, char **argv);

@@ -1,4 +1,4 @@
-/* book_itchgen.h - `latlab book itch-gen`: its options table (cli/book.c's
+/* book_itchgen.h - `latlab book itch-gen`: its options table (cli/cmd_book.c's
  * help is generated from it) and its entry point (cli/book_itchgen.c). */
 #ifndef LATLAB_CLI_BOOK_ITCHGEN_H
 #define LATLAB_CLI_BOOK_ITCHGEN_H

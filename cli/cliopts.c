@@ -135,7 +135,7 @@ int cli_out_open(cli_out *o, const char *cmd, const char *path) {
 }
 
 int cli_out_close(cli_out *o, const char *cmd, const char *path, int status) {
-    if (!o->af) return status; /* stdout: checked once for every command in main.c */
+    if (!o->af) return status; /* stdout: checked once for every command in latlab.c */
     if (status != CLI_OK) {
         lat_afile_abort(o->af);
         return status;

@@ -1,5 +1,5 @@
 /* hist_export.h - `latlab hist export` (cli/hist_export.c): its entry point and
- * options table (cli/hist.c's help is generated from it). */
+ * options table (cli/cmd_hist.c's help is generated from it). */
 #ifndef LATLAB_CLI_HIST_EXPORT_H
 #define LATLAB_CLI_HIST_EXPORT_H
 

@@ -1,5 +1,5 @@
 /* load.h (cli) - what `latlab load`'s two files share: the run's options and
- * results (cli/load.c parses and runs; cli/loadout.c writes: the live line
+ * results (cli/cmd_load.c parses and runs; cli/loadout.c writes: the live line
  * and the interval log during the run, then the table, the verdict, the
  * JSON and the .hgrm). */
 #ifndef LATLAB_CLI_LOAD_H

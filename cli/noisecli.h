@@ -1,5 +1,5 @@
 /* noisecli.h - injected platform noise on the command line: `latlab noise`
- * (cli/noise.c) and the --noise SPEC option of `latlab pipeline` and
+ * (cli/cmd_noise.c) and the --noise SPEC option of `latlab pipeline` and
  * `latlab lab`, which run their measurement under the injector
  * (latlab/noise.h) and print and record what it took. */
 #ifndef LATLAB_CLI_NOISECLI_H

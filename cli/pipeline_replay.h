@@ -1,7 +1,7 @@
 /* pipeline_replay.h - `latlab pipeline --replay FILE.itch`: the --speed
  * parser, loading the capture with its errors printed, and the
  * steady-vs-replay round on stdout (workloads/book/itchfeed_report.h does the
- * work and the output).  Kept out of cli/pipeline.c so that file only gains
+ * work and the output).  Kept out of cli/cmd_pipeline.c so that file only gains
  * the flags and a few calls. */
 #ifndef LATLAB_CLI_PIPELINE_REPLAY_H
 #define LATLAB_CLI_PIPELINE_REPLAY_H

@@ -2,7 +2,7 @@
  * `latlab pipeline`, `latlab lab` and `latlab book bench`: --shape and
  * --cpus parsers for the options table, and the planner (lat_pipe_place)
  * with its refusals turned into exit statuses and messages; and the two CPUs
- * of `latlab dce` and `latlab bench ring`. */
+ * of `latlab dce` and `latlab bakeoff ring`. */
 #ifndef LATLAB_CLI_PIPEPLACE_H
 #define LATLAB_CLI_PIPEPLACE_H
 
@@ -31,7 +31,7 @@ typedef struct lab_cpulist {
 int lab_opt_shape(const char *cmd, const char *flag, const char *v, void *dest);
 int lab_opt_cpus(const char *cmd, const char *flag, const char *v, void *dest);
 
-/* Pick two CPUs for a cross-core measurement (`latlab dce`, `latlab bench
+/* Pick two CPUs for a cross-core measurement (`latlab dce`, `latlab bakeoff
  * ring`): from `list` when not NULL (exactly two CPUs this process may use),
  * else from the topology planner.  Returns 0, or an exit status after
  * printing why (one CPU, bad list). */

@@ -889,7 +889,7 @@ out:
     return rc;
 }
 
-void lat_flame_shares_free(lat_flame_share *s) {
+void lat_flame_shares_destroy(lat_flame_share *s) {
     lat__free(s);
 }
 
@@ -901,7 +901,7 @@ double lat_flame_total_pct(const lat_flame *f, const char *name, lat_flame_kind 
     double r = NAN;
     for (size_t i = 0; i < n; i++)
         if (s[i].kind == (int)kind && !strcmp(s[i].name, name)) r = s[i].total_pct;
-    lat_flame_shares_free(s);
+    lat_flame_shares_destroy(s);
     return r;
 }
 
@@ -954,7 +954,7 @@ int lat_flame_write_top(const lat_flame *f, size_t limit, FILE *out) {
                 (unsigned long long)s[i].self, s[i].name);
         shown++;
     }
-    lat_flame_shares_free(s);
+    lat_flame_shares_destroy(s);
     return lat__write_status(out, 1);
 }
 
@@ -1210,7 +1210,7 @@ int lat_flame_render_svg(const lat_flame *f, const lat_flame_svg_opts *opts, cha
     return 0;
 }
 
-void lat_flame_svg_free(char *svg) {
+void lat_flame_svg_destroy(char *svg) {
     lat__free(svg);
 }
 
@@ -1293,12 +1293,12 @@ int lat_flame_diff(const lat_flame *a, const lat_flame *b, lat_flame_diff_row **
     *rows = r;
     *n = m;
 out:
-    lat_flame_shares_free(sa);
-    lat_flame_shares_free(sb);
+    lat_flame_shares_destroy(sa);
+    lat_flame_shares_destroy(sb);
     return rc;
 }
 
-void lat_flame_diff_free(lat_flame_diff_row *rows) {
+void lat_flame_diff_destroy(lat_flame_diff_row *rows) {
     lat__free(rows);
 }
 
@@ -1324,7 +1324,7 @@ int lat_flame_write_diff(const lat_flame *a, const lat_flame *b, const char *nam
     fprintf(out, "\nprofiles differ by at most %.1f points of share in any frame", max);
     if (n && max > 0) fprintf(out, " (%s)", r[0].name);
     fputc('\n', out);
-    lat_flame_diff_free(r);
+    lat_flame_diff_destroy(r);
     return lat__write_status(out, 1);
 }
 
@@ -1367,6 +1367,6 @@ int lat_flame_narrate(const lat_flame *base, const lat_flame *exp, const char *t
                  "does point at different code; read the diff",
                  thread, pa, pb, work_p50_ratio, r[0].name, r[0].diff_pts);
     }
-    lat_flame_diff_free(r);
+    lat_flame_diff_destroy(r);
     return finding;
 }

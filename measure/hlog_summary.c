@@ -106,7 +106,7 @@ static int merge_err(const char *path, int line, int rc, char *err, size_t n) {
     return lat__errf(err, n, rc, "%s:%d: %s", path, line, lat_strerror(rc));
 }
 
-int lat_hlog_summary_open(const char *path, lat_hlog_reader **r, char *err, size_t n) {
+int lat_hlog_summary_reader_create(const char *path, lat_hlog_reader **r, char *err, size_t n) {
     int rc = lat_hlog_reader_create(path, r);
     if (rc == -EFBIG)
         return lat__errf(err, n, rc, "%s: larger than the %zu MiB limit for an interval log", path,
@@ -118,7 +118,7 @@ int lat_hlog_summary_open(const char *path, lat_hlog_reader **r, char *err, size
 
 int lat_hlog_summary_gather(const char *path, lat_hlog_tags *t, char *err, size_t n) {
     lat_hlog_reader *r = NULL;
-    int rc = lat_hlog_summary_open(path, &r, err, n);
+    int rc = lat_hlog_summary_reader_create(path, &r, err, n);
     if (rc) return rc;
     lat_hlog_interval *iv;
     while ((rc = lat_hlog_next(r, &iv)) == 1)

@@ -21,7 +21,7 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-double lat_ad_exponential(const double *x, size_t n) {
+double lat_load_verdict_ad_exponential(const double *x, size_t n) {
     if (!x || n < 8) return NAN;
     double *s = malloc(n * sizeof *s);
     if (!s) return NAN;
@@ -69,7 +69,7 @@ static int rank(const double *v, size_t n, size_t stride, double *r) {
     return 0;
 }
 
-double lat_spearman_pairs(const double *x, size_t n) {
+double lat_load_verdict_spearman_pairs(const double *x, size_t n) {
     if (!x || n < 8) return NAN;
     double *r = malloc(n * 2 * sizeof *r);
     if (!r || rank(x, n, 2, r) || rank(x + 1, n, 2, r + n)) {
@@ -259,11 +259,11 @@ int lat_load_verdict_judge(const lat_load_verdict_in *in, lat_load_verdict *v) {
     v->confidence = in->confidence > 0 ? in->confidence : LAT_HIST_CI_DEFAULT;
     const lat_load_counts *c = in->counts;
     v->ad_n = in->n_interarrivals;
-    v->ad_a2 = lat_ad_exponential(in->interarrivals, in->n_interarrivals);
+    v->ad_a2 = lat_load_verdict_ad_exponential(in->interarrivals, in->n_interarrivals);
     v->ad_pass = !isnan(v->ad_a2) && v->ad_a2 < LAT_AD_EXP_CRIT_1PCT;
     v->arrivals_ok = in->arrivals != LAT_LOAD_POISSON || v->ad_pass;
     v->lag1_n = in->n_pairs;
-    v->lag1_rho = lat_spearman_pairs(in->latency_pairs, in->n_pairs);
+    v->lag1_rho = lat_load_verdict_spearman_pairs(in->latency_pairs, in->n_pairs);
     v->lag1_independent = !isnan(v->lag1_rho) &&
                           fabs(v->lag1_rho) * sqrt((double)in->n_pairs - 1) < LAT_SPEARMAN_Z_1PCT;
     if (!v->arrivals_ok) {

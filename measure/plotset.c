@@ -330,7 +330,7 @@ char *lat_plotset_title(char *buf, size_t n, char *const *paths, size_t npaths, 
     return buf;
 }
 
-int lat_plotset_load(lat_plotset *c, const char *path, const char *label) {
+int lat_plotset_add(lat_plotset *c, const char *path, const char *label) {
     return lat_hgrm_is_table(path) ? load_hgrm(c, path, label) : load_hlog(c, path, label);
 }
 

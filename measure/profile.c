@@ -649,7 +649,7 @@ int lat_profile_report_add(lat_report *rep, const lat_flame *f, const char *capt
     int rc = lat_flame_render_svg(f, &so, &svg, &len);
     if (rc) return rc;
     rc = lat_report_svg(rep, NULL, svg, len);
-    lat_flame_svg_free(svg);
+    lat_flame_svg_destroy(svg);
     if (rc) return rc;
     lat_flame_share *s;
     size_t n;
@@ -668,7 +668,7 @@ int lat_profile_report_add(lat_report *rep, const lat_flame *f, const char *capt
         rc = lat_report_table_row(rep, row);
         shown++;
     }
-    lat_flame_shares_free(s);
+    lat_flame_shares_destroy(s);
     return rc;
 }
 
@@ -711,7 +711,7 @@ static int one_profile(const lat_flame *f, const char *name, size_t top, FILE *o
         shown++;
     }
     fputc('\n', out);
-    lat_flame_shares_free(s);
+    lat_flame_shares_destroy(s);
     return 0;
 }
 
@@ -739,7 +739,7 @@ int lat_profile_compare_text(const lat_profile_pair *p, size_t top, FILE *out) {
                 r[0].name, r[0].kind == LAT_FLAME_THREAD ? " (thread)" : "", r[0].diff_pts,
                 r[0].a_pct, r[0].b_pct);
     fprintf(out, "  profiles differ by at most %.1f points of share in any frame\n", max);
-    lat_flame_diff_free(r);
+    lat_flame_diff_destroy(r);
     double ratio = ratio_of(p);
     if (isfinite(ratio)) {
         fprintf(out, "  work p50 in the same rounds: %.0f ns -> %.0f ns (x%.2f)\n",
@@ -802,6 +802,6 @@ int lat_profile_compare_report(const lat_profile_pair *p, lat_report *rep) {
                  n && max > 0 ? " (" : "", n && max > 0 ? r[0].name : "", n && max > 0 ? ")" : "");
         rc = lat_report_verdict(rep, LAT_VERDICT_INFO, buf);
     }
-    lat_flame_diff_free(r);
+    lat_flame_diff_destroy(r);
     return rc;
 }

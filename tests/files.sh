@@ -181,10 +181,10 @@ first_ceiling=$(awk 'NF == 2 { print $1; exit }' <<<"$CEILINGS")
 yes '/* planted */' | head -n $((LIB_MAX + 1)) >"$T/src/workloads/planted_long.c"
 yes '/* planted */' | head -n $(($(awk -v f="$first_ceiling" '$1 == f { print $2 }' <<<"$CEILINGS") + 1)) \
     >"$T/src/$first_ceiling"
-yes '/* planted */' | head -n $((CLI_FILE_MAX + 1)) >"$T/src/cli/main.c"
+yes '/* planted */' | head -n $((CLI_FILE_MAX + 1)) >"$T/src/cli/latlab.c"
 out=$(sizes "$T/src") && fail "planted long files were not found"
 for want in "workloads/planted_long.c: $((LIB_MAX + 1)) lines" "$first_ceiling: .* over its ceiling" \
-    "cli/main.c: $((CLI_FILE_MAX + 1)) lines"; do
+    "cli/latlab.c: $((CLI_FILE_MAX + 1)) lines"; do
     echo "$out" | grep -q "^$want" || fail "the planted '$want' was not named: $out"
 done
 

@@ -11,7 +11,7 @@
  * the pipeline should use by default (LAT_RING_DEFAULT_SEQ in ring.h). */
 #include "bakeoff.h"
 
-#include "ringbench.h"
+#include "bakeoff_rings.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -38,30 +38,32 @@ struct lat__bakeoff {
     lat__bakeoff_config cfg;
     int rounds;
     bool same_thread_only; /* --same-thread: only F_ST and F_ST56 were measured */
-    double v[RL_NKINDS][F_N][MAX_ROUNDS];
-    double med[RL_NKINDS][F_N];
-    double all[RL_NKINDS][2][MAX_ROUNDS]; /* whole-run Mops/s, 8 B and 40 B */
-    double floor_v[3][MAX_ROUNDS];        /* p50, p99, p99.9 */
+    double v[LAT_BAKEOFF_NKINDS][F_N][MAX_ROUNDS];
+    double med[LAT_BAKEOFF_NKINDS][F_N];
+    double all[LAT_BAKEOFF_NKINDS][2][MAX_ROUNDS]; /* whole-run Mops/s, 8 B and 40 B */
+    double floor_v[3][MAX_ROUNDS];                 /* p50, p99, p99.9 */
     double floor_med[3];
 };
 
 static double med_of(const double *v, int n) {
     double tmp[MAX_ROUNDS];
     memcpy(tmp, v, sizeof(double) * (size_t)n);
-    return ringbench_median(tmp, n);
+    return lat__bakeoff_median(tmp, n);
 }
 
 /* Same-thread push+pop of 8-byte items and of the pipeline's message, every
- * queue interleaved (ringbench_same_thread_all); NaN for a queue not built in. */
+ * queue interleaved (lat__bakeoff_same_thread_all); NaN for a queue not built in. */
 static int same_thread_round(lat__bakeoff *res, int round, uint64_t ops) {
-    static const uint64_t scales[RL_NKINDS] = {1, 1, 1, 20};
-    double st[RL_NKINDS], st56[RL_NKINDS], st56p[RL_NKINDS];
-    int err = ringbench_same_thread_all(8, false, ops, scales, st);
-    if (!err) err = ringbench_same_thread_all(RL_PIPELINE_ITEM, false, ops, scales, st56);
-    if (!err) err = ringbench_same_thread_all(RL_PIPELINE_ITEM, true, ops, scales, st56p);
+    static const uint64_t scales[LAT_BAKEOFF_NKINDS] = {1, 1, 1, 20};
+    double st[LAT_BAKEOFF_NKINDS], st56[LAT_BAKEOFF_NKINDS], st56p[LAT_BAKEOFF_NKINDS];
+    int err = lat__bakeoff_same_thread_all(8, false, ops, scales, st);
+    if (!err)
+        err = lat__bakeoff_same_thread_all(LAT_BAKEOFF_PIPELINE_ITEM, false, ops, scales, st56);
+    if (!err)
+        err = lat__bakeoff_same_thread_all(LAT_BAKEOFF_PIPELINE_ITEM, true, ops, scales, st56p);
     if (err) return err;
-    for (int k = 0; k < RL_NKINDS; k++) {
-        bool ok = ringbench_kind_available((ringbench_kind)k);
+    for (int k = 0; k < LAT_BAKEOFF_NKINDS; k++) {
+        bool ok = lat__bakeoff_kind_available((lat__bakeoff_kind)k);
         res->v[k][F_ST][round] = ok ? st[k] : NAN;
         res->v[k][F_ST56][round] = ok ? st56[k] : NAN;
         res->v[k][F_ST56P][round] = ok ? st56p[k] : NAN;
@@ -78,27 +80,27 @@ static int run_round(lat__bakeoff *res, int round, const int cpus[2], uint64_t o
     res->floor_v[0][round] = fl.p50_ns;
     res->floor_v[1][round] = fl.p99_ns;
     res->floor_v[2][round] = fl.p999_ns;
-    static const uint64_t scales[RL_NKINDS] = {1, 1, 1, 20};
-    for (int k = 0; k < RL_NKINDS; k++) {
+    static const uint64_t scales[LAT_BAKEOFF_NKINDS] = {1, 1, 1, 20};
+    for (int k = 0; k < LAT_BAKEOFF_NKINDS; k++) {
         uint64_t scale = scales[k];
-        if (!ringbench_kind_available((ringbench_kind)k)) {
+        if (!lat__bakeoff_kind_available((lat__bakeoff_kind)k)) {
             for (int f = F_TP8; f < F_N; f++)
                 res->v[k][f][round] = NAN;
             res->all[k][0][round] = res->all[k][1][round] = NAN;
             continue;
         }
         double m8, m40;
-        if ((err = ringbench_throughput((ringbench_kind)k, 8, cap, cpus[0], cpus[1], items / scale,
-                                        &m8, &res->all[k][0][round])))
+        if ((err = lat__bakeoff_throughput((lat__bakeoff_kind)k, 8, cap, cpus[0], cpus[1],
+                                           items / scale, &m8, &res->all[k][0][round])))
             return err;
-        if ((err = ringbench_throughput((ringbench_kind)k, 40, cap, cpus[0], cpus[1], items / scale,
-                                        &m40, &res->all[k][1][round])))
+        if ((err = lat__bakeoff_throughput((lat__bakeoff_kind)k, 40, cap, cpus[0], cpus[1],
+                                           items / scale, &m40, &res->all[k][1][round])))
             return err;
         res->v[k][F_TP8][round] = m8;
         res->v[k][F_TP40][round] = m40;
-        ringbench_lat l;
-        if ((err = ringbench_roundtrip((ringbench_kind)k, 1024, cpus[0], cpus[1], samples / scale,
-                                       &l)))
+        lat__bakeoff_lat l;
+        if ((err = lat__bakeoff_roundtrip((lat__bakeoff_kind)k, 1024, cpus[0], cpus[1],
+                                          samples / scale, &l)))
             return err;
         res->v[k][F_P50][round] = l.p50_ns;
         res->v[k][F_P99][round] = l.p99_ns;
@@ -109,10 +111,10 @@ static int run_round(lat__bakeoff *res, int round, const int cpus[2], uint64_t o
 
 /* The winner among latlab's two rings: the better round-trip p50, unless the
  * other one streams 8-byte items more than 25% faster. */
-static ringbench_kind pick_winner(const lat__bakeoff *r) {
-    const double *a = r->med[RL_RING], *b = r->med[RL_SEQRING];
-    ringbench_kind lat = b[F_P50] <= a[F_P50] ? RL_SEQRING : RL_RING;
-    ringbench_kind other = lat == RL_RING ? RL_SEQRING : RL_RING;
+static lat__bakeoff_kind pick_winner(const lat__bakeoff *r) {
+    const double *a = r->med[LAT_BAKEOFF_RING], *b = r->med[LAT_BAKEOFF_SEQRING];
+    lat__bakeoff_kind lat = b[F_P50] <= a[F_P50] ? LAT_BAKEOFF_SEQRING : LAT_BAKEOFF_RING;
+    lat__bakeoff_kind other = lat == LAT_BAKEOFF_RING ? LAT_BAKEOFF_SEQRING : LAT_BAKEOFF_RING;
     if (r->med[other][F_TP8] > 1.25 * r->med[lat][F_TP8] &&
         r->med[other][F_P50] < 1.1 * r->med[lat][F_P50])
         return other;
@@ -123,7 +125,7 @@ static ringbench_kind pick_winner(const lat__bakeoff *r) {
  * inlined typed calls, interleaved chunks (fastest of 40 per round), the
  * median over the rounds, and the ratio to ck_ring's from the same run. */
 static void print_same_thread(const lat__bakeoff *r, FILE *f) {
-    const double *ck = r->med[RL_CK];
+    const double *ck = r->med[LAT_BAKEOFF_CK];
     fprintf(f,
             "same thread, capacity 1024, medians of %d rounds; 56 B = the pipeline's message and "
             "the tracer's stamp block,\n'written': its first word stored just before the push (as "
@@ -131,20 +133,20 @@ static void print_same_thread(const lat__bakeoff *r, FILE *f) {
             r->rounds);
     fprintf(f, "%-8s %12s %6s  %12s %6s  %12s %6s\n", "queue", "push+pop 8B", "vs ck",
             "56B written", "vs ck", "56B prepared", "vs ck");
-    if (!ringbench_kind_available(RL_CK))
+    if (!lat__bakeoff_kind_available(LAT_BAKEOFF_CK))
         fprintf(f, "(ck_ring: Concurrency Kit was not found at build time - install libck-dev and "
                    "rebuild; its rows and the 'vs ck' ratios are nan)\n");
-    for (int k = 0; k < RL_NKINDS; k++) {
+    for (int k = 0; k < LAT_BAKEOFF_NKINDS; k++) {
         const double *m = r->med[k];
         fprintf(f, "%-8s %9.2f ns %5.2fx  %9.2f ns %5.2fx  %9.2f ns %5.2fx\n",
-                ringbench_kind_name((ringbench_kind)k), m[F_ST], m[F_ST] / ck[F_ST], m[F_ST56],
-                m[F_ST56] / ck[F_ST56], m[F_ST56P], m[F_ST56P] / ck[F_ST56P]);
+                lat__bakeoff_kind_name((lat__bakeoff_kind)k), m[F_ST], m[F_ST] / ck[F_ST],
+                m[F_ST56], m[F_ST56] / ck[F_ST56], m[F_ST56P], m[F_ST56P] / ck[F_ST56P]);
     }
     fprintf(f, "(the pipeline's default ring is %s)\n", LAT_RING_DEFAULT_NAME);
 }
 
 static void print_table(const lat__bakeoff *r, const int cpus[2], size_t cap, FILE *f) {
-    const double *ck = r->med[RL_CK];
+    const double *ck = r->med[LAT_BAKEOFF_CK];
     double floor50 = r->floor_med[0];
     if (r->same_thread_only) {
         fprintf(f, "ring bake-off, same thread only: %d rounds (medians), %.4f cycles/ns\n",
@@ -160,25 +162,26 @@ static void print_table(const lat__bakeoff *r, const int cpus[2], size_t cap, FI
             floor50, r->floor_med[1], r->floor_med[2], floor50 / 2);
     print_same_thread(r, f);
     fprintf(f, "\n%-8s %10s %6s  %10s %6s\n", "queue", "Mops/s 8B", "vs ck", "Mops/s 40B", "vs ck");
-    for (int k = 0; k < RL_NKINDS; k++) {
+    for (int k = 0; k < LAT_BAKEOFF_NKINDS; k++) {
         const double *m = r->med[k];
-        fprintf(f, "%-8s %10.1f %5.2fx  %10.1f %5.2fx\n", ringbench_kind_name((ringbench_kind)k),
-                m[F_TP8], m[F_TP8] / ck[F_TP8], m[F_TP40], m[F_TP40] / ck[F_TP40]);
+        fprintf(f, "%-8s %10.1f %5.2fx  %10.1f %5.2fx\n",
+                lat__bakeoff_kind_name((lat__bakeoff_kind)k), m[F_TP8], m[F_TP8] / ck[F_TP8],
+                m[F_TP40], m[F_TP40] / ck[F_TP40]);
     }
     fprintf(f, "\n%-8s %9s %9s %9s %6s %9s  %s\n", "queue", "RTT p50", "p99", "p99.9", "vs ck",
             "vs floor", "ns/item 8B vs floor hop");
-    for (int k = 0; k < RL_NKINDS; k++) {
+    for (int k = 0; k < LAT_BAKEOFF_NKINDS; k++) {
         const double *m = r->med[k];
         fprintf(f, "%-8s %6.1f ns %6.1f ns %6.1f ns %5.2fx %8.2fx  %.3fx\n",
-                ringbench_kind_name((ringbench_kind)k), m[F_P50], m[F_P99], m[F_P999],
+                lat__bakeoff_kind_name((lat__bakeoff_kind)k), m[F_P50], m[F_P99], m[F_P999],
                 m[F_P50] / ck[F_P50], m[F_P50] / floor50, (1e3 / m[F_TP8]) / (floor50 / 2));
     }
-    for (int k = 0; k < RL_NKINDS; k++)
+    for (int k = 0; k < LAT_BAKEOFF_NKINDS; k++)
         if (r->med[k][F_P50] < 0.9 * floor50)
             fprintf(
                 f,
                 "IMPLAUSIBLE: %s's round trip is below the ping-pong floor: the harness is lying\n",
-                ringbench_kind_name((ringbench_kind)k));
+                lat__bakeoff_kind_name((lat__bakeoff_kind)k));
 }
 
 static json_t *fig_json(const double *med, const double (*v)[MAX_ROUNDS], int rounds,
@@ -198,9 +201,9 @@ static json_t *fig_json(const double *med, const double (*v)[MAX_ROUNDS], int ro
 }
 
 static int write_json(const char *path, const lat__bakeoff *r, const int cpus[2], size_t cap,
-                      ringbench_kind winner) {
+                      lat__bakeoff_kind winner) {
     json_t *j = json_object();
-    json_object_set_new(j, "command", json_string("bench ring"));
+    json_object_set_new(j, "command", json_string("bakeoff ring"));
     json_t *jc = json_array();
     json_array_append_new(jc, json_integer(cpus[0]));
     json_array_append_new(jc, json_integer(cpus[1]));
@@ -209,12 +212,12 @@ static int write_json(const char *path, const lat__bakeoff *r, const int cpus[2]
     json_object_set_new(j, "capacity", json_integer((json_int_t)cap));
     json_object_set_new(j, "cycles_per_ns", json_real(lat_clock_default()->cycles_per_ns));
     json_object_set_new(j, "same_thread_only", json_boolean(r->same_thread_only));
-    json_object_set_new(j, "pipeline_item_bytes", json_integer(RL_PIPELINE_ITEM));
+    json_object_set_new(j, "pipeline_item_bytes", json_integer(LAT_BAKEOFF_PIPELINE_ITEM));
     json_object_set_new(j, "compiled_default", json_string(LAT_RING_DEFAULT_NAME));
     json_t *q = json_object();
-    for (int k = 0; k < RL_NKINDS; k++) {
+    for (int k = 0; k < LAT_BAKEOFF_NKINDS; k++) {
         json_t *o = fig_json(r->med[k], r->v[k], r->rounds, r->same_thread_only);
-        const double *ck = r->med[RL_CK];
+        const double *ck = r->med[LAT_BAKEOFF_CK];
         json_object_set_new(o, "same_thread_vs_ck", json_real(r->med[k][F_ST] / ck[F_ST]));
         json_object_set_new(o, "same_thread_56b_vs_ck", json_real(r->med[k][F_ST56] / ck[F_ST56]));
         json_object_set_new(o, "same_thread_56b_prepared_vs_ck",
@@ -226,7 +229,7 @@ static int write_json(const char *path, const lat__bakeoff *r, const int cpus[2]
             json_object_set_new(o, "rtt_p50_vs_floor",
                                 json_real(r->med[k][F_P50] / r->floor_med[0]));
         }
-        json_object_set_new(q, ringbench_kind_name((ringbench_kind)k), o);
+        json_object_set_new(q, lat__bakeoff_kind_name((lat__bakeoff_kind)k), o);
     }
     json_object_set_new(j, "queues", q);
     if (r->same_thread_only) {
@@ -243,7 +246,7 @@ static int write_json(const char *path, const lat__bakeoff *r, const int cpus[2]
         json_array_append_new(fr, json_real(r->floor_v[0][i]));
     json_object_set_new(fl, "rtt_p50_ns_rounds", fr);
     json_object_set_new(j, "floor", fl);
-    json_object_set_new(j, "winner", json_string(ringbench_kind_name(winner)));
+    json_object_set_new(j, "winner", json_string(lat__bakeoff_kind_name(winner)));
     int err = lat_write_json_atomic(path, j);
     json_decref(j);
     return err;
@@ -263,7 +266,7 @@ int lat__bakeoff_run(lat__bakeoff *res, const lat__bakeoff_config *cfg,
         int err = run_round(res, i, cfg->cpus, cfg->ops, cfg->items, cfg->samples, cfg->cap);
         if (err) return err;
     }
-    for (int k = 0; k < RL_NKINDS; k++)
+    for (int k = 0; k < LAT_BAKEOFF_NKINDS; k++)
         for (int f = 0; f < F_N; f++)
             res->med[k][f] = med_of(res->v[k][f], res->rounds);
     for (int f = 0; f < 3; f++)
@@ -274,13 +277,14 @@ int lat__bakeoff_run(lat__bakeoff *res, const lat__bakeoff_config *cfg,
 void lat__bakeoff_print(const lat__bakeoff *r, FILE *f) {
     print_table(r, r->cfg.cpus, r->cfg.cap, f);
     if (r->same_thread_only) return;
-    ringbench_kind winner = pick_winner(r);
+    lat__bakeoff_kind winner = pick_winner(r);
     fprintf(f,
             "\nwinner (round-trip p50, unless the other ring streams >25%% faster): %s; the "
             "pipeline's compiled default is %s (LAT_RING_DEFAULT_SEQ=%d)%s\n",
-            ringbench_kind_name(winner), LAT_RING_DEFAULT_NAME, LAT_RING_DEFAULT_SEQ,
-            strcmp(ringbench_kind_name(winner), LAT_RING_DEFAULT_NAME) ? " -- differs on this run"
-                                                                       : "");
+            lat__bakeoff_kind_name(winner), LAT_RING_DEFAULT_NAME, LAT_RING_DEFAULT_SEQ,
+            strcmp(lat__bakeoff_kind_name(winner), LAT_RING_DEFAULT_NAME)
+                ? " -- differs on this run"
+                : "");
 }
 
 int lat__bakeoff_write_json(const lat__bakeoff *r, const char *path) {

@@ -1,5 +1,5 @@
-/* bakeoff.h - the SPSC ring bake-off behind `latlab bench ring`: rounds that
- * interleave latlab's two rings, ck_ring and a mutex queue (ringbench.h's
+/* bakeoff.h - the SPSC ring bake-off behind `latlab bakeoff ring`: rounds that
+ * interleave latlab's two rings, ck_ring and a mutex queue (bakeoff_rings.h's
  * measurements) with the cache-line ping-pong floor, the medians over the
  * rounds, the winner, and the result as a table (into a FILE*) and as JSON.
  * Internal to latlab (not installed); nothing here prints on its own. */

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ringbench.h"
+#include "bakeoff_rings.h"
 
 struct json_t;
 
@@ -20,7 +20,7 @@ typedef struct lat__dce_figs {
     const char *ring;
     double trap_ns, barrier_ns, st_ns, mops, stream_ns, ratio;
     lat_pingpong_result floor;
-    ringbench_lat cross;
+    lat__bakeoff_lat cross;
     bool implausible, trap_sprung;
 } lat__dce_figs;
 

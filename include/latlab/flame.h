@@ -114,10 +114,10 @@ typedef struct lat_flame_share {
 
 /* Every distinct frame (threads included, as LAT_FLAME_THREAD), sorted by
  * total share, then self share, then name.  *out is an array of *n entries;
- * free it with lat_flame_shares_free.  An empty profile
+ * free it with lat_flame_shares_destroy.  An empty profile
  * gives n == 0 and *out == NULL.  Returns 0, -EINVAL, -ENOMEM. */
 int lat_flame_shares(const lat_flame *f, lat_flame_share **out, size_t *n);
-void lat_flame_shares_free(lat_flame_share *s);
+void lat_flame_shares_destroy(lat_flame_share *s);
 /* Sort shares (from lat_flame_shares) by self share, largest first, then
  * name: the order of a "top frames by self share" table. */
 void lat_flame_shares_sort_self(lat_flame_share *s, size_t n);
@@ -157,10 +157,10 @@ typedef struct lat_flame_svg_opts {
 int lat_flame_write_svg(const lat_flame *f, const lat_flame_svg_opts *opts, FILE *out);
 int lat_flame_save_svg(const lat_flame *f, const lat_flame_svg_opts *opts, const char *path);
 /* The same document in a string (*out_len bytes, NUL-terminated); free it with
- * lat_flame_svg_free.  For lat_report_svg. */
+ * lat_flame_svg_destroy.  For lat_report_svg. */
 int lat_flame_render_svg(const lat_flame *f, const lat_flame_svg_opts *opts, char **out,
                          size_t *out_len);
-void lat_flame_svg_free(char *svg); /* NULL is fine */
+void lat_flame_svg_destroy(char *svg); /* NULL is fine */
 
 /* ---- comparing two profiles ------------------------------------------------ */
 
@@ -175,11 +175,11 @@ typedef struct lat_flame_diff_row {
 /* Every frame of A or B with its total share in each, sorted by |diff_pts|
  * (largest first), then name.  *max_abs_pts (may be NULL) gets the largest
  * |diff_pts| (0 when the profiles match).  Free *rows with
- * lat_flame_shares_free-alike lat_flame_diff_free.  Both profiles must have
+ * lat_flame_shares_destroy-alike lat_flame_diff_destroy.  Both profiles must have
  * samples (else -EINVAL).  Returns 0, -EINVAL, -ENOMEM. */
 int lat_flame_diff(const lat_flame *a, const lat_flame *b, lat_flame_diff_row **rows, size_t *n,
                    double *max_abs_pts);
-void lat_flame_diff_free(lat_flame_diff_row *rows);
+void lat_flame_diff_destroy(lat_flame_diff_row *rows);
 /* Text: the rows (at most limit; 0 means 30) as a table with names of A and B,
  * then the verdict line "profiles differ by at most X points of share in any
  * frame (F)".  Returns 0, -EINVAL, -EIO, -ENOMEM. */

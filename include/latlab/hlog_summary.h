@@ -39,7 +39,7 @@ struct json_t *lat_hlog_summary_json(const char *file, const char *tag, const la
 
 /* Open the log at path for a summary (fitted geometry: merges resize).  0,
  * or a negative errno with the message in err (-EFBIG: over the size limit). */
-int lat_hlog_summary_open(const char *path, lat_hlog_reader **r, char *err, size_t n);
+int lat_hlog_summary_reader_create(const char *path, lat_hlog_reader **r, char *err, size_t n);
 
 /* Every interval of the log at path into t (lat_hlog_tags_init'ed): its tags
  * in order of first appearance, with interval and value counts and merged

@@ -64,7 +64,7 @@
 /* Anderson-Darling A^2 of x[0..n) against the exponential distribution with
  * the sample's mean, with Stephens' small-sample factor (1 + 0.6/n).  NAN
  * when n < 8 or the mean is not positive; -ENOMEM is reported as NAN too. */
-double lat_ad_exponential(const double *x, size_t n);
+double lat_load_verdict_ad_exponential(const double *x, size_t n);
 
 /* Stephens' critical value of the modified statistic at 1% (exponential,
  * scale estimated): larger values reject "these are exponential". */
@@ -73,7 +73,7 @@ double lat_ad_exponential(const double *x, size_t n);
 /* Spearman's rank correlation of the pairs (x[2i], x[2i+1]), i < n, ties
  * ranked by their mean rank.  NAN when n < 8 or a side is constant, or out
  * of memory. */
-double lat_spearman_pairs(const double *x, size_t n);
+double lat_load_verdict_spearman_pairs(const double *x, size_t n);
 
 /* |rho| * sqrt(n - 1) above this: dependent at the 1% level (two-sided). */
 #define LAT_SPEARMAN_Z_1PCT 2.576

@@ -4,7 +4,7 @@
  * times, each round trip timed with the cycle counter (lat_cycles_fenced)
  * and converted with the process-wide calibration (lat_clock_default).  No
  * cross-core hand-off can be faster than this, so it is the floor that the
- * ring bake-off (`latlab dce`, `latlab bench ring`) judges its round trips
+ * ring bake-off (`latlab dce`, `latlab bakeoff ring`) judges its round trips
  * against, and the lab reads the host's vCPU placement from it
  * (lab_placement.h).  Waiting is a pure spin, no PAUSE: PAUSE lasts ~140
  * cycles on recent Intel cores (and can make a VM exit), which would add its

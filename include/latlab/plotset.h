@@ -28,7 +28,7 @@ struct json_t;
 /* One series' summary (NaN where the series is empty). */
 typedef struct lat_plotset_series {
     char *label;      /* owned by the set */
-    const char *file; /* as given to lat_plotset_load */
+    const char *file; /* as given to lat_plotset_add */
     char tag[LAT_HLOG_TAG_MAX];
     uint64_t count;
     double pct_ns[5]; /* p50 p90 p99 p99.9 p99.99 */
@@ -55,7 +55,7 @@ typedef struct lat_plotset {
 /* Add path (a .hgrm table when lat_hgrm_is_table says so, else an interval
  * log) under label (copied; a log with several tags gives LABEL:TAG).  0 or
  * a negative errno with the message in c->err. */
-int lat_plotset_load(lat_plotset *c, const char *path, const char *label);
+int lat_plotset_add(lat_plotset *c, const char *path, const char *label);
 
 /* The legend label of paths[i] among paths[0..n): its file name without the
  * extension (.hlog, .hgrm, .csv), or, when another path's is the same, the

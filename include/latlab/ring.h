@@ -21,7 +21,7 @@
  * reserve/commit on both sides (zero-copy, up to two spans across the wrap) and
  * close. */
 
-/* WHICH RING TO USE.  `latlab bench ring` (the bake-off) picked the default
+/* WHICH RING TO USE.  `latlab bakeoff ring` (the bake-off) picked the default
  * for the pipeline lab: the per-slot sequence ring (LAT_RING_DEFAULT_SEQ = 1).
  * Pipeline code should use the lat_spsc_* names at the end of this file (and
  * the *_t typed forms on hot paths): they map to the winner, and their
@@ -32,7 +32,7 @@
  * line and then the item line.  So the sequence ring wins on cross-core
  * latency, which is what the pipeline needs; both stream at similar rates.
  * The figures behind this choice are printed
- * by `latlab bench ring` (next to ck_ring and the cache-line ping-pong floor,
+ * by `latlab bakeoff ring` (next to ck_ring and the cache-line ping-pong floor,
  * measured in the same run) and quoted in the README; they are not kept here
  * because they go stale. */
 
@@ -860,7 +860,7 @@ LAT_INLINE int lat_seqring_pop_wait(lat_seqring *r, void *item, const lat_idle *
 /* ---- the pipeline default ---------------------------------------------------- */
 
 /* 1: the per-slot sequence ring is the default (lat_spsc_* -> lat_seqring_*);
- * 0: the cached-index ring is.  Chosen by `latlab bench ring`. */
+ * 0: the cached-index ring is.  Chosen by `latlab bakeoff ring`. */
 #ifndef LAT_RING_DEFAULT_SEQ
 #define LAT_RING_DEFAULT_SEQ 1
 #endif

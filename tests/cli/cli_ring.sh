@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cli_ring.sh - `latlab dce` and `latlab bench ring` from the outside: bad
+# cli_ring.sh - `latlab dce` and `latlab bakeoff ring` from the outside: bad
 # flags exit 2 naming the flag, one CPU is refused with exit 1 and a reason,
 # and short runs on two CPUs print every figure and write valid JSON whose
 # figures are sane (the DCE trap near 0, the barrier not, every queue present,
@@ -25,7 +25,7 @@ for v in "" abc 99 -1; do expect_usage --samples dce --samples "$v"; done
 expect_usage --ring dce --ring fifo
 # a capacity that is not a power of two is refused up front (it once spun forever)
 for v in 3 5 4097 1000; do
-    timeout 20 "$LATLAB" bench ring --rounds 1 --ops 1000 --items 1000 --samples 1000 --capacity "$v" >/dev/null 2>"$tmp/err"
+    timeout 20 "$LATLAB" bakeoff ring --rounds 1 --ops 1000 --items 1000 --samples 1000 --capacity "$v" >/dev/null 2>"$tmp/err"
     rc=$?
     [ $rc -eq 2 ] && grep -q "power of two" "$tmp/err" || fail "--capacity $v: exit $rc: $(cat "$tmp/err")"
 done
@@ -36,21 +36,21 @@ expect_usage --cpus dce --cpus 0-2
 expect_usage --cpus dce --cpus x
 expect_usage --bogus dce --bogus
 expect_usage stray dce stray
-expect_usage ring bench
-expect_usage fifo bench fifo
-for v in "" 0 102 abc; do expect_usage --rounds bench ring --rounds "$v"; done
-for v in "" 1 abc; do expect_usage --capacity bench ring --capacity "$v"; done
-expect_usage --items bench ring --items 5
-expect_usage --json bench ring --json ""
-expect_usage --cpus bench ring --cpus 1
+expect_usage ring bakeoff
+expect_usage fifo bakeoff fifo
+for v in "" 0 102 abc; do expect_usage --rounds bakeoff ring --rounds "$v"; done
+for v in "" 1 abc; do expect_usage --capacity bakeoff ring --capacity "$v"; done
+expect_usage --items bakeoff ring --items 5
+expect_usage --json bakeoff ring --json ""
+expect_usage --cpus bakeoff ring --cpus 1
 "$LATLAB" dce --help >"$tmp/h1" || fail "dce --help"
 "$LATLAB" help dce >"$tmp/h2" || fail "help dce"
 cmp -s "$tmp/h1" "$tmp/h2" || fail "dce help differs between the two forms"
-"$LATLAB" bench --help | grep -q "ck_ring" || fail "bench --help does not mention ck_ring"
+"$LATLAB" bakeoff --help | grep -q "ck_ring" || fail "bakeoff --help does not mention ck_ring"
 
 # --- one CPU: refused with a reason ---
 if command -v taskset >/dev/null 2>&1; then
-    for cmd in "dce" "bench ring"; do
+    for cmd in "dce" "bakeoff ring"; do
         taskset -c 0 "$LATLAB" $cmd >"$tmp/out" 2>"$tmp/err"
         rc=$?
         [ $rc -eq 1 ] || fail "'$cmd' on one CPU exited $rc, want 1"
@@ -92,8 +92,8 @@ if [ "${LAT_SANITIZE:-}" = thread ]; then
     printf 'race:_ck_ring_enqueue_sp\nrace:_ck_ring_dequeue_sc\n' >"$tmp/tsan.supp"
     export TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS:}suppressions=$tmp/tsan.supp"
 fi
-"$LATLAB" bench ring --rounds 1 --ops 20000 --items 64000 --samples 2000 --capacity 256 \
-    --json "$tmp/bench.json" >"$tmp/bench.out" 2>"$tmp/err" || fail "bench ring failed: $(cat "$tmp/err")"
+"$LATLAB" bakeoff ring --rounds 1 --ops 20000 --items 64000 --samples 2000 --capacity 256 \
+    --json "$tmp/bench.json" >"$tmp/bench.out" 2>"$tmp/err" || fail "bakeoff ring failed: $(cat "$tmp/err")"
 for q in ring seqring ck_ring mutex; do
     grep -q "^$q " "$tmp/bench.out" || fail "bench table lacks $q"
 done
@@ -112,8 +112,8 @@ jq -e '[.queues[] | .same_thread_56b_ns > 0] | all' "$tmp/bench.json" >/dev/null
     fail "bench JSON lacks the 56-byte same-thread figure"
 
 # --same-thread: only the push+pop figures, both item sizes, ratio to ck_ring
-"$LATLAB" bench ring --same-thread --rounds 1 --ops 20000 --json "$tmp/st.json" \
-    >"$tmp/st.out" 2>"$tmp/err" || fail "bench ring --same-thread failed: $(cat "$tmp/err")"
+"$LATLAB" bakeoff ring --same-thread --rounds 1 --ops 20000 --json "$tmp/st.json" \
+    >"$tmp/st.out" 2>"$tmp/err" || fail "bakeoff ring --same-thread failed: $(cat "$tmp/err")"
 grep -q "56B written" "$tmp/st.out" && grep -q "56B prepared" "$tmp/st.out" ||
     fail "--same-thread table lacks the 56-byte columns"
 if grep -q "floor" "$tmp/st.out"; then fail "--same-thread ran the cross-core floor"; fi

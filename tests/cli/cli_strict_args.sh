@@ -30,7 +30,7 @@ expect 2 "--json: empty path" clock --json ''
 expect 2 "--json: empty path" sys --json ''
 expect 2 "--json: empty path" dce --json ''
 expect 2 "--json: empty path" co --quick --json ''
-expect 2 "--json: empty path" bench ring --json ''
+expect 2 "--json: empty path" bakeoff ring --json ''
 expect 2 "--json: empty path" stat --json '' -- true
 expect 2 "--json: empty path" silence --cpus 0 --json ''
 expect 2 "--json: empty path" pipeline --json ''
@@ -84,7 +84,7 @@ expect 2 "above the maximum duration" co --quick --service 1e10s
 expect 2 "above the maximum duration" co --quick --service 9300000000000000000
 expect 2 "below 1 ns" pipeline --flight-threshold 1e-20
 expect 2 "only with --hlog-dir" pipeline --hlog-interval 10ms
-expect 2 "must be a power of two" bench ring --capacity 1000
+expect 2 "must be a power of two" bakeoff ring --capacity 1000
 expect 2 "plot writes .svg or .html" plot "$log" -o "$T/x.png"
 
 # book bench --seed is decimal: 010 is ten

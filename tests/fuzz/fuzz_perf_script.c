@@ -28,19 +28,19 @@ static void check(lat_flame *f) {
     free(buf);
     char *svg = NULL;
     if (lat_flame_render_svg(f, NULL, &svg, NULL) != 0) abort();
-    lat_flame_svg_free(svg);
+    lat_flame_svg_destroy(svg);
     lat_flame_share *s = NULL;
     size_t ns = 0;
     if (lat_flame_shares(f, &s, &ns) != 0) abort();
     for (size_t i = 0; i < ns; i++)
         if (s[i].total > n || s[i].self > s[i].total) abort();
-    lat_flame_shares_free(s);
+    lat_flame_shares_destroy(s);
     if (n) {
         lat_flame_diff_row *r = NULL;
         size_t nr = 0;
         double max = -1;
         if (lat_flame_diff(f, f, &r, &nr, &max) != 0 || max != 0) abort();
-        lat_flame_diff_free(r);
+        lat_flame_diff_destroy(r);
     }
 }
 

@@ -151,7 +151,7 @@ static void test_kinds_and_shares(void **state) {
     /* sorted by total share: the largest first */
     for (size_t i = 1; i < n; i++)
         assert_true(s[i - 1].total >= s[i].total);
-    lat_flame_shares_free(s);
+    lat_flame_shares_destroy(s);
     assert_true(fabs(lat_flame_total_pct(f, "worker", LAT_FLAME_THREAD) - 50.0) < 1e-9);
     assert_true(fabs(lat_flame_total_pct(f, "worker", LAT_FLAME_USER) - 50.0) < 1e-9);
     assert_true(isnan(lat_flame_total_pct(f, "nosuch", LAT_FLAME_USER)));
@@ -162,14 +162,14 @@ static void test_kinds_and_shares(void **state) {
     assert_int_equal(lat_flame_shares(g, &s, &n), 0);
     assert_int_equal(find(s, n, "lcg_step_[i]")->kind, LAT_FLAME_INLINED);
     assert_int_equal(find(s, n, "lcg_step_[i]")->self, 2);
-    lat_flame_shares_free(s);
+    lat_flame_shares_destroy(s);
     text = slurp("unknown.txt", &len);
     lat_flame *u = parse(LAT_FLAME_PERF_SCRIPT, text, len, len);
     free(text);
     assert_int_equal(lat_flame_shares(u, &s, &n), 0);
     assert_int_equal(find(s, n, "[dash]")->kind, LAT_FLAME_UNKNOWN);
     assert_int_equal(find(s, n, "Web Content")->kind, LAT_FLAME_THREAD);
-    lat_flame_shares_free(s);
+    lat_flame_shares_destroy(s);
 
     /* top.txt lists threads and both rankings */
     char *buf = text_of(f, NULL, 5);
@@ -194,7 +194,7 @@ static void test_recursion_counts_once(void **state) {
     assert_int_equal(a->self, 4);
     assert_int_equal(find(s, n, "b")->total, 1);
     assert_int_equal(find(s, n, "c")->total, 2);
-    lat_flame_shares_free(s);
+    lat_flame_shares_destroy(s);
     lat_flame_destroy(f);
 }
 
@@ -415,7 +415,7 @@ static void test_diff(void **state) {
     assert_true(max == 0);
     for (size_t i = 0; i < n; i++)
         assert_true(r[i].diff_pts == 0);
-    lat_flame_diff_free(r);
+    lat_flame_diff_destroy(r);
     assert_int_equal(lat_flame_diff(fa, fb, &r, &n, &max), 0);
     assert_int_equal(n, 4); /* t x y z */
     assert_string_equal(r[0].name, "x");
@@ -424,7 +424,7 @@ static void test_diff(void **state) {
     assert_string_equal(r[1].name, "z");
     assert_true(fabs(r[1].a_pct) < 1e-12 && fabs(r[1].b_pct - 50) < 1e-9);
     assert_true(fabs(r[3].diff_pts) < 1e-9); /* t: 100% in both */
-    lat_flame_diff_free(r);
+    lat_flame_diff_destroy(r);
 
     char *buf = text_of(fa, fa, 0);
     assert_non_null(strstr(buf, "profiles differ by at most 0.0 points of share in any frame\n"));
@@ -557,8 +557,8 @@ static void test_alloc_failure(void **state) {
         if (!rc) rc = lat_flame_diff(f, m, &rows, &n, NULL);
         if (rc) assert_int_equal(rc, -ENOMEM);
         done = rc == 0;
-        lat_flame_diff_free(rows);
-        lat_flame_svg_free(svg);
+        lat_flame_diff_destroy(rows);
+        lat_flame_svg_destroy(svg);
         lat_flame_destroy(m);
         lat_flame_destroy(f);
         lat_set_alloc_hooks(NULL);

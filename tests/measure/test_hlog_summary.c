@@ -96,7 +96,7 @@ static void test_selection_json(void **state) {
     setup_log();
     char err[256] = "";
     lat_hlog_reader *r = NULL;
-    assert_int_equal(lat_hlog_summary_open(path, &r, err, sizeof err), 0);
+    assert_int_equal(lat_hlog_summary_reader_create(path, &r, err, sizeof err), 0);
     lat_hlog_select s = {NULL, 0, 1e9}; /* the untagged intervals */
     lat_hist total = {0};
     assert_int_equal(lat_hlog_summary_total(r, path, &s, NULL, false, 1.0, &total, err, sizeof err),
@@ -119,7 +119,7 @@ static void test_selection_json(void **state) {
     lat_hist_fini(&total);
 
     /* a tag no interval carries: nothing selected, the tag named */
-    assert_int_equal(lat_hlog_summary_open(path, &r, err, sizeof err), 0);
+    assert_int_equal(lat_hlog_summary_reader_create(path, &r, err, sizeof err), 0);
     lat_hlog_select none = {"zz", 0, 1e9};
     lat_hist t2 = {0};
     assert_int_equal(lat_hlog_summary_total(r, path, &none, NULL, false, 1.0, &t2, err, sizeof err),

@@ -41,19 +41,19 @@ static void test_ad(void **state) {
     for (int seed = 0; seed < 200; seed++) {
         for (int i = 0; i < 1000; i++)
             x[i] = -log(unif()) * 5000;
-        pass += lat_ad_exponential(x, 1000) < LAT_AD_EXP_CRIT_1PCT;
+        pass += lat_load_verdict_ad_exponential(x, 1000) < LAT_AD_EXP_CRIT_1PCT;
     }
     assert_true(pass >= 190); /* ~99% expected */
     for (int i = 0; i < 1000; i++)
         x[i] = 1000;
-    assert_true(lat_ad_exponential(x, 1000) > 100);
+    assert_true(lat_load_verdict_ad_exponential(x, 1000) > 100);
     for (int i = 0; i < 1000; i++)
         x[i] = unif() * 2000;
-    assert_true(lat_ad_exponential(x, 1000) > LAT_AD_EXP_CRIT_1PCT);
+    assert_true(lat_load_verdict_ad_exponential(x, 1000) > LAT_AD_EXP_CRIT_1PCT);
     for (int i = 0; i < 1000; i++)
         x[i] = i % 10 ? 10 : -log(unif()) * 50000; /* bursts */
-    assert_true(lat_ad_exponential(x, 1000) > LAT_AD_EXP_CRIT_1PCT);
-    assert_true(isnan(lat_ad_exponential(x, 3)));
+    assert_true(lat_load_verdict_ad_exponential(x, 1000) > LAT_AD_EXP_CRIT_1PCT);
+    assert_true(isnan(lat_load_verdict_ad_exponential(x, 3)));
 }
 
 static void test_spearman(void **state) {
@@ -61,21 +61,21 @@ static void test_spearman(void **state) {
     double x[2 * 1000];
     for (int i = 0; i < 1000; i++)
         x[2 * i] = unif(), x[2 * i + 1] = unif();
-    double rho = lat_spearman_pairs(x, 1000);
+    double rho = lat_load_verdict_spearman_pairs(x, 1000);
     assert_true(fabs(rho) * sqrt(999) < 4); /* independent: |z| small */
     for (int i = 0; i < 1000; i++)
         x[2 * i + 1] = x[2 * i] * 3 + 1; /* monotone */
-    assert_true(fabs(lat_spearman_pairs(x, 1000) - 1) < 1e-12);
+    assert_true(fabs(lat_load_verdict_spearman_pairs(x, 1000) - 1) < 1e-12);
     for (int i = 0; i < 1000; i++)
         x[2 * i + 1] = -x[2 * i];
-    assert_true(fabs(lat_spearman_pairs(x, 1000) + 1) < 1e-12);
+    assert_true(fabs(lat_load_verdict_spearman_pairs(x, 1000) + 1) < 1e-12);
     for (int i = 0; i < 1000; i++)
         x[2 * i] = i % 2, x[2 * i + 1] = i % 2; /* ties */
-    assert_true(fabs(lat_spearman_pairs(x, 1000) - 1) < 1e-12);
+    assert_true(fabs(lat_load_verdict_spearman_pairs(x, 1000) - 1) < 1e-12);
     for (int i = 0; i < 1000; i++)
         x[2 * i + 1] = 5; /* one side constant */
-    assert_true(isnan(lat_spearman_pairs(x, 1000)));
-    assert_true(isnan(lat_spearman_pairs(x, 3)));
+    assert_true(isnan(lat_load_verdict_spearman_pairs(x, 1000)));
+    assert_true(isnan(lat_load_verdict_spearman_pairs(x, 3)));
 }
 
 static void test_sched(void **state) {
@@ -93,7 +93,7 @@ static void test_sched(void **state) {
         prev = t;
     }
     assert_true(fabs(sum / 2000 - 100000) < 10000); /* mean 1/rate within 10% */
-    assert_true(lat_ad_exponential(x, 2000) < LAT_AD_EXP_CRIT_1PCT);
+    assert_true(lat_load_verdict_ad_exponential(x, 2000) < LAT_AD_EXP_CRIT_1PCT);
     assert_int_equal(lat_loadsched_init(&s, LAT_LOAD_CONSTANT, 3, 0), 0);
     assert_int_equal(lat_loadsched_next(&s), 0);
     assert_int_equal(lat_loadsched_next(&s), 333333333);

@@ -62,7 +62,7 @@ static void test_series_per_tag(void **state) {
     lat_plotset c;
     lat_plot *plot;
     set_init(&c, &plot, NULL);
-    assert_int_equal(lat_plotset_load(&c, path, "L"), 0);
+    assert_int_equal(lat_plotset_add(&c, path, "L"), 0);
     assert_int_equal(c.ns, 2);
     assert_string_equal(c.s[0].label, "L:a");
     assert_string_equal(c.s[1].label, "L:b");
@@ -112,14 +112,14 @@ static void test_tag_filter_and_empty(void **state) {
     lat_plotset c;
     lat_plot *plot;
     set_init(&c, &plot, "b");
-    assert_int_equal(lat_plotset_load(&c, path, "L"), 0);
+    assert_int_equal(lat_plotset_add(&c, path, "L"), 0);
     assert_int_equal(c.ns, 1);
     assert_string_equal(c.s[0].label, "L"); /* one tag: the plain label */
     assert_string_equal(c.s[0].tag, "b");
     assert_int_equal(c.s[0].count, 2);
     assert_string_equal(warned, "");
 
-    assert_int_equal(lat_plotset_load(&c, empty, "E"), 0);
+    assert_int_equal(lat_plotset_add(&c, empty, "E"), 0);
     assert_int_equal(c.ns, 2);
     assert_int_equal(c.s[1].count, 0);
     assert_true(isnan(c.s[1].pct_ns[0]) && isnan(c.s[1].max_ns));
@@ -131,7 +131,7 @@ static void test_tag_filter_and_empty(void **state) {
 
     char missing[4300];
     snprintf(missing, sizeof missing, "%s/absent.hlog", lat_test_tmpdir());
-    assert_true(lat_plotset_load(&c, missing, "M") < 0);
+    assert_true(lat_plotset_add(&c, missing, "M") < 0);
     assert_non_null(strstr(c.err, "absent.hlog"));
     lat_plotset_fini(&c);
     lat_plot_destroy(plot);

@@ -1,6 +1,6 @@
 /* test_bakeoff.c - the ring bake-off's medians, winner, table and JSON
  * (workloads/bakeoff.c) from given round figures: the module's source is
- * compiled in with its measurements (ringbench.h, the ping-pong floor)
+ * compiled in with its measurements (bakeoff_rings.h, the ping-pong floor)
  * replaced by fakes that hand back three rounds of known figures, so the run
  * touches no second CPU and every printed figure is known. */
 #include "lat_test.h"
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "latlab/pingpong.h"
-#include "ringbench.h"
+#include "bakeoff_rings.h"
 
 static int round_no = -1;  /* the round being measured (0..2) */
 static double seq_p50 = 0; /* added to seqring's round-trip p50 */
@@ -23,10 +23,11 @@ static const double p50[4][3] = {{200, 210, 190}, {230, 215, 225}, {250, 250, 25
 static const double floor50[3] = {100, 120, 110};
 
 static int fake_same_thread_all(size_t item_size, bool prepared, uint64_t ops,
-                                const uint64_t scale[RL_NKINDS], double out[RL_NKINDS]) {
+                                const uint64_t scale[LAT_BAKEOFF_NKINDS],
+                                double out[LAT_BAKEOFF_NKINDS]) {
     (void)ops, (void)scale;
     if (item_size == 8) round_no++;
-    for (int k = 0; k < RL_NKINDS; k++)
+    for (int k = 0; k < LAT_BAKEOFF_NKINDS; k++)
         out[k] = st[k][round_no] * (item_size == 8 ? 1 : prepared ? 3 : 2);
     return 0;
 }
@@ -35,25 +36,25 @@ static int fake_pingpong(int a, int b, uint64_t n, lat_pingpong_result *out) {
     *out = (lat_pingpong_result){.p50_ns = floor50[round_no], .p99_ns = 300, .p999_ns = 400};
     return 0;
 }
-static int fake_throughput(ringbench_kind k, size_t item, size_t cap, int a, int b, uint64_t n,
+static int fake_throughput(lat__bakeoff_kind k, size_t item, size_t cap, int a, int b, uint64_t n,
                            double *mops, double *all) {
     (void)cap, (void)a, (void)b, (void)n;
     *mops = mops8[k][round_no] / (item == 8 ? 1 : 2);
     *all = *mops / 2;
     return 0;
 }
-static int fake_roundtrip(ringbench_kind k, size_t cap, int a, int b, uint64_t n,
-                          ringbench_lat *out) {
+static int fake_roundtrip(lat__bakeoff_kind k, size_t cap, int a, int b, uint64_t n,
+                          lat__bakeoff_lat *out) {
     (void)cap, (void)a, (void)b, (void)n;
-    double v = p50[k][round_no] + (k == RL_SEQRING ? seq_p50 : 0);
-    *out = (ringbench_lat){.p50_ns = v, .p99_ns = 2 * v, .p999_ns = 3 * v};
+    double v = p50[k][round_no] + (k == LAT_BAKEOFF_SEQRING ? seq_p50 : 0);
+    *out = (lat__bakeoff_lat){.p50_ns = v, .p99_ns = 2 * v, .p999_ns = 3 * v};
     return 0;
 }
 
-#define ringbench_same_thread_all fake_same_thread_all
+#define lat__bakeoff_same_thread_all fake_same_thread_all
 #define lat_pingpong fake_pingpong
-#define ringbench_throughput fake_throughput
-#define ringbench_roundtrip fake_roundtrip
+#define lat__bakeoff_throughput fake_throughput
+#define lat__bakeoff_roundtrip fake_roundtrip
 #include "../../workloads/bakeoff.c"
 
 static lat__bakeoff *run(double seq_add) {
@@ -70,13 +71,13 @@ static lat__bakeoff *run(double seq_add) {
 static void test_medians_and_table(void **state) {
     (void)state;
     lat__bakeoff *r = run(0);
-    assert_float_equal(r->med[RL_RING][F_ST], 4, 0);
-    assert_float_equal(r->med[RL_SEQRING][F_ST56P], 9, 0);
-    assert_float_equal(r->med[RL_SEQRING][F_TP8], 70, 0);
-    assert_float_equal(r->med[RL_RING][F_P50], 200, 0);
+    assert_float_equal(r->med[LAT_BAKEOFF_RING][F_ST], 4, 0);
+    assert_float_equal(r->med[LAT_BAKEOFF_SEQRING][F_ST56P], 9, 0);
+    assert_float_equal(r->med[LAT_BAKEOFF_SEQRING][F_TP8], 70, 0);
+    assert_float_equal(r->med[LAT_BAKEOFF_RING][F_P50], 200, 0);
     assert_float_equal(r->floor_med[0], 110, 0);
     /* seqring streams 40% faster but its p50 (225) is not within 10% of ring's (200) */
-    assert_int_equal(pick_winner(r), RL_RING);
+    assert_int_equal(pick_winner(r), LAT_BAKEOFF_RING);
     char *t = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&t, &len);
@@ -99,10 +100,10 @@ static void test_medians_and_table(void **state) {
 static void test_winner_streams_faster(void **state) {
     (void)state;
     lat__bakeoff *r = run(-10); /* seqring p50 215: within 10% of 200, and 40% faster */
-    assert_int_equal(pick_winner(r), RL_SEQRING);
+    assert_int_equal(pick_winner(r), LAT_BAKEOFF_SEQRING);
     free(r);
     r = run(-30); /* seqring 195: the better p50 outright */
-    assert_int_equal(pick_winner(r), RL_SEQRING);
+    assert_int_equal(pick_winner(r), LAT_BAKEOFF_SEQRING);
     free(r);
 }
 

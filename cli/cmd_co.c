@@ -1,4 +1,4 @@
-/* co.c - `latlab co`: coordinated omission made visible.
+/* cmd_co.c - `latlab co`: coordinated omission made visible.
  *
  * The engine (latlab/co.h) measures one toy service with one injected stall
  * closed loop, open loop, and closed loop corrected; this prints each loop's

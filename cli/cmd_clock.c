@@ -1,4 +1,4 @@
-/* clock.c - `latlab clock` (warm-up 1): is the cycle counter's ratio stable,
+/* cmd_clock.c - `latlab clock` (warm-up 1): is the cycle counter's ratio stable,
  * does it drift, what does a read cost?
  *
  * Three tightest-bracket calibrations against CLOCK_MONOTONIC_RAW, a drift

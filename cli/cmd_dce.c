@@ -1,4 +1,4 @@
-/* dce.c - `latlab dce`: warm-up 3, the dead-code-elimination trap and the
+/* cmd_dce.c - `latlab dce`: warm-up 3, the dead-code-elimination trap and the
  * plausibility ladder for a ring.
  *
  * (1) a multiply-add loop whose result is unused (the optimizer deletes it:
@@ -13,7 +13,7 @@
 #include "cliopts.h"
 #include "dce.h"
 #include "pipeplace.h"
-#include "ringbench.h"
+#include "bakeoff_rings.h"
 
 #include "latlab/pingpong.h"
 
@@ -63,18 +63,18 @@ int cmd_dce(int argc, char **argv) {
     if (rc) return rc < 0 ? CLI_OK : rc;
     lat__dce_figs f = {.ring = NULL};
     if ((rc = cli_pick_two_cpus("dce", cpulist, f.cpus))) return rc;
-    ringbench_kind kind = ring_choice ? RL_SEQRING : RL_RING;
+    lat__bakeoff_kind kind = ring_choice ? LAT_BAKEOFF_SEQRING : LAT_BAKEOFF_RING;
     const lat_clock_cal *cal = lat_clock_default();
-    f.ring = ringbench_kind_name(kind);
+    f.ring = lat__bakeoff_kind_name(kind);
 
-    ringbench_dce_pair(ops, &f.trap_ns, &f.barrier_ns);
-    f.st_ns = ringbench_same_thread_ns(kind, 8, ops);
+    lat__bakeoff_dce_pair(ops, &f.trap_ns, &f.barrier_ns);
+    f.st_ns = lat__bakeoff_same_thread_ns(kind, 8, ops);
     if (f.st_ns < 0) return cli_error("dce", "same-thread run failed (items lost or reordered)");
     int err = lat_pingpong(f.cpus[0], f.cpus[1], samples, &f.floor);
-    if (!err) err = ringbench_roundtrip(kind, 1024, f.cpus[0], f.cpus[1], samples, &f.cross);
+    if (!err) err = lat__bakeoff_roundtrip(kind, 1024, f.cpus[0], f.cpus[1], samples, &f.cross);
     if (!err)
-        err =
-            ringbench_throughput(kind, 8, 4096, f.cpus[0], f.cpus[1], samples * 20, &f.mops, NULL);
+        err = lat__bakeoff_throughput(kind, 8, 4096, f.cpus[0], f.cpus[1], samples * 20, &f.mops,
+                                      NULL);
     if (err) return cli_lib_error("dce", "cross-core run", err);
     lat__dce_judge(&f);
     lat__dce_print(&f, cal->cycles_per_ns, stdout);

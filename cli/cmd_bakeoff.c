@@ -1,4 +1,4 @@
-/* bench.c - `latlab bench ring`: the SPSC ring bake-off's options, run and
+/* cmd_bakeoff.c - `latlab bakeoff ring`: the SPSC ring bake-off's options, run and
  * output; the bake-off itself is workloads/bakeoff.c. */
 #include "cli.h"
 #include "cliopts.h"
@@ -41,11 +41,11 @@ static const cli_opt ring_opts[] = {
     CLI_END,
 };
 
-static const cli_spec bench_ring_spec = {
-    .name = "bench",
+static const cli_spec bakeoff_ring_spec = {
+    .name = "bakeoff",
     .synopsis =
-        "latlab bench ring [--rounds N] [--ops N] [--items N] [--samples N] [--capacity N]\n"
-        "                         [--same-thread] [--cpus A,B] [--json FILE]",
+        "latlab bakeoff ring [--rounds N] [--ops N] [--items N] [--samples N] [--capacity N]\n"
+        "                           [--same-thread] [--cpus A,B] [--json FILE]",
     .about = "The SPSC ring bake-off: latlab's cached-index ring (ring) and per-slot sequence\n"
              "ring (seqring) against Concurrency Kit's ck_ring and a mutex+condvar queue, all\n"
              "in one run on two pinned CPUs:\n"
@@ -65,11 +65,11 @@ static const cli_spec bench_ring_spec = {
 static int ring_parse(int argc, char **argv) {
     rounds = 5, ops = 10000000, items = 2000000, samples = 100000, cap = 4096;
     same_thread_only = false;
-    int first, rc = cli_parse(&bench_ring_spec, argc, argv, &first);
+    int first, rc = cli_parse(&bakeoff_ring_spec, argc, argv, &first);
     if (rc) return rc;
     if (cap & (cap - 1)) /* every ring here (ours, ck_ring) indexes with a mask */
-        return cli_usage_error("bench", "--capacity: %" PRIu64 " must be a power of two", cap);
-    if (cpulist && !*cpulist) return cli_usage_error("bench", "--cpus: needs a CPU list");
+        return cli_usage_error("bakeoff", "--capacity: %" PRIu64 " must be a power of two", cap);
+    if (cpulist && !*cpulist) return cli_usage_error("bakeoff", "--cpus: needs a CPU list");
     return 0;
 }
 
@@ -78,40 +78,40 @@ static void on_round(void *ud, int round, int n) {
     cli_progress("ring bake-off: round %d of %d", round, n);
 }
 
-static int bench_ring(int argc, char **argv) {
+static int bakeoff_ring(int argc, char **argv) {
     int rc = ring_parse(argc, argv);
     if (rc) return rc < 0 ? CLI_OK : rc;
     lat__bakeoff_config cfg = {(int)rounds,      ops,     items, samples, (size_t)cap,
                                same_thread_only, {-1, -1}};
-    if (!same_thread_only && (rc = cli_pick_two_cpus("bench", cpulist, cfg.cpus))) return rc;
+    if (!same_thread_only && (rc = cli_pick_two_cpus("bakeoff", cpulist, cfg.cpus))) return rc;
     (void)lat_clock_default(); /* calibrate before timing anything */
     lat__bakeoff *res = calloc(1, lat__bakeoff_size());
-    if (!res) return cli_error("bench", "out of memory");
+    if (!res) return cli_error("bakeoff", "out of memory");
     int err = lat__bakeoff_run(res, &cfg, on_round, NULL);
     cli_progress_done();
     if (err) {
         free(res);
-        return cli_lib_error("bench", "ring bake-off", err);
+        return cli_lib_error("bakeoff", "ring bake-off", err);
     }
     lat__bakeoff_print(res, stdout);
     err = json_path ? lat__bakeoff_write_json(res, json_path) : 0;
     free(res);
-    if (err) return cli_lib_error("bench", json_path, err);
+    if (err) return cli_lib_error("bakeoff", json_path, err);
     return CLI_OK;
 }
 
-static const cli_sub bench_subs[] = {
-    {"ring", bench_ring, &bench_ring_spec,
+static const cli_sub bakeoff_subs[] = {
+    {"ring", bakeoff_ring, &bakeoff_ring_spec,
      "the SPSC ring bake-off against ck_ring and a mutex queue"},
     {NULL, NULL, NULL, NULL},
 };
 
-const cli_spec cmd_bench_spec = {.name = "bench", .subs = bench_subs};
+const cli_spec cmd_bakeoff_spec = {.name = "bakeoff", .subs = bakeoff_subs};
 
-int cmd_bench(int argc, char **argv) {
-    if (argc < 2) return cli_usage_error("bench", "which bake-off? (ring)");
+int cmd_bakeoff(int argc, char **argv) {
+    if (argc < 2) return cli_usage_error("bakeoff", "which bake-off? (ring)");
     const char *sub = argv[1];
-    if (sub[0] != '-' && strcmp(sub, "help") && !cli_group_find(&cmd_bench_spec, sub))
-        return cli_usage_error("bench", "unknown bake-off '%s' (known: ring)", sub);
-    return cli_group_run(&cmd_bench_spec, argc, argv);
+    if (sub[0] != '-' && strcmp(sub, "help") && !cli_group_find(&cmd_bakeoff_spec, sub))
+        return cli_usage_error("bakeoff", "unknown bake-off '%s' (known: ring)", sub);
+    return cli_group_run(&cmd_bakeoff_spec, argc, argv);
 }

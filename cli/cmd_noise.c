@@ -1,4 +1,4 @@
-/* noise.c - `latlab noise`: take a stated share of chosen CPUs in SCHED_FIFO
+/* cmd_noise.c - `latlab noise`: take a stated share of chosen CPUs in SCHED_FIFO
  * bursts for a while (or until SIGINT/SIGTERM) and print what was taken;
  * and the --noise SPEC option that `latlab pipeline` and `latlab lab` run
  * under (noisecli.h).  The injector is the library's (latlab/noise.h); the

@@ -1,4 +1,4 @@
-/* plot.c - `latlab plot`: latency-by-percentile plots from .hlog / .hgrm files.
+/* cmd_plot.c - `latlab plot`: latency-by-percentile plots from .hlog / .hgrm files.
  *
  * Each input becomes one series (an interval log holding several tags gives
  * one series per tag unless --tag picks one); all intervals of a series are
@@ -159,7 +159,7 @@ static int load_all(lat_plotset *c, char **files, int nfiles) {
         char *label = i < po.labels.n ? strdup(po.labels.v[i])
                                       : lat_plotset_label(files, (size_t)nfiles, (size_t)i);
         if (!label) return cli_lib_error(CMD, path, -ENOMEM);
-        int rc = lat_plotset_load(c, path, label);
+        int rc = lat_plotset_add(c, path, label);
         free(label);
         if (rc) return cli_error(CMD, "%s", c->err);
     }

@@ -1,4 +1,4 @@
-/* load.c - `latlab load TARGET`: an open-loop load generator for a real
+/* cmd_load.c - `latlab load TARGET`: an open-loop load generator for a real
  * service (HTTP/1.1, Redis, memcached or a fixed-size echo over TCP) that
  * checks itself.  Parse, run, write: the engines run on their own threads
  * (measure/loadrun.c); cli/loadout.c writes the live line, the interval log,

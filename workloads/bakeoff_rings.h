@@ -1,4 +1,4 @@
-/* ringbench.h - ring measurements shared by `latlab dce` and `latlab bench ring`.
+/* bakeoff_rings.h - ring measurements shared by `latlab dce` and `latlab bakeoff ring`.
  *
  * Four queues behind one set of measurements: latlab's cached-index ring,
  * latlab's per-slot sequence ring, Concurrency Kit's ck_ring (SPSC namespace)
@@ -7,10 +7,10 @@
  * queues (the raw cache-line ping-pong that bounds any cross-core latency
  * from below is core's: pingpong.h).  Everything is timed with the cycle counter
  * (lat_cycles_fenced) and converted with the process-wide calibration.  A workload of the ring
- * bake-off (`latlab dce`, `latlab bench ring`); Concurrency Kit is optional
- * (ringbench_kind_available). */
-#ifndef LATLAB_RINGBENCH_H
-#define LATLAB_RINGBENCH_H
+ * bake-off (`latlab dce`, `latlab bakeoff ring`); Concurrency Kit is optional
+ * (lat__bakeoff_kind_available). */
+#ifndef LATLAB_BAKEOFF_RINGS_H
+#define LATLAB_BAKEOFF_RINGS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,39 +19,39 @@
 #include "latlab/pingpong.h"
 #include "latlab/stats.h"
 
-typedef enum ringbench_kind {
-    RL_RING = 0, /* lat_ring: cached-index */
-    RL_SEQRING,  /* lat_seqring: per-slot sequence */
-    RL_CK,       /* ck_ring SPSC */
-    RL_MUTEX,    /* pthread mutex + condvar */
-    RL_NKINDS
-} ringbench_kind;
+typedef enum lat__bakeoff_kind {
+    LAT_BAKEOFF_RING = 0, /* lat_ring: cached-index */
+    LAT_BAKEOFF_SEQRING,  /* lat_seqring: per-slot sequence */
+    LAT_BAKEOFF_CK,       /* ck_ring SPSC */
+    LAT_BAKEOFF_MUTEX,    /* pthread mutex + condvar */
+    LAT_BAKEOFF_NKINDS
+} lat__bakeoff_kind;
 
-const char *ringbench_kind_name(ringbench_kind k);
+const char *lat__bakeoff_kind_name(lat__bakeoff_kind k);
 /* False for ck_ring when Concurrency Kit was not found at build time (its
  * measurements then return -ENOTSUP, or -1 / a skipped slot). */
-bool ringbench_kind_available(ringbench_kind k);
+bool lat__bakeoff_kind_available(lat__bakeoff_kind k);
 
 /* Item sizes: 8 (a u64), 40, or 56 (the pipeline's message and the tracer's
  * stamp block); every queue copies a constant-size item (typed calls). */
-#define RL_PIPELINE_ITEM 56
+#define LAT_BAKEOFF_PIPELINE_ITEM 56
 
 /* Same-thread push then pop of one item, ops pairs in 40 chunks at each of 4
  * code placements of the loop: ns per pair in the fastest chunk (preemption
  * only ever adds time; placement is the binary's luck, not the queue's).  -1
  * on a lost item. */
-double ringbench_same_thread_ns(ringbench_kind k, size_t item_size, uint64_t ops);
+double lat__bakeoff_same_thread_ns(lat__bakeoff_kind k, size_t item_size, uint64_t ops);
 
 /* The same for every queue at once, chunks interleaved across the queues;
  * queue k runs ops / scale[k] pairs.  prepared: push items written before the
- * timing instead of an item whose first word was just stored (ringbench.c,
+ * timing instead of an item whose first word was just stored (bakeoff_rings.c,
  * ST_AT).  Returns 0, -EINVAL (item size), -ENOMEM or -EIO. */
-int ringbench_same_thread_all(size_t item_size, bool prepared, uint64_t ops,
-                       const uint64_t scale[RL_NKINDS], double out[RL_NKINDS]);
+int lat__bakeoff_same_thread_all(size_t item_size, bool prepared, uint64_t ops,
+                       const uint64_t scale[LAT_BAKEOFF_NKINDS], double out[LAT_BAKEOFF_NKINDS]);
 
 /* The DCE pair: ns/op of a multiply-add whose result is unused (the optimizer
  * deletes it) and of the same through lat_do_not_optimize(). */
-void ringbench_dce_pair(uint64_t ops, double *trap_ns, double *barrier_ns);
+void lat__bakeoff_dce_pair(uint64_t ops, double *trap_ns, double *barrier_ns);
 
 /* Producer on cpu_a streams n (>= 32) items of item_size (8, 40 or 56) to a
  * consumer on cpu_b through a queue of capacity cap.  *mops = million items
@@ -60,16 +60,16 @@ void ringbench_dce_pair(uint64_t ops, double *trap_ns, double *barrier_ns);
  * took a thread away is only ever slower.  *overall_mops (may be NULL) = over
  * the whole run.  Returns 0, a negative errno (pinning, threads) or -EIO when
  * an item arrived out of order (the harness checks every one). */
-int ringbench_throughput(ringbench_kind k, size_t item_size, size_t cap, int cpu_a, int cpu_b, uint64_t n,
+int lat__bakeoff_throughput(lat__bakeoff_kind k, size_t item_size, size_t cap, int cpu_a, int cpu_b, uint64_t n,
                   double *mops, double *overall_mops);
 
 /* Round trip: cpu_a sends a stamp to cpu_b through one queue, cpu_b sends it
  * back through another; n samples (after a warm-up).  Percentiles in ns. */
-typedef lat_pingpong_result ringbench_lat; /* p50_ns, p99_ns, p999_ns, min_ns, max_ns, samples */
-int ringbench_roundtrip(ringbench_kind k, size_t cap, int cpu_a, int cpu_b, uint64_t n, ringbench_lat *out);
+typedef lat_pingpong_result lat__bakeoff_lat; /* p50_ns, p99_ns, p999_ns, min_ns, max_ns, samples */
+int lat__bakeoff_roundtrip(lat__bakeoff_kind k, size_t cap, int cpu_a, int cpu_b, uint64_t n, lat__bakeoff_lat *out);
 
 /* Median of n doubles (sorts v; 0 when n <= 0): the statistics module's. */
-static inline double ringbench_median(double *v, int n) {
+static inline double lat__bakeoff_median(double *v, int n) {
     return n > 0 ? lat_stats_median_inplace(v, (size_t)n) : 0;
 }
 

@@ -1,4 +1,4 @@
-/* hist.c - `latlab hist`: read, merge and summarise HdrHistogram interval
+/* cmd_hist.c - `latlab hist`: read, merge and summarise HdrHistogram interval
  * logs (.hlog, format 1.2/1.3, from latlab, Java or HdrHistogram_c).
  *
  *   percentiles  merge the intervals of one tag and print the .hgrm table
@@ -34,7 +34,7 @@
 
 static int open_log(const char *path, lat_hlog_reader **r) {
     char err[1024];
-    return lat_hlog_summary_open(path, r, err, sizeof err) ? cli_error(CMD, "%s", err) : 0;
+    return lat_hlog_summary_reader_create(path, r, err, sizeof err) ? cli_error(CMD, "%s", err) : 0;
 }
 
 /* --confidence: a fraction 0.5..0.9999 or a percentage 50..99.99. */

@@ -1,4 +1,4 @@
-/* sys.c - `latlab sys`: the run conditions a latency figure depends on (CPU,
+/* cmd_sys.c - `latlab sys`: the run conditions a latency figure depends on (CPU,
  * governor, turbo, SMT, isolation, THP, clocksource, kernel, compiler, ...),
  * the CPU topology and where latlab would place its hot threads.  Facts go to
  * stdout (text, Markdown or JSON), cautions to stderr. */

@@ -1,4 +1,4 @@
-/* profile.c - the lab's profiling step (see lab_profile.h). */
+/* lab_profile.c - the lab's profiling step (see lab_profile.h). */
 #include "latlab/lab_profile.h"
 
 #include "latlab/atomicfile.h"

@@ -1,4 +1,4 @@
-/* ab.c - `latlab ab`: is B slower than A?  Runs the two programs (or
+/* cmd_ab.c - `latlab ab`: is B slower than A?  Runs the two programs (or
  * commands) in paired rounds, each round A, B and A again (the A/A control)
  * in a random order, until every benchmark is decided, out of reach, or the
  * budget is spent; prints the verdicts with their intervals and the smallest

@@ -1,4 +1,4 @@
-/* top.c - `latlab top`: a live terminal view of per-stage tails.
+/* cmd_top.c - `latlab top`: a live terminal view of per-stage tails.
  *
  * Sources: HdrHistogram interval logs followed as they grow (like tail -f; any
  * writer of format 1.2/1.3: latlab's tracer and pipeline, Java's

@@ -1,4 +1,4 @@
-/* stat.c - `latlab stat`: count performance events of a command, like
+/* cmd_stat.c - `latlab stat`: count performance events of a command, like
  * `perf stat`, for machines without perf.
  *
  * The child is forked and held on a pipe until its counters are open (pid =

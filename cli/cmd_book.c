@@ -1,4 +1,4 @@
-/* book.c - `latlab book`: the order-book workload.
+/* cmd_book.c - `latlab book`: the order-book workload.
  *
  *   latlab book replay FILE|-     text op stream in, one event per line out
  *   latlab book itch FILE         ITCH 5.0 replay into one book per stock (cli/book_itch.c)

@@ -1,4 +1,4 @@
-/* main.c - the latlab tool: a dispatch table of subcommands, one file each.
+/* latlab.c - the latlab tool: a dispatch table of subcommands, one file each.
  *
  * `latlab help [CMD]` and `latlab CMD --help` print the same text.  Exit codes:
  * 0 ok, 1 runtime error, 2 usage error. */
@@ -23,7 +23,7 @@ CMDS(clock)
 CMDS(sys)
 CMDS(hist)
 CMDS(dce)
-CMDS(bench)
+CMDS(bakeoff)
 CMDS(stat)
 CMDS(silence)
 CMDS(co)
@@ -60,7 +60,7 @@ static const cli_cmd commands[] = {
     TABLE_CMD(stat, "count performance events of a command (perf stat-like)"),
     TABLE_CMD(silence, "ftrace check of what disturbs chosen CPUs (root)"),
     TABLE_CMD(noise, "inject platform noise: SCHED_FIFO bursts take a share of CPUs (root)"),
-    TABLE_CMD(bench, "bake-offs against peers (ring)"),
+    TABLE_CMD(bakeoff, "bake-offs against peers (ring)"),
     TABLE_CMD(book, "order book: replay, ITCH 5.0 replay, tail-latency scenarios"),
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])

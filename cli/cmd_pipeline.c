@@ -1,4 +1,4 @@
-/* pipeline.c - `latlab pipeline`: one run of the stamped pipeline with its
+/* cmd_pipeline.c - `latlab pipeline`: one run of the stamped pipeline with its
  * experiments, placement, tables, logs, JSON, counters and flight recorder. */
 #include "cli.h"
 #include "cliopts.h"

@@ -1,4 +1,4 @@
-/* profile.c - `latlab profile`: sample a command's call stacks with perf and
+/* cmd_profile.c - `latlab profile`: sample a command's call stacks with perf and
  * draw them (flamegraph, folded stacks, top frames), compare two profiles, or
  * fold a `perf script` text made elsewhere.
  *
@@ -37,7 +37,7 @@ static void print_top(const lat_flame *f, size_t limit) {
         printf("  %6.2f%% %6.2f%%  %s\n", s[i].total_pct, s[i].self_pct, s[i].name);
         shown++;
     }
-    lat_flame_shares_free(s);
+    lat_flame_shares_destroy(s);
 }
 
 static int finish_stdout(void) {

@@ -1,4 +1,4 @@
-/* silence.c - `latlab silence`: what disturbs the chosen CPUs, from ftrace.
+/* cmd_silence.c - `latlab silence`: what disturbs the chosen CPUs, from ftrace.
  *
  * The check is the library's (latlab/silence.h: a private tracefs instance
  * traces sched_switch, sched_wakeup, hardware IRQs, softirqs and x86 IRQ

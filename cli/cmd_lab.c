@@ -1,4 +1,4 @@
-/* lab.c - `latlab lab`: the pipeline lab from the command line.  The lab is
+/* cmd_lab.c - `latlab lab`: the pipeline lab from the command line.  The lab is
  * the library's (lab/: the protocol, the verdicts, the placement, the
  * session's files); this file parses the flags, places the hot threads,
  * prints progress (and with --verbose one line per run), runs the silence
