@@ -40,7 +40,12 @@ $(BUILD)/Makefile:
 build: deps $(BUILD)/Makefile
 	cmake --build $(BUILD) -j $(JOBS)
 
-run: build
+# `make run` keeps the terminal for the lab: the compiler's output goes to a
+# log, shown (its end) only when the build fails.
+run: deps $(BUILD)/Makefile
+	@echo "building latlab in $(BUILD)/ (log: $(BUILD)/build.log)"
+	@cmake --build $(BUILD) -j $(JOBS) >$(BUILD)/build.log 2>&1 || \
+	  { tail -n 40 $(BUILD)/build.log; echo "build failed: see $(BUILD)/build.log" >&2; exit 1; }
 	$(BUILD)/latlab lab $(RUN_ARGS)
 
 # Node module for the histogram interop test (pinned in tests/package-lock.json).
