@@ -171,6 +171,11 @@ int lat_noise_spec_set(lat_noise_spec *s, const char *key, const char *v, char *
         char *end;
         errno = 0;
         unsigned long long x = strtoull(v, &end, 10);
+        if (*end && !strpbrk(v, "xX")) { /* 2e4, 20000.0: the other options' syntax */
+            double d = strtod(v, &end);
+            x = d >= 0 && d <= 9007199254740992.0 && d == floor(d) ? (unsigned long long)d : 0;
+            if (x != d) errno = ERANGE;
+        }
         if (*v < '0' || *v > '9' || *end || errno == ERANGE)
             return fail(why, len, "%s: '%s' is not a whole number", key, v);
         if (key[0] == 's') {

@@ -34,7 +34,8 @@ done
 # are one number; 200k (no suffixes), 0x10 and +5 are refused naming the flag.
 # load --rate is read after parsing: the accepted ones stop at --duration 0.
 # noise --rate takes its unit words (2kHz) beside the plain forms.
-for c in "pipeline --rate" "lab --rate" "co --rate" "ab --seed" "noise --rate" "load 127.0.0.1:9 --rate"; do
+for c in "pipeline --rate" "lab --rate" "co --rate" "ab --seed" "noise --rate" "noise --seed" \
+    "load 127.0.0.1:9 --rate"; do
     flag=${c##* }
     for v in 2e4 20000 20000.0 2.0e4 20k 0x10 +5; do
         case $c in load*) $L $c $v --duration 0 ;; *) $L $c $v --no-such-option ;; esac >/dev/null 2>"$T/err"
