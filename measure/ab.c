@@ -136,7 +136,7 @@ static series *find(lat_ab *ab, const char *bench, const char *figure, int *rc) 
     memset(s, 0, sizeof *s);
     s->bench = dup(bench), s->figure = dup(figure);
     s->headline = !seen;
-    s->tail = figure[0] == 'p' && figure[1] == '9';
+    s->tail = !strncmp(figure, "p99", 3); /* p99, p99.9: the tail band's figures, not p90 */
     bool ok = s->bench && s->figure;
     for (int k = 0; k < LAT_AB_NSIDES && ok && ab->cap_rounds; k++) {
         s->v[k] = lat__alloc(ab->cap_rounds * sizeof(double));

@@ -112,6 +112,44 @@ static void test_two_percent_world(void **s) {
     assert_true(n[LAT_AB_FASTER] >= 19);
 }
 
+/* The tail band (5%) is the p99's and p99.9's: a p90 3% slower, read in
+ * tight rounds, is slower, not "no change" within 5%; the same shift at p99
+ * is no change. */
+static void test_tail_band_figures(void **s) {
+    (void)s;
+    lat_ab_params p;
+    lat_ab_params_default(&p);
+    lat_ab *ab;
+    assert_int_equal(lat_ab_create(&p, &ab), 0);
+    lat_stats_rng r = {17};
+    for (unsigned k = 0; k < 30; k++)
+        for (int side = 0; side < LAT_AB_NSIDES; side++) {
+            double f = side == LAT_AB_B ? 1.03 : 1, v = 100 * exp(0.002 * lat_stats_normal(&r));
+            assert_int_equal(lat_ab_record(ab, k, side, "g/b", "time/op", v, 1), 0);
+            assert_int_equal(lat_ab_record(ab, k, side, "g/b", "p90", 2 * v * f, NAN), 0);
+            assert_int_equal(lat_ab_record(ab, k, side, "g/b", "p99", 3 * v * f, NAN), 0);
+        }
+    lat_ab_result res;
+    memset(&res, 0, sizeof res);
+    assert_int_equal(lat_ab_decide(ab, 0, &res), 0);
+    int seen = 0;
+    for (size_t i = 0; i < res.nfig; i++) {
+        const lat_ab_figure *f = &res.fig[i];
+        if (!strcmp(f->figure, "p90")) {
+            assert_false(f->tail);
+            assert_int_equal(f->kind, LAT_PAIRED_UP);
+            seen++;
+        } else if (!strcmp(f->figure, "p99")) {
+            assert_true(f->tail);
+            assert_int_equal(f->kind, LAT_PAIRED_SAME);
+            seen++;
+        }
+    }
+    assert_int_equal(seen, 2);
+    lat_ab_result_fini(&res);
+    lat_ab_destroy(ab);
+}
+
 static void test_tail_only_world(void **s) {
     (void)s;
     world w = quiet;
@@ -257,6 +295,7 @@ static void test_missing_and_args(void **s) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_aa_world),         cmocka_unit_test(test_two_percent_world),
+        cmocka_unit_test(test_tail_band_figures),
         cmocka_unit_test(test_tail_only_world),  cmocka_unit_test(test_drift_world),
         cmocka_unit_test(test_suite_world),      cmocka_unit_test(test_aa_voids),
         cmocka_unit_test(test_stop_rule),        cmocka_unit_test(test_missing_and_args),
