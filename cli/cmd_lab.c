@@ -26,13 +26,13 @@
 static void on_run(void *ud, const lat_lab_run_rec *rec, const lat_pipe_config *c,
                    const lat_pipe_result *r) {
     lat_lab_session *x = ud;
-    char plat[1024];
+    char account[1024];
     if (x->verbose) {
         cli_progress_done();
         lat_lab_print_run(stdout, x, rec);
     }
-    lat_lab_rec_platform(x, rec, plat, sizeof plat);
-    lat_lab_session_record(x, rec, c, r, plat);
+    lat_lab_rec_account(x, rec, account, sizeof account);
+    lat_lab_session_record(x, rec, c, r, account);
 }
 
 /* Progress, and the silence check: the engine (latlab/silence.h) traces the
@@ -59,7 +59,7 @@ typedef struct lab_opts {
     const char *out, *json_out, *replay;
     bool quick, oversub, seed_set, iv_set, no_profile, verbose;
     uint64_t events, rate, min_rounds, max_rounds, iv_ms, gap_us, seed;
-    double budget, loss_pct;
+    double budget, lost_pct;
     int shape;
     lab_cpulist cpus;
     cli_noise noise; /* --noise SPEC */
@@ -98,7 +98,7 @@ static const cli_opt lab_table[] = {
                  &lo.iv_set),
     CLI_NUM_OPT("gap", CLI_U64, &lo.gap_us, "US",
                 "a spin-loop gap is at least US microseconds (default 10)", 1, 1000000),
-    CLI_NUM_OPT("max-loss", CLI_DOUBLE, &lo.loss_pct, "PCT",
+    CLI_NUM_OPT("max-loss", CLI_DOUBLE, &lo.lost_pct, "PCT",
                 "runs whose hot thread lost more are counted in the report (default 20)", 0.1, 100),
     CLI_SEEN_OPT("seed", CLI_U64, &lo.seed, "N",
                  "order shuffle seed (default: from the clock; printed)", 0, 0, NULL, &lo.seed_set),
@@ -143,7 +143,7 @@ static int parse_opts(int argc, char **argv, lab_opts *o) {
                     .rate = 200000,
                     .iv_ms = 100,
                     .gap_us = 10,
-                    .loss_pct = 20,
+                    .lost_pct = 20,
                     .shape = LAT_PIPE_AUTO};
     int first, rc = cli_parse(&cmd_lab_spec, argc, argv, &first);
     if (rc) return rc;
@@ -174,7 +174,7 @@ static int setup(lat_lab_session *x, const lab_opts *o) {
     if (o->events || o->quick) c->pipe.events = o->events ? o->events : 20000;
     c->pipe.interval_ns = (o->quick && !o->iv_set ? 20 : o->iv_ms) * 1000000ull;
     c->pipe.gap_threshold_ns = o->gap_us * 1000;
-    c->max_run_lost = o->loss_pct / 100;
+    c->max_run_lost = o->lost_pct / 100;
     if (o->quick) c->max_repeats = 1;
     if (lat_alloccount_available()) { /* LAB.md's allocations per event */
         c->pipe.alloc_count_begin = lat_alloccount_begin;

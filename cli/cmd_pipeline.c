@@ -368,7 +368,7 @@ static int report_run(const lat_pipe_config *c, lat_pipe_result *r, bool over, c
     lat_pipe_budget(c, r, &budget);
     lat_pipe_print_budget(stdout, &budget);
     lat_pipe_print_details(stdout, c, r, over);
-    lat_lab_print_accounting(stdout, c, r);
+    lat_lab_print_account(stdout, c, r);
     lat_pipe_print_censoring(stdout, r);
     if (feed) itchfeed_report_print(stdout, feed, o.ro.speed, r);
     int ret = CLI_OK;

@@ -94,17 +94,22 @@ int lat_paired_bh(const double *p, size_t n, double q, bool *reject) {
     return (int)k;
 }
 
-unsigned lat_paired_rounds_to_fit(double lo, double hi, unsigned rounds, double lim) {
+unsigned lat_paired_rounds_to_fit(double lo, double hi, unsigned rounds, double lim,
+                                  double edge_share) {
     double c = (lo + hi) / 2, w = (hi - lo) / 2;
-    if (!isfinite(c) || !isfinite(w) || !(lim > 0) || fabs(c) > 0.9 * lim) return 0;
+    if (!isfinite(c) || !isfinite(w) || !(lim > 0) || !(edge_share > 0 && edge_share <= 1) ||
+        fabs(c) > edge_share * lim)
+        return 0;
     double r = w / (lim - fabs(c)), need = fmax((double)rounds, rounds * r * r);
     return need < 1e6 ? (unsigned)ceil(need) : 0;
 }
 
 bool lat_paired_may_exclude_zero(double est, double lo, double hi, unsigned rounds,
-                                 unsigned more_rounds) {
-    if (!isfinite(est) || !isfinite(lo) || !isfinite(hi) || rounds == 0 || est == 0) return false;
+                                 unsigned more_rounds, double est_multiple) {
+    if (!isfinite(est) || !isfinite(lo) || !isfinite(hi) || rounds == 0 || est == 0 ||
+        !(est_multiple >= 1 && isfinite(est_multiple)))
+        return false;
     double narrow = sqrt((double)rounds / ((double)rounds + more_rounds));
-    if (est > 0) return 2 * est - (est - lo) * narrow > 0;
-    return 2 * est + (hi - est) * narrow < 0;
+    if (est > 0) return est_multiple * est - (est - lo) * narrow > 0;
+    return est_multiple * est + (hi - est) * narrow < 0;
 }

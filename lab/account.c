@@ -15,11 +15,11 @@
 
 #include "latlab/clock.h"
 
-void lat_lab_thread_accounting(const lat_pipe_config *pc, const lat_pipe_result *r,
-                               lat_lab_thread_acct out[LAT_PIPE_NHOT]) {
+void lat_lab_thread_accounts(const lat_pipe_config *pc, const lat_pipe_result *r,
+                             lat_lab_thread_account out[LAT_PIPE_NHOT]) {
     const lat_clock_cal *cal = pc->cal ? pc->cal : lat_clock_default();
     for (int k = 0; k < LAT_PIPE_NHOT; k++) {
-        lat_lab_thread_acct *a = &out[k];
+        lat_lab_thread_account *a = &out[k];
         const lat_pipe_counters *t = &r->thr[k];
         memset(a, 0, sizeof *a);
         if (!t->ran || !r->gaps[k]) continue;
@@ -31,9 +31,9 @@ void lat_lab_thread_accounting(const lat_pipe_config *pc, const lat_pipe_result 
          * the thread reached its loop: a thread that started late lost that
          * span too, so the run it had is the larger of the two */
         a->lost_share = t->loop_ns ? a->lost_ns / fmax((double)t->loop_ns, a->lost_ns) : 0;
-        a->wait_ns = r->plat[k].have_schedstat ? (double)r->plat[k].wait_ns : NAN;
-        a->vol = r->plat[k].vol_switches;
-        a->invol = r->plat[k].invol_switches;
+        a->wait_ns = r->account[k].have_schedstat ? (double)r->account[k].wait_ns : NAN;
+        a->vol = r->account[k].vol_switches;
+        a->invol = r->account[k].invol_switches;
         memcpy(a->hist, r->gaps[k]->hist, sizeof a->hist);
     }
 }
@@ -45,12 +45,12 @@ static void fmt_ms(char *b, size_t n, double ns) {
         snprintf(b, n, "%.1f us", ns / 1e3);
 }
 
-void lat_lab_platform_text(char *buf, size_t len, int shape, const lat_lab_thread_acct *thr,
-                           const lat_pipe_cpustat *cpu, double gap_us) {
+void lat_lab_account_text(char *buf, size_t len, int shape, const lat_lab_thread_account *thr,
+                          const lat_pipe_cpustat *cpu, double gap_us) {
     size_t o = 0;
     buf[0] = 0;
     for (int k = 0; k < LAT_PIPE_NHOT && o < len; k++) {
-        const lat_lab_thread_acct *a = &thr[k];
+        const lat_lab_thread_account *a = &thr[k];
         if (!a->ran) continue;
         char lost[32], lng[32], wait[64] = "";
         fmt_ms(lost, sizeof lost, a->lost_ns);
@@ -96,12 +96,12 @@ void lat_lab_attrib_text(char *buf, size_t len, int shape, const lat_pipe_tail *
     }
 }
 
-void lat_lab_print_accounting(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r) {
-    lat_lab_thread_acct thr[LAT_PIPE_NHOT];
-    lat_lab_thread_accounting(c, r, thr);
+void lat_lab_print_account(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r) {
+    lat_lab_thread_account thr[LAT_PIPE_NHOT];
+    lat_lab_thread_accounts(c, r, thr);
     char buf[1024];
     double gap_us = (double)(c->gap_threshold_ns ? c->gap_threshold_ns : LAT_GAPS_DEFAULT_NS) / 1e3;
-    lat_lab_platform_text(buf, sizeof buf, c->shape, thr, &r->cpu, gap_us);
+    lat_lab_account_text(buf, sizeof buf, c->shape, thr, &r->cpu, gap_us);
     fprintf(f, "platform: %s\n", buf);
     lat_lab_attrib_text(buf, sizeof buf, c->shape, r->tail);
     if (buf[0]) fprintf(f, "attribution: %s\n", buf);

@@ -14,8 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "alloc_internal.h"
 #include "lab_internal.h"
 #include "latlab/censor.h"
@@ -66,17 +64,6 @@ void lat_lab_config_derive(lat_lab_config *c) {
     c->params.nhot = c->pipe.shape == LAT_PIPE_FULL ? 3 : 2;
     lat_cpuset mine;
     c->params.ncpus = lat_thread_affinity(&mine) == 0 ? lat_cpuset_count(&mine) : 2;
-}
-
-json_t *lat_lab_params_json(const lat_lab_params *p) {
-    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:i, s:i, s:i, s:i, s:I}",
-                     "alpha", p->alpha, "min_median_ratio", p->min_median_ratio, "min_median_ticks",
-                     p->min_median_ticks, "min_tail_ratio", p->min_tail_ratio, "tail_log_multiple",
-                     p->tail_log_multiple, "median_dominant_ratio", p->median_dominant_ratio,
-                     "min_var_ratio", p->min_var_ratio, "no_change_ratio", p->no_change_ratio,
-                     "tick_ns", p->tick_ns, "min_rounds", (int)p->min_rounds,
-                     "min_placement_rounds", (int)p->min_placement_rounds, "ncpus", p->ncpus,
-                     "nhot", p->nhot, "min_kept_p999", (json_int_t)lat_censor_min_kept(99.9));
 }
 
 /* ---- the protocol ------------------------------------------------------------------------ */
@@ -152,7 +139,7 @@ static void count_rates(const lat_pipe_result *r, lat_lab_run_rec *rec) {
     rec->misses_per_event = miss / ev;
 }
 
-/* Reduce a finished run to its record: figures, accounting, intervals. */
+/* Reduce a finished run to its record: figures, platform account, intervals. */
 static int reduce_run(const lat_lab_config *c, const lat_pipe_config *pc, const lat_pipe_result *r,
                       lat_lab_run_rec *rec) {
     (void)c;
@@ -169,7 +156,7 @@ static int reduce_run(const lat_lab_config *c, const lat_pipe_config *pc, const 
     rec->wall_ns = (double)r->wall_ns;
     rec->cpu = r->cpu;
     rec->faults = rec->cs = rec->migrations = NAN;
-    lat_lab_thread_accounting(pc, r, rec->thr);
+    lat_lab_thread_accounts(pc, r, rec->thr);
     for (int k = 0; k < LAT_PIPE_NHOT; k++) {
         const lat_pipe_counters *t = &r->thr[k];
         if (!rec->thr[k].ran) continue;
@@ -198,7 +185,7 @@ static int reduce_run(const lat_lab_config *c, const lat_pipe_config *pc, const 
         f->tput_hz = s->tput_hz;
         for (int k = 0; k < LAT_PIPE_NHOT; k++) {
             double l = (double)s->lost_ns[k] / (double)pc->interval_ns;
-            if (l > f->lost) f->lost = l;
+            if (l > f->lost_share) f->lost_share = l;
         }
     }
     /* set aside only when the kept samples cannot support the p99.9 */
@@ -252,16 +239,16 @@ static int decide_all(const lat_lab_config *c, lat_lab_result *res) {
  * an experiment this host cannot show (host_bound: too few CPUs for no-pin,
  * share-line seen only near), once it reads so twice.  An
  * experiment undecided on its shape alone counts as decided when the rounds
- * the budget still allows (more) could not decide it, even at twice its
- * estimate (lat_lab_out_of_reach): both its median and its tail grew by about
- * the shape's multiple, and more rounds would only narrow an interval around
- * 0.  *reach: how many were. */
+ * the budget still allows (more) could not decide it, even at
+ * reach_est_multiple times its estimate (lat_lab_out_of_reach): both its
+ * median and its tail grew by about the shape's multiple, and more rounds
+ * would only narrow an interval around 0.  *reach: how many were. */
 static bool out_of_reach(const lat_lab_config *c, const lat_lab_verdict *v, unsigned more) {
     /* V19: a shape of fewer than reach_min_multiple times min_rounds rounds
      * is not judged: its estimate moves too much from round to round; with
      * no rounds left the budget is what stops the lab */
     return more > 0 && v->shape_rounds >= c->params.reach_min_multiple * c->params.min_rounds &&
-           lat_lab_out_of_reach(v, more);
+           lat_lab_out_of_reach(&c->params, v, more);
 }
 
 /* V20: the A/A control undecided only because its intervals are still wider

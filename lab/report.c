@@ -24,9 +24,9 @@
 #include "latlab/report.h"
 #include "latlab/stats.h"
 
-void lat_lab_rec_platform(const lat_lab_session *x, const lat_lab_run_rec *rec, char *buf,
-                          size_t len) {
-    lat_lab_platform_text(buf, len, x->cfg.pipe.shape, rec->thr, &rec->cpu, x->gap_us);
+void lat_lab_rec_account(const lat_lab_session *x, const lat_lab_run_rec *rec, char *buf,
+                         size_t len) {
+    lat_lab_account_text(buf, len, x->cfg.pipe.shape, rec->thr, &rec->cpu, x->gap_us);
 }
 
 /* Append text to buf (at *n) wrapped at 100 columns: breaks at spaces,
@@ -60,7 +60,7 @@ static void wrap_newline(char *buf, size_t len, size_t *n, size_t *col) {
 
 void lat_lab_run_line(const lat_lab_session *x, const lat_lab_run_rec *rec, char *buf, size_t len) {
     if (!buf || !len) return;
-    char head[320], fl[96], kept[16] = "n/a", plat[1024];
+    char head[320], fl[96], kept[16] = "n/a", account[1024];
     if (isfinite(rec->kept_work)) snprintf(kept, sizeof kept, "%.0f%%", 100 * rec->kept_work);
     snprintf(head, sizeof head,
              "round %2u %-10s work p50 %4.0f p99.9 %6.0f ns | e2e p50 %.0f p99.9 %.0f ns | "
@@ -85,9 +85,9 @@ void lat_lab_run_line(const lat_lab_session *x, const lat_lab_run_rec *rec, char
         wrap_newline(buf, len, &n, &col);
         wrap_append(buf, len, &n, &col, rec->why);
     }
-    lat_lab_rec_platform(x, rec, plat, sizeof plat);
+    lat_lab_rec_account(x, rec, account, sizeof account);
     wrap_newline(buf, len, &n, &col);
-    wrap_append(buf, len, &n, &col, plat);
+    wrap_append(buf, len, &n, &col, account);
 }
 
 /* ---- sums over a configuration's usable runs ----------------------------------------------- */
@@ -95,7 +95,7 @@ void lat_lab_run_line(const lat_lab_session *x, const lat_lab_run_rec *rec, char
 typedef struct conf_sum {
     unsigned usable, set_aside;
     char last_why[120];
-    lat_lab_thread_acct thr[LAT_PIPE_NHOT];
+    lat_lab_thread_account thr[LAT_PIPE_NHOT];
     lat_pipe_cpustat cpu;
     lat_pipe_tail tail[LAT_PIPE_NSTAGES];
     uint64_t kept, judged_runs; /* kept work samples, runs with a kept share */
@@ -118,8 +118,8 @@ static void sum_conf(const lat_lab_result *res, int conf, conf_sum *o) {
         o->kept += r->cell.kept;
         if (isfinite(r->cell.kept_share)) o->judged_runs++, o->kept_share += r->cell.kept_share;
         for (int k = 0; k < LAT_PIPE_NHOT; k++) {
-            const lat_lab_thread_acct *a = &r->thr[k];
-            lat_lab_thread_acct *s = &o->thr[k];
+            const lat_lab_thread_account *a = &r->thr[k];
+            lat_lab_thread_account *s = &o->thr[k];
             if (!a->ran) continue;
             s->ran = true;
             s->gaps += a->gaps, s->lost_ns += a->lost_ns, share[k] += a->lost_share;
@@ -155,17 +155,17 @@ static void sum_conf(const lat_lab_result *res, int conf, conf_sum *o) {
     }
 }
 
-void lat_lab_conf_platform(const lat_lab_session *x, const lat_lab_result *res, int conf, char *buf,
-                           size_t len) {
+void lat_lab_conf_account(const lat_lab_session *x, const lat_lab_result *res, int conf, char *buf,
+                          size_t len) {
     conf_sum s;
     sum_conf(res, conf, &s);
     char p[1024];
-    lat_lab_platform_text(p, sizeof p, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
+    lat_lab_account_text(p, sizeof p, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
     snprintf(buf, len, "%u runs (%u set aside, repeated): %s", s.usable + s.set_aside, s.set_aside,
              p);
 }
 
-void lat_lab_loss_summary(const lat_lab_session *x, const lat_lab_result *res, char *buf,
+void lat_lab_lost_summary(const lat_lab_session *x, const lat_lab_result *res, char *buf,
                           size_t len) {
     double *v = res->nruns ? malloc(res->nruns * sizeof *v) : NULL;
     size_t n = 0, bad = 0, over = 0;
@@ -243,9 +243,9 @@ static void md_verdicts(FILE *f, const lat_lab_session *x, const lat_lab_result 
         lat_lab_verdict_text(&res->verdict[c], t, sizeof t);
         fprintf(f, "- **%s**: %s.\n", lat_lab_conf_name(c), t);
     }
-    char loss[300];
-    lat_lab_loss_summary(x, res, loss, sizeof loss);
-    fprintf(f, "\nPlatform: %s.\n", loss);
+    char lost[300];
+    lat_lab_lost_summary(x, res, lost, sizeof lost);
+    fprintf(f, "\nPlatform: %s.\n", lost);
     char place[200];
     lat_lab_placement_text(&res->placement, place, sizeof place);
     fprintf(f, "\nPlacement: %s.\n", place);
@@ -344,7 +344,7 @@ static void md_rounds(FILE *f, const lat_lab_session *x, const lat_lab_result *r
 }
 
 /* "10-20 us: 120, 20-40 us: 31, ..." from the log2 gap histograms (cycles). */
-static void gap_hist_text(const lat_lab_session *x, const lat_lab_thread_acct *thr, char *buf,
+static void gap_hist_text(const lat_lab_session *x, const lat_lab_thread_account *thr, char *buf,
                           size_t len) {
     size_t o = 0;
     buf[0] = 0;
@@ -383,7 +383,7 @@ static void md_confs(FILE *f, const lat_lab_session *x, const lat_lab_result *re
                     lat_hist_max(h));
         }
         char buf[1024];
-        lat_lab_platform_text(buf, sizeof buf, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
+        lat_lab_account_text(buf, sizeof buf, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
         fprintf(f,
                 "\n%u usable runs, %u set aside and repeated%s%s%s; kept work samples %" PRIu64
                 " (mean kept share %.1f%%).\n\n**Platform** (summed over all %u runs; the share "
@@ -623,7 +623,6 @@ static json_t *verdict_json(const lat_lab_verdict *v, int c) {
     json_object_set_new(o, "work_p999_ratio", lat_json_real_or_null(v->shift[LAT_LAB_Q999].ratio));
     json_object_set_new(o, "work_p9999_ratio",
                         lat_json_real_or_null(v->shift[LAT_LAB_Q9999].ratio));
-    json_object_set_new(o, "tail_read_at", json_string(v->deep_tail ? "p99.99" : "p99.9"));
     json_t *sh = json_array();
     for (int q = 0; q < LAT_LAB_NQ; q++) {
         const lat_lab_shift *z = &v->shift[q];
@@ -772,12 +771,12 @@ void lat_lab_write_svgs(const lat_lab_session *x, const lat_lab_result *res) {
 }
 
 static void html_confs(lat_report *rep, const lat_lab_session *x, const lat_lab_result *res) {
-    lat_report_section(rep, "Platform accounting and tail attribution");
+    lat_report_section(rep, "Platform account and tail attribution");
     for (int c = 0; c < LAT_LAB_NCONF; c++) {
         conf_sum s;
         sum_conf(res, c, &s);
         char buf[1024], line[1400];
-        lat_lab_platform_text(buf, sizeof buf, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
+        lat_lab_account_text(buf, sizeof buf, x->cfg.pipe.shape, s.thr, &s.cpu, x->gap_us);
         snprintf(line, sizeof line, "%s: %u usable runs, %u set aside and repeated; %s",
                  lat_lab_conf_name(c), s.usable, s.set_aside, buf);
         lat_report_text(rep, line);

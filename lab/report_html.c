@@ -132,7 +132,7 @@ lat_plot *lat__lab_interval_plot(const lat_lab_result *res, int which, size_t *n
             const lat_lab_run_rec *r = &res->runs[i];
             if (r->conf != c || r->set_aside) continue;
             for (size_t j = 0; j < r->niv; j++)
-                if (r->iv[j].lost <= 0.02 && iv_value(&r->iv[j], which) >= 0)
+                if (r->iv[j].lost_share <= 0.02 && iv_value(&r->iv[j], which) >= 0)
                     v[k++] = iv_value(&r->iv[j], which);
         }
         lat_stats_sort(v, k);

@@ -248,7 +248,7 @@ static void remember_flight(lat_lab_session *x, const lat_pipe_config *c,
 
 /* The run's JSON: the pipeline's document plus the lab's fields. */
 static json_t *run_json(const lat_lab_session *x, const lat_lab_run_rec *rec,
-                        const lat_pipe_config *c, const lat_pipe_result *r, const char *plat) {
+                        const lat_pipe_config *c, const lat_pipe_result *r, const char *account) {
     json_t *j = lat_pipe_run_json(c, r, x->over, x->why);
     if (!j) return NULL;
     json_object_set_new(j, "experiment", json_string(lat_lab_conf_name(rec->conf)));
@@ -256,7 +256,7 @@ static json_t *run_json(const lat_lab_session *x, const lat_lab_run_rec *rec,
     json_object_set_new(j, "attempt", json_integer(rec->attempt + 1));
     json_object_set_new(j, "set_aside", json_boolean(rec->set_aside));
     if (rec->set_aside) json_object_set_new(j, "why", json_string(rec->why));
-    json_object_set_new(j, "platform_text", json_string(plat));
+    json_object_set_new(j, "platform_text", json_string(account));
     json_object_set_new(j, "floor_before_ns", lat_json_real_or_null(rec->floor_ns));
     json_object_set_new(j, "floor_after_ns", lat_json_real_or_null(rec->floor_after_ns));
     double worst = 0;
@@ -283,12 +283,13 @@ static json_t *run_json(const lat_lab_session *x, const lat_lab_run_rec *rec,
 }
 
 void lat_lab_session_record(lat_lab_session *x, const lat_lab_run_rec *rec,
-                            const lat_pipe_config *c, const lat_pipe_result *r, const char *plat) {
+                            const lat_pipe_config *c, const lat_pipe_result *r,
+                            const char *account) {
     if (!x->stamps_per_event) {
         x->stamp_cost_ns = r->stamp_cost_ns;
         x->stamps_per_event = r->stamps_per_event;
     }
-    json_t *j = run_json(x, rec, c, r, plat);
+    json_t *j = run_json(x, rec, c, r, account);
     if (!j) return;
     char name[4300];
     snprintf(name, sizeof name, "%s/%s-r%u%s.json", x->runs_dir, lat_lab_conf_name(rec->conf),
@@ -377,7 +378,7 @@ static void print_conf(FILE *f, const lat_lab_session *x, const lat_lab_result *
     else
         fprintf(f, "%s: no usable run\n", title);
     char t[1400];
-    lat_lab_conf_platform(x, res, cf, t, sizeof t);
+    lat_lab_conf_account(x, res, cf, t, sizeof t);
     fprintf(f, "platform: %s\n", t);
     if (cf == LAT_LAB_BASE) return;
     lat_lab_verdict_text(&res->verdict[cf], t, sizeof t);
@@ -404,7 +405,7 @@ static void verdict_line(FILE *f, int cf, const lat_lab_verdict *v) {
 }
 
 /* The median over runs of the hot threads' worst lost share. */
-static double median_loss(const lat_lab_result *res) {
+static double median_lost(const lat_lab_result *res) {
     double *v = res->nruns ? malloc(res->nruns * sizeof *v) : NULL;
     if (!v) return NAN;
     for (size_t i = 0; i < res->nruns; i++) {
@@ -427,10 +428,10 @@ static void busy_advice(FILE *f, const lat_lab_session *x, const lat_lab_result 
         undecided |= v->kind == LAT_LAB_UNDECIDED && !v->host_bound;
         aside |= v->set_aside > 0;
     }
-    double loss = median_loss(res);
-    if (!undecided || !(aside || res->lengthened[0] || loss >= x->cfg.max_run_lost)) return;
+    double lost = median_lost(res);
+    if (!undecided || !(aside || res->lengthened[0] || lost >= x->cfg.max_run_lost)) return;
     fprintf(f, "busy host: the hot threads lost a median %.0f%% of each run to other work",
-            100 * loss);
+            100 * lost);
     if (x->others_text[0]) fprintf(f, "; beside the lab %s", x->others_text);
     if (x->quick)
         fprintf(f, ".  To decide: close %s, and leave out --quick\n",
@@ -441,12 +442,12 @@ static void busy_advice(FILE *f, const lat_lab_session *x, const lat_lab_result 
 }
 
 void lat_lab_print_summary(FILE *f, const lat_lab_session *x, const lat_lab_result *res) {
-    char loss[300];
-    lat_lab_loss_summary(x, res, loss, sizeof loss);
+    char lost[300];
+    lat_lab_lost_summary(x, res, lost, sizeof lost);
     char place[200];
     lat_lab_placement_text(&res->placement, place, sizeof place);
     fprintf(f, "\n%u rounds in %.1f s; stopped: %s\nplatform: %s\nplacement: %s\n", res->rounds,
-            res->wall_s, res->stop, loss, place);
+            res->wall_s, res->stop, lost, place);
     if (res->lengthened[0]) fprintf(f, "%s\n", res->lengthened);
     if (!x->verbose) {
         for (int cf = 1; cf < LAT_LAB_NCONF; cf++)

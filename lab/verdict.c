@@ -29,7 +29,6 @@
 #include <string.h>
 
 #include "alloc_internal.h"
-#include "latlab/censor.h"
 #include "latlab/clock.h"
 #include "latlab/paired.h"
 #include "latlab/stats.h"
@@ -73,60 +72,6 @@ static lat_lab_conf_desc traits(int conf) {
 }
 
 const double lat_lab_quantile_pct[LAT_LAB_NQ] = {50, 90, 99, 99.9, 99.99};
-
-void lat_lab_params_default(lat_lab_params *p) {
-    memset(p, 0, sizeof *p);
-    p->alpha = 0.01;
-    p->min_median_ratio = 1.10;
-    p->min_median_ticks = 3;
-    p->min_tail_ratio = 1.3;
-    p->tail_log_multiple = 1.3;
-    p->median_dominant_ratio = 1.6;
-    p->min_var_ratio = 1.5;
-    p->no_change_ratio = 1.25;
-    p->tick_ns = 10;
-    p->min_rounds = 10;
-    p->min_placement_rounds = 8;
-    p->ncpus = 2;
-    p->nhot = 2;
-    p->hint_alpha_multiple = 10;
-    p->hint_var_share = 0.5;
-    p->tail_var_alpha_divisor = 10;
-    p->disp_offset = 0.02;
-    p->hidden_ticks = 1;
-    p->near_settled_multiple = 3;
-    p->reach_min_multiple = 2;
-}
-
-size_t lat_lab_params_list(const lat_lab_params *p, lat_lab_param *out, size_t cap) {
-    const lat_lab_param all[] = {
-        {"alpha", p->alpha},
-        {"min_median_ratio", p->min_median_ratio},
-        {"min_median_ticks", p->min_median_ticks},
-        {"min_tail_ratio", p->min_tail_ratio},
-        {"tail_log_multiple", p->tail_log_multiple},
-        {"median_dominant_ratio", p->median_dominant_ratio},
-        {"min_var_ratio", p->min_var_ratio},
-        {"no_change_ratio", p->no_change_ratio},
-        {"tick_ns", p->tick_ns},
-        {"min_rounds", p->min_rounds},
-        {"min_placement_rounds", p->min_placement_rounds},
-        {"ncpus", p->ncpus},
-        {"nhot", p->nhot},
-        {"min_kept_p999", (double)lat_censor_min_kept(99.9)},
-        {"hint_alpha_multiple", p->hint_alpha_multiple},
-        {"hint_var_share", p->hint_var_share},
-        {"tail_var_alpha_divisor", p->tail_var_alpha_divisor},
-        {"disp_offset", p->disp_offset},
-        {"hidden_ticks", p->hidden_ticks},
-        {"near_settled_multiple", p->near_settled_multiple},
-        {"reach_min_multiple", p->reach_min_multiple},
-    };
-    size_t n = sizeof all / sizeof all[0];
-    for (size_t i = 0; out && i < n && i < cap; i++)
-        out[i] = all[i];
-    return n;
-}
 
 static void verdict_clear(lat_lab_verdict *v) {
     memset(v, 0, sizeof *v);
@@ -573,8 +518,8 @@ static void explain_tail(const lat_lab_params *p, const tests *t, const facts *f
  * it (v->band_rounds), when that is all that keeps "no change" out: nothing
  * moved, the dispersion flat but for those intervals, the counter resolves
  * the band.  An interval of half-width w around c fits once w shrinks below
- * lim - |c|; a centre too near the band's edge is given up (the engine's
- * lat_paired_rounds_to_fit). */
+ * lim - |c|; a centre beyond band_edge_share of lim is given up (the
+ * engine's lat_paired_rounds_to_fit). */
 static unsigned band_rounds(const lat_lab_params *p, const tests *t, const facts *f,
                             const lat_lab_verdict *v) {
     /* a dispersion hint (V8), not a variance verdict, may be chance that more
@@ -595,7 +540,8 @@ static unsigned band_rounds(const lat_lab_params *p, const tests *t, const facts
         return 0;
     }
     for (int i = 0; i < n; i++) {
-        unsigned fit = lat_paired_rounds_to_fit(iv[i]->lo, iv[i]->hi, v->rounds, lim);
+        unsigned fit =
+            lat_paired_rounds_to_fit(iv[i]->lo, iv[i]->hi, v->rounds, lim, p->band_edge_share);
         if (fit == 0) return 0;
         need = fmax(need, fit);
     }
@@ -697,15 +643,16 @@ static void fill_figures(const tests *t, const paired *q, lat_lab_verdict *v) {
     }
 }
 
-bool lat_lab_out_of_reach(const lat_lab_verdict *v, unsigned more_rounds) {
-    if (!v || v->kind != LAT_LAB_UNDECIDED || !v->shape_open || !isfinite(v->shape_est) ||
+bool lat_lab_out_of_reach(const lat_lab_params *p, const lat_lab_verdict *v, unsigned more_rounds) {
+    if (!p || !v || v->kind != LAT_LAB_UNDECIDED || !v->shape_open || !isfinite(v->shape_est) ||
         !isfinite(v->shape_lo) || !isfinite(v->shape_hi) || v->shape_rounds == 0)
         return false;
     if (more_rounds == 0) return true;
     /* V19: the shape's interval narrowed to the rounds at the budget, around
-     * twice the estimate (the engine's projection, as `latlab ab` uses it) */
+     * reach_est_multiple x the estimate (the engine's projection, as `latlab
+     * ab` uses it) */
     return !lat_paired_may_exclude_zero(v->shape_est, v->shape_lo, v->shape_hi, v->shape_rounds,
-                                        more_rounds);
+                                        more_rounds, p->reach_est_multiple);
 }
 
 /* The verdict on one set of rounds (one placement, or all of them). */

@@ -44,6 +44,8 @@ void lat_ab_params_default(lat_ab_params *p) {
     p->tail_band = 0.05;
     p->min_rounds = 10;
     p->max_rounds = 400;
+    p->band_edge_share = 0.9;
+    p->reach_est_multiple = 2;
 }
 
 int lat_ab_create(const lat_ab_params *p, lat_ab **out) {
@@ -52,7 +54,8 @@ int lat_ab_create(const lat_ab_params *p, lat_ab **out) {
     lat_ab_params d;
     lat_ab_params_default(&d);
     if (p) d = *p;
-    if (!(d.alpha > 0 && d.alpha < 1) || !(d.band > 0) || !(d.tail_band > 0) || d.min_rounds < 2)
+    if (!(d.alpha > 0 && d.alpha < 1) || !(d.band > 0) || !(d.tail_band > 0) || d.min_rounds < 2 ||
+        !(d.band_edge_share > 0 && d.band_edge_share <= 1) || !(d.reach_est_multiple >= 1))
         return -EINVAL;
     /* the fewest rounds whose signed-rank test can reach alpha at all
      * (2 / 2^n < alpha): below them every interval is infinite */
@@ -326,12 +329,12 @@ int lat_ab_decide(const lat_ab *ab, unsigned more_rounds, lat_ab_result *out) {
         f->aa_reject = rej[nf + i];
         f->kind = lat_paired_judge(&f->ab, f->ab_reject, band, p->min_rounds);
         f->rounds_to_fit = lat_paired_rounds_to_fit(f->ab.eq.lo, f->ab.eq.hi, (unsigned)f->ab.n,
-                                                    band);
+                                                    band, p->band_edge_share);
         f->reachable =
             f->kind == LAT_PAIRED_UNDECIDED &&
             ((f->rounds_to_fit && f->rounds_to_fit <= f->ab.n + more_rounds) ||
-             lat_paired_may_exclude_zero(f->ab.ci.est, f->ab.ci.lo, f->ab.ci.hi,
-                                         (unsigned)f->ab.n, more_rounds) ||
+             lat_paired_may_exclude_zero(f->ab.ci.est, f->ab.ci.lo, f->ab.ci.hi, (unsigned)f->ab.n,
+                                         more_rounds, p->reach_est_multiple) ||
              f->ab.n < p->min_rounds);
         if (f->aa_reject && f->aa.test.p < worst) {
             worst = f->aa.test.p;

@@ -4,12 +4,12 @@
  *
  * Threads: producer (hot), worker/transformer (hot), consumer (hot, full shape
  * only), and the stage tracer's aggregator (trace.h: cold, backoff idle).
- * lat_pipe_run sets up the histograms, the queues, the platform accounting
+ * lat_pipe_run sets up the histograms, the queues, the platform account
  * and the tracer, starts the hot threads behind a start gate, joins them and
- * finishes the tracer, the accounting and the censoring, in that order.  The
+ * finishes the tracer, the account and the censoring, in that order.  The
  * steps live by concern in the files pipeline_internal.h lists: the hot
  * threads (pipeline_threads.c), aggregation (pipeline_trace.c), platform
- * accounting and attribution (pipeline_account.c), censoring (pipecensor.c);
+ * account and attribution (pipeline_account.c), censoring (pipecensor.c);
  * the stage table and placement are pipeline_place.c's, the JSON
  * pipeline_json.c's. */
 #include "latlab/pipeline.h"
@@ -139,7 +139,7 @@ int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
     for (unsigned k = 0; cfg->source && cfg->source->work && k < cfg->source->nkinds; k++)
         if ((rc = lat_hist_create(1, LAT__PIPE_HIST_HIGHEST_NS, 3, &r->h_kind[k])) != 0) goto fail;
     if ((rc = lat__pipe_queues_create(R, full, cfg->queue_cap)) != 0) goto fail;
-    if ((rc = lat__pipe_accounting_create(R, cfg, r)) != 0) goto fail;
+    if ((rc = lat__pipe_account_create(R, cfg, r)) != 0) goto fail;
     if (lat__pipe_iv_init(R, &fv)) R->fv = &fv;
     if ((rc = lat__pipe_trace_create(R, cfg)) != 0) goto fail;
     if ((rc = lat_trace_start(R->tr)) != 0) goto fail;
@@ -183,7 +183,7 @@ int lat_pipe_run(const lat_pipe_config *cfg, lat_pipe_result *r) {
     if (r->flight) lat_flight_freeze(r->flight);
     lat__pipe_cpustat_sum(cfg, &cs1);
     lat__pipe_cpustat_delta(&cs0, &cs1, &r->cpu);
-    lat__pipe_accounting_finish(R, r);
+    lat__pipe_account_finish(R, r);
     if ((rc = lat__pipe_censor_finish(cfg, R->cal, &R->cb, R->start_cycles, R->ivc, r)) != 0)
         goto fail;
     for (int k = 0; k < LAT_PIPE_NHOT; k++)
@@ -195,7 +195,7 @@ fail:
     lat_trace_destroy(R->tr); /* stops it first when a step above failed */
     lat__pipe_iv_fini(&fv);
     lat__pipe_queues_free(R);
-    lat__pipe_accounting_free(R);
+    lat__pipe_account_destroy(R);
     lat__free(R->slots);
     lat__free(R);
     if (rc) { /* a failed run keeps only which log failed, for the message */

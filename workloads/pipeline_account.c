@@ -1,4 +1,4 @@
-/* pipeline_account.c - the stamped pipeline's platform accounting and tail
+/* pipeline_account.c - the stamped pipeline's platform account and tail
  * attribution (see pipeline_internal.h), cold: before and after the run.
  * Before: a gap recorder per hot thread (gaps.h), the censoring buffer
  * (pipecensor.h), the per-interval array and the slowest-samples heaps.
@@ -34,7 +34,7 @@ static size_t gap_capacity(const lat_pipe_config *cfg) {
     return n > LAT_GAPS_DEFAULT_CAP ? (size_t)n : LAT_GAPS_DEFAULT_CAP;
 }
 
-int lat__pipe_accounting_create(run *R, const lat_pipe_config *cfg, lat_pipe_result *r) {
+int lat__pipe_account_create(run *R, const lat_pipe_config *cfg, lat_pipe_result *r) {
     bool full = cfg->shape == LAT_PIPE_FULL;
     uint64_t thr_ns = cfg->gap_threshold_ns ? cfg->gap_threshold_ns : LAT_GAPS_DEFAULT_NS;
     uint64_t thr = lat_clock_from_ns(R->cal, thr_ns);
@@ -69,7 +69,7 @@ int lat__pipe_accounting_create(run *R, const lat_pipe_config *cfg, lat_pipe_res
     return 0;
 }
 
-void lat__pipe_accounting_free(run *R) {
+void lat__pipe_account_destroy(run *R) {
     lat__pipe_cbuf_fini(&R->cb);
     if (!R->slow) return;
     for (int s = 0; s < LAT_PIPE_NSTAGES; s++)
@@ -230,7 +230,7 @@ static void flight_gap(const run *R, lat_pipe_result *r) {
     r->flight_gap[n] = 0;
 }
 
-void lat__pipe_accounting_finish(run *R, lat_pipe_result *r) {
+void lat__pipe_account_finish(run *R, lat_pipe_result *r) {
     r->run_start_cycles = R->start_cycles;
     for (size_t i = 0; i < r->niv; i++) {
         uint64_t a = R->start_cycles + i * R->ivc;

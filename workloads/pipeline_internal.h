@@ -6,8 +6,8 @@
  *   pipeline_threads.c  the hot threads (producer, worker, consumer) and their
  *                       queues
  *   pipeline_trace.c    aggregation: the stage tracer and, in its callbacks on
- *                       the aggregator thread, the lab's per-event accounting
- *   pipeline_account.c  platform accounting and tail attribution (cold: before
+ *                       the aggregator thread, the lab's per-event bookkeeping
+ *   pipeline_account.c  the platform account and tail attribution (cold: before
  *                       and after the run)
  *
  * The stage table and the names (pipeline_place.c), the censoring
@@ -28,7 +28,7 @@
 
 #define LAT__PIPE_HIST_HIGHEST_NS 100000000000ll /* 100 s: every histogram's range */
 
-/* One event's raw stamps as the lab's accounting reads them, from the block
+/* One event's raw stamps as the lab's bookkeeping reads them, from the block
  * the last hot stage ships to the tracer (id = seq, points below). */
 typedef struct lat__pipe_sample {
     uint64_t seq, t0, tp, t1, t2, t3, kind;
@@ -129,16 +129,16 @@ int lat__pipe_trace_finish(lat__pipe_run *R, lat_pipe_result *r);
 /* ---- pipeline_account.c ---------------------------------------------------------- */
 
 /* Before the run: gap recorders, the censoring buffer, the intervals and the
- * slowest-samples heaps.  0 or -ENOMEM; accounting_free releases what the
+ * slowest-samples heaps.  0 or -ENOMEM; account_destroy releases what the
  * run owns (the result's part goes with lat_pipe_result_fini). */
-int lat__pipe_accounting_create(lat__pipe_run *R, const lat_pipe_config *cfg, lat_pipe_result *r);
-void lat__pipe_accounting_free(lat__pipe_run *R);
+int lat__pipe_account_create(lat__pipe_run *R, const lat_pipe_config *cfg, lat_pipe_result *r);
+void lat__pipe_account_destroy(lat__pipe_run *R);
 /* /proc/stat over the hot CPUs (all CPUs when unpinned), and the share of
  * steal, irq and softirq time between two readings. */
 void lat__pipe_cpustat_sum(const lat_pipe_config *c, lat_cpustat *out);
 void lat__pipe_cpustat_delta(const lat_cpustat *a, const lat_cpustat *b, lat_pipe_cpustat *o);
 /* After the run: the intervals' lost time, tail attribution, the flight
  * recorder's baselines and the gap that explains its outlier. */
-void lat__pipe_accounting_finish(lat__pipe_run *R, lat_pipe_result *r);
+void lat__pipe_account_finish(lat__pipe_run *R, lat_pipe_result *r);
 
 #endif /* LATLAB_PIPELINE_INTERNAL_H */

@@ -17,14 +17,14 @@
 static const double pcts[] = {50, 90, 99, 99.9, 99.99};
 static const char *const pct_keys[] = {"p50", "p90", "p99", "p99.9", "p99.99"};
 
-/* Platform accounting, tail attribution and per-interval figures. */
+/* The platform account, tail attribution and per-interval figures. */
 static json_t *platform_json(const lat_pipe_config *c, const lat_pipe_result *r) {
     const lat_clock_cal *cal = c->cal ? c->cal : lat_clock_default();
     json_t *o = json_object();
     for (int k = 0; k < LAT_PIPE_NHOT; k++) {
         const lat_gaps *g = r->gaps[k];
         if (!g || !r->thr[k].ran) continue;
-        const lat_pipe_platform *p = &r->plat[k];
+        const lat_pipe_account *p = &r->account[k];
         json_t *t = json_object();
         json_object_set_new(t, "gaps", json_integer((json_int_t)g->count));
         json_object_set_new(t, "gap_lost_ns",

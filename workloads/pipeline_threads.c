@@ -4,7 +4,7 @@
  *
  * Hot threads only read the cycle counter, move fixed-size messages through
  * SPSC rings (ring.h) and bump one relaxed counter each; the last one ships
- * the stamps into its tracer sink (trace.h).  Platform accounting: the
+ * the stamps into its tracer sink (trace.h).  The platform account: the
  * producer's spin-to-send loop and the workers' empty-queue poll loops
  * already read the counter, so each read is checked against the previous one
  * and gaps go into a preallocated recorder (gaps.h); schedstat and context
@@ -181,7 +181,7 @@ static lat_perf *thread_begin(run *R, int role) {
 
 static void thread_loop_start(run *R, int role, lat_perf *p) {
     lat_pipe_counters *k = &R->r->thr[role];
-    R->r->plat[role].have_schedstat = lat_schedstat_read(NULL, &R->ss0[role]) == 0;
+    R->r->account[role].have_schedstat = lat_schedstat_read(NULL, &R->ss0[role]) == 0;
     lat_thread_switches(&R->vol0[role], &R->invol0[role]);
     if (R->c.thread_hook) R->c.thread_hook(R->c.hook_ud, role, 1);
     k->cpu_start = lat_current_cpu();
@@ -198,7 +198,7 @@ static void thread_loop_end(run *R, int role, lat_perf *p) {
     k->loop_ns = lat_mono_ns() - k->loop_ns;
     k->cpu_end = lat_current_cpu();
     if (R->c.thread_hook) R->c.thread_hook(R->c.hook_ud, role, 0);
-    lat_pipe_platform *pl = &R->r->plat[role];
+    lat_pipe_account *pl = &R->r->account[role];
     lat_schedstat ss1;
     if (pl->have_schedstat && lat_schedstat_read(NULL, &ss1) == 0) {
         pl->run_ns = ss1.run_ns - R->ss0[role].run_ns;

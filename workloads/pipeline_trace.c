@@ -52,7 +52,7 @@ static void slow_add(slow_heap *h, uint64_t ns, uint64_t from, uint64_t to) {
     }
 }
 
-/* ---- aggregation: the stage tracer, and the lab's per-event accounting ------------------- */
+/* ---- aggregation: the stage tracer, and the lab's per-event bookkeeping ------------------ */
 
 /* Before the run; start_cycles is taken at the first sample (iv_add). */
 bool lat__pipe_iv_init(run *R, iv_state *v) {

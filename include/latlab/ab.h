@@ -46,6 +46,11 @@ typedef struct lat_ab_params {
     unsigned min_rounds; /* 10: paired rounds before any verdict; raised to the fewest
                           * whose signed-rank test can reach alpha (8 at 0.01) */
     unsigned max_rounds; /* 400 */
+    /* The stop rule's projections (AB7, paired.h), fixed by the method: */
+    double band_edge_share;    /* 0.9: a no-change interval centred beyond this share of the
+                                * band is given up (lat_paired_rounds_to_fit) */
+    double reach_est_multiple; /* 2: an undecided shift is projected at this multiple of its
+                                * estimate (lat_paired_may_exclude_zero) */
 } lat_ab_params;
 void lat_ab_params_default(lat_ab_params *p);
 

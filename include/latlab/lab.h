@@ -55,7 +55,7 @@ typedef struct lat_lab_run_rec {
     /* cache-line round trip between the hot CPUs just before and just after
      * the run (NAN: not measured) */
     double floor_ns, floor_after_ns;
-    lat_lab_thread_acct thr[LAT_PIPE_NHOT];
+    lat_lab_thread_account thr[LAT_PIPE_NHOT];
     lat_pipe_cpustat cpu;
     lat_pipe_tail tail[LAT_PIPE_NSTAGES];
     double faults, cs, migrations; /* summed over hot threads (NAN unknown) */
@@ -116,7 +116,8 @@ void lat_lab_config_default(lat_lab_config *c);
  * (3 in the full shape, else 2), params.ncpus (the CPUs this thread may run
  * on) and params.min_rounds = min_rounds. */
 void lat_lab_config_derive(lat_lab_config *c);
-/* The verdict parameters as JSON (new reference or NULL). */
+/* The verdict parameters as JSON, one key per lat_lab_params_list entry under
+ * its name (counts as integers); a new reference or NULL. */
 struct json_t *lat_lab_params_json(const lat_lab_params *p);
 
 typedef struct lat_lab_result {

@@ -18,8 +18,8 @@
 #include "latlab/gaps.h"
 #include "latlab/pipeline.h"
 
-/* Platform accounting of one hot thread in one run. */
-typedef struct lat_lab_thread_acct {
+/* The platform account of one hot thread in one run. */
+typedef struct lat_lab_thread_account {
     bool ran;
     uint64_t gaps;                   /* spin-loop gaps >= the threshold */
     double lost_ns, longest_ns;      /* their total and the longest */
@@ -27,22 +27,22 @@ typedef struct lat_lab_thread_acct {
     double wait_ns;                  /* run-queue wait (schedstat; NAN unknown) */
     uint64_t vol, invol;             /* context switches */
     uint64_t hist[LAT_GAPS_BUCKETS]; /* gap lengths: bucket b = [2^b, 2^(b+1)) cycles */
-} lat_lab_thread_acct;
+} lat_lab_thread_account;
 
-/* Platform accounting of a finished run, per hot thread. */
-void lat_lab_thread_accounting(const lat_pipe_config *c, const lat_pipe_result *r,
-                               lat_lab_thread_acct out[LAT_PIPE_NHOT]);
+/* The platform account of a finished run, per hot thread, into out. */
+void lat_lab_thread_accounts(const lat_pipe_config *c, const lat_pipe_result *r,
+                             lat_lab_thread_account out[LAT_PIPE_NHOT]);
 
 /* "worker lost 41.2 ms (0.8%) in 312 gaps >= 10 us, longest 7.3 ms; run-queue
  * wait 38.9 ms; ..." for every hot thread that ran, then the hot CPUs' steal,
  * irq and softirq shares (cpu may be NULL).  Always NUL-terminates buf. */
-void lat_lab_platform_text(char *buf, size_t len, int shape, const lat_lab_thread_acct *thr,
-                           const lat_pipe_cpustat *cpu, double gap_us);
+void lat_lab_account_text(char *buf, size_t len, int shape, const lat_lab_thread_account *thr,
+                          const lat_pipe_cpustat *cpu, double gap_us);
 /* Tail attribution: per stage, the share of samples above p99 / p99.9 whose
  * hop overlapped a gap of a thread carrying it. */
 void lat_lab_attrib_text(char *buf, size_t len, int shape, const lat_pipe_tail *tail);
 /* Both lines for one run of `latlab pipeline`, and the flight gap if any. */
-void lat_lab_print_accounting(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r);
+void lat_lab_print_account(FILE *f, const lat_pipe_config *c, const lat_pipe_result *r);
 
 /* What else ran beside the lab: the CPUs' busy time (/proc/stat) less this
  * process's, and the CPU time each other process took while seen

@@ -18,15 +18,15 @@
 #include "latlab/lab_session.h"
 
 /* The platform account of configuration conf summed over its runs. */
-void lat_lab_conf_platform(const lat_lab_session *x, const lat_lab_result *res, int conf, char *buf,
-                           size_t len);
+void lat_lab_conf_account(const lat_lab_session *x, const lat_lab_result *res, int conf, char *buf,
+                          size_t len);
 /* "the hot threads' worst loss per run: median 84.9% (range 43.7..99.6%) over
  * 60 runs, 60 set aside" */
-void lat_lab_loss_summary(const lat_lab_session *x, const lat_lab_result *res, char *buf,
+void lat_lab_lost_summary(const lat_lab_session *x, const lat_lab_result *res, char *buf,
                           size_t len);
 /* The one-line platform account of a run record. */
-void lat_lab_rec_platform(const lat_lab_session *x, const lat_lab_run_rec *rec, char *buf,
-                          size_t len);
+void lat_lab_rec_account(const lat_lab_session *x, const lat_lab_run_rec *rec, char *buf,
+                         size_t len);
 
 /* The progress line of one run, wrapped at 100 characters: "round  3 alloc
  * work p50 .. | e2e .. | floor .. | kept 94%" (the kept share of the work

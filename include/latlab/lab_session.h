@@ -119,12 +119,13 @@ void lat_lab_silence_done(lat_lab_silence *sl, int status);
 int lat_lab_silence_start(const lat_lab_session *s, lat_lab_silence *sl, const lat_pipe_config *c);
 void lat_lab_silence_stop(lat_lab_silence *sl);
 /* The protocol's on_run for a session: remember the stamp cost, write the
- * run's JSON (runs/<experiment>-r<round>[-set-aside].json, with plat, the
- * run's platform account), keep the alloc run's flight window
+ * run's JSON (runs/<experiment>-r<round>[-set-aside].json, with account, its
+ * platform account as text), keep the alloc run's flight window
  * (flight-alloc.txt), hand round 1's baseline and share-line figures to the
  * profiling step.  A failed write is kept in s->err. */
 void lat_lab_session_record(lat_lab_session *s, const lat_lab_run_rec *rec,
-                            const lat_pipe_config *c, const lat_pipe_result *r, const char *plat);
+                            const lat_pipe_config *c, const lat_pipe_result *r,
+                            const char *account);
 
 /* LAB.md, lab.json (and a copy at json_out unless NULL), the SVGs and
  * report.html into out, then s->err.  0, or a negative errno with the file

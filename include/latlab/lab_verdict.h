@@ -72,7 +72,7 @@ typedef struct lat_lab_fig {
     double work_mean;         /* ns: mean of the body (samples <= p99); 0 or NAN: not measured */
     double e2e_p50, e2e_p999; /* ns */
     double tput_hz;
-    double lost; /* largest share of the interval a hot thread lost in gaps */
+    double lost_share; /* largest share of the interval a hot thread lost in gaps */
 } lat_lab_fig;
 
 /* The shift function's quantiles. */
@@ -137,16 +137,21 @@ typedef struct lat_lab_params {
     double hidden_ticks;           /* V6: ticks a p50 shift may hide without body means */
     double near_settled_multiple;  /* V16: near-only rounds, times min_rounds, that settle it */
     double reach_min_multiple;     /* V19: shape rounds, times min_rounds, before out of reach */
+    double reach_est_multiple;     /* V19: the multiple of the shape's estimate projected
+                                    * (lat_paired_may_exclude_zero) */
+    double band_edge_share;        /* V20: a centre beyond this share of the band is given up
+                                    * (lat_paired_rounds_to_fit) */
 } lat_lab_params;
 void lat_lab_params_default(lat_lab_params *p);
 /* One named parameter (its field's name) and its value. */
 typedef struct lat_lab_param {
     const char *name;
     double value;
+    bool count; /* a whole number: lab.json writes it as an integer */
 } lat_lab_param;
 /* p's parameters by name, every field of lat_lab_params and min_kept_p999
  * (censor.h's support of the p99.9), into out (up to cap of them); returns
- * how many there are.  Pure. */
+ * how many there are.  lab.json's params are this list (lab.h).  Pure. */
 size_t lat_lab_params_list(const lat_lab_params *p, lat_lab_param *out, size_t cap);
 
 typedef struct lat_lab_verdict {
@@ -161,7 +166,6 @@ typedef struct lat_lab_verdict {
      * NAN, not estimated), and the Mann-Whitney p of the deviations (one-sided
      * upwards: 1 when the experiment's are not larger). */
     double disp_ratio, disp_lo, disp_hi, disp_p;
-    bool deep_tail; /* always false: no rule reads the p99.99 (kept for lab.json) */
     /* work p50 shift in ns (HL estimate) and the baseline's p50 */
     double p50_shift_ns, base_p50_ns;
     /* work body mean (sub-tick): per-round ratio (HL estimate, CI), shift in ns */
@@ -213,11 +217,11 @@ int lat_lab_decide(const lat_lab_params *p, int conf, const lat_lab_cell *base,
 bool lat_lab_apply_aa(lat_lab_verdict *v);
 /* Futility: true when v is undecided on its shape alone (shape_open) and
  * more_rounds further paired rounds would not decide it even if the shape
- * were twice its estimate: the interval narrows as the square root of the
- * rounds, and around twice the estimate its bound on that side would still
- * not cross 0.  The lab stops on such a verdict as on a decided one (it says
- * so); more_rounds 0: true for any open shape.  Pure. */
-bool lat_lab_out_of_reach(const lat_lab_verdict *v, unsigned more_rounds);
+ * were p->reach_est_multiple times its estimate: the interval narrows as the
+ * square root of the rounds, and around that its bound on that side would
+ * still not cross 0.  The lab stops on such a verdict as on a decided one (it
+ * says so); more_rounds 0: true for any open shape.  Pure. */
+bool lat_lab_out_of_reach(const lat_lab_params *p, const lat_lab_verdict *v, unsigned more_rounds);
 /* One line: "tail disease (confidence 99.2%): [V5] the tail ...; 9 rounds used, ..." */
 void lat_lab_verdict_text(const lat_lab_verdict *v, char *buf, size_t len);
 

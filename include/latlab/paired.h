@@ -72,20 +72,27 @@ int lat_paired_judge(const lat_paired_point *pt, bool reject, double band_ln, si
  * count.  Returns the number of discoveries, or -EINVAL / -ENOMEM. */
 int lat_paired_bh(const double *p, size_t n, double q, bool *reject);
 
+/* The stop rule's two projections take their constants from the caller's
+ * parameters (the lab's lat_lab_params, `latlab ab`'s lat_ab_params: both
+ * name them band_edge_share and reach_est_multiple, 0.9 and 2 by default). */
+
 /* Rounds after which an interval [lo, hi] read over `rounds` rounds would
  * fit inside (-lim, lim), were it to narrow as the square root of the rounds
  * around its centre: `rounds` when it fits already; 0 when its centre is
- * within a tenth of the band's edge (no number of rounds is a promise), or
- * the figures are not finite. */
-unsigned lat_paired_rounds_to_fit(double lo, double hi, unsigned rounds, double lim);
+ * beyond edge_share x lim (within the rest of the band, no number of rounds
+ * is a promise), or the figures are not finite, or edge_share is outside
+ * (0, 1]. */
+unsigned lat_paired_rounds_to_fit(double lo, double hi, unsigned rounds, double lim,
+                                  double edge_share);
 
 /* Whether more_rounds further rounds could take an interval [lo, hi] around
- * est (read over `rounds`) clear of 0, were the effect twice its estimate:
- * the interval narrows as the square root of the rounds.  An estimate of a
- * few rounds is itself uncertain, and one that may grow is given the room.
- * false for est == 0 or non-finite figures. */
+ * est (read over `rounds`) clear of 0, were the effect est_multiple times its
+ * estimate: the interval narrows as the square root of the rounds.  An
+ * estimate of a few rounds is itself uncertain, and one that may grow is
+ * given the room.  false for est == 0, non-finite figures, or est_multiple
+ * below 1. */
 bool lat_paired_may_exclude_zero(double est, double lo, double hi, unsigned rounds,
-                                 unsigned more_rounds);
+                                 unsigned more_rounds, double est_multiple);
 
 /* Standard normal quantile z with P(Z < z) = prob, prob in (0, 1). */
 double lat_paired_z(double prob);

@@ -20,7 +20,7 @@
  * tracer's aggregator converts with the run's calibration and records
  * q1+wake, work, q2+wake (full only) and e2e (plus the producer's own send
  * delay with split_q1), writes optional per-stage interval logs (.hlog) and
- * feeds an optional flight recorder; the lab's own per-event accounting
+ * feeds an optional flight recorder; the lab's own per-event bookkeeping
  * (per-interval figures, tail attribution, checks) runs in its callbacks. */
 
 /* Censoring (censor.h): after the run each sample's stage windows are joined
@@ -116,7 +116,7 @@ typedef struct lat_pipe_config {
     const char *hlog_prefix;   /* NULL: no interval logs; else "<prefix><stage>.hlog" */
     uint64_t hlog_interval_ns; /* default 1 s */
     const lat_clock_cal *cal;  /* NULL: lat_clock_default() */
-    /* Platform accounting.  gap_threshold_ns: spin-loop gaps at least this
+    /* The platform account.  gap_threshold_ns: spin-loop gaps at least this
      * long are recorded per hot thread (0 = LAT_GAPS_DEFAULT_NS); gap_capacity:
      * (start, length) entries kept per thread (0 = LAT_GAPS_DEFAULT_CAP). */
     uint64_t gap_threshold_ns;
@@ -185,12 +185,13 @@ typedef struct lat_pipe_counters {
     uint64_t loop_ns; /* wall time of the loop */
 } lat_pipe_counters;
 
-/* What the platform took from one hot thread during its loop. */
-typedef struct lat_pipe_platform {
+/* What the platform took from one hot thread during its loop: the scheduler's
+ * part of its platform account (the gaps are in gaps[]). */
+typedef struct lat_pipe_account {
     uint64_t run_ns, wait_ns, slices; /* schedstat deltas (0 when unreadable) */
     uint64_t vol_switches, invol_switches;
     bool have_schedstat;
-} lat_pipe_platform;
+} lat_pipe_account;
 
 /* Steal, irq and softirq time of the hot CPUs over the run (/proc/stat), as
  * a share of their elapsed time; NAN when unreadable. */
@@ -266,9 +267,9 @@ typedef struct lat_pipe_result {
     int flight_fired;
     uint64_t stamp_cost_ns; /* median cost of one fenced stamp, measured this run */
     unsigned stamps_per_event;
-    /* Platform accounting (see the config's gap fields). */
+    /* The platform account (see the config's gap fields). */
     lat_gaps *gaps[LAT_PIPE_NHOT]; /* NULL for absent roles; cycles */
-    lat_pipe_platform plat[LAT_PIPE_NHOT];
+    lat_pipe_account account[LAT_PIPE_NHOT];
     lat_pipe_cpustat cpu;
     uint64_t run_start_cycles; /* the first intended send */
     lat_pipe_interval *iv;     /* niv entries (config interval_ns), else NULL */

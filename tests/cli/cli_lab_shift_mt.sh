@@ -32,8 +32,10 @@ d = sys.argv[1]
 j = json.load(open(os.path.join(d, "lab.json")))
 assert j["params"]["min_kept_p999"] == 10000, j["params"]
 for k in ("min_median_ratio", "min_tail_ratio", "tail_log_multiple", "min_var_ratio",
-          "no_change_ratio"):
+          "no_change_ratio", "hint_alpha_multiple", "reach_est_multiple", "band_edge_share"):
     assert k in j["params"], k
+# counts are integers (test_lab_method checks every parameter of the list is here)
+assert all(isinstance(j["params"][k], int) for k in ("min_rounds", "ncpus", "nhot")), j["params"]
 runs = j["runs"]
 assert runs, "no runs"
 kept = [r["kept_share_work"] for r in runs]

@@ -137,18 +137,28 @@ static void test_bh_controls_family(void **s) {
 static void test_projections(void **s) {
     (void)s;
     /* half-width 0.02 around 0 into a band of 0.01: (0.02/0.01)^2 x 10 */
-    assert_int_equal(lat_paired_rounds_to_fit(-0.02, 0.02, 10, 0.01), 40);
-    assert_int_equal(lat_paired_rounds_to_fit(-0.005, 0.005, 10, 0.01), 10);
+    assert_int_equal(lat_paired_rounds_to_fit(-0.02, 0.02, 10, 0.01, 0.9), 40);
+    assert_int_equal(lat_paired_rounds_to_fit(-0.005, 0.005, 10, 0.01, 0.9), 10);
     /* a centre at the band's edge promises nothing */
-    assert_int_equal(lat_paired_rounds_to_fit(0.01, 0.029, 10, 0.02), 0);
-    assert_int_equal(lat_paired_rounds_to_fit(NAN, 0.02, 10, 0.01), 0);
+    assert_int_equal(lat_paired_rounds_to_fit(0.01, 0.029, 10, 0.02, 0.9), 0);
+    assert_int_equal(lat_paired_rounds_to_fit(NAN, 0.02, 10, 0.01, 0.9), 0);
+    /* the edge is the caller's share of the band: a centre at 0.85 of it */
+    assert_true(lat_paired_rounds_to_fit(0.84, 0.86, 10, 1, 0.9) > 0);
+    assert_int_equal(lat_paired_rounds_to_fit(0.84, 0.86, 10, 1, 0.8), 0);
+    assert_int_equal(lat_paired_rounds_to_fit(-0.02, 0.02, 10, 0.01, 0), 0);
     /* est 0.1 over [-0.05, 0.25]: 30 more rounds halve the interval around 0.2 */
-    assert_true(lat_paired_may_exclude_zero(0.1, -0.05, 0.25, 10, 30));
-    assert_true(!lat_paired_may_exclude_zero(0.05, -0.15, 0.25, 10, 0));
-    assert_true(lat_paired_may_exclude_zero(0.05, -0.15, 0.25, 10, 300));
-    assert_true(!lat_paired_may_exclude_zero(0.001, -0.2, 0.2, 10, 30));
-    assert_true(lat_paired_may_exclude_zero(-0.1, -0.25, 0.05, 10, 30));
-    assert_true(!lat_paired_may_exclude_zero(0, -0.1, 0.1, 10, 1000));
+    assert_true(lat_paired_may_exclude_zero(0.1, -0.05, 0.25, 10, 30, 2));
+    assert_true(!lat_paired_may_exclude_zero(0.05, -0.15, 0.25, 10, 0, 2));
+    assert_true(lat_paired_may_exclude_zero(0.05, -0.15, 0.25, 10, 300, 2));
+    assert_true(!lat_paired_may_exclude_zero(0.001, -0.2, 0.2, 10, 30, 2));
+    assert_true(lat_paired_may_exclude_zero(-0.1, -0.25, 0.05, 10, 30, 2));
+    assert_true(!lat_paired_may_exclude_zero(0, -0.1, 0.1, 10, 1000, 2));
+    /* the projected multiple is the caller's (0.04 m - 0.15 x 0.5 clears 0
+     * above m = 1.875); one below 1, which would shrink the estimate, is refused */
+    assert_true(lat_paired_may_exclude_zero(0.1, -0.05, 0.25, 10, 30, 1));
+    assert_true(!lat_paired_may_exclude_zero(0.04, -0.11, 0.19, 10, 30, 1.5));
+    assert_true(lat_paired_may_exclude_zero(0.04, -0.11, 0.19, 10, 30, 2));
+    assert_true(!lat_paired_may_exclude_zero(0.1, -0.05, 0.25, 10, 30, 0.9));
 }
 
 int main(void) {

@@ -2,9 +2,9 @@
  *
  * The parameter table ("## The parameters": | `field` | default | meaning |)
  * has one row per parameter lat_lab_params_list names, with
- * lat_lab_params_default's value, and names nothing else but the two the
- * paired engine fixes, whose values are probed through paired.h; every
- * parameter lab.json records (lat_lab_params_json) is among them.
+ * lat_lab_params_default's value, and names nothing else; lab.json records
+ * (lat_lab_params_json) every listed parameter under its name with its
+ * value, and nothing else.
  *
  * The rule table ("## The rules": | id | condition | parameter | why |) has
  * exactly one row per rule id the code prints: the ids ("[V7]") in the
@@ -27,7 +27,6 @@
 
 #include "latlab/lab_session.h"
 #include "latlab/lab_verdict.h"
-#include "latlab/paired.h"
 
 #define MAXID 100 /* rule ids V1 .. V99 */
 #define MAXROWS 64
@@ -117,27 +116,6 @@ static bool same_value(double a, double b) {
     return fabs(a - b) <= 1e-9 * fmax(1, fabs(a));
 }
 
-/* The paired engine's constants, probed: lat_paired_rounds_to_fit gives up a
- * centre beyond share x the band's half-width; lat_paired_may_exclude_zero
- * projects multiple x the estimate.  True when x is the engine's value. */
-static bool engine_has(const char *field, double x) {
-    const double eps = 1e-6;
-    if (!strcmp(field, "band_edge_share")) {
-        /* an interval of half-width 0.01 centred at c, band 1 (ln) */
-        double in = x * (1 - eps), out = x * (1 + eps);
-        return lat_paired_rounds_to_fit(in - 0.01, in + 0.01, 10, 1) > 0 &&
-               lat_paired_rounds_to_fit(out - 0.01, out + 0.01, 10, 1) == 0;
-    }
-    if (!strcmp(field, "reach_est_multiple")) {
-        /* estimate 1, 1 round, 3 more: the half-width narrows to a half, so
-         * the bound crosses 0 exactly at a half-width of 2 x the multiple */
-        double w = 2 * x;
-        return lat_paired_may_exclude_zero(1, 1 - w * (1 - eps), 2, 1, 3) &&
-               !lat_paired_may_exclude_zero(1, 1 - w * (1 + eps), 2, 1, 3);
-    }
-    return false;
-}
-
 /* Disagreements between the parameter table r and the code's list (n
  * entries); each is printed.  Returns how many. */
 static int check_params(const params_read *r, const lat_lab_param *list, size_t n) {
@@ -156,7 +134,7 @@ static int check_params(const params_read *r, const lat_lab_param *list, size_t 
             say("docs/lab-method.md: `%s` is %g, the code's default %g\n", f, r->rows[i].value,
                 list[j].value);
             bad++;
-        } else if (j == n && !engine_has(f, r->rows[i].value)) {
+        } else if (j == n) {
             say("docs/lab-method.md names `%s` = %g, which is no parameter of the code\n", f,
                 r->rows[i].value);
             bad++;
@@ -167,6 +145,26 @@ static int check_params(const params_read *r, const lat_lab_param *list, size_t 
             say("docs/lab-method.md lacks a row for the parameter `%s`\n", list[j].name);
             bad++;
         }
+    return bad;
+}
+
+/* Disagreements between lab.json's params j and the code's list (n entries):
+ * a listed parameter missing or with another value or type (a count is an
+ * integer), a key the list lacks; each printed.  Returns how many. */
+static int check_json(const json_t *j, const lat_lab_param *list, size_t n) {
+    int bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        const json_t *v = json_object_get(j, list[i].name);
+        if (!v || !json_is_number(v) || json_is_integer(v) != list[i].count ||
+            !same_value(json_number_value(v), list[i].value)) {
+            say("lab.json's params lack `%s` = %g\n", list[i].name, list[i].value);
+            bad++;
+        }
+    }
+    if (json_object_size(j) != n) {
+        say("lab.json's params hold %zu keys, the list %zu\n", json_object_size(j), n);
+        bad++;
+    }
     return bad;
 }
 
@@ -332,9 +330,11 @@ static void test_parameter_table_matches_defaults(void **s) {
     size_t n = lat_lab_params_list(&p, list, MAXROWS);
     assert_true(n <= MAXROWS);
     assert_int_equal(check_params(&pr, list, n), 0);
-    /* lab.json's params are parameters of the table, with the same values */
+    /* lab.json's params are the list: each listed parameter under its name
+     * with its value (a count as an integer), and nothing else */
     json_t *j = lat_lab_params_json(&p);
     assert_non_null(j);
+    assert_int_equal(check_json(j, list, n), 0);
     const char *key;
     json_t *v;
     json_object_foreach(j, key, v) {
@@ -342,6 +342,13 @@ static void test_parameter_table_matches_defaults(void **s) {
         if (!r) fail_msg("lab.json records `%s`, which the parameter table lacks", key);
         assert_true(same_value(json_number_value(v), r->value));
     }
+    json_decref(j);
+    /* values other than the defaults are recorded too */
+    p.tick_ns = 0.5, p.min_rounds = 12, p.band_edge_share = 0.8, p.reach_est_multiple = 3;
+    n = lat_lab_params_list(&p, list, MAXROWS);
+    j = lat_lab_params_json(&p);
+    assert_non_null(j);
+    assert_int_equal(check_json(j, list, n), 0);
     json_decref(j);
 }
 
@@ -373,8 +380,7 @@ static void test_checks_can_fail(void **s) {
         "# x\n\n## The rules\n\n| id | condition | parameter | why |\n|---|---|---|---|\n"
         "| V1 | a | `alpha` | b |\n| V2 | a | `ghost` | b |\n| V2 | again | - | b |\n"
         "\n## The parameters\n\n| field | default | meaning |\n|---|---|---|\n"
-        "| `alpha` | 0.05 | a |\n| `unused` | 1 | b |\n"
-        "| `band_edge_share` | 0.8 | c |\n| `reach_est_multiple` | 2 | d |\n";
+        "| `alpha` | 0.05 | a |\n| `unused` | 1 | b |\n";
     const char *code =
         "/* \"[V9]\" in a comment */ // \"[V8]\"\n"
         "static const char c = '\"';\n"
@@ -393,14 +399,19 @@ static void test_checks_can_fail(void **s) {
     assert_int_equal(check_ids(rr.count, ids), 2);
     unsigned none[MAXID] = {0};
     assert_int_equal(check_ids(rr.count, none), 3); /* V1 and V2 printed by nobody, V2 twice */
-    /* `ghost` has no row; `unused`, the engine's two serve no rule */
-    assert_int_equal(check_named(&rr, &pr), 4);
-    /* alpha's value, `unused`, band_edge_share's value (0.9 in the engine),
-     * and the code's min_rounds without a row */
-    const lat_lab_param list[] = {{"alpha", 0.01}, {"min_rounds", 10}};
-    assert_int_equal(check_params(&pr, list, 2), 4);
-    assert_true(engine_has("band_edge_share", 0.9) && !engine_has("band_edge_share", 0.8));
-    assert_true(engine_has("reach_est_multiple", 2) && !engine_has("reach_est_multiple", 3));
+    /* `ghost` has no row; `unused` serves no rule */
+    assert_int_equal(check_named(&rr, &pr), 2);
+    /* alpha's value, `unused`, and the code's min_rounds without a row */
+    const lat_lab_param list[] = {{"alpha", 0.01, false}, {"min_rounds", 10, true}};
+    assert_int_equal(check_params(&pr, list, 2), 3);
+    /* lab.json: alpha's value, min_rounds not an integer, `extra` */
+    json_t *j = json_pack("{s:f, s:f, s:i}", "alpha", 0.05, "min_rounds", 10.0, "extra", 1);
+    assert_non_null(j);
+    assert_int_equal(check_json(j, list, 2), 3);
+    json_decref(j);
+    j = json_pack("{s:f, s:i}", "alpha", 0.01, "min_rounds", 10);
+    assert_int_equal(check_json(j, list, 2), 0);
+    json_decref(j);
     g_say = true;
 }
 

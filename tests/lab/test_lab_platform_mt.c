@@ -1,4 +1,4 @@
-/* test_lab_platform_mt.c - platform accounting in the lab: a hot thread made
+/* test_lab_platform_mt.c - the platform account in the lab: a hot thread made
  * to sleep for known intervals reports them within one counter tick (each
  * end), an injected sleep is attributed to the stage and thread it was
  * injected in, and a lab run made to lose more than the threshold is marked

@@ -126,7 +126,6 @@ static void test_min_tail_ratio(void **st) {
     assert_int_not_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
     s.r[LAT_LAB_Q999] = 1.35;
     assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
-    assert_false(v.deep_tail);
     p.min_tail_ratio = 1.4;
     assert_int_not_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
 }
@@ -156,12 +155,12 @@ static void test_tail_log_multiple(void **st) {
     assert_non_null(strstr(v.reason, "not yet decided"));
     /* open on its shape alone: what the stop rule's futility reads */
     assert_true(v.shape_open && v.shape_rounds == 30 && v.shape_lo < 0 && v.shape_hi > 0);
-    assert_true(lat_lab_out_of_reach(&v, 0));
+    assert_true(lat_lab_out_of_reach(&p, &v, 0));
     tail_at(&s, m - 0.01); /* the shape's estimate just below 0 */
     assert_int_equal(decide(&p, &s, 11, &v), LAT_LAB_UNDECIDED);
     tail_at(&s, m + 0.2);
     assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_TAIL);
-    assert_false(v.shape_open || lat_lab_out_of_reach(&v, 0));
+    assert_false(v.shape_open || lat_lab_out_of_reach(&p, &v, 0));
     p.tail_log_multiple = m + 0.5; /* the same tail is now within the median's shape */
     assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_MEDIAN);
     p.tail_log_multiple = m;
@@ -205,24 +204,29 @@ static void test_median_dominant_ratio(void **st) {
  * (test_tail_log_multiple: decide sets it only when the shape is open). */
 static void test_out_of_reach(void **st) {
     (void)st;
+    lat_lab_params p;
+    params(&p);
     lat_lab_verdict v;
     /* known intervals, 12 rounds: 30 more narrow them by sqrt(12/42) */
     memset(&v, 0, sizeof v);
     v.kind = LAT_LAB_UNDECIDED, v.shape_open = true, v.shape_rounds = 12;
     v.shape_est = 0.02, v.shape_lo = -0.20, v.shape_hi = 0.24; /* centred on 0 */
-    assert_true(lat_lab_out_of_reach(&v, 30));
+    assert_true(lat_lab_out_of_reach(&p, &v, 30));
     v.shape_est = 0.10, v.shape_lo = -0.25, v.shape_hi = 0.45; /* 0.20 - 0.35 x 0.53 > 0 */
-    assert_false(lat_lab_out_of_reach(&v, 30));
-    assert_true(lat_lab_out_of_reach(&v, 0));
-    assert_true(lat_lab_out_of_reach(&v, 2)); /* 0.20 - 0.35 sqrt(12/14) < 0 */
+    assert_false(lat_lab_out_of_reach(&p, &v, 30));
+    p.reach_est_multiple = 1.5; /* 0.15 - 0.35 x 0.53 < 0: V19's parameter is what projects */
+    assert_true(lat_lab_out_of_reach(&p, &v, 30));
+    p.reach_est_multiple = 2;
+    assert_true(lat_lab_out_of_reach(&p, &v, 0));
+    assert_true(lat_lab_out_of_reach(&p, &v, 2)); /* 0.20 - 0.35 sqrt(12/14) < 0 */
     v.shape_est = 0.06; /* 0.12 - 0.31 x 0.53 < 0: even twice the estimate is out of reach */
-    assert_true(lat_lab_out_of_reach(&v, 30));
+    assert_true(lat_lab_out_of_reach(&p, &v, 30));
     v.shape_est = -0.30, v.shape_lo = -0.65, v.shape_hi = 0.05; /* a median within reach */
-    assert_false(lat_lab_out_of_reach(&v, 30));
+    assert_false(lat_lab_out_of_reach(&p, &v, 30));
     v.shape_open = false; /* undecided for another reason: never out of reach */
-    assert_false(lat_lab_out_of_reach(&v, 0));
+    assert_false(lat_lab_out_of_reach(&p, &v, 0));
     v.shape_open = true, v.kind = LAT_LAB_MEDIAN;
-    assert_false(lat_lab_out_of_reach(&v, 0));
+    assert_false(lat_lab_out_of_reach(&p, &v, 0));
 }
 
 /* The sub-tick rule: the p50 does not move (below the granularity), so the
@@ -263,7 +267,6 @@ static void test_p9999_reported_not_read(void **st) {
     assert_true(isnan(v.shift[LAT_LAB_Q9999].ratio));
     s.deep = true;
     assert_int_equal(decide(&p, &s, 30, &v), LAT_LAB_NO_CHANGE);
-    assert_false(v.deep_tail);
     assert_true(v.shift[LAT_LAB_Q9999].lo > 1.9);
     assert_null(strstr(v.reason, "p99.99"));
 }
@@ -602,7 +605,7 @@ static void test_min_placement_rounds(void **st) {
         g_base[k].placement = g_exp[k].placement = LAT_LAB_FAR;
     assert_int_equal(lat_lab_decide(&p, LAT_LAB_ALLOC, g_base, g_exp, 25, &v), 0);
     assert_int_equal(v.kind, LAT_LAB_UNDECIDED);
-    assert_false(v.shape_open || lat_lab_out_of_reach(&v, 0));
+    assert_false(v.shape_open || lat_lab_out_of_reach(&p, &v, 0));
 }
 
 /* 30 rounds of s, the first `far` in the far placement, the e2e spread the
