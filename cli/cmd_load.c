@@ -3,7 +3,7 @@
  * checks itself.  Parse, run, write: the engines run on their own threads
  * (measure/loadrun.c); cli/loadout.c writes the live line, the interval log,
  * the table, the verdict and the JSON.  Exit 0 ok, 1 the run could not go on
- * (or a write failed), 2 usage, 4 invalid with --strict. */
+ * (or a write failed), 2 usage, 4 invalid with --strict (--find-max: none held). */
 #include "cli.h"
 #include "cliopts.h"
 #include "load.h"
@@ -32,13 +32,14 @@
 static struct {
     double rate;
     uint64_t duration_ns, connections, inflight, threads, timeout_ns, gap_ns, seed, echo_size;
-    uint64_t key_space, value_size, max_response;
+    uint64_t key_space, value_size, max_response, bisect;
     int arrivals, protocol, mc_op, cpu, tls_resume;
     double lag_fraction, ci_width;
-    const char *json, *hlog, *hgrm, *method, *path, *body, *redis_cmd, *host;
-    cli_list headers;
+    const char *json, *hlog, *hgrm, *method, *path, *body, *redis_cmd, *host, *svg;
+    cli_list headers, slos;
     cli_prom prom;
-    bool strict, quiet, rate_seen, seed_seen, path_seen, duration_seen;
+    bool strict, quiet, rate_seen, seed_seen, path_seen, duration_seen, find_max;
+    lat_loadsched_findmax *fm; /* --find-max's search */
     const char *replay, *cacert;
     const char *rate_s, *shard, *start_at; /* --rate as given; --shard, --start-at */
     lat_loadsched_plan plan;
@@ -99,6 +100,13 @@ static const cli_opt load_opts[] = {
                 "the whole run's latency percentiles (.hgrm, us, with 95% intervals)"),
     CLI_FLAG_OPT("strict", &o.strict, "exit 4 when the verdict is invalid"),
     CLI_FLAG_OPT("quiet", &o.quiet, "no live line on stderr"),
+    CLI_FLAG_OPT("find-max", &o.find_max,
+                 "run each step of --rate (a rate R: R/10 .. R, each --duration) up to\n"
+                 "the first invalid or over --slo; the highest that held is the answer"),
+    CLI_LIST_OPT("slo", &o.slos, "pNN=DUR", "--find-max: latency at pNN at most DUR (repeatable)"),
+    CLI_NUM_OPT("bisect", CLI_U64, &o.bisect, "N", "--find-max: then bisect N times (default 0)", 0,
+                LAT_LOADSCHED_MAX_BISECT),
+    CLI_STR_OPT("svg", CLI_PATH, &o.svg, "FILE", "--find-max: latency by percentile at each rate"),
     CLI_HEADING_ROW("Prometheus (series latency, service, lag, wait of latlab_load_seconds)"),
     CLI_PROM_SERVE_ROWS(o.prom),
     CLI_PROM_PUSH_ROWS(o.prom),
@@ -167,7 +175,7 @@ const cli_spec cmd_load_spec = {
         "get 100 ms) and write what was measured; the verdict says it was cut short.\n"
         "Exit 0 ok, 1 the run could not go on (unreachable, refused, a failed TLS\n"
         "handshake, every connection down for a second) or a write failed, 2 usage,\n"
-        "4 invalid with --strict.\n",
+        "4 invalid with --strict, or with --find-max when no rate held.\n",
     .min_args = 1,
     .max_args = 1,
 };
@@ -205,19 +213,6 @@ static int check_replay(void) {
     return 0;
 }
 
-/* --rate's numbers (a schedule's too) in every option's one syntax (no hex, no '+'). */
-static int check_rate(void) {
-    double d;
-    for (const char *s = o.rate_s + (strncmp(o.rate_s, "ramp:", 5) ? 0 : 5); *s && *s != '/';) {
-        char b[64];
-        size_t n = strcspn(s, ":/");
-        snprintf(b, sizeof b, "%.*s", (int)n, s);
-        if (cli_parse_double(CMD, "--rate", b, 0, LAT_LOADSCHED_RATE_MAX, &d)) return CLI_USAGE;
-        s += n + (s[n] == ':');
-    }
-    return 0;
-}
-
 /* Options that depend on each other; CLI_OK or CLI_USAGE. */
 static int check_opts(const char *target, const char **url_path) {
     const char *why;
@@ -234,9 +229,16 @@ static int check_opts(const char *target, const char **url_path) {
         return cli_usage_error(CMD, "--replay: only with --arrivals replay");
     }
     if (!o.rate_seen) return cli_usage_error(CMD, "--rate: required");
-    if (o.rate_s && check_rate()) return CLI_USAGE;
     if (o.rate_s && lat_loadsched_parse(o.rate_s, &o.plan, &why))
         return cli_usage_error(CMD, "--rate: %s", why);
+    if (!o.find_max && (o.slos.n || o.svg || o.bisect))
+        return cli_usage_error(CMD, "--slo, --svg, --bisect: only with --find-max");
+    if (o.find_max && (o.arrivals == 2 || o.hlog || o.shard || o.start_at))
+        return cli_usage_error(CMD, "--find-max: not with replay, --hlog, --shard, --start-at");
+    if (o.find_max &&
+        lat_loadsched_findmax_create(&o.plan, o.duration_ns, o.slos.v, (size_t)o.slos.n,
+                                     (unsigned)o.bisect, &o.fm, &why))
+        return cli_usage_error(CMD, "--find-max: %s", why);
     if (o.rate_s && o.plan.kind && o.duration_seen)
         return cli_usage_error(CMD, "--duration: not with a rate schedule (it sets the length)");
     if (o.rate_s && o.plan.kind) o.duration_ns = lat_loadsched_duration_ns(&o.plan);
@@ -245,14 +247,9 @@ static int check_opts(const char *target, const char **url_path) {
         return cli_usage_error(CMD, "--shard: '%s' is not I/N with 0 <= I < N", o.shard);
     if (o.shard && (o.arrivals == 2 || !o.seed_seen))
         return cli_usage_error(CMD, "--shard: needs --seed (one schedule for all) and no replay");
-    int64_t ahead_ms = o.start_at && !lat_loadsched_parse_time(o.start_at, &o.start_ns)
-                           ? ((int64_t)o.start_ns - (int64_t)lat_clock_ns(CLOCK_REALTIME)) / 1000000
-                           : 0;
-    if (o.start_at && !o.start_ns)
-        return cli_usage_error(CMD, "--start-at: '%s' is not RFC 3339 or Unix seconds", o.start_at);
-    if (o.start_at && ahead_ms < -100)
-        return cli_usage_error(CMD, "--start-at: %s is %.1f s in the past", o.start_at,
-                               (double)-ahead_ms / 1e3);
+    if (o.start_at &&
+        lat_loadsched_parse_start(o.start_at, lat_clock_ns(CLOCK_REALTIME), &o.start_ns, &why))
+        return cli_usage_error(CMD, "--start-at: %s", why);
     if (!o.duration_ns) return cli_usage_error(CMD, "--duration: must be more than 0");
     lat_loadproto_kind k = proto_kinds[o.protocol];
     if (k != LAT_LOADPROTO_HTTP && (o.method || o.path_seen || o.headers.n || o.body || o.host))
@@ -357,6 +354,25 @@ static int run_engine(load_run *r) {
     return rc;
 }
 
+/* --find-max: a run at each rate the search asks for, judged and added to it. */
+static int find_max(load_run *r) {
+    int rc = 0;
+    for (double hz;
+         !rc && !r->run_rc && !r->counts.stopped && (hz = lat_loadsched_findmax_next(o.fm));) {
+        r->cfg.plan = o.plan = (lat_loadsched_plan){.from_hz = hz};
+        o.duration_ns = lat_loadsched_findmax_hold_ns(o.fm);
+        r->cfg.rate_hz = hz, r->cfg.duration_ns = o.duration_ns;
+        for (int k = 0; k < LAT_LOAD_NSERIES; k++)
+            lat_hist_reset(&r->h[k]);
+        lat_loadsched_steps_destroy(r->steps), r->steps = NULL;
+        if (!(rc = run_engine(r)) && !r->run_rc &&
+            (rc = lat_loadsched_findmax_add(o.fm, hz, &r->verdict, &r->h[LAT_LOAD_LATENCY])))
+            rc = cli_lib_error(CMD, "find-max", rc);
+        if (!rc && !r->run_rc && !o.quiet) lat_loadsched_findmax_write_try(stderr, o.fm, ~0u);
+    }
+    return rc;
+}
+
 /* Why the run could not go on, with the address it went to ("connection
  * refused by 127.0.0.1 port 9"), on stderr. */
 static void run_error(const load_run *r) {
@@ -394,7 +410,7 @@ int cmd_load(int argc, char **argv) {
     static lat_loadproto proto;
     if ((rc = build_proto(&proto, url_path ? url_path : "/"))) return rc;
     load_run r = {.target = target, .protocol = proto_names[o.protocol], .threads = (int)o.threads,
-                  .rate_spec = o.rate_s, .start_ns = o.start_ns};
+                  .rate_spec = o.rate_s, .start_ns = o.start_ns, .findmax = o.fm};
     if (!o.seed_seen)
         o.seed = (lat_clock_ns(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32)) & ((1ull << 53) - 1);
     r.cfg = (lat_load_cfg){
@@ -431,12 +447,14 @@ int cmd_load(int argc, char **argv) {
         rc = cli_usage_error(CMD, "%s: TLS: %s", target,
                              r.cfg.tls ? lat_loadtls_error(r.cfg.tls) : lat_strerror(rc));
     else
-        rc = run_engine(&r);
+        rc = o.fm ? find_max(&r) : run_engine(&r);
     if (replay_f) fclose(replay_f);
     if (!rc && r.run_rc) run_error(&r);
     int prc = (!rc) ? load_print(&r) : CLI_OK;
     int jrc = (!rc && o.json) ? load_write_json(&r, o.json) : CLI_OK;
     if (!rc && o.hgrm && load_write_hgrm(&r.h[LAT_LOAD_LATENCY], o.hgrm)) jrc = CLI_ERR;
+    int src = !rc && o.svg ? lat_loadsched_findmax_save_svg(o.fm, o.svg) : 0;
+    if (src) jrc = cli_lib_error(CMD, o.svg, src);
     const lat_hist *tot[LAT_LOAD_NSERIES];
     for (int k = 0; k < LAT_LOAD_NSERIES; k++)
         tot[k] = &r.h[k];
@@ -446,7 +464,9 @@ int cmd_load(int argc, char **argv) {
         lat_hist_fini(&r.h[k]);
     lat_loadtls_destroy(r.cfg.tls);
     lat_loadsched_steps_destroy(r.steps);
+    bool none = o.fm && lat_loadsched_findmax_best(o.fm) < 0;
+    lat_loadsched_findmax_destroy(o.fm);
     if (rc) return rc;
     if (r.run_rc || prc || jrc) return CLI_ERR;
-    return o.strict && !r.verdict.valid ? EXIT_INVALID : CLI_OK;
+    return (o.find_max ? none : o.strict && !r.verdict.valid) ? EXIT_INVALID : CLI_OK;
 }

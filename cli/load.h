@@ -32,11 +32,14 @@ typedef struct load_run {
     const char *rate_spec;
     lat_loadsched_steps *steps;
     uint64_t start_ns;
+    lat_loadsched_findmax *findmax; /* --find-max: the search (the figures are its last run's) */
 } load_run;
 
-/* The final table and the verdict on stdout: 0, or CLI_ERR when stdout failed. */
+/* The final table and the verdict (--find-max: the search instead) on
+ * stdout: 0, or CLI_ERR when stdout failed. */
 int load_print(const load_run *r);
-/* The JSON result, written atomically: CLI_OK or CLI_ERR after a message. */
+/* The JSON result (with --find-max's as find_max), written atomically: CLI_OK or CLI_ERR after
+ * a message. */
 int load_write_json(const load_run *r, const char *path);
 /* The percentiles the table prints and the verdict judges. */
 extern const double load_ps[];

@@ -107,46 +107,18 @@ static void print_censored(const load_run *r) {
     printf("\n");
 }
 
-/* v with fmt into b, or "-" when it was not computed (NAN). */
-static void fmt_or_dash(char *b, size_t n, const char *fmt, double v) {
-    if (isnan(v))
-        snprintf(b, n, "-");
-    else
-        snprintf(b, n, fmt, v);
-}
-
-/* The schedule (--rate's plan) and the shard, under the head line. */
-static void print_sched(const load_run *r) {
-    if (r->cfg.plan.kind)
-        printf("schedule: --rate %s, %u %s, mean %.0f/s (this generator's share %.0f/s)\n",
-               r->rate_spec, lat_loadsched_steps_n(r->steps),
-               r->cfg.plan.kind == LAT_LOADSCHED_RAMP ? "tenths of the ramp" : "steps",
-               lat_loadsched_mean_hz(&r->cfg.plan), r->cfg.rate_hz);
-    if (r->cfg.stride)
-        printf("shard %" PRIu32 "/%" PRIu32 " of the one schedule of seed %" PRIu64 "\n",
-               r->cfg.phase, r->cfg.stride, r->cfg.seed);
-}
-
-int load_print(const load_run *r) {
-    const lat_load_counts *c = &r->counts;
+static void print_run(const load_run *r) {
     const lat_load_verdict *v = &r->verdict;
     print_head(r);
-    print_sched(r);
+    lat_loadsched_write_plan(stdout, &r->cfg.plan, r->rate_spec, r->cfg.rate_hz, r->cfg.stride,
+                             r->cfg.phase, r->cfg.seed);
     print_table(r);
-    printf("\n%s: %" PRIu64 " platform gaps of %.1f us or more, %.2f ms in all (%.3f%% "
-           "of the run, longest %.1f us; %.2f ms waiting behind this machine's other threads, "
-           "the server's included); %" PRIu64 " requests sent late (lag > %.1f us), %" PRIu64
-           " of them because of the gaps: %.3f%% of requests late because of the platform; %" PRIu64
-           " of the rest in the backlog after every connection was full\n",
-           r->threads == 1 ? "sending thread" : "sending threads (gap time: the mean per thread)",
-           c->gaps, (double)(r->cfg.gap_ns ? r->cfg.gap_ns : 10000) / 1e3, (double)c->gap_ns / 1e6,
-           v->platform_loss * 100, (double)c->gap_longest_ns / 1e3, (double)c->runq_ns / 1e6,
-           c->late, (double)(r->cfg.gap_ns ? r->cfg.gap_ns : 10000) / 1e3, c->late_gap,
-           v->late_gap_share * 100, c->late_wait);
+    printf("\n");
+    lat_load_counts_write_gaps(stdout, &r->counts, (unsigned)r->threads, r->cfg.gap_ns);
     print_censored(r);
-    char a2[32], rho[32]; /* no samples (no server): "-", not nan */
-    fmt_or_dash(a2, sizeof a2, "%.2f", v->ad_a2);
-    fmt_or_dash(rho, sizeof rho, "%.3f", v->lag1_rho);
+    char a2[32] = "-", rho[32] = "-"; /* no samples (no server): "-", not nan */
+    if (!isnan(v->ad_a2)) snprintf(a2, sizeof a2, "%.2f", v->ad_a2);
+    if (!isnan(v->lag1_rho)) snprintf(rho, sizeof rho, "%.3f", v->lag1_rho);
     printf("arrivals (%s): Anderson-Darling A2* %s on %zu sampled inter-arrivals; exponential "
            "%s at 1%% (critical %.3f)%s\n",
            arrivals_name(r), a2, v->ad_n,
@@ -166,6 +138,10 @@ int load_print(const load_run *r) {
         v->lag_fraction * 100, v->ci_width * 100, v->valid ? "valid" : "invalid: ", v->reason);
     lat_loadsched_steps_write(stdout, r->steps, r->start_ns != 0, r->cfg.plan.kind != 0, load_ps,
                               load_nps, v->lag_fraction, v->ci_width);
+}
+
+int load_print(const load_run *r) {
+    r->findmax ? lat_loadsched_findmax_write(stdout, r->findmax) : print_run(r);
     if (fflush(stdout) || ferror(stdout))
         return cli_error("load", "stdout: write failed: %s", strerror(errno ? errno : EIO));
     return CLI_OK;
@@ -221,6 +197,8 @@ int load_write_json(const load_run *r, const char *path) {
     for (int k = 0; k < LAT_LOAD_NSERIES; k++)
         json_object_set_new(o, load_series[k], hist_json(&r->h[k]));
     json_object_set_new(o, "verdict", lat_load_verdict_json(&r->verdict));
+    json_object_set_new(o, "find_max",
+                        r->findmax ? lat_loadsched_findmax_json(r->findmax) : json_null());
     json_object_set_new(o, "run_error",
                         r->run_rc ? json_string(strerror(-r->run_rc)) : json_null());
     return cli_write_json("load", path, o);

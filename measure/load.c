@@ -980,3 +980,21 @@ json_t *lat_load_counts_json(const lat_load_counts *c) {
     json_object_set_new(o, "deadline", json_integer((json_int_t)c->deadline));
     return o;
 }
+
+void lat_load_counts_write_gaps(FILE *f, const lat_load_counts *c, unsigned threads,
+                                uint64_t gap_ns) {
+    double th_us = (double)(gap_ns ? gap_ns : 10000) / 1e3;
+    fprintf(f,
+            "%s: %llu platform gaps of %.1f us or more, %.2f ms in all (%.3f%% of the run, longest "
+            "%.1f us; %.2f ms waiting behind this machine's other threads, the server's included); "
+            "%llu requests sent late (lag > %.1f us), %llu of them because of the gaps: %.3f%% of "
+            "requests late because of the platform; %llu of the rest in the backlog after every "
+            "connection was full\n",
+            threads == 1 ? "sending thread" : "sending threads (gap time: the mean per thread)",
+            (unsigned long long)c->gaps, th_us, (double)c->gap_ns / 1e6,
+            c->run_ns ? 100.0 * (double)c->gap_ns / (double)c->run_ns : 0.0,
+            (double)c->gap_longest_ns / 1e3, (double)c->runq_ns / 1e6, (unsigned long long)c->late,
+            th_us, (unsigned long long)c->late_gap,
+            c->sent ? 100.0 * (double)c->late_gap / (double)c->sent : 0.0,
+            (unsigned long long)c->late_wait);
+}

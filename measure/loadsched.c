@@ -1,13 +1,13 @@
 /* loadsched.c - the schedule of `latlab load`: a fixed rate, steps or a
  * ramp mapped from a unit-rate process by time rescaling, a shard's share of
- * it, --rate/--shard/--start-at's grammar, and the figures of a run step by
- * step with their verdicts.  See loadsched.h.
+ * it, --rate/--shard/--start-at's grammar (a start no more than 100 ms past),
+ * the schedule's line in a report, and the figures of a run step by step
+ * with their verdicts.  See loadsched.h (--find-max: loadsched_findmax.c).
  *
  * Apart from load.c so that the engine keeps to its loop (the schedule is
  * pure arithmetic) and the step report to its own file. */
 #include "latlab/loadsched.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -105,10 +105,16 @@ static int parse_rate(const char *s, const char *e, double lo, double *out) {
     if (n >= sizeof b) n = sizeof b - 1;
     memcpy(b, s, n);
     b[n] = 0;
+    /* every option's one syntax: digits, a point, an exponent; no hex, no '+' */
+    bool plain = n > 0 && b[0] != '+';
+    for (size_t i = 0; i < n; i++)
+        plain &= (b[i] >= '0' && b[i] <= '9') || b[i] == '.' || b[i] == 'e' || b[i] == 'E' ||
+                 ((b[i] == '-' || b[i] == '+') &&
+                  (!i ? b[i] == '-' : b[i - 1] == 'e' || b[i - 1] == 'E'));
     errno = 0;
     double v = strtod(b, &end);
-    if (!n || end == b || *end || isspace((unsigned char)b[0])) {
-        snprintf(why_buf, sizeof why_buf, "'%s' is not a number", b);
+    if (!plain || end == b || *end) {
+        snprintf(why_buf, sizeof why_buf, "'%s' is not a decimal number", b);
         return -EINVAL;
     }
     if (errno == ERANGE || !isfinite(v) || v < lo || v > LAT_LOADSCHED_RATE_MAX) {
@@ -184,6 +190,18 @@ int lat_loadsched_parse(const char *s, lat_loadsched_plan *p, const char **why) 
         return -EINVAL;
     }
     return 0;
+}
+
+void lat_loadsched_write_plan(FILE *f, const lat_loadsched_plan *p, const char *spec,
+                              double share_hz, uint32_t stride, uint32_t phase, uint64_t seed) {
+    if (p->kind)
+        fprintf(f, "schedule: --rate %s, %u %s, mean %.0f/s (this generator's share %.0f/s)\n",
+                spec, lat_loadsched_nsteps(p),
+                p->kind == LAT_LOADSCHED_RAMP ? "tenths of the ramp" : "steps",
+                lat_loadsched_mean_hz(p), share_hz);
+    if (stride)
+        fprintf(f, "shard %" PRIu32 "/%" PRIu32 " of the one schedule of seed %" PRIu64 "\n", phase,
+                stride, seed);
 }
 
 int lat_loadsched_parse_shard(const char *s, uint32_t *i, uint32_t *n) {
@@ -266,6 +284,21 @@ int lat_loadsched_parse_time(const char *s, uint64_t *unix_ns) {
     int64_t t = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se - off_s;
     if (t < 0) return -EINVAL;
     *unix_ns = (uint64_t)t * 1000000000ull + (uint64_t)f;
+    return 0;
+}
+
+int lat_loadsched_parse_start(const char *s, uint64_t now_ns, uint64_t *unix_ns,
+                              const char **why) {
+    *why = why_buf;
+    if (lat_loadsched_parse_time(s, unix_ns)) {
+        snprintf(why_buf, sizeof why_buf, "'%s' is not RFC 3339 or Unix seconds", s ? s : "");
+        return -EINVAL;
+    }
+    if (*unix_ns + 100000000 < now_ns) {
+        snprintf(why_buf, sizeof why_buf, "%s is %.1f s in the past", s,
+                 (double)(now_ns - *unix_ns) / 1e9);
+        return -EINVAL;
+    }
     return 0;
 }
 

@@ -239,5 +239,10 @@ size_t lat_load_latency_pairs(const lat_load *l, const double **out);
 /* The counts as a JSON object ("scheduled", "sent", ..., "errors" by kind,
  * "gap_ns", "run_ns"): a new reference, or NULL (no memory). */
 struct json_t *lat_load_counts_json(const lat_load_counts *c);
+/* On f, one line: the sending threads' platform gaps (threshold gap_ns, 0:
+ * 10 us) and the share of the run they took, the requests sent late and how
+ * many of them the gaps and the waits for a connection explain. */
+void lat_load_counts_write_gaps(FILE *f, const lat_load_counts *c, unsigned threads,
+                                uint64_t gap_ns);
 
 #endif /* LATLAB_LOAD_H */

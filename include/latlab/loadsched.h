@@ -1,7 +1,8 @@
 /* loadsched.h - the schedule of `latlab load`: the intended send times of a
  * fixed rate, a step schedule or a linear ramp, one shard's (or one sending
- * thread's) exact share of them, a coordinated start, and the figures of a
- * run step by step. */
+ * thread's) exact share of them, a coordinated start, the figures of a
+ * run step by step, and the search for the highest rate that holds a
+ * latency objective (measure/loadsched_findmax.c). */
 
 /* A rate schedule (a plan) is a rate over time, lambda(t).  Its arrivals are
  * those of a unit-rate process mapped through the inverse of the cumulative
@@ -91,12 +92,22 @@ void lat_loadsched_step_span(const lat_loadsched_plan *p, uint64_t duration_ns, 
 /* The step holding intended time t_ns (the last one past the end). */
 unsigned lat_loadsched_step_of(const lat_loadsched_plan *p, uint64_t duration_ns, uint64_t t_ns);
 
+/* On f, under a run's head line: a plan that is not FIXED (spec: --rate as
+ * given; share_hz: this generator's mean) and, stride above 0, the shard
+ * phase of stride of the schedule of seed. */
+void lat_loadsched_write_plan(FILE *f, const lat_loadsched_plan *p, const char *spec,
+                              double share_hz, uint32_t stride, uint32_t phase, uint64_t seed);
+
 /* "I/N" with 0 <= I < N <= 65536 (--shard): 0 or -EINVAL. */
 int lat_loadsched_parse_shard(const char *s, uint32_t *i, uint32_t *n);
 /* A wall-clock time (--start-at): RFC 3339 ("2025-06-01T12:00:00.5Z",
  * "...+02:00") or Unix seconds with a fraction ("1748779200.5"), into ns
  * since the epoch.  0 or -EINVAL. */
 int lat_loadsched_parse_time(const char *s, uint64_t *unix_ns);
+/* The same, and no more than 100 ms before now_ns (ns since the epoch): 0,
+ * or -EINVAL with *why (static, not thread-safe). */
+int lat_loadsched_parse_start(const char *s, uint64_t now_ns, uint64_t *unix_ns,
+                              const char **why);
 /* Sleep until lead_ns before unix_ns (CLOCK_REALTIME; at once when that has
  * passed), then give the cycle count (lat_cycles) at which unix_ns falls.
  * Returns that count. */
@@ -189,5 +200,93 @@ struct json_t *lat_loadsched_steps_json(const lat_loadsched_steps *s, const doub
 unsigned lat_loadsched_steps_write(FILE *f, const lat_loadsched_steps *s, bool skew, bool table,
                                    const double *ps, size_t nps, double lag_fraction,
                                    double ci_width);
+
+/* ---- the highest rate that holds a latency objective (--find-max) ------------------------ */
+
+/* A search decides; its caller runs.  Each rate is one run of its own at a
+ * fixed rate, held hold_ns and judged whole (loadverdict.h).  First the
+ * steps of a plan upwards, stopping at the first that fails (the rates
+ * above it are not tried); then, bisect times, the whole rate midway
+ * between the highest that held and the lowest that failed. */
+
+/* A rate holds when its verdict is valid and, at each objective's
+ * percentile, the latency has its interval (enough samples that it is not
+ * the maximum) and its point estimate is at most the objective.  A rate
+ * that fails says why (LAT_LOADSCHED_BY_*): an objective broken (the
+ * service set the figure), the service behind the offered rate, the
+ * connections at their limit, the generator's lag, or the run itself
+ * (failed requests, errors, too few samples, cut short). */
+
+#define LAT_LOADSCHED_MAX_SLOS 8    /* objectives at most */
+#define LAT_LOADSCHED_MAX_BISECT 16 /* bisections at most */
+#define LAT_LOADSCHED_MAX_TRIES (LAT_LOADSCHED_MAX_STEPS + LAT_LOADSCHED_MAX_BISECT)
+
+typedef struct lat_loadsched_slo {
+    double p;         /* the percentile, 0 < p < 100 */
+    int64_t limit_ns; /* the latency there at most, > 0 */
+} lat_loadsched_slo;
+
+/* Why a rate failed: bits. */
+#define LAT_LOADSCHED_BY_SLO 1u         /* a percentile above its objective */
+#define LAT_LOADSCHED_BY_SERVICE 2u     /* completions under LAT_LOAD_BEHIND of the offered rate */
+#define LAT_LOADSCHED_BY_CONNECTIONS 4u /* their limit, or a wait for one set a figure */
+#define LAT_LOADSCHED_BY_GENERATOR 8u   /* the schedule lag set a figure */
+#define LAT_LOADSCHED_BY_RUN 16u        /* the verdict's other reasons, or too few samples */
+
+typedef struct lat_loadsched_try {
+    double rate_hz;
+    bool held, valid;                        /* valid: the verdict's */
+    unsigned why;                            /* LAT_LOADSCHED_BY_* bits; 0 when held */
+    lat_hist_ci slo[LAT_LOADSCHED_MAX_SLOS]; /* the latency (ns) at each objective's percentile */
+    char reason[1024];                       /* the verdict's, "" when valid */
+    lat_hist *latency;                       /* a copy (2 significant digits), for the plot */
+} lat_loadsched_try;
+
+typedef struct lat_loadsched_findmax lat_loadsched_findmax;
+
+/* "pNN=DURATION" (p99=5ms, p99.9=500us; the unit ns, us, ms or s is
+ * required; up to 1 hour): 0, or -EINVAL with *why (static, not
+ * thread-safe). */
+int lat_loadsched_parse_slo(const char *s, lat_loadsched_slo *out, const char **why);
+/* A search over plan's steps (ascending, from_hz above 0), each held for
+ * its hold; a FIXED plan of rate R steps R/10, 2R/10 .. R, each held
+ * duration_ns.  slos: nslo strings, each one or more objectives separated
+ * by commas (at most LAT_LOADSCHED_MAX_SLOS, percentiles distinct); bisect
+ * 0 .. LAT_LOADSCHED_MAX_BISECT.  0, -ENOMEM, or -EINVAL with *why. */
+int lat_loadsched_findmax_create(const lat_loadsched_plan *plan, uint64_t duration_ns,
+                                 const char *const *slos, size_t nslo, unsigned bisect,
+                                 lat_loadsched_findmax **out, const char **why);
+void lat_loadsched_findmax_destroy(lat_loadsched_findmax *f); /* NULL is fine */
+/* How long each rate runs, ns. */
+uint64_t lat_loadsched_findmax_hold_ns(const lat_loadsched_findmax *f);
+/* The next rate to run (per second), or 0 when the search is over. */
+double lat_loadsched_findmax_next(const lat_loadsched_findmax *f);
+/* The run at rate_hz (the one next gave) ended with verdict v and the
+ * latency histogram (ns) it judged.  0, -EINVAL (NULL, no room left) or
+ * -ENOMEM. */
+int lat_loadsched_findmax_add(lat_loadsched_findmax *f, double rate_hz,
+                              const struct lat_load_verdict *v, const lat_hist *latency);
+/* The rates run, in the order run: try i < n, or NULL. */
+unsigned lat_loadsched_findmax_n(const lat_loadsched_findmax *f);
+const lat_loadsched_try *lat_loadsched_findmax_get(const lat_loadsched_findmax *f, unsigned i);
+/* The index of the highest rate that held, and of the lowest that failed
+ * above it (the first that failed when none held): -1 when there is none. */
+int lat_loadsched_findmax_best(const lat_loadsched_findmax *f);
+int lat_loadsched_findmax_failed(const lat_loadsched_findmax *f);
+
+/* On out: try i as a line ("  250 req/s: held: p99 4.2 ms [4.1, 4.4] <=
+ * 5 ms"), or the last when i is past the end. */
+void lat_loadsched_findmax_write_try(FILE *out, const lat_loadsched_findmax *f, unsigned i);
+/* On out: the search, each rate run, then "highest rate holding p99 <= 5
+ * ms: R req/s (p99 X ms [lo, hi])" and "next rate S req/s failed: <who>:
+ * <why>" (or that none held, or that every rate held). */
+void lat_loadsched_findmax_write(FILE *out, const lat_loadsched_findmax *f);
+/* As JSON (slos, hold_ns, bisect, max_rate_hz, max, next_failed, tries):
+ * a new reference, or NULL. */
+struct json_t *lat_loadsched_findmax_json(const lat_loadsched_findmax *f);
+/* Latency by percentile at each rate run (the highest LAT_PLOT_MAX_SERIES
+ * of them), each objective a line, as SVG at path (atomically): 0 or a
+ * negative errno. */
+int lat_loadsched_findmax_save_svg(const lat_loadsched_findmax *f, const char *path);
 
 #endif /* LATLAB_LOADSCHED_H */

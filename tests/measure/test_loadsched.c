@@ -80,7 +80,9 @@ static void test_parse(void **state) {
     const char *bad[] = {"0",          "10x",        "1e9",          "1000:2000/1s",
                          "1:2:0/1s",   "1:2:1/",     "1:2:1/1h",     "1:2:1/10us",
                          "1:100:1/1s", "ramp:0:0/1s", "ramp:1:2:3/1s", "ramp:1:2",
-                         "a:2:1/1s",   " 5",         "1:2:1/1s/2s", ""};
+                         "a:2:1/1s",   " 5",         "1:2:1/1s/2s", "",
+                         /* every option's one number syntax: no hex, '+', inf or nan */
+                         "0x10", "+5", "1000:0x800:500/1s", "ramp:+1:2/1s", "inf", "nan"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         const char *why = NULL;
         if (lat_loadsched_parse(bad[i], &p, &why) != -EINVAL) fail_msg("'%s' accepted", bad[i]);
