@@ -140,7 +140,7 @@ static void judge_pcts(const lat_load_verdict_in *in, lat_load_verdict *v) {
     uint64_t own_late = c->late > c->late_gap ? c->late - c->late_gap : 0;
     bool drained = own_late && 2 * c->late_wait >= own_late;
     bool limit = v->conns_limit;
-    char behind[640] = "", drain[400] = "", cure[700];
+    char behind[640] = "", drain[1100] = "", cure[800];
     size_t k = 0;
     if (v->service_behind)
         k = (size_t)snprintf(behind, sizeof behind,
