@@ -484,9 +484,11 @@ json_t *lat_ab_json(const lat_ab_params *p, const lat_ab_result *r) {
                                         lat_ab_verdict_name(b->verdict), "reason", b->reason,
                                         "figures", figs ? figs : json_null()));
     }
-    return json_pack("{s:I,s:f,s:f,s:f,s:I,s:{s:b,s:s},s:{s:I,s:I,s:I,s:I},s:o}", "rounds",
-                     (json_int_t)r->rounds, "alpha", p->alpha, "band", p->band, "tail_band",
-                     p->tail_band, "min_rounds", (json_int_t)p->min_rounds, "aa_control",
+    return json_pack("{s:I,s:f,s:f,s:f,s:I,s:f,s:f,s:{s:b,s:s},s:{s:I,s:I,s:I,s:I},s:o}",
+                     "rounds", (json_int_t)r->rounds, "alpha", p->alpha, "band", p->band,
+                     "tail_band", p->tail_band, "min_rounds", (json_int_t)p->min_rounds,
+                     "band_edge_share", p->band_edge_share, "reach_est_multiple",
+                     p->reach_est_multiple, "aa_control",
                      "failed", r->aa_failed, "reason", r->aa_reason, "summary", "slower",
                      (json_int_t)r->slower, "faster", (json_int_t)r->faster, "no_change",
                      (json_int_t)r->same, "inconclusive", (json_int_t)r->inconclusive,

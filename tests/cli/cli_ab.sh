@@ -74,6 +74,8 @@ run_ab "$tmp/s.json" --budget 40s --min-rounds 8 --gate --md "$tmp/s.md" --svg "
     fail "30% slower with --gate exited $rc, want 1: $(cat "$tmp/out" "$tmp/err")"
 verdict "30% slower" '.complete and .benchmarks[0].verdict == "slower" and
     .benchmarks[0].figures[0].b_over_a.ratio > 1.1' "$tmp/s.json" "$tmp/out"
+jq -e '.band_edge_share == 0.9 and .reach_est_multiple == 2' "$tmp/s.json" >/dev/null ||
+    fail "the stop rule's parameters not in the JSON"
 grep -q "slower" "$tmp/s.md" || fail "no Markdown summary"
 grep -q "<svg" "$tmp/known_chain.svg" || fail "no SVG shift function"
 grep -q "could have seen" "$tmp/out" || fail "no minimum detectable effect column"
