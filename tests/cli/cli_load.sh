@@ -23,30 +23,22 @@ PY=$(command -v /usr/bin/python3 || command -v python3) || { echo "SKIPPED: pyth
 . "$SRC/tests/support/servers.sh"
 
 # ---- misuse: exit 2, before any work ---------------------------------------------------
-usage() { # expected-text-in-message args...
-    local want=$1
-    shift
-    "$LATLAB" load "$@" >"$tmp/u.out" 2>"$tmp/u.err"
-    local rc=$?
-    [ $rc = 2 ] || fail "load $* -> exit $rc (want 2)"
-    grep -q -- "$want" "$tmp/u.err" || fail "load $* -> message without $want: $(cat "$tmp/u.err")"
-}
-usage --rate 127.0.0.1:9
-usage --rate 127.0.0.1:9 --rate 0
-usage --rate 127.0.0.1:9 --rate 10x
-usage --duration 127.0.0.1:9 --rate 10 --duration 0
-usage --arrivals 127.0.0.1:9 --rate 10 --arrivals burst
-usage --protocol 127.0.0.1:9 --rate 10 --protocol ftp
-usage --redis-cmd 127.0.0.1:9 --rate 10 --redis-cmd PING
-usage --header 127.0.0.1:9 --rate 10 --header nocolon
-usage HOST:PORT 127.0.0.1 --rate 10
-usage --connections 127.0.0.1:9 --rate 10 --connections 0
-usage --push 127.0.0.1:9 --rate 10 --push ftp://x
-usage --cpu 127.0.0.1:9 --rate 10 --cpu 4095
-usage --seed 127.0.0.1:9 --rate 10 --seed 9007199254740992
-usage --connections 127.0.0.1:9 --rate 10 --threads 4 --connections 2
-usage --threads 127.0.0.1:9 --rate 10 --threads 0
-usage --metrics 127.0.0.1:9 --rate 10 --metrics nonsense
+load_usage --rate 127.0.0.1:9
+load_usage --rate 127.0.0.1:9 --rate 0
+load_usage --rate 127.0.0.1:9 --rate 10x
+load_usage --duration 127.0.0.1:9 --rate 10 --duration 0
+load_usage --arrivals 127.0.0.1:9 --rate 10 --arrivals burst
+load_usage --protocol 127.0.0.1:9 --rate 10 --protocol ftp
+load_usage --redis-cmd 127.0.0.1:9 --rate 10 --redis-cmd PING
+load_usage --header 127.0.0.1:9 --rate 10 --header nocolon
+load_usage HOST:PORT 127.0.0.1 --rate 10
+load_usage --connections 127.0.0.1:9 --rate 10 --connections 0
+load_usage --push 127.0.0.1:9 --rate 10 --push ftp://x
+load_usage --cpu 127.0.0.1:9 --rate 10 --cpu 4095
+load_usage --seed 127.0.0.1:9 --rate 10 --seed 9007199254740992
+load_usage --connections 127.0.0.1:9 --rate 10 --threads 4 --connections 2
+load_usage --threads 127.0.0.1:9 --rate 10 --threads 0
+load_usage --metrics 127.0.0.1:9 --rate 10 --metrics nonsense
 "$LATLAB" help load >"$tmp/h1" && "$LATLAB" load --help >"$tmp/h2" && cmp -s "$tmp/h1" "$tmp/h2" ||
     fail "help load differs from load --help"
 
@@ -202,9 +194,9 @@ stop_peer
 [ "$(j "$tmp/rp.json" "d['counts']['completed']")" = 300 ] || fail "replay: completed != 300"
 [ "$served" = 3000 ] || fail "replay: the peer echoed $served bytes, want 3000"
 printf '10\n5\n' >"$tmp/bad.txt"
-usage 'line 2' 127.0.0.1:9 --arrivals replay --replay "$tmp/bad.txt"
-usage '--replay' 127.0.0.1:9 --arrivals replay
-usage '--rate' 127.0.0.1:9 --arrivals replay --replay "$tmp/replay.txt" --rate 5
+load_usage 'line 2' 127.0.0.1:9 --arrivals replay --replay "$tmp/bad.txt"
+load_usage '--replay' 127.0.0.1:9 --arrivals replay
+load_usage '--rate' 127.0.0.1:9 --arrivals replay --replay "$tmp/replay.txt" --rate 5
 
 # ---- a constant schedule fails the same test ---------------------------------------------------
 peer

@@ -41,28 +41,20 @@ stop_peer() {
     kill "$peer_pid" 2>/dev/null
     wait "$peer_pid" 2>/dev/null
 }
-usage() { # expected-text-in-message args...
-    local want=$1
-    shift
-    "$LATLAB" load "$@" >"$tmp/u.out" 2>"$tmp/u.err"
-    local rc=$?
-    [ $rc = 2 ] || fail "load $* -> exit $rc (want 2)"
-    grep -q -- "$want" "$tmp/u.err" || fail "load $* -> message without $want: $(cat "$tmp/u.err")"
-}
 
 # ---- ports over 65535 (and 0) are usage errors naming the target ---------------------------
-usage "127.0.0.1:99999': port out of range" 127.0.0.1:99999 --rate 10
-usage "http://127.0.0.1:70000/': port out of range" http://127.0.0.1:70000/ --rate 10
-usage "port out of range" 127.0.0.1:0 --rate 10
+load_usage "127.0.0.1:99999': port out of range" 127.0.0.1:99999 --rate 10
+load_usage "http://127.0.0.1:70000/': port out of range" http://127.0.0.1:70000/ --rate 10
+load_usage "port out of range" 127.0.0.1:0 --rate 10
 
 # ---- a replay line longer than the reader's buffer is one line -----------------------------
 python3 -c "print(100); print(' ' * 10 + '200' + ' ' * 200 + '300')" >"$tmp/long.txt"
-usage "long.txt line 2" 127.0.0.1:9 --arrivals replay --replay "$tmp/long.txt"
+load_usage "long.txt line 2" 127.0.0.1:9 --arrivals replay --replay "$tmp/long.txt"
 python3 -c "print(100); print('#' + 'x' * 300); print(200)" >"$tmp/comment.txt"
 "$LATLAB" load 127.0.0.1:9 --arrivals replay --replay "$tmp/comment.txt" >"$tmp/c.out" 2>"$tmp/c.err"
 [ $? != 2 ] || fail "a long comment line: $(cat "$tmp/c.err")"
 printf '100 200\n' >"$tmp/two.txt"
-usage "two.txt line 1" 127.0.0.1:9 --arrivals replay --replay "$tmp/two.txt"
+load_usage "two.txt line 1" 127.0.0.1:9 --arrivals replay --replay "$tmp/two.txt"
 
 # ---- a server that never answers: the run ends by its deadline --------------------------------
 peer 0 0 mute

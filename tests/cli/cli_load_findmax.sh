@@ -22,24 +22,16 @@ PY=$(command -v /usr/bin/python3 || command -v python3) || { echo "SKIPPED: pyth
 # shellcheck source=support/servers.sh
 . "$SRC/tests/support/servers.sh"
 
-usage() { # expected-text-in-message args...
-    local want=$1
-    shift
-    "$LATLAB" load "$@" >"$tmp/u.out" 2>"$tmp/u.err"
-    local rc=$?
-    [ $rc = 2 ] || fail "load $* -> exit $rc (want 2)"
-    grep -q -- "$want" "$tmp/u.err" || fail "load $* -> message without $want: $(cat "$tmp/u.err")"
-}
-usage "--find-max: needs --slo" 127.0.0.1:9 --rate 100:200:50/1s --find-max
-usage "only with --find-max" 127.0.0.1:9 --rate 100 --slo p99=5ms
-usage "only with --find-max" 127.0.0.1:9 --rate 100 --svg "$tmp/x.svg"
-usage "'p100=5ms' is not pNN=DURATION" 127.0.0.1:9 --rate 100 --find-max --slo p100=5ms
-usage "'5' is not a duration" 127.0.0.1:9 --rate 100 --find-max --slo p99=5
-usage "p99 has two objectives" 127.0.0.1:9 --rate 100 --find-max --slo p99=5ms,p99=6ms
-usage "steps going up" 127.0.0.1:9 --rate 400:100:100/1s --find-max --slo p99=5ms
-usage "steps going up" 127.0.0.1:9 --rate ramp:100:400/2s --find-max --slo p99=5ms
-usage "--find-max: not with" 127.0.0.1:9 --rate 100 --find-max --slo p99=5ms --hlog "$tmp/x.hlog"
-usage "--bisect" 127.0.0.1:9 --rate 100 --find-max --slo p99=5ms --bisect 17
+load_usage "--find-max: needs --slo" 127.0.0.1:9 --rate 100:200:50/1s --find-max
+load_usage "only with --find-max" 127.0.0.1:9 --rate 100 --slo p99=5ms
+load_usage "only with --find-max" 127.0.0.1:9 --rate 100 --svg "$tmp/x.svg"
+load_usage "'p100=5ms' is not pNN=DURATION" 127.0.0.1:9 --rate 100 --find-max --slo p100=5ms
+load_usage "'5' is not a duration" 127.0.0.1:9 --rate 100 --find-max --slo p99=5
+load_usage "p99 has two objectives" 127.0.0.1:9 --rate 100 --find-max --slo p99=5ms,p99=6ms
+load_usage "steps going up" 127.0.0.1:9 --rate 400:100:100/1s --find-max --slo p99=5ms
+load_usage "steps going up" 127.0.0.1:9 --rate ramp:100:400/2s --find-max --slo p99=5ms
+load_usage "--find-max: not with" 127.0.0.1:9 --rate 100 --find-max --slo p99=5ms --hlog "$tmp/x.hlog"
+load_usage "--bisect" 127.0.0.1:9 --rate 100 --find-max --slo p99=5ms --bisect 17
 
 # The server: MODE queue (one at a time, SERVICE_MS each) or delay (each
 # answered SERVICE_MS after it came, whatever else is in flight).

@@ -14,22 +14,14 @@ PY=$(command -v /usr/bin/python3 || command -v python3) || { echo "SKIPPED: pyth
 # shellcheck source=support/servers.sh
 . "$SRC/tests/support/servers.sh"
 
-usage() { # expected-text-in-message args...
-    local want=$1
-    shift
-    "$LATLAB" load "$@" >"$tmp/u.out" 2>"$tmp/u.err"
-    local rc=$?
-    [ $rc = 2 ] || fail "load $* -> exit $rc (want 2)"
-    grep -q -- "$want" "$tmp/u.err" || fail "load $* -> message without $want: $(cat "$tmp/u.err")"
-}
-usage --duration 127.0.0.1:9 --rate 1000:2000:1000/1s --duration 5s
-usage --rate 127.0.0.1:9 --rate 1000:2000:0/1s
-usage --rate 127.0.0.1:9 --rate ramp:1000:2000
-usage --rate 127.0.0.1:9 --rate 1:1000:1/1s
-usage --shard 127.0.0.1:9 --rate 100 --seed 1 --shard 4/4
-usage --shard 127.0.0.1:9 --rate 100 --shard 0/2
-usage --start-at 127.0.0.1:9 --rate 100 --start-at 1000000000
-usage --start-at 127.0.0.1:9 --rate 100 --start-at tomorrow
+load_usage --duration 127.0.0.1:9 --rate 1000:2000:1000/1s --duration 5s
+load_usage --rate 127.0.0.1:9 --rate 1000:2000:0/1s
+load_usage --rate 127.0.0.1:9 --rate ramp:1000:2000
+load_usage --rate 127.0.0.1:9 --rate 1:1000:1/1s
+load_usage --shard 127.0.0.1:9 --rate 100 --seed 1 --shard 4/4
+load_usage --shard 127.0.0.1:9 --rate 100 --shard 0/2
+load_usage --start-at 127.0.0.1:9 --rate 100 --start-at 1000000000
+load_usage --start-at 127.0.0.1:9 --rate 100 --start-at tomorrow
 
 "$PY" "$SRC/tests/support/loadpeer.py" --mode echo --count-file "$tmp/count" >"$tmp/peer.out" 2>"$tmp/peer.log" &
 pids+=($!)

@@ -35,18 +35,10 @@ command -v nginx >/dev/null || { echo "SKIPPED: nginx is not installed"; exit 77
 command -v openssl >/dev/null || { echo "SKIPPED: openssl is not installed"; exit 77; }
 
 # ---- misuse: exit 2 before any work --------------------------------------------------------
-usage() { # expected-text args...
-    local want=$1
-    shift
-    "$LATLAB" load "$@" >"$tmp/u.out" 2>"$tmp/u.err"
-    local rc=$?
-    [ $rc = 2 ] || fail "load $* -> exit $rc (want 2)"
-    grep -q -- "$want" "$tmp/u.err" || fail "load $* -> message without $want: $(cat "$tmp/u.err")"
-}
-usage "only with an https:// target" http://127.0.0.1:1/ --rate 10 --insecure
-usage "only with an https:// target" 127.0.0.1:1 --rate 10 --tls-resume off
-usage "--protocol http" https://127.0.0.1:1/ --rate 10 --protocol redis
-usage "TLS: $tmp/none.pem" https://127.0.0.1:1/ --rate 10 --cacert "$tmp/none.pem"
+load_usage "only with an https:// target" http://127.0.0.1:1/ --rate 10 --insecure
+load_usage "only with an https:// target" 127.0.0.1:1 --rate 10 --tls-resume off
+load_usage "--protocol http" https://127.0.0.1:1/ --rate 10 --protocol redis
+load_usage "TLS: $tmp/none.pem" https://127.0.0.1:1/ --rate 10 --cacert "$tmp/none.pem"
 echo "misuse: exit 2"
 
 # ---- certificates and servers ---------------------------------------------------------------

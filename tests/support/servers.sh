@@ -1,7 +1,8 @@
 # servers.sh - sourced by the CLI tests that start servers (cli_prom.sh,
-# prom_fleet.sh): a temporary directory $tmp, background processes recorded
-# in pids (always stopped on exit, also when a test fails), fail() that
-# shows the tail of the logs, and helpers to find ports.
+# prom_fleet.sh, cli_load*.sh): a temporary directory $tmp, background
+# processes recorded in pids (always stopped on exit, also when a test
+# fails), fail() that shows the tail of the logs, helpers to find ports, and
+# load_usage (misuse of `latlab load` exits 2 naming what is wrong).
 tmp=$(mktemp -d)
 pids=()
 cleanup() {
@@ -10,6 +11,15 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT
+# load_usage WANT ARGS...: `$LATLAB load ARGS` exits 2 with WANT in its message.
+load_usage() {
+    local want=$1
+    shift
+    "$LATLAB" load "$@" >"$tmp/u.out" 2>"$tmp/u.err"
+    local rc=$?
+    [ $rc = 2 ] || fail "load $* -> exit $rc (want 2)"
+    grep -q -- "$want" "$tmp/u.err" || fail "load $* -> message without $want: $(cat "$tmp/u.err")"
+}
 fail() {
     echo "FAIL: $*"
     for f in "$tmp"/*.log "$tmp"/*.err "$tmp"/*.out; do [ -f "$f" ] && { echo "== $f"; tail -15 "$f"; }; done
