@@ -13,7 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lab_internal.h"
 #include "latlab/clock.h"
+#include "latlab/platform.h"
 
 void lat_lab_thread_accounts(const lat_pipe_config *pc, const lat_pipe_result *r,
                              lat_lab_thread_account out[LAT_PIPE_NHOT]) {
@@ -142,13 +144,8 @@ static bool proc_ticks(int pid, struct lat_lab_proc_ticks *t) {
 
 /* All CPUs' busy ticks: user, nice, system, irq, softirq (/proc/stat). */
 static uint64_t busy_ticks(void) {
-    FILE *f = fopen("/proc/stat", "r");
-    unsigned long long u = 0, n = 0, sy = 0, id = 0, io = 0, irq = 0, sirq = 0;
-    int got =
-        f ? fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu", &u, &n, &sy, &id, &io, &irq, &sirq)
-          : 0;
-    if (f) fclose(f);
-    return got == 7 ? u + n + sy + irq + sirq : 0;
+    lat_cpustat c;
+    return lat_cpustat_read(NULL, -1, &c) == 0 ? c.user + c.nice + c.system + c.irq + c.softirq : 0;
 }
 
 static uint64_t self_ticks(void) {
@@ -242,4 +239,11 @@ void lat_lab_others_end(lat_lab_others *o, char *buf, size_t len, double *cpus) 
         snprintf(buf + used, len - (size_t)used, ", most of it in short-lived processes");
     free(o->p);
     memset(o, 0, sizeof *o);
+}
+
+double lat__lab_worst_lost(const lat_lab_run_rec *r) {
+    double w = 0;
+    for (int k = 0; k < LAT_PIPE_NHOT; k++)
+        if (r->thr[k].ran) w = fmax(w, r->thr[k].lost_share);
+    return w;
 }

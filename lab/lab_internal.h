@@ -41,6 +41,8 @@ void lat__lab_html_reported(lat_report *rep, const lat_lab_session *x, const lat
 /* report.html's silence check: each table of the two tracer reports with its
  * fields as columns and a column naming the run; their other lines as text. */
 void lat__lab_html_silence(lat_report *rep, const lat_lab_session *x);
+/* A run's worst hot-thread lost share (account.c). */
+double lat__lab_worst_lost(const lat_lab_run_rec *r);
 /* v with thousands separators ("10,000") in buf; returns buf. */
 const char *lat__lab_thousands(uint64_t v, char *buf, size_t len);
 /* Floors above the returned value are the far placement (INFINITY: one

@@ -170,9 +170,7 @@ void lat_lab_lost_summary(const lat_lab_session *x, const lat_lab_result *res, c
     double *v = res->nruns ? malloc(res->nruns * sizeof *v) : NULL;
     size_t n = 0, bad = 0, over = 0;
     for (size_t i = 0; v && i < res->nruns; i++) {
-        double w = 0;
-        for (int k = 0; k < LAT_PIPE_NHOT; k++)
-            if (res->runs[i].thr[k].ran) w = fmax(w, res->runs[i].thr[k].lost_share);
+        double w = lat__lab_worst_lost(&res->runs[i]);
         v[n++] = w;
         bad += res->runs[i].set_aside;
         over += w > x->cfg.max_run_lost;
@@ -320,17 +318,13 @@ static void md_rounds(FILE *f, const lat_lab_session *x, const lat_lab_result *r
                 for (size_t i = 0; i < res->nruns; i++) {
                     const lat_lab_run_rec *a = &res->runs[i];
                     if (a->conf != c || a->round != k) continue;
-                    tries++, worst = 0;
-                    for (int t = 0; t < LAT_PIPE_NHOT; t++)
-                        worst = fmax(worst, a->thr[t].lost_share);
+                    tries++, worst = lat__lab_worst_lost(a);
                 }
                 fprintf(f, " x (%u tries, too few kept samples; last lost %.0f%%) |", tries,
                         100 * worst);
                 continue;
             }
-            double lost = 0;
-            for (int t = 0; t < LAT_PIPE_NHOT; t++)
-                lost = fmax(lost, r->thr[t].lost_share);
+            double lost = lat__lab_worst_lost(r);
             char kept[16] = "n/a";
             if (isfinite(r->cell.kept_share))
                 snprintf(kept, sizeof kept, "%.0f%%", 100 * r->cell.kept_share);

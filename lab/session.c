@@ -3,6 +3,7 @@
  * at the end (the writers are report.c's). */
 #include "latlab/lab_session.h"
 
+#include "lab_internal.h"
 #include "latlab/lab_report.h"
 
 #include <errno.h>
@@ -259,10 +260,7 @@ static json_t *run_json(const lat_lab_session *x, const lat_lab_run_rec *rec,
     json_object_set_new(j, "platform_text", json_string(account));
     json_object_set_new(j, "floor_before_ns", lat_json_real_or_null(rec->floor_ns));
     json_object_set_new(j, "floor_after_ns", lat_json_real_or_null(rec->floor_after_ns));
-    double worst = 0;
-    for (int k = 0; k < LAT_PIPE_NHOT; k++)
-        if (rec->thr[k].ran && rec->thr[k].lost_share > worst) worst = rec->thr[k].lost_share;
-    json_object_set_new(j, "lost_share_max", json_real(worst));
+    json_object_set_new(j, "lost_share_max", json_real(lat__lab_worst_lost(rec)));
     json_object_set_new(j, "kept_share_work", lat_json_real_or_null(rec->kept_work));
     json_object_set_new(j, "kept_share_e2e", lat_json_real_or_null(rec->kept_e2e));
     json_object_set_new(j, "kept_work_samples", json_integer((json_int_t)rec->cell.kept));
@@ -408,11 +406,8 @@ static void verdict_line(FILE *f, int cf, const lat_lab_verdict *v) {
 static double median_lost(const lat_lab_result *res) {
     double *v = res->nruns ? malloc(res->nruns * sizeof *v) : NULL;
     if (!v) return NAN;
-    for (size_t i = 0; i < res->nruns; i++) {
-        v[i] = 0;
-        for (int k = 0; k < LAT_PIPE_NHOT; k++)
-            if (res->runs[i].thr[k].ran) v[i] = fmax(v[i], res->runs[i].thr[k].lost_share);
-    }
+    for (size_t i = 0; i < res->nruns; i++)
+        v[i] = lat__lab_worst_lost(&res->runs[i]);
     lat_stats_sort(v, res->nruns);
     double m = v[res->nruns / 2];
     free(v);
