@@ -177,7 +177,8 @@ int load_write_json(const load_run *r, const char *path) {
     json_object_set_new(cf, "connections", json_integer(r->cfg.connections));
     json_object_set_new(cf, "threads", json_integer(r->threads));
     json_object_set_new(cf, "inflight", json_integer(r->cfg.max_inflight));
-    json_object_set_new(cf, "rate_schedule", r->rate_spec ? json_string(r->rate_spec) : json_null());
+    json_object_set_new(cf, "rate_schedule",
+                        r->rate_spec ? json_string(r->rate_spec) : json_null());
     json_object_set_new(cf, "shard_index",
                         r->cfg.stride ? json_integer(r->cfg.phase) : json_null());
     json_object_set_new(cf, "shards", r->cfg.stride ? json_integer(r->cfg.stride) : json_null());
@@ -187,11 +188,11 @@ int load_write_json(const load_run *r, const char *path) {
     uint64_t sent, intended;
     bool first = r->start_ns && lat_loadsched_steps_first(r->steps, &sent, &intended);
     json_object_set_new(o, "start_skew_ns", first ? json_integer((json_int_t)sent) : json_null());
-    json_object_set_new(o, "steps", r->cfg.plan.kind ? lat_loadsched_steps_json(
-                                                           r->steps, load_ps, load_nps,
-                                                           r->verdict.lag_fraction,
-                                                           r->verdict.ci_width)
-                                                     : json_null());
+    json_object_set_new(o, "steps",
+                        r->cfg.plan.kind
+                            ? lat_loadsched_steps_json(r->steps, load_ps, load_nps,
+                                                       r->verdict.lag_fraction, r->verdict.ci_width)
+                            : json_null());
     json_object_set_new(o, "counts", lat_load_counts_json(&r->counts));
     json_object_set_new(o, "tls", r->cfg.tls ? lat_loadtls_json(r->cfg.tls) : json_null());
     for (int k = 0; k < LAT_LOAD_NSERIES; k++)
@@ -248,8 +249,9 @@ int load_live_open(load_live *lv) {
         int rc = lat_afile_open(lv->hlog, &lv->hf);
         if (!rc) rc = lat_hlog_writer_init(&lv->w, lat_afile_stream(lv->hf), lv->t0_s, lv->t0_s, 0);
         char shard[160];
-        snprintf(shard, sizeof shard, "[latlab load shard %" PRIu32 "/%" PRIu32 " seed %" PRIu64 "]",
-                 lv->r->cfg.phase, lv->r->cfg.stride, lv->r->cfg.seed);
+        snprintf(shard, sizeof shard,
+                 "[latlab load shard %" PRIu32 "/%" PRIu32 " seed %" PRIu64 "]", lv->r->cfg.phase,
+                 lv->r->cfg.stride, lv->r->cfg.seed);
         if (!rc && lv->r->cfg.stride) rc = lat_hlog_write_comment(&lv->w, shard);
         if (rc) return cli_lib_error("load", lv->hlog, rc);
     }

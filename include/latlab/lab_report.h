@@ -3,8 +3,8 @@
  * account and tail attribution per configuration, the silence check side by
  * side, the cause -> measurement -> fix narration), lab.json (every run, and
  * the verdict parameters used) and report.html (each verdict beside its
- * shift function; the reported plots marked as such), and the platform lines they share with the tool's output.  Files
- * are written atomically; nothing is printed. */
+ * shift function; the reported plots marked as such), and the platform lines they share with the
+ * tool's output.  Files are written atomically; nothing is printed. */
 #ifndef LATLAB_LAB_REPORT_H
 #define LATLAB_LAB_REPORT_H
 

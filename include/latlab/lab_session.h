@@ -11,8 +11,8 @@
 /* lat_lab_session_record() is meant to be called from the protocol's on_run
  * callback, lat_lab_session_silence() and lat_lab_session_around() from its
  * around_run.  Nothing here prints to stdout or stderr except the functions
- * named print, which write to the FILE they are given.  Not thread-safe: one session is filled from the
- * thread that runs the protocol. */
+ * named print, which write to the FILE they are given.  Not thread-safe: one session is filled from
+ * the thread that runs the protocol. */
 #ifndef LATLAB_LAB_SESSION_H
 #define LATLAB_LAB_SESSION_H
 
@@ -48,7 +48,7 @@ typedef struct lat_lab_session {
     const char *out;     /* the output folder (not copied) */
     char runs_dir[4096]; /* <out>/runs */
     bool over, quick, root;
-    bool verbose; /* print every run and every table (else: verdicts; the rest in LAB.md) */
+    bool verbose;  /* print every run and every table (else: verdicts; the rest in LAB.md) */
     char why[512]; /* the placement's reason */
     char banner[768];
     lat_runcond rcnd;

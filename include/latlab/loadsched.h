@@ -62,9 +62,9 @@ typedef struct lat_loadsched_plan {
     uint64_t hold_ns;               /* STEPS: each step; RAMP: the ramp */
 } lat_loadsched_plan;
 
-#define LAT_LOADSCHED_MAX_STEPS 64  /* a step schedule's steps at most */
+#define LAT_LOADSCHED_MAX_STEPS 64     /* a step schedule's steps at most */
 #define LAT_LOADSCHED_RAMP_SEGMENTS 10 /* a ramp is reported in this many equal parts */
-#define LAT_LOADSCHED_RATE_MAX 1e8  /* per second */
+#define LAT_LOADSCHED_RATE_MAX 1e8     /* per second */
 
 /* --rate's grammar:
  *   R                      a fixed rate (strtod syntax: 2e5), 0.001 .. 1e8;
@@ -106,8 +106,7 @@ int lat_loadsched_parse_shard(const char *s, uint32_t *i, uint32_t *n);
 int lat_loadsched_parse_time(const char *s, uint64_t *unix_ns);
 /* The same, and no more than 100 ms before now_ns (ns since the epoch): 0,
  * or -EINVAL with *why (static, not thread-safe). */
-int lat_loadsched_parse_start(const char *s, uint64_t now_ns, uint64_t *unix_ns,
-                              const char **why);
+int lat_loadsched_parse_start(const char *s, uint64_t now_ns, uint64_t *unix_ns, const char **why);
 /* Sleep until lead_ns before unix_ns (CLOCK_REALTIME; at once when that has
  * passed), then give the cycle count (lat_cycles) at which unix_ns falls.
  * Returns that count. */
@@ -123,9 +122,9 @@ typedef struct lat_loadsched {
     double t_ns;      /* a fixed Poisson rate: the last arrival */
     uint64_t rng;     /* splitmix64 state */
     lat_loadsched_plan plan;
-    double u;              /* a Poisson plan: the last arrival on the unit-rate scale */
-    unsigned k;            /* steps: the step of the last arrival */
-    double ck;             /* steps: Lambda at its start */
+    double u;               /* a Poisson plan: the last arrival on the unit-rate scale */
+    unsigned k;             /* steps: the step of the last arrival */
+    double ck;              /* steps: Lambda at its start */
     uint32_t stride, phase; /* keep arrivals whose mark is phase (stride 1: all) */
     uint64_t mark_seed;
 } lat_loadsched;
@@ -135,8 +134,8 @@ int lat_loadsched_init(lat_loadsched *s, lat_load_arrivals kind, double rate_hz,
 /* plan (NULL, or FIXED with from_hz 0: rate_hz throughout), keeping the
  * share phase of stride (0: 1, every arrival).  0 or -EINVAL. */
 int lat_loadsched_init_plan(lat_loadsched *s, lat_load_arrivals kind,
-                             const lat_loadsched_plan *plan, double rate_hz, uint64_t seed,
-                             uint32_t stride, uint32_t phase);
+                            const lat_loadsched_plan *plan, double rate_hz, uint64_t seed,
+                            uint32_t stride, uint32_t phase);
 /* The next intended send time kept, ns after the start (non-decreasing);
  * UINT64_MAX once a plan is over. */
 uint64_t lat_loadsched_next(lat_loadsched *s);
@@ -164,8 +163,8 @@ void lat_loadsched_steps_completed(lat_loadsched_steps *s, uint64_t intended_ns,
 int lat_loadsched_steps_add(lat_loadsched_steps *to, const lat_loadsched_steps *from);
 
 typedef struct lat_loadsched_step {
-    uint64_t from_ns, to_ns;  /* the span of intended times */
-    double rate0_hz, rate1_hz; /* the whole schedule's rate at its start and end */
+    uint64_t from_ns, to_ns;                 /* the span of intended times */
+    double rate0_hz, rate1_hz;               /* the whole schedule's rate at its start and end */
     uint64_t scheduled, completed, censored; /* completed includes the censored */
     const lat_hist *latency, *lag, *wait;    /* of the requests kept */
 } lat_loadsched_step;

@@ -548,7 +548,7 @@ typedef struct lat_seqring {
  * thread rules).  Slot stride: see LAT_SEQRING_SLOT_HDR. */
 LAT_API size_t lat_seqring_storage_size(size_t item_size, size_t capacity);
 LAT_API int lat_seqring_init(lat_seqring *r, size_t item_size, size_t capacity, unsigned flags,
-                     void *storage, size_t storage_bytes);
+                             void *storage, size_t storage_bytes);
 LAT_API void lat_seqring_fini(lat_seqring *r);
 LAT_API int lat_seqring_create(size_t item_size, size_t capacity, unsigned flags,
                                lat_seqring **out);
