@@ -160,6 +160,8 @@ static void fini(fixture *f) {
     lat_hist_fini(&f->wait);
 }
 
+/* The service's tail, the generator's lag, a backlog after waits, and a
+ * service that did not keep up. */
 static void test_verdict(void **state) {
     (void)state;
     fixture f;
@@ -232,6 +234,14 @@ static void test_verdict(void **state) {
     judge(&f, &v);
     assert_null(strstr(v.reason, "backlog after every connection"));
     fini(&f);
+}
+
+/* Requests that waited for a connection: the connections named, Little's
+ * law's count, a service behind beside them. */
+static void test_verdict_connections(void **state) {
+    (void)state;
+    fixture f;
+    lat_load_verdict v;
     /* 50 ms of it waiting for a connection at its cap, the lag small: the
      * connections set it, and the reason says so, not "the generator's lag" */
     fill(&f, 20000, 50000000);
@@ -312,6 +322,13 @@ static void test_verdict(void **state) {
     judge_wait(&f, NULL, &v);
     assert_true(v.valid);
     fini(&f);
+}
+
+/* Arrivals that are not the schedule's, and failed requests. */
+static void test_verdict_arrivals(void **state) {
+    (void)state;
+    fixture f;
+    lat_load_verdict v;
     fill(&f, 50000000, 0);
     f.c.failed = 3;
     for (int i = 0; i < 1000; i++)
@@ -418,8 +435,12 @@ static void test_verdict_wire(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_ad),           cmocka_unit_test(test_spearman),
-        cmocka_unit_test(test_sched),        cmocka_unit_test(test_verdict),
+        cmocka_unit_test(test_ad),
+        cmocka_unit_test(test_spearman),
+        cmocka_unit_test(test_sched),
+        cmocka_unit_test(test_verdict),
+        cmocka_unit_test(test_verdict_connections),
+        cmocka_unit_test(test_verdict_arrivals),
         cmocka_unit_test(test_verdict_wire),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
