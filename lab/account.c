@@ -160,10 +160,10 @@ static int by_pid(const void *a, const void *b) {
 
 int lat_lab_others_begin(lat_lab_others *o) {
     memset(o, 0, sizeof *o);
+    o->t0_ns = lat_mono_ns(); /* the lab's start, also when nothing else can be read */
     o->p = malloc(LAT_LAB_OTHERS_MAX * sizeof *o->p);
     if (!o->p) return -ENOMEM;
     o->busy = busy_ticks(), o->self = self_ticks();
-    o->t0_ns = lat_mono_ns();
     lat_lab_others_sample(o);
     for (size_t i = 0; i < o->n; i++) /* running before: only what they take from now on */
         o->p[i].first = o->p[i].last;
