@@ -199,7 +199,7 @@ static int setup(lat_lab_session *x, const lab_opts *o) {
 /* After the rounds: the summary, the profiling step, the replay round, the files. */
 static int finish(lat_lab_session *x, const lat_lab_result *res, const lab_opts *o) {
     lat_lab_print_summary(stdout, x, res);
-    if (x->verbose) lat_lab_prof_print(&x->prof, stdout);
+    if (x->verbose || !lat_lab_prof_ready(&x->prof)) lat_lab_prof_print(&x->prof, stdout);
     int rc = lat_lab_prof_write(&x->prof);
     if (rc) cli_warn(CMD, "writing the profiles: %s", lat_strerror(rc));
     char failed[4400], rfailed[4400];
