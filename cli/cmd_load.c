@@ -199,7 +199,7 @@ static int check_replay(void) {
         return cli_usage_error(CMD, "--replay: %s: %s", o.replay, strerror(errno));
     uint64_t n, last;
     long ln;
-    int rc = lat_load_replay_check(replay_f, &n, &last, &ln);
+    int rc = lat_loadsched_replay_check(replay_f, &n, &last, &ln);
     rewind(replay_f);
     setvbuf(replay_f, rbuf, _IOFBF, sizeof rbuf);
     if (rc == -EINVAL)
@@ -434,7 +434,7 @@ int cmd_load(int argc, char **argv) {
         return cli_error(CMD, "%s: %s", target,
                          rc == -ETIMEDOUT ? "the name lookup took longer than 5 s"
                                           : lat_strerror(rc));
-    r.cfg.replay_next = replay_f ? lat_load_replay_next : NULL;
+    r.cfg.replay_next = replay_f ? lat_loadsched_replay_next : NULL;
     r.cfg.replay_ud = replay_f;
     for (int k = 0; k < LAT_LOAD_NSERIES; k++)
         if (lat_load_hist_init(&r.h[k])) {

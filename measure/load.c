@@ -47,61 +47,6 @@ static uint64_t splitmix(uint64_t *s) {
     return z ^ (z >> 31);
 }
 
-/* ---- the replay file (the target: loadtarget.c) ---------------------------------------- */
-
-/* One line of a replay file: 1 a time (*v), 0 a blank or comment line,
- * -1 not a time. */
-static int replay_line(const char *line, uint64_t *v) {
-    const char *p = line + strspn(line, " \t");
-    char *end;
-    if (*p == '#' || *p == '\n' || !*p) return 0;
-    errno = 0;
-    unsigned long long x = strtoull(p, &end, 10);
-    if (errno || end == p || *p == '-') return -1;
-    end += strspn(end, " \t\r\n");
-    if (*end && *end != '#') return -1; /* one time a line, then a comment at most */
-    *v = x;
-    return 1;
-}
-
-/* The next line of f as replay_line reads it, 2 at the end of the file.  A
- * line longer than the buffer is one line still (never two times): a comment
- * is skipped to its end; otherwise what the buffer holds after the indentation
- * is read, and the rest must be blank (else the line is not a time, -1). */
-static int replay_read(FILE *f, uint64_t *v) {
-    char line[128];
-    int c;
-    while ((c = getc(f)) == ' ' || c == '\t') { /* indentation, however long */
-    }
-    if (c == EOF || ungetc(c, f) == EOF || !fgets(line, sizeof line, f)) return 2;
-    size_t len = strlen(line);
-    if (len + 1 < sizeof line || line[len - 1] == '\n') return replay_line(line, v);
-    bool comment = line[0] == '#';
-    int k = replay_line(line, v);
-    while ((c = getc(f)) != EOF && c != '\n')
-        if (!comment && c != ' ' && c != '\t' && c != '\r') k = -1;
-    return k;
-}
-
-uint64_t lat_load_replay_next(void *file) {
-    uint64_t v;
-    for (;;) {
-        int k = replay_read(file, &v);
-        if (k) return k == 1 ? v : UINT64_MAX;
-    }
-}
-
-int lat_load_replay_check(FILE *f, uint64_t *n, uint64_t *last, long *line_no) {
-    uint64_t v;
-    int k;
-    *n = *last = 0;
-    for (*line_no = 1; (k = replay_read(f, &v)) != 2; ++*line_no) {
-        if (k < 0 || (k && (v < *last || v >= UINT64_MAX / 2))) return -EINVAL;
-        if (k) *last = v, ++*n;
-    }
-    return ferror(f) ? -EIO : 0;
-}
-
 /* ---- state --------------------------------------------------------------------------- */
 
 const char *lat_load_err_name(lat_load_err k) {

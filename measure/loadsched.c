@@ -1,8 +1,8 @@
 /* loadsched.c - the schedule of `latlab load`: a fixed rate, steps or a
  * ramp mapped from a unit-rate process by time rescaling, a shard's share of
- * it, --rate/--shard/--start-at's grammar (a start no more than 100 ms past),
- * the schedule's line in a report, and the figures of a run step by step
- * with their verdicts.  See loadsched.h (--find-max: loadsched_findmax.c).
+ * it, the --arrivals replay file, --rate/--shard/--start-at's grammar (a
+ * start no more than 100 ms past), the schedule's line in a report, and the
+ * figures of a run step by step with their verdicts.  See loadsched.h (--find-max: loadsched_findmax.c).
  *
  * Apart from load.c so that the engine keeps to its loop (the schedule is
  * pure arithmetic) and the step report to its own file. */
@@ -24,6 +24,61 @@
 #define STEP_HIST_HIGHEST 3600000000000ll /* 1 hour in ns */
 #define DUR_MIN_NS 1000000ull             /* 1 ms */
 #define DUR_MAX_NS (30ull * 86400 * 1000000000ull)
+
+/* ---- the replay file (--arrivals replay) --------------------------------------------- */
+
+/* One line of a replay file: 1 a time (*v), 0 a blank or comment line,
+ * -1 not a time. */
+static int replay_line(const char *line, uint64_t *v) {
+    const char *p = line + strspn(line, " \t");
+    char *end;
+    if (*p == '#' || *p == '\n' || !*p) return 0;
+    errno = 0;
+    unsigned long long x = strtoull(p, &end, 10);
+    if (errno || end == p || *p == '-') return -1;
+    end += strspn(end, " \t\r\n");
+    if (*end && *end != '#') return -1; /* one time a line, then a comment at most */
+    *v = x;
+    return 1;
+}
+
+/* The next line of f as replay_line reads it, 2 at the end of the file.  A
+ * line longer than the buffer is one line still (never two times): a comment
+ * is skipped to its end; otherwise what the buffer holds after the indentation
+ * is read, and the rest must be blank (else the line is not a time, -1). */
+static int replay_read(FILE *f, uint64_t *v) {
+    char line[128];
+    int c;
+    while ((c = getc(f)) == ' ' || c == '\t') { /* indentation, however long */
+    }
+    if (c == EOF || ungetc(c, f) == EOF || !fgets(line, sizeof line, f)) return 2;
+    size_t len = strlen(line);
+    if (len + 1 < sizeof line || line[len - 1] == '\n') return replay_line(line, v);
+    bool comment = line[0] == '#';
+    int k = replay_line(line, v);
+    while ((c = getc(f)) != EOF && c != '\n')
+        if (!comment && c != ' ' && c != '\t' && c != '\r') k = -1;
+    return k;
+}
+
+uint64_t lat_loadsched_replay_next(void *file) {
+    uint64_t v;
+    for (;;) {
+        int k = replay_read(file, &v);
+        if (k) return k == 1 ? v : UINT64_MAX;
+    }
+}
+
+int lat_loadsched_replay_check(FILE *f, uint64_t *n, uint64_t *last, long *line_no) {
+    uint64_t v;
+    int k;
+    *n = *last = 0;
+    for (*line_no = 1; (k = replay_read(f, &v)) != 2; ++*line_no) {
+        if (k < 0 || (k && (v < *last || v >= UINT64_MAX / 2))) return -EINVAL;
+        if (k) *last = v, ++*n;
+    }
+    return ferror(f) ? -EIO : 0;
+}
 
 /* ---- the plan ------------------------------------------------------------------------- */
 

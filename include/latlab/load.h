@@ -86,18 +86,7 @@
 
 /* ---- the schedule: loadsched.h (lat_load_arrivals, lat_loadsched, plans, shares) -------- */
 
-/* The target: loadtarget.h. */
-
-/* --arrivals replay's file: one intended send time per line, ns from the
- * start, non-decreasing, below 2^63, then at most a '#' comment ('#' comment
- * lines and blank lines skipped; a line of any length is one line).
- * lat_load_replay_check reads f to its end: 0 with the count (*n) and the
- * last time (*last), -EINVAL at the first line that is not such a time
- * (*line_no, from 1), or -EIO on a read error.  lat_load_replay_next is a
- * lat_load_cfg.replay_next for a FILE * (checked first): the next time, or
- * UINT64_MAX at the end or at a line that is not one. */
-int lat_load_replay_check(FILE *f, uint64_t *n, uint64_t *last, long *line_no);
-uint64_t lat_load_replay_next(void *file);
+/* The target: loadtarget.h.  The --arrivals replay file: loadsched.h. */
 
 /* ---- the run ------------------------------------------------------------------------- */
 
