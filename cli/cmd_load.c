@@ -106,7 +106,7 @@ static const cli_opt load_opts[] = {
     CLI_LIST_OPT("slo", &o.slos, "pNN=DUR", "--find-max: latency at pNN at most DUR (repeatable)"),
     CLI_NUM_OPT("bisect", CLI_U64, &o.bisect, "N", "--find-max: then bisect N times (default 0)", 0,
                 LAT_LOADSCHED_MAX_BISECT),
-    CLI_STR_OPT("svg", CLI_PATH, &o.svg, "FILE", "--find-max: latency by percentile at each rate"),
+    CLI_STR_OPT("svg", CLI_PATH, &o.svg, "FILE", "--find-max: latency by offered rate"),
     CLI_HEADING_ROW("Prometheus (series latency, service, lag, wait of latlab_load_seconds)"),
     CLI_PROM_SERVE_ROWS(o.prom),
     CLI_PROM_PUSH_ROWS(o.prom),

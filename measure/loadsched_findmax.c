@@ -2,7 +2,7 @@
  * that holds a latency objective with a valid verdict (loadsched.h).  Pure
  * decisions on the runs the caller makes: the steps upwards to the first
  * that fails, then bisection; each rate's figures kept for the report, the
- * JSON and a plot of latency by percentile at each rate (report.h).
+ * JSON and a plot of latency by offered rate (report.h).
  *
  * Without a header of its own the build counts this file stable (it goes
  * into liblatlab.so, its names hidden there), so it calls nothing
@@ -20,7 +20,7 @@
 #include "latlab/loadverdict.h"
 #include "latlab/report.h"
 
-#define COPY_HIGHEST 3600000000000ll /* 1 hour in ns */
+#define SLO_MAX_NS 3600000000000ll /* an objective up to 1 hour */
 
 struct lat_loadsched_findmax {
     lat_loadsched_plan plan; /* STEPS, ascending */
@@ -64,7 +64,7 @@ int lat_loadsched_parse_slo(const char *s, lat_loadsched_slo *out, const char **
                  : !strcmp(u, "ns") ? 1
                                     : 0;
     double v = mul ? plain_number(eq + 1, u) * mul : -1;
-    if (!(v >= 1 && v <= (double)COPY_HIGHEST)) {
+    if (!(v >= 1 && v <= (double)SLO_MAX_NS)) {
         snprintf(why_buf, sizeof why_buf,
                  "'%s': '%s' is not a duration with its unit (ns, us, ms, s) from 1ns to 1 hour", s,
                  eq + 1);
@@ -148,9 +148,6 @@ int lat_loadsched_findmax_create(const lat_loadsched_plan *plan, uint64_t durati
 }
 
 void lat_loadsched_findmax_destroy(lat_loadsched_findmax *f) {
-    if (!f) return;
-    for (unsigned i = 0; i < f->n; i++)
-        lat_hist_destroy(f->t[i].latency);
     free(f);
 }
 
@@ -203,10 +200,8 @@ int lat_loadsched_findmax_add(lat_loadsched_findmax *f, double rate_hz, const la
     if (!f || !v || !latency || f->n == LAT_LOADSCHED_MAX_TRIES || !(rate_hz > 0)) return -EINVAL;
     lat_loadsched_try *t = &f->t[f->n];
     memset(t, 0, sizeof *t);
-    int rc = lat_hist_create(1, COPY_HIGHEST, 2, &t->latency);
-    if (rc) return rc;
-    lat_hist_add(t->latency, latency);
     t->rate_hz = rate_hz;
+    t->samples = lat_hist_total(latency);
     t->valid = v->valid;
     snprintf(t->reason, sizeof t->reason, "%s", v->reason);
     t->why = causes(v);
@@ -257,9 +252,9 @@ static void write_slos(FILE *out, const lat_loadsched_findmax *f, const lat_load
         const lat_hist_ci *c = &t->slo[i];
         char v[32], lim[32], over[32];
         dur(lim, sizeof lim, (double)f->slo[i].limit_ns);
-        if (!lat_hist_total(t->latency) || c->max_bound) {
+        if (!t->samples || c->max_bound) {
             fprintf(out, "%sp%g: too few samples for its interval (%lld; needs %lld: hold longer)",
-                    i ? ", " : "", f->slo[i].p, (long long)lat_hist_total(t->latency),
+                    i ? ", " : "", f->slo[i].p, (long long)t->samples,
                     (long long)lat_hist_ci_needed_n(f->slo[i].p / 100, LAT_HIST_CI_DEFAULT));
             continue;
         }
@@ -354,7 +349,7 @@ static json_t *try_json(const lat_loadsched_findmax *f, int i) {
     json_object_set_new(o, "failed_by", why);
     for (size_t k = 0; k < f->nslo; k++) {
         const lat_hist_ci *c = &t->slo[k];
-        bool have = lat_hist_total(t->latency) && !c->max_bound;
+        bool have = t->samples && !c->max_bound;
         json_t *e = json_object();
         json_object_set_new(e, "percentile", json_real(f->slo[k].p));
         json_object_set_new(e, "limit_ns", json_integer(f->slo[k].limit_ns));
@@ -408,23 +403,40 @@ int lat_loadsched_findmax_save_svg(const lat_loadsched_findmax *f, const char *p
     for (unsigned i = 0; i < f->n; i++)
         s[i] = &f->t[i];
     qsort(s, f->n, sizeof *s, by_rate);
-    unsigned first = f->n > LAT_PLOT_MAX_SERIES ? f->n - LAT_PLOT_MAX_SERIES : 0;
+    char note[160];
+    int best = lat_loadsched_findmax_best(f);
+    if (best >= 0)
+        snprintf(note, sizeof note,
+                 "held up to %.0f/s; each point one run (its 95%% interval "
+                 "shaded); dashed: the objectives",
+                 f->t[best].rate_hz);
+    else
+        snprintf(note, sizeof note,
+                 "no rate held; each point one run (its 95%% interval "
+                 "shaded); dashed: the objectives");
     lat_plot *p = NULL;
-    int rc = lat_plot_create("latency by percentile at each rate run (--find-max)", &p);
+    int rc = lat_plot_create("latency by offered rate (--find-max)", &p);
     if (!rc) rc = lat_plot_set_log_y(p, true);
-    if (!rc)
-        rc = lat_plot_set_note(p, "each rate one run from its intended send times; dashed: the "
-                                  "objectives");
-    for (unsigned i = first; !rc && i < f->n; i++) {
-        char label[64];
-        snprintf(label, sizeof label, "%.0f/s %s", s[i]->rate_hz, s[i]->held ? "held" : "failed");
-        rc = lat_plot_add_hist(p, label, s[i]->latency, 1.0, 0);
-    }
-    for (size_t k = 0; !rc && k < f->nslo; k++) {
+    if (!rc) rc = lat_plot_set_note(p, note);
+    if (!rc) rc = lat_plot_set_x_linear(p, "offered rate (requests/s)");
+    for (size_t k = 0; !rc && k < f->nslo; k++) { /* one line per objective's percentile */
+        lat_plot_point pt[LAT_LOADSCHED_MAX_TRIES];
+        double lo[LAT_LOADSCHED_MAX_TRIES], hi[LAT_LOADSCHED_MAX_TRIES];
+        size_t n = 0;
+        for (unsigned i = 0; i < f->n; i++) {
+            const lat_hist_ci *c = &s[i]->slo[k];
+            if (c->hi_rank <= 0) continue; /* a run with no latency */
+            pt[n] = (lat_plot_point){s[i]->rate_hz, (double)c->value};
+            lo[n] = (double)c->lo;
+            hi[n++] = (double)c->hi;
+        }
         char label[64], lim[32];
+        snprintf(label, sizeof label, "p%g", f->slo[k].p);
+        rc = lat_plot_add_series(p, label, pt, n);
+        if (!rc && n) rc = lat_plot_set_band(p, lat_plot_series_count(p) - 1, lo, hi, n);
         snprintf(label, sizeof label, "p%g <= %s", f->slo[k].p,
                  dur(lim, sizeof lim, (double)f->slo[k].limit_ns));
-        rc = lat_plot_add_slo(p, label, (double)f->slo[k].limit_ns);
+        if (!rc) rc = lat_plot_add_slo(p, label, (double)f->slo[k].limit_ns);
     }
     if (!rc) rc = lat_plot_save_svg(p, path);
     lat_plot_destroy(p);

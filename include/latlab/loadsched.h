@@ -238,7 +238,7 @@ typedef struct lat_loadsched_try {
     unsigned why;                            /* LAT_LOADSCHED_BY_* bits; 0 when held */
     lat_hist_ci slo[LAT_LOADSCHED_MAX_SLOS]; /* the latency (ns) at each objective's percentile */
     char reason[1024];                       /* the verdict's, "" when valid */
-    lat_hist *latency;                       /* a copy (2 significant digits), for the plot */
+    int64_t samples;                         /* the latencies the run recorded */
 } lat_loadsched_try;
 
 typedef struct lat_loadsched_findmax lat_loadsched_findmax;
@@ -283,9 +283,10 @@ void lat_loadsched_findmax_write(FILE *out, const lat_loadsched_findmax *f);
 /* As JSON (slos, hold_ns, bisect, max_rate_hz, max, next_failed, tries):
  * a new reference, or NULL. */
 struct json_t *lat_loadsched_findmax_json(const lat_loadsched_findmax *f);
-/* Latency by percentile at each rate run (the highest LAT_PLOT_MAX_SERIES
- * of them), each objective a line, as SVG at path (atomically): 0 or a
- * negative errno. */
+/* Latency by offered rate: for each objective the latency at its
+ * percentile at every rate run, with its 95% interval as a band, and the
+ * objective as a dashed line; as SVG at path (atomically): 0 or a negative
+ * errno. */
 int lat_loadsched_findmax_save_svg(const lat_loadsched_findmax *f, const char *path);
 
 /* --arrivals replay's file: one intended send time per line, ns from the

@@ -98,6 +98,12 @@ LAT_API int lat_plot_set_theme(lat_plot *p, lat_theme theme);
 LAT_API int lat_plot_set_size(lat_plot *p, int width_px, int height_px);
 LAT_API int lat_plot_set_note(lat_plot *p, const char *note);
 LAT_API int lat_plot_set_y_title(lat_plot *p, const char *quantity);
+/* A linear x axis from 0, titled title (with its unit: "offered rate
+ * (req/s)"), in place of the percentile axis: the points' pct fields are
+ * then x values (finite, >= 0, non-decreasing per series).  Call it before
+ * adding a series: 0, or -EINVAL (NULL or empty title, series already
+ * added) / -ENOMEM. */
+LAT_API int lat_plot_set_x_linear(lat_plot *p, const char *title);
 
 /* Number of series added so far (0 for NULL). */
 LAT_API size_t lat_plot_series_count(const lat_plot *p);

@@ -9,7 +9,9 @@
  * data (ns, us, ms, s), or log with a tick per decade labelled in its own unit.
  * Colours are CSS classes (light rules, dark rules, or dark inside a
  * prefers-color-scheme query) so one file reads on either page theme; text and
- * axes use currentColor so an inline plot follows its page. */
+ * axes use currentColor so an inline plot follows its page.
+ * lat_plot_set_x_linear swaps the percentile axis for a linear one from 0
+ * over the points' x values (a rate, a size), ticked as y's linear axis. */
 #include "report_int.h"
 
 #include "alloc_internal.h"
@@ -41,6 +43,7 @@ struct lat_plot {
     size_t ns;
     slo slos[LAT_PLOT_MAX_SLOS];
     size_t nslo;
+    char *x_title; /* a linear x axis (NULL: percentile) */
 };
 
 /* ---- building ------------------------------------------------------------------ */
@@ -73,6 +76,7 @@ void lat_plot_destroy(lat_plot *p) {
     lat__free(p->title);
     lat__free(p->note);
     lat__free(p->y_title);
+    lat__free(p->x_title);
     lat__free(p);
 }
 
@@ -81,7 +85,8 @@ int lat_plot_add_series(lat_plot *p, const char *label, const lat_plot_point *pt
     if (p->ns >= LAT_PLOT_MAX_SERIES) return -E2BIG;
     for (size_t i = 0; i < n; i++) {
         double q = pts[i].pct, v = pts[i].value_ns;
-        if (!(q >= 0 && q <= 100) || !isfinite(v) || v < 0) return -EINVAL;
+        if (!(q >= 0 && (q <= 100 || (p->x_title && isfinite(q)))) || !isfinite(v) || v < 0)
+            return -EINVAL;
         if (i && q < pts[i - 1].pct) return -EINVAL;
     }
     series s = {0};
@@ -194,6 +199,10 @@ int lat_plot_set_note(lat_plot *p, const char *note) {
 
 int lat_plot_set_y_title(lat_plot *p, const char *quantity) {
     return p ? set_str(&p->y_title, quantity) : -EINVAL;
+}
+
+int lat_plot_set_x_linear(lat_plot *p, const char *title) {
+    return p && title && *title && !p->ns ? set_str(&p->x_title, title) : -EINVAL;
 }
 
 /* ---- theme -------------------------------------------------------------------- */
@@ -343,11 +352,12 @@ typedef struct frame {
     double x0, x1, y0, y1; /* plot area: left, right, top, bottom */
     double tmax;           /* t at the right edge */
     double tmaxcol;        /* t where 100% points sit (== tmax when no max column) */
+    double xstep;          /* a linear x axis (x_title): its tick step; tmax is its top */
     yaxis y;
 } frame;
 
 static double map_x(const frame *f, double pct) {
-    double t = pct_to_t(pct);
+    double t = f->xstep > 0 ? pct : pct_to_t(pct);
     if (t > f->tmaxcol) t = f->tmaxcol;
     return f->x0 + (f->x1 - f->x0) * t / f->tmax;
 }
@@ -440,7 +450,9 @@ static void plot_layout(const lat_plot *p, layout *L) {
         for (size_t j = 0; j < s->n; j++) {
             any_points = true;
             double q = s->pts[j].pct, v = s->pts[j].value_ns;
-            if (q >= 100)
+            if (p->x_title)
+                pmax_finite = q > pmax_finite ? q : pmax_finite;
+            else if (q >= 100)
                 any_max = true;
             else if (!reached && q > pmax_finite)
                 pmax_finite = q;
@@ -475,6 +487,12 @@ static void plot_layout(const lat_plot *p, layout *L) {
     double col = 64.0 * decades / (f.x1 - f.x0 - 64);
     f.tmaxcol = decades + (any_max ? (col > 0.5 ? col : 0.5) : 0);
     f.tmax = f.tmaxcol;
+    if (p->x_title) { /* from 0 to a whole step past the highest x, 5% headroom */
+        double xmax = pmax_finite > 0 ? pmax_finite : 1;
+        f.xstep = nice_step(xmax / 5);
+        f.tmax = f.tmaxcol = ceil(xmax * 1.05 / f.xstep - 1e-9) * f.xstep;
+        decades = (int)lround(f.tmax / f.xstep);
+    }
     f.y.log = p->log_y;
     if (f.y.log)
         log_axis(&f.y, vmin_pos, vmax);
@@ -536,17 +554,23 @@ static void render_axes(const lat_plot *p, lat__sbuf *b, const layout *L) {
     char buf[96];
     /* Grid and tick labels. */
     lat__sb_puts(b, "<g class=\"lat-xaxis\">\n");
-    for (int k = 0; k <= decades; k++) {
-        double x = f.x0 + (f.x1 - f.x0) * k / f.tmax;
+    for (int k = 0; k <= decades; k++) { /* a linear axis: its ticks, "20k" for 20000 */
+        double x = f.xstep > 0 ? map_x(&f, k * f.xstep) : f.x0 + (f.x1 - f.x0) * k / f.tmax;
         vline(b, "lat-grid", x, f.y0, f.y1);
-        decade_label(buf, sizeof buf, k);
+        if (f.xstep >= 1000)
+            snprintf(buf, sizeof buf, "%gk", k * f.xstep / 1000);
+        else if (f.xstep > 0)
+            snprintf(buf, sizeof buf, "%g", k * f.xstep);
+        else
+            decade_label(buf, sizeof buf, k);
         text(b, x, f.y1 + 18, "lat-xtick", "middle", buf);
     }
     if (any_max) {
         vline(b, "lat-grid", f.x1, f.y0, f.y1);
         text(b, f.x1, f.y1 + 18, "lat-xtick", "middle", "max");
     }
-    text(b, (f.x0 + f.x1) / 2, f.y1 + 42, "lat-xtitle", "middle", "percentile");
+    text(b, (f.x0 + f.x1) / 2, f.y1 + 42, "lat-xtitle", "middle",
+         p->x_title ? p->x_title : "percentile");
     lat__sb_puts(b, "</g>\n<g class=\"lat-yaxis\">\n");
     if (f.y.log) {
         int d0 = (int)lround(log10(f.y.lo)), d1 = (int)lround(log10(f.y.hi));
@@ -630,8 +654,14 @@ static void render_data(const lat_plot *p, lat__sbuf *b, const frame *fp) {
             lat__sb_printf(b, "%s%.1f,%.1f", j ? " L" : "M", map_x(&f, s->pts[j].pct),
                            map_y(&f, s->pts[j].value_ns));
         lat__sb_puts(b, "\"/>\n");
-        /* A lone point draws no line: mark it. */
-        if (s->n == 1 || (s->n > 1 && map_x(&f, s->pts[0].pct) == map_x(&f, s->pts[s->n - 1].pct)))
+        /* A lone point draws no line: mark it; on a linear x axis each
+         * point is a run of its own: mark them all. */
+        for (size_t j = 0; f.xstep > 0 && j + 1 < s->n; j++)
+            lat__sb_printf(
+                b, "<circle class=\"lat-marker lat-m%zu\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\"/>\n",
+                i % NPALETTE, map_x(&f, s->pts[j].pct), map_y(&f, s->pts[j].value_ns));
+        if (f.xstep > 0 || s->n == 1 ||
+            (s->n > 1 && map_x(&f, s->pts[0].pct) == map_x(&f, s->pts[s->n - 1].pct)))
             lat__sb_printf(b,
                            "<circle class=\"lat-marker lat-m%zu\" cx=\"%.1f\" cy=\"%.1f\" "
                            "r=\"3.5\"/>\n",

@@ -111,7 +111,9 @@ grep -Eq '^highest rate holding p95 <= 40.0 ms: [0-9]+ req/s \(p95 [0-9.]+ [mu]s
     fail "queue: no answer line: $(cat "$tmp/q.out")"
 grep -Eq '^next rate [0-9]+ req/s failed: the service' "$tmp/q.out" ||
     fail "queue: the failure not the service's: $(cat "$tmp/q.out")"
-grep -q '<svg' "$tmp/q.svg" && grep -q 'p95 &lt;= 40.0 ms' "$tmp/q.svg" || fail "queue: no plot with the objective"
+grep -q '<svg' "$tmp/q.svg" && grep -q 'p95 &lt;= 40.0 ms' "$tmp/q.svg" &&
+    grep -q 'offered rate (requests/s)' "$tmp/q.svg" ||
+    fail "queue: no plot of latency by rate with the objective"
 "$PY" - "$tmp/q.json" <<'PY' || fail "queue: JSON"
 import json, sys
 f = json.load(open(sys.argv[1]))["find_max"]

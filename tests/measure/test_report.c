@@ -207,6 +207,35 @@ static void test_plot_x_range(void **state) {
     }
 }
 
+/* A linear x axis (a rate): ticks from 0 a whole step past the highest x,
+ * points placed in proportion, x beyond 100 accepted; set after a series or
+ * without a title it is refused. */
+static void test_plot_x_linear(void **state) {
+    (void)state;
+    lat_plot *p;
+    assert_int_equal(lat_plot_create(NULL, &p), 0);
+    assert_int_equal(lat_plot_set_x_linear(p, ""), -EINVAL);
+    assert_int_equal(lat_plot_set_x_linear(p, "offered rate (requests/s)"), 0);
+    const lat_plot_point pts[] = {{5000, 100}, {10000, 200}, {20000, 400}};
+    assert_int_equal(lat_plot_add_series(p, "p99", pts, 3), 0);
+    assert_int_equal(lat_plot_set_x_linear(p, "again"), -EINVAL);
+    const lat_plot_point neg[] = {{-1, 100}};
+    assert_int_equal(lat_plot_add_series(p, "neg", neg, 1), -EINVAL);
+    char *svg = render(p);
+    assert_xml(svg);
+    char t[256];
+    texts_of(svg, "lat-xtick", t, sizeof t);
+    assert_string_equal(t, "0k|5k|10k|15k|20k|25k");
+    assert_non_null(strstr(svg, "offered rate (requests/s)"));
+    double xs[4], ys[4];
+    assert_int_equal(path_points(svg, 0, xs, ys, 4), 3);
+    /* 0 at x0 = 78 and 25k at x1 = 772: 5k, 10k, 20k in proportion */
+    for (int i = 0; i < 3; i++)
+        assert_float_equal(xs[i], 78 + 694 * pts[i].pct / 25000, 0.06);
+    free(svg);
+    lat_plot_destroy(p);
+}
+
 /* The legend moves off the data: a flat series near the top pushes it down. */
 static void test_plot_legend_placement(void **state) {
     (void)state;
@@ -714,7 +743,7 @@ int main(void) {
         cmocka_unit_test(test_plot_rejects),        cmocka_unit_test(test_plot_save_atomic),
         cmocka_unit_test(test_plot_from_hist),      cmocka_unit_test(test_hgrm_parse),
         cmocka_unit_test(test_hgrm_load_and_sniff), cmocka_unit_test(test_report_page),
-        cmocka_unit_test(test_alloc_failure),
+        cmocka_unit_test(test_alloc_failure),       cmocka_unit_test(test_plot_x_linear),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
