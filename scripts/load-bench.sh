@@ -14,7 +14,14 @@
 #   4. throughput per thread with the same connections, REPS times in turn:
 #      latlab load offered more than it can send (--rate MAXRATE for
 #      MAXDUR, so the figure is what one thread sends: completed / run time)
-#      and wrk -t1 over DUR, each with its CPU per request.
+#      and wrk -t1 over DUR, each with its CPU per request; over HTTP/1.1
+#      and over TLS (nginx with a certificate made here);
+#   5. accuracy against services whose latency is known (tests/peers/
+#      stallpeer.c): a fixed service time of FIXED_US, and a freeze of 100 ms
+#      every second (analytic p95 50 ms, p99 90 ms), at TRUTH_RATES for
+#      TRUTH_DUR, directly and through nginx over TLS, latlab load beside
+#      wrk2 (built from WRK2_SRC/build.sh, or WRK2=path), each figure with its
+#      error against the truth.  Section 1 has a TLS row at 20,000/s too.
 #   With redis-server and redis-benchmark installed, 1 and 3 against Redis too.
 # The machine's conditions (CPUs, load average) are printed first: on a shared
 # host the figures are that host's.  With 2 CPUs or more the servers run on
@@ -25,7 +32,8 @@
 # latlab load's lag tail, and its verdict says so).
 #
 # usage: scripts/load-bench.sh [BUILD_DIR]   env: DUR (2s), CONNS (256), RATES ("20000 50000 100000"),
-#        REPS (3), MAXRATE (300000), MAXDUR (1s); ONLY=4 runs section 4 alone
+#        REPS (3), MAXRATE (300000), MAXDUR (1s), FIXED_US (5000), TRUTH_RATES ("2000 20000"),
+#        TRUTH_DUR (10s), WRK2 / WRK2_SRC; ONLY=4 or ONLY=5 runs that section alone
 set -euo pipefail
 B=${1:-${LAT_BUILD_DIR:-build}}
 L=$B/latlab
@@ -35,6 +43,9 @@ RATES=${RATES:-"20000 50000 100000"}
 REPS=${REPS:-3}
 MAXRATE=${MAXRATE:-300000}
 MAXDUR=${MAXDUR:-1s}
+FIXED_US=${FIXED_US:-5000}
+TRUTH_RATES=${TRUTH_RATES:-"2000 20000"}
+TRUTH_DUR=${TRUTH_DUR:-10s}
 ONLY=${ONLY:-}
 PIN=${PIN:-1}
 SRV=() GEN=() LCPU=()
@@ -84,6 +95,20 @@ nginx_conf "$tmp/nginx" "$port" off
 "${SRV[@]}" nginx -c "$tmp/nginx/nginx.conf" -p "$tmp/nginx" 2>"$tmp/nginx.err" &
 pids+=("$!")
 wait_port "$port" || { echo "nginx did not start" >&2; exit 1; }
+# The same nginx answer over TLS (a certificate made here), and a TLS front
+# for stallpeer (proxy_pass, upstream keep-alive) in section 5.
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -keyout "$tmp/tls.key" -out "$tmp/tls.pem" \
+    -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 >"$tmp/openssl.log" 2>&1
+tls_conf() { # dir port location-body
+    nginx_conf "$1" "$2" off
+    sed -i -e "s|listen 127.0.0.1:$2;|listen 127.0.0.1:$2 ssl; ssl_certificate $tmp/tls.pem; ssl_certificate_key $tmp/tls.key;|" \
+        -e "s|location / { return 200 \"ok\"; }|location / { $3 }|" "$1/nginx.conf"
+}
+tport=$(free_port)
+tls_conf "$tmp/nginx-tls" "$tport" 'return 200 "ok";'
+"${SRV[@]}" nginx -c "$tmp/nginx-tls/nginx.conf" -p "$tmp/nginx-tls" 2>"$tmp/nginx-tls.err" &
+pids+=("$!")
+wait_port "$tport" || { echo "nginx (TLS) did not start" >&2; exit 1; }
 
 # One latlab run: prints a table row; sets valid=True/False.
 row() { # label rate target proto-args...
@@ -116,34 +141,104 @@ hdr() {
 throughput() {
     echo
     echo "4. throughput per thread, $CONNS connections: latlab load --rate $MAXRATE for $MAXDUR (more than it sends) vs wrk -t1 -d$DUR"
-    printf '%-4s %-7s %10s %10s %11s\n' rep tool "req/s" requests "cpu us/req"
+    printf '%-4s %-6s %-7s %10s %10s %11s\n' rep wire tool "req/s" requests "cpu us/req"
     for i in $(seq "$REPS"); do
-        local cpu
-        cpu=$(cpu_of "$L" load "127.0.0.1:$port" "${LCPU[@]}" --rate "$MAXRATE" --duration "$MAXDUR" --connections "$CONNS" \
-            --timeout 30s --quiet --json "$tmp/t.json")
-        python3 - "$tmp/t.json" "$i" "$cpu" <<'PY'
+        for url in "http://127.0.0.1:$port/" "https://127.0.0.1:$tport/"; do
+            local cpu wire=${url%%:*} tls=()
+            [ "$wire" = https ] && tls=(--insecure)
+            cpu=$(cpu_of "$L" load "$url" "${tls[@]}" "${LCPU[@]}" --rate "$MAXRATE" --duration "$MAXDUR" \
+                --connections "$CONNS" --timeout 30s --quiet --json "$tmp/t.json")
+            python3 - "$tmp/t.json" "$i" "$cpu" "$wire" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))["counts"]
-print("%-4s %-7s %10.0f %10d %11.2f" % (sys.argv[2], "latlab", c["completed"] / (c["run_ns"] / 1e9),
+print("%-4s %-6s %-7s %10.0f %10d %11.2f" % (sys.argv[2], sys.argv[4], "latlab", c["completed"] / (c["run_ns"] / 1e9),
       c["completed"], float(sys.argv[3]) / max(c["completed"], 1) * 1e6))
 PY
-        cpu=$(cpu_of "${GEN[@]}" wrk -t1 -c"$CONNS" -d"${DUR%s}s" "http://127.0.0.1:$port/")
-        python3 - "$tmp/cpu.out" "$i" "$cpu" <<'PY'
+            cpu=$(cpu_of "${GEN[@]}" wrk -t1 -c"$CONNS" -d"${DUR%s}s" "$url")
+            python3 - "$tmp/cpu.out" "$i" "$cpu" "$wire" <<'PY'
 import re, sys
 w = open(sys.argv[1]).read()
 n = int(re.search(r"(\d+) requests in", w).group(1))
-print("%-4s %-7s %10.0f %10d %11.2f" % (sys.argv[2], "wrk", float(re.search(r"Requests/sec:\s*([\d.]+)", w).group(1)),
+print("%-4s %-6s %-7s %10.0f %10d %11.2f" % (sys.argv[2], sys.argv[4], "wrk", float(re.search(r"Requests/sec:\s*([\d.]+)", w).group(1)),
       n, float(sys.argv[3]) / max(n, 1) * 1e6))
 PY
+        done
     done
     echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 }
+
+# 5: latlab load and wrk2 against stallpeer's known latencies, direct and over TLS.
+truth() {
+    local sp=$B/tests/lat_stallpeer w2=${WRK2:-} src=${WRK2_SRC:-$(dirname "$0")/../../shared/peers/wrk2}
+    [ -x "$sp" ] || { echo "5. skipped: $sp not built"; return; }
+    if [ -z "$w2" ] && [ -x "$src/build.sh" ]; then
+        "$src/build.sh" "$tmp/wrk2" >"$tmp/wrk2-build.log" 2>&1 && w2=$tmp/wrk2/wrk2
+    fi
+    [ -n "$w2" ] || echo "(wrk2 not available: set WRK2=path or WRK2_SRC=dir with build.sh; latlab alone)"
+    echo
+    echo "5. accuracy against known latency (ms), $CONNS connections, $TRUTH_DUR per run; error = figure - truth"
+    printf '%-16s %-6s %7s %-7s %9s %9s %9s %9s %9s  %s\n' server wire rate tool p50 p95 p99 "err p50" "err p99" note
+    for mode in "delay$FIXED_US" stall; do
+        local sargs=(0 1000 "delay$FIXED_US") truth50=$((FIXED_US * 1000)) truth95=$((FIXED_US * 1000)) truth99=$((FIXED_US * 1000))
+        [ "$mode" = stall ] && sargs=(100 1000) truth50=0 truth95=50000000 truth99=90000000
+        "${SRV[@]}" "$sp" "${sargs[@]}" >"$tmp/sp.out" &
+        pids+=("$!")
+        local spp=""
+        for _ in $(seq 100); do spp=$(awk '/^listening/{print $2}' "$tmp/sp.out"); [ -n "$spp" ] && break; sleep 0.05; done
+        local fp
+        fp=$(free_port)
+        tls_conf "$tmp/nginx-front" "$fp" "proxy_pass http://sp; proxy_http_version 1.1; proxy_set_header Connection \"\";"
+        sed -i "s|^http {|http { upstream sp { server 127.0.0.1:$spp; keepalive 512; }|" "$tmp/nginx-front/nginx.conf"
+        "${SRV[@]}" nginx -c "$tmp/nginx-front/nginx.conf" -p "$tmp/nginx-front" 2>"$tmp/nginx-front.err" &
+        pids+=("$!")
+        wait_port "$fp" || { echo "nginx (TLS front) did not start" >&2; return; }
+        for r in $TRUTH_RATES; do
+            for url in "http://127.0.0.1:$spp/" "https://127.0.0.1:$fp/"; do
+                local wire=${url%%:*} tls=()
+                [ "$wire" = https ] && tls=(--insecure)
+                "$L" load "$url" "${tls[@]}" "${LCPU[@]}" --rate "$r" --duration "$TRUTH_DUR" --connections "$CONNS" \
+                    --quiet --json "$tmp/k.json" >/dev/null 2>&1
+                python3 - "$tmp/k.json" "$mode" "$wire" "$r" "$truth50" "$truth95" "$truth99" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); l = d["latency"]; v = d["verdict"]
+t50, t95, t99 = (float(x) for x in sys.argv[5:8])
+e = lambda f, t: "%+.3f" % ((f - t) / 1e6)
+print("%-16s %-6s %7s %-7s %9.3f %9.3f %9.3f %9s %9s  %s" % (sys.argv[2], sys.argv[3], sys.argv[4], "latlab",
+      l["p50_ns"] / 1e6, l["p95_ns"] / 1e6, l["p99_ns"] / 1e6, e(l["p50_ns"], t50) if t50 else "-",
+      e(l["p99_ns"], t99), ("valid" if v["valid"] else "invalid") + ", loss %.1f%%" % (v["platform_loss"] * 100)))
+PY
+                [ -n "$w2" ] || continue
+                "${GEN[@]}" "$w2" -t1 -c"$CONNS" -d"$TRUTH_DUR" -R"$r" --latency "$url" >"$tmp/w2.out" 2>&1
+                python3 - "$tmp/w2.out" "$mode" "$wire" "$r" "$truth50" "$truth95" "$truth99" <<'PY'
+import re, sys
+w = open(sys.argv[1]).read()
+unit = {"us": 1e3, "ms": 1e6, "s": 1e9, "m": 6e10}
+def pct(p):
+    m = re.search(r"^\s*%s\s+([\d.]+)(us|ms|s|m)\s*$" % re.escape(p), w, re.M)
+    return float(m.group(1)) * unit[m.group(2)] if m else float("nan")
+p50, p95, p99 = pct("50.000%"), pct("95.000%") if "95.000%" in w else float("nan"), pct("99.000%")
+t50, t95, t99 = (float(x) for x in sys.argv[5:8])
+e = lambda f, t: "%+.3f" % ((f - t) / 1e6)
+rps = re.search(r"Requests/sec:\s*([\d.]+)", w)
+print("%-16s %-6s %7s %-7s %9.3f %9.3f %9.3f %9s %9s  %s" % (sys.argv[2], sys.argv[3], sys.argv[4], "wrk2",
+      p50 / 1e6, p95 / 1e6, p99 / 1e6, e(p50, t50) if t50 else "-", e(p99, t99),
+      "achieved %s req/s" % (rps.group(1) if rps else "?")))
+PY
+            done
+        done
+        kill "${pids[@]: -2}" 2>/dev/null
+        wait "${pids[@]: -2}" 2>/dev/null
+    done
+    echo "truth: $FIXED_US us at p50/p95/p99 for delay$FIXED_US; 50 and 90 ms at p95/p99 for the stall (the loopback round trip, tens of us, is in every figure; wrk2 prints no p95 in its table)"
+}
 if [ "$ONLY" = 4 ]; then throughput; exit 0; fi
+if [ "$ONLY" = 5 ]; then truth; exit 0; fi
 
 echo
 echo "1. schedule lag (us) against nginx, $CONNS connections, $DUR per rate, one sending thread"
 hdr
 for r in $RATES; do row nginx "$r" "127.0.0.1:$port"; done
+row tls 20000 "https://127.0.0.1:$tport/" --insecure
 
 echo
 echo "2. highest rate with a valid verdict (stepped), beside wrk closed loop (1 thread, $CONNS connections), REPS ($REPS) times in turn"
@@ -169,6 +264,7 @@ echo
 echo "3. CPU per request: wrk $(python3 -c "print(round($wcpu / max($wreq, 1) * 1e6, 2))") us (its run: $wreq requests); latlab load: the cpu us/req column above (its sending thread spins between sends, so the figure falls as the rate rises)"
 
 throughput
+truth
 
 if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then
     rport=$(free_port)

@@ -9,7 +9,12 @@
  * server late makes it longer; the test's analytic figures use it).  STALL_MS
  * 0: no freezes.  MODE (tests/cli/cli_load_bounds.sh): ok (the default), mute
  * (read every request, never answer), 503 (answer "503 Service Unavailable"),
- * twice (answer every request twice). */
+ * twice (answer every request twice), delayUS (scripts/load-bench.sh: answer
+ * every request US microseconds after it was read, a fixed service time that
+ * overlaps across requests: the answers wait in a queue, in order, and the
+ * loop sleeps to the next one's time with a nanosecond timeout and a 1 ns
+ * timer slack, so they go out within microseconds of it when the server has
+ * a CPU). */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -18,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,6 +32,15 @@ static const char unavailable[] = "HTTP/1.1 503 Service Unavailable\r\nContent-L
 static const char *reply = ok;
 static size_t reply_len = sizeof ok - 1;
 static int copies = 1; /* answers per request; 0: none */
+static uint64_t delay;  /* ns from reading a request to answering it (delayUS) */
+
+/* delayUS's answers not yet sent: (fd, due), due non-decreasing. */
+#define PENDING (1u << 16)
+static struct {
+    int fd;
+    uint64_t due;
+} pending[PENDING];
+static uint64_t p_head, p_tail;
 
 static uint64_t now_ns(void) {
     struct timespec ts;
@@ -54,6 +69,11 @@ static void serve(int ep, int fd) {
     uint32_t t = fd < 65536 ? tail[fd] : 0;
     for (ssize_t i = 0; i < n; i++) {
         t = (t << 8) | (uint8_t)buf[i];
+        if (delay && t == 0x0d0a0d0a && p_tail - p_head < PENDING) {
+            pending[p_tail % PENDING].fd = fd;
+            pending[p_tail++ % PENDING].due = now_ns() + delay;
+            continue;
+        }
         for (int k = 0; t == 0x0d0a0d0a && k < copies && m + reply_len <= sizeof out; k++) {
             memcpy(out + m, reply, reply_len);
             m += reply_len;
@@ -78,6 +98,8 @@ int main(int argc, char **argv) {
         reply_len = sizeof unavailable - 1;
     } else if (!strcmp(mode, "twice")) {
         copies = 2;
+    } else if (!strncmp(mode, "delay", 5) && strtoull(mode + 5, NULL, 10) > 0) {
+        delay = strtoull(mode + 5, NULL, 10) * 1000u;
     } else if (strcmp(mode, "ok")) {
         return 2;
     }
@@ -90,12 +112,19 @@ int main(int argc, char **argv) {
         return 1;
     printf("listening %d\n", ntohs(a.sin_port));
     fflush(stdout);
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
     int ep = epoll_create1(0);
     struct epoll_event ev = {.events = EPOLLIN, .data.fd = ls}, evs[256];
     epoll_ctl(ep, EPOLL_CTL_ADD, ls, &ev);
     uint64_t next = stall ? now_ns() + period : UINT64_MAX;
     for (;;) {
         uint64_t now = now_ns();
+        while (p_head < p_tail && pending[p_head % PENDING].due <= now) {
+            /* a closed connection's answer fails to write: dropped */
+            if (write(pending[p_head % PENDING].fd, reply, reply_len) < 0) {
+            }
+            p_head++;
+        }
         if (now >= next) {
             /* Sleep, then spin the last 2 ms: a woken process can wait for
              * a CPU for milliseconds on a busy host, a running one need not. */
@@ -109,8 +138,12 @@ int main(int argc, char **argv) {
             next += period;
             continue;
         }
-        int k =
-            epoll_wait(ep, evs, 256, next == UINT64_MAX ? -1 : (int)((next - now) / 1000000u) + 1);
+        uint64_t until = next;
+        if (p_head < p_tail && pending[p_head % PENDING].due < until)
+            until = pending[p_head % PENDING].due;
+        struct timespec to = {(time_t)((until - now) / 1000000000u),
+                              (long)((until - now) % 1000000000u)};
+        int k = epoll_pwait2(ep, evs, 256, until == UINT64_MAX ? NULL : &to, NULL);
         for (int i = 0; i < k; i++) {
             int fd = evs[i].data.fd;
             if (fd != ls) {
