@@ -32,7 +32,7 @@ static const char unavailable[] = "HTTP/1.1 503 Service Unavailable\r\nContent-L
 static const char *reply = ok;
 static size_t reply_len = sizeof ok - 1;
 static int copies = 1; /* answers per request; 0: none */
-static uint64_t delay;  /* ns from reading a request to answering it (delayUS) */
+static uint64_t delay; /* ns from reading a request to answering it (delayUS) */
 
 /* delayUS's answers not yet sent: (fd, due), due non-decreasing. */
 #define PENDING (1u << 16)
