@@ -6,7 +6,8 @@
 #   test: that plus the peers and tools the test suite uses (Java reference
 #         HdrHistogram, Concurrency Kit, Google Benchmark, qemu, clang, chromium,
 #         Prometheus and its Pushgateway, abidiff for the ABI check);
-#   bench: that plus the A/B peers of scripts/ab-bench.sh.
+#   bench: that plus the A/B peers of scripts/ab-bench.sh and what
+#         scripts/load-bench.sh builds wrk2 with.
 # As root the missing packages are installed with apt-get; otherwise the single
 # apt-get command to run is printed and the script exits 1.  The npm module used
 # by the interop tests is installed by the Makefile, not here.
@@ -34,6 +35,8 @@ if [ "$mode" = bench ]; then
     # `latlab ab`'s peers in scripts/ab-bench.sh: hyperfine (judged by Welch's
     # t-test) and Google Benchmark's compare.py (its U test needs scipy).
     pkgs="$pkgs hyperfine libbenchmark-tools python3-scipy"
+    # scripts/load-bench.sh builds wrk2, the open-loop peer, from its source.
+    pkgs="$pkgs luajit libluajit-5.1-dev"
 fi
 missing=""
 for p in $pkgs $norec; do

@@ -56,7 +56,8 @@ fi
 PATH=$PATH:/usr/sbin
 # shellcheck source=../tests/support/nginx.sh
 . "$(dirname "$0")/../tests/support/nginx.sh"
-for t in nginx wrk python3; do command -v $t >/dev/null || { echo "needs $t (scripts/deps.sh test)" >&2; exit 1; }; done
+"$(dirname "$0")/deps.sh" bench
+for t in nginx wrk python3 openssl; do command -v $t >/dev/null || { echo "needs $t (scripts/deps.sh test)" >&2; exit 1; }; done
 tmp=$(mktemp -d)
 pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$tmp"' EXIT
