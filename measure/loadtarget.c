@@ -406,11 +406,11 @@ const char *lat_loadtarget_tag(const lat_loadtargets *ts, unsigned i) {
     return ts->t[i]->tag;
 }
 const char *lat_loadtarget_pick_name(lat_loadtarget_pick_kind k) {
-    return k == LAT_LOADTARGETS_RANDOM ? "random" : "round-robin";
+    return k == LAT_LOADTARGET_RANDOM ? "random" : "round-robin";
 }
 
 unsigned lat_loadtarget_pick(const lat_loadtargets *ts, uint64_t seed, uint64_t n) {
-    if (ts->pick == LAT_LOADTARGETS_ROUND_ROBIN) return ts->rr[n % ts->w];
+    if (ts->pick == LAT_LOADTARGET_ROUND_ROBIN) return ts->rr[n % ts->w];
     /* splitmix64's finalizer over (seed, n): its own stream, apart from the
      * schedule's and the shards' marks (loadsched.c) */
     uint64_t z = (seed ^ 0x243f6a8885a308d3ull) + (n + 1) * 0x9e3779b97f4a7c15ull;

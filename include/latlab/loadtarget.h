@@ -80,8 +80,8 @@ int lat_loadtarget_split(const char *t, char *host, size_t hn, char *port, const
 #define LAT_LOADTARGETS_FILE_MAX 1048576 /* the targets file's bytes at most */
 
 typedef enum lat_loadtarget_pick_kind {
-    LAT_LOADTARGETS_ROUND_ROBIN, /* smooth weighted round robin over n */
-    LAT_LOADTARGETS_RANDOM       /* by weight, from a hash of the seed and n */
+    LAT_LOADTARGET_ROUND_ROBIN, /* smooth weighted round robin over n */
+    LAT_LOADTARGET_RANDOM       /* by weight, from a hash of the seed and n */
 } lat_loadtarget_pick_kind;
 
 /* The run's origin and what every target's request shares. */
