@@ -2,8 +2,9 @@
  * intervals, service time, wait and lag beside), errors by kind, the sending
  * thread's platform gaps and the requests they censored (their own latency
  * and every request's beside), the arrival test, and last the verdict; and
- * the same as JSON.  Percentiles without enough samples for an interval below
- * the maximum are not printed; the line says how many they need. */
+ * the same as JSON (--targets: a row per target, loadtarget.h, after the
+ * table).  Percentiles without enough samples for an interval below the
+ * maximum are not printed; the line says how many they need. */
 #include "cli.h"
 #include "cliopts.h"
 #include "load.h"
@@ -174,7 +175,7 @@ void load_tick(void *ud, const lat_loadrun_tick *t) {
         lv->hlog_rc = lat_hlog_write_interval(&lv->w, t->h[k], load_series[k], t->start_s,
                                               t->end_s - t->start_s);
     lat_loadtargets *ts = lv->r->cfg.targets; /* each target's latency: latency.NAME */
-    if (ts && !lv->hlog_rc) lv->hlog_rc = lat_loadtarget_tick(ts);
+    if (ts) lat_loadtarget_tick(ts);          /* 0: one geometry */
     for (unsigned i = 0; ts && lv->hf && i < lat_loadtarget_count(ts) && !lv->hlog_rc; i++)
         lv->hlog_rc =
             lat_hlog_write_interval(&lv->w, lat_loadtarget_hist(ts, i, false),

@@ -64,7 +64,7 @@ int lat_loadtarget_split(const char *t, char *host, size_t hn, char *port, const
 
 /* ---- the targets file ---------------------------------------------------------------------- */
 
-#define LINE_MAX_ 8192 /* a line of the targets file at most */
+#define TEXT_LINE_MAX 8192 /* a line of the targets file at most */
 
 typedef struct target {
     char name[LAT_LOADTARGET_NAME_MAX], tag[LAT_LOADTARGET_NAME_MAX + 8], method[16];
@@ -299,12 +299,12 @@ static int tables(lat_loadtargets *ts) {
 }
 
 static int parse_lines(parser *p, const char *text) {
-    char buf[LINE_MAX_];
+    char buf[TEXT_LINE_MAX];
     for (const char *s = text; *s;) {
         const char *e = strchr(s, '\n');
         size_t k = e ? (size_t)(e - s) : strlen(s);
         p->line++;
-        if (k >= sizeof buf) return fault(p, p->line, "over %d bytes", LINE_MAX_ - 1);
+        if (k >= sizeof buf) return fault(p, p->line, "over %d bytes", TEXT_LINE_MAX - 1);
         memcpy(buf, s, k);
         buf[k] = 0;
         s += k + (e != NULL);
