@@ -208,7 +208,8 @@ int lat_load_create(const lat_load_cfg *cfg, lat_load **out) {
     l->cal = lat_clock_default();
     l->rng = cfg->seed ^ 0x5deece66dull;
     int rc = -ENOMEM;
-    size_t rl = cfg->targets ? lat_loadtarget_req_max(cfg->targets) : cfg->proto->req_len;
+    size_t rl = cfg->proto->req_len, tl = cfg->targets ? lat_loadtarget_req_max(cfg->targets) : 0;
+    if (tl > rl) rl = tl; /* the longest request sent */
     l->conns = calloc(cfg->connections, sizeof *l->conns);
     l->req = malloc(rl ? rl : 1);
     l->rbuf = malloc(RBUF);

@@ -5,7 +5,8 @@
 # sends them 3:1 exactly (round robin); the per-target counts add up to the
 # run's, the error replies are missing's alone; the table names each target
 # and the worst tail; the JSON has a targets array; the .hlog has a
-# latency.NAME tag per target.  Two shards of a random pick send, between
+# latency.NAME tag per target; a request shorter than the default one goes
+# out whole.  Two shards of a random pick send, between
 # them, each target exactly as often as one generator does.  Misuse and a
 # bad file exit 2 naming the flag (and the file's line) before any work.
 set -u
@@ -85,6 +86,12 @@ grep -q "^worst tail: " "$tmp/r.out" || fail "no worst tail line"
 for tag in latency.items latency.missing latency; do
     grep -q "^Tag=$tag," "$tmp/r.hlog" || fail "hlog: no $tag lines: $(cut -c1-40 "$tmp/r.hlog")"
 done
+
+# ---- requests shorter than TARGET's own (a 2-letter method): every byte sent, all answered ----
+printf 'GO /\n' >"$tmp/short.txt"
+"$LATLAB" load "$T" --targets "$tmp/short.txt" --rate 100 --duration 200ms --quiet \
+    --json "$tmp/short.json" >/dev/null 2>&1 || fail "short request: exit $?"
+[ "$(j "$tmp/short.json" 'd["targets"][0]["completed"]')" = 20 ] || fail "short request: not 20 answered"
 
 # ---- shards: 2 of a random pick send each target as often as one generator -----------------
 "$LATLAB" load "$T" --targets "$tmp/t.txt" --targets-pick random --rate 400 --duration 1s \
