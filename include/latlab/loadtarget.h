@@ -37,14 +37,17 @@
  * n and the run's seed, so the shards of one schedule together send exactly
  * the mix one generator sends.  Round robin: smooth weighted round robin
  * (weights 3 and 1: a a b a, a a b a...); random: target i with probability
- * weight_i / the sum of the weights, from a hash of seed and n. */
+ * weight_i / the sum of the weights, from a hash of seed and n.  Sending
+ * threads with streams of their own (loadrun.h) each pick from their seed and
+ * arrival numbers; a replay picks by the request's sequence number. */
 
 /* Results: the engines record, for the target each request went to, its
  * send, its completion (an error reply counted apart, a censored one too:
  * load.h) and the latency of the kept ones in a recorder shared by the
  * engines (lat_hist_recorder: any number of writers, wait-free); one reader
  * thread takes each interval (lat_loadtarget_tick) into the totals.
- * Threading: parse and free on one thread; sent/done from any number of
+ * Memory: about 1 MiB of histograms per target, most never touched.
+ * Threading: parse and destroy on one thread; sent/done from any number of
  * sending threads; tick, the counts and the writers from one reader. */
 #ifndef LATLAB_LOADTARGET_H
 #define LATLAB_LOADTARGET_H
