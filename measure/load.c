@@ -592,7 +592,7 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t arrival, uint64
     size_t len = l->cfg.proto->req_len;
     unsigned tg = 0; /* cfg.targets: the one the arrival picks, its own request's bytes */
     uint8_t *req = l->cfg.targets ? (uint8_t *)lat_loadtarget_request(l->cfg.targets, l->cfg.seed,
-                                                                       arrival, &tg, &len)
+                                                                      arrival, &tg, &len)
                                   : l->req;
     if (!l->cfg.targets) lat_loadproto_request(l->cfg.proto, seq, l->req);
     uint64_t now = lat_cycles();
