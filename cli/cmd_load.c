@@ -33,7 +33,7 @@ static struct {
     double rate;
     uint64_t duration_ns, connections, inflight, threads, timeout_ns, gap_ns, seed, echo_size;
     uint64_t key_space, value_size, max_response, bisect;
-    int arrivals, protocol, mc_op, cpu, tls_resume;
+    int arrivals, protocol, mc_op, cpu, tls_resume, targets_pick;
     double lag_fraction, ci_width;
     const char *json, *hlog, *hgrm, *method, *path, *body, *redis_cmd, *host, *svg;
     cli_list headers, slos;
@@ -41,6 +41,8 @@ static struct {
     bool strict, quiet, rate_seen, seed_seen, path_seen, duration_seen, find_max;
     lat_loadsched_findmax *fm; /* --find-max's search */
     const char *replay, *cacert;
+    const char *targets; /* --targets FILE, loaded into targets_ts */
+    lat_loadtargets *targets_ts;
     const char *rate_s, *shard, *start_at; /* --rate as given; --shard, --start-at */
     lat_loadsched_plan plan;
     uint32_t shard_i, shard_n;
@@ -135,6 +137,12 @@ static const cli_opt load_opts[] = {
     CLI_LIST_OPT("header", &o.headers, "H",
                  "http: one more header line 'Name: value' (repeatable)"),
     CLI_STR_OPT("body", CLI_STRING, &o.body, "TEXT", "http: request body"),
+    CLI_STR_OPT("targets", CLI_PATH, &o.targets, "FILE",
+                "http: many endpoints of TARGET's origin, results per target (blocks of\n"
+                "'METHOD URL [name=N] [weight=W]', headers, @BODYFILE; not with a path,\n"
+                "--method, --path, --header, --body, --find-max)"),
+    CLI_CHOICE_OPT("targets-pick", &o.targets_pick, "round-robin|random",
+                   "--targets: by weight, in turn or at random (default round-robin)"),
     CLI_STR_OPT("host", CLI_STRING, &o.host, "NAME",
                 "http: Host header (default the target's host)"),
     CLI_STR_OPT("redis-cmd", CLI_STRING, &o.redis_cmd, "CMD",
@@ -275,6 +283,18 @@ static int check_opts(const char *target, const char **url_path) {
     for (int i = 0; i < o.headers.n; i++)
         if (!strchr(o.headers.v[i], ':') || strpbrk(o.headers.v[i], "\r\n"))
             return cli_usage_error(CMD, "--header: '%s' is not 'Name: value'", o.headers.v[i]);
+    if (o.targets_pick && !o.targets)
+        return cli_usage_error(CMD, "--targets-pick: needs --targets");
+    if (o.targets && (k != LAT_LOADPROTO_HTTP || *url_path || o.method || o.path_seen ||
+                      o.headers.n || o.body || o.find_max))
+        return cli_usage_error(CMD, "--targets: http only; not with a path in TARGET, --method, "
+                                    "--path, --header, --body, --find-max (the file says them)");
+    lat_loadtarget_origin org = {host_buf, port_buf, o.tls, o.host, o.max_response};
+    char err[512];
+    if (o.targets &&
+        lat_loadtarget_read_file(o.targets, &org, (lat_loadtarget_pick_kind)o.targets_pick,
+                                 &o.targets_ts, err, sizeof err))
+        return cli_usage_error(CMD, "--targets: %s", err);
     return CLI_OK;
 }
 
@@ -429,6 +449,7 @@ int cmd_load(int argc, char **argv) {
         .timeout_ns = o.timeout_ns,
         .cpu = o.cpu,
         .gap_ns = o.gap_ns,
+        .targets = o.targets_ts,
     };
     if ((rc = lat_loadrun_resolve(&r.cfg, host_buf, port_buf, LOOKUP_MS)))
         return cli_error(CMD, "%s: %s", target,
@@ -463,6 +484,7 @@ int cmd_load(int argc, char **argv) {
     for (int k = 0; k < LAT_LOAD_NSERIES; k++)
         lat_hist_fini(&r.h[k]);
     lat_loadtls_destroy(r.cfg.tls);
+    lat_loadtarget_destroy(o.targets_ts);
     lat_loadsched_steps_destroy(r.steps);
     bool none = o.fm && lat_loadsched_findmax_best(o.fm) < 0;
     lat_loadsched_findmax_destroy(o.fm);

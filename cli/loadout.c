@@ -2,8 +2,9 @@
  * intervals, service time, wait and lag beside), errors by kind, the sending
  * thread's platform gaps and the requests they censored (their own latency
  * and every request's beside), the arrival test, and last the verdict; and
- * the same as JSON.  Percentiles without enough samples for an interval below
- * the maximum are not printed; the line says how many they need. */
+ * the same as JSON (--targets: a row per target, loadtarget.h, after the
+ * table).  Percentiles without enough samples for an interval below the
+ * maximum are not printed; the line says how many they need. */
 #include "cli.h"
 #include "cliopts.h"
 #include "load.h"
@@ -17,11 +18,12 @@
 
 #include <jansson.h>
 
-#include "latlab/json.h"
+#include "latlab/loadtarget.h"
 #include "latlab/loadtls.h"
 #include "latlab/prom.h"
 
 const double load_ps[] = {50, 90, 95, 99, 99.9, 99.99};
+static const double load_tps[] = {50, 90, 99, 99.9}; /* --targets: each target's */
 const size_t load_nps = sizeof load_ps / sizeof load_ps[0];
 
 static const char *arrivals_name(const load_run *r) {
@@ -82,40 +84,17 @@ static void print_table(const load_run *r) {
            (double)lat_hist_max(&h[LAT_LOAD_LAG]) / 1e3);
 }
 
-/* The censored requests' own latency beside the kept ones', and every
- * request's together (gross): a reader sees what censoring took out. */
-static void print_censored(const load_run *r) {
-    const lat_hist *k = &r->h[LAT_LOAD_LATENCY], *x = &r->h[LAT_LOAD_CENSORED];
-    int64_t nk = lat_hist_total(k), nx = lat_hist_total(x);
-    printf("censored: %" PRId64 " requests (%.3f%% of those completed), late because of the "
-           "sending thread's gaps; the figures above are the other %" PRId64,
-           nx, nk + nx ? 100.0 * (double)nx / (double)(nk + nx) : 0.0, nk);
-    lat_hist all;
-    if (nx && !lat_load_hist_init(&all)) {
-        lat_hist_add(&all, k);
-        lat_hist_add(&all, x);
-        double ps[3] = {50, 99, 99.9};
-        int64_t cv[3], av[3];
-        lat_hist_values_at_percentiles(x, ps, cv, 3);
-        lat_hist_values_at_percentiles(&all, ps, av, 3);
-        printf("; theirs: latency p50 %.1f us, p99 %.1f us, max %.1f us; every request's: p50 "
-               "%.1f us, p99 %.1f us, p99.9 %.1f us",
-               (double)cv[0] / 1e3, (double)cv[1] / 1e3, (double)lat_hist_max(x) / 1e3,
-               (double)av[0] / 1e3, (double)av[1] / 1e3, (double)av[2] / 1e3);
-        lat_hist_fini(&all);
-    }
-    printf("\n");
-}
-
 static void print_run(const load_run *r) {
     const lat_load_verdict *v = &r->verdict;
     print_head(r);
     lat_loadsched_write_plan(stdout, &r->cfg.plan, r->rate_spec, r->cfg.rate_hz, r->cfg.stride,
                              r->cfg.phase, r->cfg.seed);
     print_table(r);
+    if (r->cfg.targets)
+        lat_loadtarget_write(stdout, r->cfg.targets, load_tps, 4, v->valid, v->ci_width);
     printf("\n");
     lat_load_counts_write_gaps(stdout, &r->counts, (unsigned)r->threads, r->cfg.gap_ns);
-    print_censored(r);
+    lat_load_write_censored(stdout, &r->h[LAT_LOAD_LATENCY], &r->h[LAT_LOAD_CENSORED]);
     char a2[32] = "-", rho[32] = "-"; /* no samples (no server): "-", not nan */
     if (!isnan(v->ad_a2)) snprintf(a2, sizeof a2, "%.2f", v->ad_a2);
     if (!isnan(v->lag1_rho)) snprintf(rho, sizeof rho, "%.3f", v->lag1_rho);
@@ -147,41 +126,12 @@ int load_print(const load_run *r) {
     return CLI_OK;
 }
 
-static json_t *hist_json(const lat_hist *h) {
-    lat_hist_ci ci[8];
-    lat_hist_cis_at_percentiles(h, load_ps, LAT_HIST_CI_DEFAULT, ci, load_nps);
-    json_t *o = json_object();
-    json_object_set_new(o, "n", json_integer(lat_hist_total(h)));
-    for (size_t i = 0; i < load_nps; i++) {
-        char k[16];
-        snprintf(k, sizeof k, "p%g", load_ps[i]);
-        lat_json_set_ci(o, k, "_ns", &ci[i]);
-    }
-    json_object_set_new(o, "max_ns", json_integer(lat_hist_max(h)));
-    json_object_set_new(o, "mean_ns", lat_json_real_or_null(lat_hist_mean(h)));
-    const char *k;
-    json_t *x;
-    json_object_foreach(o, k, x) /* nothing measured: no figure (null), not 0 */
-        if (!lat_hist_total(h) && strstr(k, "_ns")) json_object_set_new(o, k, json_null());
-    return o;
-}
-
 int load_write_json(const load_run *r, const char *path) {
-    json_t *o = json_object(), *cf = json_object();
+    json_t *o = json_object(), *cf = lat_loadrun_cfg_json(&r->cfg, (unsigned)r->threads);
     json_object_set_new(cf, "target", json_string(r->target));
     json_object_set_new(cf, "protocol", json_string(r->protocol));
-    json_object_set_new(cf, "arrivals", json_string(arrivals_name(r)));
-    json_object_set_new(cf, "rate_hz", json_real(r->cfg.rate_hz));
-    json_object_set_new(cf, "duration_ns", json_integer((json_int_t)r->cfg.duration_ns));
-    json_object_set_new(cf, "seed", json_integer((json_int_t)r->cfg.seed));
-    json_object_set_new(cf, "connections", json_integer(r->cfg.connections));
-    json_object_set_new(cf, "threads", json_integer(r->threads));
-    json_object_set_new(cf, "inflight", json_integer(r->cfg.max_inflight));
     json_object_set_new(cf, "rate_schedule",
                         r->rate_spec ? json_string(r->rate_spec) : json_null());
-    json_object_set_new(cf, "shard_index",
-                        r->cfg.stride ? json_integer(r->cfg.phase) : json_null());
-    json_object_set_new(cf, "shards", r->cfg.stride ? json_integer(r->cfg.stride) : json_null());
     json_object_set_new(cf, "start_at_ns",
                         r->start_ns ? json_integer((json_int_t)r->start_ns) : json_null());
     json_object_set_new(o, "config", cf);
@@ -196,7 +146,11 @@ int load_write_json(const load_run *r, const char *path) {
     json_object_set_new(o, "counts", lat_load_counts_json(&r->counts));
     json_object_set_new(o, "tls", r->cfg.tls ? lat_loadtls_json(r->cfg.tls) : json_null());
     for (int k = 0; k < LAT_LOAD_NSERIES; k++)
-        json_object_set_new(o, load_series[k], hist_json(&r->h[k]));
+        json_object_set_new(o, load_series[k], lat_load_hist_json(&r->h[k], load_ps, load_nps));
+    json_object_set_new(o, "targets",
+                        r->cfg.targets ? lat_loadtarget_json(r->cfg.targets, load_tps, 4,
+                                                             r->verdict.valid, r->verdict.ci_width)
+                                       : json_null());
     json_object_set_new(o, "verdict", lat_load_verdict_json(&r->verdict));
     json_object_set_new(o, "find_max",
                         r->findmax ? lat_loadsched_findmax_json(r->findmax) : json_null());
@@ -220,6 +174,12 @@ void load_tick(void *ud, const lat_loadrun_tick *t) {
     for (int k = 0; lv->hf && k < LAT_LOAD_NSERIES && !lv->hlog_rc; k++)
         lv->hlog_rc = lat_hlog_write_interval(&lv->w, t->h[k], load_series[k], t->start_s,
                                               t->end_s - t->start_s);
+    lat_loadtargets *ts = lv->r->cfg.targets; /* each target's latency: latency.NAME */
+    if (ts) lat_loadtarget_tick(ts);          /* 0: one geometry */
+    for (unsigned i = 0; ts && lv->hf && i < lat_loadtarget_count(ts) && !lv->hlog_rc; i++)
+        lv->hlog_rc =
+            lat_hlog_write_interval(&lv->w, lat_loadtarget_hist(ts, i, false),
+                                    lat_loadtarget_tag(ts, i), t->start_s, t->end_s - t->start_s);
     if (lv->srv) lat_prom_server_update(lv->srv, tot, LAT_LOAD_NSERIES);
     const lat_load_counts *c = t->counts;
     /* the last part-second with nothing completed in it is no progress: it

@@ -29,6 +29,7 @@
 
 #include "latlab/clock.h"
 #include "latlab/gaps.h"
+#include "latlab/loadtarget.h"
 #include "latlab/loadtls.h"
 #include "latlab/platform.h"
 
@@ -75,6 +76,7 @@ typedef struct reservoir {
 typedef struct stamp {
     uint64_t intended, sent, t_ns; /* cycles; t_ns: intended, ns from the start (exact) */
     bool censored;           /* sent late because of the sending thread's platform gaps */
+    uint16_t target;         /* cfg.targets: the one it went to */
 } stamp;
 
 enum { C_DOWN, C_CONNECTING, C_HANDSHAKE, C_UP }; /* C_HANDSHAKE: TLS (loadtls.h) */
@@ -206,7 +208,8 @@ int lat_load_create(const lat_load_cfg *cfg, lat_load **out) {
     l->cal = lat_clock_default();
     l->rng = cfg->seed ^ 0x5deece66dull;
     int rc = -ENOMEM;
-    size_t rl = cfg->proto->req_len;
+    size_t rl = cfg->proto->req_len, tl = cfg->targets ? lat_loadtarget_req_max(cfg->targets) : 0;
+    if (tl > rl) rl = tl; /* the longest request sent */
     l->conns = calloc(cfg->connections, sizeof *l->conns);
     l->req = malloc(rl ? rl : 1);
     l->rbuf = malloc(RBUF);
@@ -214,7 +217,7 @@ int lat_load_create(const lat_load_cfg *cfg, lat_load **out) {
     l->pairs = (reservoir){malloc(l->cfg.arrival_samples * 2 * sizeof(double)), 0, 2, 0};
     l->last_latency = -1;
     if (!l->conns || !l->req || !l->rbuf || !l->ia.v || !l->pairs.v) goto fail;
-    memcpy(l->req, cfg->proto->req, rl);
+    memcpy(l->req, cfg->proto->req, cfg->proto->req_len);
     for (unsigned i = 0; i < cfg->connections; i++) {
         conn *c = &l->conns[i];
         c->fd = -1;
@@ -456,6 +459,8 @@ static void complete(lat_load *l, conn *c, uint64_t now) {
     }
     CADD(l, completed, 1);
     if (c->ps.error_reply) CADD(l, error_replies, 1);
+    if (l->cfg.targets)
+        lat_loadtarget_done(l->cfg.targets, s.target, lat, s.censored, c->ps.error_reply);
 }
 
 /* read(2) or send(MSG_NOSIGNAL), or through TLS: their contract (-1, errno). */
@@ -580,13 +585,18 @@ static uint64_t gap_overlap(const lat_load *l, uint64_t from) {
     return sum;
 }
 
-/* Send request seq (intended at `intended` cycles) on c: 0, or -1 when the
- * connection failed (the request was not sent; it stays due). */
-static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended, uint64_t t_ns) {
+/* Send request seq, arrival `arrival` of the schedule (intended at `intended` cycles) on c:
+ * 0, or -1 when the connection failed (the request was not sent; it stays due). */
+static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t arrival, uint64_t intended,
+                    uint64_t t_ns) {
     size_t len = l->cfg.proto->req_len;
-    lat_loadproto_request(l->cfg.proto, seq, l->req);
+    unsigned tg = 0; /* cfg.targets: the one the arrival picks, its own request's bytes */
+    uint8_t *req = l->cfg.targets ? (uint8_t *)lat_loadtarget_request(l->cfg.targets, l->cfg.seed,
+                                                                      arrival, &tg, &len)
+                                  : l->req;
+    if (!l->cfg.targets) lat_loadproto_request(l->cfg.proto, seq, l->req);
     uint64_t now = lat_cycles();
-    ssize_t n = io(c, l->req, len, true);
+    ssize_t n = io(c, req, len, true);
     if (n < 0) {
         if (errno != EAGAIN && errno != EINTR) {
             conn_fail(l, c, errno == ECONNRESET ? LAT_LOAD_RESET : LAT_LOAD_CLOSED, now);
@@ -595,7 +605,7 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended, uint6
         n = 0;
     }
     if ((size_t)n < len) {
-        memcpy(c->out, l->req + n, len - (size_t)n);
+        memcpy(c->out, req + n, len - (size_t)n);
         c->out_len = len - (size_t)n;
         c->out_off = 0;
         watch(l, c, EPOLL_CTL_MOD, EPOLLIN | EPOLLOUT);
@@ -614,6 +624,7 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended, uint6
     if (wait > delay) wait = delay;
     uint64_t ready = intended + wait, lag = delay - wait;
     CADD(l, sent, 1);
+    if (l->cfg.targets) lat_loadtarget_sent(l->cfg.targets, tg);
     if (lag > l->late_cycles) {
         CADD(l, late, 1);
         /* Late because of gaps: the platform took at least its lag (less
@@ -642,7 +653,7 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended, uint6
                              ns_of(l, lag), ns_of(l, wait), l->gap_backlog);
     unsigned t = c->head + c->inflight - 1;
     c->q[t >= l->cfg.max_inflight ? t - l->cfg.max_inflight : t] =
-        (stamp){intended, now, t_ns, l->gap_backlog};
+        (stamp){intended, now, t_ns, l->gap_backlog, (uint16_t)tg};
     sample_arrival(l, now, l->gap_backlog);
     return 0;
 }
@@ -776,7 +787,9 @@ static bool try_send(lat_load *l, run *r, uint64_t now) {
         return false;
     }
     (void)now;
-    if (send_req(l, c, r->seq, r->next, r->next_ns)) return false;
+    /* the pick's key: the arrival's number in the one schedule (shards share it) */
+    uint64_t arrival = l->cfg.arrivals == LAT_LOAD_REPLAY ? r->seq : r->s.n - 1;
+    if (send_req(l, c, r->seq, arrival, r->next, r->next_ns)) return false;
     r->seq++;
     advance(l, r);
     return true;

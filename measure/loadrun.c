@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "latlab/clock.h"
 #include "latlab/http.h"
 
@@ -266,4 +268,19 @@ int lat_loadrun_cpus_check(int cpu, unsigned threads) {
         if (cpu < 0 || cpu + (int)k >= CPU_SETSIZE || !CPU_ISSET(cpu + (int)k, &allowed))
             return (int)k + 1;
     return 0;
+}
+
+json_t *lat_loadrun_cfg_json(const lat_load_cfg *c, unsigned threads) {
+    static const char *const arrivals[] = {"constant", "poisson", "replay"};
+    json_t *o = json_object();
+    json_object_set_new(o, "arrivals", json_string(arrivals[c->arrivals % 3]));
+    json_object_set_new(o, "rate_hz", json_real(c->rate_hz));
+    json_object_set_new(o, "duration_ns", json_integer((json_int_t)c->duration_ns));
+    json_object_set_new(o, "seed", json_integer((json_int_t)c->seed));
+    json_object_set_new(o, "connections", json_integer(c->connections));
+    json_object_set_new(o, "threads", json_integer(threads));
+    json_object_set_new(o, "inflight", json_integer(c->max_inflight));
+    json_object_set_new(o, "shard_index", c->stride ? json_integer(c->phase) : json_null());
+    json_object_set_new(o, "shards", c->stride ? json_integer(c->stride) : json_null());
+    return o;
 }

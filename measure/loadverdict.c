@@ -2,10 +2,12 @@
  * loadverdict.h.  Anderson-Darling for the exponential with estimated mean:
  * A^2 = -n - (1/n) sum (2i-1) [ln F(x_i) + ln(1 - F(x_{n+1-i}))], F(x) =
  * 1 - exp(-x/mean), modified by (1 + 0.6/n) so one table of critical values
- * serves every n (Stephens 1974). */
+ * serves every n (Stephens 1974).  Also the figures the report and the JSON
+ * share with it: a latency histogram as JSON, the censored requests' line. */
 #include "latlab/loadverdict.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -342,4 +344,50 @@ json_t *lat_load_verdict_json(const lat_load_verdict *v) {
     json_object_set_new(o, "late_after_gap_share", json_real(v->late_gap_share));
     json_object_set_new(o, "platform_loss", json_real(v->platform_loss));
     return o;
+}
+
+json_t *lat_load_hist_json(const lat_hist *h, const double *ps, size_t nps) {
+    lat_hist_ci ci[8];
+    if (nps > 8) nps = 8;
+    lat_hist_cis_at_percentiles(h, ps, LAT_HIST_CI_DEFAULT, ci, nps);
+    json_t *o = json_object();
+    json_object_set_new(o, "n", json_integer(lat_hist_total(h)));
+    for (size_t i = 0; i < nps; i++) {
+        char k[16];
+        snprintf(k, sizeof k, "p%g", ps[i]);
+        lat_json_set_ci(o, k, "_ns", &ci[i]);
+    }
+    json_object_set_new(o, "max_ns", json_integer(lat_hist_max(h)));
+    json_object_set_new(o, "mean_ns", lat_json_real_or_null(lat_hist_mean(h)));
+    const char *k;
+    json_t *x;
+    json_object_foreach(o, k, x) /* nothing measured: no figure (null), not 0 */
+        if (!lat_hist_total(h) && strstr(k, "_ns")) json_object_set_new(o, k, json_null());
+    return o;
+}
+
+/* The censored requests' own latency beside the kept ones', and every
+ * request's together (gross): a reader sees what censoring took out. */
+void lat_load_write_censored(FILE *f, const lat_hist *k, const lat_hist *x) {
+    int64_t nk = lat_hist_total(k), nx = lat_hist_total(x);
+    fprintf(f,
+            "censored: %" PRId64 " requests (%.3f%% of those completed), late because of the "
+            "sending thread's gaps; the figures above are the other %" PRId64,
+            nx, nk + nx ? 100.0 * (double)nx / (double)(nk + nx) : 0.0, nk);
+    lat_hist all;
+    if (nx && !lat_load_hist_init(&all)) {
+        lat_hist_add(&all, k);
+        lat_hist_add(&all, x);
+        double ps[3] = {50, 99, 99.9};
+        int64_t cv[3], av[3];
+        lat_hist_values_at_percentiles(x, ps, cv, 3);
+        lat_hist_values_at_percentiles(&all, ps, av, 3);
+        fprintf(f,
+                "; theirs: latency p50 %.1f us, p99 %.1f us, max %.1f us; every request's: p50 "
+                "%.1f us, p99 %.1f us, p99.9 %.1f us",
+                (double)cv[0] / 1e3, (double)cv[1] / 1e3, (double)lat_hist_max(x) / 1e3,
+                (double)av[0] / 1e3, (double)av[1] / 1e3, (double)av[2] / 1e3);
+        lat_hist_fini(&all);
+    }
+    fprintf(f, "\n");
 }

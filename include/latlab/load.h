@@ -141,6 +141,11 @@ typedef struct lat_load_cfg {
      * (loadtls.h; shared by engines, outlives the run), its handshake done
      * before it takes requests.  NULL: plain TCP. */
     struct lat_loadtls *tls;
+    /* --targets: each request goes to the target its arrival number picks
+     * (loadtarget.h; http, one origin), with that target's request, and is
+     * counted there too (shared by engines, outlives the run).  proto then
+     * reads the replies.  NULL: every request is proto's. */
+    struct lat_loadtargets *targets;
 } lat_load_cfg;
 
 /* Counters: consistent enough to print while running (each read atomically). */

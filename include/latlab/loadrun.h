@@ -94,4 +94,9 @@ int lat_loadrun_resolve(lat_load_cfg *cfg, const char *host, const char *port, i
  * not, or a negative errno when the process's CPUs cannot be read. */
 int lat_loadrun_cpus_check(int cpu, unsigned threads);
 
+/* The run's settings as a JSON object: "arrivals", "rate_hz", "duration_ns",
+ * "seed", "connections", "threads", "inflight", "shard_index" and "shards"
+ * (null without --shard): a new reference. */
+struct json_t *lat_loadrun_cfg_json(const lat_load_cfg *cfg, unsigned threads);
+
 #endif /* LATLAB_LOADRUN_H */

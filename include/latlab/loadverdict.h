@@ -57,6 +57,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "latlab/hist.h"
 #include "latlab/load.h"
@@ -146,5 +147,13 @@ int lat_load_verdict_judge(const lat_load_verdict_in *in, lat_load_verdict *out)
  * tests, each percentile's lag and width check, the late shares): a new
  * reference, or NULL (no memory). */
 struct json_t *lat_load_verdict_json(const lat_load_verdict *v);
+/* A latency histogram (ns) as a JSON object: "n", "pNN_ns" with its 95%
+ * interval (lat_json_set_ci) for each of ps (at most 8), "max_ns",
+ * "mean_ns"; every figure null when nothing was recorded. */
+struct json_t *lat_load_hist_json(const lat_hist *h, const double *ps, size_t nps);
+/* On f, one line: how many requests were censored (latency in censored, the
+ * kept ones' in kept) and, when any, their own latency and every request's
+ * together (p50, p99, max; p50, p99, p99.9): what censoring took out. */
+void lat_load_write_censored(FILE *f, const lat_hist *kept, const lat_hist *censored);
 
 #endif /* LATLAB_LOADVERDICT_H */

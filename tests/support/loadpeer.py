@@ -6,7 +6,8 @@ echo (bytes back as they come).  Faults on request: a stall of --stall
 seconds every --every seconds (nothing is read or answered meanwhile: the
 coordinated-omission case), a reset (RST) of the connection at the Nth
 request, a malformed or an oversized reply at the Nth request, or closing
-keep-alive connections after N replies each, closing a connection instead of
+keep-alive connections after N replies each, a status of its own for a path (--status
+/missing=404, repeatable), closing a connection instead of
 answering the Nth request, or never answering it.  Prints "listening PORT" once
 bound (port 0 picks one) and, on SIGTERM, "requests N" (requests answered)
 to --count-file."""
@@ -25,6 +26,7 @@ ap.add_argument("--close-after", type=int, default=0)
 ap.add_argument("--drop-at", type=int, default=0)  # close (FIN) instead of answering
 ap.add_argument("--hang-at", type=int, default=0)  # never answer; the connection stays open
 ap.add_argument("--count-file", default="")
+ap.add_argument("--status", action="append", default=[])  # PATH=CODE: that path's replies say CODE
 a = ap.parse_args()
 
 sel = selectors.DefaultSelector()
@@ -78,7 +80,10 @@ def send(c, out):
         return False
 
 
-def reply(c, n):
+STATUS = {p.encode(): int(code) for p, code in (x.split("=") for x in a.status)}
+
+
+def reply(c, n, path=b""):
     """Answer the nth request (1-based) on c; False when c was dropped."""
     global answered
     if n == a.reset_at:
@@ -95,6 +100,8 @@ def reply(c, n):
         out = b"HTTP/1.1 2x0 nonsense\r\n\r\n"
     elif n == a.oversized_at:
         out = b"HTTP/1.1 200 OK\r\nContent-Length: 4000000\r\n\r\n" + b"x" * 4000000
+    elif path in STATUS:
+        out = b"HTTP/1.1 %d Status\r\nContent-Length: 2\r\n\r\nno" % STATUS[path]
     else:
         out = CHUNKED if a.chunked else OK
     perconn[c] = perconn.get(c, 0) + 1
@@ -125,9 +132,10 @@ def serve(c):
         return
     b = bufs.get(c, b"") + d
     while b"\r\n\r\n" in b:
-        _, b = b.split(b"\r\n\r\n", 1)
+        head, b = b.split(b"\r\n\r\n", 1)
+        words = head.split(b" ", 2)
         seen += 1
-        if not reply(c, seen):
+        if not reply(c, seen, words[1] if len(words) > 2 else b""):
             return
     bufs[c] = b
 
