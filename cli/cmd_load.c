@@ -451,10 +451,12 @@ int cmd_load(int argc, char **argv) {
         .gap_ns = o.gap_ns,
         .targets = o.targets_ts,
     };
-    if ((rc = lat_loadrun_resolve(&r.cfg, host_buf, port_buf, LOOKUP_MS)))
+    if ((rc = lat_loadrun_resolve(&r.cfg, host_buf, port_buf, LOOKUP_MS))) {
+        lat_loadtarget_destroy(o.targets_ts);
         return cli_error(CMD, "%s: %s", target,
                          rc == -ETIMEDOUT ? "the name lookup took longer than 5 s"
                                           : lat_strerror(rc));
+    }
     r.cfg.replay_next = replay_f ? lat_loadsched_replay_next : NULL;
     r.cfg.replay_ud = replay_f;
     for (int k = 0; k < LAT_LOAD_NSERIES; k++)
