@@ -29,6 +29,7 @@
 
 #include "latlab/clock.h"
 #include "latlab/gaps.h"
+#include "latlab/loadh2.h"
 #include "latlab/loadtls.h"
 #include "latlab/platform.h"
 
@@ -47,11 +48,15 @@ static uint64_t splitmix(uint64_t *s) {
     return z ^ (z >> 31);
 }
 
+static ssize_t io(void *cv, uint8_t *b, size_t n, bool out);
+static void h2_done(void *lv, void *cv, unsigned slot, int res);
+
 /* ---- state --------------------------------------------------------------------------- */
 
 const char *lat_load_err_name(lat_load_err k) {
-    static const char *const n[] = {"refused", "reset",   "closed", "malformed", "oversized",
-                                    "timeout", "aborted", "unsent", "unanswered"};
+    static const char *const n[] = {"refused",    "reset",      "closed",  "malformed",
+                                    "oversized",  "timeout",    "aborted", "unsent",
+                                    "unanswered", "rst_stream", "goaway"};
     return (unsigned)k < LAT_LOAD_NERR ? n[k] : "?";
 }
 
@@ -88,6 +93,7 @@ typedef struct conn {
     uint64_t retry_at; /* C_DOWN: cycles of the next connect attempt; C_CONNECTING: its deadline */
     lat_loadproto_state ps;
     lat_loadtls_conn *tls; /* cfg.tls: the connection's TLS, from its TCP connect on */
+    lat_loadh2_conn *h2;   /* cfg.http2: its session (stamps by slot, not FIFO) */
 } conn;
 
 typedef struct acounts { /* the atomic mirror of lat_load_counts */
@@ -139,6 +145,7 @@ struct lat_load {
      * batch's (64 responses read and parsed: ~200 us at 3 us each) */
     struct epoll_event ev[NEVENTS];
     int ev_n, ev_i;
+    lat_loadh2 *h2; /* cfg.http2 */
 };
 
 #define CIDX(f) (offsetof(lat_load_counts, f) / sizeof(uint64_t))
@@ -172,6 +179,7 @@ void lat_load_destroy(lat_load *l) {
         free(l->conns[i].out);
     }
     free(l->conns);
+    lat_loadh2_destroy(l->h2);
     if (l->ep >= 0) close(l->ep);
     for (int k = 0; k < LAT_LOAD_NSERIES; k++)
         lat_hist_recorder_fini(&l->rec[k]);
@@ -187,6 +195,7 @@ void lat_load_destroy(lat_load *l) {
 static int check_cfg(const lat_load_cfg *c) {
     if (!c->proto || !(c->rate_hz > 0) || !isfinite(c->rate_hz) || !c->connections ||
         !c->max_inflight || !c->addr_len || c->addr_len > sizeof c->addr ||
+        (c->http2 && c->proto->kind != LAT_LOADPROTO_HTTP) ||
         (c->arrivals != LAT_LOAD_CONSTANT && c->arrivals != LAT_LOAD_POISSON &&
          !(c->arrivals == LAT_LOAD_REPLAY && c->replay_next)))
         return -EINVAL;
@@ -228,6 +237,10 @@ int lat_load_create(const lat_load_cfg *cfg, lat_load **out) {
     uint64_t thr = lat_clock_from_ns(l->cal, l->cfg.gap_ns);
     if ((rc = lat_gaps_create(0, thr ? thr : 1, &l->gaps))) goto fail;
     if ((rc = lat_loadsched_steps_create(&cfg->plan, cfg->duration_ns, &l->steps))) goto fail;
+    lat_loadh2_cb h2cb = {io, h2_done, l};
+    if (cfg->http2 &&
+        (rc = lat_loadh2_create(cfg->proto, cfg->tls, cfg->max_inflight, &h2cb, &l->h2)))
+        goto fail;
     if ((l->ep = epoll_create1(EPOLL_CLOEXEC)) < 0) {
         rc = -errno;
         goto fail;
@@ -322,7 +335,8 @@ static int conn_open(lat_load *l, conn *c) {
 static void conn_close(lat_load *l, conn *c, uint64_t retry_at) {
     if (c->state == C_UP) l->up--;
     lat_loadtls_conn_end(c->tls);
-    c->tls = NULL;
+    lat_loadh2_conn_end(c->h2);
+    c->tls = NULL, c->h2 = NULL;
     if (c->fd >= 0) {
         epoll_ctl(l->ep, EPOLL_CTL_DEL, c->fd, NULL);
         close(c->fd);
@@ -365,7 +379,9 @@ static int conn_refused(lat_load *l, conn *c, uint64_t now, int err) {
 static int conn_ready(lat_load *l, conn *c, uint64_t now) {
     int k = 0;
     if (l->cfg.tls && !c->tls && lat_loadtls_conn_start(l->cfg.tls, c->fd, &c->tls)) k = -ENOMEM;
-    if (!k && c->tls) k = lat_loadtls_handshake(c->tls);
+    if (!k && c->tls && !c->h2) k = lat_loadtls_handshake(c->tls);
+    if (!k && l->h2 && !c->h2 && lat_loadh2_conn_start(l->h2, c, &c->h2)) k = -ENOMEM;
+    if (!k && c->h2) k = lat_loadh2_pump(c->h2, l->rbuf, RBUF, c->state == C_HANDSHAKE);
     if (k < 0) return conn_refused(l, c, now, -k);
     c->state = k ? C_HANDSHAKE : C_UP;
     watch(l, c, EPOLL_CTL_MOD, k == LAT_LOADTLS_WANT_WRITE ? EPOLLOUT : EPOLLIN);
@@ -438,9 +454,9 @@ static void keep(lat_load *l, reservoir *r, const double *v) {
     memcpy(r->v + at * r->w, v, r->w * sizeof *v);
 }
 
-static void complete(lat_load *l, conn *c, uint64_t now) {
-    stamp s = c->q[c->head];
-    c->head = c->head + 1 == l->cfg.max_inflight ? 0 : c->head + 1;
+static void complete(lat_load *l, conn *c, uint64_t now, unsigned at, bool error_reply) {
+    stamp s = c->q[at];
+    if (!c->h2) c->head = c->head + 1 == l->cfg.max_inflight ? 0 : c->head + 1;
     c->inflight--;
     l->inflight--;
     gained_room(l, now);
@@ -455,11 +471,38 @@ static void complete(lat_load *l, conn *c, uint64_t now) {
         lat_hist_recorder_record(&l->rec[LAT_LOAD_SERVICE], ns_of(l, now - s.sent));
     }
     CADD(l, completed, 1);
-    if (c->ps.error_reply) CADD(l, error_replies, 1);
+    if (error_reply) CADD(l, error_replies, 1);
+}
+
+/* HTTP/2: a stream ended (loadh2.h: complete, or failed by kind), or an event. */
+static void h2_done(void *lv, void *cv, unsigned slot, int res) {
+    static const lat_load_err kind[] = {LAT_LOAD_RSTSTREAM, LAT_LOAD_GOAWAY, LAT_LOAD_OVERSIZED};
+    lat_load *l = lv;
+    conn *c = cv;
+    if (slot == LAT_LOADH2_NO_SLOT) {
+        CADD(l, goaways, res == LAT_LOADH2_EV_GOAWAY),
+            CADD(l, flow_stalls, res == LAT_LOADH2_EV_STALL);
+    } else if (res < 0) {
+        complete(l, c, lat_cycles(), slot, res == LAT_LOADH2_ERROR_REPLY);
+    } else {
+        CADD(l, errors[kind[res]], 1), CADD(l, failed, 1);
+        c->inflight--, l->inflight--;
+        gained_room(l, lat_cycles());
+    }
+}
+
+/* HTTP/2: the connection's socket is ready: read, feed, write. */
+static void h2_pump(lat_load *l, conn *c, uint32_t ev) {
+    int k = lat_loadh2_pump(c->h2, l->rbuf, RBUF, ev & (EPOLLIN | EPOLLERR | EPOLLHUP));
+    if (k > 0)
+        watch(l, c, EPOLL_CTL_MOD, k == LAT_LOADH2_WANT_WRITE ? EPOLLIN | EPOLLOUT : EPOLLIN);
+    lat_load_err why = k == -ECONNRESET ? LAT_LOAD_RESET : k == -EPROTO ? LAT_LOAD_MALFORMED : 0;
+    if (k < 0) conn_fail(l, c, why ? why : LAT_LOAD_CLOSED, lat_cycles());
 }
 
 /* read(2) or send(MSG_NOSIGNAL), or through TLS: their contract (-1, errno). */
-static ssize_t io(conn *c, uint8_t *b, size_t n, bool out) {
+static ssize_t io(void *cv, uint8_t *b, size_t n, bool out) {
+    conn *c = cv;
     if (!c->tls) return out ? send(c->fd, b, n, MSG_NOSIGNAL) : read(c->fd, b, n);
     ssize_t k = out ? lat_loadtls_write(c->tls, b, n) : lat_loadtls_read(c->tls, b, n);
     return k < 0 ? (errno = (int)-k, -1) : k;
@@ -486,7 +529,7 @@ static void on_readable(lat_load *l, conn *c) {
             conn_fail(l, c, LAT_LOAD_MALFORMED, now);
             return;
         }
-        complete(l, c, now);
+        complete(l, c, now, c->head, c->ps.error_reply);
         if (c->ps.close) { /* "Connection: close": reopen before sending more */
             conn_fail(l, c, LAT_LOAD_CLOSED, now);
             return;
@@ -515,6 +558,8 @@ static void on_event(lat_load *l, conn *c, uint32_t ev) {
         return;
     }
     if (c->state != C_UP) return;
+    if (c->h2) h2_pump(l, c, ev);
+    if (c->h2) return;
     if ((ev & EPOLLOUT) && c->out_len) flush_out(l, c);
     if (c->state == C_UP && (ev & (EPOLLIN | EPOLLERR | EPOLLHUP))) on_readable(l, c);
 }
@@ -547,7 +592,8 @@ static conn *free_conn(lat_load *l) {
     for (unsigned k = 0; k < n; k++) {
         unsigned i = l->rr + k < n ? l->rr + k : l->rr + k - n;
         conn *c = &l->conns[i];
-        if (c->state == C_UP && c->inflight < l->cfg.max_inflight && !c->out_len) {
+        if (c->state == C_UP && c->inflight < l->cfg.max_inflight && !c->out_len &&
+            (!c->h2 || lat_loadh2_room(c->h2))) {
             l->rr = i + 1 == n ? 0 : i + 1;
             return c;
         }
@@ -586,7 +632,9 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended, uint6
     size_t len = l->cfg.proto->req_len;
     lat_loadproto_request(l->cfg.proto, seq, l->req);
     uint64_t now = lat_cycles();
-    ssize_t n = io(c, l->req, len, true);
+    int slot = c->h2 ? lat_loadh2_submit(c->h2) : -1; /* a stream: sent, or queued in it */
+    if (c->h2 && lat_loadh2_blocked(c->h2)) watch(l, c, EPOLL_CTL_MOD, EPOLLIN | EPOLLOUT);
+    ssize_t n = !c->h2 ? io(c, l->req, len, true) : slot < 0 ? (errno = -slot, -1) : (ssize_t)len;
     if (n < 0) {
         if (errno != EAGAIN && errno != EINTR) {
             conn_fail(l, c, errno == ECONNRESET ? LAT_LOAD_RESET : LAT_LOAD_CLOSED, now);
@@ -640,7 +688,7 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t intended, uint6
     }
     lat_loadsched_steps_sent(l->steps, t_ns, ns_of(l, now - l->t0),
                              ns_of(l, lag), ns_of(l, wait), l->gap_backlog);
-    unsigned t = c->head + c->inflight - 1;
+    unsigned t = slot >= 0 ? (unsigned)slot : c->head + c->inflight - 1;
     c->q[t >= l->cfg.max_inflight ? t - l->cfg.max_inflight : t] =
         (stamp){intended, now, t_ns, l->gap_backlog};
     sample_arrival(l, now, l->gap_backlog);
@@ -725,8 +773,9 @@ static int housekeep(lat_load *l, run *r, uint64_t now) {
     uint64_t tmo = cyc(l, l->cfg.timeout_ns);
     for (unsigned i = 0; i < l->cfg.connections; i++) {
         conn *c = &l->conns[i];
-        if (c->state == C_UP && c->inflight && now > c->q[c->head].sent &&
-            now - c->q[c->head].sent > tmo) /* (now may be from before a send) */
+        unsigned o = c->h2 ? lat_loadh2_oldest(c->h2) : c->head; /* the oldest in flight */
+        if (c->state == C_UP && c->inflight && now > c->q[o].sent &&
+            now - c->q[o].sent > tmo) /* (now may be from before a send) */
             conn_fail(l, c, LAT_LOAD_TIMEOUT, now);
         if ((c->state == C_CONNECTING || c->state == C_HANDSHAKE) && now >= c->retry_at)
             conn_refused(l, c, now, ETIMEDOUT); /* a peer that never answers */
@@ -771,6 +820,7 @@ static bool try_send(lat_load *l, run *r, uint64_t now) {
     conn *c = r->waiting && r->room_seen == l->room ? NULL : free_conn(l);
     if (!c) {
         if (!r->waiting) CADD(l, cap_waits, 1);
+        if (!r->waiting && lat_loadh2_stream_capped(l->h2)) CADD(l, stream_waits, 1);
         r->waiting = true;
         r->room_seen = l->room;
         return false;
@@ -923,6 +973,9 @@ json_t *lat_load_counts_json(const lat_load_counts *c) {
     json_object_set_new(o, "run_ns", json_integer((json_int_t)c->run_ns));
     json_object_set_new(o, "stopped", json_integer((json_int_t)c->stopped));
     json_object_set_new(o, "deadline", json_integer((json_int_t)c->deadline));
+    json_object_set_new(o, "stream_waits", json_integer((json_int_t)c->stream_waits));
+    json_object_set_new(o, "goaways", json_integer((json_int_t)c->goaways));
+    json_object_set_new(o, "flow_stalls", json_integer((json_int_t)c->flow_stalls));
     return o;
 }
 
