@@ -15,6 +15,10 @@
 #      latlab load offered more than it can send (--rate MAXRATE for
 #      MAXDUR, so the figure is what one thread sends: completed / run time)
 #      and wrk -t1 over DUR, each with its CPU per request.
+#   5. HTTP/2 (h2c, prior knowledge) with H2CONNS connections and H2STREAMS
+#      streams each: latlab load --http2 offered more than it sends beside
+#      h2load -t1 flat out with the same -c and -m, REPS times in turn, each
+#      with its ratio; then latlab's kept lag p50/p99 at H2RATE over h2.
 #   With redis-server and redis-benchmark installed, 1 and 3 against Redis too.
 # The machine's conditions (CPUs, load average) are printed first: on a shared
 # host the figures are that host's.  With 2 CPUs or more the servers run on
@@ -25,7 +29,8 @@
 # latlab load's lag tail, and its verdict says so).
 #
 # usage: scripts/load-bench.sh [BUILD_DIR]   env: DUR (2s), CONNS (256), RATES ("20000 50000 100000"),
-#        REPS (3), MAXRATE (300000), MAXDUR (1s); ONLY=4 runs section 4 alone
+#        REPS (3), MAXRATE (300000), MAXDUR (1s), H2CONNS (16), H2STREAMS (16),
+#        H2RATE (20000); ONLY=4 or ONLY=5 runs that section alone
 set -euo pipefail
 B=${1:-${LAT_BUILD_DIR:-build}}
 L=$B/latlab
@@ -36,6 +41,9 @@ REPS=${REPS:-3}
 MAXRATE=${MAXRATE:-300000}
 MAXDUR=${MAXDUR:-1s}
 ONLY=${ONLY:-}
+H2CONNS=${H2CONNS:-16}
+H2STREAMS=${H2STREAMS:-16}
+H2RATE=${H2RATE:-20000}
 PIN=${PIN:-1}
 SRV=() GEN=() LCPU=()
 if [ "$PIN" = 1 ] && [ "$(nproc)" -ge 2 ]; then
@@ -140,6 +148,55 @@ PY
 }
 if [ "$ONLY" = 4 ]; then throughput; exit 0; fi
 
+# 5: HTTP/2 against an h2c nginx: latlab load --http2 flat out vs h2load -t1, then the lag at H2RATE.
+http2() {
+    command -v h2load >/dev/null || { echo; echo "5. HTTP/2: skipped (needs h2load: nghttp2-client)"; return; }
+    "$L" load --http2 http://127.0.0.1:1/ --rate 1 --duration 1ms --quiet 2>&1 | grep -q "without HTTP/2" &&
+        { echo; echo "5. HTTP/2: skipped (this latlab was built without nghttp2)"; return; }
+    local h2port cpu
+    h2port=$(free_port)
+    nginx_conf "$tmp/nginx-h2" "$h2port" off
+    sed -i "s|listen 127.0.0.1:$h2port;|listen 127.0.0.1:$h2port http2; http2_max_concurrent_streams 1024;|" \
+        "$tmp/nginx-h2/nginx.conf"
+    "${SRV[@]}" nginx -c "$tmp/nginx-h2/nginx.conf" -p "$tmp/nginx-h2" 2>"$tmp/nginx-h2.err" &
+    pids+=("$!")
+    wait_port "$h2port" || { echo "nginx (h2c) did not start" >&2; exit 1; }
+    local url=http://127.0.0.1:$h2port/
+    echo
+    echo "5. HTTP/2 (h2c) per thread, $H2CONNS connections x $H2STREAMS streams: latlab load --http2 --rate $MAXRATE for $MAXDUR vs h2load -t1 -D ${DUR%s}"
+    printf '%-4s %-7s %10s %10s %11s %7s
+' rep tool "req/s" requests "cpu us/req" ratio
+    for i in $(seq "$REPS"); do
+        cpu=$(cpu_of "$L" load --http2 "$url" "${LCPU[@]}" --rate "$MAXRATE" --duration "$MAXDUR" \
+            --connections "$H2CONNS" --inflight "$H2STREAMS" --timeout 30s --quiet --json "$tmp/h2.json")
+        local lrps
+        lrps=$(j "$tmp/h2.json" "d['counts']['completed'] / (d['counts']['run_ns'] / 1e9)")
+        python3 -c "import sys; print('%-4s %-7s %10.0f %10d %11.2f' % (sys.argv[1], 'latlab', float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]) / max(int(sys.argv[3]), 1) * 1e6))" \
+            "$i" "$lrps" "$(j "$tmp/h2.json" "d['counts']['completed']")" "$cpu"
+        cpu=$(cpu_of "${GEN[@]}" h2load -t1 -c"$H2CONNS" -m"$H2STREAMS" -D "${DUR%s}" "$url")
+        python3 - "$tmp/cpu.out" "$i" "$cpu" "$lrps" <<'PY'
+import re, sys
+w = open(sys.argv[1]).read()
+rps = float(re.search(r"finished in [\d.]+\w+, ([\d.]+) req/s", w).group(1))
+n = int(re.search(r"requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded", w).group(1))
+print("%-4s %-7s %10.0f %10d %11.2f %7.2f" % (sys.argv[2], "h2load", rps, n,
+      float(sys.argv[3]) / max(n, 1) * 1e6, float(sys.argv[4]) / rps))
+PY
+    done
+    "$L" load --http2 "$url" "${LCPU[@]}" --rate "$H2RATE" --duration "$DUR" --connections "$H2CONNS" \
+        --inflight "$H2STREAMS" --quiet --json "$tmp/h2lag.json" >/dev/null
+    python3 - "$tmp/h2lag.json" "$H2RATE" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); c = d["counts"]
+print("latlab load --http2 at %s req/s: completed %d, failed %d, lag p50 %.1f us, p99 %.1f us (kept requests), "
+      "latency p99 %.1f us, censored %.2f%%; %s" % (
+      sys.argv[2], c["completed"], c["failed"], d["lag"]["p50_ns"] / 1e3,
+      d["lag"]["p99_ns"] / 1e3, d["latency"]["p99_ns"] / 1e3, d["verdict"]["late_after_gap_share"] * 100,
+      "valid" if d["verdict"]["valid"] else "invalid: " + d["verdict"]["reason"][:70]))
+PY
+}
+if [ "$ONLY" = 5 ]; then http2; exit 0; fi
+
 echo
 echo "1. schedule lag (us) against nginx, $CONNS connections, $DUR per rate, one sending thread"
 hdr
@@ -169,6 +226,7 @@ echo
 echo "3. CPU per request: wrk $(python3 -c "print(round($wcpu / max($wreq, 1) * 1e6, 2))") us (its run: $wreq requests); latlab load: the cpu us/req column above (its sending thread spins between sends, so the figure falls as the rate rises)"
 
 throughput
+http2
 
 if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then
     rport=$(free_port)
