@@ -89,8 +89,8 @@ void lat_loadh2_conn_end(lat_loadh2_conn *c);
  * or LAT_LOADH2_WANT_WRITE (call again then).  After: 0, or one of those when
  * the socket to watch changed (WANT_WRITE: writes wait for the socket;
  * WANT_READ: they no longer do).  Or -ECONNRESET, -ENOTCONN (the peer
- * closed), -EPROTO (not HTTP/2, or a protocol error), -ESHUTDOWN (a GOAWAY
- * came and no stream is left). */
+ * closed), -EPROTO (not HTTP/2, a protocol error, or closed before its
+ * SETTINGS), -ESHUTDOWN (a GOAWAY came and no stream is left). */
 #define LAT_LOADH2_WANT_READ 1
 #define LAT_LOADH2_WANT_WRITE 2
 int lat_loadh2_pump(lat_loadh2_conn *c, uint8_t *buf, size_t n, bool readable);
