@@ -38,10 +38,9 @@ static struct {
     const char *json, *hlog, *hgrm, *method, *path, *body, *redis_cmd, *host, *svg;
     cli_list headers, slos;
     cli_prom prom;
-    bool strict, quiet, rate_seen, seed_seen, path_seen, duration_seen, find_max;
+    bool strict, quiet, rate_seen, seed_seen, path_seen, duration_seen, find_max, http2;
     lat_loadsched_findmax *fm; /* --find-max's search */
-    const char *replay, *cacert;
-    const char *targets; /* --targets FILE, loaded into targets_ts */
+    const char *replay, *cacert, *targets; /* --targets FILE: loaded into targets_ts */
     lat_loadtargets *targets_ts;
     const char *rate_s, *shard, *start_at; /* --rate as given; --shard, --start-at */
     lat_loadsched_plan plan;
@@ -130,6 +129,7 @@ static const cli_opt load_opts[] = {
     CLI_CHOICE_OPT("tls-resume", &o.tls_resume, "on|off",
                    "offer the last session when a connection is re-made (default on)"),
     CLI_FLAG_OPT("tls-handshake-in-latency", &o.tls_in_latency, "first handshakes in the run"),
+    CLI_FLAG_OPT("http2", &o.http2, "HTTP/2: h2 by ALPN for https://, h2c (prior knowledge) else"),
     CLI_HEADING_ROW("protocols"),
     CLI_STR_OPT("method", CLI_STRING, &o.method, "M", "http: request method (default GET)"),
     CLI_SEEN_OPT("path", CLI_STRING, &o.path, "P", "http: request path (default /, or the URL's)",
@@ -177,7 +177,7 @@ const cli_spec cmd_load_spec = {
     .epilog =
         "Prints a live line per second on stderr (rate, the second's p50/p99/p99.9,\n"
         "errors, lag p99, wait p99), then the table with 95% intervals, errors by kind (refused,\n"
-        "reset, closed, malformed, oversized, timeout, aborted, unsent, unanswered), the\n"
+        "reset, closed, malformed, timeout, unanswered, rst_stream, goaway and more), the\n"
         "sending thread's platform gaps, and last the verdict: \"valid\" or\n"
         "\"invalid: <reason>\".  SIGINT/SIGTERM end the run at once (in-flight requests\n"
         "get 100 ms) and write what was measured; the verdict says it was cut short.\n"
@@ -228,14 +228,14 @@ static int check_opts(const char *target, const char **url_path) {
         return cli_usage_error(CMD, "target '%s'%s", target, why);
     if (o.tls && !lat_loadtls_available())
         return cli_usage_error(CMD, "target '%s': scheme https: built without OpenSSL", target);
+    if (o.http2 && !lat_loadh2_available())
+        return cli_usage_error(CMD, "--http2: latlab was built without HTTP/2 (no nghttp2)");
     if (!o.tls && (o.cacert || o.insecure || o.tls_resume || o.tls_in_latency))
         return cli_usage_error(CMD, "--cacert/--insecure/--tls-*: only with an https:// target");
-    if (o.arrivals == 2) {
-        int rc = check_replay();
-        if (rc) return rc;
-    } else if (o.replay) {
+    if (o.arrivals != 2 && o.replay)
         return cli_usage_error(CMD, "--replay: only with --arrivals replay");
-    }
+    int rc = o.arrivals == 2 ? check_replay() : CLI_OK;
+    if (rc) return rc;
     if (!o.rate_seen) return cli_usage_error(CMD, "--rate: required");
     if (o.rate_s && lat_loadsched_parse(o.rate_s, &o.plan, &why))
         return cli_usage_error(CMD, "--rate: %s", why);
@@ -260,9 +260,10 @@ static int check_opts(const char *target, const char **url_path) {
         return cli_usage_error(CMD, "--start-at: %s", why);
     if (!o.duration_ns) return cli_usage_error(CMD, "--duration: must be more than 0");
     lat_loadproto_kind k = proto_kinds[o.protocol];
-    if (k != LAT_LOADPROTO_HTTP && (o.method || o.path_seen || o.headers.n || o.body || o.host))
-        return cli_usage_error(CMD,
-                               "--method/--path/--header/--body/--host: only with --protocol http");
+    if (k != LAT_LOADPROTO_HTTP &&
+        (o.method || o.path_seen || o.headers.n || o.body || o.host || o.http2))
+        return cli_usage_error(
+            CMD, "--method/--path/--header/--body/--host/--http2: only with --protocol http");
     if (k != LAT_LOADPROTO_REDIS && o.redis_cmd)
         return cli_usage_error(CMD, "--redis-cmd: only with --protocol redis");
     if (k != LAT_LOADPROTO_ECHO && o.echo_size)
@@ -286,9 +287,9 @@ static int check_opts(const char *target, const char **url_path) {
     if (o.targets_pick && !o.targets)
         return cli_usage_error(CMD, "--targets-pick: needs --targets");
     if (o.targets && (k != LAT_LOADPROTO_HTTP || *url_path || o.method || o.path_seen ||
-                      o.headers.n || o.body || o.find_max))
-        return cli_usage_error(CMD, "--targets: http only; not with a path in TARGET, --method, "
-                                    "--path, --header, --body, --find-max (the file says them)");
+                      o.headers.n || o.body || o.find_max || o.http2))
+        return cli_usage_error(CMD, "--targets: http/1.1 only; not with a path in TARGET, --method, "
+                                    "--path, --header, --body, --find-max, --http2");
     lat_loadtarget_origin org = {host_buf, port_buf, o.tls, o.host, o.max_response};
     char err[512];
     if (o.targets &&
@@ -450,6 +451,7 @@ int cmd_load(int argc, char **argv) {
         .cpu = o.cpu,
         .gap_ns = o.gap_ns,
         .targets = o.targets_ts,
+        .http2 = o.http2,
     };
     if ((rc = lat_loadrun_resolve(&r.cfg, host_buf, port_buf, LOOKUP_MS))) {
         lat_loadtarget_destroy(o.targets_ts);
@@ -465,8 +467,8 @@ int cmd_load(int argc, char **argv) {
                 lat_hist_fini(&r.h[k]);
             return cli_lib_error(CMD, "histogram", -ENOMEM);
         }
-    lat_loadtls_opts to = {host_buf, o.cacert, o.insecure, !o.tls_resume, o.tls_in_latency};
-    if (o.tls && (rc = lat_loadtls_create(&to, &r.cfg.tls)))
+    lat_loadtls_opts to = {host_buf, o.cacert, o.insecure, !o.tls_resume, o.tls_in_latency, 0};
+    if (o.tls && (to.h2 = o.http2, rc = lat_loadtls_create(&to, &r.cfg.tls)))
         rc = cli_usage_error(CMD, "%s: TLS: %s", target,
                              r.cfg.tls ? lat_loadtls_error(r.cfg.tls) : lat_strerror(rc));
     else
@@ -474,6 +476,7 @@ int cmd_load(int argc, char **argv) {
     if (replay_f) fclose(replay_f);
     if (!rc && r.run_rc) run_error(&r);
     int prc = (!rc) ? load_print(&r) : CLI_OK;
+    if (!rc && o.http2) lat_loadh2_counts_write(stdout, &r.counts);
     int jrc = (!rc && o.json) ? load_write_json(&r, o.json) : CLI_OK;
     if (!rc && o.hgrm && load_write_hgrm(&r.h[LAT_LOAD_LATENCY], o.hgrm)) jrc = CLI_ERR;
     int src = !rc && o.svg ? lat_loadsched_findmax_save_svg(o.fm, o.svg) : 0;

@@ -12,6 +12,7 @@
 #include "latlab/hist.h"
 #include "latlab/hlog.h"
 #include "latlab/load.h"
+#include "latlab/loadh2.h"
 #include "latlab/loadrun.h"
 #include "latlab/prom.h"
 #include "latlab/loadverdict.h"

@@ -30,6 +30,7 @@
 #include "latlab/clock.h"
 #include "latlab/gaps.h"
 #include "latlab/loadtarget.h"
+#include "latlab/loadh2.h"
 #include "latlab/loadtls.h"
 #include "latlab/platform.h"
 
@@ -48,11 +49,15 @@ static uint64_t splitmix(uint64_t *s) {
     return z ^ (z >> 31);
 }
 
+static ssize_t io(void *cv, uint8_t *b, size_t n, bool out);
+static void h2_done(void *lv, void *cv, unsigned slot, int res);
+
 /* ---- state --------------------------------------------------------------------------- */
 
 const char *lat_load_err_name(lat_load_err k) {
-    static const char *const n[] = {"refused", "reset",   "closed", "malformed", "oversized",
-                                    "timeout", "aborted", "unsent", "unanswered"};
+    static const char *const n[] = {"refused",    "reset",      "closed",  "malformed",
+                                    "oversized",  "timeout",    "aborted", "unsent",
+                                    "unanswered", "rst_stream", "goaway"};
     return (unsigned)k < LAT_LOAD_NERR ? n[k] : "?";
 }
 
@@ -90,6 +95,7 @@ typedef struct conn {
     uint64_t retry_at; /* C_DOWN: cycles of the next connect attempt; C_CONNECTING: its deadline */
     lat_loadproto_state ps;
     lat_loadtls_conn *tls; /* cfg.tls: the connection's TLS, from its TCP connect on */
+    lat_loadh2_conn *h2;   /* cfg.http2: its session (stamps by slot, not FIFO) */
 } conn;
 
 typedef struct acounts { /* the atomic mirror of lat_load_counts */
@@ -141,6 +147,7 @@ struct lat_load {
      * batch's (64 responses read and parsed: ~200 us at 3 us each) */
     struct epoll_event ev[NEVENTS];
     int ev_n, ev_i;
+    lat_loadh2 *h2; /* cfg.http2 */
 };
 
 #define CIDX(f) (offsetof(lat_load_counts, f) / sizeof(uint64_t))
@@ -174,6 +181,7 @@ void lat_load_destroy(lat_load *l) {
         free(l->conns[i].out);
     }
     free(l->conns);
+    lat_loadh2_destroy(l->h2);
     if (l->ep >= 0) close(l->ep);
     for (int k = 0; k < LAT_LOAD_NSERIES; k++)
         lat_hist_recorder_fini(&l->rec[k]);
@@ -189,6 +197,7 @@ void lat_load_destroy(lat_load *l) {
 static int check_cfg(const lat_load_cfg *c) {
     if (!c->proto || !(c->rate_hz > 0) || !isfinite(c->rate_hz) || !c->connections ||
         !c->max_inflight || !c->addr_len || c->addr_len > sizeof c->addr ||
+        (c->http2 && c->proto->kind != LAT_LOADPROTO_HTTP) ||
         (c->arrivals != LAT_LOAD_CONSTANT && c->arrivals != LAT_LOAD_POISSON &&
          !(c->arrivals == LAT_LOAD_REPLAY && c->replay_next)))
         return -EINVAL;
@@ -231,6 +240,10 @@ int lat_load_create(const lat_load_cfg *cfg, lat_load **out) {
     uint64_t thr = lat_clock_from_ns(l->cal, l->cfg.gap_ns);
     if ((rc = lat_gaps_create(0, thr ? thr : 1, &l->gaps))) goto fail;
     if ((rc = lat_loadsched_steps_create(&cfg->plan, cfg->duration_ns, &l->steps))) goto fail;
+    lat_loadh2_cb h2cb = {io, h2_done, l};
+    if (cfg->http2 &&
+        (rc = lat_loadh2_create(cfg->proto, cfg->tls, cfg->max_inflight, &h2cb, &l->h2)))
+        goto fail;
     if ((l->ep = epoll_create1(EPOLL_CLOEXEC)) < 0) {
         rc = -errno;
         goto fail;
@@ -325,7 +338,8 @@ static int conn_open(lat_load *l, conn *c) {
 static void conn_close(lat_load *l, conn *c, uint64_t retry_at) {
     if (c->state == C_UP) l->up--;
     lat_loadtls_conn_end(c->tls);
-    c->tls = NULL;
+    lat_loadh2_conn_end(c->h2);
+    c->tls = NULL, c->h2 = NULL;
     if (c->fd >= 0) {
         epoll_ctl(l->ep, EPOLL_CTL_DEL, c->fd, NULL);
         close(c->fd);
@@ -368,7 +382,9 @@ static int conn_refused(lat_load *l, conn *c, uint64_t now, int err) {
 static int conn_ready(lat_load *l, conn *c, uint64_t now) {
     int k = 0;
     if (l->cfg.tls && !c->tls && lat_loadtls_conn_start(l->cfg.tls, c->fd, &c->tls)) k = -ENOMEM;
-    if (!k && c->tls) k = lat_loadtls_handshake(c->tls);
+    if (!k && c->tls && !c->h2) k = lat_loadtls_handshake(c->tls);
+    if (!k && l->h2 && !c->h2 && lat_loadh2_conn_start(l->h2, c, &c->h2)) k = -ENOMEM;
+    if (!k && c->h2) k = lat_loadh2_pump(c->h2, l->rbuf, RBUF, c->state == C_HANDSHAKE);
     if (k < 0) return conn_refused(l, c, now, -k);
     c->state = k ? C_HANDSHAKE : C_UP;
     watch(l, c, EPOLL_CTL_MOD, k == LAT_LOADTLS_WANT_WRITE ? EPOLLOUT : EPOLLIN);
@@ -441,9 +457,9 @@ static void keep(lat_load *l, reservoir *r, const double *v) {
     memcpy(r->v + at * r->w, v, r->w * sizeof *v);
 }
 
-static void complete(lat_load *l, conn *c, uint64_t now) {
-    stamp s = c->q[c->head];
-    c->head = c->head + 1 == l->cfg.max_inflight ? 0 : c->head + 1;
+static void complete(lat_load *l, conn *c, uint64_t now, unsigned at, bool error_reply) {
+    stamp s = c->q[at];
+    if (!c->h2) c->head = c->head + 1 == l->cfg.max_inflight ? 0 : c->head + 1;
     c->inflight--;
     l->inflight--;
     gained_room(l, now);
@@ -458,13 +474,40 @@ static void complete(lat_load *l, conn *c, uint64_t now) {
         lat_hist_recorder_record(&l->rec[LAT_LOAD_SERVICE], ns_of(l, now - s.sent));
     }
     CADD(l, completed, 1);
-    if (c->ps.error_reply) CADD(l, error_replies, 1);
+    if (error_reply) CADD(l, error_replies, 1);
     if (l->cfg.targets)
-        lat_loadtarget_done(l->cfg.targets, s.target, lat, s.censored, c->ps.error_reply);
+        lat_loadtarget_done(l->cfg.targets, s.target, lat, s.censored, error_reply);
+}
+
+/* HTTP/2: a stream ended (loadh2.h: complete, or failed by kind), or an event. */
+static void h2_done(void *lv, void *cv, unsigned slot, int res) {
+    static const lat_load_err kind[] = {LAT_LOAD_RSTSTREAM, LAT_LOAD_GOAWAY, LAT_LOAD_OVERSIZED};
+    lat_load *l = lv;
+    conn *c = cv;
+    if (slot == LAT_LOADH2_NO_SLOT) {
+        CADD(l, goaways, res == LAT_LOADH2_EV_GOAWAY),
+            CADD(l, flow_stalls, res == LAT_LOADH2_EV_STALL);
+    } else if (res < 0) {
+        complete(l, c, lat_cycles(), slot, res == LAT_LOADH2_ERROR_REPLY);
+    } else {
+        CADD(l, errors[kind[res]], 1), CADD(l, failed, 1);
+        c->inflight--, l->inflight--;
+        gained_room(l, lat_cycles());
+    }
+}
+
+/* HTTP/2: the connection's socket is ready: read, feed, write. */
+static void h2_pump(lat_load *l, conn *c, uint32_t ev) {
+    int k = lat_loadh2_pump(c->h2, l->rbuf, RBUF, ev & (EPOLLIN | EPOLLERR | EPOLLHUP));
+    if (k > 0)
+        watch(l, c, EPOLL_CTL_MOD, k == LAT_LOADH2_WANT_WRITE ? EPOLLIN | EPOLLOUT : EPOLLIN);
+    lat_load_err why = k == -ECONNRESET ? LAT_LOAD_RESET : k == -EPROTO ? LAT_LOAD_MALFORMED : 0;
+    if (k < 0) conn_fail(l, c, why ? why : LAT_LOAD_CLOSED, lat_cycles());
 }
 
 /* read(2) or send(MSG_NOSIGNAL), or through TLS: their contract (-1, errno). */
-static ssize_t io(conn *c, uint8_t *b, size_t n, bool out) {
+static ssize_t io(void *cv, uint8_t *b, size_t n, bool out) {
+    conn *c = cv;
     if (!c->tls) return out ? send(c->fd, b, n, MSG_NOSIGNAL) : read(c->fd, b, n);
     ssize_t k = out ? lat_loadtls_write(c->tls, b, n) : lat_loadtls_read(c->tls, b, n);
     return k < 0 ? (errno = (int)-k, -1) : k;
@@ -491,7 +534,7 @@ static void on_readable(lat_load *l, conn *c) {
             conn_fail(l, c, LAT_LOAD_MALFORMED, now);
             return;
         }
-        complete(l, c, now);
+        complete(l, c, now, c->head, c->ps.error_reply);
         if (c->ps.close) { /* "Connection: close": reopen before sending more */
             conn_fail(l, c, LAT_LOAD_CLOSED, now);
             return;
@@ -520,6 +563,8 @@ static void on_event(lat_load *l, conn *c, uint32_t ev) {
         return;
     }
     if (c->state != C_UP) return;
+    if (c->h2) h2_pump(l, c, ev);
+    if (c->h2) return;
     if ((ev & EPOLLOUT) && c->out_len) flush_out(l, c);
     if (c->state == C_UP && (ev & (EPOLLIN | EPOLLERR | EPOLLHUP))) on_readable(l, c);
 }
@@ -552,7 +597,8 @@ static conn *free_conn(lat_load *l) {
     for (unsigned k = 0; k < n; k++) {
         unsigned i = l->rr + k < n ? l->rr + k : l->rr + k - n;
         conn *c = &l->conns[i];
-        if (c->state == C_UP && c->inflight < l->cfg.max_inflight && !c->out_len) {
+        if (c->state == C_UP && c->inflight < l->cfg.max_inflight && !c->out_len &&
+            (!c->h2 || lat_loadh2_room(c->h2))) {
             l->rr = i + 1 == n ? 0 : i + 1;
             return c;
         }
@@ -596,7 +642,9 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t arrival, uint64
                                   : l->req;
     if (!l->cfg.targets) lat_loadproto_request(l->cfg.proto, seq, l->req);
     uint64_t now = lat_cycles();
-    ssize_t n = io(c, req, len, true);
+    int slot = c->h2 ? lat_loadh2_submit(c->h2) : -1; /* a stream: sent, or queued in it */
+    if (c->h2 && lat_loadh2_blocked(c->h2)) watch(l, c, EPOLL_CTL_MOD, EPOLLIN | EPOLLOUT);
+    ssize_t n = !c->h2 ? io(c, req, len, true) : slot < 0 ? (errno = -slot, -1) : (ssize_t)len;
     if (n < 0) {
         if (errno != EAGAIN && errno != EINTR) {
             conn_fail(l, c, errno == ECONNRESET ? LAT_LOAD_RESET : LAT_LOAD_CLOSED, now);
@@ -651,7 +699,7 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t arrival, uint64
     }
     lat_loadsched_steps_sent(l->steps, t_ns, ns_of(l, now - l->t0),
                              ns_of(l, lag), ns_of(l, wait), l->gap_backlog);
-    unsigned t = c->head + c->inflight - 1;
+    unsigned t = slot >= 0 ? (unsigned)slot : c->head + c->inflight - 1;
     c->q[t >= l->cfg.max_inflight ? t - l->cfg.max_inflight : t] =
         (stamp){intended, now, t_ns, l->gap_backlog, (uint16_t)tg};
     sample_arrival(l, now, l->gap_backlog);
@@ -736,8 +784,9 @@ static int housekeep(lat_load *l, run *r, uint64_t now) {
     uint64_t tmo = cyc(l, l->cfg.timeout_ns);
     for (unsigned i = 0; i < l->cfg.connections; i++) {
         conn *c = &l->conns[i];
-        if (c->state == C_UP && c->inflight && now > c->q[c->head].sent &&
-            now - c->q[c->head].sent > tmo) /* (now may be from before a send) */
+        unsigned o = c->h2 ? lat_loadh2_oldest(c->h2) : c->head; /* the oldest in flight */
+        if (c->state == C_UP && c->inflight && now > c->q[o].sent &&
+            now - c->q[o].sent > tmo) /* (now may be from before a send) */
             conn_fail(l, c, LAT_LOAD_TIMEOUT, now);
         if ((c->state == C_CONNECTING || c->state == C_HANDSHAKE) && now >= c->retry_at)
             conn_refused(l, c, now, ETIMEDOUT); /* a peer that never answers */
@@ -782,6 +831,7 @@ static bool try_send(lat_load *l, run *r, uint64_t now) {
     conn *c = r->waiting && r->room_seen == l->room ? NULL : free_conn(l);
     if (!c) {
         if (!r->waiting) CADD(l, cap_waits, 1);
+        if (!r->waiting && lat_loadh2_stream_capped(l->h2)) CADD(l, stream_waits, 1);
         r->waiting = true;
         r->room_seen = l->room;
         return false;
@@ -907,52 +957,4 @@ int lat_load_run(lat_load *l) {
     for (unsigned i = 0; i < l->cfg.connections; i++)
         conn_close(l, &l->conns[i], 0);
     return rc;
-}
-
-/* ---- the counts as JSON ---------------------------------------------------------------- */
-
-json_t *lat_load_counts_json(const lat_load_counts *c) {
-    json_t *o = json_object(), *e = json_object();
-    json_object_set_new(o, "scheduled", json_integer((json_int_t)c->scheduled));
-    json_object_set_new(o, "sent", json_integer((json_int_t)c->sent));
-    json_object_set_new(o, "completed", json_integer((json_int_t)c->completed));
-    json_object_set_new(o, "failed", json_integer((json_int_t)c->failed));
-    json_object_set_new(o, "error_replies", json_integer((json_int_t)c->error_replies));
-    for (int k = 0; k < LAT_LOAD_NERR; k++)
-        json_object_set_new(e, lat_load_err_name((lat_load_err)k),
-                            json_integer((json_int_t)c->errors[k]));
-    json_object_set_new(o, "errors", e);
-    json_object_set_new(o, "cap_waits", json_integer((json_int_t)c->cap_waits));
-    json_object_set_new(o, "backlog_max", json_integer((json_int_t)c->backlog_max));
-    json_object_set_new(o, "closed_idle", json_integer((json_int_t)c->closed_idle));
-    json_object_set_new(o, "reconnects", json_integer((json_int_t)c->reconnects));
-    json_object_set_new(o, "late", json_integer((json_int_t)c->late));
-    json_object_set_new(o, "late_after_gap", json_integer((json_int_t)c->late_gap));
-    json_object_set_new(o, "late_after_wait", json_integer((json_int_t)c->late_wait));
-    json_object_set_new(o, "gaps", json_integer((json_int_t)c->gaps));
-    json_object_set_new(o, "gap_ns", json_integer((json_int_t)c->gap_ns));
-    json_object_set_new(o, "gap_longest_ns", json_integer((json_int_t)c->gap_longest_ns));
-    json_object_set_new(o, "runq_wait_ns", json_integer((json_int_t)c->runq_ns));
-    json_object_set_new(o, "run_ns", json_integer((json_int_t)c->run_ns));
-    json_object_set_new(o, "stopped", json_integer((json_int_t)c->stopped));
-    json_object_set_new(o, "deadline", json_integer((json_int_t)c->deadline));
-    return o;
-}
-
-void lat_load_counts_write_gaps(FILE *f, const lat_load_counts *c, unsigned threads,
-                                uint64_t gap_ns) {
-    double th_us = (double)(gap_ns ? gap_ns : 10000) / 1e3;
-    fprintf(f,
-            "%s: %llu platform gaps of %.1f us or more, %.2f ms in all (%.3f%% of the run, longest "
-            "%.1f us; %.2f ms waiting behind this machine's other threads, the server's included); "
-            "%llu requests sent late (lag > %.1f us), %llu of them because of the gaps: %.3f%% of "
-            "requests late because of the platform; %llu of the rest in the backlog after every "
-            "connection was full\n",
-            threads == 1 ? "sending thread" : "sending threads (gap time: the mean per thread)",
-            (unsigned long long)c->gaps, th_us, (double)c->gap_ns / 1e6,
-            c->run_ns ? 100.0 * (double)c->gap_ns / (double)c->run_ns : 0.0,
-            (double)c->gap_longest_ns / 1e3, (double)c->runq_ns / 1e6, (unsigned long long)c->late,
-            th_us, (unsigned long long)c->late_gap,
-            c->sent ? 100.0 * (double)c->late_gap / (double)c->sent : 0.0,
-            (unsigned long long)c->late_wait);
 }

@@ -36,7 +36,7 @@ struct lat_loadtls {
     SSL_CTX *ctx;
     BIO_METHOD *bio;
     char *host;
-    bool ip, resume, in_latency;
+    bool ip, resume, in_latency, h2;
     pthread_mutex_t mu; /* what follows */
     SSL_SESSION *sess;  /* the newest session issued, for resumption */
     lat_hist hs;        /* handshake times, ns */
@@ -108,6 +108,7 @@ int lat_loadtls_create(const lat_loadtls_opts *o, lat_loadtls **out) {
     pthread_mutex_init(&t->mu, NULL);
     t->resume = o->resume;
     t->in_latency = o->handshake_in_latency;
+    t->h2 = o->h2;
     unsigned char a[16];
     t->ip = inet_pton(AF_INET, o->host, a) == 1 || inet_pton(AF_INET6, o->host, a) == 1;
     t->host = strdup(o->host);
@@ -117,6 +118,7 @@ int lat_loadtls_create(const lat_loadtls_opts *o, lat_loadtls **out) {
         lat_loadtls_destroy(t);
         return -ENOMEM;
     }
+    if (t->h2) SSL_CTX_set_alpn_protos(t->ctx, (const unsigned char *)"\x02h2", 3);
     BIO_meth_set_write(t->bio, bio_write);
     BIO_meth_set_read(t->bio, bio_read);
     BIO_meth_set_ctrl(t->bio, bio_ctrl);
@@ -224,8 +226,11 @@ static void handshake_why(lat_loadtls_conn *c, int err) {
                 vr == X509_V_ERR_HOSTNAME_MISMATCH || vr == X509_V_ERR_IP_ADDRESS_MISMATCH
                     ? " (the certificate is for another name)"
                     : "");
-    else if (r)
-        set_why(c->t, "%s%s", r, "");
+    else if (r) /* a server without h2 may refuse the ALPN offer itself */
+        set_why(c->t, "%s%s", r,
+                c->t->h2 && strstr(r, "application protocol")
+                    ? " (the server did not select h2 by ALPN)"
+                    : "");
     else if (err == SSL_ERROR_SYSCALL || err == SSL_ERROR_ZERO_RETURN)
         set_why(c->t, "%s%s", "the server closed the connection during the handshake", "");
     else
@@ -234,6 +239,16 @@ static void handshake_why(lat_loadtls_conn *c, int err) {
 
 int lat_loadtls_handshake(lat_loadtls_conn *c) {
     int k = SSL_do_handshake(c->ssl);
+    const unsigned char *alpn = NULL;
+    unsigned alen = 0;
+    if (k == 1 && c->t->h2) SSL_get0_alpn_selected(c->ssl, &alpn, &alen);
+    if (k == 1 && c->t->h2 && (alen != 2 || memcmp(alpn, "h2", 2))) {
+        set_why(c->t, "%s%s", "the server did not select h2 by ALPN (HTTP/2 over TLS)", "");
+        pthread_mutex_lock(&c->t->mu);
+        c->t->failed++;
+        pthread_mutex_unlock(&c->t->mu);
+        return -EPROTO;
+    }
     if (k == 1) {
         uint64_t ns = lat_mono_ns() - c->start_ns;
         lat_loadtls *t = c->t;

@@ -3,7 +3,8 @@
  * A^2 = -n - (1/n) sum (2i-1) [ln F(x_i) + ln(1 - F(x_{n+1-i}))], F(x) =
  * 1 - exp(-x/mean), modified by (1 + 0.6/n) so one table of critical values
  * serves every n (Stephens 1974).  Also the figures the report and the JSON
- * share with it: a latency histogram as JSON, the censored requests' line. */
+ * share with it: a latency histogram as JSON, the censored requests' line,
+ * the engine's counts as JSON and their gaps line. */
 #include "latlab/loadverdict.h"
 
 #include <errno.h>
@@ -390,4 +391,55 @@ void lat_load_write_censored(FILE *f, const lat_hist *k, const lat_hist *x) {
         lat_hist_fini(&all);
     }
     fprintf(f, "\n");
+}
+
+/* ---- the engine's counts (load.h) as JSON and the gaps line --------------------------- */
+
+json_t *lat_load_counts_json(const lat_load_counts *c) {
+    json_t *o = json_object(), *e = json_object();
+    json_object_set_new(o, "scheduled", json_integer((json_int_t)c->scheduled));
+    json_object_set_new(o, "sent", json_integer((json_int_t)c->sent));
+    json_object_set_new(o, "completed", json_integer((json_int_t)c->completed));
+    json_object_set_new(o, "failed", json_integer((json_int_t)c->failed));
+    json_object_set_new(o, "error_replies", json_integer((json_int_t)c->error_replies));
+    for (int k = 0; k < LAT_LOAD_NERR; k++)
+        json_object_set_new(e, lat_load_err_name((lat_load_err)k),
+                            json_integer((json_int_t)c->errors[k]));
+    json_object_set_new(o, "errors", e);
+    json_object_set_new(o, "cap_waits", json_integer((json_int_t)c->cap_waits));
+    json_object_set_new(o, "backlog_max", json_integer((json_int_t)c->backlog_max));
+    json_object_set_new(o, "closed_idle", json_integer((json_int_t)c->closed_idle));
+    json_object_set_new(o, "reconnects", json_integer((json_int_t)c->reconnects));
+    json_object_set_new(o, "late", json_integer((json_int_t)c->late));
+    json_object_set_new(o, "late_after_gap", json_integer((json_int_t)c->late_gap));
+    json_object_set_new(o, "late_after_wait", json_integer((json_int_t)c->late_wait));
+    json_object_set_new(o, "gaps", json_integer((json_int_t)c->gaps));
+    json_object_set_new(o, "gap_ns", json_integer((json_int_t)c->gap_ns));
+    json_object_set_new(o, "gap_longest_ns", json_integer((json_int_t)c->gap_longest_ns));
+    json_object_set_new(o, "runq_wait_ns", json_integer((json_int_t)c->runq_ns));
+    json_object_set_new(o, "run_ns", json_integer((json_int_t)c->run_ns));
+    json_object_set_new(o, "stopped", json_integer((json_int_t)c->stopped));
+    json_object_set_new(o, "deadline", json_integer((json_int_t)c->deadline));
+    json_object_set_new(o, "stream_waits", json_integer((json_int_t)c->stream_waits));
+    json_object_set_new(o, "goaways", json_integer((json_int_t)c->goaways));
+    json_object_set_new(o, "flow_stalls", json_integer((json_int_t)c->flow_stalls));
+    return o;
+}
+
+void lat_load_counts_write_gaps(FILE *f, const lat_load_counts *c, unsigned threads,
+                                uint64_t gap_ns) {
+    double th_us = (double)(gap_ns ? gap_ns : 10000) / 1e3;
+    fprintf(f,
+            "%s: %llu platform gaps of %.1f us or more, %.2f ms in all (%.3f%% of the run, longest "
+            "%.1f us; %.2f ms waiting behind this machine's other threads, the server's included); "
+            "%llu requests sent late (lag > %.1f us), %llu of them because of the gaps: %.3f%% of "
+            "requests late because of the platform; %llu of the rest in the backlog after every "
+            "connection was full\n",
+            threads == 1 ? "sending thread" : "sending threads (gap time: the mean per thread)",
+            (unsigned long long)c->gaps, th_us, (double)c->gap_ns / 1e6,
+            c->run_ns ? 100.0 * (double)c->gap_ns / (double)c->run_ns : 0.0,
+            (double)c->gap_longest_ns / 1e3, (double)c->runq_ns / 1e6, (unsigned long long)c->late,
+            th_us, (unsigned long long)c->late_gap,
+            c->sent ? 100.0 * (double)c->late_gap / (double)c->sent : 0.0,
+            (unsigned long long)c->late_wait);
 }

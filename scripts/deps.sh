@@ -17,8 +17,10 @@ norec=""
 # The default build also compiles the unit tests (cmocka) and has C++ enabled.
 # linux-perf: `latlab profile` and the lab's step (e) sample stacks with perf record.
 # libssl-dev: `latlab load`'s https:// targets (the build goes on without it, without TLS).
+# libnghttp2-dev: `latlab load --http2` (the build goes on without it, without HTTP/2).
 pkgs="cmake make gcc g++ pkg-config zlib1g-dev libjansson-dev libck-dev libcmocka-dev linux-perf
-      protobuf-c-compiler libprotobuf-c-dev golang-github-prometheus-client-model-dev libssl-dev"
+      protobuf-c-compiler libprotobuf-c-dev golang-github-prometheus-client-model-dev libssl-dev
+      libnghttp2-dev"
 if [ "$mode" = test ] || [ "$mode" = bench ]; then
     pkgs="$pkgs libbenchmark-dev libhdrhistogram-java openjdk-17-jdk-headless
           nodejs npm gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user clang
@@ -28,8 +30,9 @@ if [ "$mode" = test ] || [ "$mode" = bench ]; then
     norec="prometheus prometheus-pushgateway curl"
     # `latlab load`'s tests: real servers it drives (started by the tests on
     # 127.0.0.1) and wrk, the closed-loop peer printed beside it.
-    # openssl makes the self-signed certificate of cli_load_tls.sh's nginx.
-    norec="$norec nginx redis-server memcached wrk openssl"
+    # openssl makes the self-signed certificate of cli_load_tls.sh's nginx;
+    # nghttp2-client is h2load, the HTTP/2 peer of scripts/load-bench.sh.
+    norec="$norec nginx redis-server memcached wrk openssl nghttp2-client"
 fi
 if [ "$mode" = bench ]; then
     # `latlab ab`'s peers in scripts/ab-bench.sh: hyperfine (judged by Welch's

@@ -16,12 +16,16 @@
 #      MAXDUR, so the figure is what one thread sends: completed / run time)
 #      and wrk -t1 over DUR, each with its CPU per request; over HTTP/1.1
 #      and over TLS (nginx with a certificate made here);
-#   5. accuracy against services whose latency is known (tests/peers/
+#   5. HTTP/2 (h2c, prior knowledge) with H2CONNS connections and H2STREAMS
+#      streams each: latlab load --http2 offered more than it sends beside
+#      h2load -t1 flat out with the same -c and -m, REPS times in turn, each
+#      with its ratio; then latlab's kept lag p50/p99 at H2RATE over h2.
+#   6. accuracy against services whose latency is known (tests/peers/
 #      stallpeer.c): a fixed service time of FIXED_US, and a freeze of 100 ms
 #      every second (analytic p95 50 ms, p99 90 ms), at TRUTH_RATES for
-#      TRUTH_DUR, directly and through nginx over TLS, latlab load beside
-#      wrk2 (built from WRK2_SRC/build.sh, or WRK2=path), each figure with its
-#      error against the truth.  Section 1 has a TLS row at 20,000/s too.
+#      TRUTH_DUR, directly and through nginx over TLS (HTTP/1.1 and h2), latlab load beside
+#      wrk2 (HTTP/1.1; built from WRK2_SRC/build.sh, or WRK2=path), each
+#      figure with its error against the truth.  Section 1 has a TLS row at 20,000/s too.
 #   With redis-server and redis-benchmark installed, 1 and 3 against Redis too.
 # The machine's conditions (CPUs, load average) are printed first: on a shared
 # host the figures are that host's.  With 2 CPUs or more the servers run on
@@ -32,8 +36,9 @@
 # latlab load's lag tail, and its verdict says so).
 #
 # usage: scripts/load-bench.sh [BUILD_DIR]   env: DUR (2s), CONNS (256), RATES ("20000 50000 100000"),
-#        REPS (3), MAXRATE (300000), MAXDUR (1s), FIXED_US (5000), TRUTH_RATES ("2000 20000"),
-#        TRUTH_DUR (10s), WRK2 / WRK2_SRC; ONLY=4 or ONLY=5 runs that section alone
+#        REPS (3), MAXRATE (300000), MAXDUR (1s), H2CONNS (16), H2STREAMS (16),
+#        H2RATE (20000), FIXED_US (5000), TRUTH_RATES ("2000 20000"), TRUTH_DUR (10s),
+#        WRK2 / WRK2_SRC; ONLY=4, ONLY=5 or ONLY=6 runs that section alone
 set -euo pipefail
 B=${1:-${LAT_BUILD_DIR:-build}}
 L=$B/latlab
@@ -47,6 +52,9 @@ FIXED_US=${FIXED_US:-5000}
 TRUTH_RATES=${TRUTH_RATES:-"2000 20000"}
 TRUTH_DUR=${TRUTH_DUR:-10s}
 ONLY=${ONLY:-}
+H2CONNS=${H2CONNS:-16}
+H2STREAMS=${H2STREAMS:-16}
+H2RATE=${H2RATE:-20000}
 PIN=${PIN:-1}
 SRV=() GEN=() LCPU=()
 if [ "$PIN" = 1 ] && [ "$(nproc)" -ge 2 ]; then
@@ -171,13 +179,13 @@ PY
 # 5: latlab load and wrk2 against stallpeer's known latencies, direct and over TLS.
 truth() {
     local sp=$B/tests/lat_stallpeer w2=${WRK2:-} src=${WRK2_SRC:-$(dirname "$0")/../../shared/peers/wrk2}
-    [ -x "$sp" ] || { echo "5. skipped: $sp not built"; return; }
+    [ -x "$sp" ] || { echo "6. skipped: $sp not built"; return; }
     if [ -z "$w2" ] && [ -x "$src/build.sh" ]; then
         "$src/build.sh" "$tmp/wrk2" >"$tmp/wrk2-build.log" 2>&1 && w2=$tmp/wrk2/wrk2
     fi
     [ -n "$w2" ] || echo "(wrk2 not available: set WRK2=path or WRK2_SRC=dir with build.sh; latlab alone)"
     echo
-    echo "5. accuracy against known latency (ms), $CONNS connections, $TRUTH_DUR per run; error = figure - truth"
+    echo "6. accuracy against known latency (ms), $CONNS connections, $TRUTH_DUR per run; error = figure - truth"
     printf '%-16s %-6s %7s %-7s %9s %9s %9s %9s %9s  %s\n' server wire rate tool p50 p95 p99 "err p50" "err p99" note
     for mode in "delay$FIXED_US" stall; do
         local sargs=(0 1000 "delay$FIXED_US") truth50=$((FIXED_US * 1000)) truth95=$((FIXED_US * 1000)) truth99=$((FIXED_US * 1000))
@@ -189,14 +197,19 @@ truth() {
         local fp
         fp=$(free_port)
         tls_conf "$tmp/nginx-front" "$fp" "proxy_pass http://sp; proxy_http_version 1.1; proxy_set_header Connection \"\";"
-        sed -i "s|^http {|http { upstream sp { server 127.0.0.1:$spp; keepalive 512; }|" "$tmp/nginx-front/nginx.conf"
+        sed -i -e "s|^http {|http { upstream sp { server 127.0.0.1:$spp; keepalive 512; }|" \
+            -e "s|listen 127.0.0.1:$fp ssl;|listen 127.0.0.1:$fp ssl http2; http2_max_concurrent_streams 1024;|" \
+            "$tmp/nginx-front/nginx.conf"
         "${SRV[@]}" nginx -c "$tmp/nginx-front/nginx.conf" -p "$tmp/nginx-front" 2>"$tmp/nginx-front.err" &
         pids+=("$!")
         wait_port "$fp" || { echo "nginx (TLS front) did not start" >&2; return; }
         for r in $TRUTH_RATES; do
-            for url in "http://127.0.0.1:$spp/" "https://127.0.0.1:$fp/"; do
+            for url in "http://127.0.0.1:$spp/" "https://127.0.0.1:$fp/" "h2://127.0.0.1:$fp/"; do
                 local wire=${url%%:*} tls=()
                 [ "$wire" = https ] && tls=(--insecure)
+                [ "$wire" = h2 ] && tls=(--insecure --http2) url=https${url#h2}
+                if [ "$wire" = h2 ] && "$L" load --http2 "$url" --rate 1 --duration 1ms --quiet 2>&1 |
+                    grep -q "without HTTP/2"; then continue; fi
                 "$L" load "$url" "${tls[@]}" "${LCPU[@]}" --rate "$r" --duration "$TRUTH_DUR" --connections "$CONNS" \
                     --quiet --json "$tmp/k.json" >/dev/null 2>&1
                 python3 - "$tmp/k.json" "$mode" "$wire" "$r" "$truth50" "$truth95" "$truth99" <<'PY'
@@ -208,7 +221,7 @@ print("%-16s %-6s %7s %-7s %9.3f %9.3f %9.3f %9s %9s  %s" % (sys.argv[2], sys.ar
       l["p50_ns"] / 1e6, l["p95_ns"] / 1e6, l["p99_ns"] / 1e6, e(l["p50_ns"], t50) if t50 else "-",
       e(l["p99_ns"], t99), ("valid" if v["valid"] else "invalid") + ", loss %.1f%%" % (v["platform_loss"] * 100)))
 PY
-                [ -n "$w2" ] || continue
+                [ -n "$w2" ] && [ "$wire" != h2 ] || continue
                 "${GEN[@]}" "$w2" -t1 -c"$CONNS" -d"$TRUTH_DUR" -R"$r" --latency "$url" >"$tmp/w2.out" 2>&1
                 python3 - "$tmp/w2.out" "$mode" "$wire" "$r" "$truth50" "$truth95" "$truth99" <<'PY'
 import re, sys
@@ -233,7 +246,55 @@ PY
     echo "truth: $FIXED_US us at p50/p95/p99 for delay$FIXED_US; 50 and 90 ms at p95/p99 for the stall (the loopback round trip, tens of us, is in every figure; wrk2 prints no p95 in its table)"
 }
 if [ "$ONLY" = 4 ]; then throughput; exit 0; fi
-if [ "$ONLY" = 5 ]; then truth; exit 0; fi
+
+# 5: HTTP/2 against an h2c nginx: latlab load --http2 flat out vs h2load -t1, then the lag at H2RATE.
+http2() {
+    command -v h2load >/dev/null || { echo; echo "5. HTTP/2: skipped (needs h2load: nghttp2-client)"; return; }
+    "$L" load --http2 http://127.0.0.1:1/ --rate 1 --duration 1ms --quiet 2>&1 | grep -q "without HTTP/2" &&
+        { echo; echo "5. HTTP/2: skipped (this latlab was built without nghttp2)"; return; }
+    local h2port cpu
+    h2port=$(free_port)
+    nginx_conf "$tmp/nginx-h2" "$h2port" off
+    sed -i "s|listen 127.0.0.1:$h2port;|listen 127.0.0.1:$h2port http2; http2_max_concurrent_streams 1024;|" \
+        "$tmp/nginx-h2/nginx.conf"
+    "${SRV[@]}" nginx -c "$tmp/nginx-h2/nginx.conf" -p "$tmp/nginx-h2" 2>"$tmp/nginx-h2.err" &
+    pids+=("$!")
+    wait_port "$h2port" || { echo "nginx (h2c) did not start" >&2; exit 1; }
+    local url=http://127.0.0.1:$h2port/
+    echo
+    echo "5. HTTP/2 (h2c) per thread, $H2CONNS connections x $H2STREAMS streams: latlab load --http2 --rate $MAXRATE for $MAXDUR vs h2load -t1 -D ${DUR%s}"
+    printf '%-4s %-7s %10s %10s %11s %7s\n' rep tool "req/s" requests "cpu us/req" ratio
+    for i in $(seq "$REPS"); do
+        cpu=$(cpu_of "$L" load --http2 "$url" "${LCPU[@]}" --rate "$MAXRATE" --duration "$MAXDUR" \
+            --connections "$H2CONNS" --inflight "$H2STREAMS" --timeout 30s --quiet --json "$tmp/h2.json")
+        local lrps
+        lrps=$(j "$tmp/h2.json" "d['counts']['completed'] / (d['counts']['run_ns'] / 1e9)")
+        python3 -c "import sys; print('%-4s %-7s %10.0f %10d %11.2f' % (sys.argv[1], 'latlab', float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]) / max(int(sys.argv[3]), 1) * 1e6))" \
+            "$i" "$lrps" "$(j "$tmp/h2.json" "d['counts']['completed']")" "$cpu"
+        cpu=$(cpu_of "${GEN[@]}" h2load -t1 -c"$H2CONNS" -m"$H2STREAMS" -D "${DUR%s}" "$url")
+        python3 - "$tmp/cpu.out" "$i" "$cpu" "$lrps" <<'PY'
+import re, sys
+w = open(sys.argv[1]).read()
+rps = float(re.search(r"finished in [\d.]+\w+, ([\d.]+) req/s", w).group(1))
+n = int(re.search(r"requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded", w).group(1))
+print("%-4s %-7s %10.0f %10d %11.2f %7.2f" % (sys.argv[2], "h2load", rps, n,
+      float(sys.argv[3]) / max(n, 1) * 1e6, float(sys.argv[4]) / rps))
+PY
+    done
+    "$L" load --http2 "$url" "${LCPU[@]}" --rate "$H2RATE" --duration "$DUR" --connections "$H2CONNS" \
+        --inflight "$H2STREAMS" --quiet --json "$tmp/h2lag.json" >/dev/null
+    python3 - "$tmp/h2lag.json" "$H2RATE" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); c = d["counts"]
+print("latlab load --http2 at %s req/s: completed %d, failed %d, lag p50 %.1f us, p99 %.1f us (kept requests), "
+      "latency p99 %.1f us, censored %.2f%%; %s" % (
+      sys.argv[2], c["completed"], c["failed"], d["lag"]["p50_ns"] / 1e3,
+      d["lag"]["p99_ns"] / 1e3, d["latency"]["p99_ns"] / 1e3, d["verdict"]["late_after_gap_share"] * 100,
+      "valid" if d["verdict"]["valid"] else "invalid: " + d["verdict"]["reason"][:70]))
+PY
+}
+if [ "$ONLY" = 5 ]; then http2; exit 0; fi
+if [ "$ONLY" = 6 ]; then truth; exit 0; fi
 
 echo
 echo "1. schedule lag (us) against nginx, $CONNS connections, $DUR per rate, one sending thread"
@@ -265,6 +326,7 @@ echo
 echo "3. CPU per request: wrk $(python3 -c "print(round($wcpu / max($wreq, 1) * 1e6, 2))") us (its run: $wreq requests); latlab load: the cpu us/req column above (its sending thread spins between sends, so the figure falls as the rate rises)"
 
 throughput
+http2
 truth
 
 if command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null; then

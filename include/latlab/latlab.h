@@ -11,7 +11,8 @@
  * platform account, injected platform noise, per-sample censoring, the
  * paired-comparison engine (paired), two builds compared (ab) and the
  * preemption probe, profiling, the counting malloc interposer, the load
- * generator (load, loadproto, loadverdict, loadrun, loadtarget, loadtls),
+ * generator (load, loadproto, loadverdict, loadrun, loadtarget, loadtls,
+ * loadh2),
  * the coordinated-omission demonstration (co), per-thread counter sets
  * (perf_threads), a command run under counters (perf_child) and its report
  * (perf_report), the summary of an
@@ -100,6 +101,7 @@
 #include "latlab/loadsched.h"
 #include "latlab/loadtarget.h"
 #include "latlab/loadtls.h"
+#include "latlab/loadh2.h"
 #endif
 
 #endif /* LATLAB_LATLAB_H */

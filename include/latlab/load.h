@@ -66,7 +66,10 @@
  * by then fails (timeout, unsent). */
 
 /* Threading: lat_load_run on one thread; lat_load_interval, lat_load_counts and
- * lat_load_stop from one other thread meanwhile.  Allocation only in create. */
+ * lat_load_stop from one other thread meanwhile.  Allocation only in create,
+ * but for HTTP/2: a connection made (again) allocates its session, and
+ * nghttp2 allocates per stream through a recycling allocator (loadh2.h) that
+ * stops taking from malloc once the streams in flight reached their most. */
 #ifndef LATLAB_LOAD_H
 #define LATLAB_LOAD_H
 
@@ -100,11 +103,13 @@ typedef enum lat_load_err {
     LAT_LOAD_ABORTED,    /* due but never sent: the run stopped (fatal) first */
     LAT_LOAD_UNSENT,     /* due but never sent: lat_load_stop or the deadline ended the run */
     LAT_LOAD_UNANSWERED, /* in flight when lat_load_stop ended the run (after its grace) */
+    LAT_LOAD_RSTSTREAM,  /* HTTP/2: the server reset the request's stream (RST_STREAM) */
+    LAT_LOAD_GOAWAY,     /* HTTP/2: a GOAWAY from the server refused the request's stream */
     LAT_LOAD_NERR
 } lat_load_err;
 
 /* "refused", "reset", "closed", "malformed", "oversized", "timeout", "aborted",
- * "unsent", "unanswered". */
+ * "unsent", "unanswered", "rst_stream", "goaway". */
 const char *lat_load_err_name(lat_load_err k);
 
 typedef struct lat_load_cfg {
@@ -146,6 +151,13 @@ typedef struct lat_load_cfg {
      * counted there too (shared by engines, outlives the run).  proto then
      * reads the replies.  NULL: every request is proto's. */
     struct lat_loadtargets *targets;
+    /* HTTP/2 (loadh2.h; proto must be http): each connection one session, each
+     * request a stream, max_inflight the streams per connection (the server's
+     * SETTINGS_MAX_CONCURRENT_STREAMS caps them too).  Over tls, h2 chosen by
+     * ALPN (the context made with lat_loadtls_opts.h2); else h2c with prior
+     * knowledge.  A connection takes requests once the server's SETTINGS came,
+     * within the connect's 2 s. */
+    bool http2;
 } lat_load_cfg;
 
 /* Counters: consistent enough to print while running (each read atomically). */
@@ -170,6 +182,11 @@ typedef struct lat_load_counts {
                           drain); summed over engines */
     uint64_t deadline; /* 1 when the run reached its deadline (schedule + timeout)
                           with requests unanswered or unsent; summed over engines */
+    /* HTTP/2: */
+    uint64_t stream_waits; /* of cap_waits, those where a connection was full at the server's
+                              SETTINGS_MAX_CONCURRENT_STREAMS, under the in-flight cap */
+    uint64_t goaways;      /* GOAWAY frames received (the connection then re-made) */
+    uint64_t flow_stalls;  /* request bodies that found the server's window too small */
 } lat_load_counts;
 
 typedef struct lat_load lat_load;
@@ -229,14 +246,6 @@ size_t lat_load_interarrivals(const lat_load *l, const double **out);
  * values (after the run; at most cfg->arrival_samples pairs): the lag-1
  * dependence of latencies.  Returns n. */
 size_t lat_load_latency_pairs(const lat_load *l, const double **out);
-
-/* The counts as a JSON object ("scheduled", "sent", ..., "errors" by kind,
- * "gap_ns", "run_ns"): a new reference, or NULL (no memory). */
-struct json_t *lat_load_counts_json(const lat_load_counts *c);
-/* On f, one line: the sending threads' platform gaps (threshold gap_ns, 0:
- * 10 us) and the share of the run they took, the requests sent late and how
- * many of them the gaps and the waits for a connection explain. */
-void lat_load_counts_write_gaps(FILE *f, const lat_load_counts *c, unsigned threads,
-                                uint64_t gap_ns);
+/* The counts as JSON and their gaps line: loadverdict.h. */
 
 #endif /* LATLAB_LOAD_H */

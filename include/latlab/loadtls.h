@@ -45,6 +45,8 @@ typedef struct lat_loadtls_opts {
     bool insecure;             /* no verification at all */
     bool resume;               /* offer the last session when a connection is re-made */
     bool handshake_in_latency; /* see above */
+    bool h2;                   /* offer h2 alone by ALPN; a server that does not select
+                                  it fails the handshake (-EPROTO) */
 } lat_loadtls_opts;
 
 /* Whether this build has OpenSSL. */

@@ -156,4 +156,13 @@ struct json_t *lat_load_hist_json(const lat_hist *h, const double *ps, size_t np
  * together (p50, p99, max; p50, p99, p99.9): what censoring took out. */
 void lat_load_write_censored(FILE *f, const lat_hist *kept, const lat_hist *censored);
 
+/* The counts as a JSON object ("scheduled", "sent", ..., "errors" by kind,
+ * "gap_ns", "run_ns"): a new reference, or NULL (no memory). */
+struct json_t *lat_load_counts_json(const lat_load_counts *c);
+/* On f, one line: the sending threads' platform gaps (threshold gap_ns, 0:
+ * 10 us) and the share of the run they took, the requests sent late and how
+ * many of them the gaps and the waits for a connection explain. */
+void lat_load_counts_write_gaps(FILE *f, const lat_load_counts *c, unsigned threads,
+                                uint64_t gap_ns);
+
 #endif /* LATLAB_LOADVERDICT_H */
