@@ -481,10 +481,10 @@ int cmd_load(int argc, char **argv) {
     if (!rc && o.hgrm && load_write_hgrm(&r.h[LAT_LOAD_LATENCY], o.hgrm)) jrc = CLI_ERR;
     int src = !rc && o.svg ? lat_loadsched_findmax_save_svg(o.fm, o.svg) : 0;
     if (src) jrc = cli_lib_error(CMD, o.svg, src);
-    const lat_hist *tot[LAT_LOAD_NSERIES];
-    for (int k = 0; k < LAT_LOAD_NSERIES; k++)
-        tot[k] = &r.h[k];
-    if (!rc && o.prom.push_url && cli_prom_push(&o.prom, CMD, LAT_LOAD_NSERIES, load_series, tot))
+    const char *names[LOAD_STAGES_MAX];
+    const lat_hist *tot[LOAD_STAGES_MAX];
+    int n = load_stages(&r, names, tot);
+    if (!rc && o.prom.push_url && cli_prom_push(&o.prom, CMD, n, names, tot))
         jrc = CLI_ERR;
     for (int k = 0; k < LAT_LOAD_NSERIES; k++)
         lat_hist_fini(&r.h[k]);

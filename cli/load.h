@@ -14,6 +14,7 @@
 #include "latlab/load.h"
 #include "latlab/loadh2.h"
 #include "latlab/loadrun.h"
+#include "latlab/loadtarget.h"
 #include "latlab/prom.h"
 #include "latlab/loadverdict.h"
 #include "promcli.h"
@@ -62,6 +63,10 @@ typedef struct load_live {
 
 /* The series names by lat_load_series: latency, service, lag, wait, censored. */
 extern const char *const load_series[LAT_LOAD_NSERIES];
+/* The run's series, then (--targets) each target's latency as its tag,
+ * latency.NAME: the stages of /metrics and --push.  Returns their count. */
+#define LOAD_STAGES_MAX (LAT_LOAD_NSERIES + LAT_LOADTARGETS_MAX)
+int load_stages(const load_run *r, const char **names, const lat_hist **h);
 /* lat_loadrun_tick_fn: the interval into r's totals, the log, /metrics and
  * the live line (ud: a load_live). */
 void load_tick(void *ud, const lat_loadrun_tick *t);

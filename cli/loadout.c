@@ -163,14 +163,21 @@ int load_write_json(const load_run *r, const char *path) {
 
 const char *const load_series[LAT_LOAD_NSERIES] = {"latency", "service", "lag", "wait", "censored"};
 
+int load_stages(const load_run *r, const char **names, const lat_hist **h) {
+    int n = 0;
+    for (; n < LAT_LOAD_NSERIES; n++)
+        names[n] = load_series[n], h[n] = &r->h[n];
+    for (unsigned i = 0; r->cfg.targets && i < lat_loadtarget_count(r->cfg.targets); i++, n++)
+        names[n] = lat_loadtarget_tag(r->cfg.targets, i),
+        h[n] = lat_loadtarget_hist(r->cfg.targets, i, true);
+    return n;
+}
+
 /* Each second's interval: into the totals, the log, /metrics, the live line. */
 void load_tick(void *ud, const lat_loadrun_tick *t) {
     load_live *lv = ud;
-    const lat_hist *tot[LAT_LOAD_NSERIES];
-    for (int k = 0; k < LAT_LOAD_NSERIES; k++) {
+    for (int k = 0; k < LAT_LOAD_NSERIES; k++)
         lat_hist_add(&lv->r->h[k], t->h[k]);
-        tot[k] = &lv->r->h[k];
-    }
     for (int k = 0; lv->hf && k < LAT_LOAD_NSERIES && !lv->hlog_rc; k++)
         lv->hlog_rc = lat_hlog_write_interval(&lv->w, t->h[k], load_series[k], t->start_s,
                                               t->end_s - t->start_s);
@@ -180,7 +187,10 @@ void load_tick(void *ud, const lat_loadrun_tick *t) {
         lv->hlog_rc =
             lat_hlog_write_interval(&lv->w, lat_loadtarget_hist(ts, i, false),
                                     lat_loadtarget_tag(ts, i), t->start_s, t->end_s - t->start_s);
-    if (lv->srv) lat_prom_server_update(lv->srv, tot, LAT_LOAD_NSERIES);
+    const char *names[LOAD_STAGES_MAX];
+    const lat_hist *tot[LOAD_STAGES_MAX];
+    int n = load_stages(lv->r, names, tot);
+    if (lv->srv) lat_prom_server_update(lv->srv, tot, n);
     const lat_load_counts *c = t->counts;
     /* the last part-second with nothing completed in it is no progress: it
      * read "rate 0/s ... p50 0.000 ms" after every run */
@@ -215,11 +225,10 @@ int load_live_open(load_live *lv) {
         if (!rc && lv->r->cfg.stride) rc = lat_hlog_write_comment(&lv->w, shard);
         if (rc) return cli_lib_error("load", lv->hlog, rc);
     }
-    const lat_hist *tot[LAT_LOAD_NSERIES];
-    for (int k = 0; k < LAT_LOAD_NSERIES; k++)
-        tot[k] = &lv->r->h[k];
-    if (lv->prom->metrics_addr &&
-        cli_prom_serve(lv->prom, "load", LAT_LOAD_NSERIES, load_series, tot, &lv->srv))
+    const char *names[LOAD_STAGES_MAX];
+    const lat_hist *tot[LOAD_STAGES_MAX];
+    int n = load_stages(lv->r, names, tot);
+    if (lv->prom->metrics_addr && cli_prom_serve(lv->prom, "load", n, names, tot, &lv->srv))
         return CLI_ERR;
     return 0;
 }

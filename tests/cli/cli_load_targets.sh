@@ -88,6 +88,31 @@ for tag in latency.items latency.missing latency; do
     grep -q "^Tag=$tag," "$tmp/r.hlog" || fail "hlog: no $tag lines: $(cut -c1-40 "$tmp/r.hlog")"
 done
 
+# ---- /metrics: each target's latency as stage latency.NAME, its count the JSON's -------------
+"$LATLAB" load "$T" --targets "$tmp/t.txt" --rate 400 --duration 1s --seed 5 --connections 4 \
+    --quiet --metrics 127.0.0.1:0 --metrics-linger 4 --json "$tmp/m.json" >"$tmp/m.out" 2>"$tmp/m.err" &
+mp=$!
+pids+=($mp)
+python3 - "$tmp/m.err" "$tmp/m.txt" <<'PY' || fail "no /metrics while lingering: $(cat "$tmp/m.err")"
+import re, sys, time, urllib.request
+for _ in range(200):
+    m = re.search(r"serving (http://\S+/metrics)", open(sys.argv[1]).read())
+    if m:
+        break
+    time.sleep(0.05)
+time.sleep(2)  # the 1 s run is over: the final state, served while lingering
+open(sys.argv[2], "w").write(urllib.request.urlopen(m.group(1), timeout=5).read().decode())
+PY
+wait "$mp" || fail "metrics run: exit $?"
+python3 - "$tmp/m.json" "$tmp/m.txt" <<'PY' || fail "/metrics per target: $(grep _count "$tmp/m.txt")"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+for t in d["targets"]:
+    m = re.search(r'_count\{[^}]*stage="latency\.%s"[^}]*\} (\d+)' % t["name"], text)
+    assert m and int(m.group(1)) == t["latency"]["n"], (t["name"], m and m.group(1), t["latency"]["n"])
+PY
+
 # ---- requests shorter than TARGET's own (a 2-letter method): every byte sent, all answered ----
 printf 'GO /\n' >"$tmp/short.txt"
 "$LATLAB" load "$T" --targets "$tmp/short.txt" --rate 100 --duration 200ms --quiet \
