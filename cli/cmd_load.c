@@ -287,9 +287,9 @@ static int check_opts(const char *target, const char **url_path) {
     if (o.targets_pick && !o.targets)
         return cli_usage_error(CMD, "--targets-pick: needs --targets");
     if (o.targets && (k != LAT_LOADPROTO_HTTP || *url_path || o.method || o.path_seen ||
-                      o.headers.n || o.body || o.find_max || o.http2))
-        return cli_usage_error(CMD, "--targets: http/1.1 only; not with a path in TARGET, --method, "
-                                    "--path, --header, --body, --find-max, --http2");
+                      o.headers.n || o.body || o.find_max))
+        return cli_usage_error(CMD, "--targets: http only; not with a path in TARGET, --method, "
+                                    "--path, --header, --body, --find-max (the file says them)");
     lat_loadtarget_origin org = {host_buf, port_buf, o.tls, o.host, o.max_response};
     char err[512];
     if (o.targets &&
@@ -430,8 +430,9 @@ int cmd_load(int argc, char **argv) {
     if (o.prom.push_delete) return cli_prom_push(&o.prom, CMD, LAT_LOAD_NSERIES, load_series, NULL);
     static lat_loadproto proto;
     if ((rc = build_proto(&proto, url_path ? url_path : "/"))) return rc;
-    load_run r = {.target = target, .protocol = proto_names[o.protocol], .threads = (int)o.threads,
-                  .rate_spec = o.rate_s, .start_ns = o.start_ns, .findmax = o.fm};
+    load_run r = {.target = target, .protocol = o.http2 ? "http2" : proto_names[o.protocol],
+                  .threads = (int)o.threads, .rate_spec = o.rate_s, .start_ns = o.start_ns,
+                  .findmax = o.fm};
     if (!o.seed_seen)
         o.seed = (lat_clock_ns(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32)) & ((1ull << 53) - 1);
     r.cfg = (lat_load_cfg){

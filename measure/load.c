@@ -244,6 +244,9 @@ int lat_load_create(const lat_load_cfg *cfg, lat_load **out) {
     if (cfg->http2 &&
         (rc = lat_loadh2_create(cfg->proto, cfg->tls, cfg->max_inflight, &h2cb, &l->h2)))
         goto fail;
+    for (unsigned i = 0; l->h2 && cfg->targets && i < lat_loadtarget_count(cfg->targets); i++)
+        if ((rc = lat_loadh2_add_request(l->h2, lat_loadtarget_proto(cfg->targets, i))) < 0)
+            goto fail; /* request i + 1: target i's */
     if ((l->ep = epoll_create1(EPOLL_CLOEXEC)) < 0) {
         rc = -errno;
         goto fail;
@@ -642,7 +645,7 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t arrival, uint64
                                   : l->req;
     if (!l->cfg.targets) lat_loadproto_request(l->cfg.proto, seq, l->req);
     uint64_t now = lat_cycles();
-    int slot = c->h2 ? lat_loadh2_submit(c->h2) : -1; /* a stream: sent, or queued in it */
+    int slot = c->h2 ? lat_loadh2_submit(c->h2, l->cfg.targets ? tg + 1 : 0) : -1; /* a stream */
     if (c->h2 && lat_loadh2_blocked(c->h2)) watch(l, c, EPOLL_CTL_MOD, EPOLLIN | EPOLLOUT);
     ssize_t n = !c->h2 ? io(c, req, len, true) : slot < 0 ? (errno = -slot, -1) : (ssize_t)len;
     if (n < 0) {

@@ -39,24 +39,32 @@ typedef struct block {
     struct block *next;
 } block;
 
+/* One request as a header block and its body. */
+typedef struct h2req {
+    nghttp2_nv nv[NV_MAX];
+    size_t nnv;
+    char *names; /* the lower-cased names and values nv points into (malloc'd) */
+    const uint8_t *body;
+    size_t body_len;
+} h2req;
+
 struct lat_loadh2 {
     lat_loadh2_cb cb;
     unsigned cap;
-    nghttp2_nv nv[NV_MAX];
-    size_t nnv;
-    char names[LAT_LOADPROTO_REQ_MAX]; /* the lower-cased names and values nv points into */
-    const uint8_t *body;
-    size_t body_len, max_response;
+    h2req req[LAT_LOADH2_MAX_REQUESTS];
+    unsigned nreq;
+    size_t max_response;
     nghttp2_session_callbacks *cbs;
     nghttp2_option *opt;
     nghttp2_mem mem;
     block *free[CLASSES];
-    bool capped;
+    bool capped, tls;
 };
 
 typedef struct slot {
     uint64_t got;    /* response body bytes */
     size_t body_off; /* request body bytes sent */
+    unsigned req;    /* which of the context's requests */
     unsigned prev, next;
     int32_t id; /* its stream */
     int status;
@@ -143,7 +151,7 @@ static void *mem_realloc(void *ptr, size_t n, void *ud) {
 
 /* ---- the request as a header block -------------------------------------------------- */
 
-static void nv_add(lat_loadh2 *h, char *name, size_t nl, char *value, size_t vl) {
+static void nv_add(h2req *h, char *name, size_t nl, char *value, size_t vl) {
     if (h->nnv == NV_MAX) return;
     h->nv[h->nnv++] = (nghttp2_nv){(uint8_t *)name, (uint8_t *)value, nl, vl,
                                    NGHTTP2_NV_FLAG_NO_COPY_NAME | NGHTTP2_NV_FLAG_NO_COPY_VALUE};
@@ -151,8 +159,9 @@ static void nv_add(lat_loadh2 *h, char *name, size_t nl, char *value, size_t vl)
 
 /* The HTTP/1.1 request loadproto built: "METHOD PATH HTTP/1.1\r\n", header
  * lines, "\r\n", the body.  0 or -EINVAL. */
-static int read_request(lat_loadh2 *h, const lat_loadproto *p, bool tls) {
-    if (p->kind != LAT_LOADPROTO_HTTP || p->req_len >= sizeof h->names) return -EINVAL;
+static int read_request(h2req *h, const lat_loadproto *p, bool tls) {
+    if (p->kind != LAT_LOADPROTO_HTTP) return -EINVAL;
+    if (!(h->names = malloc(p->req_len + 1))) return -ENOMEM;
     memcpy(h->names, p->req, p->req_len);
     h->names[p->req_len] = 0;
     char *m = h->names, *sp = strchr(m, ' '), *path = sp + 1, *sp2, *eol;
@@ -284,11 +293,12 @@ static ssize_t body_read(nghttp2_session *s, int32_t id, uint8_t *buf, size_t n,
     (void)src;
     lat_loadh2_conn *c = ud;
     unsigned i = slot_of(s, id);
-    size_t off = i == LAT_LOADH2_NO_SLOT ? c->h->body_len : c->slots[i].body_off;
-    size_t k = c->h->body_len - off < n ? c->h->body_len - off : n;
-    memcpy(buf, c->h->body + off, k);
+    const h2req *r = &c->h->req[i == LAT_LOADH2_NO_SLOT ? 0 : c->slots[i].req];
+    size_t off = i == LAT_LOADH2_NO_SLOT ? r->body_len : c->slots[i].body_off;
+    size_t k = r->body_len - off < n ? r->body_len - off : n;
+    memcpy(buf, r->body + off, k);
     if (i != LAT_LOADH2_NO_SLOT) c->slots[i].body_off += k;
-    if (off + k == c->h->body_len) *flags |= NGHTTP2_DATA_FLAG_EOF;
+    if (off + k == r->body_len) *flags |= NGHTTP2_DATA_FLAG_EOF;
     return (ssize_t)k;
 }
 
@@ -304,7 +314,9 @@ int lat_loadh2_create(const lat_loadproto *p, bool tls, unsigned cap, const lat_
     h->cap = cap;
     h->max_response = p->max_response ? p->max_response : LAT_LOADPROTO_DEFAULT_MAX_RESPONSE;
     h->mem = (nghttp2_mem){h, mem_malloc, mem_free, mem_calloc, mem_realloc};
-    int rc = read_request(h, p, tls);
+    h->tls = tls;
+    int rc = lat_loadh2_add_request(h, p);
+    if (rc > 0) rc = 0;
     if (!rc && (nghttp2_session_callbacks_new(&h->cbs) || nghttp2_option_new(&h->opt)))
         rc = -ENOMEM;
     if (rc) {
@@ -326,6 +338,8 @@ void lat_loadh2_destroy(lat_loadh2 *h) {
     if (!h) return;
     if (h->cbs) nghttp2_session_callbacks_del(h->cbs);
     if (h->opt) nghttp2_option_del(h->opt);
+    for (unsigned k = 0; k < h->nreq; k++)
+        free(h->req[k].names);
     for (unsigned k = 0; k < CLASSES; k++)
         while (h->free[k]) {
             block *b = h->free[k];
@@ -337,6 +351,17 @@ void lat_loadh2_destroy(lat_loadh2 *h) {
 
 bool lat_loadh2_stream_capped(const lat_loadh2 *h) {
     return h && h->capped;
+}
+
+int lat_loadh2_add_request(lat_loadh2 *h, const lat_loadproto *p) {
+    if (!h || !p || h->nreq == LAT_LOADH2_MAX_REQUESTS) return -EINVAL;
+    int rc = read_request(&h->req[h->nreq], p, h->tls);
+    if (rc) {
+        free(h->req[h->nreq].names);
+        memset(&h->req[h->nreq], 0, sizeof h->req[h->nreq]);
+        return rc;
+    }
+    return (int)h->nreq++;
 }
 
 int lat_loadh2_conn_start(lat_loadh2 *h, void *conn, lat_loadh2_conn **out) {
@@ -406,16 +431,18 @@ bool lat_loadh2_room(lat_loadh2_conn *c) {
     return false;
 }
 
-int lat_loadh2_submit(lat_loadh2_conn *c) {
+int lat_loadh2_submit(lat_loadh2_conn *c, unsigned req) {
     lat_loadh2 *h = c->h;
+    if (req >= h->nreq) return -EINVAL;
     if (!lat_loadh2_room(c)) return -ENOSPC;
     h->capped = false;
+    const h2req *r = &h->req[req];
     unsigned i = c->free[--c->nfree];
-    c->slots[i] = (slot){.prev = c->tail, .next = LAT_LOADH2_NO_SLOT, .used = true};
+    c->slots[i] = (slot){.prev = c->tail, .next = LAT_LOADH2_NO_SLOT, .req = req, .used = true};
     nghttp2_data_provider dp = {.read_callback = body_read};
-    if (h->body_len && (size_t)nghttp2_session_get_remote_window_size(c->s) < h->body_len)
+    if (r->body_len && (size_t)nghttp2_session_get_remote_window_size(c->s) < r->body_len)
         h->cb.done(h->cb.run, c->conn, LAT_LOADH2_NO_SLOT, LAT_LOADH2_EV_STALL);
-    int32_t id = nghttp2_submit_request(c->s, NULL, h->nv, h->nnv, h->body_len ? &dp : NULL,
+    int32_t id = nghttp2_submit_request(c->s, NULL, r->nv, r->nnv, r->body_len ? &dp : NULL,
                                         (void *)(uintptr_t)(i + 1));
     if (id < 0) {
         c->slots[i].used = false;
@@ -474,8 +501,12 @@ bool lat_loadh2_room(lat_loadh2_conn *c) {
     (void)c;
     return false;
 }
-int lat_loadh2_submit(lat_loadh2_conn *c) {
-    (void)c;
+int lat_loadh2_submit(lat_loadh2_conn *c, unsigned req) {
+    (void)c, (void)req;
+    return -ENOTSUP;
+}
+int lat_loadh2_add_request(lat_loadh2 *h, const lat_loadproto *p) {
+    (void)h, (void)p;
     return -ENOTSUP;
 }
 unsigned lat_loadh2_oldest(const lat_loadh2_conn *c) {

@@ -70,11 +70,17 @@ typedef struct lat_loadh2_cb {
 bool lat_loadh2_available(void);
 
 /* The context for the HTTP request p (p->kind http; read-only, outliving
- * the context), tls: :scheme https, else http; cap: streams per connection
- * at most.  0, -ENOTSUP (no nghttp2), -EINVAL (not http, or a request it
- * cannot read) or -ENOMEM. */
+ * the context; request 0), tls: :scheme https, else http; cap: streams per
+ * connection at most.  0, -ENOTSUP (no nghttp2), -EINVAL (not http, or a
+ * request it cannot read) or -ENOMEM. */
 int lat_loadh2_create(const lat_loadproto *p, bool tls, unsigned cap, const lat_loadh2_cb *cb,
                       lat_loadh2 **out);
+/* One more request the streams can carry (--targets: one per target), read
+ * as create reads p, before any connection starts: its number (1, 2, ...),
+ * or -EINVAL (more than LAT_LOADH2_MAX_REQUESTS, or not readable), -ENOMEM,
+ * -ENOTSUP. */
+#define LAT_LOADH2_MAX_REQUESTS 65
+int lat_loadh2_add_request(lat_loadh2 *h, const lat_loadproto *p);
 void lat_loadh2_destroy(lat_loadh2 *h); /* NULL is fine; after every connection ended */
 
 /* A session on a connected (and, over TLS, handshaken) socket: the client
@@ -103,9 +109,10 @@ bool lat_loadh2_room(lat_loadh2_conn *c);
 bool lat_loadh2_stream_capped(const lat_loadh2 *h);
 /* Whether the session's writes wait for the socket to be writable. */
 bool lat_loadh2_blocked(const lat_loadh2_conn *c);
-/* Start the request on a new stream and write it: its slot, or -ENOSPC (no
- * room), -EPROTO, -ECONNRESET or -ENOTCONN (the connection failed). */
-int lat_loadh2_submit(lat_loadh2_conn *c);
+/* Start request req (0: create's) on a new stream and write it: its slot,
+ * or -EINVAL (no such request), -ENOSPC (no room), -EPROTO, -ECONNRESET or
+ * -ENOTCONN (the connection failed). */
+int lat_loadh2_submit(lat_loadh2_conn *c, unsigned req);
 /* The slot of the oldest request in flight (submission order), or
  * LAT_LOADH2_NO_SLOT. */
 unsigned lat_loadh2_oldest(const lat_loadh2_conn *c);

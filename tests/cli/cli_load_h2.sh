@@ -95,6 +95,8 @@ all_ok tls 400
 grep -q "^http2: 0 waits for a stream" "$tmp/tls.out" || fail "tls: no http2 line: $(cat "$tmp/tls.out")"
 run h2c 0 "http://127.0.0.1:$h2c/" --rate 400 --duration 1s --inflight 8
 all_ok h2c 400
+grep -q "^latlab load http://127.0.0.1:$h2c/ (http2): " "$tmp/h2c.out" &&
+    [ "$(j "$tmp/h2c.json" "d['config']['protocol']")" = http2 ] || fail "h2c: the protocol not named http2"
 echo "h2 (TLS, ALPN) and h2c: 400 of 400 completed each"
 
 # ---- a 404 path: complete responses counted as error replies ----------------------------------
@@ -102,6 +104,20 @@ run missing 0 "http://127.0.0.1:$h2c/missing" --rate 200 --duration 1s
 all_ok missing 200
 [ "$(count missing "['error_replies']")" = 200 ] || fail "missing: error replies $(count missing "['error_replies']") of 200"
 echo "404: 200 error replies"
+
+# ---- --targets over h2: each stream carries its target's request (3:1, the 404s on /missing) ---
+printf 'GET / name=root weight=3\n\nPOST /missing name=missing\nContent-Type: text/plain\n@b.txt\n' \
+    >"$tmp/t.txt"
+printf 'hello' >"$tmp/b.txt"
+run targets 0 "http://127.0.0.1:$h2c" --targets "$tmp/t.txt" --rate 400 --duration 1s --inflight 8
+all_ok targets 400
+python3 - "$tmp/targets.json" <<'PY' || fail "targets over h2: $(cat "$tmp/targets.out")"
+import json, sys
+t = {x["name"]: x for x in json.load(open(sys.argv[1]))["targets"]}
+assert (t["root"]["completed"], t["missing"]["completed"]) == (300, 100), t
+assert (t["root"]["error_replies"], t["missing"]["error_replies"]) == (0, 100), t
+PY
+echo "--targets over h2: 300 to /, 100 POSTs to /missing answered 404"
 
 # ---- the server's stream cap (2) under --inflight 8: waits for a stream, counted apart ----------
 run capped 0 "http://127.0.0.1:$capped/" --rate 20000 --duration 1s --inflight 8 --connections 1

@@ -39,10 +39,9 @@ EOT
 printf '{"a":1}' >"$tmp/body.json"
 
 # ---- misuse, bad files: exit 2 before any work ---------------------------------------------
-load_usage "--targets: http/1.1 only" "$T" --rate 10 --targets "$tmp/t.txt" --method POST
-load_usage "--targets: http/1.1 only" "$T/x" --rate 10 --targets "$tmp/t.txt"
-load_usage "--targets: http/1.1 only" "127.0.0.1:$port" --protocol redis --rate 10 --targets "$tmp/t.txt"
-load_usage "--http2" "$T" --http2 --rate 10 --targets "$tmp/t.txt"
+load_usage "--targets: http only" "$T" --rate 10 --targets "$tmp/t.txt" --method POST
+load_usage "--targets: http only" "$T/x" --rate 10 --targets "$tmp/t.txt"
+load_usage "--targets: http only" "127.0.0.1:$port" --protocol redis --rate 10 --targets "$tmp/t.txt"
 load_usage "--targets-pick: needs --targets" "$T" --rate 10 --targets-pick random
 load_usage "--targets-pick" "$T" --rate 10 --targets "$tmp/t.txt" --targets-pick sometimes
 load_usage "--targets: $tmp/none.txt: No such file" "$T" --rate 10 --targets "$tmp/none.txt"

@@ -112,9 +112,9 @@ static void test_streams(void **state) {
     lat_loadh2 *h;
     lat_loadh2_conn *c;
     setup_conn(&h, &c, 4, 0);
-    assert_int_equal(lat_loadh2_submit(c), 0); /* stream 1 */
-    assert_int_equal(lat_loadh2_submit(c), 1); /* stream 3 */
-    assert_int_equal(lat_loadh2_submit(c), 2); /* stream 5 */
+    assert_int_equal(lat_loadh2_submit(c, 0), 0); /* stream 1 */
+    assert_int_equal(lat_loadh2_submit(c, 0), 1); /* stream 3 */
+    assert_int_equal(lat_loadh2_submit(c, 0), 2); /* stream 5 */
     assert_true(drain() > 0);
     assert_int_equal(lat_loadh2_oldest(c), 0);
     frame(1, 5, 3, "\x88", 1); /* :status 200, END_STREAM */
@@ -141,14 +141,14 @@ static void test_server_cap(void **state) {
     lat_loadh2_conn *c;
     setup_conn(&h, &c, 4, 1);
     assert_false(lat_loadh2_stream_capped(h));
-    assert_int_equal(lat_loadh2_submit(c), 0);
+    assert_int_equal(lat_loadh2_submit(c, 0), 0);
     assert_false(lat_loadh2_room(c));
     assert_true(lat_loadh2_stream_capped(h));
-    assert_int_equal(lat_loadh2_submit(c), -ENOSPC);
+    assert_int_equal(lat_loadh2_submit(c, 0), -ENOSPC);
     frame(1, 5, 1, "\x88", 1);
     assert_int_equal(lat_loadh2_pump(c, buf, sizeof buf, true), 0);
     assert_true(lat_loadh2_room(c));
-    assert_int_equal(lat_loadh2_submit(c), 0);
+    assert_int_equal(lat_loadh2_submit(c, 0), 0);
     assert_false(lat_loadh2_stream_capped(h));
     teardown_conn(h, c);
 }
@@ -160,8 +160,8 @@ static void test_goaway(void **state) {
     lat_loadh2 *h;
     lat_loadh2_conn *c;
     setup_conn(&h, &c, 4, 0);
-    assert_int_equal(lat_loadh2_submit(c), 0);
-    assert_int_equal(lat_loadh2_submit(c), 1);
+    assert_int_equal(lat_loadh2_submit(c, 0), 0);
+    assert_int_equal(lat_loadh2_submit(c, 0), 1);
     drain();
     frame(7, 0, 0, "\0\0\0\1\0\0\0\0", 8); /* last stream 1, NO_ERROR */
     assert_int_equal(lat_loadh2_pump(c, buf, sizeof buf, true), 0);
@@ -207,7 +207,7 @@ static void test_steady_state_allocates_nothing(void **state) {
     for (uint32_t round = 0, id = 1; round < 200; round++) {
         if (round == 100) lat_alloccount_begin();
         for (int k = 0; k < 8; k++)
-            assert_true(lat_loadh2_submit(c) >= 0);
+            assert_true(lat_loadh2_submit(c, 0) >= 0);
         drain();
         for (int k = 0; k < 8; k++, id += 2)
             frame(1, 5, id, "\x88", 1);
