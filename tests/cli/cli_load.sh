@@ -75,12 +75,7 @@ peer() {
     "$PY" "${PEER:-$SRC/tests/support/loadpeer.py}" --count-file "$tmp/count" "$@" >"$tmp/peer.out" 2>"$tmp/peer.log" &
     peer_pid=$!
     pids+=("$peer_pid")
-    for _ in $(seq 200); do
-        peer_port=$(awk '/^listening/{print $2}' "$tmp/peer.out" 2>/dev/null)
-        [ -n "$peer_port" ] && return 0
-        sleep 0.05
-    done
-    fail "peer did not start"
+    peer_port=$(listening_port "$tmp/peer.out") || fail "peer did not start"
 }
 stop_peer() { # sets served: the requests (echo: bytes) it answered; not in a subshell (wait)
     kill "$peer_pid"

@@ -29,13 +29,7 @@ peer() {
     "$PEER" "$@" >"$tmp/peer.out" 2>"$tmp/peer.log" &
     peer_pid=$!
     pids+=("$peer_pid")
-    port=""
-    for _ in $(seq 200); do
-        port=$(awk '/^listening/{print $2}' "$tmp/peer.out" 2>/dev/null)
-        [ -n "$port" ] && return 0
-        sleep 0.05
-    done
-    fail "peer did not start"
+    port=$(listening_port "$tmp/peer.out") || fail "peer did not start"
 }
 stop_peer() {
     kill "$peer_pid" 2>/dev/null

@@ -18,12 +18,7 @@ PEER=$BUILD/tests/lat_stallpeer
 "$PEER" 100 1000 >"$tmp/peer.out" 2>"$tmp/peer.log" &
 pids+=("$!")
 port=""
-for _ in $(seq 200); do
-    port=$(awk '/^listening/{print $2}' "$tmp/peer.out")
-    [ -n "$port" ] && break
-    sleep 0.05
-done
-[ -n "$port" ] || fail "peer did not start"
+port=$(listening_port "$tmp/peer.out") || fail "peer did not start"
 
 j() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 bad=""

@@ -92,13 +92,7 @@ PY
 start_srv() { # mode service_ms: sets port
     "$PY" "$tmp/srv.py" "$1" "$2" >"$tmp/srv$1.out" 2>"$tmp/srv$1.log" &
     pids+=($!)
-    port=
-    for _ in $(seq 200); do
-        port=$(awk '/^listening/{print $2}' "$tmp/srv$1.out" 2>/dev/null)
-        [ -n "$port" ] && break
-        sleep 0.05
-    done
-    [ -n "$port" ] || fail "server $1 did not start"
+    port=$(listening_port "$tmp/srv$1.out") || fail "server $1 did not start"
 }
 
 # ---- a queue of 250 requests/s -----------------------------------------------------------

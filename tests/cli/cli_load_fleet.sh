@@ -37,13 +37,7 @@ $(pgw_job "$pg")
 EOF
 prom_start classic
 pc=$prom_port
-port=""
-for _ in $(seq 200); do
-    port=$(awk '/^listening/{print $2}' "$tmp/peer.out" 2>/dev/null)
-    [ -n "$port" ] && break
-    sleep 0.05
-done
-[ -n "$port" ] || fail "peer did not start"
+port=$(listening_port "$tmp/peer.out") || fail "peer did not start"
 wait_http "http://127.0.0.1:$pg/metrics" || fail "pushgateway did not start"
 wait_http "http://127.0.0.1:$pc/-/ready" || fail "prometheus did not start"
 

@@ -43,13 +43,6 @@ echo "misuse: exit 2"
 openssl req -x509 -newkey rsa:2048 -nodes -days 2 -keyout "$tmp/good.key" -out "$tmp/good.pem" \
     -subj "/CN=good" -addext "subjectAltName=IP:127.0.0.1" >"$tmp/openssl.log" 2>&1 ||
     fail "openssl req could not make a certificate"
-wait_port() { # port
-    for _ in $(seq 200); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-        sleep 0.05
-    done
-    fail "nothing listens on $1"
-}
 h2_nginx() { # name listen-args directives: started, its port in port_NAME; /missing answers 404
     local d=$tmp/nginx-$1 port
     port=$(free_port)

@@ -26,13 +26,6 @@ load() { # name json args...
     c=$(j "$js" "d['counts']['completed']")
     [ "$s" = 1000 ] && [ "$c" = 1000 ] || fail "$name: completed $c of $s scheduled (want 1000)"
 }
-wait_port() { # port
-    for _ in $(seq 200); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-        sleep 0.05
-    done
-    fail "nothing listens on $1"
-}
 
 # ---- nginx ------------------------------------------------------------------------------
 if command -v nginx >/dev/null; then

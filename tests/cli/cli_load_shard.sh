@@ -25,12 +25,7 @@ load_usage --start-at 127.0.0.1:9 --rate 100 --start-at tomorrow
 
 "$PY" "$SRC/tests/support/loadpeer.py" --mode echo --count-file "$tmp/count" >"$tmp/peer.out" 2>"$tmp/peer.log" &
 pids+=($!)
-for _ in $(seq 200); do
-    port=$(awk '/^listening/{print $2}' "$tmp/peer.out" 2>/dev/null)
-    [ -n "$port" ] && break
-    sleep 0.05
-done
-[ -n "$port" ] || fail "peer did not start"
+port=$(listening_port "$tmp/peer.out") || fail "peer did not start"
 
 N=4
 start=$("$PY" -c 'import time; print("%.3f" % (time.time() + 1.5))')

@@ -19,12 +19,7 @@ PY=$(command -v /usr/bin/python3 || command -v python3) || { echo "SKIPPED: pyth
 "$PY" "$SRC/tests/support/loadpeer.py" --status /missing=404 --count-file "$tmp/count" \
     >"$tmp/peer.out" 2>"$tmp/peer.log" &
 pids+=($!)
-for _ in $(seq 200); do
-    port=$(awk '/^listening/{print $2}' "$tmp/peer.out" 2>/dev/null)
-    [ -n "$port" ] && break
-    sleep 0.05
-done
-[ -n "$port" ] || fail "peer did not start"
+port=$(listening_port "$tmp/peer.out") || fail "peer did not start"
 T="http://127.0.0.1:$port"
 
 cat >"$tmp/t.txt" <<EOT

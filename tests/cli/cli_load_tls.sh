@@ -49,13 +49,6 @@ cert() { # name subjectAltName
 }
 cert good IP:127.0.0.1
 cert wrong DNS:other.example
-wait_port() { # port
-    for _ in $(seq 200); do
-        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-        sleep 0.05
-    done
-    fail "nothing listens on $1"
-}
 tls_nginx() { # name cert -> prints the port; nginx closes a connection every 20 requests
     local d=$tmp/nginx-$1 port
     port=$(free_port)

@@ -1,8 +1,8 @@
 # servers.sh - sourced by the CLI tests that start servers (cli_prom.sh,
 # prom_fleet.sh, cli_load*.sh): a temporary directory $tmp, background
 # processes recorded in pids (always stopped on exit, also when a test
-# fails), fail() that shows the tail of the logs, helpers to find ports, and
-# load_usage (misuse of `latlab load` exits 2 naming what is wrong).
+# fails), fail() that shows the tail of the logs, helpers to find and wait for
+# ports, and load_usage (misuse of `latlab load` exits 2 naming what is wrong).
 tmp=$(mktemp -d)
 pids=()
 cleanup() {
@@ -38,6 +38,25 @@ free_port() {
         (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return; }
     done
     echo 0
+}
+# listening_port FILE: wait for a peer's "listening PORT" line in FILE (10 s);
+# print PORT, or return 1 when none came.
+listening_port() {
+    local p
+    for _ in $(seq 200); do
+        p=$(awk '/^listening/{print $2}' "$1" 2>/dev/null)
+        [ -n "$p" ] && { echo "$p"; return 0; }
+        sleep 0.05
+    done
+    return 1
+}
+# wait_port PORT: until something listens on 127.0.0.1:PORT; fails the test after 10 s.
+wait_port() {
+    for _ in $(seq 200); do
+        (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+        sleep 0.05
+    done
+    fail "nothing listens on $1"
 }
 # Wait for "serving http://127.0.0.1:PORT/metrics" in file $1 (latlab --metrics/--serve); print PORT.
 served_port() {
