@@ -5,6 +5,9 @@
 # figures match `latlab hist` on the same intervals, and `q` exits 0 with the
 # terminal restored.  Misuse exits 2; a corrupt line exits 1 naming file:line.
 set -euo pipefail
+# grep reads here-strings, never a pipe: under pipefail a `cmd | grep -q`
+# reads as failed when grep matches and quits before cmd's last write
+# (SIGPIPE, 141), whatever grep found.
 : "${LATLAB:?}" "${LAT_BUILD_DIR:?}" "${LAT_SRC_DIR:?}"
 ex="$LAT_BUILD_DIR/examples/trace_pipeline"
 tmp=$(mktemp -d)
@@ -36,7 +39,7 @@ if [ -w /dev/full ]; then
     set -e
     [ $rc -eq 1 ] || fail "a failed write to stdout: want exit 1, got $rc"
 fi
-echo "$err" | grep -q 'bad.hlog:2' || fail "corrupt line not located: $err"
+grep -q 'bad.hlog:2' <<<"$err" || fail "corrupt line not located: $err"
 
 # ---- plain mode on a finished log: one line per stage per interval ----
 "$ex" --seconds 2.2 --rate 3000 --hlog "$tmp/a-" >/dev/null
@@ -86,7 +89,7 @@ head -n 4 "$tmp/a-e2e.hlog" >"$tmp/grow.hlog"
 tmux_start -s grow -x 160 -y 20 "$LATLAB top $tmp/grow.hlog; echo \$? >$tmp/rc-grow; sleep 60"
 pane() { tmux -L "$srv" capture-pane -p -t "$1"; }
 waitfor() { # SESSION REGEX: up to 10 s
-    for _ in $(seq 100); do pane "$1" | grep -q "$2" && return 0; sleep 0.1; done
+    for _ in $(seq 100); do grep -q "$2" <<<"$(pane "$1")" && return 0; sleep 0.1; done
     pane "$1"
     return 1
 }
@@ -94,7 +97,7 @@ waitfor grow 'waiting for the first interval' || fail "no spinner before the fir
 line=$(sed -n 5p "$tmp/a-e2e.hlog")
 printf '%s' "${line:0:40}" >>"$tmp/grow.hlog"
 sleep 1.5
-pane grow | grep -q '^grow ' && fail "a line without its newline was read"
+grep -q '^grow ' <<<"$(pane grow)" && fail "a line without its newline was read"
 printf '%s\n' "${line:40}" >>"$tmp/grow.hlog"
 waitfor grow '^grow ' || fail "the completed line did not show"
 got=$("$LATLAB" hist percentiles --intervals --scale 1000 "$tmp/grow.hlog" | tail -n 1 |
@@ -110,7 +113,7 @@ files="$tmp/run-q1-wake.hlog $tmp/run-work.hlog $tmp/run-q2-wake.hlog $tmp/run-e
 tmux_start -s live -x 160 -y 20 "$LATLAB top $files; echo \$? >$tmp/rc; sleep 60"
 seen=""
 for _ in $(seq 100); do
-    if pane live | grep -q '^run-e2e '; then seen=1; break; fi
+    if grep -q '^run-e2e ' <<<"$(pane live)"; then seen=1; break; fi
     sleep 0.1
 done
 [ -n "$seen" ] || { pane live; fail "no rows appeared"; }
@@ -120,7 +123,7 @@ sleep 2.5 # one refresh after the last interval was written
 screen=$(pane live)
 echo "$screen"
 for s in run-q1-wake run-work run-q2-wake run-e2e; do
-    echo "$screen" | grep -q "^$s " || fail "row $s missing"
+    grep -q "^$s " <<<"$screen" || fail "row $s missing"
 done
 read -r _ count p50 _ _ max _ cum _ < <(echo "$screen" | grep '^run-e2e ')
 want_cum=$("$LATLAB" hist summary --scale 1000 "$tmp/run-e2e.hlog" | awk 'NR==2 {printf "%.3f", $7}')
@@ -135,5 +138,5 @@ tmux -L "$srv" send-keys -t live q
 for _ in $(seq 50); do [ -s "$tmp/rc" ] && break; sleep 0.1; done
 [ "$(cat "$tmp/rc" 2>/dev/null)" = 0 ] || fail "q: want exit 0, got '$(cat "$tmp/rc" 2>/dev/null)'"
 # The alternate screen is gone: the pane no longer shows the table.
-pane live | grep -q '^run-e2e ' && fail "screen not restored after q"
+grep -q '^run-e2e ' <<<"$(pane live)" && fail "screen not restored after q"
 echo "PASS"
