@@ -39,13 +39,13 @@ static struct {
     cli_list headers, slos;
     cli_prom prom;
     bool strict, quiet, rate_seen, seed_seen, path_seen, duration_seen, find_max, http2;
-    lat_loadsched_findmax *fm; /* --find-max's search */
+    lat_loadsched_findmax *fm;             /* --find-max's search */
     const char *replay, *cacert, *targets; /* --targets FILE: loaded into targets_ts */
     lat_loadtargets *targets_ts;
     const char *rate_s, *shard, *start_at; /* --rate as given; --shard, --start-at */
     lat_loadsched_plan plan;
     uint32_t shard_i, shard_n;
-    uint64_t start_ns; /* --start-at, ns since the epoch (0: none) */
+    uint64_t start_ns;                  /* --start-at, ns since the epoch (0: none) */
     bool insecure, tls_in_latency, tls; /* https:// (and --cacert, --tls-resume on|off: 0|1) */
 } o;
 
@@ -430,9 +430,9 @@ int cmd_load(int argc, char **argv) {
     if (o.prom.push_delete) return cli_prom_push(&o.prom, CMD, LAT_LOAD_NSERIES, load_series, NULL);
     static lat_loadproto proto;
     if ((rc = build_proto(&proto, url_path ? url_path : "/"))) return rc;
-    load_run r = {.target = target, .protocol = o.http2 ? "http2" : proto_names[o.protocol],
-                  .threads = (int)o.threads, .rate_spec = o.rate_s, .start_ns = o.start_ns,
-                  .findmax = o.fm};
+    load_run r = {.target = target, .rate_spec = o.rate_s, .start_ns = o.start_ns, .findmax = o.fm};
+    r.protocol = o.http2 ? "http2" : proto_names[o.protocol];
+    r.threads = (int)o.threads;
     if (!o.seed_seen)
         o.seed = (lat_clock_ns(CLOCK_REALTIME) ^ ((uint64_t)getpid() << 32)) & ((1ull << 53) - 1);
     r.cfg = (lat_load_cfg){
@@ -485,8 +485,7 @@ int cmd_load(int argc, char **argv) {
     const char *names[LOAD_STAGES_MAX];
     const lat_hist *tot[LOAD_STAGES_MAX];
     int n = load_stages(&r, names, tot);
-    if (!rc && o.prom.push_url && cli_prom_push(&o.prom, CMD, n, names, tot))
-        jrc = CLI_ERR;
+    if (!rc && o.prom.push_url && cli_prom_push(&o.prom, CMD, n, names, tot)) jrc = CLI_ERR;
     for (int k = 0; k < LAT_LOAD_NSERIES; k++)
         lat_hist_fini(&r.h[k]);
     lat_loadtls_destroy(r.cfg.tls);

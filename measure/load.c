@@ -80,8 +80,8 @@ typedef struct reservoir {
 
 typedef struct stamp {
     uint64_t intended, sent, t_ns; /* cycles; t_ns: intended, ns from the start (exact) */
-    bool censored;           /* sent late because of the sending thread's platform gaps */
-    uint16_t target;         /* cfg.targets: the one it went to */
+    bool censored;                 /* sent late because of the sending thread's platform gaps */
+    uint16_t target;               /* cfg.targets: the one it went to */
 } stamp;
 
 enum { C_DOWN, C_CONNECTING, C_HANDSHAKE, C_UP }; /* C_HANDSHAKE: TLS (loadtls.h) */
@@ -140,7 +140,7 @@ struct lat_load {
     uint64_t send_mean; /* cycles: a send()'s, its gaps not counted (a running mean, 1/64) */
     lat_gap gap_ring[GAP_RING]; /* the latest gaps, for gap_overlap */
     uint64_t gap_n;
-    uint64_t t0; /* cycles: the run's start, where run_ns starts (see note_gap) */
+    uint64_t t0;                /* cycles: the run's start, where run_ns starts (see note_gap) */
     lat_loadsched_steps *steps; /* the run step by step, by intended time */
     /* events epoll_wait returned and not yet handled: the spinning loop
      * takes one at a time, so a due send waits for one event's work, not a
@@ -478,8 +478,7 @@ static void complete(lat_load *l, conn *c, uint64_t now, unsigned at, bool error
     }
     CADD(l, completed, 1);
     if (error_reply) CADD(l, error_replies, 1);
-    if (l->cfg.targets)
-        lat_loadtarget_done(l->cfg.targets, s.target, lat, s.censored, error_reply);
+    if (l->cfg.targets) lat_loadtarget_done(l->cfg.targets, s.target, lat, s.censored, error_reply);
 }
 
 /* HTTP/2: a stream ended (loadh2.h: complete, or failed by kind), or an event. */
@@ -700,8 +699,8 @@ static int send_req(lat_load *l, conn *c, uint64_t seq, uint64_t arrival, uint64
         lat_hist_recorder_record(&l->rec[LAT_LOAD_LAG], ns_of(l, lag));
         lat_hist_recorder_record(&l->rec[LAT_LOAD_WAIT], ns_of(l, wait));
     }
-    lat_loadsched_steps_sent(l->steps, t_ns, ns_of(l, now - l->t0),
-                             ns_of(l, lag), ns_of(l, wait), l->gap_backlog);
+    lat_loadsched_steps_sent(l->steps, t_ns, ns_of(l, now - l->t0), ns_of(l, lag), ns_of(l, wait),
+                             l->gap_backlog);
     unsigned t = slot >= 0 ? (unsigned)slot : c->head + c->inflight - 1;
     c->q[t >= l->cfg.max_inflight ? t - l->cfg.max_inflight : t] =
         (stamp){intended, now, t_ns, l->gap_backlog, (uint16_t)tg};

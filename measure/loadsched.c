@@ -2,7 +2,8 @@
  * ramp mapped from a unit-rate process by time rescaling, a shard's share of
  * it, the --arrivals replay file, --rate/--shard/--start-at's grammar (a
  * start no more than 100 ms past), the schedule's line in a report, and the
- * figures of a run step by step with their verdicts.  See loadsched.h (--find-max: loadsched_findmax.c).
+ * figures of a run step by step with their verdicts.  See loadsched.h (--find-max:
+ * loadsched_findmax.c).
  *
  * Apart from load.c so that the engine keeps to its loop (the schedule is
  * pure arithmetic) and the step report to its own file. */
@@ -186,11 +187,11 @@ static int parse_dur(const char *s, uint64_t *out) {
     char *end;
     errno = 0;
     double v = strtod(s, &end);
-    double mul = !strcmp(end, "s")    ? 1e9
-                 : !strcmp(end, "ms") ? 1e6
-                 : !strcmp(end, "us") ? 1e3
+    double mul = !strcmp(end, "s")             ? 1e9
+                 : !strcmp(end, "ms")          ? 1e6
+                 : !strcmp(end, "us")          ? 1e3
                  : !strcmp(end, "ns") || !*end ? 1
-                                      : 0;
+                                               : 0;
     if (end == s || errno || !isfinite(v) || !mul || !(s[0] >= '0' && s[0] <= '9')) {
         snprintf(why_buf, sizeof why_buf, "'%s' is not a duration (like 10s or 500ms)", s);
         return -EINVAL;
@@ -342,8 +343,7 @@ int lat_loadsched_parse_time(const char *s, uint64_t *unix_ns) {
     return 0;
 }
 
-int lat_loadsched_parse_start(const char *s, uint64_t now_ns, uint64_t *unix_ns,
-                              const char **why) {
+int lat_loadsched_parse_start(const char *s, uint64_t now_ns, uint64_t *unix_ns, const char **why) {
     *why = why_buf;
     if (lat_loadsched_parse_time(s, unix_ns)) {
         snprintf(why_buf, sizeof why_buf, "'%s' is not RFC 3339 or Unix seconds", s ? s : "");
@@ -392,8 +392,8 @@ int lat_loadsched_init(lat_loadsched *s, lat_load_arrivals kind, double rate_hz,
 }
 
 int lat_loadsched_init_plan(lat_loadsched *s, lat_load_arrivals kind,
-                             const lat_loadsched_plan *plan, double rate_hz, uint64_t seed,
-                             uint32_t stride, uint32_t phase) {
+                            const lat_loadsched_plan *plan, double rate_hz, uint64_t seed,
+                            uint32_t stride, uint32_t phase) {
     lat_loadsched_plan p = {LAT_LOADSCHED_FIXED, rate_hz, rate_hz, 0, 0};
     if (plan && (plan->kind != LAT_LOADSCHED_FIXED || plan->from_hz > 0)) p = *plan;
     if (!stride) stride = 1;
@@ -404,12 +404,12 @@ int lat_loadsched_init_plan(lat_loadsched *s, lat_load_arrivals kind,
         (p.kind == LAT_LOADSCHED_RAMP && !p.hold_ns))
         return -EINVAL;
     *s = (lat_loadsched){.kind = kind,
-                          .period_ns = 1e9 * stride / peak,
-                          .rng = seed,
-                          .plan = p,
-                          .stride = stride,
-                          .phase = phase,
-                          .mark_seed = seed ^ 0x6a09e667f3bcc909ull};
+                         .period_ns = 1e9 * stride / peak,
+                         .rng = seed,
+                         .plan = p,
+                         .stride = stride,
+                         .phase = phase,
+                         .mark_seed = seed ^ 0x6a09e667f3bcc909ull};
     return 0;
 }
 
@@ -567,8 +567,8 @@ unsigned lat_loadsched_steps_n(const lat_loadsched_steps *s) {
 int lat_loadsched_steps_get(const lat_loadsched_steps *s, unsigned k, lat_loadsched_step *out) {
     if (!s || k >= s->n) return -EINVAL;
     const step_rec *r = &s->st[k];
-    lat_loadsched_step_span(&s->plan, s->duration_ns, k, &out->from_ns, &out->to_ns,
-                            &out->rate0_hz, &out->rate1_hz);
+    lat_loadsched_step_span(&s->plan, s->duration_ns, k, &out->from_ns, &out->to_ns, &out->rate0_hz,
+                            &out->rate1_hz);
     out->scheduled = r->scheduled;
     out->completed = r->completed;
     out->censored = r->censored;
@@ -629,7 +629,8 @@ json_t *lat_loadsched_steps_json(const lat_loadsched_steps *s, const double *ps,
                             json_integer(lat_hist_value_at_percentile(st.latency, 50)));
         json_object_set_new(o, "latency_p99_ns",
                             json_integer(lat_hist_value_at_percentile(st.latency, 99)));
-        json_object_set_new(o, "lag_p99_ns", json_integer(lat_hist_value_at_percentile(st.lag, 99)));
+        json_object_set_new(o, "lag_p99_ns",
+                            json_integer(lat_hist_value_at_percentile(st.lag, 99)));
         json_object_set_new(o, "wait_p99_ns",
                             json_integer(lat_hist_value_at_percentile(st.wait, 99)));
         json_object_set_new(o, "valid", json_boolean(v.valid));
@@ -664,15 +665,16 @@ unsigned lat_loadsched_steps_write(FILE *f, const lat_loadsched_steps *s, bool s
         else
             snprintf(rate, sizeof rate, "%.0f-%.0f", st.rate0_hz, st.rate1_hz);
         bad += !v.valid;
-        fprintf(f,
-                "%4u %8.1f %8.1f %17s %10" PRIu64 " %10" PRIu64 " %10.1f %10.1f %10.1f  %s%s\n",
+        fprintf(f, "%4u %8.1f %8.1f %17s %10" PRIu64 " %10" PRIu64 " %10.1f %10.1f %10.1f  %s%s\n",
                 k, (double)st.from_ns / 1e9, (double)st.to_ns / 1e9, rate, st.scheduled,
                 st.completed, (double)lat_hist_value_at_percentile(st.latency, 50) / 1e3,
                 (double)lat_hist_value_at_percentile(st.latency, 99) / 1e3,
                 (double)lat_hist_value_at_percentile(st.lag, 99) / 1e3,
                 v.valid ? "valid" : "invalid: ", v.reason);
     }
-    fprintf(f, "steps: %u of %u invalid (each judged on its own lag, wait, intervals and "
-               "completions)\n", bad, lat_loadsched_steps_n(s));
+    fprintf(f,
+            "steps: %u of %u invalid (each judged on its own lag, wait, intervals and "
+            "completions)\n",
+            bad, lat_loadsched_steps_n(s));
     return bad;
 }

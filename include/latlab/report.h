@@ -73,7 +73,7 @@ LAT_API int lat_plot_add_hist(lat_plot *p, const char *label, const struct lat_h
                               double ns_per_unit, unsigned ticks_per_half);
 /* The same at another confidence in (0, 1); 0 adds no band. */
 LAT_API int lat_plot_add_hist_ci(lat_plot *p, const char *label, const struct lat_hist *h,
-                         double ns_per_unit, unsigned ticks_per_half, double confidence);
+                                 double ns_per_unit, unsigned ticks_per_half, double confidence);
 
 /* Attach a band to series series_index (0-based, in order added): lo_ns[i]
  * and hi_ns[i] bound its point i (n == its point count, 0 <= lo <= hi,
@@ -149,7 +149,7 @@ LAT_API bool lat_hgrm_bracket(const lat_hgrm *h, double q, double *lo);
  * without any rows is valid (n == 0).  -EINVAL for NULL text/out or a
  * non-positive ns_per_value, -ENOMEM. */
 LAT_API int lat_hgrm_parse(const char *text, size_t len, double ns_per_value, lat_hgrm *out,
-                   size_t *err_line);
+                           size_t *err_line);
 LAT_API void lat_hgrm_fini(lat_hgrm *h); /* frees points, zeroes *h; NULL is fine */
 /* Read the file at path (whole, up to LAT_HLOG_MAX_FILE_BYTES; reading stops
  * at a NUL byte, which the parser then reports with its line) and parse it
@@ -194,7 +194,7 @@ LAT_API int lat_report_kv(lat_report *r, const char *key, const char *value);
  * look numeric are right-aligned.  The table ends at the next non-row item.
  * table_row without an open table returns -EINVAL. */
 LAT_API int lat_report_table_begin(lat_report *r, const char *caption, size_t ncols,
-                           const char *const *header);
+                                   const char *const *header);
 LAT_API int lat_report_table_row(lat_report *r, const char *const *cells);
 
 /* A plot, rendered now as inline SVG (later changes to p do not show).  The
