@@ -165,11 +165,14 @@ const char *const load_series[LAT_LOAD_NSERIES] = {"latency", "service", "lag", 
 
 int load_stages(const load_run *r, const char **names, const lat_hist **h) {
     int n = 0;
-    for (; n < LAT_LOAD_NSERIES; n++)
-        names[n] = load_series[n], h[n] = &r->h[n];
-    for (unsigned i = 0; r->cfg.targets && i < lat_loadtarget_count(r->cfg.targets); i++, n++)
-        names[n] = lat_loadtarget_tag(r->cfg.targets, i),
+    for (; n < LAT_LOAD_NSERIES; n++) {
+        names[n] = load_series[n];
+        h[n] = &r->h[n];
+    }
+    for (unsigned i = 0; r->cfg.targets && i < lat_loadtarget_count(r->cfg.targets); i++, n++) {
+        names[n] = lat_loadtarget_tag(r->cfg.targets, i);
         h[n] = lat_loadtarget_hist(r->cfg.targets, i, true);
+    }
     return n;
 }
 

@@ -315,8 +315,7 @@ int lat_loadh2_create(const lat_loadproto *p, bool tls, unsigned cap, const lat_
     h->max_response = p->max_response ? p->max_response : LAT_LOADPROTO_DEFAULT_MAX_RESPONSE;
     h->mem = (nghttp2_mem){h, mem_malloc, mem_free, mem_calloc, mem_realloc};
     h->tls = tls;
-    int rc = lat_loadh2_add_request(h, p);
-    if (rc > 0) rc = 0;
+    int rc = lat_loadh2_add_request(h, p); /* request 0, or a negative errno */
     if (!rc && (nghttp2_session_callbacks_new(&h->cbs) || nghttp2_option_new(&h->opt)))
         rc = -ENOMEM;
     if (rc) {
