@@ -377,7 +377,13 @@ bool lat_ab_should_stop(const lat_ab_params *p, const lat_ab_result *r, unsigned
     while (look < rounds)
         look = look + (look + 1) / 2;
     if (look != rounds) return false;
-    if (r->nbench && r->decided == r->nbench) {
+    /* a decided benchmark still runs for its other figures while more rounds
+     * could decide them: "slower at p99" is the verdict, and the p50 read "no
+     * change" beside it is the answer to "at which percentile" */
+    bool open = false;
+    for (size_t i = 0; i < r->nfig && !open; i++)
+        open = r->fig[i].reachable;
+    if (r->nbench && r->decided == r->nbench && !open) {
         snprintf(why, len, "every benchmark decided after %u rounds", rounds);
         return true;
     }
@@ -385,13 +391,7 @@ bool lat_ab_should_stop(const lat_ab_params *p, const lat_ab_result *r, unsigned
      * wide as its worst round, and one busy round there would give up on a
      * figure the budget can still decide (on a busy 2-vCPU guest the first
      * look's reach ranged over 0.6-17%) */
-    if (rounds < 2 * p->min_rounds) return false;
-    for (size_t i = 0; i < r->nbench; i++) {
-        const lat_ab_bench *b = &r->bench[i];
-        if (b->verdict != LAT_AB_INCONCLUSIVE) continue;
-        for (size_t j = 0; j < b->nfig; j++)
-            if (r->fig[b->first + j].reachable) return false;
-    }
+    if (rounds < 2 * p->min_rounds || open) return false;
     snprintf(why, len,
              "out of reach: no undecided figure could be decided in the %u rounds the budget "
              "leaves",

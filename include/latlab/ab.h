@@ -120,8 +120,9 @@ int lat_ab_decide(const lat_ab *ab, unsigned more_rounds, lat_ab_result *out);
 void lat_ab_result_fini(lat_ab_result *r); /* NULL is fine */
 
 /* The stop rule after `rounds` rounds, the budget leaving more_rounds:
- * true when every benchmark is decided, or (from twice min_rounds) none
- * undecided could be in more_rounds (out of reach), or more_rounds is 0; why
+ * true when every benchmark is decided and no undecided figure of theirs
+ * could be decided in more_rounds, or (from twice min_rounds) no undecided
+ * figure at all could be (out of reach), or more_rounds is 0; why
  * says which.  Before min_rounds, and between the looks (min_rounds x
  * 1.5^k), false. */
 bool lat_ab_should_stop(const lat_ab_params *p, const lat_ab_result *r, unsigned rounds,
