@@ -194,8 +194,8 @@ size_t lat_ab_missing(const lat_ab *ab, int s, int t, char *buf, size_t len) {
         if (!ab->s[i].headline) continue;
         if (!has_side(ab, ab->s[i].bench, s) || has_side(ab, ab->s[i].bench, t)) continue;
         if (used < len)
-            used += (size_t)snprintf(buf + used, len - used, "%s%s", count ? ", " : "",
-                                     ab->s[i].bench);
+            used +=
+                (size_t)snprintf(buf + used, len - used, "%s%s", count ? ", " : "", ab->s[i].bench);
         count++;
     }
     return count;
@@ -266,8 +266,8 @@ static void word_bench(const lat_ab_params *p, lat_ab_result *r, lat_ab_bench *b
     } else {
         b->verdict = LAT_AB_INCONCLUSIVE;
         if (head->ab.n < p->min_rounds)
-            snprintf(b->reason, sizeof b->reason, "%zu paired rounds of %s, %u needed",
-                     head->ab.n, head->figure, p->min_rounds);
+            snprintf(b->reason, sizeof b->reason, "%zu paired rounds of %s, %u needed", head->ab.n,
+                     head->figure, p->min_rounds);
         else
             snprintf(b->reason, sizeof b->reason,
                      "%s x%.4f [%.4f, %.4f] neither a change nor inside the band; could have "
@@ -350,10 +350,18 @@ int lat_ab_decide(const lat_ab *ab, unsigned more_rounds, lat_ab_result *out) {
         lat_ab_bench *b = &out->bench[i];
         word_bench(p, out, b);
         switch (b->verdict) {
-        case LAT_AB_SLOWER: out->slower++; break;
-        case LAT_AB_FASTER: out->faster++; break;
-        case LAT_AB_SAME: out->same++; break;
-        default: out->inconclusive++; break;
+        case LAT_AB_SLOWER:
+            out->slower++;
+            break;
+        case LAT_AB_FASTER:
+            out->faster++;
+            break;
+        case LAT_AB_SAME:
+            out->same++;
+            break;
+        default:
+            out->inconclusive++;
+            break;
         }
         if (b->verdict != LAT_AB_INCONCLUSIVE) out->decided++;
     }
@@ -415,16 +423,20 @@ static const char *kept_text(double a, double b, char *buf, size_t len) {
 
 static const char *fig_kind(const lat_ab_figure *f) {
     switch (f->kind) {
-    case LAT_PAIRED_UP: return "slower";
-    case LAT_PAIRED_DOWN: return "faster";
-    case LAT_PAIRED_SAME: return "no change";
+    case LAT_PAIRED_UP:
+        return "slower";
+    case LAT_PAIRED_DOWN:
+        return "faster";
+    case LAT_PAIRED_SAME:
+        return "no change";
     }
     return "undecided";
 }
 
 void lat_ab_print(FILE *out, const lat_ab_params *p, const lat_ab_result *r) {
     fprintf(out, "%-28s %-8s %10s %10s %20s %9s %14s %9s %10s  %s\n", "benchmark", "figure",
-            "A median", "B/A", "99% interval", "p", "could have seen", "kept A/B", "A/A", "verdict");
+            "A median", "B/A", "99% interval", "p", "could have seen", "kept A/B", "A/A",
+            "verdict");
     for (size_t i = 0; i < r->nbench; i++) {
         const lat_ab_bench *b = &r->bench[i];
         for (size_t j = 0; j < b->nfig; j++) {
@@ -449,9 +461,9 @@ void lat_ab_print(FILE *out, const lat_ab_params *p, const lat_ab_result *r) {
             "A/A control: %s\n"
             "verdicts: %u slower, %u faster, %u no change, %u inconclusive, over %u paired rounds "
             "(Benjamini-Hochberg at %g over %zu figures; band +-%g%%, tails +-%g%%)\n",
-            r->aa_failed ? r->aa_reason : "no difference (A against itself)", r->slower,
-            r->faster, r->same, r->inconclusive, r->rounds, p->alpha,
-            r->nfig, 100 * p->band, 100 * p->tail_band);
+            r->aa_failed ? r->aa_reason : "no difference (A against itself)", r->slower, r->faster,
+            r->same, r->inconclusive, r->rounds, p->alpha, r->nfig, 100 * p->band,
+            100 * p->tail_band);
 }
 
 static json_t *num(double x) {
@@ -472,27 +484,25 @@ json_t *lat_ab_json(const lat_ab_params *p, const lat_ab_result *r) {
         for (size_t j = 0; figs && j < b->nfig; j++) {
             const lat_ab_figure *f = &r->fig[b->first + j];
             json_array_append_new(
-                figs, json_pack("{s:s,s:b,s:s,s:o,s:o,s:o,s:o,s:I,s:o}", "figure", f->figure,
-                                "headline", f->headline, "kind", fig_kind(f), "a_median_ns",
-                                num(f->median_a_ns), "kept_a", num(f->kept_a), "kept_b",
-                                num(f->kept_b), "b_over_a", point_json(&f->ab, f->ab_reject),
-                                "set_aside", (json_int_t)f->set_aside, "aa_control",
-                                point_json(&f->aa, f->aa_reject)));
+                figs,
+                json_pack("{s:s,s:b,s:s,s:o,s:o,s:o,s:o,s:I,s:o}", "figure", f->figure, "headline",
+                          f->headline, "kind", fig_kind(f), "a_median_ns", num(f->median_a_ns),
+                          "kept_a", num(f->kept_a), "kept_b", num(f->kept_b), "b_over_a",
+                          point_json(&f->ab, f->ab_reject), "set_aside", (json_int_t)f->set_aside,
+                          "aa_control", point_json(&f->aa, f->aa_reject)));
         }
-        json_array_append_new(benches,
-                              json_pack("{s:s,s:s,s:s,s:o}", "name", b->bench, "verdict",
-                                        lat_ab_verdict_name(b->verdict), "reason", b->reason,
-                                        "figures", figs ? figs : json_null()));
+        json_array_append_new(benches, json_pack("{s:s,s:s,s:s,s:o}", "name", b->bench, "verdict",
+                                                 lat_ab_verdict_name(b->verdict), "reason",
+                                                 b->reason, "figures", figs ? figs : json_null()));
     }
-    return json_pack("{s:I,s:f,s:f,s:f,s:I,s:f,s:f,s:{s:b,s:s},s:{s:I,s:I,s:I,s:I},s:o}",
-                     "rounds", (json_int_t)r->rounds, "alpha", p->alpha, "band", p->band,
-                     "tail_band", p->tail_band, "min_rounds", (json_int_t)p->min_rounds,
-                     "band_edge_share", p->band_edge_share, "reach_est_multiple",
-                     p->reach_est_multiple, "aa_control",
+    return json_pack("{s:I,s:f,s:f,s:f,s:I,s:f,s:f,s:{s:b,s:s},s:{s:I,s:I,s:I,s:I},s:o}", "rounds",
+                     (json_int_t)r->rounds, "alpha", p->alpha, "band", p->band, "tail_band",
+                     p->tail_band, "min_rounds", (json_int_t)p->min_rounds, "band_edge_share",
+                     p->band_edge_share, "reach_est_multiple", p->reach_est_multiple, "aa_control",
                      "failed", r->aa_failed, "reason", r->aa_reason, "summary", "slower",
                      (json_int_t)r->slower, "faster", (json_int_t)r->faster, "no_change",
-                     (json_int_t)r->same, "inconclusive", (json_int_t)r->inconclusive,
-                     "benchmarks", benches ? benches : json_null());
+                     (json_int_t)r->same, "inconclusive", (json_int_t)r->inconclusive, "benchmarks",
+                     benches ? benches : json_null());
 }
 
 int lat_ab_markdown(FILE *out, const lat_ab_params *p, const lat_ab_result *r, const char *label_a,
@@ -513,8 +523,9 @@ int lat_ab_markdown(FILE *out, const lat_ab_params *p, const lat_ab_result *r, c
                     j ? fig_kind(f) : lat_ab_verdict_name(b->verdict));
         }
     }
-    fprintf(out, "\nBenjamini-Hochberg at %g over %zu figures; no-change band +-%g%% "
-                 "(tails +-%g%%).\n",
+    fprintf(out,
+            "\nBenjamini-Hochberg at %g over %zu figures; no-change band +-%g%% "
+            "(tails +-%g%%).\n",
             p->alpha, r->nfig, 100 * p->band, 100 * p->tail_band);
     return lat__write_status(out, 0);
 }

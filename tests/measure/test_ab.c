@@ -192,8 +192,8 @@ static void test_drift_world(void **s) {
         lat_ab_result res;
         memset(&res, 0, sizeof res);
         run_world(&w, (uint64_t)seed, 60, &res);
-        paired_calls += res.bench[0].verdict == LAT_AB_SLOWER ||
-                        res.bench[0].verdict == LAT_AB_FASTER;
+        paired_calls +=
+            res.bench[0].verdict == LAT_AB_SLOWER || res.bench[0].verdict == LAT_AB_FASTER;
         lat_ab_result_fini(&res);
         /* the block design: A's 30 runs, then B's 30 */
         lat_stats_rng r = {(uint64_t)seed};
@@ -304,11 +304,11 @@ static void test_missing_and_args(void **s) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_aa_world),         cmocka_unit_test(test_two_percent_world),
-        cmocka_unit_test(test_tail_band_figures),
-        cmocka_unit_test(test_tail_only_world),  cmocka_unit_test(test_drift_world),
-        cmocka_unit_test(test_suite_world),      cmocka_unit_test(test_aa_voids),
-        cmocka_unit_test(test_stop_rule),        cmocka_unit_test(test_missing_and_args),
+        cmocka_unit_test(test_aa_world),          cmocka_unit_test(test_two_percent_world),
+        cmocka_unit_test(test_tail_band_figures), cmocka_unit_test(test_tail_only_world),
+        cmocka_unit_test(test_drift_world),       cmocka_unit_test(test_suite_world),
+        cmocka_unit_test(test_aa_voids),          cmocka_unit_test(test_stop_rule),
+        cmocka_unit_test(test_missing_and_args),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
