@@ -71,7 +71,10 @@ static const cli_opt ab_table[] = {
                 "paired rounds before any verdict (default 10)", 3, 100000),
     CLI_NUM_OPT("max-rounds", CLI_INT, &ao.max_rounds, "N", "at most this many rounds (400)", 3,
                 100000),
-    CLI_NUM_OPT("pin", CLI_INT, &ao.cpu, "CPU", "run every program on this CPU", 0, 4095),
+    CLI_NUM_OPT("pin", CLI_INT, &ao.cpu, "CPU",
+                "run every program on this CPU (default: harness programs\n"
+                "measure on the CPU idle the longest over 0.2 s)",
+                0, 4095),
     CLI_NUM_OPT("timeout", CLI_DURATION, &ao.timeout_ns, "DUR",
                 "a run still going after this is killed (default 120s)", 0, 0),
     CLI_NUM_OPT("reps", CLI_INT, &ao.reps, "N", "Google Benchmark repetitions per run (default 5)",
@@ -266,7 +269,9 @@ int cmd_ab(int argc, char **argv) {
         free(args_copy[0]), free(args_copy[1]);
         return cli_error(CMD, "a private folder under /tmp: %s", strerror(errno));
     }
-    lat_ab_run_opts ro = {ao.timeout_ns, ao.cpu, ao.filter, ao.full, (unsigned)ao.reps, dir};
+    double idle = NAN;
+    int at = mode == LAT_AB_HARNESS && ao.cpu < 0 ? lat_ab_quietest_cpu(200000000u, &idle) : -1;
+    lat_ab_run_opts ro = {ao.timeout_ns, ao.cpu, ao.filter, ao.full, (unsigned)ao.reps, dir, at};
     lat_ab *ab = NULL;
     if ((rc = lat_ab_create(&p, &ab))) {
         rmdir(dir);
@@ -278,6 +283,9 @@ int cmd_ab(int argc, char **argv) {
             "(seed %llu), budget %.0f s\n",
             label[0], label[1], lat_ab_mode_name(mode), (unsigned long long)ao.seed,
             (double)ao.budget_ns / 1e9);
+    if (at >= 0)
+        fprintf(stderr, "latlab ab: every run measures on CPU %d (%.0f%% idle over 0.2 s)\n", at,
+                100 * idle);
     if (ao.quick)
         fprintf(stderr,
                 "latlab ab: --quick: %d rounds before a verdict and a 20 s budget decide "

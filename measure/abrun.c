@@ -27,6 +27,7 @@
 #include "latlab/bench.h"
 #include "latlab/clock.h"
 #include "latlab/error.h"
+#include "latlab/platform.h"
 #include "latlab/stats.h"
 
 static const char *const mode_names[] = {"latlab harness", "Google Benchmark", "command"};
@@ -92,9 +93,10 @@ static void last_line(const char *path, char *buf, size_t len) {
 }
 
 /* Fork and exec argv with stdout to out_path and stderr to err_path, pinned
- * to cpu (>= 0); wait at most timeout_ns.  Fills the account. */
+ * to cpu (>= 0), LAT_BENCH_RUNNER_CPU=runner_cpu in its environment (>= 0);
+ * wait at most timeout_ns.  Fills the account. */
 static int spawn(char *const *argv, const char *out_path, const char *err_path, int cpu,
-                 uint64_t timeout_ns, lat_ab_account *a) {
+                 int runner_cpu, uint64_t timeout_ns, lat_ab_account *a) {
     int ofd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (ofd < 0) return -errno;
     int efd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -116,6 +118,9 @@ static int spawn(char *const *argv, const char *out_path, const char *err_path, 
             CPU_SET(cpu, &set);
             sched_setaffinity(0, sizeof set, &set);
         }
+        char v[16];
+        snprintf(v, sizeof v, "%d", runner_cpu);
+        if (runner_cpu >= 0) setenv(LAT_BENCH_ENV_RUNNER_CPU, v, 1); /* one thread: no lock held */
         execvp(argv[0], argv);
         dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
@@ -166,10 +171,59 @@ static int spawn(char *const *argv, const char *out_path, const char *err_path, 
     return timed_out ? -ETIMEDOUT : 0;
 }
 
+/* ---- where to measure ------------------------------------------------------------------------ */
+
+int lat_ab_pick_cpu(const double *idle, int n, const lat_cpuset *allowed) {
+    double top = -1;
+    for (int c = 0; c < n; c++)
+        if (lat_cpuset_has(allowed, c) && isfinite(idle[c]) && idle[c] > top) top = idle[c];
+    int best = -ENOENT;
+    for (int c = 0; c < n; c++)
+        if (lat_cpuset_has(allowed, c) && isfinite(idle[c]) && idle[c] >= top - LAT_AB_IDLE_TIE)
+            best = c;
+    return best;
+}
+
+int lat_ab_quietest_cpu(uint64_t window_ns, double *idle_share) {
+    lat_cpuset allowed;
+    int rc = lat_thread_affinity(&allowed), n = 0;
+    if (rc) return rc;
+    int last = -1;
+    for (int c = lat_cpuset_next(&allowed, 0); c >= 0; c = lat_cpuset_next(&allowed, c + 1))
+        last = c;
+    if (last < 0) return -ENOENT;
+    n = last + 1;
+    lat_cpustat *t0 = lat__calloc((size_t)n, sizeof *t0);
+    double *idle = lat__calloc((size_t)n, sizeof *idle);
+    if (!t0 || !idle) rc = -ENOMEM;
+    for (int c = 0; !rc && c < n; c++)
+        if (lat_cpuset_has(&allowed, c) && lat_cpustat_read(NULL, c, &t0[c])) idle[c] = NAN;
+    if (!rc) {
+        struct timespec ts = {(time_t)(window_ns / 1000000000u), (long)(window_ns % 1000000000u)};
+        while (nanosleep(&ts, &ts) && errno == EINTR) {
+        }
+    }
+    for (int c = 0; !rc && c < n; c++) {
+        lat_cpustat t1;
+        if (!lat_cpuset_has(&allowed, c) || isnan(idle[c]) || lat_cpustat_read(NULL, c, &t1)) {
+            idle[c] = NAN;
+            continue;
+        }
+        uint64_t all = lat_cpustat_total(&t1) - lat_cpustat_total(&t0[c]);
+        idle[c] = all ? (double)(t1.idle + t1.iowait - t0[c].idle - t0[c].iowait) / (double)all
+                      : 1; /* no tick elapsed: nothing ran there either */
+    }
+    if (!rc) rc = lat_ab_pick_cpu(idle, n, &allowed);
+    if (rc >= 0 && idle_share) *idle_share = idle[rc];
+    lat__free(t0);
+    lat__free(idle);
+    return rc;
+}
+
 /* ---- reading what the programs wrote ------------------------------------------------------- */
 
-static int read_harness(const char *path, lat_ab *ab, unsigned round, int side,
-                        lat_ab_account *a, char *err, size_t len) {
+static int read_harness(const char *path, lat_ab *ab, unsigned round, int side, lat_ab_account *a,
+                        char *err, size_t len) {
     lat_bench_report *rep = NULL;
     char why[256] = "";
     int rc = lat_bench_report_load(path, &rep, why, sizeof why);
@@ -328,8 +382,8 @@ int lat_ab_run(const lat_ab_prog *prog, const lat_ab_run_opts *o, lat_ab *ab, un
         }
     }
     argv[n] = NULL;
-    int rc = spawn(argv, prog->mode == LAT_AB_GBENCH ? json : out, errp, o->cpu, o->timeout_ns,
-                   acct);
+    int rc = spawn(argv, prog->mode == LAT_AB_GBENCH ? json : out, errp, o->cpu,
+                   prog->mode == LAT_AB_HARNESS ? o->runner_cpu : -1, o->timeout_ns, acct);
     char tail[300];
     if (rc == -ETIMEDOUT) {
         snprintf(err, errlen, "did not end within its timeout (%.1f s): killed",

@@ -17,7 +17,9 @@
 # but tail), hyperfine -N -w 3 -r 20 judged by Welch's t-test at 5%
 # (command cases).  Conditions: asis; neighbour (a busy loop pinned to the
 # last CPU); noise (latlab noise: 10% of every CPU in 50 us bursts, root).
-# Each latlab ab run uses the default settings.
+# Every program runs at its default settings (latlab ab measures harness
+# programs on the CPU idle the longest; the stored --compare pins where it
+# starts).
 #
 # usage: scripts/ab-bench.sh [BUILD_DIR]   env: REPS (20), CASES, CONDS ("asis neighbour noise")
 set -euo pipefail
@@ -34,7 +36,6 @@ tmp=$(mktemp -d)
 bg=""
 cleanup() { [ -n "$bg" ] && kill $bg 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; }
 trap cleanup EXIT
-export LAT_BENCH_NO_PIN=1
 last=$(($(nproc) - 1))
 
 # the builds: A and B of every case

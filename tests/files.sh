@@ -37,7 +37,7 @@ measure/load.c 1003
 workloads/book/book.c 1046
 core/hist.c 1063
 core/perf.c 1092
-measure/bench/run.c 1352
+measure/bench/run.c 1329
 measure/flame.c 1372
 "
 

@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "latlab/ab.h"
+#include "latlab/topo.h"
 
 enum { LAT_AB_HARNESS = 0, LAT_AB_GBENCH = 1, LAT_AB_COMMAND = 2 };
 const char *lat_ab_mode_name(int mode); /* "latlab harness", "Google Benchmark", "command" */
@@ -52,7 +53,22 @@ typedef struct lat_ab_run_opts {
     bool full;            /* harness: full-length runs (default --quick) */
     unsigned repetitions; /* Google Benchmark repetitions per run (0: 5) */
     const char *dir;      /* a private folder for the run's output files */
+    int runner_cpu;       /* harness programs: LAT_BENCH_RUNNER_CPU, their measuring thread's CPU
+                           * (the rest of the program is not confined); -1: not set */
 } lat_ab_run_opts;
+
+/* Where to measure.  Every run's measuring thread on one CPU: the two vCPUs
+ * of a shared host run at different speeds, so runs that land on either
+ * differ by more than a 1% change (docs/ab-method.md, AB9).
+ * lat_ab_quietest_cpu: of this thread's CPUs, the one idle the longest over
+ * window_ns (/proc/stat at both ends); idle shares within LAT_AB_IDLE_TIE
+ * count as equal, the highest-numbered of them wins.  Returns the CPU (its
+ * idle share in *idle_share) or -errno.  lat_ab_pick_cpu: the same choice
+ * from idle shares idle[0..n) (NAN: not known), allowed CPUs only;
+ * -ENOENT when none is. */
+#define LAT_AB_IDLE_TIE 0.05
+int lat_ab_quietest_cpu(uint64_t window_ns, double *idle_share);
+int lat_ab_pick_cpu(const double *idle, int n, const lat_cpuset *allowed);
 
 typedef struct lat_ab_account {
     double wall_ns, cpu_ns, runq_ns;

@@ -106,6 +106,9 @@ struct json_t; /* jansson */
 #define LAT_BENCH_ENV_NO_PIN "LAT_BENCH_NO_PIN"       /* "1": do not pin threads */
 #define LAT_BENCH_ENV_RESULTS "LAT_BENCH_RESULTS_DIR" /* default results folder */
 #define LAT_BENCH_DEFAULT_RESULTS "results/bench"
+/* "N": the measuring thread on CPU N when it is a performance core of the
+ * affinity mask (default: where it starts); pins even with LAT_BENCH_NO_PIN. */
+#define LAT_BENCH_ENV_RUNNER_CPU "LAT_BENCH_RUNNER_CPU"
 
 typedef enum { LAT_BENCH_CPU = 0, LAT_BENCH_IO = 1 } lat_bench_domain;
 typedef enum { LAT_BENCH_STANDARD = 0, LAT_BENCH_CONCURRENT = 1 } lat_bench_kind;
@@ -131,7 +134,8 @@ typedef struct lat_bench_config {
     void *clock_ud;
 } lat_bench_config;
 
-/* The spec's defaults (above); `pin` honours LAT_BENCH_NO_PIN.  NULL is ignored. */
+/* The spec's defaults (above); `pin` honours LAT_BENCH_NO_PIN and LAT_BENCH_RUNNER_CPU.
+ * NULL is ignored. */
 LAT_API void lat_bench_config_default(lat_bench_config *c);
 /* Short runs (--quick): 10 ms chunks, 100 ms warm-up, 0.5 s budget, 10 ms
  * concurrent samples, 10..100 samples.  NULL is ignored. */

@@ -47,7 +47,9 @@ static const char usage_fmt[] =
     "                      Prometheus Pushgateway (http://HOST:PORT); unreachable: exit 1,\n"
     "                      the report is still written\n"
     "  --push-run NAME     run label of the push (default: SUITE-<UTC time>)\n"
-    "  env " LAT_BENCH_ENV_NO_PIN "=1 disables pinning to performance cores\n";
+    "  env " LAT_BENCH_ENV_NO_PIN "=1 disables pinning to performance cores\n"
+    "  env " LAT_BENCH_ENV_RUNNER_CPU "=N runs the measuring thread on CPU N (default:\n"
+    "                      the CPU it starts on)\n";
 
 /* The tool's strict rule: decimal digits only (no sign, no space, no 0x). */
 static int parse_u64(const char *s, uint64_t *out) {

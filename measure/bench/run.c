@@ -101,33 +101,6 @@ void lat_bench_shuffle(uint64_t seed, size_t *idx, size_t n) {
     }
 }
 
-/* ---- configuration --------------------------------------------------------------------- */
-
-void lat_bench_config_default(lat_bench_config *c) {
-    if (!c) return;
-    memset(c, 0, sizeof *c);
-    c->target_chunk_ns = 50000000ull;
-    c->warm_up_ns = 1000000000ull;
-    c->budget_ns = 5000000000ull;
-    c->min_samples = 20;
-    c->max_samples = 100;
-    c->sample_duration_ns = 50000000ull;
-    const char *e = getenv(LAT_BENCH_ENV_NO_PIN);
-    c->pin = !(e && *e && strcmp(e, "0") != 0);
-    c->counters = true;
-    c->record_latency = true;
-}
-
-void lat_bench_config_quick(lat_bench_config *c) {
-    if (!c) return;
-    lat_bench_config_default(c);
-    c->target_chunk_ns = 10000000ull;
-    c->warm_up_ns = 100000000ull;
-    c->budget_ns = 500000000ull;
-    c->min_samples = 10;
-    c->sample_duration_ns = 10000000ull;
-}
-
 /* ---- runner and registration -------------------------------------------------------------- */
 
 int lat_bench_runner_create(const char *suite, const lat_bench_config *cfg,
@@ -1273,7 +1246,11 @@ int lat_bench_run(lat_bench_runner *r) {
                 for (int cpu = lat_cpuset_next(&use, 0); cpu >= 0 && r->ncpus < cnt;
                      cpu = lat_cpuset_next(&use, cpu + 1))
                     r->cpus[r->ncpus++] = cpu;
-                int cur = lat_current_cpu();
+                lat_cpuset want; /* LAT_BENCH_RUNNER_CPU: one CPU, else where it runs now */
+                const char *e = getenv(LAT_BENCH_ENV_RUNNER_CPU);
+                int cur = e && !lat_cpuset_parse(e, &want) && lat_cpuset_count(&want) == 1
+                              ? lat_cpuset_next(&want, 0)
+                              : lat_current_cpu();
                 int pick = cur >= 0 && lat_cpuset_has(&use, cur) ? cur : r->cpus[0];
                 if (lat_pin_thread(pick) == 0) {
                     r->pinned_cpu = pick;

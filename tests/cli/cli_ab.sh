@@ -79,6 +79,7 @@ jq -e '.band_edge_share == 0.9 and .reach_est_multiple == 2' "$tmp/s.json" >/dev
 grep -q "slower" "$tmp/s.md" || fail "no Markdown summary"
 grep -q "<svg" "$tmp/known_chain.svg" || fail "no SVG shift function"
 grep -q "could have seen" "$tmp/out" || fail "no minimum detectable effect column"
+grep -q "every run measures on CPU [0-9]" "$tmp/err" || fail "no measuring CPU: $(cat "$tmp/err")"
 
 # the same build twice (at a strict level): never slower nor faster
 run_ab "$tmp/aa.json" --budget 25s --min-rounds 8 --alpha 0.001 --gate "$A" "$A"

@@ -5,7 +5,8 @@
 # with itself finds nothing changed, --compare with a baseline whose samples
 # were made 3x faster calls the run regressed and --gate then exits 1, an
 # incompatible baseline is refused with the reason, --compare auto picks the
-# newest compatible report in $LAT_BENCH_RESULTS_DIR.
+# newest compatible report in $LAT_BENCH_RESULTS_DIR, LAT_BENCH_RUNNER_CPU places the
+# measuring thread.
 set -u
 : "${LAT_BUILD_DIR:?set LAT_BUILD_DIR to the build directory}"
 B=$LAT_BUILD_DIR/bench/bench_contention
@@ -43,6 +44,13 @@ jq -e '.schema_version == 1 and .suite == "contention" and (.results | length) =
        and (.run_conditions | has("bench_pin"))' "$tmp/a.json" >/dev/null ||
     fail "report content: $(head -c 400 "$tmp/a.json")"
 grep -q "role optimistic_reader x3" "$tmp/out" || fail "no per-role table"
+
+# LAT_BENCH_RUNNER_CPU names the measuring thread's CPU, even beside LAT_BENCH_NO_PIN
+for c in $(python3 -c 'import os; s = sorted(os.sched_getaffinity(0)); print(s[0], s[-1])'); do
+    LAT_BENCH_RUNNER_CPU=$c "$B" "${short[@]}" --json "$tmp/c.json" >/dev/null 2>&1 || fail "CPU $c: exit $?"
+    jq -e ".run_conditions.bench_runner_cpu == $c" "$tmp/c.json" >/dev/null ||
+        fail "LAT_BENCH_RUNNER_CPU=$c measured on CPU $(jq .run_conditions.bench_runner_cpu "$tmp/c.json")"
+done
 grep -q "workers combined" "$tmp/out" || fail "no combined table"
 
 # Itself as baseline: nothing regressed (the gate passes).

@@ -3,10 +3,12 @@
  * tail-only change, a host drifting 10% over the run, a suite of twenty
  * unchanged benchmarks, an A/A control that reads a difference; the stop
  * rule; and each safeguard switched off making its world come out wrong
- * (pairing, Benjamini-Hochberg, the A/A control). */
+ * (pairing, Benjamini-Hochberg, the A/A control, every run on one CPU); the
+ * choice of that CPU. */
 #include "lat_test.h"
 
 #include "latlab/ab.h"
+#include "latlab/abrun.h"
 
 #include <errno.h>
 #include <math.h>
@@ -22,6 +24,7 @@ typedef struct world {
     double sd_run;   /* each run's own noise */
     unsigned benches;
     bool tail_fig;
+    double cpu_gap; /* each run lands on one of two CPUs this much apart (0: one CPU) */
 } world;
 
 /* Fill rounds [from, to) of ab with the world's runs; the order inside a
@@ -36,6 +39,7 @@ static void play(lat_ab *ab, const world *w, unsigned from, unsigned to, unsigne
             int side = order[i];
             double t = (k * 3.0 + i) / (total * 3.0), lvl = host * (1 + w->drift * t);
             double f = side == LAT_AB_B ? w->shift_b : side == LAT_AB_A2 ? w->bias_a2 : 1;
+            if (w->cpu_gap && lat_stats_uniform(r) < 0.5) lvl *= 1 + w->cpu_gap;
             for (unsigned b = 0; b < w->benches; b++) {
                 char name[32];
                 snprintf(name, sizeof name, "g/b%u", b);
@@ -84,7 +88,7 @@ static void count(const world *w, int seeds, unsigned max_rounds, int *n) {
     }
 }
 
-static const world quiet = {1, 1, 1, 0, 0.01, 0.004, 1, false};
+static const world quiet = {1, 1, 1, 0, 0.01, 0.004, 1, false, 0};
 
 static void test_aa_world(void **s) {
     (void)s;
@@ -279,6 +283,49 @@ static void test_stop_rule(void **s) {
     lat_ab_result_fini(&res);
 }
 
+/* Where each run measures (AB9).  A host whose two CPUs run 2% apart: runs
+ * that land on either at random make A differ from itself by 2% in half the
+ * rounds, and "no change" within 1% is out of reach; every run on one CPU
+ * (the same world with cpu_gap 0) is the quiet A/A world.  Then the choice
+ * of that CPU: the most idle, near-ties to the highest-numbered, allowed
+ * CPUs only. */
+static void test_one_cpu(void **s) {
+    (void)s;
+    world w = quiet;
+    w.cpu_gap = 0.02;
+    int spread[5], one[5];
+    count(&w, 40, 24, spread); /* the rounds 60 s allow a ~60 ns benchmark */
+    w.cpu_gap = 0;
+    count(&w, 40, 24, one);
+    printf("A/A on two CPUs 2%% apart: %d no change of 40; on one CPU: %d\n", spread[LAT_AB_SAME],
+           one[LAT_AB_SAME]);
+    assert_true(spread[LAT_AB_SAME] <= 20);
+    assert_true(one[LAT_AB_SAME] >= 30);
+    assert_true(spread[LAT_AB_SLOWER] + spread[LAT_AB_FASTER] <= 2);
+
+    lat_cpuset all, not0;
+    lat_cpuset_zero(&all);
+    for (int c = 0; c < 4; c++)
+        lat_cpuset_add(&all, c);
+    not0 = all;
+    lat_cpuset_del(&not0, 0);
+    const double neighbour[4] = {0.98, 0.02, 0.97, NAN}; /* CPU 1 busy, CPU 3 unread */
+    assert_int_equal(lat_ab_pick_cpu(neighbour, 4, &all), 2);
+    const double chain[4] = {0.90, 0.86, 0.82, 0.10}; /* within 5% of the top, not of each other */
+    assert_int_equal(lat_ab_pick_cpu(chain, 4, &all), 1);
+    const double first_best[4] = {0.99, 0.50, 0.40, 0.30};
+    assert_int_equal(lat_ab_pick_cpu(first_best, 4, &all), 0);
+    assert_int_equal(lat_ab_pick_cpu(first_best, 4, &not0), 1);
+    const double none[2] = {NAN, NAN};
+    assert_int_equal(lat_ab_pick_cpu(none, 2, &all), -ENOENT);
+    lat_cpuset mine;
+    assert_int_equal(lat_thread_affinity(&mine), 0);
+    double idle = -1;
+    int c = lat_ab_quietest_cpu(20000000u, &idle);
+    assert_true(c >= 0 && lat_cpuset_has(&mine, c));
+    assert_true(idle >= 0 && idle <= 1);
+}
+
 static void test_missing_and_args(void **s) {
     (void)s;
     lat_ab *ab;
@@ -308,7 +355,7 @@ int main(void) {
         cmocka_unit_test(test_tail_band_figures), cmocka_unit_test(test_tail_only_world),
         cmocka_unit_test(test_drift_world),       cmocka_unit_test(test_suite_world),
         cmocka_unit_test(test_aa_voids),          cmocka_unit_test(test_stop_rule),
-        cmocka_unit_test(test_missing_and_args),
+        cmocka_unit_test(test_missing_and_args),  cmocka_unit_test(test_one_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
