@@ -390,14 +390,14 @@ double lat_hist_value_at_percentile_interpolated(const lat_hist *h, double p) {
     if (h->total_count == 0) return NAN;
     if (!(p > 0)) p = 0;
     if (p > 100) p = 100;
-    /* the recording's tick: what every value in the exact slots is a
-     * multiple of (1 where a clock of fine resolution recorded them) */
-    int64_t tick = 0;
-    for (int32_t i = next_occupied(h, -1); i < h->counts_len && tick != 1;
+    /* the recording's tick: what every value up to p99 in the exact slots is
+     * a multiple of (1 for a fine clock); rarer values above may drift off it */
+    int64_t tick = 0, seen = 0, bulk = h->total_count - h->total_count / 100;
+    for (int32_t i = next_occupied(h, -1); i < h->counts_len && tick != 1 && seen < bulk;
          i = next_occupied(h, i)) {
         int64_t v = lat_hist_value_from_index(h, i);
         if (lat_hist_size_of_equivalent_range(h, v) != 1) break;
-        tick = gcd64(v, tick);
+        tick = gcd64(v, tick), seen += h->counts[i];
     }
     double rank = p / 100.0 * (double)h->total_count, below = 0;
     int32_t prev = -1, i = next_occupied(h, -1);

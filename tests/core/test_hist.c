@@ -686,6 +686,14 @@ static void test_interpolated_below_tick(void **state) {
     }
     assert_int_equal(plain[0], plain[1]); /* the plain p50 reads 100 for both */
     assert_true(got[1] - got[0] > 1.5 && got[1] - got[0] < 2.5);
+    /* one value off the tick above p99 (a tick of 10.02 ns floored past 500
+     * ns) leaves the tick, and the figure, as they were */
+    lat_hist_reset(h);
+    lat_hist_record_n(h, 90, 600);
+    lat_hist_record_n(h, 100, 400);
+    double clean = lat_hist_value_at_percentile_interpolated(h, 50);
+    lat_hist_record(h, 531);
+    assert_true(fabs(lat_hist_value_at_percentile_interpolated(h, 50) - clean) < 0.01);
     /* one slot: its value; values far apart stay themselves; distinct
      * values: the plain percentile within a unit */
     lat_hist_reset(h);
