@@ -118,9 +118,11 @@ static int spawn(char *const *argv, const char *out_path, const char *err_path, 
             CPU_SET(cpu, &set);
             sched_setaffinity(0, sizeof set, &set);
         }
-        char v[16];
-        snprintf(v, sizeof v, "%d", runner_cpu);
-        if (runner_cpu >= 0) setenv(LAT_BENCH_ENV_RUNNER_CPU, v, 1); /* one thread: no lock held */
+        if (runner_cpu >= 0) { /* setenv after fork: ab has one thread, no lock is held */
+            char v[16];
+            snprintf(v, sizeof v, "%d", runner_cpu);
+            setenv(LAT_BENCH_ENV_RUNNER_CPU, v, 1);
+        }
         execvp(argv[0], argv);
         dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);
@@ -186,13 +188,11 @@ int lat_ab_pick_cpu(const double *idle, int n, const lat_cpuset *allowed) {
 
 int lat_ab_quietest_cpu(uint64_t window_ns, double *idle_share) {
     lat_cpuset allowed;
-    int rc = lat_thread_affinity(&allowed), n = 0;
+    int rc = lat_thread_affinity(&allowed), n = 0; /* n: one past the highest allowed CPU */
     if (rc) return rc;
-    int last = -1;
     for (int c = lat_cpuset_next(&allowed, 0); c >= 0; c = lat_cpuset_next(&allowed, c + 1))
-        last = c;
-    if (last < 0) return -ENOENT;
-    n = last + 1;
+        n = c + 1;
+    if (n == 0) return -ENOENT;
     lat_cpustat *t0 = lat__calloc((size_t)n, sizeof *t0);
     double *idle = lat__calloc((size_t)n, sizeof *idle);
     if (!t0 || !idle) rc = -ENOMEM;
