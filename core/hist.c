@@ -399,34 +399,22 @@ double lat_hist_value_at_percentile_interpolated(const lat_hist *h, double p) {
         if (lat_hist_size_of_equivalent_range(h, v) != 1) break;
         tick = gcd64(v, tick), seen += h->counts[i];
     }
-    double rank = p / 100.0 * (double)h->total_count, below = 0;
-    int32_t prev = -1, i = next_occupied(h, -1);
-    while (i < h->counts_len) {
+    /* each value's counts centre on it: the figure runs linearly between the
+     * mid-ranks of neighbours one tick apart (a ramp either side of every
+     * value, as a tick's phase spreads it), and not over an empty side */
+    double rank = p / 100.0 * (double)h->total_count, below = 0, pm = 0, pc = 0;
+    for (int32_t prev = -1, i = next_occupied(h, -1); i < h->counts_len;) {
         int32_t next = next_occupied(h, i);
-        double c = (double)h->counts[i];
-        if (below + c >= rank || next >= h->counts_len) {
-            int64_t v = lat_hist_value_from_index(h, i);
-            double m = (double)lat_hist_median_equivalent(h, v);
-            double w = (double)lat_hist_size_of_equivalent_range(h, v);
-            if (w < (double)tick) w = (double)tick;
-            /* the counts spread over half a tick towards a neighbour one
-             * tick away, and not towards an empty side: a value alone
-             * stays itself */
-            double lo = m, hi = m;
-            if (prev >= 0 &&
-                m - (double)lat_hist_median_equivalent(h, lat_hist_value_from_index(h, prev)) <=
-                    1.5 * w)
-                lo = m - w / 2;
-            if (next < h->counts_len &&
-                (double)lat_hist_median_equivalent(h, lat_hist_value_from_index(h, next)) - m <=
-                    1.5 * w)
-                hi = m + w / 2;
-            double f = (rank - below) / c;
-            return lo + (f < 0 ? 0 : f > 1 ? 1 : f) * (hi - lo);
+        int64_t v = lat_hist_value_from_index(h, i);
+        double c = (double)h->counts[i], m = (double)lat_hist_median_equivalent(h, v);
+        double w = (double)lat_hist_size_of_equivalent_range(h, v), mid = below + c / 2;
+        if (w < (double)tick) w = (double)tick;
+        if (rank <= mid || next >= h->counts_len) {
+            if (prev < 0 || rank >= mid) return m;
+            if (m - pm <= 1.5 * w) return pm + (rank - pc) / (mid - pc) * (m - pm);
+            return rank <= below ? pm : m;
         }
-        below += c;
-        prev = i;
-        i = next;
+        below += c, pm = m, pc = mid, prev = i, i = next;
     }
     return NAN;
 }

@@ -35,7 +35,7 @@ core/topo.c 949
 lab/verdict.c 999
 measure/load.c 1003
 workloads/book/book.c 1046
-core/hist.c 1063
+core/hist.c 1051
 core/perf.c 1092
 measure/bench/run.c 1329
 measure/flame.c 1372

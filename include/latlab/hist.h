@@ -248,13 +248,11 @@ LAT_API int64_t lat_hist_count_between(const lat_hist *h, int64_t lo, int64_t hi
 LAT_API int64_t lat_hist_value_at_percentile(const lat_hist *h, double p);
 /* Percentile p read as a continuous value, for values recorded at a coarse
  * resolution (a clock that ticks every 10 ns).  The tick is what every value
- * up to p99 in the exact slots is a multiple of: rarer values above may drift
- * off it (ticks of 10.02 ns floored to whole ns leave the 10s past ~500 ns).
- * A slot's counts spread over half a tick towards each neighbour one tick
- * away (not towards an empty side), and p's rank is interpolated there, as
- * the grouped-data median does.  A change smaller than one tick then moves
- * the figure by the share of values it moves across the tick; a value
- * recorded alone stays itself.  NaN when empty. */
+ * up to p99 in the exact slots is a multiple of (ticks of 10.02 ns floored
+ * past ~500 ns leave the 10s).  p's rank is interpolated between the
+ * mid-ranks of values one tick apart, not across an empty side: a 97 ns op
+ * recorded as 90 three times in ten and 100 seven times reads 97, so the
+ * figure moves as the op does.  A value alone stays itself.  NaN when empty. */
 LAT_API double lat_hist_value_at_percentile_interpolated(const lat_hist *h, double p);
 /* The same for n percentiles (any order) in one pass over the counts
  * (block-skipping, and walking down from the top for tails): out[i] answers
