@@ -403,18 +403,18 @@ double lat_hist_value_at_percentile_interpolated(const lat_hist *h, double p) {
      * mid-ranks of neighbours one tick apart (a ramp either side of every
      * value, as a tick's phase spreads it), and not over an empty side */
     double rank = p / 100.0 * (double)h->total_count, below = 0, pm = 0, pc = 0;
-    for (int32_t prev = -1, i = next_occupied(h, -1); i < h->counts_len;) {
+    for (int32_t i = next_occupied(h, -1); i < h->counts_len;) {
         int32_t next = next_occupied(h, i);
         int64_t v = lat_hist_value_from_index(h, i);
         double c = (double)h->counts[i], m = (double)lat_hist_median_equivalent(h, v);
-        double w = (double)lat_hist_size_of_equivalent_range(h, v), mid = below + c / 2;
-        if (w < (double)tick) w = (double)tick;
+        double mid = below + c / 2;
         if (rank <= mid || next >= h->counts_len) {
-            if (prev < 0 || rank >= mid) return m;
+            if (below == 0 || rank >= mid) return m; /* first value, or past the last one */
+            double w = fmax((double)lat_hist_size_of_equivalent_range(h, v), (double)tick);
             if (m - pm <= 1.5 * w) return pm + (rank - pc) / (mid - pc) * (m - pm);
             return rank <= below ? pm : m;
         }
-        below += c, pm = m, pc = mid, prev = i, i = next;
+        below += c, pm = m, pc = mid, i = next;
     }
     return NAN;
 }
