@@ -86,15 +86,16 @@ double lat_stats_range_ppm(const double *v, size_t n) {
 }
 
 /* counts[s] = number of sign assignments whose positive doubled ranks sum
- * to s, for the n doubled ranks r2 (sum total). */
-static double *rank_sum_counts(const unsigned *r2, size_t n, size_t total) {
-    double *c = lat__calloc(total + 1, sizeof *c);
+ * to s, for the n doubled ranks r2, for s up to cap.  The counts are
+ * symmetric about half the ranks' sum: a tail needs only its lower side. */
+static double *rank_sum_counts(const unsigned *r2, size_t n, size_t cap) {
+    double *c = lat__calloc(cap + 1, sizeof *c);
     if (!c) return NULL;
     c[0] = 1;
     size_t reach = 0;
     for (size_t i = 0; i < n; i++) {
         reach += r2[i];
-        for (size_t s = reach; s >= r2[i]; s--) {
+        for (size_t s = reach < cap ? reach : cap; s >= r2[i]; s--) {
             c[s] += c[s - r2[i]];
             if (s == r2[i]) break;
         }
@@ -148,19 +149,21 @@ int lat_stats_signed_rank(const double *d, size_t n, lat_stats_test *out) {
     if (k == 0) goto done;
     double mean2 = (double)total / 2, dev = fabs((double)w2 - mean2);
     if (k <= EXACT_MAX) {
-        double *c = rank_sum_counts(r2, k, total);
+        out->exact = true;
+        /* two equal tails, the lower one up to mean - dev (none away from
+         * the mean: p = 1) */
+        double edge = mean2 - dev + 1e-9;
+        if (edge >= mean2) goto done;
+        double *c = rank_sum_counts(r2, k, (size_t)edge);
         if (!c) {
             rc = -ENOMEM;
             goto done;
         }
-        double all = 0, tail = 0;
-        for (size_t s = 0; s <= total; s++) {
-            all += c[s];
-            if (fabs((double)s - mean2) >= dev - 1e-9) tail += c[s];
-        }
+        double tail = 0;
+        for (size_t s = 0; s <= (size_t)edge; s++)
+            tail += c[s];
         lat__free(c);
-        out->exact = true;
-        out->p = all > 0 ? tail / all : 1;
+        out->p = 2 * tail / ldexp(1.0, (int)k);
     } else {
         double dk = (double)k;
         double var = dk * (dk + 1) * (2 * dk + 1) / 24 - ties / 48;
@@ -176,6 +179,84 @@ done:
     return rc;
 }
 
+/* Partial quickselect: the k-th smallest of v[0..n) to v[k], none larger
+ * before it and none smaller after it. */
+static void select_kth(double *v, size_t n, size_t k) {
+    size_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        double a = v[lo], b = v[lo + (hi - lo) / 2], c = v[hi];
+        double pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = v[i];
+                v[i++] = v[j];
+                v[j] = t;
+                if (j == 0) break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return;
+    }
+}
+
+/* The i-th smallest of w[0..M), w already holding its m-th in place. */
+static double order_stat(double *w, size_t M, size_t m, size_t i) {
+    if (i < m) select_kth(w, m, i);
+    if (i > m) select_kth(w + m + 1, M - m - 1, i - m - 1);
+    return w[i];
+}
+
+/* The exact rank of the Hodges-Lehmann interval's bounds, kept per thread
+ * for the last few (n, alpha): a stop rule reads the same n at two levels,
+ * and simulations read the same looks again and again. */
+typedef struct hl_rank {
+    size_t n, k;
+    double alpha, cover;
+} hl_rank;
+static _Thread_local hl_rank hl_memo[4];
+static _Thread_local unsigned hl_memo_next;
+
+static int hl_exact_rank(size_t n, double alpha, size_t *k, double *cover) {
+    for (unsigned i = 0; i < 4; i++)
+        if (hl_memo[i].n == n && hl_memo[i].alpha == alpha) {
+            *k = hl_memo[i].k, *cover = hl_memo[i].cover;
+            return 0;
+        }
+    size_t M = n * (n + 1) / 2;
+    unsigned *r2 = lat__alloc(n * sizeof *r2);
+    double *c = NULL;
+    if (r2) {
+        for (size_t i = 0; i < n; i++)
+            r2[i] = (unsigned)(2 * (i + 1));
+        c = rank_sum_counts(r2, n, M);
+    }
+    lat__free(r2);
+    if (!c) return -ENOMEM;
+    /* k: the largest c with P(W+ <= c - 1) <= alpha / 2 under H0 (untied) */
+    double all = ldexp(1.0, (int)n), cdf = 0;
+    *k = 0;
+    for (size_t s = 0; 2 * s <= M; s++) { /* doubled sums: index 2s, the lower half */
+        double next = cdf + c[2 * s] / all;
+        if (next > alpha / 2) break;
+        cdf = next;
+        *k = s + 1;
+    }
+    *cover = 1 - 2 * cdf;
+    lat__free(c);
+    hl_memo[hl_memo_next++ % 4] = (hl_rank){n, *k, alpha, *cover};
+    return 0;
+}
+
 int lat_stats_hl_shift(const double *d, size_t n, double alpha, lat_stats_shift *out) {
     if ((!d && n) || !out || !(alpha > 0 && alpha < 1)) return -EINVAL;
     out->est = out->lo = out->hi = NAN;
@@ -189,35 +270,15 @@ int lat_stats_hl_shift(const double *d, size_t n, double alpha, lat_stats_shift 
     for (size_t i = 0; i < n; i++)
         for (size_t j = i; j < n; j++)
             w[q++] = (d[i] + d[j]) / 2;
-    qsort(w, M, sizeof *w, cmp_double);
-    out->est = lat_stats_quantile_sorted(w, M, 0.5);
     out->lo = -INFINITY;
     out->hi = INFINITY;
-    /* k: the largest c with P(W+ <= c - 1) <= alpha / 2 under H0 (untied) */
     size_t k = 0;
     double cover = 0;
     if (n <= EXACT_MAX) {
-        unsigned *r2 = lat__alloc(n * sizeof *r2);
-        double *c = NULL;
-        if (r2) {
-            for (size_t i = 0; i < n; i++)
-                r2[i] = (unsigned)(2 * (i + 1));
-            c = rank_sum_counts(r2, n, n * (n + 1));
-        }
-        lat__free(r2);
-        if (!c) {
+        if (hl_exact_rank(n, alpha, &k, &cover)) {
             lat__free(w);
             return -ENOMEM;
         }
-        double all = ldexp(1.0, (int)n), cdf = 0;
-        for (size_t s = 0; s <= M; s++) { /* doubled sums: index 2s */
-            double next = cdf + c[2 * s] / all;
-            if (next > alpha / 2) break;
-            cdf = next;
-            k = s + 1;
-        }
-        cover = 1 - 2 * cdf;
-        lat__free(c);
     } else {
         double dn = (double)n, z = 0;
         /* inverse normal by bisection on erfc */
@@ -233,9 +294,19 @@ int lat_stats_hl_shift(const double *d, size_t n, double alpha, lat_stats_shift 
         k = c > 0 ? (size_t)floor(c) : 0;
         cover = 1 - alpha;
     }
+    /* the median of the Walsh averages and the order statistics k - 1 and
+     * M - k, by selection: no sort of the M averages */
+    size_t m = (M - 1) / 2;
+    select_kth(w, M, m);
+    double mid = w[m];
+    if (M % 2 == 0) {
+        select_kth(w + m + 1, M - m - 1, 0);
+        mid += (w[m + 1] - mid) * 0.5; /* as lat_stats_quantile_sorted reads it */
+    }
+    out->est = mid;
     if (k >= 1 && k <= M) {
-        out->lo = w[k - 1];
-        out->hi = w[M - k];
+        out->lo = order_stat(w, M, m, k - 1);
+        out->hi = order_stat(w, M, m, M - k);
         out->conf = cover;
     }
     lat__free(w);
