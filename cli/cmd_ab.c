@@ -66,7 +66,7 @@ static const cli_opt ab_table[] = {
     CLI_CUSTOM_OPT("tail-band", opt_pct, &ao.tail_band, "PCT",
                    "the band of tail figures p99, p99.9 (default 5%)"),
     CLI_CUSTOM_OPT("alpha", opt_pct, &ao.alpha, "P",
-                   "false discovery rate over the suite's figures (default 0.01)"),
+                   "false discovery rate over the suite's figures and looks (default 0.01)"),
     CLI_NUM_OPT("min-rounds", CLI_INT, &ao.min_rounds, "N",
                 "paired rounds before any verdict (default 10)", 3, 100000),
     CLI_NUM_OPT("max-rounds", CLI_INT, &ao.max_rounds, "N", "at most this many rounds (400)", 3,
@@ -102,8 +102,8 @@ const cli_spec cmd_ab_spec = {
              "figure: the ratio's Hodges-Lehmann estimate, its 99% interval, the signed-rank\n"
              "p, and the smallest change the rounds could have seen.  Verdicts: slower,\n"
              "faster, no change (within --band), inconclusive (with the reason); a change\n"
-             "read by the A/A control voids them all.  False discoveries over the suite are\n"
-             "controlled by Benjamini-Hochberg.  Method: docs/ab-method.md.\n",
+             "read by the A/A control voids them all.  Benjamini-Hochberg controls false\n"
+             "discoveries, the stop rule's looks sharing --alpha.  Method: docs/ab-method.md.\n",
     .opts = ab_table,
     .epilog = "exit: 0 done (whatever the verdicts, unless --gate), 1 a runtime error (a run\n"
               "that failed or timed out, benchmark sets that differ; partial results are\n"

@@ -1,6 +1,7 @@
 /* paired.c - the paired-comparison engine (see paired.h): one shift point
  * from per-round log ratios, its judgement against a band, Benjamini-
- * Hochberg across a family, and the stop rule's two projections. */
+ * Hochberg across a family, the level of each of the stop rule's looks, and
+ * the stop rule's two projections. */
 #include "latlab/paired.h"
 
 #include <errno.h>
@@ -92,6 +93,19 @@ int lat_paired_bh(const double *p, size_t n, double q, bool *reject) {
         reject[r[j].i] = true;
     lat__free(r);
     return (int)k;
+}
+
+/* a(t): the level spent by the looks up to information share t */
+static double spent(double alpha, double t) {
+    if (!(t > 0)) return 0;
+    if (t >= 1) return alpha;
+    return erfc(lat_paired_z(1 - alpha / 2) / sqrt(2 * t));
+}
+
+double lat_paired_look_alpha(double alpha, unsigned prev, unsigned rounds, unsigned total) {
+    if (!(alpha > 0 && alpha < 1) || rounds == 0 || prev >= rounds) return 0;
+    if (total < rounds) total = rounds;
+    return spent(alpha, (double)rounds / total) - spent(alpha, (double)prev / total);
 }
 
 unsigned lat_paired_rounds_to_fit(double lo, double hi, unsigned rounds, double lim,

@@ -46,6 +46,7 @@ void lat_ab_params_default(lat_ab_params *p) {
     p->max_rounds = 400;
     p->band_edge_share = 0.9;
     p->reach_est_multiple = 2;
+    p->spend_alpha = true;
 }
 
 int lat_ab_create(const lat_ab_params *p, lat_ab **out) {
@@ -278,6 +279,15 @@ static void word_bench(const lat_ab_params *p, lat_ab_result *r, lat_ab_bench *b
     }
 }
 
+/* The stop rule's looks: after min_rounds rounds, then after 1.5 times as
+ * many each time.  The last look before `rounds` (0: none). */
+static unsigned look_before(const lat_ab_params *p, unsigned rounds) {
+    unsigned prev = 0;
+    for (unsigned look = p->min_rounds; look < rounds; look += (look + 1) / 2)
+        prev = look;
+    return prev;
+}
+
 int lat_ab_decide(const lat_ab *ab, unsigned more_rounds, lat_ab_result *out) {
     if (!ab || !out) return -EINVAL;
     memset(out, 0, sizeof *out);
@@ -285,6 +295,10 @@ int lat_ab_decide(const lat_ab *ab, unsigned more_rounds, lat_ab_result *out) {
     size_t n = ab->n;
     unsigned R = ab->rounds;
     out->rounds = R;
+    unsigned total = R + more_rounds < p->max_rounds ? R + more_rounds : p->max_rounds;
+    double level =
+        p->spend_alpha ? lat_paired_look_alpha(p->alpha, look_before(p, R), R, total) : p->alpha;
+    out->look_alpha = level;
     out->fig = lat__calloc(n ? n : 1, sizeof *out->fig);
     out->bench = lat__calloc(n ? n : 1, sizeof *out->bench);
     double *d = lat__alloc((R ? R : 1) * sizeof *d);
@@ -319,8 +333,11 @@ int lat_ab_decide(const lat_ab *ab, unsigned more_rounds, lat_ab_result *out) {
         b->nfig = nf - b->first;
     }
     out->nfig = nf;
-    if (!rc && lat_paired_bh(pab, nf, p->alpha, rej) < 0) rc = -ENOMEM;
-    if (!rc && lat_paired_bh(paa, nf, p->alpha, rej + nf) < 0) rc = -ENOMEM;
+    /* a look given no share of alpha (too early in the budget) calls no change */
+    for (size_t i = 0; !rc && i < 2 * nf; i++)
+        rej[i] = false;
+    if (!rc && level > 0 && lat_paired_bh(pab, nf, level, rej) < 0) rc = -ENOMEM;
+    if (!rc && level > 0 && lat_paired_bh(paa, nf, level, rej + nf) < 0) rc = -ENOMEM;
     double worst = 2;
     for (size_t i = 0; !rc && i < nf; i++) {
         lat_ab_figure *f = &out->fig[i];
@@ -378,13 +395,10 @@ bool lat_ab_should_stop(const lat_ab_params *p, const lat_ab_result *r, unsigned
         snprintf(why, len, "the budget is spent (%u rounds)", rounds);
         return true;
     }
-    if (rounds < p->min_rounds) return false;
-    /* looks at min_rounds, then every 1.5 times as many rounds: testing at
-     * every round would spend the level on the many looks */
-    unsigned look = p->min_rounds;
-    while (look < rounds)
-        look = look + (look + 1) / 2;
-    if (look != rounds) return false;
+    /* looks at min_rounds, then every 1.5 times as many rounds: each look
+     * spends a share of alpha, and testing at every round would leave each
+     * too little */
+    if (rounds < p->min_rounds || look_before(p, rounds + 1) != rounds) return false;
     /* a decided benchmark still runs for its other figures while more rounds
      * could decide them: "slower at p99" is the verdict, and the p50 read "no
      * change" beside it is the answer to "at which percentile" */
@@ -460,9 +474,10 @@ void lat_ab_print(FILE *out, const lat_ab_params *p, const lat_ab_result *r) {
     fprintf(out,
             "A/A control: %s\n"
             "verdicts: %u slower, %u faster, %u no change, %u inconclusive, over %u paired rounds "
-            "(Benjamini-Hochberg at %g over %zu figures; band +-%g%%, tails +-%g%%)\n",
+            "(Benjamini-Hochberg over %zu figures at %.2g, this look's share of alpha %g; "
+            "band +-%g%%, tails +-%g%%)\n",
             r->aa_failed ? r->aa_reason : "no difference (A against itself)", r->slower, r->faster,
-            r->same, r->inconclusive, r->rounds, p->alpha, r->nfig, 100 * p->band,
+            r->same, r->inconclusive, r->rounds, r->nfig, r->look_alpha, p->alpha, 100 * p->band,
             100 * p->tail_band);
 }
 
@@ -495,8 +510,9 @@ json_t *lat_ab_json(const lat_ab_params *p, const lat_ab_result *r) {
                                                  lat_ab_verdict_name(b->verdict), "reason",
                                                  b->reason, "figures", figs ? figs : json_null()));
     }
-    return json_pack("{s:I,s:f,s:f,s:f,s:I,s:f,s:f,s:{s:b,s:s},s:{s:I,s:I,s:I,s:I},s:o}", "rounds",
-                     (json_int_t)r->rounds, "alpha", p->alpha, "band", p->band, "tail_band",
+    return json_pack("{s:I,s:f,s:b,s:f,s:f,s:f,s:I,s:f,s:f,s:{s:b,s:s},s:{s:I,s:I,s:I,s:I},s:o}",
+                     "rounds", (json_int_t)r->rounds, "alpha", p->alpha, "spend_alpha",
+                     p->spend_alpha, "look_alpha", r->look_alpha, "band", p->band, "tail_band",
                      p->tail_band, "min_rounds", (json_int_t)p->min_rounds, "band_edge_share",
                      p->band_edge_share, "reach_est_multiple", p->reach_est_multiple, "aa_control",
                      "failed", r->aa_failed, "reason", r->aa_reason, "summary", "slower",

@@ -12,15 +12,16 @@
  *   - The paired engine (paired.h) reads its shift point: Hodges-Lehmann
  *     estimate, interval, signed-rank p, the smallest change the rounds could
  *     have seen.
- *   - Benjamini-Hochberg at alpha over every figure of the suite decides
- *     which shifts are changes.
+ *   - Benjamini-Hochberg over every figure of the suite decides which
+ *     shifts are changes, at the level of the stop rule's look
+ *     (lat_paired_look_alpha: the looks share alpha between them).
  *   - The A/A family ln(A2 / A) is read the same way; a change there voids
  *     every verdict of the run.
  */
 
-/* The stop rule looks at geometrically spaced rounds.  It stops when every
- * benchmark is decided, or when no undecided figure could be decided in the
- * rounds the budget leaves. */
+/* The stop rule looks at geometrically spaced rounds, each look testing at
+ * its share of alpha.  It stops when every benchmark is decided, or when no
+ * undecided figure could be decided in the rounds the budget leaves. */
 #ifndef LATLAB_AB_H
 #define LATLAB_AB_H
 
@@ -40,7 +41,8 @@ const char *lat_ab_side_name(int side); /* "A", "B", "A2" */
 
 /* The decision's named parameters (docs/ab-method.md has the table). */
 typedef struct lat_ab_params {
-    double alpha;        /* 0.01: Benjamini-Hochberg level over the suite's figures */
+    double alpha;        /* 0.01: Benjamini-Hochberg level over the suite's figures,
+                          * shared by the stop rule's looks */
     double band;         /* 0.01: "no change" within x(1 - band) .. x(1 + band) */
     double tail_band;    /* 0.05: the band of tail figures (p99, p99.9) */
     unsigned min_rounds; /* 10: paired rounds before any verdict; raised to the fewest
@@ -51,6 +53,9 @@ typedef struct lat_ab_params {
                                 * band is given up (lat_paired_rounds_to_fit) */
     double reach_est_multiple; /* 2: an undecided shift is projected at this multiple of its
                                 * estimate (lat_paired_may_exclude_zero) */
+    /* true: each look of the stop rule tests at its share of alpha (false:
+     * every look at alpha, the level spent once per look) */
+    bool spend_alpha;
 } lat_ab_params;
 void lat_ab_params_default(lat_ab_params *p);
 
@@ -109,13 +114,16 @@ typedef struct lat_ab_result {
     lat_ab_figure *fig;
     lat_ab_bench *bench;
     unsigned rounds;
+    double look_alpha; /* the level this look tested changes at */
     bool aa_failed;
     char aa_reason[256];
     unsigned decided, slower, faster, same, inconclusive;
 } lat_ab_result;
 
 /* Decide every benchmark.  more_rounds: the rounds the budget still allows
- * (for each figure's reachable flag).  0, -EINVAL, -ENOMEM. */
+ * (for each figure's reachable flag, and the look's share of alpha: the
+ * budget's rounds are the rounds so far plus more_rounds, at most
+ * max_rounds).  0, -EINVAL, -ENOMEM. */
 int lat_ab_decide(const lat_ab *ab, unsigned more_rounds, lat_ab_result *out);
 void lat_ab_result_fini(lat_ab_result *r); /* NULL is fine */
 

@@ -94,6 +94,17 @@ unsigned lat_paired_rounds_to_fit(double lo, double hi, unsigned rounds, double 
 bool lat_paired_may_exclude_zero(double est, double lo, double hi, unsigned rounds,
                                  unsigned more_rounds, double est_multiple);
 
+/* A stop rule that tests at several looks spends its level at each of
+ * them.  lat_paired_look_alpha gives the level of the look after `rounds`
+ * rounds, of `total` the budget allows, the previous look having been after
+ * `prev`.  It is the Lan-DeMets spending function of O'Brien-Fleming type,
+ * a(t) = 2 - 2 Phi(z_{1-alpha/2} / sqrt t) at t = rounds / total, less
+ * a(prev / total), what the earlier looks spent.  Over the looks to the
+ * budget's end the levels add up to alpha: the early looks get almost
+ * none, the last almost all.  0 when rounds is 0 or not above prev; a total
+ * below rounds is read as rounds (the budget's end). */
+double lat_paired_look_alpha(double alpha, unsigned prev, unsigned rounds, unsigned total);
+
 /* Standard normal quantile z with P(Z < z) = prob, prob in (0, 1). */
 double lat_paired_z(double prob);
 

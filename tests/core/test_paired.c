@@ -1,8 +1,8 @@
 /* test_paired.c - the paired-comparison engine (core/paired.c) on inputs with
  * known answers: a 2% shift found and bracketed, a null not, the judgement's
  * four kinds and its band, Benjamini-Hochberg against the per-test rule it
- * replaces, the minimum detectable effect shrinking with the rounds, and the
- * stop rule's two projections. */
+ * replaces, the minimum detectable effect shrinking with the rounds, the
+ * stop rule's two projections, and the looks' shares of alpha. */
 #include "lat_test.h"
 
 #include "latlab/paired.h"
@@ -161,15 +161,38 @@ static void test_projections(void **s) {
     assert_true(!lat_paired_may_exclude_zero(0.1, -0.05, 0.25, 10, 30, 0.9));
 }
 
+/* O'Brien-Fleming spending: a(t) = 2 - 2 Phi(z(0.995) / sqrt t) at alpha
+ * 0.01 gives a(0.5) = 2.697e-4 and a(2/3) = 1.606e-3 (scipy). */
+static void test_look_alpha(void **s) {
+    (void)s;
+    assert_true(fabs(lat_paired_look_alpha(0.01, 0, 50, 100) / 2.6972e-4 - 1) < 1e-3);
+    assert_true(fabs(lat_paired_look_alpha(0.01, 120, 180, 180) - (0.01 - 1.6064e-3)) < 1e-6);
+    /* the looks' shares add up to alpha at the budget's end */
+    double sum = 0;
+    unsigned prev = 0;
+    for (unsigned look = 10; look <= 180; look += (look + 1) / 2) {
+        double a = lat_paired_look_alpha(0.01, prev, look, 180);
+        assert_true(a > 0 && a < 0.01);
+        sum += a;
+        prev = look;
+    }
+    assert_true(fabs(sum - 0.01) < 1e-12);
+    /* the first look of a long budget gets almost nothing; one look, all of it */
+    assert_true(lat_paired_look_alpha(0.01, 0, 10, 400) < 1e-20);
+    assert_true(lat_paired_look_alpha(0.01, 0, 23, 23) == 0.01);
+    /* a budget already passed is its end */
+    assert_true(lat_paired_look_alpha(0.01, 15, 23, 20) == lat_paired_look_alpha(0.01, 15, 23, 23));
+    assert_true(lat_paired_look_alpha(0.01, 23, 23, 40) == 0);
+    assert_true(lat_paired_look_alpha(0.01, 0, 0, 40) == 0);
+    assert_true(lat_paired_look_alpha(1.5, 0, 10, 40) == 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_z),
-        cmocka_unit_test(test_point_finds_a_shift),
-        cmocka_unit_test(test_judge_band),
-        cmocka_unit_test(test_mde_shrinks),
-        cmocka_unit_test(test_bh),
-        cmocka_unit_test(test_bh_controls_family),
-        cmocka_unit_test(test_projections),
+        cmocka_unit_test(test_z),           cmocka_unit_test(test_point_finds_a_shift),
+        cmocka_unit_test(test_judge_band),  cmocka_unit_test(test_mde_shrinks),
+        cmocka_unit_test(test_bh),          cmocka_unit_test(test_bh_controls_family),
+        cmocka_unit_test(test_projections), cmocka_unit_test(test_look_alpha),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
