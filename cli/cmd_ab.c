@@ -238,9 +238,7 @@ static bool same_sets(const lat_ab *ab, int mode, const char *suite_a, const cha
 
 int cmd_ab(int argc, char **argv) {
     memset(&ao, 0, sizeof ao);
-    ao.budget_ns = 60000000000ull;
-    ao.timeout_ns = 120000000000ull;
-    ao.cpu = -1;
+    ao.budget_ns = 60000000000ull, ao.timeout_ns = 120000000000ull, ao.cpu = -1;
     lat_ab_params p;
     lat_ab_params_default(&p);
     ao.band = p.band, ao.tail_band = p.tail_band, ao.alpha = p.alpha;
@@ -264,10 +262,12 @@ int cmd_ab(int argc, char **argv) {
         else
             split_args(label[s], args_copy[s], av[s], 260);
     lat_ab_prog prog[LAT_AB_NSIDES] = {{mode, av[0]}, {mode, av[1]}, {mode, av[0]}};
-    char dir[] = "/tmp/latlab-ab-XXXXXX";
+    const char *tmpdir = getenv("TMPDIR");
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/latlab-ab-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
     if (!mkdtemp(dir)) {
         free(args_copy[0]), free(args_copy[1]);
-        return cli_error(CMD, "a private folder under /tmp: %s", strerror(errno));
+        return cli_error(CMD, "a private folder %s: %s", dir, strerror(errno));
     }
     double idle = NAN;
     int at = mode == LAT_AB_HARNESS && ao.cpu < 0 ? lat_ab_quietest_cpu(200000000u, &idle) : -1;

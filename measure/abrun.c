@@ -388,22 +388,17 @@ int lat_ab_run(const lat_ab_prog *prog, const lat_ab_run_opts *o, lat_ab *ab, un
     if (rc == -ETIMEDOUT) {
         snprintf(err, errlen, "did not end within its timeout (%.1f s): killed",
                  (double)o->timeout_ns / 1e9);
-        return rc;
-    }
-    if (rc) {
+    } else if (rc) {
         snprintf(err, errlen, "cannot start it: %s", lat_strerror(rc));
-        return rc;
-    }
-    if (!WIFEXITED(acct->status) || WEXITSTATUS(acct->status) != 0) {
+    } else if (!WIFEXITED(acct->status) || WEXITSTATUS(acct->status) != 0) {
         last_line(errp, tail, sizeof tail);
         if (WIFEXITED(acct->status))
             snprintf(err, errlen, "exited with status %d%s%s", WEXITSTATUS(acct->status),
                      tail[0] ? ": " : "", tail);
         else
             snprintf(err, errlen, "was killed by signal %d", WTERMSIG(acct->status));
-        return LAT_EFORMAT;
-    }
-    if (prog->mode == LAT_AB_HARNESS)
+        rc = LAT_EFORMAT;
+    } else if (prog->mode == LAT_AB_HARNESS)
         rc = read_harness(json, ab, round, side, acct, err, errlen);
     else if (prog->mode == LAT_AB_GBENCH)
         rc = read_gbench(json, ab, round, side, acct, err, errlen);
@@ -416,6 +411,7 @@ int lat_ab_run(const lat_ab_prog *prog, const lat_ab_run_opts *o, lat_ab *ab, un
         if (!rc) rc = lat_ab_record(ab, round, side, "command", "cpu", acct->cpu_ns, NAN);
         acct->benches = 1;
     }
+    /* the run's files go whatever came of it: err holds what a failure said */
     unlink(json);
     unlink(out);
     unlink(errp);

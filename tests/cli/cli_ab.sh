@@ -5,8 +5,9 @@
 # is neither slower nor faster; commands 50% apart are told apart; usage
 # errors exit 2 naming the flag before any run; a run that fails, hangs, writes
 # no JSON, or a B whose benchmarks differ exits 1 naming which, with partial
-# results written and marked incomplete.  Under sanitizers the verdicts of
-# the timed cases are printed, not judged (see verdict below).
+# results written and marked incomplete, and no file left behind.  Under
+# sanitizers the verdicts of the timed cases are printed, not judged (see
+# verdict below).
 set -u
 : "${LATLAB:?}" "${LAT_BUILD_DIR:?}"
 T=$LAT_BUILD_DIR/tests/lat_abtarget
@@ -110,11 +111,16 @@ else
     echo "note: $G not built (no Google Benchmark): its mode is not checked here"
 fi
 
-# runtime errors: exit 1, named, partial results marked incomplete
+# runtime errors: exit 1, named, partial results marked incomplete, and the
+# runs' files gone with their private folder (under TMPDIR)
+mkdir "$tmp/t"
 runtime() { # expect-text args...
     local want=$1; shift
     rm -f "$tmp/e.json"
-    timeout 60 "$LATLAB" ab --json "$tmp/e.json" "$@" >"$tmp/out" 2>"$tmp/err"; local rc=$?
+    TMPDIR=$tmp/t timeout 60 "$LATLAB" ab --json "$tmp/e.json" "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    [ -z "$(ls -A "$tmp/t")" ] || fail "'$*' left files: $(ls -R "$tmp/t")"
+    rm -rf "${tmp:?}/t/"*
     [ $rc -eq 1 ] || fail "'$*' exited $rc, want 1"
     grep -q -- "$want" "$tmp/err" || fail "'$*' did not say '$want': $(cat "$tmp/err")"
     jq -e '.complete == false and (.stopped | length) > 0' "$tmp/e.json" >/dev/null ||
