@@ -73,9 +73,10 @@ static int by_p(const void *a, const void *b) {
 
 int lat_paired_bh(const double *p, size_t n, double q, bool *reject) {
     if ((!p || !reject) && n) return -EINVAL;
-    if (!(q > 0 && q < 1)) return -EINVAL;
+    if (!(q >= 0 && q < 1)) return -EINVAL;
     for (size_t i = 0; i < n; i++)
         reject[i] = false;
+    if (q == 0) return 0;
     ranked *r = lat__alloc((n ? n : 1) * sizeof *r);
     if (!r) return -ENOMEM;
     size_t m = 0;

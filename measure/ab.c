@@ -333,11 +333,8 @@ int lat_ab_decide(const lat_ab *ab, unsigned more_rounds, lat_ab_result *out) {
         b->nfig = nf - b->first;
     }
     out->nfig = nf;
-    /* a look given no share of alpha (too early in the budget) calls no change */
-    for (size_t i = 0; !rc && i < 2 * nf; i++)
-        rej[i] = false;
-    if (!rc && level > 0 && lat_paired_bh(pab, nf, level, rej) < 0) rc = -ENOMEM;
-    if (!rc && level > 0 && lat_paired_bh(paa, nf, level, rej + nf) < 0) rc = -ENOMEM;
+    if (!rc && lat_paired_bh(pab, nf, level, rej) < 0) rc = -ENOMEM;
+    if (!rc && lat_paired_bh(paa, nf, level, rej + nf) < 0) rc = -ENOMEM;
     double worst = 2;
     for (size_t i = 0; !rc && i < nf; i++) {
         lat_ab_figure *f = &out->fig[i];

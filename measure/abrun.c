@@ -147,8 +147,7 @@ static int spawn(char *const *argv, const char *out_path, const char *err_path, 
             if (r < 0 && errno != EINTR) break;
         } else { /* no pidfd: poll the child every 200 us */
             siginfo_t si = {0};
-            if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid)
-                break;
+            if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid) break;
             struct timespec ts = {0, 200000};
             nanosleep(&ts, NULL);
         }
@@ -328,8 +327,8 @@ static int read_gbench(const char *path, lat_ab *ab, unsigned round, int side, l
         if (rc || m == 0) continue;
         qsort(rt, m, sizeof *rt, by_double);
         qsort(ct, m, sizeof *ct, by_double);
-        rc = lat_ab_record(ab, round, side, key, "time", lat_stats_quantile_sorted(rt, m, 0.5),
-                           NAN);
+        rc =
+            lat_ab_record(ab, round, side, key, "time", lat_stats_quantile_sorted(rt, m, 0.5), NAN);
         if (!rc)
             rc = lat_ab_record(ab, round, side, key, "cpu", lat_stats_quantile_sorted(ct, m, 0.5),
                                NAN);
@@ -403,8 +402,8 @@ int lat_ab_run(const lat_ab_prog *prog, const lat_ab_run_opts *o, lat_ab *ab, un
     else if (prog->mode == LAT_AB_GBENCH)
         rc = read_gbench(json, ab, round, side, acct, err, errlen);
     else {
-        bool disturbed = isfinite(acct->runq_ns) &&
-                         acct->runq_ns > LAT_AB_RUNQ_SET_ASIDE * acct->wall_ns;
+        bool disturbed =
+            isfinite(acct->runq_ns) && acct->runq_ns > LAT_AB_RUNQ_SET_ASIDE * acct->wall_ns;
         double wall = acct->wall_ns - (isfinite(acct->runq_ns) ? acct->runq_ns : 0);
         double kept = isfinite(acct->runq_ns) ? 1 - acct->runq_ns / acct->wall_ns : NAN;
         rc = lat_ab_record(ab, round, side, "command", "wall", disturbed ? NAN : wall, kept);

@@ -69,7 +69,8 @@ int lat_paired_judge(const lat_paired_point *pt, bool reject, double band_ln, si
 /* Benjamini-Hochberg at level q over n p-values: reject[i] set for the
  * discoveries (the family's false discovery rate at most q, for independent
  * or positively dependent tests).  NAN p-values are never rejected and do not
- * count.  Returns the number of discoveries, or -EINVAL / -ENOMEM. */
+ * count.  q 0 (a look given no share of the level) rejects nothing.  Returns
+ * the number of discoveries, or -EINVAL / -ENOMEM. */
 int lat_paired_bh(const double *p, size_t n, double q, bool *reject);
 
 /* The stop rule's two projections take their constants from the caller's
