@@ -236,6 +236,23 @@ static bool same_sets(const lat_ab *ab, int mode, const char *suite_a, const cha
     return false;
 }
 
+/* What the run will do, on stderr before the first round. */
+static void announce(char *const label[2], int mode, int at, double idle) {
+    fprintf(stderr,
+            "latlab ab: A = %s, B = %s (%s); rounds of A, B, A again in a random order "
+            "(seed %llu), budget %.0f s\n",
+            label[0], label[1], lat_ab_mode_name(mode), (unsigned long long)ao.seed,
+            (double)ao.budget_ns / 1e9);
+    if (at >= 0)
+        fprintf(stderr, "latlab ab: every run measures on CPU %d (%.0f%% idle over 0.2 s)\n", at,
+                100 * idle);
+    if (ao.quick)
+        fprintf(stderr,
+                "latlab ab: --quick: %d rounds before a verdict and a 20 s budget decide "
+                "only large changes; the default settings decide 1-2%% ones\n",
+                ao.min_rounds);
+}
+
 int cmd_ab(int argc, char **argv) {
     memset(&ao, 0, sizeof ao);
     ao.budget_ns = 60000000000ull, ao.timeout_ns = 120000000000ull, ao.cpu = -1;
@@ -278,27 +295,14 @@ int cmd_ab(int argc, char **argv) {
         free(args_copy[0]), free(args_copy[1]);
         return cli_lib_error(CMD, "setting up", rc);
     }
-    fprintf(stderr,
-            "latlab ab: A = %s, B = %s (%s); rounds of A, B, A again in a random order "
-            "(seed %llu), budget %.0f s\n",
-            label[0], label[1], lat_ab_mode_name(mode), (unsigned long long)ao.seed,
-            (double)ao.budget_ns / 1e9);
-    if (at >= 0)
-        fprintf(stderr, "latlab ab: every run measures on CPU %d (%.0f%% idle over 0.2 s)\n", at,
-                100 * idle);
-    if (ao.quick)
-        fprintf(stderr,
-                "latlab ab: --quick: %d rounds before a verdict and a 20 s budget decide "
-                "only large changes; the default settings decide 1-2%% ones\n",
-                ao.min_rounds);
+    announce(label, mode, at, idle);
     static const int sigs[2] = {SIGINT, SIGTERM};
     struct sigaction old[2];
     cli_stop_catch(sigs, 2, old);
     lat_stats_rng rng = {ao.seed};
     uint64_t t0 = lat_mono_ns();
-    lat_ab_result res;
-    memset(&res, 0, sizeof res);
-    bool complete = true, failed = false;
+    lat_ab_result res = {.rounds = 0};
+    bool failed = false;
     char stopped[1024] = "", err[400], suite[LAT_AB_NSIDES][64];
     for (unsigned round = 0;; round++) {
         int order[LAT_AB_NSIDES] = {LAT_AB_A, LAT_AB_B, LAT_AB_A2};
@@ -323,8 +327,7 @@ int cmd_ab(int argc, char **argv) {
         if (!failed && round == 0)
             failed =
                 !same_sets(ab, mode, suite[LAT_AB_A], suite[LAT_AB_B], stopped, sizeof stopped);
-        double el = (double)(lat_mono_ns() - t0);
-        double per = el / (round + 1);
+        double el = (double)(lat_mono_ns() - t0), per = el / (round + 1);
         unsigned more =
             el < (double)ao.budget_ns ? (unsigned)(((double)ao.budget_ns - el) / per) : 0;
         lat_ab_result_fini(&res);
@@ -332,10 +335,7 @@ int cmd_ab(int argc, char **argv) {
             snprintf(stopped, sizeof stopped, "deciding: %s", lat_strerror(rc));
             failed = true;
         }
-        if (failed) {
-            complete = false;
-            break;
-        }
+        if (failed) break;
         cli_progress("latlab ab: round %u, %.0f s: %u of %zu decided", round + 1, el / 1e9,
                      res.decided, res.nbench);
         if (lat_ab_should_stop(&p, &res, round + 1, more, stopped, sizeof stopped)) break;
@@ -344,11 +344,11 @@ int cmd_ab(int argc, char **argv) {
     cli_stop_restore(sigs, 2, old);
     printf("latlab ab: A = %s, B = %s (%s), %u paired rounds in %.1f s: %s\n", label[0], label[1],
            lat_ab_mode_name(mode), res.rounds, (double)(lat_mono_ns() - t0) / 1e9,
-           complete ? stopped : "INCOMPLETE");
+           failed ? "INCOMPLETE" : stopped);
     if (res.nbench) lat_ab_print(stdout, &p, &res);
-    int wrc = write_outputs(&p, &res, label[0], label[1], complete, stopped);
+    int wrc = write_outputs(&p, &res, label[0], label[1], !failed, stopped);
     int out = CLI_OK;
-    if (!complete)
+    if (failed)
         out = cli_error(CMD, "%s", stopped);
     else if (wrc)
         out = wrc;
