@@ -69,8 +69,8 @@ static const cli_opt ab_table[] = {
                    "false discovery rate over the suite's figures and looks (default 0.01)"),
     CLI_NUM_OPT("min-rounds", CLI_INT, &ao.min_rounds, "N",
                 "paired rounds before any verdict (default 10)", 3, 100000),
-    CLI_NUM_OPT("max-rounds", CLI_INT, &ao.max_rounds, "N", "at most this many rounds (400)", 3,
-                100000),
+    CLI_NUM_OPT("max-rounds", CLI_INT, &ao.max_rounds, "N", "at most this many rounds (1000)", 3,
+                4000),
     CLI_NUM_OPT("pin", CLI_INT, &ao.cpu, "CPU",
                 "run every program on this CPU (default: harness programs\n"
                 "measure on the CPU idle the longest over 0.2 s)",
@@ -330,15 +330,16 @@ int cmd_ab(int argc, char **argv) {
         double el = (double)(lat_mono_ns() - t0), per = el / (round + 1);
         unsigned more =
             el < (double)ao.budget_ns ? (unsigned)(((double)ao.budget_ns - el) / per) : 0;
-        lat_ab_result_fini(&res);
-        if ((rc = lat_ab_decide(ab, more, &res))) {
+        bool look = failed || lat_ab_looks_at(&p, round + 1, more); /* decide there only */
+        if (look) lat_ab_result_fini(&res);
+        if (look && (rc = lat_ab_decide(ab, more, &res))) {
             snprintf(stopped, sizeof stopped, "deciding: %s", lat_strerror(rc));
             failed = true;
         }
         if (failed) break;
-        cli_progress("latlab ab: round %u, %.0f s: %u of %zu decided", round + 1, el / 1e9,
-                     res.decided, res.nbench);
-        if (lat_ab_should_stop(&p, &res, round + 1, more, stopped, sizeof stopped)) break;
+        cli_progress("latlab ab: round %u, %.0f s: %u of %zu decided after %u", round + 1, el / 1e9,
+                     res.decided, res.nbench, res.rounds);
+        if (look && lat_ab_should_stop(&p, &res, round + 1, more, stopped, sizeof stopped)) break;
     }
     cli_progress_done();
     cli_stop_restore(sigs, 2, old);

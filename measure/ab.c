@@ -43,7 +43,7 @@ void lat_ab_params_default(lat_ab_params *p) {
     p->band = 0.01;
     p->tail_band = 0.05;
     p->min_rounds = 10;
-    p->max_rounds = 400;
+    p->max_rounds = 1000;
     p->band_edge_share = 0.9;
     p->reach_est_multiple = 2;
     p->spend_alpha = true;
@@ -56,7 +56,8 @@ int lat_ab_create(const lat_ab_params *p, lat_ab **out) {
     lat_ab_params_default(&d);
     if (p) d = *p;
     if (!(d.alpha > 0 && d.alpha < 1) || !(d.band > 0) || !(d.tail_band > 0) || d.min_rounds < 2 ||
-        !(d.band_edge_share > 0 && d.band_edge_share <= 1) || !(d.reach_est_multiple >= 1))
+        d.max_rounds > 4000 || !(d.band_edge_share > 0 && d.band_edge_share <= 1) ||
+        !(d.reach_est_multiple >= 1))
         return -EINVAL;
     /* the fewest rounds whose signed-rank test can reach alpha at all
      * (2 / 2^n < alpha): below them every interval is infinite */
@@ -296,6 +297,7 @@ int lat_ab_decide(const lat_ab *ab, unsigned more_rounds, lat_ab_result *out) {
     unsigned R = ab->rounds;
     out->rounds = R;
     unsigned total = R + more_rounds < p->max_rounds ? R + more_rounds : p->max_rounds;
+    more_rounds = total > R ? total - R : 0; /* what the round cap leaves of them */
     double level =
         p->spend_alpha ? lat_paired_look_alpha(p->alpha, look_before(p, R), R, total) : p->alpha;
     out->look_alpha = level;
@@ -386,6 +388,11 @@ int lat_ab_decide(const lat_ab *ab, unsigned more_rounds, lat_ab_result *out) {
     return rc;
 }
 
+bool lat_ab_looks_at(const lat_ab_params *p, unsigned rounds, unsigned more_rounds) {
+    return more_rounds == 0 || rounds >= p->max_rounds ||
+           (rounds >= p->min_rounds && look_before(p, rounds + 1) == rounds);
+}
+
 bool lat_ab_should_stop(const lat_ab_params *p, const lat_ab_result *r, unsigned rounds,
                         unsigned more_rounds, char *why, size_t len) {
     if (more_rounds == 0 || rounds >= p->max_rounds) {
@@ -395,7 +402,7 @@ bool lat_ab_should_stop(const lat_ab_params *p, const lat_ab_result *r, unsigned
     /* looks at min_rounds, then every 1.5 times as many rounds: each look
      * spends a share of alpha, and testing at every round would leave each
      * too little */
-    if (rounds < p->min_rounds || look_before(p, rounds + 1) != rounds) return false;
+    if (!lat_ab_looks_at(p, rounds, more_rounds)) return false;
     /* a decided benchmark still runs for its other figures while more rounds
      * could decide them: "slower at p99" is the verdict, and the p50 read "no
      * change" beside it is the answer to "at which percentile" */

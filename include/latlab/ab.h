@@ -47,7 +47,8 @@ typedef struct lat_ab_params {
     double tail_band;    /* 0.05: the band of tail figures (p99, p99.9) */
     unsigned min_rounds; /* 10: paired rounds before any verdict; raised to the fewest
                           * whose signed-rank test can reach alpha (8 at 0.01) */
-    unsigned max_rounds; /* 400 */
+    unsigned max_rounds; /* 1000, at most 4000: a decision reads rounds^2 / 2 Walsh
+                          * averages per figure (4 MB at 1,000) */
     /* The stop rule's projections (AB7, paired.h), fixed by the method: */
     double band_edge_share;    /* 0.9: a no-change interval centred beyond this share of the
                                 * band is given up (lat_paired_rounds_to_fit) */
@@ -71,7 +72,8 @@ const char *lat_ab_verdict_name(int v); /* "inconclusive", "no change", "slower"
 
 typedef struct lat_ab lat_ab;
 
-/* 0, -EINVAL (alpha outside (0, 1), band <= 0), -ENOMEM.  p NULL: defaults. */
+/* 0, -EINVAL (alpha outside (0, 1), band <= 0, max_rounds > 4000), -ENOMEM.
+ * p NULL: defaults. */
 int lat_ab_create(const lat_ab_params *p, lat_ab **out);
 void lat_ab_destroy(lat_ab *ab); /* NULL is fine */
 
@@ -135,6 +137,11 @@ void lat_ab_result_fini(lat_ab_result *r); /* NULL is fine */
  * 1.5^k), false. */
 bool lat_ab_should_stop(const lat_ab_params *p, const lat_ab_result *r, unsigned rounds,
                         unsigned more_rounds, char *why, size_t len);
+/* Whether the stop rule looks after `rounds` rounds: at min_rounds x 1.5^k,
+ * at max_rounds, and when more_rounds is 0.  lat_ab_should_stop can be true
+ * only there, so a caller may decide at these rounds only: a decision costs
+ * O(rounds^2) (about 60 ms for two figures at 1,000 rounds). */
+bool lat_ab_looks_at(const lat_ab_params *p, unsigned rounds, unsigned more_rounds);
 
 /* Reports.  The table to out (labels name the sides); JSON (a new
  * reference, NULL on no memory); a Markdown summary for a CI job; an SVG of

@@ -67,6 +67,7 @@ usage "--budget" --budget 3parsecs "$A" "$B"
 [ -s "$tmp/out" ] && fail "--json into no folder still ran: $(cat "$tmp/out")"
 usage "/bin/true" /bin/true /bin/true
 usage "--min-rounds" --min-rounds 50 --max-rounds 20 "$A" "$B"
+usage "--max-rounds" --max-rounds 5000 "$A" "$B"
 [ -e "$tmp/A-0.json" ] && fail "a usage error ran something"
 
 # 30% slower: slower, with --gate exit 1; JSON, Markdown and SVG written

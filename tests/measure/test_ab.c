@@ -281,6 +281,16 @@ static void test_stop_rule(void **s) {
     assert_int_equal(res.bench[0].verdict, LAT_AB_INCONCLUSIVE);
     assert_non_null(strstr(res.bench[0].reason, "could have seen"));
     lat_ab_result_fini(&res);
+    /* the looks: min_rounds x 1.5^k, the round cap, the budget's end */
+    lat_ab_params p;
+    lat_ab_params_default(&p);
+    const unsigned looks[] = {10, 15, 23, 35, 53, 80, 120, 180, 270, 405, 608, 912, 1000};
+    for (unsigned r = 1, i = 0; r <= p.max_rounds; r++) {
+        bool want = i < sizeof looks / sizeof *looks && looks[i] == r;
+        i += want;
+        assert_int_equal(lat_ab_looks_at(&p, r, 100), want);
+    }
+    assert_true(lat_ab_looks_at(&p, 11, 0) && !lat_ab_looks_at(&p, 9, 1));
 }
 
 /* The stop rule's looks share alpha (AB7).  An unchanged pair on a host
@@ -311,10 +321,8 @@ static void test_looks_share_alpha(void **s) {
             char why[256];
             for (unsigned k = 1;; k++) {
                 play(ab, &w, k - 1, k, p.max_rounds, &r);
-                bool look = k == p.max_rounds;
-                for (unsigned l = p.min_rounds; l <= k && !look; l += (l + 1) / 2)
-                    look = l == k;
-                if (!look) continue; /* deciding between the looks changes nothing */
+                /* deciding between the looks changes nothing */
+                if (!lat_ab_looks_at(&p, k, p.max_rounds - k)) continue;
                 lat_ab_result_fini(&res);
                 assert_int_equal(lat_ab_decide(ab, p.max_rounds - k, &res), 0);
                 if (lat_ab_should_stop(&p, &res, k, p.max_rounds - k, why, sizeof why)) break;
@@ -394,6 +402,9 @@ static void test_missing_and_args(void **s) {
     lat_ab_params p;
     lat_ab_params_default(&p);
     p.alpha = 0;
+    assert_int_equal(lat_ab_create(&p, &ab), -EINVAL);
+    lat_ab_params_default(&p);
+    p.max_rounds = 4001; /* past the Hodges-Lehmann interval's limit */
     assert_int_equal(lat_ab_create(&p, &ab), -EINVAL);
 }
 
