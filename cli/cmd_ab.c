@@ -70,7 +70,7 @@ static const cli_opt ab_table[] = {
     CLI_NUM_OPT("min-rounds", CLI_INT, &ao.min_rounds, "N",
                 "paired rounds before any verdict (default 10)", 3, 100000),
     CLI_NUM_OPT("max-rounds", CLI_INT, &ao.max_rounds, "N", "at most this many rounds (1000)", 3,
-                4000),
+                LAT_STATS_HL_MAX),
     CLI_NUM_OPT("pin", CLI_INT, &ao.cpu, "CPU",
                 "run every program on this CPU (default: harness programs\n"
                 "measure on the CPU idle the longest over 0.2 s)",

@@ -262,7 +262,7 @@ int lat_stats_hl_shift(const double *d, size_t n, double alpha, lat_stats_shift 
     out->est = out->lo = out->hi = NAN;
     out->conf = 0;
     if (n == 0) return 0;
-    if (n > 4000) return -E2BIG;
+    if (n > LAT_STATS_HL_MAX) return -E2BIG;
     size_t M = n * (n + 1) / 2;
     double *w = lat__alloc(M * sizeof *w);
     if (!w) return -ENOMEM;

@@ -56,7 +56,7 @@ int lat_ab_create(const lat_ab_params *p, lat_ab **out) {
     lat_ab_params_default(&d);
     if (p) d = *p;
     if (!(d.alpha > 0 && d.alpha < 1) || !(d.band > 0) || !(d.tail_band > 0) || d.min_rounds < 2 ||
-        d.max_rounds > 4000 || !(d.band_edge_share > 0 && d.band_edge_share <= 1) ||
+        d.max_rounds > LAT_STATS_HL_MAX || !(d.band_edge_share > 0 && d.band_edge_share <= 1) ||
         !(d.reach_est_multiple >= 1))
         return -EINVAL;
     /* the fewest rounds whose signed-rank test can reach alpha at all

@@ -47,7 +47,7 @@ typedef struct lat_ab_params {
     double tail_band;    /* 0.05: the band of tail figures (p99, p99.9) */
     unsigned min_rounds; /* 10: paired rounds before any verdict; raised to the fewest
                           * whose signed-rank test can reach alpha (8 at 0.01) */
-    unsigned max_rounds; /* 1000, at most 4000: a decision reads rounds^2 / 2 Walsh
+    unsigned max_rounds; /* 1000, at most LAT_STATS_HL_MAX: a decision reads rounds^2 / 2 Walsh
                           * averages per figure (4 MB at 1,000) */
     /* The stop rule's projections (AB7, paired.h), fixed by the method: */
     double band_edge_share;    /* 0.9: a no-change interval centred beyond this share of the
@@ -72,7 +72,7 @@ const char *lat_ab_verdict_name(int v); /* "inconclusive", "no change", "slower"
 
 typedef struct lat_ab lat_ab;
 
-/* 0, -EINVAL (alpha outside (0, 1), band <= 0, max_rounds > 4000), -ENOMEM.
+/* 0, -EINVAL (alpha outside (0, 1), band <= 0, max_rounds > LAT_STATS_HL_MAX), -ENOMEM.
  * p NULL: defaults. */
 int lat_ab_create(const lat_ab_params *p, lat_ab **out);
 void lat_ab_destroy(lat_ab *ab); /* NULL is fine */

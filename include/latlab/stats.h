@@ -63,7 +63,9 @@ LAT_API int lat_stats_signed_rank(const double *d, size_t n, lat_stats_test *out
 
 /* Hodges-Lehmann estimate of the centre of d (median of the Walsh averages)
  * and its 1 - alpha confidence interval from the signed-rank distribution
- * (exact for n <= 200).  With n < 2 the interval is infinite. */
+ * (exact for n <= 200).  With n < 2 the interval is infinite.  n at most
+ * LAT_STATS_HL_MAX (it holds n(n+1)/2 averages), else -E2BIG. */
+#define LAT_STATS_HL_MAX 4000
 typedef struct lat_stats_shift {
     double est, lo, hi;
     double conf; /* achieved coverage (>= 1 - alpha where possible) */
