@@ -8,6 +8,7 @@
 #include "cliopts.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -50,6 +51,13 @@ static int opt_pct(const char *cmd, const char *flag, const char *v, void *dest)
     return 0;
 }
 
+/* --pin: a CPU, or none; ao.cpu -2 (not given) leaves the choice to the run */
+static int opt_cpu(const char *cmd, const char *flag, const char *v, void *dest) {
+    if (strcmp(v, "none")) return cli_parse_int(cmd, flag, v, 0, 4095, dest);
+    *(int *)dest = -1;
+    return 0;
+}
+
 static const cli_opt ab_table[] = {
     CLI_CHOICE_OPT("kind", &ao.kind, "auto|harness|gbench|command",
                    "what A and B are (default auto: a harness or Google Benchmark\n"
@@ -71,10 +79,10 @@ static const cli_opt ab_table[] = {
                 "paired rounds before any verdict (default 10)", 3, 100000),
     CLI_NUM_OPT("max-rounds", CLI_INT, &ao.max_rounds, "N", "at most this many rounds (1000)", 3,
                 LAT_STATS_HL_MAX),
-    CLI_NUM_OPT("pin", CLI_INT, &ao.cpu, "CPU",
-                "run every program on this CPU (default: harness programs\n"
-                "measure on the CPU idle the longest over 0.2 s)",
-                0, 4095),
+    CLI_CUSTOM_OPT("pin", opt_cpu, &ao.cpu, "CPU|none",
+                   "run every program on this CPU (default: the CPU idle the\n"
+                   "longest over 0.2 s, where harness programs measure and\n"
+                   "commands whose warm-up used one CPU run; none: nowhere)"),
     CLI_NUM_OPT("timeout", CLI_DURATION, &ao.timeout_ns, "DUR",
                 "a run still going after this is killed (default 120s)", 0, 0),
     CLI_NUM_OPT("reps", CLI_INT, &ao.reps, "N", "Google Benchmark repetitions per run (default 5)",
@@ -116,17 +124,9 @@ const cli_spec cmd_ab_spec = {
 /* Output paths are checked before any run: a folder that exists and takes files. */
 static int check_out(const char *flag, const char *path, bool is_dir) {
     if (!path) return 0;
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    if (!is_dir) {
-        char *s = strrchr(dir, '/');
-        if (!s)
-            snprintf(dir, sizeof dir, ".");
-        else if (s == dir)
-            dir[1] = 0;
-        else
-            *s = 0;
-    }
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", path);
+    const char *dir = is_dir ? buf : dirname(buf);
     struct stat st;
     if (stat(dir, &st) || !S_ISDIR(st.st_mode))
         return cli_usage_error(CMD, "%s: %s: no such folder", flag, dir);
@@ -219,33 +219,13 @@ static int detect_kind(char *const label[2], int *mode) {
     return 0;
 }
 
-/* After the first round: A and B are the same suite with the same benchmarks
- * (false, and why in `why`, when not). */
-static bool same_sets(const lat_ab *ab, int mode, const char *suite_a, const char *suite_b,
-                      char *why, size_t len) {
-    char miss[600];
-    if (mode == LAT_AB_HARNESS && strcmp(suite_a, suite_b))
-        snprintf(why, len, "A's report is of suite '%s', B's of suite '%s': not the same program",
-                 suite_a, suite_b);
-    else if (lat_ab_missing(ab, LAT_AB_A, LAT_AB_B, miss, sizeof miss))
-        snprintf(why, len, "benchmarks of A missing from B: %s", miss);
-    else if (lat_ab_missing(ab, LAT_AB_B, LAT_AB_A, miss, sizeof miss))
-        snprintf(why, len, "benchmarks of B missing from A: %s", miss);
-    else
-        return true;
-    return false;
-}
-
 /* What the run will do, on stderr before the first round. */
-static void announce(char *const label[2], int mode, int at, double idle) {
+static void announce(char *const label[2], int mode) {
     fprintf(stderr,
             "latlab ab: A = %s, B = %s (%s); rounds of A, B, A again in a random order "
             "(seed %llu), budget %.0f s\n",
             label[0], label[1], lat_ab_mode_name(mode), (unsigned long long)ao.seed,
             (double)ao.budget_ns / 1e9);
-    if (at >= 0)
-        fprintf(stderr, "latlab ab: every run measures on CPU %d (%.0f%% idle over 0.2 s)\n", at,
-                100 * idle);
     if (ao.quick)
         fprintf(stderr,
                 "latlab ab: --quick: %d rounds before a verdict and a 20 s budget decide "
@@ -255,7 +235,7 @@ static void announce(char *const label[2], int mode, int at, double idle) {
 
 int cmd_ab(int argc, char **argv) {
     memset(&ao, 0, sizeof ao);
-    ao.budget_ns = 60000000000ull, ao.timeout_ns = 120000000000ull, ao.cpu = -1;
+    ao.budget_ns = 60000000000ull, ao.timeout_ns = 120000000000ull, ao.cpu = -2;
     lat_ab_params p;
     lat_ab_params_default(&p);
     ao.band = p.band, ao.tail_band = p.tail_band, ao.alpha = p.alpha;
@@ -286,25 +266,40 @@ int cmd_ab(int argc, char **argv) {
         free(args_copy[0]), free(args_copy[1]);
         return cli_error(CMD, "a private folder %s: %s", dir, strerror(errno));
     }
-    double idle = NAN;
-    int at = mode == LAT_AB_HARNESS && ao.cpu < 0 ? lat_ab_quietest_cpu(200000000u, &idle) : -1;
-    lat_ab_run_opts ro = {ao.timeout_ns, ao.cpu, ao.filter, ao.full, (unsigned)ao.reps, dir, at};
+    lat_ab_run_opts ro = {
+        ao.timeout_ns, ao.cpu < 0 ? -1 : ao.cpu, ao.filter, ao.full, (unsigned)ao.reps, dir, -1};
     lat_ab *ab = NULL;
     if ((rc = lat_ab_create(&p, &ab))) {
         rmdir(dir);
         free(args_copy[0]), free(args_copy[1]);
         return cli_lib_error(CMD, "setting up", rc);
     }
-    announce(label, mode, at, idle);
+    p = *lat_ab_params_of(ab); /* min_rounds as raised: the looks are decide's */
+    announce(label, mode);
     static const int sigs[2] = {SIGINT, SIGTERM};
     struct sigaction old[2];
     cli_stop_catch(sigs, 2, old);
+    bool failed = false;
+    char stopped[1024] = "", err[400], suite[LAT_AB_NSIDES][64];
+    double idle = NAN, cpus = 0; /* commands: a warm-up run of each side, unrecorded */
+    for (int s = 0; mode == LAT_AB_COMMAND && s < 2 && !failed && !cli_stop_sig; s++) {
+        lat_ab_account acct;
+        if ((failed = lat_ab_run(&prog[s], &ro, NULL, 0, s, &acct, err, sizeof err) != 0))
+            snprintf(stopped, sizeof stopped, "%s (%s) in its warm-up run %s", lat_ab_side_name(s),
+                     label[s], err);
+        else if (acct.wall_ns > 0)
+            cpus = fmax(cpus, acct.cpu_ns / acct.wall_ns);
+    }
+    int at = ao.cpu == -2 && !failed ? lat_ab_place(mode, cpus, &ro, &idle) : -1;
+    if (at >= 0 && !failed)
+        fprintf(stderr, "latlab ab: every run %s CPU %d (%.0f%% idle over 0.2 s)\n",
+                mode == LAT_AB_HARNESS ? "measures on" : "is pinned to", at, 100 * idle);
+    else if (mode == LAT_AB_COMMAND && ao.cpu == -2 && !failed)
+        fprintf(stderr, "latlab ab: not pinned: a warm-up run kept %.1f CPUs busy\n", cpus);
     lat_stats_rng rng = {ao.seed};
     uint64_t t0 = lat_mono_ns();
     lat_ab_result res = {.rounds = 0};
-    bool failed = false;
-    char stopped[1024] = "", err[400], suite[LAT_AB_NSIDES][64];
-    for (unsigned round = 0;; round++) {
+    for (unsigned round = 0; !failed; round++) {
         int order[LAT_AB_NSIDES] = {LAT_AB_A, LAT_AB_B, LAT_AB_A2};
         lat_stats_shuffle(&rng, order, LAT_AB_NSIDES);
         for (int k = 0; k < LAT_AB_NSIDES && !failed; k++) {
@@ -326,7 +321,7 @@ int cmd_ab(int argc, char **argv) {
         }
         if (!failed && round == 0)
             failed =
-                !same_sets(ab, mode, suite[LAT_AB_A], suite[LAT_AB_B], stopped, sizeof stopped);
+                !lat_ab_same_sets(ab, suite[LAT_AB_A], suite[LAT_AB_B], stopped, sizeof stopped);
         double el = (double)(lat_mono_ns() - t0), per = el / (round + 1);
         unsigned more =
             el < (double)ao.budget_ns ? (unsigned)(((double)ao.budget_ns - el) / per) : 0;

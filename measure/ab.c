@@ -71,6 +71,10 @@ int lat_ab_create(const lat_ab_params *p, lat_ab **out) {
     return 0;
 }
 
+const lat_ab_params *lat_ab_params_of(const lat_ab *ab) {
+    return &ab->p;
+}
+
 static void series_free(series *s) {
     lat__free(s->bench);
     lat__free(s->figure);
@@ -189,7 +193,8 @@ static bool has_side(const lat_ab *ab, const char *bench, int side) {
     return false;
 }
 
-size_t lat_ab_missing(const lat_ab *ab, int s, int t, char *buf, size_t len) {
+/* Benchmarks recorded on side s but not on side t, joined by ", " into buf. */
+static size_t missing(const lat_ab *ab, int s, int t, char *buf, size_t len) {
     size_t count = 0, used = 0;
     if (len) buf[0] = 0;
     for (size_t i = 0; ab && i < ab->n; i++) {
@@ -201,6 +206,21 @@ size_t lat_ab_missing(const lat_ab *ab, int s, int t, char *buf, size_t len) {
         count++;
     }
     return count;
+}
+
+bool lat_ab_same_sets(const lat_ab *ab, const char *suite_a, const char *suite_b, char *why,
+                      size_t len) {
+    char miss[600];
+    if (strcmp(suite_a, suite_b))
+        snprintf(why, len, "A's report is of suite '%s', B's of suite '%s': not the same program",
+                 suite_a, suite_b);
+    else if (missing(ab, LAT_AB_A, LAT_AB_B, miss, sizeof miss))
+        snprintf(why, len, "benchmarks of A missing from B: %s", miss);
+    else if (missing(ab, LAT_AB_B, LAT_AB_A, miss, sizeof miss))
+        snprintf(why, len, "benchmarks of B missing from A: %s", miss);
+    else
+        return true;
+    return false;
 }
 
 /* ---- the decision ------------------------------------------------------------------------ */

@@ -345,13 +345,28 @@ static int read_gbench(const char *path, lat_ab *ab, unsigned round, int side, l
     return rc;
 }
 
+int lat_ab_place(int mode, double warm_cpus, lat_ab_run_opts *o, double *idle) {
+    *idle = NAN;
+    if (mode != LAT_AB_HARNESS && !(mode == LAT_AB_COMMAND && warm_cpus <= LAT_AB_PIN_CPUS))
+        return -1;
+    int at = lat_ab_quietest_cpu(200000000u, idle);
+    if (at < 0) return -1;
+    if (mode == LAT_AB_HARNESS)
+        o->runner_cpu = at;
+    else
+        o->cpu = at;
+    return at;
+}
+
 /* ---- one run ------------------------------------------------------------------------------ */
 
 #define MAX_ARGS 256
 
 int lat_ab_run(const lat_ab_prog *prog, const lat_ab_run_opts *o, lat_ab *ab, unsigned round,
                int side, lat_ab_account *acct, char *err, size_t errlen) {
-    if (!prog || !prog->argv || !prog->argv[0] || !o || !o->dir || !ab || !acct) return -EINVAL;
+    if (!prog || !prog->argv || !prog->argv[0] || !o || !o->dir || !acct ||
+        (!ab && prog->mode != LAT_AB_COMMAND))
+        return -EINVAL;
     memset(acct, 0, sizeof *acct);
     if (errlen) err[0] = 0;
     char json[4096], out[4096], errp[4096], filt[1024], reps[64];
@@ -406,8 +421,9 @@ int lat_ab_run(const lat_ab_prog *prog, const lat_ab_run_opts *o, lat_ab *ab, un
             isfinite(acct->runq_ns) && acct->runq_ns > LAT_AB_RUNQ_SET_ASIDE * acct->wall_ns;
         double wall = acct->wall_ns - (isfinite(acct->runq_ns) ? acct->runq_ns : 0);
         double kept = isfinite(acct->runq_ns) ? 1 - acct->runq_ns / acct->wall_ns : NAN;
-        rc = lat_ab_record(ab, round, side, "command", "wall", disturbed ? NAN : wall, kept);
-        if (!rc) rc = lat_ab_record(ab, round, side, "command", "cpu", acct->cpu_ns, NAN);
+        if (ab)
+            rc = lat_ab_record(ab, round, side, "command", "wall", disturbed ? NAN : wall, kept);
+        if (ab && !rc) rc = lat_ab_record(ab, round, side, "command", "cpu", acct->cpu_ns, NAN);
         acct->benches = 1;
     }
     /* the run's files go whatever came of it: err holds what a failure said */

@@ -18,8 +18,8 @@
 # (command cases).  Conditions: asis; neighbour (a busy loop pinned to the
 # last CPU); noise (latlab noise: 10% of every CPU in 50 us bursts, root).
 # Every program runs at its default settings (latlab ab measures harness
-# programs on the CPU idle the longest; the stored --compare pins where it
-# starts).
+# programs on the CPU idle the longest and pins single-CPU commands there;
+# the stored --compare pins where it starts; hyperfine pins nothing).
 #
 # usage: scripts/ab-bench.sh [BUILD_DIR]   env: REPS (20), CASES, CONDS ("asis neighbour noise")
 set -euo pipefail

@@ -76,6 +76,9 @@ typedef struct lat_ab lat_ab;
  * p NULL: defaults. */
 int lat_ab_create(const lat_ab_params *p, lat_ab **out);
 void lat_ab_destroy(lat_ab *ab); /* NULL is fine */
+/* The parameters in force: p's, with min_rounds raised as above.  Give these
+ * to lat_ab_looks_at and lat_ab_should_stop, so they look where decide does. */
+const lat_ab_params *lat_ab_params_of(const lat_ab *ab);
 
 /* Record one figure of one run: bench "group/name", figure "time/op",
  * "p99", "wall", ...  (a figure named p9* is a tail figure; the first figure
@@ -86,9 +89,11 @@ int lat_ab_record(lat_ab *ab, unsigned round, int side, const char *bench, const
                   double value, double kept_share);
 /* Rounds recorded (the highest round + 1). */
 unsigned lat_ab_rounds(const lat_ab *ab);
-/* Benchmarks recorded on side s but not on side t, joined by ", " into buf
- * (empty when none).  Returns how many. */
-size_t lat_ab_missing(const lat_ab *ab, int s, int t, char *buf, size_t len);
+/* After the first round: A and B ran the same suite (suite_a, suite_b: the
+ * names their reports gave; "" when they give none) with the same benchmarks.
+ * false, and why in buf ("benchmarks of A missing from B: g/y"), when not. */
+bool lat_ab_same_sets(const lat_ab *ab, const char *suite_a, const char *suite_b, char *why,
+                      size_t len);
 
 /* One figure's reading. */
 typedef struct lat_ab_figure {

@@ -67,8 +67,18 @@ typedef struct lat_ab_run_opts {
  * from idle shares idle[0..n) (NAN: not known), allowed CPUs only;
  * -ENOENT when none is. */
 #define LAT_AB_IDLE_TIE 0.05
+/* Commands are pinned whole to that CPU (unless the user says otherwise) when
+ * neither side's warm-up run kept more than this many CPUs busy on average
+ * (CPU time over wall time): pinning a parallel command would change it. */
+#define LAT_AB_PIN_CPUS 1.2
 int lat_ab_quietest_cpu(uint64_t window_ns, double *idle_share);
 int lat_ab_pick_cpu(const double *idle, int n, const lat_cpuset *allowed);
+/* Where the runs go when the user names no CPU: harness programs measure on
+ * the quietest CPU (o->runner_cpu); commands are pinned to it whole (o->cpu)
+ * when their warm-up runs kept at most LAT_AB_PIN_CPUS busy (warm_cpus: the
+ * most either did); Google Benchmark programs and parallel commands run where
+ * they start.  Returns the CPU (its idle share in *idle), or -1. */
+int lat_ab_place(int mode, double warm_cpus, lat_ab_run_opts *o, double *idle);
 
 typedef struct lat_ab_account {
     double wall_ns, cpu_ns, runq_ns;
@@ -78,8 +88,8 @@ typedef struct lat_ab_account {
     unsigned benches; /* benchmarks read */
 } lat_ab_account;
 
-/* Run prog once as side `side` of round `round` and record its figures.
- * Returns 0; -ETIMEDOUT (killed); LAT_EFORMAT (exited non-zero, no JSON, a
+/* Run prog once as side `side` of round `round` and record its figures
+ * (commands: ab NULL, a warm-up run that records nothing).  Returns 0; -ETIMEDOUT (killed); LAT_EFORMAT (exited non-zero, no JSON, a
  * JSON without benchmarks); -errno.  err gets one line naming what failed
  * (the exit status, the last line the program wrote to stderr, the file and
  * offset of a JSON error). */

@@ -68,6 +68,7 @@ usage "--budget" --budget 3parsecs "$A" "$B"
 usage "/bin/true" /bin/true /bin/true
 usage "--min-rounds" --min-rounds 50 --max-rounds 20 "$A" "$B"
 usage "--max-rounds" --max-rounds 5000 "$A" "$B"
+usage "--pin" --pin nowhere "$A" "$B"
 [ -e "$tmp/A-0.json" ] && fail "a usage error ran something"
 
 # 30% slower: slower, with --gate exit 1; JSON, Markdown and SVG written
@@ -95,6 +96,11 @@ run_ab "$tmp/c.json" --kind command --budget 20s --min-rounds 8 'sleep 0.02' 'sl
 [ $rc -eq 0 ] || fail "commands exited $rc: $(cat "$tmp/err")"
 verdict "commands 50% apart" '.benchmarks[0].name == "command" and
     .benchmarks[0].verdict == "slower"' "$tmp/c.json" "$tmp/out"
+# a command that keeps at most one CPU busy is pinned whole; --pin none pins nothing
+grep -q "every run is pinned to CPU [0-9]" "$tmp/err" || fail "sleep not pinned: $(cat "$tmp/err")"
+"$LATLAB" ab --kind command --pin none --budget 1s true true >"$tmp/out" 2>"$tmp/err" ||
+    fail "--pin none exited $?: $(cat "$tmp/err")"
+grep -q "pinned\|measures on" "$tmp/err" && fail "--pin none placed the runs: $(cat "$tmp/err")"
 
 # Google Benchmark programs, unchanged: 30% slower is slower (benchmark name kept)
 G=$LAT_BUILD_DIR/tests/lat_abtarget_gb

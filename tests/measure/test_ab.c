@@ -380,6 +380,17 @@ static void test_one_cpu(void **s) {
     int c = lat_ab_quietest_cpu(20000000u, &idle);
     assert_true(c >= 0 && lat_cpuset_has(&mine, c));
     assert_true(idle >= 0 && idle <= 1);
+    /* where runs go: harness programs measure there, single-CPU commands are
+     * pinned there whole, parallel commands and Google Benchmark stay put */
+    lat_ab_run_opts o = {.cpu = -1, .runner_cpu = -1};
+    assert_int_equal(lat_ab_place(LAT_AB_COMMAND, 1.9, &o, &idle), -1);
+    assert_int_equal(lat_ab_place(LAT_AB_GBENCH, 1.0, &o, &idle), -1);
+    assert_true(o.cpu == -1 && o.runner_cpu == -1 && isnan(idle));
+    c = lat_ab_place(LAT_AB_COMMAND, 1.0, &o, &idle);
+    assert_true(c >= 0 && o.cpu == c && o.runner_cpu == -1 && idle >= 0);
+    o.cpu = -1;
+    c = lat_ab_place(LAT_AB_HARNESS, 3.0, &o, &idle);
+    assert_true(c >= 0 && o.runner_cpu == c && o.cpu == -1);
 }
 
 static void test_missing_and_args(void **s) {
@@ -390,14 +401,18 @@ static void test_missing_and_args(void **s) {
     assert_int_equal(lat_ab_record(ab, 0, LAT_AB_A, "g/y", "time/op", 10, NAN), 0);
     assert_int_equal(lat_ab_record(ab, 0, LAT_AB_B, "g/x", "time/op", 10, NAN), 0);
     assert_int_equal(lat_ab_record(ab, 0, 7, "g/x", "time/op", 10, NAN), -EINVAL);
-    char buf[64];
-    assert_int_equal(lat_ab_missing(ab, LAT_AB_A, LAT_AB_B, buf, sizeof buf), 1);
-    assert_string_equal(buf, "g/y");
-    assert_int_equal(lat_ab_missing(ab, LAT_AB_B, LAT_AB_A, buf, sizeof buf), 0);
+    char buf[128];
+    assert_false(lat_ab_same_sets(ab, "s", "s", buf, sizeof buf));
+    assert_string_equal(buf, "benchmarks of A missing from B: g/y");
+    assert_false(lat_ab_same_sets(ab, "s", "t", buf, sizeof buf));
+    assert_non_null(strstr(buf, "suite 's', B's of suite 't'"));
     /* B ran g/y but the host disturbed every sample (no figure, kept 0):
      * the benchmark is there, only that round has no figure */
     assert_int_equal(lat_ab_record(ab, 0, LAT_AB_B, "g/y", "time/op", NAN, 0), 0);
-    assert_int_equal(lat_ab_missing(ab, LAT_AB_A, LAT_AB_B, buf, sizeof buf), 0);
+    assert_true(lat_ab_same_sets(ab, "", "", buf, sizeof buf));
+    assert_int_equal(lat_ab_record(ab, 0, LAT_AB_B, "g/z", "time/op", 10, NAN), 0);
+    assert_false(lat_ab_same_sets(ab, "", "", buf, sizeof buf));
+    assert_string_equal(buf, "benchmarks of B missing from A: g/z");
     lat_ab_destroy(ab);
     lat_ab_params p;
     lat_ab_params_default(&p);
@@ -406,6 +421,16 @@ static void test_missing_and_args(void **s) {
     lat_ab_params_default(&p);
     p.max_rounds = 4001; /* past the Hodges-Lehmann interval's limit */
     assert_int_equal(lat_ab_create(&p, &ab), -EINVAL);
+    /* alpha 0.0005: no signed-rank test of fewer than 12 rounds reaches it,
+     * so the first look is at 12 (then 18, ...), not at the 10 asked for */
+    lat_ab_params_default(&p);
+    p.alpha = 0.0005;
+    assert_int_equal(lat_ab_create(&p, &ab), 0);
+    const lat_ab_params *in = lat_ab_params_of(ab);
+    assert_int_equal(in->min_rounds, 12);
+    assert_true(lat_ab_looks_at(&p, 10, 500) && !lat_ab_looks_at(in, 10, 500));
+    assert_true(lat_ab_looks_at(in, 12, 500) && lat_ab_looks_at(in, 18, 500));
+    lat_ab_destroy(ab);
 }
 
 int main(void) {
