@@ -80,9 +80,9 @@ static const cli_opt ab_table[] = {
     CLI_NUM_OPT("max-rounds", CLI_INT, &ao.max_rounds, "N", "at most this many rounds (1000)", 3,
                 LAT_STATS_HL_MAX),
     CLI_CUSTOM_OPT("pin", opt_cpu, &ao.cpu, "CPU|none",
-                   "run every program on this CPU (default: the CPU idle the\n"
-                   "longest over 0.2 s, where harness programs measure and\n"
-                   "commands whose warm-up used one CPU run; none: nowhere)"),
+                   "run every program on this CPU, or none: where it starts\n"
+                   "(default: harness programs measure, and commands that keep\n"
+                   "one CPU busy run, on the CPU idle the longest over 0.2 s)"),
     CLI_NUM_OPT("timeout", CLI_DURATION, &ao.timeout_ns, "DUR",
                 "a run still going after this is killed (default 120s)", 0, 0),
     CLI_NUM_OPT("reps", CLI_INT, &ao.reps, "N", "Google Benchmark repetitions per run (default 5)",
