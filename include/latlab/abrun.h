@@ -89,8 +89,9 @@ typedef struct lat_ab_account {
 } lat_ab_account;
 
 /* Run prog once as side `side` of round `round` and record its figures
- * (commands: ab NULL, a warm-up run that records nothing).  Returns 0; -ETIMEDOUT (killed); LAT_EFORMAT (exited non-zero, no JSON, a
- * JSON without benchmarks); -errno.  err gets one line naming what failed
+ * (commands: ab NULL, a warm-up run that records nothing).  Returns 0;
+ * -ETIMEDOUT (killed); LAT_EFORMAT (exited non-zero, no JSON, a JSON
+ * without benchmarks); -errno.  err gets one line naming what failed
  * (the exit status, the last line the program wrote to stderr, the file and
  * offset of a JSON error). */
 int lat_ab_run(const lat_ab_prog *prog, const lat_ab_run_opts *o, lat_ab *ab, unsigned round,
