@@ -219,8 +219,11 @@ static int detect_kind(char *const label[2], int *mode) {
     return 0;
 }
 
-/* What the run will do, on stderr before the first round. */
-static void announce(char *const label[2], int mode) {
+/* Before the first round: what the run will do (stderr); commands' warm-up
+ * runs, unrecorded (CPU over wall time: the CPUs they keep busy); unless --pin
+ * said, where runs go (lat_ab_place).  false, why in stopped: a warm-up failed. */
+static bool start(const lat_ab_prog *prog, char *const label[2], int mode, lat_ab_run_opts *ro,
+                  char *stopped, size_t len) {
     fprintf(stderr,
             "latlab ab: A = %s, B = %s (%s); rounds of A, B, A again in a random order "
             "(seed %llu), budget %.0f s\n",
@@ -231,6 +234,24 @@ static void announce(char *const label[2], int mode) {
                 "latlab ab: --quick: %d rounds before a verdict and a 20 s budget decide "
                 "only large changes; the default settings decide 1-2%% ones\n",
                 ao.min_rounds);
+    double idle = NAN, cpus = 0;
+    char err[400];
+    for (int s = 0; mode == LAT_AB_COMMAND && s < 2 && !cli_stop_sig; s++) {
+        lat_ab_account acct;
+        if (lat_ab_run(&prog[s], ro, NULL, 0, s, &acct, err, sizeof err)) {
+            snprintf(stopped, len, "%s (%s) in its warm-up run %s", lat_ab_side_name(s), label[s],
+                     err);
+            return false;
+        }
+        if (acct.wall_ns > 0) cpus = fmax(cpus, acct.cpu_ns / acct.wall_ns);
+    }
+    int at = ao.cpu == -2 ? lat_ab_place(mode, cpus, ro, &idle) : -1;
+    if (at >= 0)
+        fprintf(stderr, "latlab ab: every run %s CPU %d (%.0f%% idle over 0.2 s)\n",
+                mode == LAT_AB_HARNESS ? "measures on" : "is pinned to", at, 100 * idle);
+    else if (mode == LAT_AB_COMMAND && ao.cpu == -2)
+        fprintf(stderr, "latlab ab: not pinned: a warm-up run kept %.1f CPUs busy\n", cpus);
+    return true;
 }
 
 int cmd_ab(int argc, char **argv) {
@@ -275,27 +296,11 @@ int cmd_ab(int argc, char **argv) {
         return cli_lib_error(CMD, "setting up", rc);
     }
     p = *lat_ab_params_of(ab); /* min_rounds as raised: the looks are decide's */
-    announce(label, mode);
     static const int sigs[2] = {SIGINT, SIGTERM};
     struct sigaction old[2];
     cli_stop_catch(sigs, 2, old);
-    bool failed = false;
     char stopped[1024] = "", err[400], suite[LAT_AB_NSIDES][64];
-    double idle = NAN, cpus = 0; /* commands: a warm-up run of each side, unrecorded */
-    for (int s = 0; mode == LAT_AB_COMMAND && s < 2 && !failed && !cli_stop_sig; s++) {
-        lat_ab_account acct;
-        if ((failed = lat_ab_run(&prog[s], &ro, NULL, 0, s, &acct, err, sizeof err) != 0))
-            snprintf(stopped, sizeof stopped, "%s (%s) in its warm-up run %s", lat_ab_side_name(s),
-                     label[s], err);
-        else if (acct.wall_ns > 0)
-            cpus = fmax(cpus, acct.cpu_ns / acct.wall_ns);
-    }
-    int at = ao.cpu == -2 && !failed ? lat_ab_place(mode, cpus, &ro, &idle) : -1;
-    if (at >= 0 && !failed)
-        fprintf(stderr, "latlab ab: every run %s CPU %d (%.0f%% idle over 0.2 s)\n",
-                mode == LAT_AB_HARNESS ? "measures on" : "is pinned to", at, 100 * idle);
-    else if (mode == LAT_AB_COMMAND && ao.cpu == -2 && !failed)
-        fprintf(stderr, "latlab ab: not pinned: a warm-up run kept %.1f CPUs busy\n", cpus);
+    bool failed = !start(prog, label, mode, &ro, stopped, sizeof stopped);
     lat_stats_rng rng = {ao.seed};
     uint64_t t0 = lat_mono_ns();
     lat_ab_result res = {.rounds = 0};

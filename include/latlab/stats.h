@@ -77,7 +77,7 @@ LAT_API int lat_stats_hl_shift(const double *d, size_t n, double alpha, lat_stat
  * approximation with tie and continuity corrections (z signed: > 0 when a
  * ranks higher).  The benchmark harness's comparison uses it too. */
 LAT_API int lat_stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
-                           lat_stats_test *out);
+                                   lat_stats_test *out);
 
 /* splitmix64: a seeded generator for shuffles and simulations. */
 typedef struct lat_stats_rng {
