@@ -46,6 +46,8 @@ void lat_ab_params_default(lat_ab_params *p) {
     p->max_rounds = 1000;
     p->band_edge_share = 0.9;
     p->reach_est_multiple = 2;
+    p->reach_budget_share = 0.25;
+    p->mde_within_band = true;
     p->spend_alpha = true;
 }
 
@@ -57,7 +59,7 @@ int lat_ab_create(const lat_ab_params *p, lat_ab **out) {
     if (p) d = *p;
     if (!(d.alpha > 0 && d.alpha < 1) || !(d.band > 0) || !(d.tail_band > 0) || d.min_rounds < 2 ||
         d.max_rounds > LAT_STATS_HL_MAX || !(d.band_edge_share > 0 && d.band_edge_share <= 1) ||
-        !(d.reach_est_multiple >= 1))
+        !(d.reach_est_multiple >= 1) || !(d.reach_budget_share >= 0 && d.reach_budget_share <= 1))
         return -EINVAL;
     /* the fewest rounds whose signed-rank test can reach alpha at all
      * (2 / 2^n < alpha): below them every interval is infinite */
@@ -366,12 +368,15 @@ int lat_ab_decide(const lat_ab *ab, unsigned more_rounds, lat_ab_result *out) {
         f->kind = lat_paired_judge(&f->ab, f->ab_reject, band, p->min_rounds);
         f->rounds_to_fit = lat_paired_rounds_to_fit(f->ab.eq.lo, f->ab.eq.hi, (unsigned)f->ab.n,
                                                     band, p->band_edge_share);
+        double narrow = sqrt((double)f->ab.n / ((double)f->ab.n + more_rounds));
         f->reachable =
-            f->kind == LAT_PAIRED_UNDECIDED &&
-            ((f->rounds_to_fit && f->rounds_to_fit <= f->ab.n + more_rounds) ||
-             lat_paired_may_exclude_zero(f->ab.ci.est, f->ab.ci.lo, f->ab.ci.hi, (unsigned)f->ab.n,
-                                         more_rounds, p->reach_est_multiple) ||
-             f->ab.n < p->min_rounds);
+            (f->kind == LAT_PAIRED_UNDECIDED &&
+             ((f->rounds_to_fit && f->rounds_to_fit <= f->ab.n + more_rounds) ||
+              lat_paired_may_exclude_zero(f->ab.ci.est, f->ab.ci.lo, f->ab.ci.hi, (unsigned)f->ab.n,
+                                          more_rounds, p->reach_est_multiple) ||
+              f->ab.n < p->min_rounds)) ||
+            (p->mde_within_band && f->kind == LAT_PAIRED_SAME && f->ab.mde > band &&
+             f->ab.mde * narrow <= band);
         if (f->aa_reject && f->aa.test.p < worst) {
             worst = f->aa.test.p;
             out->aa_failed = true;
@@ -425,7 +430,9 @@ bool lat_ab_should_stop(const lat_ab_params *p, const lat_ab_result *r, unsigned
     if (!lat_ab_looks_at(p, rounds, more_rounds)) return false;
     /* a decided benchmark still runs for its other figures while more rounds
      * could decide them: "slower at p99" is the verdict, and the p50 read "no
-     * change" beside it is the answer to "at which percentile" */
+     * change" beside it is the answer to "at which percentile"; and a "no
+     * change" runs on while more rounds could bring its minimum detectable
+     * effect within the band */
     bool open = false;
     for (size_t i = 0; i < r->nfig && !open; i++)
         open = r->fig[i].reachable;
@@ -433,11 +440,14 @@ bool lat_ab_should_stop(const lat_ab_params *p, const lat_ab_result *r, unsigned
         snprintf(why, len, "every benchmark decided after %u rounds", rounds);
         return true;
     }
-    /* futility only from twice min_rounds: an interval of ten rounds is as
-     * wide as its worst round, and one busy round there would give up on a
-     * figure the budget can still decide (on a busy 2-vCPU guest the first
-     * look's reach ranged over 0.6-17%) */
-    if (rounds < 2 * p->min_rounds || open) return false;
+    /* futility only from twice min_rounds and a share of the budget's
+     * rounds: an interval of ten rounds is as wide as its worst round, and a
+     * few busy rounds at the start would give up on a figure the budget can
+     * still decide (on a busy 2-vCPU guest the first look's reach ranged over
+     * 0.6-17%; identical commands gave up after 23-35 of ~850 rounds) */
+    if (rounds < 2 * p->min_rounds || open ||
+        rounds < p->reach_budget_share * ((double)rounds + more_rounds))
+        return false;
     snprintf(why, len,
              "out of reach: no undecided figure could be decided in the %u rounds the budget "
              "leaves",
@@ -534,15 +544,17 @@ json_t *lat_ab_json(const lat_ab_params *p, const lat_ab_result *r) {
                                                  lat_ab_verdict_name(b->verdict), "reason",
                                                  b->reason, "figures", figs ? figs : json_null()));
     }
-    return json_pack("{s:I,s:f,s:b,s:f,s:f,s:f,s:I,s:f,s:f,s:{s:b,s:s},s:{s:I,s:I,s:I,s:I},s:o}",
+    return json_pack("{s:I,s:f,s:b,s:f,s:f,s:f,s:I,s:f,s:f,s:f,s:b,"
+                     "s:{s:b,s:s},s:{s:I,s:I,s:I,s:I},s:o}",
                      "rounds", (json_int_t)r->rounds, "alpha", p->alpha, "spend_alpha",
                      p->spend_alpha, "look_alpha", r->look_alpha, "band", p->band, "tail_band",
                      p->tail_band, "min_rounds", (json_int_t)p->min_rounds, "band_edge_share",
-                     p->band_edge_share, "reach_est_multiple", p->reach_est_multiple, "aa_control",
-                     "failed", r->aa_failed, "reason", r->aa_reason, "summary", "slower",
-                     (json_int_t)r->slower, "faster", (json_int_t)r->faster, "no_change",
-                     (json_int_t)r->same, "inconclusive", (json_int_t)r->inconclusive, "benchmarks",
-                     benches ? benches : json_null());
+                     p->band_edge_share, "reach_est_multiple", p->reach_est_multiple,
+                     "reach_budget_share", p->reach_budget_share, "mde_within_band",
+                     p->mde_within_band, "aa_control", "failed", r->aa_failed, "reason",
+                     r->aa_reason, "summary", "slower", (json_int_t)r->slower, "faster",
+                     (json_int_t)r->faster, "no_change", (json_int_t)r->same, "inconclusive",
+                     (json_int_t)r->inconclusive, "benchmarks", benches ? benches : json_null());
 }
 
 int lat_ab_markdown(FILE *out, const lat_ab_params *p, const lat_ab_result *r, const char *label_a,

@@ -54,6 +54,13 @@ typedef struct lat_ab_params {
                                 * band is given up (lat_paired_rounds_to_fit) */
     double reach_est_multiple; /* 2: an undecided shift is projected at this multiple of its
                                 * estimate (lat_paired_may_exclude_zero) */
+    double reach_budget_share; /* 0.25: nothing is given up before this share of the rounds
+                                * the budget allows (nor before twice min_rounds) */
+    /* true: a figure read "no change" whose minimum detectable effect is above
+     * its band stays open while the rounds the budget allows would bring the
+     * effect within the band (it narrows as the square root of the rounds), so
+     * that "no change" says a change of the band's size would have been seen */
+    bool mde_within_band;
     /* true: each look of the stop rule tests at its share of alpha (false:
      * every look at alpha, the level spent once per look) */
     bool spend_alpha;
@@ -106,7 +113,8 @@ typedef struct lat_ab_figure {
     double median_a_ns;     /* A's median over the rounds */
     double kept_a, kept_b;  /* median kept share (NAN: not known) */
     unsigned rounds_to_fit; /* rounds after which its no-change interval would fit (0: none) */
-    bool reachable;         /* more rounds within the budget could decide it */
+    bool reachable;         /* more rounds within the budget could decide it, or bring
+                             * a "no change"'s minimum detectable effect within the band */
 } lat_ab_figure;
 
 typedef struct lat_ab_bench {

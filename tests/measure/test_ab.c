@@ -3,8 +3,8 @@
  * tail-only change, a host drifting 10% over the run, a suite of twenty
  * unchanged benchmarks, an A/A control that reads a difference; the stop
  * rule; and each safeguard switched off making its world come out wrong
- * (pairing, Benjamini-Hochberg, the A/A control, every run on one CPU); the
- * choice of that CPU. */
+ * (pairing, Benjamini-Hochberg, the A/A control, every run on one CPU, the
+ * stop rule waiting through a busy start); the choice of that CPU. */
 #include "lat_test.h"
 
 #include "latlab/ab.h"
@@ -24,7 +24,9 @@ typedef struct world {
     double sd_run;   /* each run's own noise */
     unsigned benches;
     bool tail_fig;
-    double cpu_gap; /* each run lands on one of two CPUs this much apart (0: one CPU) */
+    double cpu_gap;        /* each run lands on one of two CPUs this much apart (0: one CPU) */
+    unsigned rough_rounds; /* the first rounds of the run, whose runs ... */
+    double sd_rough;       /* ... have this noise in place of sd_run (a busy start) */
 } world;
 
 /* Fill rounds [from, to) of ab with the world's runs; the order inside a
@@ -43,7 +45,8 @@ static void play(lat_ab *ab, const world *w, unsigned from, unsigned to, unsigne
             for (unsigned b = 0; b < w->benches; b++) {
                 char name[32];
                 snprintf(name, sizeof name, "g/b%u", b);
-                double v = 100 * lvl * f * exp(w->sd_run * lat_stats_normal(r));
+                double sd = k < w->rough_rounds ? w->sd_rough : w->sd_run;
+                double v = 100 * lvl * f * exp(sd * lat_stats_normal(r));
                 assert_int_equal(lat_ab_record(ab, k, side, name, "time/op", v, 0.97), 0);
                 if (w->tail_fig) {
                     double tf = side == LAT_AB_B ? w->tail_b : 1;
@@ -55,12 +58,10 @@ static void play(lat_ab *ab, const world *w, unsigned from, unsigned to, unsigne
     }
 }
 
-/* One run of `latlab ab` in the world: rounds until the stop rule says so
- * (a budget of max_rounds); the result is left in out. */
-static unsigned run_world(const world *w, uint64_t seed, unsigned max_rounds, lat_ab_result *out) {
-    lat_ab_params p;
-    lat_ab_params_default(&p);
-    p.max_rounds = max_rounds;
+/* One run of `latlab ab` in the world with parameters p: rounds until the
+ * stop rule says so (a budget of p.max_rounds); the result is left in out. */
+static unsigned run_params(const world *w, uint64_t seed, lat_ab_params p, lat_ab_result *out) {
+    unsigned max_rounds = p.max_rounds;
     lat_ab *ab;
     assert_int_equal(lat_ab_create(&p, &ab), 0);
     lat_stats_rng r = {seed};
@@ -77,6 +78,13 @@ static unsigned run_world(const world *w, uint64_t seed, unsigned max_rounds, la
     return k;
 }
 
+static unsigned run_world(const world *w, uint64_t seed, unsigned max_rounds, lat_ab_result *out) {
+    lat_ab_params p;
+    lat_ab_params_default(&p);
+    p.max_rounds = max_rounds;
+    return run_params(w, seed, p, out);
+}
+
 static void count(const world *w, int seeds, unsigned max_rounds, int *n) {
     memset(n, 0, 5 * sizeof *n);
     for (int s = 1; s <= seeds; s++) {
@@ -88,7 +96,7 @@ static void count(const world *w, int seeds, unsigned max_rounds, int *n) {
     }
 }
 
-static const world quiet = {1, 1, 1, 0, 0.01, 0.004, 1, false, 0};
+static const world quiet = {1, 1, 1, 0, 0.01, 0.004, 1, false, 0, 0, 0};
 
 static void test_aa_world(void **s) {
     (void)s;
@@ -293,6 +301,72 @@ static void test_stop_rule(void **s) {
     assert_true(lat_ab_looks_at(&p, 11, 0) && !lat_ab_looks_at(&p, 9, 1));
 }
 
+/* A busy start (AB7's budget share): each run of the first 10 rounds off by
+ * 15% (sd), of the rest by 0.4%.  Judged at 20-35 rounds, the interval is as
+ * wide as those rounds and "no change" looks out of reach; waiting for a
+ * quarter of the 400 rounds the budget allows, the quiet rounds decide it.
+ * With the share at 0 most runs give up at twice min_rounds. */
+static void test_busy_start(void **s) {
+    (void)s;
+    world w = quiet;
+    w.rough_rounds = 10;
+    w.sd_rough = 0.15;
+    int same[2] = {0, 0}, early[2] = {0, 0};
+    for (int share = 0; share < 2; share++)
+        for (int seed = 1; seed <= 20; seed++) {
+            lat_ab_params p;
+            lat_ab_params_default(&p);
+            p.max_rounds = 400;
+            p.reach_budget_share = share ? 0.25 : 0;
+            lat_ab_result res;
+            memset(&res, 0, sizeof res);
+            unsigned k = run_params(&w, (uint64_t)seed * 6151, p, &res);
+            same[share] += res.bench[0].verdict == LAT_AB_SAME;
+            early[share] += res.bench[0].verdict == LAT_AB_INCONCLUSIVE && k < 100;
+            lat_ab_result_fini(&res);
+        }
+    printf("a busy start, 20 runs: no change in %d with the budget share, %d without (%d given "
+           "up before 100 rounds)\n",
+           same[1], same[0], early[0]);
+    assert_int_equal(early[1], 0);
+    assert_true(same[1] >= 18);
+    assert_true(early[0] >= 10);
+}
+
+/* "No change" says what the run could have seen (AB8's effect within the
+ * band): an unchanged pair noisy enough that its first "no change" comes
+ * while the effect the rounds could detect is still above the 1% band.  The
+ * run goes on while the budget (60 rounds) could bring the effect within
+ * the band; with mde_within_band off it stops at the first "no change". */
+static void test_no_change_sees_band(void **s) {
+    (void)s;
+    world w = quiet;
+    w.sd_run = 0.006;
+    int same[2] = {0, 0}, wide[2] = {0, 0}, calls[2] = {0, 0};
+    for (int on = 0; on < 2; on++)
+        for (int seed = 1; seed <= 40; seed++) {
+            lat_ab_params p;
+            lat_ab_params_default(&p);
+            p.max_rounds = 60;
+            p.mde_within_band = on;
+            lat_ab_result res;
+            memset(&res, 0, sizeof res);
+            run_params(&w, (uint64_t)seed * 3571, p, &res);
+            int v = res.bench[0].verdict;
+            same[on] += v == LAT_AB_SAME;
+            wide[on] += v == LAT_AB_SAME && res.fig[0].ab.mde > log(1 + p.band);
+            calls[on] += v == LAT_AB_SLOWER || v == LAT_AB_FASTER;
+            lat_ab_result_fini(&res);
+        }
+    printf("A/A, 40 runs of 60 rounds: no change in %d (%d of them with an effect above the band "
+           "the run could detect), %d changes; without the rule %d (%d), %d\n",
+           same[1], wide[1], calls[1], same[0], wide[0], calls[0]);
+    assert_true(wide[0] >= 10);
+    assert_true(wide[1] <= 2);
+    assert_true(same[1] >= same[0] - 2);
+    assert_true(calls[1] <= 2);
+}
+
 /* The stop rule's looks share alpha (AB7).  An unchanged pair on a host
  * too noisy for the band (held at 1e-6, and the futility stop held off)
  * runs to its budget of 180 rounds through eight looks.  Tested at alpha
@@ -435,12 +509,19 @@ static void test_missing_and_args(void **s) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_aa_world),          cmocka_unit_test(test_two_percent_world),
-        cmocka_unit_test(test_tail_band_figures), cmocka_unit_test(test_tail_only_world),
-        cmocka_unit_test(test_drift_world),       cmocka_unit_test(test_suite_world),
-        cmocka_unit_test(test_aa_voids),          cmocka_unit_test(test_stop_rule),
-        cmocka_unit_test(test_missing_and_args),  cmocka_unit_test(test_one_cpu),
+        cmocka_unit_test(test_aa_world),
+        cmocka_unit_test(test_two_percent_world),
+        cmocka_unit_test(test_tail_band_figures),
+        cmocka_unit_test(test_tail_only_world),
+        cmocka_unit_test(test_drift_world),
+        cmocka_unit_test(test_suite_world),
+        cmocka_unit_test(test_aa_voids),
+        cmocka_unit_test(test_stop_rule),
+        cmocka_unit_test(test_missing_and_args),
+        cmocka_unit_test(test_one_cpu),
         cmocka_unit_test(test_looks_share_alpha),
+        cmocka_unit_test(test_busy_start),
+        cmocka_unit_test(test_no_change_sees_band),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
