@@ -119,12 +119,22 @@ unsigned lat_paired_rounds_to_fit(double lo, double hi, unsigned rounds, double 
     return need < 1e6 ? (unsigned)ceil(need) : 0;
 }
 
+/* How much an interval read over `rounds` narrows in more_rounds further ones. */
+static double narrowing(unsigned rounds, unsigned more_rounds) {
+    return sqrt((double)rounds / ((double)rounds + more_rounds));
+}
+
 bool lat_paired_may_exclude_zero(double est, double lo, double hi, unsigned rounds,
                                  unsigned more_rounds, double est_multiple) {
     if (!isfinite(est) || !isfinite(lo) || !isfinite(hi) || rounds == 0 || est == 0 ||
         !(est_multiple >= 1 && isfinite(est_multiple)))
         return false;
-    double narrow = sqrt((double)rounds / ((double)rounds + more_rounds));
+    double narrow = narrowing(rounds, more_rounds);
     if (est > 0) return est_multiple * est - (est - lo) * narrow > 0;
     return est_multiple * est + (hi - est) * narrow < 0;
+}
+
+bool lat_paired_mde_may_fit(double mde, unsigned rounds, unsigned more_rounds, double lim) {
+    return isfinite(mde) && isfinite(lim) && rounds > 0 && mde > lim &&
+           mde * narrowing(rounds, more_rounds) <= lim;
 }

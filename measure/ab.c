@@ -368,15 +368,14 @@ int lat_ab_decide(const lat_ab *ab, unsigned more_rounds, lat_ab_result *out) {
         f->kind = lat_paired_judge(&f->ab, f->ab_reject, band, p->min_rounds);
         f->rounds_to_fit = lat_paired_rounds_to_fit(f->ab.eq.lo, f->ab.eq.hi, (unsigned)f->ab.n,
                                                     band, p->band_edge_share);
-        double narrow = sqrt((double)f->ab.n / ((double)f->ab.n + more_rounds));
         f->reachable =
             (f->kind == LAT_PAIRED_UNDECIDED &&
              ((f->rounds_to_fit && f->rounds_to_fit <= f->ab.n + more_rounds) ||
               lat_paired_may_exclude_zero(f->ab.ci.est, f->ab.ci.lo, f->ab.ci.hi, (unsigned)f->ab.n,
                                           more_rounds, p->reach_est_multiple) ||
               f->ab.n < p->min_rounds)) ||
-            (p->mde_within_band && f->kind == LAT_PAIRED_SAME && f->ab.mde > band &&
-             f->ab.mde * narrow <= band);
+            (p->mde_within_band && f->kind == LAT_PAIRED_SAME &&
+             lat_paired_mde_may_fit(f->ab.mde, (unsigned)f->ab.n, more_rounds, band));
         if (f->aa_reject && f->aa.test.p < worst) {
             worst = f->aa.test.p;
             out->aa_failed = true;

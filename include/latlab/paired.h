@@ -95,6 +95,12 @@ unsigned lat_paired_rounds_to_fit(double lo, double hi, unsigned rounds, double 
 bool lat_paired_may_exclude_zero(double est, double lo, double hi, unsigned rounds,
                                  unsigned more_rounds, double est_multiple);
 
+/* Whether a minimum detectable effect mde read over `rounds` rounds, above
+ * lim, could come within it in more_rounds further rounds, narrowing as the
+ * square root of the rounds.  false when it is within lim already, or the
+ * figures are not finite. */
+bool lat_paired_mde_may_fit(double mde, unsigned rounds, unsigned more_rounds, double lim);
+
 /* A stop rule that tests at several looks spends its level at each of
  * them.  lat_paired_look_alpha gives the level of the look after `rounds`
  * rounds, of `total` the budget allows, the previous look having been after

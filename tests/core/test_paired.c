@@ -150,6 +150,11 @@ static void test_projections(void **s) {
     assert_true(lat_paired_may_exclude_zero(0.1, -0.05, 0.25, 10, 30, 2));
     assert_true(!lat_paired_may_exclude_zero(0.05, -0.15, 0.25, 10, 0, 2));
     assert_true(lat_paired_may_exclude_zero(0.05, -0.15, 0.25, 10, 300, 2));
+    /* an effect of 1.5% over 10 rounds comes within 1% by 23, not by 20 */
+    assert_true(lat_paired_mde_may_fit(0.015, 10, 13, 0.01));
+    assert_true(!lat_paired_mde_may_fit(0.015, 10, 10, 0.01));
+    assert_true(!lat_paired_mde_may_fit(0.008, 10, 100, 0.01)); /* within already */
+    assert_true(!lat_paired_mde_may_fit(INFINITY, 1, 100, 0.01));
     assert_true(!lat_paired_may_exclude_zero(0.001, -0.2, 0.2, 10, 30, 2));
     assert_true(lat_paired_may_exclude_zero(-0.1, -0.25, 0.05, 10, 30, 2));
     assert_true(!lat_paired_may_exclude_zero(0, -0.1, 0.1, 10, 1000, 2));
