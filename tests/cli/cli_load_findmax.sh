@@ -13,8 +13,11 @@
 #   - a service that answers every request 10 ms after it came, concurrently
 #     (no capacity of its own) through 2 connections: they carry 200/s, so
 #     the search stops below 200/s and names the connections.
-# Misuse exits 2 naming the flag.  Holds are short; a busy machine can make
-# a low rate fail (the generator named): the first case then says so.
+# Misuse exits 2 naming the flag.  Holds are short; a busy machine can spoil
+# a rate's run (the run or the generator named, not the service): the first
+# case then says so and searches again, up to three times.  The test runs
+# alone in the suite (tests/CMakeLists.txt): beside another load test's
+# spinning threads most of a 2 s run at 250/s was censored.
 set -u
 LATLAB=${LATLAB:?path of the latlab tool}
 SRC=${LAT_SRC_DIR:?source dir}
@@ -97,9 +100,18 @@ start_srv() { # mode service_ms: sets port
 
 # ---- a queue of 250 requests/s -----------------------------------------------------------
 start_srv queue 4
-"$LATLAB" load "127.0.0.1:$port" --rate 100:500:100/2s --find-max --slo p95=40ms --bisect 2 \
-    --json "$tmp/q.json" --svg "$tmp/q.svg" --quiet >"$tmp/q.out" 2>"$tmp/q.err"
-rc=$?
+# A rate failed by the run alone (too few samples left once the platform's gaps
+# were censored) or by the generator says nothing of the service: the search is
+# run again, up to three times, when its answer names only them.
+for try in 1 2 3; do
+    "$LATLAB" load "127.0.0.1:$port" --rate 100:500:100/2s --find-max --slo p95=40ms --bisect 2 \
+        --json "$tmp/q.json" --svg "$tmp/q.svg" --quiet >"$tmp/q.out" 2>"$tmp/q.err"
+    rc=$?
+    grep -Eq '^next rate [0-9]+ req/s failed: the (run|generator):' "$tmp/q.out" || break
+    echo "queue, search $try: the platform spoiled the failing rate's run, searching again:"
+    grep '^next rate' "$tmp/q.out"
+    sleep 1 # the queue's backlog from the last rate run drains
+done
 [ $rc = 0 ] || fail "queue: exit $rc (want 0): $(tail -3 "$tmp/q.out")"
 grep -Eq '^highest rate holding p95 <= 40.0 ms: [0-9]+ req/s \(p95 [0-9.]+ [mu]s \[' "$tmp/q.out" ||
     fail "queue: no answer line: $(cat "$tmp/q.out")"
