@@ -48,6 +48,7 @@ void lat_ab_params_default(lat_ab_params *p) {
     p->reach_est_multiple = 2;
     p->reach_budget_share = 0.25;
     p->mde_within_band = true;
+    p->pooled_reference = true;
     p->spend_alpha = true;
 }
 
@@ -238,12 +239,15 @@ static double median_of(const double *v, unsigned n) {
     return r;
 }
 
-/* ln(num / den) over the rounds where both have a value. */
-static size_t column(const series *s, int num, int den, unsigned rounds, double *d) {
+/* ln(num / den) over the rounds where both have a value; pooled (num B,
+ * den A): where the round also has A2, ln num less the mean of ln A and ln A2. */
+static size_t column(const series *s, int num, int den, bool pooled, unsigned rounds, double *d) {
     size_t n = 0;
-    for (unsigned r = 0; r < rounds; r++)
-        if (isfinite(s->v[num][r]) && isfinite(s->v[den][r]))
-            d[n++] = log(s->v[num][r] / s->v[den][r]);
+    for (unsigned r = 0; r < rounds; r++) {
+        double x = s->v[num][r], a = s->v[den][r], a2 = s->v[LAT_AB_A2][r];
+        if (!isfinite(x) || !isfinite(a)) continue;
+        d[n++] = pooled && isfinite(a2) ? log(x) - 0.5 * (log(a) + log(a2)) : log(x / a);
+    }
     return n;
 }
 
@@ -342,10 +346,10 @@ int lat_ab_decide(const lat_ab *ab, unsigned more_rounds, lat_ab_result *out) {
             lat_ab_figure *f = &out->fig[nf];
             f->bench = s->bench, f->figure = s->figure;
             f->headline = s->headline, f->tail = s->tail;
-            size_t m = column(s, LAT_AB_B, LAT_AB_A, R, d);
+            size_t m = column(s, LAT_AB_B, LAT_AB_A, p->pooled_reference, R, d);
             rc = lat_paired_point_read(d, m, p->alpha, &f->ab);
             f->set_aside = R - (unsigned)m;
-            size_t maa = column(s, LAT_AB_A2, LAT_AB_A, R, d);
+            size_t maa = column(s, LAT_AB_A2, LAT_AB_A, false, R, d);
             if (!rc) rc = lat_paired_point_read(d, maa, p->alpha, &f->aa);
             f->median_a_ns = median_of(s->v[LAT_AB_A], R);
             f->kept_a = median_of(s->k[LAT_AB_A], R);
@@ -543,17 +547,17 @@ json_t *lat_ab_json(const lat_ab_params *p, const lat_ab_result *r) {
                                                  lat_ab_verdict_name(b->verdict), "reason",
                                                  b->reason, "figures", figs ? figs : json_null()));
     }
-    return json_pack("{s:I,s:f,s:b,s:f,s:f,s:f,s:I,s:f,s:f,s:f,s:b,"
-                     "s:{s:b,s:s},s:{s:I,s:I,s:I,s:I},s:o}",
-                     "rounds", (json_int_t)r->rounds, "alpha", p->alpha, "spend_alpha",
-                     p->spend_alpha, "look_alpha", r->look_alpha, "band", p->band, "tail_band",
-                     p->tail_band, "min_rounds", (json_int_t)p->min_rounds, "band_edge_share",
-                     p->band_edge_share, "reach_est_multiple", p->reach_est_multiple,
-                     "reach_budget_share", p->reach_budget_share, "mde_within_band",
-                     p->mde_within_band, "aa_control", "failed", r->aa_failed, "reason",
-                     r->aa_reason, "summary", "slower", (json_int_t)r->slower, "faster",
-                     (json_int_t)r->faster, "no_change", (json_int_t)r->same, "inconclusive",
-                     (json_int_t)r->inconclusive, "benchmarks", benches ? benches : json_null());
+    return json_pack(
+        "{s:I,s:f,s:b,s:f,s:f,s:f,s:I,s:f,s:f,s:f,s:b,s:b,"
+        "s:{s:b,s:s},s:{s:I,s:I,s:I,s:I},s:o}",
+        "rounds", (json_int_t)r->rounds, "alpha", p->alpha, "spend_alpha", p->spend_alpha,
+        "look_alpha", r->look_alpha, "band", p->band, "tail_band", p->tail_band, "min_rounds",
+        (json_int_t)p->min_rounds, "band_edge_share", p->band_edge_share, "reach_est_multiple",
+        p->reach_est_multiple, "reach_budget_share", p->reach_budget_share, "mde_within_band",
+        p->mde_within_band, "pooled_reference", p->pooled_reference, "aa_control", "failed",
+        r->aa_failed, "reason", r->aa_reason, "summary", "slower", (json_int_t)r->slower, "faster",
+        (json_int_t)r->faster, "no_change", (json_int_t)r->same, "inconclusive",
+        (json_int_t)r->inconclusive, "benchmarks", benches ? benches : json_null());
 }
 
 int lat_ab_markdown(FILE *out, const lat_ab_params *p, const lat_ab_result *r, const char *label_a,

@@ -61,6 +61,12 @@ typedef struct lat_ab_params {
      * effect within the band (it narrows as the square root of the rounds), so
      * that "no change" says a change of the band's size would have been seen */
     bool mde_within_band;
+    /* true: a round's shift is B against the mean of A and A2 in logs, where
+     * the round has both (ln B - (ln A + ln A2) / 2), else against A: a run's
+     * own noise then weighs 1.5 in place of 2 (the effect 0.87 times as wide),
+     * and the A/A control ln(A2 / A) is uncorrelated with the shift (against A
+     * alone, a slow run of A moved both) */
+    bool pooled_reference;
     /* true: each look of the stop rule tests at its share of alpha (false:
      * every look at alpha, the level spent once per look) */
     bool spend_alpha;
