@@ -257,6 +257,8 @@ static double band_of(const lat_ab_params *p, const lat_ab_figure *f) {
 
 void lat_ab_result_fini(lat_ab_result *r) {
     if (!r) return;
+    for (size_t i = 0; r->fig && i < r->nfig; i++)
+        lat__free(r->fig[i].per_round);
     lat__free(r->fig);
     lat__free(r->bench);
     memset(r, 0, sizeof *r);
@@ -354,6 +356,12 @@ int lat_ab_decide(const lat_ab *ab, unsigned more_rounds, lat_ab_result *out) {
             f->median_a_ns = median_of(s->v[LAT_AB_A], R);
             f->kept_a = median_of(s->k[LAT_AB_A], R);
             f->kept_b = median_of(s->k[LAT_AB_B], R);
+            /* counted in nfig at once, so that the result's fini frees it */
+            out->nfig = nf + 1;
+            if (!(f->per_round = lat__alloc((R ? R : 1) * LAT_AB_NSIDES * sizeof(double))))
+                rc = -ENOMEM;
+            for (int side = 0; !rc && R && side < LAT_AB_NSIDES; side++)
+                memcpy(f->per_round + (size_t)side * R, s->v[side], R * sizeof(double));
             pab[nf] = m >= 2 ? f->ab.test.p : NAN;
             paa[nf] = maa >= 2 ? f->aa.test.p : NAN;
             nf++;
@@ -522,6 +530,19 @@ static json_t *num(double x) {
     return isfinite(x) ? json_real(x) : json_null();
 }
 
+/* {"a": [...], "b": [...], "a2": [...]}: the figure's value in each round (null: none). */
+static json_t *per_round_json(const lat_ab_figure *f, unsigned rounds) {
+    static const char *const key[LAT_AB_NSIDES] = {"a", "b", "a2"};
+    json_t *o = json_object();
+    for (int side = 0; o && side < LAT_AB_NSIDES; side++) {
+        json_t *a = json_array();
+        for (unsigned r = 0; a && f->per_round && r < rounds; r++)
+            json_array_append_new(a, num(f->per_round[(size_t)side * rounds + r]));
+        json_object_set_new(o, key[side], a ? a : json_null());
+    }
+    return o ? o : json_null();
+}
+
 static json_t *point_json(const lat_paired_point *pt, bool reject) {
     return json_pack("{s:o,s:o,s:o,s:o,s:b,s:o,s:I}", "ratio", num(exp(pt->ci.est)), "lo",
                      num(exp(pt->ci.lo)), "hi", num(exp(pt->ci.hi)), "p", num(pt->test.p), "reject",
@@ -537,11 +558,12 @@ json_t *lat_ab_json(const lat_ab_params *p, const lat_ab_result *r) {
             const lat_ab_figure *f = &r->fig[b->first + j];
             json_array_append_new(
                 figs,
-                json_pack("{s:s,s:b,s:s,s:o,s:o,s:o,s:o,s:I,s:o}", "figure", f->figure, "headline",
-                          f->headline, "kind", fig_kind(f), "a_median_ns", num(f->median_a_ns),
-                          "kept_a", num(f->kept_a), "kept_b", num(f->kept_b), "b_over_a",
-                          point_json(&f->ab, f->ab_reject), "set_aside", (json_int_t)f->set_aside,
-                          "aa_control", point_json(&f->aa, f->aa_reject)));
+                json_pack("{s:s,s:b,s:s,s:o,s:o,s:o,s:o,s:I,s:o,s:o}", "figure", f->figure,
+                          "headline", f->headline, "kind", fig_kind(f), "a_median_ns",
+                          num(f->median_a_ns), "kept_a", num(f->kept_a), "kept_b", num(f->kept_b),
+                          "b_over_a", point_json(&f->ab, f->ab_reject), "set_aside",
+                          (json_int_t)f->set_aside, "aa_control", point_json(&f->aa, f->aa_reject),
+                          "per_round", per_round_json(f, r->rounds)));
         }
         json_array_append_new(benches, json_pack("{s:s,s:s,s:s,s:o}", "name", b->bench, "verdict",
                                                  lat_ab_verdict_name(b->verdict), "reason",

@@ -121,6 +121,8 @@ typedef struct lat_ab_figure {
     unsigned rounds_to_fit; /* rounds after which its no-change interval would fit (0: none) */
     bool reachable;         /* more rounds within the budget could decide it, or bring
                              * a "no change"'s minimum detectable effect within the band */
+    double *per_round;      /* its value in each round, side by side: [side * rounds + round]
+                             * (NAN: none, or set aside); owned by the result */
 } lat_ab_figure;
 
 typedef struct lat_ab_bench {

@@ -12,6 +12,7 @@
 #include "latlab/abrun.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -527,6 +528,42 @@ static void test_one_cpu(void **s) {
     assert_true(c >= 0 && o.runner_cpu == c && o.cpu == -1);
 }
 
+/* The JSON carries each round's figures, side by side (null where a side has
+ * none), so that a run can be read again by other rules. */
+static void test_json_keeps_each_rounds_figures(void **s) {
+    (void)s;
+    lat_ab *ab;
+    assert_int_equal(lat_ab_create(NULL, &ab), 0);
+    const double v[3][3] = {{100, 102, 101}, {99, 103, NAN}, {100.5, 101, 99.5}};
+    for (unsigned r = 0; r < 3; r++)
+        for (int side = 0; side < LAT_AB_NSIDES; side++)
+            assert_int_equal(lat_ab_record(ab, r, side, "g/x", "time/op", v[r][side], 1), 0);
+    lat_ab_result res;
+    memset(&res, 0, sizeof res);
+    assert_int_equal(lat_ab_decide(ab, 0, &res), 0);
+    lat_ab_params p;
+    lat_ab_params_default(&p);
+    json_t *doc = lat_ab_json(&p, &res);
+    assert_non_null(doc);
+    json_t *pr = json_object_get(
+        json_array_get(
+            json_object_get(json_array_get(json_object_get(doc, "benchmarks"), 0), "figures"), 0),
+        "per_round");
+    static const char *const key[3] = {"a", "b", "a2"};
+    for (int side = 0; side < 3; side++) {
+        json_t *a = json_object_get(pr, key[side]);
+        assert_int_equal(json_array_size(a), 3);
+        for (unsigned r = 0; r < 3; r++)
+            if (isnan(v[r][side]))
+                assert_true(json_is_null(json_array_get(a, r)));
+            else
+                assert_true(json_real_value(json_array_get(a, r)) == v[r][side]);
+    }
+    json_decref(doc);
+    lat_ab_result_fini(&res);
+    lat_ab_destroy(ab);
+}
+
 static void test_missing_and_args(void **s) {
     (void)s;
     lat_ab *ab;
@@ -577,6 +614,7 @@ int main(void) {
         cmocka_unit_test(test_suite_world),
         cmocka_unit_test(test_aa_voids),
         cmocka_unit_test(test_stop_rule),
+        cmocka_unit_test(test_json_keeps_each_rounds_figures),
         cmocka_unit_test(test_missing_and_args),
         cmocka_unit_test(test_one_cpu),
         cmocka_unit_test(test_looks_share_alpha),
