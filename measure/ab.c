@@ -257,8 +257,7 @@ static double band_of(const lat_ab_params *p, const lat_ab_figure *f) {
 
 void lat_ab_result_fini(lat_ab_result *r) {
     if (!r) return;
-    for (size_t i = 0; r->fig && i < r->nfig; i++)
-        lat__free(r->fig[i].per_round);
+    lat__free(r->rounds_v);
     lat__free(r->fig);
     lat__free(r->bench);
     memset(r, 0, sizeof *r);
@@ -331,10 +330,11 @@ int lat_ab_decide(const lat_ab *ab, unsigned more_rounds, lat_ab_result *out) {
     out->look_alpha = level;
     out->fig = lat__calloc(n ? n : 1, sizeof *out->fig);
     out->bench = lat__calloc(n ? n : 1, sizeof *out->bench);
+    out->rounds_v = lat__alloc((n && R ? n * R : 1) * LAT_AB_NSIDES * sizeof(double));
     double *d = lat__alloc((R ? R : 1) * sizeof *d);
     double *pab = lat__alloc(2 * (n ? n : 1) * sizeof *pab), *paa = pab ? pab + (n ? n : 1) : NULL;
     bool *rej = lat__alloc(2 * (n ? n : 1) * sizeof *rej);
-    int rc = out->fig && out->bench && d && pab && rej ? 0 : -ENOMEM;
+    int rc = out->fig && out->bench && out->rounds_v && d && pab && rej ? 0 : -ENOMEM;
     /* figures in benchmark order (the order of first appearance) */
     size_t nf = 0;
     for (size_t i = 0; !rc && i < n; i++) {
@@ -356,11 +356,8 @@ int lat_ab_decide(const lat_ab *ab, unsigned more_rounds, lat_ab_result *out) {
             f->median_a_ns = median_of(s->v[LAT_AB_A], R);
             f->kept_a = median_of(s->k[LAT_AB_A], R);
             f->kept_b = median_of(s->k[LAT_AB_B], R);
-            /* counted in nfig at once, so that the result's fini frees it */
-            out->nfig = nf + 1;
-            if (!(f->per_round = lat__alloc((R ? R : 1) * LAT_AB_NSIDES * sizeof(double))))
-                rc = -ENOMEM;
-            for (int side = 0; !rc && R && side < LAT_AB_NSIDES; side++)
+            f->per_round = out->rounds_v + nf * LAT_AB_NSIDES * R;
+            for (int side = 0; R && side < LAT_AB_NSIDES; side++)
                 memcpy(f->per_round + (size_t)side * R, s->v[side], R * sizeof(double));
             pab[nf] = m >= 2 ? f->ab.test.p : NAN;
             paa[nf] = maa >= 2 ? f->aa.test.p : NAN;

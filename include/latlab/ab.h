@@ -122,7 +122,7 @@ typedef struct lat_ab_figure {
     bool reachable;         /* more rounds within the budget could decide it, or bring
                              * a "no change"'s minimum detectable effect within the band */
     double *per_round;      /* its value in each round, side by side: [side * rounds + round]
-                             * (NAN: none, or set aside); owned by the result */
+                             * (NAN: none, or set aside); in the result's rounds_v */
 } lat_ab_figure;
 
 typedef struct lat_ab_bench {
@@ -136,6 +136,7 @@ typedef struct lat_ab_result {
     size_t nfig, nbench;
     lat_ab_figure *fig;
     lat_ab_bench *bench;
+    double *rounds_v; /* every figure's per_round, one block */
     unsigned rounds;
     double look_alpha; /* the level this look tested changes at */
     bool aa_failed;
