@@ -93,8 +93,9 @@ static void last_line(const char *path, char *buf, size_t len) {
 }
 
 /* Fork and exec argv with stdout to out_path and stderr to err_path, pinned
- * to cpu (>= 0), LAT_BENCH_RUNNER_CPU=runner_cpu in its environment (>= 0);
- * wait at most timeout_ns.  Fills the account. */
+ * to cpu (>= 0), LAT_BENCH_RUNNER_CPU=runner_cpu in its environment (>= 0)
+ * and the clock anchor of ab's start (a harness run skips its 200 ms clock
+ * calibration); wait at most timeout_ns.  Fills the account. */
 static int spawn(char *const *argv, const char *out_path, const char *err_path, int cpu,
                  int runner_cpu, uint64_t timeout_ns, lat_ab_account *a) {
     int ofd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -105,6 +106,8 @@ static int spawn(char *const *argv, const char *out_path, const char *err_path, 
         close(ofd);
         return e;
     }
+    static char anchor[64]; /* one for every run: their clock windows share an end */
+    if (!anchor[0] && lat_clock_anchor(anchor, sizeof anchor) != 0) anchor[0] = 0;
     uint64_t t0 = lat_mono_ns();
     pid_t pid = fork();
     if (pid == 0) {
@@ -123,6 +126,7 @@ static int spawn(char *const *argv, const char *out_path, const char *err_path, 
             snprintf(v, sizeof v, "%d", runner_cpu);
             setenv(LAT_BENCH_ENV_RUNNER_CPU, v, 1);
         }
+        if (anchor[0]) setenv(LAT_CLOCK_ENV_ANCHOR, anchor, 1);
         execvp(argv[0], argv);
         dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
         _exit(127);

@@ -133,10 +133,22 @@ typedef struct lat_clock_drift_result {
  * window < 1 ms), -errno from clock_gettime (bad id) or -EIO (the counter did
  * not advance).  Thread-safe. */
 LAT_API int lat_clock_drift(const lat_clock_cal *c, clockid_t id, uint64_t window_ns,
-                    lat_clock_drift_result *out);
+                            lat_clock_drift_result *out);
 
-/* A process-wide calibration made on first use (200 ms, once, thread-safe). */
+/* A process-wide calibration made on first use (200 ms, once, thread-safe).
+ * Where $LAT_CLOCK_ANCHOR holds a runner's anchor (lat_clock_anchor), the
+ * window runs from the runner's bracket to one taken now (at least 200 ms,
+ * usually seconds), checked against a 10 ms calibration (within 0.1%, else
+ * the 200 ms one): a runner's children then skip the wait, and their windows
+ * share one end. */
 LAT_API const lat_clock_cal *lat_clock_default(void);
+
+#define LAT_CLOCK_ENV_ANCHOR "LAT_CLOCK_ANCHOR"
+/* Write a tightest bracket taken now as "<cycles>:<ns>:<width cycles>" (ns of
+ * CLOCK_MONOTONIC_RAW), the value a runner puts in $LAT_CLOCK_ANCHOR for the
+ * processes it starts.  Returns 0, -EINVAL or -ENOSPC (buf too small; 64
+ * bytes always suffice).  Thread-safe. */
+LAT_API int lat_clock_anchor(char *buf, size_t n);
 
 /* cycles -> ns: exactly floor(cycles * span_ns / span_cycles) for every cycles
  * value whose result fits in 64 bits (checked for values up to 10^15 and beyond). */

@@ -94,6 +94,7 @@ static json_t *run_conditions(const lat_bench_runner *r, FILE *err, const char *
     if (!r->cfg.clock_ns) {
         const lat_clock_cal *cal = lat_clock_default();
         json_object_set_new(c, "cycles_per_ns", json_real(cal->cycles_per_ns));
+        json_object_set_new(c, "clock_span_ns", json_integer((json_int_t)cal->span_ns));
     }
     json_t *cpus = json_array();
     for (int i = 0; i < r->ncpus; i++)

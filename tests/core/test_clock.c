@@ -6,7 +6,10 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void test_reads_advance(void **state) {
     (void)state;
@@ -226,7 +229,68 @@ static void test_barrier_values(void **state) {
     }
 }
 
-int main(void) {
+/* A runner's anchor: a child given a good one measures its ratio from the
+ * anchor (a window of seconds, no 200 ms wait) and agrees with its own
+ * calibration; one from elsewhere (cycles halved: another machine's ratio) or
+ * malformed is refused, and the child calibrates itself over 200 ms.  Each
+ * case in a fresh process (this test run with --calibrate): the default
+ * calibration is made once per process. */
+static int child_span(const char *anchor, uint64_t *span, double *cpn, double *ms) {
+    if (anchor)
+        setenv(LAT_CLOCK_ENV_ANCHOR, anchor, 1);
+    else
+        unsetenv(LAT_CLOCK_ENV_ANCHOR);
+    char self[4096], cmd[4200];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) return -1;
+    self[len] = 0;
+    snprintf(cmd, sizeof cmd, "'%s' --calibrate", self);
+    FILE *f = popen(cmd, "r");
+    unsetenv(LAT_CLOCK_ENV_ANCHOR);
+    if (!f) return -1;
+    unsigned long long sp = 0;
+    int n = fscanf(f, "%llu %lf %lf", &sp, cpn, ms);
+    if (pclose(f) != 0 || n != 3) return -1;
+    *span = sp;
+    return 0;
+}
+
+/* The child of test_anchor: its default calibration, and how long it took. */
+static int calibrate_child(void) {
+    uint64_t t0 = lat_mono_ns();
+    const lat_clock_cal *c = lat_clock_default();
+    printf("%llu %.9f %.3f\n", (unsigned long long)c->span_ns, c->cycles_per_ns,
+           (double)(lat_mono_ns() - t0) / 1e6);
+    return 0;
+}
+
+static void test_anchor(void **state) {
+    (void)state;
+    char a[64], small[4];
+    assert_int_equal(lat_clock_anchor(small, sizeof small), -ENOSPC);
+    assert_int_equal(lat_clock_anchor(a, sizeof a), 0);
+    struct timespec ts = {0, 400000000};
+    nanosleep(&ts, NULL);
+    uint64_t span;
+    double cpn, ms, own_cpn, own_ms;
+    assert_int_equal(child_span(NULL, &span, &own_cpn, &own_ms), 0);
+    assert_int_equal(span / 1000000, LAT_CLOCK_DEFAULT_WINDOW_NS / 1000000);
+    assert_int_equal(child_span(a, &span, &cpn, &ms), 0);
+    assert_true(span > 400000000ull);            /* from the anchor, not a window of its own */
+    assert_true(ms < own_ms);                    /* no 200 ms wait */
+    assert_true(fabs(cpn / own_cpn - 1) < 1e-4); /* and the same ratio */
+    unsigned long long c0, n0, w0;
+    assert_int_equal(sscanf(a, "%llu:%llu:%llu", &c0, &n0, &w0), 3);
+    char foreign[80];
+    snprintf(foreign, sizeof foreign, "%llu:%llu:%llu", c0 / 2, n0, w0);
+    assert_int_equal(child_span(foreign, &span, &cpn, &ms), 0);
+    assert_int_equal(span / 1000000, LAT_CLOCK_DEFAULT_WINDOW_NS / 1000000);
+    assert_int_equal(child_span("12:34", &span, &cpn, &ms), 0);
+    assert_int_equal(span / 1000000, LAT_CLOCK_DEFAULT_WINDOW_NS / 1000000);
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--calibrate") == 0) return calibrate_child();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reads_advance),
         cmocka_unit_test(test_conversion_exact),
@@ -236,6 +300,7 @@ int main(void) {
         cmocka_unit_test(test_step_of),
         cmocka_unit_test(test_hot_path_no_alloc),
         cmocka_unit_test(test_barrier_values),
+        cmocka_unit_test(test_anchor),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
