@@ -33,7 +33,7 @@ typedef struct ab_opts {
     uint64_t budget_ns, timeout_ns, seed;
     double band, tail_band, alpha;
     int min_rounds, max_rounds, cpu, reps;
-    bool gate, quick, full;
+    bool gate, quick, full, whole_runs;
 } ab_opts;
 
 static ab_opts ao;
@@ -90,6 +90,8 @@ static const cli_opt ab_table[] = {
     CLI_NUM_OPT("seed", CLI_U64, &ao.seed, "N", "seed of the order within rounds (default: time)",
                 0, 0),
     CLI_FLAG_OPT("full", &ao.full, "harness programs: full-length runs (default --quick runs)"),
+    CLI_FLAG_OPT("whole-runs", &ao.whole_runs,
+                 "harness programs: runs one after another, not in turns"),
     CLI_FLAG_OPT("quick", &ao.quick,
                  "a 20 s budget and 8 rounds before a verdict: decides only\n"
                  "large changes; says so"),
@@ -145,11 +147,8 @@ static int check_opts(void) {
         return cli_usage_error(CMD, "--min-rounds: %d is above --max-rounds %d", ao.min_rounds,
                                ao.max_rounds);
     if (ao.timeout_ns == 0) return cli_usage_error(CMD, "--timeout: must be above 0");
-    int rc;
-    if ((rc = check_out("--json", ao.json, false)) || (rc = check_out("--md", ao.md, false)) ||
-        (rc = check_out("--svg", ao.svg, true)))
-        return rc;
-    return 0;
+    int rc = check_out("--json", ao.json, false);
+    return rc ? rc : (rc = check_out("--md", ao.md, false)) ? rc : check_out("--svg", ao.svg, true);
 }
 
 /* "a b c" -> argv after prog (at most max - 1 words). */
@@ -163,15 +162,14 @@ static int split_args(char *prog, char *s, char **argv, int max) {
 }
 
 static int write_outputs(const lat_ab_params *p, const lat_ab_result *r, const char *a,
-                         const char *b, bool complete, const char *stopped) {
+                         const char *b, bool complete, const char *stopped, bool turns) {
     int rc = CLI_OK;
     if (ao.json) {
         json_t *doc = lat_ab_json(p, r);
         if (doc) {
-            json_object_set_new(doc, "a", json_string(a));
-            json_object_set_new(doc, "b", json_string(b));
-            json_object_set_new(doc, "complete", json_boolean(complete));
-            json_object_set_new(doc, "stopped", json_string(stopped));
+            json_object_update_new(doc,
+                                   json_pack("{s:s,s:s,s:b,s:s,s:b}", "a", a, "b", b, "complete",
+                                             complete, "stopped", stopped, "turns", turns));
         }
         rc = cli_write_json(CMD, ao.json, doc);
     }
@@ -222,13 +220,14 @@ static int detect_kind(char *const label[2], int *mode) {
 /* Before the first round: what the run will do (stderr); commands' warm-up
  * runs, unrecorded (CPU over wall time: the CPUs they keep busy); unless --pin
  * said, where runs go (lat_ab_place).  false, why in stopped: a warm-up failed. */
-static bool start(const lat_ab_prog *prog, char *const label[2], int mode, lat_ab_run_opts *ro,
-                  char *stopped, size_t len) {
+static bool start(const lat_ab_prog *prog, char *const label[2], int mode, bool turns,
+                  lat_ab_run_opts *ro, char *stopped, size_t len) {
     fprintf(stderr,
-            "latlab ab: A = %s, B = %s (%s); rounds of A, B, A again in a random order "
+            "latlab ab: A = %s, B = %s (%s); rounds of A, B, A again %s in a random order "
             "(seed %llu), budget %.0f s\n",
-            label[0], label[1], lat_ab_mode_name(mode), (unsigned long long)ao.seed,
-            (double)ao.budget_ns / 1e9);
+            label[0], label[1], lat_ab_mode_name(mode),
+            turns ? "taking turns sample by sample" : "one after another",
+            (unsigned long long)ao.seed, (double)ao.budget_ns / 1e9);
     if (ao.quick)
         fprintf(stderr,
                 "latlab ab: --quick: %d rounds before a verdict and a 20 s budget decide "
@@ -300,25 +299,25 @@ int cmd_ab(int argc, char **argv) {
     struct sigaction old[2];
     cli_stop_catch(sigs, 2, old);
     char stopped[1024] = "", err[400], suite[LAT_AB_NSIDES][64];
-    bool failed = !start(prog, label, mode, &ro, stopped, sizeof stopped);
+    bool turns = mode == LAT_AB_HARNESS && !ao.whole_runs && lat_ab_takes_turns(label[0]) &&
+                 lat_ab_takes_turns(label[1]);
+    bool failed = !start(prog, label, mode, turns, &ro, stopped, sizeof stopped);
     lat_stats_rng rng = {ao.seed};
     uint64_t t0 = lat_mono_ns();
     lat_ab_result res = {.rounds = 0};
     for (unsigned round = 0; !failed; round++) {
         int order[LAT_AB_NSIDES] = {LAT_AB_A, LAT_AB_B, LAT_AB_A2};
         lat_stats_shuffle(&rng, order, LAT_AB_NSIDES);
-        for (int k = 0; k < LAT_AB_NSIDES && !failed; k++) {
-            int side = order[k];
-            lat_ab_account acct;
-            if (cli_stop_sig) break;
-            rc = lat_ab_run(&prog[side], &ro, ab, round, side, &acct, err, sizeof err);
-            if (rc) {
-                snprintf(stopped, sizeof stopped, "%s (%s) in round %u %s", lat_ab_side_name(side),
-                         label[side == LAT_AB_B], round + 1, err);
-                failed = true;
-            }
-            snprintf(suite[side], sizeof suite[side], "%s", acct.suite);
+        lat_ab_account acct[LAT_AB_NSIDES] = {{0}};
+        int bad = -1;
+        if (!cli_stop_sig && (rc = lat_ab_run_round(prog, &ro, ab, round, order, LAT_AB_NSIDES,
+                                                    turns, &rng, acct, &bad, err, sizeof err))) {
+            snprintf(stopped, sizeof stopped, "%s (%s) in round %u %s", lat_ab_side_name(bad),
+                     label[bad == LAT_AB_B], round + 1, err);
+            failed = true;
         }
+        for (int k = 0; k < LAT_AB_NSIDES; k++)
+            snprintf(suite[order[k]], sizeof suite[order[k]], "%s", acct[k].suite);
         if (cli_stop_sig && !failed) {
             snprintf(stopped, sizeof stopped, "stopped by %s in round %u",
                      cli_stop_sig == SIGINT ? "SIGINT" : "SIGTERM", round + 1);
@@ -347,7 +346,7 @@ int cmd_ab(int argc, char **argv) {
            lat_ab_mode_name(mode), res.rounds, (double)(lat_mono_ns() - t0) / 1e9,
            failed ? "INCOMPLETE" : stopped);
     if (res.nbench) lat_ab_print(stdout, &p, &res);
-    int wrc = write_outputs(&p, &res, label[0], label[1], !failed, stopped);
+    int wrc = write_outputs(&p, &res, label[0], label[1], !failed, stopped, turns);
     int out = CLI_OK;
     if (failed)
         out = cli_error(CMD, "%s", stopped);

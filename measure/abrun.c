@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -41,26 +42,45 @@ static bool contains(const void *p, size_t n, const char *needle) {
     return memmem(p, n, needle, strlen(needle)) != NULL;
 }
 
-int lat_ab_detect(const char *path) {
+/* Map the file at path read-only: 0, -errno, or LAT_EFORMAT (empty). */
+static int map_file(const char *path, void **m, size_t *n) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -errno;
     struct stat st;
     int rc = LAT_EFORMAT;
     if (fstat(fd, &st) == 0 && st.st_size > 0) {
-        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (m != MAP_FAILED) {
-            /* the harness's usage text; Google Benchmark's flag names (linked
-             * statically) or its C++ symbols (linked to libbenchmark.so) */
-            if (contains(m, (size_t)st.st_size, "--cooldown-ms N"))
-                rc = LAT_AB_HARNESS;
-            else if (contains(m, (size_t)st.st_size, "benchmark_format") ||
-                     contains(m, (size_t)st.st_size, "_ZN9benchmark"))
-                rc = LAT_AB_GBENCH;
-            munmap(m, (size_t)st.st_size);
-        }
+        *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        *n = (size_t)st.st_size;
+        rc = *m == MAP_FAILED ? -errno : 0;
     }
     close(fd);
     return rc;
+}
+
+int lat_ab_detect(const char *path) {
+    void *m;
+    size_t n;
+    int rc = map_file(path, &m, &n);
+    if (rc) return rc == -EACCES || rc == -ENOENT ? rc : LAT_EFORMAT;
+    /* the harness's usage text; Google Benchmark's flag names (linked
+     * statically) or its C++ symbols (linked to libbenchmark.so) */
+    if (contains(m, n, "--cooldown-ms N"))
+        rc = LAT_AB_HARNESS;
+    else if (contains(m, n, "benchmark_format") || contains(m, n, "_ZN9benchmark"))
+        rc = LAT_AB_GBENCH;
+    else
+        rc = LAT_EFORMAT;
+    munmap(m, n);
+    return rc;
+}
+
+bool lat_ab_takes_turns(const char *path) {
+    void *m;
+    size_t n;
+    if (map_file(path, &m, &n)) return false;
+    bool yes = contains(m, n, LAT_BENCH_ENV_TURNS);
+    munmap(m, n);
+    return yes;
 }
 
 /* The task's run-queue wait (ns) from /proc/PID/schedstat; NAN if unknown. */
@@ -93,11 +113,14 @@ static void last_line(const char *path, char *buf, size_t len) {
 }
 
 /* Fork and exec argv with stdout to out_path and stderr to err_path, pinned
- * to cpu (>= 0), LAT_BENCH_RUNNER_CPU=runner_cpu in its environment (>= 0)
+ * to cpu (>= 0), LAT_BENCH_RUNNER_CPU=runner_cpu in its environment (>= 0),
+ * LAT_BENCH_TURNS naming turn_fd (>= 0, the child's end of its turn socket)
  * and the clock anchor of ab's start (a harness run skips its 200 ms clock
- * calibration); wait at most timeout_ns.  Fills the account. */
-static int spawn(char *const *argv, const char *out_path, const char *err_path, int cpu,
-                 int runner_cpu, uint64_t timeout_ns, lat_ab_account *a) {
+ * calibration).  Returns the pid or -errno. */
+static pid_t start_child(char *const *argv, const char *out_path, const char *err_path, int cpu,
+                         int runner_cpu, int turn_fd) {
+    static char anchor[64]; /* one for every run: their clock windows share an end */
+    if (!anchor[0] && lat_clock_anchor(anchor, sizeof anchor) != 0) anchor[0] = 0;
     int ofd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (ofd < 0) return -errno;
     int efd = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -106,11 +129,8 @@ static int spawn(char *const *argv, const char *out_path, const char *err_path, 
         close(ofd);
         return e;
     }
-    static char anchor[64]; /* one for every run: their clock windows share an end */
-    if (!anchor[0] && lat_clock_anchor(anchor, sizeof anchor) != 0) anchor[0] = 0;
-    uint64_t t0 = lat_mono_ns();
     pid_t pid = fork();
-    if (pid == 0) {
+    if (pid == 0) { /* setenv after fork: ab has one thread, no lock is held */
         dup2(ofd, 1);
         dup2(efd, 2);
         int nfd = open("/dev/null", O_RDONLY);
@@ -121,10 +141,15 @@ static int spawn(char *const *argv, const char *out_path, const char *err_path, 
             CPU_SET(cpu, &set);
             sched_setaffinity(0, sizeof set, &set);
         }
-        if (runner_cpu >= 0) { /* setenv after fork: ab has one thread, no lock is held */
-            char v[16];
+        char v[32];
+        if (runner_cpu >= 0) {
             snprintf(v, sizeof v, "%d", runner_cpu);
             setenv(LAT_BENCH_ENV_RUNNER_CPU, v, 1);
+        }
+        if (turn_fd >= 0) { /* the one descriptor the program keeps */
+            fcntl(turn_fd, F_SETFD, 0);
+            snprintf(v, sizeof v, "%d:%d", turn_fd, turn_fd);
+            setenv(LAT_BENCH_ENV_TURNS, v, 1);
         }
         if (anchor[0]) setenv(LAT_CLOCK_ENV_ANCHOR, anchor, 1);
         execvp(argv[0], argv);
@@ -134,16 +159,22 @@ static int spawn(char *const *argv, const char *out_path, const char *err_path, 
     int e = pid < 0 ? -errno : 0;
     close(ofd);
     close(efd);
-    if (e) return e;
+    return e ? e : pid;
+}
+
+/* Wait for pid until deadline (lat_mono_ns; killed then: -ETIMEDOUT), read
+ * its run-queue wait before reaping it, reap it and fill the account (wall
+ * from t0). */
+static int finish_child(pid_t pid, uint64_t t0, uint64_t deadline, lat_ab_account *a) {
     int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
     bool timed_out = false;
     for (;;) {
-        uint64_t el = lat_mono_ns() - t0;
-        if (el >= timeout_ns) {
+        uint64_t now = lat_mono_ns();
+        if (now >= deadline) {
             timed_out = true;
             break;
         }
-        uint64_t left_ms = (timeout_ns - el) / 1000000 + 1;
+        uint64_t left_ms = (deadline - now) / 1000000 + 1;
         if (pfd >= 0) {
             struct pollfd p = {pfd, POLLIN, 0};
             int r = poll(&p, 1, left_ms > 1000 ? 1000 : (int)left_ms);
@@ -366,42 +397,58 @@ int lat_ab_place(int mode, double warm_cpus, lat_ab_run_opts *o, double *idle) {
 
 #define MAX_ARGS 256
 
-int lat_ab_run(const lat_ab_prog *prog, const lat_ab_run_opts *o, lat_ab *ab, unsigned round,
-               int side, lat_ab_account *acct, char *err, size_t errlen) {
+/* One run's command line and files. */
+typedef struct run_files {
+    char json[4096], out[4096], errp[4096], filt[1024], reps[64];
+    char *argv[MAX_ARGS + 8];
+} run_files;
+
+static int prepare(const lat_ab_prog *prog, const lat_ab_run_opts *o, const lat_ab *ab,
+                   unsigned round, int side, lat_ab_account *acct, char *err, size_t errlen,
+                   run_files *f) {
     if (!prog || !prog->argv || !prog->argv[0] || !o || !o->dir || !acct ||
         (!ab && prog->mode != LAT_AB_COMMAND))
         return -EINVAL;
     memset(acct, 0, sizeof *acct);
     if (errlen) err[0] = 0;
-    char json[4096], out[4096], errp[4096], filt[1024], reps[64];
-    snprintf(json, sizeof json, "%s/%s-%u.json", o->dir, lat_ab_side_name(side), round);
-    snprintf(out, sizeof out, "%s/%s-%u.out", o->dir, lat_ab_side_name(side), round);
-    snprintf(errp, sizeof errp, "%s/%s-%u.err", o->dir, lat_ab_side_name(side), round);
-    char *argv[MAX_ARGS + 8];
+    snprintf(f->json, sizeof f->json, "%s/%s-%u.json", o->dir, lat_ab_side_name(side), round);
+    snprintf(f->out, sizeof f->out, "%s/%s-%u.out", o->dir, lat_ab_side_name(side), round);
+    snprintf(f->errp, sizeof f->errp, "%s/%s-%u.err", o->dir, lat_ab_side_name(side), round);
     int n = 0;
     for (; prog->argv[n] && n < MAX_ARGS; n++)
-        argv[n] = prog->argv[n];
+        f->argv[n] = prog->argv[n];
     if (prog->mode == LAT_AB_HARNESS) {
-        argv[n++] = "--json";
-        argv[n++] = json;
-        if (!o->full) argv[n++] = "--quick";
+        f->argv[n++] = "--json";
+        f->argv[n++] = f->json;
+        if (!o->full) f->argv[n++] = "--quick";
         if (o->filter) {
-            argv[n++] = "--filter";
-            argv[n++] = (char *)o->filter;
+            f->argv[n++] = "--filter";
+            f->argv[n++] = (char *)o->filter;
         }
     } else if (prog->mode == LAT_AB_GBENCH) {
-        argv[n++] = "--benchmark_format=json";
-        snprintf(reps, sizeof reps, "--benchmark_repetitions=%u",
+        f->argv[n++] = "--benchmark_format=json";
+        snprintf(f->reps, sizeof f->reps, "--benchmark_repetitions=%u",
                  o->repetitions ? o->repetitions : 5);
-        argv[n++] = reps;
+        f->argv[n++] = f->reps;
         if (o->filter) {
-            snprintf(filt, sizeof filt, "--benchmark_filter=%s", o->filter);
-            argv[n++] = filt;
+            snprintf(f->filt, sizeof f->filt, "--benchmark_filter=%s", o->filter);
+            f->argv[n++] = f->filt;
         }
     }
-    argv[n] = NULL;
-    int rc = spawn(argv, prog->mode == LAT_AB_GBENCH ? json : out, errp, o->cpu,
-                   prog->mode == LAT_AB_HARNESS ? o->runner_cpu : -1, o->timeout_ns, acct);
+    f->argv[n] = NULL;
+    return 0;
+}
+
+static pid_t start_run(const lat_ab_prog *prog, const lat_ab_run_opts *o, const run_files *f,
+                       int turn_fd) {
+    return start_child(f->argv, prog->mode == LAT_AB_GBENCH ? f->json : f->out, f->errp, o->cpu,
+                       prog->mode == LAT_AB_HARNESS ? o->runner_cpu : -1, turn_fd);
+}
+
+/* What came of a run (rc: the start's or the wait's): err, the figures. */
+static int collect(const lat_ab_prog *prog, const lat_ab_run_opts *o, int rc, run_files *f,
+                   lat_ab *ab, unsigned round, int side, lat_ab_account *acct, char *err,
+                   size_t errlen) {
     char tail[300];
     if (rc == -ETIMEDOUT) {
         snprintf(err, errlen, "did not end within its timeout (%.1f s): killed",
@@ -409,7 +456,7 @@ int lat_ab_run(const lat_ab_prog *prog, const lat_ab_run_opts *o, lat_ab *ab, un
     } else if (rc) {
         snprintf(err, errlen, "cannot start it: %s", lat_strerror(rc));
     } else if (!WIFEXITED(acct->status) || WEXITSTATUS(acct->status) != 0) {
-        last_line(errp, tail, sizeof tail);
+        last_line(f->errp, tail, sizeof tail);
         if (WIFEXITED(acct->status))
             snprintf(err, errlen, "exited with status %d%s%s", WEXITSTATUS(acct->status),
                      tail[0] ? ": " : "", tail);
@@ -417,9 +464,9 @@ int lat_ab_run(const lat_ab_prog *prog, const lat_ab_run_opts *o, lat_ab *ab, un
             snprintf(err, errlen, "was killed by signal %d", WTERMSIG(acct->status));
         rc = LAT_EFORMAT;
     } else if (prog->mode == LAT_AB_HARNESS)
-        rc = read_harness(json, ab, round, side, acct, err, errlen);
+        rc = read_harness(f->json, ab, round, side, acct, err, errlen);
     else if (prog->mode == LAT_AB_GBENCH)
-        rc = read_gbench(json, ab, round, side, acct, err, errlen);
+        rc = read_gbench(f->json, ab, round, side, acct, err, errlen);
     else {
         bool disturbed =
             isfinite(acct->runq_ns) && acct->runq_ns > LAT_AB_RUNQ_SET_ASIDE * acct->wall_ns;
@@ -431,8 +478,125 @@ int lat_ab_run(const lat_ab_prog *prog, const lat_ab_run_opts *o, lat_ab *ab, un
         acct->benches = 1;
     }
     /* the run's files go whatever came of it: err holds what a failure said */
-    unlink(json);
-    unlink(out);
-    unlink(errp);
+    unlink(f->json);
+    unlink(f->out);
+    unlink(f->errp);
     return rc;
+}
+
+int lat_ab_run(const lat_ab_prog *prog, const lat_ab_run_opts *o, lat_ab *ab, unsigned round,
+               int side, lat_ab_account *acct, char *err, size_t errlen) {
+    run_files f;
+    int rc = prepare(prog, o, ab, round, side, acct, err, errlen, &f);
+    if (rc) return rc;
+    uint64_t t0 = lat_mono_ns();
+    pid_t pid = start_run(prog, o, &f, -1);
+    rc = pid < 0 ? (int)pid : finish_child(pid, t0, t0 + o->timeout_ns, acct);
+    return collect(prog, o, rc, &f, ab, round, side, acct, err, errlen);
+}
+
+/* ---- a round's runs taking turns ---------------------------------------------------------- */
+
+/* Wait for one byte from fd until deadline: the byte, 0 at its end (the
+ * program exited), -1 at the deadline. */
+static int turn_read(int fd, uint64_t deadline) {
+    for (;;) {
+        uint64_t now = lat_mono_ns();
+        if (now >= deadline) return -1;
+        uint64_t ms = (deadline - now) / 1000000 + 1;
+        struct pollfd p = {fd, POLLIN, 0};
+        int r = poll(&p, 1, ms > 1000 ? 1000 : (int)ms);
+        if (r < 0 && errno != EINTR) return 0;
+        if (r <= 0) continue;
+        unsigned char c;
+        ssize_t n = read(fd, &c, 1);
+        if (n == 1) return c;
+        if (n == 0 || errno != EINTR) return 0;
+    }
+}
+
+int lat_ab_run_round(const lat_ab_prog *prog, const lat_ab_run_opts *o, lat_ab *ab, unsigned round,
+                     const int *sides, int n, bool turns, lat_stats_rng *rng, lat_ab_account *acct,
+                     int *failed_side, char *err, size_t errlen) {
+    if (!failed_side) return -EINVAL;
+    *failed_side = sides ? sides[0] : LAT_AB_A; /* a failure names a side */
+    if (!prog || !sides || n < 1 || n > LAT_AB_NSIDES || !rng || !ab) return -EINVAL;
+    *failed_side = -1;
+    for (int i = 0; i < n && !turns; i++) { /* whole runs, one after another */
+        int rc = lat_ab_run(&prog[sides[i]], o, ab, round, sides[i], &acct[i], err, errlen);
+        if (rc) {
+            *failed_side = sides[i];
+            return rc;
+        }
+    }
+    if (!turns) return 0;
+    run_files f[LAT_AB_NSIDES];
+    pid_t pid[LAT_AB_NSIDES];
+    int fd[LAT_AB_NSIDES], state[LAT_AB_NSIDES] = {0}; /* 0 starting, 1 taking turns, 2 done */
+    int rc = 0, started = 0;
+    for (int i = 0; i < n; i++)
+        if ((rc = prepare(&prog[sides[i]], o, ab, round, sides[i], &acct[i], err, errlen, &f[i]))) {
+            *failed_side = sides[i];
+            return rc;
+        }
+    uint64_t t0 = lat_mono_ns(), deadline = t0 + (uint64_t)n * o->timeout_ns;
+    for (; started < n; started++) {
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+            rc = -errno;
+            snprintf(err, errlen, "cannot start it: %s", lat_strerror(rc));
+            *failed_side = sides[started];
+            break;
+        }
+        pid[started] = start_run(&prog[sides[started]], o, &f[started], sv[1]);
+        close(sv[1]);
+        fd[started] = sv[0];
+        if (pid[started] < 0) {
+            rc = (int)pid[started];
+            close(sv[0]);
+            snprintf(err, errlen, "cannot start it: %s", lat_strerror(rc));
+            *failed_side = sides[started];
+            break;
+        }
+    }
+    /* every program ready (or ended: one that does not take turns ran alone) */
+    for (int i = 0; i < started && !rc; i++) {
+        int c = turn_read(fd[i], deadline);
+        state[i] = c < 0 ? 2 : c == 'r' ? 1 : 2;
+        if (c < 0) rc = -ETIMEDOUT, *failed_side = sides[i];
+    }
+    /* turns, in a fresh random order each cycle, until every program ended */
+    for (bool any = true; any && !rc;) {
+        int order[LAT_AB_NSIDES];
+        for (int i = 0; i < started; i++)
+            order[i] = i;
+        lat_stats_shuffle(rng, order, (size_t)started);
+        any = false;
+        for (int k = 0; k < started && !rc; k++) {
+            int i = order[k];
+            if (state[i] != 1) continue;
+            any = true;
+            int c = send(fd[i], "g", 1, MSG_NOSIGNAL) == 1 ? turn_read(fd[i], deadline) : 0;
+            if (c < 0) rc = -ETIMEDOUT, *failed_side = sides[i];
+            if (c == 0) state[i] = 2;
+        }
+    }
+    if (rc)
+        for (int i = 0; i < started; i++)
+            kill(pid[i], SIGKILL);
+    int out = rc;
+    char why[400];
+    for (int i = 0; i < started; i++) {
+        close(fd[i]);
+        bool failed_here = *failed_side == sides[i]; /* timed out */
+        int w = finish_child(pid[i], t0, deadline, &acct[i]);
+        int r = collect(&prog[sides[i]], o, failed_here ? -ETIMEDOUT : w, &f[i], ab, round,
+                        sides[i], &acct[i], why, sizeof why);
+        if (failed_here || (r && *failed_side < 0 && !out)) {
+            snprintf(err, errlen, "%s", why);
+            *failed_side = sides[i];
+            out = r;
+        }
+    }
+    return out;
 }

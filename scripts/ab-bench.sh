@@ -21,7 +21,9 @@
 # programs on the CPU idle the longest and pins single-CPU commands there;
 # the stored --compare pins where it starts; hyperfine pins nothing).
 #
-# usage: scripts/ab-bench.sh [BUILD_DIR]   env: REPS (20), CASES, CONDS ("asis neighbour noise")
+# usage: scripts/ab-bench.sh [BUILD_DIR]   env: REPS (20), CASES, CONDS ("asis neighbour noise"),
+#   AB_ARGS (more latlab ab options, e.g. --whole-runs), KEEP (a folder that keeps
+#   each latlab ab JSON: its per_round values)
 set -euo pipefail
 B=${1:-${LAT_BUILD_DIR:-build}}
 REPS=${REPS:-20}
@@ -128,10 +130,12 @@ for cond in $CONDS; do
         for rep in $(seq 1 "$REPS"); do
             t0=$(date +%s.%N)
             if [ "$kind" = command ]; then
-                "$L" ab --kind command --json "$tmp/ab.json" "$tmp/$a" "$tmp/$b" >/dev/null 2>&1 || true
+                "$L" ab --kind command ${AB_ARGS:-} --json "$tmp/ab.json" "$tmp/$a" "$tmp/$b" \
+                    >/dev/null 2>&1 || true
             else
-                "$L" ab --json "$tmp/ab.json" "$tmp/$a" "$tmp/$b" >/dev/null 2>&1 || true
+                "$L" ab ${AB_ARGS:-} --json "$tmp/ab.json" "$tmp/$a" "$tmp/$b" >/dev/null 2>&1 || true
             fi
+            [ -n "${KEEP:-}" ] && cp "$tmp/ab.json" "$KEEP/$c-$cond-$rep-$(date +%s).json"
             secs=$(echo "$(date +%s.%N) - $t0" | bc)
             v=$(ab_verdict "$tmp/ab.json" "$c" 2>/dev/null || echo "error")
             peers=""

@@ -16,7 +16,8 @@
  *   LAT_AB_RUNQ_SET_ASIDE of its wall time is set aside (NAN). */
 
 /* Every run's account (wall, CPU, run-queue wait, involuntary switches)
- * comes back to the caller.  Not thread-safe (one run at a time). */
+ * comes back to the caller.  Not thread-safe (one run, or one round taking
+ * turns, at a time). */
 #ifndef LATLAB_ABRUN_H
 #define LATLAB_ABRUN_H
 
@@ -30,6 +31,7 @@
 #include <stdint.h>
 
 #include "latlab/ab.h"
+#include "latlab/stats.h"
 #include "latlab/topo.h"
 
 enum { LAT_AB_HARNESS = 0, LAT_AB_GBENCH = 1, LAT_AB_COMMAND = 2 };
@@ -40,6 +42,9 @@ const char *lat_ab_mode_name(int mode); /* "latlab harness", "Google Benchmark",
 /* The kind of program at path, from its bytes: LAT_AB_HARNESS or
  * LAT_AB_GBENCH; -ENOENT / -EACCES, or LAT_EFORMAT when it is neither. */
 int lat_ab_detect(const char *path);
+/* Whether the harness program at path can take turns (LAT_BENCH_TURNS in
+ * bench.h: builds from this release on); false when unreadable. */
+bool lat_ab_takes_turns(const char *path);
 
 typedef struct lat_ab_prog {
     int mode;
@@ -96,5 +101,19 @@ typedef struct lat_ab_account {
  * offset of a JSON error). */
 int lat_ab_run(const lat_ab_prog *prog, const lat_ab_run_opts *o, lat_ab *ab, unsigned round,
                int side, lat_ab_account *acct, char *err, size_t errlen);
+
+/* The runs of one round, sides[0..n) (acct[i] is sides[i]'s account).
+ * Without turns: one after another, stopping at the first that fails.  With
+ * turns (harness programs): they start at once, each with its end of a
+ * socket in LAT_BENCH_TURNS; when all are ready (a build that cannot take
+ * turns runs alone), each cycle grants every program one sample in a fresh
+ * random order (rng), until all end.  One program samples at a time, so the
+ * sides see the host's state of the same moments; n timeouts bound the
+ * round, and a failure kills the others.
+ * Returns as lat_ab_run (-EINVAL: bad arguments), the side that failed
+ * first in *failed_side (-1: none) and its line in err. */
+int lat_ab_run_round(const lat_ab_prog *prog, const lat_ab_run_opts *o, lat_ab *ab, unsigned round,
+                     const int *sides, int n, bool turns, lat_stats_rng *rng, lat_ab_account *acct,
+                     int *failed_side, char *err, size_t errlen);
 
 #endif /* LATLAB_ABRUN_H */

@@ -109,6 +109,14 @@ struct json_t; /* jansson */
 /* "N": the measuring thread on CPU N when it is a performance core of the
  * affinity mask (default: where it starts); pins even with LAT_BENCH_NO_PIN. */
 #define LAT_BENCH_ENV_RUNNER_CPU "LAT_BENCH_RUNNER_CPU"
+/* "R:W": take turns with other programs, sample by sample (`latlab ab` sets it
+ * for the runs of a round, so A and B sample the host's state of the moment
+ * alike).  Before every standard sample the runner thread writes one byte to
+ * fd W ('r' the first time: ready; then 'd': done) and blocks until one byte
+ * comes on fd R; it holds the turn until its next sample or its exit.  Fds
+ * that are not open, or an R that ends, mean no turns.  Between samples only:
+ * the measured part makes no system call. */
+#define LAT_BENCH_ENV_TURNS "LAT_BENCH_TURNS"
 
 typedef enum { LAT_BENCH_CPU = 0, LAT_BENCH_IO = 1 } lat_bench_domain;
 typedef enum { LAT_BENCH_STANDARD = 0, LAT_BENCH_CONCURRENT = 1 } lat_bench_kind;

@@ -94,11 +94,17 @@ struct lat_bench_runner {
     pmu_acc *pmu;       /* the running standard case's sums */
     int ncpus;          /* CPUs to pin to (performance cores in the affinity mask) */
     int *cpus;
-    int pinned_cpu; /* the runner thread's CPU for standard cases, -1 none */
-    int schedstat_fd;    /* /proc/thread-self/schedstat of the runner thread, -1 none */
+    int pinned_cpu;              /* the runner thread's CPU for standard cases, -1 none */
+    int schedstat_fd;            /* /proc/thread-self/schedstat of the runner thread, -1 none */
+    bool turns_read;             /* $LAT_BENCH_TURNS read (on the first sample) */
+    int turn_rfd, turn_wfd;      /* its descriptors: grants come on rfd, -1 none */
+    bool turn_started;           /* 'r' (ready) sent */
     struct std_scratch *scratch; /* the running standard case's sub-chunk arrays */
 };
 
+/* Before every standard sample: wait for the turn ($LAT_BENCH_TURNS,
+ * bench.h; read on the first call). */
+void lat__bench_take_turn(lat_bench_runner *r);
 /* Grow *arr (elements of size elem) so it holds at least need; 0 / -ENOMEM. */
 int lat__bench_grow(void **arr, uint32_t *cap, uint32_t need, size_t elem);
 /* Copy a key/value list (0 / -ENOMEM). */

@@ -102,6 +102,7 @@ static json_t *run_conditions(const lat_bench_runner *r, FILE *err, const char *
     json_object_set_new(c, "bench_pin", json_boolean(r->cfg.pin));
     json_object_set_new(c, "bench_pin_cpus", cpus);
     json_object_set_new(c, "bench_runner_cpu", json_integer(r->pinned_cpu));
+    json_object_set_new(c, "bench_turns", json_boolean(r->turn_started));
     json_object_set_new(c, "bench_counters", json_string(r->pmu_note[0] ? r->pmu_note : "ok"));
     json_object_set_new(c, "bench_config",
                         json_pack("{s:I,s:I,s:I,s:i,s:i,s:I,s:I}", "target_chunk_ns",

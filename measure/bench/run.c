@@ -112,8 +112,7 @@ int lat_bench_runner_create(const char *suite, const lat_bench_config *cfg,
         r->cfg = *cfg;
     else
         lat_bench_config_default(&r->cfg);
-    r->pinned_cpu = -1;
-    r->schedstat_fd = -1;
+    r->pinned_cpu = r->schedstat_fd = -1;
     r->suite = lat__strdup(suite);
     if (!r->suite) {
         lat__free(r);
@@ -551,6 +550,7 @@ static int run_std_sample(lat_bench_runner *r, bench_case *c, lat_bench_result *
     std_scratch *sc = r->scratch;
     void *ctx = c->def.arg;
     int rc = 0;
+    lat__bench_take_turn(r);
     if (c->def.prepare && (rc = c->def.prepare(c->def.arg, chunk, &ctx)) != 0) return rc;
     lat_bench_sample_info info = {phase, index};
     if (g->has_lifecycle && g->lifecycle.before_sample)

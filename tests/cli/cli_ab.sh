@@ -47,7 +47,8 @@ verdict() {
     fi
 }
 export LAT_BENCH_NO_PIN=1
-for n in abt-w100-e0-x0-r0 abt-w130-e0-x0-r0 abt-w100-e0-x0-r0-more abt-w100-e0-x0-r0-other; do
+for n in abt-w100-e0-x0-r0 abt-w130-e0-x0-r0 abt-w100-e0-x0-r0-more abt-w100-e0-x0-r0-other \
+    abt-w100-e0-x0-r0-hang abt-w100-e0-x0-r0-crash; do
     cp "$T" "$tmp/$n"
 done
 A=$tmp/abt-w100-e0-x0-r0 B=$tmp/abt-w130-e0-x0-r0
@@ -83,6 +84,13 @@ grep -q "slower" "$tmp/s.md" || fail "no Markdown summary"
 grep -q "<svg" "$tmp/known_chain.svg" || fail "no SVG shift function"
 grep -q "could have seen" "$tmp/out" || fail "no minimum detectable effect column"
 grep -q "every run measures on CPU [0-9]" "$tmp/err" || fail "no measuring CPU: $(cat "$tmp/err")"
+# a round's runs took turns sample by sample; --whole-runs runs them one by one
+jq -e '.turns == true' "$tmp/s.json" >/dev/null || fail "harness runs did not take turns"
+grep -q "taking turns sample by sample" "$tmp/err" || fail "turns not said: $(cat "$tmp/err")"
+"$LATLAB" ab --whole-runs --budget 1s --min-rounds 3 --json "$tmp/w.json" "$A" "$A" \
+    >"$tmp/out" 2>"$tmp/err" || fail "--whole-runs exited $?: $(cat "$tmp/err")"
+jq -e '.turns == false and .rounds >= 1' "$tmp/w.json" >/dev/null ||
+    fail "--whole-runs: $(cat "$tmp/w.json")"
 
 # the same build twice (at a strict level): never slower nor faster
 run_ab "$tmp/aa.json" --budget 25s --min-rounds 8 --alpha 0.001 --gate "$A" "$A"
@@ -139,5 +147,11 @@ runtime "timeout" --kind command --timeout 1s 'sleep 30' 'true'
 runtime "JSON report" --kind harness /bin/true /bin/true
 runtime "missing from A: known/more" "$A" "$tmp/abt-w100-e0-x0-r0-more"
 runtime "suite 'abother'" "$A" "$tmp/abt-w100-e0-x0-r0-other"
+# while taking turns: B hangs in a sample (the round's deadline kills all three
+# runs), B exits midway (A and A2 go on, then the run stops naming B)
+runtime "B (.*-hang) in round 1 did not end within its timeout" --timeout 1s "$A" \
+    "$tmp/abt-w100-e0-x0-r0-hang"
+runtime "B (.*-crash) in round 1 exited with status 3: abtarget: exiting" "$A" \
+    "$tmp/abt-w100-e0-x0-r0-crash"
 
 if [ $fails -eq 0 ]; then echo "PASS: cli_ab"; else exit 1; fi

@@ -5,8 +5,9 @@
  * backends run in order and
  * warm-up metrics are dropped, the same seed gives the same case order, the
  * JSON report round-trips, the compatibility rules accept and refuse the right
- * pairs, and comparison calls an injected 20% slowdown "regressed" and a no-op
- * change "unchanged". */
+ * pairs, comparison calls an injected 20% slowdown "regressed" and a no-op
+ * change "unchanged", and under $LAT_BENCH_TURNS every sample waits for its
+ * turn. */
 #include "lat_test.h"
 
 #include "latlab/bench.h"
@@ -18,7 +19,14 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
 
 /* ---- a virtual clock and a synthetic workload ---------------------------------------- */
 
@@ -843,6 +851,80 @@ static void test_compare_history_drift(void **state) {
     lat_bench_runner_destroy(big);
 }
 
+/* Taking turns ($LAT_BENCH_TURNS): the runner says it is ready and then
+ * waits; no call of the benchmark runs without a grant; every sample
+ * (calibration, warm-up, measured) takes one grant and answers 'd' when the
+ * next one begins; the last holds its turn to the end (here: the fd closed).
+ * This thread grants as latlab ab does. */
+typedef struct turn_run {
+    lat_bench_runner *r;
+    int fd;
+    vclock clk;
+    uint64_t calls; /* atomic: read by the granting thread */
+} turn_run;
+
+static void turn_fn(void *ctx, uint64_t chunk, uint64_t index) {
+    (void)index;
+    turn_run *t = ctx;
+    __atomic_add_fetch(&t->calls, 1, __ATOMIC_RELAXED);
+    t->clk.now_ns += chunk * 1000;
+}
+
+static void *turn_main(void *p) {
+    turn_run *t = p;
+    int rc = lat_bench_run(t->r);
+    close(t->fd);
+    return (void *)(intptr_t)rc;
+}
+
+static void test_takes_turns(void **state) {
+    (void)state;
+    turn_run t = {0};
+    int sv[2];
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    struct timeval tv = {10, 0}; /* a runner that never speaks fails here, not by a hang */
+    setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    t.fd = sv[1];
+    char env[32];
+    snprintf(env, sizeof env, "%d:%d", sv[1], sv[1]);
+    setenv(LAT_BENCH_ENV_TURNS, env, 1);
+    lat_bench_config cfg = vconfig(&t.clk);
+    assert_int_equal(lat_bench_runner_create("turns", &cfg, &t.r), 0);
+    lat_bench_group *g = lat_bench_group_create(t.r, "synthetic");
+    assert_int_equal(lat_bench_add(g, &(lat_bench_def){.name = "work", .fn = turn_fn, .arg = &t}),
+                     0);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, turn_main, &t), 0);
+    char c = 0;
+    assert_int_equal(read(sv[0], &c, 1), 1);
+    assert_int_equal(c, 'r');
+    unsigned grants = 0;
+    for (;;) {
+        if (grants < 5) { /* held without a grant: nothing runs */
+            uint64_t before = __atomic_load_n(&t.calls, __ATOMIC_RELAXED);
+            struct timespec ts = {0, 2000000};
+            nanosleep(&ts, NULL);
+            assert_int_equal(__atomic_load_n(&t.calls, __ATOMIC_RELAXED), before);
+        }
+        assert_int_equal(write(sv[0], "g", 1), 1);
+        grants++;
+        ssize_t n = read(sv[0], &c, 1);
+        if (n == 0) break;
+        assert_int_equal(n, 1);
+        assert_int_equal(c, 'd');
+    }
+    void *rc;
+    pthread_join(th, &rc);
+    unsetenv(LAT_BENCH_ENV_TURNS); /* read on the first sample: kept until the run ends */
+    assert_int_equal((intptr_t)rc, 0);
+    close(sv[0]);
+    const lat_bench_report *rep = lat_bench_runner_report(t.r);
+    const lat_bench_result *res = &rep->results[0];
+    assert_true(res->n >= 20);
+    assert_int_equal(grants, res->calibration_passes + res->warmup_samples + res->n);
+    lat_bench_runner_destroy(t.r);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_calibration_lands_in_window),
@@ -858,6 +940,7 @@ int main(void) {
         cmocka_unit_test(test_counters_or_one_note),
         cmocka_unit_test(test_compare_history_drift),
         cmocka_unit_test(test_compare_history_seen_level),
+        cmocka_unit_test(test_takes_turns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

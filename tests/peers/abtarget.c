@@ -6,17 +6,21 @@
  *   R  1: record each operation's latency (the per-op p50..p99.9), 0: not.
  * One benchmark, "known/chain"; a name ending "-more" adds "known/more" (a
  * build whose benchmark set differs), "-other" names its suite "abother" (a
- * report of another suite).  Named abcmd-w<W>-n<N> it is a command
+ * report of another suite), "-hang" never returns from its 20th call and "-crash"
+ * exits 3 in it (a run that fails midway, while taking turns).  Named
+ * abcmd-w<W>-n<N> it is a command
  * of known work instead: N operations of W multiply-adds, then exit. */
 #include <latlab/bench.h>
 #include <latlab/clock.h>
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static unsigned work = 100, every, extra, rec;
-static int more;
+static int more, fail_at_20; /* 1 hang, 2 exit 3 */
 static const lat_clock_cal *cal;
 static volatile uint64_t sink;
 
@@ -28,6 +32,13 @@ static inline uint64_t chain(uint64_t x, unsigned n) {
 
 static void op_chain(void *ctx, uint64_t n, uint64_t idx) {
     (void)ctx;
+    static unsigned calls;
+    if (fail_at_20 && ++calls == 20) {
+        fprintf(stderr, "abtarget: %s in call 20\n", fail_at_20 == 1 ? "hanging" : "exiting");
+        if (fail_at_20 == 2) exit(3);
+        for (;;)
+            pause();
+    }
     uint64_t x = sink + idx;
     for (uint64_t i = 0; i < n; i++) {
         uint64_t t0 = rec ? lat_cycles() : 0;
@@ -61,6 +72,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     more = strstr(base, "-more") != NULL;
+    fail_at_20 = strstr(base, "-hang") ? 1 : strstr(base, "-crash") ? 2 : 0;
     cal = lat_clock_default();
     const char *suite = strstr(base, "-other") ? "abother" : "abtarget";
     return lat_bench_main(argc, argv, suite, reg, 0, stdout, stderr);
