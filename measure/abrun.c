@@ -1,7 +1,8 @@
-/* abrun.c - one run of one side of `latlab ab` (see abrun.h): fork and exec
- * the program with its output to files in a private folder, wait for it
- * with a timeout (a pidfd, so the wait ends when the program does), read its
- * run-queue wait before reaping it, then parse what it wrote. */
+/* abrun.c - the runs of `latlab ab` (see abrun.h): fork and exec the program
+ * with its output to files in a private folder, wait for it with a timeout
+ * (a pidfd, so the wait ends when the program does), read its run-queue wait
+ * before reaping it, then parse what it wrote.  A round's harness runs can
+ * start together and take turns, one sample each, over a socket apiece. */
 #include "latlab/abrun.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
-/* abrun.h - one run of one side of `latlab ab` (ab.h): start the program,
- * bound it by a timeout, account for what the platform took from it, read
- * its figures and record them in the lat_ab. */
+/* abrun.h - the runs of `latlab ab` (ab.h), one at a time or a round's
+ * taking turns: start the program, bound it by a timeout, account for what
+ * the platform took from it, read its figures and record them in the lat_ab. */
 
 /* The figures depend on the kind of program:
  * - latlab harness programs (LAT_BENCH_MAIN): run with --json FILE (and
