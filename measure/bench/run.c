@@ -412,10 +412,10 @@ static void tail_from(lat_bench_tail *t, const lat_hist *h) {
     t->p99_ns = pt[2];
     t->p999_ns = pt[3];
     for (int k = 0; k < LAT_BENCH_TAIL_PCTS; k++) {
-        t->lo_ns[k] = lat_hist_value_at_percentile_interpolated(
-            h, 100.0 * (double)(v[k].lo_rank - 1) / n);
-        t->hi_ns[k] = lat_hist_value_at_percentile_interpolated(
-            h, 100.0 * (double)v[k].hi_rank / n);
+        t->lo_ns[k] =
+            lat_hist_value_at_percentile_interpolated(h, 100.0 * (double)(v[k].lo_rank - 1) / n);
+        t->hi_ns[k] =
+            lat_hist_value_at_percentile_interpolated(h, 100.0 * (double)v[k].hi_rank / n);
         if (v[k].max_bound) t->hi_ns[k] = (double)v[k].hi; /* the maximum itself */
         t->needs_n[k] = v[k].max_bound ? (uint64_t)v[k].needed_n : 0;
     }
@@ -437,8 +437,8 @@ typedef struct std_scratch {
     double ns[LAT_BENCH_SUBCHUNKS_MAX];      /* overhead subtracted */
     double tmp[LAT_BENCH_SUBCHUNKS_MAX];
     unsigned char touched[LAT_BENCH_SUBCHUNKS_MAX];
-    rec_buf rec;         /* v NULL: record_latency is off */
-    uint64_t spilled;    /* measured latencies that entered the tail unjudged */
+    rec_buf rec;      /* v NULL: record_latency is off */
+    uint64_t spilled; /* measured latencies that entered the tail unjudged */
 } std_scratch;
 
 typedef struct sample_out {
@@ -799,8 +799,7 @@ static int run_standard(lat_bench_runner *r, bench_case *c, lat_bench_result *re
     double kept_ns = 0, kept_ops = 0;
     double bpo = c->def.bytes_per_op ? (double)c->def.bytes_per_op : 1;
     for (uint32_t i = 0; i < n; i++) {
-        if ((rc = run_std_sample(r, c, res, LAT_BENCH_MEASUREMENT, i, chunk, S, &m, &so)))
-            goto out;
+        if ((rc = run_std_sample(r, c, res, LAT_BENCH_MEASUREMENT, i, chunk, S, &m, &so))) goto out;
         double ns = so.ns > 0 ? so.ns : 1e-3; /* a zero-time sample would divide by zero */
         double kns = so.kept_ns > 0 ? so.kept_ns : 1e-3;
         uint64_t kops = so.kept_ops ? so.kept_ops : chunk;
