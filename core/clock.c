@@ -73,6 +73,17 @@ static void wait_until(clockid_t id, uint64_t deadline, uint64_t window_ns) {
         lat_cpu_relax();
 }
 
+/* A calibration's error figures from its two end brackets' widths, and the
+ * counter's nominal rate where the hardware states one. */
+static void fill_errors(lat_clock_cal *c, uint64_t w0, uint64_t w1) {
+    c->bracket_cycles = w0 > w1 ? w0 : w1;
+    c->error_ppm = ((double)w0 / 2 + (double)w1 / 2) / (double)c->span_cycles * 1e6;
+    c->counter_hz = lat_counter_hz();
+    if (c->counter_hz)
+        c->counter_hz_diff_ppm =
+            (c->cycles_per_ns * 1e9 - (double)c->counter_hz) / (double)c->counter_hz * 1e6;
+}
+
 int lat_clock_calibrate(lat_clock_cal *out, uint64_t window_ns, unsigned brackets) {
     if (!out) return -EINVAL;
     if (window_ns == 0) window_ns = LAT_CLOCK_DEFAULT_WINDOW_NS;
@@ -86,16 +97,8 @@ int lat_clock_calibrate(lat_clock_cal *out, uint64_t window_ns, unsigned bracket
     int rc = lat_clock_cal_from_ratio(out, b1.ns - b0.ns, b1.mid_cycles - b0.mid_cycles);
     if (rc) return rc;
     out->window_ns = window_ns;
-    out->bracket_cycles = b0.width_cycles > b1.width_cycles ? b0.width_cycles : b1.width_cycles;
-    out->error_ppm = ((double)b0.width_cycles / 2 + (double)b1.width_cycles / 2) /
-                     (double)out->span_cycles * 1e6;
+    fill_errors(out, b0.width_cycles, b1.width_cycles);
     out->elapsed_ns = lat_mono_ns() - wall0;
-    out->counter_hz = lat_counter_hz();
-    if (out->counter_hz) {
-        double measured_hz = out->cycles_per_ns * 1e9;
-        out->counter_hz_diff_ppm =
-            (measured_hz - (double)out->counter_hz) / (double)out->counter_hz * 1e6;
-    }
     return 0;
 }
 
@@ -149,13 +152,8 @@ static int calibrate_from_anchor(lat_clock_cal *out) {
     double diff = cal.cycles_per_ns / check.cycles_per_ns - 1;
     if (diff > 1e-3 || diff < -1e-3) return -1;
     cal.window_ns = cal.span_ns;
-    cal.bracket_cycles = w0 > b1.width_cycles ? w0 : b1.width_cycles;
-    cal.error_ppm = ((double)w0 / 2 + (double)b1.width_cycles / 2) / (double)cal.span_cycles * 1e6;
+    fill_errors(&cal, w0, b1.width_cycles);
     cal.elapsed_ns = check.elapsed_ns + (lat_mono_ns() - wall0);
-    cal.counter_hz = check.counter_hz;
-    if (cal.counter_hz)
-        cal.counter_hz_diff_ppm =
-            (cal.cycles_per_ns * 1e9 - (double)cal.counter_hz) / (double)cal.counter_hz * 1e6;
     *out = cal;
     return 0;
 }

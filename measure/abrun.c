@@ -43,7 +43,8 @@ static bool contains(const void *p, size_t n, const char *needle) {
     return memmem(p, n, needle, strlen(needle)) != NULL;
 }
 
-/* Map the file at path read-only: 0, -errno, or LAT_EFORMAT (empty). */
+/* Map the file at path read-only: 0, -errno (open), or LAT_EFORMAT (empty
+ * or not mappable). */
 static int map_file(const char *path, void **m, size_t *n) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -errno;
@@ -52,7 +53,7 @@ static int map_file(const char *path, void **m, size_t *n) {
     if (fstat(fd, &st) == 0 && st.st_size > 0) {
         *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         *n = (size_t)st.st_size;
-        rc = *m == MAP_FAILED ? -errno : 0;
+        rc = *m == MAP_FAILED ? LAT_EFORMAT : 0;
     }
     close(fd);
     return rc;
@@ -62,7 +63,7 @@ int lat_ab_detect(const char *path) {
     void *m;
     size_t n;
     int rc = map_file(path, &m, &n);
-    if (rc) return rc == -EACCES || rc == -ENOENT ? rc : LAT_EFORMAT;
+    if (rc) return rc;
     /* the harness's usage text; Google Benchmark's flag names (linked
      * statically) or its C++ symbols (linked to libbenchmark.so) */
     if (contains(m, n, "--cooldown-ms N"))
